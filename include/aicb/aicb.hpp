@@ -27,3 +27,21 @@
 #include <aicb/workload/collective.hpp>
 #include <aicb/workload/group.hpp>
 #include <aicb/workload/record.hpp>
+
+// Describe: models, layouts, presets, Hugging Face import, calculators.
+#include <aicb/calc/flops.hpp>
+#include <aicb/calc/memory.hpp>
+#include <aicb/calc/params.hpp>
+#include <aicb/calc/report.hpp>
+#include <aicb/calc/traffic.hpp>
+#include <aicb/dtype.hpp>
+#include <aicb/model/batch.hpp>
+#include <aicb/model/fixed_string.hpp>
+#include <aicb/model/hf_config.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/model/options.hpp>
+#include <aicb/model/parallel.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/model/reflect.hpp>
+#include <aicb/model/sizing.hpp>
+#include <aicb/model/spec.hpp>

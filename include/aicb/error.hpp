@@ -78,7 +78,7 @@ class config_error : public error {
   /// @param value  its value, as text
   /// @param rule   the rule it breaks, phrased as what must hold
   config_error(std::string field, std::string value, std::string rule)
-      : error(field + " = " + value + ": " + rule),
+      : error(std::string(field).append(" = ").append(value).append(": ").append(rule)),
         field_(std::move(field)),
         value_(std::move(value)),
         rule_(std::move(rule)) {}
@@ -96,7 +96,8 @@ class config_error : public error {
 /// A file that could not be opened, read, written or renamed; `what()` names the path and the cause.
 class io_error : public error {
  public:
-  io_error(const std::string& path, const std::string& cause) : error(path + ": " + cause), path_(path) {}
+  io_error(const std::string& path, const std::string& cause)
+      : error(std::string(path).append(": ").append(cause)), path_(path) {}
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

@@ -245,7 +245,7 @@ class config_error : public error {
   /// @param value  its value, as text
   /// @param rule   the rule it breaks, phrased as what must hold
   config_error(std::string field, std::string value, std::string rule)
-      : error(field + " = " + value + ": " + rule),
+      : error(std::string(field).append(" = ").append(value).append(": ").append(rule)),
         field_(std::move(field)),
         value_(std::move(value)),
         rule_(std::move(rule)) {}
@@ -263,7 +263,8 @@ class config_error : public error {
 /// A file that could not be opened, read, written or renamed; `what()` names the path and the cause.
 class io_error : public error {
  public:
-  io_error(const std::string& path, const std::string& cause) : error(path + ": " + cause), path_(path) {}
+  io_error(const std::string& path, const std::string& cause)
+      : error(std::string(path).append(": ").append(cause)), path_(path) {}
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
@@ -320,8 +321,8 @@ class bytes {
       : count_(static_cast<rep>(n)) {}
 
   /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
-  bytes(double) = delete;
-  bytes(float) = delete;
+  explicit bytes(double) = delete;
+  explicit bytes(float) = delete;
 
   /// The number of bytes.
   [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }
@@ -728,3 +729,2388 @@ struct record {
 };
 
 AICB_END_NAMESPACE
+
+// Describe: models, layouts, presets, Hugging Face import, calculators.
+// #include <aicb/calc/flops.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Training FLOPs per iteration, counted from the GEMMs of every layer as Megatron-LM counts them
+/// (2 FLOPs per multiply-add; backward = 2 × forward), with grouped-query attention, SwiGLU,
+/// mixture-of-experts (router, top-k routed and shared experts) and multi-head latent attention.
+///
+/// For a dense GPT layer (MHA, GeLU, ffn = 4h) the forward pass is 24·B·s·h² + 4·B·s²·h and the
+/// logits 2·B·s·h·V, so with full recomputation the iteration costs exactly Narayanan et al. 2021,
+/// Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Core attention counts the full s×s score matrix
+/// (no halving for the causal mask), like that paper; set `causal_halving` to halve it.
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::job_spec — a whole training job: model, parallel layout and batch, the rules that relate
+/// them, and the quantities derived from them (data parallelism, micro batches per iteration,
+/// padded vocabulary, layers per pipeline stage).
+///
+/// ```cpp
+/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
+///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+/// static_assert(aicb::validate(job));
+/// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/require.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/model/spec.hpp>
+
+// One mechanism for every descriptor rule, at compile time and at run time.
+//
+// require(ok, field, value, rule) is constexpr. When `ok` is false it calls a function that is not
+// constexpr and throws aicb::config_error. In a constant expression that call is a compile error,
+// and the compiler's "in 'constexpr' expansion of require(false, "field", value, "rule")" note
+// carries the rule's text; at run time the same call throws.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+[[noreturn]] inline void rule_violated(std::string_view field, std::uint64_t value, std::string_view rule,
+                                       std::string_view other_field, std::uint64_t other_value) {
+  std::string text(rule);
+  if (!other_field.empty())
+    text += " (" + std::string(other_field) + " = " + std::to_string(other_value) + ")";
+  AICB_THROW(config_error(std::string(field), std::to_string(value), std::move(text)));
+}
+
+/// Checks one rule. `other_field`/`other_value` name the field the rule relates `field` to, shown
+/// in the run-time message ("tensor_parallel must divide num_attention_heads (num_attention_heads = 48)").
+constexpr void require(bool ok, std::string_view field, std::uint64_t value, std::string_view rule,
+                       std::string_view other_field = {}, std::uint64_t other_value = 0) {
+  if (!ok) rule_violated(field, value, rule, other_field, other_value);
+}
+
+}  // namespace detail
+AICB_END_NAMESPACE
+// #include <aicb/model/batch.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::batch_spec — what one training iteration processes: micro batch, global batch, sequence
+/// length, and the numeric formats of weights/activations and of reduced gradients.
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/reflect.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/model/reflect.hpp>
+
+// AICB_DETAIL_REFLECTED_FIELDS(self, fields) — declares a descriptor's fields once, as a
+// Boost.Preprocessor sequence of (type, name, default, "help") tuples, and derives from that one
+// list: the data members with their defaults, the Hana accessors (so the struct is a Hana Struct
+// whose keys are the field names), and a help lookup. Printing, key=value parsing and the CLI
+// flags are all driven from this, so no field is ever listed by hand twice.
+
+#include <boost/hana/define_struct.hpp>  // struct_detail::member_ptr, as BOOST_HANA_DEFINE_STRUCT uses
+#include <boost/hana/pair.hpp>
+#include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/preprocessor/punctuation/comma_if.hpp>
+#include <boost/preprocessor/seq/for_each.hpp>
+#include <boost/preprocessor/seq/for_each_i.hpp>
+#include <boost/preprocessor/stringize.hpp>
+#include <boost/preprocessor/tuple/elem.hpp>
+
+#include <string_view>
+
+#define AICB_DETAIL_FIELD_TYPE(field) BOOST_PP_TUPLE_ELEM(4, 0, field)
+#define AICB_DETAIL_FIELD_NAME(field) BOOST_PP_TUPLE_ELEM(4, 1, field)
+#define AICB_DETAIL_FIELD_DEFAULT(field) BOOST_PP_TUPLE_ELEM(4, 2, field)
+#define AICB_DETAIL_FIELD_HELP(field) BOOST_PP_TUPLE_ELEM(4, 3, field)
+
+#define AICB_DETAIL_REFLECTED_MEMBER(r, data, field) \
+  AICB_DETAIL_FIELD_TYPE(field) AICB_DETAIL_FIELD_NAME(field) = AICB_DETAIL_FIELD_DEFAULT(field);
+
+#define AICB_DETAIL_REFLECTED_ACCESSOR(r, self, i, field)                                      \
+  BOOST_PP_COMMA_IF(i)::boost::hana::make_pair(BOOST_HANA_STRING(                              \
+      BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))),                                      \
+      ::boost::hana::struct_detail::member_ptr<decltype(&self::AICB_DETAIL_FIELD_NAME(field)), \
+                                               &self::AICB_DETAIL_FIELD_NAME(field)>{})
+
+#define AICB_DETAIL_REFLECTED_HELP(r, data, field) \
+  if (field_name == BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))) return AICB_DETAIL_FIELD_HELP(field);
+
+#define AICB_DETAIL_REFLECTED_FIELDS(self, fields)                                             \
+  BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_MEMBER, ~, fields)                               \
+  /* Hana finds this nested type and treats the descriptor as a Struct keyed by field name. */ \
+  struct hana_accessors_impl {                                                                 \
+    static constexpr auto apply() {                                                            \
+      return ::boost::hana::make_tuple(                                                        \
+          BOOST_PP_SEQ_FOR_EACH_I(AICB_DETAIL_REFLECTED_ACCESSOR, self, fields));              \
+    }                                                                                          \
+  };                                                                                           \
+  /** The help text of field `field_name` (empty for an unknown name). */                      \
+  [[nodiscard]] static constexpr std::string_view help(std::string_view field_name) noexcept { \
+    BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_HELP, ~, fields)                               \
+    return {};                                                                                 \
+  }
+// #include <aicb/dtype.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::dtype — the numeric formats of weights, activations and gradients, with their sizes.
+///
+/// Light: safe in CUDA translation units.
+
+// #include <aicb/config.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A floating-point storage format.
+enum class dtype : std::uint8_t {
+  bf16,  ///< bfloat16, 2 bytes: the default for training
+  fp16,  ///< IEEE half, 2 bytes
+  fp32,  ///< IEEE single, 4 bytes (master weights, optimizer states, gradients in Megatron)
+  fp8,   ///< 8-bit float (E4M3/E5M2), 1 byte, Hopper and later
+};
+
+/// Every dtype, in declaration order.
+inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype::fp32, dtype::fp8};
+
+/// Bytes per element.
+[[nodiscard]] AICB_HOST_DEVICE constexpr std::uint32_t size_of(dtype t) noexcept {
+  switch (t) {
+    case dtype::bf16:
+    case dtype::fp16:
+      return 2;
+    case dtype::fp32:
+      return 4;
+    case dtype::fp8:
+      return 1;
+  }
+  return 0;
+}
+
+/// "bf16", "fp16", "fp32", "fp8".
+[[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
+  switch (t) {
+    case dtype::bf16:
+      return "bf16";
+    case dtype::fp16:
+      return "fp16";
+    case dtype::fp32:
+      return "fp32";
+    case dtype::fp8:
+      return "fp8";
+  }
+  return "?";
+}
+
+/// Parses the names to_string gives, and PyTorch's spellings ("bfloat16", "float16", "float32").
+[[nodiscard]] constexpr std::optional<dtype> dtype_from_string(std::string_view name) noexcept {
+  for (dtype t : all_dtypes)
+    if (to_string(t) == name) return t;
+  if (name == "bfloat16") return dtype::bf16;
+  if (name == "float16" || name == "half") return dtype::fp16;
+  if (name == "float32" || name == "float") return dtype::fp32;
+  if (name == "float8" || name == "fp8_e4m3") return dtype::fp8;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// (type, name, default, help) — the single definition of batch_spec's fields.
+// clang-format off
+#define AICB_BATCH_SPEC_FIELDS                                                                                 \
+  ((std::uint64_t, micro_batch, 1, "sequences per micro batch (per data-parallel rank)"))                      \
+  ((std::uint64_t, global_batch, 0, "sequences per iteration over all ranks; 0 = micro_batch x data parallel")) \
+  ((std::uint64_t, seq_length, 2048, "tokens per sequence"))                                                   \
+  ((::aicb::dtype, dtype, ::aicb::dtype::bf16, "weights and activations: bf16 | fp16 | fp32 | fp8"))                           \
+  ((::aicb::dtype, grad_dtype, ::aicb::dtype::fp32, "gradients as reduced over data parallel (Megatron: fp32)"))
+// clang-format on
+
+/// The batch of a training job. See the file comment.
+struct batch_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(batch_spec, AICB_BATCH_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const batch_spec&, const batch_spec&) = default;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/model/parallel.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
+/// stages and an optional uneven split), context, expert (with its own tensor-parallel size) and
+/// the data parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+///
+/// A literal, structural type, like model_spec. The rules that relate it to a model live with
+/// job_spec (aicb/model/job.hpp).
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/reflect.hpp>
+// #include <aicb/model/options.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The enumerated choices of the descriptors — activation, normalisation, position embedding,
+/// activation recomputation — each with the names used in printing, `key=value` text and CLI flags.
+///
+/// ```cpp
+/// aicb::to_string(aicb::activation_kind::swiglu);           // "swiglu"
+/// aicb::from_string<aicb::norm_kind>("rmsnorm");       // std::optional{norm_kind::rmsnorm}
+/// ```
+
+// #include <aicb/config.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+AICB_BEGIN_NAMESPACE
+
+/// MLP activation. `swiglu` (and any gated unit) has three weight matrices, `gelu` two.
+enum class activation_kind : std::uint8_t { gelu, swiglu };
+/// Normalisation layer. `layernorm` has a weight and a bias, `rmsnorm` only a weight.
+enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
+/// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none.
+enum class position_kind : std::uint8_t { learned, rope };
+/// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
+enum class recompute_kind : std::uint8_t { none, selective, full };
+
+/// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
+template <class E>
+struct enum_names;
+
+template <>
+struct enum_names<activation_kind> {
+  static constexpr std::array<std::string_view, 2> value{"gelu", "swiglu"};
+};
+template <>
+struct enum_names<norm_kind> {
+  static constexpr std::array<std::string_view, 2> value{"layernorm", "rmsnorm"};
+};
+template <>
+struct enum_names<position_kind> {
+  static constexpr std::array<std::string_view, 2> value{"learned", "rope"};
+};
+template <>
+struct enum_names<recompute_kind> {
+  static constexpr std::array<std::string_view, 3> value{"none", "selective", "full"};
+};
+
+/// An enum whose values have names (a specialisation of enum_names exists).
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires {
+  enum_names<E>::value;
+};
+
+/// The name of `e`.
+template <NamedEnum E>
+[[nodiscard]] constexpr std::string_view to_string(E e) noexcept {
+  const auto i = static_cast<std::size_t>(e);
+  return i < enum_names<E>::value.size() ? enum_names<E>::value[i] : std::string_view{"?"};
+}
+
+/// The value named `name`, or nothing.
+template <NamedEnum E>
+[[nodiscard]] constexpr std::optional<E> from_string(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < enum_names<E>::value.size(); ++i)
+    if (enum_names<E>::value[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// (type, name, default, help) — the single definition of parallel_spec's fields.
+// clang-format off
+#define AICB_PARALLEL_SPEC_FIELDS                                                                              \
+  ((std::uint64_t, world_size, 1, "number of GPUs"))                                                           \
+  ((std::uint64_t, tensor_parallel, 1, "tensor-parallel size TP"))                                             \
+  ((std::uint64_t, pipeline_parallel, 1, "pipeline-parallel size PP"))                                         \
+  ((std::uint64_t, virtual_pipeline, 1, "model chunks per pipeline stage (interleaved 1F1B); 1 = plain 1F1B"))  \
+  ((std::uint64_t, context_parallel, 1, "context-parallel size CP (sequence split across GPUs)"))              \
+  ((std::uint64_t, expert_parallel, 1, "expert-parallel size EP"))                                             \
+  ((std::uint64_t, expert_tensor_parallel, 0, "tensor-parallel size inside experts; 0 = tensor_parallel"))     \
+  ((bool, sequence_parallel, false, "shard norms/dropout along the sequence over TP (all-gather + reduce-scatter instead of all-reduce)")) \
+  ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
+  ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
+  ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
+  ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
+  ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel"))
+// clang-format on
+
+/// The parallel layout of a training job. See the file comment.
+struct parallel_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/model/spec.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
+/// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
+/// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
+/// leading dense layers) and DeepSeek's multi-head latent attention (MLA).
+///
+/// A literal, structural type: usable at run time, in constant expressions and as a template
+/// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
+///
+/// ```cpp
+/// constexpr aicb::model_spec my_15b{.name = "my-15b", .hidden_size = 5120, .num_layers = 48,
+///                                   .num_attention_heads = 40, .vocab_size = 32000,
+///                                   .activation = aicb::activation_kind::swiglu};
+/// static_assert(aicb::validate(my_15b));   // a broken rule is a compile error naming it
+/// ```
+///
+/// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
+/// are derived from that list (aicb/model/reflect.hpp).
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/reflect.hpp>
+// #include <aicb/detail/require.hpp>
+// #include <aicb/model/fixed_string.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::fixed_string — a short string stored inline, so descriptors that carry a name (a model's
+/// name, for instance) stay literal, structural types: usable in constant expressions and as
+/// template arguments.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Up to `Capacity - 1` characters, NUL-terminated, stored inline.
+template <std::size_t Capacity>
+struct fixed_string {
+  char data[Capacity]{};  // public: structural types have only public members
+
+  constexpr fixed_string() noexcept = default;
+
+  /// From a literal; longer literals do not compile.
+  template <std::size_t N>
+  requires(N <= Capacity) constexpr fixed_string(
+      const char (&text)[N]) noexcept {  // NOLINT: implicit on purpose, like a literal
+    for (std::size_t i = 0; i < N; ++i)
+      data[i] = text[i];
+  }
+
+  /// From run-time text; throws config_error when it does not fit.
+  [[nodiscard]] static constexpr fixed_string from(std::string_view text) {
+    if (text.size() >= Capacity)
+      AICB_THROW(config_error("name", std::string(text),
+                              "a name must be shorter than " + std::to_string(Capacity) + " characters"));
+    fixed_string s;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      s.data[i] = text[i];
+    return s;
+  }
+
+  [[nodiscard]] constexpr std::string_view view() const noexcept {
+    std::size_t n = 0;
+    while (n < Capacity && data[n] != '\0')
+      ++n;
+    return {data, n};
+  }
+  [[nodiscard]] constexpr bool empty() const noexcept { return data[0] == '\0'; }
+
+  [[nodiscard]] friend constexpr bool operator==(const fixed_string& a, const fixed_string& b) noexcept {
+    return a.view() == b.view();
+  }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/model/options.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Capacity of descriptor names (47 characters and the terminator).
+using spec_name = fixed_string<48>;
+
+// (type, name, default, help) — the single definition of model_spec's fields.
+// clang-format off
+#define AICB_MODEL_SPEC_FIELDS                                                                                 \
+  ((spec_name, name, {}, "model name (free text)"))                                                            \
+  ((std::uint64_t, hidden_size, 0, "hidden size h (d_model)"))                                                 \
+  ((std::uint64_t, num_layers, 0, "number of transformer layers"))                                             \
+  ((std::uint64_t, num_attention_heads, 0, "number of query heads a"))                                         \
+  ((std::uint64_t, num_kv_heads, 0, "key/value heads (grouped-query attention); 0 = num_attention_heads (MHA)")) \
+  ((std::uint64_t, head_dim, 0, "size of one attention head; 0 = hidden_size / num_attention_heads"))          \
+  ((std::uint64_t, ffn_hidden_size, 0, "dense MLP intermediate size; 0 = 4h (gelu) or floor(8h/3/64)*64 (swiglu)")) \
+  ((std::uint64_t, vocab_size, 0, "vocabulary size (before padding)"))                                         \
+  ((std::uint64_t, max_position_embeddings, 0, "rows of a learned position table; 0 = the sequence length"))   \
+  ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu"))                               \
+  ((norm_kind, norm, norm_kind::layernorm, "normalisation: layernorm | rmsnorm"))                              \
+  ((position_kind, position, position_kind::learned, "position encoding: learned | rope"))                     \
+  ((bool, linear_bias, false, "biases on every linear layer (GPT-style)"))                                     \
+  ((bool, qkv_bias, false, "biases on the Q, K and V projections only (Qwen2)"))                               \
+  ((bool, qk_norm, false, "RMSNorm on each query and key head (Qwen3)"))                                       \
+  ((bool, tied_embeddings, false, "the output projection shares the input embedding's weights"))              \
+  ((std::uint64_t, num_experts, 0, "routed experts per MoE layer; 0 = dense model"))                           \
+  ((std::uint64_t, moe_top_k, 0, "experts each token is routed to"))                                           \
+  ((std::uint64_t, moe_ffn_hidden_size, 0, "intermediate size of one expert; 0 = ffn_hidden_size"))            \
+  ((std::uint64_t, num_shared_experts, 0, "shared (always active) experts per MoE layer"))                     \
+  ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
+  ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
+  ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
+  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless, routing assumed perfectly balanced")) \
+  ((std::uint64_t, q_lora_rank, 0, "MLA query compression rank; 0 = uncompressed queries"))                    \
+  ((std::uint64_t, kv_lora_rank, 0, "MLA key/value compression rank; > 0 selects multi-head latent attention")) \
+  ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
+  ((std::uint64_t, qk_rope_head_dim, 0, "MLA per-head rotary query/key size"))                                 \
+  ((std::uint64_t, v_head_dim, 0, "MLA per-head value size"))                                                  \
+  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts"))
+// clang-format on
+
+/// The shape of a transformer language model. See the file comment.
+struct model_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(model_spec, AICB_MODEL_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const model_spec&, const model_spec&) = default;
+
+  /// True for mixture-of-experts models.
+  [[nodiscard]] constexpr bool is_moe() const noexcept { return num_experts > 0; }
+  /// True for multi-head latent attention (DeepSeek-V2/V3).
+  [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// Layers whose MLP is a mixture of experts.
+  [[nodiscard]] constexpr std::uint64_t num_moe_layers() const noexcept {
+    return is_moe() ? num_layers - first_dense_layers : 0;
+  }
+  /// Layers with a dense MLP.
+  [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
+    return num_layers - num_moe_layers();
+  }
+};
+
+/// The SwiGLU intermediate size Megatron (and aicb) choose when none is given: 2/3 of 4h, rounded
+/// down to a multiple of 64.
+[[nodiscard]] constexpr std::uint64_t default_swiglu_ffn(std::uint64_t hidden) noexcept {
+  return (4 * hidden * 2 / 3) / 64 * 64;
+}
+
+/// `m` with every 0-means-default field replaced by its value. Idempotent.
+[[nodiscard]] constexpr model_spec resolve(model_spec m) noexcept {
+  if (m.num_kv_heads == 0) m.num_kv_heads = m.num_attention_heads;
+  if (m.head_dim == 0 && m.num_attention_heads != 0) m.head_dim = m.hidden_size / m.num_attention_heads;
+  if (m.ffn_hidden_size == 0)
+    m.ffn_hidden_size =
+        m.activation == activation_kind::swiglu ? default_swiglu_ffn(m.hidden_size) : 4 * m.hidden_size;
+  if (m.is_moe() && m.moe_ffn_hidden_size == 0) m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  if (m.num_shared_experts > 0 && m.shared_expert_ffn_hidden_size == 0)
+    m.shared_expert_ffn_hidden_size = m.moe_ffn_hidden_size;
+  return m;
+}
+
+/// Checks every rule of a model on its own (resolving defaults first). Returns true, so it can sit
+/// in a `static_assert`; a broken rule throws aicb::config_error — a compile error in a constant
+/// expression, whose notes carry the rule.
+constexpr bool validate(const model_spec& spec) {
+  using detail::require;
+  const model_spec m = resolve(spec);
+  require(m.hidden_size > 0, "hidden_size", m.hidden_size, "hidden_size must be positive");
+  require(m.num_layers > 0, "num_layers", m.num_layers, "num_layers must be positive");
+  require(m.num_attention_heads > 0, "num_attention_heads", m.num_attention_heads,
+          "num_attention_heads must be positive");
+  require(m.vocab_size > 0, "vocab_size", m.vocab_size, "vocab_size must be positive");
+  require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
+          "num_attention_heads", m.num_attention_heads,
+          "num_attention_heads must divide hidden_size (or give head_dim explicitly)", "hidden_size",
+          m.hidden_size);
+  require(m.num_kv_heads > 0 && m.num_kv_heads <= m.num_attention_heads, "num_kv_heads", m.num_kv_heads,
+          "num_kv_heads must be between 1 and num_attention_heads", "num_attention_heads",
+          m.num_attention_heads);
+  require(
+      m.num_attention_heads % m.num_kv_heads == 0, "num_kv_heads", m.num_kv_heads,
+      "num_kv_heads must divide num_attention_heads (each key/value head serves a whole group of queries)",
+      "num_attention_heads", m.num_attention_heads);
+  require(m.ffn_hidden_size > 0, "ffn_hidden_size", m.ffn_hidden_size, "ffn_hidden_size must be positive");
+  if (m.is_moe()) {
+    require(m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts, "moe_top_k", m.moe_top_k,
+            "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
+    require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
+            "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.moe_capacity_factor == 0.0 || m.moe_capacity_factor >= 1.0, "moe_capacity_factor",
+            static_cast<std::uint64_t>(m.moe_capacity_factor),
+            "moe_capacity_factor must be 0 (dropless) or at least 1");
+  } else {
+    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
+            "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
+  }
+  if (m.is_mla()) {
+    require(m.qk_rope_head_dim > 0, "qk_rope_head_dim", m.qk_rope_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs qk_rope_head_dim > 0");
+    require(m.qk_nope_head_dim > 0, "qk_nope_head_dim", m.qk_nope_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs qk_nope_head_dim > 0");
+    require(m.v_head_dim > 0, "v_head_dim", m.v_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs v_head_dim > 0");
+  } else {
+    require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
+            "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
+  }
+  return true;
+}
+
+/// `M` resolved, for a model that must be valid at compile time: a broken rule makes any use of
+/// `checked_model<M>` a compile error whose notes carry the rule.
+///
+/// ```cpp
+/// constexpr auto m = aicb::checked_model<aicb::model_spec{.hidden_size = 4096, ...}>;
+/// ```
+template <model_spec M>
+inline constexpr model_spec checked_model = (validate(M), resolve(M));
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// A training job: what is trained, how it is split, what one iteration processes.
+struct job_spec {
+  model_spec model{};
+  parallel_spec parallel{};
+  batch_spec batch{};
+
+  [[nodiscard]] friend constexpr bool operator==(const job_spec&, const job_spec&) = default;
+};
+
+/// Data-parallel size: world_size / (TP · PP · CP).
+[[nodiscard]] constexpr std::uint64_t data_parallel(const job_spec& j) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
+  return model_parallel == 0 ? 0 : p.world_size / model_parallel;
+}
+
+/// Tensor-parallel size inside experts (expert_tensor_parallel, or TP when 0).
+[[nodiscard]] constexpr std::uint64_t expert_tensor_parallel(const job_spec& j) noexcept {
+  return j.parallel.expert_tensor_parallel != 0 ? j.parallel.expert_tensor_parallel
+                                                : j.parallel.tensor_parallel;
+}
+
+/// Data-parallel size among replicas of the same experts ("DP within EP"): world_size / (PP · ETP · EP).
+[[nodiscard]] constexpr std::uint64_t expert_data_parallel(const job_spec& j) noexcept {
+  const std::uint64_t denominator =
+      j.parallel.pipeline_parallel * expert_tensor_parallel(j) * j.parallel.expert_parallel;
+  return denominator == 0 ? 0 : j.parallel.world_size / denominator;
+}
+
+/// Global batch in sequences (global_batch, or micro_batch · DP when 0).
+[[nodiscard]] constexpr std::uint64_t global_batch(const job_spec& j) noexcept {
+  return j.batch.global_batch != 0 ? j.batch.global_batch : j.batch.micro_batch * data_parallel(j);
+}
+
+/// Micro batches per iteration on each data-parallel rank (gradient-accumulation steps).
+[[nodiscard]] constexpr std::uint64_t microbatches(const job_spec& j) noexcept {
+  const std::uint64_t per_step = j.batch.micro_batch * data_parallel(j);
+  return per_step == 0 ? 0 : global_batch(j) / per_step;
+}
+
+/// Vocabulary padded to a multiple of vocab_divisible_by · TP, as Megatron pads it.
+[[nodiscard]] constexpr std::uint64_t padded_vocab(const job_spec& j) noexcept {
+  const std::uint64_t multiple = j.parallel.vocab_divisible_by * j.parallel.tensor_parallel;
+  if (multiple == 0) return j.model.vocab_size;
+  return (j.model.vocab_size + multiple - 1) / multiple * multiple;
+}
+
+/// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
+[[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t pp = p.pipeline_parallel == 0 ? 1 : p.pipeline_parallel;
+  if (pp == 1) return j.model.num_layers;
+  const bool first = p.first_stage_layers != 0, last = p.last_stage_layers != 0;
+  if (first && stage == 0) return p.first_stage_layers;
+  if (last && stage == pp - 1) return p.last_stage_layers;
+  const std::uint64_t middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+  const std::uint64_t middle_layers = j.model.num_layers - p.first_stage_layers - p.last_stage_layers;
+  return middle_stages == 0 ? 0 : middle_layers / middle_stages;
+}
+
+/// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
+/// layout and batch. Returns true, so it can sit in a `static_assert`; a broken rule throws
+/// aicb::config_error — a compile error in a constant expression, whose notes carry the rule.
+constexpr bool validate(const job_spec& job) {
+  using detail::require;
+  validate(job.model);
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const batch_spec& b = job.batch;
+
+  // Sizes are positive.
+  require(p.world_size >= 1, "world_size", p.world_size, "world_size must be at least 1");
+  require(p.tensor_parallel >= 1, "tensor_parallel", p.tensor_parallel, "tensor_parallel must be at least 1");
+  require(p.pipeline_parallel >= 1, "pipeline_parallel", p.pipeline_parallel,
+          "pipeline_parallel must be at least 1");
+  require(p.virtual_pipeline >= 1, "virtual_pipeline", p.virtual_pipeline,
+          "virtual_pipeline must be at least 1");
+  require(p.context_parallel >= 1, "context_parallel", p.context_parallel,
+          "context_parallel must be at least 1");
+  require(p.expert_parallel >= 1, "expert_parallel", p.expert_parallel, "expert_parallel must be at least 1");
+  require(b.micro_batch >= 1, "micro_batch", b.micro_batch, "micro_batch must be at least 1");
+  require(b.seq_length >= 1, "seq_length", b.seq_length, "seq_length must be at least 1");
+  require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
+          "vocab_divisible_by must be at least 1");
+  require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");
+
+  // The model-parallel product fits the world.
+  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
+  require(p.world_size % model_parallel == 0, "world_size", p.world_size,
+          "tensor_parallel x pipeline_parallel x context_parallel must divide world_size", "TPxPPxCP",
+          model_parallel);
+
+  // Tensor parallelism splits whole heads.
+  require(m.num_attention_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
+          "tensor_parallel must divide num_attention_heads", "num_attention_heads", m.num_attention_heads);
+  if (!m.is_mla()) {
+    if (p.replicate_kv_heads && p.tensor_parallel > m.num_kv_heads)
+      require(p.tensor_parallel % m.num_kv_heads == 0, "tensor_parallel", p.tensor_parallel,
+              "with replicated key/value heads, num_kv_heads must divide tensor_parallel", "num_kv_heads",
+              m.num_kv_heads);
+    else
+      require(m.num_kv_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
+              "tensor_parallel must divide num_kv_heads (or set replicate_kv_heads)", "num_kv_heads",
+              m.num_kv_heads);
+  }
+
+  // Experts.
+  const std::uint64_t etp = expert_tensor_parallel(job);
+  if (!m.is_moe()) {
+    require(p.expert_parallel == 1, "expert_parallel", p.expert_parallel,
+            "expert_parallel > 1 needs num_experts > 0");
+  } else {
+    require(m.num_experts % p.expert_parallel == 0, "expert_parallel", p.expert_parallel,
+            "expert_parallel must divide num_experts", "num_experts", m.num_experts);
+    require(
+        (p.world_size / p.pipeline_parallel) % (etp * p.expert_parallel) == 0, "expert_parallel",
+        p.expert_parallel,
+        "expert_parallel x expert_tensor_parallel must divide the ranks of one pipeline stage (TP x CP x DP)",
+        "TPxCPxDP", p.world_size / p.pipeline_parallel);
+    require(p.tensor_parallel == 1 || p.sequence_parallel, "sequence_parallel", 0,
+            "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
+            p.tensor_parallel);
+  }
+
+  // Pipeline stages hold whole layers (and whole virtual chunks).
+  if (p.pipeline_parallel == 1) {
+    require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
+            "an uneven pipeline split needs pipeline_parallel > 1");
+    require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+            "virtual_pipeline > 1 needs pipeline_parallel > 1");
+  } else {
+    const std::uint64_t explicit_layers = p.first_stage_layers + p.last_stage_layers;
+    const std::uint64_t middle_stages =
+        p.pipeline_parallel - (p.first_stage_layers ? 1 : 0) - (p.last_stage_layers ? 1 : 0);
+    require(explicit_layers <= m.num_layers, "first_stage_layers", p.first_stage_layers,
+            "first_stage_layers + last_stage_layers must not exceed num_layers", "num_layers", m.num_layers);
+    if (middle_stages == 0)
+      require(explicit_layers == m.num_layers, "last_stage_layers", p.last_stage_layers,
+              "with two pipeline stages, first_stage_layers + last_stage_layers must equal num_layers",
+              "num_layers", m.num_layers);
+    else
+      require((m.num_layers - explicit_layers) % middle_stages == 0, "pipeline_parallel", p.pipeline_parallel,
+              "the pipeline stages (after any explicit first/last split) must divide num_layers evenly",
+              "num_layers", m.num_layers);
+    for (std::uint64_t stage = 0; stage < p.pipeline_parallel; ++stage)
+      require(stage_layers(job, stage) % p.virtual_pipeline == 0 && stage_layers(job, stage) > 0,
+              "virtual_pipeline", p.virtual_pipeline,
+              "every pipeline stage needs a positive number of layers divisible by virtual_pipeline", "stage",
+              stage);
+  }
+
+  // The batch splits into whole micro batches on every data-parallel rank.
+  const std::uint64_t dp = data_parallel(job);
+  const std::uint64_t g = global_batch(job);
+  require(g % (b.micro_batch * dp) == 0 && g >= b.micro_batch * dp, "global_batch", g,
+          "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
+          b.micro_batch * dp);
+
+  // Sequence splits.
+  if (p.sequence_parallel)
+    require(b.seq_length % p.tensor_parallel == 0, "seq_length", b.seq_length,
+            "with sequence_parallel, tensor_parallel must divide seq_length", "tensor_parallel",
+            p.tensor_parallel);
+  if (p.context_parallel > 1)
+    require(b.seq_length % (2 * p.context_parallel) == 0, "seq_length", b.seq_length,
+            "with context_parallel, 2 x context_parallel must divide seq_length (load-balanced causal split)",
+            "2xCP", 2 * p.context_parallel);
+  return true;
+}
+
+/// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
+/// any use of `checked_job<J>` a compile error whose notes carry the rule.
+template <job_spec J>
+inline constexpr job_spec checked_job = (validate(J), job_spec{resolve(J.model), J.parallel, J.batch});
+
+AICB_END_NAMESPACE
+// #include <aicb/model/spec.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// FLOPs of one training iteration over the whole job (all GPUs), by pass.
+struct flop_counts {
+  double forward = 0;    ///< forward pass, layers and logits
+  double backward = 0;   ///< input- and weight-gradient passes (2 × forward)
+  double recompute = 0;  ///< forward work repeated by activation recomputation
+
+  /// What the hardware executes.
+  [[nodiscard]] constexpr double total() const noexcept { return forward + backward + recompute; }
+  /// The model FLOPs of MFU: forward + backward, recomputation excluded.
+  [[nodiscard]] constexpr double model() const noexcept { return forward + backward; }
+};
+
+/// Options of the FLOP count.
+struct flop_options {
+  bool causal_halving = false;  ///< count half of the s×s attention scores (the causal mask's zeros skipped)
+};
+
+/// Forward FLOPs of one transformer layer over `tokens` tokens of sequence length `seq`, split into
+/// GEMMs and core attention (scores and weighted values), so recomputation can repeat either.
+struct layer_flops {
+  double gemm = 0;
+  double core_attention = 0;
+};
+
+/// Forward FLOPs of layer `layer` (0-based; decides dense or MoE) for `tokens` tokens.
+[[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
+                                                        double tokens, double seq,
+                                                        flop_options options = {}) noexcept {
+  const model_spec m = resolve(spec);
+  const double h = static_cast<double>(m.hidden_size), a = static_cast<double>(m.num_attention_heads);
+  layer_flops f;
+  // Attention projections.
+  double qk_dim = 0, v_dim = 0;
+  if (m.is_mla()) {
+    const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+    const double qr = static_cast<double>(m.q_lora_rank), kvr = static_cast<double>(m.kv_lora_rank);
+    f.gemm += 2 * tokens * (qr > 0 ? h * qr + qr * a * qk : h * a * qk);
+    f.gemm += 2 * tokens *
+              (h * (kvr + static_cast<double>(m.qk_rope_head_dim)) +
+               kvr * a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim));
+    f.gemm += 2 * tokens * a * static_cast<double>(m.v_head_dim) * h;
+    qk_dim = qk;
+    v_dim = static_cast<double>(m.v_head_dim);
+  } else {
+    const double d = static_cast<double>(m.head_dim);
+    const double q = a * d, kv = static_cast<double>(m.num_kv_heads) * d;
+    f.gemm += 2 * tokens * h * (q + 2 * kv) + 2 * tokens * q * h;
+    qk_dim = v_dim = d;
+  }
+  // Scores (Q·Kᵀ) and weighted values (P·V): 2·tokens·seq·heads·dim each.
+  f.core_attention = 2 * tokens * seq * a * (qk_dim + v_dim) * (options.causal_halving ? 0.5 : 1.0);
+  // MLP.
+  const double gated = m.activation == activation_kind::swiglu ? 3 : 2;
+  if (m.is_moe() && layer >= m.first_dense_layers) {
+    f.gemm += 2 * tokens * h * static_cast<double>(m.num_experts);  // router
+    f.gemm += 2 * tokens * h * gated *
+              (static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) +
+               static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size));
+  } else {
+    f.gemm += 2 * tokens * h * gated * static_cast<double>(m.ffn_hidden_size);
+  }
+  return f;
+}
+
+/// FLOPs of one training iteration of `job` over all GPUs: global batch × sequence length tokens
+/// through every layer and the logits. Recomputation: `full` repeats every layer's forward,
+/// `selective` repeats core attention; logits are never recomputed.
+[[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
+  const model_spec m = resolve(job.model);
+  const double seq = static_cast<double>(job.batch.seq_length);
+  const double tokens = static_cast<double>(global_batch(job)) * seq;
+  double layers_forward = 0, recompute = 0;
+  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer) {
+    const layer_flops f = forward_layer_flops(m, layer, tokens, seq, options);
+    layers_forward += f.gemm + f.core_attention;
+    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
+    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
+  }
+  const double logits = 2 * tokens * static_cast<double>(m.hidden_size) * static_cast<double>(m.vocab_size);
+  flop_counts c;
+  c.forward = layers_forward + logits;
+  c.backward = 2 * c.forward;
+  c.recompute = recompute;
+  return c;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/memory.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
+///
+/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
+///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
+///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
+///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
+///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
+///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
+/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism and selective recompute;
+///   + 5·a·s/h without recompute; without sequence parallelism 10 of those bytes per s·b·h are
+///   replicated over TP; full recompute keeps 2·s·b·h (the layer input). Pipeline stage `p` holds
+///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
+///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
+///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+
+// #include <aicb/calc/params.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Exact parameter counts: of a whole model (total, active per token, by component) and of the
+/// shard one GPU holds under a parallel layout (by pipeline stage, tensor, expert parallelism).
+///
+/// Conventions (docs/calculators.md):
+/// - `total` is the headline count: embeddings, every layer, final norm, the output projection when
+///   untied; multi-token-prediction modules are counted apart (`mtp`), as model cards do.
+/// - `active` counts what one token uses: all dense weights, the router, top-k routed experts and
+///   the shared experts — input embedding included; active_without_input_embedding() is the
+///   convention of DeepSeek's and Qwen's "activated parameters".
+/// - Shards follow Megatron: column/row-parallel weights and their split biases divided by TP, row
+///   biases, norms, routers and MLA down-projections replicated, the vocabulary padded and split by
+///   TP, routed experts split by EP (and by the expert tensor-parallel size).
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Parameter counts of a whole model, by component. See the file comment for conventions.
+struct param_counts {
+  std::uint64_t embedding = 0;       ///< input embedding (+ learned position table)
+  std::uint64_t output = 0;          ///< output projection (0 when tied to the embedding)
+  std::uint64_t attention = 0;       ///< all layers: projections, their biases, q/k norms, MLA latent norms
+  std::uint64_t dense_mlp = 0;       ///< all dense-MLP layers
+  std::uint64_t routed_experts = 0;  ///< all routed experts of all MoE layers
+  std::uint64_t shared_experts = 0;  ///< all shared experts of all MoE layers
+  std::uint64_t router = 0;          ///< routers (and their score biases)
+  std::uint64_t norms = 0;           ///< per-layer norms and the final norm
+  std::uint64_t active_routed = 0;   ///< the routed-expert weights one token uses (top-k per MoE layer)
+  std::uint64_t mtp = 0;             ///< multi-token-prediction modules (not in total)
+
+  /// Every weight of the model (the headline count).
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept {
+    return embedding + output + attention + dense_mlp + routed_experts + shared_experts + router + norms;
+  }
+  /// The weights one token uses, input embedding included.
+  [[nodiscard]] constexpr std::uint64_t active() const noexcept {
+    return total() - routed_experts + active_routed;
+  }
+  /// The weights one token uses, without the input embedding (a table lookup, not a matrix product).
+  [[nodiscard]] constexpr std::uint64_t active_without_input_embedding() const noexcept {
+    return active() - embedding;
+  }
+};
+
+namespace detail {
+
+/// Weights of one norm over `n` features.
+[[nodiscard]] constexpr std::uint64_t norm_weights(const model_spec& m, std::uint64_t n) noexcept {
+  return m.norm == norm_kind::layernorm ? 2 * n : n;
+}
+
+/// Weights of one MLP with intermediate size `ffn`.
+[[nodiscard]] constexpr std::uint64_t mlp_weights(const model_spec& m, std::uint64_t ffn) noexcept {
+  const bool gated = m.activation == activation_kind::swiglu;
+  const std::uint64_t matrices = (gated ? 3 : 2) * m.hidden_size * ffn;
+  const std::uint64_t biases = m.linear_bias ? (gated ? 2 * ffn : ffn) + m.hidden_size : 0;
+  return matrices + biases;
+}
+
+/// Weights of one attention block (projections, biases, q/k norms, MLA latent norms).
+[[nodiscard]] constexpr std::uint64_t attention_weights(const model_spec& m) noexcept {
+  const std::uint64_t h = m.hidden_size, a = m.num_attention_heads;
+  if (m.is_mla()) {
+    const std::uint64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const std::uint64_t q = m.q_lora_rank > 0
+                                ? h * m.q_lora_rank + norm_weights(m, m.q_lora_rank) + m.q_lora_rank * a * qk
+                                : h * a * qk;
+    const std::uint64_t kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + norm_weights(m, m.kv_lora_rank) +
+                             m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
+    const std::uint64_t out = a * m.v_head_dim * h + (m.linear_bias ? h : 0);
+    return q + kv + out;
+  }
+  const std::uint64_t q = a * m.head_dim, kv = m.num_kv_heads * m.head_dim;
+  std::uint64_t weights = h * (q + 2 * kv) + q * h;
+  if (m.linear_bias || m.qkv_bias) weights += q + 2 * kv;
+  if (m.linear_bias) weights += h;
+  if (m.qk_norm) weights += 2 * norm_weights(m, m.head_dim);
+  return weights;
+}
+
+/// Router weights of one MoE layer.
+[[nodiscard]] constexpr std::uint64_t router_weights(const model_spec& m) noexcept {
+  return m.hidden_size * m.num_experts + (m.moe_router_bias ? m.num_experts : 0);
+}
+
+}  // namespace detail
+
+/// Exact parameter counts of a model (defaults resolved first). Pure; usable at compile time.
+/// `sequence_length` sizes a learned position table when max_position_embeddings is 0.
+[[nodiscard]] constexpr param_counts count_params(const model_spec& spec,
+                                                  std::uint64_t sequence_length = 0) noexcept {
+  const model_spec m = resolve(spec);
+  const std::uint64_t h = m.hidden_size;
+  param_counts c;
+  const std::uint64_t positions =
+      m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
+  c.embedding = m.vocab_size * h + (m.position == position_kind::learned ? positions * h : 0);
+  c.output = m.tied_embeddings ? 0 : m.vocab_size * h;
+  c.attention = m.num_layers * detail::attention_weights(m);
+  c.norms = (2 * m.num_layers + 1) * detail::norm_weights(m, h);
+  c.dense_mlp = m.num_dense_layers() * detail::mlp_weights(m, m.ffn_hidden_size);
+  const std::uint64_t moe_layers = m.num_moe_layers();
+  const std::uint64_t expert = detail::mlp_weights(m, m.moe_ffn_hidden_size);
+  c.routed_experts = moe_layers * m.num_experts * expert;
+  c.active_routed = moe_layers * m.moe_top_k * expert;
+  c.shared_experts =
+      moe_layers * m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size);
+  c.router = moe_layers * detail::router_weights(m);
+  // One DeepSeek-V3 MTP module: two input norms, a 2h→h projection, one MoE transformer layer and
+  // an output norm; embedding and output head are shared with the main model.
+  const std::uint64_t mtp_layer =
+      detail::attention_weights(m) + 2 * detail::norm_weights(m, h) +
+      (m.is_moe() ? m.num_experts * expert + detail::router_weights(m) +
+                        m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size)
+                  : detail::mlp_weights(m, m.ffn_hidden_size));
+  c.mtp = m.num_mtp_layers * (3 * detail::norm_weights(m, h) + 2 * h * h + mtp_layer);
+  return c;
+}
+
+/// The weights one GPU holds, split into those reduced over data parallel (`dense`) and those
+/// reduced over the expert-data-parallel group (`expert`, the routed experts).
+struct shard_params {
+  std::uint64_t dense = 0;
+  std::uint64_t expert = 0;
+
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept { return dense + expert; }
+  [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
+};
+
+/// First layer (0-based) held by pipeline stage `stage`.
+[[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
+  std::uint64_t first = 0;
+  for (std::uint64_t s = 0; s < stage; ++s)
+    first += stage_layers(job, s);
+  return first;
+}
+
+/// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount).
+[[nodiscard]] constexpr shard_params params_on_gpu(const job_spec& job, std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t h = m.hidden_size, t = p.tensor_parallel;
+  const std::uint64_t vocab_shard = padded_vocab(job) / t * h;
+  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
+  shard_params s;
+  if (first) {
+    s.dense += vocab_shard;
+    if (m.position == position_kind::learned)
+      s.dense += (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h;
+  }
+  // The output projection lives on the last stage; tied, the last stage keeps a copy of the
+  // embedding (Megatron's embedding group), so the count is the same either way.
+  if (last && (!m.tied_embeddings || p.pipeline_parallel > 1)) s.dense += vocab_shard;
+  if (last) s.dense += detail::norm_weights(m, h);  // final norm
+
+  // One attention block's share on a TP rank.
+  std::uint64_t attention = 0;
+  const std::uint64_t a = m.num_attention_heads;
+  if (m.is_mla()) {
+    const std::uint64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    attention = m.q_lora_rank > 0
+                    ? h * m.q_lora_rank + detail::norm_weights(m, m.q_lora_rank) + m.q_lora_rank * a * qk / t
+                    : h * a * qk / t;
+    attention += h * (m.kv_lora_rank + m.qk_rope_head_dim) + detail::norm_weights(m, m.kv_lora_rank) +
+                 m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim) / t;
+    attention += a * m.v_head_dim * h / t + (m.linear_bias ? h : 0);
+  } else {
+    // With replicated key/value heads each rank holds at least one whole head.
+    const std::uint64_t q = a * m.head_dim / t;
+    const std::uint64_t kv = std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
+    attention = h * (q + 2 * kv) + q * h;
+    if (m.linear_bias || m.qkv_bias) attention += q + 2 * kv;
+    if (m.linear_bias) attention += h;
+    if (m.qk_norm) attention += 2 * detail::norm_weights(m, m.head_dim);
+  }
+  const auto mlp_shard = [&](std::uint64_t ffn, std::uint64_t tp) {
+    const bool gated = m.activation == activation_kind::swiglu;
+    return (gated ? 3 : 2) * h * ffn / tp + (m.linear_bias ? (gated ? 2 * ffn : ffn) / tp + h : 0);
+  };
+  const std::uint64_t etp = expert_tensor_parallel(job);
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer) {
+    s.dense += attention + 2 * detail::norm_weights(m, h);
+    if (m.is_moe() && layer >= m.first_dense_layers) {
+      s.dense +=
+          detail::router_weights(m) + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
+      s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
+    } else {
+      s.dense += mlp_shard(m.ffn_hidden_size, t);
+    }
+  }
+  return s;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/units/bytes.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Memory one GPU of a pipeline stage needs.
+struct memory_estimate {
+  bytes weights{};
+  bytes gradients{};
+  bytes optimizer{};
+  bytes activations{};
+  std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
+
+  [[nodiscard]] constexpr bytes total() const noexcept {
+    return weights + gradients + optimizer + activations;
+  }
+};
+
+/// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers).
+[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double h = static_cast<double>(m.hidden_size);
+  const double scores =
+      5.0 * static_cast<double>(m.num_attention_heads) * s / h;  // softmax, its dropout mask
+  if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
+  const double core = p.recompute == recompute_kind::selective ? 0.0 : scores;
+  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h + core) / t;
+  return sbh * (10 + (8 + 4 * ffn / h + core) / t);
+}
+
+/// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
+[[nodiscard]] constexpr memory_estimate memory_per_gpu(const job_spec& job,
+                                                       std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const shard_params params = params_on_gpu(job, stage);
+  const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
+  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
+  constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
+
+  // Bytes per parameter group, each divided by its data-parallel size where sharded.
+  const auto sharded = [](std::uint64_t n, std::uint64_t per, std::uint64_t over, bool shard) {
+    return shard ? n * per / over : n * per;
+  };
+  const bool shard_optimizer = p.distributed_optimizer || p.zero_stage >= 1;
+  const bool shard_gradients = p.zero_stage >= 2, shard_weights = p.zero_stage >= 3;
+  memory_estimate e;
+  e.weights = bytes{sharded(params.dense, weight_size, dp, shard_weights) +
+                    sharded(params.expert, weight_size, edp, shard_weights)};
+  e.gradients = bytes{sharded(params.dense, grad_size, dp, shard_gradients) +
+                      sharded(params.expert, grad_size, edp, shard_gradients)};
+  e.optimizer = bytes{sharded(params.dense, adam_size, dp, shard_optimizer) +
+                      sharded(params.expert, adam_size, edp, shard_optimizer)};
+
+  // Activations.
+  const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
+  e.in_flight_microbatches = std::min(pp - stage, ga);
+  const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
+                                                               static_cast<double>(pp * p.virtual_pipeline)
+                                                   : 1.0;
+  double per_microbatch = 0;
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer) {
+    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += layer_activation_bytes(job, ffn);
+  }
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
+  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+  double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
+  if (pp == 1)
+    activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
+  e.activations = bytes{static_cast<std::uint64_t>(activations)};
+  return e;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/report.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
+/// communication — as JSON (describe_job) and as a readable table (format_description). This is
+/// what `aicb describe` prints.
+
+// #include <aicb/calc/flops.hpp>
+// #include <aicb/calc/memory.hpp>
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/traffic.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Communication volume of one training iteration on one GPU, by group, in the size convention of
+/// aicb::collective_op (the buffer of one rank: all-reduce input, all-gather output). These are
+/// the collectives a Megatron-style job issues; docs/calculators.md gives each rule.
+///
+/// With A = (s/CP)·b·h·bytes(dtype), one micro batch's activation on a TP group:
+/// - TP: per layer and micro batch, 2 all-reduces of A forward and 2 backward, or with sequence
+///   parallelism 2 all-gathers + 2 reduce-scatters each way; full recompute repeats the forward
+///   ones. The embedding adds one forward collective (and its backward all-gather under SP), the
+///   logits layer one backward collective (and its forward all-gather under SP), the loss three
+///   all-reduces of s·b·4 bytes.
+/// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
+///   sharded optimizer (distributed optimizer, ZeRO 1/2) a reduce-scatter of them plus an
+///   all-gather of the updated weights; ZeRO-3 also all-gathers the weights forward and backward
+///   on every micro batch. Routed-expert weights do the same over the expert-data-parallel group.
+/// - PP: each micro batch's activation forward and its gradient backward, A/TP under sequence
+///   parallelism; stages with two neighbours send both ways.
+/// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
+///   tokens·top_k·h·bytes(dtype), forward and backward (tokens = s/CP·b, /TP under SP).
+/// - CP: per layer and micro batch, (CP−1) key/value chunks forward, twice that backward (keys,
+///   values and their gradients).
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/units/bytes.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Bytes of collective messages one GPU takes part in per iteration, by group.
+struct traffic {
+  bytes tp{};
+  bytes dp{};
+  bytes pp{};
+  bytes ep{};
+  bytes dp_ep{};
+  bytes cp{};
+
+  [[nodiscard]] constexpr bytes total() const noexcept { return tp + dp + pp + ep + dp_ep + cp; }
+};
+
+/// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
+[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
+  const std::uint64_t t = p.tensor_parallel, ga = microbatches(job);
+  const std::uint64_t s = job.batch.seq_length / p.context_parallel, b = job.batch.micro_batch,
+                      h = m.hidden_size;
+  const std::uint64_t activation = s * b * h * w;
+  const bool sp = p.sequence_parallel, full = p.recompute == recompute_kind::full;
+  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
+  const std::uint64_t layers = stage_layers(job, stage);
+  traffic v;
+
+  if (t > 1) {
+    const std::uint64_t per_layer = (sp ? 8 : 4) + (full ? (sp ? 4 : 2) : 0);
+    std::uint64_t ops = layers * per_layer;
+    if (first) ops += sp ? 2 : 1;
+    if (last) ops += sp ? 2 : 1;
+    v.tp = bytes{ga * (ops * activation + (last ? 3 * s * b * 4 : 0))};
+  }
+
+  const shard_params params = params_on_gpu(job, stage);
+  const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
+    if (ranks <= 1) return 0;
+    const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
+    std::uint64_t volume = sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
+    if (p.zero_stage >= 3) volume += ga * 2 * n * w;         // weights gathered forward and backward
+    return volume;
+  };
+  v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
+  v.dp_ep = bytes{gradient_sync(params.expert, expert_data_parallel(job))};
+
+  if (p.pipeline_parallel > 1) {
+    const std::uint64_t message = sp ? activation / t : activation;
+    v.pp = bytes{ga * message * ((first || last) ? 1 : 2)};
+  }
+
+  if (m.is_moe() && p.expert_parallel > 1) {
+    const std::uint64_t begin = stage_first_layer(job, stage);
+    std::uint64_t moe_layers = 0;
+    for (std::uint64_t layer = begin; layer < begin + layers; ++layer)
+      moe_layers += layer >= m.first_dense_layers;
+    const std::uint64_t tokens = sp ? s * b / t : s * b;
+    const std::uint64_t message = tokens * m.moe_top_k * h * w;
+    v.ep = bytes{ga * moe_layers * message * (4 + (full ? 2 : 0))};
+  }
+
+  if (p.context_parallel > 1) {
+    const std::uint64_t kv_dim =
+        m.is_mla() ? m.num_attention_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+                   : 2 * m.num_kv_heads * m.head_dim;
+    const std::uint64_t chunk = kv_dim / t * s * b * w;
+    v.cp = bytes{ga * layers * 3 * (p.context_parallel - 1) * chunk};
+  }
+  return v;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/reflect.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Generic access to the descriptors' fields by name: iterate, print and set them from text.
+/// Everything here is driven by the single field list of each descriptor (a Hana Struct), so a
+/// field added to a descriptor is printable, parsable and a CLI flag without further code.
+///
+/// ```cpp
+/// aicb::model_spec m;
+/// aicb::set_field(m, "hidden_size", "5120");      // throws config_error on a bad value
+/// aicb::set_field(m, "activation", "swiglu");
+/// for (const auto& [key, value] : aicb::to_key_values(m)) std::cout << key << '=' << value << '\n';
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/edit_distance.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/aicb.hpp>
+
+// Levenshtein distance and "did you mean" suggestions for unknown names (flags, keys, tokens).
+
+// #include <aicb/config.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+/// Edits (insertions, deletions, substitutions) that turn `a` into `b`.
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The candidate closest to `name`, if it is close enough to be a plausible typo (at most a third
+/// of the name's length, and at least one edit allowed); empty otherwise.
+template <class Range>
+[[nodiscard]] std::string_view nearest(std::string_view name, const Range& candidates) {
+  std::string_view best;
+  std::size_t best_distance = std::max<std::size_t>(1, name.size() / 3) + 1;
+  for (std::string_view candidate : candidates) {
+    const std::size_t d = edit_distance(name, candidate);
+    if (d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace detail
+AICB_END_NAMESPACE
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/fixed_string.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// A descriptor whose fields are reflected (model_spec, parallel_spec, batch_spec).
+template <class T>
+concept ReflectedDescriptor = requires {
+  typename T::hana_accessors_impl;
+};
+
+/// Calls `f(name, value)` for each field of `obj`, in declaration order; `value` is a reference to
+/// the member (const when `obj` is const).
+template <ReflectedDescriptor T, class F>
+constexpr void for_each_field(T& obj, F&& f) {
+  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto accessor) {
+    const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
+    f(std::string_view{name}, boost::hana::second(accessor)(obj));
+  });
+}
+
+/// The field names of `T`, in declaration order.
+template <ReflectedDescriptor T>
+[[nodiscard]] std::vector<std::string_view> field_names() {
+  std::vector<std::string_view> names;
+  const T sample{};
+  for_each_field(sample, [&](std::string_view name, const auto&) { names.push_back(name); });
+  return names;
+}
+
+/// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in
+/// shortest round-trip form, names verbatim.
+template <class V>
+[[nodiscard]] std::string format_value(const V& value) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return value ? "true" : "false";
+  } else if constexpr (std::is_same_v<V, dtype>) {
+    return std::string(to_string(value));
+  } else if constexpr (NamedEnum<V>) {
+    return std::string(to_string(value));
+  } else if constexpr (std::is_integral_v<V>) {
+    return std::to_string(value);
+  } else if constexpr (std::is_floating_point_v<V>) {
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, result.ptr);
+  } else {
+    return std::string(value.view());  // fixed_string
+  }
+}
+
+namespace detail {
+
+template <class E>
+[[nodiscard]] std::string enum_choices() {
+  std::string text;
+  for (std::string_view name : enum_names<E>::value)
+    text += (text.empty() ? "" : " | ") + std::string(name);
+  return text;
+}
+
+}  // namespace detail
+
+/// Parses `text` into `value` (the inverse of format_value). Throws config_error naming `field`,
+/// the text and what was expected.
+template <class V>
+void parse_value(std::string_view field, std::string_view text, V& value) {
+  const auto fail = [&](const std::string& expected) {
+    AICB_THROW(config_error(std::string(field), std::string(text), "expected " + expected));
+  };
+  if constexpr (std::is_same_v<V, bool>) {
+    if (text == "true" || text == "1" || text == "yes" || text == "on")
+      value = true;
+    else if (text == "false" || text == "0" || text == "no" || text == "off")
+      value = false;
+    else
+      fail("true or false");
+  } else if constexpr (std::is_same_v<V, dtype>) {
+    const auto parsed = dtype_from_string(text);
+    if (!parsed) fail("bf16 | fp16 | fp32 | fp8");
+    value = *parsed;
+  } else if constexpr (NamedEnum<V>) {
+    const auto parsed = from_string<V>(text);
+    if (!parsed) fail(detail::enum_choices<V>());
+    value = *parsed;
+  } else if constexpr (std::is_integral_v<V>) {
+    V parsed{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty())
+      fail("a non-negative integer");
+    value = parsed;
+  } else if constexpr (std::is_floating_point_v<V>) {
+    V parsed{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty() || !(parsed == parsed))
+      fail("a number");
+    value = parsed;
+  } else {
+    value = V::from(text);  // fixed_string: throws when too long
+  }
+}
+
+/// Sets field `key` of `obj` from `text`. Returns false when `T` has no such field; throws
+/// config_error when the text is not a valid value for it.
+template <ReflectedDescriptor T>
+bool set_field(T& obj, std::string_view key, std::string_view text) {
+  bool found = false;
+  for_each_field(obj, [&](std::string_view name, auto& value) {
+    if (name == key) {
+      parse_value(name, text, value);
+      found = true;
+    }
+  });
+  return found;
+}
+
+/// Every field of `obj` as (name, text) pairs, in declaration order.
+template <ReflectedDescriptor T>
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> to_key_values(const T& obj) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for_each_field(obj, [&](std::string_view name, const auto& value) {
+    pairs.emplace_back(std::string(name), format_value(value));
+  });
+  return pairs;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/version.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+template <class T>
+[[nodiscard]] nlohmann::ordered_json fields_json(const T& descriptor) {
+  nlohmann::ordered_json j;
+  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
+    using V = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_same_v<V, bool> || std::is_arithmetic_v<V>)
+      j[std::string(name)] = value;
+    else
+      j[std::string(name)] = format_value(value);
+  });
+  return j;
+}
+
+}  // namespace detail
+
+/// Everything aicb computes about `job`, as JSON (keys in a stable order; sizes in bytes).
+/// The job is validated first (config_error on a broken rule).
+[[nodiscard]] inline nlohmann::ordered_json describe_job(const job_spec& input) {
+  validate(input);
+  job_spec job = input;
+  job.model = resolve(job.model);
+  const std::uint64_t stages = job.parallel.pipeline_parallel;
+  nlohmann::ordered_json j;
+  j["aicb_version"] = AICB_VERSION_STRING;
+  j["model"] = detail::fields_json(job.model);
+  j["parallel"] = detail::fields_json(job.parallel);
+  j["batch"] = detail::fields_json(job.batch);
+
+  auto& d = j["derived"];
+  d["data_parallel"] = data_parallel(job);
+  d["expert_tensor_parallel"] = expert_tensor_parallel(job);
+  d["expert_data_parallel"] = expert_data_parallel(job);
+  d["global_batch"] = global_batch(job);
+  d["microbatches"] = microbatches(job);
+  d["padded_vocab"] = padded_vocab(job);
+  d["tokens_per_iteration"] = global_batch(job) * job.batch.seq_length;
+  for (std::uint64_t s = 0; s < stages; ++s)
+    d["stage_layers"].push_back(stage_layers(job, s));
+
+  const param_counts c = count_params(job.model, job.batch.seq_length);
+  auto& p = j["parameters"];
+  p["total"] = c.total();
+  p["active"] = c.active();
+  p["active_without_input_embedding"] = c.active_without_input_embedding();
+  p["embedding"] = c.embedding;
+  p["output"] = c.output;
+  p["attention"] = c.attention;
+  p["dense_mlp"] = c.dense_mlp;
+  p["routed_experts"] = c.routed_experts;
+  p["shared_experts"] = c.shared_experts;
+  p["router"] = c.router;
+  p["norms"] = c.norms;
+  p["mtp"] = c.mtp;
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    const shard_params sp = params_on_gpu(job, s);
+    p["per_gpu"].push_back({{"stage", s}, {"dense", sp.dense}, {"expert", sp.expert}, {"total", sp.total()}});
+  }
+
+  const flop_counts f = training_flops(job);
+  j["flops"] = {{"forward", f.forward},
+                {"backward", f.backward},
+                {"recompute", f.recompute},
+                {"total", f.total()},
+                {"model", f.model()},
+                {"per_gpu_total", f.total() / static_cast<double>(job.parallel.world_size)}};
+
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    const memory_estimate m = memory_per_gpu(job, s);
+    j["memory_per_gpu"].push_back({{"stage", s},
+                                   {"weights", m.weights.count()},
+                                   {"gradients", m.gradients.count()},
+                                   {"optimizer", m.optimizer.count()},
+                                   {"activations", m.activations.count()},
+                                   {"total", m.total().count()},
+                                   {"in_flight_microbatches", m.in_flight_microbatches}});
+    const traffic t = comm_volume(job, s);
+    j["traffic_per_gpu"].push_back({{"stage", s},
+                                    {"tp", t.tp.count()},
+                                    {"dp", t.dp.count()},
+                                    {"pp", t.pp.count()},
+                                    {"ep", t.ep.count()},
+                                    {"dp_ep", t.dp_ep.count()},
+                                    {"cp", t.cp.count()},
+                                    {"total", t.total().count()}});
+  }
+  return j;
+}
+
+namespace detail {
+
+[[nodiscard]] inline std::string with_unit(double value, const char* unit) {
+  static constexpr const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
+  int i = 0;
+  while (value >= 1000.0 && i < 7) {
+    value /= 1000.0;
+    ++i;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3f %s%s", value, prefixes[i], unit);
+  return text;
+}
+
+[[nodiscard]] inline std::string row(const std::string& label, const std::string& value) {
+  std::string line = "  " + label;
+  line.resize(std::max<std::size_t>(line.size() + 1, 34), ' ');
+  return line + value + "\n";
+}
+
+[[nodiscard]] inline std::string count_text(std::uint64_t n) {
+  return std::to_string(n) + " (" + with_unit(static_cast<double>(n), "") + ")";
+}
+
+}  // namespace detail
+
+/// A readable table of describe_job()'s JSON.
+[[nodiscard]] inline std::string format_description(const nlohmann::ordered_json& j) {
+  using detail::count_text;
+  using detail::row;
+  std::string out;
+  const auto& m = j["model"];
+  const auto& d = j["derived"];
+  out += "model " + m["name"].get<std::string>() + "\n";
+  for (const char* section : {"model", "parallel", "batch"}) {
+    std::string line;
+    for (const auto& [key, value] : j[section].items()) {
+      const bool zero = value.is_number() && value.get<double>() == 0;
+      const bool off = value.is_boolean() && !value.get<bool>();
+      if (key == "name" || zero || off) continue;  // defaults that do not apply
+      line += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + " ";
+    }
+    out += row(section, line);
+  }
+  out += "\nlayout\n";
+  out += row("data parallel", d["data_parallel"].dump());
+  out += row("expert data parallel", d["expert_data_parallel"].dump());
+  out += row("micro batches / iteration", d["microbatches"].dump());
+  out += row("tokens / iteration", d["tokens_per_iteration"].dump());
+  out += row("padded vocabulary", d["padded_vocab"].dump());
+  out += row("layers per pipeline stage", d["stage_layers"].dump());
+
+  const auto& p = j["parameters"];
+  out += "\nparameters\n";
+  for (const char* key :
+       {"total", "active", "active_without_input_embedding", "embedding", "output", "attention", "dense_mlp",
+        "routed_experts", "shared_experts", "router", "norms", "mtp"}) {
+    if (p[key].get<std::uint64_t>() == 0 && std::string(key) != "total") continue;
+    out += row(key, count_text(p[key].get<std::uint64_t>()));
+  }
+  for (const auto& s : p["per_gpu"])
+    out += row("per GPU, stage " + s["stage"].dump(),
+               count_text(s["total"].get<std::uint64_t>()) + "  (experts " + s["expert"].dump() + ")");
+
+  const auto& f = j["flops"];
+  out += "\nFLOPs per iteration\n";
+  out += row("model (fwd + bwd)", detail::with_unit(f["model"].get<double>(), "FLOP"));
+  out += row("with recomputation", detail::with_unit(f["total"].get<double>(), "FLOP"));
+  out += row("per GPU", detail::with_unit(f["per_gpu_total"].get<double>(), "FLOP"));
+
+  out += "\nmemory per GPU\n";
+  for (const auto& s : j["memory_per_gpu"]) {
+    const auto b = [&](const char* k) { return to_iec_string(bytes{s[k].get<std::uint64_t>()}); };
+    out += row("stage " + s["stage"].dump(),
+               b("total") + " = weights " + b("weights") + " + gradients " + b("gradients") +
+                   " + optimizer " + b("optimizer") + " + activations " + b("activations") + " (" +
+                   s["in_flight_microbatches"].dump() + " micro batches in flight)");
+  }
+  out += "\ncommunication per GPU per iteration\n";
+  for (const auto& s : j["traffic_per_gpu"]) {
+    std::string line;
+    for (const char* g : {"tp", "dp", "pp", "ep", "dp_ep", "cp"})
+      if (s[g].get<std::uint64_t>() != 0)
+        line += std::string(g) + " " + to_iec_string(bytes{s[g].get<std::uint64_t>()}) + "  ";
+    out += row("stage " + s["stage"].dump(), line.empty() ? "none" : line);
+  }
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/traffic.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/batch.hpp>
+// #include <aicb/model/fixed_string.hpp>
+// #include <aicb/model/hf_config.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral, Mixtral, Qwen2 (with
+/// its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE, DeepSeek-V2 and -V3.
+///
+/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
+/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
+/// is ignored; any other key is an error that lists them all, as is every missing required key —
+/// so a config from a newer architecture is never imported silently wrong.
+///
+/// ```cpp
+/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json");
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of the import.
+struct hf_import_options {
+  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
+  /// `ignored_keys` of the result).
+  bool allow_unknown_keys = false;
+};
+
+/// A model imported from a config.json.
+struct hf_import {
+  model_spec model;
+  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
+};
+
+namespace detail {
+
+// Keys that do not change the shape or the training cost of a model.
+inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_path",
+                                                                     "architectures",
+                                                                     "attention_dropout",
+                                                                     "auto_map",
+                                                                     "aux_loss_alpha",
+                                                                     "bos_token_id",
+                                                                     "eos_token_id",
+                                                                     "pad_token_id",
+                                                                     "ep_size",
+                                                                     "initializer_range",
+                                                                     "n_group",
+                                                                     "norm_topk_prob",
+                                                                     "output_router_logits",
+                                                                     "pretraining_tp",
+                                                                     "quantization_config",
+                                                                     "rms_norm_eps",
+                                                                     "rope_scaling",
+                                                                     "rope_theta",
+                                                                     "routed_scaling_factor",
+                                                                     "router_aux_loss_coef",
+                                                                     "scoring_func",
+                                                                     "seq_aux",
+                                                                     "topk_group",
+                                                                     "torch_dtype",
+                                                                     "transformers_version",
+                                                                     "use_cache",
+                                                                     "use_mrope",
+                                                                     "sliding_window",
+                                                                     "use_sliding_window",
+                                                                     "max_window_layers",
+                                                                     "hidden_dropout",
+                                                                     "router_jitter_noise",
+                                                                     "residual_dropout",
+                                                                     "embedding_dropout",
+                                                                     "tokenizer_class",
+                                                                     "layer_norm_eps"};
+
+class hf_reader {
+ public:
+  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
+    if (!config_.is_object())
+      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
+  }
+
+  /// The value of a required integer key.
+  std::uint64_t required(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) {
+      missing_.emplace_back(key);
+      return 0;
+    }
+    return integer(key, *it);
+  }
+  /// The value of an optional integer key (`fallback` when absent or null).
+  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
+  }
+  bool flag(std::string_view key, bool fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
+    return it->get<bool>();
+  }
+  std::string text(std::string_view key, std::string fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
+    return it->get<std::string>();
+  }
+  /// Marks a key as read (its value is checked by the caller).
+  const nlohmann::json* peek(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() ? nullptr : &*it;
+  }
+
+  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
+  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
+    if (!missing_.empty())
+      AICB_THROW(config_error(source_, model_type,
+                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
+    std::vector<std::string> unknown;
+    for (const auto& [key, value] : config_.items()) {
+      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
+      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
+        continue;
+      unknown.push_back(key);
+    }
+    if (!unknown.empty() && !allow_unknown)
+      AICB_THROW(
+          config_error(source_, model_type,
+                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
+                           "; check that they do not change the model, then import with allow_unknown_keys "
+                           "(--allow-unknown-keys)"));
+    return unknown;
+  }
+
+ private:
+  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
+    return value.get<std::uint64_t>();
+  }
+  static std::string join(const std::vector<std::string>& keys) {
+    std::string text;
+    for (const auto& k : keys)
+      text += (text.empty() ? "" : ", ") + k;
+    return text;
+  }
+
+  const nlohmann::json& config_;
+  std::string source_;
+  std::vector<std::string> used_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace detail
+
+/// Builds a model from a parsed config.json. `source` names it in errors.
+[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
+                                              std::string source = "config.json",
+                                              hf_import_options options = {}) {
+  detail::hf_reader r(config, source);
+  const std::string type = r.text("model_type", "");
+  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
+                                                             "qwen2",     "qwen2_moe",   "qwen3",
+                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+  if (std::find(supported.begin(), supported.end(), type) == supported.end())
+    AICB_THROW(
+        config_error("model_type", type.empty() ? "(missing)" : type,
+                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+                     "deepseek_v2, deepseek_v3"));
+  model_spec m;
+  m.name = spec_name::from(type);
+  m.hidden_size = r.required("hidden_size");
+  m.num_layers = r.required("num_hidden_layers");
+  m.num_attention_heads = r.required("num_attention_heads");
+  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
+  m.head_dim = r.optional("head_dim", 0);
+  m.ffn_hidden_size = r.required("intermediate_size");
+  m.vocab_size = r.required("vocab_size");
+  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
+  m.norm = norm_kind::rmsnorm;
+  m.position = position_kind::rope;
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+  const std::string act = r.text("hidden_act", "silu");
+  if (act == "silu" || act == "swiglu")
+    m.activation = activation_kind::swiglu;
+  else if (act.rfind("gelu", 0) == 0)
+    m.activation = activation_kind::gelu;
+  else
+    AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
+
+  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
+  if (attention_bias && mlp_bias)
+    m.linear_bias = true;
+  else if (attention_bias || mlp_bias)
+    AICB_THROW(
+        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
+                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
+                     "qkv_bias explicitly"));
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
+  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
+
+  if (type == "mixtral") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+    m.num_experts = r.required("num_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
+      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
+                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
+    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
+      AICB_THROW(
+          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
+    if (type == "qwen2_moe") {
+      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
+      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+    }
+  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
+      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
+    m.q_lora_rank = r.optional("q_lora_rank", 0);
+    m.kv_lora_rank = r.required("kv_lora_rank");
+    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+    m.v_head_dim = r.required("v_head_dim");
+    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+  }
+  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
+  validate(result.model);
+  return result;
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read, parse_error when it
+/// is not JSON, config_error when its keys do not describe a supported model.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  std::ifstream in(path);
+  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    AICB_THROW(parse_error(path, 1, e.byte, std::string("not valid JSON: ") + e.what()));
+  }
+  return from_hf_config(config, path, options);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+// #include <aicb/model/parallel.hpp>
+// #include <aicb/model/presets.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Presets: named model shapes. A preset is only a set of defaults — every field can be
+/// overridden, and a model needs no preset at all.
+///
+/// Two kinds:
+/// - the published shapes of real models (`aicb::presets::llama2_7b`, …), each with its source;
+/// - aliyun/aicb's own presets under aicb's names (`gpt_7B`, `DeepSeek_671B`, …) with aicb's exact
+///   values — including where they differ from the real models, which `note` says — so that aicb's
+///   workloads can be reproduced.
+///
+/// ```cpp
+/// constexpr auto m = aicb::presets::llama3_8b;             // a constant model_spec
+/// const aicb::preset* p = aicb::find_preset("mixtral-8x7b"); // lookup by key (CLI: --model)
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <array>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace presets {
+
+// ---- GPT-3 (Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1). GeLU, LayerNorm,
+// biases, learned positions over 2048 tokens, embeddings tied, vocabulary 50257.
+inline constexpr model_spec gpt3_template{.vocab_size = 50257,
+                                          .max_position_embeddings = 2048,
+                                          .activation = activation_kind::gelu,
+                                          .norm = norm_kind::layernorm,
+                                          .position = position_kind::learned,
+                                          .linear_bias = true,
+                                          .tied_embeddings = true};
+[[nodiscard]] constexpr model_spec gpt3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                        std::uint64_t heads, std::uint64_t head_dim) {
+  model_spec m = gpt3_template;
+  m.name = name;
+  m.num_layers = layers;
+  m.hidden_size = hidden;
+  m.num_attention_heads = heads;
+  m.head_dim = head_dim;
+  m.ffn_hidden_size = 4 * hidden;
+  return m;
+}
+// The paper lists 24 heads of 128 for GPT-3 XL, which contradicts d_model = 2048 and the 1.3B count;
+// 16 heads of 128 (as Megatron's GPT-3 1.3B configuration uses) gives both.
+inline constexpr model_spec gpt3_1_3b = gpt3("gpt3-1.3b", 24, 2048, 16, 128);
+inline constexpr model_spec gpt3_2_7b = gpt3("gpt3-2.7b", 32, 2560, 32, 80);
+inline constexpr model_spec gpt3_6_7b = gpt3("gpt3-6.7b", 32, 4096, 32, 128);
+inline constexpr model_spec gpt3_13b = gpt3("gpt3-13b", 40, 5140, 40, 128);  // d_model 5140, 40 x 128 heads
+inline constexpr model_spec gpt3_175b = gpt3("gpt3-175b", 96, 12288, 96, 128);
+
+// ---- LLaMA family: SwiGLU, RMSNorm, RoPE, no biases, untied embeddings.
+[[nodiscard]] constexpr model_spec llama(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn,
+                                         std::uint64_t vocab) {
+  return model_spec{.name = name,
+                    .hidden_size = hidden,
+                    .num_layers = layers,
+                    .num_attention_heads = heads,
+                    .num_kv_heads = kv_heads,
+                    .ffn_hidden_size = ffn,
+                    .vocab_size = vocab,
+                    .activation = activation_kind::swiglu,
+                    .norm = norm_kind::rmsnorm,
+                    .position = position_kind::rope};
+}
+// Touvron et al. 2023, "LLaMA", Table 2 (ffn from the released params.json).
+inline constexpr model_spec llama_65b = llama("llama-65b", 80, 8192, 64, 64, 22016, 32000);
+// Llama 2 config.json (meta-llama/Llama-2-*-hf).
+inline constexpr model_spec llama2_7b = llama("llama2-7b", 32, 4096, 32, 32, 11008, 32000);
+inline constexpr model_spec llama2_13b = llama("llama2-13b", 40, 5120, 40, 40, 13824, 32000);
+inline constexpr model_spec llama2_70b = llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000);
+// Llama 3 / 3.1 config.json (meta-llama/Meta-Llama-3-*, Meta-Llama-3.1-405B).
+inline constexpr model_spec llama3_8b = llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256);
+inline constexpr model_spec llama3_70b = llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256);
+inline constexpr model_spec llama3_1_405b = llama("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256);
+// Mistral 7B v0.1 config.json.
+inline constexpr model_spec mistral_7b = llama("mistral-7b", 32, 4096, 32, 8, 14336, 32000);
+
+// ---- Mixtral (config.json of mistralai/Mixtral-8x7B-v0.1 and 8x22B-v0.1): 8 experts, top-2.
+[[nodiscard]] constexpr model_spec mixtral(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                           std::uint64_t heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, 8, ffn, 32000);
+  m.num_experts = 8;
+  m.moe_top_k = 2;
+  m.moe_ffn_hidden_size = ffn;
+  return m;
+}
+inline constexpr model_spec mixtral_8x7b = mixtral("mixtral-8x7b", 32, 4096, 32, 14336);
+inline constexpr model_spec mixtral_8x22b = mixtral("mixtral-8x22b", 56, 6144, 48, 16384);
+
+// ---- Qwen (config.json of Qwen/Qwen2.5-7B, -72B; Qwen/Qwen3-8B, -30B-A3B, -235B-A22B).
+// Qwen2.5 has biases on q, k, v; Qwen3 has RMSNorm on each query and key head.
+[[nodiscard]] constexpr model_spec qwen2_5(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                           std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 152064);
+  m.qkv_bias = true;
+  return m;
+}
+inline constexpr model_spec qwen2_5_7b = qwen2_5("qwen2.5-7b", 28, 3584, 28, 4, 18944);
+inline constexpr model_spec qwen2_5_72b = qwen2_5("qwen2.5-72b", 80, 8192, 64, 8, 29568);
+[[nodiscard]] constexpr model_spec qwen3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 151936);
+  m.head_dim = 128;
+  m.qk_norm = true;
+  return m;
+}
+inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288);
+[[nodiscard]] constexpr model_spec qwen3_moe(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                             std::uint64_t heads, std::uint64_t ffn, std::uint64_t moe_ffn) {
+  model_spec m = qwen3(name, layers, hidden, heads, 4, ffn);
+  m.num_experts = 128;
+  m.moe_top_k = 8;
+  m.moe_ffn_hidden_size = moe_ffn;
+  return m;
+}
+inline constexpr model_spec qwen3_30b_a3b = qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768);
+inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536);
+
+// ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
+// Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
+// leading dense layers.
+[[nodiscard]] constexpr model_spec deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                            std::uint64_t heads, std::uint64_t ffn, std::uint64_t vocab,
+                                            std::uint64_t q_lora, std::uint64_t experts, std::uint64_t top_k,
+                                            std::uint64_t moe_ffn, std::uint64_t shared,
+                                            std::uint64_t dense) {
+  model_spec m = llama(name, layers, hidden, heads, heads, ffn, vocab);
+  m.q_lora_rank = q_lora;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = top_k;
+  m.moe_ffn_hidden_size = moe_ffn;
+  m.num_shared_experts = shared;
+  m.first_dense_layers = dense;
+  return m;
+}
+inline constexpr model_spec deepseek_v2_lite =
+    deepseek("deepseek-v2-lite", 27, 2048, 16, 10944, 102400, 0, 64, 6, 1408, 2, 1);
+inline constexpr model_spec deepseek_v2 =
+    deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+inline constexpr model_spec deepseek_v3 = [] {
+  model_spec m = deepseek("deepseek-v3", 61, 7168, 128, 18432, 129280, 1536, 256, 8, 2048, 1, 3);
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}();
+
+// ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
+// deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
+// linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
+[[nodiscard]] constexpr model_spec aicb_gpt(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                            std::uint64_t heads, std::uint64_t ffn = 0) {
+  return model_spec{.name = name,
+                    .hidden_size = hidden,
+                    .num_layers = layers,
+                    .num_attention_heads = heads,
+                    .ffn_hidden_size = ffn != 0 ? ffn : 4 * hidden,
+                    .vocab_size = 50257,
+                    .max_position_embeddings = 4096};
+}
+inline constexpr model_spec aicb_gpt_7b = aicb_gpt("gpt_7B", 36, 4096, 32);
+inline constexpr model_spec aicb_gpt_13b = aicb_gpt("gpt_13B", 40, 5120, 40);
+inline constexpr model_spec aicb_gpt_22b = aicb_gpt("gpt_22B", 48, 6144, 64);
+inline constexpr model_spec aicb_gpt_175b = aicb_gpt("gpt_175B", 96, 12288, 96);
+inline constexpr model_spec aicb_llama_65b = aicb_gpt("llama_65B", 80, 8192, 64, 28672);
+inline constexpr model_spec aicb_llama_405b = aicb_gpt("llama_405B", 128, 16384, 128, 53248);
+inline constexpr model_spec aicb_mixtral_8x7b = [] {
+  model_spec m = aicb_gpt("Mixtral_8*7B", 32, 4096, 32, 14336);
+  m.num_experts = 1;  // aicb's preset keeps --num_experts 1 and --moe_router_topk 1 unless given
+  m.moe_top_k = 1;
+  return m;
+}();
+[[nodiscard]] constexpr model_spec aicb_deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                                 std::uint64_t heads, std::uint64_t ffn, std::uint64_t q_lora,
+                                                 std::uint64_t experts, std::uint64_t shared,
+                                                 std::uint64_t dense) {
+  model_spec m = aicb_gpt(name, layers, hidden, heads, ffn);
+  m.q_lora_rank = q_lora;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = 1;  // --moe_router_topk default; presets do not set it
+  m.moe_ffn_hidden_size = ffn;
+  m.num_shared_experts = shared;
+  m.first_dense_layers = dense;
+  return m;
+}
+inline constexpr model_spec aicb_deepseek_671b =
+    aicb_deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+inline constexpr model_spec aicb_deepseek_236b =
+    aicb_deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+inline constexpr model_spec aicb_deepseek_16b =
+    aicb_deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+// deepspeed_llama.sh: LLaMA-shaped layers (q, k, v, o, gate, up, down; one weight per norm), vocab 32000.
+[[nodiscard]] constexpr model_spec aicb_deepspeed_llama(spec_name name, std::uint64_t layers,
+                                                        std::uint64_t hidden, std::uint64_t heads,
+                                                        std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, heads, ffn, 32000);
+  return m;
+}
+inline constexpr model_spec aicb_deepspeed_llama_7b =
+    aicb_deepspeed_llama("deepspeed_llama_7B", 32, 4096, 32, 11008);
+inline constexpr model_spec aicb_deepspeed_llama_13b =
+    aicb_deepspeed_llama("deepspeed_llama_13B", 40, 5120, 40, 13824);
+inline constexpr model_spec aicb_deepspeed_llama_30b =
+    aicb_deepspeed_llama("deepspeed_llama_30B", 60, 6656, 52, 17920);
+inline constexpr model_spec aicb_deepspeed_llama_65b =
+    aicb_deepspeed_llama("deepspeed_llama_65B", 80, 8192, 64, 22016);
+
+}  // namespace presets
+
+/// A named model shape with its provenance.
+struct preset {
+  std::string_view key;     ///< lookup key (CLI `--model`), e.g. "llama2-7b" or aicb's "gpt_7B"
+  model_spec model;         ///< the shape
+  std::string_view source;  ///< where the numbers come from
+  bool from_aicb = false;   ///< one of aliyun/aicb's presets, with aicb's values
+  std::string_view note{};  ///< how it differs from the real model it is named after (aicb presets)
+};
+
+/// Every preset, real models first, then aicb's.
+inline constexpr std::array<preset, 37> all_presets{{
+    {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
+    {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-13b", presets::gpt3_13b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-175b", presets::gpt3_175b, "Brown et al. 2020, Table 2.1"},
+    {"llama-65b", presets::llama_65b, "Touvron et al. 2023 (LLaMA), Table 2; params.json"},
+    {"llama2-7b", presets::llama2_7b, "meta-llama/Llama-2-7b-hf config.json"},
+    {"llama2-13b", presets::llama2_13b, "meta-llama/Llama-2-13b-hf config.json"},
+    {"llama2-70b", presets::llama2_70b, "meta-llama/Llama-2-70b-hf config.json"},
+    {"llama3-8b", presets::llama3_8b, "meta-llama/Meta-Llama-3-8B config.json"},
+    {"llama3-70b", presets::llama3_70b, "meta-llama/Meta-Llama-3-70B config.json"},
+    {"llama3.1-405b", presets::llama3_1_405b, "meta-llama/Meta-Llama-3.1-405B config.json"},
+    {"mistral-7b", presets::mistral_7b, "mistralai/Mistral-7B-v0.1 config.json"},
+    {"mixtral-8x7b", presets::mixtral_8x7b, "mistralai/Mixtral-8x7B-v0.1 config.json"},
+    {"mixtral-8x22b", presets::mixtral_8x22b, "mistralai/Mixtral-8x22B-v0.1 config.json"},
+    {"qwen2.5-7b", presets::qwen2_5_7b, "Qwen/Qwen2.5-7B config.json"},
+    {"qwen2.5-72b", presets::qwen2_5_72b, "Qwen/Qwen2.5-72B config.json"},
+    {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
+    {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
+    {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
+    {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
+    {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
+    {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
+     "aicb's own shape (36 layers, vocab 50257); not a published model"},
+    {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,
+     "vocab 50257, hidden 5120 (GPT-3 13B has 5140)"},
+    {"gpt_22B", presets::aicb_gpt_22b, "aicb megatron_workload_with_aiob.sh -m 22", true,
+     "aicb's own shape; not a published model"},
+    {"gpt_175B", presets::aicb_gpt_175b, "aicb megatron_workload_with_aiob.sh -m 175", true,
+     "untied output projection and no linear biases, unlike GPT-3 175B"},
+    {"llama_65B", presets::aicb_llama_65b, "aicb megatron_gpt.sh -m 65", true,
+     "GeLU with ffn 28672, vocab 50257: LLaMA-65B uses SwiGLU, ffn 22016, vocab 32000"},
+    {"llama_405B", presets::aicb_llama_405b, "aicb megatron_workload_with_aiob.sh -m 405", true,
+     "128 layers, GeLU, MHA, vocab 50257: Llama-3.1-405B has 126 layers, SwiGLU, 8 KV heads, vocab 128256"},
+    {"Mixtral_8*7B", presets::aicb_mixtral_8x7b, "aicb megatron_workload_with_aiob.sh -m moe", true,
+     "1 expert, top-1, GeLU, MHA unless --experts/--topk: Mixtral has 8 experts, top-2, SwiGLU, 8 KV heads"},
+    {"DeepSeek_671B", presets::aicb_deepseek_671b, "aicb megatron_workload_with_aiob.sh -m deepseek671", true,
+     "hidden 18432 is V3's dense FFN size (real hidden 7168); ffn 2048 also used for dense layers; top-1"},
+    {"DeepSeek_236B", presets::aicb_deepseek_236b, "aicb megatron_workload_with_aiob.sh -m deepseek236", true,
+     "hidden 12288 is V2's dense FFN size (real hidden 5120); ffn 1536 also used for dense layers; top-1"},
+    {"DeepSeek_16B", presets::aicb_deepseek_16b, "aicb megatron_workload_with_aiob.sh -m deepseek16", true,
+     "hidden 10944 is V2-Lite's dense FFN size (real hidden 2048); ffn 1408 also used for dense layers; "
+     "top-1"},
+    {"deepspeed_llama_7B", presets::aicb_deepspeed_llama_7b, "aicb deepspeed_llama.sh -m 7", true},
+    {"deepspeed_llama_13B", presets::aicb_deepspeed_llama_13b, "aicb deepspeed_llama.sh -m 13", true},
+    {"deepspeed_llama_30B", presets::aicb_deepspeed_llama_30b, "aicb deepspeed_llama.sh -m 30", true},
+    {"deepspeed_llama_65B", presets::aicb_deepspeed_llama_65b, "aicb deepspeed_llama.sh -m 65", true},
+}};
+
+/// The preset with key `key` (exact match), or nullptr.
+[[nodiscard]] constexpr const preset* find_preset(std::string_view key) noexcept {
+  for (const preset& p : all_presets)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/model/sizing.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// A standard shape for a parameter count: "give me a 15B model".
+///
+/// The rule (docs/models.md), applied to a family template (`gpt` = GPT-3 style, `llama` =
+/// Llama-3 style):
+/// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
+///    (so tensor parallelism up to 8 divides the heads);
+/// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
+///    llama uses 8 key/value heads (grouped-query attention, as Llama 3);
+/// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
+///    target (even, so common pipeline sizes divide it);
+/// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
+///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
+///    within 2%, the closest count.
+/// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A model family a shape can be proposed for.
+enum class model_family : std::uint8_t { gpt, llama };
+
+template <>
+struct enum_names<model_family> {
+  static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
+};
+
+/// The shape of `family` closest to `target_params` by the rule of the file comment.
+[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params) {
+  if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
+  model_spec best;
+  double best_error = 1e300, best_aspect = 1e300;
+  const double target = static_cast<double>(target_params);
+  for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
+    model_spec m;
+    if (family == model_family::gpt) {
+      m = presets::gpt3_template;
+      m.hidden_size = 128 * heads;
+      m.num_attention_heads = heads;
+      m.ffn_hidden_size = 4 * m.hidden_size;
+    } else {
+      m = presets::llama3_8b;
+      m.hidden_size = 128 * heads;
+      m.num_attention_heads = heads;
+      m.num_kv_heads = 8;
+      m.ffn_hidden_size = (8 * m.hidden_size / 3 + 255) / 256 * 256;
+    }
+    m.head_dim = 0;
+    m.num_layers = 1;
+    const std::uint64_t one = count_params(m).total();
+    m.num_layers = 2;
+    const std::uint64_t per_layer = count_params(m).total() - one;
+    const double fixed = static_cast<double>(one - per_layer);
+    const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
+    if (layers < 2) continue;
+    m.num_layers = static_cast<std::uint64_t>(layers);
+    const double error = std::abs(static_cast<double>(count_params(m).total()) - target) / target;
+    const double aspect = std::abs(std::log(static_cast<double>(m.hidden_size) / layers / 128.0));
+    const bool within = error <= 0.02, best_within = best_error <= 0.02;
+    if ((within && (!best_within || aspect < best_aspect)) ||
+        (!within && !best_within && error < best_error)) {
+      best = m;
+      best_error = error;
+      best_aspect = aspect;
+    }
+  }
+  char name[32];
+  std::snprintf(name, sizeof name, "%s-%.1fB", std::string(to_string(family)).c_str(),
+                static_cast<double>(count_params(best).total()) / 1e9);
+  best.name = spec_name::from(name);
+  return best;
+}
+
+/// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
+[[nodiscard]] inline std::uint64_t parse_param_count(std::string_view text) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &used);
+  } catch (...) {
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  }
+  double scale = 1;
+  const std::string suffix = s.substr(used);
+  if (suffix == "B" || suffix == "b")
+    scale = 1e9;
+  else if (suffix == "M" || suffix == "m")
+    scale = 1e6;
+  else if (suffix == "T" || suffix == "t")
+    scale = 1e12;
+  else if (!suffix.empty())
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  if (!(value > 0)) AICB_THROW(config_error("size", s, "the size must be positive"));
+  return static_cast<std::uint64_t>(std::llround(value * scale));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/spec.hpp>

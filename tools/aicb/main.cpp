@@ -1,27 +1,71 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// The aicb command-line program. Exit status: 0 success, 1 runtime failure, 2 usage or
-// configuration error.
-#include <aicb/aicb.hpp>
+// The aicb command-line program: thin — it parses flags and calls the library.
+// Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
+#include "job_flags.hpp"
+
+#include <aicb/calc/params.hpp>
+#include <aicb/calc/report.hpp>
+#include <aicb/error.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 namespace {
 
-// Prints the workload vocabulary every generator and writer shares.
-int run_info() {
-  std::printf("aicb %s — LLM training workloads for cluster and network simulators\n\n", AICB_VERSION_STRING);
-  std::printf("collectives:");
-  for (aicb::collective c : aicb::all_collectives)
-    std::printf(" %s", std::string(aicb::to_string(c)).c_str());
-  std::printf("\ngroups:     ");
-  for (aicb::comm_group g : aicb::all_comm_groups)
-    std::printf(" %s", std::string(aicb::to_string(g)).c_str());
-  std::printf("\n");
+// `aicb models`: every preset with its dimensions and exact parameter counts.
+int run_models(bool json) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  if (!json)
+    std::printf("%-20s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", "preset", "layers", "hidden", "heads",
+                "kv", "ffn", "vocab", "experts", "total params", "active params", "source / note");
+  for (const aicb::preset& p : aicb::all_presets) {
+    const aicb::model_spec m = aicb::resolve(p.model);
+    const aicb::param_counts c = aicb::count_params(m, 4096);
+    if (json) {
+      list.push_back({{"key", p.key},
+                      {"from_aicb", p.from_aicb},
+                      {"source", p.source},
+                      {"note", p.note},
+                      {"total_params", c.total()},
+                      {"active_params", c.active()},
+                      {"model", aicb::detail::fields_json(m)}});
+      continue;
+    }
+    const std::string experts =
+        m.is_moe() ? std::to_string(m.num_experts) + "/" + std::to_string(m.moe_top_k) : std::string("-");
+    std::printf(
+        "%-20s %6llu %6llu %5llu %4llu %6llu %7llu %7s %16llu %16llu  %s%s%s\n", std::string(p.key).c_str(),
+        static_cast<unsigned long long>(m.num_layers), static_cast<unsigned long long>(m.hidden_size),
+        static_cast<unsigned long long>(m.num_attention_heads),
+        static_cast<unsigned long long>(m.num_kv_heads), static_cast<unsigned long long>(m.ffn_hidden_size),
+        static_cast<unsigned long long>(m.vocab_size), experts.c_str(),
+        static_cast<unsigned long long>(c.total()), static_cast<unsigned long long>(c.active()),
+        p.from_aicb ? "[aicb] " : "", std::string(p.source).c_str(),
+        p.note.empty() ? "" : ("; differs: " + std::string(p.note)).c_str());
+  }
+  if (json)
+    std::cout << list.dump(2) << '\n';
+  else
+    std::printf(
+        "\nexperts = routed experts / top-k; counts with learned position tables use 4096 positions when "
+        "the model does not fix them.\n");
+  return 0;
+}
+
+int run_describe(const aicb_tool::job_flags& flags, bool json) {
+  const auto report = aicb::describe_job(flags.job());
+  if (json)
+    std::cout << report.dump(2) << '\n';
+  else
+    std::cout << aicb::format_description(report);
   return 0;
 }
 
@@ -30,8 +74,20 @@ int run_info() {
 int main(int argc, char** argv) {
   CLI::App app{"aicb: describe LLM training jobs and generate the workloads simulators consume", "aicb"};
   app.set_version_flag("--version", std::string("aicb ") + AICB_VERSION_STRING);
-  app.require_subcommand(0, 1);
-  auto* info = app.add_subcommand("info", "Show the version and the workload vocabulary");
+  app.require_subcommand(1);
+
+  bool models_json = false;
+  auto* models =
+      app.add_subcommand("models", "List the model presets with their dimensions and parameter counts");
+  models->add_flag("--json", models_json, "print JSON");
+
+  bool describe_json = false;
+  aicb_tool::job_flags describe_flags;
+  auto* describe =
+      app.add_subcommand("describe", "Show parameters, FLOPs, memory and communication of a job");
+  describe->add_flag("--json", describe_json, "print JSON");
+  describe_flags.add_to(*describe);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,12 +95,13 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
   try {
-    if (*info || app.get_subcommands().empty()) return run_info();
+    if (*models) return run_models(models_json);
+    if (*describe) return run_describe(describe_flags, describe_json);
   } catch (const aicb::config_error& e) {
     std::cerr << "aicb: configuration error: " << e.what() << '\n';
     return 2;
   } catch (const aicb::parse_error& e) {
-    std::cerr << e.what() << '\n';
+    std::cerr << "aicb: " << e.what() << '\n';
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "aicb: error: " << e.what() << '\n';

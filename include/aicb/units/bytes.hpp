@@ -45,8 +45,8 @@ class bytes {
       : count_(static_cast<rep>(n)) {}
 
   /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
-  bytes(double) = delete;
-  bytes(float) = delete;
+  explicit bytes(double) = delete;
+  explicit bytes(float) = delete;
 
   /// The number of bytes.
   [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }

@@ -1,0 +1,113 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
+///
+/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
+///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
+///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
+///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
+///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
+///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
+/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism and selective recompute;
+///   + 5·a·s/h without recompute; without sequence parallelism 10 of those bytes per s·b·h are
+///   replicated over TP; full recompute keeps 2·s·b·h (the layer input). Pipeline stage `p` holds
+///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
+///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
+///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+
+#include <aicb/calc/params.hpp>
+#include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/units/bytes.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Memory one GPU of a pipeline stage needs.
+struct memory_estimate {
+  bytes weights{};
+  bytes gradients{};
+  bytes optimizer{};
+  bytes activations{};
+  std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
+
+  [[nodiscard]] constexpr bytes total() const noexcept {
+    return weights + gradients + optimizer + activations;
+  }
+};
+
+/// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers).
+[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double h = static_cast<double>(m.hidden_size);
+  const double scores =
+      5.0 * static_cast<double>(m.num_attention_heads) * s / h;  // softmax, its dropout mask
+  if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
+  const double core = p.recompute == recompute_kind::selective ? 0.0 : scores;
+  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h + core) / t;
+  return sbh * (10 + (8 + 4 * ffn / h + core) / t);
+}
+
+/// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
+[[nodiscard]] constexpr memory_estimate memory_per_gpu(const job_spec& job,
+                                                       std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const shard_params params = params_on_gpu(job, stage);
+  const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
+  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
+  constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
+
+  // Bytes per parameter group, each divided by its data-parallel size where sharded.
+  const auto sharded = [](std::uint64_t n, std::uint64_t per, std::uint64_t over, bool shard) {
+    return shard ? n * per / over : n * per;
+  };
+  const bool shard_optimizer = p.distributed_optimizer || p.zero_stage >= 1;
+  const bool shard_gradients = p.zero_stage >= 2, shard_weights = p.zero_stage >= 3;
+  memory_estimate e;
+  e.weights = bytes{sharded(params.dense, weight_size, dp, shard_weights) +
+                    sharded(params.expert, weight_size, edp, shard_weights)};
+  e.gradients = bytes{sharded(params.dense, grad_size, dp, shard_gradients) +
+                      sharded(params.expert, grad_size, edp, shard_gradients)};
+  e.optimizer = bytes{sharded(params.dense, adam_size, dp, shard_optimizer) +
+                      sharded(params.expert, adam_size, edp, shard_optimizer)};
+
+  // Activations.
+  const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
+  e.in_flight_microbatches = std::min(pp - stage, ga);
+  const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
+                                                               static_cast<double>(pp * p.virtual_pipeline)
+                                                   : 1.0;
+  double per_microbatch = 0;
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer) {
+    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += layer_activation_bytes(job, ffn);
+  }
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
+  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+  double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
+  if (pp == 1)
+    activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
+  e.activations = bytes{static_cast<std::uint64_t>(activations)};
+  return e;
+}
+
+AICB_END_NAMESPACE

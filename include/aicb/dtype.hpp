@@ -1,0 +1,70 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::dtype — the numeric formats of weights, activations and gradients, with their sizes.
+///
+/// Light: safe in CUDA translation units.
+
+#include <aicb/config.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A floating-point storage format.
+enum class dtype : std::uint8_t {
+  bf16,  ///< bfloat16, 2 bytes: the default for training
+  fp16,  ///< IEEE half, 2 bytes
+  fp32,  ///< IEEE single, 4 bytes (master weights, optimizer states, gradients in Megatron)
+  fp8,   ///< 8-bit float (E4M3/E5M2), 1 byte, Hopper and later
+};
+
+/// Every dtype, in declaration order.
+inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype::fp32, dtype::fp8};
+
+/// Bytes per element.
+[[nodiscard]] AICB_HOST_DEVICE constexpr std::uint32_t size_of(dtype t) noexcept {
+  switch (t) {
+    case dtype::bf16:
+    case dtype::fp16:
+      return 2;
+    case dtype::fp32:
+      return 4;
+    case dtype::fp8:
+      return 1;
+  }
+  return 0;
+}
+
+/// "bf16", "fp16", "fp32", "fp8".
+[[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
+  switch (t) {
+    case dtype::bf16:
+      return "bf16";
+    case dtype::fp16:
+      return "fp16";
+    case dtype::fp32:
+      return "fp32";
+    case dtype::fp8:
+      return "fp8";
+  }
+  return "?";
+}
+
+/// Parses the names to_string gives, and PyTorch's spellings ("bfloat16", "float16", "float32").
+[[nodiscard]] constexpr std::optional<dtype> dtype_from_string(std::string_view name) noexcept {
+  for (dtype t : all_dtypes)
+    if (to_string(t) == name) return t;
+  if (name == "bfloat16") return dtype::bf16;
+  if (name == "float16" || name == "half") return dtype::fp16;
+  if (name == "float32" || name == "float") return dtype::fp32;
+  if (name == "float8" || name == "fp8_e4m3") return dtype::fp8;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE

@@ -1,0 +1,272 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral, Mixtral, Qwen2 (with
+/// its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE, DeepSeek-V2 and -V3.
+///
+/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
+/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
+/// is ignored; any other key is an error that lists them all, as is every missing required key —
+/// so a config from a newer architecture is never imported silently wrong.
+///
+/// ```cpp
+/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json");
+/// ```
+
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/model/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of the import.
+struct hf_import_options {
+  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
+  /// `ignored_keys` of the result).
+  bool allow_unknown_keys = false;
+};
+
+/// A model imported from a config.json.
+struct hf_import {
+  model_spec model;
+  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
+};
+
+namespace detail {
+
+// Keys that do not change the shape or the training cost of a model.
+inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_path",
+                                                                     "architectures",
+                                                                     "attention_dropout",
+                                                                     "auto_map",
+                                                                     "aux_loss_alpha",
+                                                                     "bos_token_id",
+                                                                     "eos_token_id",
+                                                                     "pad_token_id",
+                                                                     "ep_size",
+                                                                     "initializer_range",
+                                                                     "n_group",
+                                                                     "norm_topk_prob",
+                                                                     "output_router_logits",
+                                                                     "pretraining_tp",
+                                                                     "quantization_config",
+                                                                     "rms_norm_eps",
+                                                                     "rope_scaling",
+                                                                     "rope_theta",
+                                                                     "routed_scaling_factor",
+                                                                     "router_aux_loss_coef",
+                                                                     "scoring_func",
+                                                                     "seq_aux",
+                                                                     "topk_group",
+                                                                     "torch_dtype",
+                                                                     "transformers_version",
+                                                                     "use_cache",
+                                                                     "use_mrope",
+                                                                     "sliding_window",
+                                                                     "use_sliding_window",
+                                                                     "max_window_layers",
+                                                                     "hidden_dropout",
+                                                                     "router_jitter_noise",
+                                                                     "residual_dropout",
+                                                                     "embedding_dropout",
+                                                                     "tokenizer_class",
+                                                                     "layer_norm_eps"};
+
+class hf_reader {
+ public:
+  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
+    if (!config_.is_object())
+      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
+  }
+
+  /// The value of a required integer key.
+  std::uint64_t required(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) {
+      missing_.emplace_back(key);
+      return 0;
+    }
+    return integer(key, *it);
+  }
+  /// The value of an optional integer key (`fallback` when absent or null).
+  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
+  }
+  bool flag(std::string_view key, bool fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
+    return it->get<bool>();
+  }
+  std::string text(std::string_view key, std::string fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
+    return it->get<std::string>();
+  }
+  /// Marks a key as read (its value is checked by the caller).
+  const nlohmann::json* peek(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() ? nullptr : &*it;
+  }
+
+  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
+  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
+    if (!missing_.empty())
+      AICB_THROW(config_error(source_, model_type,
+                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
+    std::vector<std::string> unknown;
+    for (const auto& [key, value] : config_.items()) {
+      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
+      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
+        continue;
+      unknown.push_back(key);
+    }
+    if (!unknown.empty() && !allow_unknown)
+      AICB_THROW(
+          config_error(source_, model_type,
+                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
+                           "; check that they do not change the model, then import with allow_unknown_keys "
+                           "(--allow-unknown-keys)"));
+    return unknown;
+  }
+
+ private:
+  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
+    return value.get<std::uint64_t>();
+  }
+  static std::string join(const std::vector<std::string>& keys) {
+    std::string text;
+    for (const auto& k : keys)
+      text += (text.empty() ? "" : ", ") + k;
+    return text;
+  }
+
+  const nlohmann::json& config_;
+  std::string source_;
+  std::vector<std::string> used_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace detail
+
+/// Builds a model from a parsed config.json. `source` names it in errors.
+[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
+                                              std::string source = "config.json",
+                                              hf_import_options options = {}) {
+  detail::hf_reader r(config, source);
+  const std::string type = r.text("model_type", "");
+  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
+                                                             "qwen2",     "qwen2_moe",   "qwen3",
+                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+  if (std::find(supported.begin(), supported.end(), type) == supported.end())
+    AICB_THROW(
+        config_error("model_type", type.empty() ? "(missing)" : type,
+                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+                     "deepseek_v2, deepseek_v3"));
+  model_spec m;
+  m.name = spec_name::from(type);
+  m.hidden_size = r.required("hidden_size");
+  m.num_layers = r.required("num_hidden_layers");
+  m.num_attention_heads = r.required("num_attention_heads");
+  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
+  m.head_dim = r.optional("head_dim", 0);
+  m.ffn_hidden_size = r.required("intermediate_size");
+  m.vocab_size = r.required("vocab_size");
+  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
+  m.norm = norm_kind::rmsnorm;
+  m.position = position_kind::rope;
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+  const std::string act = r.text("hidden_act", "silu");
+  if (act == "silu" || act == "swiglu")
+    m.activation = activation_kind::swiglu;
+  else if (act.rfind("gelu", 0) == 0)
+    m.activation = activation_kind::gelu;
+  else
+    AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
+
+  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
+  if (attention_bias && mlp_bias)
+    m.linear_bias = true;
+  else if (attention_bias || mlp_bias)
+    AICB_THROW(
+        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
+                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
+                     "qkv_bias explicitly"));
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
+  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
+
+  if (type == "mixtral") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+    m.num_experts = r.required("num_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
+      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
+                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
+    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
+      AICB_THROW(
+          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
+    if (type == "qwen2_moe") {
+      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
+      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+    }
+  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
+      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
+    m.q_lora_rank = r.optional("q_lora_rank", 0);
+    m.kv_lora_rank = r.required("kv_lora_rank");
+    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+    m.v_head_dim = r.required("v_head_dim");
+    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+  }
+  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
+  validate(result.model);
+  return result;
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read, parse_error when it
+/// is not JSON, config_error when its keys do not describe a supported model.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  std::ifstream in(path);
+  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    AICB_THROW(parse_error(path, 1, e.byte, std::string("not valid JSON: ") + e.what()));
+  }
+  return from_hf_config(config, path, options);
+}
+
+AICB_END_NAMESPACE

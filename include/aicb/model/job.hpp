@@ -1,0 +1,203 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::job_spec — a whole training job: model, parallel layout and batch, the rules that relate
+/// them, and the quantities derived from them (data parallelism, micro batches per iteration,
+/// padded vocabulary, layers per pipeline stage).
+///
+/// ```cpp
+/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
+///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+/// static_assert(aicb::validate(job));
+/// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
+/// ```
+
+#include <aicb/config.hpp>
+#include <aicb/detail/require.hpp>
+#include <aicb/model/batch.hpp>
+#include <aicb/model/parallel.hpp>
+#include <aicb/model/spec.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// A training job: what is trained, how it is split, what one iteration processes.
+struct job_spec {
+  model_spec model{};
+  parallel_spec parallel{};
+  batch_spec batch{};
+
+  [[nodiscard]] friend constexpr bool operator==(const job_spec&, const job_spec&) = default;
+};
+
+/// Data-parallel size: world_size / (TP · PP · CP).
+[[nodiscard]] constexpr std::uint64_t data_parallel(const job_spec& j) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
+  return model_parallel == 0 ? 0 : p.world_size / model_parallel;
+}
+
+/// Tensor-parallel size inside experts (expert_tensor_parallel, or TP when 0).
+[[nodiscard]] constexpr std::uint64_t expert_tensor_parallel(const job_spec& j) noexcept {
+  return j.parallel.expert_tensor_parallel != 0 ? j.parallel.expert_tensor_parallel
+                                                : j.parallel.tensor_parallel;
+}
+
+/// Data-parallel size among replicas of the same experts ("DP within EP"): world_size / (PP · ETP · EP).
+[[nodiscard]] constexpr std::uint64_t expert_data_parallel(const job_spec& j) noexcept {
+  const std::uint64_t denominator =
+      j.parallel.pipeline_parallel * expert_tensor_parallel(j) * j.parallel.expert_parallel;
+  return denominator == 0 ? 0 : j.parallel.world_size / denominator;
+}
+
+/// Global batch in sequences (global_batch, or micro_batch · DP when 0).
+[[nodiscard]] constexpr std::uint64_t global_batch(const job_spec& j) noexcept {
+  return j.batch.global_batch != 0 ? j.batch.global_batch : j.batch.micro_batch * data_parallel(j);
+}
+
+/// Micro batches per iteration on each data-parallel rank (gradient-accumulation steps).
+[[nodiscard]] constexpr std::uint64_t microbatches(const job_spec& j) noexcept {
+  const std::uint64_t per_step = j.batch.micro_batch * data_parallel(j);
+  return per_step == 0 ? 0 : global_batch(j) / per_step;
+}
+
+/// Vocabulary padded to a multiple of vocab_divisible_by · TP, as Megatron pads it.
+[[nodiscard]] constexpr std::uint64_t padded_vocab(const job_spec& j) noexcept {
+  const std::uint64_t multiple = j.parallel.vocab_divisible_by * j.parallel.tensor_parallel;
+  if (multiple == 0) return j.model.vocab_size;
+  return (j.model.vocab_size + multiple - 1) / multiple * multiple;
+}
+
+/// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
+[[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t pp = p.pipeline_parallel == 0 ? 1 : p.pipeline_parallel;
+  if (pp == 1) return j.model.num_layers;
+  const bool first = p.first_stage_layers != 0, last = p.last_stage_layers != 0;
+  if (first && stage == 0) return p.first_stage_layers;
+  if (last && stage == pp - 1) return p.last_stage_layers;
+  const std::uint64_t middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+  const std::uint64_t middle_layers = j.model.num_layers - p.first_stage_layers - p.last_stage_layers;
+  return middle_stages == 0 ? 0 : middle_layers / middle_stages;
+}
+
+/// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
+/// layout and batch. Returns true, so it can sit in a `static_assert`; a broken rule throws
+/// aicb::config_error — a compile error in a constant expression, whose notes carry the rule.
+constexpr bool validate(const job_spec& job) {
+  using detail::require;
+  validate(job.model);
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const batch_spec& b = job.batch;
+
+  // Sizes are positive.
+  require(p.world_size >= 1, "world_size", p.world_size, "world_size must be at least 1");
+  require(p.tensor_parallel >= 1, "tensor_parallel", p.tensor_parallel, "tensor_parallel must be at least 1");
+  require(p.pipeline_parallel >= 1, "pipeline_parallel", p.pipeline_parallel,
+          "pipeline_parallel must be at least 1");
+  require(p.virtual_pipeline >= 1, "virtual_pipeline", p.virtual_pipeline,
+          "virtual_pipeline must be at least 1");
+  require(p.context_parallel >= 1, "context_parallel", p.context_parallel,
+          "context_parallel must be at least 1");
+  require(p.expert_parallel >= 1, "expert_parallel", p.expert_parallel, "expert_parallel must be at least 1");
+  require(b.micro_batch >= 1, "micro_batch", b.micro_batch, "micro_batch must be at least 1");
+  require(b.seq_length >= 1, "seq_length", b.seq_length, "seq_length must be at least 1");
+  require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
+          "vocab_divisible_by must be at least 1");
+  require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");
+
+  // The model-parallel product fits the world.
+  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
+  require(p.world_size % model_parallel == 0, "world_size", p.world_size,
+          "tensor_parallel x pipeline_parallel x context_parallel must divide world_size", "TPxPPxCP",
+          model_parallel);
+
+  // Tensor parallelism splits whole heads.
+  require(m.num_attention_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
+          "tensor_parallel must divide num_attention_heads", "num_attention_heads", m.num_attention_heads);
+  if (!m.is_mla()) {
+    if (p.replicate_kv_heads && p.tensor_parallel > m.num_kv_heads)
+      require(p.tensor_parallel % m.num_kv_heads == 0, "tensor_parallel", p.tensor_parallel,
+              "with replicated key/value heads, num_kv_heads must divide tensor_parallel", "num_kv_heads",
+              m.num_kv_heads);
+    else
+      require(m.num_kv_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
+              "tensor_parallel must divide num_kv_heads (or set replicate_kv_heads)", "num_kv_heads",
+              m.num_kv_heads);
+  }
+
+  // Experts.
+  const std::uint64_t etp = expert_tensor_parallel(job);
+  if (!m.is_moe()) {
+    require(p.expert_parallel == 1, "expert_parallel", p.expert_parallel,
+            "expert_parallel > 1 needs num_experts > 0");
+  } else {
+    require(m.num_experts % p.expert_parallel == 0, "expert_parallel", p.expert_parallel,
+            "expert_parallel must divide num_experts", "num_experts", m.num_experts);
+    require(
+        (p.world_size / p.pipeline_parallel) % (etp * p.expert_parallel) == 0, "expert_parallel",
+        p.expert_parallel,
+        "expert_parallel x expert_tensor_parallel must divide the ranks of one pipeline stage (TP x CP x DP)",
+        "TPxCPxDP", p.world_size / p.pipeline_parallel);
+    require(p.tensor_parallel == 1 || p.sequence_parallel, "sequence_parallel", 0,
+            "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
+            p.tensor_parallel);
+  }
+
+  // Pipeline stages hold whole layers (and whole virtual chunks).
+  if (p.pipeline_parallel == 1) {
+    require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
+            "an uneven pipeline split needs pipeline_parallel > 1");
+    require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+            "virtual_pipeline > 1 needs pipeline_parallel > 1");
+  } else {
+    const std::uint64_t explicit_layers = p.first_stage_layers + p.last_stage_layers;
+    const std::uint64_t middle_stages =
+        p.pipeline_parallel - (p.first_stage_layers ? 1 : 0) - (p.last_stage_layers ? 1 : 0);
+    require(explicit_layers <= m.num_layers, "first_stage_layers", p.first_stage_layers,
+            "first_stage_layers + last_stage_layers must not exceed num_layers", "num_layers", m.num_layers);
+    if (middle_stages == 0)
+      require(explicit_layers == m.num_layers, "last_stage_layers", p.last_stage_layers,
+              "with two pipeline stages, first_stage_layers + last_stage_layers must equal num_layers",
+              "num_layers", m.num_layers);
+    else
+      require((m.num_layers - explicit_layers) % middle_stages == 0, "pipeline_parallel", p.pipeline_parallel,
+              "the pipeline stages (after any explicit first/last split) must divide num_layers evenly",
+              "num_layers", m.num_layers);
+    for (std::uint64_t stage = 0; stage < p.pipeline_parallel; ++stage)
+      require(stage_layers(job, stage) % p.virtual_pipeline == 0 && stage_layers(job, stage) > 0,
+              "virtual_pipeline", p.virtual_pipeline,
+              "every pipeline stage needs a positive number of layers divisible by virtual_pipeline", "stage",
+              stage);
+  }
+
+  // The batch splits into whole micro batches on every data-parallel rank.
+  const std::uint64_t dp = data_parallel(job);
+  const std::uint64_t g = global_batch(job);
+  require(g % (b.micro_batch * dp) == 0 && g >= b.micro_batch * dp, "global_batch", g,
+          "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
+          b.micro_batch * dp);
+
+  // Sequence splits.
+  if (p.sequence_parallel)
+    require(b.seq_length % p.tensor_parallel == 0, "seq_length", b.seq_length,
+            "with sequence_parallel, tensor_parallel must divide seq_length", "tensor_parallel",
+            p.tensor_parallel);
+  if (p.context_parallel > 1)
+    require(b.seq_length % (2 * p.context_parallel) == 0, "seq_length", b.seq_length,
+            "with context_parallel, 2 x context_parallel must divide seq_length (load-balanced causal split)",
+            "2xCP", 2 * p.context_parallel);
+  return true;
+}
+
+/// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
+/// any use of `checked_job<J>` a compile error whose notes carry the rule.
+template <job_spec J>
+inline constexpr job_spec checked_job = (validate(J), job_spec{resolve(J.model), J.parallel, J.batch});
+
+AICB_END_NAMESPACE

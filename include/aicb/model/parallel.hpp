@@ -1,0 +1,48 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
+/// stages and an optional uneven split), context, expert (with its own tensor-parallel size) and
+/// the data parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+///
+/// A literal, structural type, like model_spec. The rules that relate it to a model live with
+/// job_spec (aicb/model/job.hpp).
+
+#include <aicb/config.hpp>
+#include <aicb/detail/reflect.hpp>
+#include <aicb/model/options.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// (type, name, default, help) — the single definition of parallel_spec's fields.
+// clang-format off
+#define AICB_PARALLEL_SPEC_FIELDS                                                                              \
+  ((std::uint64_t, world_size, 1, "number of GPUs"))                                                           \
+  ((std::uint64_t, tensor_parallel, 1, "tensor-parallel size TP"))                                             \
+  ((std::uint64_t, pipeline_parallel, 1, "pipeline-parallel size PP"))                                         \
+  ((std::uint64_t, virtual_pipeline, 1, "model chunks per pipeline stage (interleaved 1F1B); 1 = plain 1F1B"))  \
+  ((std::uint64_t, context_parallel, 1, "context-parallel size CP (sequence split across GPUs)"))              \
+  ((std::uint64_t, expert_parallel, 1, "expert-parallel size EP"))                                             \
+  ((std::uint64_t, expert_tensor_parallel, 0, "tensor-parallel size inside experts; 0 = tensor_parallel"))     \
+  ((bool, sequence_parallel, false, "shard norms/dropout along the sequence over TP (all-gather + reduce-scatter instead of all-reduce)")) \
+  ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
+  ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
+  ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
+  ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
+  ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel"))
+// clang-format on
+
+/// The parallel layout of a training job. See the file comment.
+struct parallel_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
+};
+
+AICB_END_NAMESPACE

@@ -1,0 +1,169 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
+/// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
+/// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
+/// leading dense layers) and DeepSeek's multi-head latent attention (MLA).
+///
+/// A literal, structural type: usable at run time, in constant expressions and as a template
+/// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
+///
+/// ```cpp
+/// constexpr aicb::model_spec my_15b{.name = "my-15b", .hidden_size = 5120, .num_layers = 48,
+///                                   .num_attention_heads = 40, .vocab_size = 32000,
+///                                   .activation = aicb::activation_kind::swiglu};
+/// static_assert(aicb::validate(my_15b));   // a broken rule is a compile error naming it
+/// ```
+///
+/// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
+/// are derived from that list (aicb/model/reflect.hpp).
+
+#include <aicb/config.hpp>
+#include <aicb/detail/reflect.hpp>
+#include <aicb/detail/require.hpp>
+#include <aicb/model/fixed_string.hpp>
+#include <aicb/model/options.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Capacity of descriptor names (47 characters and the terminator).
+using spec_name = fixed_string<48>;
+
+// (type, name, default, help) — the single definition of model_spec's fields.
+// clang-format off
+#define AICB_MODEL_SPEC_FIELDS                                                                                 \
+  ((spec_name, name, {}, "model name (free text)"))                                                            \
+  ((std::uint64_t, hidden_size, 0, "hidden size h (d_model)"))                                                 \
+  ((std::uint64_t, num_layers, 0, "number of transformer layers"))                                             \
+  ((std::uint64_t, num_attention_heads, 0, "number of query heads a"))                                         \
+  ((std::uint64_t, num_kv_heads, 0, "key/value heads (grouped-query attention); 0 = num_attention_heads (MHA)")) \
+  ((std::uint64_t, head_dim, 0, "size of one attention head; 0 = hidden_size / num_attention_heads"))          \
+  ((std::uint64_t, ffn_hidden_size, 0, "dense MLP intermediate size; 0 = 4h (gelu) or floor(8h/3/64)*64 (swiglu)")) \
+  ((std::uint64_t, vocab_size, 0, "vocabulary size (before padding)"))                                         \
+  ((std::uint64_t, max_position_embeddings, 0, "rows of a learned position table; 0 = the sequence length"))   \
+  ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu"))                               \
+  ((norm_kind, norm, norm_kind::layernorm, "normalisation: layernorm | rmsnorm"))                              \
+  ((position_kind, position, position_kind::learned, "position encoding: learned | rope"))                     \
+  ((bool, linear_bias, false, "biases on every linear layer (GPT-style)"))                                     \
+  ((bool, qkv_bias, false, "biases on the Q, K and V projections only (Qwen2)"))                               \
+  ((bool, qk_norm, false, "RMSNorm on each query and key head (Qwen3)"))                                       \
+  ((bool, tied_embeddings, false, "the output projection shares the input embedding's weights"))              \
+  ((std::uint64_t, num_experts, 0, "routed experts per MoE layer; 0 = dense model"))                           \
+  ((std::uint64_t, moe_top_k, 0, "experts each token is routed to"))                                           \
+  ((std::uint64_t, moe_ffn_hidden_size, 0, "intermediate size of one expert; 0 = ffn_hidden_size"))            \
+  ((std::uint64_t, num_shared_experts, 0, "shared (always active) experts per MoE layer"))                     \
+  ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
+  ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
+  ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
+  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless, routing assumed perfectly balanced")) \
+  ((std::uint64_t, q_lora_rank, 0, "MLA query compression rank; 0 = uncompressed queries"))                    \
+  ((std::uint64_t, kv_lora_rank, 0, "MLA key/value compression rank; > 0 selects multi-head latent attention")) \
+  ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
+  ((std::uint64_t, qk_rope_head_dim, 0, "MLA per-head rotary query/key size"))                                 \
+  ((std::uint64_t, v_head_dim, 0, "MLA per-head value size"))                                                  \
+  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts"))
+// clang-format on
+
+/// The shape of a transformer language model. See the file comment.
+struct model_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(model_spec, AICB_MODEL_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const model_spec&, const model_spec&) = default;
+
+  /// True for mixture-of-experts models.
+  [[nodiscard]] constexpr bool is_moe() const noexcept { return num_experts > 0; }
+  /// True for multi-head latent attention (DeepSeek-V2/V3).
+  [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// Layers whose MLP is a mixture of experts.
+  [[nodiscard]] constexpr std::uint64_t num_moe_layers() const noexcept {
+    return is_moe() ? num_layers - first_dense_layers : 0;
+  }
+  /// Layers with a dense MLP.
+  [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
+    return num_layers - num_moe_layers();
+  }
+};
+
+/// The SwiGLU intermediate size Megatron (and aicb) choose when none is given: 2/3 of 4h, rounded
+/// down to a multiple of 64.
+[[nodiscard]] constexpr std::uint64_t default_swiglu_ffn(std::uint64_t hidden) noexcept {
+  return (4 * hidden * 2 / 3) / 64 * 64;
+}
+
+/// `m` with every 0-means-default field replaced by its value. Idempotent.
+[[nodiscard]] constexpr model_spec resolve(model_spec m) noexcept {
+  if (m.num_kv_heads == 0) m.num_kv_heads = m.num_attention_heads;
+  if (m.head_dim == 0 && m.num_attention_heads != 0) m.head_dim = m.hidden_size / m.num_attention_heads;
+  if (m.ffn_hidden_size == 0)
+    m.ffn_hidden_size =
+        m.activation == activation_kind::swiglu ? default_swiglu_ffn(m.hidden_size) : 4 * m.hidden_size;
+  if (m.is_moe() && m.moe_ffn_hidden_size == 0) m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  if (m.num_shared_experts > 0 && m.shared_expert_ffn_hidden_size == 0)
+    m.shared_expert_ffn_hidden_size = m.moe_ffn_hidden_size;
+  return m;
+}
+
+/// Checks every rule of a model on its own (resolving defaults first). Returns true, so it can sit
+/// in a `static_assert`; a broken rule throws aicb::config_error — a compile error in a constant
+/// expression, whose notes carry the rule.
+constexpr bool validate(const model_spec& spec) {
+  using detail::require;
+  const model_spec m = resolve(spec);
+  require(m.hidden_size > 0, "hidden_size", m.hidden_size, "hidden_size must be positive");
+  require(m.num_layers > 0, "num_layers", m.num_layers, "num_layers must be positive");
+  require(m.num_attention_heads > 0, "num_attention_heads", m.num_attention_heads,
+          "num_attention_heads must be positive");
+  require(m.vocab_size > 0, "vocab_size", m.vocab_size, "vocab_size must be positive");
+  require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
+          "num_attention_heads", m.num_attention_heads,
+          "num_attention_heads must divide hidden_size (or give head_dim explicitly)", "hidden_size",
+          m.hidden_size);
+  require(m.num_kv_heads > 0 && m.num_kv_heads <= m.num_attention_heads, "num_kv_heads", m.num_kv_heads,
+          "num_kv_heads must be between 1 and num_attention_heads", "num_attention_heads",
+          m.num_attention_heads);
+  require(
+      m.num_attention_heads % m.num_kv_heads == 0, "num_kv_heads", m.num_kv_heads,
+      "num_kv_heads must divide num_attention_heads (each key/value head serves a whole group of queries)",
+      "num_attention_heads", m.num_attention_heads);
+  require(m.ffn_hidden_size > 0, "ffn_hidden_size", m.ffn_hidden_size, "ffn_hidden_size must be positive");
+  if (m.is_moe()) {
+    require(m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts, "moe_top_k", m.moe_top_k,
+            "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
+    require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
+            "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.moe_capacity_factor == 0.0 || m.moe_capacity_factor >= 1.0, "moe_capacity_factor",
+            static_cast<std::uint64_t>(m.moe_capacity_factor),
+            "moe_capacity_factor must be 0 (dropless) or at least 1");
+  } else {
+    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
+            "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
+  }
+  if (m.is_mla()) {
+    require(m.qk_rope_head_dim > 0, "qk_rope_head_dim", m.qk_rope_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs qk_rope_head_dim > 0");
+    require(m.qk_nope_head_dim > 0, "qk_nope_head_dim", m.qk_nope_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs qk_nope_head_dim > 0");
+    require(m.v_head_dim > 0, "v_head_dim", m.v_head_dim,
+            "multi-head latent attention (kv_lora_rank > 0) needs v_head_dim > 0");
+  } else {
+    require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
+            "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
+  }
+  return true;
+}
+
+/// `M` resolved, for a model that must be valid at compile time: a broken rule makes any use of
+/// `checked_model<M>` a compile error whose notes carry the rule.
+///
+/// ```cpp
+/// constexpr auto m = aicb::checked_model<aicb::model_spec{.hidden_size = 4096, ...}>;
+/// ```
+template <model_spec M>
+inline constexpr model_spec checked_model = (validate(M), resolve(M));
+
+AICB_END_NAMESPACE

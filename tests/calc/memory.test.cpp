@@ -1,0 +1,99 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/calc/memory.hpp>
+#include <aicb/model/presets.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace {
+aicb::job_spec gpt22b(std::uint64_t tp, std::uint64_t pp, std::uint64_t world, std::uint64_t gbs) {
+  return {aicb::presets::aicb_gpt_22b,
+          {.world_size = world,
+           .tensor_parallel = tp,
+           .pipeline_parallel = pp,
+           .sequence_parallel = true,
+           .recompute = aicb::recompute_kind::selective},
+          {.micro_batch = 4, .global_batch = gbs, .seq_length = 2048}};
+}
+
+// Megatron-LM theoretical_memory_usage.py, compute_activation_memory (sequence parallel + selective
+// recompute, non-interleaved), written out for a job whose stages hold L / p layers each.
+double megatron_activation_memory(double s, double b, double h, double ffn, double L, double p, double t,
+                                  double microbatches, double padded_vocab) {
+  double m = s * b * h * (18 + 4 * (ffn / h));
+  m *= L;
+  m += 8 * s * b * p;
+  m += s * b * h * p;
+  if (p > 1) m *= std::min(1.0, microbatches / p);
+  if (p == 1) m += s * b * h * 4 * (1 + padded_vocab / h);
+  return m / t;
+}
+}  // namespace
+
+TEST_CASE("memory: bytes per parameter are Megatron's 18, or 6 + 12/DP with the distributed optimizer",
+          "[calc][memory]") {
+  auto job = gpt22b(8, 1, 64, 64);
+  const auto params = static_cast<double>(aicb::params_on_gpu(job).total());
+  auto e = aicb::memory_per_gpu(job);
+  CHECK(static_cast<double>((e.weights + e.gradients + e.optimizer).count()) == Approx(18 * params));
+  job.parallel.distributed_optimizer = true;  // DP = 8
+  e = aicb::memory_per_gpu(job);
+  CHECK(static_cast<double>((e.weights + e.gradients + e.optimizer).count()) ==
+        Approx((6 + 12.0 / 8) * params).epsilon(1e-9));
+}
+
+TEST_CASE("memory: ZeRO stages shard optimizer, then gradients, then weights (Rajbhandari et al.)",
+          "[calc][memory]") {
+  aicb::job_spec job{aicb::presets::llama2_7b, {.world_size = 64}, {.grad_dtype = aicb::dtype::bf16}};
+  const double psi = static_cast<double>(aicb::params_on_gpu(job).total()), n = 64;
+  const auto states = [&](std::uint64_t stage) {
+    job.parallel.zero_stage = stage;
+    const auto e = aicb::memory_per_gpu(job);
+    return static_cast<double>((e.weights + e.gradients + e.optimizer).count());
+  };
+  CHECK(states(0) == Approx((2 + 2 + 12) * psi));
+  CHECK(states(1) == Approx(2 * psi + 2 * psi + 12 * psi / n).epsilon(1e-9));
+  CHECK(states(2) == Approx(2 * psi + (2 + 12) * psi / n).epsilon(1e-9));
+  CHECK(states(3) == Approx((2 + 2 + 12) * psi / n).epsilon(1e-9));
+}
+
+TEST_CASE("memory: activations match Megatron's theoretical formula for a documented set of layouts",
+          "[calc][memory]") {
+  struct layout {
+    std::uint64_t tp, pp, world, gbs;
+  };
+  for (const layout& l :
+       {layout{8, 1, 64, 64}, layout{8, 4, 64, 256}, layout{4, 2, 16, 8}, layout{2, 8, 64, 16}}) {
+    INFO("tp " << l.tp << " pp " << l.pp);
+    const auto job = gpt22b(l.tp, l.pp, l.world, l.gbs);
+    const double expected = megatron_activation_memory(
+        2048, 4, 6144, 4 * 6144, 48, static_cast<double>(l.pp), static_cast<double>(l.tp),
+        static_cast<double>(aicb::microbatches(job)), static_cast<double>(aicb::padded_vocab(job)));
+    CHECK(static_cast<double>(aicb::memory_per_gpu(job).activations.count()) ==
+          Approx(expected).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("memory: Korthikanti et al. Table 2 per-layer activations for the other modes", "[calc][memory]") {
+  auto job = gpt22b(8, 1, 64, 64);
+  const double s = 2048, b = 4, h = 6144, a = 64, t = 8, sbh = s * b * h;
+  job.parallel.recompute = aicb::recompute_kind::none;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(sbh * (34 + 5 * a * s / h) / t));
+  job.parallel.sequence_parallel = false;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+  job.parallel.recompute = aicb::recompute_kind::full;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(2 * sbh));
+  job.parallel.sequence_parallel = true;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(2 * sbh / t));
+}
+
+TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight; interleaving adds its penalty",
+          "[calc][memory]") {
+  auto job = gpt22b(8, 4, 64, 256);  // 2 DP ranks, 32 micro batches
+  CHECK(aicb::memory_per_gpu(job, 0).in_flight_microbatches == 4);
+  CHECK(aicb::memory_per_gpu(job, 3).in_flight_microbatches == 1);
+  const double plain = static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count());
+  job.parallel.virtual_pipeline = 2;
+  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) ==
+        Approx(plain * (1 + 3.0 / 8)).epsilon(1e-9));
+}

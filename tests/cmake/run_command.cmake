@@ -1,0 +1,25 @@
+# Runs COMMAND and checks its exit status (EXPECT_STATUS, default 0) and that its output (stdout and
+# stderr together) matches each regex in EXPECT_OUTPUT and none in REJECT_OUTPUT. The three lists
+# arrive joined by "@@".
+foreach(list COMMAND EXPECT_OUTPUT REJECT_OUTPUT)
+  string(REPLACE "@@" ";" ${list} "${${list}}")
+endforeach()
+if(NOT DEFINED EXPECT_STATUS)
+  set(EXPECT_STATUS 0)
+endif()
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err
+                WORKING_DIRECTORY "${WORKING_DIRECTORY}")
+set(output "${out}${err}")
+if(NOT status STREQUAL EXPECT_STATUS)
+  message(FATAL_ERROR "exit status ${status}, expected ${EXPECT_STATUS}:\n${output}")
+endif()
+foreach(pattern IN LISTS EXPECT_OUTPUT)
+  if(NOT output MATCHES "${pattern}")
+    message(FATAL_ERROR "output does not match '${pattern}':\n${output}")
+  endif()
+endforeach()
+foreach(pattern IN LISTS REJECT_OUTPUT)
+  if(output MATCHES "${pattern}")
+    message(FATAL_ERROR "output matches '${pattern}', which it must not:\n${output}")
+  endif()
+endforeach()

@@ -1,0 +1,127 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/calc/params.hpp>
+#include <aicb/model/hf_config.hpp>
+#include <aicb/model/presets.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "reference.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct published_model {
+  const char* file;
+  std::uint64_t total;   // exact count by the usual formula (hf-configs/INDEX.md, computed column)
+  std::uint64_t active;  // idem; for DeepSeek "activated" without the input embedding (their convention)
+  double published_total, published_active;  // the published figures, in billions
+  int total_digits, active_digits;           // significant digits those figures are given with
+};
+
+// Sources of the published figures: hf-configs/INDEX.md (model cards, vendor announcements).
+const published_model models[] = {
+    {"Llama-2-7b-hf.json", 6738415616, 6738415616, 6.738415616, 6.738415616, 10, 10},
+    {"Llama-2-13b-hf.json", 13015864320, 13015864320, 13, 13, 2, 2},
+    {"Llama-2-70b-hf.json", 68976648192, 68976648192, 69.0, 69.0, 3, 3},
+    {"Meta-Llama-3-8B.resaved.json", 8030261248, 8030261248, 8.030261248, 8.030261248, 10, 10},
+    {"Meta-Llama-3-70B.json", 70553706496, 70553706496, 70.6, 70.6, 3, 3},
+    {"Llama-3.1-405B.json", 405853388800, 405853388800, 406, 406, 3, 3},
+    {"Mistral-7B-v0.1.json", 7241732096, 7241732096, 7.241732096, 7.241732096, 10, 10},
+    {"Mixtral-8x7B-v0.1.json", 46702792704, 12879925248, 46.7, 12.9, 3, 3},
+    {"Mixtral-8x22B-v0.1.json", 140620634112, 39152031744, 141, 39, 3, 2},
+    {"Qwen2.5-7B.json", 7615616512, 7615616512, 7.61, 7.61, 3, 3},
+    {"Qwen2.5-72B.json", 72706203648, 72706203648, 72.706203648, 72.706203648, 11, 11},
+    {"Qwen3-8B.json", 8190735360, 8190735360, 8.19073536, 8.19073536, 9, 9},
+    {"Qwen3-30B-A3B.json", 30532122624, 3353032704, 30.532122624, 3.3, 11, 2},
+    {"Qwen3-235B-A22B.json", 235093634560, 22190763520, 235.09363456, 22, 11, 2},
+    {"DeepSeek-V2-Lite.json", 15706484224, 2451435008, 15.7, 2.4, 3, 2},
+    {"DeepSeek-V3.json", 671026419200, 36625618432, 671, 36.7, 3, 3},
+};
+
+// Within 0.5%, or — for a figure given with 2 significant digits — within one unit of its last digit.
+bool matches_published(std::uint64_t computed, double published_billions, int digits) {
+  const double value = static_cast<double>(computed) / 1e9;
+  if (std::abs(value - published_billions) <= 0.005 * published_billions) return true;
+  if (digits > 2) return false;
+  const double unit = std::pow(10.0, std::floor(std::log10(published_billions)) - 1);
+  return std::abs(value - published_billions) <= unit;
+}
+
+}  // namespace
+
+TEST_CASE("reference: every real config.json imports to its published parameter counts",
+          "[model][hf_config]") {
+  const auto dir = aicb_test::reference_dir("hf-configs");
+  for (const auto& m : models) {
+    INFO(m.file);
+    const aicb::hf_import imported = aicb::load_hf_config((dir / m.file).string());
+    CHECK(imported.ignored_keys.empty());
+    const aicb::param_counts c = aicb::count_params(imported.model);
+    CHECK(c.total() == m.total);
+    const bool deepseek = imported.model.is_mla();
+    CHECK((deepseek ? c.active_without_input_embedding() : c.active()) == m.active);
+    CHECK(matches_published(c.total(), m.published_total, m.total_digits));
+    CHECK(matches_published(deepseek ? c.active_without_input_embedding() : c.active(), m.published_active,
+                            m.active_digits));
+  }
+}
+
+TEST_CASE("reference: imported configs equal the presets of the same models", "[model][hf_config]") {
+  const auto dir = aicb_test::reference_dir("hf-configs");
+  const std::pair<const char*, aicb::model_spec> pairs[] = {
+      {"Llama-2-70b-hf.json", aicb::presets::llama2_70b},
+      {"Mixtral-8x22B-v0.1.json", aicb::presets::mixtral_8x22b},
+      {"Qwen2.5-7B.json", aicb::presets::qwen2_5_7b},
+      {"Qwen3-235B-A22B.json", aicb::presets::qwen3_235b_a22b},
+      {"DeepSeek-V3.json", aicb::presets::deepseek_v3},
+      {"DeepSeek-V2-Lite.json", aicb::presets::deepseek_v2_lite}};
+  for (const auto& [file, preset] : pairs) {
+    INFO(file);
+    aicb::model_spec imported = aicb::resolve(aicb::load_hf_config((dir / file).string()).model);
+    aicb::model_spec expected = aicb::resolve(preset);
+    imported.name = expected.name;
+    imported.max_position_embeddings = expected.max_position_embeddings;  // presets leave it to the job
+    CHECK(imported == expected);
+  }
+}
+
+TEST_CASE("hf_config: unknown and missing keys are errors that list them all", "[model][hf_config]") {
+  nlohmann::json config = {{"model_type", "llama"},      {"hidden_size", 4096},
+                           {"num_hidden_layers", 32},    {"num_attention_heads", 32},
+                           {"intermediate_size", 11008}, {"vocab_size", 32000},
+                           {"rope_theta", 10000.0},      {"torch_dtype", "float16"}};
+  CHECK_NOTHROW(aicb::from_hf_config(config));
+  config["frobnicate"] = 1;
+  config["wibble"] = true;
+  CHECK_THROWS_WITH(aicb::from_hf_config(config),
+                    Catch::Contains("unknown keys") && Catch::Contains("frobnicate, wibble"));
+  const auto accepted = aicb::from_hf_config(config, "config.json", {.allow_unknown_keys = true});
+  CHECK(accepted.ignored_keys == std::vector<std::string>{"frobnicate", "wibble"});
+  config.erase("vocab_size");
+  config.erase("num_hidden_layers");
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("missing required keys") &&
+                                                      Catch::Contains("num_hidden_layers") &&
+                                                      Catch::Contains("vocab_size"));
+}
+
+TEST_CASE("hf_config: unsupported types, values and files give clear errors", "[model][hf_config]") {
+  CHECK_THROWS_WITH(aicb::from_hf_config({{"model_type", "gpt2"}}), Catch::Contains("supported model types"));
+  CHECK_THROWS_WITH(aicb::from_hf_config(nlohmann::json::array()), Catch::Contains("must be a JSON object"));
+  nlohmann::json config = {{"model_type", "llama"}, {"hidden_size", -4096}};
+  CHECK_THROWS_WITH(aicb::from_hf_config(config),
+                    Catch::Contains("hidden_size = -4096: expected a non-negative integer"));
+  config = {{"model_type", "qwen3_moe"}, {"hidden_size", 2048},       {"num_hidden_layers", 4},
+            {"num_attention_heads", 16}, {"intermediate_size", 6144}, {"vocab_size", 1000},
+            {"num_experts", 8},          {"num_experts_per_tok", 2},  {"moe_intermediate_size", 768},
+            {"decoder_sparse_step", 2}};
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("decoder_sparse_step"));
+  CHECK_THROWS_AS(aicb::load_hf_config("/nonexistent/config.json"), aicb::io_error);
+  const std::string path = "hf_config_test_not_json.json";
+  std::ofstream(path) << "{ not json";
+  CHECK_THROWS_AS(aicb::load_hf_config(path), aicb::parse_error);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,114 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/model/job.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+constexpr aicb::model_spec dense{
+    .hidden_size = 4096, .num_layers = 32, .num_attention_heads = 32, .num_kv_heads = 8, .vocab_size = 32000};
+constexpr aicb::model_spec moe{.hidden_size = 4096,
+                               .num_layers = 32,
+                               .num_attention_heads = 32,
+                               .num_kv_heads = 8,
+                               .vocab_size = 32000,
+                               .num_experts = 8,
+                               .moe_top_k = 2};
+constexpr aicb::job_spec job{dense,
+                             {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+                             {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+
+std::string fault(const aicb::job_spec& j) {
+  try {
+    aicb::validate(j);
+    return "";
+  } catch (const aicb::config_error& e) {
+    return e.field();
+  }
+}
+}  // namespace
+
+static_assert(aicb::validate(job));
+static_assert(aicb::checked_job<job>.model.head_dim == 128);
+
+TEST_CASE("job: derived layout quantities", "[model][job]") {
+  STATIC_REQUIRE(aicb::data_parallel(job) == 16);
+  STATIC_REQUIRE(aicb::microbatches(job) == 16);
+  STATIC_REQUIRE(aicb::global_batch(job) == 256);
+  STATIC_REQUIRE(aicb::padded_vocab(job) == 32000);  // already a multiple of 128 x 2
+  STATIC_REQUIRE(aicb::stage_layers(job, 0) == 16 && aicb::stage_layers(job, 1) == 16);
+  STATIC_REQUIRE(aicb::expert_tensor_parallel(job) == 2);
+  constexpr aicb::job_spec odd_vocab{
+      {.hidden_size = 64, .num_layers = 2, .num_attention_heads = 4, .vocab_size = 50257},
+      {.world_size = 8, .tensor_parallel = 4},
+      {}};
+  STATIC_REQUIRE(aicb::padded_vocab(odd_vocab) == 50688);  // ceil(50257 / 512) * 512
+  STATIC_REQUIRE(aicb::global_batch(odd_vocab) == 2);      // 0 means micro_batch x DP
+  constexpr aicb::job_spec uneven{
+      dense, {.world_size = 4, .pipeline_parallel = 4, .first_stage_layers = 5, .last_stage_layers = 7}, {}};
+  STATIC_REQUIRE(aicb::stage_layers(uneven, 0) == 5 && aicb::stage_layers(uneven, 1) == 10 &&
+                 aicb::stage_layers(uneven, 2) == 10 && aicb::stage_layers(uneven, 3) == 7);
+  STATIC_REQUIRE(aicb::validate(uneven));
+  constexpr aicb::job_spec experts{
+      moe, {.world_size = 64, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true}, {}};
+  STATIC_REQUIRE(aicb::validate(experts));
+  STATIC_REQUIRE(aicb::expert_data_parallel(experts) == 4);  // 64 / (1 * 2 * 8)
+}
+
+TEST_CASE("job: every layout rule names its field at run time", "[model][job]") {
+  auto j = job;
+  CHECK(fault(j).empty());
+  j.parallel.world_size = 63;  // TP x PP = 4 does not divide 63
+  CHECK(fault(j) == "world_size");
+  j = job;
+  j.parallel.tensor_parallel = 3;
+  j.parallel.world_size = 48;
+  CHECK(fault(j) == "tensor_parallel");  // 3 does not divide 32 heads
+  j = job;
+  j.parallel.tensor_parallel = 16;
+  CHECK(fault(j) == "tensor_parallel");  // 16 does not divide 8 KV heads
+  j.parallel.replicate_kv_heads = true;
+  CHECK(fault(j).empty());  // unless key/value heads are replicated
+  j = job;
+  j.parallel.pipeline_parallel = 3;
+  j.parallel.world_size = 96;
+  j.batch.global_batch = 48;
+  CHECK(fault(j) == "pipeline_parallel");  // 3 stages do not split 32 layers
+  j.parallel.first_stage_layers = 10;
+  CHECK(fault(j).empty());  // 10 + 11 + 11
+  j = job;
+  j.parallel.virtual_pipeline = 3;
+  CHECK(fault(j) == "virtual_pipeline");  // 16 layers per stage are not 3 chunks
+  j = job;
+  j.batch.global_batch = 100;
+  CHECK(fault(j) == "global_batch");  // not a multiple of 1 x 16
+  j = job;
+  j.parallel.sequence_parallel = true;
+  j.batch.seq_length = 4095;
+  CHECK(fault(j) == "seq_length");
+  j = job;
+  j.parallel.context_parallel = 4;
+  j.parallel.world_size = 64;
+  j.batch.global_batch = 64;
+  j.batch.seq_length = 4100;  // not divisible by 2 x 4
+  CHECK(fault(j) == "seq_length");
+  j = job;
+  j.parallel.expert_parallel = 2;
+  CHECK(fault(j) == "expert_parallel");  // dense model
+  j = aicb::job_spec{
+      moe, {.world_size = 64, .tensor_parallel = 2, .expert_parallel = 3, .sequence_parallel = true}, {}};
+  CHECK(fault(j) == "expert_parallel");  // 3 does not divide 8 experts
+  j.parallel.expert_parallel = 8;
+  j.parallel.world_size = 8;
+  CHECK(fault(j) == "expert_parallel");  // 8 x 2 does not fit in the 8 ranks of a stage
+  j = aicb::job_spec{moe, {.world_size = 8, .tensor_parallel = 2}, {}};
+  CHECK(fault(j) == "sequence_parallel");  // MoE with TP needs SP
+  j = job;
+  j.parallel.zero_stage = 4;
+  CHECK(fault(j) == "zero_stage");
+  j = job;
+  j.model.num_layers = 0;
+  CHECK(fault(j) == "num_layers");  // model rules run too
+}

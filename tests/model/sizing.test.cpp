@@ -1,0 +1,50 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/calc/params.hpp>
+#include <aicb/model/sizing.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+TEST_CASE("sizing: a standard shape for a size, by the documented rule", "[model][sizing]") {
+  for (auto family : {aicb::model_family::gpt, aicb::model_family::llama}) {
+    for (const char* size : {"1.3B", "7B", "15B", "70B", "175B", "1T"}) {
+      INFO(size);
+      const std::uint64_t target = aicb::parse_param_count(size);
+      const aicb::model_spec m = aicb::shape_for_size(family, target);
+      CHECK_NOTHROW(aicb::validate(m));
+      const double count = static_cast<double>(aicb::count_params(m).total());
+      CHECK(count == Approx(static_cast<double>(target)).epsilon(0.02));  // within the rule's 2% window
+      CHECK(m.hidden_size == 128 * m.num_attention_heads);                // heads of 128
+      CHECK(m.num_attention_heads % 8 == 0);                              // TP up to 8 divides them
+      CHECK(m.num_layers % 2 == 0);
+      const double aspect = static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers);
+      CHECK(aspect > 64);
+      CHECK(aspect < 256);
+    }
+  }
+  // The rule recovers GPT-3's own shapes at its sizes.
+  const auto g175 = aicb::shape_for_size(aicb::model_family::gpt, 175'000'000'000ULL);
+  CHECK(g175.num_layers == 96);
+  CHECK(g175.hidden_size == 12288);
+  const auto g13 = aicb::shape_for_size(aicb::model_family::gpt, 1'300'000'000ULL);
+  CHECK(g13.num_layers == 24);
+  CHECK(g13.hidden_size == 2048);
+  // The user's question: a 15B LLaMA-style model.
+  const auto l15 = aicb::shape_for_size(aicb::model_family::llama, 15'000'000'000ULL);
+  CHECK(l15.name.view() == "llama-15.1B");
+  CHECK(l15.num_kv_heads == 8);
+}
+
+TEST_CASE("sizing: parameter counts parse with suffixes; nonsense is an error", "[model][sizing]") {
+  CHECK(aicb::parse_param_count("15B") == 15'000'000'000ULL);
+  CHECK(aicb::parse_param_count("1.3b") == 1'300'000'000ULL);
+  CHECK(aicb::parse_param_count("350M") == 350'000'000ULL);
+  CHECK(aicb::parse_param_count("1T") == 1'000'000'000'000ULL);
+  CHECK(aicb::parse_param_count("7e9") == 7'000'000'000ULL);
+  CHECK_THROWS_AS(aicb::parse_param_count("15X"), aicb::config_error);
+  CHECK_THROWS_AS(aicb::parse_param_count("big"), aicb::config_error);
+  CHECK_THROWS_AS(aicb::parse_param_count("-5B"), aicb::config_error);
+  CHECK_THROWS_AS(aicb::shape_for_size(aicb::model_family::gpt, 1000), aicb::config_error);
+}

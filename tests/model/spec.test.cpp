@@ -1,0 +1,107 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/model/spec.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+constexpr aicb::model_spec dense{
+    .name = "dense", .hidden_size = 4096, .num_layers = 32, .num_attention_heads = 32, .vocab_size = 32000};
+}
+
+// A valid constant model passes in a constant expression, and is usable as a template argument.
+static_assert(aicb::validate(dense));
+static_assert(aicb::checked_model<dense>.head_dim == 128);
+
+TEST_CASE("spec: resolve fills every 0-means-default field by its documented rule", "[model][spec]") {
+  constexpr auto m = aicb::resolve(dense);
+  STATIC_REQUIRE(m.num_kv_heads == 32);
+  STATIC_REQUIRE(m.head_dim == 128);
+  STATIC_REQUIRE(m.ffn_hidden_size == 4 * 4096);
+  constexpr auto swiglu = [] {
+    auto s = dense;
+    s.activation = aicb::activation_kind::swiglu;
+    return aicb::resolve(s);
+  }();
+  STATIC_REQUIRE(swiglu.ffn_hidden_size ==
+                 10880);                  // floor(4096 * 8 / 3 / 64) * 64, aicb's and Megatron's rule
+  STATIC_REQUIRE(aicb::resolve(m) == m);  // idempotent
+  constexpr auto moe = [] {
+    auto s = dense;
+    s.num_experts = 8;
+    s.moe_top_k = 2;
+    s.num_shared_experts = 1;
+    return aicb::resolve(s);
+  }();
+  STATIC_REQUIRE(moe.moe_ffn_hidden_size == moe.ffn_hidden_size);
+  STATIC_REQUIRE(moe.shared_expert_ffn_hidden_size == moe.moe_ffn_hidden_size);
+  STATIC_REQUIRE(moe.num_moe_layers() == 32 && moe.num_dense_layers() == 0);
+}
+
+namespace {
+// The field a broken model is reported against, or "" when it is valid.
+std::string fault(aicb::model_spec m) {
+  try {
+    aicb::validate(m);
+    return "";
+  } catch (const aicb::config_error& e) {
+    return e.field();
+  }
+}
+}  // namespace
+
+TEST_CASE("spec: every rule names its field at run time", "[model][spec]") {
+  CHECK(fault(dense).empty());
+  auto m = dense;
+  m.hidden_size = 0;
+  CHECK(fault(m) == "hidden_size");
+  m = dense;
+  m.num_attention_heads = 48;  // 4096 / 48 is not whole
+  CHECK(fault(m) == "num_attention_heads");
+  m.head_dim = 128;  // an explicit head size makes it legal
+  CHECK(fault(m).empty());
+  m = dense;
+  m.num_kv_heads = 5;
+  CHECK(fault(m) == "num_kv_heads");
+  m.num_kv_heads = 64;
+  CHECK(fault(m) == "num_kv_heads");
+  m = dense;
+  m.num_experts = 8;
+  CHECK(fault(m) == "moe_top_k");  // top-k missing
+  m.moe_top_k = 9;
+  CHECK(fault(m) == "moe_top_k");
+  m.moe_top_k = 2;
+  m.first_dense_layers = 32;
+  CHECK(fault(m) == "first_dense_layers");
+  m = dense;
+  m.moe_top_k = 2;  // without experts
+  CHECK(fault(m) == "num_experts");
+  m = dense;
+  m.kv_lora_rank = 512;  // MLA without its head sizes
+  CHECK(fault(m) == "qk_rope_head_dim");
+  m = dense;
+  m.q_lora_rank = 1536;  // a query rank without MLA
+  CHECK(fault(m) == "q_lora_rank");
+}
+
+TEST_CASE("spec: the run-time message carries field, value, rule and the related field", "[model][spec]") {
+  auto m = dense;
+  m.num_kv_heads = 5;
+  try {
+    aicb::validate(m);
+    FAIL("validate accepted 5 key/value heads for 32 query heads");
+  } catch (const aicb::config_error& e) {
+    CHECK(e.value() == "5");
+    CHECK(std::string(e.what()) ==
+          "num_kv_heads = 5: num_kv_heads must divide num_attention_heads (each key/value head serves a "
+          "whole group "
+          "of queries) (num_attention_heads = 32)");
+  }
+}
+
+TEST_CASE("spec: every field has help text", "[model][spec]") {
+  CHECK(aicb::model_spec::help("hidden_size") == "hidden size h (d_model)");
+  CHECK(aicb::model_spec::help("no_such_field").empty());
+}

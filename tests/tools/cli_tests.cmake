@@ -1,0 +1,55 @@
+# Tests of the aicb command-line tool: exit status and output of real invocations.
+#   aicb_cli_test(<name> [STATUS <n>] [EXPECT <regex>...] [REJECT <regex>...] ARGS <arg>...)
+function(aicb_cli_test name)
+  cmake_parse_arguments(arg "" "STATUS" "EXPECT;REJECT;ARGS" ${ARGN})
+  if(NOT DEFINED arg_STATUS)
+    set(arg_STATUS 0)
+  endif()
+  # Lists cross into the script joined by "@@" (a ;-list would be split by add_test).
+  list(JOIN arg_ARGS "@@" command)
+  list(JOIN arg_EXPECT "@@" expect)
+  list(JOIN arg_REJECT "@@" reject)
+  set(command "$<TARGET_FILE:aicb_tool>@@${command}")
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" "-DEXPECT_STATUS=${arg_STATUS}" "-DEXPECT_OUTPUT=${expect}"
+                   "-DREJECT_OUTPUT=${reject}" "-DWORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR}"
+                   -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_command.cmake")
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
+endfunction()
+
+aicb_cli_test(version EXPECT "^aicb [0-9]+\\.[0-9]+\\.[0-9]+" ARGS --version)
+aicb_cli_test(no_subcommand STATUS 2 EXPECT "subcommand" ARGS)
+aicb_cli_test(unknown_flag STATUS 2 EXPECT "--no-such-flag" ARGS describe --no-such-flag 3)
+
+# aicb models: real and aicb presets, with exact counts; aicb's flagged.
+aicb_cli_test(models EXPECT "llama2-7b .* 6738415616" "deepseek-v3 .* 671026419200 +37552297472"
+                            "DeepSeek_671B .*\\[aicb\\].*differs: hidden 18432" ARGS models)
+aicb_cli_test(models_json EXPECT "\"key\": \"mixtral-8x7b\"" "\"total_params\": 46702792704" ARGS models --json)
+
+# aicb describe: a preset with a layout; the same preset with a field overridden; a 15B shape by
+# size; a model by dimensions alone; JSON.
+aicb_cli_test(describe_preset EXPECT "model llama2-7b" "data parallel +16" "micro batches / iteration +16"
+                                     "total +6738415616" "memory per GPU" "communication per GPU"
+              ARGS describe --model llama2-7b --tp 2 --pp 2 --world-size 64 --global-batch 256 --seq 4096 --sp)
+aicb_cli_test(describe_override_wins EXPECT "num_layers=40" REJECT "num_layers=32"
+              ARGS describe --model llama2-7b --num-layers 40 --world-size 8)
+aicb_cli_test(describe_size_15b EXPECT "model llama-15\\.1B" "total +15076418560"
+              ARGS describe --size 15B --family llama --tp 8 --world-size 64)
+aicb_cli_test(describe_dims EXPECT "hidden_size=5120" "num_layers=48" "total +1[45][0-9]+ \\(1[45]\\.[0-9]+ G\\)"
+              ARGS describe --hidden-size 5120 --num-layers 48 --num-attention-heads 40 --vocab-size 32000
+                   --activation swiglu --norm rmsnorm --position rope --world-size 64 --tp 4)
+aicb_cli_test(describe_json EXPECT "\"data_parallel\": 16" "\"aicb_version\""
+              ARGS describe --model llama2-7b --tp 2 --pp 2 --world-size 64 --json)
+aicb_cli_test(describe_underscore_aliases EXPECT "tensor_parallel=2"
+              ARGS describe --model llama2-7b --tensor_parallel 2 --world_size 8)
+
+# Invalid layouts and values exit 2 naming the field, its value and the rule.
+aicb_cli_test(describe_tp_not_dividing_heads STATUS 2
+              EXPECT "configuration error: tensor_parallel = 5: tensor_parallel must divide num_attention_heads"
+              ARGS describe --model llama2-7b --tp 5 --world-size 40)
+aicb_cli_test(describe_bad_value STATUS 2 EXPECT "activation = relu: expected gelu \\| swiglu"
+              ARGS describe --model llama2-7b --activation relu)
+aicb_cli_test(describe_unknown_preset STATUS 2 EXPECT "unknown preset; did you mean llama2-7b\\?"
+              ARGS describe --model llama2-7x)
+aicb_cli_test(describe_two_sources STATUS 2 EXPECT "give only one of" ARGS describe --model llama2-7b --size 15B)
+aicb_cli_test(describe_missing_hf_config STATUS 1 EXPECT "cannot open file" ARGS describe --hf-config /nonexistent.json)
