@@ -25,8 +25,12 @@ TEST_CASE("config: code between the namespace macros lands in aicb, reachable wi
 }
 
 TEST_CASE("config: the inline namespace name spells the version", "[config]") {
-  const std::string expected = "v" + std::to_string(AICB_VERSION_MAJOR) + "_" +
-                               std::to_string(AICB_VERSION_MINOR) + "_" + std::to_string(AICB_VERSION_PATCH);
+  const std::string expected = std::string("v")
+                                   .append(std::to_string(AICB_VERSION_MAJOR))
+                                   .append("_")
+                                   .append(std::to_string(AICB_VERSION_MINOR))
+                                   .append("_")
+                                   .append(std::to_string(AICB_VERSION_PATCH));
   CHECK(abi_name == expected);
 }
 

@@ -35,6 +35,7 @@
 #include <aicb/calc/report.hpp>
 #include <aicb/calc/traffic.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/io/json_writer.hpp>
 #include <aicb/model/batch.hpp>
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/hf_config.hpp>

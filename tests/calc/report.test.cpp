@@ -5,25 +5,38 @@
 
 #include <catch2/catch.hpp>
 
-TEST_CASE("report: the JSON carries resolved descriptors and every calculator's result", "[calc][report]") {
+#include <nlohmann/json.hpp>
+
+TEST_CASE("report: every calculator's result, for every stage", "[calc][report]") {
   const aicb::job_spec job{
       aicb::presets::llama2_7b,
       {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2, .sequence_parallel = true},
       {.global_batch = 256, .seq_length = 4096}};
-  const auto j = aicb::describe_job(job);
-  CHECK(j["model"]["head_dim"] == 128);
+  const auto r = aicb::describe_job(job);
+  CHECK(r.job.model.head_dim == 128);  // resolved
+  CHECK(r.data_parallel == 16);
+  CHECK(r.microbatches == 16);
+  CHECK(r.params.total() == aicb::count_params(job.model).total());
+  REQUIRE(r.stages.size() == 2);
+  CHECK(r.stages[1].memory.total() == aicb::memory_per_gpu(job, 1).total());
+  CHECK(r.stages[0].comm.tp == aicb::comm_volume(job, 0).tp);
+
+  // The JSON is valid, complete and carries the same numbers (read back with a real JSON parser).
+  const auto j = nlohmann::json::parse(aicb::to_json(r));
   CHECK(j["model"]["activation"] == "swiglu");
+  CHECK(j["model"]["head_dim"] == 128);
+  CHECK(j["parallel"]["sequence_parallel"] == true);
   CHECK(j["derived"]["data_parallel"] == 16);
-  CHECK(j["derived"]["microbatches"] == 16);
-  CHECK(j["parameters"]["total"] == aicb::count_params(job.model).total());
-  CHECK(j["parameters"]["per_gpu"].size() == 2);
-  CHECK(j["flops"]["model"].get<double>() == Approx(aicb::training_flops(job).model()));
-  CHECK(j["memory_per_gpu"][1]["total"] == aicb::memory_per_gpu(job, 1).total().count());
-  CHECK(j["traffic_per_gpu"][0]["tp"] == aicb::comm_volume(job, 0).tp.count());
-  const std::string text = aicb::format_description(j);
+  CHECK(j["parameters"]["total"] == r.params.total());
+  CHECK(j["flops"]["model"].get<double>() == Approx(r.flops.model()));
+  CHECK(j["stages"][1]["memory_per_gpu"]["total"] == r.stages[1].memory.total().count());
+  CHECK(j["stages"][0]["traffic_per_gpu"]["tp"] == r.stages[0].comm.tp.count());
+
+  const std::string text = aicb::format_description(r);
   CHECK_THAT(text, Catch::Contains("model llama2-7b"));
   CHECK_THAT(text, Catch::Contains("data parallel                   16"));
   CHECK_THAT(text, Catch::Contains("6738415616"));
+  CHECK_THAT(text, Catch::Contains("sequence_parallel=true"));
 }
 
 TEST_CASE("report: an invalid job is refused with the rule", "[calc][report]") {

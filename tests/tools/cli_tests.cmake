@@ -38,7 +38,7 @@ aicb_cli_test(describe_size_15b EXPECT "model llama-15\\.1B" "total +15076418560
 aicb_cli_test(describe_dims EXPECT "hidden_size=5120" "num_layers=48" "total +1[45][0-9]+ \\(1[45]\\.[0-9]+ G\\)"
               ARGS describe --hidden-size 5120 --num-layers 48 --num-attention-heads 40 --vocab-size 32000
                    --activation swiglu --norm rmsnorm --position rope --world-size 64 --tp 4)
-aicb_cli_test(describe_json EXPECT "\"data_parallel\": 16" "\"aicb_version\""
+aicb_cli_test(describe_json EXPECT "\"data_parallel\": 16" "\"aicb_version\"" "\"stages\": .\n +\\{"
               ARGS describe --model llama2-7b --tp 2 --pp 2 --world-size 64 --json)
 aicb_cli_test(describe_underscore_aliases EXPECT "tensor_parallel=2"
               ARGS describe --model llama2-7b --tensor_parallel 2 --world_size 8)

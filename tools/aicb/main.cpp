@@ -10,8 +10,10 @@
 #include <aicb/model/presets.hpp>
 #include <aicb/version.hpp>
 
+#include <aicb/io/json_writer.hpp>
+#include <aicb/model/reflect.hpp>
+
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -22,7 +24,8 @@ namespace {
 
 // `aicb models`: every preset with its dimensions and exact parameter counts.
 int run_models(bool json) {
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  aicb::json_writer w;
+  w.begin_array();
   if (!json)
     std::printf("%-20s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", "preset", "layers", "hidden", "heads",
                 "kv", "ffn", "vocab", "experts", "total params", "active params", "source / note");
@@ -30,13 +33,11 @@ int run_models(bool json) {
     const aicb::model_spec m = aicb::resolve(p.model);
     const aicb::param_counts c = aicb::count_params(m, 4096);
     if (json) {
-      list.push_back({{"key", p.key},
-                      {"from_aicb", p.from_aicb},
-                      {"source", p.source},
-                      {"note", p.note},
-                      {"total_params", c.total()},
-                      {"active_params", c.active()},
-                      {"model", aicb::detail::fields_json(m)}});
+      w.begin_object().member("key", p.key).member("from_aicb", p.from_aicb).member("source", p.source);
+      w.member("note", p.note).member("total_params", c.total()).member("active_params", c.active());
+      w.key("model");
+      aicb::detail::write_fields(w, m);
+      w.end_object();
       continue;
     }
     const std::string experts =
@@ -52,7 +53,7 @@ int run_models(bool json) {
         p.note.empty() ? "" : ("; differs: " + std::string(p.note)).c_str());
   }
   if (json)
-    std::cout << list.dump(2) << '\n';
+    std::cout << w.end_array().str() << '\n';
   else
     std::printf(
         "\nexperts = routed experts / top-k; counts with learned position tables use 4096 positions when "
@@ -63,7 +64,7 @@ int run_models(bool json) {
 int run_describe(const aicb_tool::job_flags& flags, bool json) {
   const auto report = aicb::describe_job(flags.job());
   if (json)
-    std::cout << report.dump(2) << '\n';
+    std::cout << aicb::to_json(report);
   else
     std::cout << aicb::format_description(report);
   return 0;

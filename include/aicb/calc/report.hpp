@@ -4,118 +4,84 @@
 
 /// @file
 /// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
-/// communication — as JSON (describe_job) and as a readable table (format_description). This is
-/// what `aicb describe` prints.
+/// communication — computed once (describe_job) and rendered as a readable table
+/// (format_description) or JSON (to_json). This is what `aicb describe` prints.
 
 #include <aicb/calc/flops.hpp>
 #include <aicb/calc/memory.hpp>
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/traffic.hpp>
 #include <aicb/config.hpp>
+#include <aicb/io/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/units/bytes.hpp>
 #include <aicb/version.hpp>
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
+
+/// What one GPU of a pipeline stage holds, needs and sends.
+struct stage_report {
+  std::uint64_t stage = 0;
+  std::uint64_t layers = 0;
+  shard_params params;
+  memory_estimate memory;
+  traffic comm;
+};
+
+/// Everything aicb computes about a job.
+struct job_report {
+  job_spec job;  ///< as given, with the model's defaults resolved
+  std::uint64_t data_parallel = 0, expert_tensor_parallel = 0, expert_data_parallel = 0;
+  std::uint64_t global_batch = 0, microbatches = 0, padded_vocab = 0, tokens_per_iteration = 0;
+  param_counts params;
+  flop_counts flops;
+  std::vector<stage_report> stages;
+};
+
+/// Computes the report of `job`, after validating it (config_error on a broken rule).
+[[nodiscard]] inline job_report describe_job(const job_spec& input) {
+  validate(input);
+  job_report r;
+  r.job = input;
+  r.job.model = resolve(input.model);
+  const job_spec& job = r.job;
+  r.data_parallel = data_parallel(job);
+  r.expert_tensor_parallel = expert_tensor_parallel(job);
+  r.expert_data_parallel = expert_data_parallel(job);
+  r.global_batch = global_batch(job);
+  r.microbatches = microbatches(job);
+  r.padded_vocab = padded_vocab(job);
+  r.tokens_per_iteration = r.global_batch * job.batch.seq_length;
+  r.params = count_params(job.model, job.batch.seq_length);
+  r.flops = training_flops(job);
+  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s)
+    r.stages.push_back(
+        {s, stage_layers(job, s), params_on_gpu(job, s), memory_per_gpu(job, s), comm_volume(job, s)});
+  return r;
+}
 
 namespace detail {
 
 template <class T>
-[[nodiscard]] nlohmann::ordered_json fields_json(const T& descriptor) {
-  nlohmann::ordered_json j;
+void write_fields(json_writer& w, const T& descriptor) {
+  w.begin_object();
   for_each_field(descriptor, [&](std::string_view name, const auto& value) {
     using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_same_v<V, bool> || std::is_arithmetic_v<V>)
-      j[std::string(name)] = value;
+    if constexpr (std::is_arithmetic_v<V>)
+      w.member(name, value);
     else
-      j[std::string(name)] = format_value(value);
+      w.member(name, format_value(value));
   });
-  return j;
+  w.end_object();
 }
-
-}  // namespace detail
-
-/// Everything aicb computes about `job`, as JSON (keys in a stable order; sizes in bytes).
-/// The job is validated first (config_error on a broken rule).
-[[nodiscard]] inline nlohmann::ordered_json describe_job(const job_spec& input) {
-  validate(input);
-  job_spec job = input;
-  job.model = resolve(job.model);
-  const std::uint64_t stages = job.parallel.pipeline_parallel;
-  nlohmann::ordered_json j;
-  j["aicb_version"] = AICB_VERSION_STRING;
-  j["model"] = detail::fields_json(job.model);
-  j["parallel"] = detail::fields_json(job.parallel);
-  j["batch"] = detail::fields_json(job.batch);
-
-  auto& d = j["derived"];
-  d["data_parallel"] = data_parallel(job);
-  d["expert_tensor_parallel"] = expert_tensor_parallel(job);
-  d["expert_data_parallel"] = expert_data_parallel(job);
-  d["global_batch"] = global_batch(job);
-  d["microbatches"] = microbatches(job);
-  d["padded_vocab"] = padded_vocab(job);
-  d["tokens_per_iteration"] = global_batch(job) * job.batch.seq_length;
-  for (std::uint64_t s = 0; s < stages; ++s)
-    d["stage_layers"].push_back(stage_layers(job, s));
-
-  const param_counts c = count_params(job.model, job.batch.seq_length);
-  auto& p = j["parameters"];
-  p["total"] = c.total();
-  p["active"] = c.active();
-  p["active_without_input_embedding"] = c.active_without_input_embedding();
-  p["embedding"] = c.embedding;
-  p["output"] = c.output;
-  p["attention"] = c.attention;
-  p["dense_mlp"] = c.dense_mlp;
-  p["routed_experts"] = c.routed_experts;
-  p["shared_experts"] = c.shared_experts;
-  p["router"] = c.router;
-  p["norms"] = c.norms;
-  p["mtp"] = c.mtp;
-  for (std::uint64_t s = 0; s < stages; ++s) {
-    const shard_params sp = params_on_gpu(job, s);
-    p["per_gpu"].push_back({{"stage", s}, {"dense", sp.dense}, {"expert", sp.expert}, {"total", sp.total()}});
-  }
-
-  const flop_counts f = training_flops(job);
-  j["flops"] = {{"forward", f.forward},
-                {"backward", f.backward},
-                {"recompute", f.recompute},
-                {"total", f.total()},
-                {"model", f.model()},
-                {"per_gpu_total", f.total() / static_cast<double>(job.parallel.world_size)}};
-
-  for (std::uint64_t s = 0; s < stages; ++s) {
-    const memory_estimate m = memory_per_gpu(job, s);
-    j["memory_per_gpu"].push_back({{"stage", s},
-                                   {"weights", m.weights.count()},
-                                   {"gradients", m.gradients.count()},
-                                   {"optimizer", m.optimizer.count()},
-                                   {"activations", m.activations.count()},
-                                   {"total", m.total().count()},
-                                   {"in_flight_microbatches", m.in_flight_microbatches}});
-    const traffic t = comm_volume(job, s);
-    j["traffic_per_gpu"].push_back({{"stage", s},
-                                    {"tp", t.tp.count()},
-                                    {"dp", t.dp.count()},
-                                    {"pp", t.pp.count()},
-                                    {"ep", t.ep.count()},
-                                    {"dp_ep", t.dp_ep.count()},
-                                    {"cp", t.cp.count()},
-                                    {"total", t.total().count()}});
-  }
-  return j;
-}
-
-namespace detail {
 
 [[nodiscard]] inline std::string with_unit(double value, const char* unit) {
   static constexpr const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
@@ -139,67 +105,136 @@ namespace detail {
   return std::to_string(n) + " (" + with_unit(static_cast<double>(n), "") + ")";
 }
 
+// "key=value" for the fields of a descriptor that are set (non-zero, non-false).
+template <class T>
+[[nodiscard]] std::string set_fields_text(const T& descriptor) {
+  std::string line;
+  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
+    using V = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_arithmetic_v<V>)
+      if (value == V{}) return;
+    if (name == "name") return;
+    line += std::string(name) + "=" + format_value(value) + " ";
+  });
+  return line;
+}
+
 }  // namespace detail
 
-/// A readable table of describe_job()'s JSON.
-[[nodiscard]] inline std::string format_description(const nlohmann::ordered_json& j) {
+/// The report as JSON (keys in a stable order; sizes in bytes, FLOPs as numbers).
+[[nodiscard]] inline std::string to_json(const job_report& r) {
+  json_writer w;
+  w.begin_object().member("aicb_version", AICB_VERSION_STRING);
+  w.key("model");
+  detail::write_fields(w, r.job.model);
+  w.key("parallel");
+  detail::write_fields(w, r.job.parallel);
+  w.key("batch");
+  detail::write_fields(w, r.job.batch);
+  w.key("derived").begin_object();
+  w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
+  w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
+  w.member("microbatches", r.microbatches).member("padded_vocab", r.padded_vocab);
+  w.member("tokens_per_iteration", r.tokens_per_iteration).end_object();
+  const param_counts& p = r.params;
+  w.key("parameters").begin_object();
+  w.member("total", p.total()).member("active", p.active());
+  w.member("active_without_input_embedding", p.active_without_input_embedding());
+  w.member("embedding", p.embedding).member("output", p.output).member("attention", p.attention);
+  w.member("dense_mlp", p.dense_mlp).member("routed_experts", p.routed_experts);
+  w.member("shared_experts", p.shared_experts).member("router", p.router).member("norms", p.norms);
+  w.member("mtp", p.mtp).end_object();
+  w.key("flops").begin_object();
+  w.member("forward", r.flops.forward)
+      .member("backward", r.flops.backward)
+      .member("recompute", r.flops.recompute);
+  w.member("total", r.flops.total()).member("model", r.flops.model());
+  w.member("per_gpu_total", r.flops.total() / static_cast<double>(r.job.parallel.world_size)).end_object();
+  w.key("stages").begin_array();
+  for (const stage_report& s : r.stages) {
+    w.begin_object().member("stage", s.stage).member("layers", s.layers);
+    w.key("params_per_gpu").begin_object();
+    w.member("dense", s.params.dense).member("expert", s.params.expert).member("total", s.params.total());
+    w.end_object();
+    w.key("memory_per_gpu").begin_object();
+    w.member("weights", s.memory.weights.count()).member("gradients", s.memory.gradients.count());
+    w.member("optimizer", s.memory.optimizer.count()).member("activations", s.memory.activations.count());
+    w.member("total", s.memory.total().count());
+    w.member("in_flight_microbatches", s.memory.in_flight_microbatches).end_object();
+    w.key("traffic_per_gpu").begin_object();
+    w.member("tp", s.comm.tp.count()).member("dp", s.comm.dp.count()).member("pp", s.comm.pp.count());
+    w.member("ep", s.comm.ep.count()).member("dp_ep", s.comm.dp_ep.count()).member("cp", s.comm.cp.count());
+    w.member("total", s.comm.total().count()).end_object();
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+/// The report as a readable table.
+[[nodiscard]] inline std::string format_description(const job_report& r) {
   using detail::count_text;
   using detail::row;
-  std::string out;
-  const auto& m = j["model"];
-  const auto& d = j["derived"];
-  out += "model " + m["name"].get<std::string>() + "\n";
-  for (const char* section : {"model", "parallel", "batch"}) {
-    std::string line;
-    for (const auto& [key, value] : j[section].items()) {
-      const bool zero = value.is_number() && value.get<double>() == 0;
-      const bool off = value.is_boolean() && !value.get<bool>();
-      if (key == "name" || zero || off) continue;  // defaults that do not apply
-      line += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()) + " ";
-    }
-    out += row(section, line);
-  }
+  std::string out = "model " + std::string(r.job.model.name.view()) + "\n";
+  out += row("model", detail::set_fields_text(r.job.model));
+  out += row("parallel", detail::set_fields_text(r.job.parallel));
+  out += row("batch", detail::set_fields_text(r.job.batch));
   out += "\nlayout\n";
-  out += row("data parallel", d["data_parallel"].dump());
-  out += row("expert data parallel", d["expert_data_parallel"].dump());
-  out += row("micro batches / iteration", d["microbatches"].dump());
-  out += row("tokens / iteration", d["tokens_per_iteration"].dump());
-  out += row("padded vocabulary", d["padded_vocab"].dump());
-  out += row("layers per pipeline stage", d["stage_layers"].dump());
+  out += row("data parallel", std::to_string(r.data_parallel));
+  out += row("expert data parallel", std::to_string(r.expert_data_parallel));
+  out += row("micro batches / iteration", std::to_string(r.microbatches));
+  out += row("tokens / iteration", std::to_string(r.tokens_per_iteration));
+  out += row("padded vocabulary", std::to_string(r.padded_vocab));
+  std::string layers;
+  for (const stage_report& s : r.stages)
+    layers.append(layers.empty() ? "" : " ").append(std::to_string(s.layers));
+  out += row("layers per pipeline stage", layers);
 
-  const auto& p = j["parameters"];
+  const param_counts& p = r.params;
   out += "\nparameters\n";
-  for (const char* key :
-       {"total", "active", "active_without_input_embedding", "embedding", "output", "attention", "dense_mlp",
-        "routed_experts", "shared_experts", "router", "norms", "mtp"}) {
-    if (p[key].get<std::uint64_t>() == 0 && std::string(key) != "total") continue;
-    out += row(key, count_text(p[key].get<std::uint64_t>()));
-  }
-  for (const auto& s : p["per_gpu"])
-    out += row("per GPU, stage " + s["stage"].dump(),
-               count_text(s["total"].get<std::uint64_t>()) + "  (experts " + s["expert"].dump() + ")");
+  const std::pair<const char*, std::uint64_t> counts[] = {
+      {"total", p.total()},
+      {"active", p.active()},
+      {"active w/o input embedding", p.active_without_input_embedding()},
+      {"embedding", p.embedding},
+      {"output", p.output},
+      {"attention", p.attention},
+      {"dense mlp", p.dense_mlp},
+      {"routed experts", p.routed_experts},
+      {"shared experts", p.shared_experts},
+      {"router", p.router},
+      {"norms", p.norms},
+      {"multi-token prediction", p.mtp}};
+  for (const auto& [label, n] : counts)
+    if (n != 0 || std::string_view(label) == "total") out += row(label, count_text(n));
+  for (const stage_report& s : r.stages)
+    out += row(std::string("per GPU, stage ").append(std::to_string(s.stage)),
+               count_text(s.params.total()) + "  (experts " + std::to_string(s.params.expert) + ")");
 
-  const auto& f = j["flops"];
   out += "\nFLOPs per iteration\n";
-  out += row("model (fwd + bwd)", detail::with_unit(f["model"].get<double>(), "FLOP"));
-  out += row("with recomputation", detail::with_unit(f["total"].get<double>(), "FLOP"));
-  out += row("per GPU", detail::with_unit(f["per_gpu_total"].get<double>(), "FLOP"));
+  out += row("model (fwd + bwd)", detail::with_unit(r.flops.model(), "FLOP"));
+  out += row("with recomputation", detail::with_unit(r.flops.total(), "FLOP"));
+  out += row("per GPU",
+             detail::with_unit(r.flops.total() / static_cast<double>(r.job.parallel.world_size), "FLOP"));
 
   out += "\nmemory per GPU\n";
-  for (const auto& s : j["memory_per_gpu"]) {
-    const auto b = [&](const char* k) { return to_iec_string(bytes{s[k].get<std::uint64_t>()}); };
-    out += row("stage " + s["stage"].dump(),
-               b("total") + " = weights " + b("weights") + " + gradients " + b("gradients") +
-                   " + optimizer " + b("optimizer") + " + activations " + b("activations") + " (" +
-                   s["in_flight_microbatches"].dump() + " micro batches in flight)");
+  for (const stage_report& s : r.stages) {
+    const memory_estimate& m = s.memory;
+    out += row(std::string("stage ").append(std::to_string(s.stage)),
+               to_iec_string(m.total()) + " = weights " + to_iec_string(m.weights) + " + gradients " +
+                   to_iec_string(m.gradients) + " + optimizer " + to_iec_string(m.optimizer) +
+                   " + activations " + to_iec_string(m.activations) + " (" +
+                   std::to_string(m.in_flight_microbatches) + " micro batches in flight)");
   }
   out += "\ncommunication per GPU per iteration\n";
-  for (const auto& s : j["traffic_per_gpu"]) {
+  for (const stage_report& s : r.stages) {
     std::string line;
-    for (const char* g : {"tp", "dp", "pp", "ep", "dp_ep", "cp"})
-      if (s[g].get<std::uint64_t>() != 0)
-        line += std::string(g) + " " + to_iec_string(bytes{s[g].get<std::uint64_t>()}) + "  ";
-    out += row("stage " + s["stage"].dump(), line.empty() ? "none" : line);
+    const std::pair<const char*, bytes> groups[] = {{"tp", s.comm.tp},       {"dp", s.comm.dp},
+                                                    {"pp", s.comm.pp},       {"ep", s.comm.ep},
+                                                    {"dp_ep", s.comm.dp_ep}, {"cp", s.comm.cp}};
+    for (const auto& [g, b] : groups)
+      if (b.count() != 0) line += std::string(g) + " " + to_iec_string(b) + "  ";
+    out += row(std::string("stage ").append(std::to_string(s.stage)), line.empty() ? "none" : line);
   }
   return out;
 }
