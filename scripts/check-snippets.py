@@ -5,6 +5,7 @@
 #   <!-- snippet: examples/vocabulary.cpp#vocabulary -->
 # and must equal the lines between `//! [vocabulary]` markers in that file (markers excluded).
 # Code blocks without an announcement must be shell commands (```sh) or plain text (```text).
+# With --fix, announced blocks are rewritten from their examples instead.
 import re
 import sys
 from pathlib import Path
@@ -22,9 +23,11 @@ def region(path: Path, name: str) -> str:
     return "\n".join(lines[idx[0] + 1 : idx[1]])
 
 
-def check(doc: Path) -> list[str]:
+def check(doc: Path, fix: bool = False) -> list[str]:
     problems = []
     lines = doc.read_text().splitlines()
+    fixed = list(lines)
+    offset = 0
     i = 0
     while i < len(lines):
         fence = re.match(r"^```(\w*)", lines[i])
@@ -39,19 +42,26 @@ def check(doc: Path) -> list[str]:
         if announce:
             try:
                 expected = region(ROOT / announce.group(1), announce.group(2))
-                if body != expected:
+                if body != expected and fix:
+                    new = expected.split("\n")
+                    fixed[start + 1 + offset : end + offset] = new
+                    offset += len(new) - (end - start - 1)
+                elif body != expected:
                     problems.append(f"{where}: code block differs from {announce.group(1)}#{announce.group(2)}")
             except (OSError, ValueError) as e:
                 problems.append(f"{where}: {e}")
         elif fence.group(1) not in ("sh", "text", "console", ""):
             problems.append(f"{where}: a ```{fence.group(1)} block must quote a compiled example (snippet comment)")
         i = end + 1
+    if fix and fixed != lines:
+        doc.write_text("\n".join(fixed) + "\n")
     return problems
 
 
 def main() -> int:
+    fix = "--fix" in sys.argv[1:]
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-    problems = [p for doc in docs if doc.is_file() for p in check(doc)]
+    problems = [p for doc in docs if doc.is_file() for p in check(doc, fix)]
     for p in problems:
         print(p, file=sys.stderr)
     if not problems:

@@ -33,8 +33,18 @@
 #include <aicb/calc/memory.hpp>
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
+
+// Time: compute models and AIOB profiles.
 #include <aicb/calc/traffic.hpp>
+#include <aicb/compute/aiob_model.hpp>
+#include <aicb/compute/aiob_profile.hpp>
+#include <aicb/compute/gpu.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/compute/op.hpp>
+#include <aicb/compute/roofline.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/io/aiob_reader.hpp>
+#include <aicb/io/atomic_file.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/model/batch.hpp>
 #include <aicb/model/fixed_string.hpp>

@@ -2611,8 +2611,1217 @@ template <class T>
 }
 
 AICB_END_NAMESPACE
+
+// Time: compute models and AIOB profiles.
 // #include <aicb/calc/traffic.hpp>
+// #include <aicb/compute/aiob_model.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::aiob_model — durations from a measured AIOB profile, one lookup per operation.
+///
+/// Each operation role is looked up under its own name first (`attention_qkv`, as aicb's profiler
+/// writes version 2 profiles), then under aicb's section names (`atten_qkv`, `mlp_linear_1`, …;
+/// docs/aiob.md has the table). Values are the sections' `time_gpu_avg` in µs, × 1000 to ns.
+///
+/// Backward passes: a section's `# backward_avg_us:` (version 2) is the whole backward time — split
+/// evenly between input and weight gradient for GEMMs. Without it (every aicb profile) the stated
+/// rule is: a GEMM's input-gradient and weight-gradient products each take the forward time (same
+/// FLOPs); fused attention's backward takes 2.5 × forward (FlashAttention-2's FLOP ratio); norms and
+/// element-wise kernels take 2 × forward for the input gradient (they read the input and the
+/// gradient) and nothing for the weight gradient.
+///
+/// A role the profile does not cover goes to the fallback model when one is given (every such role
+/// is reported by missing_roles()), and is an error otherwise — never a silent default.
+///
+/// aicb's own, layer-level arithmetic (sums, halving, legacy keys) is aicb_cache_from_profile() in
+/// aicb/compute/aiob_profile.hpp; the aicb-compatible generator uses that.
+
+// #include <aicb/compute/aiob_profile.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// AIOB computation profiles: the data, the writer, and aicb's arithmetic on them.
+///
+/// A profile lists, per timed operation ("section"), statistics of its GPU time in **microseconds**:
+///
+/// ```text
+/// train_iter:10            <- aicb: how many forward iterations were profiled (not simulated)
+/// Emb:
+///     time_gpu_max: 857
+///     time_gpu_min: 782
+///     time_gpu_avg: 799
+/// ```
+///
+/// Version 2 (docs/aiob.md) is a superset that aicb's own reader reads the same: provenance as
+/// `# key: value` lines before the body (GPU, dtype, shapes, tool, iterations, …) and per-section
+/// `# key: value` lines (shapes, backward timings). aicb's reader finds sections with `^(\w+):`
+/// and values with `time_gpu_avg:` / `time_gpu_min:`; a line starting with `#` is invisible to it,
+/// and no v2 key contains those two strings.
+///
+/// Reading is in aicb/io/aiob_reader.hpp (Spirit X3); this header has no parser dependency.
+
+// #include <aicb/config.hpp>
+// #include <aicb/units/duration.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One line inside a section: a statistic (`time_gpu_avg: 799`) or a `#` comment.
+struct aiob_line {
+  bool comment = false;  ///< a `#` line (v2 metadata or a remark)
+  std::string key;       ///< statistic name, or for a comment the text after `#`
+  std::string value;     ///< the number exactly as written (microseconds); empty for comments
+
+  [[nodiscard]] friend bool operator==(const aiob_line&, const aiob_line&) = default;
+};
+
+/// Splits a comment's text `" key: value"` into (key, value); nothing when it has no `key:` form.
+[[nodiscard]] inline std::optional<std::pair<std::string_view, std::string_view>> split_note(
+    std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  std::string_view key = text.substr(0, colon), value = text.substr(colon + 1);
+  while (!value.empty() && value.front() == ' ')
+    value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\r'))
+    value.remove_suffix(1);
+  return std::pair{key, value};
+}
+
+/// One timed operation.
+struct aiob_section {
+  std::string name;
+  std::vector<aiob_line> lines;
+  std::size_t source_line = 0;  ///< 1-based line of the header in the file it was read from (0 if built)
+
+  /// A statistic in microseconds ("time_gpu_avg", "time_gpu_min", "time_gpu_max").
+  [[nodiscard]] std::optional<double> stat(std::string_view key) const {
+    for (const aiob_line& l : lines) {
+      if (l.comment || l.key != key) continue;
+      double value = 0;
+      const auto [end, error] = std::from_chars(l.value.data(), l.value.data() + l.value.size(), value);
+      if (error != std::errc{} || end != l.value.data() + l.value.size()) return std::nullopt;
+      return value;
+    }
+    return std::nullopt;
+  }
+  /// The value of a `# key: value` line of this section.
+  [[nodiscard]] std::optional<std::string_view> note(std::string_view key) const {
+    for (const aiob_line& l : lines)
+      if (auto kv = l.comment ? split_note(l.key) : std::nullopt; kv && kv->first == key) return kv->second;
+    return std::nullopt;
+  }
+
+  [[nodiscard]] friend bool operator==(const aiob_section& a, const aiob_section& b) {
+    return a.name == b.name && a.lines == b.lines;  // where it was read from does not matter
+  }
+};
+
+/// A whole profile, version 1 (aicb's) or 2 (with provenance).
+struct aiob_profile {
+  std::vector<std::string> header;          ///< `#` lines before the body, text after `#`
+  std::optional<std::uint64_t> train_iter;  ///< aicb: profiled forward iterations
+  std::vector<aiob_section> sections;
+
+  /// 2 when the header declares `# aicb-profile: 2`, else 1.
+  [[nodiscard]] int version() const {
+    const auto v = provenance("aicb-profile");
+    return v && *v == "2" ? 2 : 1;
+  }
+  /// A provenance entry (`# key: value` before the body), e.g. "gpu", "dtype", "tensor_parallel".
+  [[nodiscard]] std::optional<std::string_view> provenance(std::string_view key) const {
+    for (const std::string& line : header)
+      if (auto kv = split_note(line); kv && kv->first == key) return kv->second;
+    return std::nullopt;
+  }
+  [[nodiscard]] const aiob_section* find(std::string_view name) const {
+    for (const aiob_section& s : sections)
+      if (s.name == name) return &s;
+    return nullptr;
+  }
+
+  [[nodiscard]] friend bool operator==(const aiob_profile&, const aiob_profile&) = default;
+};
+
+/// The version 2 provenance keys, in the order they are written (docs/aiob.md says what each means).
+inline constexpr std::string_view aiob_provenance_keys[] = {"gpu",
+                                                            "compute_capability",
+                                                            "sm_count",
+                                                            "memory",
+                                                            "driver",
+                                                            "cuda",
+                                                            "clocks",
+                                                            "dtype",
+                                                            "tool",
+                                                            "date",
+                                                            "model",
+                                                            "hidden_size",
+                                                            "seq_length",
+                                                            "micro_batch",
+                                                            "tensor_parallel",
+                                                            "sequence_parallel",
+                                                            "expert_parallel",
+                                                            "warmup",
+                                                            "iterations",
+                                                            "statistics",
+                                                            "units"};
+
+/// `p` as a version 2 profile with the given provenance entries (key, value) replacing any it had;
+/// `units` and `statistics` are stated when not given. Sections are kept as they are.
+[[nodiscard]] inline aiob_profile with_provenance(
+    aiob_profile p, const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const std::string& line : p.header)
+    if (auto kv = split_note(line); kv && kv->first != "aicb-profile")
+      all.emplace_back(kv->first, kv->second);
+  for (const auto& entry : entries) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& e) { return e.first == entry.first; });
+    if (it != all.end())
+      it->second = entry.second;
+    else
+      all.push_back(entry);
+  }
+  const auto has = [&](std::string_view key) {
+    return std::any_of(all.begin(), all.end(), [&](const auto& e) { return e.first == key; });
+  };
+  if (!has("units")) all.emplace_back("units", "time_gpu_* in microseconds of GPU time per call");
+  if (!has("statistics"))
+    all.emplace_back(
+        "statistics",
+        "as aicb computes them: samples above 3 x the minimum dropped, then avg = mean, max = maximum, "
+        "min = minimum");
+  p.header.assign(1, " aicb-profile: 2");
+  for (const auto& [key, value] : all)
+    p.header.push_back(" " + key + ": " + value);
+  return p;
+}
+
+/// The profile as text, in the layout aicb writes (4-space indent, one statistic per line). A profile
+/// read from such a file is written back byte for byte.
+[[nodiscard]] inline std::string write_aiob(const aiob_profile& p) {
+  std::string out;
+  for (const std::string& line : p.header)
+    out.append("#").append(line).append("\n");
+  if (p.train_iter) out.append("train_iter:").append(std::to_string(*p.train_iter)).append("\n");
+  for (const aiob_section& s : p.sections) {
+    out.append(s.name).append(":\n");
+    for (const aiob_line& l : s.lines) {
+      if (l.comment)
+        out.append("    #").append(l.key).append("\n");
+      else
+        out.append("    ").append(l.key).append(": ").append(l.value).append("\n");
+    }
+  }
+  return out;
+}
+
+/// aicb's compute cache: what aicb's `extract_averages` derives from a profile, in nanoseconds, in
+/// aicb's key order. Keys absent from a profile are absent here (aicb's lookups then answer 1 ns).
+struct aicb_compute_cache {
+  std::vector<std::pair<std::string, std::int64_t>> entries;
+
+  [[nodiscard]] std::optional<std::int64_t> find(std::string_view key) const {
+    for (const auto& [k, v] : entries)
+      if (k == key) return v;
+    return std::nullopt;
+  }
+};
+
+/// The five DeepSeek MLA keys aicb reads per layer (0 when a profile lacks them).
+inline constexpr std::string_view aicb_mla_keys[] = {"attention_linear_q_lora", "attention_q_column",
+                                                     "attention_linear_kv_lora", "attention_kv_column",
+                                                     "attention_o_row"};
+
+/// Reproduces aicb's `extract_averages` exactly: each value × 1000 (µs → ns); averages of sections
+/// whose name contains "atten" (and `layernorm`) summed into attention_forward/backward, "mlp" (and
+/// `layernorm2`) into mlp_forward/backward; `param_time` gives grad_forward (its min) and
+/// grad_backward (its avg); every other section keeps its own name; `*flash*` doubled under
+/// recomputation; sums rounded half to even (Python's round). Sections without an average are
+/// skipped, as aicb's regex search skips them.
+[[nodiscard]] inline aicb_compute_cache aicb_cache_from_profile(const aiob_profile& p,
+                                                                bool recompute_activations) {
+  // Python's round(): to nearest, ties to even — what std::nearbyint does in the default mode.
+  const auto py_round = [](double x) { return static_cast<std::int64_t>(std::nearbyint(x)); };
+  double attention = 0, mlp = 0;
+  std::optional<double> grad_forward, grad_backward;
+  std::vector<std::pair<std::string, double>> other;
+  std::vector<std::pair<std::string_view, std::int64_t>> mla;
+  for (const aiob_section& s : p.sections) {
+    const std::optional<double> avg = s.stat("time_gpu_avg");
+    if (s.name == "param_time") {
+      if (const auto min = s.stat("time_gpu_min")) grad_forward = *min * 1000;
+      if (avg) grad_backward = *avg * 1000;
+      continue;
+    }
+    if (!avg) continue;
+    const double value = *avg * 1000;
+    if (s.name.find("atten") != std::string::npos || s.name == "layernorm") {
+      attention += recompute_activations && s.name.find("flash") != std::string::npos ? 2 * value : value;
+    } else if (s.name.find("mlp") != std::string::npos || s.name == "layernorm2") {
+      mlp += value;
+    } else {
+      auto it = std::find_if(other.begin(), other.end(), [&](const auto& e) { return e.first == s.name; });
+      if (it != other.end())
+        it->second = value;
+      else
+        other.emplace_back(s.name, value);
+    }
+    for (std::string_view key : aicb_mla_keys)
+      if (s.name == key) mla.emplace_back(key, py_round(value));
+  }
+  aicb_compute_cache cache;
+  cache.entries.emplace_back("attention_forward", py_round(attention));
+  cache.entries.emplace_back("attention_backward", py_round(attention));
+  cache.entries.emplace_back("mlp_forward", py_round(mlp));
+  cache.entries.emplace_back("mlp_backward", py_round(mlp));
+  if (grad_forward) cache.entries.emplace_back("grad_forward", py_round(*grad_forward));
+  if (grad_backward) cache.entries.emplace_back("grad_backward", py_round(*grad_backward));
+  for (const auto& [name, value] : other)
+    cache.entries.emplace_back(name, py_round(value));
+  for (std::string_view key : aicb_mla_keys) {
+    std::int64_t value = 0;
+    for (const auto& [k, v] : mla)
+      if (k == key) value = v;
+    cache.entries.emplace_back(std::string(key), value);
+  }
+  return cache;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/model.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::compute_model — the one interface generators ask for the duration of an operation, and
+/// the simplest model, `constant_model` (aicb's placeholder of 1 ns).
+///
+/// Three models implement it: constant_model (here), roofline_model (GPU catalogue × efficiency,
+/// aicb/compute/roofline.hpp) and aiob_model (a measured profile, aicb/compute/aiob_model.hpp).
+/// A model answers durations only: the collectives of a job never depend on which model is used.
+/// Every model states where its numbers come from (provenance()), and generators write that into
+/// their outputs.
+
+// #include <aicb/compute/op.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::compute_op — one GPU operation a generator needs a duration for: what it is (its role in a
+/// layer and its kind), its shape, its dtype and which pass (forward, input gradient, weight
+/// gradient). Compute models (aicb/compute/model.hpp) answer for it; they never see the
+/// communication, which depends on the job alone.
+
+// #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The kind of computation, which decides how FLOPs and bytes follow from the shape.
+enum class op_kind : std::uint8_t {
+  gemm,         ///< batch × (m×k)·(k×n)
+  attention,    ///< fused causal attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
+  norm,         ///< LayerNorm / RMSNorm over m rows of n features
+  elementwise,  ///< activation functions, dropout, additions: m × n elements
+  embedding,    ///< table lookup of m rows of n features
+  optimizer,    ///< Adam step over m parameters
+};
+
+/// Which pass of training.
+enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
+
+/// The role of an operation in a transformer layer (what profiles name).
+enum class op_role : std::uint8_t {
+  embedding,
+  input_norm,
+  attention_qkv,
+  attention_core,
+  attention_out,
+  mla_q_down,   ///< MLA: query down-projection and its norm
+  mla_q_up,     ///< MLA: query up-projection
+  mla_kv_down,  ///< MLA: key/value down-projection and its norm
+  mla_kv_up,    ///< MLA: key/value up-projection
+  post_attention_norm,
+  mlp_fc1,
+  mlp_activation,
+  mlp_fc2,
+  moe_router,
+  moe_fc1,  ///< grouped expert GEMM, up (and gate)
+  moe_activation,
+  moe_fc2,  ///< grouped expert GEMM, down
+  final_norm,
+  logits,
+  optimizer,
+};
+
+template <>
+struct enum_names<op_role> {
+  static constexpr std::array<std::string_view, 20> value{
+      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer"};
+};
+template <>
+struct enum_names<pass_kind> {
+  static constexpr std::array<std::string_view, 3> value{"forward", "input_grad", "weight_grad"};
+};
+template <>
+struct enum_names<op_kind> {
+  static constexpr std::array<std::string_view, 6> value{"gemm",        "attention", "norm",
+                                                         "elementwise", "embedding", "optimizer"};
+};
+
+/// One operation on one GPU (its TP/EP shard), for one micro batch.
+struct compute_op {
+  op_role role = op_role::attention_qkv;
+  op_kind kind = op_kind::gemm;
+  pass_kind pass = pass_kind::forward;
+  dtype type = dtype::bf16;
+  std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
+  std::uint64_t m = 0, n = 0, k = 0;
+  bool causal = true;  ///< attention only: half of the score matrix is computed
+
+  /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
+  /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
+  /// passes are one product each, as the forward.
+  [[nodiscard]] constexpr double flops() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k);
+    switch (kind) {
+      case op_kind::gemm:
+        return 2 * b * M * N * K;
+      case op_kind::attention: {
+        const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
+        return pass == pass_kind::forward ? forward : 2.5 * forward;
+      }
+      case op_kind::norm:
+        return 5 * b * M * N;
+      case op_kind::elementwise:
+        return b * M * N;
+      case op_kind::embedding:
+        return 0;
+      case op_kind::optimizer:
+        return 12 * b * M;
+    }
+    return 0;
+  }
+
+  /// Bytes read and written in device memory (each operand once).
+  [[nodiscard]] constexpr double bytes() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k), e = size_of(type);
+    switch (kind) {
+      case op_kind::gemm:
+        return b * (M * K + K * N + M * N) * e;
+      case op_kind::attention:
+        return b * (2 * M * K + 2 * N * K) * e * (pass == pass_kind::forward ? 1 : 2);
+      case op_kind::norm:
+      case op_kind::elementwise:
+        return b * 2 * M * N * e * (pass == pass_kind::forward ? 1 : 1.5);
+      case op_kind::embedding:
+        return 2 * b * M * N * e;
+      case op_kind::optimizer:
+        return b * M * 16;  // fp32 master, m, v read and written, bf16 weight written
+    }
+    return 0;
+  }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/units/duration.hpp>
+
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// Durations of GPU operations.
+class compute_model {
+ public:
+  virtual ~compute_model() = default;
+
+  /// How long `op` takes on one GPU, in nanoseconds.
+  [[nodiscard]] virtual nanoseconds duration(const compute_op& op) const = 0;
+
+  /// Where the durations come from, in one line ("roofline: H100 …", "aiob: Example.txt …").
+  [[nodiscard]] virtual std::string provenance() const = 0;
+};
+
+/// Every operation takes the same time — aicb's placeholder when it has no profile (1 ns).
+class constant_model final : public compute_model {
+ public:
+  explicit constant_model(nanoseconds each = nanoseconds{1}) : each_(each) {}
+
+  [[nodiscard]] nanoseconds duration(const compute_op&) const override { return each_; }
+  [[nodiscard]] std::string provenance() const override {
+    return "constant: every operation " + std::to_string(each_.count()) + " ns (no compute model)";
+  }
+
+ private:
+  nanoseconds each_;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/op.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Durations from an AIOB profile; see the file comment.
+class aiob_model final : public compute_model {
+ public:
+  /// @param profile  the profile (its sections in µs)
+  /// @param source   where it came from (a file name), for provenance and errors
+  /// @param fallback model for roles the profile does not cover (none: such a role is an error)
+  aiob_model(aiob_profile profile, std::string source, const compute_model* fallback = nullptr)
+      : profile_(std::move(profile)), source_(std::move(source)), fallback_(fallback) {}
+
+  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    const auto forward = forward_us(op.role);
+    if (!forward) {
+      if (!fallback_)
+        AICB_THROW(config_error("aiob profile", source_,
+                                "has no section for operation " + std::string(to_string(op.role)) +
+                                    " (docs/aiob.md lists the section names read)"));
+      note_missing(op.role);
+      return fallback_->duration(op);
+    }
+    double us = *forward;
+    if (op.pass != pass_kind::forward) {
+      const auto backward = backward_us(op.role);
+      const bool gemm = op.kind == op_kind::gemm;
+      if (backward)
+        us = gemm ? *backward / 2 : (op.pass == pass_kind::input_grad ? *backward : 0.0);
+      else if (gemm)
+        us = *forward;
+      else if (op.kind == op_kind::attention)
+        us = op.pass == pass_kind::input_grad ? 2.5 * *forward : 0.0;
+      else
+        us = op.pass == pass_kind::input_grad ? 2 * *forward : 0.0;
+    }
+    return nanoseconds{std::llround(us * 1000)};
+  }
+
+  [[nodiscard]] std::string provenance() const override {
+    std::string text = "aiob: " + source_;
+    if (profile_.version() == 2) {
+      text += " (v2";
+      for (const char* key : {"gpu", "dtype", "tool", "date", "iterations"})
+        if (const auto v = profile_.provenance(key)) text += std::string(", ") + key + " " + std::string(*v);
+      text += ")";
+    } else {
+      text += " (v1: GPU, dtype and shapes not recorded";
+      if (profile_.train_iter)
+        text += "; " + std::to_string(*profile_.train_iter) + " forward iterations profiled";
+      text += ")";
+    }
+    if (fallback_) text += "; uncovered operations: " + fallback_->provenance();
+    return text;
+  }
+
+  /// Roles that were not in the profile and went to the fallback model.
+  [[nodiscard]] const std::vector<op_role>& missing_roles() const noexcept { return missing_; }
+  [[nodiscard]] const aiob_profile& profile() const noexcept { return profile_; }
+
+ private:
+  // Section names tried for a role: the role's own name first, then aicb's.
+  static std::vector<std::vector<std::string_view>> candidates(op_role role) {
+    switch (role) {
+      case op_role::embedding:
+        return {{"embedding"}, {"Emb"}};
+      case op_role::input_norm:
+        return {{"input_norm"}, {"layernorm"}};
+      case op_role::attention_qkv:
+        return {{"attention_qkv"}, {"atten_qkv"}};
+      case op_role::attention_core:
+        return {{"attention_core"},
+                {"atten_flash"},
+                {"atten_core_qk", "atten_core_softmax", "atten_core_contex"},
+                {"attention_kv_column"}};
+      case op_role::attention_out:
+        return {{"attention_out"}, {"atten_linear"}, {"attention_o_row"}};
+      case op_role::mla_q_down:
+        return {{"mla_q_down"}, {"attention_linear_q_lora"}};
+      case op_role::mla_q_up:
+        return {{"mla_q_up"}, {"attention_q_column"}};
+      case op_role::mla_kv_down:
+        return {{"mla_kv_down"}, {"attention_linear_kv_lora"}};
+      case op_role::mla_kv_up:
+        return {{"mla_kv_up"}};
+      case op_role::post_attention_norm:
+        return {{"post_attention_norm"}, {"layernorm2"}};
+      case op_role::mlp_fc1:
+        return {{"mlp_fc1"}, {"mlp_linear_1"}};
+      case op_role::mlp_activation:
+        return {{"mlp_activation"}, {"mlp_gelu"}};
+      case op_role::mlp_fc2:
+        return {{"mlp_fc2"}, {"mlp_linear_2"}};
+      case op_role::moe_router:
+        return {{"moe_router"}};
+      case op_role::moe_fc1:
+        return {{"moe_fc1"}, {"mlp_linear_1"}};
+      case op_role::moe_activation:
+        return {{"moe_activation"}, {"mlp_gelu"}};
+      case op_role::moe_fc2:
+        return {{"moe_fc2"}, {"mlp_linear_2"}};
+      case op_role::final_norm:
+        return {{"final_norm"}, {"layernorm_post"}};
+      case op_role::logits:
+        return {{"logits"}, {"logit_time"}};
+      case op_role::optimizer:
+        return {{"optimizer"}};
+    }
+    return {};
+  }
+
+  // The first candidate whose sections all exist, their averages summed (µs).
+  std::optional<double> forward_us(op_role role) const {
+    for (const auto& names : candidates(role)) {
+      double sum = 0;
+      bool found = true;
+      for (std::string_view name : names) {
+        const aiob_section* s = profile_.find(name);
+        const auto value = s ? s->stat("time_gpu_avg") : std::nullopt;
+        if (!value) {
+          found = false;
+          break;
+        }
+        sum += *value;
+      }
+      if (found) return sum;
+    }
+    return std::nullopt;
+  }
+  std::optional<double> backward_us(op_role role) const {
+    // Backward times belong to the sections forward times came from.
+    for (const auto& names : candidates(role)) {
+      bool all = true;
+      for (std::string_view name : names)
+        all = all && profile_.find(name);
+      if (!all) continue;
+      double sum = 0;
+      for (std::string_view name : names) {
+        const auto text = profile_.find(name)->note("backward_avg_us");
+        const auto value = text ? to_double(*text) : std::nullopt;
+        if (!value) return std::nullopt;
+        sum += *value;
+      }
+      return sum;
+    }
+    return std::nullopt;
+  }
+  static std::optional<double> to_double(std::string_view text) {
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || !(value >= 0)) return std::nullopt;
+    return value;
+  }
+  void note_missing(op_role role) const {
+    for (op_role r : missing_)
+      if (r == role) return;
+    missing_.push_back(role);
+  }
+
+  aiob_profile profile_;
+  std::string source_;
+  const compute_model* fallback_;
+  mutable std::vector<op_role> missing_;
+};
+
+/// Where a profile's recorded provenance disagrees with a job (and, if given, a GPU): one message per
+/// difference. A version 1 profile records nothing, which is itself reported.
+[[nodiscard]] inline std::vector<std::string> profile_mismatches(const aiob_profile& p, const job_spec& job,
+                                                                 std::string_view gpu = {}) {
+  std::vector<std::string> messages;
+  if (p.version() < 2 || p.header.empty()) {
+    messages.push_back(
+        "the profile records no provenance: the GPU, dtype, shapes and tensor-parallel size it was measured "
+        "for "
+        "are unknown");
+    return messages;
+  }
+  const model_spec m = resolve(job.model);
+  const auto compare = [&](const char* key, const std::string& expected) {
+    const auto recorded = p.provenance(key);
+    if (!recorded)
+      messages.push_back(std::string("the profile does not record ") + key);
+    else if (*recorded != expected)
+      messages.push_back(std::string(key) + ": profile " + std::string(*recorded) + ", job " + expected);
+  };
+  if (!gpu.empty()) {
+    const auto recorded = p.provenance("gpu");
+    if (!recorded)
+      messages.emplace_back("the profile does not record its GPU");
+    else if (recorded->find(gpu) == std::string_view::npos)
+      messages.push_back("gpu: profile " + std::string(*recorded) + ", job " + std::string(gpu));
+  }
+  compare("dtype", std::string(to_string(job.batch.dtype)));
+  compare("tensor_parallel", std::to_string(job.parallel.tensor_parallel));
+  compare("hidden_size", std::to_string(m.hidden_size));
+  compare("seq_length", std::to_string(job.batch.seq_length));
+  compare("micro_batch", std::to_string(job.batch.micro_batch));
+  return messages;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/compute/gpu.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The GPU catalogue: datasheet peaks (dense, no sparsity) of the accelerators LLM training runs on.
+/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink.
+///
+/// Sources: NVIDIA datasheets (A100, H100/H800, H200, H20, B200, L40S; A800 as A100 with 400 GB/s
+/// NVLink). Real kernels reach a size-dependent fraction of these: see aicb/compute/roofline.hpp.
+
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+
+#include <array>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Datasheet figures of one GPU.
+struct gpu_spec {
+  std::string_view name;       ///< catalogue key, e.g. "H100"
+  std::string_view full_name;  ///< e.g. "NVIDIA H100 SXM5 80GB"
+  double bf16_tflops = 0;      ///< dense tensor-core BF16/FP16
+  double fp8_tflops = 0;       ///< dense tensor-core FP8 (0: not supported)
+  double fp32_tflops = 0;      ///< FP32 on CUDA cores
+  double memory_gb_per_s = 0;  ///< HBM/GDDR bandwidth, GB/s (10^9 B/s)
+  double memory_gb = 0;        ///< capacity, GB
+  double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
+
+  /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
+  [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
+    switch (t) {
+      case dtype::bf16:
+      case dtype::fp16:
+        return bf16_tflops * 1e12;
+      case dtype::fp8:
+        return (fp8_tflops > 0 ? fp8_tflops : bf16_tflops) * 1e12;
+      case dtype::fp32:
+        return fp32_tflops * 1e12;
+    }
+    return 0;
+  }
+  [[nodiscard]] constexpr double memory_bytes_per_s() const noexcept { return memory_gb_per_s * 1e9; }
+};
+
+/// The catalogue.
+inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
+    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600},
+    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800},
+    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0},
+}};
+
+/// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
+/// ("NVIDIA H100 80GB HBM3" → H100; longest key wins, so "H200" is not read as "H20"); nullptr if none.
+[[nodiscard]] inline const gpu_spec* find_gpu(std::string_view name) {
+  std::string upper(name);
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const gpu_spec* best = nullptr;
+  for (const gpu_spec& g : gpu_catalogue)
+    if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
+  return best;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/model.hpp>
+// #include <aicb/compute/op.hpp>
+// #include <aicb/compute/roofline.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::roofline_model — durations from a GPU's datasheet peaks and an operation's FLOPs and bytes,
+/// with size-dependent efficiency so that small operations are not absurdly fast:
+///
+///     time = launch + max( FLOPs / (peak_flops · e_c(FLOPs)),  bytes / (peak_bandwidth · e_m(bytes)) )
+///     e_c(f) = compute_fraction · f / (f + compute_half)        (attention: × attention_factor)
+///     e_m(b) = memory_fraction  · b / (b + memory_half)
+///
+/// Defaults (adjustable through roofline_efficiency): large GEMMs reach 80% of the datasheet peak
+/// (measured: an 8192³ BF16 GEMM runs at ≈ 790 of 989 TFLOP/s on an H200), half of that at 2 GFLOP
+/// (a 1000³ GEMM); streaming kernels reach 85% of HBM bandwidth (≈ 4.3 of 4.8 TB/s copy on an H200),
+/// half of that at 4 MB; fused attention reaches 75% of the GEMM efficiency (FlashAttention-2 class
+/// kernels); every kernel pays 3 µs of launch and tail.
+///
+/// For a 4096×4096×4096 BF16 GEMM (1.37e11 FLOPs) on an H100 or H200 (989 TFLOP/s): e_c = 0.789,
+/// so 176 µs + 3 µs = 179 µs — between the 139 µs of the bare peak and the 278 µs of 50% efficiency.
+
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/compute/op.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// The efficiency curves of roofline_model (see the file comment).
+struct roofline_efficiency {
+  double compute_fraction = 0.80;
+  double compute_half = 2e9;  ///< FLOPs at which compute efficiency is half of compute_fraction
+  double memory_fraction = 0.85;
+  double memory_half = 4e6;  ///< bytes at which memory efficiency is half of memory_fraction
+  double attention_factor = 0.75;
+  double launch_ns = 3000;
+};
+
+/// Durations from a GPU's peaks and the efficiency curves.
+class roofline_model final : public compute_model {
+ public:
+  explicit roofline_model(const gpu_spec& gpu, roofline_efficiency e = {}) : gpu_(gpu), e_(e) {}
+
+  /// By catalogue name ("H100", "NVIDIA H200 …"); config_error listing the catalogue if unknown.
+  explicit roofline_model(std::string_view gpu_name, roofline_efficiency e = {})
+      : gpu_(lookup(gpu_name)), e_(e) {}
+
+  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    const double flops = op.flops(), bytes = op.bytes();
+    double compute = 0;
+    if (flops > 0) {
+      double efficiency = e_.compute_fraction * flops / (flops + e_.compute_half);
+      if (op.kind == op_kind::attention) efficiency *= e_.attention_factor;
+      compute = flops / (gpu_.peak_flops(op.type) * efficiency) * 1e9;
+    }
+    double memory = 0;
+    if (bytes > 0)
+      memory =
+          bytes / (gpu_.memory_bytes_per_s() * e_.memory_fraction * bytes / (bytes + e_.memory_half)) * 1e9;
+    return nanoseconds{std::llround(e_.launch_ns + std::max(compute, memory))};
+  }
+
+  [[nodiscard]] std::string provenance() const override {
+    char text[320];
+    std::snprintf(
+        text, sizeof text,
+        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s) x efficiency "
+        "(compute %.2f, half at %.3g FLOP; memory %.2f, half at %.3g B; attention x%.2f; launch %.0f ns)",
+        std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
+        e_.compute_fraction, e_.compute_half, e_.memory_fraction, e_.memory_half, e_.attention_factor,
+        e_.launch_ns);
+    return text;
+  }
+
+  [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+
+ private:
+  static const gpu_spec& lookup(std::string_view name) {
+    if (const gpu_spec* g = find_gpu(name)) return *g;
+    std::string known;
+    for (const gpu_spec& g : gpu_catalogue)
+      known += (known.empty() ? "" : ", ") + std::string(g.name);
+    AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
+  }
+
+  const gpu_spec& gpu_;
+  roofline_efficiency e_;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/dtype.hpp>
+// #include <aicb/io/aiob_reader.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Reads AIOB profiles (version 1, as aicb writes them, and version 2 with provenance).
+///
+/// Accepts everything aicb's own reader accepts — the `train_iter:` line, `name:` sections in any
+/// order with `time_gpu_max/min/avg` in microseconds, integer or decimal — plus `#` lines, blank
+/// lines and CRLF. Anything else is an aicb::parse_error naming the file, line and column and what
+/// was expected there: a value that is negative, not a number or NaN; a statistic outside a section;
+/// a duplicate section or statistic; a section without `time_gpu_avg`; an empty profile.
+///
+/// ```cpp
+/// aicb::aiob_profile p = aicb::read_aiob_file("Example.txt");
+/// ```
+
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/grammar/aiob_def.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/io/aiob_reader.hpp>
+
+// The AIOB profile grammar (Spirit X3). Not meant to be included directly: use aicb/io/aiob_reader.hpp.
+//
+// Line-oriented, no skipper: a file is a sequence of lines, each one of
+//   blank | '#' comment | train_iter:N | section header `name:` | indented statistic or comment,
+// and every point where a line has shown what it is becomes an expectation, so an error names what
+// was expected there ("time in microseconds …"). Semantic actions hand each line to a builder (found
+// in the context under aiob_builder_tag), which checks what a grammar cannot: statistics outside a
+// section, duplicates, missing averages.
+
+// #include <aicb/config.hpp>
+
+#include <boost/spirit/home/x3.hpp>
+
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+namespace detail::grammar::aiob {
+
+namespace x3 = boost::spirit::x3;
+
+struct builder_tag;
+
+// Rule IDs.
+struct line_end_class;
+struct number_class;
+struct stat_key_class;
+struct name_class;
+struct comment_text_class;
+struct body_class;
+struct line_class;
+struct end_class;
+struct file_class;
+
+// Rules, each named for what a reader must see there.
+inline constexpr x3::rule<line_end_class> line_end = "end of line";
+inline constexpr x3::rule<number_class, std::string> number =
+    "time in microseconds (digits with an optional decimal part, as aicb writes them)";
+inline constexpr x3::rule<stat_key_class, std::string> stat_key =
+    "time_gpu_max, time_gpu_min or time_gpu_avg";
+inline constexpr x3::rule<name_class, std::string> name = "section name (letters, digits, underscores)";
+inline constexpr x3::rule<comment_text_class, std::string> comment_text = "comment text";
+inline constexpr x3::rule<body_class> indented_body =
+    "an indented statistic (time_gpu_max/min/avg) or '# comment'";
+inline constexpr x3::rule<line_class> line = "a line";
+inline constexpr x3::rule<end_class> end_of_file =
+    "a section header ('name:'), an indented statistic, a '# comment', train_iter:N or the end of the file";
+inline constexpr x3::rule<file_class> file = "an AIOB profile";
+
+// Character classes spelled out as sets and ranges: X3's classifiers (digit, blank, …) call
+// the C library with a plain char, which for bytes >= 0x80 is negative — a Boost assertion or
+// undefined behaviour (found by fuzzing). Sets and ranges compare the byte directly.
+inline const auto digit = x3::char_('0', '9');
+inline const auto blank = x3::char_(" \t");
+inline const auto word_start = x3::char_("a-zA-Z_");
+inline const auto word_char = x3::char_("a-zA-Z0-9_");
+
+// Semantic actions: forward what was parsed to the builder. An action only sees where its match
+// ends, so `mark` (on an empty match) first records where each line's content starts.
+inline const auto mark = [](auto& ctx) { x3::get<builder_tag>(ctx).get().mark(x3::_where(ctx).begin()); };
+inline const auto on_comment = [](auto& ctx) { x3::get<builder_tag>(ctx).get().comment(x3::_attr(ctx)); };
+inline const auto on_train_iter = [](auto& ctx) {
+  x3::get<builder_tag>(ctx).get().train_iter(x3::_attr(ctx));
+};
+inline const auto on_section = [](auto& ctx) { x3::get<builder_tag>(ctx).get().section(x3::_attr(ctx)); };
+inline const auto on_stat = [](auto& ctx) {
+  using boost::fusion::at_c;
+  x3::get<builder_tag>(ctx).get().stat(at_c<0>(x3::_attr(ctx)), at_c<1>(x3::_attr(ctx)));
+};
+
+inline const auto blank_line = (+blank >> x3::eoi) | (*blank >> x3::eol);
+inline const auto stat_line = (stat_key > ':' > x3::omit[*blank] > number > line_end)[on_stat];
+inline const auto comment_line = ('#' > comment_text > line_end)[on_comment];
+inline const auto train_iter_line =
+    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > x3::ulong_long > line_end)[on_train_iter];
+inline const auto header_line = ((name >> ':') > line_end)[on_section];
+
+inline const auto line_end_def = *blank >> (x3::eol | x3::eoi);
+inline const auto number_def = x3::raw[+digit >> -('.' >> +digit)];
+inline const auto stat_key_def =
+    x3::string("time_gpu_max") | x3::string("time_gpu_min") | x3::string("time_gpu_avg");
+inline const auto name_def = x3::raw[word_start >> *word_char];
+inline const auto comment_text_def = x3::raw[*(x3::char_ - x3::eol)];
+inline const auto indented_body_def = stat_line | comment_line;
+inline const auto line_def = blank_line | (x3::eps[mark] >> (comment_line | train_iter_line | header_line)) |
+                             ((+blank >> x3::eps[mark]) > indented_body);
+inline const auto end_of_file_def = x3::eoi;
+inline const auto file_def = *line > end_of_file;
+
+BOOST_SPIRIT_DEFINE(line_end, number, stat_key, name, comment_text, indented_body, line, end_of_file, file)
+
+}  // namespace detail::grammar::aiob
+AICB_END_NAMESPACE
+// #include <aicb/error.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// 1-based line and column of `where` in `text`, after skipping spaces and tabs (an error is
+/// reported at the offending token, not at the blank before it).
+inline std::pair<std::size_t, std::size_t> text_position(std::string_view text, const char* where) {
+  const char* end = text.data() + text.size();
+  while (where < end && (*where == ' ' || *where == '\t'))
+    ++where;
+  std::size_t line = 1, column = 1;
+  for (const char* p = text.data(); p < where; ++p) {
+    if (*p == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+/// What is at `where`, for a message: "end of file", "end of line", or the character (escaped if not
+/// printable).
+inline std::string describe_found(std::string_view text, const char* where) {
+  const char* end = text.data() + text.size();
+  while (where < end && (*where == ' ' || *where == '\t'))
+    ++where;
+  if (where == end) return "end of file";
+  if (*where == '\n' || *where == '\r') return "end of line";
+  const auto c = static_cast<unsigned char>(*where);
+  if (c < 0x20 || c >= 0x7f) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    return std::string("byte ") + hex;
+  }
+  return std::string("'") + static_cast<char>(c) + "'";
+}
+
+class aiob_builder {
+ public:
+  aiob_builder(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  /// Where the content of the line being parsed starts (reported by the grammar before each line).
+  void mark(const char* where) { mark_ = where; }
+
+  void comment(const std::string& text) {
+    if (profile_.sections.empty() && !profile_.train_iter) {
+      profile_.header.push_back(text);
+    } else if (!profile_.sections.empty()) {
+      profile_.sections.back().lines.push_back({true, text, {}});
+    } else {
+      fail(mark_, "a '#' line after train_iter must belong to a section (write the header comments first)");
+    }
+  }
+  void train_iter(std::uint64_t n) {
+    if (profile_.train_iter || !profile_.sections.empty())
+      fail(mark_, "train_iter must appear once, before the first section");
+    profile_.train_iter = n;
+  }
+  void section(const std::string& name) {
+    const std::size_t line = line_of(mark_);
+    const auto [it, inserted] = first_line_.emplace(name, line);
+    if (!inserted)
+      fail(mark_, "duplicate section '" + name + "' (first at line " + std::to_string(it->second) + ")");
+    profile_.sections.push_back({name, {}, line});
+  }
+  void stat(const std::string& key, const std::string& value) {
+    if (profile_.sections.empty()) fail(mark_, "statistic '" + key + "' outside a section");
+    aiob_section& s = profile_.sections.back();
+    for (const aiob_line& l : s.lines)
+      if (!l.comment && l.key == key) fail(mark_, "duplicate " + key + " in section '" + s.name + "'");
+    s.lines.push_back({false, key, value});
+  }
+
+  aiob_profile finish() {
+    if (profile_.sections.empty()) fail(text_.data() + text_.size(), "empty profile: no sections");
+    for (const aiob_section& s : profile_.sections)
+      if (!s.stat("time_gpu_avg"))
+        AICB_THROW(parse_error(file_, s.source_line, 1,
+                               "section '" + s.name + "' has no time_gpu_avg (aicb would silently skip it)"));
+    return std::move(profile_);
+  }
+
+  [[noreturn]] void fail(const char* where, const std::string& message) const {
+    const auto [line, column] = text_position(text_, where);
+    AICB_THROW(parse_error(file_, line, column, message));
+  }
+
+ private:
+  // Lines are reported in order, so the line count advances incrementally (linear in the file).
+  std::size_t line_of(const char* where) {
+    for (; cursor_ < where; ++cursor_)
+      if (*cursor_ == '\n') ++line_;
+    return line_;
+  }
+
+  std::string_view text_;
+  std::string file_;
+  aiob_profile profile_;
+  std::unordered_map<std::string, std::size_t> first_line_;
+  const char* cursor_ = text_.data();
+  const char* mark_ = text_.data();
+  std::size_t line_ = 1;
+};
+
+}  // namespace detail
+
+/// Parses profile text. `file` names it in errors.
+[[nodiscard]] inline aiob_profile parse_aiob(std::string_view text, const std::string& file = "<string>") {
+  namespace x3 = boost::spirit::x3;
+  namespace g = detail::grammar::aiob;
+  detail::aiob_builder builder(text, file);
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  try {
+    x3::parse(first, last, x3::with<g::builder_tag>(std::ref(builder))[g::file]);
+  } catch (const x3::expectation_failure<const char*>& e) {
+    builder.fail(e.where(), "expected " + e.which() + ", found " + detail::describe_found(text, e.where()));
+  }
+  return builder.finish();
+}
+
+/// Reads and parses a profile file; io_error when it cannot be read.
+[[nodiscard]] inline aiob_profile read_aiob_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
+  const std::string text = std::move(content).str();
+  return parse_aiob(text, path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/atomic_file.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Outputs are never half-written: aicb::atomic_file writes to a temporary file beside the target
+/// and renames it over the target only when commit() is called; if it is destroyed before (an
+/// exception, an error), the temporary is removed and the target is untouched.
+///
+/// ```cpp
+/// aicb::atomic_file out("workload.txt");
+/// out.write("HYBRID_TRANSFORMER_FWD_IN_BCKWD ...\n");
+/// out.commit();   // now workload.txt exists, complete
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <unistd.h>  // getpid
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A file written in full or not at all. Not copyable; buffered (`buffer_size` bytes).
+class atomic_file {
+ public:
+  explicit atomic_file(std::string path, std::size_t buffer_size = 1 << 20)
+      : path_(std::move(path)), temp_(temporary_name(path_)) {
+    const auto parent = std::filesystem::path(path_).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
+    file_ = std::fopen(temp_.c_str(), "wb");
+    if (!file_) AICB_THROW(io_error(path_, std::string("cannot create file: ") + std::strerror(errno)));
+    buffer_.resize(buffer_size);
+    std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
+  }
+  atomic_file(const atomic_file&) = delete;
+  atomic_file& operator=(const atomic_file&) = delete;
+  ~atomic_file() {
+    if (file_) {
+      std::fclose(file_);
+      std::remove(temp_.c_str());
+    }
+  }
+
+  void write(std::string_view text) {
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+  }
+
+  /// Flushes, closes and renames the temporary over the target.
+  void commit() {
+    const bool flushed = std::fflush(file_) == 0;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!flushed || !closed) {
+      std::remove(temp_.c_str());
+      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+    }
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+      const int error = errno;
+      std::remove(temp_.c_str());
+      AICB_THROW(io_error(
+          path_, std::string("cannot rename the finished file into place: ") + std::strerror(error)));
+    }
+  }
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  static std::string temporary_name(const std::string& path) {
+    return path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  }
+
+  std::string path_, temp_;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+};
+
+/// Writes `text` to `path` atomically.
+inline void write_file_atomically(const std::string& path, std::string_view text) {
+  atomic_file out(path);
+  out.write(text);
+  out.commit();
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/json_writer.hpp>
 // #include <aicb/model/batch.hpp>
 // #include <aicb/model/fixed_string.hpp>

@@ -53,3 +53,29 @@ aicb_cli_test(describe_unknown_preset STATUS 2 EXPECT "unknown preset; did you m
               ARGS describe --model llama2-7x)
 aicb_cli_test(describe_two_sources STATUS 2 EXPECT "give only one of" ARGS describe --model llama2-7b --size 15B)
 aicb_cli_test(describe_missing_hf_config STATUS 1 EXPECT "cannot open file" ARGS describe --hf-config /nonexistent.json)
+
+# aicb aiob: show, check and convert profiles.
+set(_aiob_example "${AICB_REFERENCE_DIR}/aicb/aiob/Example.txt")
+aicb_cli_test(reference_aiob_show_example
+              EXPECT "version 1, 12 sections" "train_iter: 10 +\\(aicb: forward iterations profiled"
+                     "unknown: this profile does not say which GPU" "attention_forward +1820000"
+                     "grad_backward +17374000"
+              ARGS aiob show "${_aiob_example}")
+aicb_cli_test(aiob_check_valid EXPECT "valid AIOB profile, version 1, 2 sections"
+              ARGS aiob check "${PROJECT_SOURCE_DIR}/tests/data/aiob/good/crlf_tabs_spacing.txt")
+aicb_cli_test(aiob_check_invalid STATUS 2
+              EXPECT "duplicate_section.txt:6:1: duplicate section 'Emb' \\(first at line 2\\)"
+              ARGS aiob check "${PROJECT_SOURCE_DIR}/tests/data/aiob/bad/duplicate_section.txt")
+aicb_cli_test(aiob_check_missing_file STATUS 1 EXPECT "cannot open file" ARGS aiob check /nonexistent.txt)
+aicb_cli_test(aiob_check_against_job EXPECT "warning: the profile records no provenance"
+              ARGS aiob check "${PROJECT_SOURCE_DIR}/tests/data/aiob/good/crlf_tabs_spacing.txt"
+                   --model llama2-7b --world-size 8 --tp 2)
+aicb_cli_test(aiob_check_strict STATUS 2 EXPECT "error: the profile records no provenance"
+              ARGS aiob check "${PROJECT_SOURCE_DIR}/tests/data/aiob/good/crlf_tabs_spacing.txt"
+                   --model llama2-7b --world-size 8 --tp 2 --strict)
+aicb_cli_test(aiob_convert_to_v2 EXPECT "wrote .*converted_v2.txt \\(version 2"
+              ARGS aiob convert "${PROJECT_SOURCE_DIR}/tests/data/aiob/good/crlf_tabs_spacing.txt" --to v2
+                   --gpu "NVIDIA H100" --dtype bf16 --set tensor_parallel=2 -o converted_v2.txt)
+aicb_cli_test(aiob_show_converted EXPECT "version 2" "gpu +NVIDIA H100" "tensor_parallel +2"
+              ARGS aiob show converted_v2.txt)
+set_tests_properties(cli.aiob_show_converted PROPERTIES DEPENDS cli.aiob_convert_to_v2)

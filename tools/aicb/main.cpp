@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The aicb command-line program: thin — it parses flags and calls the library.
 // Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
+#include "aiob_command.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/calc/params.hpp>
@@ -89,6 +90,10 @@ int main(int argc, char** argv) {
   describe->add_flag("--json", describe_json, "print JSON");
   describe_flags.add_to(*describe);
 
+  aicb_tool::aiob_options aiob;
+  CLI::App *aiob_show = nullptr, *aiob_check = nullptr, *aiob_convert = nullptr;
+  aicb_tool::add_aiob_commands(app, aiob, aiob_show, aiob_check, aiob_convert);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -98,6 +103,9 @@ int main(int argc, char** argv) {
   try {
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
+    if (*aiob_show) return aicb_tool::run_aiob_show(aiob);
+    if (*aiob_check) return aicb_tool::run_aiob_check(aiob);
+    if (*aiob_convert) return aicb_tool::run_aiob_convert(aiob);
   } catch (const aicb::config_error& e) {
     std::cerr << "aicb: configuration error: " << e.what() << '\n';
     return 2;

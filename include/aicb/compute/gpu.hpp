@@ -1,0 +1,73 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// The GPU catalogue: datasheet peaks (dense, no sparsity) of the accelerators LLM training runs on.
+/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink.
+///
+/// Sources: NVIDIA datasheets (A100, H100/H800, H200, H20, B200, L40S; A800 as A100 with 400 GB/s
+/// NVLink). Real kernels reach a size-dependent fraction of these: see aicb/compute/roofline.hpp.
+
+#include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
+
+#include <array>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Datasheet figures of one GPU.
+struct gpu_spec {
+  std::string_view name;       ///< catalogue key, e.g. "H100"
+  std::string_view full_name;  ///< e.g. "NVIDIA H100 SXM5 80GB"
+  double bf16_tflops = 0;      ///< dense tensor-core BF16/FP16
+  double fp8_tflops = 0;       ///< dense tensor-core FP8 (0: not supported)
+  double fp32_tflops = 0;      ///< FP32 on CUDA cores
+  double memory_gb_per_s = 0;  ///< HBM/GDDR bandwidth, GB/s (10^9 B/s)
+  double memory_gb = 0;        ///< capacity, GB
+  double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
+
+  /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
+  [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
+    switch (t) {
+      case dtype::bf16:
+      case dtype::fp16:
+        return bf16_tflops * 1e12;
+      case dtype::fp8:
+        return (fp8_tflops > 0 ? fp8_tflops : bf16_tflops) * 1e12;
+      case dtype::fp32:
+        return fp32_tflops * 1e12;
+    }
+    return 0;
+  }
+  [[nodiscard]] constexpr double memory_bytes_per_s() const noexcept { return memory_gb_per_s * 1e9; }
+};
+
+/// The catalogue.
+inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
+    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600},
+    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800},
+    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0},
+}};
+
+/// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
+/// ("NVIDIA H100 80GB HBM3" → H100; longest key wins, so "H200" is not read as "H20"); nullptr if none.
+[[nodiscard]] inline const gpu_spec* find_gpu(std::string_view name) {
+  std::string upper(name);
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const gpu_spec* best = nullptr;
+  for (const gpu_spec& g : gpu_catalogue)
+    if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
+  return best;
+}
+
+AICB_END_NAMESPACE
