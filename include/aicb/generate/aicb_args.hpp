@@ -1,0 +1,250 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors the argument parser of
+/// aliyun/aicb's `SimAI_training_workload_generator` (the defaults of `utils.get_params()`), and
+/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
+/// option names and its presets, which overwrite model dimensions given on the command line.
+///
+/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
+/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
+struct aicb_args {
+  std::string frame = "Megatron";            ///< Megatron | DeepSeek
+  std::optional<std::string> gpu_type;       ///< only in the file name ("None" when absent)
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_model_parallel_size = 1;
+  std::uint64_t pipeline_model_parallel = 1;
+  std::uint64_t global_batch = 4;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t epoch_num = 1;               ///< aicb: forward iterations when profiling; unused here
+  std::optional<std::uint64_t> ffn_hidden_size;
+  std::optional<std::string> model_name;
+  std::uint64_t hidden_size = 1024;
+  std::uint64_t num_layers = 24;
+  std::uint64_t seq_length = 2048;
+  std::optional<std::uint64_t> num_attention_heads;
+  std::uint64_t vocab_size = 32000;
+  std::uint64_t max_position_embeddings = 4096;
+  bool add_bias_linear = false;
+  bool use_flash_attn = false;
+  bool swiglu = false;
+  bool enable_sequence_parallel = false;
+  bool use_distributed_optimizer = false;
+  std::uint64_t make_vocab_size_divisible_by = 128;
+  bool moe_enable = false;
+  std::uint64_t expert_model_parallel_size = 1;
+  std::uint64_t num_experts = 1;
+  std::uint64_t moe_router_topk = 1;
+  bool moe_grouped_gemm = false;
+  bool aiob_enable = false;
+  std::optional<std::string> comp_filepath;
+  bool recompute_activations = false;
+  std::string dtype = "bfloat16";
+  // DeepSeek
+  std::uint64_t n_dense_layers = 3;
+  std::uint64_t n_shared_expert = 2;
+  std::uint64_t qk_rope_dim = 64;
+  std::uint64_t qk_nope_dim = 128;
+  std::uint64_t q_lora_rank = 1536;
+  std::uint64_t kv_lora_rank = 512;
+  std::uint64_t v_head_dim = 128;
+};
+
+/// What aicb derives from its arguments (utils.get_params, in aicb's order).
+struct aicb_derived {
+  std::uint64_t dp = 0;              ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;    ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;           ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;    ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;             ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;          ///< layers of the pipeline stage: num_layers / pp, floor
+};
+
+/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
+[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
+  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
+  };
+  if (a.frame != "Megatron" && a.frame != "DeepSeek")
+    AICB_THROW(config_error("frame", a.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
+  if (t == 0 || p == 0 || a.micro_batch == 0) fail("tensor_model_parallel_size", t, "sizes must be positive");
+  if (a.world_size % (t * p) != 0)
+    fail("world_size", a.world_size, "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+  if (a.moe_enable && !a.enable_sequence_parallel)
+    fail("enable_sequence_parallel", 0, "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+  aicb_derived d;
+  d.dp = a.world_size / (t * p);
+  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
+  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
+  d.heads = a.num_attention_heads.value_or(a.num_layers);
+  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
+  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size : a.swiglu ? (4 * a.hidden_size * 2 / 3) / 64 * 64 : 4 * a.hidden_size;
+  if (a.expert_model_parallel_size > 1) {
+    if (a.num_experts % a.expert_model_parallel_size != 0)
+      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
+    if (a.dtype == "float16") fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+  }
+  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
+    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
+  d.layers = a.num_layers / p;
+  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
+  return d;
+}
+
+/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
+/// with Python's None/True/False spellings.
+[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
+  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
+  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
+         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
+         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) + "-gbs" +
+         std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
+         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" + py_bool(a.moe_grouped_gemm) +
+         "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
+}
+
+/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
+struct aicb_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame, gpu_type, comp_filepath;
+  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
+      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
+      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
+};
+
+/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
+struct aicb_script_result {
+  aicb_args args;
+  std::string preset;                    ///< the model_name the preset chose
+  std::vector<std::string> overridden;   ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;                ///< an unknown -m became gpt_13B
+};
+
+/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
+[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  // The script's defaults (lines 4-27).
+  a.frame = s.frame.value_or("Megatron");
+  a.world_size = s.world_size.value_or(32);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.global_batch = s.global_batch.value_or(1024);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(4096);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.gpu_type = s.gpu_type;  // "None" when absent
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.recompute_activations = s.recompute;
+  a.comp_filepath = s.comp_filepath;
+  a.use_distributed_optimizer = true;
+
+  // The preset case (lines 124-237) runs after option parsing and overwrites.
+  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    if (given && field != value) r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " + std::to_string(value));
+    field = value;
+  };
+  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  };
+  const auto force_tp = [&](std::uint64_t tp) {
+    set("tensor_model_parallel_size", a.tensor_model_parallel_size, tp, s.tensor_model_parallel_size.has_value());
+  };
+  const auto ffn = [&](std::uint64_t value) {
+    std::uint64_t f = a.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
+    a.ffn_hidden_size = f;
+  };
+  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts, std::uint64_t shared,
+                            std::uint64_t dense) {
+    shape(name, layers, hidden, heads);
+    ffn(f);
+    force_tp(1);
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+    a.q_lora_rank = q_lora;
+    a.kv_lora_rank = 512;
+    a.qk_nope_dim = 128;
+    a.qk_rope_dim = 64;
+    a.v_head_dim = 128;
+    set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    a.n_shared_expert = shared;
+    a.n_dense_layers = dense;
+  };
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    shape("gpt_175B", 96, 12288, 96);
+    force_tp(8);
+  } else if (m == "22") {
+    shape("gpt_22B", 48, 6144, 64);
+    force_tp(8);
+  } else if (m == "13") {
+    shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    shape("gpt_7B", 36, 4096, 32);
+    force_tp(4);
+  } else if (m == "405") {
+    shape("llama_405B", 128, 16384, 128);
+    ffn(53248);
+  } else if (m == "moe") {
+    shape("Mixtral_8*7B", 32, 4096, 32);
+    ffn(14336);
+    force_tp(4);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else if (m == "deepseek671") {
+    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+  } else if (m == "deepseek236") {
+    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+  } else if (m == "deepseek16") {
+    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+  } else if (m == "deepseek") {
+    r.preset = "DeepSeek";
+    a.model_name = "DeepSeek";
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+  } else {
+    // "Only support model size 175, 22,13 or 7; using default size 13"
+    r.fell_back = true;
+    shape("gpt_13B", 40, 5120, 40);
+  }
+  return r;
+}
+
+AICB_END_NAMESPACE

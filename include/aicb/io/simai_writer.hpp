@@ -1,0 +1,183 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/simai.md): a header
+/// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
+/// integer formatting into an atomically renamed file.
+///
+/// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
+/// workloads) every record is checked against the ways SimAI silently misreads a file: only the
+/// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
+/// 0, a warning above 16 GiB (SimAI's largest message), the record count written first equal to
+/// the records written, and a header with every key SimAI needs. aicb compatibility writes aicb's
+/// records as they are (strict = false), quirks included.
+
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/generate/aicb_compat.hpp>
+#include <aicb/io/atomic_file.hpp>
+#include <aicb/workload/record.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The three record columns, which decide how SimAI maps a collective to a group.
+enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
+
+/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
+/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
+/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
+/// collective or a group SimAI cannot express there.
+[[nodiscard]] inline std::string simai_comm_token(const collective_op& op, simai_column column) {
+  if (op.kind == collective::none) return "NONE";
+  std::string token;
+  switch (op.kind) {
+    case collective::all_reduce: token = "ALLREDUCE"; break;
+    case collective::all_gather: token = "ALLGATHER"; break;
+    case collective::reduce_scatter: token = "REDUCESCATTER"; break;
+    case collective::all_to_all: token = "ALLTOALL"; break;
+    default:
+      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
+                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
+  }
+  const bool weight = column == simai_column::weight_grad;
+  switch (op.group) {
+    case comm_group::tp:
+      if (!weight) return token;
+      break;
+    case comm_group::dp:
+      if (weight) return token;
+      break;
+    case comm_group::ep:
+      if (!weight) return token + "_EP";
+      break;
+    case comm_group::dp_ep: return token + "_DP_EP";
+    default: break;
+  }
+  AICB_THROW(config_error("group", std::string(to_string(op.group)),
+                          std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
+                              (weight ? "weight-gradient" : "forward/input-gradient") +
+                              " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
+}
+
+/// The header line (without the newline).
+[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
+  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
+         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
+         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) + " all_gpus: " + std::to_string(h.all_gpus) +
+         " checkpoints: " + std::to_string(h.checkpoints) + " checkpoint_initiates: " +
+         std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
+}
+
+/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
+inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
+
+/// Streams a SimAI workload into a file, atomically.
+class simai_writer {
+ public:
+  /// @param path   the file (written under a temporary name until finish())
+  /// @param header the header line's fields
+  /// @param count  the number of records that will be written (SimAI reads it first)
+  /// @param strict check every record against SimAI's silent failure modes (see the file comment)
+  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
+      : out_(path), count_(count), strict_(strict) {
+    if (strict_) check_header(header);
+    buffer_.reserve(1 << 20);
+    buffer_ += simai_header_line(header);
+    buffer_ += '\n';
+    buffer_ += std::to_string(count);
+    buffer_ += '\n';
+  }
+
+  /// Appends one record.
+  void write(const record& r) {
+    ++written_;
+    if (strict_) check(r);
+    buffer_ += r.name;
+    buffer_ += "\t-1";
+    phase(r.forward, simai_column::forward);
+    phase(r.input_grad, simai_column::input_grad);
+    phase(r.weight_grad, simai_column::weight_grad);
+    buffer_ += '\t';
+    integer(r.update.count());
+    buffer_ += '\n';
+    if (buffer_.size() > (1 << 20) - 512) flush();
+  }
+
+  /// Checks the count, then renames the file into place. Without it, nothing is left behind.
+  void finish() {
+    if (written_ != count_)
+      AICB_THROW(error("SimAI writer: " + std::to_string(written_) + " records written but the header announced " +
+                       std::to_string(count_) + " (the file was not written)"));
+    flush();
+    out_.commit();
+  }
+
+  /// Warnings collected in strict mode (messages above 16 GiB).
+  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+ private:
+  void phase(const phase& p, simai_column column) {
+    buffer_ += '\t';
+    integer(p.compute.count());
+    buffer_ += '\t';
+    buffer_ += simai_comm_token(p.comm, column);
+    buffer_ += '\t';
+    integer(static_cast<std::int64_t>(p.comm.size.count()));
+  }
+  void integer(std::int64_t value) {
+    char text[24];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    buffer_.append(text, result.ptr);
+  }
+  void flush() {
+    out_.write(buffer_);
+    buffer_.clear();
+  }
+
+  static void check_header(const simai_header& h) {
+    const auto positive = [](const char* key, std::uint64_t v) {
+      if (v == 0) AICB_THROW(config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
+    };
+    positive("model_parallel_NPU_group", h.tensor_parallel);
+    positive("ep", h.expert_parallel);
+    positive("pp", h.pipeline_parallel);
+    positive("vpp", h.vpp);
+    positive("ga", h.ga);
+    positive("all_gpus", h.all_gpus);
+    std::uint64_t pp_comm = 0;
+    const auto [end, error] = std::from_chars(h.pp_comm.data(), h.pp_comm.data() + h.pp_comm.size(), pp_comm);
+    if (error != std::errc{} || end != h.pp_comm.data() + h.pp_comm.size() || pp_comm > 2147483647ULL)
+      AICB_THROW(config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
+    if ((h.pipeline_parallel == 1) != (pp_comm == 0))
+      AICB_THROW(config_error("pp_comm", h.pp_comm, "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
+  }
+  void check(const record& r) {
+    if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
+      AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
+    for (const auto* p : {&r.forward, &r.input_grad, &r.weight_grad}) {
+      if (p->compute.count() < 0)
+        AICB_THROW(config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
+      if (!p->comm.active() && p->comm.size.count() != 0)
+        AICB_THROW(config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
+      if (p->comm.size.count() > simai_max_message)
+        warnings_.push_back(r.name + ": " + std::to_string(p->comm.size.count()) +
+                            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
+    }
+  }
+
+  atomic_file out_;
+  std::uint64_t count_, written_ = 0;
+  bool strict_;
+  std::string buffer_;
+  std::vector<std::string> warnings_;
+};
+
+AICB_END_NAMESPACE
