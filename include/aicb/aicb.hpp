@@ -45,7 +45,14 @@
 #include <aicb/dtype.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/atomic_file.hpp>
+
+// Generate and emit: workloads for simulators.
+#include <aicb/generate/aicb_args.hpp>
+#include <aicb/generate/aicb_compat.hpp>
+#include <aicb/generate/megatron.hpp>
+#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/json_writer.hpp>
+#include <aicb/io/simai_writer.hpp>
 #include <aicb/model/batch.hpp>
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/hf_config.hpp>

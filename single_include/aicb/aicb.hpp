@@ -2244,6 +2244,7 @@ template <class Range>
 AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/json_writer.hpp>
 // #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/options.hpp>
 
@@ -2385,6 +2386,20 @@ template <ReflectedDescriptor T>
   return pairs;
 }
 
+/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings.
+template <ReflectedDescriptor T>
+void write_json(json_writer& w, const T& descriptor) {
+  w.begin_object();
+  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
+    using V = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_arithmetic_v<V>)
+      w.member(name, value);
+    else
+      w.member(name, format_value(value));
+  });
+  w.end_object();
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/version.hpp>
@@ -2441,19 +2456,6 @@ struct job_report {
 
 namespace detail {
 
-template <class T>
-void write_fields(json_writer& w, const T& descriptor) {
-  w.begin_object();
-  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
-    using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_arithmetic_v<V>)
-      w.member(name, value);
-    else
-      w.member(name, format_value(value));
-  });
-  w.end_object();
-}
-
 [[nodiscard]] inline std::string with_unit(double value, const char* unit) {
   static constexpr const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
   int i = 0;
@@ -2497,11 +2499,11 @@ template <class T>
   json_writer w;
   w.begin_object().member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
-  detail::write_fields(w, r.job.model);
+  write_json(w, r.job.model);
   w.key("parallel");
-  detail::write_fields(w, r.job.parallel);
+  write_json(w, r.job.parallel);
   w.key("batch");
-  detail::write_fields(w, r.job.batch);
+  write_json(w, r.job.batch);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -3822,7 +3824,1516 @@ inline void write_file_atomically(const std::string& path, std::string_view text
 }
 
 AICB_END_NAMESPACE
+
+// Generate and emit: workloads for simulators.
+// #include <aicb/generate/aicb_args.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors the argument parser of
+/// aliyun/aicb's `SimAI_training_workload_generator` (the defaults of `utils.get_params()`), and
+/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
+/// option names and its presets, which overwrite model dimensions given on the command line.
+///
+/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
+/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
+struct aicb_args {
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek
+  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_model_parallel_size = 1;
+  std::uint64_t pipeline_model_parallel = 1;
+  std::uint64_t global_batch = 4;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
+  std::optional<std::uint64_t> ffn_hidden_size;
+  std::optional<std::string> model_name;
+  std::uint64_t hidden_size = 1024;
+  std::uint64_t num_layers = 24;
+  std::uint64_t seq_length = 2048;
+  std::optional<std::uint64_t> num_attention_heads;
+  std::uint64_t vocab_size = 32000;
+  std::uint64_t max_position_embeddings = 4096;
+  bool add_bias_linear = false;
+  bool use_flash_attn = false;
+  bool swiglu = false;
+  bool enable_sequence_parallel = false;
+  bool use_distributed_optimizer = false;
+  std::uint64_t make_vocab_size_divisible_by = 128;
+  bool moe_enable = false;
+  std::uint64_t expert_model_parallel_size = 1;
+  std::uint64_t num_experts = 1;
+  std::uint64_t moe_router_topk = 1;
+  bool moe_grouped_gemm = false;
+  bool aiob_enable = false;
+  std::optional<std::string> comp_filepath;
+  bool recompute_activations = false;
+  std::string dtype = "bfloat16";
+  // DeepSeek
+  std::uint64_t n_dense_layers = 3;
+  std::uint64_t n_shared_expert = 2;
+  std::uint64_t qk_rope_dim = 64;
+  std::uint64_t qk_nope_dim = 128;
+  std::uint64_t q_lora_rank = 1536;
+  std::uint64_t kv_lora_rank = 512;
+  std::uint64_t v_head_dim = 128;
+};
+
+/// What aicb derives from its arguments (utils.get_params, in aicb's order).
+struct aicb_derived {
+  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
+};
+
+/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
+[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
+  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
+  };
+  if (a.frame != "Megatron" && a.frame != "DeepSeek")
+    AICB_THROW(config_error("frame", a.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
+  if (t == 0 || p == 0 || a.micro_batch == 0) fail("tensor_model_parallel_size", t, "sizes must be positive");
+  if (a.world_size % (t * p) != 0)
+    fail("world_size", a.world_size,
+         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+  if (a.moe_enable && !a.enable_sequence_parallel)
+    fail("enable_sequence_parallel", 0,
+         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+  aicb_derived d;
+  d.dp = a.world_size / (t * p);
+  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
+  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
+  d.heads = a.num_attention_heads.value_or(a.num_layers);
+  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
+  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
+          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
+                            : 4 * a.hidden_size;
+  if (a.expert_model_parallel_size > 1) {
+    if (a.num_experts % a.expert_model_parallel_size != 0)
+      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
+    if (a.dtype == "float16")
+      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+  }
+  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
+    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
+  d.layers = a.num_layers / p;
+  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
+  return d;
+}
+
+/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
+/// with Python's None/True/False spellings.
+[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
+  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
+  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
+         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
+         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
+         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
+         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" +
+         py_bool(a.moe_grouped_gemm) + "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
+}
+
+/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
+struct aicb_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame, gpu_type, comp_filepath;
+  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
+      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
+      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
+};
+
+/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
+struct aicb_script_result {
+  aicb_args args;
+  std::string preset;                   ///< the model_name the preset chose
+  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;               ///< an unknown -m became gpt_13B
+};
+
+/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
+[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  // The script's defaults (lines 4-27).
+  a.frame = s.frame.value_or("Megatron");
+  a.world_size = s.world_size.value_or(32);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.global_batch = s.global_batch.value_or(1024);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(4096);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.gpu_type = s.gpu_type;  // "None" when absent
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.recompute_activations = s.recompute;
+  a.comp_filepath = s.comp_filepath;
+  a.use_distributed_optimizer = true;
+
+  // The preset case (lines 124-237) runs after option parsing and overwrites.
+  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    if (given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  };
+  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  };
+  const auto force_tp = [&](std::uint64_t tp) {
+    set("tensor_model_parallel_size", a.tensor_model_parallel_size, tp,
+        s.tensor_model_parallel_size.has_value());
+  };
+  const auto ffn = [&](std::uint64_t value) {
+    std::uint64_t f = a.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
+    a.ffn_hidden_size = f;
+  };
+  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
+                            std::uint64_t shared, std::uint64_t dense) {
+    shape(name, layers, hidden, heads);
+    ffn(f);
+    force_tp(1);
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+    a.q_lora_rank = q_lora;
+    a.kv_lora_rank = 512;
+    a.qk_nope_dim = 128;
+    a.qk_rope_dim = 64;
+    a.v_head_dim = 128;
+    set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    a.n_shared_expert = shared;
+    a.n_dense_layers = dense;
+  };
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    shape("gpt_175B", 96, 12288, 96);
+    force_tp(8);
+  } else if (m == "22") {
+    shape("gpt_22B", 48, 6144, 64);
+    force_tp(8);
+  } else if (m == "13") {
+    shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    shape("gpt_7B", 36, 4096, 32);
+    force_tp(4);
+  } else if (m == "405") {
+    shape("llama_405B", 128, 16384, 128);
+    ffn(53248);
+  } else if (m == "moe") {
+    shape("Mixtral_8*7B", 32, 4096, 32);
+    ffn(14336);
+    force_tp(4);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else if (m == "deepseek671") {
+    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+  } else if (m == "deepseek236") {
+    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+  } else if (m == "deepseek16") {
+    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+  } else if (m == "deepseek") {
+    r.preset = "DeepSeek";
+    a.model_name = "DeepSeek";
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+  } else {
+    // "Only support model size 175, 22,13 or 7; using default size 13"
+    r.fell_back = true;
+    shape("gpt_13B", 40, 5120, 40);
+  }
+  return r;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/aicb_compat.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb compatibility: the workload aliyun/aicb (commit 23eec3c) writes with its
+/// `SimAI_training_workload_generator`, reproduced record for record — its documented bugs
+/// included (see docs/compatibility.md) — on both its paths: without a profile (every compute time
+/// 1) and with `--aiob_enable` (times from the profile, aicb's arithmetic).
+///
+/// The layer list, the parameter totals behind the data-parallel sizes, the prologue, the
+/// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
+/// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
+
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_args.hpp>
+// #include <aicb/generate/record_stream.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
+/// into a lazy input range of records, so a workload of any length is produced on demand and never
+/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
+/// views compose with it:
+///
+/// ```cpp
+/// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
+/// auto first = generator.records() | ranges::views::take(10);           // range-v3
+/// ```
+///
+/// A Source provides `bool next(record&)` (false at the end) and `std::uint64_t size() const`
+/// (the number of records it will produce, known in advance: file formats state it first).
+
+// #include <aicb/config.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <utility>
+
+AICB_BEGIN_NAMESPACE
+
+/// A lazy, single-pass range over the records a Source produces.
+template <class Source>
+class record_stream {
+ public:
+  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
+
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = record;
+    using difference_type = std::ptrdiff_t;
+    using reference = const record&;
+    using pointer = const record*;
+
+    iterator() = default;
+    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
+
+    reference operator*() const { return owner_->current_; }
+    pointer operator->() const { return &owner_->current_; }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    void operator++(int) { advance(); }
+    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
+
+   private:
+    void advance() {
+      if (owner_ && !owner_->source_->next(owner_->current_)) owner_ = nullptr;
+    }
+    record_stream* owner_ = nullptr;
+  };
+
+  /// Starts the pass. A record_stream is single-pass: call begin() once.
+  [[nodiscard]] iterator begin() { return iterator(this); }
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  /// Records the stream produces in total.
+  [[nodiscard]] std::uint64_t size() const { return source_->size(); }
+
+ private:
+  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
+  record current_;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/record.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
+struct simai_header {
+  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
+  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
+  std::uint64_t expert_parallel = 1;    ///< ep
+  std::uint64_t pipeline_parallel = 1;  ///< pp
+  std::uint64_t vpp = 1;                ///< vpp
+  std::uint64_t ga = 1;                 ///< ga
+  std::uint64_t all_gpus = 1;           ///< all_gpus
+  std::uint64_t checkpoints = 0;
+  std::uint64_t checkpoint_initiates = 0;
+  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
+
+  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
+};
+
+namespace detail {
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
+/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
+[[nodiscard]] inline std::string python_float_repr(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
+  const std::string sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa += "." + digits.substr(1);
+    char exp_text[8];
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_text;
+  }
+  std::string text;
+  if (exponent < 0) {
+    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+  }
+  return sign + text;
+}
+
+// One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
+// parameters on one TP rank of one pipeline stage.
+struct aicb_entry {
+  std::string_view name;
+  std::uint64_t params = 0;
+};
+
+}  // namespace detail
+
+/// aicb's workload for `args`, lazily. Throws config_error where aicb fails.
+class aicb_workload {
+ public:
+  /// @param args    aicb's arguments (as its generator parses them)
+  /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
+  explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
+      : a_(std::move(args)), d_(derive(a_)) {
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.aiob_enable) {
+      if (!profile)
+        AICB_THROW(
+            config_error("comp_filepath", "(none)",
+                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
+      cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
+    }
+    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
+      AICB_THROW(
+          config_error("aiob_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
+                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
+    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
+      AICB_THROW(
+          config_error("moe_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
+                       "emits MoE items, which need --moe_enable"));
+    check_divisibility();
+    for_each_entry([&](const detail::aicb_entry& e) {
+      total_ += e.params;
+      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
+    });
+    header_.tensor_parallel = a_.tensor_model_parallel_size;
+    header_.expert_parallel = a_.expert_model_parallel_size;
+    header_.pipeline_parallel = a_.pipeline_model_parallel;
+    header_.vpp = d_.layers;
+    header_.ga = d_.microbatches;
+    header_.all_gpus = a_.world_size;
+    const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
+    if (a_.pipeline_model_parallel == 1)
+      header_.pp_comm = "0";
+    else if (a_.enable_sequence_parallel)
+      header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
+                                                  static_cast<double>(a_.tensor_model_parallel_size));
+    else
+      header_.pp_comm = std::to_string(pp_message);
+  }
+
+  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
+  /// aicb's parameter totals: T (every listed module) and M (the MoE modules), per TP rank and stage.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_; }
+  [[nodiscard]] std::uint64_t moe_params() const noexcept { return moe_; }
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  [[nodiscard]] const aicb_derived& derived() const noexcept { return d_; }
+  /// The file name aicb would choose (under results/workload/).
+  [[nodiscard]] std::string file_name() const { return aicb_file_name(a_); }
+
+  /// Records in the workload.
+  [[nodiscard]] std::uint64_t size() const {
+    std::uint64_t per_microbatch = 0;
+    for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
+    if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
+    return prologue_size() + d_.microbatches * per_microbatch + 7;
+  }
+
+  /// The records, lazily.
+  [[nodiscard]] record_stream<class aicb_source> records() const;
+
+ private:
+  friend class aicb_source;
+
+  void check_divisibility() const {
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size;
+    const auto divide = [&](const char* what, std::uint64_t n) {
+      if (n % t != 0)
+        AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(t),
+                                std::string("aicb asserts here: ") + what + " (" + std::to_string(n) +
+                                    ") must be divisible by tensor_model_parallel_size"));
+    };
+    const std::uint64_t P = h / d_.heads * d_.heads;
+    divide("ffn_hidden_size", d_.ffn);
+    if (a_.frame == "DeepSeek") {
+      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
+             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
+      divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
+      divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
+    } else {
+      divide("3 x the query projection size", 3 * P);
+      divide("the query projection size", P);
+    }
+    if (a_.moe_enable)
+      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
+  }
+
+  // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
+  // mocked model, filtered by class: which classes depends on sequence parallelism).
+  template <class F>
+  void for_each_entry(F&& f) const {
+    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
+      entries_of(layer, f);
+  }
+
+  // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
+  template <class F>
+  void entries_of(std::uint64_t i, F&& f) const {
+    const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
+                        beta = a_.add_bias_linear ? 1 : 0;
+    const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
+    const auto column = [&](std::uint64_t in, std::uint64_t out) {
+      return in * (out / t) + beta * (out / t);
+    };
+    const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
+    const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
+    if (i == 0) {
+      f(detail::aicb_entry{"embedding_layer", 4 * (Vp / t) * h + a_.seq_length * h});
+      return;
+    }
+    if (i == d_.layers + 1) {
+      if (sp) f(detail::aicb_entry{"final_column", column(h, Vp)});
+      return;
+    }
+    const std::uint64_t layer = i - 1;
+    const std::uint64_t local_experts = a_.num_experts / a_.expert_model_parallel_size;
+    const std::uint64_t mlp_column = column(h, F_), mlp_row = row(F_, h);
+    if (!deepseek) {
+      if (sp) {
+        f(detail::aicb_entry{"attention_column", column(h, 3 * P)});
+        f(detail::aicb_entry{"attention_row", row(P, h)});
+        f(detail::aicb_entry{"fused", 2 * h});
+        if (a_.moe_enable) {
+          f(detail::aicb_entry{"mlp_moelayer", 2 * h * (F_ * local_experts / t)});
+        } else {
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      } else {
+        f(detail::aicb_entry{"attention_layer", column(h, 3 * P) + row(P, h)});
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});  // MoE without SP fails earlier
+      }
+      return;
+    }
+    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
+                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
+    const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
+    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
+                        o_row = row(a * v, h);
+    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
+    const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
+    if (sp) {
+      f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
+      f(detail::aicb_entry{"fused", 2 * qr});
+      f(detail::aicb_entry{"attention_q_column", q_column});
+      f(detail::aicb_entry{"attention_linear_kv_lora", kv_lora});
+      f(detail::aicb_entry{"fused", 2 * kvr});
+      f(detail::aicb_entry{"attention_kv_column", kv_column});
+      f(detail::aicb_entry{"attention_o_row", o_row});
+      f(detail::aicb_entry{"fused", 2 * h});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_column", mlp_column});
+        f(detail::aicb_entry{"mlp_row", mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) {  // aicb BUG-03: the shared expert is listed again
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      }
+    } else {
+      f(detail::aicb_entry{"attention_layer_mla",
+                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      }
+    }
+  }
+
+  // Records aicb emits for a list entry.
+  [[nodiscard]] std::uint64_t items_of(std::string_view name) const {
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    if (!a_.enable_sequence_parallel) return 1;
+    std::uint64_t n = 0;
+    if (has("embedding")) ++n;
+    if (has("attention_linear")) ++n;
+    if (has("row"))
+      ++n;
+    else if (has("column"))
+      ++n;
+    else if (has("moelayer"))
+      n += 5;
+    return n;
+  }
+
+  [[nodiscard]] std::uint64_t prologue_size() const {
+    const bool dp_ep = a_.expert_model_parallel_size != d_.dp;
+    const std::uint64_t layernorm = a_.enable_sequence_parallel ? 0 : 1;
+    return (a_.aiob_enable ? 4 : 1) + layernorm + (dp_ep ? 2 : 0);
+  }
+
+  aicb_args a_;
+  aicb_derived d_;
+  std::optional<aicb_compute_cache> cache_;
+  std::uint64_t total_ = 0, moe_ = 0;
+  simai_header header_;
+};
+
+/// The state machine behind aicb_workload::records().
+class aicb_source {
+ public:
+  explicit aicb_source(const aicb_workload& w) : w_(w) {
+    build_prologue();
+    if (w_.a_.aiob_enable) {
+      forward_ = lookup("forward", "grad");
+      backward_ = lookup("backward", "grad");
+    }
+  }
+
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  bool next(record& out) {
+    for (;;) {
+      if (queue_position_ < queue_.size()) {
+        out = queue_[queue_position_++];
+        return true;
+      }
+      queue_.clear();
+      queue_position_ = 0;
+      if (!refill()) return false;
+    }
+  }
+
+ private:
+  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
+  bool refill() {
+    const aicb_derived& d = w_.d_;
+    if (microbatch_ < d.microbatches) {
+      w_.entries_of(position_, [&](const detail::aicb_entry& e) { emit(e.name); });
+      if (++position_ > d.layers + 1) {
+        position_ = 0;
+        ++microbatch_;
+        if (!w_.a_.aiob_enable) {
+          const std::uint64_t norm = w_.a_.vocab_size * w_.a_.hidden_size * 2;
+          push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
+        }
+      }
+      return true;
+    }
+    if (epilogue_done_) return false;
+    epilogue_done_ = true;
+    const std::uint64_t loss = w_.a_.seq_length * w_.a_.micro_batch * 4;
+    for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
+      push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
+    for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
+      push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
+    return true;
+  }
+
+  using col = collective;
+  // One column as aicb writes it: compute, collective, size.
+  struct cell {
+    std::int64_t compute;
+    collective kind;
+    std::uint64_t size;
+  };
+
+  // Appends a record; the group of each collective is the one SimAI reads for its column and
+  // suffix: TP in the forward and input-gradient columns, DP in the weight-gradient column, EP for
+  // *_EP, DP-within-EP for *_DP_EP.
+  void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
+            comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
+    // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
+    if (w_.a_.aiob_enable) {
+      if (fwd.kind == col::none) fwd.size = 0;
+      if (ig.kind == col::none) ig.size = 0;
+    }
+    record r;
+    r.name = name;
+    r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
+    r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
+    r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
+    r.update = nanoseconds{100};
+    queue_.push_back(std::move(r));
+  }
+
+  void build_prologue() {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t T = w_.total_, M = w_.moe_, tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, dp_ep = a.expert_model_parallel_size != w_.d_.dp;
+    if (!a.aiob_enable) {
+      push("grad_norm", {1, col::all_gather, 2 * T}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * T});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+    } else {
+      push("grad_gather", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * (T - M)});
+      push("grad_param_comm", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * (T - M)});
+      push("grad_param_compute", {1, col::none, 0},
+           {lookup("forward", "grad") + lookup("backward", "grad"), col::none, 0}, {1, col::none, 0});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+      const col tp_comm = a.tensor_model_parallel_size == 1 ? col::none : col::all_reduce;
+      push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
+    }
+    if (dp_ep) {
+      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+    }
+  }
+
+  // aicb's _get_aiob_compute_time: the stage's own key, else a derived key, else 1.
+  [[nodiscard]] std::int64_t lookup(std::string_view fb, std::string_view stage) const {
+    const aicb_compute_cache& cache = *w_.cache_;
+    if (const auto v = cache.find(stage)) return *v;
+    std::string key;
+    if (stage == "grad")
+      key = "grad_" + std::string(fb);
+    else if (stage == "embedding")
+      key = "Emb";
+    else if (stage == "final")
+      key = "attention_" + std::string(fb);
+    else
+      key = std::string(stage) + "_" + std::string(fb);
+    if (const auto v = cache.find(key)) return *v;
+    return 1;
+  }
+  // `lct` and its fallback: a layer's own time if profiled (a value of 1 counts as absent, aicb
+  // BUG-11), else forward/backward of the name's first word.
+  void layer_times(std::string_view name) {
+    const std::int64_t own = lookup("", name);
+    if (own != 1) {
+      forward_ = backward_ = own;
+      return;
+    }
+    const std::string_view word = name.substr(0, name.find('_'));
+    forward_ = lookup("forward", word);
+    backward_ = lookup("backward", word);
+  }
+
+  void emit(std::string_view name) {
+    const aicb_args& a = w_.a_;
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
+    const bool attention = has("attention");
+
+    if (!aiob) {
+      const std::uint64_t fs = tpc * (recompute && attention ? 2 : 1);
+      if (!sp) {
+        push(name, {1, col::all_reduce, fs}, {1, col::all_reduce, tpc}, {1, col::none, 0});
+        return;
+      }
+      if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
+      if (has("row"))
+        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
+      else if (has("column"))
+        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
+      else if (has("moelayer"))
+        moe_items(name, 1, 1);
+      return;
+    }
+
+    if (!sp) {
+      const col fc = t == 1 ? col::none : col::all_reduce;
+      if (has("embedding")) {
+        push(name, {lookup("", "embedding"), fc, tpc}, {1, col::none, 0}, {backward_, col::none, 0});
+        return;
+      }
+      layer_times(name);  // recompute changes nothing here (aicb BUG-07)
+      push(name, {forward_, fc, tpc}, {backward_, col::none, 0}, {backward_, col::none, 0});
+      return;
+    }
+    if (has("embedding")) {
+      push(name, {lookup("", "embedding"), t == 1 ? col::none : col::all_reduce, tpc}, {1, col::none, 0},
+           {backward_, col::none, 0});  // the weight-gradient time is a stale variable (aicb BUG-05)
+    }
+    if (has("attention_linear")) {
+      layer_times(name);
+      if (recompute) forward_ *= 2;
+      push(name, {forward_, col::none, 0}, {backward_, col::none, 0}, {backward_, col::none, 0});
+    }
+    if (has("row") || has("column")) {
+      layer_times(name);
+      if (recompute && attention) forward_ *= 2;
+      forward_ = forward_ / 2;  // int(x / 2) of a non-negative integer
+      backward_ = backward_ / 2;
+      if (has("row"))
+        push(name, {forward_, t == 1 ? col::none : col::reduce_scatter, tpc},
+             {backward_, t == 1 ? col::none : col::all_gather, tpc}, {backward_, col::none, 0});
+      else  // the backward reduce-scatter carries size 0 (aicb BUG-06)
+        push(name, {forward_, t == 1 ? col::none : col::all_gather, tpc},
+             {backward_, t == 1 ? col::none : col::reduce_scatter, 0}, {backward_, col::none, 0});
+    } else if (has("moelayer")) {
+      layer_times(name);
+      moe_items(name, forward_, backward_);
+    }
+    (void)e;
+  }
+
+  // The five records of an MoE layer (spec 5.3).
+  void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
+                        k = a.moe_router_topk;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
+    const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
+    const std::uint64_t disp_f =
+        a.frame == "DeepSeek" ? static_cast<std::uint64_t>(static_cast<double>(disp) * 0.515625) : disp;
+    col c1 = col::all_gather, c2 = col::all_to_all, c3 = col::all_gather, c4 = col::reduce_scatter;
+    if (a.aiob_enable) {
+      if (e == 1) c2 = col::none;
+      if (t == 1) {
+        c3 = c4 = col::none;
+        if (e == 1) c1 = col::none;
+      }
+    }
+    const comm_group ep = comm_group::ep, tp = comm_group::tp, dp = comm_group::dp;
+    push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
+    push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+    push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});
+    push(name, {1, c4, tpck}, {1, c3, tpck}, {1, col::none, 0});
+    push(name, {1, c2, disp}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+  }
+
+  const aicb_workload& w_;
+  std::vector<record> queue_;
+  std::size_t queue_position_ = 0;
+  std::uint64_t microbatch_ = 0, position_ = 0;
+  bool epilogue_done_ = false;
+  std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
+};
+
+inline record_stream<aicb_source> aicb_workload::records() const {
+  return record_stream<aicb_source>(aicb_source(*this));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/megatron.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::megatron_workload — the corrected workload of a Megatron-style training iteration (dense,
+/// MoE, DeepSeek MLA), for one pipeline stage, as SimAI replays it: forward over the records in
+/// order, then input-gradient and weight-gradient passes in reverse.
+///
+/// What it models (docs/workloads.md has the record-by-record layout):
+/// - every operation of a layer on one TP rank, timed by a compute model (roofline, AIOB, constant);
+///   the collectives depend on the job only — never on the compute model;
+/// - tensor parallelism with Megatron's operators: without SP an all-reduce after each block forward
+///   and before it backward; with SP all-gather before and reduce-scatter after each block, and the
+///   reverse backward (which aicb drops, BUG-10); GQA and SwiGLU widths in every shape;
+/// - MoE layers: router, token dispatch/combine all-to-alls over EP, the TP all-gather/reduce-scatter
+///   of dispatched tokens, grouped expert GEMMs for the local experts, shared experts;
+/// - DeepSeek MLA: down/up projections, the latent norms, core attention over q/k (nope+rope) and v;
+/// - data parallelism once per iteration: the dense gradients over DP, the routed-expert gradients
+///   over DP-within-EP (all-reduce, or reduce-scatter + all-gather with the distributed optimizer),
+///   and the optimizer step;
+/// - recomputation: full recompute replays each layer's forward records (compute and collectives)
+///   in the backward pass; selective recomputes core attention;
+/// - pipeline parallelism as SimAI models it: one stage's records (the last by default, which holds
+///   the logits), `pp_comm` = one micro batch's activation in bytes, `vpp` = virtual stages;
+/// - `iterations` consecutive iterations.
+///
+/// Records are produced lazily from per-layer templates: memory does not grow with iterations,
+/// micro batches or layers.
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/compute/op.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_compat.hpp>
+// #include <aicb/generate/record_stream.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of the corrected Megatron generator.
+struct megatron_options {
+  std::uint64_t iterations = 1;                 ///< consecutive training iterations in the workload
+  std::optional<std::uint64_t> pipeline_stage;  ///< the stage to emit; default: the last (logits, loss)
+  /// Parameters per data-parallel gradient bucket; 0 = Megatron's default, max(40M, 1M · DP).
+  std::uint64_t bucket_params = 0;
+};
+
+/// The corrected Megatron workload of one pipeline stage. The compute model must outlive it.
+class megatron_workload {
+ public:
+  megatron_workload(const job_spec& job, const compute_model& compute, megatron_options options = {})
+      : job_(job), compute_(compute), options_(options) {
+    validate(job_);
+    job_.model = resolve(job_.model);
+    const parallel_spec& p = job_.parallel;
+    if (p.zero_stage > 1)
+      AICB_THROW(
+          config_error("zero_stage", std::to_string(p.zero_stage),
+                       "the Megatron generator shards optimizer states only (distributed optimizer, ZeRO-1); "
+                       "use the DeepSpeed generator for ZeRO-2/3"));
+    if (options_.iterations == 0)
+      AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+    stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
+    if (stage_ >= p.pipeline_parallel)
+      AICB_THROW(config_error("pipeline_stage", std::to_string(stage_),
+                              "a stage index must be below pipeline_parallel"));
+    first_layer_ = stage_first_layer(job_, stage_);
+    layers_ = stage_layers(job_, stage_);
+    build_templates();
+    header_.tensor_parallel = p.tensor_parallel;
+    header_.expert_parallel = p.expert_parallel;
+    header_.pipeline_parallel = p.pipeline_parallel;
+    header_.vpp = p.virtual_pipeline;
+    header_.ga = microbatches(job_);
+    header_.all_gpus = p.world_size;
+    header_.pp_comm = p.pipeline_parallel == 1 ? "0" : std::to_string(pp_message());
+  }
+
+  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return stage_; }
+  [[nodiscard]] std::uint64_t iterations() const noexcept { return options_.iterations; }
+
+  /// Records of one iteration.
+  [[nodiscard]] std::uint64_t records_per_iteration() const {
+    return prologue_.size() + microbatches(job_) * records_per_microbatch();
+  }
+  /// Records in the workload.
+  [[nodiscard]] std::uint64_t size() const { return options_.iterations * records_per_iteration(); }
+
+  /// The records, lazily.
+  [[nodiscard]] record_stream<class megatron_source> records() const;
+
+ private:
+  friend class megatron_source;
+
+  // Bytes of one micro batch's activation on a TP rank: (s/CP)·b·h·bytes.
+  [[nodiscard]] std::uint64_t activation() const {
+    return job_.batch.seq_length / job_.parallel.context_parallel * job_.batch.micro_batch *
+           job_.model.hidden_size * size_of(job_.batch.dtype);
+  }
+  [[nodiscard]] std::uint64_t pp_message() const {
+    return job_.parallel.sequence_parallel ? activation() / job_.parallel.tensor_parallel : activation();
+  }
+  [[nodiscard]] std::uint64_t records_per_microbatch() const {
+    std::uint64_t n = embedding_.size() + final_.size();
+    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
+      n += layer_template(l).size();
+    return n;
+  }
+  [[nodiscard]] const std::vector<record>& layer_template(std::uint64_t layer) const {
+    return job_.model.is_moe() && layer >= job_.model.first_dense_layers ? moe_layer_ : dense_layer_;
+  }
+
+  // ---- building the templates ---------------------------------------------------------------
+  struct side {
+    nanoseconds compute{};
+    collective_op comm{};
+  };
+  [[nodiscard]] nanoseconds time(compute_op op, pass_kind pass) const {
+    op.pass = pass;
+    op.type = job_.batch.dtype;
+    return compute_.duration(op);
+  }
+  // A record for one operation: its three passes timed, with the given collectives.
+  [[nodiscard]] record op_record(std::string name, const compute_op& op, collective_op fwd = {},
+                                 collective_op ig = {}, collective_op wg = {}) const {
+    record r;
+    r.name = std::move(name);
+    r.forward = {time(op, pass_kind::forward), fwd};
+    r.input_grad = {time(op, pass_kind::input_grad), ig};
+    // Only GEMMs have weights worth a gradient pass (norm weights are negligible).
+    r.weight_grad = {op.kind == op_kind::gemm ? time(op, pass_kind::weight_grad) : nanoseconds{0}, wg};
+    return r;
+  }
+  [[nodiscard]] static record comm_record(std::string name, collective_op fwd, collective_op ig) {
+    record r;
+    r.name = std::move(name);
+    r.forward.comm = fwd;
+    r.input_grad.comm = ig;
+    return r;
+  }
+  [[nodiscard]] collective_op tp(collective c, std::uint64_t size) const {
+    if (job_.parallel.tensor_parallel == 1) return {};
+    return {c, comm_group::tp, bytes{size}};
+  }
+
+  void build_templates() {
+    const model_spec& m = job_.model;
+    const parallel_spec& p = job_.parallel;
+    const std::uint64_t t = p.tensor_parallel, h = m.hidden_size, b = job_.batch.micro_batch;
+    const std::uint64_t s = job_.batch.seq_length / p.context_parallel, tokens = s * b;
+    const bool sp = p.sequence_parallel && t > 1;
+    const std::uint64_t A = activation(), norm_tokens = sp ? tokens / t : tokens;
+    const collective_op block_in_fwd = sp ? tp(collective::all_gather, A) : collective_op{};
+    const collective_op block_in_bwd = tp(sp ? collective::reduce_scatter : collective::all_reduce, A);
+    const collective_op block_out_fwd = tp(sp ? collective::reduce_scatter : collective::all_reduce, A);
+    const collective_op block_out_bwd = sp ? tp(collective::all_gather, A) : collective_op{};
+    const auto gemm = [&](op_role role, std::uint64_t rows, std::uint64_t k, std::uint64_t n,
+                          std::uint64_t batch = 1) {
+      return compute_op{.role = role, .kind = op_kind::gemm, .batch = batch, .m = rows, .n = n, .k = k};
+    };
+    const auto norm = [&](op_role role) {
+      return compute_op{.role = role, .kind = op_kind::norm, .m = norm_tokens, .n = h};
+    };
+    const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
+
+    // Attention block.
+    std::vector<record> attention;
+    attention.push_back(op_record("input_norm", norm(op_role::input_norm), block_in_fwd));
+    const std::uint64_t local_heads = m.num_attention_heads / t;
+    std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
+    if (m.is_mla()) {
+      qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+      v_dim = m.v_head_dim;
+      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank;
+      if (qr > 0) {
+        // The down-projections are replicated: their input gradients are complete, and under SP they
+        // reduce-scatter back to the sequence shards.
+        attention.push_back(op_record("mla_q_down", gemm(op_role::mla_q_down, tokens, h, qr), {},
+                                      sp ? block_in_bwd : collective_op{}));
+        attention.push_back(op_record("mla_q_up", gemm(op_role::mla_q_up, tokens, qr, local_heads * qk_dim),
+                                      {},
+                                      tp(collective::all_reduce, tokens * qr * size_of(job_.batch.dtype))));
+      } else {
+        // Without a query rank the query projection is column-parallel on the block input.
+        attention.push_back(
+            op_record("mla_q", gemm(op_role::mla_q_up, tokens, h, local_heads * qk_dim), {}, block_in_bwd));
+      }
+      attention.push_back(
+          op_record("mla_kv_down", gemm(op_role::mla_kv_down, tokens, h, kvr + m.qk_rope_head_dim)));
+      attention.push_back(op_record(
+          "mla_kv_up", gemm(op_role::mla_kv_up, tokens, kvr, local_heads * (m.qk_nope_head_dim + v_dim)), {},
+          tp(collective::all_reduce, tokens * kvr * size_of(job_.batch.dtype))));
+    } else {
+      const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
+      attention.push_back(op_record(
+          "attention_qkv", gemm(op_role::attention_qkv, tokens, h, (local_heads + 2 * kv_heads) * m.head_dim),
+          {}, block_in_bwd));
+    }
+    compute_op core{.role = op_role::attention_core,
+                    .kind = op_kind::attention,
+                    .batch = b * local_heads,
+                    .m = s,
+                    .n = job_.batch.seq_length,
+                    .k = (qk_dim + v_dim) / 2};
+    record core_record = op_record("attention_core", core);
+    if (p.context_parallel > 1) {
+      // Ring attention: every rank sees all keys and values of its sequence.
+      const std::uint64_t kv_dim = m.is_mla()
+                                       ? local_heads * (qk_dim + v_dim)
+                                       : 2 * std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
+      const bytes kv{kv_dim * job_.batch.seq_length * b * size_of(job_.batch.dtype)};
+      core_record.forward.comm = {collective::all_gather, comm_group::cp, kv};
+      core_record.input_grad.comm = {collective::reduce_scatter, comm_group::cp, kv};
+    }
+    if (p.recompute == recompute_kind::selective)
+      core_record.input_grad.compute += core_record.forward.compute;
+    attention.push_back(std::move(core_record));
+    attention.push_back(op_record("attention_out",
+                                  gemm(op_role::attention_out, tokens, local_heads * v_dim, h), block_out_fwd,
+                                  block_out_bwd));
+
+    // Dense MLP block.
+    const auto mlp = [&](const char* prefix, std::uint64_t ffn, bool gather) {
+      std::vector<record> block;
+      const std::string pre(prefix);
+      if (gather && sp) block.push_back(comm_record(pre + "_gather", block_in_fwd, block_in_bwd));
+      block.push_back(op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
+                                gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd));
+      block.push_back(op_record(
+          pre + "_act",
+          compute_op{
+              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t}));
+      block.push_back(
+          op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd, block_out_bwd));
+      return block;
+    };
+
+    // Dense layer: attention, norm (+ all-gather under SP), MLP.
+    dense_layer_ = attention;
+    dense_layer_.push_back(
+        op_record("post_attention_norm", norm(op_role::post_attention_norm), block_in_fwd));
+    for (record& r : mlp("mlp", m.ffn_hidden_size, false))
+      dense_layer_.push_back(std::move(r));
+    add_recompute(dense_layer_);
+
+    // MoE layer: attention, norm, router, dispatch, [TP gather], experts, [TP scatter], combine, shared.
+    if (m.is_moe()) {
+      const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job_), k = m.moe_top_k;
+      const std::uint64_t local_tokens = sp ? tokens / t : tokens;
+      const std::uint64_t w = size_of(job_.batch.dtype);
+      const std::uint64_t dispatched = local_tokens * k * h * w;  // sent by one rank, balanced routing
+      const std::uint64_t local_experts = m.num_experts / e;
+      const std::uint64_t expert_rows = local_tokens * k * e * etp / m.num_experts;  // per local expert
+      const collective_op a2a =
+          e > 1 ? collective_op{collective::all_to_all, comm_group::ep, bytes{dispatched}} : collective_op{};
+      const collective_op gather =
+          etp > 1 ? collective_op{collective::all_gather, comm_group::tp, bytes{dispatched * etp}}
+                  : collective_op{};
+      const collective_op scatter =
+          etp > 1 ? collective_op{collective::reduce_scatter, comm_group::tp, bytes{dispatched * etp}}
+                  : collective_op{};
+      moe_layer_ = attention;
+      moe_layer_.push_back(op_record("post_attention_norm", norm(op_role::post_attention_norm)));
+      moe_layer_.push_back(
+          op_record("moe_router", gemm(op_role::moe_router, local_tokens, h, m.num_experts)));
+      moe_layer_.push_back(comm_record("moe_dispatch", a2a, a2a));
+      if (etp > 1) moe_layer_.push_back(comm_record("moe_gather", gather, scatter));
+      moe_layer_.push_back(op_record("moe_fc1", gemm(op_role::moe_fc1, expert_rows, h,
+                                                     gated * m.moe_ffn_hidden_size / etp, local_experts)));
+      moe_layer_.push_back(op_record("moe_act", compute_op{.role = op_role::moe_activation,
+                                                           .kind = op_kind::elementwise,
+                                                           .batch = local_experts,
+                                                           .m = expert_rows,
+                                                           .n = m.moe_ffn_hidden_size / etp}));
+      moe_layer_.push_back(op_record(
+          "moe_fc2", gemm(op_role::moe_fc2, expert_rows, m.moe_ffn_hidden_size / etp, h, local_experts),
+          scatter, gather));
+      moe_layer_.push_back(comm_record("moe_combine", a2a, a2a));
+      if (m.num_shared_experts > 0)
+        for (record& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
+          moe_layer_.push_back(std::move(r));
+      add_recompute(moe_layer_);
+    }
+
+    // Embedding (first stage) and output layer with loss (last stage).
+    if (stage_ == 0) {
+      record emb =
+          op_record("embedding",
+                    compute_op{.role = op_role::embedding, .kind = op_kind::embedding, .m = tokens, .n = h},
+                    block_out_fwd, block_out_bwd);
+      emb.input_grad.compute =
+          nanoseconds{0};  // token ids have no gradient; the table's is the weight gradient
+      emb.weight_grad.compute =
+          time(compute_op{.role = op_role::embedding, .kind = op_kind::embedding, .m = tokens, .n = h},
+               pass_kind::forward);
+      embedding_.push_back(std::move(emb));
+    }
+    if (stage_ + 1 == p.pipeline_parallel) {
+      const std::uint64_t vocab = padded_vocab(job_) / t;
+      final_.push_back(op_record("final_norm", norm(op_role::final_norm), block_in_fwd));
+      final_.push_back(op_record("logits", gemm(op_role::logits, tokens, h, vocab), {}, block_in_bwd));
+      const collective_op loss = tp(collective::all_reduce, tokens * 4);
+      final_.push_back(op_record(
+          "cross_entropy_max",
+          compute_op{.role = op_role::logits, .kind = op_kind::elementwise, .m = tokens, .n = vocab}, loss));
+      final_.back().weight_grad.compute = nanoseconds{0};
+      if (t > 1) {
+        final_.push_back(comm_record("cross_entropy_target", loss, {}));
+        final_.push_back(comm_record("cross_entropy_sum", loss, {}));
+      }
+    }
+
+    // Once per iteration: the gradient reductions, the optimizer step and (distributed optimizer)
+    // the gathering of the updated weights — first in the file, in reverse, because SimAI walks the
+    // backward pass from the last record: reductions, then the step, then the gathers.
+    const shard_params params = params_on_gpu(job_, stage_);
+    const std::uint64_t dp = data_parallel(job_), edp = expert_data_parallel(job_);
+    const bool sharded = p.distributed_optimizer || p.zero_stage == 1;
+    const std::uint64_t step_params =
+        (sharded ? params.dense / std::max<std::uint64_t>(dp, 1) : params.dense) +
+        (sharded ? params.expert / std::max<std::uint64_t>(edp, 1) : params.expert);
+    const std::uint64_t w = size_of(job_.batch.dtype), g = size_of(job_.batch.grad_dtype);
+    // Megatron reduces gradients bucket by bucket: one collective per bucket, never a message that
+    // SimAI's 16 GiB table cannot time.
+    const std::uint64_t bucket = options_.bucket_params != 0
+                                     ? options_.bucket_params
+                                     : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
+    const auto buckets = [&](const char* name, std::uint64_t params_total, std::uint64_t element,
+                             collective kind, comm_group group) {
+      for (std::uint64_t offset = 0; offset < params_total; offset += bucket)
+        prologue_.push_back(
+            wg_record(name, {kind, group, bytes{std::min(bucket, params_total - offset) * element}}));
+    };
+    if (sharded && dp > 1) buckets("param_gather", params.dense, w, collective::all_gather, comm_group::dp);
+    if (sharded && edp > 1)
+      buckets("expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
+    record step = comm_record("optimizer_step", {}, {});
+    step.weight_grad.compute =
+        time(compute_op{.role = op_role::optimizer, .kind = op_kind::optimizer, .m = step_params},
+             pass_kind::forward);
+    prologue_.push_back(std::move(step));
+    const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
+    if (dp > 1) buckets("grad_reduce", params.dense, g, reduce, comm_group::dp);
+    if (edp > 1) buckets("expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
+  }
+  [[nodiscard]] static record wg_record(std::string name, collective_op wg) {
+    record r;
+    r.name = std::move(name);
+    r.weight_grad.comm = wg;
+    return r;
+  }
+
+  // Full recomputation: the layer's forward records replayed in the backward pass, just before the
+  // layer's own backward (appended in reverse, since SimAI walks the backward pass from the end).
+  void add_recompute(std::vector<record>& layer) const {
+    if (job_.parallel.recompute != recompute_kind::full) return;
+    const std::size_t n = layer.size();
+    for (std::size_t i = n; i-- > 0;) {
+      record r;
+      r.name = "recompute_" + layer[i].name;
+      r.input_grad = layer[i].forward;
+      layer.push_back(std::move(r));
+    }
+  }
+
+  job_spec job_;
+  const compute_model& compute_;
+  megatron_options options_;
+  std::uint64_t stage_ = 0, first_layer_ = 0, layers_ = 0;
+  std::vector<record> prologue_, embedding_, dense_layer_, moe_layer_, final_;
+  simai_header header_;
+};
+
+/// The state machine behind megatron_workload::records(): copies templates in order.
+class megatron_source {
+ public:
+  explicit megatron_source(const megatron_workload& w) : w_(w) {}
+
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  bool next(record& out) {
+    while (true) {
+      if (iteration_ == w_.options_.iterations) return false;
+      const std::vector<record>& block = current_block();
+      if (index_ < block.size()) {
+        out = block[index_++];
+        return true;
+      }
+      index_ = 0;
+      advance();
+    }
+  }
+
+ private:
+  // Position: prologue, then per micro batch: embedding, layers, final.
+  const std::vector<record>& current_block() const {
+    if (part_ == 0) return w_.prologue_;
+    if (part_ == 1) return w_.embedding_;
+    if (part_ == 2) return w_.layer_template(w_.first_layer_ + layer_);
+    return w_.final_;
+  }
+  void advance() {
+    if (part_ == 0) {
+      part_ = microbatches() > 0 ? 1 : 4;
+    } else if (part_ == 1) {
+      part_ = w_.layers_ > 0 ? 2 : 3;
+      layer_ = 0;
+    } else if (part_ == 2) {
+      if (++layer_ == w_.layers_) part_ = 3;
+    } else if (part_ == 3) {
+      part_ = ++microbatch_ < microbatches() ? 1 : 4;
+    }
+    if (part_ == 4) {
+      part_ = 0;
+      microbatch_ = 0;
+      ++iteration_;
+    }
+  }
+  std::uint64_t microbatches() const { return microbatches_cache_; }
+
+  const megatron_workload& w_;
+  std::uint64_t microbatches_cache_ = aicb::microbatches(w_.job_);
+  std::uint64_t iteration_ = 0, microbatch_ = 0, layer_ = 0;
+  int part_ = 0;
+  std::size_t index_ = 0;
+};
+
+inline record_stream<megatron_source> megatron_workload::records() const {
+  return record_stream<megatron_source>(megatron_source(*this));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/record_stream.hpp>
 // #include <aicb/io/json_writer.hpp>
+// #include <aicb/io/simai_writer.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/simai.md): a header
+/// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
+/// integer formatting into an atomically renamed file.
+///
+/// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
+/// workloads) every record is checked against the ways SimAI silently misreads a file: only the
+/// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
+/// 0, a warning above 16 GiB (SimAI's largest message), the record count written first equal to
+/// the records written, and a header with every key SimAI needs. aicb compatibility writes aicb's
+/// records as they are (strict = false), quirks included.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_compat.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The three record columns, which decide how SimAI maps a collective to a group.
+enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
+
+/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
+/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
+/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
+/// collective or a group SimAI cannot express there.
+[[nodiscard]] inline std::string simai_comm_token(const collective_op& op, simai_column column) {
+  if (op.kind == collective::none) return "NONE";
+  std::string token;
+  switch (op.kind) {
+    case collective::all_reduce:
+      token = "ALLREDUCE";
+      break;
+    case collective::all_gather:
+      token = "ALLGATHER";
+      break;
+    case collective::reduce_scatter:
+      token = "REDUCESCATTER";
+      break;
+    case collective::all_to_all:
+      token = "ALLTOALL";
+      break;
+    default:
+      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
+                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
+  }
+  const bool weight = column == simai_column::weight_grad;
+  switch (op.group) {
+    case comm_group::tp:
+      if (!weight) return token;
+      break;
+    case comm_group::dp:
+      if (weight) return token;
+      break;
+    case comm_group::ep:
+      if (!weight) return token + "_EP";
+      break;
+    case comm_group::dp_ep:
+      return token + "_DP_EP";
+    default:
+      break;
+  }
+  AICB_THROW(config_error(
+      "group", std::string(to_string(op.group)),
+      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
+          (weight ? "weight-gradient" : "forward/input-gradient") +
+          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
+}
+
+/// The header line (without the newline).
+[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
+  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
+         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
+         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
+         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
+         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
+}
+
+/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
+inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
+
+/// Streams a SimAI workload into a file, atomically.
+class simai_writer {
+ public:
+  /// @param path   the file (written under a temporary name until finish())
+  /// @param header the header line's fields
+  /// @param count  the number of records that will be written (SimAI reads it first)
+  /// @param strict check every record against SimAI's silent failure modes (see the file comment)
+  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
+      : out_(path), count_(count), strict_(strict) {
+    if (strict_) check_header(header);
+    buffer_.reserve(1 << 20);
+    buffer_ += simai_header_line(header);
+    buffer_ += '\n';
+    buffer_ += std::to_string(count);
+    buffer_ += '\n';
+  }
+
+  /// Appends one record.
+  void write(const record& r) {
+    ++written_;
+    if (strict_) check(r);
+    buffer_ += r.name;
+    buffer_ += "\t-1";
+    phase(r.forward, simai_column::forward);
+    phase(r.input_grad, simai_column::input_grad);
+    phase(r.weight_grad, simai_column::weight_grad);
+    buffer_ += '\t';
+    integer(r.update.count());
+    buffer_ += '\n';
+    if (buffer_.size() > (1 << 20) - 512) flush();
+  }
+
+  /// Checks the count, then renames the file into place. Without it, nothing is left behind.
+  void finish() {
+    if (written_ != count_)
+      AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
+                       " records written but the header announced " + std::to_string(count_) +
+                       " (the file was not written)"));
+    flush();
+    out_.commit();
+  }
+
+  /// Warnings collected in strict mode (messages above 16 GiB).
+  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+ private:
+  void phase(const phase& p, simai_column column) {
+    buffer_ += '\t';
+    integer(p.compute.count());
+    buffer_ += '\t';
+    buffer_ += simai_comm_token(p.comm, column);
+    buffer_ += '\t';
+    integer(static_cast<std::int64_t>(p.comm.size.count()));
+  }
+  void integer(std::int64_t value) {
+    char text[24];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    buffer_.append(text, result.ptr);
+  }
+  void flush() {
+    out_.write(buffer_);
+    buffer_.clear();
+  }
+
+  static void check_header(const simai_header& h) {
+    const auto positive = [](const char* key, std::uint64_t v) {
+      if (v == 0)
+        AICB_THROW(
+            config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
+    };
+    positive("model_parallel_NPU_group", h.tensor_parallel);
+    positive("ep", h.expert_parallel);
+    positive("pp", h.pipeline_parallel);
+    positive("vpp", h.vpp);
+    positive("ga", h.ga);
+    positive("all_gpus", h.all_gpus);
+    std::uint64_t pp_comm = 0;
+    const auto [end, error] = std::from_chars(h.pp_comm.data(), h.pp_comm.data() + h.pp_comm.size(), pp_comm);
+    if (error != std::errc{} || end != h.pp_comm.data() + h.pp_comm.size() || pp_comm > 2147483647ULL)
+      AICB_THROW(
+          config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
+    if ((h.pipeline_parallel == 1) != (pp_comm == 0))
+      AICB_THROW(config_error("pp_comm", h.pp_comm,
+                              "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
+  }
+  void check(const record& r) {
+    if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
+      AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
+    for (const auto* p : {&r.forward, &r.input_grad, &r.weight_grad}) {
+      if (p->compute.count() < 0)
+        AICB_THROW(
+            config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
+      if (!p->comm.active() && p->comm.size.count() != 0)
+        AICB_THROW(
+            config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
+      if (p->comm.size.count() > simai_max_message)
+        warnings_.push_back(
+            r.name + ": " + std::to_string(p->comm.size.count()) +
+            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
+    }
+  }
+
+  atomic_file out_;
+  std::uint64_t count_, written_ = 0;
+  bool strict_;
+  std::string buffer_;
+  std::vector<std::string> warnings_;
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/model/batch.hpp>
 // #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/hf_config.hpp>
@@ -4267,7 +5778,7 @@ inline constexpr model_spec deepseek_v3 = [] {
                     .hidden_size = hidden,
                     .num_layers = layers,
                     .num_attention_heads = heads,
-                    .ffn_hidden_size = ffn != 0 ? ffn : 4 * hidden,
+                    .ffn_hidden_size = ffn,  // 0: aicb's default, 4h (or its SwiGLU rule with --swiglu)
                     .vocab_size = 50257,
                     .max_position_embeddings = 4096};
 }

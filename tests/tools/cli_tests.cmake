@@ -79,3 +79,29 @@ aicb_cli_test(aiob_convert_to_v2 EXPECT "wrote .*converted_v2.txt \\(version 2"
 aicb_cli_test(aiob_show_converted EXPECT "version 2" "gpu +NVIDIA H100" "tensor_parallel +2"
               ARGS aiob show converted_v2.txt)
 set_tests_properties(cli.aiob_show_converted PROPERTIES DEPENDS cli.aiob_convert_to_v2)
+
+# aicb generate --compat aicb: every SimAI-text case of aicb's reference outputs, byte for byte
+# (tests/tools/aicb_cases.py reads them in place; skipped only with AICB_REFERENCE_OPTIONAL).
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME cli.reference_aicb_cases_byte_for_byte
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/aicb_cases.py" $<TARGET_FILE:aicb_tool>
+                 "${AICB_REFERENCE_DIR}/aicb/cases")
+set_tests_properties(cli.reference_aicb_cases_byte_for_byte PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "[1-9][0-9]* cases reproduced byte for byte, [0-9]+ refused as aicb fails, 0 failures")
+
+# aicb generate, corrected: the seed command, with a 15B shape, writes a valid file and its sidecar.
+aicb_cli_test(generate_seed_15b
+              EXPECT "model size 15: standard gpt shape gpt-1[45]\\.[0-9]B" "wrote seed15b.txt: [0-9]+ records"
+              ARGS generate -m 15 --world_size 4096 --tensor_model_parallel_size 2 --pipeline_model_parallel 1
+                   --frame Megatron --global_batch 8192 --micro_batch 1 --seq_length 4096 --swiglu --use_flash_attn
+                   --aiob_enable --comp_filepath "${_aiob_example}" -o seed15b.txt)
+aicb_cli_test(generate_default_names_like_aicb EXPECT "wrote results/workload/H100-gpt_7B-world_size64-tp2-pp1-ep1-gbs64-mbs1-seq4096-MOE-False-GEMM-False-flash_attn-False.txt"
+              ARGS generate -m 7 --world-size 64 --tp 2 --gbs 64 --seq 4096 --gpu_type H100)
+aicb_cli_test(generate_explicit_dims_win EXPECT "num_layers=10" REJECT "num_layers=36"
+              ARGS generate -m 7 --num_layers 10 --world_size 8 --global_batch 8 -o dims_win.txt)
+aicb_cli_test(generate_compat_preset_overrides_with_note EXPECT "preset gpt_13B overrides num_layers 10 -> 40"
+              ARGS generate --compat aicb -m 13 --num_layers 10 --world_size 32 --global_batch 128 -o compat13.txt)
+aicb_cli_test(generate_invalid_layout STATUS 2 EXPECT "tensor_parallel must divide num_attention_heads"
+              ARGS generate -m 7 --tp 5 --world_size 40 -o never.txt)
+aicb_cli_test(generate_context_parallel_not_in_simai STATUS 2 EXPECT "SimAI cannot express a cp collective"
+              ARGS generate --model llama2-7b --world-size 8 --cp 2 --seq 4096 --global-batch 4 -o never_cp.txt)

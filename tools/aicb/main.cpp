@@ -3,6 +3,7 @@
 // The aicb command-line program: thin — it parses flags and calls the library.
 // Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
 #include "aiob_command.hpp"
+#include "generate_command.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/calc/params.hpp>
@@ -37,7 +38,7 @@ int run_models(bool json) {
       w.begin_object().member("key", p.key).member("from_aicb", p.from_aicb).member("source", p.source);
       w.member("note", p.note).member("total_params", c.total()).member("active_params", c.active());
       w.key("model");
-      aicb::detail::write_fields(w, m);
+      aicb::write_json(w, m);
       w.end_object();
       continue;
     }
@@ -90,6 +91,10 @@ int main(int argc, char** argv) {
   describe->add_flag("--json", describe_json, "print JSON");
   describe_flags.add_to(*describe);
 
+  aicb_tool::generate_options generate;
+  CLI::App* generate_command = nullptr;
+  aicb_tool::add_generate_command(app, generate, generate_command);
+
   aicb_tool::aiob_options aiob;
   CLI::App *aiob_show = nullptr, *aiob_check = nullptr, *aiob_convert = nullptr;
   aicb_tool::add_aiob_commands(app, aiob, aiob_show, aiob_check, aiob_convert);
@@ -101,6 +106,7 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
   try {
+    if (*generate_command) return aicb_tool::run_generate(generate);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);

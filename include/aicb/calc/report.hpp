@@ -70,19 +70,6 @@ struct job_report {
 
 namespace detail {
 
-template <class T>
-void write_fields(json_writer& w, const T& descriptor) {
-  w.begin_object();
-  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
-    using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_arithmetic_v<V>)
-      w.member(name, value);
-    else
-      w.member(name, format_value(value));
-  });
-  w.end_object();
-}
-
 [[nodiscard]] inline std::string with_unit(double value, const char* unit) {
   static constexpr const char* prefixes[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
   int i = 0;
@@ -126,11 +113,11 @@ template <class T>
   json_writer w;
   w.begin_object().member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
-  detail::write_fields(w, r.job.model);
+  write_json(w, r.job.model);
   w.key("parallel");
-  detail::write_fields(w, r.job.parallel);
+  write_json(w, r.job.parallel);
   w.key("batch");
-  detail::write_fields(w, r.job.batch);
+  write_json(w, r.job.batch);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);

@@ -23,14 +23,14 @@ AICB_BEGIN_NAMESPACE
 
 /// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
 struct aicb_args {
-  std::string frame = "Megatron";            ///< Megatron | DeepSeek
-  std::optional<std::string> gpu_type;       ///< only in the file name ("None" when absent)
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek
+  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
   std::uint64_t world_size = 1;
   std::uint64_t tensor_model_parallel_size = 1;
   std::uint64_t pipeline_model_parallel = 1;
   std::uint64_t global_batch = 4;
   std::uint64_t micro_batch = 1;
-  std::uint64_t epoch_num = 1;               ///< aicb: forward iterations when profiling; unused here
+  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
   std::optional<std::uint64_t> ffn_hidden_size;
   std::optional<std::string> model_name;
   std::uint64_t hidden_size = 1024;
@@ -66,12 +66,12 @@ struct aicb_args {
 
 /// What aicb derives from its arguments (utils.get_params, in aicb's order).
 struct aicb_derived {
-  std::uint64_t dp = 0;              ///< world_size / (tp · pp) — CP is not in the denominator
-  std::uint64_t microbatches = 0;    ///< global_batch / (micro_batch · dp), floor (may be 0)
-  std::uint64_t heads = 0;           ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
-  std::uint64_t padded_vocab = 0;    ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
-  std::uint64_t ffn = 0;             ///< ffn_hidden_size, or aicb's default
-  std::uint64_t layers = 0;          ///< layers of the pipeline stage: num_layers / pp, floor
+  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
 };
 
 /// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
@@ -84,9 +84,11 @@ struct aicb_derived {
   const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
   if (t == 0 || p == 0 || a.micro_batch == 0) fail("tensor_model_parallel_size", t, "sizes must be positive");
   if (a.world_size % (t * p) != 0)
-    fail("world_size", a.world_size, "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+    fail("world_size", a.world_size,
+         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
   if (a.moe_enable && !a.enable_sequence_parallel)
-    fail("enable_sequence_parallel", 0, "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+    fail("enable_sequence_parallel", 0,
+         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
   aicb_derived d;
   d.dp = a.world_size / (t * p);
   if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
@@ -94,11 +96,14 @@ struct aicb_derived {
   d.heads = a.num_attention_heads.value_or(a.num_layers);
   const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
   d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
-  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size : a.swiglu ? (4 * a.hidden_size * 2 / 3) / 64 * 64 : 4 * a.hidden_size;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
+          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
+                            : 4 * a.hidden_size;
   if (a.expert_model_parallel_size > 1) {
     if (a.num_experts % a.expert_model_parallel_size != 0)
       fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
-    if (a.dtype == "float16") fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+    if (a.dtype == "float16")
+      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
   }
   if (a.moe_grouped_gemm && a.dtype != "bfloat16")
     fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
@@ -113,10 +118,10 @@ struct aicb_derived {
   const auto py_bool = [](bool b) { return b ? "True" : "False"; };
   return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
          std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
-         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) + "-gbs" +
-         std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" + py_bool(a.moe_grouped_gemm) +
-         "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
+         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
+         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
+         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" +
+         py_bool(a.moe_grouped_gemm) + "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
 }
 
 /// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
@@ -132,9 +137,9 @@ struct aicb_script_args {
 /// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
 struct aicb_script_result {
   aicb_args args;
-  std::string preset;                    ///< the model_name the preset chose
-  std::vector<std::string> overridden;   ///< options the preset overwrote ("num_layers 10 -> 40")
-  bool fell_back = false;                ///< an unknown -m became gpt_13B
+  std::string preset;                   ///< the model_name the preset chose
+  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;               ///< an unknown -m became gpt_13B
 };
 
 /// What aicb's script passes to the generator: its defaults, then the options, then the preset.
@@ -170,7 +175,9 @@ struct aicb_script_result {
 
   // The preset case (lines 124-237) runs after option parsing and overwrites.
   const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
-    if (given && field != value) r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " + std::to_string(value));
+    if (given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
     field = value;
   };
   const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
@@ -183,7 +190,8 @@ struct aicb_script_result {
     a.num_attention_heads = h;
   };
   const auto force_tp = [&](std::uint64_t tp) {
-    set("tensor_model_parallel_size", a.tensor_model_parallel_size, tp, s.tensor_model_parallel_size.has_value());
+    set("tensor_model_parallel_size", a.tensor_model_parallel_size, tp,
+        s.tensor_model_parallel_size.has_value());
   };
   const auto ffn = [&](std::uint64_t value) {
     std::uint64_t f = a.ffn_hidden_size.value_or(value);
@@ -191,8 +199,8 @@ struct aicb_script_result {
     a.ffn_hidden_size = f;
   };
   const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
-                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts, std::uint64_t shared,
-                            std::uint64_t dense) {
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
+                            std::uint64_t shared, std::uint64_t dense) {
     shape(name, layers, hidden, heads);
     ffn(f);
     force_tp(1);

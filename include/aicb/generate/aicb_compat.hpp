@@ -33,15 +33,15 @@ AICB_BEGIN_NAMESPACE
 /// The SimAI header fields of a workload (the keys SimAI reads from line 1).
 struct simai_header {
   std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-  std::uint64_t tensor_parallel = 1;     ///< model_parallel_NPU_group
-  std::uint64_t expert_parallel = 1;     ///< ep
-  std::uint64_t pipeline_parallel = 1;   ///< pp
-  std::uint64_t vpp = 1;                 ///< vpp
-  std::uint64_t ga = 1;                  ///< ga
-  std::uint64_t all_gpus = 1;            ///< all_gpus
+  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
+  std::uint64_t expert_parallel = 1;    ///< ep
+  std::uint64_t pipeline_parallel = 1;  ///< pp
+  std::uint64_t vpp = 1;                ///< vpp
+  std::uint64_t ga = 1;                 ///< ga
+  std::uint64_t all_gpus = 1;           ///< all_gpus
   std::uint64_t checkpoints = 0;
   std::uint64_t checkpoint_initiates = 0;
-  std::string pp_comm = "0";             ///< bytes, as text (aicb writes a Python float with SP)
+  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
 
   [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
 };
@@ -72,8 +72,10 @@ namespace detail {
     text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
   } else {
     const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= integer_digits) text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
-    else text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
   }
   return sign + text;
 }
@@ -97,18 +99,21 @@ class aicb_workload {
     const bool deepseek = a_.frame == "DeepSeek";
     if (a_.aiob_enable) {
       if (!profile)
-        AICB_THROW(config_error("comp_filepath", "(none)",
-                                "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
+        AICB_THROW(
+            config_error("comp_filepath", "(none)",
+                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
       cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
     }
     if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
-      AICB_THROW(config_error("aiob_enable", "false",
-                              "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
-                              "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
+      AICB_THROW(
+          config_error("aiob_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
+                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
     if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
-      AICB_THROW(config_error("moe_enable", "false",
-                              "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
-                              "emits MoE items, which need --moe_enable"));
+      AICB_THROW(
+          config_error("moe_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
+                       "emits MoE items, which need --moe_enable"));
     check_divisibility();
     for_each_entry([&](const detail::aicb_entry& e) {
       total_ += e.params;
@@ -121,11 +126,13 @@ class aicb_workload {
     header_.ga = d_.microbatches;
     header_.all_gpus = a_.world_size;
     const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
-    if (a_.pipeline_model_parallel == 1) header_.pp_comm = "0";
+    if (a_.pipeline_model_parallel == 1)
+      header_.pp_comm = "0";
     else if (a_.enable_sequence_parallel)
       header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
                                                   static_cast<double>(a_.tensor_model_parallel_size));
-    else header_.pp_comm = std::to_string(pp_message);
+    else
+      header_.pp_comm = std::to_string(pp_message);
   }
 
   [[nodiscard]] const simai_header& header() const noexcept { return header_; }
@@ -162,30 +169,36 @@ class aicb_workload {
     const std::uint64_t P = h / d_.heads * d_.heads;
     divide("ffn_hidden_size", d_.ffn);
     if (a_.frame == "DeepSeek") {
-      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)", d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
+      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
+             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
       divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
       divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
     } else {
       divide("3 x the query projection size", 3 * P);
       divide("the query projection size", P);
     }
-    if (a_.moe_enable) divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
+    if (a_.moe_enable)
+      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
   }
 
   // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
   // mocked model, filtered by class: which classes depends on sequence parallelism).
   template <class F>
   void for_each_entry(F&& f) const {
-    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer) entries_of(layer, f);
+    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
+      entries_of(layer, f);
   }
 
   // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
   template <class F>
   void entries_of(std::uint64_t i, F&& f) const {
     const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
-    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size, beta = a_.add_bias_linear ? 1 : 0;
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
+                        beta = a_.add_bias_linear ? 1 : 0;
     const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
-    const auto column = [&](std::uint64_t in, std::uint64_t out) { return in * (out / t) + beta * (out / t); };
+    const auto column = [&](std::uint64_t in, std::uint64_t out) {
+      return in * (out / t) + beta * (out / t);
+    };
     const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
     const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
     if (i == 0) {
@@ -216,11 +229,12 @@ class aicb_workload {
       }
       return;
     }
-    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim, nope = a_.qk_nope_dim,
-                        v = a_.v_head_dim;
+    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
+                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
     const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
-    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)), o_row = row(a * v, h);
-    const bool dense = layer < a_.n_dense_layers, shared = a_.n_shared_expert > 0;
+    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
+                        o_row = row(a * v, h);
+    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
     const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
     if (sp) {
       f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
@@ -242,7 +256,8 @@ class aicb_workload {
         }
       }
     } else {
-      f(detail::aicb_entry{"attention_layer_mla", q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
+      f(detail::aicb_entry{"attention_layer_mla",
+                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
       if (dense) {
         f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
       } else {
@@ -259,9 +274,12 @@ class aicb_workload {
     std::uint64_t n = 0;
     if (has("embedding")) ++n;
     if (has("attention_linear")) ++n;
-    if (has("row")) ++n;
-    else if (has("column")) ++n;
-    else if (has("moelayer")) n += 5;
+    if (has("row"))
+      ++n;
+    else if (has("column"))
+      ++n;
+    else if (has("moelayer"))
+      n += 5;
     return n;
   }
 
@@ -373,10 +391,10 @@ class aicb_source {
       push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
     }
     if (dp_ep) {
-      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M}, comm_group::tp,
-           comm_group::tp, comm_group::dp_ep);
-      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M}, comm_group::tp,
-           comm_group::tp, comm_group::dp_ep);
+      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
     }
   }
 
@@ -385,10 +403,14 @@ class aicb_source {
     const aicb_compute_cache& cache = *w_.cache_;
     if (const auto v = cache.find(stage)) return *v;
     std::string key;
-    if (stage == "grad") key = "grad_" + std::string(fb);
-    else if (stage == "embedding") key = "Emb";
-    else if (stage == "final") key = "attention_" + std::string(fb);
-    else key = std::string(stage) + "_" + std::string(fb);
+    if (stage == "grad")
+      key = "grad_" + std::string(fb);
+    else if (stage == "embedding")
+      key = "Emb";
+    else if (stage == "final")
+      key = "attention_" + std::string(fb);
+    else
+      key = std::string(stage) + "_" + std::string(fb);
     if (const auto v = cache.find(key)) return *v;
     return 1;
   }
@@ -420,9 +442,12 @@ class aicb_source {
         return;
       }
       if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
-      if (has("row")) push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
-      else if (has("column")) push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
-      else if (has("moelayer")) moe_items(name, 1, 1);
+      if (has("row"))
+        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
+      else if (has("column"))
+        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
+      else if (has("moelayer"))
+        moe_items(name, 1, 1);
       return;
     }
 
@@ -466,7 +491,8 @@ class aicb_source {
   // The five records of an MoE layer (spec 5.3).
   void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
     const aicb_args& a = w_.a_;
-    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size, k = a.moe_router_topk;
+    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
+                        k = a.moe_router_topk;
     const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
     const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
     const std::uint64_t disp_f =
@@ -495,6 +521,8 @@ class aicb_source {
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
 };
 
-inline record_stream<aicb_source> aicb_workload::records() const { return record_stream<aicb_source>(aicb_source(*this)); }
+inline record_stream<aicb_source> aicb_workload::records() const {
+  return record_stream<aicb_source>(aicb_source(*this));
+}
 
 AICB_END_NAMESPACE

@@ -39,10 +39,18 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
   if (op.kind == collective::none) return "NONE";
   std::string token;
   switch (op.kind) {
-    case collective::all_reduce: token = "ALLREDUCE"; break;
-    case collective::all_gather: token = "ALLGATHER"; break;
-    case collective::reduce_scatter: token = "REDUCESCATTER"; break;
-    case collective::all_to_all: token = "ALLTOALL"; break;
+    case collective::all_reduce:
+      token = "ALLREDUCE";
+      break;
+    case collective::all_gather:
+      token = "ALLGATHER";
+      break;
+    case collective::reduce_scatter:
+      token = "REDUCESCATTER";
+      break;
+    case collective::all_to_all:
+      token = "ALLTOALL";
+      break;
     default:
       AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
                               "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
@@ -58,22 +66,25 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
     case comm_group::ep:
       if (!weight) return token + "_EP";
       break;
-    case comm_group::dp_ep: return token + "_DP_EP";
-    default: break;
+    case comm_group::dp_ep:
+      return token + "_DP_EP";
+    default:
+      break;
   }
-  AICB_THROW(config_error("group", std::string(to_string(op.group)),
-                          std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
-                              (weight ? "weight-gradient" : "forward/input-gradient") +
-                              " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
+  AICB_THROW(config_error(
+      "group", std::string(to_string(op.group)),
+      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
+          (weight ? "weight-gradient" : "forward/input-gradient") +
+          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
 }
 
 /// The header line (without the newline).
 [[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
   return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
          " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
-         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) + " all_gpus: " + std::to_string(h.all_gpus) +
-         " checkpoints: " + std::to_string(h.checkpoints) + " checkpoint_initiates: " +
-         std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
+         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
+         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
+         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
 }
 
 /// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
@@ -114,8 +125,9 @@ class simai_writer {
   /// Checks the count, then renames the file into place. Without it, nothing is left behind.
   void finish() {
     if (written_ != count_)
-      AICB_THROW(error("SimAI writer: " + std::to_string(written_) + " records written but the header announced " +
-                       std::to_string(count_) + " (the file was not written)"));
+      AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
+                       " records written but the header announced " + std::to_string(count_) +
+                       " (the file was not written)"));
     flush();
     out_.commit();
   }
@@ -144,7 +156,9 @@ class simai_writer {
 
   static void check_header(const simai_header& h) {
     const auto positive = [](const char* key, std::uint64_t v) {
-      if (v == 0) AICB_THROW(config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
+      if (v == 0)
+        AICB_THROW(
+            config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
     };
     positive("model_parallel_NPU_group", h.tensor_parallel);
     positive("ep", h.expert_parallel);
@@ -155,21 +169,26 @@ class simai_writer {
     std::uint64_t pp_comm = 0;
     const auto [end, error] = std::from_chars(h.pp_comm.data(), h.pp_comm.data() + h.pp_comm.size(), pp_comm);
     if (error != std::errc{} || end != h.pp_comm.data() + h.pp_comm.size() || pp_comm > 2147483647ULL)
-      AICB_THROW(config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
+      AICB_THROW(
+          config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
     if ((h.pipeline_parallel == 1) != (pp_comm == 0))
-      AICB_THROW(config_error("pp_comm", h.pp_comm, "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
+      AICB_THROW(config_error("pp_comm", h.pp_comm,
+                              "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
   }
   void check(const record& r) {
     if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
       AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
     for (const auto* p : {&r.forward, &r.input_grad, &r.weight_grad}) {
       if (p->compute.count() < 0)
-        AICB_THROW(config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
+        AICB_THROW(
+            config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
       if (!p->comm.active() && p->comm.size.count() != 0)
-        AICB_THROW(config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
+        AICB_THROW(
+            config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
       if (p->comm.size.count() > simai_max_message)
-        warnings_.push_back(r.name + ": " + std::to_string(p->comm.size.count()) +
-                            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
+        warnings_.push_back(
+            r.name + ": " + std::to_string(p->comm.size.count()) +
+            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
     }
   }
 

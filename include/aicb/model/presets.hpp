@@ -165,7 +165,7 @@ inline constexpr model_spec deepseek_v3 = [] {
                     .hidden_size = hidden,
                     .num_layers = layers,
                     .num_attention_heads = heads,
-                    .ffn_hidden_size = ffn != 0 ? ffn : 4 * hidden,
+                    .ffn_hidden_size = ffn,  // 0: aicb's default, 4h (or its SwiGLU rule with --swiglu)
                     .vocab_size = 50257,
                     .max_position_embeddings = 4096};
 }

@@ -18,6 +18,7 @@
 #include <aicb/detail/edit_distance.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/json_writer.hpp>
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/options.hpp>
 
@@ -157,6 +158,20 @@ template <ReflectedDescriptor T>
     pairs.emplace_back(std::string(name), format_value(value));
   });
   return pairs;
+}
+
+/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings.
+template <ReflectedDescriptor T>
+void write_json(json_writer& w, const T& descriptor) {
+  w.begin_object();
+  for_each_field(descriptor, [&](std::string_view name, const auto& value) {
+    using V = std::remove_cvref_t<decltype(value)>;
+    if constexpr (std::is_arithmetic_v<V>)
+      w.member(name, value);
+    else
+      w.member(name, format_value(value));
+  });
+  w.end_object();
 }
 
 AICB_END_NAMESPACE
