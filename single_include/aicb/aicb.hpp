@@ -1919,14 +1919,18 @@ AICB_END_NAMESPACE
 /// @file
 /// Communication volume of one training iteration on one GPU, by group, in the size convention of
 /// aicb::collective_op (the buffer of one rank: all-reduce input, all-gather output). These are
-/// the collectives a Megatron-style job issues; docs/calculators.md gives each rule.
+/// exactly the collectives the corrected Megatron generator emits (aicb/generate/megatron.hpp;
+/// docs/workloads.md), summed; docs/calculators.md states each rule.
 ///
-/// With A = (s/CP)·b·h·bytes(dtype), one micro batch's activation on a TP group:
-/// - TP: per layer and micro batch, 2 all-reduces of A forward and 2 backward, or with sequence
-///   parallelism 2 all-gathers + 2 reduce-scatters each way; full recompute repeats the forward
-///   ones. The embedding adds one forward collective (and its backward all-gather under SP), the
-///   logits layer one backward collective (and its forward all-gather under SP), the loss three
-///   all-reduces of s·b·4 bytes.
+/// With A = (s/CP)·b·h·bytes(dtype), one micro batch's activation on a TP group (no TP traffic at
+/// TP = 1):
+/// - TP, per layer and micro batch: attention 2A forward and 2A backward with sequence parallelism
+///   (all-gather in, reduce-scatter out, and the reverse), A and A without; MLA adds the all-reduces
+///   of the latent gradients backward (tokens·(q_lora + kv_lora)·bytes). Dense MLP the same as
+///   attention. MoE layers: the TP all-gather and reduce-scatter of dispatched tokens (k·A·ETP/TP
+///   each, both ways), and the shared experts like a dense MLP. Full recompute repeats every forward
+///   collective. Embedding: A forward (and A backward under SP); logits: A backward (and A forward
+///   under SP); the loss three all-reduces of tokens·4 bytes.
 /// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
 ///   sharded optimizer (distributed optimizer, ZeRO 1/2) a reduce-scatter of them plus an
 ///   all-gather of the updated weights; ZeRO-3 also all-gathers the weights forward and backward
@@ -1935,8 +1939,8 @@ AICB_END_NAMESPACE
 ///   parallelism; stages with two neighbours send both ways.
 /// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
 ///   tokens·top_k·h·bytes(dtype), forward and backward (tokens = s/CP·b, /TP under SP).
-/// - CP: per layer and micro batch, (CP−1) key/value chunks forward, twice that backward (keys,
-///   values and their gradients).
+/// - CP: per layer and micro batch, an all-gather of the keys and values of the whole sequence
+///   forward and a reduce-scatter of their gradients backward (ring attention).
 
 // #include <aicb/calc/params.hpp>
 // #include <aicb/config.hpp>
@@ -1974,13 +1978,60 @@ struct traffic {
   const std::uint64_t layers = stage_layers(job, stage);
   traffic v;
 
-  if (t > 1) {
-    const std::uint64_t per_layer = (sp ? 8 : 4) + (full ? (sp ? 4 : 2) : 0);
-    std::uint64_t ops = layers * per_layer;
-    if (first) ops += sp ? 2 : 1;
-    if (last) ops += sp ? 2 : 1;
-    v.tp = bytes{ga * (ops * activation + (last ? 3 * s * b * 4 : 0))};
+  const std::uint64_t tokens = s * b;
+  const std::uint64_t begin = stage_first_layer(job, stage);
+  const std::uint64_t etp = expert_tensor_parallel(job);
+  const bool sp_tp = sp && t > 1;
+  std::uint64_t tp_bytes = 0, ep_bytes = 0, cp_bytes = 0;
+  for (std::uint64_t layer = begin; layer < begin + layers; ++layer) {
+    std::uint64_t forward = 0, backward = 0, ep_forward = 0, cp_forward = 0;
+    if (t > 1) {
+      // Attention.
+      forward += sp_tp ? 2 * activation : activation;
+      if (m.is_mla()) {
+        const std::uint64_t latent = tokens * (m.q_lora_rank + m.kv_lora_rank) * w;
+        backward += (sp_tp ? 2 * activation : (m.q_lora_rank > 0 ? 0 : activation)) + latent;
+      } else {
+        backward += sp_tp ? 2 * activation : activation;
+      }
+    }
+    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
+    if (!moe) {
+      if (t > 1) {
+        forward += sp_tp ? 2 * activation : activation;
+        backward += sp_tp ? 2 * activation : activation;
+      }
+    } else {
+      const std::uint64_t dispatched = (sp_tp ? tokens / t : tokens) * m.moe_top_k * h * w;
+      if (etp > 1) {
+        forward += 2 * dispatched * etp;
+        backward += 2 * dispatched * etp;
+      }
+      if (m.num_shared_experts > 0 && t > 1) {
+        forward += sp_tp ? 2 * activation : activation;
+        backward += sp_tp ? 2 * activation : activation;
+      }
+      if (p.expert_parallel > 1) ep_forward = 2 * dispatched;
+    }
+    if (p.context_parallel > 1) {
+      const std::uint64_t local_heads = m.num_attention_heads / t;
+      const std::uint64_t kv_dim =
+          m.is_mla() ? local_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+                     : 2 * std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
+      cp_forward = kv_dim * job.batch.seq_length * b * w;
+    }
+    const std::uint64_t replay = full ? 1 : 0;
+    tp_bytes += forward * (1 + replay) + backward;
+    ep_bytes += ep_forward * (2 + replay);
+    cp_bytes += cp_forward * (2 + replay);
   }
+  if (t > 1) {
+    if (first) tp_bytes += sp_tp ? 2 * activation : activation;
+    if (last) tp_bytes += (sp_tp ? 2 * activation : activation) + 3 * tokens * 4;
+  }
+  v.tp = bytes{ga * tp_bytes};
+  v.ep = bytes{ga * ep_bytes};
+  v.cp = bytes{ga * cp_bytes};
 
   const shard_params params = params_on_gpu(job, stage);
   const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
@@ -1998,23 +2049,6 @@ struct traffic {
     v.pp = bytes{ga * message * ((first || last) ? 1 : 2)};
   }
 
-  if (m.is_moe() && p.expert_parallel > 1) {
-    const std::uint64_t begin = stage_first_layer(job, stage);
-    std::uint64_t moe_layers = 0;
-    for (std::uint64_t layer = begin; layer < begin + layers; ++layer)
-      moe_layers += layer >= m.first_dense_layers;
-    const std::uint64_t tokens = sp ? s * b / t : s * b;
-    const std::uint64_t message = tokens * m.moe_top_k * h * w;
-    v.ep = bytes{ga * moe_layers * message * (4 + (full ? 2 : 0))};
-  }
-
-  if (p.context_parallel > 1) {
-    const std::uint64_t kv_dim =
-        m.is_mla() ? m.num_attention_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
-                   : 2 * m.num_kv_heads * m.head_dim;
-    const std::uint64_t chunk = kv_dim / t * s * b * w;
-    v.cp = bytes{ga * layers * 3 * (p.context_parallel - 1) * chunk};
-  }
   return v;
 }
 
@@ -4223,7 +4257,7 @@ namespace detail {
   if (exponent < -4 || exponent >= 16) {
     std::string mantissa = digits.substr(0, 1);
     if (digits.size() > 1) mantissa += "." + digits.substr(1);
-    char exp_text[8];
+    char exp_text[16];
     std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     return sign + mantissa + exp_text;
   }
@@ -4590,7 +4624,7 @@ class aicb_source {
   void emit(std::string_view name) {
     const aicb_args& a = w_.a_;
     const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size;
+    const std::uint64_t t = a.tensor_model_parallel_size;
     const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
     const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
     const bool attention = has("attention");
@@ -4645,7 +4679,6 @@ class aicb_source {
       layer_times(name);
       moe_items(name, forward_, backward_);
     }
-    (void)e;
   }
 
   // The five records of an MoE layer (spec 5.3).
@@ -4665,7 +4698,7 @@ class aicb_source {
         if (e == 1) c1 = col::none;
       }
     }
-    const comm_group ep = comm_group::ep, tp = comm_group::tp, dp = comm_group::dp;
+    const comm_group ep = comm_group::ep, dp = comm_group::dp;
     push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
     push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
     push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});

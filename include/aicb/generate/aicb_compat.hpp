@@ -63,7 +63,7 @@ namespace detail {
   if (exponent < -4 || exponent >= 16) {
     std::string mantissa = digits.substr(0, 1);
     if (digits.size() > 1) mantissa += "." + digits.substr(1);
-    char exp_text[8];
+    char exp_text[16];
     std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     return sign + mantissa + exp_text;
   }
@@ -430,7 +430,7 @@ class aicb_source {
   void emit(std::string_view name) {
     const aicb_args& a = w_.a_;
     const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size;
+    const std::uint64_t t = a.tensor_model_parallel_size;
     const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
     const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
     const bool attention = has("attention");
@@ -485,7 +485,6 @@ class aicb_source {
       layer_times(name);
       moe_items(name, forward_, backward_);
     }
-    (void)e;
   }
 
   // The five records of an MoE layer (spec 5.3).
@@ -505,7 +504,7 @@ class aicb_source {
         if (e == 1) c1 = col::none;
       }
     }
-    const comm_group ep = comm_group::ep, tp = comm_group::tp, dp = comm_group::dp;
+    const comm_group ep = comm_group::ep, dp = comm_group::dp;
     push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
     push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
     push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});

@@ -1,0 +1,81 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/generate/aicb_compat.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+TEST_CASE("aicb compat: Python's float repr, as aicb prints pp_comm", "[generate][aicb]") {
+  using aicb::detail::python_float_repr;
+  CHECK(python_float_repr(16777216.0) == "16777216.0");
+  CHECK(python_float_repr(8388608.5) == "8388608.5");
+  CHECK(python_float_repr(0.5) == "0.5");
+  CHECK(python_float_repr(1e16) == "1e+16");
+  CHECK(python_float_repr(123456789012345678.0) == "1.2345678901234568e+17");
+  CHECK(python_float_repr(0.0001) == "0.0001");
+  CHECK(python_float_repr(0.00001) == "1e-05");
+  CHECK(python_float_repr(3.0) == "3.0");
+}
+
+TEST_CASE("aicb compat: spec 3.4's worked example — totals, record count, header", "[generate][aicb]") {
+  // A02: h 4096, F 11008, a 32, t 2, s 2048, V 32000, L 4, SP, DP 8, GA 4.
+  aicb::aicb_args a;
+  a.world_size = 16;
+  a.tensor_model_parallel_size = 2;
+  a.global_batch = 32;
+  a.num_layers = 4;
+  a.hidden_size = 4096;
+  a.num_attention_heads = 32;
+  a.ffn_hidden_size = 11008;
+  a.swiglu = true;
+  a.enable_sequence_parallel = true;
+  const aicb::aicb_workload w(a);
+  CHECK(w.total_params() == 650'674'176);
+  CHECK(w.moe_params() == 0);
+  CHECK(w.size() == 86);  // 1 + 2 + 4 x (1 + 4 x 4 + 1 + 1) + 7
+  std::vector<aicb::record> rs;
+  auto stream = w.records();
+  for (const auto& r : stream)
+    rs.push_back(r);
+  CHECK(rs.size() == 86);
+  CHECK(rs[0].name == "grad_norm");
+  CHECK(rs[0].forward.comm.size.count() == 2 * 650'674'176ULL);
+  CHECK(rs[0].weight_grad.comm.size.count() == 4 * 650'674'176ULL);
+  // The embedding item: NONE with a size (aicb BUG-10).
+  CHECK(rs[3].name == "embedding_layer");
+  CHECK_FALSE(rs[3].forward.comm.active());
+  CHECK(rs[3].forward.comm.size.count() == 2 * 2048 * 4096);
+  CHECK(w.header().vpp == 4);
+  CHECK(w.header().ga == 4);
+}
+
+TEST_CASE("aicb compat: pp_comm is an integer without SP and a Python float with it", "[generate][aicb]") {
+  aicb::aicb_args a;
+  a.world_size = 16;
+  a.tensor_model_parallel_size = 2;
+  a.pipeline_model_parallel = 2;
+  a.global_batch = 32;
+  a.micro_batch = 2;
+  a.num_layers = 4;
+  a.hidden_size = 4096;
+  a.num_attention_heads = 32;
+  CHECK(aicb::aicb_workload(a).header().pp_comm == "33554432");
+  a.enable_sequence_parallel = true;
+  CHECK(aicb::aicb_workload(a).header().pp_comm == "16777216.0");
+}
+
+TEST_CASE("aicb compat: configurations aicb crashes on are clear errors", "[generate][aicb]") {
+  aicb::aicb_args a;
+  a.frame = "DeepSeek";
+  a.enable_sequence_parallel = true;
+  CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("BUG-04"));
+  a = {};
+  a.tensor_model_parallel_size = 2;
+  a.world_size = 2;
+  a.ffn_hidden_size = 1001;
+  CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("ffn_hidden_size (1001) must be divisible"));
+  a = {};
+  a.aiob_enable = true;
+  CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("--comp_filepath"));
+}

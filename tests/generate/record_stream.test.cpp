@@ -1,0 +1,50 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/concepts.hpp>
+#include <aicb/generate/record_stream.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <range/v3/range/concepts.hpp>
+#include <range/v3/view/take.hpp>
+
+#include <algorithm>
+#include <ranges>
+#include <string>
+
+namespace {
+// Produces "r0", "r1", …, counting how many it has made so far (to observe laziness).
+struct counter {
+  std::uint64_t limit;
+  std::uint64_t* made;
+  std::uint64_t i = 0;
+  bool next(aicb::record& r) {
+    if (i == limit) return false;
+    r.name = std::string("r").append(std::to_string(i++));
+    ++*made;
+    return true;
+  }
+  std::uint64_t size() const { return limit; }
+};
+}  // namespace
+
+TEST_CASE("record_stream: a lazy input range, for std::ranges and range-v3 alike", "[generate][stream]") {
+  using stream = aicb::record_stream<counter>;
+  STATIC_REQUIRE(std::ranges::input_range<stream>);
+  STATIC_REQUIRE(aicb::RecordRange<stream>);
+  STATIC_REQUIRE(ranges::input_range<stream>);
+  std::uint64_t made = 0;
+  stream s(counter{1'000'000'000, &made});
+  CHECK(s.size() == 1'000'000'000);
+  CHECK(made == 0);  // nothing before it is asked for
+  std::uint64_t seen = 0;
+  for (const aicb::record& r : s | ranges::views::take(5)) {
+    CHECK(r.name == std::string("r").append(std::to_string(seen)));
+    ++seen;
+  }
+  CHECK(seen == 5);
+  CHECK(made <= 6);  // a billion-record stream made only what was taken
+  std::uint64_t made2 = 0;
+  stream small(counter{4, &made2});
+  CHECK(std::ranges::distance(small.begin(), small.end()) == 4);
+}

@@ -1,0 +1,106 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/io/simai_writer.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace aicb::literals;
+using aicb::collective, aicb::comm_group, aicb::simai_column;
+
+namespace {
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+aicb::record sample() {
+  return {"attention_row",
+          {910'000ns, {collective::reduce_scatter, comm_group::tp, 16_MiB}},
+          {910'000ns, {collective::all_gather, comm_group::tp, 16_MiB}},
+          {910'000ns, {collective::all_reduce, comm_group::dp, 1_GiB}},
+          100ns};
+}
+}  // namespace
+
+TEST_CASE("simai writer: tokens by column and group, as SimAI reads them", "[io][simai]") {
+  CHECK(aicb::simai_comm_token({collective::all_reduce, comm_group::tp, 1_B}, simai_column::forward) ==
+        "ALLREDUCE");
+  CHECK(aicb::simai_comm_token({collective::all_reduce, comm_group::dp, 1_B}, simai_column::weight_grad) ==
+        "ALLREDUCE");
+  CHECK(aicb::simai_comm_token({collective::all_to_all, comm_group::ep, 1_B}, simai_column::input_grad) ==
+        "ALLTOALL_EP");
+  CHECK(aicb::simai_comm_token({collective::all_gather, comm_group::dp_ep, 1_B}, simai_column::weight_grad) ==
+        "ALLGATHER_DP_EP");
+  CHECK(aicb::simai_comm_token({}, simai_column::forward) == "NONE");
+  // What SimAI cannot express is refused, not written as something else.
+  CHECK_THROWS_AS(
+      aicb::simai_comm_token({collective::all_reduce, comm_group::dp, 1_B}, simai_column::forward),
+      aicb::config_error);
+  CHECK_THROWS_AS(
+      aicb::simai_comm_token({collective::all_reduce, comm_group::tp, 1_B}, simai_column::weight_grad),
+      aicb::config_error);
+  CHECK_THROWS_AS(aicb::simai_comm_token({collective::broadcast, comm_group::tp, 1_B}, simai_column::forward),
+                  aicb::config_error);
+  CHECK_THROWS_AS(
+      aicb::simai_comm_token({collective::all_gather, comm_group::cp, 1_B}, simai_column::forward),
+      aicb::config_error);
+}
+
+TEST_CASE("simai writer: header, count and tab-separated records", "[io][simai]") {
+  aicb::simai_header h;
+  h.tensor_parallel = 2;
+  h.ga = 4;
+  h.all_gpus = 16;
+  aicb::simai_writer w("simai_writer_test.txt", h, 1);
+  w.write(sample());
+  w.finish();
+  CHECK(slurp("simai_writer_test.txt") ==
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 4 all_gpus: 16 "
+        "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0\n1\n"
+        "attention_row\t-"
+        "1\t910000\tREDUCESCATTER\t16777216\t910000\tALLGATHER\t16777216\t910000\tALLREDUCE\t1073741824\t100"
+        "\n");
+  std::filesystem::remove("simai_writer_test.txt");
+}
+
+TEST_CASE("simai writer: a wrong count or a record SimAI would misread leaves no file", "[io][simai]") {
+  aicb::simai_header h;
+  {
+    aicb::simai_writer w("simai_writer_bad.txt", h, 2);
+    w.write(sample());
+    CHECK_THROWS_WITH(w.finish(), Catch::Contains("1 records written but the header announced 2"));
+  }
+  CHECK_FALSE(std::filesystem::exists("simai_writer_bad.txt"));
+  aicb::simai_writer strict("simai_writer_bad.txt", h, 1);
+  aicb::record r = sample();
+  r.input_grad.comm = {collective::none, comm_group::tp, 5_B};  // NONE with a size
+  CHECK_THROWS_WITH(strict.write(r), Catch::Contains("a NONE column carries no size"));
+  r = sample();
+  r.name = "two words";
+  CHECK_THROWS_AS(strict.write(r), aicb::config_error);
+  r = sample();
+  r.weight_grad.comm.size = 17_GiB;
+  strict.write(r);
+  CHECK(strict.warnings().size() == 1);
+  h.ga = 0;
+  CHECK_THROWS_WITH(aicb::simai_writer("simai_writer_bad.txt", h, 0), Catch::Contains("SimAI divides by ga"));
+  h.ga = 1;
+  h.pipeline_parallel = 2;
+  CHECK_THROWS_WITH(aicb::simai_writer("simai_writer_bad.txt", h, 0),
+                    Catch::Contains("pp_comm must be 0 exactly when pp is 1"));
+  h.pp_comm = "4294967296";
+  CHECK_THROWS_WITH(aicb::simai_writer("simai_writer_bad.txt", h, 0), Catch::Contains("2^31-1"));
+  // aicb compatibility writes aicb's quirks as they are.
+  aicb::simai_writer lenient("simai_writer_lenient.txt", aicb::simai_header{}, 1, false);
+  r = sample();
+  r.input_grad.comm = {collective::none, comm_group::tp, 5_B};
+  lenient.write(r);
+  lenient.finish();
+  CHECK_THAT(slurp("simai_writer_lenient.txt"), Catch::Contains("\tNONE\t5\t"));
+  std::filesystem::remove("simai_writer_lenient.txt");
+}
