@@ -2126,7 +2126,7 @@ class json_writer {
     }
     char text[32];
     const auto result = std::to_chars(text, text + sizeof text, d);
-    out_.append(text, result.ptr);
+    out_.append(text, static_cast<std::size_t>(result.ptr - text));
     return *this;
   }
 
@@ -4151,7 +4151,8 @@ AICB_END_NAMESPACE
 /// auto first = generator.records() | ranges::views::take(10);           // range-v3
 /// ```
 ///
-/// A Source provides `bool next(record&)` (false at the end) and `std::uint64_t size() const`
+/// A Source provides `const record* next()` — the next record, valid until the following call, or
+/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
 /// (the number of records it will produce, known in advance: file formats state it first).
 
 // #include <aicb/config.hpp>
@@ -4183,8 +4184,8 @@ class record_stream {
     iterator() = default;
     explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
 
-    reference operator*() const { return owner_->current_; }
-    pointer operator->() const { return &owner_->current_; }
+    reference operator*() const { return *current_; }
+    pointer operator->() const { return current_; }
     iterator& operator++() {
       advance();
       return *this;
@@ -4194,9 +4195,10 @@ class record_stream {
 
    private:
     void advance() {
-      if (owner_ && !owner_->source_->next(owner_->current_)) owner_ = nullptr;
+      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
     }
     record_stream* owner_ = nullptr;
+    const record* current_ = nullptr;
   };
 
   /// Starts the pass. A record_stream is single-pass: call begin() once.
@@ -4207,7 +4209,6 @@ class record_stream {
 
  private:
   std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
-  record current_;
 };
 
 AICB_END_NAMESPACE
@@ -4490,57 +4491,45 @@ class aicb_workload {
   simai_header header_;
 };
 
-/// The state machine behind aicb_workload::records().
+/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
+/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
+/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
+/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
 class aicb_source {
  public:
   explicit aicb_source(const aicb_workload& w) : w_(w) {
-    build_prologue();
     if (w_.a_.aiob_enable) {
       forward_ = lookup("forward", "grad");
       backward_ = lookup("backward", "grad");
     }
-  }
-
-  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
-
-  bool next(record& out) {
-    for (;;) {
-      if (queue_position_ < queue_.size()) {
-        out = queue_[queue_position_++];
-        return true;
-      }
-      queue_.clear();
-      queue_position_ = 0;
-      if (!refill()) return false;
-    }
-  }
-
- private:
-  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
-  bool refill() {
-    const aicb_derived& d = w_.d_;
-    if (microbatch_ < d.microbatches) {
-      w_.entries_of(position_, [&](const detail::aicb_entry& e) { emit(e.name); });
-      if (++position_ > d.layers + 1) {
-        position_ = 0;
-        ++microbatch_;
-        if (!w_.a_.aiob_enable) {
-          const std::uint64_t norm = w_.a_.vocab_size * w_.a_.hidden_size * 2;
-          push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
-        }
-      }
-      return true;
-    }
-    if (epilogue_done_) return false;
-    epilogue_done_ = true;
-    const std::uint64_t loss = w_.a_.seq_length * w_.a_.micro_batch * 4;
+    target_ = &prologue_;
+    build_prologue();
+    const aicb_args& a = w_.a_;
+    target_ = &embedding_norm_;
+    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
+    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
+    target_ = &epilogue_;
+    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
     for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
       push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
     for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
       push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
-    return true;
+    for (const record& r : prologue_)
+      current_.push_back(&r);
   }
 
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  const record* next() {
+    for (;;) {
+      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
+      current_.clear();
+      position_in_current_ = 0;
+      if (!refill()) return nullptr;
+    }
+  }
+
+ private:
   using col = collective;
   // One column as aicb writes it: compute, collective, size.
   struct cell {
@@ -4548,10 +4537,64 @@ class aicb_source {
     collective kind;
     std::uint64_t size;
   };
+  // The records of one distinct entry, and aicb's carried variables after it.
+  struct cached_entry {
+    std::string_view name;
+    std::vector<record> records;
+    std::int64_t forward_after = 0, backward_after = 0;
+  };
 
-  // Appends a record; the group of each collective is the one SimAI reads for its column and
-  // suffix: TP in the forward and input-gradient columns, DP in the weight-gradient column, EP for
-  // *_EP, DP-within-EP for *_DP_EP.
+  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
+  bool refill() {
+    const aicb_derived& d = w_.d_;
+    if (microbatch_ < d.microbatches) {
+      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
+      if (++position_ > d.layers + 1) {
+        position_ = 0;
+        ++microbatch_;
+        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
+      }
+      return true;
+    }
+    if (epilogue_done_) return false;
+    epilogue_done_ = true;
+    for (const record& r : epilogue_)
+      current_.push_back(&r);
+    return true;
+  }
+
+  void queue_entry(std::string_view name) {
+    if (name.find("embedding") != std::string_view::npos) {
+      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
+      // until the next refill, which happens only after they have all been consumed.
+      embedding_.clear();
+      target_ = &embedding_;
+      emit(name);
+      for (const record& r : embedding_)
+        current_.push_back(&r);
+      return;
+    }
+    for (cached_entry& c : cache_)
+      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
+        forward_ = c.forward_after;
+        backward_ = c.backward_after;
+        for (const record& r : c.records)
+          current_.push_back(&r);
+        return;
+      }
+    cache_.push_back({name, {}, 0, 0});
+    cached_entry& c = cache_.back();
+    target_ = &c.records;
+    emit(name);
+    c.forward_after = forward_;
+    c.backward_after = backward_;
+    for (const record& r : c.records)
+      current_.push_back(&r);
+  }
+
+  // Appends a record to the current target; the group of each collective is the one SimAI reads
+  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
+  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
   void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
             comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
     // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
@@ -4560,12 +4603,12 @@ class aicb_source {
       if (ig.kind == col::none) ig.size = 0;
     }
     record r;
-    r.name = name;
+    r.name.assign(name);
     r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
     r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
     r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
     r.update = nanoseconds{100};
-    queue_.push_back(std::move(r));
+    target_->push_back(std::move(r));
   }
 
   void build_prologue() {
@@ -4707,8 +4750,11 @@ class aicb_source {
   }
 
   const aicb_workload& w_;
-  std::vector<record> queue_;
-  std::size_t queue_position_ = 0;
+  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
+  std::vector<record>* target_ = nullptr;
+  std::vector<cached_entry> cache_;     // one per distinct entry name
+  std::vector<const record*> current_;  // the records of the current list position
+  std::size_t position_in_current_ = 0;
   std::uint64_t microbatch_ = 0, position_ = 0;
   bool epilogue_done_ = false;
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
@@ -5111,14 +5157,11 @@ class megatron_source {
 
   [[nodiscard]] std::uint64_t size() const { return w_.size(); }
 
-  bool next(record& out) {
+  const record* next() {
     while (true) {
-      if (iteration_ == w_.options_.iterations) return false;
+      if (iteration_ == w_.options_.iterations) return nullptr;
       const std::vector<record>& block = current_block();
-      if (index_ < block.size()) {
-        out = block[index_++];
-        return true;
-      }
+      if (index_ < block.size()) return &block[index_++];
       index_ = 0;
       advance();
     }
@@ -5189,6 +5232,8 @@ AICB_END_NAMESPACE
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -5202,21 +5247,27 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
 /// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
 /// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
 /// collective or a group SimAI cannot express there.
-[[nodiscard]] inline std::string simai_comm_token(const collective_op& op, simai_column column) {
+[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
   if (op.kind == collective::none) return "NONE";
-  std::string token;
+  // [kind][suffix]: no suffix, _EP, _DP_EP.
+  static constexpr std::string_view tokens[4][3] = {
+      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
+      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
+      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
+      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
+  int kind = 0;
   switch (op.kind) {
     case collective::all_reduce:
-      token = "ALLREDUCE";
+      kind = 0;
       break;
     case collective::all_gather:
-      token = "ALLGATHER";
+      kind = 1;
       break;
     case collective::reduce_scatter:
-      token = "REDUCESCATTER";
+      kind = 2;
       break;
     case collective::all_to_all:
-      token = "ALLTOALL";
+      kind = 3;
       break;
     default:
       AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
@@ -5225,16 +5276,16 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
   const bool weight = column == simai_column::weight_grad;
   switch (op.group) {
     case comm_group::tp:
-      if (!weight) return token;
+      if (!weight) return tokens[kind][0];
       break;
     case comm_group::dp:
-      if (weight) return token;
+      if (weight) return tokens[kind][0];
       break;
     case comm_group::ep:
-      if (!weight) return token + "_EP";
+      if (!weight) return tokens[kind][1];
       break;
     case comm_group::dp_ep:
-      return token + "_DP_EP";
+      return tokens[kind][2];
     default:
       break;
   }
@@ -5265,28 +5316,31 @@ class simai_writer {
   /// @param count  the number of records that will be written (SimAI reads it first)
   /// @param strict check every record against SimAI's silent failure modes (see the file comment)
   simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
-      : out_(path), count_(count), strict_(strict) {
+      : out_(path), count_(count), strict_(strict), buffer_(new char[buffer_size]) {
     if (strict_) check_header(header);
-    buffer_.reserve(1 << 20);
-    buffer_ += simai_header_line(header);
-    buffer_ += '\n';
-    buffer_ += std::to_string(count);
-    buffer_ += '\n';
+    const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
+    out_.write(head);
   }
 
   /// Appends one record.
   void write(const record& r) {
     ++written_;
     if (strict_) check(r);
-    buffer_ += r.name;
-    buffer_ += "\t-1";
-    phase(r.forward, simai_column::forward);
-    phase(r.input_grad, simai_column::input_grad);
-    phase(r.weight_grad, simai_column::weight_grad);
-    buffer_ += '\t';
-    integer(r.update.count());
-    buffer_ += '\n';
-    if (buffer_.size() > (1 << 20) - 512) flush();
+    // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
+    if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
+    if (r.name.size() + max_record_tail > buffer_size)
+      AICB_THROW(
+          config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+    char* p = buffer_.get() + used_;
+    p = copy(p, r.name);
+    p = copy(p, "\t-1");
+    p = phase(p, r.forward, simai_column::forward);
+    p = phase(p, r.input_grad, simai_column::input_grad);
+    p = phase(p, r.weight_grad, simai_column::weight_grad);
+    *p++ = '\t';
+    p = integer(p, r.update.count());
+    *p++ = '\n';
+    used_ = static_cast<std::size_t>(p - buffer_.get());
   }
 
   /// Checks the count, then renames the file into place. Without it, nothing is left behind.
@@ -5303,22 +5357,33 @@ class simai_writer {
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
  private:
-  void phase(const phase& p, simai_column column) {
-    buffer_ += '\t';
-    integer(p.compute.count());
-    buffer_ += '\t';
-    buffer_ += simai_comm_token(p.comm, column);
-    buffer_ += '\t';
-    integer(static_cast<std::int64_t>(p.comm.size.count()));
+  static constexpr std::size_t buffer_size = 1 << 20;
+  // Longest record without its name: 9 numbers of at most 20 characters, 3 tokens of at most 19,
+  // and separators.
+  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
+
+  static char* copy(char* p, std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    return p + text.size();
   }
-  void integer(std::int64_t value) {
-    char text[24];
-    const auto result = std::to_chars(text, text + sizeof text, value);
-    buffer_.append(text, result.ptr);
+  static char* phase(char* p, const aicb::phase& ph, simai_column column) {
+    *p++ = '\t';
+    p = integer(p, ph.compute.count());
+    *p++ = '\t';
+    p = copy(p, simai_comm_token(ph.comm, column));
+    *p++ = '\t';
+    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
+  }
+  static char* integer(char* p, std::int64_t value) {
+    if (value >= 0 && value < 10) {  // most fields: 0, 1
+      *p = static_cast<char>('0' + value);
+      return p + 1;
+    }
+    return std::to_chars(p, p + 21, value).ptr;
   }
   void flush() {
-    out_.write(buffer_);
-    buffer_.clear();
+    out_.write(std::string_view(buffer_.get(), used_));
+    used_ = 0;
   }
 
   static void check_header(const simai_header& h) {
@@ -5362,7 +5427,8 @@ class simai_writer {
   atomic_file out_;
   std::uint64_t count_, written_ = 0;
   bool strict_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t used_ = 0;
   std::vector<std::string> warnings_;
 };
 

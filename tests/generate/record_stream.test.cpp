@@ -18,11 +18,12 @@ struct counter {
   std::uint64_t limit;
   std::uint64_t* made;
   std::uint64_t i = 0;
-  bool next(aicb::record& r) {
-    if (i == limit) return false;
+  aicb::record r;
+  const aicb::record* next() {
+    if (i == limit) return nullptr;
     r.name = std::string("r").append(std::to_string(i++));
     ++*made;
-    return true;
+    return &r;
   }
   std::uint64_t size() const { return limit; }
 };

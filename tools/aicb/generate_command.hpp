@@ -26,6 +26,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -405,7 +406,7 @@ inline std::string output_path(const generate_options& o, const std::string& aic
 
 struct written {
   std::uint64_t records = 0;
-  std::map<std::string, std::uint64_t> bytes_by_group;  // per file, all records
+  std::array<std::uint64_t, aicb::all_comm_groups.size()> bytes_by_group{};  // per file, all records
   std::vector<std::string> warnings;
 };
 
@@ -419,7 +420,7 @@ written write_workload(const Workload& w, const std::string& path, bool strict) 
     ++result.records;
     for (const aicb::phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
       if (p->comm.active())
-        result.bytes_by_group[std::string(aicb::to_string(p->comm.group))] += p->comm.size.count();
+        result.bytes_by_group[static_cast<std::size_t>(p->comm.group)] += p->comm.size.count();
   }
   out.finish();
   result.warnings = out.warnings();
@@ -446,8 +447,8 @@ inline void write_sidecar(const std::string& path, const std::string& mode, cons
   w.key("job");
   job(w);
   w.key("bytes_by_group").begin_object();
-  for (const auto& [group, n] : result.bytes_by_group)
-    w.member(group, n);
+  for (aicb::comm_group g : aicb::all_comm_groups)
+    if (const auto n = result.bytes_by_group[static_cast<std::size_t>(g)]) w.member(aicb::to_string(g), n);
   w.end_object();
   w.key("warnings").begin_array();
   for (const std::string& warning : result.warnings)
@@ -456,16 +457,32 @@ inline void write_sidecar(const std::string& path, const std::string& mode, cons
   aicb::write_file_atomically(path + ".json", w.str() + "\n");
 }
 
+// This process's peak resident memory (Linux: VmHWM, which starts afresh at exec), or 0 if unknown.
+inline std::uint64_t peak_memory_kib() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return 0;
+  char line[256];
+  std::uint64_t kib = 0;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "VmHWM: %llu kB", reinterpret_cast<unsigned long long*>(&kib)) == 1) break;
+  std::fclose(status);
+  return kib;
+}
+
 inline void print_summary(const generate_options& o, const std::string& path, const written& result,
                           const aicb::simai_header& header, double seconds) {
   if (o.quiet) return;
   std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.2f s\n", path.c_str(),
               static_cast<unsigned long long>(result.records), static_cast<unsigned long long>(o.iterations),
               static_cast<unsigned long long>(header.ga), seconds);
-  for (const auto& [group, n] : result.bytes_by_group)
-    std::printf("  %-6s %s in collectives\n", group.c_str(), aicb::to_iec_string(aicb::bytes{n}).c_str());
+  for (aicb::comm_group g : aicb::all_comm_groups)
+    if (const auto n = result.bytes_by_group[static_cast<std::size_t>(g)])
+      std::printf("  %-6s %s in collectives\n", std::string(aicb::to_string(g)).c_str(),
+                  aicb::to_iec_string(aicb::bytes{n}).c_str());
   for (const std::string& w : result.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (const std::uint64_t kib = peak_memory_kib())
+    std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
 }
 
 inline int run_generate(const generate_options& o) {

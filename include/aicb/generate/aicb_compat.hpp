@@ -296,57 +296,45 @@ class aicb_workload {
   simai_header header_;
 };
 
-/// The state machine behind aicb_workload::records().
+/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
+/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
+/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
+/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
 class aicb_source {
  public:
   explicit aicb_source(const aicb_workload& w) : w_(w) {
-    build_prologue();
     if (w_.a_.aiob_enable) {
       forward_ = lookup("forward", "grad");
       backward_ = lookup("backward", "grad");
     }
-  }
-
-  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
-
-  bool next(record& out) {
-    for (;;) {
-      if (queue_position_ < queue_.size()) {
-        out = queue_[queue_position_++];
-        return true;
-      }
-      queue_.clear();
-      queue_position_ = 0;
-      if (!refill()) return false;
-    }
-  }
-
- private:
-  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
-  bool refill() {
-    const aicb_derived& d = w_.d_;
-    if (microbatch_ < d.microbatches) {
-      w_.entries_of(position_, [&](const detail::aicb_entry& e) { emit(e.name); });
-      if (++position_ > d.layers + 1) {
-        position_ = 0;
-        ++microbatch_;
-        if (!w_.a_.aiob_enable) {
-          const std::uint64_t norm = w_.a_.vocab_size * w_.a_.hidden_size * 2;
-          push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
-        }
-      }
-      return true;
-    }
-    if (epilogue_done_) return false;
-    epilogue_done_ = true;
-    const std::uint64_t loss = w_.a_.seq_length * w_.a_.micro_batch * 4;
+    target_ = &prologue_;
+    build_prologue();
+    const aicb_args& a = w_.a_;
+    target_ = &embedding_norm_;
+    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
+    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
+    target_ = &epilogue_;
+    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
     for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
       push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
     for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
       push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
-    return true;
+    for (const record& r : prologue_)
+      current_.push_back(&r);
   }
 
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  const record* next() {
+    for (;;) {
+      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
+      current_.clear();
+      position_in_current_ = 0;
+      if (!refill()) return nullptr;
+    }
+  }
+
+ private:
   using col = collective;
   // One column as aicb writes it: compute, collective, size.
   struct cell {
@@ -354,10 +342,64 @@ class aicb_source {
     collective kind;
     std::uint64_t size;
   };
+  // The records of one distinct entry, and aicb's carried variables after it.
+  struct cached_entry {
+    std::string_view name;
+    std::vector<record> records;
+    std::int64_t forward_after = 0, backward_after = 0;
+  };
 
-  // Appends a record; the group of each collective is the one SimAI reads for its column and
-  // suffix: TP in the forward and input-gradient columns, DP in the weight-gradient column, EP for
-  // *_EP, DP-within-EP for *_DP_EP.
+  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
+  bool refill() {
+    const aicb_derived& d = w_.d_;
+    if (microbatch_ < d.microbatches) {
+      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
+      if (++position_ > d.layers + 1) {
+        position_ = 0;
+        ++microbatch_;
+        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
+      }
+      return true;
+    }
+    if (epilogue_done_) return false;
+    epilogue_done_ = true;
+    for (const record& r : epilogue_)
+      current_.push_back(&r);
+    return true;
+  }
+
+  void queue_entry(std::string_view name) {
+    if (name.find("embedding") != std::string_view::npos) {
+      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
+      // until the next refill, which happens only after they have all been consumed.
+      embedding_.clear();
+      target_ = &embedding_;
+      emit(name);
+      for (const record& r : embedding_)
+        current_.push_back(&r);
+      return;
+    }
+    for (cached_entry& c : cache_)
+      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
+        forward_ = c.forward_after;
+        backward_ = c.backward_after;
+        for (const record& r : c.records)
+          current_.push_back(&r);
+        return;
+      }
+    cache_.push_back({name, {}, 0, 0});
+    cached_entry& c = cache_.back();
+    target_ = &c.records;
+    emit(name);
+    c.forward_after = forward_;
+    c.backward_after = backward_;
+    for (const record& r : c.records)
+      current_.push_back(&r);
+  }
+
+  // Appends a record to the current target; the group of each collective is the one SimAI reads
+  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
+  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
   void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
             comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
     // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
@@ -366,12 +408,12 @@ class aicb_source {
       if (ig.kind == col::none) ig.size = 0;
     }
     record r;
-    r.name = name;
+    r.name.assign(name);
     r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
     r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
     r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
     r.update = nanoseconds{100};
-    queue_.push_back(std::move(r));
+    target_->push_back(std::move(r));
   }
 
   void build_prologue() {
@@ -513,8 +555,11 @@ class aicb_source {
   }
 
   const aicb_workload& w_;
-  std::vector<record> queue_;
-  std::size_t queue_position_ = 0;
+  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
+  std::vector<record>* target_ = nullptr;
+  std::vector<cached_entry> cache_;     // one per distinct entry name
+  std::vector<const record*> current_;  // the records of the current list position
+  std::size_t position_in_current_ = 0;
   std::uint64_t microbatch_ = 0, position_ = 0;
   bool epilogue_done_ = false;
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)

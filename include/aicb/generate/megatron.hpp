@@ -390,14 +390,11 @@ class megatron_source {
 
   [[nodiscard]] std::uint64_t size() const { return w_.size(); }
 
-  bool next(record& out) {
+  const record* next() {
     while (true) {
-      if (iteration_ == w_.options_.iterations) return false;
+      if (iteration_ == w_.options_.iterations) return nullptr;
       const std::vector<record>& block = current_block();
-      if (index_ < block.size()) {
-        out = block[index_++];
-        return true;
-      }
+      if (index_ < block.size()) return &block[index_++];
       index_ = 0;
       advance();
     }

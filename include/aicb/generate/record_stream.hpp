@@ -13,7 +13,8 @@
 /// auto first = generator.records() | ranges::views::take(10);           // range-v3
 /// ```
 ///
-/// A Source provides `bool next(record&)` (false at the end) and `std::uint64_t size() const`
+/// A Source provides `const record* next()` — the next record, valid until the following call, or
+/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
 /// (the number of records it will produce, known in advance: file formats state it first).
 
 #include <aicb/config.hpp>
@@ -45,8 +46,8 @@ class record_stream {
     iterator() = default;
     explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
 
-    reference operator*() const { return owner_->current_; }
-    pointer operator->() const { return &owner_->current_; }
+    reference operator*() const { return *current_; }
+    pointer operator->() const { return current_; }
     iterator& operator++() {
       advance();
       return *this;
@@ -56,9 +57,10 @@ class record_stream {
 
    private:
     void advance() {
-      if (owner_ && !owner_->source_->next(owner_->current_)) owner_ = nullptr;
+      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
     }
     record_stream* owner_ = nullptr;
+    const record* current_ = nullptr;
   };
 
   /// Starts the pass. A record_stream is single-pass: call begin() once.
@@ -69,7 +71,6 @@ class record_stream {
 
  private:
   std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
-  record current_;
 };
 
 AICB_END_NAMESPACE

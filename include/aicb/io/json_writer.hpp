@@ -70,7 +70,7 @@ class json_writer {
     }
     char text[32];
     const auto result = std::to_chars(text, text + sizeof text, d);
-    out_.append(text, result.ptr);
+    out_.append(text, static_cast<std::size_t>(result.ptr - text));
     return *this;
   }
 

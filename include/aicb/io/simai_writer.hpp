@@ -22,6 +22,8 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,21 +37,27 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
 /// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
 /// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
 /// collective or a group SimAI cannot express there.
-[[nodiscard]] inline std::string simai_comm_token(const collective_op& op, simai_column column) {
+[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
   if (op.kind == collective::none) return "NONE";
-  std::string token;
+  // [kind][suffix]: no suffix, _EP, _DP_EP.
+  static constexpr std::string_view tokens[4][3] = {
+      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
+      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
+      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
+      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
+  int kind = 0;
   switch (op.kind) {
     case collective::all_reduce:
-      token = "ALLREDUCE";
+      kind = 0;
       break;
     case collective::all_gather:
-      token = "ALLGATHER";
+      kind = 1;
       break;
     case collective::reduce_scatter:
-      token = "REDUCESCATTER";
+      kind = 2;
       break;
     case collective::all_to_all:
-      token = "ALLTOALL";
+      kind = 3;
       break;
     default:
       AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
@@ -58,16 +66,16 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
   const bool weight = column == simai_column::weight_grad;
   switch (op.group) {
     case comm_group::tp:
-      if (!weight) return token;
+      if (!weight) return tokens[kind][0];
       break;
     case comm_group::dp:
-      if (weight) return token;
+      if (weight) return tokens[kind][0];
       break;
     case comm_group::ep:
-      if (!weight) return token + "_EP";
+      if (!weight) return tokens[kind][1];
       break;
     case comm_group::dp_ep:
-      return token + "_DP_EP";
+      return tokens[kind][2];
     default:
       break;
   }
@@ -98,28 +106,31 @@ class simai_writer {
   /// @param count  the number of records that will be written (SimAI reads it first)
   /// @param strict check every record against SimAI's silent failure modes (see the file comment)
   simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
-      : out_(path), count_(count), strict_(strict) {
+      : out_(path), count_(count), strict_(strict), buffer_(new char[buffer_size]) {
     if (strict_) check_header(header);
-    buffer_.reserve(1 << 20);
-    buffer_ += simai_header_line(header);
-    buffer_ += '\n';
-    buffer_ += std::to_string(count);
-    buffer_ += '\n';
+    const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
+    out_.write(head);
   }
 
   /// Appends one record.
   void write(const record& r) {
     ++written_;
     if (strict_) check(r);
-    buffer_ += r.name;
-    buffer_ += "\t-1";
-    phase(r.forward, simai_column::forward);
-    phase(r.input_grad, simai_column::input_grad);
-    phase(r.weight_grad, simai_column::weight_grad);
-    buffer_ += '\t';
-    integer(r.update.count());
-    buffer_ += '\n';
-    if (buffer_.size() > (1 << 20) - 512) flush();
+    // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
+    if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
+    if (r.name.size() + max_record_tail > buffer_size)
+      AICB_THROW(
+          config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+    char* p = buffer_.get() + used_;
+    p = copy(p, r.name);
+    p = copy(p, "\t-1");
+    p = phase(p, r.forward, simai_column::forward);
+    p = phase(p, r.input_grad, simai_column::input_grad);
+    p = phase(p, r.weight_grad, simai_column::weight_grad);
+    *p++ = '\t';
+    p = integer(p, r.update.count());
+    *p++ = '\n';
+    used_ = static_cast<std::size_t>(p - buffer_.get());
   }
 
   /// Checks the count, then renames the file into place. Without it, nothing is left behind.
@@ -136,22 +147,33 @@ class simai_writer {
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
  private:
-  void phase(const phase& p, simai_column column) {
-    buffer_ += '\t';
-    integer(p.compute.count());
-    buffer_ += '\t';
-    buffer_ += simai_comm_token(p.comm, column);
-    buffer_ += '\t';
-    integer(static_cast<std::int64_t>(p.comm.size.count()));
+  static constexpr std::size_t buffer_size = 1 << 20;
+  // Longest record without its name: 9 numbers of at most 20 characters, 3 tokens of at most 19,
+  // and separators.
+  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
+
+  static char* copy(char* p, std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    return p + text.size();
   }
-  void integer(std::int64_t value) {
-    char text[24];
-    const auto result = std::to_chars(text, text + sizeof text, value);
-    buffer_.append(text, result.ptr);
+  static char* phase(char* p, const aicb::phase& ph, simai_column column) {
+    *p++ = '\t';
+    p = integer(p, ph.compute.count());
+    *p++ = '\t';
+    p = copy(p, simai_comm_token(ph.comm, column));
+    *p++ = '\t';
+    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
+  }
+  static char* integer(char* p, std::int64_t value) {
+    if (value >= 0 && value < 10) {  // most fields: 0, 1
+      *p = static_cast<char>('0' + value);
+      return p + 1;
+    }
+    return std::to_chars(p, p + 21, value).ptr;
   }
   void flush() {
-    out_.write(buffer_);
-    buffer_.clear();
+    out_.write(std::string_view(buffer_.get(), used_));
+    used_ = 0;
   }
 
   static void check_header(const simai_header& h) {
@@ -195,7 +217,8 @@ class simai_writer {
   atomic_file out_;
   std::uint64_t count_, written_ = 0;
   bool strict_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t used_ = 0;
   std::vector<std::string> warnings_;
 };
 
