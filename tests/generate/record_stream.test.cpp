@@ -35,7 +35,7 @@ TEST_CASE("record_stream: a lazy input range, for std::ranges and range-v3 alike
   STATIC_REQUIRE(aicb::RecordRange<stream>);
   STATIC_REQUIRE(ranges::input_range<stream>);
   std::uint64_t made = 0;
-  stream s(counter{1'000'000'000, &made});
+  stream s(counter{1'000'000'000, &made, 0, {}});
   CHECK(s.size() == 1'000'000'000);
   CHECK(made == 0);  // nothing before it is asked for
   std::uint64_t seen = 0;
@@ -46,6 +46,6 @@ TEST_CASE("record_stream: a lazy input range, for std::ranges and range-v3 alike
   CHECK(seen == 5);
   CHECK(made <= 6);  // a billion-record stream made only what was taken
   std::uint64_t made2 = 0;
-  stream small(counter{4, &made2});
+  stream small(counter{4, &made2, 0, {}});
   CHECK(std::ranges::distance(small.begin(), small.end()) == 4);
 }

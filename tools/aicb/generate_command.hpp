@@ -472,7 +472,7 @@ inline std::uint64_t peak_memory_kib() {
 inline void print_summary(const generate_options& o, const std::string& path, const written& result,
                           const aicb::simai_header& header, double seconds) {
   if (o.quiet) return;
-  std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.2f s\n", path.c_str(),
+  std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.3f s\n", path.c_str(),
               static_cast<unsigned long long>(result.records), static_cast<unsigned long long>(o.iterations),
               static_cast<unsigned long long>(header.ga), seconds);
   for (aicb::comm_group g : aicb::all_comm_groups)
