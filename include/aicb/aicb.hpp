@@ -52,6 +52,9 @@
 #include <aicb/generate/megatron.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/io/json_writer.hpp>
+#include <aicb/io/simai_format.hpp>
+#include <aicb/io/simai_lint.hpp>
+#include <aicb/io/simai_reader.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/model/batch.hpp>
 #include <aicb/model/fixed_string.hpp>

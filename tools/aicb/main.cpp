@@ -5,6 +5,7 @@
 #include "aiob_command.hpp"
 #include "generate_command.hpp"
 #include "job_flags.hpp"
+#include "lint_command.hpp"
 
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
   CLI::App* generate_command = nullptr;
   aicb_tool::add_generate_command(app, generate, generate_command);
 
+  aicb_tool::lint_options lint;
+  CLI::App* lint_command = nullptr;
+  aicb_tool::add_lint_command(app, lint, lint_command);
+
   aicb_tool::aiob_options aiob;
   CLI::App *aiob_show = nullptr, *aiob_check = nullptr, *aiob_convert = nullptr;
   aicb_tool::add_aiob_commands(app, aiob, aiob_show, aiob_check, aiob_convert);
@@ -107,6 +112,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*generate_command) return aicb_tool::run_generate(generate);
+    if (*lint_command) return aicb_tool::run_lint(lint);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);

@@ -17,6 +17,7 @@
 #include <aicb/error.hpp>
 #include <aicb/generate/aicb_args.hpp>
 #include <aicb/generate/record_stream.hpp>
+#include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
 
 #include <array>
@@ -29,22 +30,6 @@
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
-
-/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
-struct simai_header {
-  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
-  std::uint64_t expert_parallel = 1;    ///< ep
-  std::uint64_t pipeline_parallel = 1;  ///< pp
-  std::uint64_t vpp = 1;                ///< vpp
-  std::uint64_t ga = 1;                 ///< ga
-  std::uint64_t all_gpus = 1;           ///< all_gpus
-  std::uint64_t checkpoints = 0;
-  std::uint64_t checkpoint_initiates = 0;
-  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
-
-  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
-};
 
 namespace detail {
 

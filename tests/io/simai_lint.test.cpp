@@ -1,0 +1,104 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/io/simai_lint.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "reference.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+const std::filesystem::path data = std::filesystem::path(AICB_SOURCE_DIR) / "tests/data/simai";
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+std::string render(const aicb::lint_result& r) {
+  std::string out;
+  for (const auto& d : r.diagnostics)
+    out += std::to_string(d.line) + ":" + std::to_string(d.column) + ": " +
+           (d.severity == aicb::lint_severity::error ? "error: " : "warning: ") + d.message + "\n";
+  return out;
+}
+}  // namespace
+
+TEST_CASE("lint: each malformed class SimAI misreads is reported at its line and column", "[io][lint]") {
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(data / "bad")) {
+    if (entry.path().extension() != ".txt") continue;
+    ++files;
+    INFO(entry.path().filename().string());
+    const auto r = aicb::lint_simai(entry.path().string());
+    CHECK(render(r) == slurp(std::filesystem::path(entry.path()).replace_extension(".expect")));
+  }
+  CHECK(files >= 20);
+}
+
+TEST_CASE("lint: what SimAI reads correctly passes — CRLF, mixed whitespace, pp: 4, records over lines",
+          "[io][lint]") {
+  for (const char* name :
+       {"valid.txt", "crlf.txt", "mixed_whitespace.txt", "pp4.txt", "16_fields_split_by_newlines.txt"}) {
+    INFO(name);
+    const auto r = aicb::lint_simai((data / "good" / name).string());
+    CHECK(r.errors == 0);
+    CHECK(r.records == r.declared);
+  }
+  CHECK(aicb::lint_simai((data / "good/valid.txt").string()).warnings == 0);
+}
+
+TEST_CASE(
+    "reference: aicb's SimAI files lint clean but for documented warnings and aicb's 405B >16 GiB messages",
+    "[io][lint]") {
+  const auto cases = aicb_test::reference_dir("aicb/cases");
+  std::size_t files = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(cases))
+    for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+      if (f.path().extension() != ".txt" || f.path().filename().string().rfind("None-", 0) != 0) continue;
+      ++files;
+      INFO(f.path().string());
+      const auto r = aicb::lint_simai(f.path().string());
+      for (const auto& d : r.diagnostics) {
+        const bool documented = d.message.find("NONE column(s) carry a size") != std::string::npos ||
+                                d.message.find("is read as") != std::string::npos ||    // pp_comm 16777216.0
+                                d.message.find("ga: 0") != std::string::npos ||         // E03: GA 0
+                                d.message.find("exceeds 16 GiB") != std::string::npos;  // S05: aicb's 405B
+        CHECK(documented);
+        if (d.message.find("exceeds 16 GiB") != std::string::npos)
+          CHECK(dir.path().filename().string().rfind("S05", 0) == 0);
+      }
+    }
+  CHECK(files >= 36);
+}
+
+TEST_CASE("lint --fix: a legacy header gets its keys, a wrong count its records' number", "[io][lint]") {
+  const std::string legacy = "lint_fix_legacy.txt", fixed = "lint_fix_fixed.txt";
+  std::filesystem::copy_file(data / "bad/13_header_without_ep_pp.txt", legacy,
+                             std::filesystem::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH(aicb::fix_simai(legacy, std::nullopt), Catch::Contains("--world-size"));
+  const auto fix = aicb::fix_simai(legacy, 16, fixed);
+  REQUIRE(fix.changes.size() == 1);
+  CHECK_THAT(fix.changes[0], Catch::Contains("ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16 pp_comm: 0"));
+  CHECK(aicb::lint_simai(fixed).errors == 0);
+  std::filesystem::copy_file(data / "bad/02_count_too_large.txt", legacy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto count_fix = aicb::fix_simai(legacy, std::nullopt);  // in place
+  REQUIRE(count_fix.changes.size() == 1);
+  CHECK(count_fix.changes[0] == "line 2: record count 5 -> 3");
+  CHECK(aicb::lint_simai(legacy).errors == 0);
+  CHECK(aicb::fix_simai(legacy, std::nullopt).changes.empty());  // nothing left to fix
+  std::filesystem::copy_file(data / "bad/01_missing_field.txt", legacy,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(legacy, std::ios::app) << "";
+  std::filesystem::remove(legacy);
+  std::filesystem::remove(fixed);
+}
+
+TEST_CASE("lint: a missing file is an io_error", "[io][lint]") {
+  CHECK_THROWS_AS(aicb::lint_simai("/nonexistent/workload.txt"), aicb::io_error);
+}
