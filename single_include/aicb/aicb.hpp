@@ -4219,7 +4219,7 @@ AICB_END_NAMESPACE
 /// @file
 /// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
 /// header fields, the policies and header keys SimAI reads, the three record columns and how a
-/// collective and its group are spelled in each (docs/simai.md).
+/// collective and its group are spelled in each (docs/lint.md).
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
@@ -5327,7 +5327,8 @@ AICB_END_NAMESPACE
 /// nearest valid name), lower-case and `BROADCAST` tokens (silently dropped), unknown group suffixes,
 /// a wrong record count (ghost layers), missing header keys (SIGFPE in the analytical backend), a key
 /// without a value (SIGSEGV), `pp_comm` out of `stoi`'s range or inconsistent with `pp`, messages
-/// above 16 GiB, values beyond float precision, `all_gpus` that TP·PP does not divide.
+/// above 16 GiB, compute times that lose a microsecond to SimAI's float scaling, `all_gpus` that TP·PP
+/// does not divide.
 ///
 /// The file streams: memory does not grow with its size. aicb::fix_simai rewrites what can be fixed
 /// mechanically (a legacy header without `ep pp vpp ga all_gpus pp_comm`, a wrong record count).
@@ -5448,10 +5449,12 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/workload/record.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -5471,9 +5474,15 @@ struct simai_token {
 /// it, through a fixed buffer. Tokens are valid until the next call.
 class simai_tokenizer {
  public:
+  /// @param buffer_size the most memory the tokenizer uses (a line or token may not be longer); a
+  ///                    smaller file gets a buffer of its own size.
   explicit simai_tokenizer(const std::string& path, std::size_t buffer_size = 4 << 20)
-      : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose), buffer_(buffer_size) {
+      : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose) {
     if (!file_) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
+    std::error_code ec;
+    const auto file_size = std::filesystem::file_size(path, ec);
+    buffer_.resize(ec ? buffer_size
+                      : std::clamp<std::size_t>(static_cast<std::size_t>(file_size) + 1, 4096, buffer_size));
   }
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
@@ -5500,24 +5509,31 @@ class simai_tokenizer {
 
   /// The next token, or nothing at the end of the file.
   std::optional<simai_token> token() {
-    // Skip whitespace.
+    // Skip whitespace (the hot loop of reading a large workload: pointers and a table).
     while (true) {
-      if (begin_ == end_ && !refill(0)) return std::nullopt;
-      const char c = buffer_[begin_];
-      if (!is_space(c)) break;
-      ++begin_;
-      if (c == '\n') {
-        ++line_;
-        column_ = 1;
-      } else {
-        ++column_;
+      const char* p = buffer_.data() + begin_;
+      const char* const e = buffer_.data() + end_;
+      while (p < e && space(*p)) {
+        if (*p == '\n') {
+          ++line_;
+          column_ = 1;
+        } else {
+          ++column_;
+        }
+        ++p;
       }
+      begin_ = static_cast<std::size_t>(p - buffer_.data());
+      if (p < e) break;
+      if (!refill(0)) return std::nullopt;
     }
     std::size_t length = 0;
     while (true) {
-      if (begin_ + length == end_ && !refill(length)) break;
-      if (is_space(buffer_[begin_ + length])) break;
-      ++length;
+      const char* p = buffer_.data() + begin_ + length;
+      const char* const e = buffer_.data() + end_;
+      while (p < e && !space(*p))
+        ++p;
+      length = static_cast<std::size_t>(p - (buffer_.data() + begin_));
+      if (p < e || !refill(length)) break;
     }
     simai_token t{std::string_view(buffer_.data() + begin_, length), line_, column_};
     begin_ += length;
@@ -5529,8 +5545,15 @@ class simai_tokenizer {
   [[nodiscard]] std::uint64_t current_line() const noexcept { return line_; }
 
  private:
-  static bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  // Whitespace as SimAI's stream extraction sees it, through a table: one load per character.
+  static bool space(char c) {
+    static constexpr auto table = [] {
+      std::array<bool, 256> t{};
+      for (unsigned char w : {' ', '\t', '\n', '\r', '\v', '\f'})
+        t[w] = true;
+      return t;
+    }();
+    return table[static_cast<unsigned char>(c)];
   }
 
   // Makes room and reads more, keeping the `keep` bytes from begin_. False at the end of the file.
@@ -5994,7 +6017,8 @@ class simai_linter {
       } else {
         break;
       }
-      std::string name_text(name.text);
+      name_text_.assign(name.text);  // kept for messages: later tokens may move the buffer
+      const std::string& name_text = name_text_;
       ++result_.records;
       if (result_.records > 1 && name.line == previous_end_line) {
         // A record name is a word; a number or a communication type here is a field too many.
@@ -6057,8 +6081,8 @@ class simai_linter {
     if (imprecise)
       report(first_imprecise->line, first_imprecise->column, lint_severity::warning,
              std::to_string(imprecise) +
-                 " value(s) exceed float precision (2^24): SimAI scales them in float and "
-                 "rounds them (relative error below 6e-8)");
+                 " compute time(s) lose a microsecond or more to SimAI's float scaling (above 2^24 ns it "
+                 "rounds them)");
     if (result_.declared && *result_.declared != result_.records) {
       const std::uint64_t d = *result_.declared, n = result_.records;
       report(2, 1, lint_severity::error,
@@ -6099,13 +6123,13 @@ class simai_linter {
   void check(field f, std::size_t index, const simai_token& t, std::uint64_t& imprecise,
              std::optional<simai_token>& first_imprecise) {
     const std::string_view text = t.text;
-    const std::string shown(text.substr(0, 40));
+    const auto shown = [&] { return std::string(text.substr(0, 40)); };
     switch (f) {
       case field::placeholder: {
         std::int64_t s = 0;
         if (!grammar::simai::parse_signed(text, s))
-          error(t,
-                "expected the placeholder integer (-1), found '" + shown + "': a field is missing or extra");
+          error(t, "expected the placeholder integer (-1), found '" + shown() +
+                       "': a field is missing or extra");
         return;
       }
       case field::compute:
@@ -6114,13 +6138,17 @@ class simai_linter {
         std::uint64_t value = 0;
         if (grammar::simai::parse_unsigned(text, value)) {
           if (f == field::size && value > simai_max_message)
-            error(t, std::string(field_names[index]) + " " + shown +
+            error(t, std::string(field_names[index]) + " " + shown() +
                          " exceeds 16 GiB: SimAI's efficiency table ends there; it drops the collective and "
                          "truncates "
                          "its output");
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
-          if (value > (1ULL << 24) && static_cast<std::uint64_t>(static_cast<float>(value)) != value) {
-            if (!imprecise++) first_imprecise = t;
+          // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
+          // once the error reaches a microsecond; for byte counts it never does.
+          if (f == field::compute && value > (1ULL << 24)) {
+            const auto rounded = static_cast<std::uint64_t>(static_cast<double>(static_cast<float>(value)));
+            const std::uint64_t error = rounded > value ? rounded - value : value - rounded;
+            if (error >= 1000 && !imprecise++) first_imprecise = t;
           }
           return;
         }
@@ -6128,17 +6156,17 @@ class simai_linter {
         if (grammar::simai::parse_signed(text, s))
           error(
               t,
-              std::string(field_names[index]) + " is negative (" + shown +
+              std::string(field_names[index]) + " is negative (" + shown() +
                   "): SimAI reads it as an unsigned 64-bit number and the result is undefined (observed: 0)");
         else if (text.find('.') != std::string_view::npos &&
                  std::isdigit(static_cast<unsigned char>(text.front())))
           error(
               t,
-              std::string(field_names[index]) + " " + shown +
+              std::string(field_names[index]) + " " + shown() +
                   " has a decimal part: SimAI's integer reader stops at '.', which shifts every later field; "
                   "round it");
         else
-          error(t, "expected " + std::string(field_names[index]) + ", found '" + shown +
+          error(t, "expected " + std::string(field_names[index]) + ", found '" + shown() +
                        "': a field is missing or extra, and SimAI misreads from here on");
         return;
       }
@@ -6152,7 +6180,6 @@ class simai_linter {
 
   void comm(const simai_token& t, std::size_t index) {
     const std::string_view text = t.text;
-    const std::string shown(text.substr(0, 40));
     grammar::simai::comm_token c;
     comm_none_ = false;
     const bool weight = index == 9;
@@ -6161,12 +6188,13 @@ class simai_linter {
       if (weight && c.suffix == 1)
         warning(
             t,
-            shown +
+            std::string(text) +
                 " in the weight-gradient column: SimAI sizes _EP there by the DP group; use _DP_EP or none");
       if (!weight && c.suffix == 2)
-        warning(t, shown + " in a forward/input-gradient column: SimAI sizes it by the TP group");
+        warning(t, std::string(text) + " in a forward/input-gradient column: SimAI sizes it by the TP group");
       return;
     }
+    const std::string shown(text.substr(0, 40));
     comm_none_ = false;  // reported below; its size needs no second message
     std::string upper(text);
     for (char& ch : upper)
@@ -6204,6 +6232,7 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
+  std::string name_text_;
   std::uint64_t sized_none_ = 0;
   std::optional<simai_token> first_sized_none_;
 };
@@ -6288,7 +6317,7 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/simai.md): a header
+/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/lint.md): a header
 /// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
 /// integer formatting into an atomically renamed file.
 ///

@@ -3,6 +3,7 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/megatron.hpp>
+#include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/model/presets.hpp>
@@ -85,6 +86,10 @@ TEST_CASE("simai reader: whatever the writer produces reads back into equal reco
           const aicb::megatron_workload w(job, constant, {.iterations = 2, .pipeline_stage = pp - 1});
           write(w, "simai_round_trip.txt", true);
           check_round_trip(w, "simai_round_trip.txt");
+          // Every file the corrected mode writes passes the linter, warnings included.
+          const aicb::lint_result lint = aicb::lint_simai("simai_round_trip.txt");
+          CHECK(lint.errors == 0);
+          CHECK(lint.warnings == 0);
           ++jobs;
         }
   CHECK(jobs >= 40);

@@ -105,3 +105,14 @@ aicb_cli_test(generate_invalid_layout STATUS 2 EXPECT "tensor_parallel must divi
               ARGS generate -m 7 --tp 5 --world_size 40 -o never.txt)
 aicb_cli_test(generate_context_parallel_not_in_simai STATUS 2 EXPECT "SimAI cannot express a cp collective"
               ARGS generate --model llama2-7b --world-size 8 --cp 2 --seq 4096 --global-batch 4 -o never_cp.txt)
+
+# aicb lint: diagnostics, exit status, --fix.
+aicb_cli_test(lint_clean EXPECT "3 records, 0 errors, 0 warnings" ARGS lint "${PROJECT_SOURCE_DIR}/tests/data/simai/good/valid.txt")
+aicb_cli_test(lint_error STATUS 2
+              EXPECT "04_typo_collective.txt:4:25: error: unknown communication type 'ALLREDUSE': SimAI silently drops it; did you mean ALLREDUCE\\?"
+              ARGS lint "${PROJECT_SOURCE_DIR}/tests/data/simai/good/valid.txt" "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/04_typo_collective.txt")
+aicb_cli_test(lint_fix EXPECT "fixed: header: added ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16 pp_comm: 0" "0 errors"
+              ARGS lint --fix --world-size 16 -o legacy_fixed.txt "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/13_header_without_ep_pp.txt")
+aicb_cli_test(lint_generated EXPECT "records, 0 errors, 0 warnings" ARGS lint seed15b.txt)
+set_tests_properties(cli.lint_generated PROPERTIES DEPENDS cli.generate_seed_15b)
+aicb_cli_test(lint_missing_file STATUS 1 EXPECT "cannot open file" ARGS lint /nonexistent.txt)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "job_flags.hpp"
+#include "process_stats.hpp"
 
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/roofline.hpp>
@@ -455,18 +456,6 @@ inline void write_sidecar(const std::string& path, const std::string& mode, cons
     w.value(warning);
   w.end_array().end_object();
   aicb::write_file_atomically(path + ".json", w.str() + "\n");
-}
-
-// This process's peak resident memory (Linux: VmHWM, which starts afresh at exec), or 0 if unknown.
-inline std::uint64_t peak_memory_kib() {
-  std::FILE* status = std::fopen("/proc/self/status", "r");
-  if (!status) return 0;
-  char line[256];
-  std::uint64_t kib = 0;
-  while (std::fgets(line, sizeof line, status))
-    if (std::sscanf(line, "VmHWM: %llu kB", reinterpret_cast<unsigned long long*>(&kib)) == 1) break;
-  std::fclose(status);
-  return kib;
 }
 
 inline void print_summary(const generate_options& o, const std::string& path, const written& result,

@@ -4,11 +4,15 @@
 // exit 2 on any error. `--fix` rewrites what can be fixed mechanically, atomically.
 #pragma once
 
+#include "process_stats.hpp"
+
 #include <aicb/io/simai_lint.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +50,9 @@ inline int run_lint(const lint_options& o) {
       if (fix.changes.empty() && !o.quiet) std::printf("%s: nothing to fix mechanically\n", file.c_str());
     }
     const std::string checked = o.fix && !o.output.empty() && o.files.size() == 1 ? o.output : file;
+    const auto start = std::chrono::steady_clock::now();
     const aicb::lint_result r = aicb::lint_simai(checked, {.max_diagnostics = o.max_diagnostics});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (const aicb::lint_diagnostic& d : r.diagnostics)
       std::printf("%s:%llu:%llu: %s: %s\n", checked.c_str(), static_cast<unsigned long long>(d.line),
                   static_cast<unsigned long long>(d.column),
@@ -55,10 +61,16 @@ inline int run_lint(const lint_options& o) {
     if (total > shown)
       std::printf("%s: %llu more diagnostics not shown\n", checked.c_str(),
                   static_cast<unsigned long long>(total - shown));
-    if (!o.quiet)
-      std::printf("%s: %llu records, %llu errors, %llu warnings\n", checked.c_str(),
-                  static_cast<unsigned long long>(r.records), static_cast<unsigned long long>(r.errors),
-                  static_cast<unsigned long long>(r.warnings));
+    if (!o.quiet) {
+      std::error_code ec;
+      const double mb = static_cast<double>(std::filesystem::file_size(checked, ec)) / 1e6;
+      std::printf(
+          "%s: %llu records, %llu errors, %llu warnings (%.1f MB in %.2f s, %.0f MB/s; peak memory %.1f "
+          "MiB)\n",
+          checked.c_str(), static_cast<unsigned long long>(r.records),
+          static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.warnings), mb, seconds,
+          seconds > 0 ? mb / seconds : 0.0, static_cast<double>(peak_memory_kib()) / 1024);
+    }
     any_error = any_error || r.errors > 0;
   }
   return any_error ? 2 : 0;

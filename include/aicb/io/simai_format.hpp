@@ -5,7 +5,7 @@
 /// @file
 /// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
 /// header fields, the policies and header keys SimAI reads, the three record columns and how a
-/// collective and its group are spelled in each (docs/simai.md).
+/// collective and its group are spelled in each (docs/lint.md).
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>

@@ -9,7 +9,8 @@
 /// nearest valid name), lower-case and `BROADCAST` tokens (silently dropped), unknown group suffixes,
 /// a wrong record count (ghost layers), missing header keys (SIGFPE in the analytical backend), a key
 /// without a value (SIGSEGV), `pp_comm` out of `stoi`'s range or inconsistent with `pp`, messages
-/// above 16 GiB, values beyond float precision, `all_gpus` that TP·PP does not divide.
+/// above 16 GiB, compute times that lose a microsecond to SimAI's float scaling, `all_gpus` that TP·PP
+/// does not divide.
 ///
 /// The file streams: memory does not grow with its size. aicb::fix_simai rewrites what can be fixed
 /// mechanically (a legacy header without `ep pp vpp ga all_gpus pp_comm`, a wrong record count).
@@ -255,7 +256,8 @@ class simai_linter {
       } else {
         break;
       }
-      std::string name_text(name.text);
+      name_text_.assign(name.text);  // kept for messages: later tokens may move the buffer
+      const std::string& name_text = name_text_;
       ++result_.records;
       if (result_.records > 1 && name.line == previous_end_line) {
         // A record name is a word; a number or a communication type here is a field too many.
@@ -318,8 +320,8 @@ class simai_linter {
     if (imprecise)
       report(first_imprecise->line, first_imprecise->column, lint_severity::warning,
              std::to_string(imprecise) +
-                 " value(s) exceed float precision (2^24): SimAI scales them in float and "
-                 "rounds them (relative error below 6e-8)");
+                 " compute time(s) lose a microsecond or more to SimAI's float scaling (above 2^24 ns it "
+                 "rounds them)");
     if (result_.declared && *result_.declared != result_.records) {
       const std::uint64_t d = *result_.declared, n = result_.records;
       report(2, 1, lint_severity::error,
@@ -360,13 +362,13 @@ class simai_linter {
   void check(field f, std::size_t index, const simai_token& t, std::uint64_t& imprecise,
              std::optional<simai_token>& first_imprecise) {
     const std::string_view text = t.text;
-    const std::string shown(text.substr(0, 40));
+    const auto shown = [&] { return std::string(text.substr(0, 40)); };
     switch (f) {
       case field::placeholder: {
         std::int64_t s = 0;
         if (!grammar::simai::parse_signed(text, s))
-          error(t,
-                "expected the placeholder integer (-1), found '" + shown + "': a field is missing or extra");
+          error(t, "expected the placeholder integer (-1), found '" + shown() +
+                       "': a field is missing or extra");
         return;
       }
       case field::compute:
@@ -375,13 +377,17 @@ class simai_linter {
         std::uint64_t value = 0;
         if (grammar::simai::parse_unsigned(text, value)) {
           if (f == field::size && value > simai_max_message)
-            error(t, std::string(field_names[index]) + " " + shown +
+            error(t, std::string(field_names[index]) + " " + shown() +
                          " exceeds 16 GiB: SimAI's efficiency table ends there; it drops the collective and "
                          "truncates "
                          "its output");
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
-          if (value > (1ULL << 24) && static_cast<std::uint64_t>(static_cast<float>(value)) != value) {
-            if (!imprecise++) first_imprecise = t;
+          // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
+          // once the error reaches a microsecond; for byte counts it never does.
+          if (f == field::compute && value > (1ULL << 24)) {
+            const auto rounded = static_cast<std::uint64_t>(static_cast<double>(static_cast<float>(value)));
+            const std::uint64_t error = rounded > value ? rounded - value : value - rounded;
+            if (error >= 1000 && !imprecise++) first_imprecise = t;
           }
           return;
         }
@@ -389,17 +395,17 @@ class simai_linter {
         if (grammar::simai::parse_signed(text, s))
           error(
               t,
-              std::string(field_names[index]) + " is negative (" + shown +
+              std::string(field_names[index]) + " is negative (" + shown() +
                   "): SimAI reads it as an unsigned 64-bit number and the result is undefined (observed: 0)");
         else if (text.find('.') != std::string_view::npos &&
                  std::isdigit(static_cast<unsigned char>(text.front())))
           error(
               t,
-              std::string(field_names[index]) + " " + shown +
+              std::string(field_names[index]) + " " + shown() +
                   " has a decimal part: SimAI's integer reader stops at '.', which shifts every later field; "
                   "round it");
         else
-          error(t, "expected " + std::string(field_names[index]) + ", found '" + shown +
+          error(t, "expected " + std::string(field_names[index]) + ", found '" + shown() +
                        "': a field is missing or extra, and SimAI misreads from here on");
         return;
       }
@@ -413,7 +419,6 @@ class simai_linter {
 
   void comm(const simai_token& t, std::size_t index) {
     const std::string_view text = t.text;
-    const std::string shown(text.substr(0, 40));
     grammar::simai::comm_token c;
     comm_none_ = false;
     const bool weight = index == 9;
@@ -422,12 +427,13 @@ class simai_linter {
       if (weight && c.suffix == 1)
         warning(
             t,
-            shown +
+            std::string(text) +
                 " in the weight-gradient column: SimAI sizes _EP there by the DP group; use _DP_EP or none");
       if (!weight && c.suffix == 2)
-        warning(t, shown + " in a forward/input-gradient column: SimAI sizes it by the TP group");
+        warning(t, std::string(text) + " in a forward/input-gradient column: SimAI sizes it by the TP group");
       return;
     }
+    const std::string shown(text.substr(0, 40));
     comm_none_ = false;  // reported below; its size needs no second message
     std::string upper(text);
     for (char& ch : upper)
@@ -465,6 +471,7 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
+  std::string name_text_;
   std::uint64_t sized_none_ = 0;
   std::optional<simai_token> first_sized_none_;
 };

@@ -3,7 +3,7 @@
 #pragma once
 
 /// @file
-/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/simai.md): a header
+/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/lint.md): a header
 /// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
 /// integer formatting into an atomically renamed file.
 ///
