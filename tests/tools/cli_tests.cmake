@@ -90,7 +90,7 @@ set_tests_properties(cli.reference_aicb_cases_byte_for_byte PROPERTIES LABELS cl
                      PASS_REGULAR_EXPRESSION "[1-9][0-9]* cases reproduced byte for byte, [0-9]+ refused as aicb fails, 0 failures")
 
 # aicb generate, corrected: the seed command, with a 15B shape, writes a valid file and its sidecar.
-aicb_cli_test(generate_seed_15b
+aicb_cli_test(reference_generate_seed_15b
               EXPECT "model size 15: standard gpt shape gpt-1[45]\\.[0-9]B" "wrote seed15b.txt: [0-9]+ records"
               ARGS generate -m 15 --world_size 4096 --tensor_model_parallel_size 2 --pipeline_model_parallel 1
                    --frame Megatron --global_batch 8192 --micro_batch 1 --seq_length 4096 --swiglu --use_flash_attn
@@ -113,6 +113,8 @@ aicb_cli_test(lint_error STATUS 2
               ARGS lint "${PROJECT_SOURCE_DIR}/tests/data/simai/good/valid.txt" "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/04_typo_collective.txt")
 aicb_cli_test(lint_fix EXPECT "fixed: header: added ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16 pp_comm: 0" "0 errors"
               ARGS lint --fix --world-size 16 -o legacy_fixed.txt "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/13_header_without_ep_pp.txt")
-aicb_cli_test(lint_generated EXPECT "records, 0 errors, 0 warnings" ARGS lint seed15b.txt)
-set_tests_properties(cli.lint_generated PROPERTIES DEPENDS cli.generate_seed_15b)
+aicb_cli_test(generate_for_lint EXPECT "wrote generated_for_lint.txt"
+              ARGS generate --model mixtral-8x7b --world-size 64 --tp 2 --sp --ep 8 --gbs 64 --seq 4096 -o generated_for_lint.txt)
+aicb_cli_test(lint_generated EXPECT "records, 0 errors, 0 warnings" ARGS lint generated_for_lint.txt)
+set_tests_properties(cli.lint_generated PROPERTIES DEPENDS cli.generate_for_lint)
 aicb_cli_test(lint_missing_file STATUS 1 EXPECT "cannot open file" ARGS lint /nonexistent.txt)
