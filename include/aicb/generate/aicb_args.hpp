@@ -3,8 +3,9 @@
 #pragma once
 
 /// @file
-/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors the argument parser of
-/// aliyun/aicb's `SimAI_training_workload_generator` (the defaults of `utils.get_params()`), and
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
+/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
+/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
 /// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
 /// option names and its presets, which overwrite model dimensions given on the command line.
 ///
@@ -21,9 +22,12 @@
 
 AICB_BEGIN_NAMESPACE
 
+/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
+enum class compat_mode : std::uint8_t { aicb, corrected };
+
 /// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
 struct aicb_args {
-  std::string frame = "Megatron";       ///< Megatron | DeepSeek
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
   std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
   std::uint64_t world_size = 1;
   std::uint64_t tensor_model_parallel_size = 1;
@@ -62,6 +66,25 @@ struct aicb_args {
   std::uint64_t q_lora_rank = 1536;
   std::uint64_t kv_lora_rank = 512;
   std::uint64_t v_head_dim = 128;
+  // The physical-cluster CSV generators.
+  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
+  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
+  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
+  std::uint64_t stage = 3;
+  bool amp_enabled = false;
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  bool contiguous_gradients = false;
+  std::uint64_t param_persistence_threshold = 100'000;
+  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t prefetch_bucket_size = 1'000'000'000;
+  // Collective tests.
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::string test_comm = "all_reduce";
+  std::uint64_t iter_num = 500;
+  bool multi_all_reduce_enable = false;
 };
 
 /// What aicb derives from its arguments (utils.get_params, in aicb's order).
@@ -79,10 +102,11 @@ struct aicb_derived {
   const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
     AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
   };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek")
-    AICB_THROW(config_error("frame", a.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" && a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame, "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
   const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0 || a.micro_batch == 0) fail("tensor_model_parallel_size", t, "sizes must be positive");
+  if (t == 0 || p == 0) fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
   if (a.world_size % (t * p) != 0)
     fail("world_size", a.world_size,
          "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
