@@ -279,4 +279,110 @@ struct aicb_script_result {
   return r;
 }
 
+/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
+/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
+/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
+/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
+/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
+struct megatron_gpt_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame;
+  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
+      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
+      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
+      expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
+       moe = false;
+};
+
+/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
+[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  a.frame = s.frame.value_or("Megatron");
+  std::uint64_t tp = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(2048);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.swiglu = s.swiglu;
+  a.moe_enable = s.moe;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.use_distributed_optimizer = true;
+  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    if (given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " + std::to_string(value));
+    field = value;
+  };
+  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  };
+  const auto force = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    set(name, field, value, given);
+  };
+  const auto ffn = [&](std::uint64_t value) {
+    std::uint64_t f = a.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
+    a.ffn_hidden_size = f;
+  };
+  const bool tp_given = s.tensor_model_parallel_size.has_value(), pp_given = s.pipeline_model_parallel.has_value();
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    shape("gpt_175B", 96, 12288, 96);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+  } else if (m == "22") {
+    shape("gpt_22B", 48, 6144, 64);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+  } else if (m == "13") {
+    shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    shape("gpt_7B", 36, 4096, 32);
+  } else if (m == "405") {
+    shape("llama_405B", 128, 16384, 128);
+    ffn(53248);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+    force("pipeline_model_parallel", a.pipeline_model_parallel, 16, pp_given);
+  } else if (m == "65") {
+    shape("llama_65B", 80, 8192, 64);
+    ffn(28672);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+    force("pipeline_model_parallel", a.pipeline_model_parallel, 2, pp_given);
+  } else if (m == "moe") {
+    shape("Mixtral_8*7B", 32, 4096, 32);
+    ffn(14336);
+    force("tensor_model_parallel_size", tp, 2, tp_given);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else {
+    r.fell_back = true;
+    shape("gpt_13B", 40, 5120, 40);
+  }
+  a.tensor_model_parallel_size = tp;
+  if (tp == 0 || a.pipeline_model_parallel == 0)
+    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
+                            "aicb's script fails here: it divides world_size by tp and pp"));
+  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
+  a.global_batch = 2 * dp * a.micro_batch;
+  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
+  return r;
+}
+
 AICB_END_NAMESPACE
