@@ -25,8 +25,10 @@ TEST_CASE("traffic: DP gradient reduction per the ZeRO paper's volumes", "[calc]
   CHECK(aicb::comm_volume(job).dp.count() == 2 * psi);  // one all-reduce of bf16 gradients: 2Ψ
   job.parallel.zero_stage = 1;  // reduce-scatter + all-gather: the same 2Ψ split in two
   CHECK(aicb::comm_volume(job).dp.count() == 2 * psi + 2 * psi);
-  job.parallel.zero_stage = 3;  // plus the weights gathered forward and backward (2 micro batches)
-  CHECK(aicb::comm_volume(job).dp.count() == 4 * psi + 2 * 2 * 2 * psi);
+  job.parallel.zero_stage = 2;  // gradients reduce-scattered in each of the 2 micro batches
+  CHECK(aicb::comm_volume(job).dp.count() == 2 * 2 * psi + 2 * psi);
+  job.parallel.zero_stage = 3;  // per micro batch: weights gathered forward and backward, RS grads
+  CHECK(aicb::comm_volume(job).dp.count() == 2 * (2 * psi + 2 * 2 * psi));
   job.parallel.world_size = 1;
   job.batch.global_batch = 1;
   CHECK(aicb::comm_volume(job).dp.count() == 0);  // no data parallelism, no gradient traffic

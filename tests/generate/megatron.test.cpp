@@ -5,10 +5,14 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/megatron.hpp>
 #include <aicb/io/aiob_reader.hpp>
+#include <aicb/io/simai_lint.hpp>
+#include <aicb/io/simai_writer.hpp>
 #include <aicb/model/presets.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -223,6 +227,69 @@ TEST_CASE("megatron: iterations, micro batches and layers repeat lazily; stages 
   CHECK(count(l, "logits") == 3 * 3);  // last stage, 3 iterations
   CHECK(count(l, "attention_qkv") == 3 * 3 * 18);
   CHECK(last.header().pp_comm == std::to_string(1024ULL * 4096 * 2));  // one micro batch's activation
-  job.parallel.zero_stage = 3;
-  CHECK_THROWS_AS(aicb::megatron_workload(job, constant), aicb::config_error);
+}
+
+namespace {
+// n/(n−1) × the bytes one GPU sends over the DP group: an all-reduce moves its message twice
+// (reduce-scatter, then all-gather), the others once.
+std::uint64_t dp_bus_units(const std::vector<aicb::record>& rs) {
+  std::uint64_t units = 0;
+  for (const aicb::record& r : rs)
+    for (const aicb::phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
+      if (p->comm.active() && p->comm.group == comm_group::dp)
+        units += (p->comm.kind == collective::all_reduce ? 2 : 1) * p->comm.size.count();
+  return units;
+}
+}  // namespace
+
+TEST_CASE("megatron: ZeRO DP volumes per iteration — stages 1 and 2 as plain DP, stage 3 1.5x",
+          "[generate][megatron][zero]") {
+  for (const aicb::model_spec& model : {aicb::presets::gpt3_1_3b, aicb::presets::llama2_7b, aicb::presets::llama3_8b})
+    for (const std::uint64_t dp : {2, 8, 64}) {
+      INFO(model.name.view() << " on DP " << dp);
+      aicb::job_spec job{model, {.world_size = dp}, {.global_batch = dp, .grad_dtype = aicb::dtype::bf16}};
+      const std::uint64_t plain = dp_bus_units(all(aicb::megatron_workload(job, constant)));
+      const std::uint64_t psi = aicb::params_on_gpu(job).total();
+      CHECK(plain == 2 * 2 * psi);  // one all-reduce of Ψ bf16 gradients
+      for (const std::uint64_t stage : {1, 2, 3}) {
+        job.parallel.zero_stage = stage;
+        const aicb::megatron_workload w(job, constant);
+        const std::uint64_t units = dp_bus_units(all(w));
+        if (stage < 3)
+          CHECK(units == plain);
+        else
+          CHECK(2 * units == 3 * plain);
+        CHECK(bytes_by_group(all(w))[comm_group::dp] == aicb::comm_volume(job).dp.count());
+        // The SimAI form lints clean: every DP collective sits in the weight-gradient column.
+        const std::string path = "zero" + std::to_string(stage) + "_" + std::to_string(dp) + ".txt";
+        aicb::simai_writer out(path, w.header(), w.size(), true);
+        auto records = w.records();
+        for (const aicb::record& r : records)
+          out.write(r);
+        out.finish();
+        const auto lint = aicb::lint_simai(path);
+        CHECK(lint.errors == 0);
+        CHECK(lint.warnings == 0);
+        std::remove(path.c_str());
+      }
+    }
+}
+
+TEST_CASE("megatron: ZeRO-2/3 repeat their DP collectives in every micro batch", "[generate][megatron][zero]") {
+  aicb::job_spec job{aicb::presets::llama2_7b, {.world_size = 8}, {.global_batch = 32, .grad_dtype = aicb::dtype::bf16}};
+  const auto count = [&](std::uint64_t stage, const char* name) {
+    job.parallel.zero_stage = stage;
+    const auto rs = all(aicb::megatron_workload(job, constant));
+    return std::count_if(rs.begin(), rs.end(), [&](const aicb::record& r) { return r.name == name; });
+  };
+  const auto per_pass = count(2, "zero_grad_reduce") / 4;  // 4 micro batches
+  CHECK(per_pass >= 1);
+  CHECK(count(2, "zero_grad_reduce") == 4 * per_pass);
+  CHECK(count(2, "param_gather") == per_pass);  // weights gathered once, after the step
+  CHECK(count(2, "grad_reduce") == 0);
+  CHECK(count(3, "zero3_param_gather_fwd") == 4 * per_pass);
+  CHECK(count(3, "zero3_param_gather_bwd") == 4 * per_pass);
+  CHECK(count(3, "param_gather") == 0);
+  aicb::job_spec moe{aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 2}, {}};
+  CHECK_THROWS_AS(aicb::megatron_workload(moe, constant), aicb::config_error);
 }

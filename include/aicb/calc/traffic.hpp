@@ -18,9 +18,10 @@
 ///   collective. Embedding: A forward (and A backward under SP); logits: A backward (and A forward
 ///   under SP); the loss three all-reduces of tokens·4 bytes.
 /// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
-///   sharded optimizer (distributed optimizer, ZeRO 1/2) a reduce-scatter of them plus an
-///   all-gather of the updated weights; ZeRO-3 also all-gathers the weights forward and backward
-///   on every micro batch. Routed-expert weights do the same over the expert-data-parallel group.
+///   sharded optimizer (distributed optimizer, ZeRO-1) a reduce-scatter of them plus an all-gather
+///   of the updated weights; ZeRO-2 reduce-scatters the gradients on every micro batch; ZeRO-3
+///   reduce-scatters them and all-gathers the weights forward and backward on every micro batch,
+///   never after the step. Routed-expert weights do the same over the expert-data-parallel group.
 /// - PP: each micro batch's activation forward and its gradient backward, A/TP under sequence
 ///   parallelism; stages with two neighbours send both ways.
 /// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
@@ -123,9 +124,12 @@ struct traffic {
   const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
     if (ranks <= 1) return 0;
     const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
-    std::uint64_t volume = sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
-    if (p.zero_stage >= 3) volume += ga * 2 * n * w;         // weights gathered forward and backward
-    return volume;
+    // ZeRO-3: per micro batch the weights gathered before forward and before backward, and the
+    // gradients reduce-scattered; the weights are never gathered whole after the step.
+    if (p.zero_stage >= 3) return ga * (n * g + 2 * n * w);
+    // ZeRO-2: gradients reduce-scattered in every micro batch, weights gathered after the step.
+    if (p.zero_stage == 2) return ga * n * g + n * w;
+    return sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
   };
   v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
   v.dp_ep = bytes{gradient_sync(params.expert, expert_data_parallel(job))};

@@ -19,6 +19,10 @@
 /// - data parallelism once per iteration: the dense gradients over DP, the routed-expert gradients
 ///   over DP-within-EP (all-reduce, or reduce-scatter + all-gather with the distributed optimizer),
 ///   and the optimizer step;
+/// - ZeRO (zero_stage, dense models): stage 1 = the distributed optimizer; stage 2 reduce-scatters
+///   the gradients in every micro batch; stage 3 also all-gathers the weights twice per micro batch
+///   (before forward and before backward). Per iteration and GPU the DP traffic of stages 1 and 2
+///   equals plain data parallelism's, stage 3's is 1.5× (docs/zero.md);
 /// - recomputation: full recompute replays each layer's forward records (compute and collectives)
 ///   in the backward pass; selective recomputes core attention;
 /// - pipeline parallelism as SimAI models it: one stage's records (the last by default, which holds
@@ -63,11 +67,10 @@ class megatron_workload {
     validate(job_);
     job_.model = resolve(job_.model);
     const parallel_spec& p = job_.parallel;
-    if (p.zero_stage > 1)
-      AICB_THROW(
-          config_error("zero_stage", std::to_string(p.zero_stage),
-                       "the Megatron generator shards optimizer states only (distributed optimizer, ZeRO-1); "
-                       "use the DeepSpeed generator for ZeRO-2/3"));
+    if (p.zero_stage > 1 && job_.model.is_moe())
+      AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                              "ZeRO-2/3 is generated for dense models; MoE models shard with the distributed "
+                              "optimizer (zero_stage 0 or 1)"));
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
@@ -327,7 +330,7 @@ class megatron_workload {
     // backward pass from the last record: reductions, then the step, then the gathers.
     const shard_params params = params_on_gpu(job_, stage_);
     const std::uint64_t dp = data_parallel(job_), edp = expert_data_parallel(job_);
-    const bool sharded = p.distributed_optimizer || p.zero_stage == 1;
+    const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
     const std::uint64_t step_params =
         (sharded ? params.dense / std::max<std::uint64_t>(dp, 1) : params.dense) +
         (sharded ? params.expert / std::max<std::uint64_t>(edp, 1) : params.expert);
@@ -337,23 +340,37 @@ class megatron_workload {
     const std::uint64_t bucket = options_.bucket_params != 0
                                      ? options_.bucket_params
                                      : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
-    const auto buckets = [&](const char* name, std::uint64_t params_total, std::uint64_t element,
-                             collective kind, comm_group group) {
+    const auto buckets = [&](std::vector<record>& into, const char* name, std::uint64_t params_total,
+                             std::uint64_t element, collective kind, comm_group group) {
       for (std::uint64_t offset = 0; offset < params_total; offset += bucket)
-        prologue_.push_back(
+        into.push_back(
             wg_record(name, {kind, group, bytes{std::min(bucket, params_total - offset) * element}}));
     };
-    if (sharded && dp > 1) buckets("param_gather", params.dense, w, collective::all_gather, comm_group::dp);
+    // ZeRO-2 reduce-scatters gradients in every micro batch, ZeRO-3 also all-gathers the weights
+    // before each micro batch's forward and again before its backward. SimAI gives the DP group only
+    // to the weight-gradient column, so these collectives sit there, in records at the head of each
+    // micro batch: SimAI runs them as the micro batch's backward ends (docs/zero.md).
+    std::vector<record> per_microbatch;
+    if (p.zero_stage >= 2 && dp > 1) {
+      if (p.zero_stage == 3) {
+        buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather, comm_group::dp);
+        buckets(per_microbatch, "zero3_param_gather_bwd", params.dense, w, collective::all_gather, comm_group::dp);
+      }
+      buckets(per_microbatch, "zero_grad_reduce", params.dense, g, collective::reduce_scatter, comm_group::dp);
+    }
+    embedding_.insert(embedding_.begin(), per_microbatch.begin(), per_microbatch.end());
+    if (sharded && p.zero_stage < 3 && dp > 1)
+      buckets(prologue_, "param_gather", params.dense, w, collective::all_gather, comm_group::dp);
     if (sharded && edp > 1)
-      buckets("expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
+      buckets(prologue_, "expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
     record step = comm_record("optimizer_step", {}, {});
     step.weight_grad.compute =
         time(compute_op{.role = op_role::optimizer, .kind = op_kind::optimizer, .m = step_params},
              pass_kind::forward);
     prologue_.push_back(std::move(step));
     const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
-    if (dp > 1) buckets("grad_reduce", params.dense, g, reduce, comm_group::dp);
-    if (edp > 1) buckets("expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
+    if (dp > 1 && p.zero_stage < 2) buckets(prologue_, "grad_reduce", params.dense, g, reduce, comm_group::dp);
+    if (edp > 1) buckets(prologue_, "expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
   }
   [[nodiscard]] static record wg_record(std::string name, collective_op wg) {
     record r;

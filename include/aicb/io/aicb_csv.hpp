@@ -21,6 +21,7 @@
 /// The reader is in <aicb/io/aicb_csv_reader.hpp>.
 
 #include <aicb/config.hpp>
+#include <aicb/detail/python_float.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
 
@@ -125,20 +126,7 @@ inline void append_int(std::string& out, std::int64_t v) {
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
-/// Python's repr() of a float: the shortest round-trip digits, fixed notation below 1e16 with at
-/// least one fractional digit ("6488064.0"), scientific from 1e16 ("1e+16").
-inline void append_python_float(std::string& out, double v) {
-  char buf[64];
-  const double magnitude = v < 0 ? -v : v;
-  if (magnitude != 0 && (magnitude >= 1e16 || magnitude < 1e-4)) {
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr);
-    return;
-  }
-  char* end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed).ptr;
-  out.append(buf, end);
-  if (std::string_view(buf, static_cast<std::size_t>(end - buf)).find('.') == std::string_view::npos)
-    out.append(".0");
-}
+inline void append_python_float(std::string& out, double v) { out += python_float_repr(v); }
 
 inline void append_optional(std::string& out, const std::optional<std::int64_t>& v) {
   if (v)
