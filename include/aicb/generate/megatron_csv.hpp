@@ -30,7 +30,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,11 +62,6 @@ class megatron_csv_workload {
     sp_ = a_.enable_sequence_parallel && t_ > 1;
     build_model();
   }
-
-  // Items point into names_: a copy would point into the original's.
-  megatron_csv_workload(const megatron_csv_workload&) = delete;
-  megatron_csv_workload& operator=(const megatron_csv_workload&) = delete;
-  megatron_csv_workload(megatron_csv_workload&&) noexcept = default;
 
   [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
   /// The parameters of the stage's model (elements), as aicb counts them.
@@ -102,9 +96,6 @@ class megatron_csv_workload {
  private:
   [[nodiscard]] bool corrected() const noexcept { return mode_ == compat_mode::corrected; }
 
-  // Stage names built from module names live here; items point into it.
-  std::string_view intern(std::string text) { return *names_.insert(std::move(text)).first; }
-
   [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
     if (by == 0 || n % by != 0)
       AICB_THROW(config_error(what, std::to_string(n),
@@ -137,13 +128,20 @@ class megatron_csv_workload {
 
   // ---- modules: each appends its forward and backward items and counts its parameters ----------
 
-  void column(std::uint64_t in, std::uint64_t out, const std::string& name) {
+  // Stage names are string literals: items keep pointing at them after the workload is gone.
+  struct column_stages {
+    std::string_view forward, backward;
+  };
+  struct row_stages {
+    std::string_view forward, backward_aicb, backward;  // aicb's backward name lacks a dot
+  };
+
+  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * in;
     const std::uint64_t seq = sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
     total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
-    const std::string_view fwd_stage = intern("forward.MegatronColumnLinear." + name);
-    const std::string_view bwd_stage = intern("backward.MegatronColumnLinear." + name);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
     if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
     if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
     if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
@@ -153,13 +151,11 @@ class megatron_csv_workload {
     if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
   }
 
-  void row(std::uint64_t in, std::uint64_t out, const std::string& name) {
+  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * out;
     total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
-    const std::string_view fwd_stage = intern("forward.MegatronRowLinear." + name);
-    // aicb's backward stage lacks the dot before the module name.
-    const std::string_view bwd_stage = intern((corrected() ? "backward.MegatronRowLinear." : "backward.MegatronRowLinear") + name);
+    const std::string_view fwd_stage = names.forward, bwd_stage = corrected() ? names.backward : names.backward_aicb;
     if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
     if (t_ > 1) forward_.push_back(tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
     if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
@@ -170,12 +166,12 @@ class megatron_csv_workload {
   }
 
   // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
-  void linear(std::uint64_t in, std::uint64_t out, const std::string& name) {
+  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
     total_params_ += in * out + (a_.add_bias_linear ? out : 0);
     if (!a_.computation_enable) return;
-    forward_.push_back(gemm(dims(s, b, in), dims(in, out), intern("forward.Linear." + name)));
-    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), intern("backward.Linear." + name)));
+    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
+    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
   }
 
   void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
@@ -184,8 +180,10 @@ class megatron_csv_workload {
   }
 
   void mlp() {
-    column(a_.hidden_size, d_.ffn, "mlp_column");
-    row(d_.ffn, a_.hidden_size, "mlp_row");
+    column(a_.hidden_size, d_.ffn,
+           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
+    row(d_.ffn, a_.hidden_size,
+        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row", "backward.MegatronRowLinear.mlp_row"});
   }
 
   // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
@@ -244,17 +242,25 @@ class megatron_csv_workload {
       const std::size_t first = backward_.size();
       if (deepseek) {
         const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
-        linear(h, a_.q_lora_rank, "attention_linear_q_lora");
+        linear(h, a_.q_lora_rank, {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
         norm(a_.q_lora_rank);
-        column(a_.q_lora_rank, heads * qk, "attention_q_column");
-        linear(h, a_.kv_lora_rank + a_.qk_rope_dim, "attention_linear_kv_lora");
+        column(a_.q_lora_rank, heads * qk,
+               {"forward.MegatronColumnLinear.attention_q_column", "backward.MegatronColumnLinear.attention_q_column"});
+        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
+               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
         norm(a_.kv_lora_rank);
-        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim), "attention_kv_column");
-        row(heads * a_.v_head_dim, h, "attention_o_row");
+        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
+               {"forward.MegatronColumnLinear.attention_kv_column", "backward.MegatronColumnLinear.attention_kv_column"});
+        row(heads * a_.v_head_dim, h,
+            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row",
+             "backward.MegatronRowLinear.attention_o_row"});
       } else {
         const std::uint64_t projection = h / heads * heads;
-        column(h, 3 * projection, "attention_column");
-        row(projection, h, "attention_row");
+        column(h, 3 * projection,
+               {"forward.MegatronColumnLinear.attention_column", "backward.MegatronColumnLinear.attention_column"});
+        row(projection, h,
+            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row",
+             "backward.MegatronRowLinear.attention_row"});
       }
       norm(h);
       total_params_ += h;  // the post-attention layernorm bias
@@ -397,7 +403,6 @@ class megatron_csv_workload {
   aicb_derived d_;
   std::uint64_t t_ = 1;
   bool sp_ = false;
-  std::set<std::string> names_;
   std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
   std::array<std::uint64_t, 2> embedding_params_{};
   std::uint64_t total_params_ = 0, norm_params_ = 0;
