@@ -43,13 +43,18 @@
 #include <aicb/compute/op.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/io/aicb_csv.hpp>
+#include <aicb/io/aicb_csv_reader.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/atomic_file.hpp>
 
 // Generate and emit: workloads for simulators.
 #include <aicb/generate/aicb_args.hpp>
 #include <aicb/generate/aicb_compat.hpp>
+#include <aicb/generate/collective_bench.hpp>
+#include <aicb/generate/deepspeed.hpp>
 #include <aicb/generate/megatron.hpp>
+#include <aicb/generate/megatron_csv.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>

@@ -1932,9 +1932,10 @@ AICB_END_NAMESPACE
 ///   collective. Embedding: A forward (and A backward under SP); logits: A backward (and A forward
 ///   under SP); the loss three all-reduces of tokens·4 bytes.
 /// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
-///   sharded optimizer (distributed optimizer, ZeRO 1/2) a reduce-scatter of them plus an
-///   all-gather of the updated weights; ZeRO-3 also all-gathers the weights forward and backward
-///   on every micro batch. Routed-expert weights do the same over the expert-data-parallel group.
+///   sharded optimizer (distributed optimizer, ZeRO-1) a reduce-scatter of them plus an all-gather
+///   of the updated weights; ZeRO-2 reduce-scatters the gradients on every micro batch; ZeRO-3
+///   reduce-scatters them and all-gathers the weights forward and backward on every micro batch,
+///   never after the step. Routed-expert weights do the same over the expert-data-parallel group.
 /// - PP: each micro batch's activation forward and its gradient backward, A/TP under sequence
 ///   parallelism; stages with two neighbours send both ways.
 /// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
@@ -2037,9 +2038,12 @@ struct traffic {
   const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
     if (ranks <= 1) return 0;
     const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
-    std::uint64_t volume = sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
-    if (p.zero_stage >= 3) volume += ga * 2 * n * w;         // weights gathered forward and backward
-    return volume;
+    // ZeRO-3: per micro batch the weights gathered before forward and before backward, and the
+    // gradients reduce-scattered; the weights are never gathered whole after the step.
+    if (p.zero_stage >= 3) return ga * (n * g + 2 * n * w);
+    // ZeRO-2: gradients reduce-scattered in every micro batch, weights gathered after the step.
+    if (p.zero_stage == 2) return ga * n * g + n * w;
+    return sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
   };
   v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
   v.dp_ep = bytes{gradient_sync(params.expert, expert_data_parallel(job))};
@@ -3504,6 +3508,618 @@ class roofline_model final : public compute_model {
 
 AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's physical-cluster workload CSV: the file of "LogItems" that aliyun/aicb replays with real
+/// collectives on a cluster (docs/csv.md). One header line, then one line per item:
+///
+/// ```
+/// comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count
+/// CommType.all_reduce,CommGroup.dp_group,8,1973518336,step.finish_grad_sync,None,None,,None,None,None,1
+/// CommType.computation,None,None,((4096 1 4096) (4096
+/// 6144)),forward.MegatronColumnLinear.attention_column,None,None,,None,None,None,1
+/// ```
+///
+/// Values are Python's `str()` of the fields: enum members as `CommType.x` / `CommGroup.x`, absent
+/// values as `None`. `msg_size` is bytes — an integer, a float where aicb multiplies by an FP8
+/// factor (`6488064.0`), or, for computation items, the shapes of the two GEMM operands. The last
+/// four columns are measurements, `None` in a generated workload.
+///
+/// aicb::csv_item is one line; aicb::csv_writer streams items into an atomically renamed file.
+/// The reader is in <aicb/io/aicb_csv_reader.hpp>.
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
+/// FP8 message sizes): aicb compatibility means the same characters.
+
+// #include <aicb/config.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
+/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
+[[nodiscard]] inline std::string python_float_repr(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
+  const std::string sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa += "." + digits.substr(1);
+    char exp_text[16];
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_text;
+  }
+  std::string text;
+  if (exponent < 0) {
+    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+  }
+  return sign + text;
+}
+
+}  // namespace detail
+
+AICB_END_NAMESPACE
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Outputs are never half-written: aicb::atomic_file writes to a temporary file beside the target
+/// and renames it over the target only when commit() is called; if it is destroyed before (an
+/// exception, an error), the temporary is removed and the target is untouched.
+///
+/// ```cpp
+/// aicb::atomic_file out("workload.txt");
+/// out.write("HYBRID_TRANSFORMER_FWD_IN_BCKWD ...\n");
+/// out.commit();   // now workload.txt exists, complete
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <unistd.h>  // getpid
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A file written in full or not at all. Not copyable; buffered (`buffer_size` bytes).
+class atomic_file {
+ public:
+  explicit atomic_file(std::string path, std::size_t buffer_size = 1 << 20)
+      : path_(std::move(path)), temp_(temporary_name(path_)) {
+    const auto parent = std::filesystem::path(path_).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
+    file_ = std::fopen(temp_.c_str(), "wb");
+    if (!file_) AICB_THROW(io_error(path_, std::string("cannot create file: ") + std::strerror(errno)));
+    buffer_.resize(buffer_size);
+    std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
+  }
+  atomic_file(const atomic_file&) = delete;
+  atomic_file& operator=(const atomic_file&) = delete;
+  ~atomic_file() {
+    if (file_) {
+      std::fclose(file_);
+      std::remove(temp_.c_str());
+    }
+  }
+
+  void write(std::string_view text) {
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+  }
+
+  /// Flushes, closes and renames the temporary over the target.
+  void commit() {
+    const bool flushed = std::fflush(file_) == 0;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!flushed || !closed) {
+      std::remove(temp_.c_str());
+      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+    }
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+      const int error = errno;
+      std::remove(temp_.c_str());
+      AICB_THROW(io_error(
+          path_, std::string("cannot rename the finished file into place: ") + std::strerror(error)));
+    }
+  }
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  static std::string temporary_name(const std::string& path) {
+    return path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  }
+
+  std::string path_, temp_;
+  std::FILE* file_ = nullptr;
+  std::string buffer_;
+};
+
+/// Writes `text` to `path` atomically.
+inline void write_file_atomically(const std::string& path, std::string_view text) {
+  atomic_file out(path);
+  out.write(text);
+  out.commit();
+}
+
+AICB_END_NAMESPACE
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The operations of aicb's `CommType` enumeration, in aicb's order.
+enum class csv_op : std::uint8_t {
+  all_reduce,
+  isend,
+  irecv,
+  broadcast,
+  all_gather,
+  reduce_scatter,
+  barrier,
+  reduce,
+  reduce_scatter_tensor,
+  all_gather_into_tensor,
+  computation,
+  epoch_end,
+  all_to_all,
+};
+inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
+                                                               "isend",
+                                                               "irecv",
+                                                               "broadcast",
+                                                               "all_gather",
+                                                               "reduce_scatter",
+                                                               "barrier",
+                                                               "reduce",
+                                                               "reduce_scatter_tensor",
+                                                               "all_gather_into_tensor",
+                                                               "computation",
+                                                               "epoch_end",
+                                                               "all_to_all"};
+[[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
+  return csv_op_names[static_cast<std::size_t>(op)];
+}
+/// The operation named `name` (aicb's value spelling, e.g. "all_gather").
+[[nodiscard]] constexpr std::optional<csv_op> csv_op_from_string(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < csv_op_names.size(); ++i)
+    if (csv_op_names[i] == name) return static_cast<csv_op>(i);
+  return std::nullopt;
+}
+
+/// The process groups of aicb's `CommGroup` enumeration; `none` is Python's None.
+enum class csv_group : std::uint8_t {
+  none,
+  dp_group,
+  pp_group,
+  tp_group,
+  ep_group,
+  ep_dp_group,
+  ep_tp_group,
+  embedding_group,
+  all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
+};
+inline constexpr std::array<std::string_view, 9> csv_group_names{
+    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
+    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
+[[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
+  return csv_group_names[static_cast<std::size_t>(g)];
+}
+
+/// The shape of one GEMM operand of a computation item: 2 or 3 dimensions.
+struct csv_shape {
+  std::array<std::uint64_t, 3> dims{};
+  std::uint8_t rank = 0;
+  [[nodiscard]] friend constexpr bool operator==(const csv_shape&, const csv_shape&) = default;
+};
+
+/// One line of the CSV.
+struct csv_item {
+  csv_op op = csv_op::epoch_end;
+  csv_group group = csv_group::none;
+  std::optional<std::uint64_t> group_size;  ///< None for computation and epoch markers
+  std::uint64_t msg_size = 0;               ///< bytes (integer messages)
+  /// A message size aicb computes as a float (FP8 dispatch: bytes × 0.515625); written like Python.
+  std::optional<double> msg_size_float;
+  std::array<csv_shape, 2> shapes{};  ///< the GEMM operands of a computation item
+  std::string_view stage;             ///< e.g. "forward.MegatronRowLinear"; static text in generators
+  std::optional<std::int64_t> dst, src;
+  std::string_view additional;  ///< pipeline items: send_next | recv_prev | recv_next | send_prev
+  /// Measurements, None in generated workloads; a replayed log fills them.
+  std::optional<double> elapsed_time, algbw, busbw;
+  std::uint64_t count = 1;
+
+  [[nodiscard]] bool is_computation() const noexcept { return op == csv_op::computation; }
+  /// The message size as a number of bytes (a float size truncated).
+  [[nodiscard]] std::uint64_t bytes() const noexcept {
+    return msg_size_float ? static_cast<std::uint64_t>(*msg_size_float) : msg_size;
+  }
+};
+
+/// The header line, without its newline.
+inline constexpr std::string_view csv_header =
+    "comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count";
+
+namespace detail {
+
+inline void append_uint(std::string& out, std::uint64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+inline void append_int(std::string& out, std::int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+inline void append_python_float(std::string& out, double v) { out += python_float_repr(v); }
+
+inline void append_optional(std::string& out, const std::optional<std::int64_t>& v) {
+  if (v)
+    append_int(out, *v);
+  else
+    out.append("None");
+}
+inline void append_optional(std::string& out, const std::optional<double>& v) {
+  if (v)
+    append_python_float(out, *v);
+  else
+    out.append("None");
+}
+
+inline void append_shape(std::string& out, const csv_shape& s) {
+  out.push_back('(');
+  for (std::uint8_t i = 0; i < s.rank; ++i) {
+    if (i) out.push_back(' ');
+    append_uint(out, s.dims[i]);
+  }
+  out.push_back(')');
+}
+
+}  // namespace detail
+
+/// Appends `item` as one CSV line (with its newline) to `out`.
+inline void append_csv_line(std::string& out, const csv_item& item) {
+  out.append("CommType.").append(to_string(item.op)).push_back(',');
+  if (item.group == csv_group::none)
+    out.append("None,");
+  else
+    out.append("CommGroup.").append(to_string(item.group)).push_back(',');
+  if (item.group_size)
+    detail::append_uint(out, *item.group_size);
+  else
+    out.append("None");
+  out.push_back(',');
+  if (item.is_computation()) {
+    out.push_back('(');
+    detail::append_shape(out, item.shapes[0]);
+    out.push_back(' ');
+    detail::append_shape(out, item.shapes[1]);
+    out.push_back(')');
+  } else if (item.msg_size_float) {
+    detail::append_python_float(out, *item.msg_size_float);
+  } else {
+    detail::append_uint(out, item.msg_size);
+  }
+  out.push_back(',');
+  out.append(item.stage).push_back(',');
+  detail::append_optional(out, item.dst);
+  out.push_back(',');
+  detail::append_optional(out, item.src);
+  out.push_back(',');
+  out.append(item.additional).push_back(',');
+  detail::append_optional(out, item.elapsed_time);
+  out.push_back(',');
+  detail::append_optional(out, item.algbw);
+  out.push_back(',');
+  detail::append_optional(out, item.busbw);
+  out.push_back(',');
+  detail::append_uint(out, item.count);
+  out.push_back('\n');
+}
+
+/// Streams CSV items into a file that appears, complete, only on finish().
+class csv_writer {
+ public:
+  explicit csv_writer(const std::string& path) : out_(path) {
+    buffer_.reserve(buffer_size + 512);
+    buffer_.append(csv_header).push_back('\n');
+  }
+  /// Appends one item. Stage and additional text must not contain a comma or a line break.
+  void write(const csv_item& item) {
+    for (std::string_view text : {item.stage, item.additional})
+      if (text.find_first_of(",\r\n") != std::string_view::npos)
+        AICB_THROW(
+            config_error("stage", std::string(text), "CSV text fields cannot hold ',' or line breaks"));
+    append_csv_line(buffer_, item);
+    ++items_;
+    if (buffer_.size() >= buffer_size) flush();
+  }
+  /// Writes what is buffered and renames the file into place.
+  void finish() {
+    flush();
+    out_.commit();
+  }
+  [[nodiscard]] std::uint64_t items() const noexcept { return items_; }
+
+ private:
+  static constexpr std::size_t buffer_size = 1 << 20;
+  void flush() {
+    out_.write(buffer_);
+    buffer_.clear();
+  }
+  atomic_file out_;
+  std::string buffer_;
+  std::uint64_t items_ = 0;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/io/aicb_csv_reader.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Reads aicb's physical-cluster workload CSV (<aicb/io/aicb_csv.hpp>, docs/csv.md). Strict: the
+/// header must be aicb's, every line must have its 12 fields, and every field must be what aicb
+/// writes there; the first fault is reported as "file:line:column: message" (aicb::parse_error).
+///
+/// ```cpp
+/// aicb::csv_document doc = aicb::read_csv_file("megatron_workload.csv");
+/// for (const aicb::csv_item& item : doc.items) ...
+/// ```
+///
+/// parse_csv() hands the items to a callback instead, without keeping them: items' text fields
+/// (stage, additional) point into the text, which must outlive them.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+class csv_line_parser {
+ public:
+  csv_line_parser(std::string_view file, std::size_t line) : file_(file), line_(line) {}
+
+  csv_item parse(std::string_view text) {
+    std::array<std::string_view, 12> f;
+    std::array<std::size_t, 12> at{};
+    std::size_t start = 0, n = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i)
+      if (i == text.size() || text[i] == ',') {
+        if (n == f.size()) fail(i + 1, "more than 12 fields (a stage or size with a comma?)");
+        at[n] = start;
+        f[n++] = text.substr(start, i - start);
+        start = i + 1;
+      }
+    if (n != f.size()) fail(text.size() + 1, "expected 12 fields, found " + std::to_string(n));
+
+    csv_item item;
+    constexpr std::string_view type_prefix = "CommType.";
+    if (!f[0].starts_with(type_prefix)) fail(at[0], "comm_type must read CommType.<operation>");
+    const auto op = csv_op_from_string(f[0].substr(type_prefix.size()));
+    if (!op) fail(at[0], "unknown comm_type '" + std::string(f[0]) + "'");
+    item.op = *op;
+
+    if (f[1] == "None") {
+      item.group = csv_group::none;
+    } else {
+      constexpr std::string_view group_prefix = "CommGroup.";
+      bool found = false;
+      if (f[1].starts_with(group_prefix))
+        for (std::size_t g = 1; g < csv_group_names.size(); ++g)
+          if (f[1].substr(group_prefix.size()) == csv_group_names[g]) {
+            item.group = static_cast<csv_group>(g);
+            found = true;
+          }
+      if (!found) fail(at[1], "unknown comm_group '" + std::string(f[1]) + "' (CommGroup.<group> or None)");
+    }
+    if (f[2] != "None") item.group_size = unsigned_value(f[2], at[2], "comm_group_size");
+
+    if (item.is_computation()) {
+      parse_shapes(f[3], at[3], item);
+    } else if (f[3].find_first_of(".eE") != std::string_view::npos) {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), v);
+      if (ec != std::errc{} || end != f[3].data() + f[3].size() || !(v >= 0))
+        fail(at[3], "msg_size must be a non-negative number of bytes, not '" + std::string(f[3]) + "'");
+      item.msg_size_float = v;
+    } else {
+      item.msg_size = unsigned_value(f[3], at[3], "msg_size");
+    }
+    item.stage = f[4];
+    item.dst = optional_int(f[5], at[5], "dst");
+    item.src = optional_int(f[6], at[6], "src");
+    item.additional = f[7];
+    item.elapsed_time = optional_float(f[8], at[8], "_elapsed_time");
+    item.algbw = optional_float(f[9], at[9], "algbw");
+    item.busbw = optional_float(f[10], at[10], "busbw");
+    item.count = unsigned_value(f[11], at[11], "count");
+
+    if (item.op != csv_op::computation && item.op != csv_op::epoch_end && item.group == csv_group::none)
+      fail(at[1], "a " + std::string(to_string(item.op)) + " needs a comm_group");
+    return item;
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t column0, const std::string& message) const {
+    AICB_THROW(parse_error(std::string(file_), line_, column0 + 1, message));
+  }
+  std::uint64_t unsigned_value(std::string_view t, std::size_t at, const char* field) const {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a non-negative integer, not '" + std::string(t) + "'");
+    return v;
+  }
+  std::optional<std::int64_t> optional_int(std::string_view t, std::size_t at, const char* field) const {
+    if (t == "None") return std::nullopt;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a rank or None, not '" + std::string(t) + "'");
+    return v;
+  }
+  std::optional<double> optional_float(std::string_view t, std::size_t at, const char* field) const {
+    if (t == "None") return std::nullopt;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a number or None, not '" + std::string(t) + "'");
+    return v;
+  }
+  // "((d0 d1 d2) (k n))": two operands of 2 or 3 dimensions.
+  void parse_shapes(std::string_view t, std::size_t at, csv_item& item) const {
+    std::size_t i = 0;
+    const auto expect = [&](char c) {
+      if (i >= t.size() || t[i] != c)
+        fail(at + i, std::string("computation msg_size must read ((d d d) (d d)): expected '") + c + "'");
+      ++i;
+    };
+    expect('(');
+    for (std::size_t operand = 0; operand < 2; ++operand) {
+      if (operand == 1) expect(' ');
+      expect('(');
+      csv_shape& s = item.shapes[operand];
+      while (true) {
+        const std::size_t begin = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+          ++i;
+        if (begin == i) fail(at + i, "computation msg_size: expected a dimension");
+        if (s.rank == s.dims.size())
+          fail(at + begin, "computation msg_size: an operand has at most 3 dimensions");
+        s.dims[s.rank++] = unsigned_value(t.substr(begin, i - begin), at + begin, "dimension");
+        if (i < t.size() && t[i] == ' ') {
+          ++i;
+          continue;
+        }
+        break;
+      }
+      expect(')');
+    }
+    expect(')');
+    if (i != t.size()) fail(at + i, "computation msg_size: unexpected text after the shapes");
+  }
+
+  std::string_view file_;
+  std::size_t line_;
+};
+
+}  // namespace detail
+
+/// Parses CSV text, calling `on_item(const csv_item&)` for each line after the header. Throws
+/// aicb::parse_error at the first fault. Returns the number of items.
+template <class OnItem>
+std::uint64_t parse_csv(std::string_view text, std::string_view file, OnItem&& on_item) {
+  std::size_t pos = 0, line = 0;
+  std::uint64_t items = 0;
+  while (pos < text.size()) {
+    ++line;
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view row = text.substr(pos, end - pos);
+    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
+    pos = end + 1;
+    if (line == 1) {
+      if (row != csv_header)
+        AICB_THROW(parse_error(std::string(file), 1, 1,
+                               "not an aicb workload CSV: the header must read " + std::string(csv_header)));
+      continue;
+    }
+    if (row.empty()) {
+      if (pos >= text.size()) break;  // a final blank line
+      AICB_THROW(parse_error(std::string(file), line, 1, "empty line"));
+    }
+    on_item(detail::csv_line_parser(file, line).parse(row));
+    ++items;
+  }
+  if (line == 0) AICB_THROW(parse_error(std::string(file), 1, 1, "empty file: expected aicb's CSV header"));
+  return items;
+}
+
+/// A CSV read into memory: the text, and the items that point into it.
+struct csv_document {
+  std::string text;
+  std::vector<csv_item> items;
+
+  csv_document() = default;
+  csv_document(const csv_document&) = delete;  // items point into text
+  csv_document& operator=(const csv_document&) = delete;
+  csv_document(csv_document&&) = default;  // a moved std::string keeps its heap buffer...
+  csv_document& operator=(csv_document&&) = default;
+};
+
+/// Reads CSV text (copied into the document).
+[[nodiscard]] inline csv_document read_csv(std::string text, std::string_view file = "<string>") {
+  csv_document doc;
+  doc.text = std::move(text);
+  doc.text.reserve(64);  // ...but not a short string's inline buffer: make sure it is on the heap
+  parse_csv(doc.text, file, [&](const csv_item& item) { doc.items.push_back(item); });
+  return doc;
+}
+
+/// Reads a CSV file. Throws io_error if it cannot be read, parse_error if it is malformed.
+[[nodiscard]] inline csv_document read_csv_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return read_csv(std::move(buffer).str(), path);
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/aiob_reader.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -3767,97 +4383,6 @@ class aiob_builder {
 
 AICB_END_NAMESPACE
 // #include <aicb/io/atomic_file.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Outputs are never half-written: aicb::atomic_file writes to a temporary file beside the target
-/// and renames it over the target only when commit() is called; if it is destroyed before (an
-/// exception, an error), the temporary is removed and the target is untouched.
-///
-/// ```cpp
-/// aicb::atomic_file out("workload.txt");
-/// out.write("HYBRID_TRANSFORMER_FWD_IN_BCKWD ...\n");
-/// out.commit();   // now workload.txt exists, complete
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <unistd.h>  // getpid
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// A file written in full or not at all. Not copyable; buffered (`buffer_size` bytes).
-class atomic_file {
- public:
-  explicit atomic_file(std::string path, std::size_t buffer_size = 1 << 20)
-      : path_(std::move(path)), temp_(temporary_name(path_)) {
-    const auto parent = std::filesystem::path(path_).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent))
-      AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
-    file_ = std::fopen(temp_.c_str(), "wb");
-    if (!file_) AICB_THROW(io_error(path_, std::string("cannot create file: ") + std::strerror(errno)));
-    buffer_.resize(buffer_size);
-    std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
-  }
-  atomic_file(const atomic_file&) = delete;
-  atomic_file& operator=(const atomic_file&) = delete;
-  ~atomic_file() {
-    if (file_) {
-      std::fclose(file_);
-      std::remove(temp_.c_str());
-    }
-  }
-
-  void write(std::string_view text) {
-    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
-      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
-  }
-
-  /// Flushes, closes and renames the temporary over the target.
-  void commit() {
-    const bool flushed = std::fflush(file_) == 0;
-    const bool closed = std::fclose(file_) == 0;
-    file_ = nullptr;
-    if (!flushed || !closed) {
-      std::remove(temp_.c_str());
-      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
-    }
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
-      const int error = errno;
-      std::remove(temp_.c_str());
-      AICB_THROW(io_error(
-          path_, std::string("cannot rename the finished file into place: ") + std::strerror(error)));
-    }
-  }
-
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  static std::string temporary_name(const std::string& path) {
-    return path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  }
-
-  std::string path_, temp_;
-  std::FILE* file_ = nullptr;
-  std::string buffer_;
-};
-
-/// Writes `text` to `path` atomically.
-inline void write_file_atomically(const std::string& path, std::string_view text) {
-  atomic_file out(path);
-  out.write(text);
-  out.commit();
-}
-
-AICB_END_NAMESPACE
 
 // Generate and emit: workloads for simulators.
 // #include <aicb/generate/aicb_args.hpp>
@@ -3865,8 +4390,9 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors the argument parser of
-/// aliyun/aicb's `SimAI_training_workload_generator` (the defaults of `utils.get_params()`), and
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
+/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
+/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
 /// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
 /// option names and its presets, which overwrite model dimensions given on the command line.
 ///
@@ -3883,9 +4409,12 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
+/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
+enum class compat_mode : std::uint8_t { aicb, corrected };
+
 /// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
 struct aicb_args {
-  std::string frame = "Megatron";       ///< Megatron | DeepSeek
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
   std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
   std::uint64_t world_size = 1;
   std::uint64_t tensor_model_parallel_size = 1;
@@ -3924,6 +4453,25 @@ struct aicb_args {
   std::uint64_t q_lora_rank = 1536;
   std::uint64_t kv_lora_rank = 512;
   std::uint64_t v_head_dim = 128;
+  // The physical-cluster CSV generators.
+  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
+  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
+  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
+  std::uint64_t stage = 3;
+  bool amp_enabled = false;
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  bool contiguous_gradients = false;
+  std::uint64_t param_persistence_threshold = 100'000;
+  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t prefetch_bucket_size = 1'000'000'000;
+  // Collective tests.
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::string test_comm = "all_reduce";
+  std::uint64_t iter_num = 500;
+  bool multi_all_reduce_enable = false;
 };
 
 /// What aicb derives from its arguments (utils.get_params, in aicb's order).
@@ -3941,10 +4489,14 @@ struct aicb_derived {
   const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
     AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
   };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek")
-    AICB_THROW(config_error("frame", a.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
+      a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame,
+                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
   const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0 || a.micro_batch == 0) fail("tensor_model_parallel_size", t, "sizes must be positive");
+  if (t == 0 || p == 0)
+    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
   if (a.world_size % (t * p) != 0)
     fail("world_size", a.world_size,
          "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
@@ -4117,6 +4669,114 @@ struct aicb_script_result {
   return r;
 }
 
+/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
+/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
+/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
+/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
+/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
+struct megatron_gpt_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame;
+  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
+      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
+      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
+      expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
+       moe = false;
+};
+
+/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
+[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  a.frame = s.frame.value_or("Megatron");
+  std::uint64_t tp = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(2048);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.swiglu = s.swiglu;
+  a.moe_enable = s.moe;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.use_distributed_optimizer = true;
+  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    if (given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  };
+  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  };
+  const auto force = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
+    set(name, field, value, given);
+  };
+  const auto ffn = [&](std::uint64_t value) {
+    std::uint64_t f = a.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
+    a.ffn_hidden_size = f;
+  };
+  const bool tp_given = s.tensor_model_parallel_size.has_value(),
+             pp_given = s.pipeline_model_parallel.has_value();
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    shape("gpt_175B", 96, 12288, 96);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+  } else if (m == "22") {
+    shape("gpt_22B", 48, 6144, 64);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+  } else if (m == "13") {
+    shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    shape("gpt_7B", 36, 4096, 32);
+  } else if (m == "405") {
+    shape("llama_405B", 128, 16384, 128);
+    ffn(53248);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+    force("pipeline_model_parallel", a.pipeline_model_parallel, 16, pp_given);
+  } else if (m == "65") {
+    shape("llama_65B", 80, 8192, 64);
+    ffn(28672);
+    force("tensor_model_parallel_size", tp, 8, tp_given);
+    force("pipeline_model_parallel", a.pipeline_model_parallel, 2, pp_given);
+  } else if (m == "moe") {
+    shape("Mixtral_8*7B", 32, 4096, 32);
+    ffn(14336);
+    force("tensor_model_parallel_size", tp, 2, tp_given);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else {
+    r.fell_back = true;
+    shape("gpt_13B", 40, 5120, 40);
+  }
+  a.tensor_model_parallel_size = tp;
+  if (tp == 0 || a.pipeline_model_parallel == 0)
+    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
+                            "aicb's script fails here: it divides world_size by tp and pp"));
+  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
+  a.global_batch = 2 * dp * a.micro_batch;
+  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
+  return r;
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/generate/aicb_compat.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -4134,6 +4794,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/generate/aicb_args.hpp>
 // #include <aicb/generate/record_stream.hpp>
@@ -4350,38 +5011,6 @@ AICB_BEGIN_NAMESPACE
 
 namespace detail {
 
-/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
-/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
-[[nodiscard]] inline std::string python_float_repr(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  const auto e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e))
-    if (c != '.' && c != '-') digits += c;
-  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
-  const std::string sign = value < 0 ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa += "." + digits.substr(1);
-    char exp_text[16];
-    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + exp_text;
-  }
-  std::string text;
-  if (exponent < 0) {
-    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  } else {
-    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= integer_digits)
-      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
-    else
-      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
-  }
-  return sign + text;
-}
-
 // One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
 // parameters on one TP rank of one pipeline stage.
 struct aicb_entry {
@@ -4398,6 +5027,9 @@ class aicb_workload {
   /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
   explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
       : a_(std::move(args)), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(
+          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
     const bool deepseek = a_.frame == "DeepSeek";
     if (a_.aiob_enable) {
       if (!profile)
@@ -4872,6 +5504,653 @@ inline record_stream<aicb_source> aicb_workload::records() const {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/generate/collective_bench.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Collective micro-benchmarks: a sweep of message sizes, begin_size · 2^i up to end_size, for one
+/// or more collectives, in three forms (docs/micro.md):
+///
+/// - collective_sweep_workload — SimAI text in the `HYBRID_TRANSFORMER_FWD_IN_BCKWD` form that
+///   SimAI-Analytical runs: one record per collective, size and iteration, whose weight-gradient
+///   column holds the collective on the data-parallel group (every GPU: TP = PP = 1). SimAI reports
+///   each record's communication time. This is the default of `aicb micro`.
+/// - write_collective_csv() — aicb's physical-cluster CSV of `--frame collective_test`
+///   (byte-identical to aicb): `iter_num` warm-up runs at begin_size, then `iter_num` runs per size.
+/// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
+///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_args.hpp>
+// #include <aicb/generate/record_stream.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The sizes of a sweep: begin, 2·begin, 4·begin, … while ≤ end. Throws on a zero begin size
+/// (aicb loops forever there) and on a sweep that would overflow.
+[[nodiscard]] inline std::vector<std::uint64_t> sweep_sizes(std::uint64_t begin, std::uint64_t end) {
+  if (begin == 0)
+    AICB_THROW(config_error("begin_size", "0", "begin_size must be at least 1 byte (doubling 0 never ends)"));
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t size = begin; size <= end; size *= 2) {
+    sizes.push_back(size);
+    if (size > end / 2) break;  // the next doubling passes end (or would overflow)
+  }
+  return sizes;
+}
+
+/// SimAI's token of a collective a sweep can run: ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL.
+[[nodiscard]] inline collective sweep_collective(std::string_view name) {
+  if (name == "all_reduce") return collective::all_reduce;
+  if (name == "all_gather") return collective::all_gather;
+  if (name == "reduce_scatter") return collective::reduce_scatter;
+  if (name == "all_to_all") return collective::all_to_all;
+  AICB_THROW(config_error("test_comm", std::string(name),
+                          "SimAI simulates all_reduce, all_gather, reduce_scatter and all_to_all"));
+}
+
+/// Options of the SimAI sweep.
+struct collective_sweep_options {
+  std::uint64_t world_size = 1;  ///< GPUs in the data-parallel group (SimAI's -g)
+  std::vector<collective> collectives{collective::all_reduce};
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::uint64_t iterations = 1;  ///< records per collective and size
+};
+
+/// The sweep as a SimAI workload that SimAI-Analytical runs. Records are made on demand.
+class collective_sweep_workload {
+ public:
+  explicit collective_sweep_workload(collective_sweep_options o) : o_(std::move(o)) {
+    if (o_.world_size < 2)
+      AICB_THROW(config_error("world_size", std::to_string(o_.world_size),
+                              "a collective needs at least 2 GPUs in its group"));
+    if (o_.iterations == 0) AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+    if (o_.collectives.empty())
+      AICB_THROW(config_error("test_comm", "(none)", "name at least one collective"));
+    for (collective c : o_.collectives)
+      if (c != collective::all_reduce && c != collective::all_gather && c != collective::reduce_scatter &&
+          c != collective::all_to_all)
+        AICB_THROW(config_error("test_comm", std::string(to_string(c)),
+                                "SimAI simulates all_reduce, all_gather, reduce_scatter and all_to_all"));
+    sizes_ = sweep_sizes(o_.begin_size, o_.end_size);
+    header_.tensor_parallel = 1;
+    header_.expert_parallel = 1;
+    header_.pipeline_parallel = 1;
+    header_.vpp = 1;
+    header_.ga = 1;
+    header_.all_gpus = o_.world_size;
+    header_.pp_comm = "0";
+  }
+
+  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
+  [[nodiscard]] std::uint64_t size() const noexcept {
+    return o_.collectives.size() * sizes_.size() * o_.iterations;
+  }
+  [[nodiscard]] const std::vector<std::uint64_t>& sizes() const noexcept { return sizes_; }
+
+  /// Record `index` (0-based): collectives outermost, then sizes, then iterations.
+  [[nodiscard]] record at(std::uint64_t index) const {
+    const std::uint64_t iteration = index % o_.iterations;
+    const std::uint64_t size = sizes_[(index / o_.iterations) % sizes_.size()];
+    const collective kind = o_.collectives[index / (o_.iterations * sizes_.size())];
+    record r;
+    r.name = std::string(to_string(kind)) + "_" + std::to_string(size) + "B";
+    if (o_.iterations > 1) r.name += "_" + std::to_string(iteration);
+    r.weight_grad.comm = {kind, comm_group::dp, bytes{size}};
+    return r;
+  }
+
+  /// The records, lazily.
+  [[nodiscard]] record_stream<class collective_sweep_source> records() const;
+
+ private:
+  collective_sweep_options o_;
+  std::vector<std::uint64_t> sizes_;
+  simai_header header_;
+};
+
+/// The source behind collective_sweep_workload::records().
+class collective_sweep_source {
+ public:
+  explicit collective_sweep_source(const collective_sweep_workload& w) : w_(&w) {}
+  const record* next() {
+    if (index_ == w_->size()) return nullptr;
+    current_ = w_->at(index_++);
+    return &current_;
+  }
+
+ private:
+  const collective_sweep_workload* w_;
+  std::uint64_t index_ = 0;
+  record current_;
+};
+
+inline record_stream<collective_sweep_source> collective_sweep_workload::records() const {
+  return record_stream<collective_sweep_source>(collective_sweep_source(*this));
+}
+
+/// aicb's collective-test CSV items (`--frame collective_test`), passed one by one to `sink`.
+/// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
+template <class Sink>
+void generate_collective_csv(const aicb_args& a, Sink&& sink) {
+  const auto op = csv_op_from_string(a.test_comm);
+  if (!op)
+    AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
+  const aicb_derived d = derive(a);
+  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
+  csv_item item;
+  item.op = *op;
+  item.group = csv_group::dp_group;
+  item.group_size = d.dp;
+  item.msg_size = a.begin_size;
+  item.stage = "warmup";
+  for (std::uint64_t i = 0; i < a.iter_num; ++i)
+    sink(item);
+  const csv_item epoch_end{};
+  sink(epoch_end);
+  if (a.multi_all_reduce_enable) {
+    item.group = csv_group::pp_group;
+    item.group_size = a.pipeline_model_parallel;
+  }
+  item.stage = "test_step";
+  for (std::uint64_t epoch = 0; epoch < a.epoch_num; ++epoch) {
+    for (std::uint64_t size : sizes) {
+      item.msg_size = size;
+      for (std::uint64_t i = 0; i < a.iter_num; ++i)
+        sink(item);
+    }
+    sink(epoch_end);
+  }
+}
+
+/// The CSV file aicb writes for its collective test: always this name.
+inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_workload.csv";
+
+/// aicb's SimAI `MICRO` file: `MICRO`, the record count, one `micro_test` record per size.
+/// Throws where aicb does: an unsupported collective, or `multi_all_reduce_enable` (aicb BUG-21).
+[[nodiscard]] inline std::string micro_file_text(const aicb_args& a) {
+  if (a.multi_all_reduce_enable)
+    AICB_THROW(
+        config_error("multi_all_reduce_enable", "1",
+                     "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
+                     "sets (AttributeError, aicb BUG-21); no file is written"));
+  const collective kind = sweep_collective(a.test_comm);
+  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
+  std::string text = "MICRO\n" + std::to_string(sizes.size()) + "\n";
+  for (std::uint64_t size : sizes) {
+    text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
+    text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
+    text += "\t" + std::to_string(size) + "\t1\n";
+  }
+  return text;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/deepspeed.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// DeepSpeed ZeRO stages 1, 2 and 3 as aicb's physical-cluster CSV (docs/csv.md, docs/zero.md).
+///
+/// The model is the LLaMA-shaped one aicb mocks for DeepSpeed: embedding, per layer two norms,
+/// q/k/v/o, gate/down/up, the final norm and an untied head — no tensor or pipeline parallelism,
+/// so the data-parallel group is every GPU. The generators walk that parameter list the way
+/// DeepSpeed's engine does:
+///
+/// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
+///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
+///   of the flat gradient buffer), then all-gather the updated parameters in shards of
+///   `allgather_bucket_size`;
+/// - stage 3 all-gathers parameters just in time, prefetching along the recorded parameter order,
+///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
+///   gradients in buckets.
+///
+/// `compat_mode::aicb` reproduces aicb's CSV byte for byte; `compat_mode::corrected` drops the
+/// zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives an
+/// `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). Items go to a sink one at a
+/// time; nothing but the parameter list is stored.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_args.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One parameter tensor of the mocked DeepSpeed model: its 2-D shape (norms are (h, 1)).
+struct deepspeed_param {
+  std::uint64_t rows = 0, cols = 0;
+  [[nodiscard]] constexpr std::uint64_t numel() const noexcept { return rows * cols; }
+  [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return 2 * numel(); }  ///< 16-bit elements
+};
+
+/// The parameters in module order: embed; per layer input norm, q, k, v, o, post-attention norm,
+/// gate, down, up; final norm; lm_head. The vocabulary is not padded (there is no TP).
+[[nodiscard]] inline std::vector<deepspeed_param> deepspeed_params(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  const std::uint64_t h = a.hidden_size, heads = d.heads, head_dim = h / heads, v = a.vocab_size;
+  const std::uint64_t f = d.ffn;
+  std::vector<deepspeed_param> params;
+  params.reserve(9 * a.num_layers + 3);
+  params.push_back({v, h});
+  for (std::uint64_t layer = 0; layer < a.num_layers; ++layer) {
+    params.push_back({h, 1});
+    for (int i = 0; i < 3; ++i)
+      params.push_back({h, heads * head_dim});
+    params.push_back({heads * head_dim, h});
+    params.push_back({h, 1});
+    params.push_back({h, f});
+    params.push_back({f, h});
+    params.push_back({h, f});
+  }
+  params.push_back({h, 1});
+  params.push_back({h, v});
+  return params;
+}
+
+/// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
+  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
+  std::string name = "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") +
+                     "_sp_" + py_bool(a.enable_sequence_parallel) + "_iteration_" +
+                     std::to_string(a.epoch_num) + "_computationEnable_" + py_bool(a.computation_enable) +
+                     "_" + std::to_string(a.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
+}
+
+namespace detail {
+
+/// What the ZeRO generators share: the arguments, the parameters and the item sink.
+template <class Sink>
+class deepspeed_base {
+ protected:
+  deepspeed_base(const aicb_args& a, compat_mode mode, Sink& sink)
+      : a_(a), d_(derive(a)), mode_(mode), sink_(sink), params_(deepspeed_params(a)) {
+    if (a.frame != "DeepSpeed")
+      AICB_THROW(config_error("frame", a.frame, "the ZeRO generators need --frame DeepSpeed"));
+    if (a.tensor_model_parallel_size != 1 || a.pipeline_model_parallel != 1)
+      AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(a.tensor_model_parallel_size),
+                              "the DeepSpeed model has no tensor or pipeline parallelism (both must be 1)"));
+    if (a.hidden_size == 0 || a.num_layers == 0 || a.vocab_size == 0)
+      AICB_THROW(config_error("hidden_size", std::to_string(a.hidden_size),
+                              "hidden_size, num_layers and vocab_size must be positive"));
+  }
+
+  [[nodiscard]] csv_item dp_item(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    csv_item item;
+    item.op = op;
+    item.group = csv_group::dp_group;
+    item.group_size = d_.dp;
+    item.msg_size = bytes;
+    item.stage = stage;
+    return item;
+  }
+  void emit(const csv_item& item) { sink_(item); }
+  void epoch_end() { sink_(csv_item{}); }
+  /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
+  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
+    return bytes != 0 || mode_ == compat_mode::aicb;
+  }
+
+  void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
+    csv_item item;
+    item.op = csv_op::computation;
+    item.stage = stage;
+    const std::uint64_t b = a_.micro_batch, s = a_.seq_length;
+    if (!weight_grad) {
+      item.shapes = {csv_shape{{b, s, p.rows}, 3}, csv_shape{{p.rows, p.cols, 0}, 2}};
+    } else {
+      item.shapes = {csv_shape{{p.rows, b * s, 0}, 2}, csv_shape{{b * s, p.cols, 0}, 2}};
+    }
+    emit(item);
+  }
+
+  /// aicb's driver: init; epoch end; per epoch the micro-batches' forward and backward, the step
+  /// and an epoch end.
+  template <class Derived>
+  void drive(Derived& self) {
+    self.init();
+    epoch_end();
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+        self.forward();
+        self.backward();
+      }
+      self.step();
+      epoch_end();
+    }
+  }
+
+  const aicb_args& a_;
+  aicb_derived d_;
+  compat_mode mode_;
+  Sink& sink_;
+  std::vector<deepspeed_param> params_;
+};
+
+/// ZeRO stages 1 and 2.
+template <class Sink>
+class zero12_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::d_, base::mode_, base::params_;
+
+ public:
+  zero12_generator(const aicb_args& a, compat_mode mode, Sink& sink) : base(a, mode, sink) {
+    // Offsets of each parameter in the flat gradient buffer (module order), for contiguous gradients.
+    offsets_.reserve(params_.size() + 1);
+    offsets_.push_back(0);
+    for (const deepspeed_param& p : params_)
+      offsets_.push_back(offsets_.back() + p.numel());
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (a_.amp_enabled && mode_ == compat_mode::aicb)
+      AICB_THROW(
+          config_error("amp_enabled", "true",
+                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
+                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_)
+        base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
+    // aicb sizes the barrier by the last parameter broadcast; a barrier carries no data.
+    csv_item barrier = base::dp_item(csv_op::barrier, mode_ == compat_mode::aicb ? params_.back().bytes() : 0,
+                                     "init.__init__");
+    barrier.group = csv_group::all;
+    base::emit(barrier);
+  }
+
+  void forward() {
+    if (!a_.computation_enable) return;
+    for (const deepspeed_param& p : params_)
+      if (p.cols != 1) base::computation(p, "forward.computation", false);
+  }
+
+  void backward() {
+    for (std::size_t i = params_.size(); i-- > 0;) {
+      const deepspeed_param& p = params_[i];
+      if (p.numel() + bucket_elements_ > a_.reduce_bucket_size) flush("backward.allreduce_bucket");
+      bucket_.push_back(i);
+      bucket_elements_ += p.numel();
+      if (a_.computation_enable && p.cols != 1) {
+        base::computation(p, "backward.computation", false);
+        base::computation(p, "backward.computation", true);
+      }
+    }
+  }
+
+  void step() {
+    flush("step.allreduce_bucket");
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
+    const std::uint64_t total = offsets_.back();
+    const std::uint64_t shards =
+        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
+    const std::uint64_t shard = total / shards;
+    for (std::uint64_t i = 0; i < shards; ++i) {
+      const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
+      const std::uint64_t padded = (elements + d_.dp - 1) / d_.dp * d_.dp;
+      base::emit(base::dp_item(csv_op::all_gather, padded * 2, "step.all_gather_dp_groups"));
+    }
+  }
+
+ private:
+  // Flushes the gradient bucket: one all-reduce, or (stage 2, contiguous gradients) one reduce per
+  // run of the flat buffer owned by one rank. `stage` is "backward.allreduce_bucket" or
+  // "step.allreduce_bucket"; the contiguous form names it "….average_tensor".
+  void flush(std::string_view stage) {
+    const bool contiguous = a_.stage == 2 && a_.contiguous_gradients;
+    if (!contiguous) {
+      if (base::keep(bucket_elements_ * 2))
+        base::emit(base::dp_item(csv_op::all_reduce, bucket_elements_ * 2, stage));
+    } else {
+      const std::string_view reduce_stage =
+          stage.starts_with("step") ? "step.average_tensor" : "backward.average_tensor";
+      const std::uint64_t partition = (offsets_.back() + d_.dp - 1) / d_.dp;
+      std::uint64_t run_rank = 0, run_begin = 0, run_end = 0;
+      bool open = false;
+      const auto close = [&] {
+        if (!open) return;
+        csv_item item = base::dp_item(csv_op::reduce, (run_end - run_begin) * 2, reduce_stage);
+        item.dst = static_cast<std::int64_t>(run_rank);
+        base::emit(item);
+        open = false;
+      };
+      // Forward order within the bucket: the bucket was filled walking the model backwards.
+      for (std::size_t k = bucket_.size(); k-- > 0;) {
+        std::uint64_t begin = offsets_[bucket_[k]];
+        const std::uint64_t end = offsets_[bucket_[k] + 1];
+        while (begin < end) {
+          const std::uint64_t rank = begin / partition;
+          const std::uint64_t piece_end = std::min(end, (rank + 1) * partition);
+          if (open && rank == run_rank && begin == run_end) {
+            run_end = piece_end;
+          } else {
+            close();
+            run_rank = rank, run_begin = begin, run_end = piece_end, open = true;
+          }
+          begin = piece_end;
+        }
+      }
+      close();
+    }
+    bucket_.clear();
+    bucket_elements_ = 0;
+  }
+
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::size_t> bucket_;  // parameter indices, in the order backward produced them
+  std::uint64_t bucket_elements_ = 0;
+};
+
+/// ZeRO stage 3: DeepSpeed's parameter-fetch state machine, step by step.
+template <class Sink>
+class zero3_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::mode_, base::params_;
+
+ public:
+  zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
+      : base(a, mode, sink),
+        persistent_(params_.size()),
+        gathered_(params_.size()),
+        most_recent_(params_.size(), -1) {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const std::uint64_t n = params_[i].numel();
+      if (n + total > a.model_persistence_threshold) continue;
+      if (n <= a.param_persistence_threshold) {
+        persistent_[i] = true;
+        total += n;
+      }
+    }
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_) {
+        csv_item item = base::dp_item(csv_op::broadcast, p.bytes(), "init._broadcast_model");
+        item.src = 0;
+        base::emit(item);
+      }
+    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
+                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
+      csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
+      barrier.group = csv_group::all;
+      base::emit(barrier);
+    }
+    for (const deepspeed_param& p : params_)
+      base::emit(base::dp_item(csv_op::all_gather, p.bytes(), "init._allgather_params"));
+  }
+
+  void forward() {
+    forward_ = true;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      fetch(i);
+      release(i, static_cast<std::int64_t>(i));
+    }
+  }
+
+  void backward() {
+    forward_ = false;
+    const std::size_t n = params_.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = n - 1 - k;
+      fetch(i);
+      release(i, static_cast<std::int64_t>(k + n));
+      const std::uint64_t numel = params_[i].numel();
+      if (numel + reduce_bucket_ > a_.reduce_bucket_size) {
+        if (base::keep(reduce_bucket_ * 2))
+          base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "backward.reduce_scatter_fn"));
+        reduce_bucket_ = numel;
+      } else {
+        reduce_bucket_ += numel;
+      }
+    }
+    // The trace is recorded now: later passes prefetch along it (module order, then reversed).
+    queue_.clear();
+    for (std::size_t k = 0; k < 2 * n; ++k)
+      queue_.push_back({k < n ? k : 2 * n - 1 - k, static_cast<std::int64_t>(k)});
+    std::fill(most_recent_.begin(), most_recent_.end(), -1);
+  }
+
+  void step() {
+    if (base::keep(reduce_bucket_ * 2))
+      base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "step.reduce_scatter_fn"));
+    reduce_bucket_ = 0;
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    base::emit(base::dp_item(csv_op::all_reduce, 8, "step.get_grad_norm_direct"));
+    std::fill(gathered_.begin(), gathered_.end(), false);
+    live_ = 0;
+    stage_ = "step.allgather_fn";
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      if (persistent_[i]) gather_directly(i);
+  }
+
+ private:
+  struct queued {
+    std::size_t param;
+    std::int64_t step_id;
+  };
+
+  void fetch(std::size_t i) {
+    stage_ = forward_ ? "forward.allgather_fn" : "backward.allgather_fn";
+    if (queue_.empty())
+      gather_directly(i);
+    else
+      gather_prefetch(i);
+  }
+
+  void compute(std::size_t i) {
+    if (!a_.computation_enable || params_[i].cols == 1) return;
+    if (stage_.starts_with("forward")) {
+      base::computation(params_[i], "forward.computation", false);
+    } else if (stage_.starts_with("backward")) {
+      base::computation(params_[i], "backward.computation", false);
+      base::computation(params_[i], "", true);  // aicb gives the weight-gradient GEMM no stage
+    }
+  }
+
+  void gather_directly(std::size_t i) {
+    if (!gathered_[i]) {
+      base::emit(base::dp_item(csv_op::all_gather, params_[i].bytes(), stage_));
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    compute(i);
+  }
+
+  void gather_prefetch(std::size_t i) {
+    bucket_.clear();
+    std::uint64_t bucket_elements = 0;
+    if (!gathered_[i]) {
+      bucket_.push_back(i);
+      bucket_elements += params_[i].numel();
+      queue_.pop_front();  // DeepSpeed expects the trace's next entry to be this parameter
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    while (!queue_.empty() && bucket_elements < a_.prefetch_bucket_size &&
+           live_ < static_cast<std::int64_t>(a_.max_live_parameters)) {
+      const queued next = queue_.front();
+      queue_.pop_front();
+      most_recent_[next.param] = std::max(most_recent_[next.param], next.step_id);
+      if (gathered_[next.param]) continue;
+      bucket_.push_back(next.param);
+      gathered_[next.param] = true;
+      live_ += static_cast<std::int64_t>(params_[next.param].numel());
+      bucket_elements += params_[next.param].numel();
+    }
+    if (bucket_.empty()) return;
+    std::uint64_t bytes = 0;
+    for (std::size_t p : bucket_)
+      bytes += params_[p].bytes();
+    base::emit(base::dp_item(csv_op::all_gather, bytes, stage_));
+    for (std::size_t p : bucket_)
+      compute(p);
+  }
+
+  void release(std::size_t i, std::int64_t step_id) {
+    if (!queue_.empty()) {
+      if (persistent_[i]) return;
+      if (most_recent_[i] > step_id) return;  // needed again soon
+    }
+    // With an empty trace DeepSpeed releases every parameter, persistent ones included.
+    gathered_[i] = false;
+    live_ -= static_cast<std::int64_t>(params_[i].numel());
+  }
+
+  std::vector<bool> persistent_, gathered_;
+  std::vector<std::int64_t> most_recent_;  // the last trace step a parameter was prefetched for
+  std::deque<queued> queue_;
+  std::vector<std::size_t> bucket_;
+  std::int64_t live_ = 0;  // parameters gathered now (elements); DeepSpeed's count can dip below 0
+  std::uint64_t reduce_bucket_ = 0;
+  bool forward_ = true;
+  std::string_view stage_ = "forward.allgather_fn";
+};
+
+}  // namespace detail
+
+/// Generates the ZeRO workload of `a.stage` (1, 2 or 3) as CSV items passed to `sink` in order.
+template <class Sink>
+void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
+  if (a.stage == 1 || a.stage == 2) {
+    detail::zero12_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else if (a.stage == 3) {
+    detail::zero3_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else {
+    AICB_THROW(config_error("stage", std::to_string(a.stage), "ZeRO stages are 1, 2 and 3"));
+  }
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/generate/megatron.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -4893,6 +6172,10 @@ AICB_END_NAMESPACE
 /// - data parallelism once per iteration: the dense gradients over DP, the routed-expert gradients
 ///   over DP-within-EP (all-reduce, or reduce-scatter + all-gather with the distributed optimizer),
 ///   and the optimizer step;
+/// - ZeRO (zero_stage, dense models): stage 1 = the distributed optimizer; stage 2 reduce-scatters
+///   the gradients in every micro batch; stage 3 also all-gathers the weights twice per micro batch
+///   (before forward and before backward). Per iteration and GPU the DP traffic of stages 1 and 2
+///   equals plain data parallelism's, stage 3's is 1.5× (docs/zero.md);
 /// - recomputation: full recompute replays each layer's forward records (compute and collectives)
 ///   in the backward pass; selective recomputes core attention;
 /// - pipeline parallelism as SimAI models it: one stage's records (the last by default, which holds
@@ -4937,11 +6220,10 @@ class megatron_workload {
     validate(job_);
     job_.model = resolve(job_.model);
     const parallel_spec& p = job_.parallel;
-    if (p.zero_stage > 1)
-      AICB_THROW(
-          config_error("zero_stage", std::to_string(p.zero_stage),
-                       "the Megatron generator shards optimizer states only (distributed optimizer, ZeRO-1); "
-                       "use the DeepSpeed generator for ZeRO-2/3"));
+    if (p.zero_stage > 1 && job_.model.is_moe())
+      AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                              "ZeRO-2/3 is generated for dense models; MoE models shard with the distributed "
+                              "optimizer (zero_stage 0 or 1)"));
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
@@ -5201,7 +6483,7 @@ class megatron_workload {
     // backward pass from the last record: reductions, then the step, then the gathers.
     const shard_params params = params_on_gpu(job_, stage_);
     const std::uint64_t dp = data_parallel(job_), edp = expert_data_parallel(job_);
-    const bool sharded = p.distributed_optimizer || p.zero_stage == 1;
+    const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
     const std::uint64_t step_params =
         (sharded ? params.dense / std::max<std::uint64_t>(dp, 1) : params.dense) +
         (sharded ? params.expert / std::max<std::uint64_t>(edp, 1) : params.expert);
@@ -5211,23 +6493,41 @@ class megatron_workload {
     const std::uint64_t bucket = options_.bucket_params != 0
                                      ? options_.bucket_params
                                      : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
-    const auto buckets = [&](const char* name, std::uint64_t params_total, std::uint64_t element,
-                             collective kind, comm_group group) {
+    const auto buckets = [&](std::vector<record>& into, const char* name, std::uint64_t params_total,
+                             std::uint64_t element, collective kind, comm_group group) {
       for (std::uint64_t offset = 0; offset < params_total; offset += bucket)
-        prologue_.push_back(
+        into.push_back(
             wg_record(name, {kind, group, bytes{std::min(bucket, params_total - offset) * element}}));
     };
-    if (sharded && dp > 1) buckets("param_gather", params.dense, w, collective::all_gather, comm_group::dp);
+    // ZeRO-2 reduce-scatters gradients in every micro batch, ZeRO-3 also all-gathers the weights
+    // before each micro batch's forward and again before its backward. SimAI gives the DP group only
+    // to the weight-gradient column, so these collectives sit there, in records at the head of each
+    // micro batch: SimAI runs them as the micro batch's backward ends (docs/zero.md).
+    std::vector<record> per_microbatch;
+    if (p.zero_stage >= 2 && dp > 1) {
+      if (p.zero_stage == 3) {
+        buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather,
+                comm_group::dp);
+        buckets(per_microbatch, "zero3_param_gather_bwd", params.dense, w, collective::all_gather,
+                comm_group::dp);
+      }
+      buckets(per_microbatch, "zero_grad_reduce", params.dense, g, collective::reduce_scatter,
+              comm_group::dp);
+    }
+    embedding_.insert(embedding_.begin(), per_microbatch.begin(), per_microbatch.end());
+    if (sharded && p.zero_stage < 3 && dp > 1)
+      buckets(prologue_, "param_gather", params.dense, w, collective::all_gather, comm_group::dp);
     if (sharded && edp > 1)
-      buckets("expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
+      buckets(prologue_, "expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
     record step = comm_record("optimizer_step", {}, {});
     step.weight_grad.compute =
         time(compute_op{.role = op_role::optimizer, .kind = op_kind::optimizer, .m = step_params},
              pass_kind::forward);
     prologue_.push_back(std::move(step));
     const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
-    if (dp > 1) buckets("grad_reduce", params.dense, g, reduce, comm_group::dp);
-    if (edp > 1) buckets("expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
+    if (dp > 1 && p.zero_stage < 2)
+      buckets(prologue_, "grad_reduce", params.dense, g, reduce, comm_group::dp);
+    if (edp > 1) buckets(prologue_, "expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
   }
   [[nodiscard]] static record wg_record(std::string name, collective_op wg) {
     record r;
@@ -5311,6 +6611,436 @@ class megatron_source {
 inline record_stream<megatron_source> megatron_workload::records() const {
   return record_stream<megatron_source>(megatron_source(*this));
 }
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/megatron_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Megatron and DeepSeek training as aicb's physical-cluster CSV (docs/csv.md): the items aicb's
+/// `generate_megatron_workload` writes for one pipeline stage — set-up, each micro-batch's forward
+/// and backward (or the 1F1B pipeline schedule with its sends and receives when PP > 1), and the
+/// optimizer step — with GEMM computation items when `computation_enable` (or `aiob_enable`).
+///
+/// The model is aicb's mock of Megatron: per layer a column-parallel QKV and a row-parallel output
+/// projection (DeepSeek: multi-latent attention), a column/row MLP, or a mixture of experts whose
+/// tokens cross the expert-parallel group. One model's forward and backward items are built once
+/// (their number grows with layers); micro-batches and iterations replay them, so memory does not
+/// grow with either.
+///
+/// `compat_mode::aicb` writes aicb's file byte for byte. `compat_mode::corrected` fixes what
+/// docs/compatibility.md lists: one optimizer step per iteration with PP (aicb runs two), MoE
+/// backward communication (aicb emits none), the TP all-reduce of sequence-parallel norm gradients
+/// (aicb: always 0 bytes), the gradient volume per stage (aicb divides it by PP twice), the
+/// sequence length of column-parallel GEMMs under sequence parallelism (aicb doubles it), the
+/// word-embedding size (aicb counts it 4×), and heads defaulting to the layer count.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/aicb_args.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
+  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
+  std::string name = "megatron_" + a.model_name.value_or("None") + "_sp_" +
+                     py_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
+                     "_computationEnable_" + py_bool(a.computation_enable || a.aiob_enable) + "_" +
+                     std::to_string(a.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
+}
+
+/// The Megatron / DeepSeek CSV workload of one pipeline stage.
+class megatron_csv_workload {
+ public:
+  megatron_csv_workload(aicb_args args, compat_mode mode) : a_(std::move(args)), mode_(mode), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(config_error("frame", a_.frame,
+                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
+    if (a_.aiob_enable) a_.computation_enable = true;
+    if (corrected() && !a_.num_attention_heads) {  // aicb defaults heads to the layer count (BUG-01)
+      const std::uint64_t h = a_.hidden_size;
+      d_.heads = h % 128 == 0 ? h / 128 : h / 64;
+      if (d_.heads == 0) d_.heads = 1;
+    }
+    t_ = a_.tensor_model_parallel_size;
+    sp_ = a_.enable_sequence_parallel && t_ > 1;
+    build_model();
+  }
+
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  /// The parameters of the stage's model (elements), as aicb counts them.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
+  /// The pipeline stage whose schedule is generated (aicb: always the first).
+  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept {
+    return corrected() && a_.pp_rank > 0 ? static_cast<std::uint64_t>(a_.pp_rank) : 0;
+  }
+
+  /// Passes every item, in order, to `sink`.
+  template <class Sink>
+  void generate(Sink&& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    init(sink);
+    sink(csv_item{});
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      if (p > 1) {
+        pipeline(sink);
+        if (!corrected()) step(sink);  // aicb steps twice per iteration with PP (BUG-15)
+      } else {
+        for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+          forward_step(sink);
+          for (const csv_item& item : backward_)
+            sink(item);
+        }
+      }
+      step(sink);
+      sink(csv_item{});
+    }
+  }
+
+ private:
+  [[nodiscard]] bool corrected() const noexcept { return mode_ == compat_mode::corrected; }
+
+  [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
+    if (by == 0 || n % by != 0)
+      AICB_THROW(config_error(
+          what, std::to_string(n),
+          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
+    return n / by;
+  }
+
+  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
+                              std::uint64_t bytes, std::string_view stage) const {
+    csv_item i;
+    i.op = op;
+    i.group = group;
+    i.group_size = size;
+    i.msg_size = bytes;
+    i.stage = stage;
+    return i;
+  }
+  [[nodiscard]] csv_item tp(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    return item(op, csv_group::tp_group, t_, bytes, stage);
+  }
+  static csv_item gemm(csv_shape x, csv_shape w, std::string_view stage) {
+    csv_item i;
+    i.op = csv_op::computation;
+    i.shapes = {x, w};
+    i.stage = stage;
+    return i;
+  }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b) { return {{a, b, 0}, 2}; }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return {{a, b, c}, 3}; }
+
+  // ---- modules: each appends its forward and backward items and counts its parameters ----------
+
+  // Stage names are string literals: items keep pointing at them after the workload is gone.
+  struct column_stages {
+    std::string_view forward, backward;
+  };
+  struct row_stages {
+    std::string_view forward, backward_aicb, backward;  // aicb's backward name lacks a dot
+  };
+
+  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * in;
+    const std::uint64_t seq =
+        sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
+    total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
+    if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
+    if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(seq, b, out_t), dims(out_t, in), bwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::reduce_scatter, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(out_t, seq * b), dims(seq * b, in), bwd_stage));
+    if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
+  }
+
+  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * out;
+    total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
+    const std::string_view fwd_stage = names.forward,
+                           bwd_stage = corrected() ? names.backward : names.backward_aicb;
+    if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
+    if (t_ > 1)
+      forward_.push_back(
+          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
+    if (a_.computation_enable) {
+      backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
+      backward_.push_back(gemm(dims(out, s * b), dims(s * b, in_t), bwd_stage));
+    }
+  }
+
+  // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
+  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
+    total_params_ += in * out + (a_.add_bias_linear ? out : 0);
+    if (!a_.computation_enable) return;
+    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
+    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
+  }
+
+  void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
+    total_params_ += 2 * width;
+    norm_params_ += 2 * width;
+  }
+
+  void mlp() {
+    column(a_.hidden_size, d_.ffn,
+           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
+    row(d_.ffn, a_.hidden_size,
+        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row",
+         "backward.MegatronRowLinear.mlp_row"});
+  }
+
+  // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
+  // routed tokens and the combine. `deepseek`: FP8 dispatch, three expert matrices, no preprocess.
+  void moe(bool deepseek) {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, k = a_.moe_router_topk;
+    const std::uint64_t e = a_.expert_model_parallel_size;
+    const std::uint64_t local = divide(d_.ffn * (a_.num_experts / e), t_, "ffn_hidden_size");
+    total_params_ += (deepseek ? 3 : 2) * h * local;
+    const std::uint64_t a2a = (s * h * b * k / t_) * 2, gathered = 2 * h * k * b * s;
+    const auto ep = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::ep_group, std::nullopt, bytes, stage);
+    };
+    const auto tp_none = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::tp_group, std::nullopt, bytes, stage);
+    };
+    if (!deepseek && (t_ > 1 || e > 1))
+      forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
+    if (e > 1) {
+      csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
+      if (deepseek)
+        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
+      forward_.push_back(dispatch);
+    }
+    if (t_ > 1) {
+      forward_.push_back(tp_none(csv_op::all_gather, gathered, "forward.MoE.permutation"));
+      forward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "forward.MoE.unpermutation"));
+    }
+    if (e > 1) forward_.push_back(ep(csv_op::all_to_all, a2a, "forward.MoE.combine"));
+    if (deepseek && a_.n_shared_expert > 0) {
+      mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
+    }
+    if (!corrected()) return;  // aicb's MoE backward emits nothing (BUG-16)
+    // Gradients retrace the routed path in reverse: combine, unpermutation, permutation, dispatch.
+    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.combine"));
+    if (t_ > 1) {
+      backward_.push_back(tp_none(csv_op::all_gather, gathered, "backward.MoE.unpermutation"));
+      backward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "backward.MoE.permutation"));
+    }
+    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.dispatch"));
+  }
+
+  void build_model() {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.moe_enable &&
+        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
+      AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
+                              "num_experts % expert_model_parallel_size == 0"));
+    // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
+    const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
+    embedding_params_ = {(corrected() ? 1 : 4) * vocab_t * h, s * h};
+    total_params_ += embedding_params_[0] + embedding_params_[1];
+    if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
+    // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
+    std::vector<csv_item> backward_layers;
+    for (std::uint64_t layer = 0; layer < d_.layers; ++layer) {
+      const std::size_t first = backward_.size();
+      if (deepseek) {
+        const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
+        linear(h, a_.q_lora_rank,
+               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
+        norm(a_.q_lora_rank);
+        column(a_.q_lora_rank, heads * qk,
+               {"forward.MegatronColumnLinear.attention_q_column",
+                "backward.MegatronColumnLinear.attention_q_column"});
+        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
+               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
+        norm(a_.kv_lora_rank);
+        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
+               {"forward.MegatronColumnLinear.attention_kv_column",
+                "backward.MegatronColumnLinear.attention_kv_column"});
+        row(heads * a_.v_head_dim, h,
+            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row",
+             "backward.MegatronRowLinear.attention_o_row"});
+      } else {
+        const std::uint64_t projection = h / heads * heads;
+        column(h, 3 * projection,
+               {"forward.MegatronColumnLinear.attention_column",
+                "backward.MegatronColumnLinear.attention_column"});
+        row(projection, h,
+            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row",
+             "backward.MegatronRowLinear.attention_row"});
+      }
+      norm(h);
+      total_params_ += h;  // the post-attention layernorm bias
+      norm_params_ += h;
+      if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
+        moe(deepseek);
+      } else {
+        mlp();
+      }
+      // This layer's backward goes before the layers already built.
+      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
+                                        backward_.end());
+      backward_.resize(first);
+      layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
+      backward_layers = std::move(layer_items);
+    }
+    backward_.insert(backward_.end(), backward_layers.begin(), backward_layers.end());
+    if (t_ > 1) backward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "backward.MegatronEmbedding"));
+    // The output layer: counted, never run (aicb names it final_norm).
+    const std::uint64_t final_t = vocab_t;
+    total_params_ += h * final_t + (a_.add_bias_linear ? final_t : 0);
+  }
+
+  // ---- the training loop ----------------------------------------------------------------------------
+
+  template <class Sink>
+  void init(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, "init.model_setup");
+    };
+    sink(dp(csv_op::all_reduce, 8));
+    for (int i = 0; i < 3; ++i) {
+      sink(dp(csv_op::all_reduce, 8));
+      if (p > 1) sink(item(csv_op::all_reduce, csv_group::pp_group, p, 8, "init.model_setup"));
+    }
+    sink(dp(csv_op::all_gather, 32));
+    csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
+    broadcast.src = 0;
+    sink(broadcast);
+    const bool last_stage =
+        corrected() ? pipeline_stage() == p - 1 : a_.pp_rank == static_cast<std::int64_t>(p) - 1;
+    if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
+      for (std::uint64_t n : embedding_params_)
+        sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
+    sink(dp(csv_op::all_gather, 64));
+  }
+
+  // The batch broadcast of a forward step (only the first TP rank reads data).
+  template <class Sink>
+  void broadcast_batch(Sink& sink) const {
+    csv_item first = tp(csv_op::broadcast, 40, "forward_step");
+    first.src = 0;
+    sink(first);
+    csv_item second =
+        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
+    second.src = 0;
+    sink(second);
+  }
+
+  template <class Sink>
+  void forward_step(Sink& sink) const {
+    if (t_ > 1) broadcast_batch(sink);
+    for (const csv_item& i : forward_)
+      sink(i);
+    if (t_ > 1 || !corrected())  // the vocabulary-parallel loss: three fp32 all-reduces
+      for (int i = 0; i < 3; ++i)
+        sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
+                "forward_step._VocabParallelCrossEntropy"));
+    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
+              "forward_step.average_losses_across_data_parallel_group"));
+  }
+
+  template <class Sink>
+  void p2p(Sink& sink, csv_op op, std::string_view stage, std::string_view direction) const {
+    csv_item i = item(op, csv_group::pp_group, 1, 2 * a_.hidden_size * a_.seq_length * a_.micro_batch, stage);
+    i.additional = direction;
+    sink(i);
+  }
+
+  // One-forward-one-backward (1F1B) schedule of the stage.
+  template <class Sink>
+  void pipeline(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel, rank = pipeline_stage(), m = d_.microbatches;
+    const bool first = rank == 0, last = rank == p - 1;
+    const std::uint64_t warmup = std::min(p - rank - 1, m), remaining = m - warmup;
+    const auto model_forward = [&] {
+      broadcast_batch(sink);
+      for (const csv_item& i : forward_)
+        sink(i);
+    };
+    const auto model_backward = [&] {
+      for (const csv_item& i : backward_)
+        sink(i);
+    };
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+      model_forward();
+      if (!last) p2p(sink, csv_op::isend, "forward_step", "send_next");
+    }
+    if (remaining > 0 && !first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+    for (std::uint64_t i = 0; i < remaining; ++i) {
+      model_forward();
+      if (!last) {
+        p2p(sink, csv_op::irecv, "forward_step", "recv_next");
+        p2p(sink, csv_op::isend, "forward_step", "send_next");
+      }
+      model_backward();
+      if (!first) {
+        p2p(sink, csv_op::isend, "backward_step", "send_prev");
+        if (i + 1 != remaining) p2p(sink, csv_op::irecv, "backward_step", "recv_prev");
+      }
+    }
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!last) p2p(sink, csv_op::irecv, "backward_step", "recv_next");
+      model_backward();
+      if (!first) p2p(sink, csv_op::isend, "backward_step", "send_prev");
+    }
+  }
+
+  template <class Sink>
+  void step(Sink& sink) const {
+    // aicb divides the stage's parameter count by PP once more (BUG-18).
+    const std::uint64_t per = corrected() ? 1 : a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, stage);
+    };
+    if (a_.use_distributed_optimizer) {
+      sink(dp(csv_op::reduce_scatter, 4 * total_params_ / per, "step"));
+      sink(dp(csv_op::all_gather, 2 * total_params_ / per, "step"));
+    } else {
+      sink(dp(csv_op::all_reduce, 4 * total_params_ / per, "step.finish_grad_sync"));
+    }
+    // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
+    // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
+    if (!corrected())
+      sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
+    else if (sp_)
+      sink(tp(csv_op::all_reduce, 2 * norm_params_, "step._allreduce_layernorm_grads"));
+    sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
+  }
+
+  aicb_args a_;
+  compat_mode mode_;
+  aicb_derived d_;
+  std::uint64_t t_ = 1;
+  bool sp_ = false;
+  std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
+  std::array<std::uint64_t, 2> embedding_params_{};
+  std::uint64_t total_params_ = 0, norm_params_ = 0;
+};
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/record_stream.hpp>

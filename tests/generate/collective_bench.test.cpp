@@ -79,11 +79,12 @@ TEST_CASE("collective bench: the pipeline-group variant of the CSV", "[generate]
 
 TEST_CASE("collective bench: the SimAI sweep is a workload SimAI-Analytical runs, and lints clean",
           "[generate][micro]") {
-  const aicb::collective_sweep_workload w({.world_size = 16,
-                                           .collectives = {aicb::collective::all_reduce, aicb::collective::all_to_all},
-                                           .begin_size = 1024,
-                                           .end_size = 4096,
-                                           .iterations = 2});
+  const aicb::collective_sweep_workload w(
+      {.world_size = 16,
+       .collectives = {aicb::collective::all_reduce, aicb::collective::all_to_all},
+       .begin_size = 1024,
+       .end_size = 4096,
+       .iterations = 2});
   CHECK(w.size() == 2 * 3 * 2);
   CHECK(w.header().tensor_parallel == 1);
   CHECK(w.header().all_gpus == 16);
@@ -110,6 +111,7 @@ TEST_CASE("collective bench: the SimAI sweep is a workload SimAI-Analytical runs
 
   CHECK_THROWS_AS(aicb::collective_sweep_workload({.world_size = 1}), aicb::config_error);
   CHECK_THROWS_AS(aicb::collective_sweep_workload({.world_size = 8, .iterations = 0}), aicb::config_error);
-  CHECK_THROWS_AS(aicb::collective_sweep_workload({.world_size = 8, .collectives = {aicb::collective::broadcast}}),
-                  aicb::config_error);
+  CHECK_THROWS_AS(
+      aicb::collective_sweep_workload({.world_size = 8, .collectives = {aicb::collective::broadcast}}),
+      aicb::config_error);
 }

@@ -33,7 +33,8 @@ aicb::aicb_args llama_l2(std::uint64_t stage) {
 
 std::string csv(const aicb::aicb_args& a, aicb::compat_mode mode = aicb::compat_mode::aicb) {
   std::string out = std::string(aicb::csv_header) + "\n";
-  aicb::generate_deepspeed_csv(a, mode, [&](const aicb::csv_item& item) { aicb::append_csv_line(out, item); });
+  aicb::generate_deepspeed_csv(a, mode,
+                               [&](const aicb::csv_item& item) { aicb::append_csv_line(out, item); });
   return out;
 }
 std::vector<aicb::csv_item> items(const aicb::aicb_args& a, aicb::compat_mode mode) {
@@ -56,8 +57,8 @@ TEST_CASE("deepspeed: the mocked model's parameters in module order", "[generate
   const auto params = aicb::deepspeed_params(llama_l2(1));
   REQUIRE(params.size() == 1 + 2 * 9 + 2);
   CHECK(params.front().numel() == 32000ULL * 4096);
-  CHECK(params[1].cols == 1);        // input_layernorm
-  CHECK(params[2].numel() == 4096ULL * 4096);  // q
+  CHECK(params[1].cols == 1);                   // input_layernorm
+  CHECK(params[2].numel() == 4096ULL * 4096);   // q
   CHECK(params[7].numel() == 4096ULL * 11008);  // gate
   CHECK(params.back().numel() == 4096ULL * 32000);
   std::uint64_t total = 0;
@@ -118,7 +119,8 @@ TEST_CASE("deepspeed: corrected mode drops zero-byte collectives; aicb's are kep
   }
 }
 
-TEST_CASE("deepspeed: per-iteration gradient and weight volumes follow the ZeRO stage", "[generate][deepspeed]") {
+TEST_CASE("deepspeed: per-iteration gradient and weight volumes follow the ZeRO stage",
+          "[generate][deepspeed]") {
   // One micro batch per iteration; buckets large enough for the whole model.
   aicb::aicb_args a = llama_l2(1);
   a.global_batch = 8;
@@ -131,7 +133,7 @@ TEST_CASE("deepspeed: per-iteration gradient and weight volumes follow the ZeRO 
     return n;
   };
   CHECK(sum(aicb::csv_op::all_reduce, "step.allreduce_bucket") == 2 * psi);  // gradients once
-  CHECK(sum(aicb::csv_op::all_gather, "step") == 2 * psi);                   // updated weights once (dp | psi)
+  CHECK(sum(aicb::csv_op::all_gather, "step") == 2 * psi);  // updated weights once (dp | psi)
   a.stage = 2;
   a.contiguous_gradients = true;
   CHECK(sum(aicb::csv_op::reduce, "") == 2 * psi);  // each gradient reduced to its owner once

@@ -244,7 +244,8 @@ std::uint64_t dp_bus_units(const std::vector<aicb::record>& rs) {
 
 TEST_CASE("megatron: ZeRO DP volumes per iteration — stages 1 and 2 as plain DP, stage 3 1.5x",
           "[generate][megatron][zero]") {
-  for (const aicb::model_spec& model : {aicb::presets::gpt3_1_3b, aicb::presets::llama2_7b, aicb::presets::llama3_8b})
+  for (const aicb::model_spec& model :
+       {aicb::presets::gpt3_1_3b, aicb::presets::llama2_7b, aicb::presets::llama3_8b})
     for (const std::uint64_t dp : {2, 8, 64}) {
       INFO(model.name.view() << " on DP " << dp);
       aicb::job_spec job{model, {.world_size = dp}, {.global_batch = dp, .grad_dtype = aicb::dtype::bf16}};
@@ -275,8 +276,10 @@ TEST_CASE("megatron: ZeRO DP volumes per iteration — stages 1 and 2 as plain D
     }
 }
 
-TEST_CASE("megatron: ZeRO-2/3 repeat their DP collectives in every micro batch", "[generate][megatron][zero]") {
-  aicb::job_spec job{aicb::presets::llama2_7b, {.world_size = 8}, {.global_batch = 32, .grad_dtype = aicb::dtype::bf16}};
+TEST_CASE("megatron: ZeRO-2/3 repeat their DP collectives in every micro batch",
+          "[generate][megatron][zero]") {
+  aicb::job_spec job{
+      aicb::presets::llama2_7b, {.world_size = 8}, {.global_batch = 32, .grad_dtype = aicb::dtype::bf16}};
   const auto count = [&](std::uint64_t stage, const char* name) {
     job.parallel.zero_stage = stage;
     const auto rs = all(aicb::megatron_workload(job, constant));
@@ -290,6 +293,7 @@ TEST_CASE("megatron: ZeRO-2/3 repeat their DP collectives in every micro batch",
   CHECK(count(3, "zero3_param_gather_fwd") == 4 * per_pass);
   CHECK(count(3, "zero3_param_gather_bwd") == 4 * per_pass);
   CHECK(count(3, "param_gather") == 0);
-  aicb::job_spec moe{aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 2}, {}};
+  aicb::job_spec moe{
+      aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 2}, {}};
   CHECK_THROWS_AS(aicb::megatron_workload(moe, constant), aicb::config_error);
 }

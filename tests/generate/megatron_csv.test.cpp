@@ -33,7 +33,8 @@ aicb::aicb_args llama_l2() {
 
 std::string csv(const aicb::aicb_args& a, aicb::compat_mode mode = aicb::compat_mode::aicb) {
   std::string out = std::string(aicb::csv_header) + "\n";
-  aicb::megatron_csv_workload(a, mode).generate([&](const aicb::csv_item& i) { aicb::append_csv_line(out, i); });
+  aicb::megatron_csv_workload(a, mode).generate(
+      [&](const aicb::csv_item& i) { aicb::append_csv_line(out, i); });
   return out;
 }
 std::vector<aicb::csv_item> items(const aicb::megatron_csv_workload& w) {
@@ -133,9 +134,8 @@ TEST_CASE("megatron csv: the parameter count and the step's gradient volume", "[
   const std::uint64_t layer = h * 3 * h / 2 + h * h / 2 + h * f / 2 + f / 2 * h + 3 * h;
   CHECK(w.total_params() == 4 * v / 2 * h + s * h + 2 * layer + h * v / 2);
   const auto is = items(w);
-  const auto sync = std::find_if(is.begin(), is.end(), [](const aicb::csv_item& i) {
-    return i.stage == "step.finish_grad_sync";
-  });
+  const auto sync = std::find_if(is.begin(), is.end(),
+                                 [](const aicb::csv_item& i) { return i.stage == "step.finish_grad_sync"; });
   REQUIRE(sync != is.end());
   CHECK(sync->msg_size == 4 * w.total_params());
 }
@@ -145,7 +145,8 @@ TEST_CASE("megatron csv: corrected mode fixes aicb's CSV bugs", "[generate][mega
   pp.pipeline_model_parallel = 2;
   pp.num_layers = 4;
   pp.enable_sequence_parallel = true;
-  const aicb::megatron_csv_workload compat(pp, aicb::compat_mode::aicb), fixed(pp, aicb::compat_mode::corrected);
+  const aicb::megatron_csv_workload compat(pp, aicb::compat_mode::aicb),
+      fixed(pp, aicb::compat_mode::corrected);
   const auto c = items(compat), f = items(fixed);
   CHECK(count(c, "step.check_for_nan") == 2);  // BUG-15: two optimizer steps per iteration
   CHECK(count(f, "step.check_for_nan") == 1);

@@ -37,7 +37,8 @@ TEST_CASE("aicb csv: a line is Python's str() of each field", "[io][csv]") {
   grad_sync.msg_size = 1973518336;
   grad_sync.stage = "step.finish_grad_sync";
   CHECK(line(grad_sync) ==
-        "CommType.all_reduce,CommGroup.dp_group,8,1973518336,step.finish_grad_sync,None,None,,None,None,None,1\n");
+        "CommType.all_reduce,CommGroup.dp_group,8,1973518336,step.finish_grad_sync,None,None,,None,None,None,"
+        "1\n");
 
   aicb::csv_item send = grad_sync;
   send.op = aicb::csv_op::isend;
@@ -49,14 +50,16 @@ TEST_CASE("aicb csv: a line is Python's str() of each field", "[io][csv]") {
   send.elapsed_time = 12.5;
   send.count = 2;
   CHECK(line(send) ==
-        "CommType.isend,CommGroup.pp_group,1,1973518336,step.finish_grad_sync,3,0,send_next,12.5,None,None,2\n");
+        "CommType.isend,CommGroup.pp_group,1,1973518336,step.finish_grad_sync,3,0,send_next,12.5,None,None,"
+        "2\n");
 
   aicb::csv_item gemm;
   gemm.op = aicb::csv_op::computation;
   gemm.shapes = {aicb::csv_shape{{4096, 1, 4096}, 3}, aicb::csv_shape{{4096, 6144, 0}, 2}};
   gemm.stage = "forward.MegatronColumnLinear.attention_column";
-  CHECK(line(gemm) == "CommType.computation,None,None,((4096 1 4096) (4096 6144)),"
-                      "forward.MegatronColumnLinear.attention_column,None,None,,None,None,None,1\n");
+  CHECK(line(gemm) ==
+        "CommType.computation,None,None,((4096 1 4096) (4096 6144)),"
+        "forward.MegatronColumnLinear.attention_column,None,None,,None,None,None,1\n");
 }
 
 TEST_CASE("aicb csv: float message sizes are written as Python writes them", "[io][csv]") {

@@ -45,7 +45,8 @@ TEST_CASE("aicb csv reader: fields are typed", "[io][csv]") {
   const aicb::csv_document doc = aicb::read_csv(
       header +
       "CommType.isend,CommGroup.pp_group,1,16777216,forward_step,None,None,send_next,None,None,None,1\n"
-      "CommType.all_to_all,CommGroup.ep_group,None,6488064.0,forward.MoE.dispatch,None,None,,None,None,None,1\n"
+      "CommType.all_to_all,CommGroup.ep_group,None,6488064.0,forward.MoE.dispatch,None,None,,None,None,None,"
+      "1\n"
       "CommType.computation,None,None,((2048 1 2048) (2048 4096)),forward.x,None,None,,1.5,2,3,1\r\n"
       "CommType.reduce,CommGroup.dp_group,8,95415296,backward.average_tensor,6,None,,None,None,None,1\n");
   REQUIRE(doc.items.size() == 4);
@@ -68,12 +69,15 @@ TEST_CASE("aicb csv reader: faults are reported with line and column", "[io][csv
         std::pair<std::size_t, std::size_t>{3, 1});
   CHECK(fault(header + "CommType.all_reduce,CommGroup.dq_group,8,8,init,None,None,,None,None,None,1\n") ==
         std::pair<std::size_t, std::size_t>{2, 21});
-  CHECK(fault(header + "CommType.all_reduce,CommGroup.dp_group,8,-8,init,None,None,,None,None,None,1\n").second ==
-        42);
+  CHECK(fault(header + "CommType.all_reduce,CommGroup.dp_group,8,-8,init,None,None,,None,None,None,1\n")
+            .second == 42);
   CHECK(fault(header + "CommType.all_reduce,CommGroup.dp_group,8,8,init,None,None,,None,None\n").first == 2);
-  CHECK(fault(header + "CommType.all_reduce,CommGroup.dp_group,8,8,a,b,None,None,,None,None,None,1\n").first == 2);
-  CHECK(fault(header + "CommType.computation,None,None,((1 2) (3 x)),f,None,None,,None,None,None,1\n").second ==
-        42);
+  CHECK(
+      fault(header + "CommType.all_reduce,CommGroup.dp_group,8,8,a,b,None,None,,None,None,None,1\n").first ==
+      2);
+  CHECK(
+      fault(header + "CommType.computation,None,None,((1 2) (3 x)),f,None,None,,None,None,None,1\n").second ==
+      42);
   CHECK(fault(header + "CommType.all_reduce,None,8,8,init,None,None,,None,None,None,1\n").second == 21);
   CHECK(fault(header + ok + "\n" + ok).first == 3);
   CHECK_THROWS_AS(aicb::read_csv_file("/nonexistent/workload.csv"), aicb::io_error);

@@ -118,3 +118,34 @@ aicb_cli_test(generate_for_lint EXPECT "wrote generated_for_lint.txt"
 aicb_cli_test(lint_generated EXPECT "records, 0 errors, 0 warnings" ARGS lint generated_for_lint.txt)
 set_tests_properties(cli.lint_generated PROPERTIES DEPENDS cli.generate_for_lint)
 aicb_cli_test(lint_missing_file STATUS 1 EXPECT "cannot open file" ARGS lint /nonexistent.txt)
+
+# aicb deepspeed, aicb micro, aicb generate --format csv: every CSV / MICRO case of aicb's reference
+# outputs, byte for byte; M03 (aicb crashes) refused with no file.
+add_test(NAME cli.reference_aicb_csv_cases_byte_for_byte
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/aicb_csv_cases.py" $<TARGET_FILE:aicb_tool>
+                 "${AICB_REFERENCE_DIR}/aicb/cases")
+set_tests_properties(cli.reference_aicb_csv_cases_byte_for_byte PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     PASS_REGULAR_EXPRESSION "15 cases reproduced byte for byte, 1 refused as aicb fails, 0 failures")
+
+# The SimAI forms aicb lacks: ZeRO stages and the collective sweep, linted clean.
+foreach(stage 1 2 3)
+  aicb_cli_test(deepspeed_zero${stage}_simai EXPECT "wrote zero${stage}.txt: [0-9]+ records \\(ZeRO-${stage}, DP 64"
+                ARGS deepspeed --format simai --stage ${stage} --world_size 64 --global_batch 128 --num_layers 8
+                     --hidden_size 4096 --num_attention_heads 32 --ffn_hidden_size 11008 -o zero${stage}.txt)
+  aicb_cli_test(lint_zero${stage} EXPECT "records, 0 errors, 0 warnings" ARGS lint zero${stage}.txt)
+  set_tests_properties(cli.lint_zero${stage} PROPERTIES DEPENDS cli.deepspeed_zero${stage}_simai)
+endforeach()
+aicb_cli_test(micro_sweep EXPECT "wrote sweep.txt: 33 records \\(11 sizes x 3 collectives x 1\\), run with SimAI -g 16"
+              ARGS micro --world_size 16 --test_comm all_reduce,all_gather,all_to_all --begin_size 1048576
+                   --end_size 1073741824 -o sweep.txt)
+aicb_cli_test(lint_micro_sweep EXPECT "33 records, 0 errors, 0 warnings" ARGS lint sweep.txt)
+set_tests_properties(cli.lint_micro_sweep PROPERTIES DEPENDS cli.micro_sweep)
+aicb_cli_test(micro_zero_begin_size STATUS 2 EXPECT "begin_size = 0: begin_size must be at least 1 byte"
+              ARGS micro --format csv --world_size 8 --begin_size 0 -o never_micro.csv)
+aicb_cli_test(micro_unknown_collective STATUS 2 EXPECT "test_comm = broadcast"
+              ARGS micro --world_size 8 --test_comm broadcast -o never_micro.txt)
+aicb_cli_test(deepspeed_amp_compat STATUS 2 EXPECT "amp_enabled = true: aicb crashes here"
+              ARGS deepspeed --compat aicb --stage 1 --amp_enabled --world_size 8 --num_layers 2 -o never_ds.csv)
+aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corrected, pipeline stage 1\\)"
+              ARGS generate --format csv --world_size 16 --tensor_model_parallel_size 2 --pipeline_model_parallel 2
+                   --global_batch 32 --num_layers 4 --hidden_size 4096 --num_attention_heads 32 --pp_rank 1 -o pp2.csv)

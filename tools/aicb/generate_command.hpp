@@ -10,6 +10,7 @@
 // dimensions, and the resolved job is printed.
 #pragma once
 
+#include "deepspeed_command.hpp"
 #include "job_flags.hpp"
 #include "process_stats.hpp"
 
@@ -17,6 +18,7 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/megatron.hpp>
+#include <aicb/generate/megatron_csv.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_writer.hpp>
@@ -63,15 +65,14 @@ inline const std::vector<aicb_option> aicb_options{
      "pipeline_parallel", "pipeline-parallel size"},
     {"context_parallel_size", "--context-parallel-size,--context_parallel_size,--cp,--context-parallel",
      false, "context_parallel", "context-parallel size"},
-    {"pp_rank", "--pp_rank", false, "", "accepted for aicb compatibility (CSV generator only)"},
+    {"pp_rank", "--pp_rank", false, "", "CSV: the pipeline stage (aicb: only its set-up items)"},
     {"global_batch", "--global_batch,--global-batch,--gbs", false, "global_batch",
      "global batch (sequences)"},
     {"micro_batch", "--micro_batch,--micro-batch,--mbs", false, "micro_batch", "micro batch (sequences)"},
     {"epoch_num", "--epoch_num,--epoch-num", false, "",
      "aicb: forward iterations when profiling on a GPU; accepted, no effect on the workload (see "
      "--iterations)"},
-    {"computation_enable", "--computation_enable", true, "",
-     "accepted for aicb compatibility (CSV generator only)"},
+    {"computation_enable", "--computation_enable", true, "", "CSV: GEMM computation items"},
     {"dtype", "--dtype", false, "dtype", "bfloat16 | float16 | float32"},
     {"ffn_hidden_size", "--ffn_hidden_size,--ffn-hidden-size", false, "ffn_hidden_size",
      "MLP intermediate size"},
@@ -135,6 +136,8 @@ struct generate_options {
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
   bool strict = false, no_sidecar = false, quiet = false;
+  std::string format = "simai";
+  std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count (CSV, with -m)
 };
 
 inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& command) {
@@ -145,6 +148,14 @@ inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& 
       ->check(CLI::IsMember({"aicb", "none"}))
       ->capture_default_str();
   command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/workload/)");
+  command
+      ->add_option("--format", o.format,
+                   "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh)")
+      ->check(CLI::IsMember({"simai", "csv"}))
+      ->capture_default_str();
+  command->add_option("--nproc_per_node", o.nproc_per_node, "CSV with -m: GPUs per node (megatron_gpt.sh)")
+      ->group("aicb options");
+  command->add_option("--nnodes", o.nnodes, "CSV with -m: nodes (megatron_gpt.sh)")->group("aicb options");
   command->add_option("--iterations", o.iterations, "consecutive training iterations in the file")
       ->capture_default_str();
   command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
@@ -474,7 +485,73 @@ inline void print_summary(const generate_options& o, const std::string& path, co
     std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
 }
 
+// `--format csv`: aicb's Megatron / DeepSeek physical-cluster CSV.
+inline int run_generate_csv(const generate_options& o) {
+  std::vector<std::string> notes;
+  aicb::aicb_args args;
+  if (!o.model_size.empty()) {
+    aicb::megatron_gpt_script_args s;
+    s.model_size = o.model_size;
+    const auto opt_u = [&](const char* name, std::optional<std::uint64_t>& field) {
+      if (given(o, name)) field = to_u64(name, o.aicb.at(name));
+    };
+    opt_u("world_size", s.world_size);
+    opt_u("tensor_model_parallel_size", s.tensor_model_parallel_size);
+    opt_u("pipeline_model_parallel", s.pipeline_model_parallel);
+    opt_u("micro_batch", s.micro_batch);
+    opt_u("num_layers", s.num_layers);
+    opt_u("seq_length", s.seq_length);
+    opt_u("hidden_size", s.hidden_size);
+    opt_u("num_attention_heads", s.num_attention_heads);
+    opt_u("ffn_hidden_size", s.ffn_hidden_size);
+    opt_u("epoch_num", s.epoch_num);
+    opt_u("max_position_embeddings", s.max_position_embeddings);
+    opt_u("num_experts", s.num_experts);
+    opt_u("moe_router_topk", s.moe_router_topk);
+    opt_u("expert_model_parallel_size", s.expert_model_parallel_size);
+    s.nproc_per_node = o.nproc_per_node;
+    s.nnodes = o.nnodes;
+    if (given(o, "frame")) s.frame = o.aicb.at("frame");
+    s.sequence_parallel = flag_on(o, "enable_sequence_parallel");
+    s.aiob = flag_on(o, "aiob_enable");
+    s.flash_attn = flag_on(o, "use_flash_attn");
+    s.swiglu = flag_on(o, "swiglu");
+    s.moe = flag_on(o, "moe_enable");
+    s.grouped_gemm = flag_on(o, "moe_grouped_gemm");
+    if (given(o, "global_batch"))
+      notes.push_back(
+          "aicb: megatron_gpt.sh ignores --global_batch; it uses 2 x data-parallel size x micro batch");
+    aicb::aicb_script_result r = aicb::from_megatron_gpt_script(s);
+    if (r.fell_back)
+      notes.push_back("aicb: model size " + o.model_size +
+                      " is not one of the script's presets; it uses gpt_13B");
+    for (const std::string& change : r.overridden)
+      notes.push_back("aicb: preset " + r.preset + " overrides " + change + " (aicb's script ignores it)");
+    args = r.args;
+  } else {
+    args = compat_args(o, notes);
+  }
+  args.computation_enable = flag_on(o, "computation_enable");
+  if (given(o, "pp_rank")) {
+    const std::string& text = o.aicb.at("pp_rank");
+    args.pp_rank = text == "-1" ? -1 : static_cast<std::int64_t>(to_u64("pp_rank", text));
+  }
+  if (o.iterations != 1) args.epoch_num = o.iterations;
+  const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
+  const aicb::megatron_csv_workload w(args, mode);
+  for (const std::string& n : notes)
+    if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
+  const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(w.args()));
+  const std::uint64_t items = write_csv_file(path, [&](auto&& sink) { w.generate(sink); });
+  if (!o.quiet)
+    std::printf("wrote %s: %llu items (%s, pipeline stage %llu)\n", path.c_str(),
+                static_cast<unsigned long long>(items), o.compat == "aicb" ? "aicb" : "corrected",
+                static_cast<unsigned long long>(w.pipeline_stage()));
+  return 0;
+}
+
 inline int run_generate(const generate_options& o) {
+  if (o.format == "csv") return run_generate_csv(o);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> notes;
   const auto elapsed = [&] {

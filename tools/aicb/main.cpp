@@ -6,6 +6,7 @@
 #include "generate_command.hpp"
 #include "job_flags.hpp"
 #include "lint_command.hpp"
+#include "micro_command.hpp"
 
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
@@ -96,6 +97,14 @@ int main(int argc, char** argv) {
   CLI::App* generate_command = nullptr;
   aicb_tool::add_generate_command(app, generate, generate_command);
 
+  aicb_tool::deepspeed_options deepspeed;
+  CLI::App* deepspeed_command = nullptr;
+  aicb_tool::add_deepspeed_command(app, deepspeed, deepspeed_command);
+
+  aicb_tool::micro_options micro;
+  CLI::App* micro_command = nullptr;
+  aicb_tool::add_micro_command(app, micro, micro_command);
+
   aicb_tool::lint_options lint;
   CLI::App* lint_command = nullptr;
   aicb_tool::add_lint_command(app, lint, lint_command);
@@ -112,6 +121,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (*generate_command) return aicb_tool::run_generate(generate);
+    if (*deepspeed_command) return aicb_tool::run_deepspeed(deepspeed);
+    if (*micro_command) return aicb_tool::run_micro(micro);
     if (*lint_command) return aicb_tool::run_lint(lint);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);

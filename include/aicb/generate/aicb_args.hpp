@@ -102,10 +102,13 @@ struct aicb_derived {
   const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
     AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
   };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" && a.frame != "collective_test")
-    AICB_THROW(config_error("frame", a.frame, "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
+      a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame,
+                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
   const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0) fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (t == 0 || p == 0)
+    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
   if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
   if (a.world_size % (t * p) != 0)
     fail("world_size", a.world_size,
@@ -323,7 +326,8 @@ struct megatron_gpt_script_args {
   a.use_distributed_optimizer = true;
   const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
     if (given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " + std::to_string(value));
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
     field = value;
   };
   const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
@@ -343,7 +347,8 @@ struct megatron_gpt_script_args {
     set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
     a.ffn_hidden_size = f;
   };
-  const bool tp_given = s.tensor_model_parallel_size.has_value(), pp_given = s.pipeline_model_parallel.has_value();
+  const bool tp_given = s.tensor_model_parallel_size.has_value(),
+             pp_given = s.pipeline_model_parallel.has_value();
   const std::string m = s.model_size.value_or("13");
   if (m == "175") {
     shape("gpt_175B", 96, 12288, 96);

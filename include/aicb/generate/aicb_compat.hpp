@@ -51,7 +51,8 @@ class aicb_workload {
   explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
       : a_(std::move(args)), d_(derive(a_)) {
     if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+      AICB_THROW(
+          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
     const bool deepseek = a_.frame == "DeepSeek";
     if (a_.aiob_enable) {
       if (!profile)

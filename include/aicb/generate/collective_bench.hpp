@@ -71,7 +71,8 @@ class collective_sweep_workload {
       AICB_THROW(config_error("world_size", std::to_string(o_.world_size),
                               "a collective needs at least 2 GPUs in its group"));
     if (o_.iterations == 0) AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
-    if (o_.collectives.empty()) AICB_THROW(config_error("test_comm", "(none)", "name at least one collective"));
+    if (o_.collectives.empty())
+      AICB_THROW(config_error("test_comm", "(none)", "name at least one collective"));
     for (collective c : o_.collectives)
       if (c != collective::all_reduce && c != collective::all_gather && c != collective::reduce_scatter &&
           c != collective::all_to_all)
@@ -139,7 +140,8 @@ inline record_stream<collective_sweep_source> collective_sweep_workload::records
 template <class Sink>
 void generate_collective_csv(const aicb_args& a, Sink&& sink) {
   const auto op = csv_op_from_string(a.test_comm);
-  if (!op) AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
+  if (!op)
+    AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
   const aicb_derived d = derive(a);
   const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
   csv_item item;
@@ -174,9 +176,10 @@ inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_w
 /// Throws where aicb does: an unsupported collective, or `multi_all_reduce_enable` (aicb BUG-21).
 [[nodiscard]] inline std::string micro_file_text(const aicb_args& a) {
   if (a.multi_all_reduce_enable)
-    AICB_THROW(config_error("multi_all_reduce_enable", "1",
-                            "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
-                            "sets (AttributeError, aicb BUG-21); no file is written"));
+    AICB_THROW(
+        config_error("multi_all_reduce_enable", "1",
+                     "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
+                     "sets (AttributeError, aicb BUG-21); no file is written"));
   const collective kind = sweep_collective(a.test_comm);
   const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
   std::string text = "MICRO\n" + std::to_string(sizes.size()) + "\n";

@@ -75,9 +75,9 @@ struct deepspeed_param {
 [[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
   const auto py_bool = [](bool b) { return b ? "True" : "False"; };
   std::string name = "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") +
-                     "_sp_" + py_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + py_bool(a.computation_enable) + "_" + std::to_string(a.world_size) +
-                     "n";
+                     "_sp_" + py_bool(a.enable_sequence_parallel) + "_iteration_" +
+                     std::to_string(a.epoch_num) + "_computationEnable_" + py_bool(a.computation_enable) +
+                     "_" + std::to_string(a.world_size) + "n";
   return name.substr(0, name.find('.')) + "_workload.csv";
 }
 
@@ -111,7 +111,9 @@ class deepspeed_base {
   void emit(const csv_item& item) { sink_(item); }
   void epoch_end() { sink_(csv_item{}); }
   /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
-  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept { return bytes != 0 || mode_ == compat_mode::aicb; }
+  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
+    return bytes != 0 || mode_ == compat_mode::aicb;
+  }
 
   void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
     csv_item item;
@@ -167,9 +169,10 @@ class zero12_generator : deepspeed_base<Sink> {
 
   void init() {
     if (a_.amp_enabled && mode_ == compat_mode::aicb)
-      AICB_THROW(config_error("amp_enabled", "true",
-                              "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
-                              "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
+      AICB_THROW(
+          config_error("amp_enabled", "true",
+                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
+                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
     if (!a_.amp_enabled)
       for (const deepspeed_param& p : params_)
         base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
@@ -204,7 +207,8 @@ class zero12_generator : deepspeed_base<Sink> {
     base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
     // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
     const std::uint64_t total = offsets_.back();
-    const std::uint64_t shards = std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
+    const std::uint64_t shards =
+        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
     const std::uint64_t shard = total / shards;
     for (std::uint64_t i = 0; i < shards; ++i) {
       const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
@@ -270,7 +274,10 @@ class zero3_generator : deepspeed_base<Sink> {
 
  public:
   zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
-      : base(a, mode, sink), persistent_(params_.size()), gathered_(params_.size()), most_recent_(params_.size(), -1) {
+      : base(a, mode, sink),
+        persistent_(params_.size()),
+        gathered_(params_.size()),
+        most_recent_(params_.size(), -1) {
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < params_.size(); ++i) {
       const std::uint64_t n = params_[i].numel();
@@ -290,8 +297,8 @@ class zero3_generator : deepspeed_base<Sink> {
         item.src = 0;
         base::emit(item);
       }
-    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation", "init._setup_for_real_optimizer",
-                                   "init._setup_for_real_optimizer"}) {
+    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
+                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
       csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
       barrier.group = csv_group::all;
       base::emit(barrier);

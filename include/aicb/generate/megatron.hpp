@@ -353,10 +353,13 @@ class megatron_workload {
     std::vector<record> per_microbatch;
     if (p.zero_stage >= 2 && dp > 1) {
       if (p.zero_stage == 3) {
-        buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather, comm_group::dp);
-        buckets(per_microbatch, "zero3_param_gather_bwd", params.dense, w, collective::all_gather, comm_group::dp);
+        buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather,
+                comm_group::dp);
+        buckets(per_microbatch, "zero3_param_gather_bwd", params.dense, w, collective::all_gather,
+                comm_group::dp);
       }
-      buckets(per_microbatch, "zero_grad_reduce", params.dense, g, collective::reduce_scatter, comm_group::dp);
+      buckets(per_microbatch, "zero_grad_reduce", params.dense, g, collective::reduce_scatter,
+              comm_group::dp);
     }
     embedding_.insert(embedding_.begin(), per_microbatch.begin(), per_microbatch.end());
     if (sharded && p.zero_stage < 3 && dp > 1)
@@ -369,7 +372,8 @@ class megatron_workload {
              pass_kind::forward);
     prologue_.push_back(std::move(step));
     const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
-    if (dp > 1 && p.zero_stage < 2) buckets(prologue_, "grad_reduce", params.dense, g, reduce, comm_group::dp);
+    if (dp > 1 && p.zero_stage < 2)
+      buckets(prologue_, "grad_reduce", params.dense, g, reduce, comm_group::dp);
     if (edp > 1) buckets(prologue_, "expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
   }
   [[nodiscard]] static record wg_record(std::string name, collective_op wg) {

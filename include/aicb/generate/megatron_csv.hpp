@@ -40,9 +40,10 @@ AICB_BEGIN_NAMESPACE
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
   const auto py_bool = [](bool b) { return b ? "True" : "False"; };
-  std::string name = "megatron_" + a.model_name.value_or("None") + "_sp_" + py_bool(a.enable_sequence_parallel) +
-                     "_iteration_" + std::to_string(a.epoch_num) + "_computationEnable_" +
-                     py_bool(a.computation_enable || a.aiob_enable) + "_" + std::to_string(a.world_size) + "n";
+  std::string name = "megatron_" + a.model_name.value_or("None") + "_sp_" +
+                     py_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
+                     "_computationEnable_" + py_bool(a.computation_enable || a.aiob_enable) + "_" +
+                     std::to_string(a.world_size) + "n";
   return name.substr(0, name.find('.')) + "_workload.csv";
 }
 
@@ -51,7 +52,8 @@ class megatron_csv_workload {
  public:
   megatron_csv_workload(aicb_args args, compat_mode mode) : a_(std::move(args)), mode_(mode), d_(derive(a_)) {
     if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(config_error("frame", a_.frame, "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
+      AICB_THROW(config_error("frame", a_.frame,
+                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
     if (a_.aiob_enable) a_.computation_enable = true;
     if (corrected() && !a_.num_attention_heads) {  // aicb defaults heads to the layer count (BUG-01)
       const std::uint64_t h = a_.hidden_size;
@@ -98,13 +100,14 @@ class megatron_csv_workload {
 
   [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
     if (by == 0 || n % by != 0)
-      AICB_THROW(config_error(what, std::to_string(n),
-                              "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
+      AICB_THROW(config_error(
+          what, std::to_string(n),
+          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
     return n / by;
   }
 
-  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size, std::uint64_t bytes,
-                              std::string_view stage) const {
+  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
+                              std::uint64_t bytes, std::string_view stage) const {
     csv_item i;
     i.op = op;
     i.group = group;
@@ -139,7 +142,8 @@ class megatron_csv_workload {
   void column(std::uint64_t in, std::uint64_t out, column_stages names) {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * in;
-    const std::uint64_t seq = sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
+    const std::uint64_t seq =
+        sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
     total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
     const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
     if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
@@ -155,9 +159,12 @@ class megatron_csv_workload {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * out;
     total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
-    const std::string_view fwd_stage = names.forward, bwd_stage = corrected() ? names.backward : names.backward_aicb;
+    const std::string_view fwd_stage = names.forward,
+                           bwd_stage = corrected() ? names.backward : names.backward_aicb;
     if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
-    if (t_ > 1) forward_.push_back(tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
+    if (t_ > 1)
+      forward_.push_back(
+          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
     if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
     if (a_.computation_enable) {
       backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
@@ -183,7 +190,8 @@ class megatron_csv_workload {
     column(a_.hidden_size, d_.ffn,
            {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
     row(d_.ffn, a_.hidden_size,
-        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row", "backward.MegatronRowLinear.mlp_row"});
+        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row",
+         "backward.MegatronRowLinear.mlp_row"});
   }
 
   // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
@@ -204,7 +212,8 @@ class megatron_csv_workload {
       forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
     if (e > 1) {
       csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
-      if (deepseek) dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
+      if (deepseek)
+        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
       forward_.push_back(dispatch);
     }
     if (t_ > 1) {
@@ -228,7 +237,8 @@ class megatron_csv_workload {
   void build_model() {
     const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
     const bool deepseek = a_.frame == "DeepSeek";
-    if (a_.moe_enable && (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
+    if (a_.moe_enable &&
+        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
       AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
                               "num_experts % expert_model_parallel_size == 0"));
     // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
@@ -242,22 +252,26 @@ class megatron_csv_workload {
       const std::size_t first = backward_.size();
       if (deepseek) {
         const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
-        linear(h, a_.q_lora_rank, {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
+        linear(h, a_.q_lora_rank,
+               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
         norm(a_.q_lora_rank);
         column(a_.q_lora_rank, heads * qk,
-               {"forward.MegatronColumnLinear.attention_q_column", "backward.MegatronColumnLinear.attention_q_column"});
+               {"forward.MegatronColumnLinear.attention_q_column",
+                "backward.MegatronColumnLinear.attention_q_column"});
         linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
                {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
         norm(a_.kv_lora_rank);
         column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
-               {"forward.MegatronColumnLinear.attention_kv_column", "backward.MegatronColumnLinear.attention_kv_column"});
+               {"forward.MegatronColumnLinear.attention_kv_column",
+                "backward.MegatronColumnLinear.attention_kv_column"});
         row(heads * a_.v_head_dim, h,
             {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row",
              "backward.MegatronRowLinear.attention_o_row"});
       } else {
         const std::uint64_t projection = h / heads * heads;
         column(h, 3 * projection,
-               {"forward.MegatronColumnLinear.attention_column", "backward.MegatronColumnLinear.attention_column"});
+               {"forward.MegatronColumnLinear.attention_column",
+                "backward.MegatronColumnLinear.attention_column"});
         row(projection, h,
             {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row",
              "backward.MegatronRowLinear.attention_row"});
@@ -271,7 +285,8 @@ class megatron_csv_workload {
         mlp();
       }
       // This layer's backward goes before the layers already built.
-      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first), backward_.end());
+      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
+                                        backward_.end());
       backward_.resize(first);
       layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
       backward_layers = std::move(layer_items);
@@ -300,7 +315,8 @@ class megatron_csv_workload {
     csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
     broadcast.src = 0;
     sink(broadcast);
-    const bool last_stage = corrected() ? pipeline_stage() == p - 1 : a_.pp_rank == static_cast<std::int64_t>(p) - 1;
+    const bool last_stage =
+        corrected() ? pipeline_stage() == p - 1 : a_.pp_rank == static_cast<std::int64_t>(p) - 1;
     if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
       for (std::uint64_t n : embedding_params_)
         sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
@@ -313,7 +329,8 @@ class megatron_csv_workload {
     csv_item first = tp(csv_op::broadcast, 40, "forward_step");
     first.src = 0;
     sink(first);
-    csv_item second = tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
+    csv_item second =
+        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
     second.src = 0;
     sink(second);
   }
@@ -325,8 +342,10 @@ class megatron_csv_workload {
       sink(i);
     if (t_ > 1 || !corrected())  // the vocabulary-parallel loss: three fp32 all-reduces
       for (int i = 0; i < 3; ++i)
-        sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4, "forward_step._VocabParallelCrossEntropy"));
-    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4, "forward_step.average_losses_across_data_parallel_group"));
+        sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
+                "forward_step._VocabParallelCrossEntropy"));
+    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
+              "forward_step.average_losses_across_data_parallel_group"));
   }
 
   template <class Sink>

@@ -9,7 +9,8 @@
 /// ```
 /// comm_type,comm_group,comm_group_size,msg_size,stage,dst,src,additional,_elapsed_time,algbw,busbw,count
 /// CommType.all_reduce,CommGroup.dp_group,8,1973518336,step.finish_grad_sync,None,None,,None,None,None,1
-/// CommType.computation,None,None,((4096 1 4096) (4096 6144)),forward.MegatronColumnLinear.attention_column,None,None,,None,None,None,1
+/// CommType.computation,None,None,((4096 1 4096) (4096
+/// 6144)),forward.MegatronColumnLinear.attention_column,None,None,,None,None,None,1
 /// ```
 ///
 /// Values are Python's `str()` of the fields: enum members as `CommType.x` / `CommGroup.x`, absent
@@ -50,9 +51,19 @@ enum class csv_op : std::uint8_t {
   epoch_end,
   all_to_all,
 };
-inline constexpr std::array<std::string_view, 13> csv_op_names{
-    "all_reduce", "isend",  "irecv",                 "broadcast",   "all_gather", "reduce_scatter", "barrier",
-    "reduce",     "reduce_scatter_tensor", "all_gather_into_tensor", "computation", "epoch_end",  "all_to_all"};
+inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
+                                                               "isend",
+                                                               "irecv",
+                                                               "broadcast",
+                                                               "all_gather",
+                                                               "reduce_scatter",
+                                                               "barrier",
+                                                               "reduce",
+                                                               "reduce_scatter_tensor",
+                                                               "all_gather_into_tensor",
+                                                               "computation",
+                                                               "epoch_end",
+                                                               "all_to_all"};
 [[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
   return csv_op_names[static_cast<std::size_t>(op)];
 }
@@ -76,7 +87,8 @@ enum class csv_group : std::uint8_t {
   all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
 };
 inline constexpr std::array<std::string_view, 9> csv_group_names{
-    "None", "dp_group", "pp_group", "tp_group", "ep_group", "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
+    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
+    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
 [[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
   return csv_group_names[static_cast<std::size_t>(g)];
 }
@@ -203,7 +215,8 @@ class csv_writer {
   void write(const csv_item& item) {
     for (std::string_view text : {item.stage, item.additional})
       if (text.find_first_of(",\r\n") != std::string_view::npos)
-        AICB_THROW(config_error("stage", std::string(text), "CSV text fields cannot hold ',' or line breaks"));
+        AICB_THROW(
+            config_error("stage", std::string(text), "CSV text fields cannot hold ',' or line breaks"));
     append_csv_line(buffer_, item);
     ++items_;
     if (buffer_.size() >= buffer_size) flush();

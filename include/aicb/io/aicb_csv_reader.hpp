@@ -141,7 +141,8 @@ class csv_line_parser {
         while (i < t.size() && t[i] >= '0' && t[i] <= '9')
           ++i;
         if (begin == i) fail(at + i, "computation msg_size: expected a dimension");
-        if (s.rank == s.dims.size()) fail(at + begin, "computation msg_size: an operand has at most 3 dimensions");
+        if (s.rank == s.dims.size())
+          fail(at + begin, "computation msg_size: an operand has at most 3 dimensions");
         s.dims[s.rank++] = unsigned_value(t.substr(begin, i - begin), at + begin, "dimension");
         if (i < t.size() && t[i] == ' ') {
           ++i;

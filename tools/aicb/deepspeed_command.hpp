@@ -1,0 +1,166 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// `aicb deepspeed`: DeepSpeed ZeRO stage 1, 2 or 3 workloads with aicb's flag names — aicb's
+// physical-cluster CSV (--format csv, default; --compat aicb for aicb's file byte for byte) or a
+// SimAI text workload (--format simai) of the same job, which aicb cannot write.
+#pragma once
+
+#include "process_stats.hpp"
+
+#include <aicb/compute/roofline.hpp>
+#include <aicb/generate/deepspeed.hpp>
+#include <aicb/generate/megatron.hpp>
+#include <aicb/io/aicb_csv.hpp>
+#include <aicb/io/simai_writer.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace aicb_tool {
+
+struct deepspeed_options {
+  aicb::aicb_args args;
+  std::string compat = "none", format = "csv", output, gpu = "H100";
+  bool quiet = false, ignored = false;
+};
+
+inline void add_deepspeed_command(CLI::App& app, deepspeed_options& o, CLI::App*& command) {
+  command = app.add_subcommand("deepspeed", "Write a DeepSpeed ZeRO-1/2/3 workload (aicb's flags accepted)");
+  aicb::aicb_args& a = o.args;
+  a.frame = "DeepSpeed";
+  a.tensor_model_parallel_size = a.pipeline_model_parallel = 1;
+  command->add_option("--compat", o.compat, "aicb: aicb's CSV byte for byte; none: corrected")
+      ->check(CLI::IsMember({"aicb", "none"}))
+      ->capture_default_str();
+  command->add_option("--format", o.format, "csv: aicb's physical-cluster CSV; simai: SimAI text")
+      ->check(CLI::IsMember({"csv", "simai"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/)");
+  command->add_option("--gpu_type,--gpu-type,--gpu", o.gpu, "SimAI form: roofline GPU")
+      ->capture_default_str();
+  command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  const auto number = [&](const char* names, std::uint64_t& field, const char* help) {
+    command->add_option(names, field, help)->capture_default_str()->group("aicb options");
+  };
+  command->add_option("--frame", a.frame, "DeepSpeed (aicb)")->capture_default_str()->group("aicb options");
+  number("--world_size,--world-size", a.world_size, "GPUs (all data-parallel)");
+  number("--global_batch,--global-batch", a.global_batch, "global batch (sequences)");
+  number("--micro_batch,--micro-batch", a.micro_batch, "micro batch (sequences)");
+  number("--seq_length,--seq-length", a.seq_length, "sequence length");
+  number("--num_layers,--num-layers", a.num_layers, "transformer layers");
+  number("--hidden_size,--hidden-size", a.hidden_size, "hidden size");
+  command->add_option("--num_attention_heads,--num-attention-heads", a.num_attention_heads, "attention heads")
+      ->group("aicb options");
+  command->add_option("--ffn_hidden_size,--ffn-hidden-size", a.ffn_hidden_size, "MLP intermediate size")
+      ->group("aicb options");
+  number("--vocab_size,--vocab-size", a.vocab_size, "vocabulary size");
+  number("--epoch_num,--epoch-num", a.epoch_num, "iterations in the file");
+  command->add_option("--model_name,--model-name", a.model_name, "model name (file name)")
+      ->group("aicb options");
+  number("--stage,--zero-stage", a.stage, "ZeRO stage: 1, 2 or 3");
+  number("--reduce_bucket_size", a.reduce_bucket_size, "gradient bucket (elements)");
+  number("--allgather_bucket_size", a.allgather_bucket_size,
+         "stages 1-2: weight all-gather shard (elements)");
+  number("--prefetch_bucket_size", a.prefetch_bucket_size, "stage 3: prefetch bucket (elements)");
+  number("--max_live_parameters", a.max_live_parameters, "stage 3: gathered elements at most");
+  number("--param_persistence_threshold", a.param_persistence_threshold,
+         "stage 3: tensors this small stay gathered (elements)");
+  number("--model_persistence_threshold", a.model_persistence_threshold,
+         "stage 3: persistent elements at most");
+  command
+      ->add_flag("--contiguous_gradients", a.contiguous_gradients, "stage 2: reduce into owners' partitions")
+      ->group("aicb options");
+  command->add_flag("--amp_enabled", a.amp_enabled, "mixed precision through AMP (no initial broadcast)")
+      ->group("aicb options");
+  command->add_flag("--computation_enable", a.computation_enable, "CSV: GEMM computation items")
+      ->group("aicb options");
+  command->add_flag("--enable_sequence_parallel", a.enable_sequence_parallel, "accepted (file name only)")
+      ->group("aicb options");
+  command->add_flag("--swiglu", a.swiglu, "SwiGLU MLP width when --ffn_hidden_size is not given")
+      ->group("aicb options");
+  command
+      ->add_flag("--workload_only,--enable_visual", o.ignored, "accepted for aicb compatibility (no effect)")
+      ->group("aicb options");
+}
+
+// The same job as a SimAI workload: a LLaMA-shaped model on data parallelism only, with ZeRO.
+inline int run_deepspeed_simai(const deepspeed_options& o) {
+  const aicb::aicb_args& a = o.args;
+  const aicb::aicb_derived d = aicb::derive(a);
+  aicb::job_spec job;
+  job.model = aicb::presets::llama2_7b;
+  job.model.name = aicb::spec_name::from(a.model_name.value_or("deepspeed-model"));
+  job.model.num_layers = a.num_layers;
+  job.model.hidden_size = a.hidden_size;
+  job.model.num_attention_heads =
+      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
+  job.model.num_kv_heads = job.model.num_attention_heads;
+  job.model.ffn_hidden_size = d.ffn;
+  job.model.vocab_size = a.vocab_size;
+  job.parallel.world_size = a.world_size;
+  job.parallel.zero_stage = a.stage;
+  job.batch.global_batch = a.global_batch;
+  job.batch.micro_batch = a.micro_batch;
+  job.batch.seq_length = a.seq_length;
+  job.batch.grad_dtype = aicb::dtype::bf16;  // DeepSpeed reduces gradients in the training dtype
+  const aicb::roofline_model compute(o.gpu);
+  const aicb::megatron_workload w(job, compute, {.iterations = a.epoch_num, .pipeline_stage = std::nullopt});
+  std::string path = o.output;
+  if (path.empty()) {
+    std::filesystem::create_directories("results/workload");
+    path = "results/workload/deepspeed_stage" + std::to_string(a.stage) + "_" +
+           a.model_name.value_or("None") + "_" + std::to_string(a.world_size) + "n.txt";
+  }
+  aicb::simai_writer out(path, w.header(), w.size(), true);
+  auto records = w.records();
+  for (const aicb::record& r : records)
+    out.write(r);
+  out.finish();
+  if (!o.quiet) {
+    std::printf("wrote %s: %llu records (ZeRO-%llu, DP %llu, %llu micro batches per iteration)\n",
+                path.c_str(), static_cast<unsigned long long>(w.size()),
+                static_cast<unsigned long long>(a.stage), static_cast<unsigned long long>(a.world_size),
+                static_cast<unsigned long long>(w.header().ga));
+    for (const std::string& warning : out.warnings())
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
+  return 0;
+}
+
+// Streams a CSV generator's items into `path`, which appears complete or not at all.
+template <class Generate>
+std::uint64_t write_csv_file(const std::string& path, Generate&& generate) {
+  aicb::csv_writer out(path);
+  generate([&](const aicb::csv_item& item) { out.write(item); });
+  out.finish();
+  return out.items();
+}
+
+// aicb writes its CSV workloads as results/mocked_workload/NAME.
+inline std::string csv_output_path(const std::string& output, const std::string& aicb_name) {
+  if (!output.empty()) return output;
+  std::filesystem::create_directories("results/mocked_workload");
+  return "results/mocked_workload/" + aicb_name;
+}
+
+inline int run_deepspeed(const deepspeed_options& o) {
+  if (o.format == "simai") return run_deepspeed_simai(o);
+  const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
+  (void)aicb::derive(o.args);  // aicb's own checks first, before a file is created
+  const std::string path = csv_output_path(o.output, aicb::deepspeed_csv_file_name(o.args));
+  const std::uint64_t items =
+      write_csv_file(path, [&](auto&& sink) { aicb::generate_deepspeed_csv(o.args, mode, sink); });
+  if (!o.quiet)
+    std::printf("wrote %s: %llu items (ZeRO-%llu, %s)\n", path.c_str(),
+                static_cast<unsigned long long>(items), static_cast<unsigned long long>(o.args.stage),
+                o.compat == "aicb" ? "aicb" : "corrected");
+  if (const std::uint64_t kib = peak_memory_kib(); kib && !o.quiet)
+    std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
+  return 0;
+}
+
+}  // namespace aicb_tool
