@@ -82,3 +82,20 @@ TEST_CASE("aicb csv reader: faults are reported with line and column", "[io][csv
   CHECK(fault(header + ok + "\n" + ok).first == 3);
   CHECK_THROWS_AS(aicb::read_csv_file("/nonexistent/workload.csv"), aicb::io_error);
 }
+
+TEST_CASE("aicb csv reader: the fuzz seeds — good files read, bad_* files are refused", "[io][csv]") {
+  int good = 0, bad = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(AICB_SOURCE_DIR) / "tests/data/csv")) {
+    INFO(entry.path().string());
+    if (entry.path().filename().string().starts_with("bad_")) {
+      CHECK_THROWS_AS(aicb::read_csv_file(entry.path().string()), aicb::parse_error);
+      ++bad;
+    } else {
+      CHECK_FALSE(aicb::read_csv_file(entry.path().string()).items.empty());
+      ++good;
+    }
+  }
+  CHECK(good >= 2);
+  CHECK(bad >= 2);
+}
