@@ -127,6 +127,8 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
                 static_cast<unsigned long long>(w.header().ga));
     for (const std::string& warning : out.warnings())
       std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    if (const std::uint64_t kib = peak_memory_kib())
+      std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
   }
   return 0;
 }
