@@ -4556,6 +4556,48 @@ struct aicb_script_result {
   bool fell_back = false;               ///< an unknown -m became gpt_13B
 };
 
+namespace detail {
+
+// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
+// parsing), noting every option it overwrites.
+template <class ScriptArgs>
+struct script_preset {
+  const ScriptArgs& given;
+  aicb_script_result& r;
+
+  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
+    if (was_given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  }
+  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    aicb_args& a = r.args;
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  }
+  void ffn(std::uint64_t value) {
+    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
+    r.args.ffn_hidden_size = f;
+  }
+  void tp(std::uint64_t value) {
+    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
+        given.tensor_model_parallel_size.has_value());
+  }
+  void pp(std::uint64_t value) {
+    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
+        given.pipeline_model_parallel.has_value());
+  }
+};
+
+}  // namespace detail
+
 /// What aicb's script passes to the generator: its defaults, then the options, then the preset.
 [[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
   aicb_script_result r;
@@ -4588,36 +4630,13 @@ struct aicb_script_result {
   a.use_distributed_optimizer = true;
 
   // The preset case (lines 124-237) runs after option parsing and overwrites.
-  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
-    if (given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
-                             std::to_string(value));
-    field = value;
-  };
-  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
-    r.preset = name;
-    a.model_name = name;
-    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
-    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
-    std::uint64_t h = *a.num_attention_heads;
-    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
-    a.num_attention_heads = h;
-  };
-  const auto force_tp = [&](std::uint64_t tp) {
-    set("tensor_model_parallel_size", a.tensor_model_parallel_size, tp,
-        s.tensor_model_parallel_size.has_value());
-  };
-  const auto ffn = [&](std::uint64_t value) {
-    std::uint64_t f = a.ffn_hidden_size.value_or(value);
-    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
-    a.ffn_hidden_size = f;
-  };
+  detail::script_preset<aicb_script_args> preset{s, r};
   const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
                             std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
                             std::uint64_t shared, std::uint64_t dense) {
-    shape(name, layers, hidden, heads);
-    ffn(f);
-    force_tp(1);
+    preset.shape(name, layers, hidden, heads);
+    preset.ffn(f);
+    preset.tp(1);
     a.frame = "DeepSeek";
     a.moe_enable = true;
     a.q_lora_rank = q_lora;
@@ -4625,29 +4644,29 @@ struct aicb_script_result {
     a.qk_nope_dim = 128;
     a.qk_rope_dim = 64;
     a.v_head_dim = 128;
-    set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
     a.n_shared_expert = shared;
     a.n_dense_layers = dense;
   };
   const std::string m = s.model_size.value_or("13");
   if (m == "175") {
-    shape("gpt_175B", 96, 12288, 96);
-    force_tp(8);
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
   } else if (m == "22") {
-    shape("gpt_22B", 48, 6144, 64);
-    force_tp(8);
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
   } else if (m == "13") {
-    shape("gpt_13B", 40, 5120, 40);
+    preset.shape("gpt_13B", 40, 5120, 40);
   } else if (m == "7") {
-    shape("gpt_7B", 36, 4096, 32);
-    force_tp(4);
+    preset.shape("gpt_7B", 36, 4096, 32);
+    preset.tp(4);
   } else if (m == "405") {
-    shape("llama_405B", 128, 16384, 128);
-    ffn(53248);
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
   } else if (m == "moe") {
-    shape("Mixtral_8*7B", 32, 4096, 32);
-    ffn(14336);
-    force_tp(4);
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(4);
     a.moe_enable = true;
     a.moe_grouped_gemm = true;
   } else if (m == "deepseek671") {
@@ -4664,7 +4683,7 @@ struct aicb_script_result {
   } else {
     // "Only support model size 175, 22,13 or 7; using default size 13"
     r.fell_back = true;
-    shape("gpt_13B", 40, 5120, 40);
+    preset.shape("gpt_13B", 40, 5120, 40);
   }
   return r;
 }
@@ -4690,7 +4709,7 @@ struct megatron_gpt_script_args {
   aicb_script_result r;
   aicb_args& a = r.args;
   a.frame = s.frame.value_or("Megatron");
-  std::uint64_t tp = s.tensor_model_parallel_size.value_or(8);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
   a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
   a.micro_batch = s.micro_batch.value_or(1);
   a.num_layers = s.num_layers.value_or(40);
@@ -4711,63 +4730,39 @@ struct megatron_gpt_script_args {
   a.moe_enable = s.moe;
   a.moe_grouped_gemm = s.grouped_gemm;
   a.use_distributed_optimizer = true;
-  const auto set = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
-    if (given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
-                             std::to_string(value));
-    field = value;
-  };
-  const auto shape = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
-    r.preset = name;
-    a.model_name = name;
-    set("num_layers", a.num_layers, layers, s.num_layers.has_value());
-    set("hidden_size", a.hidden_size, hidden, s.hidden_size.has_value());
-    std::uint64_t h = *a.num_attention_heads;
-    set("num_attention_heads", h, heads, s.num_attention_heads.has_value());
-    a.num_attention_heads = h;
-  };
-  const auto force = [&](const char* name, std::uint64_t& field, std::uint64_t value, bool given) {
-    set(name, field, value, given);
-  };
-  const auto ffn = [&](std::uint64_t value) {
-    std::uint64_t f = a.ffn_hidden_size.value_or(value);
-    set("ffn_hidden_size", f, value, s.ffn_hidden_size.has_value());
-    a.ffn_hidden_size = f;
-  };
-  const bool tp_given = s.tensor_model_parallel_size.has_value(),
-             pp_given = s.pipeline_model_parallel.has_value();
+  detail::script_preset<megatron_gpt_script_args> preset{s, r};
   const std::string m = s.model_size.value_or("13");
   if (m == "175") {
-    shape("gpt_175B", 96, 12288, 96);
-    force("tensor_model_parallel_size", tp, 8, tp_given);
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
   } else if (m == "22") {
-    shape("gpt_22B", 48, 6144, 64);
-    force("tensor_model_parallel_size", tp, 8, tp_given);
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
   } else if (m == "13") {
-    shape("gpt_13B", 40, 5120, 40);
+    preset.shape("gpt_13B", 40, 5120, 40);
   } else if (m == "7") {
-    shape("gpt_7B", 36, 4096, 32);
+    preset.shape("gpt_7B", 36, 4096, 32);
   } else if (m == "405") {
-    shape("llama_405B", 128, 16384, 128);
-    ffn(53248);
-    force("tensor_model_parallel_size", tp, 8, tp_given);
-    force("pipeline_model_parallel", a.pipeline_model_parallel, 16, pp_given);
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+    preset.tp(8);
+    preset.pp(16);
   } else if (m == "65") {
-    shape("llama_65B", 80, 8192, 64);
-    ffn(28672);
-    force("tensor_model_parallel_size", tp, 8, tp_given);
-    force("pipeline_model_parallel", a.pipeline_model_parallel, 2, pp_given);
+    preset.shape("llama_65B", 80, 8192, 64);
+    preset.ffn(28672);
+    preset.tp(8);
+    preset.pp(2);
   } else if (m == "moe") {
-    shape("Mixtral_8*7B", 32, 4096, 32);
-    ffn(14336);
-    force("tensor_model_parallel_size", tp, 2, tp_given);
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(2);
     a.moe_enable = true;
     a.moe_grouped_gemm = true;
   } else {
     r.fell_back = true;
-    shape("gpt_13B", 40, 5120, 40);
+    preset.shape("gpt_13B", 40, 5120, 40);
   }
-  a.tensor_model_parallel_size = tp;
+  const std::uint64_t tp = a.tensor_model_parallel_size;
   if (tp == 0 || a.pipeline_model_parallel == 0)
     AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
                             "aicb's script fails here: it divides world_size by tp and pp"));

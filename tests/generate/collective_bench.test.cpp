@@ -9,20 +9,8 @@
 #include "reference.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
-
-namespace {
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-}  // namespace
 
 TEST_CASE("collective bench: sizes double from begin to end", "[generate][micro]") {
   CHECK(aicb::sweep_sizes(1, 8) == std::vector<std::uint64_t>{1, 2, 4, 8});
@@ -45,8 +33,8 @@ TEST_CASE("reference: collective bench: aicb's collective-test CSV and MICRO fil
   a.iter_num = 3;
   std::string csv = std::string(aicb::csv_header) + "\n";
   aicb::generate_collective_csv(a, [&](const aicb::csv_item& i) { aicb::append_csv_line(csv, i); });
-  CHECK(csv == read(aicb_test::reference_dir("aicb/cases/M01_collective_test_csv") /
-                    std::string(aicb::collective_csv_file_name)));
+  CHECK(csv == aicb_test::read_text(aicb_test::reference_dir("aicb/cases/M01_collective_test_csv") /
+                                    std::string(aicb::collective_csv_file_name)));
 
   aicb::aicb_args m;
   m.world_size = 16;
@@ -54,7 +42,8 @@ TEST_CASE("reference: collective bench: aicb's collective-test CSV and MICRO fil
   m.begin_size = 1048576;
   m.end_size = 1073741824;
   CHECK(aicb::micro_file_text(m) ==
-        read(aicb_test::reference_dir("aicb/cases/M02_simai_microtest") / "microtest_all_reduce.txt"));
+        aicb_test::read_text(aicb_test::reference_dir("aicb/cases/M02_simai_microtest") /
+                             "microtest_all_reduce.txt"));
   m.multi_all_reduce_enable = true;  // aicb crashes (M03): an error naming the bug, no text
   CHECK_THROWS_WITH(aicb::micro_file_text(m), Catch::Contains("BUG-21"));
 }

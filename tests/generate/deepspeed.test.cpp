@@ -7,8 +7,6 @@
 #include "reference.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,12 +41,8 @@ std::vector<aicb::csv_item> items(const aicb::aicb_args& a, aicb::compat_mode mo
   return out;
 }
 std::string golden(const std::string& case_dir, const aicb::aicb_args& a) {
-  const auto path = aicb_test::reference_dir("aicb/cases/" + case_dir) / aicb::deepspeed_csv_file_name(a);
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return aicb_test::read_text(aicb_test::reference_dir("aicb/cases/" + case_dir) /
+                              aicb::deepspeed_csv_file_name(a));
 }
 
 }  // namespace

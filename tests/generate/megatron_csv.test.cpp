@@ -7,8 +7,6 @@
 #include "reference.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,12 +45,8 @@ std::size_t count(const std::vector<aicb::csv_item>& is, std::string_view stage)
       std::count_if(is.begin(), is.end(), [&](const aicb::csv_item& i) { return i.stage == stage; }));
 }
 std::string golden(const std::string& case_dir, const aicb::aicb_args& a) {
-  const auto path = aicb_test::reference_dir("aicb/cases/" + case_dir) / aicb::megatron_csv_file_name(a);
-  std::ifstream in(path);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return aicb_test::read_text(aicb_test::reference_dir("aicb/cases/" + case_dir) /
+                              aicb::megatron_csv_file_name(a));
 }
 
 }  // namespace

@@ -21,16 +21,51 @@ GENERATOR = "python -m workload_generator.SimAI_training_workload_generator"
 SCRIPT = "sh scripts/megatron_workload_with_aiob.sh"
 
 
+def cases_dir_or_exit(path: Path):
+    """CASES_DIR, or an exit: 77 (skipped) when it is missing and AICB_REFERENCE_OPTIONAL is set, else 1."""
+    if path.is_dir():
+        return path
+    if os.environ.get("AICB_REFERENCE_OPTIONAL"):
+        print(f"skipped: {path} is missing (AICB_REFERENCE_OPTIONAL is set)")
+        sys.exit(77)
+    print(f"FAIL: reference cases {path} are missing; they are read in place", file=sys.stderr)
+    sys.exit(1)
+
+
+def judge(case: str, aicb_rc: int, run, produced, expected):
+    """Compares one run with aicb's outcome: "reproduced", "refused", or a failure message. A case aicb
+    failed on must be refused with exit status 2, a configuration error and no file; one it passed must
+    give one file with aicb's name and bytes."""
+    if aicb_rc != 0:
+        if run.returncode == 2 and "configuration error" in run.stderr and not produced:
+            print(f"{case}: refused as aicb fails: {run.stderr.strip().splitlines()[-1]}")
+            return "refused"
+        return f"{case}: aicb fails here, but aicb returned {run.returncode} and wrote {[p.name for p in produced]}"
+    if run.returncode != 0:
+        return f"{case}: exit {run.returncode}: {run.stderr.strip()}"
+    if len(expected) != 1 or len(produced) != 1:
+        return f"{case}: expected one workload file, got {[p.name for p in produced]}"
+    if produced[0].name != expected[0].name:
+        return f"{case}: file name {produced[0].name} != aicb's {expected[0].name}"
+    if produced[0].read_bytes() != expected[0].read_bytes():
+        return f"{case}: contents differ from aicb's"
+    return "reproduced"
+
+
+def report(outcomes) -> int:
+    failures = [o for o in outcomes if o not in ("reproduced", "refused")]
+    for f in failures:
+        print("FAIL:", f, file=sys.stderr)
+    reproduced = outcomes.count("reproduced")
+    print(f"{reproduced} cases reproduced byte for byte, {outcomes.count('refused')} refused as aicb fails, "
+          f"{len(failures)} failures")
+    return 1 if failures or reproduced == 0 else 0
+
+
 def main() -> int:
-    binary, cases = Path(sys.argv[1]), Path(sys.argv[2])
-    if not cases.is_dir():
-        if os.environ.get("AICB_REFERENCE_OPTIONAL"):
-            print(f"skipped: {cases} is missing (AICB_REFERENCE_OPTIONAL is set)")
-            return 77
-        print(f"FAIL: reference cases {cases} are missing; they are read in place", file=sys.stderr)
-        return 1
+    binary, cases = Path(sys.argv[1]), cases_dir_or_exit(Path(sys.argv[2]))
     example = cases.parent / "aiob" / "Example.txt"
-    failures, reproduced, refused = [], 0, 0
+    outcomes = []
     for case in sorted(p for p in cases.iterdir() if p.is_dir() and p.name[0] in "ABCES"):
         command = (case / "command.txt").read_text().strip()
         if command.startswith(GENERATOR):
@@ -38,37 +73,16 @@ def main() -> int:
         elif command.startswith(SCRIPT):
             args = shlex.split(command[len(SCRIPT):])
         else:
-            continue  # CSV generators: not SimAI text
+            continue  # CSV generators: not SimAI text (tests/tools/aicb_csv_cases.py)
         args = [a.replace("workload/aiob_inputs/Example.txt", str(example)) for a in args]
         rc = int((case / "rc.txt").read_text().strip())
         expected = [p for p in case.iterdir() if p.suffix == ".txt" and p.name not in ("command.txt", "rc.txt", "stdout.txt")]
         with tempfile.TemporaryDirectory() as work:
             run = subprocess.run([str(binary), "generate", "--compat", "aicb", "-q", "--no-sidecar", *args],
                                  cwd=work, capture_output=True, text=True)
-            produced = list((Path(work) / "results" / "workload").glob("*.txt")) if run.returncode == 0 else []
-            if rc != 0:
-                if run.returncode == 2 and run.stderr.strip():
-                    refused += 1
-                    print(f"{case.name}: refused as aicb fails: {run.stderr.strip().splitlines()[-1]}")
-                else:
-                    failures.append(f"{case.name}: aicb fails here, but aicb generate returned {run.returncode}")
-                continue
-            if run.returncode != 0:
-                failures.append(f"{case.name}: exit {run.returncode}: {run.stderr.strip()}")
-                continue
-            if len(expected) != 1 or len(produced) != 1:
-                failures.append(f"{case.name}: expected one workload file, got {[p.name for p in produced]}")
-                continue
-            if produced[0].name != expected[0].name:
-                failures.append(f"{case.name}: file name {produced[0].name} != aicb's {expected[0].name}")
-            elif produced[0].read_bytes() != expected[0].read_bytes():
-                failures.append(f"{case.name}: contents differ from aicb's")
-            else:
-                reproduced += 1
-    for f in failures:
-        print("FAIL:", f, file=sys.stderr)
-    print(f"{reproduced} cases reproduced byte for byte, {refused} refused as aicb fails, {len(failures)} failures")
-    return 1 if failures or reproduced == 0 else 0
+            produced = [p for p in (Path(work) / "results").rglob("*") if p.is_file()]
+            outcomes.append(judge(case.name, rc, run, produced, expected))
+    return report(outcomes)
 
 
 if __name__ == "__main__":

@@ -219,30 +219,38 @@ inline bool flag_on(const generate_options& o, const char* name) {
   return given(o, name) && o.aicb.at(name) != "false" && o.aicb.at(name) != "0";
 }
 
+// An aicb option given as a number, into an optional script field.
+inline void opt_u(const generate_options& o, const char* name, std::optional<std::uint64_t>& field) {
+  if (given(o, name)) field = to_u64(name, o.aicb.at(name));
+}
+
+// The numeric options both of aicb's shell scripts read.
+template <class ScriptArgs>
+void read_script_numbers(const generate_options& o, ScriptArgs& s) {
+  opt_u(o, "world_size", s.world_size);
+  opt_u(o, "tensor_model_parallel_size", s.tensor_model_parallel_size);
+  opt_u(o, "pipeline_model_parallel", s.pipeline_model_parallel);
+  opt_u(o, "micro_batch", s.micro_batch);
+  opt_u(o, "num_layers", s.num_layers);
+  opt_u(o, "seq_length", s.seq_length);
+  opt_u(o, "hidden_size", s.hidden_size);
+  opt_u(o, "num_attention_heads", s.num_attention_heads);
+  opt_u(o, "ffn_hidden_size", s.ffn_hidden_size);
+  opt_u(o, "epoch_num", s.epoch_num);
+  opt_u(o, "max_position_embeddings", s.max_position_embeddings);
+  opt_u(o, "num_experts", s.num_experts);
+  opt_u(o, "moe_router_topk", s.moe_router_topk);
+  opt_u(o, "expert_model_parallel_size", s.expert_model_parallel_size);
+}
+
 // aicb's generator arguments from the options (aicb's defaults for what is not given).
 inline aicb::aicb_args compat_args(const generate_options& o, std::vector<std::string>& notes) {
   const auto u = [&](const char* name) { return to_u64(name, o.aicb.at(name)); };
   if (!o.model_size.empty()) {
     aicb::aicb_script_args s;
     s.model_size = o.model_size;
-    const auto opt_u = [&](const char* name, std::optional<std::uint64_t>& field) {
-      if (given(o, name)) field = u(name);
-    };
-    opt_u("world_size", s.world_size);
-    opt_u("tensor_model_parallel_size", s.tensor_model_parallel_size);
-    opt_u("pipeline_model_parallel", s.pipeline_model_parallel);
-    opt_u("global_batch", s.global_batch);
-    opt_u("micro_batch", s.micro_batch);
-    opt_u("num_layers", s.num_layers);
-    opt_u("seq_length", s.seq_length);
-    opt_u("hidden_size", s.hidden_size);
-    opt_u("num_attention_heads", s.num_attention_heads);
-    opt_u("ffn_hidden_size", s.ffn_hidden_size);
-    opt_u("epoch_num", s.epoch_num);
-    opt_u("max_position_embeddings", s.max_position_embeddings);
-    opt_u("num_experts", s.num_experts);
-    opt_u("moe_router_topk", s.moe_router_topk);
-    opt_u("expert_model_parallel_size", s.expert_model_parallel_size);
+    read_script_numbers(o, s);
+    opt_u(o, "global_batch", s.global_batch);
     if (given(o, "frame")) s.frame = o.aicb.at("frame");
     if (given(o, "gpu_type")) s.gpu_type = o.aicb.at("gpu_type");
     if (given(o, "comp_filepath")) s.comp_filepath = o.aicb.at("comp_filepath");
@@ -492,23 +500,7 @@ inline int run_generate_csv(const generate_options& o) {
   if (!o.model_size.empty()) {
     aicb::megatron_gpt_script_args s;
     s.model_size = o.model_size;
-    const auto opt_u = [&](const char* name, std::optional<std::uint64_t>& field) {
-      if (given(o, name)) field = to_u64(name, o.aicb.at(name));
-    };
-    opt_u("world_size", s.world_size);
-    opt_u("tensor_model_parallel_size", s.tensor_model_parallel_size);
-    opt_u("pipeline_model_parallel", s.pipeline_model_parallel);
-    opt_u("micro_batch", s.micro_batch);
-    opt_u("num_layers", s.num_layers);
-    opt_u("seq_length", s.seq_length);
-    opt_u("hidden_size", s.hidden_size);
-    opt_u("num_attention_heads", s.num_attention_heads);
-    opt_u("ffn_hidden_size", s.ffn_hidden_size);
-    opt_u("epoch_num", s.epoch_num);
-    opt_u("max_position_embeddings", s.max_position_embeddings);
-    opt_u("num_experts", s.num_experts);
-    opt_u("moe_router_topk", s.moe_router_topk);
-    opt_u("expert_model_parallel_size", s.expert_model_parallel_size);
+    read_script_numbers(o, s);
     s.nproc_per_node = o.nproc_per_node;
     s.nnodes = o.nnodes;
     if (given(o, "frame")) s.frame = o.aicb.at("frame");
