@@ -7,7 +7,7 @@
 // GCC 12 reports std::optional<std::string> members of a large aggregate as "maybe uninitialized" once
 // inlined into a Catch2 test body (a known false positive); the members are default-initialized.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 TEST_CASE("aicb_args: aicb's derivations, quirks included", "[generate][aicb]") {

@@ -80,7 +80,8 @@ TEST_CASE("aicb compat: configurations aicb crashes on are clear errors", "[gene
   CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("--comp_filepath"));
 }
 
-TEST_CASE("aicb compat: the SimAI generator takes only aicb's Megatron and DeepSeek frames", "[generate][aicb]") {
+TEST_CASE("aicb compat: the SimAI generator takes only aicb's Megatron and DeepSeek frames",
+          "[generate][aicb]") {
   aicb::aicb_args a;
   a.frame = "DeepSpeed";
   CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("--frame Megatron or DeepSeek"));
