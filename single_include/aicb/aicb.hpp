@@ -4405,6 +4405,7 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -4526,16 +4527,29 @@ struct aicb_derived {
   return d;
 }
 
+/// Python's str() of a bool, as aicb's file names spell it.
+[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
+
 /// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
 /// with Python's None/True/False spellings.
 [[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
   return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
          std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
          std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
          "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" +
-         py_bool(a.moe_grouped_gemm) + "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
+         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
+         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
+}
+
+/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
+/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
+/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
+[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
+  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
+                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
+                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
+                     std::to_string(a.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
 }
 
 /// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
@@ -5768,12 +5782,7 @@ struct deepspeed_param {
 /// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
-  std::string name = "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") +
-                     "_sp_" + py_bool(a.enable_sequence_parallel) + "_iteration_" +
-                     std::to_string(a.epoch_num) + "_computationEnable_" + py_bool(a.computation_enable) +
-                     "_" + std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
+  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
 }
 
 namespace detail {
@@ -6649,12 +6658,7 @@ AICB_BEGIN_NAMESPACE
 /// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
-  std::string name = "megatron_" + a.model_name.value_or("None") + "_sp_" +
-                     py_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + py_bool(a.computation_enable || a.aiob_enable) + "_" +
-                     std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
+  return aicb_csv_file_name("megatron", a);
 }
 
 /// The Megatron / DeepSeek CSV workload of one pipeline stage.
@@ -6670,6 +6674,10 @@ class megatron_csv_workload {
       d_.heads = h % 128 == 0 ? h / 128 : h / 64;
       if (d_.heads == 0) d_.heads = 1;
     }
+    if (corrected() &&
+        (a_.pp_rank < -1 || a_.pp_rank >= static_cast<std::int64_t>(a_.pipeline_model_parallel)))
+      AICB_THROW(config_error("pp_rank", std::to_string(a_.pp_rank),
+                              "a pipeline stage in [0, pipeline_model_parallel), or -1 for none"));
     t_ = a_.tensor_model_parallel_size;
     sp_ = a_.enable_sequence_parallel && t_ > 1;
     build_model();

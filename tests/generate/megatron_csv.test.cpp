@@ -198,6 +198,10 @@ TEST_CASE("megatron csv: what aicb asserts is a config_error", "[generate][megat
   a.frame = "DeepSpeed";
   CHECK_THROWS_AS(aicb::megatron_csv_workload(a, aicb::compat_mode::aicb), aicb::config_error);
   a = llama_l2();
+  a.pp_rank = 2;  // no such stage: aicb ignores it, the corrected mode says so
+  CHECK_NOTHROW(aicb::megatron_csv_workload(a, aicb::compat_mode::aicb));
+  CHECK_THROWS_WITH(aicb::megatron_csv_workload(a, aicb::compat_mode::corrected), Catch::Contains("pp_rank"));
+  a = llama_l2();
   a.moe_enable = true;  // aicb: MoE needs sequence parallelism
   CHECK_THROWS_AS(aicb::megatron_csv_workload(a, aicb::compat_mode::aicb), aicb::config_error);
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -139,16 +140,29 @@ struct aicb_derived {
   return d;
 }
 
+/// Python's str() of a bool, as aicb's file names spell it.
+[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
+
 /// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
 /// with Python's None/True/False spellings.
 [[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
   return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
          std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
          std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
          "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + py_bool(a.moe_enable) + "-GEMM-" +
-         py_bool(a.moe_grouped_gemm) + "-flash_attn-" + py_bool(a.use_flash_attn) + ".txt";
+         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
+         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
+}
+
+/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
+/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
+/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
+[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
+  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
+                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
+                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
+                     std::to_string(a.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
 }
 
 /// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).

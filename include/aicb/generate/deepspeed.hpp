@@ -73,12 +73,7 @@ struct deepspeed_param {
 /// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
-  std::string name = "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") +
-                     "_sp_" + py_bool(a.enable_sequence_parallel) + "_iteration_" +
-                     std::to_string(a.epoch_num) + "_computationEnable_" + py_bool(a.computation_enable) +
-                     "_" + std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
+  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
 }
 
 namespace detail {

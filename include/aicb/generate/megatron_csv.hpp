@@ -39,12 +39,7 @@ AICB_BEGIN_NAMESPACE
 /// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
-  const auto py_bool = [](bool b) { return b ? "True" : "False"; };
-  std::string name = "megatron_" + a.model_name.value_or("None") + "_sp_" +
-                     py_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + py_bool(a.computation_enable || a.aiob_enable) + "_" +
-                     std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
+  return aicb_csv_file_name("megatron", a);
 }
 
 /// The Megatron / DeepSeek CSV workload of one pipeline stage.
@@ -60,6 +55,10 @@ class megatron_csv_workload {
       d_.heads = h % 128 == 0 ? h / 128 : h / 64;
       if (d_.heads == 0) d_.heads = 1;
     }
+    if (corrected() &&
+        (a_.pp_rank < -1 || a_.pp_rank >= static_cast<std::int64_t>(a_.pipeline_model_parallel)))
+      AICB_THROW(config_error("pp_rank", std::to_string(a_.pp_rank),
+                              "a pipeline stage in [0, pipeline_model_parallel), or -1 for none"));
     t_ = a_.tensor_model_parallel_size;
     sp_ = a_.enable_sequence_parallel && t_ > 1;
     build_model();
