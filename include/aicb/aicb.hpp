@@ -41,7 +41,9 @@
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/op.hpp>
+#include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>
+#include <aicb/compute/timing_stats.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/aicb_csv_reader.hpp>

@@ -1,0 +1,196 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// Profiling a job on a GPU, the host side: what to measure and how the measurements become an AIOB
+/// version 2 profile (docs/profiler.md). The GPU side is the CUDA profiler in `cuda/`.
+///
+/// - plan_profile() lists the operations of one transformer layer per TP rank — exactly the shapes
+///   the Megatron generator asks a compute model for (it runs the generator with a model that
+///   records the questions), plus the embedding, logits and optimizer step — each with the passes the
+///   generator times: forward, input gradient, weight gradient.
+/// - make_profile() turns per-operation timings into a profile whose provenance says which GPU, which
+///   dtype, which shapes, how many warm-up and timed calls, and what each statistic is. Sections are
+///   named after the operation roles (`attention_qkv`, `mlp_fc1`, …), which aicb::aiob_model looks up
+///   first; `time_gpu_*` hold the forward pass, `# backward_*_us` the whole backward.
+
+#include <aicb/compute/aiob_profile.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/compute/op.hpp>
+#include <aicb/compute/timing_stats.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/generate/megatron.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/version.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One operation to measure: its forward shape and the backward passes the generator times.
+struct profile_entry {
+  op_role role = op_role::attention_qkv;
+  compute_op forward;
+  std::optional<compute_op> input_grad, weight_grad;
+};
+
+/// The operations of a job, in the order a layer runs them (first stage's, then the last stage's).
+struct profile_plan {
+  job_spec job;
+  std::vector<profile_entry> entries;
+};
+
+namespace detail {
+
+// A compute model that answers 1 ns and remembers every question: the generator's operations.
+class recording_model final : public compute_model {
+ public:
+  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    asked_.push_back(op);
+    return nanoseconds{1};
+  }
+  [[nodiscard]] std::string provenance() const override { return "recording"; }
+  [[nodiscard]] const std::vector<compute_op>& asked() const noexcept { return asked_; }
+
+ private:
+  mutable std::vector<compute_op> asked_;
+};
+
+}  // namespace detail
+
+/// What to measure for `job`: every operation role of its layers, embedding, logits and optimizer, with
+/// the shapes on one GPU (its TP / EP shard), once each. Throws config_error for an invalid job.
+[[nodiscard]] inline profile_plan plan_profile(const job_spec& job) {
+  profile_plan plan;
+  detail::recording_model recorder;
+  const std::uint64_t last = job.parallel.pipeline_parallel - 1;
+  for (const std::uint64_t stage : {std::uint64_t{0}, last}) {
+    const megatron_workload w(job, recorder, {.iterations = 1, .pipeline_stage = stage});
+    plan.job = w.job();
+    if (last == 0) break;
+  }
+  for (const compute_op& op : recorder.asked()) {
+    auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
+                           [&](const profile_entry& e) { return e.role == op.role; });
+    if (it == plan.entries.end()) {
+      plan.entries.push_back({op.role, op, std::nullopt, std::nullopt});
+      it = plan.entries.end() - 1;
+      it->forward.pass = pass_kind::forward;
+    }
+    if (op.pass == pass_kind::input_grad && !it->input_grad) it->input_grad = op;
+    if (op.pass == pass_kind::weight_grad && !it->weight_grad) it->weight_grad = op;
+  }
+  return plan;
+}
+
+/// The timings of one planned operation.
+struct op_measurement {
+  op_role role = op_role::attention_qkv;
+  timing_stats forward;
+  std::optional<timing_stats> backward;  ///< input and weight gradients together, when measured
+};
+
+/// The GPU and software a profile was measured with.
+struct device_provenance {
+  std::string gpu;                 ///< e.g. "NVIDIA H200"
+  std::string compute_capability;  ///< e.g. "9.0"
+  std::uint64_t sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string driver, cuda;  ///< versions, e.g. "580.65", "13.0"
+  std::string clocks;        ///< e.g. "sm 1980 MHz, memory 3201 MHz"
+};
+
+/// How the timings were taken.
+struct profile_method {
+  std::uint32_t warmup = 0, iterations = 0;  ///< untimed and timed calls per operation
+  bool l2_flush = true;                      ///< the L2 cache flushed before every timed call
+  std::string date;                          ///< ISO 8601, UTC
+};
+
+namespace detail {
+inline std::string microseconds_text(double us) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.3f", us);
+  return buffer;
+}
+inline std::string shape_text(const compute_op& op) {
+  std::string text;
+  if (op.batch != 1) text += "batch=" + std::to_string(op.batch) + " ";
+  text += "m=" + std::to_string(op.m) + " n=" + std::to_string(op.n);
+  if (op.kind == op_kind::gemm || op.kind == op_kind::attention) text += " k=" + std::to_string(op.k);
+  return text + " kind=" + std::string(to_string(op.kind));
+}
+}  // namespace detail
+
+/// The profile of `plan` from `measurements` (one per plan entry, any order; entries without one
+/// are left out). Throws config_error for a measurement of a role the plan does not have.
+[[nodiscard]] inline aiob_profile make_profile(const profile_plan& plan,
+                                               const std::vector<op_measurement>& measurements,
+                                               const device_provenance& device,
+                                               const profile_method& method) {
+  aiob_profile p;
+  p.train_iter = method.iterations;  // as in aicb: how many times each operation was timed
+  for (const op_measurement& m : measurements)
+    if (std::none_of(plan.entries.begin(), plan.entries.end(),
+                     [&](const profile_entry& e) { return e.role == m.role; }))
+      AICB_THROW(
+          config_error("measurement", std::string(to_string(m.role)), "the plan has no such operation"));
+  for (const profile_entry& e : plan.entries) {
+    const auto m = std::find_if(measurements.begin(), measurements.end(),
+                                [&](const op_measurement& x) { return x.role == e.role; });
+    if (m == measurements.end()) continue;
+    aiob_section s;
+    s.name = std::string(to_string(e.role));
+    s.lines.push_back({true, " shape: " + detail::shape_text(e.forward), ""});
+    s.lines.push_back({false, "time_gpu_max", detail::microseconds_text(m->forward.max_us)});
+    s.lines.push_back({false, "time_gpu_min", detail::microseconds_text(m->forward.min_us)});
+    s.lines.push_back({false, "time_gpu_avg", detail::microseconds_text(m->forward.median_us)});
+    if (m->backward) {
+      s.lines.push_back({true, " backward_avg_us: " + detail::microseconds_text(m->backward->median_us), ""});
+      s.lines.push_back({true, " backward_min_us: " + detail::microseconds_text(m->backward->min_us), ""});
+      s.lines.push_back({true, " backward_max_us: " + detail::microseconds_text(m->backward->max_us), ""});
+    }
+    p.sections.push_back(std::move(s));
+  }
+  const job_spec& job = plan.job;
+  const auto yes_no = [](bool b) { return std::string(b ? "true" : "false"); };
+  char memory[32];
+  std::snprintf(memory, sizeof memory, "%.0f GB", static_cast<double>(device.memory_bytes) / 1e9);
+  return with_provenance(
+      std::move(p),
+      {{"gpu", device.gpu},
+       {"compute_capability", device.compute_capability},
+       {"sm_count", std::to_string(device.sm_count)},
+       {"memory", memory},
+       {"driver", device.driver},
+       {"cuda", device.cuda},
+       {"clocks", device.clocks},
+       {"dtype", std::string(to_string(job.batch.dtype))},
+       {"tool", std::string("aicb ") + AICB_VERSION_STRING + " profile"},
+       {"date", method.date},
+       {"model", job.model.name.empty() ? std::string("(unnamed)") : std::string(job.model.name.view())},
+       {"hidden_size", std::to_string(job.model.hidden_size)},
+       {"seq_length", std::to_string(job.batch.seq_length)},
+       {"micro_batch", std::to_string(job.batch.micro_batch)},
+       {"tensor_parallel", std::to_string(job.parallel.tensor_parallel)},
+       {"sequence_parallel", yes_no(job.parallel.sequence_parallel)},
+       {"expert_parallel", std::to_string(job.parallel.expert_parallel)},
+       {"warmup", std::to_string(method.warmup)},
+       {"iterations", std::to_string(method.iterations)},
+       {"statistics",
+        std::string("time_gpu_avg = median, time_gpu_min = minimum, time_gpu_max = maximum over the "
+                    "timed calls (CUDA events") +
+            (method.l2_flush ? ", L2 flushed before each call" : "") + ")"},
+       {"units",
+        "time_gpu_* in microseconds of GPU time per call (forward); backward_*_us the whole backward"}});
+}
+
+AICB_END_NAMESPACE
