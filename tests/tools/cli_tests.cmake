@@ -149,3 +149,8 @@ aicb_cli_test(deepspeed_amp_compat STATUS 2 EXPECT "amp_enabled = true: aicb cra
 aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corrected, pipeline stage 1\\)"
               ARGS generate --format csv --world_size 16 --tensor_model_parallel_size 2 --pipeline_model_parallel 2
                    --global_batch 32 --num_layers 4 --hidden_size 4096 --num_attention_heads 32 --pp_rank 1 -o pp2.csv)
+
+# aicb profile without a GPU (hidden here even where one exists): a clear message and status 1.
+aicb_cli_test(profile_without_gpu STATUS 1 EXPECT "aicb: profile: .*(aicb profile needs an NVIDIA GPU|built without CUDA)"
+              ARGS profile --model llama2-7b --world-size 8 --tp 2 -o never_profile.txt)
+set_tests_properties(cli.profile_without_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")

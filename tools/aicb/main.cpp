@@ -7,6 +7,7 @@
 #include "job_flags.hpp"
 #include "lint_command.hpp"
 #include "micro_command.hpp"
+#include "profile_command.hpp"
 
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
@@ -105,6 +106,10 @@ int main(int argc, char** argv) {
   CLI::App* micro_command = nullptr;
   aicb_tool::add_micro_command(app, micro, micro_command);
 
+  aicb_tool::profile_options profile;
+  CLI::App* profile_command = nullptr;
+  aicb_tool::add_profile_command(app, profile, profile_command);
+
   aicb_tool::lint_options lint;
   CLI::App* lint_command = nullptr;
   aicb_tool::add_lint_command(app, lint, lint_command);
@@ -124,6 +129,7 @@ int main(int argc, char** argv) {
     if (*deepspeed_command) return aicb_tool::run_deepspeed(deepspeed);
     if (*micro_command) return aicb_tool::run_micro(micro);
     if (*lint_command) return aicb_tool::run_lint(lint);
+    if (*profile_command) return aicb_tool::run_profile(profile);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);
