@@ -152,6 +152,9 @@ template <class T, int D>
 bool try_attention_tc(int head_dim, const T* q, const T* kk, const T* v, T* o, float* lse, int heads, int m,
                       int n, float scale, int device) {
   if (head_dim != D) return false;
+  int major = 0;
+  AICB_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 8) return false;  // 16-bit tensor-core fragments as used here need sm_80 or later
   const std::size_t bytes = k::attention_forward_tc_shared_bytes(D);
   int optin = 0;
   AICB_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));

@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA profiler from host code. Without a GPU (every CI machine) it must say why it cannot run;
 // on a GPU every kernel must match its float64 reference and timings must be sane.
+#include <aicb/cuda/check.hpp>
 #include <aicb/cuda/profiler.hpp>
+#include <aicb/error.hpp>
 
 #include <catch2/catch.hpp>
 

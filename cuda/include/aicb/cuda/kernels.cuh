@@ -270,6 +270,9 @@ constexpr std::size_t attention_forward_tc_shared_bytes(int d) {
 template <class T, int D>
 __global__ void __launch_bounds__(128)
     attention_forward_tc(const T* q, const T* k, const T* v, T* o, float* lse, int m, int n, float scale) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // bf16 tensor cores need sm_80; the host dispatch never launches this there
+#else
   namespace wmma = nvcuda::wmma;
   constexpr int BR = attention_rows, BC = attention_cols;
   extern __shared__ __align__(128) unsigned char shared_raw[];
@@ -382,6 +385,7 @@ __global__ void __launch_bounds__(128)
       o[(head * m + query) * D + c] = from_float<T>(O[row * D + c] * inverse);
     if (half == 0) lse[head * m + query] = sMax[warp * 16 + row] + logf(sum);
   }
+#endif
 }
 
 /// Forward for any head size and dtype (fp32, or sizes the tensor-core kernel does not take): one
