@@ -106,9 +106,10 @@ int main(int argc, char** argv) {
   CLI::App* micro_command = nullptr;
   aicb_tool::add_micro_command(app, micro, micro_command);
 
-  aicb_tool::profile_options profile;
-  CLI::App* profile_command = nullptr;
-  aicb_tool::add_profile_command(app, profile, profile_command);
+  // `aicb profile` is the separate program aicb-profile (CUDA builds): listed here, run by forwarding.
+  app.add_subcommand("profile", std::string(aicb_tool::profile_description) + " (see aicb profile --help)")
+      ->allow_extras();
+  if (argc >= 2 && std::string(argv[1]) == "profile") return aicb_tool::forward_to_profiler(argc, argv);
 
   aicb_tool::lint_options lint;
   CLI::App* lint_command = nullptr;
@@ -129,7 +130,6 @@ int main(int argc, char** argv) {
     if (*deepspeed_command) return aicb_tool::run_deepspeed(deepspeed);
     if (*micro_command) return aicb_tool::run_micro(micro);
     if (*lint_command) return aicb_tool::run_lint(lint);
-    if (*profile_command) return aicb_tool::run_profile(profile);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);

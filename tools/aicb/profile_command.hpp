@@ -3,6 +3,10 @@
 // `aicb profile`: measures one layer's operations of a job on this machine's GPU and writes an AIOB
 // version 2 profile with full provenance (docs/profiler.md). Every kernel is first checked against
 // its float64 reference. Without a CUDA build, or without a GPU, it says so and exits 1.
+//
+// The measuring program is `aicb-profile` (profile_main.cpp), built only with a CUDA compiler and the
+// only one linked with the CUDA runtime and cuBLAS: `aicb profile ARGS` runs it from aicb's own
+// folder, so `aicb` itself stays small and runs where no CUDA library is installed.
 #pragma once
 
 #include "job_flags.hpp"
@@ -17,10 +21,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace aicb_tool {
@@ -33,17 +43,42 @@ struct profile_options {
   int device = 0;
 };
 
-inline void add_profile_command(CLI::App& app, profile_options& o, CLI::App*& command) {
-  command =
-      app.add_subcommand("profile", "Measure a job's operations on this GPU and write an AIOB v2 profile");
-  o.job.add_to(*command);
-  command->add_option("-o,--output", o.output, "the profile to write")->capture_default_str();
-  command->add_option("--warmup", o.warmup, "untimed calls per operation")->capture_default_str();
-  command->add_option("--iterations", o.iterations, "timed calls per operation")->capture_default_str();
-  command->add_flag("--no-l2-flush", o.no_l2_flush, "do not flush the L2 cache before each timed call");
-  command->add_flag("--check-only", o.check_only, "only compare every kernel with its float64 reference");
-  command->add_flag("--skip-check", o.skip_check, "do not run the kernel checks first");
-  command->add_option("--device", o.device, "CUDA device index")->capture_default_str();
+inline constexpr const char* profile_description =
+    "Measure a job's operations on this GPU and write an AIOB v2 profile";
+
+// The options of aicb-profile.
+inline void add_profile_options(CLI::App& command, profile_options& o) {
+  o.job.add_to(command);
+  command.add_option("-o,--output", o.output, "the profile to write")->capture_default_str();
+  command.add_option("--warmup", o.warmup, "untimed calls per operation")->capture_default_str();
+  command.add_option("--iterations", o.iterations, "timed calls per operation")->capture_default_str();
+  command.add_flag("--no-l2-flush", o.no_l2_flush, "do not flush the L2 cache before each timed call");
+  command.add_flag("--check-only", o.check_only, "only compare every kernel with its float64 reference");
+  command.add_flag("--skip-check", o.skip_check, "do not run the kernel checks first");
+  command.add_option("--device", o.device, "CUDA device index")->capture_default_str();
+}
+
+// `aicb profile ARGS`: replaces this process with `aicb-profile ARGS` from the folder of the running
+// aicb. Returns (status 1) only when that program is missing or cannot start.
+inline int forward_to_profiler(int argc, char** argv) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path program =
+      (error ? std::filesystem::path(argv[0]) : self).parent_path() / "aicb-profile";
+  if (!std::filesystem::exists(program)) {
+    std::fprintf(
+        stderr,
+        "aicb: profile: this aicb was built without CUDA (no aicb-profile next to it: it is built where "
+        "nvcc is installed); aicb profile needs a CUDA build and an NVIDIA GPU\n");
+    return 1;
+  }
+  std::vector<char*> args{const_cast<char*>("aicb-profile")};
+  for (int i = 2; i < argc; ++i)
+    args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(program.c_str(), args.data());
+  std::fprintf(stderr, "aicb: profile: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+  return 1;
 }
 
 #if defined(AICB_WITH_PROFILER)
