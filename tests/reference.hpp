@@ -6,13 +6,13 @@
 // (exit status 77, which CTest shows as "Skipped") with the reason.
 #pragma once
 
+#include "text_file.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace aicb_test {
@@ -30,15 +30,6 @@ inline std::filesystem::path reference_dir(const std::string& sub = "") {
                            << " is missing: these tests read the shared reference material in place "
                               "(set AICB_REFERENCE_DIR, or AICB_REFERENCE_OPTIONAL=1 to skip them)");
   return {};
-}
-
-/// The whole content of a file (the test fails if it cannot be read).
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace aicb_test

@@ -14,12 +14,6 @@
 #include <string>
 
 namespace {
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // aicb's reader, applied literally: a section starts at a line matching ^(\w+):, and within it the
 // first `time_gpu_avg:\s+(\d+(\.\d+)?)` / `time_gpu_min:…` match gives the value.
@@ -73,7 +67,7 @@ TEST_CASE("reference: aicb's round-trip demo X01 — processed profile to comput
   const auto dir = aicb_test::reference_dir("aicb/cases/X01_aiob_roundtrip_demo");
   const auto p = aicb::read_aiob_file((dir / "2_after_process_all_keys.txt").string());
   std::vector<std::pair<std::string, std::int64_t>> expected;
-  std::istringstream cache_file(slurp(dir / "3_compute_cache_from_extract_averages.txt"));
+  std::istringstream cache_file(aicb_test::read_text(dir / "3_compute_cache_from_extract_averages.txt"));
   for (std::string line; std::getline(cache_file, line);) {
     const auto colon = line.find(": ");
     if (colon != std::string::npos)
@@ -88,7 +82,7 @@ TEST_CASE("reference: aicb's profiles are written back byte for byte", "[compute
   for (const auto& path : {dir / "aiob/Example.txt", dir / "aiob/deepseek_mla_comp.txt",
                            dir / "cases/X01_aiob_roundtrip_demo/2_after_process_all_keys.txt"}) {
     INFO(path);
-    const std::string text = slurp(path);
+    const std::string text = aicb_test::read_text(path);
     CHECK(aicb::write_aiob(aicb::parse_aiob(text, path.string())) == text);
   }
 }

@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "text_file.hpp"
+
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace {
@@ -88,13 +88,11 @@ TEST_CASE("aicb csv: the writer streams into a file that appears only when finis
     CHECK_FALSE(std::filesystem::exists(path));
     out.finish();
   }
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  CHECK(text.str() == std::string(aicb::csv_header) + "\n" +
-                          "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n"
-                          "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n"
-                          "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n");
+  CHECK(aicb_test::read_text(path) ==
+        std::string(aicb::csv_header) + "\n" +
+            "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n"
+            "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n"
+            "CommType.epoch_end,None,None,0,init,None,None,,None,None,None,1\n");
   std::filesystem::remove(path);
 }
 

@@ -12,12 +12,6 @@
 #include <string>
 
 namespace {
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 const std::filesystem::path data = std::filesystem::path(AICB_SOURCE_DIR) / "tests/data/aiob";
 }  // namespace
 
@@ -29,7 +23,8 @@ TEST_CASE("aiob reader: every malformed profile gives its expected error (tests/
     ++cases;
     const std::string name = entry.path().filename().string();
     INFO(name);
-    std::string expected = slurp(std::filesystem::path(entry.path()).replace_extension(".expect"));
+    std::string expected =
+        aicb_test::read_text(std::filesystem::path(entry.path()).replace_extension(".expect"));
     while (!expected.empty() && expected.back() == '\n')
       expected.pop_back();
     try {

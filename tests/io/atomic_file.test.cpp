@@ -4,18 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "text_file.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-namespace {
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 TEST_CASE("atomic_file: the target appears complete on commit, and is untouched without it", "[io][atomic]") {
   const std::string path = "atomic_file_test.txt";
@@ -23,16 +16,16 @@ TEST_CASE("atomic_file: the target appears complete on commit, and is untouched 
   {
     aicb::atomic_file out(path);
     out.write("new ");
-    CHECK(slurp(path) == "old contents\n");  // not yet
-  }                                          // destroyed without commit: as if an error had happened
-  CHECK(slurp(path) == "old contents\n");
+    CHECK(aicb_test::read_text(path) == "old contents\n");  // not yet
+  }  // destroyed without commit: as if an error had happened
+  CHECK(aicb_test::read_text(path) == "old contents\n");
   for (const auto& e : std::filesystem::directory_iterator("."))
     CHECK(e.path().filename().string().find("atomic_file_test.txt.tmp") == std::string::npos);
   aicb::atomic_file out(path);
   out.write("new ");
   out.write("contents\n");
   out.commit();
-  CHECK(slurp(path) == "new contents\n");
+  CHECK(aicb_test::read_text(path) == "new contents\n");
   std::filesystem::remove(path);
 }
 

@@ -13,12 +13,6 @@
 
 namespace {
 const std::filesystem::path data = std::filesystem::path(AICB_SOURCE_DIR) / "tests/data/simai";
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 std::string render(const aicb::lint_result& r) {
   std::string out;
   for (const auto& d : r.diagnostics)
@@ -35,7 +29,8 @@ TEST_CASE("lint: each malformed class SimAI misreads is reported at its line and
     ++files;
     INFO(entry.path().filename().string());
     const auto r = aicb::lint_simai(entry.path().string());
-    CHECK(render(r) == slurp(std::filesystem::path(entry.path()).replace_extension(".expect")));
+    CHECK(render(r) ==
+          aicb_test::read_text(std::filesystem::path(entry.path()).replace_extension(".expect")));
   }
   CHECK(files >= 20);
 }

@@ -17,12 +17,6 @@
 #include <sstream>
 
 namespace {
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 template <class Workload>
 void write(const Workload& w, const std::string& path, bool strict) {
   aicb::simai_writer out(path, w.header(), w.size(), strict);
@@ -111,7 +105,7 @@ TEST_CASE("reference: aicb's SimAI files read back equal to their text", "[io][s
           out.write(r);
         out.finish();
       }
-      CHECK(slurp("simai_read_back.txt") == slurp(f.path()));
+      CHECK(aicb_test::read_text("simai_read_back.txt") == aicb_test::read_text(f.path()));
     }
   CHECK(files >= 36);
   std::filesystem::remove("simai_read_back.txt");

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "text_file.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,12 +14,6 @@ using namespace aicb::literals;
 using aicb::collective, aicb::comm_group, aicb::simai_column;
 
 namespace {
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 aicb::record sample() {
   return {"attention_row",
           {910'000ns, {collective::reduce_scatter, comm_group::tp, 16_MiB}},
@@ -59,7 +55,7 @@ TEST_CASE("simai writer: header, count and tab-separated records", "[io][simai]"
   aicb::simai_writer w("simai_writer_test.txt", h, 1);
   w.write(sample());
   w.finish();
-  CHECK(slurp("simai_writer_test.txt") ==
+  CHECK(aicb_test::read_text("simai_writer_test.txt") ==
         "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 4 all_gpus: 16 "
         "checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0\n1\n"
         "attention_row\t-"
@@ -101,6 +97,6 @@ TEST_CASE("simai writer: a wrong count or a record SimAI would misread leaves no
   r.input_grad.comm = {collective::none, comm_group::tp, 5_B};
   lenient.write(r);
   lenient.finish();
-  CHECK_THAT(slurp("simai_writer_lenient.txt"), Catch::Contains("\tNONE\t5\t"));
+  CHECK_THAT(aicb_test::read_text("simai_writer_lenient.txt"), Catch::Contains("\tNONE\t5\t"));
   std::filesystem::remove("simai_writer_lenient.txt");
 }

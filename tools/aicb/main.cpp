@@ -3,6 +3,7 @@
 // The aicb command-line program: thin — it parses flags and calls the library.
 // Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
 #include "aiob_command.hpp"
+#include "exit_status.hpp"
 #include "generate_command.hpp"
 #include "job_flags.hpp"
 #include "lint_command.hpp"
@@ -119,13 +120,8 @@ int main(int argc, char** argv) {
   CLI::App *aiob_show = nullptr, *aiob_check = nullptr, *aiob_convert = nullptr;
   aicb_tool::add_aiob_commands(app, aiob, aiob_show, aiob_check, aiob_convert);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int status = app.exit(e);
-    return status == 0 ? 0 : 2;
-  }
-  try {
+  if (const auto status = aicb_tool::parse_arguments(app, argc, argv)) return *status;
+  return aicb_tool::run_reporting_errors([&] {
     if (*generate_command) return aicb_tool::run_generate(generate);
     if (*deepspeed_command) return aicb_tool::run_deepspeed(deepspeed);
     if (*micro_command) return aicb_tool::run_micro(micro);
@@ -135,15 +131,6 @@ int main(int argc, char** argv) {
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);
     if (*aiob_check) return aicb_tool::run_aiob_check(aiob);
     if (*aiob_convert) return aicb_tool::run_aiob_convert(aiob);
-  } catch (const aicb::config_error& e) {
-    std::cerr << "aicb: configuration error: " << e.what() << '\n';
-    return 2;
-  } catch (const aicb::parse_error& e) {
-    std::cerr << "aicb: " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "aicb: error: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -32,7 +32,7 @@ namespace detail {
   const std::string sign = value < 0 ? "-" : "";
   if (exponent < -4 || exponent >= 16) {
     std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa += "." + digits.substr(1);
+    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
     char exp_text[16];
     std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     return sign + mantissa + exp_text;

@@ -114,11 +114,10 @@ __device__ inline void block_sum2(float& a, float& b) {
 
 // ---- norms: one block per row -------------------------------------------------------------------------
 
-/// y = (x − mean) / √(var + ε) · γ + β, or with `rms` x / √(mean(x²) + ε) · γ. ε = 1e-5.
+// A row's centre (its mean; 0 for RMSNorm) and 1/√(variance + ε) (mean square for RMSNorm), ε = 1e-5,
+// computed by the whole block.
 template <class T>
-__global__ void norm_forward(const T* x, const T* gamma, const T* beta, T* y, int cols, bool rms) {
-  const T* in = x + static_cast<std::size_t>(blockIdx.x) * cols;
-  T* out = y + static_cast<std::size_t>(blockIdx.x) * cols;
+__device__ inline void norm_statistics(const T* in, int cols, bool rms, float& center, float& rstd) {
   float sum = 0, square = 0;
   for (int c = threadIdx.x; c < cols; c += blockDim.x) {
     const float v = to_float(in[c]);
@@ -126,8 +125,18 @@ __global__ void norm_forward(const T* x, const T* gamma, const T* beta, T* y, in
     square += v * v;
   }
   block_sum2(sum, square);
-  const float mean = sum / cols, center = rms ? 0.0f : mean;
-  const float rstd = rsqrtf((rms ? square / cols : square / cols - mean * mean) + 1e-5f);
+  const float mean = sum / cols;
+  center = rms ? 0.0f : mean;
+  rstd = rsqrtf((rms ? square / cols : square / cols - mean * mean) + 1e-5f);
+}
+
+/// y = (x − mean) / √(var + ε) · γ + β, or with `rms` x / √(mean(x²) + ε) · γ. ε = 1e-5.
+template <class T>
+__global__ void norm_forward(const T* x, const T* gamma, const T* beta, T* y, int cols, bool rms) {
+  const T* in = x + static_cast<std::size_t>(blockIdx.x) * cols;
+  T* out = y + static_cast<std::size_t>(blockIdx.x) * cols;
+  float center = 0, rstd = 0;
+  norm_statistics(in, cols, rms, center, rstd);
   for (int c = threadIdx.x; c < cols; c += blockDim.x)
     out[c] = from_float<T>((to_float(in[c]) - center) * rstd * to_float(gamma[c]) +
                            (rms ? 0.0f : to_float(beta[c])));
@@ -138,15 +147,8 @@ template <class T>
 __global__ void norm_backward(const T* x, const T* gamma, const T* dy, T* dx, float* dgamma, int cols,
                               bool rms) {
   const std::size_t row = static_cast<std::size_t>(blockIdx.x) * cols;
-  float sum = 0, square = 0;
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) {
-    const float v = to_float(x[row + c]);
-    sum += v;
-    square += v * v;
-  }
-  block_sum2(sum, square);
-  const float mean = sum / cols, center = rms ? 0.0f : mean;
-  const float rstd = rsqrtf((rms ? square / cols : square / cols - mean * mean) + 1e-5f);
+  float center = 0, rstd = 0;
+  norm_statistics(x + row, cols, rms, center, rstd);
   float mean_g = 0, mean_gx = 0;
   for (int c = threadIdx.x; c < cols; c += blockDim.x) {
     const float g = to_float(dy[row + c]) * to_float(gamma[c]), xhat = (to_float(x[row + c]) - center) * rstd;

@@ -38,21 +38,28 @@ using matrix = std::vector<double>;
 }
 
 /// LayerNorm (or RMSNorm when `rms`) of `rows` rows of `cols` features, ε = 1e-5.
+/// What a norm subtracts from a row (its mean; 0 for RMSNorm) and 1/√(variance + ε) (mean square for
+/// RMSNorm).
+struct row_statistics {
+  double center, rstd;
+};
+[[nodiscard]] inline row_statistics norm_statistics(bool rms, const double* in, std::size_t cols) {
+  double mean = 0, square = 0;
+  for (std::size_t c = 0; c < cols; ++c) {
+    mean += in[c];
+    square += in[c] * in[c];
+  }
+  mean /= static_cast<double>(cols);
+  square /= static_cast<double>(cols);
+  return {rms ? 0.0 : mean, 1.0 / std::sqrt((rms ? square : square - mean * mean) + 1e-5)};
+}
+
 [[nodiscard]] inline matrix norm_forward(bool rms, std::size_t rows, std::size_t cols, const matrix& x,
                                          const matrix& gamma, const matrix& beta) {
   matrix y(rows * cols);
   for (std::size_t r = 0; r < rows; ++r) {
     const double* in = &x[r * cols];
-    double mean = 0, square = 0;
-    for (std::size_t c = 0; c < cols; ++c) {
-      mean += in[c];
-      square += in[c] * in[c];
-    }
-    mean /= static_cast<double>(cols);
-    square /= static_cast<double>(cols);
-    const double center = rms ? 0.0 : mean;
-    const double variance = rms ? square : square - mean * mean;
-    const double rstd = 1.0 / std::sqrt(variance + 1e-5);
+    const auto [center, rstd] = norm_statistics(rms, in, cols);
     for (std::size_t c = 0; c < cols; ++c)
       y[r * cols + c] = (in[c] - center) * rstd * gamma[c] + (rms ? 0.0 : beta[c]);
   }
@@ -66,15 +73,7 @@ using matrix = std::vector<double>;
   const double n = static_cast<double>(cols);
   for (std::size_t r = 0; r < rows; ++r) {
     const double* in = &x[r * cols];
-    double mean = 0, square = 0;
-    for (std::size_t c = 0; c < cols; ++c) {
-      mean += in[c];
-      square += in[c] * in[c];
-    }
-    mean /= n;
-    square /= n;
-    const double center = rms ? 0.0 : mean;
-    const double rstd = 1.0 / std::sqrt((rms ? square : square - mean * mean) + 1e-5);
+    const auto [center, rstd] = norm_statistics(rms, in, cols);
     double mean_g = 0, mean_gx = 0;
     for (std::size_t c = 0; c < cols; ++c) {
       const double g = dy[r * cols + c] * gamma[c], xhat = (in[c] - center) * rstd;
