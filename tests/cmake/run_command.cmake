@@ -4,6 +4,17 @@
 foreach(list COMMAND EXPECT_OUTPUT REJECT_OUTPUT)
   string(REPLACE "@@" ";" ${list} "${${list}}")
 endforeach()
+# A command that reads the shared reference material: without it, skipped (CTest matches the
+# "skipped: " line), except in CI, where it must be there.
+if(DEFINED REFERENCE_DIR AND NOT IS_DIRECTORY "${REFERENCE_DIR}")
+  foreach(variable CI AICB_REFERENCE_REQUIRED)
+    if(NOT "$ENV{${variable}}" STREQUAL "" AND NOT "$ENV{${variable}}" STREQUAL "0" AND NOT "$ENV{${variable}}" STREQUAL "false")
+      message(FATAL_ERROR "reference folder ${REFERENCE_DIR} is missing (${variable} is set: it must be there)")
+    endif()
+  endforeach()
+  message("skipped: reference folder ${REFERENCE_DIR} is missing (the command reads it in place)")
+  return()
+endif()
 if(NOT DEFINED EXPECT_STATUS)
   set(EXPECT_STATUS 0)
 endif()

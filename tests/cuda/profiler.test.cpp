@@ -6,6 +6,8 @@
 #include <aicb/cuda/profiler.hpp>
 #include <aicb/error.hpp>
 
+#include "../skip.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -27,7 +29,7 @@ TEST_CASE("cuda profiler: device availability is reported with a reason", "[cuda
 
 TEST_CASE("cuda profiler: on a GPU, every kernel matches its float64 reference", "[cuda][profiler]") {
   std::string why;
-  if (!aicb::cuda::device_available(why)) return;  // nothing to run without a GPU
+  if (!aicb::cuda::device_available(why)) aicb_test::skip_test("no usable GPU: " + why);
   for (const aicb::dtype type : {aicb::dtype::bf16, aicb::dtype::fp16, aicb::dtype::fp32})
     for (const aicb::cuda::check_result& r : aicb::cuda::check_kernels(type)) {
       INFO(r.kernel << " (" << aicb::to_string(type) << "): max error " << r.max_error << ", tolerance "
@@ -38,7 +40,7 @@ TEST_CASE("cuda profiler: on a GPU, every kernel matches its float64 reference",
 
 TEST_CASE("cuda profiler: on a GPU, timings are positive and ordered", "[cuda][profiler]") {
   std::string why;
-  if (!aicb::cuda::device_available(why)) return;
+  if (!aicb::cuda::device_available(why)) aicb_test::skip_test("no usable GPU: " + why);
   aicb::compute_op gemm;
   gemm.kind = aicb::op_kind::gemm;
   gemm.m = gemm.n = gemm.k = 2048;

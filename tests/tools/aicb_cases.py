@@ -8,7 +8,8 @@ which aicb failed (rc 1) must be refused with exit status 2 and a message.
 
   aicb_cases.py AICB_BINARY CASES_DIR
 
-Fails if CASES_DIR is missing, unless AICB_REFERENCE_OPTIONAL is set (then it exits 77: skipped).
+When CASES_DIR is missing it fails in CI (CI or AICB_REFERENCE_REQUIRED set) and elsewhere exits 77
+(skipped), saying why.
 """
 import os
 import shlex
@@ -22,11 +23,12 @@ SCRIPT = "sh scripts/megatron_workload_with_aiob.sh"
 
 
 def cases_dir_or_exit(path: Path):
-    """CASES_DIR, or an exit: 77 (skipped) when it is missing and AICB_REFERENCE_OPTIONAL is set, else 1."""
+    """CASES_DIR, or an exit: 1 when it is missing in CI, else 77 (skipped)."""
     if path.is_dir():
         return path
-    if os.environ.get("AICB_REFERENCE_OPTIONAL"):
-        print(f"skipped: {path} is missing (AICB_REFERENCE_OPTIONAL is set)")
+    required = any(os.environ.get(v, "") not in ("", "0", "false") for v in ("CI", "AICB_REFERENCE_REQUIRED"))
+    if not required:
+        print(f"skipped: reference cases {path} are missing (they are read in place; outside CI that skips)")
         sys.exit(77)
     print(f"FAIL: reference cases {path} are missing; they are read in place", file=sys.stderr)
     sys.exit(1)

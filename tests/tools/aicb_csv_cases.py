@@ -9,7 +9,8 @@ failed (rc 1) must be refused with exit status 2, a message and no file.
 
   aicb_csv_cases.py AICB_BINARY CASES_DIR
 
-Fails if CASES_DIR is missing, unless AICB_REFERENCE_OPTIONAL is set (then it exits 77: skipped).
+When CASES_DIR is missing it fails in CI (CI or AICB_REFERENCE_REQUIRED set) and elsewhere exits 77
+(skipped), saying why.
 """
 import shlex
 import subprocess

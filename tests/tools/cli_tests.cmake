@@ -1,7 +1,9 @@
 # Tests of the aicb command-line tool: exit status and output of real invocations.
-#   aicb_cli_test(<name> [STATUS <n>] [EXPECT <regex>...] [REJECT <regex>...] ARGS <arg>...)
+#   aicb_cli_test(<name> [REFERENCE] [STATUS <n>] [EXPECT <regex>...] [REJECT <regex>...] ARGS <arg>...)
+# REFERENCE: the command reads the shared reference material; without it the test is skipped (and
+# fails in CI), as tests/reference.hpp does for the unit tests.
 function(aicb_cli_test name)
-  cmake_parse_arguments(arg "" "STATUS" "EXPECT;REJECT;ARGS" ${ARGN})
+  cmake_parse_arguments(arg "REFERENCE" "STATUS" "EXPECT;REJECT;ARGS" ${ARGN})
   if(NOT DEFINED arg_STATUS)
     set(arg_STATUS 0)
   endif()
@@ -10,11 +12,15 @@ function(aicb_cli_test name)
   list(JOIN arg_EXPECT "@@" expect)
   list(JOIN arg_REJECT "@@" reject)
   set(command "$<TARGET_FILE:aicb_tool>@@${command}")
+  set(reference "")
+  if(arg_REFERENCE)
+    set(reference "-DREFERENCE_DIR=${AICB_REFERENCE_DIR}")
+  endif()
   add_test(NAME cli.${name}
            COMMAND ${CMAKE_COMMAND} "-DCOMMAND=${command}" "-DEXPECT_STATUS=${arg_STATUS}" "-DEXPECT_OUTPUT=${expect}"
-                   "-DREJECT_OUTPUT=${reject}" "-DWORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR}"
+                   "-DREJECT_OUTPUT=${reject}" "-DWORKING_DIRECTORY=${CMAKE_CURRENT_BINARY_DIR}" ${reference}
                    -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_command.cmake")
-  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli SKIP_REGULAR_EXPRESSION "skipped: reference folder")
 endfunction()
 
 aicb_cli_test(version EXPECT "^aicb [0-9]+\\.[0-9]+\\.[0-9]+" ARGS --version)
@@ -56,7 +62,7 @@ aicb_cli_test(describe_missing_hf_config STATUS 1 EXPECT "cannot open file" ARGS
 
 # aicb aiob: show, check and convert profiles.
 set(_aiob_example "${AICB_REFERENCE_DIR}/aicb/aiob/Example.txt")
-aicb_cli_test(reference_aiob_show_example
+aicb_cli_test(reference_aiob_show_example REFERENCE
               EXPECT "version 1, 12 sections" "train_iter: 10 +\\(aicb: forward iterations profiled"
                      "unknown: this profile does not say which GPU" "attention_forward +1820000"
                      "grad_backward +17374000"
@@ -81,7 +87,7 @@ aicb_cli_test(aiob_show_converted EXPECT "version 2" "gpu +NVIDIA H100" "tensor_
 set_tests_properties(cli.aiob_show_converted PROPERTIES DEPENDS cli.aiob_convert_to_v2)
 
 # aicb generate --compat aicb: every SimAI-text case of aicb's reference outputs, byte for byte
-# (tests/tools/aicb_cases.py reads them in place; skipped only with AICB_REFERENCE_OPTIONAL).
+# (tests/tools/aicb_cases.py reads them in place; without them: skipped, or failed in CI).
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME cli.reference_aicb_cases_byte_for_byte
          COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/aicb_cases.py" $<TARGET_FILE:aicb_tool>
@@ -90,7 +96,7 @@ set_tests_properties(cli.reference_aicb_cases_byte_for_byte PROPERTIES LABELS cl
                      PASS_REGULAR_EXPRESSION "[1-9][0-9]* cases reproduced byte for byte, [0-9]+ refused as aicb fails, 0 failures")
 
 # aicb generate, corrected: the seed command, with a 15B shape, writes a valid file and its sidecar.
-aicb_cli_test(reference_generate_seed_15b
+aicb_cli_test(reference_generate_seed_15b REFERENCE
               EXPECT "model size 15: standard gpt shape gpt-1[45]\\.[0-9]B" "wrote seed15b.txt: [0-9]+ records"
               ARGS generate -m 15 --world_size 4096 --tensor_model_parallel_size 2 --pipeline_model_parallel 1
                    --frame Megatron --global_batch 8192 --micro_batch 1 --seq_length 4096 --swiglu --use_flash_attn

@@ -110,7 +110,7 @@ inline int run_aiob_convert(const aiob_options& o) {
                          std::to_string(*p.train_iter) + " (aicb train_iter: forward iterations profiled)");
   p = aicb::with_provenance(std::move(p), entries);
   const std::string output = o.output.empty() ? o.file + ".v2.txt" : o.output;
-  aicb::write_file_atomically(output, aicb::write_aiob(p));
+  aicb::write_file_atomically(output, aicb::write_aiob(p), {{o.file}});
   std::printf("wrote %s (version 2, %zu provenance entries)\n", output.c_str(), p.header.size() - 1);
   return 0;
 }

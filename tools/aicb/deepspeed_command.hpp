@@ -6,6 +6,7 @@
 #pragma once
 
 #include "process_stats.hpp"
+#include "workload_output.hpp"
 
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/deepspeed.hpp>
@@ -25,7 +26,7 @@ namespace aicb_tool {
 struct deepspeed_options {
   aicb::aicb_args args;
   std::string compat = "none", format = "csv", output, gpu = "H100";
-  bool quiet = false, ignored = false;
+  bool quiet = false, ignored = false, no_space_check = false;
 };
 
 inline void add_deepspeed_command(CLI::App& app, deepspeed_options& o, CLI::App*& command) {
@@ -43,6 +44,8 @@ inline void add_deepspeed_command(CLI::App& app, deepspeed_options& o, CLI::App*
   command->add_option("--gpu_type,--gpu-type,--gpu", o.gpu, "SimAI form: roofline GPU")
       ->capture_default_str();
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  command->add_flag("--no-space-check", o.no_space_check,
+                    "write even when the estimated size exceeds the free space");
   const auto number = [&](const char* names, std::uint64_t& field, const char* help) {
     command->add_option(names, field, help)->capture_default_str()->group("aicb options");
   };
@@ -115,18 +118,12 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
     path = "results/workload/deepspeed_stage" + std::to_string(a.stage) + "_" +
            a.model_name.value_or("None") + "_" + std::to_string(a.world_size) + "n.txt";
   }
-  aicb::simai_writer out(path, w.header(), w.size(), true);
-  auto records = w.records();
-  for (const aicb::record& r : records)
-    out.write(r);
-  out.finish();
+  (void)write_workload(w, path, true, {o.quiet, o.no_space_check}, {});
   if (!o.quiet) {
     std::printf("wrote %s: %llu records (ZeRO-%llu, DP %llu, %llu micro batches per iteration)\n",
                 path.c_str(), static_cast<unsigned long long>(w.size()),
                 static_cast<unsigned long long>(a.stage), static_cast<unsigned long long>(a.world_size),
                 static_cast<unsigned long long>(w.header().ga));
-    for (const std::string& warning : out.warnings())
-      std::fprintf(stderr, "warning: %s\n", warning.c_str());
     if (const std::uint64_t kib = peak_memory_kib())
       std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
   }
@@ -135,8 +132,9 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
 
 // Streams a CSV generator's items into `path`, which appears complete or not at all.
 template <class Generate>
-std::uint64_t write_csv_file(const std::string& path, Generate&& generate) {
-  aicb::csv_writer out(path);
+std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
+                             const std::vector<std::string>& inputs = {}) {
+  aicb::csv_writer out(path, {inputs});
   generate([&](const aicb::csv_item& item) { out.write(item); });
   out.finish();
   return out.items();

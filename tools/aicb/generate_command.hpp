@@ -11,6 +11,7 @@
 #pragma once
 
 #include "deepspeed_command.hpp"
+#include "workload_output.hpp"
 #include "job_flags.hpp"
 #include "process_stats.hpp"
 
@@ -135,7 +136,7 @@ struct generate_options {
   std::string family = "gpt";
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
-  bool strict = false, no_sidecar = false, quiet = false;
+  bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
   std::string format = "simai";
   std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count (CSV, with -m)
 };
@@ -163,6 +164,8 @@ inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& 
       ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
   command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
   command->add_flag("--no-sidecar", o.no_sidecar, "do not write FILE.json next to the workload");
+  command->add_flag("--no-space-check", o.no_space_check,
+                    "write even when the estimated size exceeds the free space");
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
   command->add_option(
       "-m,--model_size,--model-size,--model", o.model_size,
@@ -315,8 +318,10 @@ inline aicb::aicb_args compat_args(const generate_options& o, std::vector<std::s
 // ---- corrected mode --------------------------------------------------------------------------------
 
 // The model -m names in the corrected mode: aicb's GPT shapes stay; the others become the real
-// models they are named after; any preset key works; a number is a size in billions.
-inline aicb::model_spec corrected_model(const generate_options& o, std::vector<std::string>& notes) {
+// models they are named after; any preset key works; a number is a size in billions — then the
+// family's template with its dimensions free, and `target` the size (the shape is chosen once every
+// flag is applied, so that it fits the job's activation, vocabulary and sequence).
+inline aicb::model_spec corrected_model(const generate_options& o, std::optional<std::uint64_t>& target) {
   const std::string& m = o.model_size;
   if (m == "7") return aicb::presets::aicb_gpt_7b;
   if (m == "13") return aicb::presets::aicb_gpt_13b;
@@ -333,12 +338,8 @@ inline aicb::model_spec corrected_model(const generate_options& o, std::vector<s
   if (numeric || m.back() == 'B' || m.back() == 'b') {
     const auto family = aicb::from_string<aicb::model_family>(o.family);
     if (!family) throw aicb::config_error("family", o.family, "expected gpt | llama");
-    const std::uint64_t target = aicb::parse_param_count(numeric ? m + "B" : m);
-    aicb::model_spec shape = aicb::shape_for_size(*family, target);
-    notes.push_back("model size " + m + ": standard " + o.family + " shape " +
-                    std::string(shape.name.view()) + ", " + std::to_string(shape.num_layers) +
-                    " layers x hidden " + std::to_string(shape.hidden_size));
-    return shape;
+    target = aicb::parse_param_count(numeric ? m + "B" : m);
+    return aicb::family_template(*family);
   }
   std::vector<std::string_view> keys;
   for (const auto& p : aicb::all_presets)
@@ -355,8 +356,9 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
   job.parallel.world_size = 1;
   job.batch.global_batch = 4;
   job.batch.seq_length = 2048;
+  std::optional<std::uint64_t> target;  // -m as a size
   if (!o.model_size.empty() && o.model_size != "deepseek") {
-    job.model = corrected_model(o, notes);
+    job.model = corrected_model(o, target);
   } else {
     job.model.hidden_size = 1024;
     job.model.num_layers = 24;
@@ -406,6 +408,18 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
   }
   for (const auto& [field, text] : o.extra)
     if (!text.empty()) set(field, text);
+  if (target) {
+    const aicb::spec_name given_name = job.model.name;
+    job.model = aicb::shape_for_size(job.model, *target, job.batch.seq_length);
+    const std::uint64_t count = aicb::count_params(job.model, job.batch.seq_length).total();
+    job.model.name = given_name.empty() ? aicb::shape_name(o.family, count) : given_name;
+    notes.push_back("model size " + o.model_size + ": standard " + o.family + " shape " +
+                    std::string(aicb::shape_name(o.family, count).view()) + ", " +
+                    std::to_string(job.model.num_layers) + " layers x hidden " +
+                    std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
+                    " parameters as this job has them (" + std::string(aicb::to_string(job.model.activation)) +
+                    ", vocabulary " + std::to_string(job.model.vocab_size) + ")");
+  }
   if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
     const std::uint64_t h = job.model.hidden_size;
     job.model.num_attention_heads = h % 128 == 0 ? h / 128 : h / 64;
@@ -418,39 +432,23 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
 
 // ---- output -----------------------------------------------------------------------------------------
 
+// The files the command reads: an output may not be one of them.
+inline std::vector<std::string> inputs(const generate_options& o) {
+  std::vector<std::string> files;
+  if (given(o, "comp_filepath")) files.push_back(o.aicb.at("comp_filepath"));
+  return files;
+}
+
 inline std::string output_path(const generate_options& o, const std::string& aicb_name) {
   if (!o.output.empty()) return o.output;
   std::filesystem::create_directories("results/workload");
   return "results/workload/" + aicb_name;
 }
 
-struct written {
-  std::uint64_t records = 0;
-  std::array<std::uint64_t, aicb::all_comm_groups.size()> bytes_by_group{};  // per file, all records
-  std::vector<std::string> warnings;
-};
-
-template <class Workload>
-written write_workload(const Workload& w, const std::string& path, bool strict) {
-  written result;
-  aicb::simai_writer out(path, w.header(), w.size(), strict);
-  auto records = w.records();
-  for (const aicb::record& r : records) {
-    out.write(r);
-    ++result.records;
-    for (const aicb::phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
-      if (p->comm.active())
-        result.bytes_by_group[static_cast<std::size_t>(p->comm.group)] += p->comm.size.count();
-  }
-  out.finish();
-  result.warnings = out.warnings();
-  return result;
-}
-
-inline void write_sidecar(const std::string& path, const std::string& mode, const written& result,
-                          const aicb::simai_header& header, const std::string& provenance,
-                          const std::function<void(aicb::json_writer&)>& job, std::uint64_t iterations,
-                          std::optional<std::uint64_t> stage) {
+inline std::string sidecar_json(const std::string& path, const std::string& mode, const written& result,
+                                const aicb::simai_header& header, const std::string& provenance,
+                                const std::function<void(aicb::json_writer&)>& job, std::uint64_t iterations,
+                                std::optional<std::uint64_t> stage) {
   aicb::json_writer w;
   w.begin_object().member("aicb_version", AICB_VERSION_STRING).member("generator", "aicb generate");
   w.member("mode", mode).member("workload", std::filesystem::path(path).filename().string());
@@ -474,7 +472,7 @@ inline void write_sidecar(const std::string& path, const std::string& mode, cons
   for (const std::string& warning : result.warnings)
     w.value(warning);
   w.end_array().end_object();
-  aicb::write_file_atomically(path + ".json", w.str() + "\n");
+  return w.str() + "\n";
 }
 
 inline void print_summary(const generate_options& o, const std::string& path, const written& result,
@@ -487,6 +485,7 @@ inline void print_summary(const generate_options& o, const std::string& path, co
     if (const auto n = result.bytes_by_group[static_cast<std::size_t>(g)])
       std::printf("  %-6s %s in collectives\n", std::string(aicb::to_string(g)).c_str(),
                   aicb::to_iec_string(aicb::bytes{n}).c_str());
+  if (!o.no_sidecar) std::printf("wrote %s.json: what the file holds and how it was made\n", path.c_str());
   for (const std::string& w : result.warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (const std::uint64_t kib = peak_memory_kib())
@@ -534,7 +533,7 @@ inline int run_generate_csv(const generate_options& o) {
   for (const std::string& n : notes)
     if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
   const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(w.args()));
-  const std::uint64_t items = write_csv_file(path, [&](auto&& sink) { w.generate(sink); });
+  const std::uint64_t items = write_csv_file(path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
   if (!o.quiet)
     std::printf("wrote %s: %llu items (%s, pipeline stage %llu)\n", path.c_str(),
                 static_cast<unsigned long long>(items), o.compat == "aicb" ? "aicb" : "corrected",
@@ -561,9 +560,8 @@ inline int run_generate(const generate_options& o) {
     if (o.iterations != 1)
       throw aicb::config_error("iterations", std::to_string(o.iterations),
                                "aicb compatibility writes one iteration, as aicb does");
-    const written result = write_workload(w, path, false);
-    if (!o.no_sidecar)
-      write_sidecar(
+    const auto sidecar = [&](const written& result) {
+      return sidecar_json(
           path, "aicb", result, w.header(),
           args.aiob_enable ? "aiob (aicb arithmetic): " + args.comp_filepath.value_or("")
                            : "constant: aicb's placeholder, 1 ns per item",
@@ -576,6 +574,9 @@ inline int run_generate(const generate_options& o) {
             j.member("seq_length", args.seq_length).end_object();
           },
           1, std::nullopt);
+    };
+    const written result =
+        write_workload(w, path, false, {o.quiet, o.no_space_check}, inputs(o), o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
     print_summary(o, path, result, w.header(), elapsed());
     return 0;
   }
@@ -636,13 +637,14 @@ inline int run_generate(const generate_options& o) {
     for (const std::string& n : notes)
       std::fprintf(stderr, "note: %s\n", n.c_str());
   }
-  written result = write_workload(w, path, true);
+  std::vector<std::string> warnings;
   if (const auto* aiob = dynamic_cast<const aicb::aiob_model*>(model.get()))
     for (aicb::op_role role : aiob->missing_roles())
-      result.warnings.push_back("the profile has no section for " + std::string(aicb::to_string(role)) +
-                                "; timed by the roofline model");
-  if (!o.no_sidecar)
-    write_sidecar(
+      warnings.push_back("the profile has no section for " + std::string(aicb::to_string(role)) +
+                         "; timed by the roofline model");
+  const auto sidecar = [&](written result) {
+    result.warnings = warnings;
+    return sidecar_json(
         path, "corrected", result, w.header(), model->provenance(),
         [&](aicb::json_writer& j) {
           j.begin_object();
@@ -655,6 +657,10 @@ inline int run_generate(const generate_options& o) {
           j.end_object();
         },
         o.iterations, w.pipeline_stage());
+  };
+  written result =
+      write_workload(w, path, true, {o.quiet, o.no_space_check}, inputs(o), o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
+  result.warnings = warnings;
   print_summary(o, path, result, w.header(), elapsed());
   return 0;
 }

@@ -65,15 +65,24 @@ class job_flags {
     } else if (!hf_config_.empty()) {
       job.model = aicb::load_hf_config(hf_config_, {allow_unknown_keys_}).model;
     } else if (!size_.empty()) {
+      // The family's template, dimensions free: the shape is chosen below, for the job as the flags
+      // describe it (activation, vocabulary, sequence length …).
       const auto family = aicb::from_string<aicb::model_family>(family_);
       if (!family) throw aicb::config_error("family", family_, "expected gpt | llama");
-      job.model = aicb::shape_for_size(*family, aicb::parse_param_count(size_));
+      job.model = aicb::family_template(*family);
     }
     for (const auto& [field, text] : values_) {
       if (text.empty()) continue;
       const bool set = aicb::set_field(job.model, field, text) ||
                        aicb::set_field(job.parallel, field, text) || aicb::set_field(job.batch, field, text);
       if (!set) throw aicb::config_error(field, text, "no such field");
+    }
+    if (!size_.empty()) {
+      const aicb::spec_name given = job.model.name;
+      job.model = aicb::shape_for_size(job.model, aicb::parse_param_count(size_), job.batch.seq_length);
+      job.model.name =
+          given.empty() ? aicb::shape_name(family_, aicb::count_params(job.model, job.batch.seq_length).total())
+                        : given;
     }
     return job;
   }

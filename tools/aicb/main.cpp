@@ -16,6 +16,7 @@
 #include <aicb/model/presets.hpp>
 #include <aicb/version.hpp>
 
+#include <aicb/io/atomic_file.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/model/reflect.hpp>
 
@@ -79,6 +80,7 @@ int run_describe(const aicb_tool::job_flags& flags, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aicb::remove_temporaries_on_signals();  // an interrupt leaves no half-written temporary behind
   CLI::App app{"aicb: describe LLM training jobs and generate the workloads simulators consume", "aicb"};
   app.set_version_flag("--version", std::string("aicb ") + AICB_VERSION_STRING);
   app.require_subcommand(1);

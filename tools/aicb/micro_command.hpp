@@ -6,6 +6,7 @@
 #pragma once
 
 #include "deepspeed_command.hpp"
+#include "workload_output.hpp"
 
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/io/atomic_file.hpp>
@@ -28,7 +29,7 @@ struct micro_options {
   std::vector<std::string> test_comm;
   std::optional<std::uint64_t> iterations;
   std::uint64_t multi_all_reduce = 0;
-  bool quiet = false;
+  bool quiet = false, no_space_check = false;
 };
 
 inline void add_micro_command(CLI::App& app, micro_options& o, CLI::App*& command) {
@@ -43,6 +44,8 @@ inline void add_micro_command(CLI::App& app, micro_options& o, CLI::App*& comman
       ->capture_default_str();
   command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/)");
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  command->add_flag("--no-space-check", o.no_space_check,
+                    "write even when the estimated size exceeds the free space");
   command->add_option("--frame", a.frame, "collective_test (aicb)")->capture_default_str();
   command->add_option("--world_size,--world-size", a.world_size, "GPUs in the group")->capture_default_str();
   command
@@ -122,11 +125,7 @@ inline int run_micro(micro_options o) {
       names += (names.empty() ? "" : "-") + name;
     path = "results/workload/microbench_" + names + "_" + std::to_string(s.world_size) + "n.txt";
   }
-  aicb::simai_writer out(path, w.header(), w.size(), true);
-  auto records = w.records();
-  for (const aicb::record& r : records)
-    out.write(r);
-  out.finish();
+  (void)write_workload(w, path, true, {o.quiet, o.no_space_check}, {});
   if (!o.quiet)
     std::printf("wrote %s: %llu records (%zu sizes x %zu collectives x %llu), run with SimAI -g %llu\n",
                 path.c_str(), static_cast<unsigned long long>(w.size()), w.sizes().size(),

@@ -5,9 +5,12 @@
 #include "exit_status.hpp"
 #include "profile_command.hpp"
 
+#include <aicb/io/atomic_file.hpp>
+
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
+  aicb::remove_temporaries_on_signals();
   CLI::App app{std::string("aicb profile: ") + aicb_tool::profile_description, "aicb profile"};
   aicb_tool::profile_options options;
   aicb_tool::add_profile_options(app, options);

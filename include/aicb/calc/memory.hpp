@@ -20,6 +20,7 @@
 ///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
 
 #include <aicb/calc/params.hpp>
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/model/job.hpp>
@@ -38,7 +39,7 @@ struct memory_estimate {
   bytes activations{};
   std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
 
-  [[nodiscard]] constexpr bytes total() const noexcept {
+  [[nodiscard]] constexpr bytes total() const {
     return weights + gradients + optimizer + activations;
   }
 };
@@ -61,8 +62,7 @@ struct memory_estimate {
 }
 
 /// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
-[[nodiscard]] constexpr memory_estimate memory_per_gpu(const job_spec& job,
-                                                       std::uint64_t stage = 0) noexcept {
+[[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const shard_params params = params_on_gpu(job, stage);
@@ -106,7 +106,7 @@ struct memory_estimate {
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
-  e.activations = bytes{static_cast<std::uint64_t>(activations)};
+  e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
   return e;
 }
 

@@ -72,7 +72,7 @@ class aiob_model final : public compute_model {
       else
         us = op.pass == pass_kind::input_grad ? 2 * *forward : 0.0;
     }
-    return nanoseconds{std::llround(us * 1000)};
+    return checked_ns(us * 1000, "profile time of " + std::string(to_string(op.role)));
   }
 
   [[nodiscard]] std::string provenance() const override {

@@ -24,6 +24,7 @@
 /// Reading is in aicb/io/aiob_reader.hpp (Spirit X3); this header has no parser dependency.
 
 #include <aicb/config.hpp>
+#include <aicb/error.hpp>
 #include <aicb/units/duration.hpp>
 
 #include <algorithm>
@@ -37,6 +38,10 @@
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+
+/// The longest time a profile may give for one operation: 10^12 µs (11.6 days). A larger value is
+/// no measurement, and refusing it keeps every duration derived from a profile exact.
+inline constexpr double max_profile_us = 1e12;
 
 /// One line inside a section: a statistic (`time_gpu_avg: 799`) or a `#` comment.
 struct aiob_line {
@@ -214,8 +219,14 @@ inline constexpr std::string_view aicb_mla_keys[] = {"attention_linear_q_lora", 
 /// skipped, as aicb's regex search skips them.
 [[nodiscard]] inline aicb_compute_cache aicb_cache_from_profile(const aiob_profile& p,
                                                                 bool recompute_activations) {
-  // Python's round(): to nearest, ties to even — what std::nearbyint does in the default mode.
-  const auto py_round = [](double x) { return static_cast<std::int64_t>(std::nearbyint(x)); };
+  // Python's round(): to nearest, ties to even — what std::nearbyint does in the default mode. A sum
+  // beyond the durations aicb represents is refused (Python would carry on with a huge integer).
+  const auto py_round = [](double x) {
+    if (!(x >= 0 && x <= max_duration_ns))
+      AICB_THROW(config_error("profile", std::to_string(x) + " ns",
+                              "a time derived from the profile must be between 0 and 2^62 ns"));
+    return static_cast<std::int64_t>(std::nearbyint(x));
+  };
   double attention = 0, mlp = 0;
   std::optional<double> grad_forward, grad_backward;
   std::vector<std::pair<std::string, double>> other;

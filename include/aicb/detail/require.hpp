@@ -14,6 +14,7 @@
 #include <aicb/error.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,13 @@ namespace detail {
   if (!other_field.empty())
     text += " (" + std::string(other_field) + " = " + std::to_string(other_value) + ")";
   AICB_THROW(config_error(std::string(field), std::to_string(value), std::move(text)));
+}
+
+/// The same for a rule on a floating-point field (called only when the rule is broken).
+[[noreturn]] inline void rule_violated_by(std::string_view field, double value, std::string_view rule) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  AICB_THROW(config_error(std::string(field), text, std::string(rule)));
 }
 
 /// Checks one rule. `other_field`/`other_value` name the field the rule relates `field` to, shown

@@ -33,6 +33,7 @@
 /// micro batches or layers.
 
 #include <aicb/calc/params.hpp>
+#include <aicb/checked.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/op.hpp>
 #include <aicb/config.hpp>
@@ -96,10 +97,14 @@ class megatron_workload {
 
   /// Records of one iteration.
   [[nodiscard]] std::uint64_t records_per_iteration() const {
-    return prologue_.size() + microbatches(job_) * records_per_microbatch();
+    return checked_add(records_in(prologue_),
+                       checked_mul(microbatches(job_), records_per_microbatch(), "records per iteration"),
+                       "records per iteration");
   }
   /// Records in the workload.
-  [[nodiscard]] std::uint64_t size() const { return options_.iterations * records_per_iteration(); }
+  [[nodiscard]] std::uint64_t size() const {
+    return checked_mul(options_.iterations, records_per_iteration(), "records (iterations x records per iteration)");
+  }
 
   /// The records, lazily.
   [[nodiscard]] record_stream<class megatron_source> records() const;
@@ -115,13 +120,28 @@ class megatron_workload {
   [[nodiscard]] std::uint64_t pp_message() const {
     return job_.parallel.sequence_parallel ? activation() / job_.parallel.tensor_parallel : activation();
   }
-  [[nodiscard]] std::uint64_t records_per_microbatch() const {
-    std::uint64_t n = embedding_.size() + final_.size();
-    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
-      n += layer_template(l).size();
+  // A record repeated `times` times in a row: the gradient buckets of a large model are thousands of
+  // identical records, held once.
+  struct record_run {
+    record_run(record one, std::uint64_t n = 1) : r(std::move(one)), times(n) {}  // NOLINT: implicit
+    record r;
+    std::uint64_t times;
+  };
+  using block = std::vector<record_run>;
+  [[nodiscard]] static std::uint64_t records_in(const block& b) {
+    std::uint64_t n = 0;
+    for (const record_run& run : b)
+      n = checked_add(n, run.times, "records of a block");
     return n;
   }
-  [[nodiscard]] const std::vector<record>& layer_template(std::uint64_t layer) const {
+  [[nodiscard]] std::uint64_t records_per_microbatch() const {
+    std::uint64_t n = records_in(embedding_) + records_in(final_);
+    const std::uint64_t dense = records_in(dense_layer_), moe = records_in(moe_layer_);
+    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
+      n += &layer_template(l) == &moe_layer_ ? moe : dense;
+    return n;
+  }
+  [[nodiscard]] const block& layer_template(std::uint64_t layer) const {
     return job_.model.is_moe() && layer >= job_.model.first_dense_layers ? moe_layer_ : dense_layer_;
   }
 
@@ -179,7 +199,7 @@ class megatron_workload {
     const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
 
     // Attention block.
-    std::vector<record> attention;
+    block attention;
     attention.push_back(op_record("input_norm", norm(op_role::input_norm), block_in_fwd));
     const std::uint64_t local_heads = m.num_attention_heads / t;
     std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
@@ -236,25 +256,25 @@ class megatron_workload {
 
     // Dense MLP block.
     const auto mlp = [&](const char* prefix, std::uint64_t ffn, bool gather) {
-      std::vector<record> block;
+      block layer;
       const std::string pre(prefix);
-      if (gather && sp) block.push_back(comm_record(pre + "_gather", block_in_fwd, block_in_bwd));
-      block.push_back(op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
-                                gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd));
-      block.push_back(op_record(
+      if (gather && sp) layer.push_back({comm_record(pre + "_gather", block_in_fwd, block_in_bwd)});
+      layer.push_back({op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
+                                 gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd)});
+      layer.push_back({op_record(
           pre + "_act",
           compute_op{
-              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t}));
-      block.push_back(
-          op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd, block_out_bwd));
-      return block;
+              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t})});
+      layer.push_back(
+          {op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd, block_out_bwd)});
+      return layer;
     };
 
     // Dense layer: attention, norm (+ all-gather under SP), MLP.
     dense_layer_ = attention;
     dense_layer_.push_back(
         op_record("post_attention_norm", norm(op_role::post_attention_norm), block_in_fwd));
-    for (record& r : mlp("mlp", m.ffn_hidden_size, false))
+    for (record_run& r : mlp("mlp", m.ffn_hidden_size, false))
       dense_layer_.push_back(std::move(r));
     add_recompute(dense_layer_);
 
@@ -292,7 +312,7 @@ class megatron_workload {
           scatter, gather));
       moe_layer_.push_back(comm_record("moe_combine", a2a, a2a));
       if (m.num_shared_experts > 0)
-        for (record& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
+        for (record_run& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
           moe_layer_.push_back(std::move(r));
       add_recompute(moe_layer_);
     }
@@ -318,7 +338,7 @@ class megatron_workload {
       final_.push_back(op_record(
           "cross_entropy_max",
           compute_op{.role = op_role::logits, .kind = op_kind::elementwise, .m = tokens, .n = vocab}, loss));
-      final_.back().weight_grad.compute = nanoseconds{0};
+      final_.back().r.weight_grad.compute = nanoseconds{0};
       if (t > 1) {
         final_.push_back(comm_record("cross_entropy_target", loss, {}));
         final_.push_back(comm_record("cross_entropy_sum", loss, {}));
@@ -340,17 +360,18 @@ class megatron_workload {
     const std::uint64_t bucket = options_.bucket_params != 0
                                      ? options_.bucket_params
                                      : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
-    const auto buckets = [&](std::vector<record>& into, const char* name, std::uint64_t params_total,
-                             std::uint64_t element, collective kind, comm_group group) {
-      for (std::uint64_t offset = 0; offset < params_total; offset += bucket)
-        into.push_back(
-            wg_record(name, {kind, group, bytes{std::min(bucket, params_total - offset) * element}}));
+    const auto buckets = [&](block& into, const char* name, std::uint64_t params_total, std::uint64_t element,
+                             collective kind, comm_group group) {
+      if (const std::uint64_t full = params_total / bucket)
+        into.push_back({wg_record(name, {kind, group, bytes{bucket} * element}), full});
+      if (const std::uint64_t rest = params_total % bucket)
+        into.push_back(wg_record(name, {kind, group, bytes{rest} * element}));
     };
     // ZeRO-2 reduce-scatters gradients in every micro batch, ZeRO-3 also all-gathers the weights
     // before each micro batch's forward and again before its backward. SimAI gives the DP group only
     // to the weight-gradient column, so these collectives sit there, in records at the head of each
     // micro batch: SimAI runs them as the micro batch's backward ends (docs/zero.md).
-    std::vector<record> per_microbatch;
+    block per_microbatch;
     if (p.zero_stage >= 2 && dp > 1) {
       if (p.zero_stage == 3) {
         buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather,
@@ -385,14 +406,14 @@ class megatron_workload {
 
   // Full recomputation: the layer's forward records replayed in the backward pass, just before the
   // layer's own backward (appended in reverse, since SimAI walks the backward pass from the end).
-  void add_recompute(std::vector<record>& layer) const {
+  void add_recompute(block& layer) const {
     if (job_.parallel.recompute != recompute_kind::full) return;
     const std::size_t n = layer.size();
     for (std::size_t i = n; i-- > 0;) {
       record r;
-      r.name = "recompute_" + layer[i].name;
-      r.input_grad = layer[i].forward;
-      layer.push_back(std::move(r));
+      r.name = "recompute_" + layer[i].r.name;
+      r.input_grad = layer[i].r.forward;
+      layer.push_back({std::move(r), layer[i].times});
     }
   }
 
@@ -400,7 +421,7 @@ class megatron_workload {
   const compute_model& compute_;
   megatron_options options_;
   std::uint64_t stage_ = 0, first_layer_ = 0, layers_ = 0;
-  std::vector<record> prologue_, embedding_, dense_layer_, moe_layer_, final_;
+  block prologue_, embedding_, dense_layer_, moe_layer_, final_;
   simai_header header_;
 };
 
@@ -414,8 +435,15 @@ class megatron_source {
   const record* next() {
     while (true) {
       if (iteration_ == w_.options_.iterations) return nullptr;
-      const std::vector<record>& block = current_block();
-      if (index_ < block.size()) return &block[index_++];
+      const megatron_workload::block& block = current_block();
+      if (index_ < block.size()) {
+        const megatron_workload::record_run& run = block[index_];
+        if (++repeat_ == run.times) {
+          repeat_ = 0;
+          ++index_;
+        }
+        return &run.r;
+      }
       index_ = 0;
       advance();
     }
@@ -423,7 +451,7 @@ class megatron_source {
 
  private:
   // Position: prologue, then per micro batch: embedding, layers, final.
-  const std::vector<record>& current_block() const {
+  const megatron_workload::block& current_block() const {
     if (part_ == 0) return w_.prologue_;
     if (part_ == 1) return w_.embedding_;
     if (part_ == 2) return w_.layer_template(w_.first_layer_ + layer_);
@@ -453,6 +481,7 @@ class megatron_source {
   std::uint64_t iteration_ = 0, microbatch_ = 0, layer_ = 0;
   int part_ = 0;
   std::size_t index_ = 0;
+  std::uint64_t repeat_ = 0;  // copies of the current run already handed out
 };
 
 inline record_stream<megatron_source> megatron_workload::records() const {

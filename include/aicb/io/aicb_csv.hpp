@@ -207,7 +207,7 @@ inline void append_csv_line(std::string& out, const csv_item& item) {
 /// Streams CSV items into a file that appears, complete, only on finish().
 class csv_writer {
  public:
-  explicit csv_writer(const std::string& path) : out_(path) {
+  explicit csv_writer(const std::string& path, const output_options& options = {}) : out_(path, options) {
     buffer_.reserve(buffer_size + 512);
     buffer_.append(csv_header).push_back('\n');
   }

@@ -16,6 +16,7 @@
 /// (stage, additional) point into the text, which must outlive them.
 
 #include <aicb/config.hpp>
+#include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/aicb_csv.hpp>
 
@@ -215,10 +216,12 @@ struct csv_document {
 
 /// Reads a CSV file. Throws io_error if it cannot be read, parse_error if it is malformed.
 [[nodiscard]] inline csv_document read_csv_file(const std::string& path) {
+  detail::require_regular_file(path, "an aicb CSV workload");
   std::ifstream in(path, std::ios::binary);
   if (!in) AICB_THROW(io_error(path, "cannot open file"));
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
   return read_csv(std::move(buffer).str(), path);
 }
 

@@ -19,12 +19,14 @@
 #include <aicb/config.hpp>
 #include <aicb/detail/grammar/aiob_def.hpp>
 #include <aicb/error.hpp>
+#include <aicb/detail/input_file.hpp>
 
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -101,6 +103,11 @@ class aiob_builder {
     aiob_section& s = profile_.sections.back();
     for (const aiob_line& l : s.lines)
       if (!l.comment && l.key == key) fail(mark_, "duplicate " + key + " in section '" + s.name + "'");
+    double us = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), us);
+    if (error != std::errc{} || end != value.data() + value.size() || !(us <= max_profile_us))
+      fail(mark_, key + " " + value.substr(0, 40) + (value.size() > 40 ? "..." : "") +
+                      " exceeds 10^12 microseconds (11.6 days for one operation): not a measurement");
     s.lines.push_back({false, key, value});
   }
 
@@ -152,15 +159,42 @@ class aiob_builder {
   return builder.finish();
 }
 
-/// Reads and parses a profile file; io_error when it cannot be read.
+/// The largest profile file read_aiob_file reads: 64 MiB. Profiles are a few KiB (one section per
+/// timed operation); the bound keeps a wrong file from costing its size in memory.
+inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
+
+/// Reads and parses a profile file; io_error when it cannot be read, is not a regular file or is
+/// larger than max_aiob_file. A larger file is still checked as far as the limit, so an error near
+/// its start is reported as such, at its line and column.
 [[nodiscard]] inline aiob_profile read_aiob_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) AICB_THROW(io_error(path, "cannot open file"));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
-  const std::string text = std::move(content).str();
-  return parse_aiob(text, path);
+  detail::file_prefix in = detail::read_file_prefix(path, max_aiob_file, "an AIOB profile");
+  if (in.whole) return parse_aiob(in.text, path);
+  // Too large. Parse up to the last section header in the limit (complete sections only, so any
+  // error found is a real one), then refuse the size.
+  std::size_t last_header = std::string::npos;
+  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos; line = next + 1) {
+    std::string_view text(in.text.data() + line, next - line);
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
+      text.remove_suffix(1);
+    const bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    if (word && text.back() == ':' && text.rfind("train_iter", 0) != 0) last_header = line;
+  }
+  // Without a later section header, the first line alone (garbage from the first byte is found).
+  const bool at_header = last_header != std::string::npos && last_header > 0;
+  const std::size_t first_line = in.text.find('\n');
+  const std::size_t cut = at_header ? last_header : first_line == std::string::npos ? 0 : first_line + 1;
+  if (cut > 0) {
+    in.text.resize(cut);
+    try {
+      (void)parse_aiob(in.text, path);
+    } catch (const parse_error& e) {
+      const bool incomplete = e.message().find("empty profile") != std::string::npos ||
+                              (!at_header && e.message().find("has no time_gpu_avg") != std::string::npos);
+      if (!incomplete) throw;
+    }
+  }
+  AICB_THROW(io_error(path, "is " + std::to_string(in.file_size >> 20) +
+                                " MiB; an AIOB profile is a few KiB, and aicb reads profiles up to 64 MiB"));
 }
 
 AICB_END_NAMESPACE

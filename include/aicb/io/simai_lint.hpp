@@ -143,9 +143,11 @@ class simai_linter {
       if (key == "pp_comm:") {
         have_pp_comm = true;
         pp_comm = value;
-        if (value > 2147483647ULL)
-          error(v, "pp_comm " + std::string(v.text) +
-                       " exceeds 2^31-1: SimAI's stoi throws out_of_range (abort)");
+      }
+      if (value > simai_max_int) {
+        error(v, std::string(key) + " " + std::string(v.text.substr(0, 40)) +
+                     " exceeds 2^31-1: SimAI reads it with stoi, which throws out_of_range (abort)");
+        continue;
       }
       // The analytical report divides integers by TP (for DP), PP and EP: 0 is SIGFPE. A zero ga, vpp or
       // all_gpus only triggers SimAI's mismatch warning (and a 0/0 pipeline bubble).
@@ -160,6 +162,7 @@ class simai_linter {
       if (key == "model_parallel_NPU_group:") tp = value;
       if (key == "pp:") pp = value;
       if (key == "all_gpus:") all_gpus = value;
+      if (key == "ep:") ep_ = value;
       if (key == "checkpoints:" && value > 1)
         warning(v, "checkpoints lists " + std::to_string(value) +
                        " layers: SimAI registers only the first (its parser re-reads the same token)");
@@ -188,6 +191,9 @@ class simai_linter {
       if (pp == 1 && pp_comm != 0)
         warning(h.policy,
                 "pp: 1 with pp_comm " + std::to_string(pp_comm) + ": SimAI warns (no pipeline to send over)");
+      tp_ = tp;
+      pp_ = pp;
+      gpus_ = all_gpus;
       if (tp > 0 && pp > 0 && all_gpus > 0 && all_gpus % (tp * pp) != 0)
         error(h.policy, "all_gpus " + std::to_string(all_gpus) + " is not a multiple of TP x PP = " +
                             std::to_string(tp * pp) + ": the layout is inconsistent");
@@ -217,6 +223,10 @@ class simai_linter {
     }
     if (text.find_first_not_of(" \t", digits) != std::string_view::npos)
       report(2, digits + 1, lint_severity::warning, "text after the record count is ignored by SimAI");
+    if (n > simai_max_int)
+      report(2, skip + 1, lint_severity::error,
+             "record count " + std::to_string(n) +
+                 " exceeds 2^31-1: SimAI reads it with stoi, which throws out_of_range (abort)");
     result_.declared = n;
   }
 
@@ -376,17 +386,18 @@ class simai_linter {
       case field::update: {
         std::uint64_t value = 0;
         if (grammar::simai::parse_unsigned(text, value)) {
-          if (f == field::size && value > simai_max_message)
-            error(t, std::string(field_names[index]) + " " + shown() +
-                         " exceeds 16 GiB: SimAI's efficiency table ends there; it drops the collective and "
-                         "truncates "
-                         "its output");
+          if (f == field::size && comm_) size_on_group(t, index, value);
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
           // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
           // once the error reaches a microsecond; for byte counts it never does.
           if (f == field::compute && value > (1ULL << 24)) {
-            const auto rounded = static_cast<std::uint64_t>(static_cast<double>(static_cast<float>(value)));
-            const std::uint64_t error = rounded > value ? rounded - value : value - rounded;
+            const float scaled = static_cast<float>(value);
+            // Near 2^64 the float rounds up to 2^64 itself, which no uint64 holds.
+            const std::uint64_t error =
+                scaled >= 18446744073709551616.0f
+                    ? ~std::uint64_t{0} - value + 1
+                    : static_cast<std::uint64_t>(scaled) > value ? static_cast<std::uint64_t>(scaled) - value
+                                                                 : value - static_cast<std::uint64_t>(scaled);
             if (error >= 1000 && !imprecise++) first_imprecise = t;
           }
           return;
@@ -417,13 +428,34 @@ class simai_linter {
     }
   }
 
+  // A size in a column whose collective SimAI times: the rules that depend on the group SimAI
+  // charges it to (simai_format.hpp cites SimAI for each).
+  void size_on_group(const simai_token& t, std::size_t index, std::uint64_t size) {
+    const simai_column column = index == 4 ? simai_column::forward
+                                : index == 7 ? simai_column::input_grad
+                                             : simai_column::weight_grad;
+    const simai_group group = simai_group_of(comm_->suffix, column);
+    if (simai_uses_ratio_table(comm_->kind, group) && size > simai_max_message)
+      error(t, std::string(field_names[index]) + " " + std::to_string(size) + " exceeds 16 GiB on a " +
+                   (group == simai_group::ep ? "EP" : "TP") +
+                   " collective SimAI times through its efficiency table, which ends there: it drops the "
+                   "collective and truncates its output (exit status 0)");
+    const std::uint64_t ranks = simai_group_ranks(group, column, tp_, ep_, pp_, gpus_);
+    if (tp_ > 0 && simai_single_gpu_garbage(group, ranks, size))
+      error(t, "a collective of " + std::to_string(size) +
+                   " bytes over a TP group of one GPU (model_parallel_NPU_group: 1): SimAI's bus bandwidth "
+                   "for it is -1 and the collective's time wraps to ~1.8e16 us, silently; drop the collective");
+  }
+
   void comm(const simai_token& t, std::size_t index) {
     const std::string_view text = t.text;
     grammar::simai::comm_token c;
     comm_none_ = false;
+    comm_.reset();
     const bool weight = index == 9;
     if (grammar::simai::parse_comm(text, c)) {
       comm_none_ = c.kind == collective::none;
+      if (!comm_none_) comm_ = c;
       if (weight && c.suffix == 1)
         warning(
             t,
@@ -471,6 +503,8 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
+  std::optional<grammar::simai::comm_token> comm_;  // the collective of the column being read
+  std::uint64_t tp_ = 0, ep_ = 0, pp_ = 0, gpus_ = 0;  // header values (0 when absent)
   std::string name_text_;
   std::uint64_t sized_none_ = 0;
   std::optional<simai_token> first_sized_none_;
@@ -490,8 +524,11 @@ struct simai_fix {
 
 /// Rewrites, atomically, what can be fixed mechanically: header keys a legacy aicb file lacks (`ep pp
 /// vpp ga all_gpus pp_comm`: one stage, no expert parallelism, all_gpus = `world_size`) and a record
-/// count that does not match the records. Throws config_error when a key is missing and no
-/// world_size is given, or when the records themselves are malformed (no count can be trusted).
+/// count that does not match the records. The fixed file goes to `output`, which must not be the
+/// input; with no output the input is rewritten in place. Never writes a value lint rejects: throws
+/// config_error when a key is missing and no world_size is given, when world_size is not a value
+/// SimAI can read or TP x PP does not divide it, when the records themselves are malformed (no count
+/// can be trusted), or when there are more records than SimAI can count.
 inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t> world_size,
                            const std::string& output = {}) {
   const lint_result lint = lint_simai(path);
@@ -508,6 +545,22 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
       if (!world_size)
         AICB_THROW(
             config_error("world_size", "(none)", "the header lacks all_gpus: give --world-size to add it"));
+      // Never write what lint rejects: a value SimAI's stoi cannot read, or a world TP x PP does not divide.
+      if (*world_size == 0 || *world_size > simai_max_int)
+        AICB_THROW(config_error("world_size", std::to_string(*world_size),
+                                "all_gpus must be between 1 and 2^31-1 (SimAI reads it with stoi)"));
+      std::uint64_t tp = 0, pp = 1;
+      const simai_header_line_fields present = split_header(*header_line);
+      for (const auto& e : present.entries) {
+        std::uint64_t v = 0;
+        if (!e.value || !detail::grammar::simai::parse_unsigned(e.value->text, v) || v == 0 || v > simai_max_int)
+          continue;
+        if (e.key.text == "model_parallel_NPU_group:") tp = v;
+        if (e.key.text == "pp:") pp = v;
+      }
+      if (tp > 0 && *world_size % (tp * pp) != 0)
+        AICB_THROW(config_error("world_size", std::to_string(*world_size),
+                                "all_gpus must be a multiple of TP x PP = " + std::to_string(tp * pp)));
       value = std::to_string(*world_size);
     } else if (key == "pp_comm:") {
       value = "0";
@@ -525,14 +578,18 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
   if (lint.declared && *lint.declared != lint.records) {
     if (!lint.records_well_formed)
       AICB_THROW(config_error("records", path, "records are malformed; fix them before the count"));
+    if (lint.records > simai_max_int)
+      AICB_THROW(config_error("records", std::to_string(lint.records),
+                              "SimAI reads at most 2^31-1 records (its count goes through stoi): split the file"));
     fix.changes.push_back("line 2: record count " + std::to_string(*lint.declared) + " -> " +
                           std::to_string(lint.records));
     count = std::to_string(lint.records);
   }
   if (fix.changes.empty()) return fix;
   // Copy the rest of the file unchanged.
+  // In place only when asked (no output); otherwise the output must not be the input.
   const std::string target = output.empty() ? path : output;
-  atomic_file out(target);
+  atomic_file out(target, output.empty() ? output_options{} : output_options{{path}});
   out.write(header + additions + "\n" + count + "\n");
   std::FILE* source = std::fopen(path.c_str(), "rb");
   if (!source) AICB_THROW(io_error(path, "cannot reopen the file"));

@@ -19,6 +19,7 @@
 
 #include <aicb/config.hpp>
 #include <aicb/detail/grammar/simai_def.hpp>
+#include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/io/simai_format.hpp>
@@ -52,7 +53,8 @@ class simai_tokenizer {
   /// @param buffer_size the most memory the tokenizer uses (a line or token may not be longer); a
   ///                    smaller file gets a buffer of its own size.
   explicit simai_tokenizer(const std::string& path, std::size_t buffer_size = 4 << 20)
-      : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+      : path_(path), file_((detail::require_regular_file(path, "a SimAI workload"), std::fopen(path.c_str(), "rb")),
+              &std::fclose) {
     if (!file_) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
     std::error_code ec;
     const auto file_size = std::filesystem::file_size(path, ec);

@@ -10,9 +10,11 @@
 /// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
 /// workloads) every record is checked against the ways SimAI silently misreads a file: only the
 /// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
-/// 0, a warning above 16 GiB (SimAI's largest message), the record count written first equal to
-/// the records written, and a header with every key SimAI needs. aicb compatibility writes aicb's
-/// records as they are (strict = false), quirks included.
+/// 0, no message above 16 GiB where SimAI times it through its efficiency tables, no collective
+/// over a TP group of one GPU (SimAI's time for it is garbage), the record count written first
+/// equal to the records written, and a header with every key SimAI needs. In every mode the header
+/// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
+/// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
@@ -24,6 +26,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,11 +41,16 @@ class simai_writer {
   /// @param header the header line's fields
   /// @param count  the number of records that will be written (SimAI reads it first)
   /// @param strict check every record against SimAI's silent failure modes (see the file comment)
-  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
-      : out_(path), count_(count), strict_(strict), buffer_(new char[buffer_size]) {
+  /// @param options what the file must not be (the command's inputs)
+  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true,
+               const output_options& options = {})
+      : header_(header), count_(count), strict_(strict) {
+    check_readable(header, count);
     if (strict_) check_header(header);
+    out_.emplace(path, options);
+    buffer_.reset(new char[buffer_size]);
     const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
-    out_.write(head);
+    out_->write(head);
   }
 
   /// Appends one record.
@@ -53,7 +62,11 @@ class simai_writer {
     if (r.name.size() + max_record_tail > buffer_size)
       AICB_THROW(
           config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
-    char* p = buffer_.get() + used_;
+    used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
+  }
+
+  /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.
+  static char* format(char* p, const record& r) {
     p = copy(p, r.name);
     p = copy(p, "\t-1");
     p = phase(p, r.forward, simai_column::forward);
@@ -62,27 +75,30 @@ class simai_writer {
     *p++ = '\t';
     p = integer(p, r.update.count());
     *p++ = '\n';
-    used_ = static_cast<std::size_t>(p - buffer_.get());
+    return p;
   }
 
+  /// Longest record line without its name: 9 numbers of at most 20 characters, 3 tokens of at most
+  /// 19, and separators.
+  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
+
   /// Checks the count, then renames the file into place. Without it, nothing is left behind.
-  void finish() {
+  /// With `commit` false the file is complete but not yet in place: commit it together with others
+  /// through aicb::commit_together(&writer.file(), …).
+  void finish(bool commit = true) {
     if (written_ != count_)
       AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
                        " records written but the header announced " + std::to_string(count_) +
                        " (the file was not written)"));
     flush();
-    out_.commit();
+    if (commit) out_->commit();
   }
 
-  /// Warnings collected in strict mode (messages above 16 GiB).
-  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  /// The file being written.
+  [[nodiscard]] atomic_file& file() noexcept { return *out_; }
 
  private:
   static constexpr std::size_t buffer_size = 1 << 20;
-  // Longest record without its name: 9 numbers of at most 20 characters, 3 tokens of at most 19,
-  // and separators.
-  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
 
   static char* copy(char* p, std::string_view text) {
     std::memcpy(p, text.data(), text.size());
@@ -104,8 +120,27 @@ class simai_writer {
     return std::to_chars(p, p + 21, value).ptr;
   }
   void flush() {
-    out_.write(std::string_view(buffer_.get(), used_));
+    out_->write(std::string_view(buffer_.get(), used_));
     used_ = 0;
+  }
+
+  // What SimAI cannot even read, in any mode: a header value or record count above stoi's range.
+  static void check_readable(const simai_header& h, std::uint64_t count) {
+    if (count > simai_max_int)
+      AICB_THROW(config_error("records", std::to_string(count),
+                              "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
+                              "file; write fewer iterations or micro batches"));
+    for (const auto& [key, value] : {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
+                                     {"ep", h.expert_parallel},
+                                     {"pp", h.pipeline_parallel},
+                                     {"vpp", h.vpp},
+                                     {"ga", h.ga},
+                                     {"all_gpus", h.all_gpus},
+                                     {"checkpoints", h.checkpoints},
+                                     {"checkpoint_initiates", h.checkpoint_initiates}})
+      if (value > simai_max_int)
+        AICB_THROW(config_error(key, std::to_string(value),
+                                std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
   }
 
   static void check_header(const simai_header& h) {
@@ -139,19 +174,58 @@ class simai_writer {
       if (!p->comm.active() && p->comm.size.count() != 0)
         AICB_THROW(
             config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
-      if (p->comm.size.count() > simai_max_message)
-        warnings_.push_back(
-            r.name + ": " + std::to_string(p->comm.size.count()) +
-            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
+    }
+    const std::pair<const aicb::phase*, simai_column> columns[] = {{&r.forward, simai_column::forward},
+                                                             {&r.input_grad, simai_column::input_grad},
+                                                             {&r.weight_grad, simai_column::weight_grad}};
+    for (const auto& [p, column] : columns) {
+      if (!p->comm.active()) continue;
+      const int suffix = p->comm.group == comm_group::ep ? 1 : p->comm.group == comm_group::dp_ep ? 2 : 0;
+      const simai_group group = simai_group_of(suffix, column);
+      const std::uint64_t size = p->comm.size.count();
+      const std::string where = r.name + ": " + std::string(simai_comm_token(p->comm, column)) + " of " +
+                                std::to_string(size) + " bytes";
+      if (simai_uses_ratio_table(p->comm.kind, group) && size > simai_max_message)
+        AICB_THROW(config_error("size", where,
+                                "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
+                                "collective and truncates its result (split the message)"));
+      const std::uint64_t ranks = simai_group_ranks(group, column, header_.tensor_parallel,
+                                                    header_.expert_parallel, header_.pipeline_parallel,
+                                                    header_.all_gpus);
+      if (simai_single_gpu_garbage(group, ranks, size))
+        AICB_THROW(config_error("group", where,
+                                "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
+                                "its time garbage (drop the collective)"));
     }
   }
 
-  atomic_file out_;
+  simai_header header_;
   std::uint64_t count_, written_ = 0;
   bool strict_;
+  std::optional<atomic_file> out_;  // created once the header is known to be writable
   std::unique_ptr<char[]> buffer_;
   std::size_t used_ = 0;
-  std::vector<std::string> warnings_;
 };
+
+/// The size in bytes of a SimAI file of `count` records, estimated before it is written: the
+/// header, and `count` times the mean line length of the first `sample` records that `records`
+/// yields (exact when the workload repeats a pattern shorter than the sample, as training
+/// iterations do). Saturates at 2^64 − 1.
+template <class Records>
+[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count, Records&& records,
+                                                 std::uint64_t sample = 65536) {
+  const double head = static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
+  double lines = 0;
+  std::uint64_t seen = 0;
+  std::string line;
+  for (const record& r : records) {
+    if (seen == sample) break;
+    line.resize(r.name.size() + simai_writer::max_record_tail);
+    lines += static_cast<double>(simai_writer::format(line.data(), r) - line.data());
+    ++seen;
+  }
+  const double total = head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
+  return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
+}
 
 AICB_END_NAMESPACE

@@ -17,6 +17,7 @@
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/detail/input_file.hpp>
 #include <aicb/model/spec.hpp>
 
 #include <nlohmann/json.hpp>
@@ -24,9 +25,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -258,13 +259,33 @@ class hf_reader {
 /// Reads and imports a config.json file. Throws io_error when it cannot be read, parse_error when it
 /// is not JSON, config_error when its keys do not describe a supported model.
 [[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
-  std::ifstream in(path);
-  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
+  const std::string& text = in.text;
+  // 1-based line and column of byte `offset`.
+  const auto position = [&](std::size_t offset) {
+    offset = std::min(offset, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    return std::pair{line, column};
+  };
   nlohmann::json config;
   try {
-    config = nlohmann::json::parse(in);
+    config = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    AICB_THROW(parse_error(path, 1, e.byte, std::string("not valid JSON: ") + e.what()));
+    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
+    AICB_THROW(parse_error(path, line, column, std::string("not valid JSON: ") + e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
+    const std::string message = e.what();
+    const std::size_t quote = message.find('\'');
+    const std::string token =
+        quote == std::string::npos ? std::string() : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
+    const auto [line, column] = position(at == std::string::npos ? 0 : at);
+    AICB_THROW(parse_error(path, line, column, "not a usable JSON value: " + message));
   }
   return from_hf_config(config, path, options);
 }

@@ -15,15 +15,22 @@
 /// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
 /// ```
 
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/require.hpp>
 #include <aicb/model/batch.hpp>
 #include <aicb/model/parallel.hpp>
 #include <aicb/model/spec.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 AICB_BEGIN_NAMESPACE
+
+/// The largest world aicb describes: 2^31 − 1 GPUs, the largest rank an `int` holds — what NCCL,
+/// MPI and SimAI number ranks with.
+inline constexpr std::uint64_t max_world_size = 2147483647;
 
 /// A training job: what is trained, how it is split, what one iteration processes.
 struct job_spec {
@@ -110,12 +117,18 @@ constexpr bool validate(const job_spec& job) {
   require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
           "vocab_divisible_by must be at least 1");
   require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");
+  require(p.world_size <= max_world_size, "world_size", p.world_size,
+          "world_size must not exceed 2^31-1 (NCCL, MPI and SimAI number ranks with an int)");
 
-  // The model-parallel product fits the world.
-  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
-  require(p.world_size % model_parallel == 0, "world_size", p.world_size,
+  // The model-parallel product fits the world (each factor is then at most world_size).
+  const auto model_parallel =
+      product_within({p.tensor_parallel, p.pipeline_parallel, p.context_parallel}, p.world_size);
+  require(model_parallel && p.world_size % *model_parallel == 0, "world_size", p.world_size,
           "tensor_parallel x pipeline_parallel x context_parallel must divide world_size", "TPxPPxCP",
-          model_parallel);
+          model_parallel.value_or(0));
+  require(p.pipeline_parallel <= m.num_layers, "pipeline_parallel", p.pipeline_parallel,
+          "pipeline_parallel must not exceed num_layers (every stage holds at least one layer)", "num_layers",
+          m.num_layers);
 
   // Tensor parallelism splits whole heads.
   require(m.num_attention_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
@@ -139,8 +152,9 @@ constexpr bool validate(const job_spec& job) {
   } else {
     require(m.num_experts % p.expert_parallel == 0, "expert_parallel", p.expert_parallel,
             "expert_parallel must divide num_experts", "num_experts", m.num_experts);
+    const auto expert_grid = product_within({etp, p.expert_parallel}, p.world_size);
     require(
-        (p.world_size / p.pipeline_parallel) % (etp * p.expert_parallel) == 0, "expert_parallel",
+        expert_grid && (p.world_size / p.pipeline_parallel) % *expert_grid == 0, "expert_parallel",
         p.expert_parallel,
         "expert_parallel x expert_tensor_parallel must divide the ranks of one pipeline stage (TP x CP x DP)",
         "TPxCPxDP", p.world_size / p.pipeline_parallel);
@@ -156,6 +170,9 @@ constexpr bool validate(const job_spec& job) {
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
             "virtual_pipeline > 1 needs pipeline_parallel > 1");
   } else {
+    require(p.first_stage_layers <= m.num_layers && p.last_stage_layers <= m.num_layers, "first_stage_layers",
+            p.first_stage_layers, "first_stage_layers and last_stage_layers must not exceed num_layers",
+            "last_stage_layers", p.last_stage_layers);
     const std::uint64_t explicit_layers = p.first_stage_layers + p.last_stage_layers;
     const std::uint64_t middle_stages =
         p.pipeline_parallel - (p.first_stage_layers ? 1 : 0) - (p.last_stage_layers ? 1 : 0);
@@ -178,10 +195,45 @@ constexpr bool validate(const job_spec& job) {
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
+  const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
+  require(per_step.has_value(), "micro_batch", b.micro_batch,
+          "micro_batch x data_parallel (sequences per step) must not exceed 2^50", "data_parallel", dp);
   const std::uint64_t g = global_batch(job);
-  require(g % (b.micro_batch * dp) == 0 && g >= b.micro_batch * dp, "global_batch", g,
+  require(g % *per_step == 0 && g >= *per_step, "global_batch", g,
           "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
-          b.micro_batch * dp);
+          *per_step);
+  require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
+          "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
+          b.seq_length);
+  require(product_within({p.vocab_divisible_by, p.tensor_parallel}, max_derived_size).has_value(),
+          "vocab_divisible_by", p.vocab_divisible_by,
+          "vocab_divisible_by x tensor_parallel (the vocabulary padding) must not exceed 2^50", "tensor_parallel",
+          p.tensor_parallel);
+
+  // One micro batch's widest activation fits (max_derived_size): with it bounded, every message,
+  // tensor and byte count of a micro batch is exact.
+  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
+  const auto wide = [](std::initializer_list<std::uint64_t> factors) {
+    return product_within(factors).value_or(max_u64);
+  };
+  std::uint64_t width = m.hidden_size;
+  for (const std::uint64_t w :
+       {wide({gated, m.ffn_hidden_size}),
+        wide({gated, m.moe_ffn_hidden_size, std::max<std::uint64_t>(m.moe_top_k, 1)}),
+        wide({m.moe_top_k, m.hidden_size, expert_tensor_parallel(job)}), padded_vocab(job), m.num_experts,
+        wide({m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim}),
+        wide({m.num_attention_heads, m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim})})
+    width = std::max(width, w);
+  require(product_within({b.micro_batch, b.seq_length, width}, max_derived_size).has_value(), "seq_length",
+          b.seq_length,
+          "micro_batch x seq_length x the widest activation (hidden size, MLP and expert widths, vocabulary) "
+          "must not exceed 2^50 elements",
+          "widest activation", width);
+  if (m.position == position_kind::learned && m.max_position_embeddings != 0)
+    require(b.seq_length <= m.max_position_embeddings, "seq_length", b.seq_length,
+            "seq_length must not exceed max_position_embeddings, the rows of the learned position table (give "
+            "a larger table, or position = rope)",
+            "max_position_embeddings", m.max_position_embeddings);
 
   // Sequence splits.
   if (p.sequence_parallel)

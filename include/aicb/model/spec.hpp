@@ -21,13 +21,18 @@
 /// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
 /// are derived from that list (aicb/model/reflect.hpp).
 
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/reflect.hpp>
 #include <aicb/detail/require.hpp>
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
 
 AICB_BEGIN_NAMESPACE
 
@@ -89,6 +94,10 @@ struct model_spec {
   }
 };
 
+/// The deepest model aicb describes: 2^20 layers (models have tens to hundreds). aicb walks a
+/// stage's layers one at a time, so this also bounds the work of describing a job.
+inline constexpr std::uint64_t max_layers = std::uint64_t{1} << 20;
+
 /// The SwiGLU intermediate size Megatron (and aicb) choose when none is given: 2/3 of 4h, rounded
 /// down to a multiple of 64.
 [[nodiscard]] constexpr std::uint64_t default_swiglu_ffn(std::uint64_t hidden) noexcept {
@@ -119,6 +128,25 @@ constexpr bool validate(const model_spec& spec) {
   require(m.num_attention_heads > 0, "num_attention_heads", m.num_attention_heads,
           "num_attention_heads must be positive");
   require(m.vocab_size > 0, "vocab_size", m.vocab_size, "vocab_size must be positive");
+  require(m.num_layers <= max_layers, "num_layers", m.num_layers, "num_layers must not exceed 2^20 (1048576)");
+  for (const auto& [field, value] : {std::pair<std::string_view, std::uint64_t>{"hidden_size", m.hidden_size},
+                                     {"num_attention_heads", m.num_attention_heads},
+                                     {"num_kv_heads", m.num_kv_heads},
+                                     {"head_dim", m.head_dim},
+                                     {"ffn_hidden_size", m.ffn_hidden_size},
+                                     {"vocab_size", m.vocab_size},
+                                     {"max_position_embeddings", m.max_position_embeddings},
+                                     {"num_experts", m.num_experts},
+                                     {"moe_ffn_hidden_size", m.moe_ffn_hidden_size},
+                                     {"num_shared_experts", m.num_shared_experts},
+                                     {"shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size},
+                                     {"q_lora_rank", m.q_lora_rank},
+                                     {"kv_lora_rank", m.kv_lora_rank},
+                                     {"qk_nope_head_dim", m.qk_nope_head_dim},
+                                     {"qk_rope_head_dim", m.qk_rope_head_dim},
+                                     {"v_head_dim", m.v_head_dim},
+                                     {"num_mtp_layers", m.num_mtp_layers}})
+    require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
   require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
           "num_attention_heads", m.num_attention_heads,
           "num_attention_heads must divide hidden_size (or give head_dim explicitly)", "hidden_size",
@@ -131,18 +159,58 @@ constexpr bool validate(const model_spec& spec) {
       "num_kv_heads must divide num_attention_heads (each key/value head serves a whole group of queries)",
       "num_attention_heads", m.num_attention_heads);
   require(m.ffn_hidden_size > 0, "ffn_hidden_size", m.ffn_hidden_size, "ffn_hidden_size must be positive");
+
+  // Weight counts fit (max_derived_size): each product below is one group of weights of the whole
+  // model; with all of them bounded, every count, shard and byte size derived from them is exact.
+  const auto fits = [](std::initializer_list<std::uint64_t> factors) {
+    return product_within(factors, max_derived_size).has_value();
+  };
+  require(fits({m.vocab_size, m.hidden_size}), "vocab_size", m.vocab_size,
+          "vocab_size x hidden_size (the embedding's weights) must not exceed 2^50", "hidden_size",
+          m.hidden_size);
+  require(fits({m.max_position_embeddings, m.hidden_size}), "max_position_embeddings", m.max_position_embeddings,
+          "max_position_embeddings x hidden_size (the position table's weights) must not exceed 2^50",
+          "hidden_size", m.hidden_size);
+  // The projections' output width per token (dimensions are at most 2^50: the sums cannot wrap).
+  const auto attention_width =
+      m.is_mla() ? product_within({m.num_attention_heads,
+                                   2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
+                 : product_within({2 * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
+  require(attention_width.has_value() &&
+              fits({m.num_layers, m.hidden_size,
+                    *attention_width + (m.is_mla() ? m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim : 0)}),
+          "hidden_size", m.hidden_size,
+          "num_layers x hidden_size x the attention projections' width must not exceed 2^50 (the attention "
+          "weights)",
+          "num_layers", m.num_layers);
   if (m.is_moe()) {
     require(m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts, "moe_top_k", m.moe_top_k,
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
-    require(m.moe_capacity_factor == 0.0 || m.moe_capacity_factor >= 1.0, "moe_capacity_factor",
-            static_cast<std::uint64_t>(m.moe_capacity_factor),
-            "moe_capacity_factor must be 0 (dropless) or at least 1");
+    require(fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
+            m.num_experts,
+            "MoE layers x num_experts x 3 x hidden_size x moe_ffn_hidden_size (the routed experts' weights) must "
+            "not exceed 2^50",
+            "moe_ffn_hidden_size", m.moe_ffn_hidden_size);
+    require(fits({m.num_moe_layers(), m.num_shared_experts, 3, m.hidden_size, m.shared_expert_ffn_hidden_size}),
+            "num_shared_experts", m.num_shared_experts,
+            "MoE layers x num_shared_experts x 3 x hidden_size x shared_expert_ffn_hidden_size (the shared "
+            "experts' weights) must not exceed 2^50",
+            "shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size);
+    const double factor = m.moe_capacity_factor;
+    if (!(factor == 0.0 || (factor >= 1.0 && factor <= static_cast<double>(m.num_experts))))
+      detail::rule_violated_by(
+          "moe_capacity_factor", factor,
+          "moe_capacity_factor must be 0 (dropless) or between 1 and num_experts (an expert takes each token "
+          "at most once)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
             "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
   }
+  require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
+          m.ffn_hidden_size, "num_layers x 3 x hidden_size x ffn_hidden_size (the MLP weights) must not exceed 2^50",
+          "hidden_size", m.hidden_size);
   if (m.is_mla()) {
     require(m.qk_rope_head_dim > 0, "qk_rope_head_dim", m.qk_rope_head_dim,
             "multi-head latent attention (kv_lora_rank > 0) needs qk_rope_head_dim > 0");

@@ -19,30 +19,51 @@
 /// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
 
 #include <aicb/config.hpp>
+#include <aicb/error.hpp>
 
 #include <compare>
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 AICB_BEGIN_NAMESPACE
+
+namespace detail {
+// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
+// kernels that use bytes compute sizes far below the limit).
+[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
+  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
+                          "a byte count must stay between 0 and 2^64-1"));
+}
+}  // namespace detail
+
+#if defined(__CUDA_ARCH__)
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
+#else
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
+    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
+#endif
 
 /// A non-negative number of bytes.
 ///
 /// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
-/// bytes ÷ bytes gives a plain count. Construction from a negative integer is a precondition
-/// violation (the value wraps).
+/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
+/// negative integer, a difference that would go below zero, a product that would wrap) throws
+/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
 class bytes {
  public:
   using rep = std::uint64_t;
 
   constexpr bytes() noexcept = default;
 
-  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile.
+  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
+  /// value is an error.
   template <std::integral I>
-  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n) noexcept
-      : count_(static_cast<rep>(n)) {}
+  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n) : count_(static_cast<rep>(n)) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
+  }
 
   /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
   explicit bytes(double) = delete;
@@ -53,26 +74,27 @@ class bytes {
 
   [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
 
-  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) noexcept {
+  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
     count_ += other.count_;
     return *this;
   }
-  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) noexcept {
+  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
     count_ -= other.count_;
     return *this;
   }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) noexcept {
-    return a += b;
-  }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) noexcept {
-    return a -= b;
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
+    const rep factor = static_cast<rep>(k);
+    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
+    return bytes{a.count_ * factor};
   }
   template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) noexcept {
-    return bytes{a.count_ * static_cast<rep>(k)};
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) noexcept {
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
     return a * k;
   }
   /// Floor division, as byte counts split into shards are.
@@ -93,10 +115,10 @@ class bytes {
   rep count_ = 0;
 };
 
-/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16).
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n,
-                                                        std::uint64_t element_size) noexcept {
-  return bytes{n * element_size};
+/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
+/// config_error when it exceeds 2^64 − 1.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
+  return bytes{n} * element_size;
 }
 
 /// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".

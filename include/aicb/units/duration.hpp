@@ -14,9 +14,13 @@
 /// fractional microseconds reach a workload only through an explicit, documented rounding.
 
 #include <aicb/config.hpp>
+#include <aicb/error.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -26,11 +30,28 @@ using nanoseconds = std::chrono::nanoseconds;
 /// Fractional microseconds: the unit AIOB profiles store.
 using microseconds_f = std::chrono::duration<double, std::micro>;
 
-/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does).
-template <class Rep, class Period>
-[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) noexcept {
-  const double ns = std::chrono::duration<double, std::nano>(d).count();
+/// The longest duration aicb represents: 2^62 ns, about 146 years. Far beyond any operation or
+/// iteration, and with room for sums of many of them in std::chrono's signed 64-bit nanoseconds.
+inline constexpr double max_duration_ns = 4611686018427387904.0;
+
+/// A fractional number of nanoseconds rounded to whole nanoseconds (halves away from zero), or a
+/// config_error naming `what` when it is not a number, negative, or above max_duration_ns — never
+/// the undefined behaviour of converting an out-of-range double to an integer.
+[[nodiscard]] inline nanoseconds checked_ns(double ns, std::string_view what) {
+  if (!(ns >= 0) || !(ns <= max_duration_ns)) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.6g ns", ns);
+    AICB_THROW(config_error(std::string(what), text,
+                            "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
+  }
   return nanoseconds{std::llround(ns)};
+}
+
+/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does);
+/// config_error as checked_ns when it is out of range.
+template <class Rep, class Period>
+[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) {
+  return checked_ns(std::chrono::duration<double, std::nano>(d).count(), "duration");
 }
 
 namespace literals {
