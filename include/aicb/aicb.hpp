@@ -16,6 +16,7 @@
 /// lists what each provides and what it costs to compile. The CUDA headers (`cuda/`) are never
 /// included from here.
 
+#include <aicb/checked.hpp>
 #include <aicb/concepts.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>

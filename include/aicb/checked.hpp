@@ -14,7 +14,8 @@
 /// ```cpp
 /// const std::uint64_t n = aicb::checked_mul(microbatches, records_per_microbatch, "records per iteration");
 /// // micro batches 2^40 x 2^30 records: config_error
-/// // "records per iteration = 1099511627776 x 1073741824: the result must not exceed 2^64-1 (18446744073709551615)"
+/// // "records per iteration = 1099511627776 x 1073741824: the result must not exceed 2^64-1
+/// (18446744073709551615)"
 /// ```
 ///
 /// Times derived from input go through aicb::checked_ns (aicb/units/duration.hpp).
@@ -83,8 +84,8 @@ namespace detail {
 
 /// The product of `factors` when it does not exceed `limit`; nothing otherwise. For rules that
 /// phrase their own message (job validation names the field at fault).
-[[nodiscard]] constexpr std::optional<std::uint64_t> product_within(std::initializer_list<std::uint64_t> factors,
-                                                                    std::uint64_t limit = max_u64) noexcept {
+[[nodiscard]] constexpr std::optional<std::uint64_t> product_within(
+    std::initializer_list<std::uint64_t> factors, std::uint64_t limit = max_u64) noexcept {
   std::uint64_t product = 1;
   for (const std::uint64_t f : factors) {
     if (!mul_fits(product, f)) return std::nullopt;

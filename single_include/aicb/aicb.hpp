@@ -19,23 +19,30 @@
 /// lists what each provides and what it costs to compile. The CUDA headers (`cuda/`) are never
 /// included from here.
 
-// #include <aicb/concepts.hpp>
+// #include <aicb/checked.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Concepts for generic code over aicb types. Only concepts live here.
-
-// #include <aicb/fwd.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Forward declarations of aicb's public types.
+/// Checked arithmetic for every size, count and time derived from user input.
 ///
-/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
-/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
-/// Default template arguments, when aicb has any, are given here and only here.
+/// A workload generator multiplies user input together — micro batch × sequence × hidden size ×
+/// bytes per element, micro batches × layers × iterations — and 64-bit integers wrap silently: a
+/// hidden size of 2^32 times a sequence of 2^32 is 0 bytes. aicb never writes such a number. Every
+/// product and sum that can overflow goes through these functions, and an overflow is an
+/// aicb::config_error naming what was computed, its operands and the limit:
+///
+/// ```cpp
+/// const std::uint64_t n = aicb::checked_mul(microbatches, records_per_microbatch, "records per iteration");
+/// // micro batches 2^40 x 2^30 records: config_error
+/// // "records per iteration = 1099511627776 x 1073741824: the result must not exceed 2^64-1
+/// (18446744073709551615)"
+/// ```
+///
+/// Times derived from input go through aicb::checked_ns (aicb/units/duration.hpp).
+///
+/// Light: no allocation unless an error is raised; usable in constant expressions (an overflow
+/// there is a compile error) and in CUDA device code (the `_fits` predicates).
 
 // #include <aicb/config.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -121,50 +128,6 @@
 #else
 #  define AICB_THROW(exception) std::abort()
 #endif
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-// units/
-class bytes;      // <aicb/units/bytes.hpp>
-class byte_rate;  // <aicb/units/rate.hpp>
-
-// error.hpp
-class error;
-class parse_error;
-class config_error;
-class io_error;
-
-// workload/
-enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
-enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
-struct collective_op;                  // <aicb/workload/record.hpp>
-struct phase;                          // <aicb/workload/record.hpp>
-struct record;                         // <aicb/workload/record.hpp>
-
-AICB_END_NAMESPACE
-
-#include <concepts>
-#include <ranges>
-
-AICB_BEGIN_NAMESPACE
-
-/// A range whose elements can be read as workload records: what generators return and what
-/// writers, linters and simulators consume. Any input range qualifies — lazy views included —
-/// so a consumer never needs the whole workload in memory.
-template <class R>
-concept RecordRange = std::ranges::input_range<R> && std::convertible_to < std::ranges::range_reference_t<R>,
-const record& > ;
-
-/// Something that accepts records one at a time (a file writer, a counter, a simulator front end).
-template <class S>
-concept RecordSink = requires(S& sink, const record& r) {
-  sink(r);
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -273,6 +236,153 @@ class io_error : public error {
 };
 
 AICB_END_NAMESPACE
+
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The largest value of the 64-bit unsigned integers that hold sizes and counts.
+inline constexpr std::uint64_t max_u64 = std::numeric_limits<std::uint64_t>::max();
+
+/// The largest size aicb derives from a description: a parameter count, a tensor's elements, the
+/// tokens of an iteration — 2^50, about 10^15. That is orders of magnitude beyond any model or
+/// accelerator, and small enough that every byte count, FLOP count and sum derived from such sizes
+/// fits in 64 bits. A description beyond it is a config_error, never a wrapped number.
+inline constexpr std::uint64_t max_derived_size = std::uint64_t{1} << 50;
+
+/// Whether a · b fits in 64 unsigned bits.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bool mul_fits(std::uint64_t a, std::uint64_t b) noexcept {
+  return a == 0 || b <= max_u64 / a;
+}
+/// Whether a + b fits in 64 unsigned bits.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bool add_fits(std::uint64_t a, std::uint64_t b) noexcept {
+  return b <= max_u64 - a;
+}
+
+namespace detail {
+
+[[noreturn]] inline void arithmetic_overflow(std::string_view what, std::uint64_t a, const char* op,
+                                             std::uint64_t b, std::uint64_t limit) {
+  std::string value = std::to_string(a);
+  value.append(1, ' ').append(op).append(1, ' ').append(std::to_string(b));
+  std::string rule = "the result must not exceed ";
+  rule += limit == max_u64 ? "2^64-1 (" + std::to_string(limit) + ")" : std::to_string(limit);
+  AICB_THROW(config_error(std::string(what), std::move(value), std::move(rule)));
+}
+
+}  // namespace detail
+
+/// a · b; config_error naming `what` (and both operands) when the product exceeds `limit`
+/// (default: 2^64 − 1).
+[[nodiscard]] constexpr std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what,
+                                                  std::uint64_t limit = max_u64) {
+  if (!mul_fits(a, b) || a * b > limit) detail::arithmetic_overflow(what, a, "x", b, limit);
+  return a * b;
+}
+
+/// a + b; config_error naming `what` when the sum exceeds `limit` (default: 2^64 − 1).
+[[nodiscard]] constexpr std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, std::string_view what,
+                                                  std::uint64_t limit = max_u64) {
+  if (!add_fits(a, b) || a + b > limit) detail::arithmetic_overflow(what, a, "+", b, limit);
+  return a + b;
+}
+
+/// The product of `factors` when it does not exceed `limit`; nothing otherwise. For rules that
+/// phrase their own message (job validation names the field at fault).
+[[nodiscard]] constexpr std::optional<std::uint64_t> product_within(
+    std::initializer_list<std::uint64_t> factors, std::uint64_t limit = max_u64) noexcept {
+  std::uint64_t product = 1;
+  for (const std::uint64_t f : factors) {
+    if (!mul_fits(product, f)) return std::nullopt;
+    product *= f;
+  }
+  if (product > limit) return std::nullopt;
+  return product;
+}
+
+/// A non-negative floating-point quantity (bytes, elements) truncated to an integer, or a
+/// config_error naming `what` when it is not a number, negative, or not below 2^64 — never the
+/// undefined behaviour of converting an out-of-range double to an integer.
+[[nodiscard]] inline std::uint64_t checked_integer(double x, std::string_view what) {
+  if (!(x >= 0) || !(x < 18446744073709551616.0)) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.6g", x);
+    AICB_THROW(config_error(std::string(what), text, "the result must be between 0 and 2^64-1"));
+  }
+  return static_cast<std::uint64_t>(x);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/concepts.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Concepts for generic code over aicb types. Only concepts live here.
+
+// #include <aicb/fwd.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Forward declarations of aicb's public types.
+///
+/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
+/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
+/// Default template arguments, when aicb has any, are given here and only here.
+
+// #include <aicb/config.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// units/
+class bytes;      // <aicb/units/bytes.hpp>
+class byte_rate;  // <aicb/units/rate.hpp>
+
+// error.hpp
+class error;
+class parse_error;
+class config_error;
+class io_error;
+
+// workload/
+enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
+enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
+struct collective_op;                  // <aicb/workload/record.hpp>
+struct phase;                          // <aicb/workload/record.hpp>
+struct record;                         // <aicb/workload/record.hpp>
+
+AICB_END_NAMESPACE
+
+#include <concepts>
+#include <ranges>
+
+AICB_BEGIN_NAMESPACE
+
+/// A range whose elements can be read as workload records: what generators return and what
+/// writers, linters and simulators consume. Any input range qualifies — lazy views included —
+/// so a consumer never needs the whole workload in memory.
+template <class R>
+concept RecordRange = std::ranges::input_range<R> && std::convertible_to < std::ranges::range_reference_t<R>,
+const record& > ;
+
+/// Something that accepts records one at a time (a file writer, a counter, a simulator front end).
+template <class S>
+concept RecordSink = requires(S& sink, const record& r) {
+  sink(r);
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
 // #include <aicb/fwd.hpp>
 // #include <aicb/units/bytes.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -295,30 +405,52 @@ AICB_END_NAMESPACE
 /// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
 
 // #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
 
 #include <compare>
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 AICB_BEGIN_NAMESPACE
+
+namespace detail {
+// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
+// kernels that use bytes compute sizes far below the limit).
+[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
+  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
+                          "a byte count must stay between 0 and 2^64-1"));
+}
+}  // namespace detail
+
+#if defined(__CUDA_ARCH__)
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
+#else
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
+    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
+#endif
 
 /// A non-negative number of bytes.
 ///
 /// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
-/// bytes ÷ bytes gives a plain count. Construction from a negative integer is a precondition
-/// violation (the value wraps).
+/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
+/// negative integer, a difference that would go below zero, a product that would wrap) throws
+/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
 class bytes {
  public:
   using rep = std::uint64_t;
 
   constexpr bytes() noexcept = default;
 
-  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile.
+  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
+  /// value is an error.
   template <std::integral I>
-  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n) noexcept
-      : count_(static_cast<rep>(n)) {}
+  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
+      : count_(static_cast<rep>(n)) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
+  }
 
   /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
   explicit bytes(double) = delete;
@@ -329,26 +461,27 @@ class bytes {
 
   [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
 
-  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) noexcept {
+  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
     count_ += other.count_;
     return *this;
   }
-  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) noexcept {
+  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
     count_ -= other.count_;
     return *this;
   }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) noexcept {
-    return a += b;
-  }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) noexcept {
-    return a -= b;
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
+    const rep factor = static_cast<rep>(k);
+    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
+    return bytes{a.count_ * factor};
   }
   template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) noexcept {
-    return bytes{a.count_ * static_cast<rep>(k)};
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) noexcept {
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
     return a * k;
   }
   /// Floor division, as byte counts split into shards are.
@@ -369,10 +502,10 @@ class bytes {
   rep count_ = 0;
 };
 
-/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16).
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n,
-                                                        std::uint64_t element_size) noexcept {
-  return bytes{n * element_size};
+/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
+/// config_error when it exceeds 2^64 − 1.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
+  return bytes{n} * element_size;
 }
 
 /// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".
@@ -439,9 +572,13 @@ AICB_END_NAMESPACE
 /// fractional microseconds reach a workload only through an explicit, documented rounding.
 
 // #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -451,11 +588,29 @@ using nanoseconds = std::chrono::nanoseconds;
 /// Fractional microseconds: the unit AIOB profiles store.
 using microseconds_f = std::chrono::duration<double, std::micro>;
 
-/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does).
-template <class Rep, class Period>
-[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) noexcept {
-  const double ns = std::chrono::duration<double, std::nano>(d).count();
+/// The longest duration aicb represents: 2^62 ns, about 146 years. Far beyond any operation or
+/// iteration, and with room for sums of many of them in std::chrono's signed 64-bit nanoseconds.
+inline constexpr double max_duration_ns = 4611686018427387904.0;
+
+/// A fractional number of nanoseconds rounded to whole nanoseconds (halves away from zero), or a
+/// config_error naming `what` when it is not a number, negative, or above max_duration_ns — never
+/// the undefined behaviour of converting an out-of-range double to an integer.
+[[nodiscard]] inline nanoseconds checked_ns(double ns, std::string_view what) {
+  if (!(ns >= 0) || !(ns <= max_duration_ns)) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.6g ns", ns);
+    AICB_THROW(
+        config_error(std::string(what), text,
+                     "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
+  }
   return nanoseconds{std::llround(ns)};
+}
+
+/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does);
+/// config_error as checked_ns when it is out of range.
+template <class Rep, class Period>
+[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) {
+  return checked_ns(std::chrono::duration<double, std::nano>(d).count(), "duration");
 }
 
 namespace literals {
@@ -763,6 +918,7 @@ AICB_END_NAMESPACE
 /// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
 /// ```
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/detail/require.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -780,6 +936,7 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -792,6 +949,13 @@ namespace detail {
   if (!other_field.empty())
     text += " (" + std::string(other_field) + " = " + std::to_string(other_value) + ")";
   AICB_THROW(config_error(std::string(field), std::to_string(value), std::move(text)));
+}
+
+/// The same for a rule on a floating-point field (called only when the rule is broken).
+[[noreturn]] inline void rule_violated_by(std::string_view field, double value, std::string_view rule) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  AICB_THROW(config_error(std::string(field), text, std::string(rule)));
 }
 
 /// Checks one rule. `other_field`/`other_value` name the field the rule relates `field` to, shown
@@ -1105,6 +1269,7 @@ AICB_END_NAMESPACE
 /// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
 /// are derived from that list (aicb/model/reflect.hpp).
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/detail/reflect.hpp>
 // #include <aicb/detail/require.hpp>
@@ -1168,7 +1333,11 @@ struct fixed_string {
 AICB_END_NAMESPACE
 // #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
 
 AICB_BEGIN_NAMESPACE
 
@@ -1230,6 +1399,10 @@ struct model_spec {
   }
 };
 
+/// The deepest model aicb describes: 2^20 layers (models have tens to hundreds). aicb walks a
+/// stage's layers one at a time, so this also bounds the work of describing a job.
+inline constexpr std::uint64_t max_layers = std::uint64_t{1} << 20;
+
 /// The SwiGLU intermediate size Megatron (and aicb) choose when none is given: 2/3 of 4h, rounded
 /// down to a multiple of 64.
 [[nodiscard]] constexpr std::uint64_t default_swiglu_ffn(std::uint64_t hidden) noexcept {
@@ -1260,6 +1433,26 @@ constexpr bool validate(const model_spec& spec) {
   require(m.num_attention_heads > 0, "num_attention_heads", m.num_attention_heads,
           "num_attention_heads must be positive");
   require(m.vocab_size > 0, "vocab_size", m.vocab_size, "vocab_size must be positive");
+  require(m.num_layers <= max_layers, "num_layers", m.num_layers,
+          "num_layers must not exceed 2^20 (1048576)");
+  for (const auto& [field, value] : {std::pair<std::string_view, std::uint64_t>{"hidden_size", m.hidden_size},
+                                     {"num_attention_heads", m.num_attention_heads},
+                                     {"num_kv_heads", m.num_kv_heads},
+                                     {"head_dim", m.head_dim},
+                                     {"ffn_hidden_size", m.ffn_hidden_size},
+                                     {"vocab_size", m.vocab_size},
+                                     {"max_position_embeddings", m.max_position_embeddings},
+                                     {"num_experts", m.num_experts},
+                                     {"moe_ffn_hidden_size", m.moe_ffn_hidden_size},
+                                     {"num_shared_experts", m.num_shared_experts},
+                                     {"shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size},
+                                     {"q_lora_rank", m.q_lora_rank},
+                                     {"kv_lora_rank", m.kv_lora_rank},
+                                     {"qk_nope_head_dim", m.qk_nope_head_dim},
+                                     {"qk_rope_head_dim", m.qk_rope_head_dim},
+                                     {"v_head_dim", m.v_head_dim},
+                                     {"num_mtp_layers", m.num_mtp_layers}})
+    require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
   require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
           "num_attention_heads", m.num_attention_heads,
           "num_attention_heads must divide hidden_size (or give head_dim explicitly)", "hidden_size",
@@ -1272,18 +1465,63 @@ constexpr bool validate(const model_spec& spec) {
       "num_kv_heads must divide num_attention_heads (each key/value head serves a whole group of queries)",
       "num_attention_heads", m.num_attention_heads);
   require(m.ffn_hidden_size > 0, "ffn_hidden_size", m.ffn_hidden_size, "ffn_hidden_size must be positive");
+
+  // Weight counts fit (max_derived_size): each product below is one group of weights of the whole
+  // model; with all of them bounded, every count, shard and byte size derived from them is exact.
+  const auto fits = [](std::initializer_list<std::uint64_t> factors) {
+    return product_within(factors, max_derived_size).has_value();
+  };
+  require(fits({m.vocab_size, m.hidden_size}), "vocab_size", m.vocab_size,
+          "vocab_size x hidden_size (the embedding's weights) must not exceed 2^50", "hidden_size",
+          m.hidden_size);
+  require(fits({m.max_position_embeddings, m.hidden_size}), "max_position_embeddings",
+          m.max_position_embeddings,
+          "max_position_embeddings x hidden_size (the position table's weights) must not exceed 2^50",
+          "hidden_size", m.hidden_size);
+  // The projections' output width per token (dimensions are at most 2^50: the sums cannot wrap).
+  const auto attention_width =
+      m.is_mla() ? product_within({m.num_attention_heads,
+                                   2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
+                 : product_within({2 * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
+  require(
+      attention_width.has_value() &&
+          fits({m.num_layers, m.hidden_size,
+                *attention_width + (m.is_mla() ? m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim : 0)}),
+      "hidden_size", m.hidden_size,
+      "num_layers x hidden_size x the attention projections' width must not exceed 2^50 (the attention "
+      "weights)",
+      "num_layers", m.num_layers);
   if (m.is_moe()) {
     require(m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts, "moe_top_k", m.moe_top_k,
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
-    require(m.moe_capacity_factor == 0.0 || m.moe_capacity_factor >= 1.0, "moe_capacity_factor",
-            static_cast<std::uint64_t>(m.moe_capacity_factor),
-            "moe_capacity_factor must be 0 (dropless) or at least 1");
+    require(
+        fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
+        m.num_experts,
+        "MoE layers x num_experts x 3 x hidden_size x moe_ffn_hidden_size (the routed experts' weights) must "
+        "not exceed 2^50",
+        "moe_ffn_hidden_size", m.moe_ffn_hidden_size);
+    require(
+        fits({m.num_moe_layers(), m.num_shared_experts, 3, m.hidden_size, m.shared_expert_ffn_hidden_size}),
+        "num_shared_experts", m.num_shared_experts,
+        "MoE layers x num_shared_experts x 3 x hidden_size x shared_expert_ffn_hidden_size (the shared "
+        "experts' weights) must not exceed 2^50",
+        "shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size);
+    const double factor = m.moe_capacity_factor;
+    if (!(factor == 0.0 || (factor >= 1.0 && factor <= static_cast<double>(m.num_experts))))
+      detail::rule_violated_by(
+          "moe_capacity_factor", factor,
+          "moe_capacity_factor must be 0 (dropless) or between 1 and num_experts (an expert takes each token "
+          "at most once)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
             "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
   }
+  require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
+          m.ffn_hidden_size,
+          "num_layers x 3 x hidden_size x ffn_hidden_size (the MLP weights) must not exceed 2^50",
+          "hidden_size", m.hidden_size);
   if (m.is_mla()) {
     require(m.qk_rope_head_dim > 0, "qk_rope_head_dim", m.qk_rope_head_dim,
             "multi-head latent attention (kv_lora_rank > 0) needs qk_rope_head_dim > 0");
@@ -1309,9 +1547,15 @@ inline constexpr model_spec checked_model = (validate(M), resolve(M));
 
 AICB_END_NAMESPACE
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 AICB_BEGIN_NAMESPACE
+
+/// The largest world aicb describes: 2^31 − 1 GPUs, the largest rank an `int` holds — what NCCL,
+/// MPI and SimAI number ranks with.
+inline constexpr std::uint64_t max_world_size = 2147483647;
 
 /// A training job: what is trained, how it is split, what one iteration processes.
 struct job_spec {
@@ -1398,12 +1642,18 @@ constexpr bool validate(const job_spec& job) {
   require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
           "vocab_divisible_by must be at least 1");
   require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");
+  require(p.world_size <= max_world_size, "world_size", p.world_size,
+          "world_size must not exceed 2^31-1 (NCCL, MPI and SimAI number ranks with an int)");
 
-  // The model-parallel product fits the world.
-  const std::uint64_t model_parallel = p.tensor_parallel * p.pipeline_parallel * p.context_parallel;
-  require(p.world_size % model_parallel == 0, "world_size", p.world_size,
+  // The model-parallel product fits the world (each factor is then at most world_size).
+  const auto model_parallel =
+      product_within({p.tensor_parallel, p.pipeline_parallel, p.context_parallel}, p.world_size);
+  require(model_parallel && p.world_size % *model_parallel == 0, "world_size", p.world_size,
           "tensor_parallel x pipeline_parallel x context_parallel must divide world_size", "TPxPPxCP",
-          model_parallel);
+          model_parallel.value_or(0));
+  require(p.pipeline_parallel <= m.num_layers, "pipeline_parallel", p.pipeline_parallel,
+          "pipeline_parallel must not exceed num_layers (every stage holds at least one layer)", "num_layers",
+          m.num_layers);
 
   // Tensor parallelism splits whole heads.
   require(m.num_attention_heads % p.tensor_parallel == 0, "tensor_parallel", p.tensor_parallel,
@@ -1427,8 +1677,9 @@ constexpr bool validate(const job_spec& job) {
   } else {
     require(m.num_experts % p.expert_parallel == 0, "expert_parallel", p.expert_parallel,
             "expert_parallel must divide num_experts", "num_experts", m.num_experts);
+    const auto expert_grid = product_within({etp, p.expert_parallel}, p.world_size);
     require(
-        (p.world_size / p.pipeline_parallel) % (etp * p.expert_parallel) == 0, "expert_parallel",
+        expert_grid && (p.world_size / p.pipeline_parallel) % *expert_grid == 0, "expert_parallel",
         p.expert_parallel,
         "expert_parallel x expert_tensor_parallel must divide the ranks of one pipeline stage (TP x CP x DP)",
         "TPxCPxDP", p.world_size / p.pipeline_parallel);
@@ -1444,6 +1695,9 @@ constexpr bool validate(const job_spec& job) {
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
             "virtual_pipeline > 1 needs pipeline_parallel > 1");
   } else {
+    require(p.first_stage_layers <= m.num_layers && p.last_stage_layers <= m.num_layers, "first_stage_layers",
+            p.first_stage_layers, "first_stage_layers and last_stage_layers must not exceed num_layers",
+            "last_stage_layers", p.last_stage_layers);
     const std::uint64_t explicit_layers = p.first_stage_layers + p.last_stage_layers;
     const std::uint64_t middle_stages =
         p.pipeline_parallel - (p.first_stage_layers ? 1 : 0) - (p.last_stage_layers ? 1 : 0);
@@ -1466,10 +1720,46 @@ constexpr bool validate(const job_spec& job) {
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
+  const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
+  require(per_step.has_value(), "micro_batch", b.micro_batch,
+          "micro_batch x data_parallel (sequences per step) must not exceed 2^50", "data_parallel", dp);
   const std::uint64_t g = global_batch(job);
-  require(g % (b.micro_batch * dp) == 0 && g >= b.micro_batch * dp, "global_batch", g,
+  require(g % *per_step == 0 && g >= *per_step, "global_batch", g,
           "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
-          b.micro_batch * dp);
+          *per_step);
+  require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
+          "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
+          b.seq_length);
+  require(product_within({p.vocab_divisible_by, p.tensor_parallel}, max_derived_size).has_value(),
+          "vocab_divisible_by", p.vocab_divisible_by,
+          "vocab_divisible_by x tensor_parallel (the vocabulary padding) must not exceed 2^50",
+          "tensor_parallel", p.tensor_parallel);
+
+  // One micro batch's widest activation fits (max_derived_size): with it bounded, every message,
+  // tensor and byte count of a micro batch is exact.
+  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
+  const auto wide = [](std::initializer_list<std::uint64_t> factors) {
+    return product_within(factors).value_or(max_u64);
+  };
+  std::uint64_t width = m.hidden_size;
+  for (const std::uint64_t w :
+       {wide({gated, m.ffn_hidden_size}),
+        wide({gated, m.moe_ffn_hidden_size, std::max<std::uint64_t>(m.moe_top_k, 1)}),
+        wide({m.moe_top_k, m.hidden_size, expert_tensor_parallel(job)}), padded_vocab(job), m.num_experts,
+        wide({m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim}),
+        wide({m.num_attention_heads, m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim})})
+    width = std::max(width, w);
+  require(product_within({b.micro_batch, b.seq_length, width}, max_derived_size).has_value(), "seq_length",
+          b.seq_length,
+          "micro_batch x seq_length x the widest activation (hidden size, MLP and expert widths, vocabulary) "
+          "must not exceed 2^50 elements",
+          "widest activation", width);
+  if (m.position == position_kind::learned && m.max_position_embeddings != 0)
+    require(
+        b.seq_length <= m.max_position_embeddings, "seq_length", b.seq_length,
+        "seq_length must not exceed max_position_embeddings, the rows of the learned position table (give "
+        "a larger table, or position = rope)",
+        "max_position_embeddings", m.max_position_embeddings);
 
   // Sequence splits.
   if (p.sequence_parallel)
@@ -1808,6 +2098,7 @@ struct shard_params {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/job.hpp>
@@ -1826,9 +2117,7 @@ struct memory_estimate {
   bytes activations{};
   std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
 
-  [[nodiscard]] constexpr bytes total() const noexcept {
-    return weights + gradients + optimizer + activations;
-  }
+  [[nodiscard]] constexpr bytes total() const { return weights + gradients + optimizer + activations; }
 };
 
 /// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
@@ -1849,8 +2138,7 @@ struct memory_estimate {
 }
 
 /// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
-[[nodiscard]] constexpr memory_estimate memory_per_gpu(const job_spec& job,
-                                                       std::uint64_t stage = 0) noexcept {
+[[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const shard_params params = params_on_gpu(job, stage);
@@ -1894,7 +2182,7 @@ struct memory_estimate {
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
-  e.activations = bytes{static_cast<std::uint64_t>(activations)};
+  e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
   return e;
 }
 
@@ -1944,12 +2232,14 @@ AICB_END_NAMESPACE
 ///   forward and a reduce-scatter of their gradients backward (ring attention).
 
 // #include <aicb/calc/params.hpp>
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/units/bytes.hpp>
 
 #include <cstdint>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -1962,11 +2252,11 @@ struct traffic {
   bytes dp_ep{};
   bytes cp{};
 
-  [[nodiscard]] constexpr bytes total() const noexcept { return tp + dp + pp + ep + dp_ep + cp; }
+  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp; }
 };
 
 /// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
-[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) noexcept {
+[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
@@ -2022,17 +2312,20 @@ struct traffic {
       cp_forward = kv_dim * job.batch.seq_length * b * w;
     }
     const std::uint64_t replay = full ? 1 : 0;
-    tp_bytes += forward * (1 + replay) + backward;
-    ep_bytes += ep_forward * (2 + replay);
-    cp_bytes += cp_forward * (2 + replay);
+    // Per layer the sizes are bounded by the job's rules; their sums over layers and micro batches are
+    // checked.
+    constexpr std::string_view what = "bytes communicated per iteration";
+    tp_bytes = checked_add(tp_bytes, forward * (1 + replay) + backward, what);
+    ep_bytes = checked_add(ep_bytes, ep_forward * (2 + replay), what);
+    cp_bytes = checked_add(cp_bytes, cp_forward * (2 + replay), what);
   }
   if (t > 1) {
     if (first) tp_bytes += sp_tp ? 2 * activation : activation;
     if (last) tp_bytes += (sp_tp ? 2 * activation : activation) + 3 * tokens * 4;
   }
-  v.tp = bytes{ga * tp_bytes};
-  v.ep = bytes{ga * ep_bytes};
-  v.cp = bytes{ga * cp_bytes};
+  v.tp = bytes{tp_bytes} * ga;
+  v.ep = bytes{ep_bytes} * ga;
+  v.cp = bytes{cp_bytes} * ga;
 
   const shard_params params = params_on_gpu(job, stage);
   const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
@@ -2040,9 +2333,11 @@ struct traffic {
     const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
     // ZeRO-3: per micro batch the weights gathered before forward and before backward, and the
     // gradients reduce-scattered; the weights are never gathered whole after the step.
-    if (p.zero_stage >= 3) return ga * (n * g + 2 * n * w);
+    if (p.zero_stage >= 3) return checked_mul(ga, n * g + 2 * n * w, "ZeRO-3 bytes per iteration");
     // ZeRO-2: gradients reduce-scattered in every micro batch, weights gathered after the step.
-    if (p.zero_stage == 2) return ga * n * g + n * w;
+    if (p.zero_stage == 2)
+      return checked_add(checked_mul(ga, n * g, "ZeRO-2 bytes per iteration"), n * w,
+                         "ZeRO-2 bytes per iteration");
     return sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
   };
   v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
@@ -2050,7 +2345,7 @@ struct traffic {
 
   if (p.pipeline_parallel > 1) {
     const std::uint64_t message = sp ? activation / t : activation;
-    v.pp = bytes{ga * message * ((first || last) ? 1 : 2)};
+    v.pp = bytes{message} * ga * ((first || last) ? 1 : 2);
   }
 
   return v;
@@ -2704,6 +2999,7 @@ AICB_END_NAMESPACE
 /// Reading is in aicb/io/aiob_reader.hpp (Spirit X3); this header has no parser dependency.
 
 // #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
 // #include <aicb/units/duration.hpp>
 
 #include <algorithm>
@@ -2717,6 +3013,10 @@ AICB_END_NAMESPACE
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+
+/// The longest time a profile may give for one operation: 10^12 µs (11.6 days). A larger value is
+/// no measurement, and refusing it keeps every duration derived from a profile exact.
+inline constexpr double max_profile_us = 1e12;
 
 /// One line inside a section: a statistic (`time_gpu_avg: 799`) or a `#` comment.
 struct aiob_line {
@@ -2894,8 +3194,14 @@ inline constexpr std::string_view aicb_mla_keys[] = {"attention_linear_q_lora", 
 /// skipped, as aicb's regex search skips them.
 [[nodiscard]] inline aicb_compute_cache aicb_cache_from_profile(const aiob_profile& p,
                                                                 bool recompute_activations) {
-  // Python's round(): to nearest, ties to even — what std::nearbyint does in the default mode.
-  const auto py_round = [](double x) { return static_cast<std::int64_t>(std::nearbyint(x)); };
+  // Python's round(): to nearest, ties to even — what std::nearbyint does in the default mode. A sum
+  // beyond the durations aicb represents is refused (Python would carry on with a huge integer).
+  const auto py_round = [](double x) {
+    if (!(x >= 0 && x <= max_duration_ns))
+      AICB_THROW(config_error("profile", std::to_string(x) + " ns",
+                              "a time derived from the profile must be between 0 and 2^62 ns"));
+    return static_cast<std::int64_t>(std::nearbyint(x));
+  };
   double attention = 0, mlp = 0;
   std::optional<double> grad_forward, grad_backward;
   std::vector<std::pair<std::string, double>> other;
@@ -3170,7 +3476,7 @@ class aiob_model final : public compute_model {
       else
         us = op.pass == pass_kind::input_grad ? 2 * *forward : 0.0;
     }
-    return nanoseconds{std::llround(us * 1000)};
+    return checked_ns(us * 1000, "profile time of " + std::string(to_string(op.role)));
   }
 
   [[nodiscard]] std::string provenance() const override {
@@ -3510,6 +3816,7 @@ AICB_END_NAMESPACE
 /// micro batches or layers.
 
 // #include <aicb/calc/params.hpp>
+// #include <aicb/checked.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/op.hpp>
 // #include <aicb/config.hpp>
@@ -3528,6 +3835,7 @@ AICB_END_NAMESPACE
 /// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
 /// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/detail/python_float.hpp>
@@ -3600,13 +3908,17 @@ AICB_END_NAMESPACE
 /// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
 /// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -3695,6 +4007,61 @@ struct aicb_derived {
       a.frame != "collective_test")
     AICB_THROW(config_error("frame", a.frame,
                             "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
+  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
+  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
+  // a wrapped number.
+  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
+                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
+                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
+                                     {"global_batch", a.global_batch},
+                                     {"micro_batch", a.micro_batch},
+                                     {"seq_length", a.seq_length},
+                                     {"hidden_size", a.hidden_size},
+                                     {"num_layers", a.num_layers},
+                                     {"vocab_size", a.vocab_size},
+                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
+                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
+                                     {"max_position_embeddings", a.max_position_embeddings},
+                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
+                                     {"num_experts", a.num_experts},
+                                     {"moe_router_topk", a.moe_router_topk},
+                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
+                                     {"epoch_num", a.epoch_num},
+                                     {"q_lora_rank", a.q_lora_rank},
+                                     {"kv_lora_rank", a.kv_lora_rank},
+                                     {"qk_rope_dim", a.qk_rope_dim},
+                                     {"qk_nope_dim", a.qk_nope_dim},
+                                     {"v_head_dim", a.v_head_dim},
+                                     {"n_shared_expert", a.n_shared_expert},
+                                     {"n_dense_layers", a.n_dense_layers}})
+    if (value > max_derived_size)
+      AICB_THROW(
+          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const auto times = [](std::uint64_t x, std::uint64_t y) {
+    return product_within({x, y}).value_or(max_u64);
+  };
+  const std::uint64_t widest =
+      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
+                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
+                a.num_experts, times(a.moe_router_topk, a.hidden_size),
+                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
+                      a.num_attention_heads.value_or(a.num_layers))});
+  for (const auto& [field, value, what] :
+       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
+            "seq_length", a.seq_length,
+            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
+        {"hidden_size", a.hidden_size,
+         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
+        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
+        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
+         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
+                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
+                        max_derived_size)}})
+    if (!what)
+      AICB_THROW(config_error(field, std::to_string(value),
+                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
+                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
+                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
   const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
   if (t == 0 || p == 0)
     fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
@@ -4186,6 +4553,60 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
 /// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
 inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
 
+/// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
+/// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
+inline constexpr std::uint64_t simai_max_int = 2147483647;
+
+/// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
+/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
+/// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
+/// weight-gradient column.
+enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
+
+/// SimAI's group for a token suffix (0 none, 1 `_EP`, 2 `_DP_EP`) in a column.
+[[nodiscard]] constexpr simai_group simai_group_of(int suffix, simai_column column) noexcept {
+  if (suffix == 1) return simai_group::ep;
+  if (suffix == 2) return simai_group::dp_ep;
+  return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
+}
+
+/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
+/// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
+/// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
+/// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
+/// `all_gpus`, which the generators write as the job's world size).
+[[nodiscard]] constexpr std::uint64_t simai_group_ranks(simai_group group, simai_column column,
+                                                        std::uint64_t tp, std::uint64_t ep, std::uint64_t pp,
+                                                        std::uint64_t gpus) noexcept {
+  const std::uint64_t dp = tp == 0 || pp == 0 ? 0 : gpus / (tp * pp);
+  if (column != simai_column::weight_grad) return group == simai_group::ep ? ep : tp;
+  return group == simai_group::dp_ep ? (ep == 0 ? 0 : dp / ep) : dp;
+}
+
+/// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
+/// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
+/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
+/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
+/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
+/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
+/// 98 GB DP collectives).
+[[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
+  if (group == simai_group::tp)
+    return kind == collective::all_gather || kind == collective::reduce_scatter ||
+           kind == collective::all_to_all;
+  return group == simai_group::ep && kind == collective::all_to_all;
+}
+
+/// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
+/// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
+/// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
+/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
+/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
+[[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
+                                                      std::uint64_t size) noexcept {
+  return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 
@@ -4274,7 +4695,8 @@ class aicb_workload {
     std::uint64_t per_microbatch = 0;
     for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
     if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
-    return prologue_size() + d_.microbatches * per_microbatch + 7;
+    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
+                       prologue_size() + 7, "records");
   }
 
   /// The records, lazily.
@@ -4753,10 +5175,15 @@ class megatron_workload {
 
   /// Records of one iteration.
   [[nodiscard]] std::uint64_t records_per_iteration() const {
-    return prologue_.size() + microbatches(job_) * records_per_microbatch();
+    return checked_add(records_in(prologue_),
+                       checked_mul(microbatches(job_), records_per_microbatch(), "records per iteration"),
+                       "records per iteration");
   }
   /// Records in the workload.
-  [[nodiscard]] std::uint64_t size() const { return options_.iterations * records_per_iteration(); }
+  [[nodiscard]] std::uint64_t size() const {
+    return checked_mul(options_.iterations, records_per_iteration(),
+                       "records (iterations x records per iteration)");
+  }
 
   /// The records, lazily.
   [[nodiscard]] record_stream<class megatron_source> records() const;
@@ -4772,13 +5199,28 @@ class megatron_workload {
   [[nodiscard]] std::uint64_t pp_message() const {
     return job_.parallel.sequence_parallel ? activation() / job_.parallel.tensor_parallel : activation();
   }
-  [[nodiscard]] std::uint64_t records_per_microbatch() const {
-    std::uint64_t n = embedding_.size() + final_.size();
-    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
-      n += layer_template(l).size();
+  // A record repeated `times` times in a row: the gradient buckets of a large model are thousands of
+  // identical records, held once.
+  struct record_run {
+    record_run(record one, std::uint64_t n = 1) : r(std::move(one)), times(n) {}  // NOLINT: implicit
+    record r;
+    std::uint64_t times;
+  };
+  using block = std::vector<record_run>;
+  [[nodiscard]] static std::uint64_t records_in(const block& b) {
+    std::uint64_t n = 0;
+    for (const record_run& run : b)
+      n = checked_add(n, run.times, "records of a block");
     return n;
   }
-  [[nodiscard]] const std::vector<record>& layer_template(std::uint64_t layer) const {
+  [[nodiscard]] std::uint64_t records_per_microbatch() const {
+    std::uint64_t n = records_in(embedding_) + records_in(final_);
+    const std::uint64_t dense = records_in(dense_layer_), moe = records_in(moe_layer_);
+    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
+      n += &layer_template(l) == &moe_layer_ ? moe : dense;
+    return n;
+  }
+  [[nodiscard]] const block& layer_template(std::uint64_t layer) const {
     return job_.model.is_moe() && layer >= job_.model.first_dense_layers ? moe_layer_ : dense_layer_;
   }
 
@@ -4836,7 +5278,7 @@ class megatron_workload {
     const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
 
     // Attention block.
-    std::vector<record> attention;
+    block attention;
     attention.push_back(op_record("input_norm", norm(op_role::input_norm), block_in_fwd));
     const std::uint64_t local_heads = m.num_attention_heads / t;
     std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
@@ -4893,25 +5335,25 @@ class megatron_workload {
 
     // Dense MLP block.
     const auto mlp = [&](const char* prefix, std::uint64_t ffn, bool gather) {
-      std::vector<record> block;
+      block layer;
       const std::string pre(prefix);
-      if (gather && sp) block.push_back(comm_record(pre + "_gather", block_in_fwd, block_in_bwd));
-      block.push_back(op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
-                                gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd));
-      block.push_back(op_record(
+      if (gather && sp) layer.push_back({comm_record(pre + "_gather", block_in_fwd, block_in_bwd)});
+      layer.push_back({op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
+                                 gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd)});
+      layer.push_back({op_record(
           pre + "_act",
           compute_op{
-              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t}));
-      block.push_back(
-          op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd, block_out_bwd));
-      return block;
+              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t})});
+      layer.push_back({op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd,
+                                 block_out_bwd)});
+      return layer;
     };
 
     // Dense layer: attention, norm (+ all-gather under SP), MLP.
     dense_layer_ = attention;
     dense_layer_.push_back(
         op_record("post_attention_norm", norm(op_role::post_attention_norm), block_in_fwd));
-    for (record& r : mlp("mlp", m.ffn_hidden_size, false))
+    for (record_run& r : mlp("mlp", m.ffn_hidden_size, false))
       dense_layer_.push_back(std::move(r));
     add_recompute(dense_layer_);
 
@@ -4949,7 +5391,7 @@ class megatron_workload {
           scatter, gather));
       moe_layer_.push_back(comm_record("moe_combine", a2a, a2a));
       if (m.num_shared_experts > 0)
-        for (record& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
+        for (record_run& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
           moe_layer_.push_back(std::move(r));
       add_recompute(moe_layer_);
     }
@@ -4975,7 +5417,7 @@ class megatron_workload {
       final_.push_back(op_record(
           "cross_entropy_max",
           compute_op{.role = op_role::logits, .kind = op_kind::elementwise, .m = tokens, .n = vocab}, loss));
-      final_.back().weight_grad.compute = nanoseconds{0};
+      final_.back().r.weight_grad.compute = nanoseconds{0};
       if (t > 1) {
         final_.push_back(comm_record("cross_entropy_target", loss, {}));
         final_.push_back(comm_record("cross_entropy_sum", loss, {}));
@@ -4997,17 +5439,18 @@ class megatron_workload {
     const std::uint64_t bucket = options_.bucket_params != 0
                                      ? options_.bucket_params
                                      : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
-    const auto buckets = [&](std::vector<record>& into, const char* name, std::uint64_t params_total,
-                             std::uint64_t element, collective kind, comm_group group) {
-      for (std::uint64_t offset = 0; offset < params_total; offset += bucket)
-        into.push_back(
-            wg_record(name, {kind, group, bytes{std::min(bucket, params_total - offset) * element}}));
+    const auto buckets = [&](block& into, const char* name, std::uint64_t params_total, std::uint64_t element,
+                             collective kind, comm_group group) {
+      if (const std::uint64_t full = params_total / bucket)
+        into.push_back({wg_record(name, {kind, group, bytes{bucket} * element}), full});
+      if (const std::uint64_t rest = params_total % bucket)
+        into.push_back(wg_record(name, {kind, group, bytes{rest} * element}));
     };
     // ZeRO-2 reduce-scatters gradients in every micro batch, ZeRO-3 also all-gathers the weights
     // before each micro batch's forward and again before its backward. SimAI gives the DP group only
     // to the weight-gradient column, so these collectives sit there, in records at the head of each
     // micro batch: SimAI runs them as the micro batch's backward ends (docs/zero.md).
-    std::vector<record> per_microbatch;
+    block per_microbatch;
     if (p.zero_stage >= 2 && dp > 1) {
       if (p.zero_stage == 3) {
         buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather,
@@ -5042,14 +5485,14 @@ class megatron_workload {
 
   // Full recomputation: the layer's forward records replayed in the backward pass, just before the
   // layer's own backward (appended in reverse, since SimAI walks the backward pass from the end).
-  void add_recompute(std::vector<record>& layer) const {
+  void add_recompute(block& layer) const {
     if (job_.parallel.recompute != recompute_kind::full) return;
     const std::size_t n = layer.size();
     for (std::size_t i = n; i-- > 0;) {
       record r;
-      r.name = "recompute_" + layer[i].name;
-      r.input_grad = layer[i].forward;
-      layer.push_back(std::move(r));
+      r.name = "recompute_" + layer[i].r.name;
+      r.input_grad = layer[i].r.forward;
+      layer.push_back({std::move(r), layer[i].times});
     }
   }
 
@@ -5057,7 +5500,7 @@ class megatron_workload {
   const compute_model& compute_;
   megatron_options options_;
   std::uint64_t stage_ = 0, first_layer_ = 0, layers_ = 0;
-  std::vector<record> prologue_, embedding_, dense_layer_, moe_layer_, final_;
+  block prologue_, embedding_, dense_layer_, moe_layer_, final_;
   simai_header header_;
 };
 
@@ -5071,8 +5514,15 @@ class megatron_source {
   const record* next() {
     while (true) {
       if (iteration_ == w_.options_.iterations) return nullptr;
-      const std::vector<record>& block = current_block();
-      if (index_ < block.size()) return &block[index_++];
+      const megatron_workload::block& block = current_block();
+      if (index_ < block.size()) {
+        const megatron_workload::record_run& run = block[index_];
+        if (++repeat_ == run.times) {
+          repeat_ = 0;
+          ++index_;
+        }
+        return &run.r;
+      }
       index_ = 0;
       advance();
     }
@@ -5080,7 +5530,7 @@ class megatron_source {
 
  private:
   // Position: prologue, then per micro batch: embedding, layers, final.
-  const std::vector<record>& current_block() const {
+  const megatron_workload::block& current_block() const {
     if (part_ == 0) return w_.prologue_;
     if (part_ == 1) return w_.embedding_;
     if (part_ == 2) return w_.layer_template(w_.first_layer_ + layer_);
@@ -5110,6 +5560,7 @@ class megatron_source {
   std::uint64_t iteration_ = 0, microbatch_ = 0, layer_ = 0;
   int part_ = 0;
   std::size_t index_ = 0;
+  std::uint64_t repeat_ = 0;  // copies of the current run already handed out
 };
 
 inline record_stream<megatron_source> megatron_workload::records() const {
@@ -5354,7 +5805,8 @@ class roofline_model final : public compute_model {
     if (bytes > 0)
       memory =
           bytes / (gpu_.memory_bytes_per_s() * e_.memory_fraction * bytes / (bytes + e_.memory_half)) * 1e9;
-    return nanoseconds{std::llround(e_.launch_ns + std::max(compute, memory))};
+    return checked_ns(e_.launch_ns + std::max(compute, memory),
+                      "roofline time of " + std::string(to_string(op.role)));
   }
 
   [[nodiscard]] std::string provenance() const override {
@@ -5418,90 +5870,371 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Outputs are never half-written: aicb::atomic_file writes to a temporary file beside the target
-/// and renames it over the target only when commit() is called; if it is destroyed before (an
-/// exception, an error), the temporary is removed and the target is untouched.
+/// Outputs are never half-written and never damage what is there: aicb::atomic_file writes to a
+/// temporary file beside the target and renames it over the target only when commit() is called;
+/// destroyed before (an exception, an error), it removes the temporary and leaves the target as it
+/// was.
 ///
 /// ```cpp
-/// aicb::atomic_file out("workload.txt");
+/// aicb::atomic_file out("workload.txt", {.inputs = {"profile.txt"}});
 /// out.write("HYBRID_TRANSFORMER_FWD_IN_BCKWD ...\n");
 /// out.commit();   // now workload.txt exists, complete
 /// ```
+///
+/// What it refuses or handles, so that no caller has to:
+/// - an output that is one of the command's inputs (`-o profile.txt --comp_filepath profile.txt`):
+///   io_error, before anything is written;
+/// - a target that is a directory or another non-regular file: io_error — except character devices
+///   and FIFOs (`/dev/null`, `/dev/stdout`, a named pipe), which are written straight into, never
+///   replaced;
+/// - a symbolic link: the file it points to is replaced, the link stays;
+/// - a name longer than a file name can be (NAME_MAX, 255 bytes): io_error naming the limit; a name
+///   near it works (the temporary's name is kept within the limit);
+/// - several files that belong together (a workload and its sidecar): aicb::commit_together
+///   renames them all or — restoring any file it had replaced — none;
+/// - an interrupt: after aicb::remove_temporaries_on_signals() (the aicb tool calls it; a library
+///   user opts in), SIGINT, SIGTERM and SIGHUP remove every temporary still open, then end the
+///   program as the signal would have.
+///
+/// aicb::require_free_space checks an estimated size against the free space of the target's file
+/// system before a large output is started.
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 
-#include <unistd.h>  // getpid
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#  include <unistd.h>  // getpid, unlink (async-signal-safe)
+#  define AICB_DETAIL_POSIX_FILES 1
+#endif
 
 AICB_BEGIN_NAMESPACE
+
+/// What an output must not be.
+struct output_options {
+  /// Files the command reads: the output may not be any of them (compared by identity, so another
+  /// path to the same file is caught too).
+  std::vector<std::string> inputs;
+};
+
+namespace detail {
+
+/// The longest file name (one path component) aicb writes: NAME_MAX on Linux and macOS.
+inline constexpr std::size_t max_file_name = 255;
+
+// Temporaries still open, for the signal handler. Fixed slots of pointers to the temporaries'
+// names: reading them in a handler is async-signal-safe (no allocation, no lock).
+inline constexpr std::size_t temporary_slots = 64;
+inline std::atomic<const char*> temporaries[temporary_slots];
+inline volatile std::sig_atomic_t committing = 0;       // a commit is renaming: defer signals
+inline volatile std::sig_atomic_t deferred_signal = 0;  // a signal that arrived meanwhile
+
+inline void register_temporary(const char* name) noexcept {
+  for (auto& slot : temporaries) {
+    const char* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, name)) return;
+  }
+  // More than 64 at once: this one is not removed on a signal (it still is on an error).
+}
+inline void unregister_temporary(const char* name) noexcept {
+  for (auto& slot : temporaries) {
+    const char* expected = name;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
+inline void remove_temporaries_now() noexcept {
+  for (auto& slot : temporaries)
+    if (const char* name = slot.load())
+#if defined(AICB_DETAIL_POSIX_FILES)
+      ::unlink(name);
+#else
+      std::remove(name);
+#endif
+}
+
+extern "C" inline void on_terminating_signal(int signal) {
+  if (committing) {
+    deferred_signal = signal;
+    return;
+  }
+  remove_temporaries_now();
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+inline void raise_deferred_signal() {
+  if (const int signal = deferred_signal) {
+    deferred_signal = 0;
+    on_terminating_signal(signal);
+  }
+}
+
+inline std::string errno_text(int error) { return std::strerror(error); }
+
+// A temporary name beside `target`, hidden, unique to this process and object, within NAME_MAX.
+inline std::string temporary_name(const std::filesystem::path& target, std::string_view kind) {
+  static std::atomic<unsigned> counter{0};
+#if defined(AICB_DETAIL_POSIX_FILES)
+  const long process = static_cast<long>(::getpid());
+#else
+  const long process = 0;
+#endif
+  const std::string suffix =
+      ".aicb-" + std::string(kind) + "-" + std::to_string(process) + "-" + std::to_string(counter++);
+  std::string stem = target.filename().string();
+  const std::size_t room = max_file_name - 1 - suffix.size();
+  if (stem.size() > room) stem.resize(room);
+  return (target.parent_path() / ("." + stem + suffix)).string();
+}
+
+}  // namespace detail
+
+/// Makes SIGINT, SIGTERM and SIGHUP remove every aicb temporary still open before the program ends
+/// as the signal would have ended it. Call once, early (the aicb tool does); idempotent.
+inline void remove_temporaries_on_signals() {
+  static const bool installed = [] {
+    for (const int signal : {
+           SIGINT, SIGTERM
+#if defined(SIGHUP)
+               ,
+               SIGHUP
+#endif
+         })
+      std::signal(signal, detail::on_terminating_signal);
+    return true;
+  }();
+  (void)installed;
+}
 
 /// A file written in full or not at all. Not copyable; buffered (`buffer_size` bytes).
 class atomic_file {
  public:
-  explicit atomic_file(std::string path, std::size_t buffer_size = 1 << 20)
-      : path_(std::move(path)), temp_(temporary_name(path_)) {
-    const auto parent = std::filesystem::path(path_).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent))
+  explicit atomic_file(std::string path, const output_options& options = {},
+                       std::size_t buffer_size = 1 << 20)
+      : path_(std::move(path)) {
+    namespace fs = std::filesystem;
+    if (path_.empty()) AICB_THROW(io_error(path_, "an output needs a file name"));
+    fs::path target(path_);
+    std::error_code ec;
+    // A symbolic link stays: the file it points to is what gets written.
+    if (fs::is_symlink(fs::symlink_status(target, ec))) {
+      const fs::path resolved = fs::weakly_canonical(target, ec);
+      if (!ec) target = resolved;
+    }
+    if (target.filename().string().size() > detail::max_file_name)
+      AICB_THROW(io_error(path_, "the file name is longer than " + std::to_string(detail::max_file_name) +
+                                     " bytes, the most a file system allows"));
+    const fs::file_status status = fs::status(target, ec);
+    const bool exists = !ec && fs::exists(status);
+    if (exists && fs::is_directory(status)) AICB_THROW(io_error(path_, "is a directory, not a file name"));
+    direct_ = exists && (fs::is_character_file(status) || fs::is_fifo(status));
+    if (exists && !direct_ && !fs::is_regular_file(status))
+      AICB_THROW(io_error(path_,
+                          "exists and is not a regular file (nor a device or FIFO to write into); "
+                          "aicb does not replace it"));
+    for (const std::string& input : options.inputs) {
+      std::error_code same;
+      if (!input.empty() && exists && fs::equivalent(target, input, same) && !same)
+        AICB_THROW(
+            io_error(path_, "is also an input of this command (" + input +
+                                "); writing it would destroy what is being read: choose another output"));
+    }
+    const fs::path parent = target.parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
       AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
+    target_ = target.string();
+    temp_ = direct_ ? target_ : detail::temporary_name(target, "tmp");
     file_ = std::fopen(temp_.c_str(), "wb");
-    if (!file_) AICB_THROW(io_error(path_, std::string("cannot create file: ") + std::strerror(errno)));
+    if (!file_)
+      AICB_THROW(
+          io_error(path_, (direct_ ? "cannot open for writing: " : "cannot create a file beside it: ") +
+                              detail::errno_text(errno)));
+    if (!direct_) detail::register_temporary(temp_.c_str());
     buffer_.resize(buffer_size);
     std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
   }
   atomic_file(const atomic_file&) = delete;
   atomic_file& operator=(const atomic_file&) = delete;
-  ~atomic_file() {
-    if (file_) {
-      std::fclose(file_);
-      std::remove(temp_.c_str());
-    }
-  }
+  ~atomic_file() { discard(); }
 
   void write(std::string_view text) {
+    if (!file_) AICB_THROW(io_error(path_, "write after the file was committed"));
     if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
-      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+      AICB_THROW(io_error(path_, "write failed: " + detail::errno_text(errno)));
   }
 
   /// Flushes, closes and renames the temporary over the target.
   void commit() {
+    close();
+    const auto guard = commit_section();
+    rename_into_place();
+  }
+
+  /// The path as given.
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  /// The file written: the path, or the file a symbolic link there points to.
+  [[nodiscard]] const std::string& target() const noexcept { return target_; }
+  /// True when the target is a device or FIFO written straight into (no temporary, no rename).
+  [[nodiscard]] bool direct() const noexcept { return direct_; }
+
+ private:
+  friend void commit_together(std::initializer_list<atomic_file*> files);
+
+  // Signals that arrive while files are renamed wait until the renames are done.
+  struct commit_guard {
+    commit_guard() { detail::committing = 1; }
+    ~commit_guard() {
+      detail::committing = 0;
+      detail::raise_deferred_signal();
+    }
+    commit_guard(const commit_guard&) = delete;
+    commit_guard& operator=(const commit_guard&) = delete;
+  };
+  static commit_guard commit_section() { return {}; }
+
+  // Flushes and closes the temporary (errors: the temporary is removed).
+  void close() {
+    if (!file_) AICB_THROW(io_error(path_, "committed twice"));
     const bool flushed = std::fflush(file_) == 0;
+    const int error = errno;
     const bool closed = std::fclose(file_) == 0;
     file_ = nullptr;
     if (!flushed || !closed) {
-      std::remove(temp_.c_str());
-      AICB_THROW(io_error(path_, std::string("write failed: ") + std::strerror(errno)));
+      remove_temporary();
+      AICB_THROW(io_error(path_, "write failed: " + detail::errno_text(flushed ? errno : error)));
     }
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+  }
+  void rename_into_place() {
+    if (direct_) return;
+    if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
       const int error = errno;
-      std::remove(temp_.c_str());
-      AICB_THROW(io_error(
-          path_, std::string("cannot rename the finished file into place: ") + std::strerror(error)));
+      remove_temporary();
+      AICB_THROW(io_error(path_, "cannot rename the finished file into place: " + detail::errno_text(error)));
     }
+    detail::unregister_temporary(temp_.c_str());
+  }
+  void remove_temporary() noexcept {
+    if (direct_) return;
+    detail::unregister_temporary(temp_.c_str());
+    std::remove(temp_.c_str());
+  }
+  // Closes and removes the temporary unless it was renamed into place (then the name is free and
+  // removing it does nothing).
+  void discard() noexcept {
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+    remove_temporary();
   }
 
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  static std::string temporary_name(const std::string& path) {
-    return path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  }
-
-  std::string path_, temp_;
+  std::string path_, target_, temp_;
   std::FILE* file_ = nullptr;
+  bool direct_ = false;
   std::string buffer_;
 };
 
+/// Commits several files so that they land together: all are renamed into place, or — when one
+/// cannot be — none stays: the files already renamed are taken back out and any file they replaced
+/// is restored. (Devices and FIFOs, written straight into, are not part of the rollback.)
+inline void commit_together(std::initializer_list<atomic_file*> files) {
+  namespace fs = std::filesystem;
+  for (atomic_file* f : files)
+    f->close();
+  const auto guard = atomic_file::commit_section();
+  struct landed {
+    atomic_file* file;
+    std::string backup;  // where the replaced file waits; empty when there was none
+  };
+  std::vector<landed> done;
+  const auto roll_back = [&] {
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      std::remove(it->file->target_.c_str());
+      if (!it->backup.empty()) std::rename(it->backup.c_str(), it->file->target_.c_str());
+    }
+  };
+  for (atomic_file* f : files) {
+    if (f->direct_) continue;
+    std::string backup;
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(f->target_, ec);
+    if (!ec && fs::exists(status)) {
+      // Something took the name since the file was opened: only a regular file is ever replaced.
+      const bool regular = fs::is_regular_file(status);
+      backup = detail::temporary_name(f->target_, "old");
+      if (!regular || std::rename(f->target_.c_str(), backup.c_str()) != 0) {
+        const int error = regular ? errno : EEXIST;
+        roll_back();
+        for (atomic_file* g : files)
+          g->remove_temporary();
+        AICB_THROW(io_error(f->path_, regular
+                                          ? "cannot set the previous file aside: " + detail::errno_text(error)
+                                          : std::string("is no longer a regular file; no file of the set "
+                                                        "was written")));
+      }
+    }
+    if (std::rename(f->temp_.c_str(), f->target_.c_str()) != 0) {
+      const int error = errno;
+      if (!backup.empty()) std::rename(backup.c_str(), f->target_.c_str());
+      roll_back();
+      for (atomic_file* g : files)
+        g->remove_temporary();
+      AICB_THROW(io_error(f->path_,
+                          "cannot rename the finished file into place (no file of the set was "
+                          "written): " +
+                              detail::errno_text(error)));
+    }
+    detail::unregister_temporary(f->temp_.c_str());
+    done.push_back({f, std::move(backup)});
+  }
+  for (const landed& l : done)
+    if (!l.backup.empty()) std::remove(l.backup.c_str());
+}
+
 /// Writes `text` to `path` atomically.
-inline void write_file_atomically(const std::string& path, std::string_view text) {
-  atomic_file out(path);
+inline void write_file_atomically(const std::string& path, std::string_view text,
+                                  const output_options& options = {}) {
+  atomic_file out(path, options);
   out.write(text);
   out.commit();
+}
+
+/// Refuses, with an io_error that gives both sizes, an output of about `bytes` bytes that cannot fit
+/// in the free space of the file system `path` would be written to. Devices, FIFOs and file
+/// systems that do not report their space are not checked.
+inline void require_free_space(const std::string& path, std::uint64_t bytes) {
+  namespace fs = std::filesystem;
+  std::error_code status_error, space_error, size_error;
+  const fs::file_status status = fs::status(path, status_error);
+  if (!status_error && (fs::is_character_file(status) || fs::is_fifo(status))) return;
+  fs::path directory = fs::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  const fs::space_info space = fs::space(directory, space_error);
+  if (space_error || space.available == static_cast<std::uintmax_t>(-1)) return;
+  // An existing file of that name is replaced: its space comes back.
+  const std::uintmax_t existing =
+      !status_error && fs::is_regular_file(status) ? fs::file_size(path, size_error) : 0;
+  const std::uintmax_t room = space.available + (size_error ? 0 : existing);
+  if (bytes > room) {
+    const auto gib = [](std::uintmax_t b) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g GiB", static_cast<double>(b) / (1ULL << 30));
+      return std::string(text);
+    };
+    AICB_THROW(io_error(path, "the output would take about " + gib(bytes) + " but only " + gib(room) +
+                                  " is free on its file system"));
+  }
 }
 
 AICB_END_NAMESPACE
@@ -5687,7 +6420,7 @@ inline void append_csv_line(std::string& out, const csv_item& item) {
 /// Streams CSV items into a file that appears, complete, only on finish().
 class csv_writer {
  public:
-  explicit csv_writer(const std::string& path) : out_(path) {
+  explicit csv_writer(const std::string& path, const output_options& options = {}) : out_(path, options) {
     buffer_.reserve(buffer_size + 512);
     buffer_.append(csv_header).push_back('\n');
   }
@@ -5738,6 +6471,85 @@ AICB_END_NAMESPACE
 /// (stage, additional) point into the text, which must outlive them.
 
 // #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/aicb.hpp>
+
+// Opening inputs safely: every reader of aicb checks first that a path names a regular file, so a
+// directory is called a directory (not an "empty profile"), and a FIFO or device gets a clear
+// error instead of a read that blocks forever; and readers that need a whole file in memory read
+// at most a bounded prefix.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+/// Throws io_error unless `path` names an existing regular file (symbolic links followed). `what` says
+/// what the file should have been, for the message.
+inline void require_regular_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status))
+    AICB_THROW(io_error(path, "cannot open file: " + (ec ? ec.message() : std::string("no such file"))));
+  if (fs::is_regular_file(status)) return;
+  const char* kind = fs::is_directory(status)        ? "a directory"
+                     : fs::is_fifo(status)           ? "a FIFO (a named pipe)"
+                     : fs::is_character_file(status) ? "a character device"
+                     : fs::is_block_file(status)     ? "a block device"
+                     : fs::is_socket(status)         ? "a socket"
+                                                     : "not a regular file";
+  AICB_THROW(io_error(path, std::string("is ") + kind + ", not " + std::string(what) +
+                                " (aicb reads regular files: copy the data into one)"));
+}
+
+/// The first bytes of a file, and whether that was all of it.
+struct file_prefix {
+  std::string text;
+  bool whole = true;  ///< false when the file is longer than the limit
+  std::uint64_t file_size = 0;
+};
+
+/// Reads at most `limit` bytes of a regular file (io_error when it is not one, or cannot be read).
+[[nodiscard]] inline file_prefix read_file_prefix(const std::string& path, std::uint64_t limit,
+                                                  std::string_view what = "a file") {
+  require_regular_file(path, what);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
+  std::error_code ec;
+  file_prefix result;
+  result.file_size = std::filesystem::file_size(path, ec);
+  const std::uint64_t want = ec ? limit : std::min<std::uint64_t>(result.file_size, limit);
+  result.text.resize(static_cast<std::size_t>(want));
+  std::size_t got = 0;
+  while (got < result.text.size()) {
+    const std::size_t n = std::fread(result.text.data() + got, 1, result.text.size() - got, file.get());
+    if (n == 0) break;
+    got += n;
+  }
+  if (std::ferror(file.get())) AICB_THROW(io_error(path, "read failed"));
+  result.text.resize(got);
+  // More than the limit? One byte more says so (also for files whose size was not reported).
+  result.whole = std::fgetc(file.get()) == EOF;
+  return result;
+}
+
+}  // namespace detail
+AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 
@@ -5937,10 +6749,12 @@ struct csv_document {
 
 /// Reads a CSV file. Throws io_error if it cannot be read, parse_error if it is malformed.
 [[nodiscard]] inline csv_document read_csv_file(const std::string& path) {
+  detail::require_regular_file(path, "an aicb CSV workload");
   std::ifstream in(path, std::ios::binary);
   if (!in) AICB_THROW(io_error(path, "cannot open file"));
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
   return read_csv(std::move(buffer).str(), path);
 }
 
@@ -5994,6 +6808,7 @@ struct builder_tag;
 // Rule IDs.
 struct line_end_class;
 struct number_class;
+struct iterations_class;
 struct stat_key_class;
 struct name_class;
 struct comment_text_class;
@@ -6006,6 +6821,8 @@ struct file_class;
 inline constexpr x3::rule<line_end_class> line_end = "end of line";
 inline constexpr x3::rule<number_class, std::string> number =
     "time in microseconds (digits with an optional decimal part, as aicb writes them)";
+inline constexpr x3::rule<iterations_class, unsigned long long> iterations =
+    "the number of profiled iterations (a non-negative integer below 2^64)";
 inline constexpr x3::rule<stat_key_class, std::string> stat_key =
     "time_gpu_max, time_gpu_min or time_gpu_avg";
 inline constexpr x3::rule<name_class, std::string> name = "section name (letters, digits, underscores)";
@@ -6042,11 +6859,12 @@ inline const auto blank_line = (+blank >> x3::eoi) | (*blank >> x3::eol);
 inline const auto stat_line = (stat_key > ':' > x3::omit[*blank] > number > line_end)[on_stat];
 inline const auto comment_line = ('#' > comment_text > line_end)[on_comment];
 inline const auto train_iter_line =
-    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > x3::ulong_long > line_end)[on_train_iter];
+    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > iterations > line_end)[on_train_iter];
 inline const auto header_line = ((name >> ':') > line_end)[on_section];
 
 inline const auto line_end_def = *blank >> (x3::eol | x3::eoi);
 inline const auto number_def = x3::raw[+digit >> -('.' >> +digit)];
+inline const auto iterations_def = x3::ulong_long;
 inline const auto stat_key_def =
     x3::string("time_gpu_max") | x3::string("time_gpu_min") | x3::string("time_gpu_avg");
 inline const auto name_def = x3::raw[word_start >> *word_char];
@@ -6057,17 +6875,20 @@ inline const auto line_def = blank_line | (x3::eps[mark] >> (comment_line | trai
 inline const auto end_of_file_def = x3::eoi;
 inline const auto file_def = *line > end_of_file;
 
-BOOST_SPIRIT_DEFINE(line_end, number, stat_key, name, comment_text, indented_body, line, end_of_file, file)
+BOOST_SPIRIT_DEFINE(line_end, number, iterations, stat_key, name, comment_text, indented_body, line,
+                    end_of_file, file)
 
 }  // namespace detail::grammar::aiob
 AICB_END_NAMESPACE
+// #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
 
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -6144,6 +6965,11 @@ class aiob_builder {
     aiob_section& s = profile_.sections.back();
     for (const aiob_line& l : s.lines)
       if (!l.comment && l.key == key) fail(mark_, "duplicate " + key + " in section '" + s.name + "'");
+    double us = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), us);
+    if (error != std::errc{} || end != value.data() + value.size() || !(us <= max_profile_us))
+      fail(mark_, key + " " + value.substr(0, 40) + (value.size() > 40 ? "..." : "") +
+                      " exceeds 10^12 microseconds (11.6 days for one operation): not a measurement");
     s.lines.push_back({false, key, value});
   }
 
@@ -6195,15 +7021,43 @@ class aiob_builder {
   return builder.finish();
 }
 
-/// Reads and parses a profile file; io_error when it cannot be read.
+/// The largest profile file read_aiob_file reads: 64 MiB. Profiles are a few KiB (one section per
+/// timed operation); the bound keeps a wrong file from costing its size in memory.
+inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
+
+/// Reads and parses a profile file; io_error when it cannot be read, is not a regular file or is
+/// larger than max_aiob_file. A larger file is still checked as far as the limit, so an error near
+/// its start is reported as such, at its line and column.
 [[nodiscard]] inline aiob_profile read_aiob_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) AICB_THROW(io_error(path, "cannot open file"));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
-  const std::string text = std::move(content).str();
-  return parse_aiob(text, path);
+  detail::file_prefix in = detail::read_file_prefix(path, max_aiob_file, "an AIOB profile");
+  if (in.whole) return parse_aiob(in.text, path);
+  // Too large. Parse up to the last section header in the limit (complete sections only, so any
+  // error found is a real one), then refuse the size.
+  std::size_t last_header = std::string::npos;
+  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos;
+       line = next + 1) {
+    std::string_view text(in.text.data() + line, next - line);
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
+      text.remove_suffix(1);
+    const bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    if (word && text.back() == ':' && text.rfind("train_iter", 0) != 0) last_header = line;
+  }
+  // Without a later section header, the first line alone (garbage from the first byte is found).
+  const bool at_header = last_header != std::string::npos && last_header > 0;
+  const std::size_t first_line = in.text.find('\n');
+  const std::size_t cut = at_header ? last_header : first_line == std::string::npos ? 0 : first_line + 1;
+  if (cut > 0) {
+    in.text.resize(cut);
+    try {
+      (void)parse_aiob(in.text, path);
+    } catch (const parse_error& e) {
+      const bool incomplete = e.message().find("empty profile") != std::string::npos ||
+                              (!at_header && e.message().find("has no time_gpu_avg") != std::string::npos);
+      if (!incomplete) throw;
+    }
+  }
+  AICB_THROW(io_error(path, "is " + std::to_string(in.file_size >> 20) +
+                                " MiB; an AIOB profile is a few KiB, and aicb reads profiles up to 64 MiB"));
 }
 
 AICB_END_NAMESPACE
@@ -6229,6 +7083,7 @@ AICB_END_NAMESPACE
 /// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
 ///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/generate/aicb_args.hpp>
@@ -6303,8 +7158,8 @@ class collective_sweep_workload {
   }
 
   [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  [[nodiscard]] std::uint64_t size() const noexcept {
-    return o_.collectives.size() * sizes_.size() * o_.iterations;
+  [[nodiscard]] std::uint64_t size() const {
+    return checked_mul(o_.collectives.size() * sizes_.size(), o_.iterations, "records (sweep x iterations)");
   }
   [[nodiscard]] const std::vector<std::uint64_t>& sizes() const noexcept { return sizes_; }
 
@@ -6381,6 +7236,16 @@ void generate_collective_csv(const aicb_args& a, Sink&& sink) {
     }
     sink(epoch_end);
   }
+}
+
+/// Items generate_collective_csv produces for `a` (known before writing: the sweep's repetitions are
+/// the user's, and may be enormous); config_error when the count exceeds 2^64 − 1.
+[[nodiscard]] inline std::uint64_t collective_csv_items(const aicb_args& a) {
+  const std::uint64_t sizes = sweep_sizes(a.begin_size, a.end_size).size();
+  const std::uint64_t per_epoch =
+      checked_add(checked_mul(sizes, a.iter_num, "CSV items of an epoch (sizes x iter_num)"), 1, "CSV items");
+  return checked_add(checked_add(a.iter_num, 1, "CSV items"),
+                     checked_mul(a.epoch_num, per_epoch, "CSV items (epoch_num x items)"), "CSV items");
 }
 
 /// The CSV file aicb writes for its collective test: always this name.
@@ -7415,6 +8280,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/grammar/simai_def.hpp>
+// #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/generate/record_stream.hpp>
 // #include <aicb/io/simai_format.hpp>
@@ -7448,7 +8314,9 @@ class simai_tokenizer {
   /// @param buffer_size the most memory the tokenizer uses (a line or token may not be longer); a
   ///                    smaller file gets a buffer of its own size.
   explicit simai_tokenizer(const std::string& path, std::size_t buffer_size = 4 << 20)
-      : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+      : path_(path),
+        file_((detail::require_regular_file(path, "a SimAI workload"), std::fopen(path.c_str(), "rb")),
+              &std::fclose) {
     if (!file_) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
     std::error_code ec;
     const auto file_size = std::filesystem::file_size(path, ec);
@@ -7875,9 +8743,11 @@ class simai_linter {
       if (key == "pp_comm:") {
         have_pp_comm = true;
         pp_comm = value;
-        if (value > 2147483647ULL)
-          error(v, "pp_comm " + std::string(v.text) +
-                       " exceeds 2^31-1: SimAI's stoi throws out_of_range (abort)");
+      }
+      if (value > simai_max_int) {
+        error(v, std::string(key) + " " + std::string(v.text.substr(0, 40)) +
+                     " exceeds 2^31-1: SimAI reads it with stoi, which throws out_of_range (abort)");
+        continue;
       }
       // The analytical report divides integers by TP (for DP), PP and EP: 0 is SIGFPE. A zero ga, vpp or
       // all_gpus only triggers SimAI's mismatch warning (and a 0/0 pipeline bubble).
@@ -7892,6 +8762,7 @@ class simai_linter {
       if (key == "model_parallel_NPU_group:") tp = value;
       if (key == "pp:") pp = value;
       if (key == "all_gpus:") all_gpus = value;
+      if (key == "ep:") ep_ = value;
       if (key == "checkpoints:" && value > 1)
         warning(v, "checkpoints lists " + std::to_string(value) +
                        " layers: SimAI registers only the first (its parser re-reads the same token)");
@@ -7920,6 +8791,9 @@ class simai_linter {
       if (pp == 1 && pp_comm != 0)
         warning(h.policy,
                 "pp: 1 with pp_comm " + std::to_string(pp_comm) + ": SimAI warns (no pipeline to send over)");
+      tp_ = tp;
+      pp_ = pp;
+      gpus_ = all_gpus;
       if (tp > 0 && pp > 0 && all_gpus > 0 && all_gpus % (tp * pp) != 0)
         error(h.policy, "all_gpus " + std::to_string(all_gpus) + " is not a multiple of TP x PP = " +
                             std::to_string(tp * pp) + ": the layout is inconsistent");
@@ -7949,6 +8823,10 @@ class simai_linter {
     }
     if (text.find_first_not_of(" \t", digits) != std::string_view::npos)
       report(2, digits + 1, lint_severity::warning, "text after the record count is ignored by SimAI");
+    if (n > simai_max_int)
+      report(2, skip + 1, lint_severity::error,
+             "record count " + std::to_string(n) +
+                 " exceeds 2^31-1: SimAI reads it with stoi, which throws out_of_range (abort)");
     result_.declared = n;
   }
 
@@ -8108,17 +8986,17 @@ class simai_linter {
       case field::update: {
         std::uint64_t value = 0;
         if (grammar::simai::parse_unsigned(text, value)) {
-          if (f == field::size && value > simai_max_message)
-            error(t, std::string(field_names[index]) + " " + shown() +
-                         " exceeds 16 GiB: SimAI's efficiency table ends there; it drops the collective and "
-                         "truncates "
-                         "its output");
+          if (f == field::size && comm_) size_on_group(t, index, value);
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
           // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
           // once the error reaches a microsecond; for byte counts it never does.
           if (f == field::compute && value > (1ULL << 24)) {
-            const auto rounded = static_cast<std::uint64_t>(static_cast<double>(static_cast<float>(value)));
-            const std::uint64_t error = rounded > value ? rounded - value : value - rounded;
+            const float scaled = static_cast<float>(value);
+            // Near 2^64 the float rounds up to 2^64 itself, which no uint64 holds.
+            const std::uint64_t error = scaled >= 18446744073709551616.0f ? ~std::uint64_t{0} - value + 1
+                                        : static_cast<std::uint64_t>(scaled) > value
+                                            ? static_cast<std::uint64_t>(scaled) - value
+                                            : value - static_cast<std::uint64_t>(scaled);
             if (error >= 1000 && !imprecise++) first_imprecise = t;
           }
           return;
@@ -8149,13 +9027,35 @@ class simai_linter {
     }
   }
 
+  // A size in a column whose collective SimAI times: the rules that depend on the group SimAI
+  // charges it to (simai_format.hpp cites SimAI for each).
+  void size_on_group(const simai_token& t, std::size_t index, std::uint64_t size) {
+    const simai_column column = index == 4   ? simai_column::forward
+                                : index == 7 ? simai_column::input_grad
+                                             : simai_column::weight_grad;
+    const simai_group group = simai_group_of(comm_->suffix, column);
+    if (simai_uses_ratio_table(comm_->kind, group) && size > simai_max_message)
+      error(t, std::string(field_names[index]) + " " + std::to_string(size) + " exceeds 16 GiB on " +
+                   (group == simai_group::ep ? "an EP" : "a TP") +
+                   " collective SimAI times through its efficiency table, which ends there: it drops the "
+                   "collective and truncates its output (exit status 0)");
+    const std::uint64_t ranks = simai_group_ranks(group, column, tp_, ep_, pp_, gpus_);
+    if (tp_ > 0 && simai_single_gpu_garbage(group, ranks, size))
+      error(t,
+            "a collective of " + std::to_string(size) +
+                " bytes over a TP group of one GPU (model_parallel_NPU_group: 1): SimAI's bus bandwidth "
+                "for it is -1 and the collective's time wraps to ~1.8e16 us, silently; drop the collective");
+  }
+
   void comm(const simai_token& t, std::size_t index) {
     const std::string_view text = t.text;
     grammar::simai::comm_token c;
     comm_none_ = false;
+    comm_.reset();
     const bool weight = index == 9;
     if (grammar::simai::parse_comm(text, c)) {
       comm_none_ = c.kind == collective::none;
+      if (!comm_none_) comm_ = c;
       if (weight && c.suffix == 1)
         warning(
             t,
@@ -8203,6 +9103,8 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
+  std::optional<grammar::simai::comm_token> comm_;     // the collective of the column being read
+  std::uint64_t tp_ = 0, ep_ = 0, pp_ = 0, gpus_ = 0;  // header values (0 when absent)
   std::string name_text_;
   std::uint64_t sized_none_ = 0;
   std::optional<simai_token> first_sized_none_;
@@ -8222,8 +9124,11 @@ struct simai_fix {
 
 /// Rewrites, atomically, what can be fixed mechanically: header keys a legacy aicb file lacks (`ep pp
 /// vpp ga all_gpus pp_comm`: one stage, no expert parallelism, all_gpus = `world_size`) and a record
-/// count that does not match the records. Throws config_error when a key is missing and no
-/// world_size is given, or when the records themselves are malformed (no count can be trusted).
+/// count that does not match the records. The fixed file goes to `output`, which must not be the
+/// input; with no output the input is rewritten in place. Never writes a value lint rejects: throws
+/// config_error when a key is missing and no world_size is given, when world_size is not a value
+/// SimAI can read or TP x PP does not divide it, when the records themselves are malformed (no count
+/// can be trusted), or when there are more records than SimAI can count.
 inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t> world_size,
                            const std::string& output = {}) {
   const lint_result lint = lint_simai(path);
@@ -8240,6 +9145,23 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
       if (!world_size)
         AICB_THROW(
             config_error("world_size", "(none)", "the header lacks all_gpus: give --world-size to add it"));
+      // Never write what lint rejects: a value SimAI's stoi cannot read, or a world TP x PP does not divide.
+      if (*world_size == 0 || *world_size > simai_max_int)
+        AICB_THROW(config_error("world_size", std::to_string(*world_size),
+                                "all_gpus must be between 1 and 2^31-1 (SimAI reads it with stoi)"));
+      std::uint64_t tp = 0, pp = 1;
+      const simai_header_line_fields present = split_header(*header_line);
+      for (const auto& e : present.entries) {
+        std::uint64_t v = 0;
+        if (!e.value || !detail::grammar::simai::parse_unsigned(e.value->text, v) || v == 0 ||
+            v > simai_max_int)
+          continue;
+        if (e.key.text == "model_parallel_NPU_group:") tp = v;
+        if (e.key.text == "pp:") pp = v;
+      }
+      if (tp > 0 && *world_size % (tp * pp) != 0)
+        AICB_THROW(config_error("world_size", std::to_string(*world_size),
+                                "all_gpus must be a multiple of TP x PP = " + std::to_string(tp * pp)));
       value = std::to_string(*world_size);
     } else if (key == "pp_comm:") {
       value = "0";
@@ -8257,14 +9179,19 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
   if (lint.declared && *lint.declared != lint.records) {
     if (!lint.records_well_formed)
       AICB_THROW(config_error("records", path, "records are malformed; fix them before the count"));
+    if (lint.records > simai_max_int)
+      AICB_THROW(
+          config_error("records", std::to_string(lint.records),
+                       "SimAI reads at most 2^31-1 records (its count goes through stoi): split the file"));
     fix.changes.push_back("line 2: record count " + std::to_string(*lint.declared) + " -> " +
                           std::to_string(lint.records));
     count = std::to_string(lint.records);
   }
   if (fix.changes.empty()) return fix;
   // Copy the rest of the file unchanged.
+  // In place only when asked (no output); otherwise the output must not be the input.
   const std::string target = output.empty() ? path : output;
-  atomic_file out(target);
+  atomic_file out(target, output.empty() ? output_options{} : output_options{{path}});
   out.write(header + additions + "\n" + count + "\n");
   std::FILE* source = std::fopen(path.c_str(), "rb");
   if (!source) AICB_THROW(io_error(path, "cannot reopen the file"));
@@ -8295,9 +9222,11 @@ AICB_END_NAMESPACE
 /// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
 /// workloads) every record is checked against the ways SimAI silently misreads a file: only the
 /// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
-/// 0, a warning above 16 GiB (SimAI's largest message), the record count written first equal to
-/// the records written, and a header with every key SimAI needs. aicb compatibility writes aicb's
-/// records as they are (strict = false), quirks included.
+/// 0, no message above 16 GiB where SimAI times it through its efficiency tables, no collective
+/// over a TP group of one GPU (SimAI's time for it is garbage), the record count written first
+/// equal to the records written, and a header with every key SimAI needs. In every mode the header
+/// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
+/// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
@@ -8309,8 +9238,10 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -8322,11 +9253,16 @@ class simai_writer {
   /// @param header the header line's fields
   /// @param count  the number of records that will be written (SimAI reads it first)
   /// @param strict check every record against SimAI's silent failure modes (see the file comment)
-  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true)
-      : out_(path), count_(count), strict_(strict), buffer_(new char[buffer_size]) {
+  /// @param options what the file must not be (the command's inputs)
+  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true,
+               const output_options& options = {})
+      : header_(header), count_(count), strict_(strict) {
+    check_readable(header, count);
     if (strict_) check_header(header);
+    out_.emplace(path, options);
+    buffer_.reset(new char[buffer_size]);
     const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
-    out_.write(head);
+    out_->write(head);
   }
 
   /// Appends one record.
@@ -8338,7 +9274,11 @@ class simai_writer {
     if (r.name.size() + max_record_tail > buffer_size)
       AICB_THROW(
           config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
-    char* p = buffer_.get() + used_;
+    used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
+  }
+
+  /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.
+  static char* format(char* p, const record& r) {
     p = copy(p, r.name);
     p = copy(p, "\t-1");
     p = phase(p, r.forward, simai_column::forward);
@@ -8347,27 +9287,30 @@ class simai_writer {
     *p++ = '\t';
     p = integer(p, r.update.count());
     *p++ = '\n';
-    used_ = static_cast<std::size_t>(p - buffer_.get());
+    return p;
   }
 
+  /// Longest record line without its name: 9 numbers of at most 20 characters, 3 tokens of at most
+  /// 19, and separators.
+  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
+
   /// Checks the count, then renames the file into place. Without it, nothing is left behind.
-  void finish() {
+  /// With `commit` false the file is complete but not yet in place: commit it together with others
+  /// through aicb::commit_together(&writer.file(), …).
+  void finish(bool commit = true) {
     if (written_ != count_)
       AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
                        " records written but the header announced " + std::to_string(count_) +
                        " (the file was not written)"));
     flush();
-    out_.commit();
+    if (commit) out_->commit();
   }
 
-  /// Warnings collected in strict mode (messages above 16 GiB).
-  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  /// The file being written.
+  [[nodiscard]] atomic_file& file() noexcept { return *out_; }
 
  private:
   static constexpr std::size_t buffer_size = 1 << 20;
-  // Longest record without its name: 9 numbers of at most 20 characters, 3 tokens of at most 19,
-  // and separators.
-  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
 
   static char* copy(char* p, std::string_view text) {
     std::memcpy(p, text.data(), text.size());
@@ -8389,8 +9332,30 @@ class simai_writer {
     return std::to_chars(p, p + 21, value).ptr;
   }
   void flush() {
-    out_.write(std::string_view(buffer_.get(), used_));
+    out_->write(std::string_view(buffer_.get(), used_));
     used_ = 0;
+  }
+
+  // What SimAI cannot even read, in any mode: a header value or record count above stoi's range.
+  static void check_readable(const simai_header& h, std::uint64_t count) {
+    if (count > simai_max_int)
+      AICB_THROW(
+          config_error("records", std::to_string(count),
+                       "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
+                       "file; write fewer iterations or micro batches"));
+    for (const auto& [key, value] :
+         {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
+          {"ep", h.expert_parallel},
+          {"pp", h.pipeline_parallel},
+          {"vpp", h.vpp},
+          {"ga", h.ga},
+          {"all_gpus", h.all_gpus},
+          {"checkpoints", h.checkpoints},
+          {"checkpoint_initiates", h.checkpoint_initiates}})
+      if (value > simai_max_int)
+        AICB_THROW(
+            config_error(key, std::to_string(value),
+                         std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
   }
 
   static void check_header(const simai_header& h) {
@@ -8424,20 +9389,64 @@ class simai_writer {
       if (!p->comm.active() && p->comm.size.count() != 0)
         AICB_THROW(
             config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
-      if (p->comm.size.count() > simai_max_message)
-        warnings_.push_back(
-            r.name + ": " + std::to_string(p->comm.size.count()) +
-            " bytes exceeds 16 GiB, beyond SimAI's efficiency table (SimAI drops the collective)");
+    }
+    const std::pair<const aicb::phase*, simai_column> columns[] = {
+        {&r.forward, simai_column::forward},
+        {&r.input_grad, simai_column::input_grad},
+        {&r.weight_grad, simai_column::weight_grad}};
+    for (const auto& [p, column] : columns) {
+      if (!p->comm.active()) continue;
+      const int suffix = p->comm.group == comm_group::ep ? 1 : p->comm.group == comm_group::dp_ep ? 2 : 0;
+      const simai_group group = simai_group_of(suffix, column);
+      const std::uint64_t size = p->comm.size.count();
+      const std::string where = r.name + ": " + std::string(simai_comm_token(p->comm, column)) + " of " +
+                                std::to_string(size) + " bytes";
+      if (simai_uses_ratio_table(p->comm.kind, group) && size > simai_max_message)
+        AICB_THROW(
+            config_error("size", where,
+                         "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
+                         "collective and truncates its result (split the message)"));
+      const std::uint64_t ranks =
+          simai_group_ranks(group, column, header_.tensor_parallel, header_.expert_parallel,
+                            header_.pipeline_parallel, header_.all_gpus);
+      if (simai_single_gpu_garbage(group, ranks, size))
+        AICB_THROW(
+            config_error("group", where,
+                         "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
+                         "its time garbage (drop the collective)"));
     }
   }
 
-  atomic_file out_;
+  simai_header header_;
   std::uint64_t count_, written_ = 0;
   bool strict_;
+  std::optional<atomic_file> out_;  // created once the header is known to be writable
   std::unique_ptr<char[]> buffer_;
   std::size_t used_ = 0;
-  std::vector<std::string> warnings_;
 };
+
+/// The size in bytes of a SimAI file of `count` records, estimated before it is written: the
+/// header, and `count` times the mean line length of the first `sample` records that `records`
+/// yields (exact when the workload repeats a pattern shorter than the sample, as training
+/// iterations do). Saturates at 2^64 − 1.
+template <class Records>
+[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count,
+                                                 Records&& records, std::uint64_t sample = 65536) {
+  const double head =
+      static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
+  double lines = 0;
+  std::uint64_t seen = 0;
+  std::string line;
+  for (const record& r : records) {
+    if (seen == sample) break;
+    line.resize(r.name.size() + simai_writer::max_record_tail);
+    lines += static_cast<double>(simai_writer::format(line.data(), r) - line.data());
+    ++seen;
+  }
+  const double total =
+      head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
+  return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
+}
 
 AICB_END_NAMESPACE
 // #include <aicb/model/batch.hpp>
@@ -8460,6 +9469,7 @@ AICB_END_NAMESPACE
 /// ```
 
 // #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/model/spec.hpp>
 
@@ -8468,9 +9478,9 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -8595,6 +9605,7 @@ class hf_reader {
 
  private:
   std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
       AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
     return value.get<std::uint64_t>();
@@ -8699,18 +9710,47 @@ class hf_reader {
   return result;
 }
 
-/// Reads and imports a config.json file. Throws io_error when it cannot be read, parse_error when it
-/// is not JSON, config_error when its keys do not describe a supported model.
-[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
-  std::ifstream in(path);
-  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
+/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
+/// keys do not describe a supported model.
+[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
+                                               const std::string& source = "config.json",
+                                               hf_import_options options = {}) {
+  // 1-based line and column of byte `offset`.
+  const auto position = [&](std::size_t offset) {
+    offset = std::min(offset, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    return std::pair{line, column};
+  };
   nlohmann::json config;
   try {
-    config = nlohmann::json::parse(in);
+    config = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    AICB_THROW(parse_error(path, 1, e.byte, std::string("not valid JSON: ") + e.what()));
+    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
+    const std::string message = e.what();
+    const std::size_t quote = message.find('\'');
+    const std::string token = quote == std::string::npos
+                                  ? std::string()
+                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
+    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
   }
-  return from_hf_config(config, path, options);
+  return from_hf_config(config, source, options);
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
+/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
+  return parse_hf_config(in.text, path, options);
 }
 
 AICB_END_NAMESPACE
@@ -9018,17 +10058,22 @@ AICB_END_NAMESPACE
 /// @file
 /// A standard shape for a parameter count: "give me a 15B model".
 ///
-/// The rule (docs/models.md), applied to a family template (`gpt` = GPT-3 style, `llama` =
-/// Llama-3 style):
+/// The shape is chosen for the model the job actually has: its activation, attention (heads of
+/// 128, key/value heads), vocabulary, embedding tying, norms, biases and — with learned positions —
+/// a position table as long as the sequence. The count that comes out is the job's real count.
+///
+/// The rule (docs/models.md), starting from a base model whose dimensions left at 0 are free:
 /// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
-///    (so tensor parallelism up to 8 divides the heads);
+///    (so tensor parallelism up to 8 divides the heads) and of the key/value heads;
 /// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
-///    llama uses 8 key/value heads (grouped-query attention, as Llama 3);
 /// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
 ///    target (even, so common pipeline sizes divide it);
 /// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
 ///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
 ///    within 2%, the closest count.
+/// Dimensions the base gives (hidden size, layers, heads, FFN) stay as they are. The family
+/// templates: `gpt` (GPT-3: GeLU, LayerNorm, biases, learned positions) and `llama` (Llama 3:
+/// SwiGLU, RMSNorm, 8 key/value heads, RoPE).
 /// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
 
 // #include <aicb/calc/params.hpp>
@@ -9053,52 +10098,91 @@ struct enum_names<model_family> {
   static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
 };
 
-/// The shape of `family` closest to `target_params` by the rule of the file comment.
-[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params) {
+/// The template of a family, with its dimensions (hidden size, layers, heads, FFN) left free.
+[[nodiscard]] constexpr model_spec family_template(model_family family) noexcept {
+  model_spec m = family == model_family::gpt ? presets::gpt3_template : presets::llama3_8b;
+  m.name = {};
+  m.hidden_size = m.num_layers = m.num_attention_heads = m.head_dim = m.ffn_hidden_size = 0;
+  m.max_position_embeddings = 0;  // learned positions: a table as long as the sequence
+  return m;
+}
+
+/// The shape closest to `target_params` for `base` by the rule of the file comment: the dimensions
+/// `base` leaves at 0 (hidden size, layers, heads, FFN) are chosen, the rest of `base` is kept.
+/// `seq_length` sizes a learned position table that `base` leaves at 0.
+[[nodiscard]] inline model_spec shape_for_size(const model_spec& base, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
   if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
     AICB_THROW(
         config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
+  const bool gated = base.activation == activation_kind::swiglu;
+  const std::uint64_t kv = base.num_kv_heads;
   model_spec best;
+  bool found = false;
   double best_error = 1e300, best_aspect = 1e300;
   const double target = static_cast<double>(target_params);
   for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
-    model_spec m;
-    if (family == model_family::gpt) {
-      m = presets::gpt3_template;
-      m.hidden_size = 128 * heads;
-      m.num_attention_heads = heads;
-      m.ffn_hidden_size = 4 * m.hidden_size;
-    } else {
-      m = presets::llama3_8b;
-      m.hidden_size = 128 * heads;
-      m.num_attention_heads = heads;
-      m.num_kv_heads = 8;
-      m.ffn_hidden_size = (8 * m.hidden_size / 3 + 255) / 256 * 256;
+    model_spec m = base;
+    if (m.num_attention_heads == 0) {
+      if (m.hidden_size != 0) {
+        if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
+        m.num_attention_heads = m.hidden_size % 128 == 0 ? m.hidden_size / 128 : m.hidden_size / 64;
+      } else {
+        m.num_attention_heads = heads;
+      }
+    } else if (heads != 8) {
+      break;  // heads fixed: one candidate
     }
-    m.head_dim = 0;
-    m.num_layers = 1;
-    const std::uint64_t one = count_params(m).total();
-    m.num_layers = 2;
-    const std::uint64_t per_layer = count_params(m).total() - one;
-    const double fixed = static_cast<double>(one - per_layer);
-    const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
-    if (layers < 2) continue;
-    m.num_layers = static_cast<std::uint64_t>(layers);
-    const double error = std::abs(static_cast<double>(count_params(m).total()) - target) / target;
-    const double aspect = std::abs(std::log(static_cast<double>(m.hidden_size) / layers / 128.0));
+    if (m.hidden_size == 0) m.hidden_size = 128 * m.num_attention_heads;
+    if (m.num_attention_heads == 0 || (kv != 0 && m.num_attention_heads % kv != 0)) continue;
+    if (m.ffn_hidden_size == 0)
+      m.ffn_hidden_size = gated ? (8 * m.hidden_size / 3 + 255) / 256 * 256 : 4 * m.hidden_size;
+    if (m.num_layers == 0) {
+      m.num_layers = 1;
+      const std::uint64_t one = count_params(m, seq_length).total();
+      m.num_layers = 2;
+      const std::uint64_t per_layer = count_params(m, seq_length).total() - one;
+      const double fixed = static_cast<double>(one - per_layer);
+      const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
+      if (layers < 2 || layers > static_cast<double>(max_layers)) continue;
+      m.num_layers = static_cast<std::uint64_t>(layers);
+    }
+    const double error = std::abs(static_cast<double>(count_params(m, seq_length).total()) - target) / target;
+    const double aspect =
+        std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
     const bool within = error <= 0.02, best_within = best_error <= 0.02;
     if ((within && (!best_within || aspect < best_aspect)) ||
         (!within && !best_within && error < best_error)) {
       best = m;
       best_error = error;
       best_aspect = aspect;
+      found = true;
     }
   }
-  char name[32];
-  std::snprintf(name, sizeof name, "%s-%.1fB", std::string(to_string(family)).c_str(),
-                static_cast<double>(count_params(best).total()) / 1e9);
-  best.name = spec_name::from(name);
+  if (!found)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params),
+                     "no shape with the given dimensions reaches this size (key/value heads must divide "
+                     "the heads; at least two layers)"));
   return best;
+}
+
+/// A name for a shape: family and exact size, e.g. "gpt-15.0B".
+[[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
+  char name[48];
+  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
+                static_cast<double>(params) / 1e9);
+  return spec_name::from(name);
+}
+
+/// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
+/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
+[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
+  model_spec m = shape_for_size(family_template(family), target_params, seq_length);
+  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
+  m.name = shape_name(to_string(family), count_params(m, seq_length).total());
+  return m;
 }
 
 /// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
@@ -9121,7 +10205,8 @@ struct enum_names<model_family> {
     scale = 1e12;
   else if (!suffix.empty())
     AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
-  if (!(value > 0)) AICB_THROW(config_error("size", s, "the size must be positive"));
+  if (!(value > 0) || !(value * scale < 1e18))
+    AICB_THROW(config_error("size", s, "the size must be positive and below 10^18 parameters"));
   return static_cast<std::uint64_t>(std::llround(value * scale));
 }
 

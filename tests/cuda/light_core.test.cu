@@ -36,7 +36,8 @@ TEST_CASE("cuda: units are constant expressions in a CUDA translation unit", "[c
 }
 
 TEST_CASE("cuda: on a GPU, units used in a kernel give the host's results", "[cuda]") {
-  if (device_count() <= 0) aicb_test::skip_test("no GPU here: the kernel compiled; running it needs a device");
+  if (device_count() <= 0)
+    aicb_test::skip_test("no GPU here: the kernel compiled; running it needs a device");
   unsigned long long* device = nullptr;
   AICB_CHECK_CUDA(cudaMalloc(&device, 4 * sizeof(unsigned long long)));
   message_sizes<<<1, 4>>>(device);

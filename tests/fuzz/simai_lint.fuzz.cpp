@@ -9,12 +9,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  // The reader streams from a file: give it one (in memory-backed /dev/shm when there is one).
+  // The reader streams from a file: give it one (in memory-backed /dev/shm when there is one),
+  // removed after each input and at exit, so no run leaves files behind.
   static const std::string path = std::string(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") +
                                   "/aicb_simai_fuzz_" + std::to_string(getpid());
+  static const bool cleanup = [] { return std::atexit([] { std::remove(path.c_str()); }) == 0; }();
+  (void)cleanup;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
   std::fwrite(data, 1, size, f);
@@ -30,5 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)r;
   } catch (const aicb::error&) {
   }
+  std::remove(path.c_str());
   return 0;
 }

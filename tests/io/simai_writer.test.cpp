@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 using namespace aicb::literals;
 using aicb::collective, aicb::comm_group, aicb::simai_column;
@@ -66,6 +67,8 @@ TEST_CASE("simai writer: header, count and tab-separated records", "[io][simai]"
 
 TEST_CASE("simai writer: a wrong count or a record SimAI would misread leaves no file", "[io][simai]") {
   aicb::simai_header h;
+  h.tensor_parallel = 2;
+  h.all_gpus = 16;
   {
     aicb::simai_writer w("simai_writer_bad.txt", h, 2);
     w.write(sample());
@@ -79,10 +82,18 @@ TEST_CASE("simai writer: a wrong count or a record SimAI would misread leaves no
   r = sample();
   r.name = "two words";
   CHECK_THROWS_AS(strict.write(r), aicb::config_error);
+  // Above 16 GiB: a DP all-reduce is simulated correctly by SimAI (no efficiency table) ...
   r = sample();
   r.weight_grad.comm.size = 17_GiB;
-  strict.write(r);
-  CHECK(strict.warnings().size() == 1);
+  CHECK_NOTHROW(strict.write(r));
+  // ... a TP all-gather is not: SimAI's table ends at 16 GiB and it drops the collective.
+  r = sample();
+  r.input_grad.comm.size = 17_GiB;
+  CHECK_THROWS_WITH(strict.write(r),
+                    Catch::Contains("ALLGATHER of 18253611008 bytes") && Catch::Contains("efficiency table"));
+  r = sample();
+  r.forward.comm = {collective::all_to_all, comm_group::ep, 17_GiB};
+  CHECK_THROWS_AS(strict.write(r), aicb::config_error);
   h.ga = 0;
   CHECK_THROWS_WITH(aicb::simai_writer("simai_writer_bad.txt", h, 0), Catch::Contains("SimAI divides by ga"));
   h.ga = 1;
@@ -99,4 +110,52 @@ TEST_CASE("simai writer: a wrong count or a record SimAI would misread leaves no
   lenient.finish();
   CHECK_THAT(aicb_test::read_text("simai_writer_lenient.txt"), Catch::Contains("\tNONE\t5\t"));
   std::filesystem::remove("simai_writer_lenient.txt");
+}
+
+TEST_CASE("simai writer: a collective over a TP group of one GPU is refused (SimAI times it as garbage)",
+          "[io][simai]") {
+  aicb::simai_header h;  // model_parallel_NPU_group: 1
+  h.all_gpus = 8;
+  aicb::simai_writer w("simai_writer_one_gpu.txt", h, 1);
+  CHECK_THROWS_WITH(w.write(sample()), Catch::Contains("TP group of one GPU"));
+  // What SimAI charges correctly: a small message (fixed latency, 0 for one rank) and EP and DP groups.
+  aicb::record r = sample();
+  r.forward.comm = {collective::all_reduce, comm_group::tp, 64_KiB};
+  r.input_grad.comm = {collective::all_to_all, comm_group::ep, 16_MiB};
+  CHECK_NOTHROW(w.write(r));
+  CHECK_FALSE(std::filesystem::exists("simai_writer_one_gpu.txt"));
+}
+
+TEST_CASE("simai writer: header values and record counts SimAI's stoi cannot read are refused in every mode",
+          "[io][simai]") {
+  aicb::simai_header h;
+  for (const bool strict : {true, false}) {
+    INFO(strict);
+    CHECK_THROWS_WITH(aicb::simai_writer("never.txt", h, 2147483648ULL, strict),
+                      Catch::Contains("records = 2147483648") && Catch::Contains("2^31-1"));
+    h.ga = 1ULL << 32;
+    CHECK_THROWS_WITH(aicb::simai_writer("never.txt", h, 1, strict), Catch::Contains("ga = 4294967296"));
+    h.ga = 1;
+    h.all_gpus = 1ULL << 31;
+    CHECK_THROWS_WITH(aicb::simai_writer("never.txt", h, 1, strict), Catch::Contains("all_gpus"));
+    h.all_gpus = 1;
+  }
+  CHECK_FALSE(std::filesystem::exists("never.txt"));
+  CHECK_NOTHROW(aicb::simai_writer("never.txt", h, 2147483647ULL));  // the largest count is fine
+}
+
+TEST_CASE("simai writer: the size of a file is estimated from its first records", "[io][simai]") {
+  aicb::simai_header h;
+  h.tensor_parallel = 2;
+  h.all_gpus = 16;
+  const std::vector<aicb::record> records(1000, sample());
+  aicb::simai_writer w("simai_writer_estimate.txt", h, records.size());
+  for (const aicb::record& r : records)
+    w.write(r);
+  w.finish();
+  const auto size = std::filesystem::file_size("simai_writer_estimate.txt");
+  CHECK(aicb::estimate_simai_bytes(h, records.size(), records) == size);      // a repeating pattern: exact
+  CHECK(aicb::estimate_simai_bytes(h, records.size(), records, 10) == size);  // from 10 of them too
+  CHECK(aicb::estimate_simai_bytes(h, 1ULL << 62, records) == ~std::uint64_t{0});  // saturates
+  std::filesystem::remove("simai_writer_estimate.txt");
 }

@@ -125,3 +125,25 @@ TEST_CASE("hf_config: unsupported types, values and files give clear errors", "[
   CHECK_THROWS_AS(aicb::load_hf_config(path), aicb::parse_error);
   std::remove(path.c_str());
 }
+
+TEST_CASE("hf config: malformed text is a parse_error at its position, never a foreign exception",
+          "[model][hf]") {
+  try {
+    (void)aicb::parse_hf_config("{\"model_type\": \"llama\",\n \"hidden_size\": 1e400}", "big.json");
+    FAIL("no error");
+  } catch (const aicb::parse_error& e) {
+    CHECK(e.file() == "big.json");
+    CHECK(e.line() == 2);
+    CHECK(e.column() == 17);
+    CHECK_THAT(e.message(), Catch::Contains("1e400"));
+  }
+  CHECK_THROWS_AS(aicb::parse_hf_config("{\"model_type\": ", "cut.json"), aicb::parse_error);
+  CHECK_THROWS_AS(aicb::parse_hf_config("[1, 2]", "array.json"), aicb::config_error);
+  const std::string huge =
+      R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 18446744073709551615,
+    "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000})";
+  CHECK_THROWS_WITH(aicb::parse_hf_config(huge, "huge.json"), Catch::Contains("num_layers"));
+  std::filesystem::create_directory("hf_dir");
+  CHECK_THROWS_WITH(aicb::load_hf_config("hf_dir"), Catch::Contains("is a directory"));
+  std::filesystem::remove("hf_dir");
+}

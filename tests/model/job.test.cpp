@@ -112,3 +112,65 @@ TEST_CASE("job: every layout rule names its field at run time", "[model][job]") 
   j.model.num_layers = 0;
   CHECK(fault(j) == "num_layers");  // model rules run too
 }
+
+TEST_CASE("job: sizes that would overflow 64 bits are refused, naming the field and the limit",
+          "[model][job]") {
+  // hidden 2^31 x sequence 2^32+1: once a silent 4 GiB all-reduce.
+  aicb::job_spec j{
+      {.hidden_size = 1ULL << 31, .num_layers = 2, .num_attention_heads = 16, .vocab_size = 32000},
+      {},
+      {.seq_length = (1ULL << 32) + 1}};
+  CHECK_THROWS_WITH(aicb::validate(j),
+                    Catch::Contains("hidden_size = 2147483648") && Catch::Contains("2^50"));
+  // 2^32 x 2^32: once 0 bytes.
+  j.model.hidden_size = 1ULL << 32;
+  j.batch.seq_length = 1ULL << 32;
+  CHECK_THROWS_AS(aicb::validate(j), aicb::config_error);
+  // A long sequence alone: the activation of a micro batch.
+  aicb::job_spec long_sequence = job;
+  long_sequence.batch.seq_length = 1ULL << 40;
+  long_sequence.batch.global_batch = 32;
+  CHECK(fault(long_sequence) == "seq_length");
+  aicb::job_spec tokens = job;
+  tokens.batch.global_batch = 1ULL << 40;
+  CHECK_THROWS_WITH(aicb::validate(tokens),
+                    Catch::Contains("global_batch x seq_length") && Catch::Contains("2^50"));
+  // Parallel sizes whose product wraps: refused, not divided into a wrong data-parallel size.
+  aicb::job_spec wrap = job;
+  wrap.parallel.tensor_parallel = 1ULL << 32;
+  wrap.parallel.context_parallel = 1ULL << 32;
+  CHECK(fault(wrap) == "world_size");
+  aicb::job_spec world = job;
+  world.parallel.world_size = 1ULL << 31;
+  CHECK_THROWS_WITH(aicb::validate(world), Catch::Contains("2^31-1"));
+  aicb::job_spec stages = job;
+  stages.parallel.world_size = 128;
+  stages.parallel.pipeline_parallel = 64;  // more stages than the 32 layers
+  CHECK(fault(stages) == "pipeline_parallel");
+  // Large but real: a 1M-token context over CP 16 on a 405B-class model passes.
+  aicb::job_spec big{
+      {.hidden_size = 16384,
+       .num_layers = 128,
+       .num_attention_heads = 128,
+       .num_kv_heads = 8,
+       .ffn_hidden_size = 53248,
+       .vocab_size = 128256,
+       .position = aicb::position_kind::rope},
+      {.world_size = 16384, .tensor_parallel = 8, .pipeline_parallel = 16, .context_parallel = 16},
+      {.micro_batch = 1, .global_batch = 64, .seq_length = 1 << 20}};
+  CHECK(aicb::validate(big));
+}
+
+TEST_CASE("job: the sequence fits a learned position table", "[model][job]") {
+  aicb::job_spec j = job;
+  j.model.position = aicb::position_kind::learned;
+  j.model.max_position_embeddings = 2048;
+  CHECK_THROWS_WITH(aicb::validate(j), Catch::Contains("seq_length = 4096: seq_length must not exceed "
+                                                       "max_position_embeddings") &&
+                                           Catch::Contains("(max_position_embeddings = 2048)"));
+  j.model.max_position_embeddings = 0;  // a table as long as the sequence
+  CHECK(aicb::validate(j));
+  j.model.max_position_embeddings = 2048;
+  j.model.position = aicb::position_kind::rope;  // no table
+  CHECK(aicb::validate(j));
+}

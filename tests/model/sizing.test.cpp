@@ -37,6 +37,35 @@ TEST_CASE("sizing: a standard shape for a size, by the documented rule", "[model
   CHECK(l15.num_kv_heads == 8);
 }
 
+TEST_CASE("sizing: the shape is chosen for the job's own model, and its count is the job's count",
+          "[model][sizing]") {
+  // A GPT-style base with a SwiGLU MLP (aicb generate -m 15 --swiglu): the third MLP matrix is in
+  // the count the shape is chosen for, so the model is 15B, not 15B of GeLU widened to 19.6B.
+  aicb::model_spec base = aicb::family_template(aicb::model_family::gpt);
+  base.activation = aicb::activation_kind::swiglu;
+  const aicb::model_spec m = aicb::shape_for_size(base, 15'000'000'000ULL, 4096);
+  CHECK(m.activation == aicb::activation_kind::swiglu);
+  CHECK(m.ffn_hidden_size == (8 * m.hidden_size / 3 + 255) / 256 * 256);
+  const double count = static_cast<double>(aicb::count_params(m, 4096).total());
+  CHECK(count == Approx(15e9).epsilon(0.02));
+  // The learned position table is as long as the sequence: 4096 rows are in the count.
+  CHECK(m.max_position_embeddings == 0);
+  CHECK(aicb::count_params(m, 4096).embedding == (m.vocab_size + 4096) * m.hidden_size);
+  // A vocabulary of 256k changes the shape, not the size.
+  base.vocab_size = 256'000;
+  const aicb::model_spec wide = aicb::shape_for_size(base, 15'000'000'000ULL, 4096);
+  CHECK(static_cast<double>(aicb::count_params(wide, 4096).total()) == Approx(15e9).epsilon(0.02));
+  CHECK(wide.num_layers * wide.hidden_size < m.num_layers * m.hidden_size);
+  // Dimensions the base fixes stay.
+  base.num_layers = 40;
+  const aicb::model_spec fixed = aicb::shape_for_size(base, 15'000'000'000ULL, 4096);
+  CHECK(fixed.num_layers == 40);
+  base.num_kv_heads = 48;  // only head counts that are multiples of 48 are candidates
+  CHECK(aicb::shape_for_size(base, 15'000'000'000ULL, 4096).num_attention_heads % 48 == 0);
+  base.num_kv_heads = 300;  // no head count of the rule (8 to 256) is a multiple of it
+  CHECK_THROWS_WITH(aicb::shape_for_size(base, 15'000'000'000ULL, 4096), Catch::Contains("key/value heads"));
+}
+
 TEST_CASE("sizing: parameter counts parse with suffixes; nonsense is an error", "[model][sizing]") {
   CHECK(aicb::parse_param_count("15B") == 15'000'000'000ULL);
   CHECK(aicb::parse_param_count("1.3b") == 1'300'000'000ULL);

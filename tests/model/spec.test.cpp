@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 
 namespace {
@@ -104,4 +105,30 @@ TEST_CASE("spec: the run-time message carries field, value, rule and the related
 TEST_CASE("spec: every field has help text", "[model][spec]") {
   CHECK(aicb::model_spec::help("hidden_size") == "hidden size h (d_model)");
   CHECK(aicb::model_spec::help("no_such_field").empty());
+}
+
+TEST_CASE("model: dimensions and weight counts beyond 64-bit arithmetic are refused", "[model]") {
+  const aicb::model_spec base{
+      .hidden_size = 4096, .num_layers = 32, .num_attention_heads = 32, .vocab_size = 32000};
+  aicb::model_spec m = base;
+  m.vocab_size = 1ULL << 60;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("vocab_size = 1152921504606846976") &&
+                                           Catch::Contains("must not exceed 2^50"));
+  m = base;
+  m.vocab_size = 1ULL << 40;  // a dimension within 2^50, but vocab x hidden is not
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("vocab_size x hidden_size"));
+  m = base;
+  m.num_layers = (1ULL << 20) + 1;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("num_layers must not exceed 2^20"));
+  m = base;
+  m.ffn_hidden_size = 1ULL << 40;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("the MLP weights"));
+  for (const double factor : {-1.0, 0.5, 1e300, std::numeric_limits<double>::quiet_NaN()}) {
+    aicb::model_spec moe = base;
+    moe.num_experts = 8;
+    moe.moe_top_k = 2;
+    moe.moe_capacity_factor = factor;
+    INFO(factor);
+    CHECK_THROWS_WITH(aicb::validate(moe), Catch::Contains("moe_capacity_factor ="));
+  }
 }

@@ -160,3 +160,37 @@ aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corr
 aicb_cli_test(profile_without_gpu STATUS 1 EXPECT "aicb: profile: .*(aicb profile needs an NVIDIA GPU|built without CUDA)"
               ARGS profile --model llama2-7b --world-size 8 --tp 2 -o never_profile.txt)
 set_tests_properties(cli.profile_without_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
+
+# Hostile files and interruptions: devices, directories, FIFOs, inputs as outputs, sidecars that
+# cannot land, names near NAME_MAX, huge and endless jobs, huge inputs, lint's --fix, signals.
+add_test(NAME cli.hostile_files
+         COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/hostile_files.sh" $<TARGET_FILE:aicb_tool>
+                 "${PROJECT_SOURCE_DIR}/tests/data")
+set_tests_properties(cli.hostile_files PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "\n0 failures")
+
+# Flags: unsigned values take non-negative decimal integers; a mistyped flag gets a suggestion.
+aicb_cli_test(micro_negative_world_size STATUS 2 EXPECT "--world_size: expected a non-negative integer, found '-8'"
+              ARGS micro --world_size -8 -o never_negative.txt)
+aicb_cli_test(generate_negative_iterations STATUS 2 EXPECT "--iterations: expected a non-negative integer, found '-1'"
+              ARGS generate -m 7 --iterations -1 -o never_negative.txt)
+aicb_cli_test(describe_value_beyond_64_bits STATUS 2 EXPECT "exceeds 2\\^64-1"
+              ARGS micro --world_size 99999999999999999999 -o never_big.txt)
+aicb_cli_test(did_you_mean_flag STATUS 2 EXPECT "unknown flag --world-sise; did you mean --world-size\\?"
+              ARGS describe --model llama2-7b --world-sise 8)
+aicb_cli_test(did_you_mean_model STATUS 2 EXPECT "did you mean llama2-7b\\?" ARGS generate -m llama2-7 -o never_model.txt)
+
+# Sizes that would overflow are refused with the field, its value and the limit.
+aicb_cli_test(generate_overflow_refused STATUS 2
+              EXPECT "configuration error: hidden_size = 2147483648: .*must not exceed 2\\^50"
+              ARGS generate --hidden-size 2147483648 --num-layers 2 --num-attention-heads 16
+                   --seq-length 4294967297 -o never_overflow.txt)
+aicb_cli_test(describe_overflow_refused STATUS 2 EXPECT "configuration error: .*must not exceed 2\\^50"
+              ARGS describe --hidden-size 4294967296 --num-layers 2 --num-attention-heads 32 --vocab-size 32000
+                   --seq-length 4294967296)
+aicb_cli_test(generate_learned_positions_too_short STATUS 2
+              EXPECT "seq_length = 4096: seq_length must not exceed max_position_embeddings"
+              ARGS generate -m gpt3-6.7b --seq_length 4096 --world_size 8 --global_batch 8 -o never_positions.txt)
+# The seed question: a 15B model with SwiGLU is 15B as the job counts it.
+aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "gpt-1[45]\\.[0-9]B, [0-9]+ layers x hidden [0-9]+, 1(4[7-9]|5[0-3])[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] parameters as this job has them \\(swiglu"
+              ARGS generate -m 15 --swiglu --world_size 64 --tensor_model_parallel_size 2 --global_batch 64
+                   --seq_length 4096 -o seed15b_swiglu.txt)

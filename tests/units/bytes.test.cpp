@@ -58,3 +58,16 @@ TEST_CASE("bytes: IEC strings for display", "[units][bytes]") {
   CHECK(aicb::to_iec_string(16_GiB) == "16.000 GiB");
   CHECK(aicb::to_iec_string(aicb::bytes{3} * (1ULL << 40)) == "3.000 TiB");
 }
+
+TEST_CASE("bytes: arithmetic that would wrap is refused", "[units]") {
+  using namespace aicb::literals;
+  const aicb::bytes big{1ULL << 63};
+  CHECK_THROWS_WITH(big * 2, Catch::Contains("9223372036854775808 x 2") && Catch::Contains("2^64-1"));
+  CHECK_THROWS_AS(big + big, aicb::config_error);
+  CHECK_THROWS_AS(1_KiB - 2_KiB, aicb::config_error);
+  CHECK_THROWS_AS(aicb::bytes{-1}, aicb::config_error);
+  CHECK_THROWS_AS(aicb::elements(1ULL << 62, 4), aicb::config_error);
+  CHECK((big - big).count() == 0);
+  CHECK((aicb::bytes{1ULL << 62} * 3).count() == 3ULL << 62);
+  STATIC_REQUIRE((16_GiB * 4).count() == 64ULL << 30);
+}

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <type_traits>
 
 using namespace aicb::literals;
@@ -24,4 +25,15 @@ TEST_CASE("duration: rounding microseconds to nanoseconds is explicit and exact"
   CHECK(aicb::round_to_ns(aicb::microseconds_f{0.0015}) == 2ns);  // 1.5 ns rounds half away from zero
   CHECK(aicb::round_to_ns(aicb::microseconds_f{12.3456}) == 12346ns);
   CHECK(aicb::round_to_ns(2ms) == 2'000'000ns);
+}
+
+TEST_CASE("duration: times out of range are refused, never converted with undefined behaviour", "[units]") {
+  using namespace std::chrono_literals;
+  CHECK(aicb::checked_ns(1.5, "t") == 2ns);
+  CHECK(aicb::checked_ns(aicb::max_duration_ns, "t").count() == 4611686018427387904LL);
+  CHECK_THROWS_WITH(aicb::checked_ns(1e300, "roofline time"),
+                    Catch::Contains("roofline time = 1e+300 ns") && Catch::Contains("2^62"));
+  CHECK_THROWS_AS(aicb::checked_ns(-1.0, "t"), aicb::config_error);
+  CHECK_THROWS_AS(aicb::checked_ns(std::numeric_limits<double>::quiet_NaN(), "t"), aicb::config_error);
+  CHECK_THROWS_AS(aicb::round_to_ns(aicb::microseconds_f{1e300}), aicb::config_error);
 }

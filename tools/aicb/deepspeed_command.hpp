@@ -114,7 +114,7 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
   const aicb::megatron_workload w(job, compute, {.iterations = a.epoch_num, .pipeline_stage = std::nullopt});
   std::string path = o.output;
   if (path.empty()) {
-    std::filesystem::create_directories("results/workload");
+    make_output_folder("results/workload");
     path = "results/workload/deepspeed_stage" + std::to_string(a.stage) + "_" +
            a.model_name.value_or("None") + "_" + std::to_string(a.world_size) + "n.txt";
   }
@@ -143,7 +143,7 @@ std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
 // aicb writes its CSV workloads as results/mocked_workload/NAME.
 inline std::string csv_output_path(const std::string& output, const std::string& aicb_name) {
   if (!output.empty()) return output;
-  std::filesystem::create_directories("results/mocked_workload");
+  make_output_folder("results/mocked_workload");
   return "results/mocked_workload/" + aicb_name;
 }
 

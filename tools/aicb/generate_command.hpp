@@ -11,9 +11,9 @@
 #pragma once
 
 #include "deepspeed_command.hpp"
-#include "workload_output.hpp"
 #include "job_flags.hpp"
 #include "process_stats.hpp"
+#include "workload_output.hpp"
 
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/roofline.hpp>
@@ -413,12 +413,12 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
     job.model = aicb::shape_for_size(job.model, *target, job.batch.seq_length);
     const std::uint64_t count = aicb::count_params(job.model, job.batch.seq_length).total();
     job.model.name = given_name.empty() ? aicb::shape_name(o.family, count) : given_name;
-    notes.push_back("model size " + o.model_size + ": standard " + o.family + " shape " +
-                    std::string(aicb::shape_name(o.family, count).view()) + ", " +
-                    std::to_string(job.model.num_layers) + " layers x hidden " +
-                    std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
-                    " parameters as this job has them (" + std::string(aicb::to_string(job.model.activation)) +
-                    ", vocabulary " + std::to_string(job.model.vocab_size) + ")");
+    notes.push_back(
+        "model size " + o.model_size + ": standard " + o.family + " shape " +
+        std::string(aicb::shape_name(o.family, count).view()) + ", " + std::to_string(job.model.num_layers) +
+        " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
+        " parameters as this job has them (" + std::string(aicb::to_string(job.model.activation)) +
+        ", vocabulary " + std::to_string(job.model.vocab_size) + ")");
   }
   if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
     const std::uint64_t h = job.model.hidden_size;
@@ -441,7 +441,7 @@ inline std::vector<std::string> inputs(const generate_options& o) {
 
 inline std::string output_path(const generate_options& o, const std::string& aicb_name) {
   if (!o.output.empty()) return o.output;
-  std::filesystem::create_directories("results/workload");
+  make_output_folder("results/workload");
   return "results/workload/" + aicb_name;
 }
 
@@ -533,7 +533,8 @@ inline int run_generate_csv(const generate_options& o) {
   for (const std::string& n : notes)
     if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
   const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(w.args()));
-  const std::uint64_t items = write_csv_file(path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
+  const std::uint64_t items = write_csv_file(
+      path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
   if (!o.quiet)
     std::printf("wrote %s: %llu items (%s, pipeline stage %llu)\n", path.c_str(),
                 static_cast<unsigned long long>(items), o.compat == "aicb" ? "aicb" : "corrected",
@@ -575,8 +576,8 @@ inline int run_generate(const generate_options& o) {
           },
           1, std::nullopt);
     };
-    const written result =
-        write_workload(w, path, false, {o.quiet, o.no_space_check}, inputs(o), o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
+    const written result = write_workload(w, path, false, {o.quiet, o.no_space_check}, inputs(o),
+                                          o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
     print_summary(o, path, result, w.header(), elapsed());
     return 0;
   }
@@ -658,8 +659,8 @@ inline int run_generate(const generate_options& o) {
         },
         o.iterations, w.pipeline_stage());
   };
-  written result =
-      write_workload(w, path, true, {o.quiet, o.no_space_check}, inputs(o), o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
+  written result = write_workload(w, path, true, {o.quiet, o.no_space_check}, inputs(o),
+                                  o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
   result.warnings = warnings;
   print_summary(o, path, result, w.header(), elapsed());
   return 0;

@@ -81,8 +81,9 @@ class job_flags {
       const aicb::spec_name given = job.model.name;
       job.model = aicb::shape_for_size(job.model, aicb::parse_param_count(size_), job.batch.seq_length);
       job.model.name =
-          given.empty() ? aicb::shape_name(family_, aicb::count_params(job.model, job.batch.seq_length).total())
-                        : given;
+          given.empty()
+              ? aicb::shape_name(family_, aicb::count_params(job.model, job.batch.seq_length).total())
+              : given;
     }
     return job;
   }

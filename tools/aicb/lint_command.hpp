@@ -74,8 +74,8 @@ inline int lint_one(const std::string& checked, const lint_options& o) {
 
 inline int run_lint(const lint_options& o) {
   if (o.fix && o.output.empty() && !o.in_place)
-    throw aicb::config_error("fix", "--fix",
-                             "--fix writes a new file: give -o FILE, or --in-place to rewrite the input itself");
+    throw aicb::config_error(
+        "fix", "--fix", "--fix writes a new file: give -o FILE, or --in-place to rewrite the input itself");
   if (!o.output.empty() && (!o.fix || o.in_place || o.files.size() != 1))
     throw aicb::config_error("output", o.output,
                              "-o goes with --fix and exactly one input (use --in-place to fix several)");
@@ -85,7 +85,8 @@ inline int run_lint(const lint_options& o) {
     try {
       std::string checked = file;
       if (o.fix) {
-        const aicb::simai_fix fix = aicb::fix_simai(file, o.world_size, o.in_place ? std::string() : o.output);
+        const aicb::simai_fix fix =
+            aicb::fix_simai(file, o.world_size, o.in_place ? std::string() : o.output);
         if (!o.in_place) checked = o.output;
         for (const std::string& change : fix.changes)
           std::printf("%s: fixed: %s\n", printable(checked).c_str(), printable(change).c_str());

@@ -87,6 +87,10 @@ inline int run_micro(micro_options o) {
     (void)aicb::sweep_sizes(a.begin_size, a.end_size);  // a zero begin size is refused before any file
     (void)aicb::derive(a);
     const std::string path = csv_output_path(o.output, std::string(aicb::collective_csv_file_name));
+    // A line of this CSV is at most about 100 bytes: refuse what cannot fit before writing.
+    const std::uint64_t expected = aicb::collective_csv_items(a);
+    if (!o.no_space_check)
+      aicb::require_free_space(path, aicb::checked_mul(expected, 100, "CSV size (bytes)"));
     const std::uint64_t items =
         write_csv_file(path, [&](auto&& sink) { aicb::generate_collective_csv(a, sink); });
     if (!o.quiet) std::printf("wrote %s: %llu items\n", path.c_str(), static_cast<unsigned long long>(items));
@@ -96,7 +100,7 @@ inline int run_micro(micro_options o) {
     const std::string text = aicb::micro_file_text(a);
     std::string path = o.output;
     if (path.empty()) {
-      std::filesystem::create_directories("results/workload");
+      make_output_folder("results/workload");
       path = "results/workload/microtest_" + a.test_comm + ".txt";
     }
     aicb::write_file_atomically(path, text);
@@ -119,7 +123,7 @@ inline int run_micro(micro_options o) {
   const aicb::collective_sweep_workload w(s);
   std::string path = o.output;
   if (path.empty()) {
-    std::filesystem::create_directories("results/workload");
+    make_output_folder("results/workload");
     std::string names;
     for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
       names += (names.empty() ? "" : "-") + name;

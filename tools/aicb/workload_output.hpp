@@ -18,9 +18,20 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace aicb_tool {
+
+// Creates the folder a default output goes to (results/workload/ …); io_error when it cannot.
+inline void make_output_folder(const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !std::filesystem::is_directory(folder))
+    throw aicb::io_error(folder, "cannot create the output folder (" +
+                                     (ec ? ec.message() : std::string("a file has its name")) +
+                                     "); give -o FILE to write elsewhere");
+}
 
 // What the output flags of a writing subcommand say.
 struct output_settings {
@@ -47,14 +58,16 @@ written write_workload(const Workload& w, const std::string& path, bool strict, 
   const aicb::output_options options{inputs};
   std::optional<aicb::atomic_file> side;
   if (sidecar && std::filesystem::path(path).filename().string().size() + 5 > 255)
-    throw aicb::io_error(path + ".json", "the sidecar's name would be longer than 255 bytes, the most a file "
-                                         "system allows: shorten the output's name, or give --no-sidecar");
+    throw aicb::io_error(path + ".json",
+                         "the sidecar's name would be longer than 255 bytes, the most a file "
+                         "system allows: shorten the output's name, or give --no-sidecar");
   if (sidecar) side.emplace(path + ".json", options);  // opened first: a bad sidecar name costs nothing
   aicb::simai_writer out(path, w.header(), w.size(), strict, options);  // refuses what SimAI cannot read
   const std::uint64_t estimate = aicb::estimate_simai_bytes(w.header(), w.size(), w.records());
   if (!o.no_space_check) aicb::require_free_space(out.file().target(), estimate);
   if (!o.quiet)
-    std::printf("writing %s: %llu records, about %s\n", path.c_str(), static_cast<unsigned long long>(w.size()),
+    std::printf("writing %s: %llu records, about %s\n", path.c_str(),
+                static_cast<unsigned long long>(w.size()),
                 aicb::to_iec_string(aicb::bytes{estimate}).c_str());
   written result;
   auto records = w.records();

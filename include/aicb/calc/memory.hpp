@@ -39,9 +39,7 @@ struct memory_estimate {
   bytes activations{};
   std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
 
-  [[nodiscard]] constexpr bytes total() const {
-    return weights + gradients + optimizer + activations;
-  }
+  [[nodiscard]] constexpr bytes total() const { return weights + gradients + optimizer + activations; }
 };
 
 /// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).

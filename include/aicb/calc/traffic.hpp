@@ -30,12 +30,14 @@
 ///   forward and a reduce-scatter of their gradients backward (ring attention).
 
 #include <aicb/calc/params.hpp>
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/units/bytes.hpp>
 
 #include <cstdint>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -48,11 +50,11 @@ struct traffic {
   bytes dp_ep{};
   bytes cp{};
 
-  [[nodiscard]] constexpr bytes total() const noexcept { return tp + dp + pp + ep + dp_ep + cp; }
+  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp; }
 };
 
 /// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
-[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) noexcept {
+[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
@@ -108,17 +110,20 @@ struct traffic {
       cp_forward = kv_dim * job.batch.seq_length * b * w;
     }
     const std::uint64_t replay = full ? 1 : 0;
-    tp_bytes += forward * (1 + replay) + backward;
-    ep_bytes += ep_forward * (2 + replay);
-    cp_bytes += cp_forward * (2 + replay);
+    // Per layer the sizes are bounded by the job's rules; their sums over layers and micro batches are
+    // checked.
+    constexpr std::string_view what = "bytes communicated per iteration";
+    tp_bytes = checked_add(tp_bytes, forward * (1 + replay) + backward, what);
+    ep_bytes = checked_add(ep_bytes, ep_forward * (2 + replay), what);
+    cp_bytes = checked_add(cp_bytes, cp_forward * (2 + replay), what);
   }
   if (t > 1) {
     if (first) tp_bytes += sp_tp ? 2 * activation : activation;
     if (last) tp_bytes += (sp_tp ? 2 * activation : activation) + 3 * tokens * 4;
   }
-  v.tp = bytes{ga * tp_bytes};
-  v.ep = bytes{ga * ep_bytes};
-  v.cp = bytes{ga * cp_bytes};
+  v.tp = bytes{tp_bytes} * ga;
+  v.ep = bytes{ep_bytes} * ga;
+  v.cp = bytes{cp_bytes} * ga;
 
   const shard_params params = params_on_gpu(job, stage);
   const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
@@ -126,9 +131,11 @@ struct traffic {
     const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
     // ZeRO-3: per micro batch the weights gathered before forward and before backward, and the
     // gradients reduce-scattered; the weights are never gathered whole after the step.
-    if (p.zero_stage >= 3) return ga * (n * g + 2 * n * w);
+    if (p.zero_stage >= 3) return checked_mul(ga, n * g + 2 * n * w, "ZeRO-3 bytes per iteration");
     // ZeRO-2: gradients reduce-scattered in every micro batch, weights gathered after the step.
-    if (p.zero_stage == 2) return ga * n * g + n * w;
+    if (p.zero_stage == 2)
+      return checked_add(checked_mul(ga, n * g, "ZeRO-2 bytes per iteration"), n * w,
+                         "ZeRO-2 bytes per iteration");
     return sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
   };
   v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
@@ -136,7 +143,7 @@ struct traffic {
 
   if (p.pipeline_parallel > 1) {
     const std::uint64_t message = sp ? activation / t : activation;
-    v.pp = bytes{ga * message * ((first || last) ? 1 : 2)};
+    v.pp = bytes{message} * ga * ((first || last) ? 1 : 2);
   }
 
   return v;

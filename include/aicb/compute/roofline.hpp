@@ -63,7 +63,8 @@ class roofline_model final : public compute_model {
     if (bytes > 0)
       memory =
           bytes / (gpu_.memory_bytes_per_s() * e_.memory_fraction * bytes / (bytes + e_.memory_half)) * 1e9;
-    return checked_ns(e_.launch_ns + std::max(compute, memory), "roofline time of " + std::string(to_string(op.role)));
+    return checked_ns(e_.launch_ns + std::max(compute, memory),
+                      "roofline time of " + std::string(to_string(op.role)));
   }
 
   [[nodiscard]] std::string provenance() const override {

@@ -114,44 +114,48 @@ struct aicb_derived {
   // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
   // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
   // a wrapped number.
-  for (const auto& [field, value] :
-       {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
-        {"tensor_model_parallel_size", a.tensor_model_parallel_size},
-        {"pipeline_model_parallel", a.pipeline_model_parallel},
-        {"global_batch", a.global_batch},
-        {"micro_batch", a.micro_batch},
-        {"seq_length", a.seq_length},
-        {"hidden_size", a.hidden_size},
-        {"num_layers", a.num_layers},
-        {"vocab_size", a.vocab_size},
-        {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
-        {"num_attention_heads", a.num_attention_heads.value_or(0)},
-        {"max_position_embeddings", a.max_position_embeddings},
-        {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
-        {"num_experts", a.num_experts},
-        {"moe_router_topk", a.moe_router_topk},
-        {"expert_model_parallel_size", a.expert_model_parallel_size},
-        {"epoch_num", a.epoch_num},
-        {"q_lora_rank", a.q_lora_rank},
-        {"kv_lora_rank", a.kv_lora_rank},
-        {"qk_rope_dim", a.qk_rope_dim},
-        {"qk_nope_dim", a.qk_nope_dim},
-        {"v_head_dim", a.v_head_dim},
-        {"n_shared_expert", a.n_shared_expert},
-        {"n_dense_layers", a.n_dense_layers}})
+  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
+                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
+                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
+                                     {"global_batch", a.global_batch},
+                                     {"micro_batch", a.micro_batch},
+                                     {"seq_length", a.seq_length},
+                                     {"hidden_size", a.hidden_size},
+                                     {"num_layers", a.num_layers},
+                                     {"vocab_size", a.vocab_size},
+                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
+                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
+                                     {"max_position_embeddings", a.max_position_embeddings},
+                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
+                                     {"num_experts", a.num_experts},
+                                     {"moe_router_topk", a.moe_router_topk},
+                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
+                                     {"epoch_num", a.epoch_num},
+                                     {"q_lora_rank", a.q_lora_rank},
+                                     {"kv_lora_rank", a.kv_lora_rank},
+                                     {"qk_rope_dim", a.qk_rope_dim},
+                                     {"qk_nope_dim", a.qk_nope_dim},
+                                     {"v_head_dim", a.v_head_dim},
+                                     {"n_shared_expert", a.n_shared_expert},
+                                     {"n_dense_layers", a.n_dense_layers}})
     if (value > max_derived_size)
-      AICB_THROW(config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const auto times = [](std::uint64_t x, std::uint64_t y) { return product_within({x, y}).value_or(max_u64); };
+      AICB_THROW(
+          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const auto times = [](std::uint64_t x, std::uint64_t y) {
+    return product_within({x, y}).value_or(max_u64);
+  };
   const std::uint64_t widest =
       std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
-                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size), a.num_experts,
-                times(a.moe_router_topk, a.hidden_size),
+                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
+                a.num_experts, times(a.moe_router_topk, a.hidden_size),
                 times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
                       a.num_attention_heads.value_or(a.num_layers))});
   for (const auto& [field, value, what] :
        {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
-            "seq_length", a.seq_length, product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
-        {"hidden_size", a.hidden_size, product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
+            "seq_length", a.seq_length,
+            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
+        {"hidden_size", a.hidden_size,
+         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
         {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
         {"tensor_model_parallel_size", a.tensor_model_parallel_size,
          product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,

@@ -12,6 +12,7 @@
 /// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
 /// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
 
+#include <aicb/checked.hpp>
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/python_float.hpp>
@@ -106,7 +107,8 @@ class aicb_workload {
     std::uint64_t per_microbatch = 0;
     for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
     if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
-    return prologue_size() + d_.microbatches * per_microbatch + 7;
+    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
+                       prologue_size() + 7, "records");
   }
 
   /// The records, lazily.

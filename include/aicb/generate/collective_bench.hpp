@@ -15,6 +15,7 @@
 /// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
 ///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
 
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/generate/aicb_args.hpp>
@@ -89,8 +90,8 @@ class collective_sweep_workload {
   }
 
   [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  [[nodiscard]] std::uint64_t size() const noexcept {
-    return o_.collectives.size() * sizes_.size() * o_.iterations;
+  [[nodiscard]] std::uint64_t size() const {
+    return checked_mul(o_.collectives.size() * sizes_.size(), o_.iterations, "records (sweep x iterations)");
   }
   [[nodiscard]] const std::vector<std::uint64_t>& sizes() const noexcept { return sizes_; }
 
@@ -167,6 +168,16 @@ void generate_collective_csv(const aicb_args& a, Sink&& sink) {
     }
     sink(epoch_end);
   }
+}
+
+/// Items generate_collective_csv produces for `a` (known before writing: the sweep's repetitions are
+/// the user's, and may be enormous); config_error when the count exceeds 2^64 − 1.
+[[nodiscard]] inline std::uint64_t collective_csv_items(const aicb_args& a) {
+  const std::uint64_t sizes = sweep_sizes(a.begin_size, a.end_size).size();
+  const std::uint64_t per_epoch =
+      checked_add(checked_mul(sizes, a.iter_num, "CSV items of an epoch (sizes x iter_num)"), 1, "CSV items");
+  return checked_add(checked_add(a.iter_num, 1, "CSV items"),
+                     checked_mul(a.epoch_num, per_epoch, "CSV items (epoch_num x items)"), "CSV items");
 }
 
 /// The CSV file aicb writes for its collective test: always this name.

@@ -103,7 +103,8 @@ class megatron_workload {
   }
   /// Records in the workload.
   [[nodiscard]] std::uint64_t size() const {
-    return checked_mul(options_.iterations, records_per_iteration(), "records (iterations x records per iteration)");
+    return checked_mul(options_.iterations, records_per_iteration(),
+                       "records (iterations x records per iteration)");
   }
 
   /// The records, lazily.
@@ -265,8 +266,8 @@ class megatron_workload {
           pre + "_act",
           compute_op{
               .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t})});
-      layer.push_back(
-          {op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd, block_out_bwd)});
+      layer.push_back({op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd,
+                                 block_out_bwd)});
       return layer;
     };
 

@@ -18,8 +18,8 @@
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/grammar/aiob_def.hpp>
-#include <aicb/error.hpp>
 #include <aicb/detail/input_file.hpp>
+#include <aicb/error.hpp>
 
 #include <cctype>
 #include <charconv>
@@ -172,7 +172,8 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
   // Too large. Parse up to the last section header in the limit (complete sections only, so any
   // error found is a real one), then refuse the size.
   std::size_t last_header = std::string::npos;
-  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos; line = next + 1) {
+  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos;
+       line = next + 1) {
     std::string_view text(in.text.data() + line, next - line);
     while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
       text.remove_suffix(1);

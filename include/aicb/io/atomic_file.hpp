@@ -139,10 +139,11 @@ inline std::string temporary_name(const std::filesystem::path& target, std::stri
 /// as the signal would have ended it. Call once, early (the aicb tool does); idempotent.
 inline void remove_temporaries_on_signals() {
   static const bool installed = [] {
-    for (const int signal : {SIGINT, SIGTERM
+    for (const int signal : {
+           SIGINT, SIGTERM
 #if defined(SIGHUP)
-                             ,
-                             SIGHUP
+               ,
+               SIGHUP
 #endif
          })
       std::signal(signal, detail::on_terminating_signal);
@@ -154,7 +155,8 @@ inline void remove_temporaries_on_signals() {
 /// A file written in full or not at all. Not copyable; buffered (`buffer_size` bytes).
 class atomic_file {
  public:
-  explicit atomic_file(std::string path, const output_options& options = {}, std::size_t buffer_size = 1 << 20)
+  explicit atomic_file(std::string path, const output_options& options = {},
+                       std::size_t buffer_size = 1 << 20)
       : path_(std::move(path)) {
     namespace fs = std::filesystem;
     if (path_.empty()) AICB_THROW(io_error(path_, "an output needs a file name"));
@@ -173,13 +175,15 @@ class atomic_file {
     if (exists && fs::is_directory(status)) AICB_THROW(io_error(path_, "is a directory, not a file name"));
     direct_ = exists && (fs::is_character_file(status) || fs::is_fifo(status));
     if (exists && !direct_ && !fs::is_regular_file(status))
-      AICB_THROW(io_error(path_, "exists and is not a regular file (nor a device or FIFO to write into); "
-                                 "aicb does not replace it"));
+      AICB_THROW(io_error(path_,
+                          "exists and is not a regular file (nor a device or FIFO to write into); "
+                          "aicb does not replace it"));
     for (const std::string& input : options.inputs) {
       std::error_code same;
       if (!input.empty() && exists && fs::equivalent(target, input, same) && !same)
-        AICB_THROW(io_error(path_, "is also an input of this command (" + input +
-                                       "); writing it would destroy what is being read: choose another output"));
+        AICB_THROW(
+            io_error(path_, "is also an input of this command (" + input +
+                                "); writing it would destroy what is being read: choose another output"));
     }
     const fs::path parent = target.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
@@ -188,8 +192,9 @@ class atomic_file {
     temp_ = direct_ ? target_ : detail::temporary_name(target, "tmp");
     file_ = std::fopen(temp_.c_str(), "wb");
     if (!file_)
-      AICB_THROW(io_error(path_, (direct_ ? "cannot open for writing: " : "cannot create a file beside it: ") +
-                                     detail::errno_text(errno)));
+      AICB_THROW(
+          io_error(path_, (direct_ ? "cannot open for writing: " : "cannot create a file beside it: ") +
+                              detail::errno_text(errno)));
     if (!direct_) detail::register_temporary(temp_.c_str());
     buffer_.resize(buffer_size);
     std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
@@ -250,8 +255,7 @@ class atomic_file {
     if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
       const int error = errno;
       remove_temporary();
-      AICB_THROW(
-          io_error(path_, "cannot rename the finished file into place: " + detail::errno_text(error)));
+      AICB_THROW(io_error(path_, "cannot rename the finished file into place: " + detail::errno_text(error)));
     }
     detail::unregister_temporary(temp_.c_str());
   }
@@ -297,14 +301,20 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
     if (f->direct_) continue;
     std::string backup;
     std::error_code ec;
-    if (fs::exists(f->target_, ec)) {
+    const fs::file_status status = fs::symlink_status(f->target_, ec);
+    if (!ec && fs::exists(status)) {
+      // Something took the name since the file was opened: only a regular file is ever replaced.
+      const bool regular = fs::is_regular_file(status);
       backup = detail::temporary_name(f->target_, "old");
-      if (std::rename(f->target_.c_str(), backup.c_str()) != 0) {
-        const int error = errno;
+      if (!regular || std::rename(f->target_.c_str(), backup.c_str()) != 0) {
+        const int error = regular ? errno : EEXIST;
         roll_back();
         for (atomic_file* g : files)
           g->remove_temporary();
-        AICB_THROW(io_error(f->path_, "cannot set the previous file aside: " + detail::errno_text(error)));
+        AICB_THROW(io_error(f->path_, regular
+                                          ? "cannot set the previous file aside: " + detail::errno_text(error)
+                                          : std::string("is no longer a regular file; no file of the set "
+                                                        "was written")));
       }
     }
     if (std::rename(f->temp_.c_str(), f->target_.c_str()) != 0) {
@@ -313,9 +323,10 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
       roll_back();
       for (atomic_file* g : files)
         g->remove_temporary();
-      AICB_THROW(io_error(f->path_, "cannot rename the finished file into place (no file of the set was "
-                                    "written): " +
-                                        detail::errno_text(error)));
+      AICB_THROW(io_error(f->path_,
+                          "cannot rename the finished file into place (no file of the set was "
+                          "written): " +
+                              detail::errno_text(error)));
     }
     detail::unregister_temporary(f->temp_.c_str());
     done.push_back({f, std::move(backup)});

@@ -125,7 +125,7 @@ inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
 inline constexpr std::uint64_t simai_max_int = 2147483647;
 
 /// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
-/// column, not from what the writer meant (simai-format §1.4, Workload.cc:1320-1491): `_EP` → EP,
+/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
 /// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
 /// weight-gradient column.
 enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
@@ -137,7 +137,7 @@ enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
   return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
 }
 
-/// The number of GPUs SimAI's cost model gives a collective (simai-format §1.4, Layer.cc:565-582):
+/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
 /// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
 /// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
 /// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
@@ -152,10 +152,11 @@ enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
 
 /// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
 /// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
-/// all-to-all table). A larger message there makes SimAI throw inside the simulation, drop the
-/// callable and end with exit status 0 and a truncated result (simai-format §1.7 cases 25, 31).
-/// Every other collective — any all-reduce, anything on DP or DP_EP — uses an efficiency of 1 and is
-/// simulated correctly at any size (§1.7 case 30, §3.3).
+/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
+/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
+/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
+/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
+/// 98 GB DP collectives).
 [[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
   if (group == simai_group::tp)
     return kind == collective::all_gather || kind == collective::reduce_scatter ||
@@ -166,8 +167,8 @@ enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
 /// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
 /// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
 /// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
-/// wraps to about 1.8·10^16 µs — silently, exit status 0 (simai-format §1.7 case 32, §3.3: the TP
-/// branch has no one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
+/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
+/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
 [[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
                                                       std::uint64_t size) noexcept {
   return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));

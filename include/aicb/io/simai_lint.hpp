@@ -393,11 +393,10 @@ class simai_linter {
           if (f == field::compute && value > (1ULL << 24)) {
             const float scaled = static_cast<float>(value);
             // Near 2^64 the float rounds up to 2^64 itself, which no uint64 holds.
-            const std::uint64_t error =
-                scaled >= 18446744073709551616.0f
-                    ? ~std::uint64_t{0} - value + 1
-                    : static_cast<std::uint64_t>(scaled) > value ? static_cast<std::uint64_t>(scaled) - value
-                                                                 : value - static_cast<std::uint64_t>(scaled);
+            const std::uint64_t error = scaled >= 18446744073709551616.0f ? ~std::uint64_t{0} - value + 1
+                                        : static_cast<std::uint64_t>(scaled) > value
+                                            ? static_cast<std::uint64_t>(scaled) - value
+                                            : value - static_cast<std::uint64_t>(scaled);
             if (error >= 1000 && !imprecise++) first_imprecise = t;
           }
           return;
@@ -431,20 +430,21 @@ class simai_linter {
   // A size in a column whose collective SimAI times: the rules that depend on the group SimAI
   // charges it to (simai_format.hpp cites SimAI for each).
   void size_on_group(const simai_token& t, std::size_t index, std::uint64_t size) {
-    const simai_column column = index == 4 ? simai_column::forward
+    const simai_column column = index == 4   ? simai_column::forward
                                 : index == 7 ? simai_column::input_grad
                                              : simai_column::weight_grad;
     const simai_group group = simai_group_of(comm_->suffix, column);
     if (simai_uses_ratio_table(comm_->kind, group) && size > simai_max_message)
-      error(t, std::string(field_names[index]) + " " + std::to_string(size) + " exceeds 16 GiB on a " +
-                   (group == simai_group::ep ? "EP" : "TP") +
+      error(t, std::string(field_names[index]) + " " + std::to_string(size) + " exceeds 16 GiB on " +
+                   (group == simai_group::ep ? "an EP" : "a TP") +
                    " collective SimAI times through its efficiency table, which ends there: it drops the "
                    "collective and truncates its output (exit status 0)");
     const std::uint64_t ranks = simai_group_ranks(group, column, tp_, ep_, pp_, gpus_);
     if (tp_ > 0 && simai_single_gpu_garbage(group, ranks, size))
-      error(t, "a collective of " + std::to_string(size) +
-                   " bytes over a TP group of one GPU (model_parallel_NPU_group: 1): SimAI's bus bandwidth "
-                   "for it is -1 and the collective's time wraps to ~1.8e16 us, silently; drop the collective");
+      error(t,
+            "a collective of " + std::to_string(size) +
+                " bytes over a TP group of one GPU (model_parallel_NPU_group: 1): SimAI's bus bandwidth "
+                "for it is -1 and the collective's time wraps to ~1.8e16 us, silently; drop the collective");
   }
 
   void comm(const simai_token& t, std::size_t index) {
@@ -503,7 +503,7 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
-  std::optional<grammar::simai::comm_token> comm_;  // the collective of the column being read
+  std::optional<grammar::simai::comm_token> comm_;     // the collective of the column being read
   std::uint64_t tp_ = 0, ep_ = 0, pp_ = 0, gpus_ = 0;  // header values (0 when absent)
   std::string name_text_;
   std::uint64_t sized_none_ = 0;
@@ -553,7 +553,8 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
       const simai_header_line_fields present = split_header(*header_line);
       for (const auto& e : present.entries) {
         std::uint64_t v = 0;
-        if (!e.value || !detail::grammar::simai::parse_unsigned(e.value->text, v) || v == 0 || v > simai_max_int)
+        if (!e.value || !detail::grammar::simai::parse_unsigned(e.value->text, v) || v == 0 ||
+            v > simai_max_int)
           continue;
         if (e.key.text == "model_parallel_NPU_group:") tp = v;
         if (e.key.text == "pp:") pp = v;
@@ -579,8 +580,9 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
     if (!lint.records_well_formed)
       AICB_THROW(config_error("records", path, "records are malformed; fix them before the count"));
     if (lint.records > simai_max_int)
-      AICB_THROW(config_error("records", std::to_string(lint.records),
-                              "SimAI reads at most 2^31-1 records (its count goes through stoi): split the file"));
+      AICB_THROW(
+          config_error("records", std::to_string(lint.records),
+                       "SimAI reads at most 2^31-1 records (its count goes through stoi): split the file"));
     fix.changes.push_back("line 2: record count " + std::to_string(*lint.declared) + " -> " +
                           std::to_string(lint.records));
     count = std::to_string(lint.records);

@@ -53,7 +53,8 @@ class simai_tokenizer {
   /// @param buffer_size the most memory the tokenizer uses (a line or token may not be longer); a
   ///                    smaller file gets a buffer of its own size.
   explicit simai_tokenizer(const std::string& path, std::size_t buffer_size = 4 << 20)
-      : path_(path), file_((detail::require_regular_file(path, "a SimAI workload"), std::fopen(path.c_str(), "rb")),
+      : path_(path),
+        file_((detail::require_regular_file(path, "a SimAI workload"), std::fopen(path.c_str(), "rb")),
               &std::fclose) {
     if (!file_) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
     std::error_code ec;

@@ -27,9 +27,9 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -127,20 +127,23 @@ class simai_writer {
   // What SimAI cannot even read, in any mode: a header value or record count above stoi's range.
   static void check_readable(const simai_header& h, std::uint64_t count) {
     if (count > simai_max_int)
-      AICB_THROW(config_error("records", std::to_string(count),
-                              "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
-                              "file; write fewer iterations or micro batches"));
-    for (const auto& [key, value] : {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
-                                     {"ep", h.expert_parallel},
-                                     {"pp", h.pipeline_parallel},
-                                     {"vpp", h.vpp},
-                                     {"ga", h.ga},
-                                     {"all_gpus", h.all_gpus},
-                                     {"checkpoints", h.checkpoints},
-                                     {"checkpoint_initiates", h.checkpoint_initiates}})
+      AICB_THROW(
+          config_error("records", std::to_string(count),
+                       "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
+                       "file; write fewer iterations or micro batches"));
+    for (const auto& [key, value] :
+         {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
+          {"ep", h.expert_parallel},
+          {"pp", h.pipeline_parallel},
+          {"vpp", h.vpp},
+          {"ga", h.ga},
+          {"all_gpus", h.all_gpus},
+          {"checkpoints", h.checkpoints},
+          {"checkpoint_initiates", h.checkpoint_initiates}})
       if (value > simai_max_int)
-        AICB_THROW(config_error(key, std::to_string(value),
-                                std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
+        AICB_THROW(
+            config_error(key, std::to_string(value),
+                         std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
   }
 
   static void check_header(const simai_header& h) {
@@ -175,9 +178,10 @@ class simai_writer {
         AICB_THROW(
             config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
     }
-    const std::pair<const aicb::phase*, simai_column> columns[] = {{&r.forward, simai_column::forward},
-                                                             {&r.input_grad, simai_column::input_grad},
-                                                             {&r.weight_grad, simai_column::weight_grad}};
+    const std::pair<const aicb::phase*, simai_column> columns[] = {
+        {&r.forward, simai_column::forward},
+        {&r.input_grad, simai_column::input_grad},
+        {&r.weight_grad, simai_column::weight_grad}};
     for (const auto& [p, column] : columns) {
       if (!p->comm.active()) continue;
       const int suffix = p->comm.group == comm_group::ep ? 1 : p->comm.group == comm_group::dp_ep ? 2 : 0;
@@ -186,16 +190,18 @@ class simai_writer {
       const std::string where = r.name + ": " + std::string(simai_comm_token(p->comm, column)) + " of " +
                                 std::to_string(size) + " bytes";
       if (simai_uses_ratio_table(p->comm.kind, group) && size > simai_max_message)
-        AICB_THROW(config_error("size", where,
-                                "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
-                                "collective and truncates its result (split the message)"));
-      const std::uint64_t ranks = simai_group_ranks(group, column, header_.tensor_parallel,
-                                                    header_.expert_parallel, header_.pipeline_parallel,
-                                                    header_.all_gpus);
+        AICB_THROW(
+            config_error("size", where,
+                         "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
+                         "collective and truncates its result (split the message)"));
+      const std::uint64_t ranks =
+          simai_group_ranks(group, column, header_.tensor_parallel, header_.expert_parallel,
+                            header_.pipeline_parallel, header_.all_gpus);
       if (simai_single_gpu_garbage(group, ranks, size))
-        AICB_THROW(config_error("group", where,
-                                "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
-                                "its time garbage (drop the collective)"));
+        AICB_THROW(
+            config_error("group", where,
+                         "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
+                         "its time garbage (drop the collective)"));
     }
   }
 
@@ -212,9 +218,10 @@ class simai_writer {
 /// yields (exact when the workload repeats a pattern shorter than the sample, as training
 /// iterations do). Saturates at 2^64 − 1.
 template <class Records>
-[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count, Records&& records,
-                                                 std::uint64_t sample = 65536) {
-  const double head = static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
+[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count,
+                                                 Records&& records, std::uint64_t sample = 65536) {
+  const double head =
+      static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
   double lines = 0;
   std::uint64_t seen = 0;
   std::string line;
@@ -224,7 +231,8 @@ template <class Records>
     lines += static_cast<double>(simai_writer::format(line.data(), r) - line.data());
     ++seen;
   }
-  const double total = head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
+  const double total =
+      head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
   return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
 }
 

@@ -16,8 +16,8 @@
 /// ```
 
 #include <aicb/config.hpp>
-#include <aicb/error.hpp>
 #include <aicb/detail/input_file.hpp>
+#include <aicb/error.hpp>
 #include <aicb/model/spec.hpp>
 
 #include <nlohmann/json.hpp>
@@ -152,6 +152,7 @@ class hf_reader {
 
  private:
   std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
       AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
     return value.get<std::uint64_t>();
@@ -256,13 +257,12 @@ class hf_reader {
   return result;
 }
 
-/// Reads and imports a config.json file. Throws io_error when it cannot be read, parse_error when it
-/// is not JSON, config_error when its keys do not describe a supported model.
-[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
-  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
-  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
-  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
-  const std::string& text = in.text;
+/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
+/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
+/// keys do not describe a supported model.
+[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
+                                               const std::string& source = "config.json",
+                                               hf_import_options options = {}) {
   // 1-based line and column of byte `offset`.
   const auto position = [&](std::size_t offset) {
     offset = std::min(offset, text.size());
@@ -276,18 +276,28 @@ class hf_reader {
     config = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
-    AICB_THROW(parse_error(path, line, column, std::string("not valid JSON: ") + e.what()));
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
   } catch (const nlohmann::json::exception& e) {
     // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
     const std::string message = e.what();
     const std::size_t quote = message.find('\'');
-    const std::string token =
-        quote == std::string::npos ? std::string() : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
-    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
-    const auto [line, column] = position(at == std::string::npos ? 0 : at);
-    AICB_THROW(parse_error(path, line, column, "not a usable JSON value: " + message));
+    const std::string token = quote == std::string::npos
+                                  ? std::string()
+                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
+    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
   }
-  return from_hf_config(config, path, options);
+  return from_hf_config(config, source, options);
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
+/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
+  return parse_hf_config(in.text, path, options);
 }
 
 AICB_END_NAMESPACE

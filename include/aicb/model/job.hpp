@@ -207,8 +207,8 @@ constexpr bool validate(const job_spec& job) {
           b.seq_length);
   require(product_within({p.vocab_divisible_by, p.tensor_parallel}, max_derived_size).has_value(),
           "vocab_divisible_by", p.vocab_divisible_by,
-          "vocab_divisible_by x tensor_parallel (the vocabulary padding) must not exceed 2^50", "tensor_parallel",
-          p.tensor_parallel);
+          "vocab_divisible_by x tensor_parallel (the vocabulary padding) must not exceed 2^50",
+          "tensor_parallel", p.tensor_parallel);
 
   // One micro batch's widest activation fits (max_derived_size): with it bounded, every message,
   // tensor and byte count of a micro batch is exact.
@@ -230,10 +230,11 @@ constexpr bool validate(const job_spec& job) {
           "must not exceed 2^50 elements",
           "widest activation", width);
   if (m.position == position_kind::learned && m.max_position_embeddings != 0)
-    require(b.seq_length <= m.max_position_embeddings, "seq_length", b.seq_length,
-            "seq_length must not exceed max_position_embeddings, the rows of the learned position table (give "
-            "a larger table, or position = rope)",
-            "max_position_embeddings", m.max_position_embeddings);
+    require(
+        b.seq_length <= m.max_position_embeddings, "seq_length", b.seq_length,
+        "seq_length must not exceed max_position_embeddings, the rows of the learned position table (give "
+        "a larger table, or position = rope)",
+        "max_position_embeddings", m.max_position_embeddings);
 
   // Sequence splits.
   if (p.sequence_parallel)

@@ -98,7 +98,8 @@ struct enum_names<model_family> {
     const double aspect =
         std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
     const bool within = error <= 0.02, best_within = best_error <= 0.02;
-    if ((within && (!best_within || aspect < best_aspect)) || (!within && !best_within && error < best_error)) {
+    if ((within && (!best_within || aspect < best_aspect)) ||
+        (!within && !best_within && error < best_error)) {
       best = m;
       best_error = error;
       best_aspect = aspect;
@@ -106,24 +107,27 @@ struct enum_names<model_family> {
     }
   }
   if (!found)
-    AICB_THROW(config_error("size", std::to_string(target_params),
-                            "no shape with the given dimensions reaches this size (key/value heads must divide "
-                            "the heads; at least two layers)"));
+    AICB_THROW(
+        config_error("size", std::to_string(target_params),
+                     "no shape with the given dimensions reaches this size (key/value heads must divide "
+                     "the heads; at least two layers)"));
   return best;
 }
 
 /// A name for a shape: family and exact size, e.g. "gpt-15.0B".
 [[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
   char name[48];
-  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(), static_cast<double>(params) / 1e9);
+  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
+                static_cast<double>(params) / 1e9);
   return spec_name::from(name);
 }
 
 /// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
-/// its exact size.
+/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
 [[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
                                                std::uint64_t seq_length = 2048) {
   model_spec m = shape_for_size(family_template(family), target_params, seq_length);
+  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
   m.name = shape_name(to_string(family), count_params(m, seq_length).total());
   return m;
 }

@@ -128,7 +128,8 @@ constexpr bool validate(const model_spec& spec) {
   require(m.num_attention_heads > 0, "num_attention_heads", m.num_attention_heads,
           "num_attention_heads must be positive");
   require(m.vocab_size > 0, "vocab_size", m.vocab_size, "vocab_size must be positive");
-  require(m.num_layers <= max_layers, "num_layers", m.num_layers, "num_layers must not exceed 2^20 (1048576)");
+  require(m.num_layers <= max_layers, "num_layers", m.num_layers,
+          "num_layers must not exceed 2^20 (1048576)");
   for (const auto& [field, value] : {std::pair<std::string_view, std::uint64_t>{"hidden_size", m.hidden_size},
                                      {"num_attention_heads", m.num_attention_heads},
                                      {"num_kv_heads", m.num_kv_heads},
@@ -168,7 +169,8 @@ constexpr bool validate(const model_spec& spec) {
   require(fits({m.vocab_size, m.hidden_size}), "vocab_size", m.vocab_size,
           "vocab_size x hidden_size (the embedding's weights) must not exceed 2^50", "hidden_size",
           m.hidden_size);
-  require(fits({m.max_position_embeddings, m.hidden_size}), "max_position_embeddings", m.max_position_embeddings,
+  require(fits({m.max_position_embeddings, m.hidden_size}), "max_position_embeddings",
+          m.max_position_embeddings,
           "max_position_embeddings x hidden_size (the position table's weights) must not exceed 2^50",
           "hidden_size", m.hidden_size);
   // The projections' output width per token (dimensions are at most 2^50: the sums cannot wrap).
@@ -176,28 +178,31 @@ constexpr bool validate(const model_spec& spec) {
       m.is_mla() ? product_within({m.num_attention_heads,
                                    2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
                  : product_within({2 * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
-  require(attention_width.has_value() &&
-              fits({m.num_layers, m.hidden_size,
-                    *attention_width + (m.is_mla() ? m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim : 0)}),
-          "hidden_size", m.hidden_size,
-          "num_layers x hidden_size x the attention projections' width must not exceed 2^50 (the attention "
-          "weights)",
-          "num_layers", m.num_layers);
+  require(
+      attention_width.has_value() &&
+          fits({m.num_layers, m.hidden_size,
+                *attention_width + (m.is_mla() ? m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim : 0)}),
+      "hidden_size", m.hidden_size,
+      "num_layers x hidden_size x the attention projections' width must not exceed 2^50 (the attention "
+      "weights)",
+      "num_layers", m.num_layers);
   if (m.is_moe()) {
     require(m.moe_top_k >= 1 && m.moe_top_k <= m.num_experts, "moe_top_k", m.moe_top_k,
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
-    require(fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
-            m.num_experts,
-            "MoE layers x num_experts x 3 x hidden_size x moe_ffn_hidden_size (the routed experts' weights) must "
-            "not exceed 2^50",
-            "moe_ffn_hidden_size", m.moe_ffn_hidden_size);
-    require(fits({m.num_moe_layers(), m.num_shared_experts, 3, m.hidden_size, m.shared_expert_ffn_hidden_size}),
-            "num_shared_experts", m.num_shared_experts,
-            "MoE layers x num_shared_experts x 3 x hidden_size x shared_expert_ffn_hidden_size (the shared "
-            "experts' weights) must not exceed 2^50",
-            "shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size);
+    require(
+        fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
+        m.num_experts,
+        "MoE layers x num_experts x 3 x hidden_size x moe_ffn_hidden_size (the routed experts' weights) must "
+        "not exceed 2^50",
+        "moe_ffn_hidden_size", m.moe_ffn_hidden_size);
+    require(
+        fits({m.num_moe_layers(), m.num_shared_experts, 3, m.hidden_size, m.shared_expert_ffn_hidden_size}),
+        "num_shared_experts", m.num_shared_experts,
+        "MoE layers x num_shared_experts x 3 x hidden_size x shared_expert_ffn_hidden_size (the shared "
+        "experts' weights) must not exceed 2^50",
+        "shared_expert_ffn_hidden_size", m.shared_expert_ffn_hidden_size);
     const double factor = m.moe_capacity_factor;
     if (!(factor == 0.0 || (factor >= 1.0 && factor <= static_cast<double>(m.num_experts))))
       detail::rule_violated_by(
@@ -209,7 +214,8 @@ constexpr bool validate(const model_spec& spec) {
             "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
-          m.ffn_hidden_size, "num_layers x 3 x hidden_size x ffn_hidden_size (the MLP weights) must not exceed 2^50",
+          m.ffn_hidden_size,
+          "num_layers x 3 x hidden_size x ffn_hidden_size (the MLP weights) must not exceed 2^50",
           "hidden_size", m.hidden_size);
   if (m.is_mla()) {
     require(m.qk_rope_head_dim > 0, "qk_rope_head_dim", m.qk_rope_head_dim,

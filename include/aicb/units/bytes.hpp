@@ -61,7 +61,8 @@ class bytes {
   /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
   /// value is an error.
   template <std::integral I>
-  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n) : count_(static_cast<rep>(n)) {
+  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
+      : count_(static_cast<rep>(n)) {
     if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
   }
 

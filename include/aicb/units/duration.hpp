@@ -41,8 +41,9 @@ inline constexpr double max_duration_ns = 4611686018427387904.0;
   if (!(ns >= 0) || !(ns <= max_duration_ns)) {
     char text[48];
     std::snprintf(text, sizeof text, "%.6g ns", ns);
-    AICB_THROW(config_error(std::string(what), text,
-                            "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
+    AICB_THROW(
+        config_error(std::string(what), text,
+                     "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
   }
   return nanoseconds{std::llround(ns)};
 }

@@ -28,6 +28,7 @@ struct builder_tag;
 // Rule IDs.
 struct line_end_class;
 struct number_class;
+struct iterations_class;
 struct stat_key_class;
 struct name_class;
 struct comment_text_class;
@@ -40,6 +41,8 @@ struct file_class;
 inline constexpr x3::rule<line_end_class> line_end = "end of line";
 inline constexpr x3::rule<number_class, std::string> number =
     "time in microseconds (digits with an optional decimal part, as aicb writes them)";
+inline constexpr x3::rule<iterations_class, unsigned long long> iterations =
+    "the number of profiled iterations (a non-negative integer below 2^64)";
 inline constexpr x3::rule<stat_key_class, std::string> stat_key =
     "time_gpu_max, time_gpu_min or time_gpu_avg";
 inline constexpr x3::rule<name_class, std::string> name = "section name (letters, digits, underscores)";
@@ -76,11 +79,12 @@ inline const auto blank_line = (+blank >> x3::eoi) | (*blank >> x3::eol);
 inline const auto stat_line = (stat_key > ':' > x3::omit[*blank] > number > line_end)[on_stat];
 inline const auto comment_line = ('#' > comment_text > line_end)[on_comment];
 inline const auto train_iter_line =
-    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > x3::ulong_long > line_end)[on_train_iter];
+    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > iterations > line_end)[on_train_iter];
 inline const auto header_line = ((name >> ':') > line_end)[on_section];
 
 inline const auto line_end_def = *blank >> (x3::eol | x3::eoi);
 inline const auto number_def = x3::raw[+digit >> -('.' >> +digit)];
+inline const auto iterations_def = x3::ulong_long;
 inline const auto stat_key_def =
     x3::string("time_gpu_max") | x3::string("time_gpu_min") | x3::string("time_gpu_avg");
 inline const auto name_def = x3::raw[word_start >> *word_char];
@@ -91,7 +95,8 @@ inline const auto line_def = blank_line | (x3::eps[mark] >> (comment_line | trai
 inline const auto end_of_file_def = x3::eoi;
 inline const auto file_def = *line > end_of_file;
 
-BOOST_SPIRIT_DEFINE(line_end, number, stat_key, name, comment_text, indented_body, line, end_of_file, file)
+BOOST_SPIRIT_DEFINE(line_end, number, iterations, stat_key, name, comment_text, indented_body, line,
+                    end_of_file, file)
 
 }  // namespace detail::grammar::aiob
 AICB_END_NAMESPACE
