@@ -74,3 +74,4 @@
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/sizing.hpp>
 #include <aicb/model/spec.hpp>
+#include <aicb/parallel/groups.hpp>

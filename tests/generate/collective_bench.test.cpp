@@ -104,3 +104,19 @@ TEST_CASE("collective bench: the SimAI sweep is a workload SimAI-Analytical runs
       aicb::collective_sweep_workload({.world_size = 8, .collectives = {aicb::collective::broadcast}}),
       aicb::config_error);
 }
+
+TEST_CASE("collective CSV: the item count is known before writing, and checked", "[generate][micro]") {
+  aicb::aicb_args a;
+  a.frame = "collective_test";
+  a.world_size = 8;
+  a.begin_size = 1 << 20;
+  a.end_size = 1 << 22;  // 3 sizes
+  a.iter_num = 5;
+  a.epoch_num = 2;
+  std::uint64_t items = 0;
+  aicb::generate_collective_csv(a, [&](const aicb::csv_item&) { ++items; });
+  CHECK(aicb::collective_csv_items(a) == items);
+  CHECK(items == 5 + 1 + 2 * (3 * 5 + 1));
+  a.iter_num = ~std::uint64_t{0};
+  CHECK_THROWS_AS(aicb::collective_csv_items(a), aicb::config_error);
+}

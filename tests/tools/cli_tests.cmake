@@ -194,3 +194,10 @@ aicb_cli_test(generate_learned_positions_too_short STATUS 2
 aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "gpt-1[45]\\.[0-9]B, [0-9]+ layers x hidden [0-9]+, 1(4[7-9]|5[0-3])[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] parameters as this job has them \\(swiglu"
               ARGS generate -m 15 --swiglu --world_size 64 --tensor_model_parallel_size 2 --global_batch 64
                    --seq_length 4096 -o seed15b_swiglu.txt)
+# CSV outputs: their size is estimated from one iteration first; what cannot fit is refused.
+aicb_cli_test(deepspeed_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
+              ARGS deepspeed --stage 1 --world_size 8 --epoch_num 1000000000000 -o never_deepspeed.csv)
+aicb_cli_test(generate_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
+              ARGS generate --format csv --world_size 8 --epoch_num 1000000000000 -o never_generate.csv)
+aicb_cli_test(micro_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
+              ARGS micro --format csv --world_size 8 --iter_num 1000000000000000 -o never_micro.csv)

@@ -130,6 +130,32 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
   return 0;
 }
 
+// The size of a CSV file of `epochs` epochs, estimated from one (`one_epoch` feeds a sink its items):
+// refused when it cannot fit in the free space, or when one epoch alone has more than 2^24 items
+// (1.6 GB and more: the estimate would cost as much as the file) — unless the check is skipped.
+template <class OneEpoch>
+void check_csv_size(const std::string& path, OneEpoch&& one_epoch, std::uint64_t epochs, bool skip) {
+  if (skip) return;
+  struct enough {};
+  constexpr std::uint64_t most = 1ULL << 24;
+  std::uint64_t items = 0, bytes = 0;
+  std::string line;
+  try {
+    one_epoch([&](const aicb::csv_item& item) {
+      line.clear();
+      aicb::append_csv_line(line, item);
+      bytes += line.size();
+      if (++items == most) throw enough{};
+    });
+  } catch (const enough&) {
+    throw aicb::config_error("epoch_num", std::to_string(epochs),
+                             "one iteration alone has more than 2^24 CSV items (1.6 GB and more); give "
+                             "--no-space-check to write it anyway");
+  }
+  const double total = static_cast<double>(bytes) * static_cast<double>(epochs);
+  aicb::require_free_space(path, total >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total));
+}
+
 // Streams a CSV generator's items into `path`, which appears complete or not at all.
 template <class Generate>
 std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
@@ -152,6 +178,11 @@ inline int run_deepspeed(const deepspeed_options& o) {
   const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
   (void)aicb::derive(o.args);  // aicb's own checks first, before a file is created
   const std::string path = csv_output_path(o.output, aicb::deepspeed_csv_file_name(o.args));
+  aicb::aicb_args one = o.args;
+  one.epoch_num = 1;
+  check_csv_size(
+      path, [&](auto&& sink) { aicb::generate_deepspeed_csv(one, mode, sink); }, o.args.epoch_num,
+      o.no_space_check);
   const std::uint64_t items =
       write_csv_file(path, [&](auto&& sink) { aicb::generate_deepspeed_csv(o.args, mode, sink); });
   if (!o.quiet)

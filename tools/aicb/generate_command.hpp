@@ -533,6 +533,11 @@ inline int run_generate_csv(const generate_options& o) {
   for (const std::string& n : notes)
     if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
   const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(w.args()));
+  aicb::aicb_args one = args;
+  one.epoch_num = 1;
+  const aicb::megatron_csv_workload one_epoch(one, mode);
+  check_csv_size(
+      path, [&](auto&& sink) { one_epoch.generate(sink); }, args.epoch_num, o.no_space_check);
   const std::uint64_t items = write_csv_file(
       path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
   if (!o.quiet)

@@ -123,9 +123,11 @@ constexpr bool validate(const job_spec& job) {
   // The model-parallel product fits the world (each factor is then at most world_size).
   const auto model_parallel =
       product_within({p.tensor_parallel, p.pipeline_parallel, p.context_parallel}, p.world_size);
-  require(model_parallel && p.world_size % *model_parallel == 0, "world_size", p.world_size,
+  require(model_parallel.has_value(), "world_size", p.world_size,
+          "tensor_parallel x pipeline_parallel x context_parallel exceeds world_size");
+  require(p.world_size % *model_parallel == 0, "world_size", p.world_size,
           "tensor_parallel x pipeline_parallel x context_parallel must divide world_size", "TPxPPxCP",
-          model_parallel.value_or(0));
+          *model_parallel);
   require(p.pipeline_parallel <= m.num_layers, "pipeline_parallel", p.pipeline_parallel,
           "pipeline_parallel must not exceed num_layers (every stage holds at least one layer)", "num_layers",
           m.num_layers);
