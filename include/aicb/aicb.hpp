@@ -75,3 +75,4 @@
 #include <aicb/model/sizing.hpp>
 #include <aicb/model/spec.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/pipeline.hpp>

@@ -10584,3 +10584,617 @@ class process_grid {
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/schedule/pipeline.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Megatron-Core's pipeline schedules, for one stage, step by step: the forward and backward passes
+/// of each micro batch (and model chunk) and the point-to-point calls between them, in the order
+/// Megatron issues them (`pipeline_parallel/schedules.py`).
+///
+/// - **none** (PP = 1): F(0) B(0) F(1) B(1) …
+/// - **1F1B** (PP > 1): stage s of p runs `Wu = min(p − s − 1, m)` warm-up forwards, then
+///   `R = m − Wu` steady one-forward-one-backward steps, then Wu cool-down backwards.
+/// - **interleaved 1F1B** (PP > 1, V model chunks per stage): Megatron's table of virtual
+///   micro batches in groups of N = p micro batches (so m must be a multiple of p, as Megatron
+///   requires with its default grouping), `Wu = min(m·V, 2(p − s − 1) + (V − 1)·p)` warm-up
+///   forwards, its receive rule for the stage that leads each direction, and — Megatron's
+///   default — communication overlapped with compute: a forward call after each forward and a
+///   backward call after each backward (`overlap_p2p_comm`; without it, one call per steady step).
+///
+/// Each call holds up to four operations. Batched calls list them in Megatron's batch order
+/// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
+/// send_next, recv_prev, send_prev, recv_next and odd stages recv_prev, send_next, recv_next,
+/// send_prev. The first stage never receives activations nor sends gradients backward; the last
+/// stage never sends activations on nor receives gradients from beyond — except, with interleaving,
+/// between the model chunks of the last and the first stage, which are neighbours on the ring.
+///
+/// Steps are produced lazily: memory does not grow with micro batches.
+///
+/// ```cpp
+/// aicb::pipeline_schedule s({.stages = 4, .stage = 1, .microbatches = 8});
+/// for (const aicb::pipeline_step& step : s) ...   // F(0) send … F(1) … B(0) …
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The pipeline schedules Megatron-Core runs.
+enum class pipeline_kind : std::uint8_t {
+  none,         ///< no pipelining (PP = 1)
+  one_f_one_b,  ///< 1F1B (PP > 1, one model chunk)
+  interleaved,  ///< interleaved 1F1B (PP > 1, several model chunks)
+};
+
+/// Where a point-to-point operation goes.
+enum class p2p_direction : std::uint8_t { send_prev, recv_prev, send_next, recv_next };
+
+/// One point-to-point operation: the tensor it moves is the activation (forward) or the gradient
+/// of micro batch `microbatch` at model chunk `chunk` of this stage — for a send the chunk that
+/// produced it, for a receive the chunk that will consume it.
+struct p2p_op {
+  p2p_direction direction = p2p_direction::send_next;
+  bool activation = true;  ///< an activation (forward) or a gradient (backward)
+  std::uint64_t microbatch = 0;
+  std::uint64_t chunk = 0;
+
+  [[nodiscard]] constexpr bool send() const noexcept {
+    return direction == p2p_direction::send_prev || direction == p2p_direction::send_next;
+  }
+  [[nodiscard]] friend constexpr bool operator==(const p2p_op&, const p2p_op&) = default;
+};
+
+/// One step of a stage's schedule.
+struct pipeline_step {
+  enum class kind : std::uint8_t { forward, backward, communicate };
+  /// Which part of the schedule the step belongs to.
+  enum class part : std::uint8_t { warmup, steady, cooldown };
+
+  kind what = kind::forward;
+  part phase = part::warmup;
+  std::uint64_t microbatch = 0;  ///< forward, backward: the micro batch
+  std::uint64_t chunk = 0;       ///< forward, backward: the model chunk
+  std::array<p2p_op, 4> ops{};   ///< communicate: the call's operations, in the order they are posted
+  std::uint8_t op_count = 0;
+  bool batched =
+      true;  ///< communicate: one batched call (batch_isend_irecv), or operations posted one by one
+
+  [[nodiscard]] constexpr const p2p_op* begin() const noexcept { return ops.data(); }
+  [[nodiscard]] constexpr const p2p_op* end() const noexcept { return ops.data() + op_count; }
+};
+
+/// What a schedule is built from.
+struct pipeline_options {
+  std::uint64_t stages = 1;        ///< pipeline-parallel size p
+  std::uint64_t stage = 0;         ///< this stage, 0 … p − 1
+  std::uint64_t microbatches = 1;  ///< micro batches per iteration m
+  std::uint64_t chunks = 1;        ///< model chunks per stage V (virtual pipeline)
+  /// Interleaved only: overlap point-to-point communication with compute (Megatron's default).
+  bool overlap_p2p = true;
+  /// Interleaved only: micro batches per group of the schedule table
+  /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
+  std::uint64_t microbatch_group = 0;
+};
+
+/// The number of forward passes a stage runs before its first backward, and the rest.
+struct pipeline_counts {
+  std::uint64_t warmup = 0;    ///< forwards before the first backward
+  std::uint64_t steady = 0;    ///< one-forward-one-backward steps
+  std::uint64_t cooldown = 0;  ///< backwards after the last forward
+  std::uint64_t total = 0;     ///< forwards (= backwards) of the stage: m · V
+};
+
+/// One stage's schedule: a lazy, single-pass range of steps. See the file comment.
+class pipeline_schedule {
+ public:
+  explicit pipeline_schedule(const pipeline_options& o) : o_(o) {
+    const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+      AICB_THROW(config_error(field, std::to_string(value), rule));
+    };
+    if (o.stages == 0) fail("pipeline_parallel", 0, "pipeline_parallel must be at least 1");
+    if (o.stage >= o.stages)
+      fail("pipeline_stage", o.stage,
+           "a stage must be below pipeline_parallel (" + std::to_string(o.stages) + ")");
+    if (o.microbatches == 0) fail("microbatches", 0, "an iteration needs at least one micro batch");
+    if (o.chunks == 0) fail("virtual_pipeline", 0, "virtual_pipeline must be at least 1");
+    if (o.chunks > 1) {
+      if (o.stages == 1)
+        fail("virtual_pipeline", o.chunks, "virtual_pipeline > 1 needs pipeline_parallel > 1");
+      // Megatron's table groups N micro batches per model chunk (N = p by default): p <= N <= m, and
+      // the last group holds m mod N = 0 or at least p of them. With the default, m must be a
+      // multiple of p.
+      group_ = o.microbatch_group == 0 ? o.stages : o.microbatch_group;
+      if (group_ < o.stages || group_ > o.microbatches)
+        fail("microbatch_group", group_,
+             "with interleaving, the micro batches per group must be between pipeline_parallel (" +
+                 std::to_string(o.stages) + ") and the micro batches per iteration (" +
+                 std::to_string(o.microbatches) + "), as Megatron-Core requires");
+      if (o.microbatches % group_ != 0 && o.microbatches % group_ < o.stages)
+        fail("microbatches", o.microbatches,
+             o.microbatch_group == 0
+                 ? "with interleaving, the micro batches per iteration must be a multiple of "
+                   "pipeline_parallel (" +
+                       std::to_string(o.stages) + "), as Megatron-Core requires with its default grouping"
+                 : "with interleaving, the micro batches left for the last group (micro batches mod " +
+                       std::to_string(group_) +
+                       ") must be 0 or at least pipeline_parallel, as Megatron-Core requires");
+      if (o.stages <= 2 && !o.overlap_p2p)
+        fail("pipeline_parallel", o.stages,
+             "interleaving on 2 stages needs overlapped point-to-point communication (Megatron-Core)");
+    }
+    kind_ = o.stages == 1   ? pipeline_kind::none
+            : o.chunks == 1 ? pipeline_kind::one_f_one_b
+                            : pipeline_kind::interleaved;
+    const std::uint64_t total = o.microbatches * o.chunks;
+    std::uint64_t warmup = 0;
+    if (kind_ == pipeline_kind::one_f_one_b)
+      warmup = std::min(o.stages - o.stage - 1, o.microbatches);
+    else if (kind_ == pipeline_kind::interleaved)
+      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
+    counts_ = {warmup, total - warmup, warmup, total};
+  }
+
+  [[nodiscard]] pipeline_kind kind() const noexcept { return kind_; }
+  [[nodiscard]] const pipeline_options& options() const noexcept { return o_; }
+  [[nodiscard]] const pipeline_counts& counts() const noexcept { return counts_; }
+
+  /// The micro batch of forward (or backward) virtual step `k` (interleaved: Megatron's table).
+  [[nodiscard]] std::uint64_t microbatch_of(std::uint64_t k) const noexcept { return table(k).first; }
+  /// The model chunk of virtual step `k`, forward or backward (backward runs the chunks in reverse).
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t k, bool forward) const noexcept {
+    const std::uint64_t c = table(k).second;
+    return forward ? c : o_.chunks - 1 - c;
+  }
+  /// Micro batches per group of the interleaved schedule's table (N).
+  [[nodiscard]] std::uint64_t microbatch_group() const noexcept { return group_; }
+
+  class iterator;
+  [[nodiscard]] iterator begin() const;
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+
+ private:
+  friend class iterator;
+
+  // Megatron's schedule table (get_schedule_table): for each group of N micro batches — the last
+  // group takes all that remain — every chunk in turn runs the group's micro batches in order.
+  // Entry k (taken modulo the table's length, as Megatron's lookups are): (micro batch, chunk).
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> table(std::uint64_t k) const noexcept {
+    if (kind_ != pipeline_kind::interleaved) return {k, 0};
+    const std::uint64_t n = group_, v = o_.chunks, m = o_.microbatches;
+    k %= m * v;
+    const std::uint64_t full_groups = m / n;         // groups of exactly N
+    const std::uint64_t last = m - full_groups * n;  // the short last group (0: none)
+    if (k < full_groups * n * v) {
+      const std::uint64_t group = k / (n * v), within = k % (n * v);
+      return {group * n + within % n, within / n};
+    }
+    const std::uint64_t rest = k - full_groups * n * v;
+    return {full_groups * n + rest % last, rest / last};
+  }
+
+  pipeline_options o_;
+  std::uint64_t group_ = 1;
+  pipeline_kind kind_ = pipeline_kind::none;
+  pipeline_counts counts_;
+};
+
+/// Walks a schedule: each turn of Megatron's loop fills a small buffer with its steps.
+class pipeline_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = pipeline_step;
+  using difference_type = std::ptrdiff_t;
+  using reference = const pipeline_step&;
+  using pointer = const pipeline_step*;
+
+  iterator() = default;
+  explicit iterator(const pipeline_schedule* s) : s_(s) { advance(); }
+
+  reference operator*() const { return buffer_[head_]; }
+  pointer operator->() const { return &buffer_[head_]; }
+  iterator& operator++() {
+    advance();
+    return *this;
+  }
+  void operator++(int) { advance(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+
+ private:
+  using part = pipeline_step::part;
+  static constexpr std::size_t capacity = 8;
+
+  const pipeline_options& o() const { return s_->o_; }
+  bool first_stage() const { return o().stage == 0; }
+  bool last_stage() const { return o().stage + 1 == o().stages; }
+
+  void advance() {
+    if (!s_) return;
+    if (++head_ < size_) return;
+    head_ = size_ = 0;
+    while (size_ == 0) {
+      if (!fill()) {
+        s_ = nullptr;
+        return;
+      }
+    }
+  }
+
+  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk) {
+    pipeline_step& step = buffer_[size_++];
+    step = {};
+    step.what = what;
+    step.phase = phase;
+    step.microbatch = microbatch;
+    step.chunk = chunk;
+  }
+
+  // A call: its operations (those set) sorted in posting order; nothing when it has none.
+  void call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) {
+    pipeline_step step;
+    step.what = pipeline_step::kind::communicate;
+    step.phase = phase;
+    step.batched = batched;
+    static constexpr std::array<p2p_direction, 4> batch_order{
+        p2p_direction::send_prev, p2p_direction::recv_prev, p2p_direction::send_next,
+        p2p_direction::recv_next};
+    static constexpr std::array<p2p_direction, 4> even_order{
+        p2p_direction::send_next, p2p_direction::recv_prev, p2p_direction::send_prev,
+        p2p_direction::recv_next};
+    static constexpr std::array<p2p_direction, 4> odd_order{
+        p2p_direction::recv_prev, p2p_direction::send_next, p2p_direction::recv_next,
+        p2p_direction::send_prev};
+    const auto& order = batched ? batch_order : o().stage % 2 == 0 ? even_order : odd_order;
+    for (const p2p_direction d : order)
+      for (const std::optional<p2p_op>& op : ops)
+        if (op && op->direction == d) step.ops[step.op_count++] = *op;
+    if (step.op_count > 0) buffer_[size_++] = step;
+  }
+
+  // Receives on chunk `chunk` are for its micro batches in order (each chunk runs them ascending).
+  p2p_op receive(p2p_direction d, bool activation, std::uint64_t chunk) {
+    if (received_.empty()) received_.assign(2 * o().chunks, 0);
+    std::uint64_t& count = received_[2 * chunk + (activation ? 0 : 1)];
+    return {d, activation, count++, chunk};
+  }
+
+  bool fill() {
+    switch (s_->kind_) {
+      case pipeline_kind::none:
+        return fill_none();
+      case pipeline_kind::one_f_one_b:
+        return fill_1f1b();
+      case pipeline_kind::interleaved:
+        return fill_interleaved();
+    }
+    return false;
+  }
+
+  // PP = 1: F(i) B(i).
+  bool fill_none() {
+    if (turn_ == o().microbatches) return false;
+    compute(pipeline_step::kind::forward, part::steady, turn_, 0);
+    compute(pipeline_step::kind::backward, part::steady, turn_, 0);
+    ++turn_;
+    return true;
+  }
+
+  // 1F1B (M:sch forward_backward_pipelining_without_interleaving). Stage turns: warm-up 0..Wu−1,
+  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1.
+  bool fill_1f1b() {
+    const pipeline_counts& c = s_->counts_;
+    const std::uint64_t warmup = c.warmup, steady = c.steady;
+    const auto recv_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_prev, true, mb, 0}; };
+    const auto send_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_next, true, mb, 0}; };
+    const auto recv_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_next, false, mb, 0}; };
+    const auto send_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_prev, false, mb, 0}; };
+    const std::uint64_t t = turn_++;
+    if (t < warmup) {
+      if (!first_stage()) call(part::warmup, {recv_fwd(t)}, true);
+      compute(pipeline_step::kind::forward, part::warmup, t, 0);
+      if (!last_stage()) call(part::warmup, {send_fwd(t)}, true);
+      return true;
+    }
+    if (t == warmup) {  // the receive before the steady state
+      if (steady > 0 && !first_stage()) call(part::steady, {recv_fwd(warmup)}, true);
+      return true;
+    }
+    if (t <= warmup + steady) {
+      const std::uint64_t i = t - warmup - 1, forward = warmup + i;
+      compute(pipeline_step::kind::forward, part::steady, forward, 0);
+      if (!last_stage()) call(part::steady, {send_fwd(forward), recv_bwd(i)}, true);
+      compute(pipeline_step::kind::backward, part::steady, i, 0);
+      if (!first_stage()) {
+        if (i + 1 == steady)
+          call(part::steady, {send_bwd(i)}, true);
+        else
+          call(part::steady, {send_bwd(i), recv_fwd(forward + 1)}, true);
+      }
+      return true;
+    }
+    if (t <= warmup + steady + warmup) {
+      const std::uint64_t i = t - warmup - steady - 1, backward = steady + i;
+      if (!last_stage()) call(part::cooldown, {recv_bwd(backward)}, true);
+      compute(pipeline_step::kind::backward, part::cooldown, backward, 0);
+      if (!first_stage()) call(part::cooldown, {send_bwd(backward)}, true);
+      return true;
+    }
+    return false;
+  }
+
+  // Megatron's receive rule (recv_tensor_from_previous_stage): whether the call after virtual step
+  // `k` receives, and for which chunk. The stage that leads a direction (the first in forward, the
+  // last in backward) is p − 1 steps ahead of the stage feeding it around the ring.
+  std::pair<bool, std::uint64_t> receive_rule(std::uint64_t k, bool forward) const {
+    const std::uint64_t p = o().stages;
+    const bool leading = forward ? first_stage() : last_stage();
+    if (!leading) return {true, s_->chunk_of(k + 1, forward)};
+    if (k < p - 1) return {false, s_->chunk_of(k + 1, forward)};
+    const std::uint64_t chunk = s_->chunk_of(k - (p - 1), forward);
+    const std::uint64_t terminal = forward ? o().chunks - 1 : 0;
+    if (chunk == terminal) return {false, chunk};
+    return {true, forward ? chunk + 1 : chunk - 1};
+  }
+
+  // Interleaved 1F1B (M:sch forward_backward_pipelining_with_interleaving).
+  bool fill_interleaved() {
+    const pipeline_counts& c = s_->counts_;
+    const std::uint64_t total = c.total, warmup = c.warmup, steady = c.steady, v = o().chunks;
+    const bool overlap = o().overlap_p2p, batched = !overlap;
+    const bool all_warmup = warmup == total;
+    const std::uint64_t t = turn_++;
+    const auto sends_forward = [&](std::uint64_t chunk) { return !(last_stage() && chunk == v - 1); };
+    const auto sends_backward = [&](std::uint64_t chunk) { return !(first_stage() && chunk == 0); };
+    const auto forward = [&](std::uint64_t k, part phase) {
+      const std::uint64_t chunk = s_->chunk_of(k, true);
+      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk);
+      return chunk;
+    };
+    const auto backward = [&](std::uint64_t k, part phase) {
+      const std::uint64_t chunk = s_->chunk_of(k, false);
+      compute(pipeline_step::kind::backward, phase, s_->microbatch_of(k), chunk);
+      return chunk;
+    };
+    const std::optional<p2p_op> none;
+    using maybe = std::optional<p2p_op>;
+    if (t == 0) {  // before the warm-up: the first stage's chunk 0 reads data, every other receives
+      if (!first_stage()) call(part::warmup, {receive(p2p_direction::recv_prev, true, 0)}, batched);
+      return true;
+    }
+    if (t <= warmup) {
+      const std::uint64_t k = t - 1;
+      const std::uint64_t chunk = forward(k, part::warmup);
+      auto [recv_prev, next_chunk] = receive_rule(k, true);
+      if (k + 1 == total) recv_prev = false;
+      const maybe send =
+          sends_forward(chunk) ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(k), chunk}} : none;
+      const maybe recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_chunk)} : none;
+      const bool first_gradient = k + 1 == warmup && !all_warmup && !last_stage();
+      if (!overlap && k + 1 == warmup && !all_warmup) {
+        const maybe grad = first_gradient ? maybe{receive(p2p_direction::recv_next, false, v - 1)} : none;
+        call(part::warmup, {send, recv, grad}, batched);
+      } else {
+        call(part::warmup, {send, recv}, batched);
+        if (overlap && first_gradient)
+          call(part::warmup, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
+      }
+      return true;
+    }
+    if (t <= warmup + steady) {
+      const std::uint64_t k = t - warmup - 1, fk = warmup + k;
+      const std::uint64_t f_chunk = forward(fk, part::steady);
+      auto [recv_prev, next_forward] = receive_rule(fk, true);
+      if (k + 1 == steady) recv_prev = false;
+      const maybe f_send = sends_forward(f_chunk)
+                               ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(fk), f_chunk}}
+                               : none;
+      if (overlap) {
+        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
+        call(part::steady, {f_send, f_recv}, batched);
+      }
+      const std::uint64_t b_chunk = backward(k, part::steady);
+      const auto [recv_next, next_backward] = receive_rule(k, false);
+      const maybe b_send = sends_backward(b_chunk)
+                               ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), b_chunk}}
+                               : none;
+      const maybe b_recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_backward)} : none;
+      if (overlap) {
+        call(part::steady, {b_send, b_recv}, batched);
+      } else {
+        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
+        call(part::steady, {f_send, f_recv, b_send, b_recv}, batched);
+      }
+      return true;
+    }
+    if (t == warmup + steady + 1) {  // before the cool-down: a stage that only warmed up receives a gradient
+      if (all_warmup && !last_stage())
+        call(part::cooldown, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
+      return true;
+    }
+    if (t <= warmup + total + 1) {
+      const std::uint64_t k = steady + (t - warmup - steady - 2);
+      const std::uint64_t chunk = backward(k, part::cooldown);
+      auto [recv_next, next_chunk] = receive_rule(k, false);
+      if (k + 1 == total) recv_next = false;
+      const maybe send = sends_backward(chunk)
+                             ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), chunk}}
+                             : none;
+      const maybe recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_chunk)} : none;
+      call(part::cooldown, {send, recv}, batched);
+      return true;
+    }
+    return false;
+  }
+
+  const pipeline_schedule* s_ = nullptr;
+  std::array<pipeline_step, capacity> buffer_{};
+  std::size_t head_ = 0, size_ = 0;
+  std::uint64_t turn_ = 0;
+  std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
+};
+
+inline pipeline_schedule::iterator pipeline_schedule::begin() const { return iterator(this); }
+
+/// The stage and chunk at the other end of a point-to-point operation of stage `stage` (of
+/// `stages`): activations go one virtual stage on — from the last stage to the first stage's next
+/// chunk — and gradients one back.
+struct p2p_peer {
+  std::uint64_t stage = 0;
+  std::uint64_t chunk = 0;  ///< the peer's chunk the tensor belongs to (its producer or consumer)
+};
+[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage,
+                                         std::uint64_t stages) noexcept {
+  const bool next = op.direction == p2p_direction::send_next || op.direction == p2p_direction::recv_next;
+  if (next) return {(stage + 1) % stages, stage + 1 == stages ? op.chunk + 1 : op.chunk};
+  return {(stage + stages - 1) % stages, stage == 0 ? op.chunk - 1 : op.chunk};
+}
+
+/// The outcome of running every stage of a pipeline together.
+struct pipeline_check {
+  bool ok = true;
+  std::string problem;           ///< what went wrong, naming the stage, the operation and its counterpart
+  std::uint64_t operations = 0;  ///< point-to-point operations matched
+  std::uint64_t calls = 0;       ///< calls completed
+};
+
+/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
+/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
+/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
+/// call only when it completes. Checks that every tensor is sent once and received once, by the
+/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
+/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
+/// and its counterpart.
+template <class Ranges>
+[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
+  const std::uint64_t p = std::size(steps);
+  using iterator_t = decltype(std::begin(steps[0]));
+  using sentinel_t = decltype(std::end(steps[0]));
+  std::vector<iterator_t> at;
+  std::vector<sentinel_t> end;
+  for (const auto& range : steps) {
+    at.push_back(std::begin(range));
+    end.push_back(std::end(range));
+  }
+  std::vector<bool> posted(p, false);
+  // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
+  using tensor = std::array<std::uint64_t, 4>;
+  struct ends {
+    bool sent = false, received = false;
+    p2p_peer addressed{};  ///< where the sender sent it
+    p2p_peer receiver{};   ///< who posted the receive
+    int completed = 0;     ///< calls that completed with it (2: both ends; then it is forgotten)
+  };
+  std::map<tensor, ends> flight;
+  const auto name = [](std::uint64_t stage, const p2p_op& op) {
+    static constexpr const char* names[] = {"send_prev", "recv_prev", "send_next", "recv_next"};
+    return "stage " + std::to_string(stage) + " " + names[static_cast<int>(op.direction)] + " of the " +
+           (op.activation ? "activation" : "gradient") + " of micro batch " + std::to_string(op.microbatch) +
+           " (chunk " + std::to_string(op.chunk) + ")";
+  };
+  const auto key = [&](std::uint64_t stage, const p2p_op& op) {
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    return tensor{op.activation ? 1u : 0u, op.microbatch, producer.stage, producer.chunk};
+  };
+
+  pipeline_check result;
+  const auto fail = [&](std::string problem) {
+    result.ok = false;
+    result.problem = std::move(problem);
+    return result;
+  };
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint64_t s = 0; s < p; ++s) {
+      while (at[s] != end[s]) {
+        const pipeline_step& step = *at[s];
+        if (step.what == pipeline_step::kind::communicate) {
+          if (!posted[s]) {
+            for (const p2p_op& op : step) {
+              const p2p_peer peer = peer_of(op, s, p);
+              if (peer.chunk >= chunks)
+                return fail(name(s, op) + ": its counterpart would be chunk " + std::to_string(peer.chunk) +
+                            " of stage " + std::to_string(peer.stage) + ", which does not exist");
+              ends& e = flight[key(s, op)];
+              bool& side = op.send() ? e.sent : e.received;
+              if (side)
+                return fail(name(s, op) + ": the same tensor is " + (op.send() ? "sent" : "received") +
+                            " twice");
+              side = true;
+              (op.send() ? e.addressed : e.receiver) = op.send() ? peer : p2p_peer{s, op.chunk};
+              if (e.sent && e.received &&
+                  (e.addressed.stage != e.receiver.stage || e.addressed.chunk != e.receiver.chunk))
+                return fail(name(s, op) + ": sent to stage " + std::to_string(e.addressed.stage) + " chunk " +
+                            std::to_string(e.addressed.chunk) + " but received by stage " +
+                            std::to_string(e.receiver.stage) + " chunk " + std::to_string(e.receiver.chunk));
+            }
+            posted[s] = true;
+            progress = true;
+          }
+          bool complete = true;
+          for (const p2p_op& op : step) {
+            const auto it = flight.find(key(s, op));
+            complete = complete && it != flight.end() && it->second.sent && it->second.received;
+          }
+          if (!complete) break;
+          for (const p2p_op& op : step) {
+            const auto it = flight.find(key(s, op));
+            if (++it->second.completed == 2) flight.erase(it);
+          }
+          result.operations += step.op_count;
+          ++result.calls;
+          posted[s] = false;
+        }
+        ++at[s];
+        progress = true;
+      }
+    }
+  }
+  for (std::uint64_t s = 0; s < p; ++s)
+    if (at[s] != end[s]) {
+      const pipeline_step& step = *at[s];
+      for (const p2p_op& op : step) {
+        const auto it = flight.find(key(s, op));
+        if (it == flight.end() || !it->second.sent || !it->second.received)
+          return fail("deadlock: " + name(s, op) + " waits for stage " +
+                      std::to_string(peer_of(op, s, p).stage) +
+                      ", which never posts its counterpart before waiting itself");
+      }
+    }
+  if (!flight.empty()) {
+    const auto& [t, e] = *flight.begin();
+    return fail(std::string("unmatched: the ") + (t[0] ? "activation" : "gradient") + " of micro batch " +
+                std::to_string(t[1]) + " from stage " + std::to_string(t[2]) + " chunk " +
+                std::to_string(t[3]) + " is " +
+                (e.sent ? "sent but never received" : "received but never sent"));
+  }
+  return result;
+}
+
+/// check_p2p over the schedules of every stage of `o` (its `stage` is ignored).
+[[nodiscard]] inline pipeline_check check_pipeline(pipeline_options o) {
+  std::vector<pipeline_schedule> schedules;
+  schedules.reserve(o.stages);
+  for (std::uint64_t s = 0; s < o.stages; ++s) {
+    o.stage = s;
+    schedules.emplace_back(o);
+  }
+  return check_p2p(schedules, o.chunks);
+}
+
+AICB_END_NAMESPACE

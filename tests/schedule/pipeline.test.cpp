@@ -1,0 +1,216 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/schedule/pipeline.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using aicb::p2p_direction, aicb::pipeline_step;
+
+// A schedule as text: "F0 B0 …" for passes (with ".c" for the chunk when interleaved) and
+// "[op op]" for calls: "<a|g><direction initial: sp rp sn rn><micro batch>".
+std::string render(const aicb::pipeline_schedule& s) {
+  static constexpr const char* names[] = {"sp", "rp", "sn", "rn"};
+  const bool chunks = s.options().chunks > 1;
+  std::string out;
+  for (const pipeline_step& step : s) {
+    if (!out.empty()) out += ' ';
+    if (step.what == pipeline_step::kind::communicate) {
+      out += '[';
+      for (const aicb::p2p_op& op : step) {
+        if (out.back() != '[') out += ' ';
+        out += (op.activation ? 'a' : 'g');
+        out += names[static_cast<int>(op.direction)] + std::to_string(op.microbatch);
+        if (chunks) out += "." + std::to_string(op.chunk);
+      }
+      out += ']';
+    } else {
+      out += step.what == pipeline_step::kind::forward ? 'F' : 'B';
+      out += std::to_string(step.microbatch);
+      if (chunks) out += "." + std::to_string(step.chunk);
+    }
+  }
+  return out;
+}
+
+std::vector<pipeline_step> steps(const aicb::pipeline_options& o) {
+  std::vector<pipeline_step> out;
+  for (const pipeline_step& step : aicb::pipeline_schedule(o))
+    out.push_back(step);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: no pipelining runs forward and backward per micro batch", "[schedule]") {
+  const aicb::pipeline_schedule s({.stages = 1, .microbatches = 3});
+  CHECK(s.kind() == aicb::pipeline_kind::none);
+  CHECK(render(s) == "F0 B0 F1 B1 F2 B2");
+}
+
+TEST_CASE("pipeline: 1F1B, stage by stage, derived by hand from Megatron-Core's loop", "[schedule]") {
+  // p = 4, m = 4. Stage 1: Wu = 2, R = 2. Warm-up: recv F send; then the receive before the steady
+  // state; steady: F, send_fwd_recv_bwd, B, send_bwd_recv_fwd (send_bwd alone on the last); cool-down.
+  const aicb::pipeline_schedule s1({.stages = 4, .stage = 1, .microbatches = 4});
+  CHECK(s1.counts().warmup == 2);
+  CHECK(s1.counts().steady == 2);
+  CHECK(render(s1) ==
+        "[arp0] F0 [asn0] [arp1] F1 [asn1] [arp2] F2 [asn2 grn0] B0 [gsp0 arp3] F3 [asn3 grn1] B1 [gsp1] "
+        "[grn2] B2 [gsp2] [grn3] B3 [gsp3]");
+  // The first stage never receives activations nor sends gradients; the last never sends on.
+  const aicb::pipeline_schedule s0({.stages = 4, .stage = 0, .microbatches = 4});
+  CHECK(render(s0) == "F0 [asn0] F1 [asn1] F2 [asn2] F3 [asn3 grn0] B0 [grn1] B1 [grn2] B2 [grn3] B3");
+  const aicb::pipeline_schedule s3({.stages = 4, .stage = 3, .microbatches = 4});
+  CHECK(s3.counts().warmup == 0);
+  CHECK(render(s3) == "[arp0] F0 B0 [gsp0 arp1] F1 B1 [gsp1 arp2] F2 B2 [gsp2 arp3] F3 B3 [gsp3]");
+}
+
+TEST_CASE("pipeline: 1F1B counts are Wu = min(p - s - 1, m), R = m - Wu, for any m", "[schedule]") {
+  for (std::uint64_t p : {2, 3, 4, 8})
+    for (std::uint64_t m : {1, 2, 3, 4, 7, 8, 9, 16})
+      for (std::uint64_t s = 0; s < p; ++s) {
+        INFO("p " << p << " m " << m << " s " << s);
+        const aicb::pipeline_schedule sc({.stages = p, .stage = s, .microbatches = m});
+        const std::uint64_t wu = std::min(p - s - 1, m);
+        CHECK(sc.counts().warmup == wu);
+        CHECK(sc.counts().steady == m - wu);
+        std::uint64_t forwards = 0, backwards = 0, warmup_forwards = 0;
+        for (const pipeline_step& step : sc) {
+          forwards += step.what == pipeline_step::kind::forward;
+          backwards += step.what == pipeline_step::kind::backward;
+          warmup_forwards +=
+              step.what == pipeline_step::kind::forward && step.phase == pipeline_step::part::warmup;
+        }
+        CHECK(forwards == m);
+        CHECK(backwards == m);
+        CHECK(warmup_forwards == wu);
+      }
+}
+
+TEST_CASE("pipeline: interleaving follows Megatron-Core's schedule table", "[schedule]") {
+  // The table of schedules.md: p = 2, N = 3, m = 5, V = 2.
+  const aicb::pipeline_schedule t({.stages = 2, .microbatches = 5, .chunks = 2, .microbatch_group = 3});
+  std::string mb, chunk;
+  for (std::uint64_t k = 0; k < 10; ++k) {
+    mb += std::to_string(t.microbatch_of(k));
+    chunk += std::to_string(t.chunk_of(k, true));
+  }
+  CHECK(mb == "0120123434");
+  CHECK(chunk == "0001110011");
+  CHECK(t.chunk_of(0, false) == 1);  // backward runs the chunks in reverse
+  // Warm-up: min(m·V, 2(p − s − 1) + (V − 1)·N).
+  for (std::uint64_t p : {2, 4, 8})
+    for (std::uint64_t v : {2, 3, 4})
+      for (std::uint64_t m : {p, 2 * p, 4 * p})
+        for (std::uint64_t s = 0; s < p; ++s) {
+          INFO("p " << p << " v " << v << " m " << m << " s " << s);
+          const aicb::pipeline_schedule sc({.stages = p, .stage = s, .microbatches = m, .chunks = v});
+          CHECK(sc.counts().warmup == std::min(m * v, 2 * (p - s - 1) + (v - 1) * p));
+          CHECK(sc.counts().total == m * v);
+          std::uint64_t forwards = 0, backwards = 0;
+          for (const pipeline_step& step : sc) {
+            forwards += step.what == pipeline_step::kind::forward;
+            backwards += step.what == pipeline_step::kind::backward;
+          }
+          CHECK(forwards == m * v);
+          CHECK(backwards == m * v);
+        }
+}
+
+TEST_CASE("pipeline: interleaved calls, overlapped (Megatron's default) and batched", "[schedule]") {
+  // p = 2, V = 2, m = 2, stage 1 (the last): Wu = min(4, 0 + 2) = 2. Overlapped: a forward call
+  // after each forward, a backward call after each backward, operations in the odd stages' order.
+  const aicb::pipeline_schedule odd({.stages = 2, .stage = 1, .microbatches = 2, .chunks = 2});
+  CHECK(render(odd) ==
+        "[arp0.0] F0.0 [arp1.0 asn0.0] F1.0 [arp0.1 asn1.0] F0.1 [arp1.1] B0.1 [gsp0.1] F1.1 B1.1 [grn0.0 "
+        "gsp1.1] "
+        "B0.0 [grn1.0 gsp0.0] B1.0 [gsp1.0]");
+  for (const pipeline_step& step : odd)
+    if (step.what == pipeline_step::kind::communicate) CHECK_FALSE(step.batched);
+  // Without overlap (p = 3 here: Megatron needs it on 2 stages), one batched call per steady step.
+  bool four_way = false;
+  for (std::uint64_t stage = 0; stage < 3; ++stage)
+    for (const pipeline_step& step : aicb::pipeline_schedule(
+             {.stages = 3, .stage = stage, .microbatches = 3, .chunks = 2, .overlap_p2p = false})) {
+      if (step.what != pipeline_step::kind::communicate) continue;
+      CHECK(step.batched);
+      for (std::uint8_t i = 1; i < step.op_count; ++i)  // send_prev, recv_prev, send_next, recv_next
+        CHECK(step.ops[i - 1].direction < step.ops[i].direction);
+      four_way = four_way || step.op_count >= 3;
+    }
+  CHECK(four_way);
+}
+
+TEST_CASE("pipeline: what Megatron-Core refuses is refused", "[schedule]") {
+  CHECK_THROWS_WITH(aicb::pipeline_schedule({.stages = 4, .microbatches = 6, .chunks = 2}),
+                    Catch::Contains("multiple of pipeline_parallel (4)"));
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule({.stages = 2, .microbatches = 4, .chunks = 2, .overlap_p2p = false}),
+      Catch::Contains("needs overlapped"));
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule({.stages = 4, .microbatches = 9, .chunks = 2, .microbatch_group = 4}),
+      Catch::Contains("mod 4"));
+  CHECK_THROWS_AS(aicb::pipeline_schedule({.stages = 4, .stage = 4, .microbatches = 4}), aicb::config_error);
+  CHECK_THROWS_AS(aicb::pipeline_schedule({.stages = 1, .microbatches = 4, .chunks = 2}), aicb::config_error);
+  // 1F1B takes any m, fewer micro batches than stages included.
+  CHECK_NOTHROW(aicb::pipeline_schedule({.stages = 8, .stage = 0, .microbatches = 3}));
+}
+
+TEST_CASE("pipeline: all stages run together: every send meets its receive, and nothing deadlocks",
+          "[schedule]") {
+  std::uint64_t checked = 0;
+  for (std::uint64_t p : {1, 2, 3, 4, 8})
+    for (std::uint64_t v : {1, 2, 3})
+      for (std::uint64_t m : {1, 2, 3, 4, 5, 8, 16})
+        for (bool overlap : {true, false}) {
+          if (v > 1 && (p == 1 || m % p != 0 || (p <= 2 && !overlap))) continue;
+          INFO("p " << p << " v " << v << " m " << m << " overlap " << overlap);
+          const aicb::pipeline_check r =
+              aicb::check_pipeline({.stages = p, .microbatches = m, .chunks = v, .overlap_p2p = overlap});
+          CHECK(r.problem == "");
+          CHECK(r.ok);
+          // Every stage boundary carries 2 tensors per micro batch and chunk (activation, gradient),
+          // except around the pipeline's two ends: 2·m·(p·V − 1) transfers, each a send and a receive.
+          CHECK(r.operations == 2 * 2 * m * (p * v - 1));
+          ++checked;
+        }
+  CHECK(checked > 80);
+}
+
+TEST_CASE("pipeline: the check names the stage, the operation and its counterpart when it fails",
+          "[schedule]") {
+  const aicb::pipeline_options o{.stages = 2, .microbatches = 2};
+  std::vector<std::vector<pipeline_step>> stages{steps({.stages = 2, .stage = 0, .microbatches = 2}),
+                                                 steps({.stages = 2, .stage = 1, .microbatches = 2})};
+  SECTION("a dropped receive") {
+    auto& s1 = stages[1];
+    s1.erase(s1.begin());  // stage 1's first call: recv_prev of micro batch 0
+    const aicb::pipeline_check r = aicb::check_p2p(stages, 1);
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.problem, Catch::Contains("stage 0 send_next of the activation of micro batch 0"));
+  }
+  SECTION("a size that does not match: the wrong micro batch") {
+    stages[1][0].ops[0].microbatch = 1;
+    const aicb::pipeline_check r = aicb::check_p2p(stages, 1);
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.problem, Catch::Contains("received twice") || Catch::Contains("deadlock"));
+  }
+  SECTION("a cyclic wait: both stages receive before they send") {
+    // Stage 0 waits for a gradient first; stage 1 waits for an activation: neither sends.
+    pipeline_step wait_gradient;
+    wait_gradient.what = pipeline_step::kind::communicate;
+    wait_gradient.ops[0] = {p2p_direction::recv_next, false, 0, 0};
+    wait_gradient.op_count = 1;
+    stages[0].insert(stages[0].begin(), wait_gradient);
+    const aicb::pipeline_check r = aicb::check_p2p(stages, 1);
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.problem, Catch::StartsWith("deadlock: stage 0 recv_next of the gradient of micro batch 0") ||
+                              Catch::StartsWith("deadlock: stage 1"));
+  }
+  (void)o;
+}
