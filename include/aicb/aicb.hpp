@@ -41,7 +41,6 @@
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/compute/op.hpp>
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/compute/timing_stats.hpp>
@@ -50,6 +49,7 @@
 #include <aicb/io/aicb_csv_reader.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/model/compute_op.hpp>
 
 // Generate and emit: workloads for simulators.
 #include <aicb/generate/aicb_args.hpp>
@@ -75,4 +75,7 @@
 #include <aicb/model/sizing.hpp>
 #include <aicb/model/spec.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/job_check.hpp>
+#include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/pipeline.hpp>
+#include <aicb/schedule/rank_schedule.hpp>

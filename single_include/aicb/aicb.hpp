@@ -1169,6 +1169,10 @@ enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
 enum class position_kind : std::uint8_t { learned, rope };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
+/// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
+/// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
+/// rank of their expert and back).
+enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 
 /// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
 template <class E>
@@ -1189,6 +1193,10 @@ struct enum_names<position_kind> {
 template <>
 struct enum_names<recompute_kind> {
   static constexpr std::array<std::string_view, 3> value{"none", "selective", "full"};
+};
+template <>
+struct enum_names<moe_dispatcher_kind> {
+  static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
 };
 
 /// An enum whose values have names (a specialisation of enum_names exists).
@@ -1235,7 +1243,9 @@ AICB_BEGIN_NAMESPACE
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
-  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel"))
+  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
+  ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall")) \
+  ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it"))
 // clang-format on
 
 /// The parallel layout of a training job. See the file comment.
@@ -3264,7 +3274,8 @@ AICB_END_NAMESPACE
 /// Every model states where its numbers come from (provenance()), and generators write that into
 /// their outputs.
 
-// #include <aicb/compute/op.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/model/compute_op.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -3396,7 +3407,6 @@ struct compute_op {
 };
 
 AICB_END_NAMESPACE
-// #include <aicb/config.hpp>
 // #include <aicb/units/duration.hpp>
 
 #include <string>
@@ -3430,9 +3440,9 @@ class constant_model final : public compute_model {
 };
 
 AICB_END_NAMESPACE
-// #include <aicb/compute/op.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/options.hpp>
 
@@ -3718,7 +3728,6 @@ inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/model.hpp>
-// #include <aicb/compute/op.hpp>
 // #include <aicb/compute/profiling.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -3738,7 +3747,6 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/compute/model.hpp>
-// #include <aicb/compute/op.hpp>
 // #include <aicb/compute/timing_stats.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -3820,7 +3828,6 @@ AICB_END_NAMESPACE
 // #include <aicb/calc/params.hpp>
 // #include <aicb/checked.hpp>
 // #include <aicb/compute/model.hpp>
-// #include <aicb/compute/op.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/generate/aicb_compat.hpp>
@@ -5120,6 +5127,7 @@ inline record_stream<aicb_source> aicb_workload::records() const {
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/record_stream.hpp>
+// #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/workload/record.hpp>
 
@@ -5570,6 +5578,7 @@ inline record_stream<megatron_source> megatron_workload::records() const {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/version.hpp>
 
@@ -5765,9 +5774,9 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/gpu.hpp>
 // #include <aicb/compute/model.hpp>
-// #include <aicb/compute/op.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -7064,6 +7073,7 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
 
 AICB_END_NAMESPACE
 // #include <aicb/io/atomic_file.hpp>
+// #include <aicb/model/compute_op.hpp>
 
 // Generate and emit: workloads for simulators.
 // #include <aicb/generate/aicb_args.hpp>
@@ -10584,6 +10594,178 @@ class process_grid {
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/schedule/job_check.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The whole-job consistency check: across the ranks of a job, every send has its receive (same
+/// peer pair, tag and size), every collective is entered by exactly its group's members in the same
+/// order with the same kind and size, and a joint execution that respects each rank's order and
+/// NCCL's blocking semantics finishes — no deadlock, nothing left unmatched.
+///
+/// ```cpp
+/// const aicb::job_check r = aicb::check_job(job);
+/// if (!r.ok) std::puts(r.problem.c_str());   // names the rank, the operation and its counterpart
+/// std::puts(r.proved.c_str());               // what the check established, and how
+/// ```
+///
+/// How it scales: a joint execution of every rank holds one pipeline step of each rank in memory,
+/// which is fine for small jobs. For large ones the check runs in two passes: (1) every rank's
+/// stream is generated and reduced to a signature that leaves out group indices, peers and tags —
+/// ranks of the same pipeline stage must have equal signatures (the job is symmetric); (2) the
+/// ranks of one pipeline group (one rank per stage) run jointly, with real matching of their
+/// point-to-point transfers and of collectives among them (the tied-embedding group spans the first
+/// and last stage), while a collective whose other members lie outside the group completes at once:
+/// those members run the same operations (pass 1) on isomorphic pipeline groups, so they reach it
+/// in the same state. The result says which of the two was done.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::operation — one thing one rank does in a training iteration: a computation, a collective
+/// over one of its process groups, or a point-to-point send or receive to a peer rank — with where
+/// it sits in the schedule (micro batch, model chunk, layer, pass) and what it waits for.
+///
+/// This is the vocabulary of the per-rank operation graph (aicb/schedule/rank_schedule.hpp), the
+/// one corrected model that every output projects.
+///
+/// Sizes: a collective's `size` follows the convention of aicb's and SimAI's files — the whole
+/// buffer: an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input, an
+/// all-to-all's send buffer; `per_rank_size()` gives what one rank contributes (the shard for
+/// all-gather and reduce-scatter). Durations are not here: a compute model prices an operation's
+/// `compute` (FLOPs, bytes), so the communication pattern never depends on where times come from.
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// What an operation is.
+enum class op_type : std::uint8_t { compute, collective, send, recv };
+
+template <>
+struct enum_names<op_type> {
+  static constexpr std::array<std::string_view, 4> value{"compute", "collective", "send", "recv"};
+};
+
+/// Where in the iteration an operation belongs.
+enum class op_phase : std::uint8_t {
+  forward,    ///< a micro batch's forward pass
+  backward,   ///< its backward pass (input and weight gradients)
+  recompute,  ///< forward work repeated in the backward pass (activation recomputation)
+  finalize,   ///< once per iteration, after the last backward: gradient reduction, optimizer step
+};
+
+template <>
+struct enum_names<op_phase> {
+  static constexpr std::array<std::string_view, 4> value{"forward", "backward", "recompute", "finalize"};
+};
+
+/// "No layer": an operation of the embedding, the output layer, the pipeline or the iteration.
+inline constexpr std::uint64_t no_layer = ~std::uint64_t{0};
+
+/// One operation of one rank. See the file comment.
+struct operation {
+  std::uint64_t index = 0;  ///< position in the rank's stream (what dependencies name)
+  op_type type = op_type::compute;
+  std::string_view name;  ///< what it is, e.g. "attention_qkv", "grad_reduce" (static text)
+  op_phase phase = op_phase::forward;
+  std::uint64_t microbatch = 0;  ///< forward, backward, recompute
+  std::uint64_t chunk = 0;       ///< model chunk (virtual pipeline stage) of this stage
+  std::uint64_t layer = no_layer;
+
+  compute_op compute{};  ///< compute: kind, shapes, dtype, pass; FLOPs and bytes through its methods
+
+  collective kind = collective::none;  ///< collective: which
+  group_id group{};                    ///< collective: its group (members through aicb::process_grid)
+  std::uint64_t group_size = 1;        ///< collective: ranks in the group
+  bytes size{};                        ///< collective (the whole buffer, see the file comment), send, recv
+
+  std::uint64_t peer = 0;  ///< send, recv: the other rank
+  std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
+
+  /// Operations of the same rank this one waits for (indices; at most 8).
+  std::array<std::uint64_t, 8> after{};
+  std::uint8_t after_count = 0;
+
+  /// What one rank contributes to a collective: the shard for all-gather and reduce-scatter, the
+  /// whole buffer otherwise.
+  [[nodiscard]] constexpr bytes per_rank_size() const {
+    if ((kind == collective::all_gather || kind == collective::reduce_scatter) && group_size > 0)
+      return size / group_size;
+    return size;
+  }
+  [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/rank_schedule.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::rank_schedule — what one rank of a Megatron-Core training job does in an iteration, in the
+/// order it does it: its computations, its collectives (with their groups) and its point-to-point
+/// sends and receives (with their peers), each with what it waits for.
+///
+/// ```cpp
+/// for (const aicb::operation& op : aicb::rank_schedule(job, 42)) ...   // lazily, any job size
+/// ```
+///
+/// What it models, after Megatron-Core (the citations are in docs/schedules.md):
+/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B or
+///   interleaved, with the activations and gradients sent between stages;
+/// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
+///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
+///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
+///   weight gradient and the reduce-scatter of the input gradient (4 all-gathers and 2
+///   reduce-scatters per layer); without it all-reduces;
+/// - context parallelism as ring attention (TE's p2p): CP − 1 key/value exchanges with the CP
+///   neighbours per attention forward, and the reverse ring with key/value and their gradients in
+///   backward, over a load-balanced split of 2·CP chunks (the causal work per rank is even);
+/// - multi-head latent attention: replicated down-projections on the local sequence shard, the
+///   latents gathered (and their gradients reduce-scattered) over TP;
+/// - mixture of experts with either dispatcher (`allgather`, Megatron's default, or `alltoall`),
+///   expert tensor parallelism and shared experts, assuming balanced routing;
+/// - the embedding (vocabulary-parallel) on the first stage, the output layer and the loss's three
+///   small all-reduces on the last;
+/// - activation recomputation: `full` repeats each layer's forward, collectives included, before its
+///   backward; `selective` repeats core attention;
+/// - after the last backward, Megatron's finalize: the gradient reduction of each model chunk
+///   (dense weights over DP×CP, routed experts over expert-DP; reduce-scatter with the distributed
+///   optimizer, all-reduce otherwise; in buckets only with `overlap_grad_reduce`, and then only on
+///   the first stage's first chunk, one per buffer elsewhere), the TP all-reduce of the weights that
+///   sequence parallelism replicates (norms), the all-reduce of the tied word embedding between the
+///   first and last stage, the router's expert-bias reduction; then the optimizer step and, with
+///   the distributed optimizer, the all-gather of the updated weights.
+///
+/// Refused with a message: multi-token prediction (not yet modelled here), ZeRO stages 2 and 3
+/// (DeepSpeed's, not Megatron's), a job that is not valid.
+///
+/// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
+/// with micro batches, iterations or world size. The stream owns everything it refers to, so
+/// `for (auto& op : aicb::rank_schedule(job, r))` is safe.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/pipeline.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -11198,3 +11380,1236 @@ template <class Ranges>
 }
 
 AICB_END_NAMESPACE
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of a rank's schedule that are not part of the job.
+struct rank_schedule_options {
+  std::uint64_t iterations = 1;  ///< consecutive training iterations
+  /// Interleaved pipelines: overlap point-to-point communication with compute (Megatron's default).
+  bool overlap_p2p = true;
+  /// Parameters per gradient bucket with overlap_grad_reduce; 0 = Megatron's max(40M, 1M · |DP×CP|).
+  std::uint64_t bucket_params = 0;
+};
+
+namespace detail {
+
+// One operation of a template: everything but where it lands in the stream.
+struct op_template {
+  op_type type = op_type::compute;
+  std::string_view name;
+  compute_op compute{};
+  collective kind = collective::none;
+  group_kind group = group_kind::world;
+  std::uint64_t size = 0;
+  // Ring exchanges (context parallelism): the step, and whether the ring runs backwards.
+  std::uint64_t ring_step = 0;
+  bool ring_reverse = false;
+};
+
+// The weights a rank holds for one model chunk, as gradient buffers: dense and routed-expert
+// elements, and those sequence parallelism replicates over TP (norms: their gradients are summed
+// over TP in finalize).
+struct chunk_weights {
+  std::uint64_t dense = 0, expert = 0, replicated = 0;
+};
+
+}  // namespace detail
+
+/// One rank's operations, lazily, as a single-pass input range. See the file comment.
+class rank_schedule {
+ public:
+  rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
+      : state_(std::make_unique<state>(job, rank, options)) {}
+
+  class iterator;
+  [[nodiscard]] iterator begin();
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+
+  /// The rank, its coordinates and its pipeline stage.
+  [[nodiscard]] std::uint64_t rank() const noexcept { return state_->rank; }
+  [[nodiscard]] const rank_coordinates& coordinates() const noexcept { return state_->coords; }
+  [[nodiscard]] const process_grid& grid() const noexcept { return state_->grid; }
+  [[nodiscard]] const job_spec& job() const noexcept { return state_->job; }
+  /// The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
+  [[nodiscard]] std::uint64_t dense_weights() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& c : state_->weights)
+      n += c.dense;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t expert_weights() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& c : state_->weights)
+      n += c.expert;
+    return n;
+  }
+
+ private:
+  using block = std::vector<detail::op_template>;
+
+  // Everything the stream needs, at a stable address (iterators point into it).
+  struct state {
+    state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
+        : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
+      const parallel_spec& p = job.parallel;
+      if (job.model.num_mtp_layers > 0)
+        AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
+                                "multi-token prediction is not modelled in per-rank schedules yet (set "
+                                "num_mtp_layers = 0 to schedule the model without it)"));
+      if (p.zero_stage >= 2)
+        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                                "per-rank schedules follow Megatron-Core, which shards with the distributed "
+                                "optimizer (zero_stage 0 or 1)"));
+      if (options.iterations == 0)
+        AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+      stage = coords.pp;
+      chunks = p.virtual_pipeline;
+      layers_per_chunk = stage_layers(job, stage) / chunks;
+      pipeline = {.stages = p.pipeline_parallel,
+                  .stage = stage,
+                  .microbatches = microbatches(job),
+                  .chunks = chunks,
+                  .overlap_p2p = options.overlap_p2p};
+      (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
+      build();
+    }
+
+    static job_spec with_resolved_model(job_spec j) {
+      validate(j);
+      j.model = resolve(j.model);
+      return j;
+    }
+
+    // The first layer (global index) of chunk `c` on this stage: Megatron's virtual-stage order.
+    std::uint64_t first_layer(std::uint64_t c) const {
+      const parallel_spec& p = job.parallel;
+      std::uint64_t before = 0;  // layers on earlier stages within the same chunk round
+      for (std::uint64_t s = 0; s < stage; ++s)
+        before += stage_layers(job, s) / chunks;
+      std::uint64_t round = 0;  // layers of one whole chunk round (every stage's chunk)
+      for (std::uint64_t s = 0; s < p.pipeline_parallel; ++s)
+        round += stage_layers(job, s) / chunks;
+      return c * round + before;
+    }
+    bool moe_layer(std::uint64_t layer) const {
+      return job.model.is_moe() && layer >= job.model.first_dense_layers;
+    }
+
+    void build();
+    void build_layer(bool moe);
+    void build_embedding_and_head();
+
+    job_spec job;
+    rank_schedule_options options;
+    process_grid grid;
+    std::uint64_t rank;
+    rank_coordinates coords;
+    std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
+    pipeline_options pipeline;
+    // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
+    // layer, the recomputation of a layer's forward.
+    block dense_forward, dense_backward, moe_forward, moe_backward;
+    block embedding_forward, embedding_backward, head_forward, head_backward;
+    std::vector<detail::chunk_weights> weights;  // per chunk
+    std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
+    std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
+    // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
+    detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
+    std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
+  };
+
+  std::unique_ptr<state> state_;
+};
+
+/// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
+/// of operations, numbered and linked to what they wait for.
+class rank_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = operation;
+  using difference_type = std::ptrdiff_t;
+  using reference = const operation&;
+  using pointer = const operation*;
+
+  iterator() = default;
+  explicit iterator(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
+    step_ = schedule_->begin();
+    advance();
+  }
+
+  reference operator*() const { return ops_[at_]; }
+  pointer operator->() const { return &ops_[at_]; }
+  iterator& operator++() {
+    advance();
+    return *this;
+  }
+  void operator++(int) { advance(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+
+ private:
+  void advance() {
+    if (!s_) return;
+    if (++at_ < ops_.size()) return;
+    ops_.clear();
+    at_ = 0;
+    while (ops_.empty()) {
+      if (!fill()) {
+        s_ = nullptr;
+        return;
+      }
+    }
+  }
+
+  // The next block: a pipeline step, or the finalize of an iteration; false at the end.
+  bool fill() {
+    if (iteration_ == s_->options.iterations) return false;
+    if (step_ != std::default_sentinel) {
+      const pipeline_step& step = *step_;
+      switch (step.what) {
+        case pipeline_step::kind::forward:
+          forward(step.microbatch, step.chunk);
+          break;
+        case pipeline_step::kind::backward:
+          backward(step.microbatch, step.chunk);
+          break;
+        case pipeline_step::kind::communicate:
+          communicate(step);
+          break;
+      }
+      ++step_;
+      return true;
+    }
+    finalize();
+    if (++iteration_ < s_->options.iterations) {
+      step_ = schedule_->begin();
+    }
+    return true;
+  }
+
+  // Appends one operation, waiting for the previous one (or the operations of the last call).
+  operation& push(op_type type, std::string_view name, op_phase phase, std::uint64_t microbatch,
+                  std::uint64_t chunk, std::uint64_t layer) {
+    operation& op = ops_.emplace_back();
+    op.index = next_index_++;
+    op.type = type;
+    op.name = name;
+    op.phase = phase;
+    op.microbatch = microbatch;
+    op.chunk = chunk;
+    op.layer = layer;
+    for (std::uint8_t i = 0; i < wait_count_; ++i)
+      op.after[i] = waits_[i];
+    op.after_count = wait_count_;
+    waits_[0] = op.index;
+    wait_count_ = 1;
+    return op;
+  }
+
+  // Instantiates a template block.
+  void emit(const block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
+            std::uint64_t layer) {
+    for (const detail::op_template& t : b) {
+      if (t.type == op_type::compute) {
+        operation& op = push(op_type::compute, t.name, phase, microbatch, chunk, layer);
+        op.compute = t.compute;
+      } else if (t.type == op_type::collective) {
+        operation& op = push(op_type::collective, t.name, phase, microbatch, chunk, layer);
+        const rank_group g = s_->grid.group(t.group, s_->rank);
+        op.kind = t.kind;
+        op.group = g.id();
+        op.group_size = g.size();
+        op.size = bytes{t.size};
+      } else {
+        // A ring exchange: send to one neighbour and receive from the other, posted together.
+        const std::uint64_t before = waits_[0];
+        const bool has_before = wait_count_ > 0;
+        const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
+        const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
+        operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
+        send.peer = to;
+        send.size = bytes{t.size};
+        send.tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        waits_[0] = before;
+        wait_count_ = has_before ? 1 : 0;
+        operation& recv = push(op_type::recv, t.name, phase, microbatch, chunk, layer);
+        recv.peer = from;
+        recv.size = bytes{t.size};
+        recv.tag = send.tag;
+        waits_ = {send.index, recv.index};
+        wait_count_ = 2;
+      }
+    }
+  }
+
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
+  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t chunk, std::uint64_t layer,
+                         std::uint64_t step, bool reverse, op_phase phase) const {
+    std::uint64_t t = iteration_;
+    t = t * s_->pipeline.microbatches + microbatch;
+    t = t * s_->job.model.num_layers + (layer == no_layer ? 0 : layer);
+    t = t * (s_->job.parallel.context_parallel + 1) + step;
+    t = t * 2 + (reverse ? 1 : 0);
+    t = t * 2 + (phase == op_phase::recompute ? 1 : 0);
+    (void)chunk;
+    return t;
+  }
+  std::uint64_t pipeline_tag(const p2p_op& op, bool send) const {
+    // The producer's virtual stage identifies the tensor on both ends.
+    const std::uint64_t p = s_->pipeline.stages;
+    std::uint64_t producer_stage = s_->stage, producer_chunk = op.chunk;
+    if (!send) {
+      const p2p_peer peer = peer_of(op, s_->stage, p);
+      producer_stage = peer.stage;
+      producer_chunk = peer.chunk;
+    }
+    std::uint64_t t = iteration_;
+    t = t * s_->pipeline.microbatches + op.microbatch;
+    t = t * (p * s_->chunks) + producer_chunk * p + producer_stage;
+    return t * 2 + (op.activation ? 0 : 1);
+  }
+
+  void forward(std::uint64_t mb, std::uint64_t chunk) {
+    wait_for(pending_forward_, pending_forward_count_);
+    const bool first = s_->stage == 0 && chunk == 0;
+    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    if (first) emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    const std::uint64_t begin = s_->first_layer(chunk);
+    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
+      emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+    if (last) emit(s_->head_forward, op_phase::forward, mb, chunk, no_layer);
+  }
+
+  void backward(std::uint64_t mb, std::uint64_t chunk) {
+    wait_for(pending_backward_, pending_backward_count_);
+    const bool first = s_->stage == 0 && chunk == 0;
+    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const recompute_kind recompute = s_->job.parallel.recompute;
+    if (last) emit(s_->head_backward, op_phase::backward, mb, chunk, no_layer);
+    const std::uint64_t begin = s_->first_layer(chunk);
+    for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
+      const bool moe = s_->moe_layer(l);
+      if (recompute == recompute_kind::full)
+        emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
+      emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
+    }
+    if (first) emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+  }
+
+  // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
+  // (for activations) or backward (for gradients) waits for it — Megatron waits on the call's
+  // handles there. Adds those waits to what the next operation waits for.
+  void wait_for(std::array<std::uint64_t, 4>& pending, std::uint8_t& count) {
+    for (std::uint8_t i = 0; i < count && wait_count_ < waits_.size(); ++i)
+      waits_[wait_count_++] = pending[i];
+    count = 0;
+  }
+
+  void communicate(const pipeline_step& step) {
+    const std::uint64_t before = waits_[0];
+    const bool has_before = wait_count_ > 0;
+    std::array<std::uint64_t, 8> call{};
+    std::uint8_t n = 0;
+    for (const p2p_op& p : step) {
+      const bool send = p.send();
+      const bool next = p.direction == p2p_direction::send_next || p.direction == p2p_direction::recv_next;
+      operation& op =
+          push(send ? op_type::send : op_type::recv,
+               p.activation ? (send ? "send_activation" : "recv_activation")
+                            : (send ? "send_gradient" : "recv_gradient"),
+               p.activation ? op_phase::forward : op_phase::backward, p.microbatch, p.chunk, no_layer);
+      op.peer = s_->grid.pipeline_peer(s_->rank, next);
+      op.size = bytes{s_->p2p_bytes};
+      op.tag = pipeline_tag(p, send);
+      // The operations of one call are posted together: each waits for what came before the call.
+      op.after = {before};
+      op.after_count = has_before ? 1 : 0;
+      call[n++] = op.index;
+    }
+    if (step.batched) {
+      waits_ = call;
+      wait_count_ = n;
+      return;
+    }
+    waits_ = {before};
+    wait_count_ = has_before ? 1 : 0;
+    const bool activations = step.ops[0].activation;
+    auto& pending = activations ? pending_forward_ : pending_backward_;
+    auto& count = activations ? pending_forward_count_ : pending_backward_count_;
+    for (std::uint8_t i = 0; i < n && count < pending.size(); ++i)
+      pending[count++] = call[i];
+  }
+
+  void finalize();
+
+  const state* s_ = nullptr;
+  std::unique_ptr<pipeline_schedule> schedule_;
+  pipeline_schedule::iterator step_;
+  std::vector<operation> ops_;
+  std::size_t at_ = 0;
+  std::uint64_t iteration_ = 0, next_index_ = 0;
+  std::array<std::uint64_t, 8> waits_{};
+  std::uint8_t wait_count_ = 0;
+  // Overlapped calls not yet waited for (at most one call of two operations each).
+  std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
+  std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
+};
+
+inline rank_schedule::iterator rank_schedule::begin() { return iterator(state_.get()); }
+
+namespace detail {
+
+// Appends templates to a block, with the shapes of one rank's share.
+struct template_builder {
+  std::vector<op_template>& out;
+  dtype type;
+
+  void compute(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+               std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
+    op_template t;
+    t.name = name;
+    t.compute = {
+        .role = role, .kind = kind, .pass = pass, .type = type, .batch = batch, .m = m, .n = n, .k = k};
+    out.push_back(t);
+  }
+  // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
+  void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
+            std::uint64_t n, std::uint64_t batch = 1) {
+    compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
+  }
+  void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
+    op_template t;
+    t.type = op_type::collective;
+    t.name = name;
+    t.kind = kind;
+    t.group = group;
+    t.size = size;
+    out.push_back(t);
+  }
+  void ring(std::string_view name, std::uint64_t step, bool reverse, std::uint64_t size) {
+    op_template t;
+    t.type = op_type::send;  // a send to one neighbour and a receive from the other
+    t.name = name;
+    t.ring_step = step;
+    t.ring_reverse = reverse;
+    t.size = size;
+    out.push_back(t);
+  }
+};
+
+}  // namespace detail
+
+// ---- building the templates -------------------------------------------------------------------
+
+inline void rank_schedule::state::build_layer(bool moe) {
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
+                      h = m.hidden_size;
+  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
+  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
+  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
+  const std::uint64_t A = tokens * h * w;  // the full (gathered) activation of a micro batch on a TP rank
+  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
+  const auto norm_weights = [&](std::uint64_t n) { return m.norm == norm_kind::layernorm ? 2 * n : n; };
+  block& fwd = moe ? moe_forward : dense_forward;
+  block& bwd = moe ? moe_backward : dense_backward;
+  detail::chunk_weights& weights_of = moe ? layer_moe_weights_ : layer_dense_weights_;
+  detail::template_builder f{fwd, job.batch.dtype}, g{bwd, job.batch.dtype};
+  std::vector<detail::op_template> backward;  // built in forward order, reversed in parts below
+  using pk = pass_kind;
+  const auto into = [&](block& target) { return detail::template_builder{target, job.batch.dtype}; };
+
+  // Entering a TP block: under SP, an all-gather of the (norm) output; leaving it: a reduce-scatter
+  // under SP, an all-reduce without.
+  const auto enter = [&](detail::template_builder& x, std::string_view name) {
+    if (sp) x.collective(name, collective::all_gather, group_kind::tp, A);
+  };
+  const auto leave = [&](detail::template_builder& x, std::string_view name) {
+    if (tp) x.collective(name, sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, A);
+  };
+
+  // ---- attention -----------------------------------------------------------------------------
+  const std::uint64_t heads = m.num_attention_heads / t;
+  const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
+  std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
+  f.compute("input_norm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  weights_of.dense += norm_weights(h);
+  weights_of.replicated += norm_weights(h);
+  // The backward of the attention block, in the order it runs (built alongside the forward).
+  block attention_backward;
+  auto ab = into(attention_backward);
+  if (m.is_mla()) {
+    qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    v_dim = m.v_head_dim;
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    // Down-projections replicated over TP, on the rank's own sequence shard; only the latents are
+    // gathered (their gradients reduce-scattered).
+    if (qr > 0) {
+      f.gemm("mla_q_down", op_role::mla_q_down, pk::forward, local_tokens, h, qr);
+      f.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::forward, 1, local_tokens, qr);
+      weights_of.dense += h * qr + norm_weights(qr);
+      weights_of.replicated += h * qr + norm_weights(qr);
+    }
+    f.gemm("mla_kv_down", op_role::mla_kv_down, pk::forward, local_tokens, h, kvr);
+    f.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::forward, 1, local_tokens,
+              m.kv_lora_rank);
+    weights_of.dense += h * kvr + norm_weights(m.kv_lora_rank);
+    weights_of.replicated += h * kvr + norm_weights(m.kv_lora_rank);
+    if (sp) {
+      if (qr > 0)
+        f.collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
+      f.collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
+    }
+    if (qr > 0) {
+      f.gemm("mla_q_up", op_role::mla_q_up, pk::forward, tokens, qr, heads * qk_dim);
+      weights_of.dense += qr * heads * qk_dim;
+    } else {
+      enter(f, "attention_input_gather");
+      f.gemm("mla_q", op_role::mla_q_up, pk::forward, tokens, h, heads * qk_dim);
+      weights_of.dense += h * heads * qk_dim;
+    }
+    f.gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
+           heads * (m.qk_nope_head_dim + v_dim));
+    weights_of.dense += m.kv_lora_rank * heads * (m.qk_nope_head_dim + v_dim);
+  } else {
+    enter(f, "attention_input_gather");
+    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
+    f.gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h, width);
+    weights_of.dense += h * width + (m.linear_bias || m.qkv_bias ? width : 0);
+    if (m.qk_norm) {
+      f.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads + kv_heads),
+                m.head_dim);
+      weights_of.dense += 2 * norm_weights(m.head_dim);
+      weights_of.replicated += 2 * norm_weights(m.head_dim);
+    }
+  }
+  // Core attention; with CP, ring exchanges of the keys and values with the CP neighbours.
+  const std::uint64_t kv_bytes =
+      m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
+  const compute_op core{.role = op_role::attention_core,
+                        .kind = op_kind::attention,
+                        .type = job.batch.dtype,
+                        .batch = b * heads,
+                        .m = s,
+                        .n = job.batch.seq_length,
+                        .k = (qk_dim + v_dim) / 2};
+  for (std::uint64_t i = 0; i + 1 < cp; ++i)
+    f.ring("attention_kv_ring", i, false, kv_bytes);
+  fwd.push_back({op_type::compute, "attention_core", core});
+  f.gemm("attention_out", op_role::attention_out, pk::forward, tokens, heads * v_dim, h);
+  weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
+  if (m.linear_bias) weights_of.replicated += h;
+  leave(f, "attention_output_scatter");
+  f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
+            h);
+  weights_of.dense += norm_weights(h);
+  weights_of.replicated += norm_weights(h);
+
+  // Backward of the attention block (output side first).
+  if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
+  ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
+  ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
+  if (p.recompute == recompute_kind::selective) {
+    for (std::uint64_t i = 0; i + 1 < cp; ++i)
+      ab.ring("attention_kv_ring", i, false, kv_bytes);
+    compute_op again = core;
+    attention_backward.push_back({op_type::compute, "attention_core_recompute", again});
+  }
+  // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
+  // the last step the gradients alone (2·(CP − 1) times their size in all).
+  for (std::uint64_t i = 0; i < cp && cp > 1; ++i)
+    ab.ring("attention_kv_grad_ring", i, true, (i + 1 < cp ? kv_bytes : 0) + (i >= 1 ? kv_bytes : 0));
+  compute_op core_backward = core;
+  core_backward.pass = pk::input_grad;
+  attention_backward.push_back({op_type::compute, "attention_core", core_backward});
+  if (m.is_mla()) {
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
+    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
+    if (qr > 0) {
+      ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
+      ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
+    } else {
+      if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
+      ab.gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h, heads * qk_dim);
+      leave(ab, "attention_input_grad_scatter");
+      ab.gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h, heads * qk_dim);
+    }
+    if (sp) {
+      ab.collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                    tokens * kvr * w);
+      if (qr > 0)
+        ab.collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                      tokens * qr * w);
+    }
+    ab.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::input_grad, 1, local_tokens,
+               m.kv_lora_rank);
+    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::input_grad, local_tokens, h, kvr);
+    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::weight_grad, local_tokens, h, kvr);
+    if (qr > 0) {
+      ab.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::input_grad, 1, local_tokens, qr);
+      ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
+      ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
+    }
+    // Without SP on TP > 1, the replicated down-projections' input gradients are partial sums.
+    if (tp && !sp) ab.collective("attention_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
+  } else {
+    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
+    if (m.qk_norm)
+      ab.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1,
+                 tokens * (heads + kv_heads), m.head_dim);
+    if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
+    ab.gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h, width);
+    leave(ab, "attention_input_grad_scatter");
+    ab.gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h, width);
+  }
+  ab.compute("input_norm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+
+  // ---- MLP: dense, or experts (with shared experts) ---------------------------------------------
+  block mlp_backward;
+  auto mb_ = into(mlp_backward);
+  const auto dense_mlp = [&](detail::template_builder& x, detail::template_builder& y, std::uint64_t ffn,
+                             std::string_view prefix_in, std::string_view fc1, std::string_view act,
+                             std::string_view fc2, std::string_view prefix_out, bool count_replicated) {
+    enter(x, prefix_in);
+    x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
+    x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
+    x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
+    leave(x, prefix_out);
+    weights_of.dense += gated * h * ffn / t + ffn / t * h;
+    if (m.linear_bias) {
+      weights_of.dense += (gated * ffn) / t + h;
+      if (count_replicated) weights_of.replicated += h;
+    }
+    // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
+    // for its weight gradient, its input gradient reduce-scattered.
+    if (sp) y.collective("mlp_output_grad_gather", collective::all_gather, group_kind::tp, A);
+    y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
+    y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
+    y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
+    if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
+    y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
+    leave(y, "mlp_input_grad_scatter");
+    y.gemm(fc1, op_role::mlp_fc1, pk::weight_grad, tokens, h, gated * ffn / t);
+  };
+  if (!moe) {
+    dense_mlp(f, mb_, m.ffn_hidden_size, "mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
+              "mlp_output_scatter", true);
+  } else {
+    const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job), k = m.moe_top_k;
+    const std::uint64_t experts = m.num_experts, local_experts = experts / e;
+    const std::uint64_t group = etp * e;  // the ETP x EP group
+    const std::uint64_t T = local_tokens;
+    const std::uint64_t rows = T * k * e * etp / experts;  // per local expert, balanced routing
+    const std::uint64_t ffn = m.moe_ffn_hidden_size / etp;
+    if (m.num_shared_experts > 0)
+      dense_mlp(f, mb_, m.num_shared_experts * m.shared_expert_ffn_hidden_size, "shared_input_gather",
+                "shared_fc1", "shared_act", "shared_fc2", "shared_output_scatter", true);
+    f.gemm("moe_router", op_role::moe_router, pk::forward, T, h, experts);
+    weights_of.dense += h * experts;
+    weights_of.replicated += h * experts;
+    const std::uint64_t token_bytes = T * k * h * w;
+    block expert_backward;
+    auto eb = into(expert_backward);
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (group > 1)
+        f.collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, experts * 8 * group);
+      if (e > 1) {
+        f.collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
+        f.collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+      if (etp > 1)
+        f.collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * etp);
+    } else if (group > 1) {
+      f.collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * experts * group);
+      f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
+      f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
+    }
+    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts);
+    f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
+              ffn);
+    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts);
+    weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
+    // Backward of the experts: the combine's gradient comes back the way the tokens went.
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (e > 1) eb.collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
+      if (etp > 1)
+        eb.collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp,
+                      token_bytes * etp);
+    } else if (group > 1) {
+      eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
+    }
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts);
+    eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
+               ffn);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts);
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (etp > 1)
+        eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
+                      token_bytes * etp);
+      if (e > 1) {
+        eb.collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
+        eb.collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+    } else if (group > 1) {
+      eb.collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                    T * h * w * group);
+      eb.collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                    T * experts * 4 * group);
+    }
+    eb.gemm("moe_router", op_role::moe_router, pk::input_grad, T, h, experts);
+    eb.gemm("moe_router", op_role::moe_router, pk::weight_grad, T, h, experts);
+    // Forward combine (after the experts).
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (etp > 1)
+        f.collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * etp);
+      if (e > 1) f.collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+    } else if (group > 1) {
+      f.collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h * w * group);
+    }
+    // The MLP backward: experts, then the shared experts (the reverse of their forward order).
+    block shared_backward = std::move(mlp_backward);
+    mlp_backward = std::move(expert_backward);
+    mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
+  }
+  g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
+            local_tokens, h);
+  // The layer's backward: MLP, its norm (pushed above, so move it after the MLP), attention.
+  block norm_backward = std::move(bwd);
+  bwd = std::move(mlp_backward);
+  bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
+  bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
+  (void)backward;
+}
+
+inline void rank_schedule::state::build_embedding_and_head() {
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
+                      h = m.hidden_size;
+  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
+  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
+  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
+  const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
+  using pk = pass_kind;
+  detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
+  detail::template_builder hf{head_forward, job.batch.dtype}, hb{head_backward, job.batch.dtype};
+  // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
+  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
+  if (tp)
+    ef.collective("embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
+                  group_kind::tp, A);
+  if (sp) eb.collective("embedding_grad_gather", collective::all_gather, group_kind::tp, A);
+  eb.compute("embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
+  embedding_weights_ =
+      vocab * h +
+      (m.position == position_kind::learned
+           ? (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h
+           : 0);
+  // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
+  // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
+  hf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
+  hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
+  if (tp) {
+    hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+    hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+    hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+  }
+  hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+  hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
+  if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
+  if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
+  hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
+  hb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  output_weights_ = vocab * h;
+  final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
+}
+
+inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch;
+  const std::uint64_t s = job.batch.seq_length / cp;
+  const bool sp = p.sequence_parallel && t > 1;
+  p2p_bytes = (sp ? s / t : s) * b * m.hidden_size * w;
+  if (cp > 1) {
+    const rank_group ring = grid.group(group_kind::cp, rank);
+    const std::uint64_t at = *ring.position(rank);
+    cp_next = ring.member((at + 1) % cp);
+    cp_prev = ring.member((at + cp - 1) % cp);
+  }
+  weights.assign(chunks, {});
+  build_layer(false);
+  if (m.is_moe()) build_layer(true);
+  build_embedding_and_head();
+  // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t begin = first_layer(c);
+    for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
+      const detail::chunk_weights& lw = moe_layer(l) ? layer_moe_weights_ : layer_dense_weights_;
+      weights[c].dense += lw.dense;
+      weights[c].expert += lw.expert;
+      weights[c].replicated += lw.replicated;
+    }
+  }
+  if (stage == 0) {
+    weights[0].dense += embedding_weights_;
+  }
+  if (stage + 1 == p.pipeline_parallel) {
+    // The output layer (a copy of the embedding when tied and the pipeline has two ends).
+    const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
+    weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
+    weights[chunks - 1].replicated += final_norm_weights_;
+  }
+}
+
+// ---- once per iteration ----------------------------------------------------------------------
+
+inline void rank_schedule::iterator::finalize() {
+  wait_for(pending_forward_, pending_forward_count_);
+  wait_for(pending_backward_, pending_backward_count_);
+  const state& st = *s_;
+  const job_spec& job = st.job;
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(job.batch.dtype);
+  const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
+  const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
+  const rank_group edp = st.grid.group(group_kind::edp, st.rank);
+  const std::uint64_t bucket = st.options.bucket_params != 0
+                                   ? st.options.bucket_params
+                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp_cp.size());
+  const auto collective_op = [&](std::string_view name, collective kind, const rank_group& group,
+                                 std::uint64_t size, std::uint64_t chunk) {
+    operation& op = push(op_type::collective, name, op_phase::finalize, 0, chunk, no_layer);
+    op.kind = kind;
+    op.group = group.id();
+    op.group_size = group.size();
+    op.size = bytes{size};
+  };
+  // A buffer's collective, in buckets where Megatron uses them: with overlap_grad_reduce, on the
+  // first stage's first chunk (every other chunk and stage has one bucket per buffer).
+  const auto buffer = [&](std::string_view name, collective kind, const rank_group& group,
+                          std::uint64_t elements, std::uint64_t element_bytes, std::uint64_t chunk) {
+    if (group.size() <= 1 || elements == 0) return;
+    const bool buckets = p.overlap_grad_reduce && st.stage == 0 && chunk == 0;
+    const std::uint64_t step = buckets ? bucket : elements;
+    for (std::uint64_t done = 0; done < elements; done += step)
+      collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
+  };
+  const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
+  std::uint64_t replicated = 0, dense = 0, expert = 0;
+  for (std::uint64_t c = 0; c < st.chunks; ++c) {
+    buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
+    buffer("expert_grad_reduce", reduce, edp, st.weights[c].expert, g, c);
+    replicated += st.weights[c].replicated;
+    dense += st.weights[c].dense;
+    expert += st.weights[c].expert;
+  }
+  // Weights sequence parallelism replicates over TP: their gradients are partial sums.
+  if (p.sequence_parallel && p.tensor_parallel > 1 && replicated > 0)
+    collective_op("sp_replicated_grad_reduce", collective::all_reduce, st.grid.group(group_kind::tp, st.rank),
+                  replicated * g, 0);
+  // The tied word embedding: its gradient is summed between the first and the last stage.
+  if (m.tied_embeddings && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
+    collective_op(
+        "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
+        padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
+  // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
+  if (m.is_moe() && m.moe_router_bias) {
+    std::uint64_t moe_layers = 0;
+    for (std::uint64_t c = 0; c < st.chunks; ++c)
+      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_per_chunk; ++l)
+        moe_layers += st.moe_layer(l) ? 1 : 0;
+    if (moe_layers > 0)
+      collective_op("router_bias_reduce", collective::all_reduce,
+                    st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);
+  }
+  // The optimizer step, on this rank's shard with the distributed optimizer.
+  operation& step = push(op_type::compute, "optimizer_step", op_phase::finalize, 0, 0, no_layer);
+  const std::uint64_t owned = sharded ? dense / std::max<std::uint64_t>(dp_cp.size(), 1) +
+                                            expert / std::max<std::uint64_t>(edp.size(), 1)
+                                      : dense + expert;
+  step.compute = {
+      .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
+  // The distributed optimizer gathers the updated weights.
+  if (sharded)
+    for (std::uint64_t c = 0; c < st.chunks; ++c) {
+      buffer("param_gather", collective::all_gather, dp_cp, st.weights[c].dense, w, c);
+      buffer("expert_param_gather", collective::all_gather, edp, st.weights[c].expert, w, c);
+    }
+}
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What check_job found.
+struct job_check {
+  bool ok = true;
+  std::string problem;               ///< the first inconsistency: rank, operation, counterpart
+  std::string proved;                ///< what was established, and how
+  std::uint64_t ranks_streamed = 0;  ///< ranks whose whole stream was generated
+  std::uint64_t ranks_run = 0;       ///< ranks run jointly
+  std::uint64_t operations = 0;      ///< operations of the joint run
+  std::uint64_t transfers = 0;       ///< point-to-point transfers matched (send and receive)
+  std::uint64_t collectives = 0;     ///< collective calls completed (one per member)
+};
+
+/// How check_job works.
+struct job_check_options {
+  /// Run every rank jointly up to this world size; above it, the two passes of the file comment.
+  std::uint64_t joint_world_limit = 256;
+};
+
+namespace detail {
+
+// "rank 9 (stage 1) op 486 attention_input_regather (all_gather on tp[4], 33554432 bytes)"
+inline std::string describe_op(std::uint64_t rank, const operation& op) {
+  std::string text =
+      "rank " + std::to_string(rank) + " op " + std::to_string(op.index) + " " + std::string(op.name);
+  if (op.type == op_type::collective)
+    text += " (" + std::string(to_string(op.kind)) + " on " + to_string(op.group) + ", " +
+            std::to_string(op.size.count()) + " bytes)";
+  else if (op.type != op_type::compute)
+    text += std::string(op.type == op_type::send ? " (send to rank " : " (receive from rank ") +
+            std::to_string(op.peer) + ", tag " + std::to_string(op.tag) + ", " +
+            std::to_string(op.size.count()) + " bytes)";
+  if (op.layer != no_layer) text += " of layer " + std::to_string(op.layer);
+  text += ", micro batch " + std::to_string(op.microbatch);
+  return text;
+}
+
+}  // namespace detail
+
+/// Runs the operation streams of `ranks` jointly (`stream(rank)` gives a range of operations; it is
+/// called once per rank and the range must outlive the call). Each rank runs its operations in
+/// order; an operation starts once those it waits for (`after`) are complete. A collective blocks
+/// until every member of its group that is among `ranks` has entered it — members outside count as
+/// entered (the caller vouches for their symmetry). Consecutive sends and receives that wait for the
+/// same operations form one call, posted together, as NCCL's grouped calls are; a posted transfer
+/// completes once its other end is posted, and only what waits for it is held up.
+template <class Streams>
+[[nodiscard]] job_check run_jointly(const process_grid& grid, const std::vector<std::uint64_t>& ranks,
+                                    Streams&& stream) {
+  using range_t = std::remove_cvref_t<decltype(stream(std::uint64_t{}))>;
+  struct runner {
+    std::uint64_t rank = 0;
+    range_t range;
+    decltype(std::begin(std::declval<range_t&>())) at{};
+    // Point-to-point operations posted and not yet complete: (index, transfer key).
+    std::vector<std::pair<std::uint64_t, std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>>> pending;
+    std::vector<operation> call;
+    bool posted = false;  // the collective at `at` is entered and waiting
+    bool done = false;
+  };
+  job_check result;
+  const auto fail = [&](std::string problem) {
+    result.ok = false;
+    result.problem = std::move(problem);
+    return result;
+  };
+  std::vector<runner> runners;
+  runners.reserve(ranks.size());
+  std::map<std::uint64_t, std::size_t> slot;  // rank -> runner
+  for (const std::uint64_t r : ranks) {
+    slot[r] = runners.size();
+    runners.push_back({r, stream(r), {}, {}, {}, false, false});
+  }
+  for (runner& x : runners) {
+    x.at = std::begin(x.range);
+    x.done = x.at == std::end(x.range);
+  }
+
+  // Point-to-point: (from, to, tag) -> what each end posted.
+  struct transfer {
+    bool sent = false, received = false;
+    std::uint64_t sent_size = 0, received_size = 0;
+    int completed = 0;
+    std::string sender, receiver;  // for messages
+  };
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, transfer> transfers;
+  // Collectives: per group, the calls in order; each call counts its members in.
+  struct entry {
+    collective kind = collective::none;
+    std::uint64_t size = 0;
+    std::uint64_t entered = 0, needed = 0, left = 0;
+    std::string first;  // the first member's operation, for messages
+  };
+  struct group_calls {
+    std::vector<entry> calls;
+    std::uint64_t base = 0;                                 // index of calls[0]
+    std::unordered_map<std::uint64_t, std::uint64_t> next;  // per member: its next call's index
+  };
+  std::map<group_id, group_calls> groups;
+  const auto members_here = [&](const group_id& id) {
+    const rank_group g = grid.group_at(id.kind, id.index);
+    std::uint64_t n = 0;
+    for (const auto& [r, i] : slot)
+      n += g.contains(r) ? 1 : 0;
+    return n;
+  };
+  const auto p2p_key = [](std::uint64_t rank, const operation& op) {
+    return op.type == op_type::send ? std::tuple{rank, op.peer, op.tag} : std::tuple{op.peer, rank, op.tag};
+  };
+
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (runner& x : runners) {
+      while (!x.done || !x.pending.empty()) {
+        // Retire the posted transfers whose other end is posted too.
+        for (std::size_t i = 0; i < x.pending.size();) {
+          const auto it = transfers.find(x.pending[i].second);
+          if (it == transfers.end() || !(it->second.sent && it->second.received)) {
+            ++i;
+            continue;
+          }
+          if (++it->second.completed == 2) {
+            transfers.erase(it);
+            ++result.transfers;
+          }
+          ++result.operations;
+          x.pending.erase(x.pending.begin() + static_cast<std::ptrdiff_t>(i));
+          progress = true;
+        }
+        if (x.done) break;  // only transfers left to complete
+        // An operation runs once everything it waits for is complete.
+        bool blocked = false;
+        for (std::uint8_t i = 0; i < x.at->after_count && !blocked; ++i)
+          for (const auto& [index, key] : x.pending)
+            blocked = blocked || index == x.at->after[i];
+        if (blocked) break;
+        const operation& op = *x.at;
+        if (op.type == op_type::compute) {
+          ++result.operations;
+          ++x.at;
+          x.done = x.at == std::end(x.range);
+          progress = true;
+          continue;
+        }
+        if (op.type == op_type::collective) {
+          const rank_group g = grid.group_at(op.group.kind, op.group.index);
+          if (!g.contains(x.rank))
+            return fail(detail::describe_op(x.rank, op) + ": the rank is not a member of " +
+                        to_string(op.group));
+          group_calls& gc = groups[op.group];
+          if (!x.posted) {
+            std::uint64_t& mine = gc.next[x.rank];
+            if (mine < gc.base) return fail(detail::describe_op(x.rank, op) + ": internal order error");
+            while (gc.calls.size() <= mine - gc.base)
+              gc.calls.push_back({op.kind, op.size.count(), 0, members_here(op.group), 0, {}});
+            entry& e = gc.calls[mine - gc.base];
+            if (e.entered == 0) {
+              e.kind = op.kind;
+              e.size = op.size.count();
+              e.first = detail::describe_op(x.rank, op);
+            } else if (e.kind != op.kind || e.size != op.size.count()) {
+              return fail(detail::describe_op(x.rank, op) + " does not match its group's call number " +
+                          std::to_string(mine) + " on " + to_string(op.group) + ": " + e.first);
+            }
+            ++e.entered;
+            x.posted = true;
+            progress = true;
+          }
+          const std::uint64_t mine = gc.next[x.rank];
+          entry& e = gc.calls[mine - gc.base];
+          if (e.entered < e.needed) break;  // waits for the other members
+          ++result.collectives;
+          ++result.operations;
+          ++e.left;
+          ++gc.next[x.rank];
+          while (!gc.calls.empty() && gc.calls.front().left == gc.calls.front().needed) {
+            gc.calls.erase(gc.calls.begin());
+            ++gc.base;
+          }
+          x.posted = false;
+          ++x.at;
+          x.done = x.at == std::end(x.range);
+          progress = true;
+          continue;
+        }
+        // Sends and receives: the run of them that waits for the same operations is one call.
+        x.call.clear();
+        while (x.at != std::end(x.range) && (x.at->type == op_type::send || x.at->type == op_type::recv) &&
+               (x.call.empty() ||
+                (x.at->after == x.call.front().after && x.at->after_count == x.call.front().after_count))) {
+          x.call.push_back(*x.at);
+          ++x.at;
+        }
+        for (const operation& p : x.call) {
+          if (p.peer >= grid.world_size())
+            return fail(detail::describe_op(x.rank, p) + ": no rank " + std::to_string(p.peer));
+          // A transfer needs both ends among the ranks run: only collectives are vouched for.
+          if (!slot.count(p.peer))
+            return fail(detail::describe_op(x.rank, p) + ": its peer is not among the ranks run jointly");
+          transfer& t = transfers[p2p_key(x.rank, p)];
+          bool& side = p.type == op_type::send ? t.sent : t.received;
+          if (side)
+            return fail(detail::describe_op(x.rank, p) + ": a second " +
+                        (p.type == op_type::send ? "send" : "receive") + " with the same peer and tag");
+          side = true;
+          (p.type == op_type::send ? t.sent_size : t.received_size) = p.size.count();
+          (p.type == op_type::send ? t.sender : t.receiver) = detail::describe_op(x.rank, p);
+          if (t.sent && t.received && t.sent_size != t.received_size)
+            return fail(t.receiver + " expects " + std::to_string(t.received_size) + " bytes, but " +
+                        t.sender + " sends " + std::to_string(t.sent_size));
+        }
+        for (const operation& p : x.call)
+          x.pending.emplace_back(p.index, p2p_key(x.rank, p));
+        x.done = x.at == std::end(x.range);
+        progress = true;
+      }
+    }
+  }
+  result.ranks_run = runners.size();
+  for (runner& x : runners) {
+    for (const auto& [index, key] : x.pending) {
+      const auto it = transfers.find(key);
+      if (it == transfers.end()) continue;
+      const transfer& t = it->second;
+      const bool sending = std::get<0>(key) == x.rank;
+      return fail("deadlock: " + (sending ? t.sender : t.receiver) + " waits for rank " +
+                  std::to_string(sending ? std::get<1>(key) : std::get<0>(key)) + ", which never posts the " +
+                  (sending ? "receive" : "send") + " of tag " + std::to_string(std::get<2>(key)) +
+                  " before it waits itself");
+    }
+    if (!x.done)
+      return fail("deadlock: " + detail::describe_op(x.rank, *x.at) + " waits for the other members of " +
+                  to_string(x.at->group) + ", who never enter it");
+  }
+  if (!transfers.empty()) {
+    const transfer& t = transfers.begin()->second;
+    return fail("unmatched: " + (t.sent ? t.sender + " is never received" : t.receiver + " is never sent"));
+  }
+  for (const auto& [id, gc] : groups)
+    for (const entry& e : gc.calls)
+      if (e.entered != e.needed)
+        return fail("unmatched: " + e.first + " is entered by " + std::to_string(e.entered) + " of the " +
+                    std::to_string(e.needed) + " members run");
+  return result;
+}
+
+namespace detail {
+
+// A signature of a rank's stream that ranks of a symmetric job share: everything but group
+// indices, peers and tags (FNV-1a over the fields).
+struct stream_signature {
+  std::uint64_t hash = 1469598103934665603ULL, operations = 0;
+  void mix(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      hash ^= (v >> (8 * i)) & 0xff;
+      hash *= 1099511628211ULL;
+    }
+  }
+  void add(const operation& op) {
+    ++operations;
+    mix(static_cast<std::uint64_t>(op.type));
+    for (const char c : op.name)
+      mix(static_cast<unsigned char>(c));
+    mix(static_cast<std::uint64_t>(op.phase));
+    mix(op.microbatch);
+    mix(op.chunk);
+    mix(op.layer);
+    mix(static_cast<std::uint64_t>(op.kind));
+    mix(static_cast<std::uint64_t>(op.group.kind));
+    mix(op.group_size);
+    mix(op.size.count());
+    const double flops = op.compute.flops();
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &flops, sizeof bits);
+    mix(bits);
+  }
+};
+
+}  // namespace detail
+
+/// Checks a job: see the file comment.
+[[nodiscard]] inline job_check check_job(const job_spec& job, rank_schedule_options schedule = {},
+                                         job_check_options options = {}) {
+  const process_grid grid(job);
+  const std::uint64_t world = grid.world_size();
+  const auto streams = [&](std::uint64_t rank) { return rank_schedule(job, rank, schedule); };
+  if (world <= options.joint_world_limit) {
+    std::vector<std::uint64_t> all(world);
+    for (std::uint64_t r = 0; r < world; ++r)
+      all[r] = r;
+    job_check r = run_jointly(grid, all, streams);
+    r.ranks_streamed = world;
+    if (r.ok)
+      r.proved = "all " + std::to_string(world) +
+                 " ranks ran jointly: every transfer matched, every collective "
+                 "entered by all its members in the same order with the same size, no deadlock";
+    return r;
+  }
+  // Pass 1: every rank's signature equals its stage's.
+  job_check result;
+  std::vector<std::pair<bool, detail::stream_signature>> stage_signature(grid.pipeline_parallel());
+  for (std::uint64_t r = 0; r < world; ++r) {
+    detail::stream_signature sig;
+    for (const operation& op : rank_schedule(job, r, schedule))
+      sig.add(op);
+    ++result.ranks_streamed;
+    auto& [seen, reference] = stage_signature[grid.pipeline_stage(r)];
+    if (!seen) {
+      seen = true;
+      reference = sig;
+    } else if (sig.hash != reference.hash || sig.operations != reference.operations) {
+      result.ok = false;
+      result.problem = "rank " + std::to_string(r) +
+                       " runs other operations than the first rank of its stage " +
+                       std::to_string(grid.pipeline_stage(r)) + " (the job is not symmetric)";
+      return result;
+    }
+  }
+  // Pass 2: one pipeline group, jointly.
+  const rank_group pp = grid.group(group_kind::pp, 0);
+  std::vector<std::uint64_t> ranks;
+  for (std::uint64_t i = 0; i < pp.size(); ++i)
+    ranks.push_back(pp.member(i));
+  job_check joint = run_jointly(grid, ranks, streams);
+  joint.ranks_streamed = result.ranks_streamed;
+  if (joint.ok)
+    joint.proved =
+        "all " + std::to_string(world) +
+        " ranks streamed: every rank runs the operations of its "
+        "stage's first rank (up to group ids, peers and tags); pipeline group 0 (" +
+        std::to_string(ranks.size()) +
+        " ranks) ran jointly: every transfer matched, every collective "
+        "among them entered in the same order with the same size, no deadlock — the other pipeline "
+        "groups run the same operations";
+  return joint;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/pipeline.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>

@@ -24,9 +24,9 @@
 
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/compute/op.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/model/compute_op.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/options.hpp>
 

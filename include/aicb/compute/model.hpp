@@ -12,8 +12,8 @@
 /// Every model states where its numbers come from (provenance()), and generators write that into
 /// their outputs.
 
-#include <aicb/compute/op.hpp>
 #include <aicb/config.hpp>
+#include <aicb/model/compute_op.hpp>
 #include <aicb/units/duration.hpp>
 
 #include <string>

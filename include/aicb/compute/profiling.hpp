@@ -17,11 +17,11 @@
 
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/compute/op.hpp>
 #include <aicb/compute/timing_stats.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/generate/megatron.hpp>
+#include <aicb/model/compute_op.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/version.hpp>
 

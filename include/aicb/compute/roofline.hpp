@@ -21,9 +21,9 @@
 
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/compute/op.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/model/compute_op.hpp>
 
 #include <algorithm>
 #include <cmath>

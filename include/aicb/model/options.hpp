@@ -30,6 +30,10 @@ enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
 enum class position_kind : std::uint8_t { learned, rope };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
+/// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
+/// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
+/// rank of their expert and back).
+enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 
 /// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
 template <class E>
@@ -50,6 +54,10 @@ struct enum_names<position_kind> {
 template <>
 struct enum_names<recompute_kind> {
   static constexpr std::array<std::string_view, 3> value{"none", "selective", "full"};
+};
+template <>
+struct enum_names<moe_dispatcher_kind> {
+  static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
 };
 
 /// An enum whose values have names (a specialisation of enum_names exists).

@@ -13,10 +13,10 @@
 /// CUDA events, each after an L2 flush, with its output poisoned first and checked for NaN after.
 /// check_kernels() compares every kernel with a float64 CPU reference.
 
-#include <aicb/compute/op.hpp>
 #include <aicb/compute/timing_stats.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/model/compute_op.hpp>
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/compute/op.hpp>
+#include <aicb/model/compute_op.hpp>
 
 #include <catch2/catch.hpp>
 

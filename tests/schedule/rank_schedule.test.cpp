@@ -1,0 +1,272 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/calc/params.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using aicb::collective, aicb::group_kind, aicb::op_phase, aicb::op_type;
+
+aicb::job_spec llama(std::uint64_t world, std::uint64_t tp, std::uint64_t pp, bool sp, std::uint64_t cp = 1,
+                     std::uint64_t vpp = 1, std::uint64_t gbs = 8) {
+  return {aicb::presets::llama2_7b,
+          {.world_size = world,
+           .tensor_parallel = tp,
+           .pipeline_parallel = pp,
+           .virtual_pipeline = vpp,
+           .context_parallel = cp,
+           .sequence_parallel = sp},
+          {.micro_batch = 1, .global_batch = gbs, .seq_length = 4096}};
+}
+
+std::vector<aicb::operation> all(const aicb::job_spec& job, std::uint64_t rank) {
+  std::vector<aicb::operation> ops;
+  for (const aicb::operation& op : aicb::rank_schedule(job, rank))
+    ops.push_back(op);
+  return ops;
+}
+
+// Collectives of one layer and micro batch in one phase, by (kind, size).
+std::map<std::pair<collective, std::uint64_t>, int> layer_collectives(const std::vector<aicb::operation>& ops,
+                                                                      std::uint64_t layer, op_phase phase) {
+  std::map<std::pair<collective, std::uint64_t>, int> n;
+  for (const aicb::operation& op : ops)
+    if (op.type == op_type::collective && op.layer == layer && op.microbatch == 0 && op.phase == phase)
+      ++n[{op.kind, op.size.count()}];
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("rank schedule: sequence parallelism, per layer and micro batch, both directions", "[schedule]") {
+  // Llama-2-7B, TP 4, SP: each collective moves s·b·h·2 = 4096 · 4096 · 2 bytes (the gathered
+  // activation). Forward: 2 all-gathers, 2 reduce-scatters; backward: 4 all-gathers (two output
+  // gradients, two re-gathered inputs for the weight gradients) and 2 reduce-scatters.
+  const auto ops = all(llama(8, 4, 1, true), 0);
+  const std::uint64_t A = 4096ULL * 4096 * 2;
+  const auto fwd = layer_collectives(ops, 3, op_phase::forward);
+  CHECK(fwd.at({collective::all_gather, A}) == 2);
+  CHECK(fwd.at({collective::reduce_scatter, A}) == 2);
+  CHECK(fwd.size() == 2);
+  const auto bwd = layer_collectives(ops, 3, op_phase::backward);
+  CHECK(bwd.at({collective::all_gather, A}) == 4);
+  CHECK(bwd.at({collective::reduce_scatter, A}) == 2);
+  CHECK(bwd.size() == 2);
+  // Without SP: an all-reduce after each block forward and before it backward.
+  const auto no_sp = all(llama(8, 4, 1, false), 0);
+  CHECK(layer_collectives(no_sp, 3, op_phase::forward).at({collective::all_reduce, A}) == 2);
+  CHECK(layer_collectives(no_sp, 3, op_phase::backward).at({collective::all_reduce, A}) == 2);
+  // Every TP collective is on this rank's TP group.
+  const aicb::process_grid grid(llama(8, 4, 1, true));
+  for (const aicb::operation& op : ops)
+    if (op.type == op_type::collective && op.layer != aicb::no_layer) {
+      CHECK(op.group == grid.group(group_kind::tp, 0).id());
+      CHECK(op.group_size == 4);
+    }
+}
+
+TEST_CASE("rank schedule: context parallelism is a ring of key/value exchanges", "[schedule]") {
+  // CP 4, TP 2: per attention forward CP − 1 = 3 sends of K and V to the next CP rank (and 3
+  // receives from the previous); backward 2·(CP − 1) KV-sizes to the previous rank.
+  const aicb::job_spec job = llama(16, 2, 1, true, 4);
+  const auto ops = all(job, 5);
+  const aicb::process_grid grid(job);
+  const aicb::rank_group cp = grid.group(group_kind::cp, 5);
+  const std::uint64_t at = *cp.position(5);
+  const std::uint64_t next = cp.member((at + 1) % 4), prev = cp.member((at + 3) % 4);
+  // K and V of the local sequence (4096 / 4) for 32 / 2 = 16 heads of 128: 2 · 1024 · 16 · 128 · 2 bytes.
+  const std::uint64_t kv = 2ULL * 1024 * 16 * 128 * 2;
+  std::uint64_t forward_sent = 0, backward_sent = 0, forward_sends = 0;
+  for (const aicb::operation& op : ops) {
+    if (op.type != op_type::send || op.layer != 7 || op.microbatch != 0) continue;
+    if (op.phase == op_phase::forward) {
+      CHECK(op.peer == next);
+      forward_sent += op.size.count();
+      ++forward_sends;
+    } else {
+      CHECK(op.peer == prev);
+      backward_sent += op.size.count();
+    }
+  }
+  CHECK(forward_sends == 3);
+  CHECK(forward_sent == 3 * kv);
+  CHECK(backward_sent == 2 * 3 * kv);
+}
+
+TEST_CASE("rank schedule: pipeline transfers go to the neighbouring stages, tagged the same on both ends",
+          "[schedule]") {
+  const aicb::job_spec job = llama(16, 2, 4, true, 1, 2, 8);  // interleaved: 2 chunks of 4 layers per stage
+  const aicb::process_grid grid(job);
+  // [S/TP, b, h] in bf16 under SP.
+  const std::uint64_t message = 4096 / 2 * 4096 * 2;
+  std::map<std::uint64_t, std::uint64_t> sends;  // tag -> sender, over ranks 0, 4, 8, 12 (pipeline group 0)
+  std::uint64_t transfers = 0;
+  for (const std::uint64_t rank : {0, 4, 8, 12}) {
+    for (const aicb::operation& op : aicb::rank_schedule(job, rank)) {
+      if (op.type != op_type::send && op.type != op_type::recv) continue;
+      CHECK(op.size.count() == message);
+      CHECK((op.peer == grid.pipeline_peer(rank, true) || op.peer == grid.pipeline_peer(rank, false)));
+      if (op.type == op_type::send) {
+        CHECK(sends.emplace(op.tag * 16 + op.peer, rank).second);
+        ++transfers;
+      }
+    }
+  }
+  for (const std::uint64_t rank : {0, 4, 8, 12})
+    for (const aicb::operation& op : aicb::rank_schedule(job, rank))
+      if (op.type == op_type::recv) CHECK(sends.at(op.tag * 16 + rank) == op.peer);
+  // 4 micro batches (8 sequences over DP 2), 4 · 2 virtual stages: 7 boundaries each way.
+  CHECK(transfers == 2 * 4 * 7);
+}
+
+TEST_CASE("rank schedule: the weights behind the gradient collectives are the calculators' per-GPU counts",
+          "[schedule]") {
+  auto deepseek = aicb::presets::deepseek_v3;
+  deepseek.num_mtp_layers = 0;
+  const aicb::job_spec jobs[] = {
+      llama(16, 2, 2, true),
+      {aicb::presets::gpt3_6_7b, {.world_size = 8, .tensor_parallel = 4}, {.seq_length = 2048}},
+      {aicb::presets::mixtral_8x7b,
+       {.world_size = 32,
+        .tensor_parallel = 2,
+        .pipeline_parallel = 2,
+        .expert_parallel = 4,
+        .sequence_parallel = true},
+       {.global_batch = 16, .seq_length = 4096}},
+      {aicb::presets::qwen3_8b,
+       {.world_size = 16,
+        .tensor_parallel = 4,
+        .pipeline_parallel = 4,
+        .virtual_pipeline = 3,
+        .sequence_parallel = true},
+       {.global_batch = 16, .seq_length = 4096}},
+      {deepseek,
+       {.world_size = 128,
+        .tensor_parallel = 2,
+        .pipeline_parallel = 8,
+        .expert_parallel = 8,
+        .sequence_parallel = true,
+        .first_stage_layers = 5,
+        .last_stage_layers = 8},
+       {.global_batch = 64, .seq_length = 4096}}};
+  for (const aicb::job_spec& job : jobs) {
+    for (std::uint64_t stage = 0; stage < job.parallel.pipeline_parallel; ++stage) {
+      INFO(job.model.name.view() << " stage " << stage);
+      const aicb::rank_schedule s(job, stage * (job.parallel.world_size / job.parallel.pipeline_parallel));
+      const aicb::shard_params p = aicb::params_on_gpu(job, stage);
+      // DeepSeek-V3's router score bias is a buffer, not a weight: the calculators count it.
+      const std::uint64_t bias_buffers = job.model.moe_router_bias ? p.dense - s.dense_weights() : 0;
+      CHECK(s.dense_weights() + bias_buffers == p.dense);
+      CHECK(s.expert_weights() == p.expert);
+      if (job.model.moe_router_bias) CHECK(bias_buffers % job.model.num_experts == 0);
+    }
+  }
+}
+
+TEST_CASE("rank schedule: finalize reduces gradients as Megatron-Core does", "[schedule]") {
+  aicb::job_spec job = llama(16, 2, 2, true);
+  job.parallel.distributed_optimizer = true;
+  job.model.tied_embeddings = true;
+  const aicb::process_grid grid(job);
+  std::vector<std::string> names;
+  const aicb::rank_schedule last(job, 8);
+  for (const aicb::operation& op : aicb::rank_schedule(job, 8))
+    if (op.phase == op_phase::finalize) {
+      names.emplace_back(op.name);
+      if (op.name == "grad_reduce") {
+        CHECK(op.kind == collective::reduce_scatter);  // distributed optimizer
+        CHECK(op.group == grid.group(group_kind::dp_cp, 8).id());
+        CHECK(op.size.count() == last.dense_weights() * 4);  // fp32 gradients, one bucket
+      }
+      if (op.name == "embedding_grad_reduce") {
+        CHECK(op.group.kind == group_kind::embedding);
+        CHECK(op.group_size == 2);
+      }
+    }
+  CHECK(names == std::vector<std::string>{"grad_reduce", "sp_replicated_grad_reduce", "embedding_grad_reduce",
+                                          "optimizer_step", "param_gather"});
+  // With overlap_grad_reduce the first stage reduces in buckets of max(40M, 1M · |DP×CP|) elements.
+  job.parallel.overlap_grad_reduce = true;
+  std::uint64_t buckets = 0, total = 0;
+  const aicb::rank_schedule first(job, 0);
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.name == "grad_reduce") {
+      ++buckets;
+      total += op.size.count();
+      CHECK(op.size.count() <= 40'000'000ULL * 4);
+    }
+  CHECK(total == first.dense_weights() * 4);
+  CHECK(buckets == (first.dense_weights() + 39'999'999) / 40'000'000);
+  // ...but later stages keep one bucket per buffer.
+  std::uint64_t later = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 8))
+    later += op.name == "grad_reduce" ? 1 : 0;
+  CHECK(later == 1);
+}
+
+TEST_CASE("rank schedule: MoE dispatchers — allgather (Megatron's default) and alltoall", "[schedule]") {
+  aicb::job_spec job{
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 32, .tensor_parallel = 2, .expert_parallel = 4, .sequence_parallel = true},
+      {.global_batch = 16, .seq_length = 4096}};
+  CHECK(job.parallel.moe_dispatcher == aicb::moe_dispatcher_kind::allgather);
+  // T = 4096 / 2 tokens per rank, top-2, h = 4096, bf16.
+  const std::uint64_t T = 2048, h = 4096;
+  std::map<std::string, aicb::operation> first;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == op_type::collective && op.microbatch == 0 && op.layer == 0) first.emplace(op.name, op);
+  CHECK(first.at("moe_tokens_gather").group.kind == group_kind::etp_ep);
+  CHECK(first.at("moe_tokens_gather").size.count() == T * h * 2 * 8);  // gathered over ETP x EP = 8
+  CHECK(first.at("moe_output_scatter").kind == collective::reduce_scatter);
+  CHECK(first.count("moe_dispatch") == 0);
+  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+  first.clear();
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == op_type::collective && op.microbatch == 0 && op.layer == 0) first.emplace(op.name, op);
+  CHECK(first.at("moe_dispatch").group.kind == group_kind::ep);
+  CHECK(first.at("moe_dispatch").size.count() == T * 2 * h * 2);  // T·k·h·bf16, balanced routing
+  CHECK(first.at("moe_combine").size.count() == T * 2 * h * 2);
+  CHECK(first.at("moe_expert_tp_gather").group.kind == group_kind::etp);
+}
+
+TEST_CASE("rank schedule: recomputation repeats the forward in the backward", "[schedule]") {
+  aicb::job_spec job = llama(8, 2, 1, true);
+  const auto count = [&](op_phase phase, std::string_view name) {
+    std::uint64_t n = 0;
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+      n += op.phase == phase && op.name == name ? 1 : 0;
+    return n;
+  };
+  CHECK(count(op_phase::recompute, "attention_qkv") == 0);
+  job.parallel.recompute = aicb::recompute_kind::full;
+  // Every layer, every micro batch (8 sequences over DP 4: 2 micro batches).
+  CHECK(count(op_phase::recompute, "attention_qkv") == 32 * 2);
+  CHECK(count(op_phase::recompute, "attention_input_gather") == 32 * 2);
+  job.parallel.recompute = aicb::recompute_kind::selective;
+  CHECK(count(op_phase::backward, "attention_core_recompute") == 32 * 2);
+}
+
+TEST_CASE("rank schedule: the stream is lazy, owns its state, and refuses what it does not model",
+          "[schedule]") {
+  // A temporary in a range-for is safe (ASan checks it in the sanitizer build).
+  std::uint64_t n = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(llama(16, 2, 2, true), 3))
+    n += op.index == n ? 1 : 0;
+  CHECK(n > 100);
+  aicb::job_spec mtp{
+      aicb::presets::deepseek_v3,
+      {.world_size = 64, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true},
+      {.global_batch = 32, .seq_length = 4096}};
+  CHECK_THROWS_WITH(aicb::rank_schedule(mtp, 0), Catch::Contains("multi-token prediction"));
+  CHECK_THROWS_WITH(aicb::rank_schedule(llama(16, 2, 2, true), 16), Catch::Contains("below world_size"));
+  aicb::job_spec interleaved = llama(16, 2, 4, true, 1, 2, 12);  // 6 micro batches: not a multiple of 4
+  CHECK_THROWS_WITH(aicb::rank_schedule(interleaved, 0), Catch::Contains("multiple of pipeline_parallel"));
+}
