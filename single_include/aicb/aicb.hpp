@@ -1739,6 +1739,14 @@ constexpr bool validate(const job_spec& job) {
   require(g % *per_step == 0 && g >= *per_step, "global_batch", g,
           "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
           *per_step);
+  // Interleaving groups pipeline_parallel micro batches per model chunk (Megatron-Core's default
+  // microbatch_group_size_per_vp_stage): the micro batches must fill whole groups.
+  if (p.virtual_pipeline > 1)
+    require((g / *per_step) % p.pipeline_parallel == 0, "global_batch", g,
+            "with virtual_pipeline > 1, the micro batches per iteration (global_batch / (micro_batch x DP)) "
+            "must be "
+            "a multiple of pipeline_parallel, as Megatron-Core requires",
+            "pipeline_parallel", p.pipeline_parallel);
   require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
           "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
           b.seq_length);
@@ -4709,7 +4717,10 @@ class aicb_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class aicb_source> records() const;
+  [[nodiscard]] record_stream<class aicb_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
+  record_stream<class aicb_source> records() const&& = delete;
 
  private:
   friend class aicb_source;
@@ -5121,7 +5132,7 @@ class aicb_source {
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
 };
 
-inline record_stream<aicb_source> aicb_workload::records() const {
+inline record_stream<aicb_source> aicb_workload::records() const& {
   return record_stream<aicb_source>(aicb_source(*this));
 }
 
@@ -5196,7 +5207,10 @@ class megatron_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class megatron_source> records() const;
+  [[nodiscard]] record_stream<class megatron_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : megatron_workload(...).records())` does not compile; name the workload).
+  record_stream<class megatron_source> records() const&& = delete;
 
  private:
   friend class megatron_source;
@@ -5573,7 +5587,7 @@ class megatron_source {
   std::uint64_t repeat_ = 0;  // copies of the current run already handed out
 };
 
-inline record_stream<megatron_source> megatron_workload::records() const {
+inline record_stream<megatron_source> megatron_workload::records() const& {
   return record_stream<megatron_source>(megatron_source(*this));
 }
 
@@ -7188,7 +7202,10 @@ class collective_sweep_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class collective_sweep_source> records() const;
+  [[nodiscard]] record_stream<class collective_sweep_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : collective_sweep_workload(...).records())` does not compile; name the workload).
+  record_stream<class collective_sweep_source> records() const&& = delete;
 
  private:
   collective_sweep_options o_;
@@ -7212,7 +7229,7 @@ class collective_sweep_source {
   record current_;
 };
 
-inline record_stream<collective_sweep_source> collective_sweep_workload::records() const {
+inline record_stream<collective_sweep_source> collective_sweep_workload::records() const& {
   return record_stream<collective_sweep_source>(collective_sweep_source(*this));
 }
 
@@ -8528,7 +8545,9 @@ class simai_reader {
   [[nodiscard]] std::uint64_t records_read() const noexcept { return read_; }
 
   /// The records, lazily (a single pass).
-  [[nodiscard]] record_stream<class simai_reader_source> records();
+  [[nodiscard]] record_stream<class simai_reader_source> records() &;
+  /// Not on a temporary reader: the stream refers to it (name the reader).
+  record_stream<class simai_reader_source> records() && = delete;
 
  private:
   static constexpr int simai_column_forward = 0, simai_column_input = 1, simai_column_weight = 2;
@@ -8628,7 +8647,7 @@ class simai_reader_source {
   record current_;
 };
 
-inline record_stream<simai_reader_source> simai_reader::records() {
+inline record_stream<simai_reader_source> simai_reader::records() & {
   return record_stream<simai_reader_source>(simai_reader_source(*this));
 }
 
@@ -11635,17 +11654,19 @@ class rank_schedule::iterator {
         const bool has_before = wait_count_ > 0;
         const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
         const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
+        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
         operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
         send.peer = to;
         send.size = bytes{t.size};
-        send.tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        send.tag = tag;
+        const std::uint64_t send_index = send.index;  // `send` may move when the next one is added
         waits_[0] = before;
         wait_count_ = has_before ? 1 : 0;
         operation& recv = push(op_type::recv, t.name, phase, microbatch, chunk, layer);
         recv.peer = from;
         recv.size = bytes{t.size};
-        recv.tag = send.tag;
-        waits_ = {send.index, recv.index};
+        recv.tag = tag;
+        waits_ = {send_index, recv.index};
         wait_count_ = 2;
       }
     }
@@ -12521,20 +12542,19 @@ template <class Streams>
 namespace detail {
 
 // A signature of a rank's stream that ranks of a symmetric job share: everything but group
-// indices, peers and tags (FNV-1a over the fields).
+// indices, peers and tags, mixed word by word. Names are the schedule's static texts: their address
+// stands for them within one process.
 struct stream_signature {
-  std::uint64_t hash = 1469598103934665603ULL, operations = 0;
+  std::uint64_t hash = 0x243F6A8885A308D3ULL, operations = 0;
   void mix(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      hash ^= (v >> (8 * i)) & 0xff;
-      hash *= 1099511628211ULL;
-    }
+    hash = (hash ^ v) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 29;
   }
   void add(const operation& op) {
     ++operations;
     mix(static_cast<std::uint64_t>(op.type));
-    for (const char c : op.name)
-      mix(static_cast<unsigned char>(c));
+    mix(reinterpret_cast<std::uintptr_t>(op.name.data()));
+    mix(op.name.size());
     mix(static_cast<std::uint64_t>(op.phase));
     mix(op.microbatch);
     mix(op.chunk);

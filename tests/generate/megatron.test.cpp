@@ -297,3 +297,22 @@ TEST_CASE("megatron: ZeRO-2/3 repeat their DP collectives in every micro batch",
       aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 2}, {}};
   CHECK_THROWS_AS(aicb::megatron_workload(moe, constant), aicb::config_error);
 }
+
+namespace {
+template <class W>
+concept records_of_lvalue = requires(W& w) {
+  w.records();
+};
+template <class W>
+concept records_of_temporary = requires(W&& w) {
+  static_cast<W&&>(w).records();
+};
+}  // namespace
+
+TEST_CASE("megatron: records() cannot be taken from a temporary workload (it would dangle)", "[generate]") {
+  STATIC_REQUIRE(records_of_lvalue<const aicb::megatron_workload>);
+  STATIC_REQUIRE_FALSE(records_of_temporary<aicb::megatron_workload>);
+  STATIC_REQUIRE_FALSE(records_of_temporary<aicb::aicb_workload>);
+  STATIC_REQUIRE_FALSE(records_of_temporary<aicb::simai_reader>);
+  STATIC_REQUIRE(records_of_lvalue<aicb::simai_reader>);
+}

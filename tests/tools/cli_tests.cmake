@@ -201,3 +201,26 @@ aicb_cli_test(generate_csv_too_large STATUS 1 EXPECT "the output would take abou
               ARGS generate --format csv --world_size 8 --epoch_num 1000000000000 -o never_generate.csv)
 aicb_cli_test(micro_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
               ARGS micro --format csv --world_size 8 --iter_num 1000000000000000 -o never_micro.csv)
+
+# aicb schedule, aicb check: what one rank does; the whole-job check.
+aicb_cli_test(schedule_rank EXPECT "rank 21 of 64: tp 1, cp 0, dp 1, pp 1" "tp\\[5\\] +\\[20 21 22 23\\]"
+                                   "recv +forward .*recv_activation +from 5 tag"
+                                   "collective +finalize .*grad_reduce +reduce_scatter dp_cp\\[5\\]/4"
+              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --distributed-optimizer
+                   --global-batch 32 --seq 4096 --rank 21)
+aicb_cli_test(schedule_json EXPECT "\"rank\": 21" "\"operations\": ." "\"type\": \"collective\""
+              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 32
+                   --seq 4096 --rank 21 --json --limit 50)
+aicb_cli_test(schedule_rank_out_of_range STATUS 2 EXPECT "rank = 64: a rank must be below world_size \\(64\\)"
+              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --rank 64)
+aicb_cli_test(schedule_interleaved_refused STATUS 2 EXPECT "a multiple of pipeline_parallel, as Megatron-Core requires"
+              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 24 --seq 4096)
+aicb_cli_test(check_job EXPECT "ok: all 64 ranks ran jointly" "transfers"
+              ARGS check --model mixtral-8x7b --world-size 64 --tp 2 --pp 2 --ep 8 --sp --global-batch 64 --seq 4096)
+aicb_cli_test(check_job_two_passes EXPECT "ok: all 64 ranks streamed" "pipeline group 0 \\(4 ranks\\) ran jointly"
+              ARGS check --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 32 --seq 4096
+                   --joint-limit 16)
+add_test(NAME cli.schedule_json_is_json
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/json_output.py" operations $<TARGET_FILE:aicb_tool>
+                 schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 8 --seq 2048 --rank 9 --json)
+set_tests_properties(cli.schedule_json_is_json PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "valid JSON")

@@ -9,6 +9,7 @@
 #include "lint_command.hpp"
 #include "micro_command.hpp"
 #include "profile_command.hpp"
+#include "schedule_command.hpp"
 
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
@@ -114,6 +115,14 @@ int main(int argc, char** argv) {
       ->allow_extras();
   if (argc >= 2 && std::string(argv[1]) == "profile") return aicb_tool::forward_to_profiler(argc, argv);
 
+  aicb_tool::schedule_options schedule;
+  CLI::App* schedule_command = nullptr;
+  aicb_tool::add_schedule_command(app, schedule, schedule_command);
+
+  aicb_tool::check_options check;
+  CLI::App* check_command = nullptr;
+  aicb_tool::add_check_command(app, check, check_command);
+
   aicb_tool::lint_options lint;
   CLI::App* lint_command = nullptr;
   aicb_tool::add_lint_command(app, lint, lint_command);
@@ -128,6 +137,8 @@ int main(int argc, char** argv) {
     if (*deepspeed_command) return aicb_tool::run_deepspeed(deepspeed);
     if (*micro_command) return aicb_tool::run_micro(micro);
     if (*lint_command) return aicb_tool::run_lint(lint);
+    if (*schedule_command) return aicb_tool::run_schedule(schedule);
+    if (*check_command) return aicb_tool::run_check(check);
     if (*models) return run_models(models_json);
     if (*describe) return run_describe(describe_flags, describe_json);
     if (*aiob_show) return aicb_tool::run_aiob_show(aiob);

@@ -112,7 +112,10 @@ class aicb_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class aicb_source> records() const;
+  [[nodiscard]] record_stream<class aicb_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
+  record_stream<class aicb_source> records() const&& = delete;
 
  private:
   friend class aicb_source;
@@ -524,7 +527,7 @@ class aicb_source {
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
 };
 
-inline record_stream<aicb_source> aicb_workload::records() const {
+inline record_stream<aicb_source> aicb_workload::records() const& {
   return record_stream<aicb_source>(aicb_source(*this));
 }
 

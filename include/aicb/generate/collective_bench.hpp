@@ -108,7 +108,10 @@ class collective_sweep_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class collective_sweep_source> records() const;
+  [[nodiscard]] record_stream<class collective_sweep_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : collective_sweep_workload(...).records())` does not compile; name the workload).
+  record_stream<class collective_sweep_source> records() const&& = delete;
 
  private:
   collective_sweep_options o_;
@@ -132,7 +135,7 @@ class collective_sweep_source {
   record current_;
 };
 
-inline record_stream<collective_sweep_source> collective_sweep_workload::records() const {
+inline record_stream<collective_sweep_source> collective_sweep_workload::records() const& {
   return record_stream<collective_sweep_source>(collective_sweep_source(*this));
 }
 

@@ -108,7 +108,10 @@ class megatron_workload {
   }
 
   /// The records, lazily.
-  [[nodiscard]] record_stream<class megatron_source> records() const;
+  [[nodiscard]] record_stream<class megatron_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : megatron_workload(...).records())` does not compile; name the workload).
+  record_stream<class megatron_source> records() const&& = delete;
 
  private:
   friend class megatron_source;
@@ -485,7 +488,7 @@ class megatron_source {
   std::uint64_t repeat_ = 0;  // copies of the current run already handed out
 };
 
-inline record_stream<megatron_source> megatron_workload::records() const {
+inline record_stream<megatron_source> megatron_workload::records() const& {
   return record_stream<megatron_source>(megatron_source(*this));
 }
 

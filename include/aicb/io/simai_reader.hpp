@@ -255,7 +255,9 @@ class simai_reader {
   [[nodiscard]] std::uint64_t records_read() const noexcept { return read_; }
 
   /// The records, lazily (a single pass).
-  [[nodiscard]] record_stream<class simai_reader_source> records();
+  [[nodiscard]] record_stream<class simai_reader_source> records() &;
+  /// Not on a temporary reader: the stream refers to it (name the reader).
+  record_stream<class simai_reader_source> records() && = delete;
 
  private:
   static constexpr int simai_column_forward = 0, simai_column_input = 1, simai_column_weight = 2;
@@ -355,7 +357,7 @@ class simai_reader_source {
   record current_;
 };
 
-inline record_stream<simai_reader_source> simai_reader::records() {
+inline record_stream<simai_reader_source> simai_reader::records() & {
   return record_stream<simai_reader_source>(simai_reader_source(*this));
 }
 

@@ -204,6 +204,14 @@ constexpr bool validate(const job_spec& job) {
   require(g % *per_step == 0 && g >= *per_step, "global_batch", g,
           "global_batch must be a positive multiple of micro_batch x data_parallel", "micro_batch x DP",
           *per_step);
+  // Interleaving groups pipeline_parallel micro batches per model chunk (Megatron-Core's default
+  // microbatch_group_size_per_vp_stage): the micro batches must fill whole groups.
+  if (p.virtual_pipeline > 1)
+    require((g / *per_step) % p.pipeline_parallel == 0, "global_batch", g,
+            "with virtual_pipeline > 1, the micro batches per iteration (global_batch / (micro_batch x DP)) "
+            "must be "
+            "a multiple of pipeline_parallel, as Megatron-Core requires",
+            "pipeline_parallel", p.pipeline_parallel);
   require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
           "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
           b.seq_length);

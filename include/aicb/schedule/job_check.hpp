@@ -292,20 +292,19 @@ template <class Streams>
 namespace detail {
 
 // A signature of a rank's stream that ranks of a symmetric job share: everything but group
-// indices, peers and tags (FNV-1a over the fields).
+// indices, peers and tags, mixed word by word. Names are the schedule's static texts: their address
+// stands for them within one process.
 struct stream_signature {
-  std::uint64_t hash = 1469598103934665603ULL, operations = 0;
+  std::uint64_t hash = 0x243F6A8885A308D3ULL, operations = 0;
   void mix(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      hash ^= (v >> (8 * i)) & 0xff;
-      hash *= 1099511628211ULL;
-    }
+    hash = (hash ^ v) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 29;
   }
   void add(const operation& op) {
     ++operations;
     mix(static_cast<std::uint64_t>(op.type));
-    for (const char c : op.name)
-      mix(static_cast<unsigned char>(c));
+    mix(reinterpret_cast<std::uintptr_t>(op.name.data()));
+    mix(op.name.size());
     mix(static_cast<std::uint64_t>(op.phase));
     mix(op.microbatch);
     mix(op.chunk);

@@ -307,17 +307,19 @@ class rank_schedule::iterator {
         const bool has_before = wait_count_ > 0;
         const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
         const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
+        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
         operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
         send.peer = to;
         send.size = bytes{t.size};
-        send.tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        send.tag = tag;
+        const std::uint64_t send_index = send.index;  // `send` may move when the next one is added
         waits_[0] = before;
         wait_count_ = has_before ? 1 : 0;
         operation& recv = push(op_type::recv, t.name, phase, microbatch, chunk, layer);
         recv.peer = from;
         recv.size = bytes{t.size};
-        recv.tag = send.tag;
-        waits_ = {send.index, recv.index};
+        recv.tag = tag;
+        waits_ = {send_index, recv.index};
         wait_count_ = 2;
       }
     }
