@@ -59,6 +59,7 @@
 #include <aicb/generate/megatron.hpp>
 #include <aicb/generate/megatron_csv.hpp>
 #include <aicb/generate/record_stream.hpp>
+#include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_lint.hpp>

@@ -316,3 +316,17 @@ TEST_CASE("megatron: records() cannot be taken from a temporary workload (it wou
   STATIC_REQUIRE_FALSE(records_of_temporary<aicb::simai_reader>);
   STATIC_REQUIRE(records_of_lvalue<aicb::simai_reader>);
 }
+
+TEST_CASE("megatron: expert tensor parallelism other than TP is refused for SimAI", "[generate]") {
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 16,
+                      .tensor_parallel = 2,
+                      .expert_parallel = 4,
+                      .expert_tensor_parallel = 1,
+                      .sequence_parallel = true},
+                     {.global_batch = 8, .seq_length = 4096}};
+  CHECK_THROWS_WITH(aicb::megatron_workload(job, constant),
+                    Catch::Contains("expert_tensor_parallel = 1") && Catch::Contains("cannot express"));
+  job.parallel.expert_tensor_parallel = 2;
+  CHECK_NOTHROW(aicb::megatron_workload(job, constant));
+}

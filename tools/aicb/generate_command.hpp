@@ -20,6 +20,7 @@
 #include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/megatron.hpp>
 #include <aicb/generate/megatron_csv.hpp>
+#include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_writer.hpp>
@@ -614,7 +615,8 @@ inline int run_generate(const generate_options& o) {
     fallback = std::make_unique<aicb::roofline_model>(gpu);
     model = std::make_unique<aicb::aiob_model>(std::move(profile), file, fallback.get());
   }
-  const aicb::megatron_workload w(job, *model, {.iterations = o.iterations, .pipeline_stage = o.stage});
+  // The corrected workload: the representative rank's operation graph, projected onto SimAI's records.
+  const aicb::simai_projection w(job, *model, {.iterations = o.iterations, .pipeline_stage = o.stage});
   aicb::aicb_args names;  // the output file keeps aicb's naming scheme
   names.gpu_type = given(o, "gpu_type") ? std::optional<std::string>(gpu) : std::nullopt;
   names.model_name =
@@ -644,7 +646,7 @@ inline int run_generate(const generate_options& o) {
     for (const std::string& n : notes)
       std::fprintf(stderr, "note: %s\n", n.c_str());
   }
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = w.warnings();
   if (const auto* aiob = dynamic_cast<const aicb::aiob_model*>(model.get()))
     for (aicb::op_role role : aiob->missing_roles())
       warnings.push_back("the profile has no section for " + std::string(aicb::to_string(role)) +

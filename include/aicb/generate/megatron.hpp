@@ -74,6 +74,15 @@ class megatron_workload {
                               "optimizer (zero_stage 0 or 1)"));
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+    // SimAI has one TP size: it runs expert collectives on groups derived from TP and EP, so an
+    // expert tensor-parallel size of its own cannot be written for it.
+    if (job_.model.is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
+      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+                              "a SimAI workload cannot express expert tensor parallelism different from "
+                              "tensor_parallel (" +
+                                  std::to_string(p.tensor_parallel) +
+                                  "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for "
+                                  "the per-rank operations"));
     stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
     if (stage_ >= p.pipeline_parallel)
       AICB_THROW(config_error("pipeline_stage", std::to_string(stage_),

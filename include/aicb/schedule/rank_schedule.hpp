@@ -801,6 +801,7 @@ inline void rank_schedule::state::build_embedding_and_head() {
   hf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
   if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
   hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
+  hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
   if (tp) {
     hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
     hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
