@@ -2225,39 +2225,2175 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Communication volume of one training iteration on one GPU, by group, in the size convention of
-/// aicb::collective_op (the buffer of one rank: all-reduce input, all-gather output). These are
-/// exactly the collectives the corrected Megatron generator emits (aicb/generate/megatron.hpp;
-/// docs/workloads.md), summed; docs/calculators.md states each rule.
+/// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
+/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
+/// transfers every output projects, in the size convention of aicb::operation (a collective's whole
+/// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
 ///
-/// With A = (s/CP)·b·h·bytes(dtype), one micro batch's activation on a TP group (no TP traffic at
-/// TP = 1):
-/// - TP, per layer and micro batch: attention 2A forward and 2A backward with sequence parallelism
-///   (all-gather in, reduce-scatter out, and the reverse), A and A without; MLA adds the all-reduces
-///   of the latent gradients backward (tokens·(q_lora + kv_lora)·bytes). Dense MLP the same as
-///   attention. MoE layers: the TP all-gather and reduce-scatter of dispatched tokens (k·A·ETP/TP
-///   each, both ways), and the shared experts like a dense MLP. Full recompute repeats every forward
-///   collective. Embedding: A forward (and A backward under SP); logits: A backward (and A forward
-///   under SP); the loss three all-reduces of tokens·4 bytes.
-/// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
-///   sharded optimizer (distributed optimizer, ZeRO-1) a reduce-scatter of them plus an all-gather
-///   of the updated weights; ZeRO-2 reduce-scatters the gradients on every micro batch; ZeRO-3
-///   reduce-scatters them and all-gathers the weights forward and backward on every micro batch,
-///   never after the step. Routed-expert weights do the same over the expert-data-parallel group.
-/// - PP: each micro batch's activation forward and its gradient backward, A/TP under sequence
-///   parallelism; stages with two neighbours send both ways.
-/// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
-///   tokens·top_k·h·bytes(dtype), forward and backward (tokens = s/CP·b, /TP under SP).
-/// - CP: per layer and micro batch, an all-gather of the keys and values of the whole sequence
-///   forward and a reduce-scatter of their gradients backward (ring attention).
+/// - tp: tensor-parallel collectives (SP gathers and scatters both ways, their backward re-gathers,
+///   the loss's all-reduces, the expert-TP collectives when ETP = TP, the SP-replicated gradients);
+/// - dp: gradient reductions over DP × CP and the distributed optimizer's weight gathers;
+/// - pp: bytes sent to the pipeline neighbours (activations forward, gradients backward);
+/// - ep: the MoE dispatchers' collectives (over EP, or over ETP × EP for the allgather dispatcher);
+/// - dp_ep: routed-expert gradient reductions and gathers over expert-DP;
+/// - cp: bytes sent around the context-parallel ring;
+/// - other: reductions over groups of their own (the tied word embedding, the router's expert bias).
+///
+/// ZeRO stages 2 and 3 (DeepSpeed's) are not in the graph: their volumes follow the ZeRO paper
+/// (docs/zero.md), per layer.
 
 // #include <aicb/calc/params.hpp>
 // #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Ranks, their coordinates and their process groups, exactly as Megatron-Core builds them
+/// (`parallel_state.py`, default order `tp-cp-ep-dp-pp`; the leftmost dimension varies fastest).
+///
+/// Two grids share the ranks. The dense grid has the sizes (TP, CP, 1, DP, PP); the expert grid
+/// (ETP, 1, EP, EDP, PP). A rank's coordinates follow from mixed-radix digits:
+///
+/// ```text
+/// dense:  rank = tp  + TP ·(cp + CP ·(dp  + DP ·pp))
+/// expert: rank = etp + ETP·(ep + EP ·(edp + EDP·pp))
+/// ```
+///
+/// A group is all ranks that share every coordinate but the group's own ("masked") ones. Members
+/// are listed in ascending rank order, the masked coordinates counting fastest in the order's
+/// order; groups of one kind are numbered the same way by their other coordinates — Megatron's
+/// enumeration, so a group's index is stable and the same on every rank.
+///
+/// ```cpp
+/// const aicb::process_grid grid(job);
+/// const aicb::rank_group dp = grid.group(aicb::group_kind::dp, 5);
+/// for (std::uint64_t j = 0; j < dp.size(); ++j) use(dp.member(j));   // global ranks, ascending
+/// ```
+///
+/// A group is a handful of integers (a base rank and up to three size/stride pairs), not a list: a
+/// data-parallel group of a million ranks costs nothing until its members are asked for.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The process groups of a Megatron-Core training job.
+enum class group_kind : std::uint8_t {
+  tp,                  ///< tensor parallel (dense grid 'tp')
+  cp,                  ///< context parallel ('cp')
+  dp,                  ///< data parallel ('dp')
+  pp,                  ///< pipeline parallel ('pp')
+  dp_cp,               ///< data × context parallel ('dp-cp'): dense gradients, optimizer shards
+  tp_cp,               ///< tensor × context parallel ('tp-cp')
+  tp_dp_cp,            ///< tensor × data × context parallel ('tp-dp-cp'): router expert-bias reduction
+  ep,                  ///< expert parallel (expert grid 'ep')
+  etp,                 ///< expert tensor parallel (expert grid 'tp')
+  etp_ep,              ///< expert tensor × expert parallel (expert grid 'tp-ep'): the allgather dispatcher
+  edp,                 ///< expert data parallel (expert grid 'dp'): routed-expert gradients
+  embedding,           ///< first and last rank of each pipeline group: the tied word-embedding gradient
+  position_embedding,  ///< first rank of each pipeline group
+  world,               ///< every rank
+};
+
+template <>
+struct enum_names<group_kind> {
+  static constexpr std::array<std::string_view, 14> value{"tp",
+                                                          "cp",
+                                                          "dp",
+                                                          "pp",
+                                                          "dp_cp",
+                                                          "tp_cp",
+                                                          "tp_dp_cp",
+                                                          "ep",
+                                                          "etp",
+                                                          "etp_ep",
+                                                          "edp",
+                                                          "embedding",
+                                                          "position_embedding",
+                                                          "world"};
+};
+
+/// A rank's place in both grids.
+struct rank_coordinates {
+  std::uint64_t tp = 0, cp = 0, dp = 0, pp = 0;  ///< dense grid
+  std::uint64_t etp = 0, ep = 0, edp = 0;        ///< expert grid (its pp is the dense one)
+
+  [[nodiscard]] friend constexpr bool operator==(const rank_coordinates&, const rank_coordinates&) = default;
+};
+
+/// A stable name for a group: its kind and its index among the groups of that kind.
+struct group_id {
+  group_kind kind = group_kind::world;
+  std::uint64_t index = 0;
+
+  [[nodiscard]] friend constexpr bool operator==(const group_id&, const group_id&) = default;
+  [[nodiscard]] friend constexpr auto operator<=>(const group_id&, const group_id&) = default;
+};
+
+/// "dp_cp[3]": a group id as text.
+[[nodiscard]] inline std::string to_string(const group_id& id) {
+  return std::string(to_string(id.kind)) + "[" + std::to_string(id.index) + "]";
+}
+
+/// One process group: its members as global ranks in ascending order, computed on demand.
+class rank_group {
+ public:
+  /// One dimension of the members: `size` coordinates, `stride` ranks apart.
+  struct dimension {
+    std::uint64_t size = 1, stride = 0;
+
+    [[nodiscard]] friend constexpr bool operator==(const dimension&, const dimension&) = default;
+  };
+
+  constexpr rank_group() = default;
+  constexpr rank_group(group_id id, std::uint64_t base, std::array<dimension, 3> dims) noexcept
+      : id_(id), base_(base), dims_(dims) {}
+
+  [[nodiscard]] constexpr group_id id() const noexcept { return id_; }
+  [[nodiscard]] constexpr group_kind kind() const noexcept { return id_.kind; }
+  /// Ranks in the group.
+  [[nodiscard]] constexpr std::uint64_t size() const noexcept {
+    return dims_[0].size * dims_[1].size * dims_[2].size;
+  }
+  /// The global rank of group rank `j` (0-based, below size()).
+  [[nodiscard]] constexpr std::uint64_t member(std::uint64_t j) const noexcept {
+    std::uint64_t rank = base_;
+    for (const dimension& d : dims_) {
+      rank += (j % d.size) * d.stride;
+      j /= d.size;
+    }
+    return rank;
+  }
+  /// The group rank of global rank `rank`, or nothing when it is not a member.
+  [[nodiscard]] constexpr std::optional<std::uint64_t> position(std::uint64_t rank) const noexcept {
+    if (rank < base_) return std::nullopt;
+    std::uint64_t offset = rank - base_, j = 0;
+    // Dimensions are nested (each stride a multiple of the previous extent) in every group built
+    // here; peel them from the largest stride down.
+    for (std::size_t k = dims_.size(); k-- > 0;) {
+      const dimension& d = dims_[k];
+      if (d.size == 1) continue;
+      const std::uint64_t digit = offset / d.stride;
+      if (digit >= d.size) return std::nullopt;
+      offset -= digit * d.stride;
+      std::uint64_t below = 1;
+      for (std::size_t i = 0; i < k; ++i)
+        below *= dims_[i].size;
+      j += digit * below;
+    }
+    if (offset != 0) return std::nullopt;
+    return j;
+  }
+  [[nodiscard]] constexpr bool contains(std::uint64_t rank) const noexcept {
+    return position(rank).has_value();
+  }
+  /// The first member (the lowest rank).
+  [[nodiscard]] constexpr std::uint64_t first() const noexcept { return base_; }
+  /// The last member (the highest rank).
+  [[nodiscard]] constexpr std::uint64_t last() const noexcept { return member(size() - 1); }
+
+  [[nodiscard]] friend constexpr bool operator==(const rank_group&, const rank_group&) = default;
+
+ private:
+  group_id id_{};
+  std::uint64_t base_ = 0;
+  std::array<dimension, 3> dims_{};
+};
+
+/// The ranks of a job and their groups. Built from a valid job (validate() runs first).
+class process_grid {
+ public:
+  explicit process_grid(const job_spec& job) {
+    validate(job);
+    const parallel_spec& p = job.parallel;
+    world_ = p.world_size;
+    dense_ = {p.tensor_parallel, p.context_parallel, 1, data_parallel(job), p.pipeline_parallel};
+    expert_ = {expert_tensor_parallel(job), 1, p.expert_parallel, expert_data_parallel(job),
+               p.pipeline_parallel};
+    for (const auto* sizes : {&dense_, &expert_}) {
+      std::uint64_t product = 1;
+      for (const std::uint64_t s : *sizes)
+        product *= s;
+      if (product != world_)
+        AICB_THROW(config_error("world_size", std::to_string(world_),
+                                "the expert grid (ETP x EP x EDP x PP) must hold every rank"));
+    }
+  }
+
+  [[nodiscard]] std::uint64_t world_size() const noexcept { return world_; }
+  [[nodiscard]] std::uint64_t pipeline_parallel() const noexcept { return dense_[pp_axis]; }
+
+  /// The coordinates of `rank` in both grids.
+  [[nodiscard]] rank_coordinates coordinates(std::uint64_t rank) const {
+    check_rank(rank);
+    const auto d = digits(dense_, rank), e = digits(expert_, rank);
+    return {d[0], d[1], d[3], d[4], e[0], e[2], e[3]};
+  }
+  /// The pipeline stage of `rank`.
+  [[nodiscard]] std::uint64_t pipeline_stage(std::uint64_t rank) const { return coordinates(rank).pp; }
+
+  /// The group of `kind` that holds `rank`.
+  [[nodiscard]] rank_group group(group_kind kind, std::uint64_t rank) const {
+    check_rank(rank);
+    switch (kind) {
+      case group_kind::tp:
+        return masked(kind, dense_, rank, {0});
+      case group_kind::cp:
+        return masked(kind, dense_, rank, {1});
+      case group_kind::dp:
+        return masked(kind, dense_, rank, {3});
+      case group_kind::pp:
+        return masked(kind, dense_, rank, {4});
+      case group_kind::dp_cp:
+        return masked(kind, dense_, rank, {1, 3});
+      case group_kind::tp_cp:
+        return masked(kind, dense_, rank, {0, 1});
+      case group_kind::tp_dp_cp:
+        return masked(kind, dense_, rank, {0, 1, 3});
+      case group_kind::ep:
+        return masked(kind, expert_, rank, {2});
+      case group_kind::etp:
+        return masked(kind, expert_, rank, {0});
+      case group_kind::etp_ep:
+        return masked(kind, expert_, rank, {0, 2});
+      case group_kind::edp:
+        return masked(kind, expert_, rank, {3});
+      case group_kind::embedding:
+      case group_kind::position_embedding: {
+        // The first (and, for the word embedding, the last) rank of the rank's pipeline group.
+        const rank_group pp = masked(group_kind::pp, dense_, rank, {4});
+        const std::uint64_t stages = dense_[pp_axis];
+        const bool both = kind == group_kind::embedding && stages > 1;
+        return {{kind, pp.id().index},
+                pp.first(),
+                {{{both ? 2u : 1u, (stages - 1) * (world_ / stages)}, {}, {}}}};
+      }
+      case group_kind::world:
+        return {{kind, 0}, 0, {{{world_, 1}, {}, {}}}};
+    }
+    AICB_THROW(config_error("group", std::to_string(static_cast<int>(kind)), "no such group kind"));
+  }
+
+  /// Whether `rank` belongs to a group of `kind` at all (only the embedding groups leave ranks out).
+  [[nodiscard]] bool in_group(group_kind kind, std::uint64_t rank) const {
+    return group(kind, rank).contains(rank);
+  }
+
+  /// How many groups of `kind` there are.
+  [[nodiscard]] std::uint64_t group_count(group_kind kind) const {
+    if (kind == group_kind::world) return 1;
+    if (kind == group_kind::embedding || kind == group_kind::position_embedding)
+      return world_ / dense_[pp_axis];
+    return world_ / group(kind, 0).size();
+  }
+
+  /// The group of `kind` with Megatron's enumeration index `index`.
+  [[nodiscard]] rank_group group_at(group_kind kind, std::uint64_t index) const {
+    if (index >= group_count(kind))
+      AICB_THROW(config_error(
+          "group", to_string(group_id{kind, index}),
+          "the index must be below the number of groups (" + std::to_string(group_count(kind)) + ")"));
+    // The lowest rank of group `index`: its unmasked coordinates are the index's digits. Find it
+    // through a member of group 0 shifted by the index's place in the unmasked dimensions.
+    const rank_group zero = group(kind, 0);
+    if (kind == group_kind::world) return zero;
+    std::uint64_t remaining = index, rank = 0;
+    const bool expert = kind == group_kind::ep || kind == group_kind::etp || kind == group_kind::etp_ep ||
+                        kind == group_kind::edp;
+    const auto& sizes = expert ? expert_ : dense_;
+    const std::uint64_t mask = kind == group_kind::embedding || kind == group_kind::position_embedding
+                                   ? mask_of(group_kind::pp)
+                                   : mask_of(kind);
+    std::uint64_t stride = 1;
+    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
+      if (!(mask & (1u << axis))) {
+        rank += (remaining % sizes[axis]) * stride;
+        remaining /= sizes[axis];
+      }
+      stride *= sizes[axis];
+    }
+    return group(kind, rank);
+  }
+
+  /// The pipeline neighbour of `rank` one stage on (`next`) or back, wrapping around (Megatron's
+  /// ranks[(i ± 1) mod PP]).
+  [[nodiscard]] std::uint64_t pipeline_peer(std::uint64_t rank, bool next) const {
+    const rank_group pp = group(group_kind::pp, rank);
+    const std::uint64_t stages = pp.size(), stage = *pp.position(rank);
+    return pp.member(next ? (stage + 1) % stages : (stage + stages - 1) % stages);
+  }
+
+ private:
+  // Axes of both grids, in the order string's order.
+  static constexpr std::size_t pp_axis = 4;
+  using sizes_t = std::array<std::uint64_t, 5>;
+
+  static std::uint64_t mask_of(group_kind kind) {
+    switch (kind) {
+      case group_kind::tp:
+      case group_kind::etp:
+        return 1u << 0;
+      case group_kind::cp:
+        return 1u << 1;
+      case group_kind::ep:
+        return 1u << 2;
+      case group_kind::dp:
+      case group_kind::edp:
+        return 1u << 3;
+      case group_kind::pp:
+        return 1u << 4;
+      case group_kind::dp_cp:
+        return (1u << 1) | (1u << 3);
+      case group_kind::tp_cp:
+        return (1u << 0) | (1u << 1);
+      case group_kind::tp_dp_cp:
+        return (1u << 0) | (1u << 1) | (1u << 3);
+      case group_kind::etp_ep:
+        return (1u << 0) | (1u << 2);
+      default:
+        return 0;
+    }
+  }
+
+  void check_rank(std::uint64_t rank) const {
+    if (rank >= world_)
+      AICB_THROW(config_error("rank", std::to_string(rank),
+                              "a rank must be below world_size (" + std::to_string(world_) + ")"));
+  }
+
+  static std::array<std::uint64_t, 5> digits(const sizes_t& sizes, std::uint64_t rank) {
+    std::array<std::uint64_t, 5> d{};
+    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
+      d[axis] = rank % sizes[axis];
+      rank /= sizes[axis];
+    }
+    return d;
+  }
+
+  // The group whose members differ from `rank` only in the axes listed (in the order's order).
+  rank_group masked(group_kind kind, const sizes_t& sizes, std::uint64_t rank,
+                    std::initializer_list<std::size_t> axes) const {
+    const auto coordinate = digits(sizes, rank);
+    std::array<std::uint64_t, 5> strides{};
+    std::uint64_t stride = 1;
+    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
+      strides[axis] = stride;
+      stride *= sizes[axis];
+    }
+    std::uint64_t base = rank, index = 0, scale = 1;
+    std::array<rank_group::dimension, 3> dims{};
+    std::size_t used = 0;
+    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
+      bool is_masked = false;
+      for (const std::size_t a : axes)
+        is_masked = is_masked || a == axis;
+      if (is_masked) {
+        base -= coordinate[axis] * strides[axis];
+        dims[used++] = {sizes[axis], strides[axis]};
+      } else {
+        index += coordinate[axis] * scale;
+        scale *= sizes[axis];
+      }
+    }
+    return {{kind, index}, base, dims};
+  }
+
+  std::uint64_t world_ = 1;
+  sizes_t dense_{}, expert_{};
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/operation.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::operation — one thing one rank does in a training iteration: a computation, a collective
+/// over one of its process groups, or a point-to-point send or receive to a peer rank — with where
+/// it sits in the schedule (micro batch, model chunk, layer, pass) and what it waits for.
+///
+/// This is the vocabulary of the per-rank operation graph (aicb/schedule/rank_schedule.hpp), the
+/// one corrected model that every output projects.
+///
+/// Sizes: a collective's `size` follows the convention of aicb's and SimAI's files — the whole
+/// buffer: an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input, an
+/// all-to-all's send buffer; `per_rank_size()` gives what one rank contributes (the shard for
+/// all-gather and reduce-scatter). Durations are not here: a compute model prices an operation's
+/// `compute` (FLOPs, bytes), so the communication pattern never depends on where times come from.
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/compute_op.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::compute_op — one GPU operation a generator needs a duration for: what it is (its role in a
+/// layer and its kind), its shape, its dtype and which pass (forward, input gradient, weight
+/// gradient). Compute models (aicb/compute/model.hpp) answer for it; they never see the
+/// communication, which depends on the job alone.
+
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The kind of computation, which decides how FLOPs and bytes follow from the shape.
+enum class op_kind : std::uint8_t {
+  gemm,         ///< batch × (m×k)·(k×n)
+  attention,    ///< fused causal attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
+  norm,         ///< LayerNorm / RMSNorm over m rows of n features
+  elementwise,  ///< activation functions, dropout, additions: m × n elements
+  embedding,    ///< table lookup of m rows of n features
+  optimizer,    ///< Adam step over m parameters
+};
+
+/// Which pass of training.
+enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
+
+/// The role of an operation in a transformer layer (what profiles name).
+enum class op_role : std::uint8_t {
+  embedding,
+  input_norm,
+  attention_qkv,
+  attention_core,
+  attention_out,
+  mla_q_down,   ///< MLA: query down-projection and its norm
+  mla_q_up,     ///< MLA: query up-projection
+  mla_kv_down,  ///< MLA: key/value down-projection and its norm
+  mla_kv_up,    ///< MLA: key/value up-projection
+  post_attention_norm,
+  mlp_fc1,
+  mlp_activation,
+  mlp_fc2,
+  moe_router,
+  moe_fc1,  ///< grouped expert GEMM, up (and gate)
+  moe_activation,
+  moe_fc2,  ///< grouped expert GEMM, down
+  final_norm,
+  logits,
+  optimizer,
+};
+
+template <>
+struct enum_names<op_role> {
+  static constexpr std::array<std::string_view, 20> value{
+      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer"};
+};
+template <>
+struct enum_names<pass_kind> {
+  static constexpr std::array<std::string_view, 3> value{"forward", "input_grad", "weight_grad"};
+};
+template <>
+struct enum_names<op_kind> {
+  static constexpr std::array<std::string_view, 6> value{"gemm",        "attention", "norm",
+                                                         "elementwise", "embedding", "optimizer"};
+};
+
+/// One operation on one GPU (its TP/EP shard), for one micro batch.
+struct compute_op {
+  op_role role = op_role::attention_qkv;
+  op_kind kind = op_kind::gemm;
+  pass_kind pass = pass_kind::forward;
+  dtype type = dtype::bf16;
+  std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
+  std::uint64_t m = 0, n = 0, k = 0;
+  bool causal = true;  ///< attention only: half of the score matrix is computed
+
+  /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
+  /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
+  /// passes are one product each, as the forward.
+  [[nodiscard]] constexpr double flops() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k);
+    switch (kind) {
+      case op_kind::gemm:
+        return 2 * b * M * N * K;
+      case op_kind::attention: {
+        const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
+        return pass == pass_kind::forward ? forward : 2.5 * forward;
+      }
+      case op_kind::norm:
+        return 5 * b * M * N;
+      case op_kind::elementwise:
+        return b * M * N;
+      case op_kind::embedding:
+        return 0;
+      case op_kind::optimizer:
+        return 12 * b * M;
+    }
+    return 0;
+  }
+
+  /// Bytes read and written in device memory (each operand once).
+  [[nodiscard]] constexpr double bytes() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k), e = size_of(type);
+    switch (kind) {
+      case op_kind::gemm:
+        return b * (M * K + K * N + M * N) * e;
+      case op_kind::attention:
+        return b * (2 * M * K + 2 * N * K) * e * (pass == pass_kind::forward ? 1 : 2);
+      case op_kind::norm:
+      case op_kind::elementwise:
+        return b * 2 * M * N * e * (pass == pass_kind::forward ? 1 : 1.5);
+      case op_kind::embedding:
+        return 2 * b * M * N * e;
+      case op_kind::optimizer:
+        return b * M * 16;  // fp32 master, m, v read and written, bf16 weight written
+    }
+    return 0;
+  }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// What an operation is.
+enum class op_type : std::uint8_t { compute, collective, send, recv };
+
+template <>
+struct enum_names<op_type> {
+  static constexpr std::array<std::string_view, 4> value{"compute", "collective", "send", "recv"};
+};
+
+/// Where in the iteration an operation belongs.
+enum class op_phase : std::uint8_t {
+  forward,    ///< a micro batch's forward pass
+  backward,   ///< its backward pass (input and weight gradients)
+  recompute,  ///< forward work repeated in the backward pass (activation recomputation)
+  finalize,   ///< once per iteration, after the last backward: gradient reduction, optimizer step
+};
+
+template <>
+struct enum_names<op_phase> {
+  static constexpr std::array<std::string_view, 4> value{"forward", "backward", "recompute", "finalize"};
+};
+
+/// "No layer": an operation of the embedding, the output layer, the pipeline or the iteration.
+inline constexpr std::uint64_t no_layer = ~std::uint64_t{0};
+
+/// One operation of one rank. See the file comment.
+struct operation {
+  std::uint64_t index = 0;  ///< position in the rank's stream (what dependencies name)
+  op_type type = op_type::compute;
+  std::string_view name;  ///< what it is, e.g. "attention_qkv", "grad_reduce" (static text)
+  op_phase phase = op_phase::forward;
+  std::uint64_t microbatch = 0;  ///< forward, backward, recompute
+  std::uint64_t chunk = 0;       ///< model chunk (virtual pipeline stage) of this stage
+  std::uint64_t layer = no_layer;
+
+  compute_op compute{};  ///< compute: kind, shapes, dtype, pass; FLOPs and bytes through its methods
+
+  collective kind = collective::none;  ///< collective: which
+  group_id group{};                    ///< collective: its group (members through aicb::process_grid)
+  std::uint64_t group_size = 1;        ///< collective: ranks in the group
+  bytes size{};                        ///< collective (the whole buffer, see the file comment), send, recv
+
+  std::uint64_t peer = 0;  ///< send, recv: the other rank
+  std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
+
+  /// Operations of the same rank this one waits for (indices; at most 8).
+  std::array<std::uint64_t, 8> after{};
+  std::uint8_t after_count = 0;
+
+  /// What one rank contributes to a collective: the shard for all-gather and reduce-scatter, the
+  /// whole buffer otherwise.
+  [[nodiscard]] constexpr bytes per_rank_size() const {
+    if ((kind == collective::all_gather || kind == collective::reduce_scatter) && group_size > 0)
+      return size / group_size;
+    return size;
+  }
+  [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/rank_schedule.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::rank_schedule — what one rank of a Megatron-Core training job does in an iteration, in the
+/// order it does it: its computations, its collectives (with their groups) and its point-to-point
+/// sends and receives (with their peers), each with what it waits for.
+///
+/// ```cpp
+/// for (const aicb::operation& op : aicb::rank_schedule(job, 42)) ...   // lazily, any job size
+/// ```
+///
+/// What it models, after Megatron-Core (the citations are in docs/schedules.md):
+/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B or
+///   interleaved, with the activations and gradients sent between stages;
+/// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
+///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
+///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
+///   weight gradient and the reduce-scatter of the input gradient (4 all-gathers and 2
+///   reduce-scatters per layer); without it all-reduces;
+/// - context parallelism as ring attention (TE's p2p): CP − 1 key/value exchanges with the CP
+///   neighbours per attention forward, and the reverse ring with key/value and their gradients in
+///   backward, over a load-balanced split of 2·CP chunks (the causal work per rank is even);
+/// - multi-head latent attention: replicated down-projections on the local sequence shard, the
+///   latents gathered (and their gradients reduce-scattered) over TP;
+/// - mixture of experts with either dispatcher (`allgather`, Megatron's default, or `alltoall`),
+///   expert tensor parallelism and shared experts, assuming balanced routing;
+/// - the embedding (vocabulary-parallel) on the first stage, the output layer and the loss's three
+///   small all-reduces on the last;
+/// - activation recomputation: `full` repeats each layer's forward, collectives included, before its
+///   backward; `selective` repeats core attention;
+/// - after the last backward, Megatron's finalize: the gradient reduction of each model chunk
+///   (dense weights over DP×CP, routed experts over expert-DP; reduce-scatter with the distributed
+///   optimizer, all-reduce otherwise; in buckets only with `overlap_grad_reduce`, and then only on
+///   the first stage's first chunk, one per buffer elsewhere), the TP all-reduce of the weights that
+///   sequence parallelism replicates (norms), the all-reduce of the tied word embedding between the
+///   first and last stage, the router's expert-bias reduction; then the optimizer step and, with
+///   the distributed optimizer, the all-gather of the updated weights.
+///
+/// Refused with a message: multi-token prediction (not yet modelled here), ZeRO stages 2 and 3
+/// (DeepSpeed's, not Megatron's), a job that is not valid.
+///
+/// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
+/// with micro batches, iterations or world size. The stream owns everything it refers to, so
+/// `for (auto& op : aicb::rank_schedule(job, r))` is safe.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/pipeline.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Megatron-Core's pipeline schedules, for one stage, step by step: the forward and backward passes
+/// of each micro batch (and model chunk) and the point-to-point calls between them, in the order
+/// Megatron issues them (`pipeline_parallel/schedules.py`).
+///
+/// - **none** (PP = 1): F(0) B(0) F(1) B(1) …
+/// - **1F1B** (PP > 1): stage s of p runs `Wu = min(p − s − 1, m)` warm-up forwards, then
+///   `R = m − Wu` steady one-forward-one-backward steps, then Wu cool-down backwards.
+/// - **interleaved 1F1B** (PP > 1, V model chunks per stage): Megatron's table of virtual
+///   micro batches in groups of N = p micro batches (so m must be a multiple of p, as Megatron
+///   requires with its default grouping), `Wu = min(m·V, 2(p − s − 1) + (V − 1)·p)` warm-up
+///   forwards, its receive rule for the stage that leads each direction, and — Megatron's
+///   default — communication overlapped with compute: a forward call after each forward and a
+///   backward call after each backward (`overlap_p2p_comm`; without it, one call per steady step).
+///
+/// Each call holds up to four operations. Batched calls list them in Megatron's batch order
+/// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
+/// send_next, recv_prev, send_prev, recv_next and odd stages recv_prev, send_next, recv_next,
+/// send_prev. The first stage never receives activations nor sends gradients backward; the last
+/// stage never sends activations on nor receives gradients from beyond — except, with interleaving,
+/// between the model chunks of the last and the first stage, which are neighbours on the ring.
+///
+/// Steps are produced lazily: memory does not grow with micro batches.
+///
+/// ```cpp
+/// aicb::pipeline_schedule s({.stages = 4, .stage = 1, .microbatches = 8});
+/// for (const aicb::pipeline_step& step : s) ...   // F(0) send … F(1) … B(0) …
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The pipeline schedules Megatron-Core runs.
+enum class pipeline_kind : std::uint8_t {
+  none,         ///< no pipelining (PP = 1)
+  one_f_one_b,  ///< 1F1B (PP > 1, one model chunk)
+  interleaved,  ///< interleaved 1F1B (PP > 1, several model chunks)
+};
+
+/// Where a point-to-point operation goes.
+enum class p2p_direction : std::uint8_t { send_prev, recv_prev, send_next, recv_next };
+
+/// One point-to-point operation: the tensor it moves is the activation (forward) or the gradient
+/// of micro batch `microbatch` at model chunk `chunk` of this stage — for a send the chunk that
+/// produced it, for a receive the chunk that will consume it.
+struct p2p_op {
+  p2p_direction direction = p2p_direction::send_next;
+  bool activation = true;  ///< an activation (forward) or a gradient (backward)
+  std::uint64_t microbatch = 0;
+  std::uint64_t chunk = 0;
+
+  [[nodiscard]] constexpr bool send() const noexcept {
+    return direction == p2p_direction::send_prev || direction == p2p_direction::send_next;
+  }
+  [[nodiscard]] friend constexpr bool operator==(const p2p_op&, const p2p_op&) = default;
+};
+
+/// One step of a stage's schedule.
+struct pipeline_step {
+  enum class kind : std::uint8_t { forward, backward, communicate };
+  /// Which part of the schedule the step belongs to.
+  enum class part : std::uint8_t { warmup, steady, cooldown };
+
+  kind what = kind::forward;
+  part phase = part::warmup;
+  std::uint64_t microbatch = 0;  ///< forward, backward: the micro batch
+  std::uint64_t chunk = 0;       ///< forward, backward: the model chunk
+  std::array<p2p_op, 4> ops{};   ///< communicate: the call's operations, in the order they are posted
+  std::uint8_t op_count = 0;
+  bool batched =
+      true;  ///< communicate: one batched call (batch_isend_irecv), or operations posted one by one
+
+  [[nodiscard]] constexpr const p2p_op* begin() const noexcept { return ops.data(); }
+  [[nodiscard]] constexpr const p2p_op* end() const noexcept { return ops.data() + op_count; }
+};
+
+/// What a schedule is built from.
+struct pipeline_options {
+  std::uint64_t stages = 1;        ///< pipeline-parallel size p
+  std::uint64_t stage = 0;         ///< this stage, 0 … p − 1
+  std::uint64_t microbatches = 1;  ///< micro batches per iteration m
+  std::uint64_t chunks = 1;        ///< model chunks per stage V (virtual pipeline)
+  /// Interleaved only: overlap point-to-point communication with compute (Megatron's default).
+  bool overlap_p2p = true;
+  /// Interleaved only: micro batches per group of the schedule table
+  /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
+  std::uint64_t microbatch_group = 0;
+};
+
+/// The number of forward passes a stage runs before its first backward, and the rest.
+struct pipeline_counts {
+  std::uint64_t warmup = 0;    ///< forwards before the first backward
+  std::uint64_t steady = 0;    ///< one-forward-one-backward steps
+  std::uint64_t cooldown = 0;  ///< backwards after the last forward
+  std::uint64_t total = 0;     ///< forwards (= backwards) of the stage: m · V
+};
+
+/// One stage's schedule: a lazy, single-pass range of steps. See the file comment.
+class pipeline_schedule {
+ public:
+  explicit pipeline_schedule(const pipeline_options& o) : o_(o) {
+    const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+      AICB_THROW(config_error(field, std::to_string(value), rule));
+    };
+    if (o.stages == 0) fail("pipeline_parallel", 0, "pipeline_parallel must be at least 1");
+    if (o.stage >= o.stages)
+      fail("pipeline_stage", o.stage,
+           "a stage must be below pipeline_parallel (" + std::to_string(o.stages) + ")");
+    if (o.microbatches == 0) fail("microbatches", 0, "an iteration needs at least one micro batch");
+    if (o.chunks == 0) fail("virtual_pipeline", 0, "virtual_pipeline must be at least 1");
+    if (o.chunks > 1) {
+      if (o.stages == 1)
+        fail("virtual_pipeline", o.chunks, "virtual_pipeline > 1 needs pipeline_parallel > 1");
+      // Megatron's table groups N micro batches per model chunk (N = p by default): p <= N <= m, and
+      // the last group holds m mod N = 0 or at least p of them. With the default, m must be a
+      // multiple of p.
+      group_ = o.microbatch_group == 0 ? o.stages : o.microbatch_group;
+      if (group_ < o.stages || group_ > o.microbatches)
+        fail("microbatch_group", group_,
+             "with interleaving, the micro batches per group must be between pipeline_parallel (" +
+                 std::to_string(o.stages) + ") and the micro batches per iteration (" +
+                 std::to_string(o.microbatches) + "), as Megatron-Core requires");
+      if (o.microbatches % group_ != 0 && o.microbatches % group_ < o.stages)
+        fail("microbatches", o.microbatches,
+             o.microbatch_group == 0
+                 ? "with interleaving, the micro batches per iteration must be a multiple of "
+                   "pipeline_parallel (" +
+                       std::to_string(o.stages) + "), as Megatron-Core requires with its default grouping"
+                 : "with interleaving, the micro batches left for the last group (micro batches mod " +
+                       std::to_string(group_) +
+                       ") must be 0 or at least pipeline_parallel, as Megatron-Core requires");
+      if (o.stages <= 2 && !o.overlap_p2p)
+        fail("pipeline_parallel", o.stages,
+             "interleaving on 2 stages needs overlapped point-to-point communication (Megatron-Core)");
+    }
+    kind_ = o.stages == 1   ? pipeline_kind::none
+            : o.chunks == 1 ? pipeline_kind::one_f_one_b
+                            : pipeline_kind::interleaved;
+    const std::uint64_t total = o.microbatches * o.chunks;
+    std::uint64_t warmup = 0;
+    if (kind_ == pipeline_kind::one_f_one_b)
+      warmup = std::min(o.stages - o.stage - 1, o.microbatches);
+    else if (kind_ == pipeline_kind::interleaved)
+      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
+    counts_ = {warmup, total - warmup, warmup, total};
+  }
+
+  [[nodiscard]] pipeline_kind kind() const noexcept { return kind_; }
+  [[nodiscard]] const pipeline_options& options() const noexcept { return o_; }
+  [[nodiscard]] const pipeline_counts& counts() const noexcept { return counts_; }
+
+  /// The micro batch of forward (or backward) virtual step `k` (interleaved: Megatron's table).
+  [[nodiscard]] std::uint64_t microbatch_of(std::uint64_t k) const noexcept { return table(k).first; }
+  /// The model chunk of virtual step `k`, forward or backward (backward runs the chunks in reverse).
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t k, bool forward) const noexcept {
+    const std::uint64_t c = table(k).second;
+    return forward ? c : o_.chunks - 1 - c;
+  }
+  /// Micro batches per group of the interleaved schedule's table (N).
+  [[nodiscard]] std::uint64_t microbatch_group() const noexcept { return group_; }
+
+  class iterator;
+  [[nodiscard]] iterator begin() const;
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+
+ private:
+  friend class iterator;
+
+  // Megatron's schedule table (get_schedule_table): for each group of N micro batches — the last
+  // group takes all that remain — every chunk in turn runs the group's micro batches in order.
+  // Entry k (taken modulo the table's length, as Megatron's lookups are): (micro batch, chunk).
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> table(std::uint64_t k) const noexcept {
+    if (kind_ != pipeline_kind::interleaved) return {k, 0};
+    const std::uint64_t n = group_, v = o_.chunks, m = o_.microbatches;
+    k %= m * v;
+    const std::uint64_t full_groups = m / n;         // groups of exactly N
+    const std::uint64_t last = m - full_groups * n;  // the short last group (0: none)
+    if (k < full_groups * n * v) {
+      const std::uint64_t group = k / (n * v), within = k % (n * v);
+      return {group * n + within % n, within / n};
+    }
+    const std::uint64_t rest = k - full_groups * n * v;
+    return {full_groups * n + rest % last, rest / last};
+  }
+
+  pipeline_options o_;
+  std::uint64_t group_ = 1;
+  pipeline_kind kind_ = pipeline_kind::none;
+  pipeline_counts counts_;
+};
+
+/// Walks a schedule: each turn of Megatron's loop fills a small buffer with its steps.
+class pipeline_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = pipeline_step;
+  using difference_type = std::ptrdiff_t;
+  using reference = const pipeline_step&;
+  using pointer = const pipeline_step*;
+
+  iterator() = default;
+  explicit iterator(const pipeline_schedule* s) : s_(s) { advance(); }
+
+  reference operator*() const { return buffer_[head_]; }
+  pointer operator->() const { return &buffer_[head_]; }
+  iterator& operator++() {
+    advance();
+    return *this;
+  }
+  void operator++(int) { advance(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+
+ private:
+  using part = pipeline_step::part;
+  static constexpr std::size_t capacity = 8;
+
+  const pipeline_options& o() const { return s_->o_; }
+  bool first_stage() const { return o().stage == 0; }
+  bool last_stage() const { return o().stage + 1 == o().stages; }
+
+  void advance() {
+    if (!s_) return;
+    if (++head_ < size_) return;
+    head_ = size_ = 0;
+    while (size_ == 0) {
+      if (!fill()) {
+        s_ = nullptr;
+        return;
+      }
+    }
+  }
+
+  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk) {
+    pipeline_step& step = buffer_[size_++];
+    step = {};
+    step.what = what;
+    step.phase = phase;
+    step.microbatch = microbatch;
+    step.chunk = chunk;
+  }
+
+  // A call: its operations (those set) sorted in posting order; nothing when it has none.
+  void call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) {
+    pipeline_step step;
+    step.what = pipeline_step::kind::communicate;
+    step.phase = phase;
+    step.batched = batched;
+    static constexpr std::array<p2p_direction, 4> batch_order{
+        p2p_direction::send_prev, p2p_direction::recv_prev, p2p_direction::send_next,
+        p2p_direction::recv_next};
+    static constexpr std::array<p2p_direction, 4> even_order{
+        p2p_direction::send_next, p2p_direction::recv_prev, p2p_direction::send_prev,
+        p2p_direction::recv_next};
+    static constexpr std::array<p2p_direction, 4> odd_order{
+        p2p_direction::recv_prev, p2p_direction::send_next, p2p_direction::recv_next,
+        p2p_direction::send_prev};
+    const auto& order = batched ? batch_order : o().stage % 2 == 0 ? even_order : odd_order;
+    for (const p2p_direction d : order)
+      for (const std::optional<p2p_op>& op : ops)
+        if (op && op->direction == d) step.ops[step.op_count++] = *op;
+    if (step.op_count > 0) buffer_[size_++] = step;
+  }
+
+  // Receives on chunk `chunk` are for its micro batches in order (each chunk runs them ascending).
+  p2p_op receive(p2p_direction d, bool activation, std::uint64_t chunk) {
+    if (received_.empty()) received_.assign(2 * o().chunks, 0);
+    std::uint64_t& count = received_[2 * chunk + (activation ? 0 : 1)];
+    return {d, activation, count++, chunk};
+  }
+
+  bool fill() {
+    switch (s_->kind_) {
+      case pipeline_kind::none:
+        return fill_none();
+      case pipeline_kind::one_f_one_b:
+        return fill_1f1b();
+      case pipeline_kind::interleaved:
+        return fill_interleaved();
+    }
+    return false;
+  }
+
+  // PP = 1: F(i) B(i).
+  bool fill_none() {
+    if (turn_ == o().microbatches) return false;
+    compute(pipeline_step::kind::forward, part::steady, turn_, 0);
+    compute(pipeline_step::kind::backward, part::steady, turn_, 0);
+    ++turn_;
+    return true;
+  }
+
+  // 1F1B (M:sch forward_backward_pipelining_without_interleaving). Stage turns: warm-up 0..Wu−1,
+  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1.
+  bool fill_1f1b() {
+    const pipeline_counts& c = s_->counts_;
+    const std::uint64_t warmup = c.warmup, steady = c.steady;
+    const auto recv_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_prev, true, mb, 0}; };
+    const auto send_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_next, true, mb, 0}; };
+    const auto recv_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_next, false, mb, 0}; };
+    const auto send_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_prev, false, mb, 0}; };
+    const std::uint64_t t = turn_++;
+    if (t < warmup) {
+      if (!first_stage()) call(part::warmup, {recv_fwd(t)}, true);
+      compute(pipeline_step::kind::forward, part::warmup, t, 0);
+      if (!last_stage()) call(part::warmup, {send_fwd(t)}, true);
+      return true;
+    }
+    if (t == warmup) {  // the receive before the steady state
+      if (steady > 0 && !first_stage()) call(part::steady, {recv_fwd(warmup)}, true);
+      return true;
+    }
+    if (t <= warmup + steady) {
+      const std::uint64_t i = t - warmup - 1, forward = warmup + i;
+      compute(pipeline_step::kind::forward, part::steady, forward, 0);
+      if (!last_stage()) call(part::steady, {send_fwd(forward), recv_bwd(i)}, true);
+      compute(pipeline_step::kind::backward, part::steady, i, 0);
+      if (!first_stage()) {
+        if (i + 1 == steady)
+          call(part::steady, {send_bwd(i)}, true);
+        else
+          call(part::steady, {send_bwd(i), recv_fwd(forward + 1)}, true);
+      }
+      return true;
+    }
+    if (t <= warmup + steady + warmup) {
+      const std::uint64_t i = t - warmup - steady - 1, backward = steady + i;
+      if (!last_stage()) call(part::cooldown, {recv_bwd(backward)}, true);
+      compute(pipeline_step::kind::backward, part::cooldown, backward, 0);
+      if (!first_stage()) call(part::cooldown, {send_bwd(backward)}, true);
+      return true;
+    }
+    return false;
+  }
+
+  // Megatron's receive rule (recv_tensor_from_previous_stage): whether the call after virtual step
+  // `k` receives, and for which chunk. The stage that leads a direction (the first in forward, the
+  // last in backward) is p − 1 steps ahead of the stage feeding it around the ring.
+  std::pair<bool, std::uint64_t> receive_rule(std::uint64_t k, bool forward) const {
+    const std::uint64_t p = o().stages;
+    const bool leading = forward ? first_stage() : last_stage();
+    if (!leading) return {true, s_->chunk_of(k + 1, forward)};
+    if (k < p - 1) return {false, s_->chunk_of(k + 1, forward)};
+    const std::uint64_t chunk = s_->chunk_of(k - (p - 1), forward);
+    const std::uint64_t terminal = forward ? o().chunks - 1 : 0;
+    if (chunk == terminal) return {false, chunk};
+    return {true, forward ? chunk + 1 : chunk - 1};
+  }
+
+  // Interleaved 1F1B (M:sch forward_backward_pipelining_with_interleaving).
+  bool fill_interleaved() {
+    const pipeline_counts& c = s_->counts_;
+    const std::uint64_t total = c.total, warmup = c.warmup, steady = c.steady, v = o().chunks;
+    const bool overlap = o().overlap_p2p, batched = !overlap;
+    const bool all_warmup = warmup == total;
+    const std::uint64_t t = turn_++;
+    const auto sends_forward = [&](std::uint64_t chunk) { return !(last_stage() && chunk == v - 1); };
+    const auto sends_backward = [&](std::uint64_t chunk) { return !(first_stage() && chunk == 0); };
+    const auto forward = [&](std::uint64_t k, part phase) {
+      const std::uint64_t chunk = s_->chunk_of(k, true);
+      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk);
+      return chunk;
+    };
+    const auto backward = [&](std::uint64_t k, part phase) {
+      const std::uint64_t chunk = s_->chunk_of(k, false);
+      compute(pipeline_step::kind::backward, phase, s_->microbatch_of(k), chunk);
+      return chunk;
+    };
+    const std::optional<p2p_op> none;
+    using maybe = std::optional<p2p_op>;
+    if (t == 0) {  // before the warm-up: the first stage's chunk 0 reads data, every other receives
+      if (!first_stage()) call(part::warmup, {receive(p2p_direction::recv_prev, true, 0)}, batched);
+      return true;
+    }
+    if (t <= warmup) {
+      const std::uint64_t k = t - 1;
+      const std::uint64_t chunk = forward(k, part::warmup);
+      auto [recv_prev, next_chunk] = receive_rule(k, true);
+      if (k + 1 == total) recv_prev = false;
+      const maybe send =
+          sends_forward(chunk) ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(k), chunk}} : none;
+      const maybe recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_chunk)} : none;
+      const bool first_gradient = k + 1 == warmup && !all_warmup && !last_stage();
+      if (!overlap && k + 1 == warmup && !all_warmup) {
+        const maybe grad = first_gradient ? maybe{receive(p2p_direction::recv_next, false, v - 1)} : none;
+        call(part::warmup, {send, recv, grad}, batched);
+      } else {
+        call(part::warmup, {send, recv}, batched);
+        if (overlap && first_gradient)
+          call(part::warmup, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
+      }
+      return true;
+    }
+    if (t <= warmup + steady) {
+      const std::uint64_t k = t - warmup - 1, fk = warmup + k;
+      const std::uint64_t f_chunk = forward(fk, part::steady);
+      auto [recv_prev, next_forward] = receive_rule(fk, true);
+      if (k + 1 == steady) recv_prev = false;
+      const maybe f_send = sends_forward(f_chunk)
+                               ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(fk), f_chunk}}
+                               : none;
+      if (overlap) {
+        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
+        call(part::steady, {f_send, f_recv}, batched);
+      }
+      const std::uint64_t b_chunk = backward(k, part::steady);
+      const auto [recv_next, next_backward] = receive_rule(k, false);
+      const maybe b_send = sends_backward(b_chunk)
+                               ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), b_chunk}}
+                               : none;
+      const maybe b_recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_backward)} : none;
+      if (overlap) {
+        call(part::steady, {b_send, b_recv}, batched);
+      } else {
+        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
+        call(part::steady, {f_send, f_recv, b_send, b_recv}, batched);
+      }
+      return true;
+    }
+    if (t == warmup + steady + 1) {  // before the cool-down: a stage that only warmed up receives a gradient
+      if (all_warmup && !last_stage())
+        call(part::cooldown, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
+      return true;
+    }
+    if (t <= warmup + total + 1) {
+      const std::uint64_t k = steady + (t - warmup - steady - 2);
+      const std::uint64_t chunk = backward(k, part::cooldown);
+      auto [recv_next, next_chunk] = receive_rule(k, false);
+      if (k + 1 == total) recv_next = false;
+      const maybe send = sends_backward(chunk)
+                             ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), chunk}}
+                             : none;
+      const maybe recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_chunk)} : none;
+      call(part::cooldown, {send, recv}, batched);
+      return true;
+    }
+    return false;
+  }
+
+  const pipeline_schedule* s_ = nullptr;
+  std::array<pipeline_step, capacity> buffer_{};
+  std::size_t head_ = 0, size_ = 0;
+  std::uint64_t turn_ = 0;
+  std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
+};
+
+inline pipeline_schedule::iterator pipeline_schedule::begin() const { return iterator(this); }
+
+/// The stage and chunk at the other end of a point-to-point operation of stage `stage` (of
+/// `stages`): activations go one virtual stage on — from the last stage to the first stage's next
+/// chunk — and gradients one back.
+struct p2p_peer {
+  std::uint64_t stage = 0;
+  std::uint64_t chunk = 0;  ///< the peer's chunk the tensor belongs to (its producer or consumer)
+};
+[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage,
+                                         std::uint64_t stages) noexcept {
+  const bool next = op.direction == p2p_direction::send_next || op.direction == p2p_direction::recv_next;
+  if (next) return {(stage + 1) % stages, stage + 1 == stages ? op.chunk + 1 : op.chunk};
+  return {(stage + stages - 1) % stages, stage == 0 ? op.chunk - 1 : op.chunk};
+}
+
+/// The outcome of running every stage of a pipeline together.
+struct pipeline_check {
+  bool ok = true;
+  std::string problem;           ///< what went wrong, naming the stage, the operation and its counterpart
+  std::uint64_t operations = 0;  ///< point-to-point operations matched
+  std::uint64_t calls = 0;       ///< calls completed
+};
+
+/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
+/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
+/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
+/// call only when it completes. Checks that every tensor is sent once and received once, by the
+/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
+/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
+/// and its counterpart.
+template <class Ranges>
+[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
+  const std::uint64_t p = std::size(steps);
+  using iterator_t = decltype(std::begin(steps[0]));
+  using sentinel_t = decltype(std::end(steps[0]));
+  std::vector<iterator_t> at;
+  std::vector<sentinel_t> end;
+  for (const auto& range : steps) {
+    at.push_back(std::begin(range));
+    end.push_back(std::end(range));
+  }
+  std::vector<bool> posted(p, false);
+  // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
+  using tensor = std::array<std::uint64_t, 4>;
+  struct ends {
+    bool sent = false, received = false;
+    p2p_peer addressed{};  ///< where the sender sent it
+    p2p_peer receiver{};   ///< who posted the receive
+    int completed = 0;     ///< calls that completed with it (2: both ends; then it is forgotten)
+  };
+  std::map<tensor, ends> flight;
+  const auto name = [](std::uint64_t stage, const p2p_op& op) {
+    static constexpr const char* names[] = {"send_prev", "recv_prev", "send_next", "recv_next"};
+    return "stage " + std::to_string(stage) + " " + names[static_cast<int>(op.direction)] + " of the " +
+           (op.activation ? "activation" : "gradient") + " of micro batch " + std::to_string(op.microbatch) +
+           " (chunk " + std::to_string(op.chunk) + ")";
+  };
+  const auto key = [&](std::uint64_t stage, const p2p_op& op) {
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    return tensor{op.activation ? 1u : 0u, op.microbatch, producer.stage, producer.chunk};
+  };
+
+  pipeline_check result;
+  const auto fail = [&](std::string problem) {
+    result.ok = false;
+    result.problem = std::move(problem);
+    return result;
+  };
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint64_t s = 0; s < p; ++s) {
+      while (at[s] != end[s]) {
+        const pipeline_step& step = *at[s];
+        if (step.what == pipeline_step::kind::communicate) {
+          if (!posted[s]) {
+            for (const p2p_op& op : step) {
+              const p2p_peer peer = peer_of(op, s, p);
+              if (peer.chunk >= chunks)
+                return fail(name(s, op) + ": its counterpart would be chunk " + std::to_string(peer.chunk) +
+                            " of stage " + std::to_string(peer.stage) + ", which does not exist");
+              ends& e = flight[key(s, op)];
+              bool& side = op.send() ? e.sent : e.received;
+              if (side)
+                return fail(name(s, op) + ": the same tensor is " + (op.send() ? "sent" : "received") +
+                            " twice");
+              side = true;
+              (op.send() ? e.addressed : e.receiver) = op.send() ? peer : p2p_peer{s, op.chunk};
+              if (e.sent && e.received &&
+                  (e.addressed.stage != e.receiver.stage || e.addressed.chunk != e.receiver.chunk))
+                return fail(name(s, op) + ": sent to stage " + std::to_string(e.addressed.stage) + " chunk " +
+                            std::to_string(e.addressed.chunk) + " but received by stage " +
+                            std::to_string(e.receiver.stage) + " chunk " + std::to_string(e.receiver.chunk));
+            }
+            posted[s] = true;
+            progress = true;
+          }
+          bool complete = true;
+          for (const p2p_op& op : step) {
+            const auto it = flight.find(key(s, op));
+            complete = complete && it != flight.end() && it->second.sent && it->second.received;
+          }
+          if (!complete) break;
+          for (const p2p_op& op : step) {
+            const auto it = flight.find(key(s, op));
+            if (++it->second.completed == 2) flight.erase(it);
+          }
+          result.operations += step.op_count;
+          ++result.calls;
+          posted[s] = false;
+        }
+        ++at[s];
+        progress = true;
+      }
+    }
+  }
+  for (std::uint64_t s = 0; s < p; ++s)
+    if (at[s] != end[s]) {
+      const pipeline_step& step = *at[s];
+      for (const p2p_op& op : step) {
+        const auto it = flight.find(key(s, op));
+        if (it == flight.end() || !it->second.sent || !it->second.received)
+          return fail("deadlock: " + name(s, op) + " waits for stage " +
+                      std::to_string(peer_of(op, s, p).stage) +
+                      ", which never posts its counterpart before waiting itself");
+      }
+    }
+  if (!flight.empty()) {
+    const auto& [t, e] = *flight.begin();
+    return fail(std::string("unmatched: the ") + (t[0] ? "activation" : "gradient") + " of micro batch " +
+                std::to_string(t[1]) + " from stage " + std::to_string(t[2]) + " chunk " +
+                std::to_string(t[3]) + " is " +
+                (e.sent ? "sent but never received" : "received but never sent"));
+  }
+  return result;
+}
+
+/// check_p2p over the schedules of every stage of `o` (its `stage` is ignored).
+[[nodiscard]] inline pipeline_check check_pipeline(pipeline_options o) {
+  std::vector<pipeline_schedule> schedules;
+  schedules.reserve(o.stages);
+  for (std::uint64_t s = 0; s < o.stages; ++s) {
+    o.stage = s;
+    schedules.emplace_back(o);
+  }
+  return check_p2p(schedules, o.chunks);
+}
+
+AICB_END_NAMESPACE
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of a rank's schedule that are not part of the job.
+struct rank_schedule_options {
+  std::uint64_t iterations = 1;  ///< consecutive training iterations
+  /// Interleaved pipelines: overlap point-to-point communication with compute (Megatron's default).
+  bool overlap_p2p = true;
+  /// Parameters per gradient bucket with overlap_grad_reduce; 0 = Megatron's max(40M, 1M · |DP×CP|).
+  std::uint64_t bucket_params = 0;
+};
+
+namespace detail {
+
+// One operation of a template: everything but where it lands in the stream.
+struct op_template {
+  op_type type = op_type::compute;
+  std::string_view name;
+  compute_op compute{};
+  collective kind = collective::none;
+  group_kind group = group_kind::world;
+  std::uint64_t size = 0;
+  // Ring exchanges (context parallelism): the step, and whether the ring runs backwards.
+  std::uint64_t ring_step = 0;
+  bool ring_reverse = false;
+};
+
+// The weights a rank holds for one model chunk, as gradient buffers: dense and routed-expert
+// elements, and those sequence parallelism replicates over TP (norms: their gradients are summed
+// over TP in finalize).
+struct chunk_weights {
+  std::uint64_t dense = 0, expert = 0, replicated = 0;
+};
+
+}  // namespace detail
+
+/// One rank's operations, lazily, as a single-pass input range. See the file comment.
+class rank_schedule {
+ public:
+  rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
+      : state_(std::make_unique<state>(job, rank, options)) {}
+
+  class iterator;
+  [[nodiscard]] iterator begin();
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+
+  /// The rank, its coordinates and its pipeline stage.
+  [[nodiscard]] std::uint64_t rank() const noexcept { return state_->rank; }
+  [[nodiscard]] const rank_coordinates& coordinates() const noexcept { return state_->coords; }
+  [[nodiscard]] const process_grid& grid() const noexcept { return state_->grid; }
+  [[nodiscard]] const job_spec& job() const noexcept { return state_->job; }
+  /// The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
+  [[nodiscard]] std::uint64_t dense_weights() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& c : state_->weights)
+      n += c.dense;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t expert_weights() const noexcept {
+    std::uint64_t n = 0;
+    for (const auto& c : state_->weights)
+      n += c.expert;
+    return n;
+  }
+
+ private:
+  using block = std::vector<detail::op_template>;
+
+  // Everything the stream needs, at a stable address (iterators point into it).
+  struct state {
+    state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
+        : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
+      const parallel_spec& p = job.parallel;
+      if (job.model.num_mtp_layers > 0)
+        AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
+                                "multi-token prediction is not modelled in per-rank schedules yet (set "
+                                "num_mtp_layers = 0 to schedule the model without it)"));
+      if (p.zero_stage >= 2)
+        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                                "per-rank schedules follow Megatron-Core, which shards with the distributed "
+                                "optimizer (zero_stage 0 or 1)"));
+      if (options.iterations == 0)
+        AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+      stage = coords.pp;
+      chunks = p.virtual_pipeline;
+      layers_per_chunk = stage_layers(job, stage) / chunks;
+      pipeline = {.stages = p.pipeline_parallel,
+                  .stage = stage,
+                  .microbatches = microbatches(job),
+                  .chunks = chunks,
+                  .overlap_p2p = options.overlap_p2p};
+      (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
+      build();
+    }
+
+    static job_spec with_resolved_model(job_spec j) {
+      validate(j);
+      j.model = resolve(j.model);
+      return j;
+    }
+
+    // The first layer (global index) of chunk `c` on this stage: Megatron's virtual-stage order.
+    std::uint64_t first_layer(std::uint64_t c) const {
+      const parallel_spec& p = job.parallel;
+      std::uint64_t before = 0;  // layers on earlier stages within the same chunk round
+      for (std::uint64_t s = 0; s < stage; ++s)
+        before += stage_layers(job, s) / chunks;
+      std::uint64_t round = 0;  // layers of one whole chunk round (every stage's chunk)
+      for (std::uint64_t s = 0; s < p.pipeline_parallel; ++s)
+        round += stage_layers(job, s) / chunks;
+      return c * round + before;
+    }
+    bool moe_layer(std::uint64_t layer) const {
+      return job.model.is_moe() && layer >= job.model.first_dense_layers;
+    }
+
+    void build();
+    void build_layer(bool moe);
+    void build_embedding_and_head();
+
+    job_spec job;
+    rank_schedule_options options;
+    process_grid grid;
+    std::uint64_t rank;
+    rank_coordinates coords;
+    std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
+    pipeline_options pipeline;
+    // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
+    // layer, the recomputation of a layer's forward.
+    block dense_forward, dense_backward, moe_forward, moe_backward;
+    block embedding_forward, embedding_backward, head_forward, head_backward;
+    std::vector<detail::chunk_weights> weights;  // per chunk
+    std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
+    std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
+    // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
+    detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
+    std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
+  };
+
+  std::unique_ptr<state> state_;
+};
+
+/// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
+/// of operations, numbered and linked to what they wait for.
+class rank_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = operation;
+  using difference_type = std::ptrdiff_t;
+  using reference = const operation&;
+  using pointer = const operation*;
+
+  iterator() = default;
+  explicit iterator(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
+    step_ = schedule_->begin();
+    advance();
+  }
+
+  reference operator*() const { return ops_[at_]; }
+  pointer operator->() const { return &ops_[at_]; }
+  iterator& operator++() {
+    advance();
+    return *this;
+  }
+  void operator++(int) { advance(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+
+ private:
+  void advance() {
+    if (!s_) return;
+    if (++at_ < ops_.size()) return;
+    ops_.clear();
+    at_ = 0;
+    while (ops_.empty()) {
+      if (!fill()) {
+        s_ = nullptr;
+        return;
+      }
+    }
+  }
+
+  // The next block: a pipeline step, or the finalize of an iteration; false at the end.
+  bool fill() {
+    if (iteration_ == s_->options.iterations) return false;
+    if (step_ != std::default_sentinel) {
+      const pipeline_step& step = *step_;
+      switch (step.what) {
+        case pipeline_step::kind::forward:
+          forward(step.microbatch, step.chunk);
+          break;
+        case pipeline_step::kind::backward:
+          backward(step.microbatch, step.chunk);
+          break;
+        case pipeline_step::kind::communicate:
+          communicate(step);
+          break;
+      }
+      ++step_;
+      return true;
+    }
+    finalize();
+    if (++iteration_ < s_->options.iterations) {
+      step_ = schedule_->begin();
+    }
+    return true;
+  }
+
+  // Appends one operation, waiting for the previous one (or the operations of the last call).
+  operation& push(op_type type, std::string_view name, op_phase phase, std::uint64_t microbatch,
+                  std::uint64_t chunk, std::uint64_t layer) {
+    operation& op = ops_.emplace_back();
+    op.index = next_index_++;
+    op.type = type;
+    op.name = name;
+    op.phase = phase;
+    op.microbatch = microbatch;
+    op.chunk = chunk;
+    op.layer = layer;
+    for (std::uint8_t i = 0; i < wait_count_; ++i)
+      op.after[i] = waits_[i];
+    op.after_count = wait_count_;
+    waits_[0] = op.index;
+    wait_count_ = 1;
+    return op;
+  }
+
+  // Instantiates a template block.
+  void emit(const block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
+            std::uint64_t layer) {
+    for (const detail::op_template& t : b) {
+      if (t.type == op_type::compute) {
+        operation& op = push(op_type::compute, t.name, phase, microbatch, chunk, layer);
+        op.compute = t.compute;
+      } else if (t.type == op_type::collective) {
+        operation& op = push(op_type::collective, t.name, phase, microbatch, chunk, layer);
+        const rank_group g = s_->grid.group(t.group, s_->rank);
+        op.kind = t.kind;
+        op.group = g.id();
+        op.group_size = g.size();
+        op.size = bytes{t.size};
+      } else {
+        // A ring exchange: send to one neighbour and receive from the other, posted together.
+        const std::uint64_t before = waits_[0];
+        const bool has_before = wait_count_ > 0;
+        const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
+        const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
+        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
+        send.peer = to;
+        send.size = bytes{t.size};
+        send.tag = tag;
+        const std::uint64_t send_index = send.index;  // `send` may move when the next one is added
+        waits_[0] = before;
+        wait_count_ = has_before ? 1 : 0;
+        operation& recv = push(op_type::recv, t.name, phase, microbatch, chunk, layer);
+        recv.peer = from;
+        recv.size = bytes{t.size};
+        recv.tag = tag;
+        waits_ = {send_index, recv.index};
+        wait_count_ = 2;
+      }
+    }
+  }
+
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
+  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t chunk, std::uint64_t layer,
+                         std::uint64_t step, bool reverse, op_phase phase) const {
+    std::uint64_t t = iteration_;
+    t = t * s_->pipeline.microbatches + microbatch;
+    t = t * s_->job.model.num_layers + (layer == no_layer ? 0 : layer);
+    t = t * (s_->job.parallel.context_parallel + 1) + step;
+    t = t * 2 + (reverse ? 1 : 0);
+    t = t * 2 + (phase == op_phase::recompute ? 1 : 0);
+    (void)chunk;
+    return t;
+  }
+  std::uint64_t pipeline_tag(const p2p_op& op, bool send) const {
+    // The producer's virtual stage identifies the tensor on both ends.
+    const std::uint64_t p = s_->pipeline.stages;
+    std::uint64_t producer_stage = s_->stage, producer_chunk = op.chunk;
+    if (!send) {
+      const p2p_peer peer = peer_of(op, s_->stage, p);
+      producer_stage = peer.stage;
+      producer_chunk = peer.chunk;
+    }
+    std::uint64_t t = iteration_;
+    t = t * s_->pipeline.microbatches + op.microbatch;
+    t = t * (p * s_->chunks) + producer_chunk * p + producer_stage;
+    return t * 2 + (op.activation ? 0 : 1);
+  }
+
+  void forward(std::uint64_t mb, std::uint64_t chunk) {
+    wait_for(pending_forward_, pending_forward_count_);
+    const bool first = s_->stage == 0 && chunk == 0;
+    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    if (first) emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    const std::uint64_t begin = s_->first_layer(chunk);
+    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
+      emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+    if (last) emit(s_->head_forward, op_phase::forward, mb, chunk, no_layer);
+  }
+
+  void backward(std::uint64_t mb, std::uint64_t chunk) {
+    wait_for(pending_backward_, pending_backward_count_);
+    const bool first = s_->stage == 0 && chunk == 0;
+    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const recompute_kind recompute = s_->job.parallel.recompute;
+    if (last) emit(s_->head_backward, op_phase::backward, mb, chunk, no_layer);
+    const std::uint64_t begin = s_->first_layer(chunk);
+    for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
+      const bool moe = s_->moe_layer(l);
+      if (recompute == recompute_kind::full)
+        emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
+      emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
+    }
+    if (first) emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+  }
+
+  // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
+  // (for activations) or backward (for gradients) waits for it — Megatron waits on the call's
+  // handles there. Adds those waits to what the next operation waits for.
+  void wait_for(std::array<std::uint64_t, 4>& pending, std::uint8_t& count) {
+    for (std::uint8_t i = 0; i < count && wait_count_ < waits_.size(); ++i)
+      waits_[wait_count_++] = pending[i];
+    count = 0;
+  }
+
+  void communicate(const pipeline_step& step) {
+    const std::uint64_t before = waits_[0];
+    const bool has_before = wait_count_ > 0;
+    std::array<std::uint64_t, 8> call{};
+    std::uint8_t n = 0;
+    for (const p2p_op& p : step) {
+      const bool send = p.send();
+      const bool next = p.direction == p2p_direction::send_next || p.direction == p2p_direction::recv_next;
+      operation& op =
+          push(send ? op_type::send : op_type::recv,
+               p.activation ? (send ? "send_activation" : "recv_activation")
+                            : (send ? "send_gradient" : "recv_gradient"),
+               p.activation ? op_phase::forward : op_phase::backward, p.microbatch, p.chunk, no_layer);
+      op.peer = s_->grid.pipeline_peer(s_->rank, next);
+      op.size = bytes{s_->p2p_bytes};
+      op.tag = pipeline_tag(p, send);
+      // The operations of one call are posted together: each waits for what came before the call.
+      op.after = {before};
+      op.after_count = has_before ? 1 : 0;
+      call[n++] = op.index;
+    }
+    if (step.batched) {
+      waits_ = call;
+      wait_count_ = n;
+      return;
+    }
+    waits_ = {before};
+    wait_count_ = has_before ? 1 : 0;
+    const bool activations = step.ops[0].activation;
+    auto& pending = activations ? pending_forward_ : pending_backward_;
+    auto& count = activations ? pending_forward_count_ : pending_backward_count_;
+    for (std::uint8_t i = 0; i < n && count < pending.size(); ++i)
+      pending[count++] = call[i];
+  }
+
+  void finalize();
+
+  const state* s_ = nullptr;
+  std::unique_ptr<pipeline_schedule> schedule_;
+  pipeline_schedule::iterator step_;
+  std::vector<operation> ops_;
+  std::size_t at_ = 0;
+  std::uint64_t iteration_ = 0, next_index_ = 0;
+  std::array<std::uint64_t, 8> waits_{};
+  std::uint8_t wait_count_ = 0;
+  // Overlapped calls not yet waited for (at most one call of two operations each).
+  std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
+  std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
+};
+
+inline rank_schedule::iterator rank_schedule::begin() { return iterator(state_.get()); }
+
+namespace detail {
+
+// Appends templates to a block, with the shapes of one rank's share.
+struct template_builder {
+  std::vector<op_template>& out;
+  dtype type;
+
+  void compute(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+               std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
+    op_template t;
+    t.name = name;
+    t.compute = {
+        .role = role, .kind = kind, .pass = pass, .type = type, .batch = batch, .m = m, .n = n, .k = k};
+    out.push_back(t);
+  }
+  // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
+  void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
+            std::uint64_t n, std::uint64_t batch = 1) {
+    compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
+  }
+  void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
+    op_template t;
+    t.type = op_type::collective;
+    t.name = name;
+    t.kind = kind;
+    t.group = group;
+    t.size = size;
+    out.push_back(t);
+  }
+  void ring(std::string_view name, std::uint64_t step, bool reverse, std::uint64_t size) {
+    op_template t;
+    t.type = op_type::send;  // a send to one neighbour and a receive from the other
+    t.name = name;
+    t.ring_step = step;
+    t.ring_reverse = reverse;
+    t.size = size;
+    out.push_back(t);
+  }
+};
+
+}  // namespace detail
+
+// ---- building the templates -------------------------------------------------------------------
+
+inline void rank_schedule::state::build_layer(bool moe) {
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
+                      h = m.hidden_size;
+  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
+  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
+  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
+  const std::uint64_t A = tokens * h * w;  // the full (gathered) activation of a micro batch on a TP rank
+  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
+  const auto norm_weights = [&](std::uint64_t n) { return m.norm == norm_kind::layernorm ? 2 * n : n; };
+  block& fwd = moe ? moe_forward : dense_forward;
+  block& bwd = moe ? moe_backward : dense_backward;
+  detail::chunk_weights& weights_of = moe ? layer_moe_weights_ : layer_dense_weights_;
+  detail::template_builder f{fwd, job.batch.dtype}, g{bwd, job.batch.dtype};
+  std::vector<detail::op_template> backward;  // built in forward order, reversed in parts below
+  using pk = pass_kind;
+  const auto into = [&](block& target) { return detail::template_builder{target, job.batch.dtype}; };
+
+  // Entering a TP block: under SP, an all-gather of the (norm) output; leaving it: a reduce-scatter
+  // under SP, an all-reduce without.
+  const auto enter = [&](detail::template_builder& x, std::string_view name) {
+    if (sp) x.collective(name, collective::all_gather, group_kind::tp, A);
+  };
+  const auto leave = [&](detail::template_builder& x, std::string_view name) {
+    if (tp) x.collective(name, sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, A);
+  };
+
+  // ---- attention -----------------------------------------------------------------------------
+  const std::uint64_t heads = m.num_attention_heads / t;
+  const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
+  std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
+  f.compute("input_norm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  weights_of.dense += norm_weights(h);
+  weights_of.replicated += norm_weights(h);
+  // The backward of the attention block, in the order it runs (built alongside the forward).
+  block attention_backward;
+  auto ab = into(attention_backward);
+  if (m.is_mla()) {
+    qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    v_dim = m.v_head_dim;
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    // Down-projections replicated over TP, on the rank's own sequence shard; only the latents are
+    // gathered (their gradients reduce-scattered).
+    if (qr > 0) {
+      f.gemm("mla_q_down", op_role::mla_q_down, pk::forward, local_tokens, h, qr);
+      f.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::forward, 1, local_tokens, qr);
+      weights_of.dense += h * qr + norm_weights(qr);
+      weights_of.replicated += h * qr + norm_weights(qr);
+    }
+    f.gemm("mla_kv_down", op_role::mla_kv_down, pk::forward, local_tokens, h, kvr);
+    f.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::forward, 1, local_tokens,
+              m.kv_lora_rank);
+    weights_of.dense += h * kvr + norm_weights(m.kv_lora_rank);
+    weights_of.replicated += h * kvr + norm_weights(m.kv_lora_rank);
+    if (sp) {
+      if (qr > 0)
+        f.collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
+      f.collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
+    }
+    if (qr > 0) {
+      f.gemm("mla_q_up", op_role::mla_q_up, pk::forward, tokens, qr, heads * qk_dim);
+      weights_of.dense += qr * heads * qk_dim;
+    } else {
+      enter(f, "attention_input_gather");
+      f.gemm("mla_q", op_role::mla_q_up, pk::forward, tokens, h, heads * qk_dim);
+      weights_of.dense += h * heads * qk_dim;
+    }
+    f.gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
+           heads * (m.qk_nope_head_dim + v_dim));
+    weights_of.dense += m.kv_lora_rank * heads * (m.qk_nope_head_dim + v_dim);
+  } else {
+    enter(f, "attention_input_gather");
+    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
+    f.gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h, width);
+    weights_of.dense += h * width + (m.linear_bias || m.qkv_bias ? width : 0);
+    if (m.qk_norm) {
+      f.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads + kv_heads),
+                m.head_dim);
+      weights_of.dense += 2 * norm_weights(m.head_dim);
+      weights_of.replicated += 2 * norm_weights(m.head_dim);
+    }
+  }
+  // Core attention; with CP, ring exchanges of the keys and values with the CP neighbours.
+  const std::uint64_t kv_bytes =
+      m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
+  const compute_op core{.role = op_role::attention_core,
+                        .kind = op_kind::attention,
+                        .type = job.batch.dtype,
+                        .batch = b * heads,
+                        .m = s,
+                        .n = job.batch.seq_length,
+                        .k = (qk_dim + v_dim) / 2};
+  for (std::uint64_t i = 0; i + 1 < cp; ++i)
+    f.ring("attention_kv_ring", i, false, kv_bytes);
+  fwd.push_back({op_type::compute, "attention_core", core});
+  f.gemm("attention_out", op_role::attention_out, pk::forward, tokens, heads * v_dim, h);
+  weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
+  if (m.linear_bias) weights_of.replicated += h;
+  leave(f, "attention_output_scatter");
+  f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
+            h);
+  weights_of.dense += norm_weights(h);
+  weights_of.replicated += norm_weights(h);
+
+  // Backward of the attention block (output side first).
+  if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
+  ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
+  ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
+  if (p.recompute == recompute_kind::selective) {
+    for (std::uint64_t i = 0; i + 1 < cp; ++i)
+      ab.ring("attention_kv_ring", i, false, kv_bytes);
+    compute_op again = core;
+    attention_backward.push_back({op_type::compute, "attention_core_recompute", again});
+  }
+  // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
+  // the last step the gradients alone (2·(CP − 1) times their size in all).
+  for (std::uint64_t i = 0; i < cp && cp > 1; ++i)
+    ab.ring("attention_kv_grad_ring", i, true, (i + 1 < cp ? kv_bytes : 0) + (i >= 1 ? kv_bytes : 0));
+  compute_op core_backward = core;
+  core_backward.pass = pk::input_grad;
+  attention_backward.push_back({op_type::compute, "attention_core", core_backward});
+  if (m.is_mla()) {
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
+    // The up-projections are column-parallel over the heads: without SP their input gradient (the
+    // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
+    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+    if (tp && !sp)
+      ab.collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
+                    tokens * m.kv_lora_rank * w);
+    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
+    if (qr > 0) {
+      ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
+      if (tp && !sp)
+        ab.collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
+      ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
+    } else {
+      if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
+      ab.gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h, heads * qk_dim);
+      leave(ab, "attention_input_grad_scatter");
+      ab.gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h, heads * qk_dim);
+    }
+    if (sp) {
+      ab.collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                    tokens * kvr * w);
+      if (qr > 0)
+        ab.collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                      tokens * qr * w);
+    }
+    ab.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::input_grad, 1, local_tokens,
+               m.kv_lora_rank);
+    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::input_grad, local_tokens, h, kvr);
+    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::weight_grad, local_tokens, h, kvr);
+    if (qr > 0) {
+      ab.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::input_grad, 1, local_tokens, qr);
+      ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
+      ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
+    }
+  } else {
+    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
+    if (m.qk_norm)
+      ab.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1,
+                 tokens * (heads + kv_heads), m.head_dim);
+    if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
+    ab.gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h, width);
+    leave(ab, "attention_input_grad_scatter");
+    ab.gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h, width);
+  }
+  ab.compute("input_norm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+
+  // ---- MLP: dense, or experts (with shared experts) ---------------------------------------------
+  block mlp_backward;
+  auto mb_ = into(mlp_backward);
+  const auto dense_mlp = [&](detail::template_builder& x, detail::template_builder& y, std::uint64_t ffn,
+                             std::string_view prefix_in, std::string_view fc1, std::string_view act,
+                             std::string_view fc2, std::string_view prefix_out, bool count_replicated) {
+    enter(x, prefix_in);
+    x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
+    x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
+    x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
+    leave(x, prefix_out);
+    weights_of.dense += gated * h * ffn / t + ffn / t * h;
+    if (m.linear_bias) {
+      weights_of.dense += (gated * ffn) / t + h;
+      if (count_replicated) weights_of.replicated += h;
+    }
+    // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
+    // for its weight gradient, its input gradient reduce-scattered.
+    if (sp) y.collective("mlp_output_grad_gather", collective::all_gather, group_kind::tp, A);
+    y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
+    y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
+    y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
+    if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
+    y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
+    leave(y, "mlp_input_grad_scatter");
+    y.gemm(fc1, op_role::mlp_fc1, pk::weight_grad, tokens, h, gated * ffn / t);
+  };
+  if (!moe) {
+    dense_mlp(f, mb_, m.ffn_hidden_size, "mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
+              "mlp_output_scatter", true);
+  } else {
+    const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job), k = m.moe_top_k;
+    const std::uint64_t experts = m.num_experts, local_experts = experts / e;
+    const std::uint64_t group = etp * e;  // the ETP x EP group
+    const std::uint64_t T = local_tokens;
+    const std::uint64_t rows = T * k * e * etp / experts;  // per local expert, balanced routing
+    const std::uint64_t ffn = m.moe_ffn_hidden_size / etp;
+    if (m.num_shared_experts > 0)
+      dense_mlp(f, mb_, m.num_shared_experts * m.shared_expert_ffn_hidden_size, "shared_input_gather",
+                "shared_fc1", "shared_act", "shared_fc2", "shared_output_scatter", true);
+    f.gemm("moe_router", op_role::moe_router, pk::forward, T, h, experts);
+    weights_of.dense += h * experts;
+    weights_of.replicated += h * experts;
+    const std::uint64_t token_bytes = T * k * h * w;
+    block expert_backward;
+    auto eb = into(expert_backward);
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (group > 1)
+        f.collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, experts * 8 * group);
+      if (e > 1) {
+        f.collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
+        f.collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+      if (etp > 1)
+        f.collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * etp);
+    } else if (group > 1) {
+      f.collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * experts * group);
+      f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
+      f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
+    }
+    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts);
+    f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
+              ffn);
+    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts);
+    weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
+    // Backward of the experts: the combine's gradient comes back the way the tokens went.
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (e > 1) eb.collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
+      if (etp > 1)
+        eb.collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp,
+                      token_bytes * etp);
+    } else if (group > 1) {
+      eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
+    }
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts);
+    eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
+               ffn);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts);
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (etp > 1)
+        eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
+                      token_bytes * etp);
+      if (e > 1) {
+        eb.collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
+        eb.collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+    } else if (group > 1) {
+      eb.collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                    T * h * w * group);
+      eb.collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                    T * experts * 4 * group);
+    }
+    eb.gemm("moe_router", op_role::moe_router, pk::input_grad, T, h, experts);
+    eb.gemm("moe_router", op_role::moe_router, pk::weight_grad, T, h, experts);
+    // Forward combine (after the experts).
+    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
+      if (etp > 1)
+        f.collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * etp);
+      if (e > 1) f.collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+    } else if (group > 1) {
+      f.collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h * w * group);
+    }
+    // The MLP backward: experts, then the shared experts (the reverse of their forward order).
+    block shared_backward = std::move(mlp_backward);
+    mlp_backward = std::move(expert_backward);
+    mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
+  }
+  g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
+            local_tokens, h);
+  // The layer's backward: MLP, its norm (pushed above, so move it after the MLP), attention.
+  block norm_backward = std::move(bwd);
+  bwd = std::move(mlp_backward);
+  bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
+  bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
+  (void)backward;
+}
+
+inline void rank_schedule::state::build_embedding_and_head() {
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
+                      h = m.hidden_size;
+  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
+  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
+  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
+  const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
+  using pk = pass_kind;
+  detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
+  detail::template_builder hf{head_forward, job.batch.dtype}, hb{head_backward, job.batch.dtype};
+  // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
+  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
+  if (tp)
+    ef.collective("embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
+                  group_kind::tp, A);
+  if (sp) eb.collective("embedding_grad_gather", collective::all_gather, group_kind::tp, A);
+  eb.compute("embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
+  embedding_weights_ =
+      vocab * h +
+      (m.position == position_kind::learned
+           ? (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h
+           : 0);
+  // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
+  // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
+  hf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
+  hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
+  hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+  if (tp) {
+    hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+    hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+    hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+  }
+  hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+  hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
+  if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
+  if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
+  hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
+  hb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  output_weights_ = vocab * h;
+  final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
+}
+
+inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch;
+  const std::uint64_t s = job.batch.seq_length / cp;
+  const bool sp = p.sequence_parallel && t > 1;
+  p2p_bytes = (sp ? s / t : s) * b * m.hidden_size * w;
+  if (cp > 1) {
+    const rank_group ring = grid.group(group_kind::cp, rank);
+    const std::uint64_t at = *ring.position(rank);
+    cp_next = ring.member((at + 1) % cp);
+    cp_prev = ring.member((at + cp - 1) % cp);
+  }
+  weights.assign(chunks, {});
+  build_layer(false);
+  if (m.is_moe()) build_layer(true);
+  build_embedding_and_head();
+  // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t begin = first_layer(c);
+    for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
+      const detail::chunk_weights& lw = moe_layer(l) ? layer_moe_weights_ : layer_dense_weights_;
+      weights[c].dense += lw.dense;
+      weights[c].expert += lw.expert;
+      weights[c].replicated += lw.replicated;
+    }
+  }
+  if (stage == 0) {
+    weights[0].dense += embedding_weights_;
+  }
+  if (stage + 1 == p.pipeline_parallel) {
+    // The output layer (a copy of the embedding when tied and the pipeline has two ends).
+    const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
+    weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
+    weights[chunks - 1].replicated += final_norm_weights_;
+  }
+}
+
+// ---- once per iteration ----------------------------------------------------------------------
+
+inline void rank_schedule::iterator::finalize() {
+  wait_for(pending_forward_, pending_forward_count_);
+  wait_for(pending_backward_, pending_backward_count_);
+  const state& st = *s_;
+  const job_spec& job = st.job;
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(job.batch.dtype);
+  const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
+  const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
+  const rank_group edp = st.grid.group(group_kind::edp, st.rank);
+  const std::uint64_t bucket = st.options.bucket_params != 0
+                                   ? st.options.bucket_params
+                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp_cp.size());
+  const auto collective_op = [&](std::string_view name, collective kind, const rank_group& group,
+                                 std::uint64_t size, std::uint64_t chunk) {
+    operation& op = push(op_type::collective, name, op_phase::finalize, 0, chunk, no_layer);
+    op.kind = kind;
+    op.group = group.id();
+    op.group_size = group.size();
+    op.size = bytes{size};
+  };
+  // A buffer's collective, in buckets where Megatron uses them: with overlap_grad_reduce, on the
+  // first stage's first chunk (every other chunk and stage has one bucket per buffer).
+  const auto buffer = [&](std::string_view name, collective kind, const rank_group& group,
+                          std::uint64_t elements, std::uint64_t element_bytes, std::uint64_t chunk) {
+    if (group.size() <= 1 || elements == 0) return;
+    const bool buckets = p.overlap_grad_reduce && st.stage == 0 && chunk == 0;
+    const std::uint64_t step = buckets ? bucket : elements;
+    for (std::uint64_t done = 0; done < elements; done += step)
+      collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
+  };
+  const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
+  std::uint64_t replicated = 0, dense = 0, expert = 0;
+  for (std::uint64_t c = 0; c < st.chunks; ++c) {
+    buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
+    buffer("expert_grad_reduce", reduce, edp, st.weights[c].expert, g, c);
+    replicated += st.weights[c].replicated;
+    dense += st.weights[c].dense;
+    expert += st.weights[c].expert;
+  }
+  // Weights sequence parallelism replicates over TP: their gradients are partial sums.
+  if (p.sequence_parallel && p.tensor_parallel > 1 && replicated > 0)
+    collective_op("sp_replicated_grad_reduce", collective::all_reduce, st.grid.group(group_kind::tp, st.rank),
+                  replicated * g, 0);
+  // The tied word embedding: its gradient is summed between the first and the last stage.
+  if (m.tied_embeddings && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
+    collective_op(
+        "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
+        padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
+  // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
+  if (m.is_moe() && m.moe_router_bias) {
+    std::uint64_t moe_layers = 0;
+    for (std::uint64_t c = 0; c < st.chunks; ++c)
+      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_per_chunk; ++l)
+        moe_layers += st.moe_layer(l) ? 1 : 0;
+    if (moe_layers > 0)
+      collective_op("router_bias_reduce", collective::all_reduce,
+                    st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);
+  }
+  // The optimizer step, on this rank's shard with the distributed optimizer.
+  operation& step = push(op_type::compute, "optimizer_step", op_phase::finalize, 0, 0, no_layer);
+  const std::uint64_t owned = sharded ? dense / std::max<std::uint64_t>(dp_cp.size(), 1) +
+                                            expert / std::max<std::uint64_t>(edp.size(), 1)
+                                      : dense + expert;
+  step.compute = {
+      .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
+  // The distributed optimizer gathers the updated weights.
+  if (sharded)
+    for (std::uint64_t c = 0; c < st.chunks; ++c) {
+      buffer("param_gather", collective::all_gather, dp_cp, st.weights[c].dense, w, c);
+      buffer("expert_param_gather", collective::all_gather, edp, st.weights[c].expert, w, c);
+    }
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/units/bytes.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -2271,12 +4407,16 @@ struct traffic {
   bytes ep{};
   bytes dp_ep{};
   bytes cp{};
+  bytes other{};  ///< groups of their own: the tied-embedding and router-bias reductions
 
-  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp; }
+  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp + other; }
 };
 
 /// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
-[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
+namespace detail {
+
+// ZeRO stages 2 and 3 (DeepSpeed's, not in the per-rank graph): the per-layer formulas.
+[[nodiscard]] constexpr traffic zero_comm_volume(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
@@ -2369,6 +4509,61 @@ struct traffic {
   }
 
   return v;
+}
+
+}  // namespace detail
+
+/// The communication of one iteration on the first rank of pipeline stage `stage`, summed from that
+/// rank's operation graph (aicb/schedule/rank_schedule.hpp): every collective's size (SimAI's and
+/// aicb's convention: the whole buffer) by the group it runs on, and the point-to-point bytes it
+/// sends. ZeRO stages 2 and 3, which the graph does not model, use the per-layer formulas of
+/// detail::zero_comm_volume.
+[[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
+  if (job.parallel.zero_stage >= 2) return detail::zero_comm_volume(job, stage);
+  validate(job);
+  // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
+  // scale the per-micro-batch part.
+  job_spec few = job;
+  const std::uint64_t least = job.parallel.virtual_pipeline > 1 ? job.parallel.pipeline_parallel : 1;
+  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * least;
+  const std::uint64_t rank = stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  std::array<std::uint64_t, 7> per_microbatch{}, per_iteration{};  // tp dp pp ep dp_ep cp other
+  const auto category = [](const operation& op) -> std::size_t {
+    if (op.type == op_type::send) return op.name.rfind("attention_kv", 0) == 0 ? 5 : 2;
+    switch (op.group.kind) {
+      case group_kind::tp:
+      case group_kind::etp:
+        return 0;
+      case group_kind::dp:
+      case group_kind::dp_cp:
+        return 1;
+      case group_kind::ep:
+      case group_kind::etp_ep:
+        return 3;
+      case group_kind::edp:
+        return 4;
+      case group_kind::cp:
+        return 5;
+      default:
+        return 6;
+    }
+  };
+  constexpr std::string_view what = "bytes communicated per iteration";
+  for (const operation& op : rank_schedule(few, rank)) {
+    if (op.type != op_type::collective && op.type != op_type::send) continue;
+    if (op.phase == op_phase::finalize) {
+      std::uint64_t& sum = per_iteration[category(op)];
+      sum = checked_add(sum, op.size.count(), what);
+    } else if (op.microbatch == 0) {
+      std::uint64_t& sum = per_microbatch[category(op)];
+      sum = checked_add(sum, op.size.count(), what);
+    }
+  }
+  const std::uint64_t ga = microbatches(job);
+  std::array<bytes, 7> total{};
+  for (std::size_t i = 0; i < total.size(); ++i)
+    total[i] = bytes{per_microbatch[i]} * ga + bytes{per_iteration[i]};
+  return {total[0], total[1], total[2], total[3], total[4], total[5], total[6]};
 }
 
 AICB_END_NAMESPACE
@@ -2890,7 +5085,7 @@ template <class T>
     w.key("traffic_per_gpu").begin_object();
     w.member("tp", s.comm.tp.count()).member("dp", s.comm.dp.count()).member("pp", s.comm.pp.count());
     w.member("ep", s.comm.ep.count()).member("dp_ep", s.comm.dp_ep.count()).member("cp", s.comm.cp.count());
-    w.member("total", s.comm.total().count()).end_object();
+    w.member("other", s.comm.other.count()).member("total", s.comm.total().count()).end_object();
     w.end_object();
   }
   w.end_array().end_object();
@@ -2955,9 +5150,9 @@ template <class T>
   out += "\ncommunication per GPU per iteration\n";
   for (const stage_report& s : r.stages) {
     std::string line;
-    const std::pair<const char*, bytes> groups[] = {{"tp", s.comm.tp},       {"dp", s.comm.dp},
-                                                    {"pp", s.comm.pp},       {"ep", s.comm.ep},
-                                                    {"dp_ep", s.comm.dp_ep}, {"cp", s.comm.cp}};
+    const std::pair<const char*, bytes> groups[] = {
+        {"tp", s.comm.tp},       {"dp", s.comm.dp}, {"pp", s.comm.pp},      {"ep", s.comm.ep},
+        {"dp_ep", s.comm.dp_ep}, {"cp", s.comm.cp}, {"other", s.comm.other}};
     for (const auto& [g, b] : groups)
       if (b.count() != 0) line += std::string(g) + " " + to_iec_string(b) + "  ";
     out += row(std::string("stage ").append(std::to_string(s.stage)), line.empty() ? "none" : line);
@@ -3284,137 +5479,6 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/model/compute_op.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::compute_op — one GPU operation a generator needs a duration for: what it is (its role in a
-/// layer and its kind), its shape, its dtype and which pass (forward, input gradient, weight
-/// gradient). Compute models (aicb/compute/model.hpp) answer for it; they never see the
-/// communication, which depends on the job alone.
-
-// #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/model/options.hpp>
-
-#include <array>
-#include <cstdint>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// The kind of computation, which decides how FLOPs and bytes follow from the shape.
-enum class op_kind : std::uint8_t {
-  gemm,         ///< batch × (m×k)·(k×n)
-  attention,    ///< fused causal attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
-  norm,         ///< LayerNorm / RMSNorm over m rows of n features
-  elementwise,  ///< activation functions, dropout, additions: m × n elements
-  embedding,    ///< table lookup of m rows of n features
-  optimizer,    ///< Adam step over m parameters
-};
-
-/// Which pass of training.
-enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
-
-/// The role of an operation in a transformer layer (what profiles name).
-enum class op_role : std::uint8_t {
-  embedding,
-  input_norm,
-  attention_qkv,
-  attention_core,
-  attention_out,
-  mla_q_down,   ///< MLA: query down-projection and its norm
-  mla_q_up,     ///< MLA: query up-projection
-  mla_kv_down,  ///< MLA: key/value down-projection and its norm
-  mla_kv_up,    ///< MLA: key/value up-projection
-  post_attention_norm,
-  mlp_fc1,
-  mlp_activation,
-  mlp_fc2,
-  moe_router,
-  moe_fc1,  ///< grouped expert GEMM, up (and gate)
-  moe_activation,
-  moe_fc2,  ///< grouped expert GEMM, down
-  final_norm,
-  logits,
-  optimizer,
-};
-
-template <>
-struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 20> value{
-      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
-      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
-      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
-      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer"};
-};
-template <>
-struct enum_names<pass_kind> {
-  static constexpr std::array<std::string_view, 3> value{"forward", "input_grad", "weight_grad"};
-};
-template <>
-struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 6> value{"gemm",        "attention", "norm",
-                                                         "elementwise", "embedding", "optimizer"};
-};
-
-/// One operation on one GPU (its TP/EP shard), for one micro batch.
-struct compute_op {
-  op_role role = op_role::attention_qkv;
-  op_kind kind = op_kind::gemm;
-  pass_kind pass = pass_kind::forward;
-  dtype type = dtype::bf16;
-  std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
-  std::uint64_t m = 0, n = 0, k = 0;
-  bool causal = true;  ///< attention only: half of the score matrix is computed
-
-  /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
-  /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
-  /// passes are one product each, as the forward.
-  [[nodiscard]] constexpr double flops() const noexcept {
-    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
-                 K = static_cast<double>(k);
-    switch (kind) {
-      case op_kind::gemm:
-        return 2 * b * M * N * K;
-      case op_kind::attention: {
-        const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
-        return pass == pass_kind::forward ? forward : 2.5 * forward;
-      }
-      case op_kind::norm:
-        return 5 * b * M * N;
-      case op_kind::elementwise:
-        return b * M * N;
-      case op_kind::embedding:
-        return 0;
-      case op_kind::optimizer:
-        return 12 * b * M;
-    }
-    return 0;
-  }
-
-  /// Bytes read and written in device memory (each operand once).
-  [[nodiscard]] constexpr double bytes() const noexcept {
-    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
-                 K = static_cast<double>(k), e = size_of(type);
-    switch (kind) {
-      case op_kind::gemm:
-        return b * (M * K + K * N + M * N) * e;
-      case op_kind::attention:
-        return b * (2 * M * K + 2 * N * K) * e * (pass == pass_kind::forward ? 1 : 2);
-      case op_kind::norm:
-      case op_kind::elementwise:
-        return b * 2 * M * N * e * (pass == pass_kind::forward ? 1 : 1.5);
-      case op_kind::embedding:
-        return 2 * b * M * N * e;
-      case op_kind::optimizer:
-        return b * M * 16;  // fp32 master, m, v read and written, bf16 weight written
-    }
-    return 0;
-  }
-};
-
-AICB_END_NAMESPACE
 // #include <aicb/units/duration.hpp>
 
 #include <string>
@@ -8225,2011 +10289,6 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::rank_schedule — what one rank of a Megatron-Core training job does in an iteration, in the
-/// order it does it: its computations, its collectives (with their groups) and its point-to-point
-/// sends and receives (with their peers), each with what it waits for.
-///
-/// ```cpp
-/// for (const aicb::operation& op : aicb::rank_schedule(job, 42)) ...   // lazily, any job size
-/// ```
-///
-/// What it models, after Megatron-Core (the citations are in docs/schedules.md):
-/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B or
-///   interleaved, with the activations and gradients sent between stages;
-/// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
-///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
-///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
-///   weight gradient and the reduce-scatter of the input gradient (4 all-gathers and 2
-///   reduce-scatters per layer); without it all-reduces;
-/// - context parallelism as ring attention (TE's p2p): CP − 1 key/value exchanges with the CP
-///   neighbours per attention forward, and the reverse ring with key/value and their gradients in
-///   backward, over a load-balanced split of 2·CP chunks (the causal work per rank is even);
-/// - multi-head latent attention: replicated down-projections on the local sequence shard, the
-///   latents gathered (and their gradients reduce-scattered) over TP;
-/// - mixture of experts with either dispatcher (`allgather`, Megatron's default, or `alltoall`),
-///   expert tensor parallelism and shared experts, assuming balanced routing;
-/// - the embedding (vocabulary-parallel) on the first stage, the output layer and the loss's three
-///   small all-reduces on the last;
-/// - activation recomputation: `full` repeats each layer's forward, collectives included, before its
-///   backward; `selective` repeats core attention;
-/// - after the last backward, Megatron's finalize: the gradient reduction of each model chunk
-///   (dense weights over DP×CP, routed experts over expert-DP; reduce-scatter with the distributed
-///   optimizer, all-reduce otherwise; in buckets only with `overlap_grad_reduce`, and then only on
-///   the first stage's first chunk, one per buffer elsewhere), the TP all-reduce of the weights that
-///   sequence parallelism replicates (norms), the all-reduce of the tied word embedding between the
-///   first and last stage, the router's expert-bias reduction; then the optimizer step and, with
-///   the distributed optimizer, the all-gather of the updated weights.
-///
-/// Refused with a message: multi-token prediction (not yet modelled here), ZeRO stages 2 and 3
-/// (DeepSpeed's, not Megatron's), a job that is not valid.
-///
-/// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
-/// with micro batches, iterations or world size. The stream owns everything it refers to, so
-/// `for (auto& op : aicb::rank_schedule(job, r))` is safe.
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/compute_op.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/parallel/groups.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Ranks, their coordinates and their process groups, exactly as Megatron-Core builds them
-/// (`parallel_state.py`, default order `tp-cp-ep-dp-pp`; the leftmost dimension varies fastest).
-///
-/// Two grids share the ranks. The dense grid has the sizes (TP, CP, 1, DP, PP); the expert grid
-/// (ETP, 1, EP, EDP, PP). A rank's coordinates follow from mixed-radix digits:
-///
-/// ```text
-/// dense:  rank = tp  + TP ·(cp + CP ·(dp  + DP ·pp))
-/// expert: rank = etp + ETP·(ep + EP ·(edp + EDP·pp))
-/// ```
-///
-/// A group is all ranks that share every coordinate but the group's own ("masked") ones. Members
-/// are listed in ascending rank order, the masked coordinates counting fastest in the order's
-/// order; groups of one kind are numbered the same way by their other coordinates — Megatron's
-/// enumeration, so a group's index is stable and the same on every rank.
-///
-/// ```cpp
-/// const aicb::process_grid grid(job);
-/// const aicb::rank_group dp = grid.group(aicb::group_kind::dp, 5);
-/// for (std::uint64_t j = 0; j < dp.size(); ++j) use(dp.member(j));   // global ranks, ascending
-/// ```
-///
-/// A group is a handful of integers (a base rank and up to three size/stride pairs), not a list: a
-/// data-parallel group of a million ranks costs nothing until its members are asked for.
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/options.hpp>
-
-#include <array>
-#include <cstdint>
-#include <initializer_list>
-#include <optional>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// The process groups of a Megatron-Core training job.
-enum class group_kind : std::uint8_t {
-  tp,                  ///< tensor parallel (dense grid 'tp')
-  cp,                  ///< context parallel ('cp')
-  dp,                  ///< data parallel ('dp')
-  pp,                  ///< pipeline parallel ('pp')
-  dp_cp,               ///< data × context parallel ('dp-cp'): dense gradients, optimizer shards
-  tp_cp,               ///< tensor × context parallel ('tp-cp')
-  tp_dp_cp,            ///< tensor × data × context parallel ('tp-dp-cp'): router expert-bias reduction
-  ep,                  ///< expert parallel (expert grid 'ep')
-  etp,                 ///< expert tensor parallel (expert grid 'tp')
-  etp_ep,              ///< expert tensor × expert parallel (expert grid 'tp-ep'): the allgather dispatcher
-  edp,                 ///< expert data parallel (expert grid 'dp'): routed-expert gradients
-  embedding,           ///< first and last rank of each pipeline group: the tied word-embedding gradient
-  position_embedding,  ///< first rank of each pipeline group
-  world,               ///< every rank
-};
-
-template <>
-struct enum_names<group_kind> {
-  static constexpr std::array<std::string_view, 14> value{"tp",
-                                                          "cp",
-                                                          "dp",
-                                                          "pp",
-                                                          "dp_cp",
-                                                          "tp_cp",
-                                                          "tp_dp_cp",
-                                                          "ep",
-                                                          "etp",
-                                                          "etp_ep",
-                                                          "edp",
-                                                          "embedding",
-                                                          "position_embedding",
-                                                          "world"};
-};
-
-/// A rank's place in both grids.
-struct rank_coordinates {
-  std::uint64_t tp = 0, cp = 0, dp = 0, pp = 0;  ///< dense grid
-  std::uint64_t etp = 0, ep = 0, edp = 0;        ///< expert grid (its pp is the dense one)
-
-  [[nodiscard]] friend constexpr bool operator==(const rank_coordinates&, const rank_coordinates&) = default;
-};
-
-/// A stable name for a group: its kind and its index among the groups of that kind.
-struct group_id {
-  group_kind kind = group_kind::world;
-  std::uint64_t index = 0;
-
-  [[nodiscard]] friend constexpr bool operator==(const group_id&, const group_id&) = default;
-  [[nodiscard]] friend constexpr auto operator<=>(const group_id&, const group_id&) = default;
-};
-
-/// "dp_cp[3]": a group id as text.
-[[nodiscard]] inline std::string to_string(const group_id& id) {
-  return std::string(to_string(id.kind)) + "[" + std::to_string(id.index) + "]";
-}
-
-/// One process group: its members as global ranks in ascending order, computed on demand.
-class rank_group {
- public:
-  /// One dimension of the members: `size` coordinates, `stride` ranks apart.
-  struct dimension {
-    std::uint64_t size = 1, stride = 0;
-
-    [[nodiscard]] friend constexpr bool operator==(const dimension&, const dimension&) = default;
-  };
-
-  constexpr rank_group() = default;
-  constexpr rank_group(group_id id, std::uint64_t base, std::array<dimension, 3> dims) noexcept
-      : id_(id), base_(base), dims_(dims) {}
-
-  [[nodiscard]] constexpr group_id id() const noexcept { return id_; }
-  [[nodiscard]] constexpr group_kind kind() const noexcept { return id_.kind; }
-  /// Ranks in the group.
-  [[nodiscard]] constexpr std::uint64_t size() const noexcept {
-    return dims_[0].size * dims_[1].size * dims_[2].size;
-  }
-  /// The global rank of group rank `j` (0-based, below size()).
-  [[nodiscard]] constexpr std::uint64_t member(std::uint64_t j) const noexcept {
-    std::uint64_t rank = base_;
-    for (const dimension& d : dims_) {
-      rank += (j % d.size) * d.stride;
-      j /= d.size;
-    }
-    return rank;
-  }
-  /// The group rank of global rank `rank`, or nothing when it is not a member.
-  [[nodiscard]] constexpr std::optional<std::uint64_t> position(std::uint64_t rank) const noexcept {
-    if (rank < base_) return std::nullopt;
-    std::uint64_t offset = rank - base_, j = 0;
-    // Dimensions are nested (each stride a multiple of the previous extent) in every group built
-    // here; peel them from the largest stride down.
-    for (std::size_t k = dims_.size(); k-- > 0;) {
-      const dimension& d = dims_[k];
-      if (d.size == 1) continue;
-      const std::uint64_t digit = offset / d.stride;
-      if (digit >= d.size) return std::nullopt;
-      offset -= digit * d.stride;
-      std::uint64_t below = 1;
-      for (std::size_t i = 0; i < k; ++i)
-        below *= dims_[i].size;
-      j += digit * below;
-    }
-    if (offset != 0) return std::nullopt;
-    return j;
-  }
-  [[nodiscard]] constexpr bool contains(std::uint64_t rank) const noexcept {
-    return position(rank).has_value();
-  }
-  /// The first member (the lowest rank).
-  [[nodiscard]] constexpr std::uint64_t first() const noexcept { return base_; }
-  /// The last member (the highest rank).
-  [[nodiscard]] constexpr std::uint64_t last() const noexcept { return member(size() - 1); }
-
-  [[nodiscard]] friend constexpr bool operator==(const rank_group&, const rank_group&) = default;
-
- private:
-  group_id id_{};
-  std::uint64_t base_ = 0;
-  std::array<dimension, 3> dims_{};
-};
-
-/// The ranks of a job and their groups. Built from a valid job (validate() runs first).
-class process_grid {
- public:
-  explicit process_grid(const job_spec& job) {
-    validate(job);
-    const parallel_spec& p = job.parallel;
-    world_ = p.world_size;
-    dense_ = {p.tensor_parallel, p.context_parallel, 1, data_parallel(job), p.pipeline_parallel};
-    expert_ = {expert_tensor_parallel(job), 1, p.expert_parallel, expert_data_parallel(job),
-               p.pipeline_parallel};
-    for (const auto* sizes : {&dense_, &expert_}) {
-      std::uint64_t product = 1;
-      for (const std::uint64_t s : *sizes)
-        product *= s;
-      if (product != world_)
-        AICB_THROW(config_error("world_size", std::to_string(world_),
-                                "the expert grid (ETP x EP x EDP x PP) must hold every rank"));
-    }
-  }
-
-  [[nodiscard]] std::uint64_t world_size() const noexcept { return world_; }
-  [[nodiscard]] std::uint64_t pipeline_parallel() const noexcept { return dense_[pp_axis]; }
-
-  /// The coordinates of `rank` in both grids.
-  [[nodiscard]] rank_coordinates coordinates(std::uint64_t rank) const {
-    check_rank(rank);
-    const auto d = digits(dense_, rank), e = digits(expert_, rank);
-    return {d[0], d[1], d[3], d[4], e[0], e[2], e[3]};
-  }
-  /// The pipeline stage of `rank`.
-  [[nodiscard]] std::uint64_t pipeline_stage(std::uint64_t rank) const { return coordinates(rank).pp; }
-
-  /// The group of `kind` that holds `rank`.
-  [[nodiscard]] rank_group group(group_kind kind, std::uint64_t rank) const {
-    check_rank(rank);
-    switch (kind) {
-      case group_kind::tp:
-        return masked(kind, dense_, rank, {0});
-      case group_kind::cp:
-        return masked(kind, dense_, rank, {1});
-      case group_kind::dp:
-        return masked(kind, dense_, rank, {3});
-      case group_kind::pp:
-        return masked(kind, dense_, rank, {4});
-      case group_kind::dp_cp:
-        return masked(kind, dense_, rank, {1, 3});
-      case group_kind::tp_cp:
-        return masked(kind, dense_, rank, {0, 1});
-      case group_kind::tp_dp_cp:
-        return masked(kind, dense_, rank, {0, 1, 3});
-      case group_kind::ep:
-        return masked(kind, expert_, rank, {2});
-      case group_kind::etp:
-        return masked(kind, expert_, rank, {0});
-      case group_kind::etp_ep:
-        return masked(kind, expert_, rank, {0, 2});
-      case group_kind::edp:
-        return masked(kind, expert_, rank, {3});
-      case group_kind::embedding:
-      case group_kind::position_embedding: {
-        // The first (and, for the word embedding, the last) rank of the rank's pipeline group.
-        const rank_group pp = masked(group_kind::pp, dense_, rank, {4});
-        const std::uint64_t stages = dense_[pp_axis];
-        const bool both = kind == group_kind::embedding && stages > 1;
-        return {{kind, pp.id().index},
-                pp.first(),
-                {{{both ? 2u : 1u, (stages - 1) * (world_ / stages)}, {}, {}}}};
-      }
-      case group_kind::world:
-        return {{kind, 0}, 0, {{{world_, 1}, {}, {}}}};
-    }
-    AICB_THROW(config_error("group", std::to_string(static_cast<int>(kind)), "no such group kind"));
-  }
-
-  /// Whether `rank` belongs to a group of `kind` at all (only the embedding groups leave ranks out).
-  [[nodiscard]] bool in_group(group_kind kind, std::uint64_t rank) const {
-    return group(kind, rank).contains(rank);
-  }
-
-  /// How many groups of `kind` there are.
-  [[nodiscard]] std::uint64_t group_count(group_kind kind) const {
-    if (kind == group_kind::world) return 1;
-    if (kind == group_kind::embedding || kind == group_kind::position_embedding)
-      return world_ / dense_[pp_axis];
-    return world_ / group(kind, 0).size();
-  }
-
-  /// The group of `kind` with Megatron's enumeration index `index`.
-  [[nodiscard]] rank_group group_at(group_kind kind, std::uint64_t index) const {
-    if (index >= group_count(kind))
-      AICB_THROW(config_error(
-          "group", to_string(group_id{kind, index}),
-          "the index must be below the number of groups (" + std::to_string(group_count(kind)) + ")"));
-    // The lowest rank of group `index`: its unmasked coordinates are the index's digits. Find it
-    // through a member of group 0 shifted by the index's place in the unmasked dimensions.
-    const rank_group zero = group(kind, 0);
-    if (kind == group_kind::world) return zero;
-    std::uint64_t remaining = index, rank = 0;
-    const bool expert = kind == group_kind::ep || kind == group_kind::etp || kind == group_kind::etp_ep ||
-                        kind == group_kind::edp;
-    const auto& sizes = expert ? expert_ : dense_;
-    const std::uint64_t mask = kind == group_kind::embedding || kind == group_kind::position_embedding
-                                   ? mask_of(group_kind::pp)
-                                   : mask_of(kind);
-    std::uint64_t stride = 1;
-    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
-      if (!(mask & (1u << axis))) {
-        rank += (remaining % sizes[axis]) * stride;
-        remaining /= sizes[axis];
-      }
-      stride *= sizes[axis];
-    }
-    return group(kind, rank);
-  }
-
-  /// The pipeline neighbour of `rank` one stage on (`next`) or back, wrapping around (Megatron's
-  /// ranks[(i ± 1) mod PP]).
-  [[nodiscard]] std::uint64_t pipeline_peer(std::uint64_t rank, bool next) const {
-    const rank_group pp = group(group_kind::pp, rank);
-    const std::uint64_t stages = pp.size(), stage = *pp.position(rank);
-    return pp.member(next ? (stage + 1) % stages : (stage + stages - 1) % stages);
-  }
-
- private:
-  // Axes of both grids, in the order string's order.
-  static constexpr std::size_t pp_axis = 4;
-  using sizes_t = std::array<std::uint64_t, 5>;
-
-  static std::uint64_t mask_of(group_kind kind) {
-    switch (kind) {
-      case group_kind::tp:
-      case group_kind::etp:
-        return 1u << 0;
-      case group_kind::cp:
-        return 1u << 1;
-      case group_kind::ep:
-        return 1u << 2;
-      case group_kind::dp:
-      case group_kind::edp:
-        return 1u << 3;
-      case group_kind::pp:
-        return 1u << 4;
-      case group_kind::dp_cp:
-        return (1u << 1) | (1u << 3);
-      case group_kind::tp_cp:
-        return (1u << 0) | (1u << 1);
-      case group_kind::tp_dp_cp:
-        return (1u << 0) | (1u << 1) | (1u << 3);
-      case group_kind::etp_ep:
-        return (1u << 0) | (1u << 2);
-      default:
-        return 0;
-    }
-  }
-
-  void check_rank(std::uint64_t rank) const {
-    if (rank >= world_)
-      AICB_THROW(config_error("rank", std::to_string(rank),
-                              "a rank must be below world_size (" + std::to_string(world_) + ")"));
-  }
-
-  static std::array<std::uint64_t, 5> digits(const sizes_t& sizes, std::uint64_t rank) {
-    std::array<std::uint64_t, 5> d{};
-    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
-      d[axis] = rank % sizes[axis];
-      rank /= sizes[axis];
-    }
-    return d;
-  }
-
-  // The group whose members differ from `rank` only in the axes listed (in the order's order).
-  rank_group masked(group_kind kind, const sizes_t& sizes, std::uint64_t rank,
-                    std::initializer_list<std::size_t> axes) const {
-    const auto coordinate = digits(sizes, rank);
-    std::array<std::uint64_t, 5> strides{};
-    std::uint64_t stride = 1;
-    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
-      strides[axis] = stride;
-      stride *= sizes[axis];
-    }
-    std::uint64_t base = rank, index = 0, scale = 1;
-    std::array<rank_group::dimension, 3> dims{};
-    std::size_t used = 0;
-    for (std::size_t axis = 0; axis < sizes.size(); ++axis) {
-      bool is_masked = false;
-      for (const std::size_t a : axes)
-        is_masked = is_masked || a == axis;
-      if (is_masked) {
-        base -= coordinate[axis] * strides[axis];
-        dims[used++] = {sizes[axis], strides[axis]};
-      } else {
-        index += coordinate[axis] * scale;
-        scale *= sizes[axis];
-      }
-    }
-    return {{kind, index}, base, dims};
-  }
-
-  std::uint64_t world_ = 1;
-  sizes_t dense_{}, expert_{};
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/schedule/operation.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::operation — one thing one rank does in a training iteration: a computation, a collective
-/// over one of its process groups, or a point-to-point send or receive to a peer rank — with where
-/// it sits in the schedule (micro batch, model chunk, layer, pass) and what it waits for.
-///
-/// This is the vocabulary of the per-rank operation graph (aicb/schedule/rank_schedule.hpp), the
-/// one corrected model that every output projects.
-///
-/// Sizes: a collective's `size` follows the convention of aicb's and SimAI's files — the whole
-/// buffer: an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input, an
-/// all-to-all's send buffer; `per_rank_size()` gives what one rank contributes (the shard for
-/// all-gather and reduce-scatter). Durations are not here: a compute model prices an operation's
-/// `compute` (FLOPs, bytes), so the communication pattern never depends on where times come from.
-
-// #include <aicb/config.hpp>
-// #include <aicb/model/compute_op.hpp>
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/units/bytes.hpp>
-// #include <aicb/workload/collective.hpp>
-
-#include <array>
-#include <cstdint>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// What an operation is.
-enum class op_type : std::uint8_t { compute, collective, send, recv };
-
-template <>
-struct enum_names<op_type> {
-  static constexpr std::array<std::string_view, 4> value{"compute", "collective", "send", "recv"};
-};
-
-/// Where in the iteration an operation belongs.
-enum class op_phase : std::uint8_t {
-  forward,    ///< a micro batch's forward pass
-  backward,   ///< its backward pass (input and weight gradients)
-  recompute,  ///< forward work repeated in the backward pass (activation recomputation)
-  finalize,   ///< once per iteration, after the last backward: gradient reduction, optimizer step
-};
-
-template <>
-struct enum_names<op_phase> {
-  static constexpr std::array<std::string_view, 4> value{"forward", "backward", "recompute", "finalize"};
-};
-
-/// "No layer": an operation of the embedding, the output layer, the pipeline or the iteration.
-inline constexpr std::uint64_t no_layer = ~std::uint64_t{0};
-
-/// One operation of one rank. See the file comment.
-struct operation {
-  std::uint64_t index = 0;  ///< position in the rank's stream (what dependencies name)
-  op_type type = op_type::compute;
-  std::string_view name;  ///< what it is, e.g. "attention_qkv", "grad_reduce" (static text)
-  op_phase phase = op_phase::forward;
-  std::uint64_t microbatch = 0;  ///< forward, backward, recompute
-  std::uint64_t chunk = 0;       ///< model chunk (virtual pipeline stage) of this stage
-  std::uint64_t layer = no_layer;
-
-  compute_op compute{};  ///< compute: kind, shapes, dtype, pass; FLOPs and bytes through its methods
-
-  collective kind = collective::none;  ///< collective: which
-  group_id group{};                    ///< collective: its group (members through aicb::process_grid)
-  std::uint64_t group_size = 1;        ///< collective: ranks in the group
-  bytes size{};                        ///< collective (the whole buffer, see the file comment), send, recv
-
-  std::uint64_t peer = 0;  ///< send, recv: the other rank
-  std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
-
-  /// Operations of the same rank this one waits for (indices; at most 8).
-  std::array<std::uint64_t, 8> after{};
-  std::uint8_t after_count = 0;
-
-  /// What one rank contributes to a collective: the shard for all-gather and reduce-scatter, the
-  /// whole buffer otherwise.
-  [[nodiscard]] constexpr bytes per_rank_size() const {
-    if ((kind == collective::all_gather || kind == collective::reduce_scatter) && group_size > 0)
-      return size / group_size;
-    return size;
-  }
-  [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/schedule/pipeline.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Megatron-Core's pipeline schedules, for one stage, step by step: the forward and backward passes
-/// of each micro batch (and model chunk) and the point-to-point calls between them, in the order
-/// Megatron issues them (`pipeline_parallel/schedules.py`).
-///
-/// - **none** (PP = 1): F(0) B(0) F(1) B(1) …
-/// - **1F1B** (PP > 1): stage s of p runs `Wu = min(p − s − 1, m)` warm-up forwards, then
-///   `R = m − Wu` steady one-forward-one-backward steps, then Wu cool-down backwards.
-/// - **interleaved 1F1B** (PP > 1, V model chunks per stage): Megatron's table of virtual
-///   micro batches in groups of N = p micro batches (so m must be a multiple of p, as Megatron
-///   requires with its default grouping), `Wu = min(m·V, 2(p − s − 1) + (V − 1)·p)` warm-up
-///   forwards, its receive rule for the stage that leads each direction, and — Megatron's
-///   default — communication overlapped with compute: a forward call after each forward and a
-///   backward call after each backward (`overlap_p2p_comm`; without it, one call per steady step).
-///
-/// Each call holds up to four operations. Batched calls list them in Megatron's batch order
-/// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
-/// send_next, recv_prev, send_prev, recv_next and odd stages recv_prev, send_next, recv_next,
-/// send_prev. The first stage never receives activations nor sends gradients backward; the last
-/// stage never sends activations on nor receives gradients from beyond — except, with interleaving,
-/// between the model chunks of the last and the first stage, which are neighbours on the ring.
-///
-/// Steps are produced lazily: memory does not grow with micro batches.
-///
-/// ```cpp
-/// aicb::pipeline_schedule s({.stages = 4, .stage = 1, .microbatches = 8});
-/// for (const aicb::pipeline_step& step : s) ...   // F(0) send … F(1) … B(0) …
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <initializer_list>
-#include <iterator>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// The pipeline schedules Megatron-Core runs.
-enum class pipeline_kind : std::uint8_t {
-  none,         ///< no pipelining (PP = 1)
-  one_f_one_b,  ///< 1F1B (PP > 1, one model chunk)
-  interleaved,  ///< interleaved 1F1B (PP > 1, several model chunks)
-};
-
-/// Where a point-to-point operation goes.
-enum class p2p_direction : std::uint8_t { send_prev, recv_prev, send_next, recv_next };
-
-/// One point-to-point operation: the tensor it moves is the activation (forward) or the gradient
-/// of micro batch `microbatch` at model chunk `chunk` of this stage — for a send the chunk that
-/// produced it, for a receive the chunk that will consume it.
-struct p2p_op {
-  p2p_direction direction = p2p_direction::send_next;
-  bool activation = true;  ///< an activation (forward) or a gradient (backward)
-  std::uint64_t microbatch = 0;
-  std::uint64_t chunk = 0;
-
-  [[nodiscard]] constexpr bool send() const noexcept {
-    return direction == p2p_direction::send_prev || direction == p2p_direction::send_next;
-  }
-  [[nodiscard]] friend constexpr bool operator==(const p2p_op&, const p2p_op&) = default;
-};
-
-/// One step of a stage's schedule.
-struct pipeline_step {
-  enum class kind : std::uint8_t { forward, backward, communicate };
-  /// Which part of the schedule the step belongs to.
-  enum class part : std::uint8_t { warmup, steady, cooldown };
-
-  kind what = kind::forward;
-  part phase = part::warmup;
-  std::uint64_t microbatch = 0;  ///< forward, backward: the micro batch
-  std::uint64_t chunk = 0;       ///< forward, backward: the model chunk
-  std::array<p2p_op, 4> ops{};   ///< communicate: the call's operations, in the order they are posted
-  std::uint8_t op_count = 0;
-  bool batched =
-      true;  ///< communicate: one batched call (batch_isend_irecv), or operations posted one by one
-
-  [[nodiscard]] constexpr const p2p_op* begin() const noexcept { return ops.data(); }
-  [[nodiscard]] constexpr const p2p_op* end() const noexcept { return ops.data() + op_count; }
-};
-
-/// What a schedule is built from.
-struct pipeline_options {
-  std::uint64_t stages = 1;        ///< pipeline-parallel size p
-  std::uint64_t stage = 0;         ///< this stage, 0 … p − 1
-  std::uint64_t microbatches = 1;  ///< micro batches per iteration m
-  std::uint64_t chunks = 1;        ///< model chunks per stage V (virtual pipeline)
-  /// Interleaved only: overlap point-to-point communication with compute (Megatron's default).
-  bool overlap_p2p = true;
-  /// Interleaved only: micro batches per group of the schedule table
-  /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
-  std::uint64_t microbatch_group = 0;
-};
-
-/// The number of forward passes a stage runs before its first backward, and the rest.
-struct pipeline_counts {
-  std::uint64_t warmup = 0;    ///< forwards before the first backward
-  std::uint64_t steady = 0;    ///< one-forward-one-backward steps
-  std::uint64_t cooldown = 0;  ///< backwards after the last forward
-  std::uint64_t total = 0;     ///< forwards (= backwards) of the stage: m · V
-};
-
-/// One stage's schedule: a lazy, single-pass range of steps. See the file comment.
-class pipeline_schedule {
- public:
-  explicit pipeline_schedule(const pipeline_options& o) : o_(o) {
-    const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
-      AICB_THROW(config_error(field, std::to_string(value), rule));
-    };
-    if (o.stages == 0) fail("pipeline_parallel", 0, "pipeline_parallel must be at least 1");
-    if (o.stage >= o.stages)
-      fail("pipeline_stage", o.stage,
-           "a stage must be below pipeline_parallel (" + std::to_string(o.stages) + ")");
-    if (o.microbatches == 0) fail("microbatches", 0, "an iteration needs at least one micro batch");
-    if (o.chunks == 0) fail("virtual_pipeline", 0, "virtual_pipeline must be at least 1");
-    if (o.chunks > 1) {
-      if (o.stages == 1)
-        fail("virtual_pipeline", o.chunks, "virtual_pipeline > 1 needs pipeline_parallel > 1");
-      // Megatron's table groups N micro batches per model chunk (N = p by default): p <= N <= m, and
-      // the last group holds m mod N = 0 or at least p of them. With the default, m must be a
-      // multiple of p.
-      group_ = o.microbatch_group == 0 ? o.stages : o.microbatch_group;
-      if (group_ < o.stages || group_ > o.microbatches)
-        fail("microbatch_group", group_,
-             "with interleaving, the micro batches per group must be between pipeline_parallel (" +
-                 std::to_string(o.stages) + ") and the micro batches per iteration (" +
-                 std::to_string(o.microbatches) + "), as Megatron-Core requires");
-      if (o.microbatches % group_ != 0 && o.microbatches % group_ < o.stages)
-        fail("microbatches", o.microbatches,
-             o.microbatch_group == 0
-                 ? "with interleaving, the micro batches per iteration must be a multiple of "
-                   "pipeline_parallel (" +
-                       std::to_string(o.stages) + "), as Megatron-Core requires with its default grouping"
-                 : "with interleaving, the micro batches left for the last group (micro batches mod " +
-                       std::to_string(group_) +
-                       ") must be 0 or at least pipeline_parallel, as Megatron-Core requires");
-      if (o.stages <= 2 && !o.overlap_p2p)
-        fail("pipeline_parallel", o.stages,
-             "interleaving on 2 stages needs overlapped point-to-point communication (Megatron-Core)");
-    }
-    kind_ = o.stages == 1   ? pipeline_kind::none
-            : o.chunks == 1 ? pipeline_kind::one_f_one_b
-                            : pipeline_kind::interleaved;
-    const std::uint64_t total = o.microbatches * o.chunks;
-    std::uint64_t warmup = 0;
-    if (kind_ == pipeline_kind::one_f_one_b)
-      warmup = std::min(o.stages - o.stage - 1, o.microbatches);
-    else if (kind_ == pipeline_kind::interleaved)
-      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
-    counts_ = {warmup, total - warmup, warmup, total};
-  }
-
-  [[nodiscard]] pipeline_kind kind() const noexcept { return kind_; }
-  [[nodiscard]] const pipeline_options& options() const noexcept { return o_; }
-  [[nodiscard]] const pipeline_counts& counts() const noexcept { return counts_; }
-
-  /// The micro batch of forward (or backward) virtual step `k` (interleaved: Megatron's table).
-  [[nodiscard]] std::uint64_t microbatch_of(std::uint64_t k) const noexcept { return table(k).first; }
-  /// The model chunk of virtual step `k`, forward or backward (backward runs the chunks in reverse).
-  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t k, bool forward) const noexcept {
-    const std::uint64_t c = table(k).second;
-    return forward ? c : o_.chunks - 1 - c;
-  }
-  /// Micro batches per group of the interleaved schedule's table (N).
-  [[nodiscard]] std::uint64_t microbatch_group() const noexcept { return group_; }
-
-  class iterator;
-  [[nodiscard]] iterator begin() const;
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
-
- private:
-  friend class iterator;
-
-  // Megatron's schedule table (get_schedule_table): for each group of N micro batches — the last
-  // group takes all that remain — every chunk in turn runs the group's micro batches in order.
-  // Entry k (taken modulo the table's length, as Megatron's lookups are): (micro batch, chunk).
-  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> table(std::uint64_t k) const noexcept {
-    if (kind_ != pipeline_kind::interleaved) return {k, 0};
-    const std::uint64_t n = group_, v = o_.chunks, m = o_.microbatches;
-    k %= m * v;
-    const std::uint64_t full_groups = m / n;         // groups of exactly N
-    const std::uint64_t last = m - full_groups * n;  // the short last group (0: none)
-    if (k < full_groups * n * v) {
-      const std::uint64_t group = k / (n * v), within = k % (n * v);
-      return {group * n + within % n, within / n};
-    }
-    const std::uint64_t rest = k - full_groups * n * v;
-    return {full_groups * n + rest % last, rest / last};
-  }
-
-  pipeline_options o_;
-  std::uint64_t group_ = 1;
-  pipeline_kind kind_ = pipeline_kind::none;
-  pipeline_counts counts_;
-};
-
-/// Walks a schedule: each turn of Megatron's loop fills a small buffer with its steps.
-class pipeline_schedule::iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = pipeline_step;
-  using difference_type = std::ptrdiff_t;
-  using reference = const pipeline_step&;
-  using pointer = const pipeline_step*;
-
-  iterator() = default;
-  explicit iterator(const pipeline_schedule* s) : s_(s) { advance(); }
-
-  reference operator*() const { return buffer_[head_]; }
-  pointer operator->() const { return &buffer_[head_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
-
- private:
-  using part = pipeline_step::part;
-  static constexpr std::size_t capacity = 8;
-
-  const pipeline_options& o() const { return s_->o_; }
-  bool first_stage() const { return o().stage == 0; }
-  bool last_stage() const { return o().stage + 1 == o().stages; }
-
-  void advance() {
-    if (!s_) return;
-    if (++head_ < size_) return;
-    head_ = size_ = 0;
-    while (size_ == 0) {
-      if (!fill()) {
-        s_ = nullptr;
-        return;
-      }
-    }
-  }
-
-  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk) {
-    pipeline_step& step = buffer_[size_++];
-    step = {};
-    step.what = what;
-    step.phase = phase;
-    step.microbatch = microbatch;
-    step.chunk = chunk;
-  }
-
-  // A call: its operations (those set) sorted in posting order; nothing when it has none.
-  void call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) {
-    pipeline_step step;
-    step.what = pipeline_step::kind::communicate;
-    step.phase = phase;
-    step.batched = batched;
-    static constexpr std::array<p2p_direction, 4> batch_order{
-        p2p_direction::send_prev, p2p_direction::recv_prev, p2p_direction::send_next,
-        p2p_direction::recv_next};
-    static constexpr std::array<p2p_direction, 4> even_order{
-        p2p_direction::send_next, p2p_direction::recv_prev, p2p_direction::send_prev,
-        p2p_direction::recv_next};
-    static constexpr std::array<p2p_direction, 4> odd_order{
-        p2p_direction::recv_prev, p2p_direction::send_next, p2p_direction::recv_next,
-        p2p_direction::send_prev};
-    const auto& order = batched ? batch_order : o().stage % 2 == 0 ? even_order : odd_order;
-    for (const p2p_direction d : order)
-      for (const std::optional<p2p_op>& op : ops)
-        if (op && op->direction == d) step.ops[step.op_count++] = *op;
-    if (step.op_count > 0) buffer_[size_++] = step;
-  }
-
-  // Receives on chunk `chunk` are for its micro batches in order (each chunk runs them ascending).
-  p2p_op receive(p2p_direction d, bool activation, std::uint64_t chunk) {
-    if (received_.empty()) received_.assign(2 * o().chunks, 0);
-    std::uint64_t& count = received_[2 * chunk + (activation ? 0 : 1)];
-    return {d, activation, count++, chunk};
-  }
-
-  bool fill() {
-    switch (s_->kind_) {
-      case pipeline_kind::none:
-        return fill_none();
-      case pipeline_kind::one_f_one_b:
-        return fill_1f1b();
-      case pipeline_kind::interleaved:
-        return fill_interleaved();
-    }
-    return false;
-  }
-
-  // PP = 1: F(i) B(i).
-  bool fill_none() {
-    if (turn_ == o().microbatches) return false;
-    compute(pipeline_step::kind::forward, part::steady, turn_, 0);
-    compute(pipeline_step::kind::backward, part::steady, turn_, 0);
-    ++turn_;
-    return true;
-  }
-
-  // 1F1B (M:sch forward_backward_pipelining_without_interleaving). Stage turns: warm-up 0..Wu−1,
-  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1.
-  bool fill_1f1b() {
-    const pipeline_counts& c = s_->counts_;
-    const std::uint64_t warmup = c.warmup, steady = c.steady;
-    const auto recv_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_prev, true, mb, 0}; };
-    const auto send_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_next, true, mb, 0}; };
-    const auto recv_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_next, false, mb, 0}; };
-    const auto send_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_prev, false, mb, 0}; };
-    const std::uint64_t t = turn_++;
-    if (t < warmup) {
-      if (!first_stage()) call(part::warmup, {recv_fwd(t)}, true);
-      compute(pipeline_step::kind::forward, part::warmup, t, 0);
-      if (!last_stage()) call(part::warmup, {send_fwd(t)}, true);
-      return true;
-    }
-    if (t == warmup) {  // the receive before the steady state
-      if (steady > 0 && !first_stage()) call(part::steady, {recv_fwd(warmup)}, true);
-      return true;
-    }
-    if (t <= warmup + steady) {
-      const std::uint64_t i = t - warmup - 1, forward = warmup + i;
-      compute(pipeline_step::kind::forward, part::steady, forward, 0);
-      if (!last_stage()) call(part::steady, {send_fwd(forward), recv_bwd(i)}, true);
-      compute(pipeline_step::kind::backward, part::steady, i, 0);
-      if (!first_stage()) {
-        if (i + 1 == steady)
-          call(part::steady, {send_bwd(i)}, true);
-        else
-          call(part::steady, {send_bwd(i), recv_fwd(forward + 1)}, true);
-      }
-      return true;
-    }
-    if (t <= warmup + steady + warmup) {
-      const std::uint64_t i = t - warmup - steady - 1, backward = steady + i;
-      if (!last_stage()) call(part::cooldown, {recv_bwd(backward)}, true);
-      compute(pipeline_step::kind::backward, part::cooldown, backward, 0);
-      if (!first_stage()) call(part::cooldown, {send_bwd(backward)}, true);
-      return true;
-    }
-    return false;
-  }
-
-  // Megatron's receive rule (recv_tensor_from_previous_stage): whether the call after virtual step
-  // `k` receives, and for which chunk. The stage that leads a direction (the first in forward, the
-  // last in backward) is p − 1 steps ahead of the stage feeding it around the ring.
-  std::pair<bool, std::uint64_t> receive_rule(std::uint64_t k, bool forward) const {
-    const std::uint64_t p = o().stages;
-    const bool leading = forward ? first_stage() : last_stage();
-    if (!leading) return {true, s_->chunk_of(k + 1, forward)};
-    if (k < p - 1) return {false, s_->chunk_of(k + 1, forward)};
-    const std::uint64_t chunk = s_->chunk_of(k - (p - 1), forward);
-    const std::uint64_t terminal = forward ? o().chunks - 1 : 0;
-    if (chunk == terminal) return {false, chunk};
-    return {true, forward ? chunk + 1 : chunk - 1};
-  }
-
-  // Interleaved 1F1B (M:sch forward_backward_pipelining_with_interleaving).
-  bool fill_interleaved() {
-    const pipeline_counts& c = s_->counts_;
-    const std::uint64_t total = c.total, warmup = c.warmup, steady = c.steady, v = o().chunks;
-    const bool overlap = o().overlap_p2p, batched = !overlap;
-    const bool all_warmup = warmup == total;
-    const std::uint64_t t = turn_++;
-    const auto sends_forward = [&](std::uint64_t chunk) { return !(last_stage() && chunk == v - 1); };
-    const auto sends_backward = [&](std::uint64_t chunk) { return !(first_stage() && chunk == 0); };
-    const auto forward = [&](std::uint64_t k, part phase) {
-      const std::uint64_t chunk = s_->chunk_of(k, true);
-      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk);
-      return chunk;
-    };
-    const auto backward = [&](std::uint64_t k, part phase) {
-      const std::uint64_t chunk = s_->chunk_of(k, false);
-      compute(pipeline_step::kind::backward, phase, s_->microbatch_of(k), chunk);
-      return chunk;
-    };
-    const std::optional<p2p_op> none;
-    using maybe = std::optional<p2p_op>;
-    if (t == 0) {  // before the warm-up: the first stage's chunk 0 reads data, every other receives
-      if (!first_stage()) call(part::warmup, {receive(p2p_direction::recv_prev, true, 0)}, batched);
-      return true;
-    }
-    if (t <= warmup) {
-      const std::uint64_t k = t - 1;
-      const std::uint64_t chunk = forward(k, part::warmup);
-      auto [recv_prev, next_chunk] = receive_rule(k, true);
-      if (k + 1 == total) recv_prev = false;
-      const maybe send =
-          sends_forward(chunk) ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(k), chunk}} : none;
-      const maybe recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_chunk)} : none;
-      const bool first_gradient = k + 1 == warmup && !all_warmup && !last_stage();
-      if (!overlap && k + 1 == warmup && !all_warmup) {
-        const maybe grad = first_gradient ? maybe{receive(p2p_direction::recv_next, false, v - 1)} : none;
-        call(part::warmup, {send, recv, grad}, batched);
-      } else {
-        call(part::warmup, {send, recv}, batched);
-        if (overlap && first_gradient)
-          call(part::warmup, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
-      }
-      return true;
-    }
-    if (t <= warmup + steady) {
-      const std::uint64_t k = t - warmup - 1, fk = warmup + k;
-      const std::uint64_t f_chunk = forward(fk, part::steady);
-      auto [recv_prev, next_forward] = receive_rule(fk, true);
-      if (k + 1 == steady) recv_prev = false;
-      const maybe f_send = sends_forward(f_chunk)
-                               ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(fk), f_chunk}}
-                               : none;
-      if (overlap) {
-        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
-        call(part::steady, {f_send, f_recv}, batched);
-      }
-      const std::uint64_t b_chunk = backward(k, part::steady);
-      const auto [recv_next, next_backward] = receive_rule(k, false);
-      const maybe b_send = sends_backward(b_chunk)
-                               ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), b_chunk}}
-                               : none;
-      const maybe b_recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_backward)} : none;
-      if (overlap) {
-        call(part::steady, {b_send, b_recv}, batched);
-      } else {
-        const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
-        call(part::steady, {f_send, f_recv, b_send, b_recv}, batched);
-      }
-      return true;
-    }
-    if (t == warmup + steady + 1) {  // before the cool-down: a stage that only warmed up receives a gradient
-      if (all_warmup && !last_stage())
-        call(part::cooldown, {receive(p2p_direction::recv_next, false, v - 1)}, batched);
-      return true;
-    }
-    if (t <= warmup + total + 1) {
-      const std::uint64_t k = steady + (t - warmup - steady - 2);
-      const std::uint64_t chunk = backward(k, part::cooldown);
-      auto [recv_next, next_chunk] = receive_rule(k, false);
-      if (k + 1 == total) recv_next = false;
-      const maybe send = sends_backward(chunk)
-                             ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), chunk}}
-                             : none;
-      const maybe recv = recv_next ? maybe{receive(p2p_direction::recv_next, false, next_chunk)} : none;
-      call(part::cooldown, {send, recv}, batched);
-      return true;
-    }
-    return false;
-  }
-
-  const pipeline_schedule* s_ = nullptr;
-  std::array<pipeline_step, capacity> buffer_{};
-  std::size_t head_ = 0, size_ = 0;
-  std::uint64_t turn_ = 0;
-  std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
-};
-
-inline pipeline_schedule::iterator pipeline_schedule::begin() const { return iterator(this); }
-
-/// The stage and chunk at the other end of a point-to-point operation of stage `stage` (of
-/// `stages`): activations go one virtual stage on — from the last stage to the first stage's next
-/// chunk — and gradients one back.
-struct p2p_peer {
-  std::uint64_t stage = 0;
-  std::uint64_t chunk = 0;  ///< the peer's chunk the tensor belongs to (its producer or consumer)
-};
-[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage,
-                                         std::uint64_t stages) noexcept {
-  const bool next = op.direction == p2p_direction::send_next || op.direction == p2p_direction::recv_next;
-  if (next) return {(stage + 1) % stages, stage + 1 == stages ? op.chunk + 1 : op.chunk};
-  return {(stage + stages - 1) % stages, stage == 0 ? op.chunk - 1 : op.chunk};
-}
-
-/// The outcome of running every stage of a pipeline together.
-struct pipeline_check {
-  bool ok = true;
-  std::string problem;           ///< what went wrong, naming the stage, the operation and its counterpart
-  std::uint64_t operations = 0;  ///< point-to-point operations matched
-  std::uint64_t calls = 0;       ///< calls completed
-};
-
-/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
-/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
-/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
-/// call only when it completes. Checks that every tensor is sent once and received once, by the
-/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
-/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
-/// and its counterpart.
-template <class Ranges>
-[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
-  const std::uint64_t p = std::size(steps);
-  using iterator_t = decltype(std::begin(steps[0]));
-  using sentinel_t = decltype(std::end(steps[0]));
-  std::vector<iterator_t> at;
-  std::vector<sentinel_t> end;
-  for (const auto& range : steps) {
-    at.push_back(std::begin(range));
-    end.push_back(std::end(range));
-  }
-  std::vector<bool> posted(p, false);
-  // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
-  using tensor = std::array<std::uint64_t, 4>;
-  struct ends {
-    bool sent = false, received = false;
-    p2p_peer addressed{};  ///< where the sender sent it
-    p2p_peer receiver{};   ///< who posted the receive
-    int completed = 0;     ///< calls that completed with it (2: both ends; then it is forgotten)
-  };
-  std::map<tensor, ends> flight;
-  const auto name = [](std::uint64_t stage, const p2p_op& op) {
-    static constexpr const char* names[] = {"send_prev", "recv_prev", "send_next", "recv_next"};
-    return "stage " + std::to_string(stage) + " " + names[static_cast<int>(op.direction)] + " of the " +
-           (op.activation ? "activation" : "gradient") + " of micro batch " + std::to_string(op.microbatch) +
-           " (chunk " + std::to_string(op.chunk) + ")";
-  };
-  const auto key = [&](std::uint64_t stage, const p2p_op& op) {
-    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
-    return tensor{op.activation ? 1u : 0u, op.microbatch, producer.stage, producer.chunk};
-  };
-
-  pipeline_check result;
-  const auto fail = [&](std::string problem) {
-    result.ok = false;
-    result.problem = std::move(problem);
-    return result;
-  };
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (std::uint64_t s = 0; s < p; ++s) {
-      while (at[s] != end[s]) {
-        const pipeline_step& step = *at[s];
-        if (step.what == pipeline_step::kind::communicate) {
-          if (!posted[s]) {
-            for (const p2p_op& op : step) {
-              const p2p_peer peer = peer_of(op, s, p);
-              if (peer.chunk >= chunks)
-                return fail(name(s, op) + ": its counterpart would be chunk " + std::to_string(peer.chunk) +
-                            " of stage " + std::to_string(peer.stage) + ", which does not exist");
-              ends& e = flight[key(s, op)];
-              bool& side = op.send() ? e.sent : e.received;
-              if (side)
-                return fail(name(s, op) + ": the same tensor is " + (op.send() ? "sent" : "received") +
-                            " twice");
-              side = true;
-              (op.send() ? e.addressed : e.receiver) = op.send() ? peer : p2p_peer{s, op.chunk};
-              if (e.sent && e.received &&
-                  (e.addressed.stage != e.receiver.stage || e.addressed.chunk != e.receiver.chunk))
-                return fail(name(s, op) + ": sent to stage " + std::to_string(e.addressed.stage) + " chunk " +
-                            std::to_string(e.addressed.chunk) + " but received by stage " +
-                            std::to_string(e.receiver.stage) + " chunk " + std::to_string(e.receiver.chunk));
-            }
-            posted[s] = true;
-            progress = true;
-          }
-          bool complete = true;
-          for (const p2p_op& op : step) {
-            const auto it = flight.find(key(s, op));
-            complete = complete && it != flight.end() && it->second.sent && it->second.received;
-          }
-          if (!complete) break;
-          for (const p2p_op& op : step) {
-            const auto it = flight.find(key(s, op));
-            if (++it->second.completed == 2) flight.erase(it);
-          }
-          result.operations += step.op_count;
-          ++result.calls;
-          posted[s] = false;
-        }
-        ++at[s];
-        progress = true;
-      }
-    }
-  }
-  for (std::uint64_t s = 0; s < p; ++s)
-    if (at[s] != end[s]) {
-      const pipeline_step& step = *at[s];
-      for (const p2p_op& op : step) {
-        const auto it = flight.find(key(s, op));
-        if (it == flight.end() || !it->second.sent || !it->second.received)
-          return fail("deadlock: " + name(s, op) + " waits for stage " +
-                      std::to_string(peer_of(op, s, p).stage) +
-                      ", which never posts its counterpart before waiting itself");
-      }
-    }
-  if (!flight.empty()) {
-    const auto& [t, e] = *flight.begin();
-    return fail(std::string("unmatched: the ") + (t[0] ? "activation" : "gradient") + " of micro batch " +
-                std::to_string(t[1]) + " from stage " + std::to_string(t[2]) + " chunk " +
-                std::to_string(t[3]) + " is " +
-                (e.sent ? "sent but never received" : "received but never sent"));
-  }
-  return result;
-}
-
-/// check_p2p over the schedules of every stage of `o` (its `stage` is ignored).
-[[nodiscard]] inline pipeline_check check_pipeline(pipeline_options o) {
-  std::vector<pipeline_schedule> schedules;
-  schedules.reserve(o.stages);
-  for (std::uint64_t s = 0; s < o.stages; ++s) {
-    o.stage = s;
-    schedules.emplace_back(o);
-  }
-  return check_p2p(schedules, o.chunks);
-}
-
-AICB_END_NAMESPACE
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <iterator>
-#include <memory>
-#include <string>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Options of a rank's schedule that are not part of the job.
-struct rank_schedule_options {
-  std::uint64_t iterations = 1;  ///< consecutive training iterations
-  /// Interleaved pipelines: overlap point-to-point communication with compute (Megatron's default).
-  bool overlap_p2p = true;
-  /// Parameters per gradient bucket with overlap_grad_reduce; 0 = Megatron's max(40M, 1M · |DP×CP|).
-  std::uint64_t bucket_params = 0;
-};
-
-namespace detail {
-
-// One operation of a template: everything but where it lands in the stream.
-struct op_template {
-  op_type type = op_type::compute;
-  std::string_view name;
-  compute_op compute{};
-  collective kind = collective::none;
-  group_kind group = group_kind::world;
-  std::uint64_t size = 0;
-  // Ring exchanges (context parallelism): the step, and whether the ring runs backwards.
-  std::uint64_t ring_step = 0;
-  bool ring_reverse = false;
-};
-
-// The weights a rank holds for one model chunk, as gradient buffers: dense and routed-expert
-// elements, and those sequence parallelism replicates over TP (norms: their gradients are summed
-// over TP in finalize).
-struct chunk_weights {
-  std::uint64_t dense = 0, expert = 0, replicated = 0;
-};
-
-}  // namespace detail
-
-/// One rank's operations, lazily, as a single-pass input range. See the file comment.
-class rank_schedule {
- public:
-  rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
-      : state_(std::make_unique<state>(job, rank, options)) {}
-
-  class iterator;
-  [[nodiscard]] iterator begin();
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
-
-  /// The rank, its coordinates and its pipeline stage.
-  [[nodiscard]] std::uint64_t rank() const noexcept { return state_->rank; }
-  [[nodiscard]] const rank_coordinates& coordinates() const noexcept { return state_->coords; }
-  [[nodiscard]] const process_grid& grid() const noexcept { return state_->grid; }
-  [[nodiscard]] const job_spec& job() const noexcept { return state_->job; }
-  /// The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
-  [[nodiscard]] std::uint64_t dense_weights() const noexcept {
-    std::uint64_t n = 0;
-    for (const auto& c : state_->weights)
-      n += c.dense;
-    return n;
-  }
-  [[nodiscard]] std::uint64_t expert_weights() const noexcept {
-    std::uint64_t n = 0;
-    for (const auto& c : state_->weights)
-      n += c.expert;
-    return n;
-  }
-
- private:
-  using block = std::vector<detail::op_template>;
-
-  // Everything the stream needs, at a stable address (iterators point into it).
-  struct state {
-    state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
-        : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
-      const parallel_spec& p = job.parallel;
-      if (job.model.num_mtp_layers > 0)
-        AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
-                                "multi-token prediction is not modelled in per-rank schedules yet (set "
-                                "num_mtp_layers = 0 to schedule the model without it)"));
-      if (p.zero_stage >= 2)
-        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
-                                "per-rank schedules follow Megatron-Core, which shards with the distributed "
-                                "optimizer (zero_stage 0 or 1)"));
-      if (options.iterations == 0)
-        AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
-      stage = coords.pp;
-      chunks = p.virtual_pipeline;
-      layers_per_chunk = stage_layers(job, stage) / chunks;
-      pipeline = {.stages = p.pipeline_parallel,
-                  .stage = stage,
-                  .microbatches = microbatches(job),
-                  .chunks = chunks,
-                  .overlap_p2p = options.overlap_p2p};
-      (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
-      build();
-    }
-
-    static job_spec with_resolved_model(job_spec j) {
-      validate(j);
-      j.model = resolve(j.model);
-      return j;
-    }
-
-    // The first layer (global index) of chunk `c` on this stage: Megatron's virtual-stage order.
-    std::uint64_t first_layer(std::uint64_t c) const {
-      const parallel_spec& p = job.parallel;
-      std::uint64_t before = 0;  // layers on earlier stages within the same chunk round
-      for (std::uint64_t s = 0; s < stage; ++s)
-        before += stage_layers(job, s) / chunks;
-      std::uint64_t round = 0;  // layers of one whole chunk round (every stage's chunk)
-      for (std::uint64_t s = 0; s < p.pipeline_parallel; ++s)
-        round += stage_layers(job, s) / chunks;
-      return c * round + before;
-    }
-    bool moe_layer(std::uint64_t layer) const {
-      return job.model.is_moe() && layer >= job.model.first_dense_layers;
-    }
-
-    void build();
-    void build_layer(bool moe);
-    void build_embedding_and_head();
-
-    job_spec job;
-    rank_schedule_options options;
-    process_grid grid;
-    std::uint64_t rank;
-    rank_coordinates coords;
-    std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
-    pipeline_options pipeline;
-    // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
-    // layer, the recomputation of a layer's forward.
-    block dense_forward, dense_backward, moe_forward, moe_backward;
-    block embedding_forward, embedding_backward, head_forward, head_backward;
-    std::vector<detail::chunk_weights> weights;  // per chunk
-    std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
-    std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
-    // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
-    detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
-    std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
-  };
-
-  std::unique_ptr<state> state_;
-};
-
-/// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
-/// of operations, numbered and linked to what they wait for.
-class rank_schedule::iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = operation;
-  using difference_type = std::ptrdiff_t;
-  using reference = const operation&;
-  using pointer = const operation*;
-
-  iterator() = default;
-  explicit iterator(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
-    step_ = schedule_->begin();
-    advance();
-  }
-
-  reference operator*() const { return ops_[at_]; }
-  pointer operator->() const { return &ops_[at_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
-
- private:
-  void advance() {
-    if (!s_) return;
-    if (++at_ < ops_.size()) return;
-    ops_.clear();
-    at_ = 0;
-    while (ops_.empty()) {
-      if (!fill()) {
-        s_ = nullptr;
-        return;
-      }
-    }
-  }
-
-  // The next block: a pipeline step, or the finalize of an iteration; false at the end.
-  bool fill() {
-    if (iteration_ == s_->options.iterations) return false;
-    if (step_ != std::default_sentinel) {
-      const pipeline_step& step = *step_;
-      switch (step.what) {
-        case pipeline_step::kind::forward:
-          forward(step.microbatch, step.chunk);
-          break;
-        case pipeline_step::kind::backward:
-          backward(step.microbatch, step.chunk);
-          break;
-        case pipeline_step::kind::communicate:
-          communicate(step);
-          break;
-      }
-      ++step_;
-      return true;
-    }
-    finalize();
-    if (++iteration_ < s_->options.iterations) {
-      step_ = schedule_->begin();
-    }
-    return true;
-  }
-
-  // Appends one operation, waiting for the previous one (or the operations of the last call).
-  operation& push(op_type type, std::string_view name, op_phase phase, std::uint64_t microbatch,
-                  std::uint64_t chunk, std::uint64_t layer) {
-    operation& op = ops_.emplace_back();
-    op.index = next_index_++;
-    op.type = type;
-    op.name = name;
-    op.phase = phase;
-    op.microbatch = microbatch;
-    op.chunk = chunk;
-    op.layer = layer;
-    for (std::uint8_t i = 0; i < wait_count_; ++i)
-      op.after[i] = waits_[i];
-    op.after_count = wait_count_;
-    waits_[0] = op.index;
-    wait_count_ = 1;
-    return op;
-  }
-
-  // Instantiates a template block.
-  void emit(const block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
-            std::uint64_t layer) {
-    for (const detail::op_template& t : b) {
-      if (t.type == op_type::compute) {
-        operation& op = push(op_type::compute, t.name, phase, microbatch, chunk, layer);
-        op.compute = t.compute;
-      } else if (t.type == op_type::collective) {
-        operation& op = push(op_type::collective, t.name, phase, microbatch, chunk, layer);
-        const rank_group g = s_->grid.group(t.group, s_->rank);
-        op.kind = t.kind;
-        op.group = g.id();
-        op.group_size = g.size();
-        op.size = bytes{t.size};
-      } else {
-        // A ring exchange: send to one neighbour and receive from the other, posted together.
-        const std::uint64_t before = waits_[0];
-        const bool has_before = wait_count_ > 0;
-        const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
-        const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
-        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
-        operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
-        send.peer = to;
-        send.size = bytes{t.size};
-        send.tag = tag;
-        const std::uint64_t send_index = send.index;  // `send` may move when the next one is added
-        waits_[0] = before;
-        wait_count_ = has_before ? 1 : 0;
-        operation& recv = push(op_type::recv, t.name, phase, microbatch, chunk, layer);
-        recv.peer = from;
-        recv.size = bytes{t.size};
-        recv.tag = tag;
-        waits_ = {send_index, recv.index};
-        wait_count_ = 2;
-      }
-    }
-  }
-
-  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
-  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t chunk, std::uint64_t layer,
-                         std::uint64_t step, bool reverse, op_phase phase) const {
-    std::uint64_t t = iteration_;
-    t = t * s_->pipeline.microbatches + microbatch;
-    t = t * s_->job.model.num_layers + (layer == no_layer ? 0 : layer);
-    t = t * (s_->job.parallel.context_parallel + 1) + step;
-    t = t * 2 + (reverse ? 1 : 0);
-    t = t * 2 + (phase == op_phase::recompute ? 1 : 0);
-    (void)chunk;
-    return t;
-  }
-  std::uint64_t pipeline_tag(const p2p_op& op, bool send) const {
-    // The producer's virtual stage identifies the tensor on both ends.
-    const std::uint64_t p = s_->pipeline.stages;
-    std::uint64_t producer_stage = s_->stage, producer_chunk = op.chunk;
-    if (!send) {
-      const p2p_peer peer = peer_of(op, s_->stage, p);
-      producer_stage = peer.stage;
-      producer_chunk = peer.chunk;
-    }
-    std::uint64_t t = iteration_;
-    t = t * s_->pipeline.microbatches + op.microbatch;
-    t = t * (p * s_->chunks) + producer_chunk * p + producer_stage;
-    return t * 2 + (op.activation ? 0 : 1);
-  }
-
-  void forward(std::uint64_t mb, std::uint64_t chunk) {
-    wait_for(pending_forward_, pending_forward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    if (first) emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
-    const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
-      emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
-    if (last) emit(s_->head_forward, op_phase::forward, mb, chunk, no_layer);
-  }
-
-  void backward(std::uint64_t mb, std::uint64_t chunk) {
-    wait_for(pending_backward_, pending_backward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    const recompute_kind recompute = s_->job.parallel.recompute;
-    if (last) emit(s_->head_backward, op_phase::backward, mb, chunk, no_layer);
-    const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
-      const bool moe = s_->moe_layer(l);
-      if (recompute == recompute_kind::full)
-        emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
-      emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
-    }
-    if (first) emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
-  }
-
-  // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
-  // (for activations) or backward (for gradients) waits for it — Megatron waits on the call's
-  // handles there. Adds those waits to what the next operation waits for.
-  void wait_for(std::array<std::uint64_t, 4>& pending, std::uint8_t& count) {
-    for (std::uint8_t i = 0; i < count && wait_count_ < waits_.size(); ++i)
-      waits_[wait_count_++] = pending[i];
-    count = 0;
-  }
-
-  void communicate(const pipeline_step& step) {
-    const std::uint64_t before = waits_[0];
-    const bool has_before = wait_count_ > 0;
-    std::array<std::uint64_t, 8> call{};
-    std::uint8_t n = 0;
-    for (const p2p_op& p : step) {
-      const bool send = p.send();
-      const bool next = p.direction == p2p_direction::send_next || p.direction == p2p_direction::recv_next;
-      operation& op =
-          push(send ? op_type::send : op_type::recv,
-               p.activation ? (send ? "send_activation" : "recv_activation")
-                            : (send ? "send_gradient" : "recv_gradient"),
-               p.activation ? op_phase::forward : op_phase::backward, p.microbatch, p.chunk, no_layer);
-      op.peer = s_->grid.pipeline_peer(s_->rank, next);
-      op.size = bytes{s_->p2p_bytes};
-      op.tag = pipeline_tag(p, send);
-      // The operations of one call are posted together: each waits for what came before the call.
-      op.after = {before};
-      op.after_count = has_before ? 1 : 0;
-      call[n++] = op.index;
-    }
-    if (step.batched) {
-      waits_ = call;
-      wait_count_ = n;
-      return;
-    }
-    waits_ = {before};
-    wait_count_ = has_before ? 1 : 0;
-    const bool activations = step.ops[0].activation;
-    auto& pending = activations ? pending_forward_ : pending_backward_;
-    auto& count = activations ? pending_forward_count_ : pending_backward_count_;
-    for (std::uint8_t i = 0; i < n && count < pending.size(); ++i)
-      pending[count++] = call[i];
-  }
-
-  void finalize();
-
-  const state* s_ = nullptr;
-  std::unique_ptr<pipeline_schedule> schedule_;
-  pipeline_schedule::iterator step_;
-  std::vector<operation> ops_;
-  std::size_t at_ = 0;
-  std::uint64_t iteration_ = 0, next_index_ = 0;
-  std::array<std::uint64_t, 8> waits_{};
-  std::uint8_t wait_count_ = 0;
-  // Overlapped calls not yet waited for (at most one call of two operations each).
-  std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
-  std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
-};
-
-inline rank_schedule::iterator rank_schedule::begin() { return iterator(state_.get()); }
-
-namespace detail {
-
-// Appends templates to a block, with the shapes of one rank's share.
-struct template_builder {
-  std::vector<op_template>& out;
-  dtype type;
-
-  void compute(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-               std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
-    op_template t;
-    t.name = name;
-    t.compute = {
-        .role = role, .kind = kind, .pass = pass, .type = type, .batch = batch, .m = m, .n = n, .k = k};
-    out.push_back(t);
-  }
-  // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
-  void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1) {
-    compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
-  }
-  void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
-    op_template t;
-    t.type = op_type::collective;
-    t.name = name;
-    t.kind = kind;
-    t.group = group;
-    t.size = size;
-    out.push_back(t);
-  }
-  void ring(std::string_view name, std::uint64_t step, bool reverse, std::uint64_t size) {
-    op_template t;
-    t.type = op_type::send;  // a send to one neighbour and a receive from the other
-    t.name = name;
-    t.ring_step = step;
-    t.ring_reverse = reverse;
-    t.size = size;
-    out.push_back(t);
-  }
-};
-
-}  // namespace detail
-
-// ---- building the templates -------------------------------------------------------------------
-
-inline void rank_schedule::state::build_layer(bool moe) {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w;  // the full (gathered) activation of a micro batch on a TP rank
-  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
-  const auto norm_weights = [&](std::uint64_t n) { return m.norm == norm_kind::layernorm ? 2 * n : n; };
-  block& fwd = moe ? moe_forward : dense_forward;
-  block& bwd = moe ? moe_backward : dense_backward;
-  detail::chunk_weights& weights_of = moe ? layer_moe_weights_ : layer_dense_weights_;
-  detail::template_builder f{fwd, job.batch.dtype}, g{bwd, job.batch.dtype};
-  std::vector<detail::op_template> backward;  // built in forward order, reversed in parts below
-  using pk = pass_kind;
-  const auto into = [&](block& target) { return detail::template_builder{target, job.batch.dtype}; };
-
-  // Entering a TP block: under SP, an all-gather of the (norm) output; leaving it: a reduce-scatter
-  // under SP, an all-reduce without.
-  const auto enter = [&](detail::template_builder& x, std::string_view name) {
-    if (sp) x.collective(name, collective::all_gather, group_kind::tp, A);
-  };
-  const auto leave = [&](detail::template_builder& x, std::string_view name) {
-    if (tp) x.collective(name, sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, A);
-  };
-
-  // ---- attention -----------------------------------------------------------------------------
-  const std::uint64_t heads = m.num_attention_heads / t;
-  const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
-  std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
-  f.compute("input_norm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-  // The backward of the attention block, in the order it runs (built alongside the forward).
-  block attention_backward;
-  auto ab = into(attention_backward);
-  if (m.is_mla()) {
-    qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    v_dim = m.v_head_dim;
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    // Down-projections replicated over TP, on the rank's own sequence shard; only the latents are
-    // gathered (their gradients reduce-scattered).
-    if (qr > 0) {
-      f.gemm("mla_q_down", op_role::mla_q_down, pk::forward, local_tokens, h, qr);
-      f.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::forward, 1, local_tokens, qr);
-      weights_of.dense += h * qr + norm_weights(qr);
-      weights_of.replicated += h * qr + norm_weights(qr);
-    }
-    f.gemm("mla_kv_down", op_role::mla_kv_down, pk::forward, local_tokens, h, kvr);
-    f.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::forward, 1, local_tokens,
-              m.kv_lora_rank);
-    weights_of.dense += h * kvr + norm_weights(m.kv_lora_rank);
-    weights_of.replicated += h * kvr + norm_weights(m.kv_lora_rank);
-    if (sp) {
-      if (qr > 0)
-        f.collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
-      f.collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
-    }
-    if (qr > 0) {
-      f.gemm("mla_q_up", op_role::mla_q_up, pk::forward, tokens, qr, heads * qk_dim);
-      weights_of.dense += qr * heads * qk_dim;
-    } else {
-      enter(f, "attention_input_gather");
-      f.gemm("mla_q", op_role::mla_q_up, pk::forward, tokens, h, heads * qk_dim);
-      weights_of.dense += h * heads * qk_dim;
-    }
-    f.gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
-           heads * (m.qk_nope_head_dim + v_dim));
-    weights_of.dense += m.kv_lora_rank * heads * (m.qk_nope_head_dim + v_dim);
-  } else {
-    enter(f, "attention_input_gather");
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    f.gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h, width);
-    weights_of.dense += h * width + (m.linear_bias || m.qkv_bias ? width : 0);
-    if (m.qk_norm) {
-      f.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads + kv_heads),
-                m.head_dim);
-      weights_of.dense += 2 * norm_weights(m.head_dim);
-      weights_of.replicated += 2 * norm_weights(m.head_dim);
-    }
-  }
-  // Core attention; with CP, ring exchanges of the keys and values with the CP neighbours.
-  const std::uint64_t kv_bytes =
-      m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
-  const compute_op core{.role = op_role::attention_core,
-                        .kind = op_kind::attention,
-                        .type = job.batch.dtype,
-                        .batch = b * heads,
-                        .m = s,
-                        .n = job.batch.seq_length,
-                        .k = (qk_dim + v_dim) / 2};
-  for (std::uint64_t i = 0; i + 1 < cp; ++i)
-    f.ring("attention_kv_ring", i, false, kv_bytes);
-  fwd.push_back({op_type::compute, "attention_core", core});
-  f.gemm("attention_out", op_role::attention_out, pk::forward, tokens, heads * v_dim, h);
-  weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
-  if (m.linear_bias) weights_of.replicated += h;
-  leave(f, "attention_output_scatter");
-  f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
-            h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-
-  // Backward of the attention block (output side first).
-  if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
-  ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
-  ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
-  if (p.recompute == recompute_kind::selective) {
-    for (std::uint64_t i = 0; i + 1 < cp; ++i)
-      ab.ring("attention_kv_ring", i, false, kv_bytes);
-    compute_op again = core;
-    attention_backward.push_back({op_type::compute, "attention_core_recompute", again});
-  }
-  // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
-  // the last step the gradients alone (2·(CP − 1) times their size in all).
-  for (std::uint64_t i = 0; i < cp && cp > 1; ++i)
-    ab.ring("attention_kv_grad_ring", i, true, (i + 1 < cp ? kv_bytes : 0) + (i >= 1 ? kv_bytes : 0));
-  compute_op core_backward = core;
-  core_backward.pass = pk::input_grad;
-  attention_backward.push_back({op_type::compute, "attention_core", core_backward});
-  if (m.is_mla()) {
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
-    if (qr > 0) {
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
-    } else {
-      if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-      ab.gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h, heads * qk_dim);
-      leave(ab, "attention_input_grad_scatter");
-      ab.gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h, heads * qk_dim);
-    }
-    if (sp) {
-      ab.collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                    tokens * kvr * w);
-      if (qr > 0)
-        ab.collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                      tokens * qr * w);
-    }
-    ab.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::input_grad, 1, local_tokens,
-               m.kv_lora_rank);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::input_grad, local_tokens, h, kvr);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::weight_grad, local_tokens, h, kvr);
-    if (qr > 0) {
-      ab.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::input_grad, 1, local_tokens, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
-    }
-    // Without SP on TP > 1, the replicated down-projections' input gradients are partial sums.
-    if (tp && !sp) ab.collective("attention_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
-  } else {
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    if (m.qk_norm)
-      ab.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1,
-                 tokens * (heads + kv_heads), m.head_dim);
-    if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h, width);
-    leave(ab, "attention_input_grad_scatter");
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h, width);
-  }
-  ab.compute("input_norm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-
-  // ---- MLP: dense, or experts (with shared experts) ---------------------------------------------
-  block mlp_backward;
-  auto mb_ = into(mlp_backward);
-  const auto dense_mlp = [&](detail::template_builder& x, detail::template_builder& y, std::uint64_t ffn,
-                             std::string_view prefix_in, std::string_view fc1, std::string_view act,
-                             std::string_view fc2, std::string_view prefix_out, bool count_replicated) {
-    enter(x, prefix_in);
-    x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
-    x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
-    x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
-    leave(x, prefix_out);
-    weights_of.dense += gated * h * ffn / t + ffn / t * h;
-    if (m.linear_bias) {
-      weights_of.dense += (gated * ffn) / t + h;
-      if (count_replicated) weights_of.replicated += h;
-    }
-    // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
-    // for its weight gradient, its input gradient reduce-scattered.
-    if (sp) y.collective("mlp_output_grad_gather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
-    y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
-    y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
-    if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
-    leave(y, "mlp_input_grad_scatter");
-    y.gemm(fc1, op_role::mlp_fc1, pk::weight_grad, tokens, h, gated * ffn / t);
-  };
-  if (!moe) {
-    dense_mlp(f, mb_, m.ffn_hidden_size, "mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
-              "mlp_output_scatter", true);
-  } else {
-    const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job), k = m.moe_top_k;
-    const std::uint64_t experts = m.num_experts, local_experts = experts / e;
-    const std::uint64_t group = etp * e;  // the ETP x EP group
-    const std::uint64_t T = local_tokens;
-    const std::uint64_t rows = T * k * e * etp / experts;  // per local expert, balanced routing
-    const std::uint64_t ffn = m.moe_ffn_hidden_size / etp;
-    if (m.num_shared_experts > 0)
-      dense_mlp(f, mb_, m.num_shared_experts * m.shared_expert_ffn_hidden_size, "shared_input_gather",
-                "shared_fc1", "shared_act", "shared_fc2", "shared_output_scatter", true);
-    f.gemm("moe_router", op_role::moe_router, pk::forward, T, h, experts);
-    weights_of.dense += h * experts;
-    weights_of.replicated += h * experts;
-    const std::uint64_t token_bytes = T * k * h * w;
-    block expert_backward;
-    auto eb = into(expert_backward);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (group > 1)
-        f.collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, experts * 8 * group);
-      if (e > 1) {
-        f.collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
-        f.collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-      if (etp > 1)
-        f.collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * etp);
-    } else if (group > 1) {
-      f.collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * experts * group);
-      f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
-      f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts);
-    f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
-              ffn);
-    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts);
-    weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
-    // Backward of the experts: the combine's gradient comes back the way the tokens went.
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (e > 1) eb.collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp,
-                      token_bytes * etp);
-    } else if (group > 1) {
-      eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts);
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts);
-    eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
-               ffn);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
-                      token_bytes * etp);
-      if (e > 1) {
-        eb.collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
-        eb.collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-    } else if (group > 1) {
-      eb.collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * h * w * group);
-      eb.collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * experts * 4 * group);
-    }
-    eb.gemm("moe_router", op_role::moe_router, pk::input_grad, T, h, experts);
-    eb.gemm("moe_router", op_role::moe_router, pk::weight_grad, T, h, experts);
-    // Forward combine (after the experts).
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        f.collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * etp);
-      if (e > 1) f.collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
-    } else if (group > 1) {
-      f.collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h * w * group);
-    }
-    // The MLP backward: experts, then the shared experts (the reverse of their forward order).
-    block shared_backward = std::move(mlp_backward);
-    mlp_backward = std::move(expert_backward);
-    mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
-  }
-  g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
-            local_tokens, h);
-  // The layer's backward: MLP, its norm (pushed above, so move it after the MLP), attention.
-  block norm_backward = std::move(bwd);
-  bwd = std::move(mlp_backward);
-  bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
-  bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
-  (void)backward;
-}
-
-inline void rank_schedule::state::build_embedding_and_head() {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
-  using pk = pass_kind;
-  detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
-  detail::template_builder hf{head_forward, job.batch.dtype}, hb{head_backward, job.batch.dtype};
-  // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
-  ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
-  if (tp)
-    ef.collective("embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
-                  group_kind::tp, A);
-  if (sp) eb.collective("embedding_grad_gather", collective::all_gather, group_kind::tp, A);
-  eb.compute("embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
-  embedding_weights_ =
-      vocab * h +
-      (m.position == position_kind::learned
-           ? (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h
-           : 0);
-  // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
-  // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
-  hf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
-  hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
-  hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
-  if (tp) {
-    hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
-  }
-  hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
-  hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
-  if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
-  if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
-  hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
-  hb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  output_weights_ = vocab * h;
-  final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
-}
-
-inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch;
-  const std::uint64_t s = job.batch.seq_length / cp;
-  const bool sp = p.sequence_parallel && t > 1;
-  p2p_bytes = (sp ? s / t : s) * b * m.hidden_size * w;
-  if (cp > 1) {
-    const rank_group ring = grid.group(group_kind::cp, rank);
-    const std::uint64_t at = *ring.position(rank);
-    cp_next = ring.member((at + 1) % cp);
-    cp_prev = ring.member((at + cp - 1) % cp);
-  }
-  weights.assign(chunks, {});
-  build_layer(false);
-  if (m.is_moe()) build_layer(true);
-  build_embedding_and_head();
-  // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    const std::uint64_t begin = first_layer(c);
-    for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
-      const detail::chunk_weights& lw = moe_layer(l) ? layer_moe_weights_ : layer_dense_weights_;
-      weights[c].dense += lw.dense;
-      weights[c].expert += lw.expert;
-      weights[c].replicated += lw.replicated;
-    }
-  }
-  if (stage == 0) {
-    weights[0].dense += embedding_weights_;
-  }
-  if (stage + 1 == p.pipeline_parallel) {
-    // The output layer (a copy of the embedding when tied and the pipeline has two ends).
-    const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
-    weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
-    weights[chunks - 1].replicated += final_norm_weights_;
-  }
-}
-
-// ---- once per iteration ----------------------------------------------------------------------
-
-inline void rank_schedule::iterator::finalize() {
-  wait_for(pending_forward_, pending_forward_count_);
-  wait_for(pending_backward_, pending_backward_count_);
-  const state& st = *s_;
-  const job_spec& job = st.job;
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(job.batch.dtype);
-  const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
-  const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
-  const rank_group edp = st.grid.group(group_kind::edp, st.rank);
-  const std::uint64_t bucket = st.options.bucket_params != 0
-                                   ? st.options.bucket_params
-                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp_cp.size());
-  const auto collective_op = [&](std::string_view name, collective kind, const rank_group& group,
-                                 std::uint64_t size, std::uint64_t chunk) {
-    operation& op = push(op_type::collective, name, op_phase::finalize, 0, chunk, no_layer);
-    op.kind = kind;
-    op.group = group.id();
-    op.group_size = group.size();
-    op.size = bytes{size};
-  };
-  // A buffer's collective, in buckets where Megatron uses them: with overlap_grad_reduce, on the
-  // first stage's first chunk (every other chunk and stage has one bucket per buffer).
-  const auto buffer = [&](std::string_view name, collective kind, const rank_group& group,
-                          std::uint64_t elements, std::uint64_t element_bytes, std::uint64_t chunk) {
-    if (group.size() <= 1 || elements == 0) return;
-    const bool buckets = p.overlap_grad_reduce && st.stage == 0 && chunk == 0;
-    const std::uint64_t step = buckets ? bucket : elements;
-    for (std::uint64_t done = 0; done < elements; done += step)
-      collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
-  };
-  const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
-  std::uint64_t replicated = 0, dense = 0, expert = 0;
-  for (std::uint64_t c = 0; c < st.chunks; ++c) {
-    buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
-    buffer("expert_grad_reduce", reduce, edp, st.weights[c].expert, g, c);
-    replicated += st.weights[c].replicated;
-    dense += st.weights[c].dense;
-    expert += st.weights[c].expert;
-  }
-  // Weights sequence parallelism replicates over TP: their gradients are partial sums.
-  if (p.sequence_parallel && p.tensor_parallel > 1 && replicated > 0)
-    collective_op("sp_replicated_grad_reduce", collective::all_reduce, st.grid.group(group_kind::tp, st.rank),
-                  replicated * g, 0);
-  // The tied word embedding: its gradient is summed between the first and the last stage.
-  if (m.tied_embeddings && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
-    collective_op(
-        "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
-        padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
-  // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
-  if (m.is_moe() && m.moe_router_bias) {
-    std::uint64_t moe_layers = 0;
-    for (std::uint64_t c = 0; c < st.chunks; ++c)
-      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_per_chunk; ++l)
-        moe_layers += st.moe_layer(l) ? 1 : 0;
-    if (moe_layers > 0)
-      collective_op("router_bias_reduce", collective::all_reduce,
-                    st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);
-  }
-  // The optimizer step, on this rank's shard with the distributed optimizer.
-  operation& step = push(op_type::compute, "optimizer_step", op_phase::finalize, 0, 0, no_layer);
-  const std::uint64_t owned = sharded ? dense / std::max<std::uint64_t>(dp_cp.size(), 1) +
-                                            expert / std::max<std::uint64_t>(edp.size(), 1)
-                                      : dense + expert;
-  step.compute = {
-      .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
-  // The distributed optimizer gathers the updated weights.
-  if (sharded)
-    for (std::uint64_t c = 0; c < st.chunks; ++c) {
-      buffer("param_gather", collective::all_gather, dp_cp, st.weights[c].dense, w, c);
-      buffer("expert_param_gather", collective::all_gather, edp, st.weights[c].expert, w, c);
-    }
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 
 #include <cstdint>

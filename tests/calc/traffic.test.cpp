@@ -12,10 +12,15 @@ TEST_CASE("traffic: TP collectives per layer, with and without sequence parallel
   const std::uint64_t activation = 4096ULL * 4096 * 2;  // s·b·h bf16
   // 32 layers x 4 all-reduces, + embedding forward + logits backward, + 3 loss all-reduces of s·b·4.
   CHECK(aicb::comm_volume(job).tp.count() == (32 * 4 + 2) * activation + 3 * 4096 * 4);
-  job.parallel.sequence_parallel = true;  // 8 collectives per layer; 2 each for embedding and logits
-  CHECK(aicb::comm_volume(job).tp.count() == (32 * 8 + 4) * activation + 3 * 4096 * 4);
-  job.parallel.recompute = aicb::recompute_kind::full;  // the forward ones again
-  CHECK(aicb::comm_volume(job).tp.count() == (32 * 12 + 4) * activation + 3 * 4096 * 4);
+  // With SP, per layer 2 all-gathers + 2 reduce-scatters forward and 4 + 2 backward (Megatron re-gathers
+  // the column-parallel inputs for their weight gradients: layers.py:660-710); embedding and logits 2
+  // each; and, once per iteration, the all-reduce of the fp32 gradients of the weights SP replicates:
+  // 2 RMSNorms of h per layer and the final norm.
+  job.parallel.sequence_parallel = true;
+  const std::uint64_t replicated = (32 * 2 + 1) * 4096 * 4;
+  CHECK(aicb::comm_volume(job).tp.count() == (32 * 10 + 4) * activation + 3 * 4096 * 4 + replicated);
+  job.parallel.recompute = aicb::recompute_kind::full;  // the 4 forward ones again
+  CHECK(aicb::comm_volume(job).tp.count() == (32 * 14 + 4) * activation + 3 * 4096 * 4 + replicated);
 }
 
 TEST_CASE("traffic: DP gradient reduction per the ZeRO paper's volumes", "[calc][traffic]") {
@@ -34,19 +39,34 @@ TEST_CASE("traffic: DP gradient reduction per the ZeRO paper's volumes", "[calc]
   CHECK(aicb::comm_volume(job).dp.count() == 0);  // no data parallelism, no gradient traffic
 }
 
-TEST_CASE("traffic: MoE layers move dispatched tokens over TP and EP; MLA reduces its latents",
+TEST_CASE("traffic: MoE dispatchers move tokens over ETP x EP or EP; MLA reduces its latents",
           "[calc][traffic]") {
-  // Mixtral on TP 2 with SP, EP 4: per MoE layer the attention moves 4A over TP, the experts 4 x
-  // (tokens/TP)·k·h·2·TP = 4kA (gather and scatter of dispatched tokens, both ways), and EP four
-  // all-to-alls of (tokens/TP)·k·h·2.
+  // Mixtral on TP 2 with SP, EP 4 (ETP x EP = 8 ranks), T = 4096 / 2 local tokens, k = 2, E = 8.
   aicb::job_spec moe{aicb::presets::mixtral_8x7b,
                      {.world_size = 8, .tensor_parallel = 2, .expert_parallel = 4, .sequence_parallel = true},
                      {.seq_length = 4096}};
-  const std::uint64_t A = 4096ULL * 4096 * 2, tokens = 4096, k = 2;
-  const auto v = aicb::comm_volume(moe);
-  CHECK(v.tp.count() == 32 * (4 * A + 4 * k * A) + 4 * A + 3 * tokens * 4);
-  CHECK(v.ep.count() == 32 * 4 * (tokens / 2 * k * 4096 * 2));
-  // DeepSeek-V2-Lite (no query rank) without SP on TP 2: attention A forward, A + tokens·kv_lora·2 backward.
+  const std::uint64_t A = 4096ULL * 4096 * 2, T = 2048, k = 2, E = 8, h = 4096, G = 8;
+  // TP per MoE layer: the attention's 2 forward + 3 backward SP collectives (the MoE block enters on
+  // local tokens); embedding 2A, logits 2A, the loss; SP-replicated fp32 gradients: 2 norms and the
+  // router (h x E) per layer, and the final norm.
+  const std::uint64_t replicated = (32 * (2 * h + h * E) + h) * 4;
+  auto v = aicb::comm_volume(moe);
+  CHECK(v.tp.count() == 32 * 5 * A + 4 * A + 3 * 4096 * 4 + replicated);
+  // Allgather dispatcher (Megatron's default), per layer over ETP x EP: forward the routing map (T x E
+  // bytes), the probabilities (T x E x 4) and the tokens (T x h x 2) all-gathered, the output
+  // reduce-scattered; backward the output gradient gathered, the tokens' and the probabilities'
+  // gradients reduce-scattered. Sizes are whole buffers: x G.
+  CHECK(v.ep.count() == 32 * G * (T * E + 2 * T * E * 4 + 4 * T * h * 2));
+  // Alltoall dispatcher: token counts gathered over ETP x EP (E int64 per rank); over EP the tokens
+  // (T·k·h·2) and their probabilities (T·k·4) both ways, the combine both ways; over expert TP (= TP 2)
+  // the dispatched tokens gathered and scattered, both ways.
+  moe.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+  v = aicb::comm_volume(moe);
+  CHECK(v.ep.count() == 32 * (E * 8 * G + 4 * T * k * h * 2 + 2 * T * k * 4));
+  CHECK(v.tp.count() == 32 * (5 * A + 4 * T * k * h * 2 * 2) + 4 * A + 3 * 4096 * 4 + replicated);
+  // DeepSeek-V2-Lite (no query rank), dense, without SP on TP 2: per layer the attention's output
+  // all-reduce A forward; backward the latent gradient all-reduce (tokens·kv_lora·2) of the
+  // column-parallel up-projection and the query projection's input-gradient all-reduce A; the MLP A + A.
   aicb::job_spec mla{aicb::presets::deepseek_v2_lite,
                      {.world_size = 2, .tensor_parallel = 2, .sequence_parallel = true},
                      {.seq_length = 2048}};
@@ -67,12 +87,24 @@ TEST_CASE("traffic: pipeline, expert and context parallel messages", "[calc][tra
   const std::uint64_t activation = 4096ULL * 4096 * 2;
   CHECK(aicb::comm_volume(pp, 0).pp.count() == 8 * activation);      // sends forward only
   CHECK(aicb::comm_volume(pp, 1).pp.count() == 2 * 8 * activation);  // forward and backward
+  CHECK(aicb::comm_volume(pp, 3).pp.count() == 8 * activation);      // gradients back only
+  // Interleaved (2 chunks): every chunk boundary sends, the last stage's first chunk on to the first
+  // stage's second: stage 0 sends 2 activations (chunk 0 and 1 except the model's last) ... per micro
+  // batch: stage 0 forward 2, backward 1 (chunk 1 back to stage 3); stage 1: 2 + 2.
+  pp.parallel.virtual_pipeline = 2;
+  CHECK(aicb::comm_volume(pp, 0).pp.count() == 8 * 3 * activation);
+  CHECK(aicb::comm_volume(pp, 1).pp.count() == 8 * 4 * activation);
+  CHECK(aicb::comm_volume(pp, 3).pp.count() == 8 * 3 * activation);
   aicb::job_spec ep{
-      aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8}, {.seq_length = 4096}};
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 8, .expert_parallel = 8, .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
+      {.seq_length = 4096}};
+  // Tokens and probabilities over EP both ways, the combine both ways; token counts over EP (ETP 1).
   CHECK(aicb::comm_volume(ep).ep.count() ==
-        32 * 4 * (4096ULL * 2 * 4096 * 2));  // 4 all-to-alls of s·k·h bf16
+        32 * (4 * (4096ULL * 2 * 4096 * 2) + 2 * 4096 * 2 * 4 + 8 * 8 * 8));
   aicb::job_spec cp{aicb::presets::llama3_8b, {.world_size = 4, .context_parallel = 4}, {.seq_length = 8192}};
-  const std::uint64_t kv =
-      2ULL * 8 * 128 * 8192 * 2;  // K and V of 8 heads x 128 over the whole sequence, bf16
-  CHECK(aicb::comm_volume(cp).cp.count() == 32 * 2 * kv);  // gathered forward, gradients scattered backward
+  // Ring attention: K and V of the local sequence (8192 / 4), 8 heads of 128, bf16; CP − 1 = 3 sends
+  // forward, 2·3 KV-sizes backward, per layer.
+  const std::uint64_t kv = 2ULL * 2048 * 8 * 128 * 2;
+  CHECK(aicb::comm_volume(cp).cp.count() == 32 * 3 * 3 * kv);
 }

@@ -151,7 +151,7 @@ template <class T>
     w.key("traffic_per_gpu").begin_object();
     w.member("tp", s.comm.tp.count()).member("dp", s.comm.dp.count()).member("pp", s.comm.pp.count());
     w.member("ep", s.comm.ep.count()).member("dp_ep", s.comm.dp_ep.count()).member("cp", s.comm.cp.count());
-    w.member("total", s.comm.total().count()).end_object();
+    w.member("other", s.comm.other.count()).member("total", s.comm.total().count()).end_object();
     w.end_object();
   }
   w.end_array().end_object();
@@ -216,9 +216,9 @@ template <class T>
   out += "\ncommunication per GPU per iteration\n";
   for (const stage_report& s : r.stages) {
     std::string line;
-    const std::pair<const char*, bytes> groups[] = {{"tp", s.comm.tp},       {"dp", s.comm.dp},
-                                                    {"pp", s.comm.pp},       {"ep", s.comm.ep},
-                                                    {"dp_ep", s.comm.dp_ep}, {"cp", s.comm.cp}};
+    const std::pair<const char*, bytes> groups[] = {
+        {"tp", s.comm.tp},       {"dp", s.comm.dp}, {"pp", s.comm.pp},      {"ep", s.comm.ep},
+        {"dp_ep", s.comm.dp_ep}, {"cp", s.comm.cp}, {"other", s.comm.other}};
     for (const auto& [g, b] : groups)
       if (b.count() != 0) line += std::string(g) + " " + to_iec_string(b) + "  ";
     out += row(std::string("stage ").append(std::to_string(s.stage)), line.empty() ? "none" : line);

@@ -3,39 +3,34 @@
 #pragma once
 
 /// @file
-/// Communication volume of one training iteration on one GPU, by group, in the size convention of
-/// aicb::collective_op (the buffer of one rank: all-reduce input, all-gather output). These are
-/// exactly the collectives the corrected Megatron generator emits (aicb/generate/megatron.hpp;
-/// docs/workloads.md), summed; docs/calculators.md states each rule.
+/// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
+/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
+/// transfers every output projects, in the size convention of aicb::operation (a collective's whole
+/// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
 ///
-/// With A = (s/CP)·b·h·bytes(dtype), one micro batch's activation on a TP group (no TP traffic at
-/// TP = 1):
-/// - TP, per layer and micro batch: attention 2A forward and 2A backward with sequence parallelism
-///   (all-gather in, reduce-scatter out, and the reverse), A and A without; MLA adds the all-reduces
-///   of the latent gradients backward (tokens·(q_lora + kv_lora)·bytes). Dense MLP the same as
-///   attention. MoE layers: the TP all-gather and reduce-scatter of dispatched tokens (k·A·ETP/TP
-///   each, both ways), and the shared experts like a dense MLP. Full recompute repeats every forward
-///   collective. Embedding: A forward (and A backward under SP); logits: A backward (and A forward
-///   under SP); the loss three all-reduces of tokens·4 bytes.
-/// - DP: the gradients once per iteration — an all-reduce of the dense gradients, or with a
-///   sharded optimizer (distributed optimizer, ZeRO-1) a reduce-scatter of them plus an all-gather
-///   of the updated weights; ZeRO-2 reduce-scatters the gradients on every micro batch; ZeRO-3
-///   reduce-scatters them and all-gathers the weights forward and backward on every micro batch,
-///   never after the step. Routed-expert weights do the same over the expert-data-parallel group.
-/// - PP: each micro batch's activation forward and its gradient backward, A/TP under sequence
-///   parallelism; stages with two neighbours send both ways.
-/// - EP: per MoE layer and micro batch, token dispatch and combine all-to-alls of
-///   tokens·top_k·h·bytes(dtype), forward and backward (tokens = s/CP·b, /TP under SP).
-/// - CP: per layer and micro batch, an all-gather of the keys and values of the whole sequence
-///   forward and a reduce-scatter of their gradients backward (ring attention).
+/// - tp: tensor-parallel collectives (SP gathers and scatters both ways, their backward re-gathers,
+///   the loss's all-reduces, the expert-TP collectives when ETP = TP, the SP-replicated gradients);
+/// - dp: gradient reductions over DP × CP and the distributed optimizer's weight gathers;
+/// - pp: bytes sent to the pipeline neighbours (activations forward, gradients backward);
+/// - ep: the MoE dispatchers' collectives (over EP, or over ETP × EP for the allgather dispatcher);
+/// - dp_ep: routed-expert gradient reductions and gathers over expert-DP;
+/// - cp: bytes sent around the context-parallel ring;
+/// - other: reductions over groups of their own (the tied word embedding, the router's expert bias).
+///
+/// ZeRO stages 2 and 3 (DeepSpeed's) are not in the graph: their volumes follow the ZeRO paper
+/// (docs/zero.md), per layer.
 
 #include <aicb/calc/params.hpp>
 #include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/operation.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/units/bytes.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -49,12 +44,16 @@ struct traffic {
   bytes ep{};
   bytes dp_ep{};
   bytes cp{};
+  bytes other{};  ///< groups of their own: the tied-embedding and router-bias reductions
 
-  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp; }
+  [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp + other; }
 };
 
 /// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
-[[nodiscard]] constexpr traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
+namespace detail {
+
+// ZeRO stages 2 and 3 (DeepSpeed's, not in the per-rank graph): the per-layer formulas.
+[[nodiscard]] constexpr traffic zero_comm_volume(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
@@ -147,6 +146,61 @@ struct traffic {
   }
 
   return v;
+}
+
+}  // namespace detail
+
+/// The communication of one iteration on the first rank of pipeline stage `stage`, summed from that
+/// rank's operation graph (aicb/schedule/rank_schedule.hpp): every collective's size (SimAI's and
+/// aicb's convention: the whole buffer) by the group it runs on, and the point-to-point bytes it
+/// sends. ZeRO stages 2 and 3, which the graph does not model, use the per-layer formulas of
+/// detail::zero_comm_volume.
+[[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
+  if (job.parallel.zero_stage >= 2) return detail::zero_comm_volume(job, stage);
+  validate(job);
+  // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
+  // scale the per-micro-batch part.
+  job_spec few = job;
+  const std::uint64_t least = job.parallel.virtual_pipeline > 1 ? job.parallel.pipeline_parallel : 1;
+  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * least;
+  const std::uint64_t rank = stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  std::array<std::uint64_t, 7> per_microbatch{}, per_iteration{};  // tp dp pp ep dp_ep cp other
+  const auto category = [](const operation& op) -> std::size_t {
+    if (op.type == op_type::send) return op.name.rfind("attention_kv", 0) == 0 ? 5 : 2;
+    switch (op.group.kind) {
+      case group_kind::tp:
+      case group_kind::etp:
+        return 0;
+      case group_kind::dp:
+      case group_kind::dp_cp:
+        return 1;
+      case group_kind::ep:
+      case group_kind::etp_ep:
+        return 3;
+      case group_kind::edp:
+        return 4;
+      case group_kind::cp:
+        return 5;
+      default:
+        return 6;
+    }
+  };
+  constexpr std::string_view what = "bytes communicated per iteration";
+  for (const operation& op : rank_schedule(few, rank)) {
+    if (op.type != op_type::collective && op.type != op_type::send) continue;
+    if (op.phase == op_phase::finalize) {
+      std::uint64_t& sum = per_iteration[category(op)];
+      sum = checked_add(sum, op.size.count(), what);
+    } else if (op.microbatch == 0) {
+      std::uint64_t& sum = per_microbatch[category(op)];
+      sum = checked_add(sum, op.size.count(), what);
+    }
+  }
+  const std::uint64_t ga = microbatches(job);
+  std::array<bytes, 7> total{};
+  for (std::size_t i = 0; i < total.size(); ++i)
+    total[i] = bytes{per_microbatch[i]} * ga + bytes{per_iteration[i]};
+  return {total[0], total[1], total[2], total[3], total[4], total[5], total[6]};
 }
 
 AICB_END_NAMESPACE

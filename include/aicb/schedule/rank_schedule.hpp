@@ -610,10 +610,17 @@ inline void rank_schedule::state::build_layer(bool moe) {
   if (m.is_mla()) {
     const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
     const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
+    // The up-projections are column-parallel over the heads: without SP their input gradient (the
+    // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
     ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+    if (tp && !sp)
+      ab.collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
+                    tokens * m.kv_lora_rank * w);
     ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
     if (qr > 0) {
       ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
+      if (tp && !sp)
+        ab.collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
       ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
     } else {
       if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
@@ -637,8 +644,6 @@ inline void rank_schedule::state::build_layer(bool moe) {
       ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
       ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
     }
-    // Without SP on TP > 1, the replicated down-projections' input gradients are partial sums.
-    if (tp && !sp) ab.collective("attention_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
   } else {
     const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
     if (m.qk_norm)
