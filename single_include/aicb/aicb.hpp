@@ -1245,7 +1245,8 @@ AICB_BEGIN_NAMESPACE
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall")) \
-  ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it"))
+  ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
+  ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop"))
 // clang-format on
 
 /// The parallel layout of a training job. See the file comment.
@@ -1906,9 +1907,13 @@ AICB_END_NAMESPACE
 ///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
 ///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
 /// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
-///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism and selective recompute;
-///   + 5·a·s/h without recompute; without sequence parallelism 10 of those bytes per s·b·h are
-///   replicated over TP; full recompute keeps 2·s·b·h (the layer input). Pipeline stage `p` holds
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
+///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
+///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
+///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
+///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
+///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
+///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
 ///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
 ///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
 ///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
@@ -2107,8 +2112,10 @@ struct shard_params {
   for (std::uint64_t layer = begin; layer < end; ++layer) {
     s.dense += attention + 2 * detail::norm_weights(m, h);
     if (m.is_moe() && layer >= m.first_dense_layers) {
-      s.dense +=
-          detail::router_weights(m) + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
+      // The router's score bias (DeepSeek-V3) is a buffer in Megatron-Core, not a trained weight: it has
+      // no gradient or optimizer state, so only the router's matrix is counted here.
+      s.dense += m.hidden_size * m.num_experts +
+                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
       s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
     } else {
       s.dense += mlp_shard(m.ffn_hidden_size, t);
@@ -2149,12 +2156,10 @@ struct memory_estimate {
   const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
   const double t = static_cast<double>(p.tensor_parallel);
   const double h = static_cast<double>(m.hidden_size);
-  const double scores =
-      5.0 * static_cast<double>(m.num_attention_heads) * s / h;  // softmax, its dropout mask
   if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
-  const double core = p.recompute == recompute_kind::selective ? 0.0 : scores;
-  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h + core) / t;
-  return sbh * (10 + (8 + 4 * ffn / h + core) / t);
+  // Fused attention: no score matrix is held, with or without selective recomputation.
+  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h) / t;
+  return sbh * (10 + (8 + 4 * ffn / h) / t);
 }
 
 /// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
@@ -2720,6 +2725,9 @@ struct compute_op {
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: half of the score matrix is computed
+  /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
+  /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
+  bool one_kernel = true;
 
   /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
   /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
@@ -3909,8 +3917,9 @@ struct template_builder {
   }
   // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
   void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1) {
+            std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
     compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
+    out.back().compute.one_kernel = one_kernel;
   }
   void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
     op_template t;
@@ -4168,10 +4177,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
       f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
       f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
     }
-    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts);
+    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    const bool grouped = p.moe_grouped_gemm;
+    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
     f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
               ffn);
-    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts);
+    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
     weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
     // Backward of the experts: the combine's gradient comes back the way the tokens went.
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
@@ -4182,12 +4193,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
     } else if (group > 1) {
       eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
     }
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts);
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts, grouped);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
     eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
                ffn);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
       if (etp > 1)
         eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
@@ -7892,6 +7903,14 @@ class roofline_model final : public compute_model {
       : gpu_(lookup(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    if (!op.one_kernel && op.batch > 1) {
+      // A loop of kernels: each problem is priced alone (its own efficiency and launch).
+      compute_op one = op;
+      one.batch = 1;
+      one.one_kernel = true;
+      return checked_ns(static_cast<double>(duration(one).count()) * static_cast<double>(op.batch),
+                        "roofline time of " + std::string(to_string(op.role)));
+    }
     const double flops = op.flops(), bytes = op.bytes();
     double compute = 0;
     if (flops > 0) {

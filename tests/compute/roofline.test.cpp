@@ -46,3 +46,21 @@ TEST_CASE(
   CHECK_THAT(slow.provenance(), Catch::Contains("NVIDIA H100") && Catch::Contains("compute 0.40"));
   CHECK_THROWS_WITH(aicb::roofline_model("V100"), Catch::Contains("gpu = V100") && Catch::Contains("H200"));
 }
+
+TEST_CASE("roofline: a loop of kernels costs each problem's own time, a grouped GEMM one kernel's",
+          "[compute][roofline]") {
+  // Eight experts' FC1 on one GPU, 512 tokens each: as a grouped GEMM one launch and the efficiency of
+  // 8x the FLOPs; as Megatron's SequentialMLP eight launches, each at one problem's efficiency.
+  const aicb::roofline_model h100("H100");
+  aicb::compute_op grouped{.kind = aicb::op_kind::gemm, .batch = 8, .m = 512, .n = 14336, .k = 4096};
+  aicb::compute_op loop = grouped;
+  loop.one_kernel = false;
+  aicb::compute_op one = grouped;
+  one.batch = 1;
+  CHECK(loop.flops() == grouped.flops());
+  CHECK(h100.duration(loop).count() == 8 * h100.duration(one).count());
+  CHECK(h100.duration(loop) > h100.duration(grouped));
+  aicb::compute_op single = one;
+  single.one_kernel = false;  // a loop of one is one kernel
+  CHECK(h100.duration(single) == h100.duration(one));
+}

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -162,11 +163,9 @@ TEST_CASE("rank schedule: the weights behind the gradient collectives are the ca
       INFO(job.model.name.view() << " stage " << stage);
       const aicb::rank_schedule s(job, stage * (job.parallel.world_size / job.parallel.pipeline_parallel));
       const aicb::shard_params p = aicb::params_on_gpu(job, stage);
-      // DeepSeek-V3's router score bias is a buffer, not a weight: the calculators count it.
-      const std::uint64_t bias_buffers = job.model.moe_router_bias ? p.dense - s.dense_weights() : 0;
-      CHECK(s.dense_weights() + bias_buffers == p.dense);
+      // DeepSeek-V3's router score bias is a buffer, not a trained weight: neither side counts it.
+      CHECK(s.dense_weights() == p.dense);
       CHECK(s.expert_weights() == p.expert);
-      if (job.model.moe_router_bias) CHECK(bias_buffers % job.model.num_experts == 0);
     }
   }
 }
@@ -235,6 +234,37 @@ TEST_CASE("rank schedule: MoE dispatchers — allgather (Megatron's default) and
   CHECK(first.at("moe_dispatch").size.count() == T * 2 * h * 2);  // T·k·h·bf16, balanced routing
   CHECK(first.at("moe_combine").size.count() == T * 2 * h * 2);
   CHECK(first.at("moe_expert_tp_gather").group.kind == group_kind::etp);
+}
+
+TEST_CASE("rank schedule: experts run in a loop unless --moe-grouped-gemm groups them", "[schedule]") {
+  // Megatron-Core's SequentialMLP (the default) runs each local expert's GEMMs in turn; with
+  // --moe-grouped-gemm one GroupedMLP kernel runs them all. Same FLOPs, different kernels.
+  aicb::job_spec job{
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 16, .tensor_parallel = 2, .expert_parallel = 2, .sequence_parallel = true},
+      {.global_batch = 16, .seq_length = 4096}};
+  CHECK_FALSE(job.parallel.moe_grouped_gemm);
+  const auto expert_gemms = [&] {
+    std::uint64_t loops = 0, grouped = 0;
+    double flops = 0;
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+      if (op.type != op_type::compute || op.layer != 0 || op.microbatch != 0) continue;
+      const aicb::op_role r = op.compute.role;
+      if (r != aicb::op_role::moe_fc1 && r != aicb::op_role::moe_fc2) continue;
+      CHECK(op.compute.batch == 4);  // 8 experts over EP 2
+      (op.compute.one_kernel ? grouped : loops) += 1;
+      flops += op.compute.flops();
+    }
+    return std::tuple{loops, grouped, flops};
+  };
+  const auto [loops, none, sequential_flops] = expert_gemms();
+  CHECK(loops == 6);  // fc1 and fc2: forward, input and weight gradients
+  CHECK(none == 0);
+  job.parallel.moe_grouped_gemm = true;
+  const auto [no_loops, grouped, grouped_flops] = expert_gemms();
+  CHECK(no_loops == 0);
+  CHECK(grouped == 6);
+  CHECK(grouped_flops == sequential_flops);
 }
 
 TEST_CASE("rank schedule: recomputation repeats the forward in the backward", "[schedule]") {

@@ -81,7 +81,8 @@ inline std::string op_details(const aicb::operation& op) {
                     static_cast<unsigned long long>(op.compute.m),
                     static_cast<unsigned long long>(op.compute.n),
                     static_cast<unsigned long long>(op.compute.k), op.compute.flops(), op.compute.bytes());
-      return text;
+      return op.compute.one_kernel || op.compute.batch == 1 ? std::string(text)
+                                                            : std::string(text) + " (one kernel per problem)";
     case aicb::op_type::collective:
       return std::string(aicb::to_string(op.kind)) + " " + aicb::to_string(op.group) + "/" +
              std::to_string(op.group_size) + " " + std::to_string(op.size.count()) + " B";
@@ -150,7 +151,8 @@ inline int run_schedule(const schedule_options& o) {
         x.member("batch", op.compute.batch)
             .member("m", op.compute.m)
             .member("n", op.compute.n)
-            .member("k", op.compute.k);
+            .member("k", op.compute.k)
+            .member("one_kernel", op.compute.one_kernel);
         x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
       } else if (op.type == aicb::op_type::collective) {
         x.member("collective", aicb::to_string(op.kind)).member("group", aicb::to_string(op.group));

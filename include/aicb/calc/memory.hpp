@@ -12,9 +12,13 @@
 ///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
 ///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
 /// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
-///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism and selective recompute;
-///   + 5·a·s/h without recompute; without sequence parallelism 10 of those bytes per s·b·h are
-///   replicated over TP; full recompute keeps 2·s·b·h (the layer input). Pipeline stage `p` holds
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
+///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
+///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
+///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
+///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
+///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
+///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
 ///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
 ///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
 ///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
@@ -51,12 +55,10 @@ struct memory_estimate {
   const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
   const double t = static_cast<double>(p.tensor_parallel);
   const double h = static_cast<double>(m.hidden_size);
-  const double scores =
-      5.0 * static_cast<double>(m.num_attention_heads) * s / h;  // softmax, its dropout mask
   if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
-  const double core = p.recompute == recompute_kind::selective ? 0.0 : scores;
-  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h + core) / t;
-  return sbh * (10 + (8 + 4 * ffn / h + core) / t);
+  // Fused attention: no score matrix is held, with or without selective recomputation.
+  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h) / t;
+  return sbh * (10 + (8 + 4 * ffn / h) / t);
 }
 
 /// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).

@@ -192,8 +192,10 @@ struct shard_params {
   for (std::uint64_t layer = begin; layer < end; ++layer) {
     s.dense += attention + 2 * detail::norm_weights(m, h);
     if (m.is_moe() && layer >= m.first_dense_layers) {
-      s.dense +=
-          detail::router_weights(m) + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
+      // The router's score bias (DeepSeek-V3) is a buffer in Megatron-Core, not a trained weight: it has
+      // no gradient or optimizer state, so only the router's matrix is counted here.
+      s.dense += m.hidden_size * m.num_experts +
+                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
       s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
     } else {
       s.dense += mlp_shard(m.ffn_hidden_size, t);

@@ -52,6 +52,14 @@ class roofline_model final : public compute_model {
       : gpu_(lookup(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    if (!op.one_kernel && op.batch > 1) {
+      // A loop of kernels: each problem is priced alone (its own efficiency and launch).
+      compute_op one = op;
+      one.batch = 1;
+      one.one_kernel = true;
+      return checked_ns(static_cast<double>(duration(one).count()) * static_cast<double>(op.batch),
+                        "roofline time of " + std::string(to_string(op.role)));
+    }
     const double flops = op.flops(), bytes = op.bytes();
     double compute = 0;
     if (flops > 0) {

@@ -82,6 +82,9 @@ struct compute_op {
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: half of the score matrix is computed
+  /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
+  /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
+  bool one_kernel = true;
 
   /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
   /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient

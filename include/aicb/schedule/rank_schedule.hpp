@@ -457,8 +457,9 @@ struct template_builder {
   }
   // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
   void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1) {
+            std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
     compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
+    out.back().compute.one_kernel = one_kernel;
   }
   void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
     op_template t;
@@ -716,10 +717,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
       f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
       f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
     }
-    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts);
+    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    const bool grouped = p.moe_grouped_gemm;
+    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
     f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
               ffn);
-    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts);
+    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
     weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
     // Backward of the experts: the combine's gradient comes back the way the tokens went.
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
@@ -730,12 +733,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
     } else if (group > 1) {
       eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
     }
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts);
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts, grouped);
+    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
     eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
                ffn);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
+    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
       if (etp > 1)
         eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
