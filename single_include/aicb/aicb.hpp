@@ -1871,7 +1871,8 @@ struct layer_flops {
 }
 
 /// FLOPs of one training iteration of `job` over all GPUs: global batch × sequence length tokens
-/// through every layer and the logits. Recomputation: `full` repeats every layer's forward,
+/// through every layer and the logits, and through each multi-token-prediction module (its
+/// projection, layer and logits). Recomputation: `full` repeats every layer's forward,
 /// `selective` repeats core attention; logits are never recomputed.
 [[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
   const model_spec m = resolve(job.model);
@@ -1884,9 +1885,19 @@ struct layer_flops {
     if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
     if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
   }
-  const double logits = 2 * tokens * static_cast<double>(m.hidden_size) * static_cast<double>(m.vocab_size);
+  const double h = static_cast<double>(m.hidden_size);
+  const double logits = 2 * tokens * h * static_cast<double>(m.vocab_size);
+  // Multi-token prediction (DeepSeek-V3): each module projects 2h → h, runs one transformer layer
+  // built like the last decoder layer, and computes its own logits.
+  double mtp = 0;
+  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
+    const layer_flops f = forward_layer_flops(m, m.num_layers, tokens, seq, options);
+    mtp += 2 * tokens * 2 * h * h + f.gemm + f.core_attention + logits;
+    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
+    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
+  }
   flop_counts c;
-  c.forward = layers_forward + logits;
+  c.forward = layers_forward + logits + mtp;
   c.backward = 2 * c.forward;
   c.recompute = recompute;
   return c;
@@ -2121,6 +2132,22 @@ struct shard_params {
       s.dense += mlp_shard(m.ffn_hidden_size, t);
     }
   }
+  // Multi-token prediction on the last stage (Megatron-Core's default placement): per module enorm,
+  // hnorm and a final norm, the column-parallel 2h → h projection and a transformer layer built like the
+  // last decoder layer; and the embedding they look tokens up in, a copy of the first stage's unless
+  // the stage holds it already (one stage, or the tied output layer's copy).
+  if (last && m.num_mtp_layers > 0) {
+    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+    const std::uint64_t module_dense =
+        3 * detail::norm_weights(m, h) + 2 * h * h / t + attention + 2 * detail::norm_weights(m, h) +
+        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t)
+             : mlp_shard(m.ffn_hidden_size, t));
+    const std::uint64_t module_expert =
+        moe ? m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp) : 0;
+    s.dense += m.num_mtp_layers * module_dense;
+    s.expert += m.num_mtp_layers * module_expert;
+    if (!first && !m.tied_embeddings) s.dense += vocab_shard;
+  }
   return s;
 }
 
@@ -2199,6 +2226,15 @@ struct memory_estimate {
                                                  m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                            : static_cast<double>(m.ffn_hidden_size);
     per_microbatch += layer_activation_bytes(job, ffn);
+  }
+  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
+  // norms' few s·b·h are below the formula's precision).
+  if (stage + 1 == pp && m.num_mtp_layers > 0) {
+    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
   }
   const double t = static_cast<double>(p.tensor_parallel);
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
@@ -2696,15 +2732,16 @@ enum class op_role : std::uint8_t {
   final_norm,
   logits,
   optimizer,
+  mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 20> value{
-      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
-      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
-      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
-      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer"};
+  static constexpr std::array<std::string_view, 21> value{
+      "embedding", "input_norm",  "attention_qkv", "attention_core",      "attention_out", "mla_q_down",
+      "mla_q_up",  "mla_kv_down", "mla_kv_up",     "post_attention_norm", "mlp_fc1",       "mlp_activation",
+      "mlp_fc2",   "moe_router",  "moe_fc1",       "moe_activation",      "moe_fc2",       "final_norm",
+      "logits",    "optimizer",   "mtp_projection"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -3593,10 +3630,16 @@ class rank_schedule {
     state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
         : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
       const parallel_spec& p = job.parallel;
-      if (job.model.num_mtp_layers > 0)
+      if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
+        AICB_THROW(
+            config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
+                         "multi-token prediction with context parallelism is not modelled yet (its "
+                         "token roll crosses the CP ranks); set num_mtp_layers = 0 or context_parallel "
+                         "= 1"));
+      if (job.model.num_mtp_layers > 0 && job.model.position == position_kind::learned)
         AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
-                                "multi-token prediction is not modelled in per-rank schedules yet (set "
-                                "num_mtp_layers = 0 to schedule the model without it)"));
+                                "multi-token prediction is modelled with rotary positions only (a learned "
+                                "position table would need a copy on the last stage)"));
       if (p.zero_stage >= 2)
         AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
                                 "per-rank schedules follow Megatron-Core, which shards with the distributed "
@@ -3635,10 +3678,13 @@ class rank_schedule {
     bool moe_layer(std::uint64_t layer) const {
       return job.model.is_moe() && layer >= job.model.first_dense_layers;
     }
+    // An MTP module's transformer layer is built like the decoder's last layer.
+    bool mtp_layer_is_moe() const { return moe_layer(job.model.num_layers); }
 
     void build();
     void build_layer(bool moe);
     void build_embedding_and_head();
+    void build_mtp();
 
     job_spec job;
     rank_schedule_options options;
@@ -3650,13 +3696,19 @@ class rank_schedule {
     // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
     // layer, the recomputation of a layer's forward.
     block dense_forward, dense_backward, moe_forward, moe_backward;
-    block embedding_forward, embedding_backward, head_forward, head_backward;
+    block embedding_forward, embedding_backward;
+    block final_norm_forward, final_norm_backward;  // the decoder's last norm
+    block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
+    // One multi-token-prediction module around its transformer layer: before it, the embedding of the
+    // shifted tokens, the two norms and the projection; after it, its own final norm.
+    block mtp_input_forward, mtp_input_backward, mtp_norm_forward, mtp_norm_backward;
     std::vector<detail::chunk_weights> weights;  // per chunk
     std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
     std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
     // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
     detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
     std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
+    detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
   };
 
   std::unique_ptr<state> state_;
@@ -3820,7 +3872,21 @@ class rank_schedule::iterator {
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
       emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
-    if (last) emit(s_->head_forward, op_phase::forward, mb, chunk, no_layer);
+    if (last) {
+      // Megatron-Core: the decoder's final norm, each MTP module in turn (fed by the one before), then
+      // the output layer and loss of each MTP module and of the main model.
+      emit(s_->final_norm_forward, op_phase::forward, mb, chunk, no_layer);
+      const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
+      for (std::uint64_t k = 0; k < mtp; ++k) {
+        emit(s_->mtp_input_forward, op_phase::forward, mb, chunk, L + k);
+        emit(s_->mtp_layer_is_moe() ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk,
+             L + k);
+        emit(s_->mtp_norm_forward, op_phase::forward, mb, chunk, L + k);
+      }
+      for (std::uint64_t k = 0; k < mtp; ++k)
+        emit(s_->logits_forward, op_phase::forward, mb, chunk, L + k);
+      emit(s_->logits_forward, op_phase::forward, mb, chunk, no_layer);
+    }
   }
 
   void backward(std::uint64_t mb, std::uint64_t chunk) {
@@ -3828,7 +3894,23 @@ class rank_schedule::iterator {
     const bool first = s_->stage == 0 && chunk == 0;
     const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
     const recompute_kind recompute = s_->job.parallel.recompute;
-    if (last) emit(s_->head_backward, op_phase::backward, mb, chunk, no_layer);
+    if (last) {
+      // The reverse of the forward: the losses' output layers, the MTP modules last to first, the
+      // decoder's final norm.
+      const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
+      emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer);
+      for (std::uint64_t k = mtp; k-- > 0;)
+        emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
+      for (std::uint64_t k = mtp; k-- > 0;) {
+        const bool moe = s_->mtp_layer_is_moe();
+        emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
+        if (recompute == recompute_kind::full)
+          emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, L + k);
+        emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
+      }
+      emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
+    }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
       const bool moe = s_->moe_layer(l);
@@ -4250,7 +4332,7 @@ inline void rank_schedule::state::build_embedding_and_head() {
   const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
   using pk = pass_kind;
   detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
-  detail::template_builder hf{head_forward, job.batch.dtype}, hb{head_backward, job.batch.dtype};
+  detail::template_builder hf{logits_forward, job.batch.dtype}, hb{logits_backward, job.batch.dtype};
   // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
   // summed over TP (reduce-scattered onto the sequence shards under SP).
   ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
@@ -4266,7 +4348,8 @@ inline void rank_schedule::state::build_embedding_and_head() {
            : 0);
   // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
   // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
-  hf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  detail::template_builder nf{final_norm_forward, job.batch.dtype}, nb{final_norm_backward, job.batch.dtype};
+  nf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
   if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
   hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
   hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
@@ -4280,9 +4363,54 @@ inline void rank_schedule::state::build_embedding_and_head() {
   if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
   if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
   hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
-  hb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  nb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
   output_weights_ = vocab * h;
   final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
+}
+
+// Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
+// the tokens shifted by one (the main embedding's weights, a copy on the last stage), enorm and hnorm,
+// their concatenation projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP
+// (and split onto the sequence shards under SP), the transformer layer, a final norm; its logits and
+// loss use the main output layer.
+inline void rank_schedule::state::build_mtp() {
+  const model_spec& m = job.model;
+  const parallel_spec& p = job.parallel;
+  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t t = p.tensor_parallel, b = job.batch.micro_batch, h = m.hidden_size;
+  const std::uint64_t tokens = job.batch.seq_length / p.context_parallel * b;
+  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
+  const std::uint64_t local_tokens = sp ? tokens / t : tokens, A = tokens * h * w;
+  const std::uint64_t norm = m.norm == norm_kind::layernorm ? 2 * h : h;
+  using pk = pass_kind;
+  detail::template_builder f{mtp_input_forward, job.batch.dtype}, bw{mtp_input_backward, job.batch.dtype};
+  // The same vocabulary-parallel lookup and reduction as the first stage's embedding.
+  f.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
+  if (tp)
+    f.collective("mtp_embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
+                 group_kind::tp, A);
+  f.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  f.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  if (sp) f.collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * A);
+  f.gemm("mtp_eh_proj", op_role::mtp_projection, pk::forward, tokens, 2 * h, h / t);
+  if (tp) f.collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, A);
+  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
+  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
+  if (sp) bw.collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, A);
+  if (sp) bw.collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * A);
+  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h, h / t);
+  if (tp)
+    bw.collective(sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
+                  sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, 2 * A);
+  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h, h / t);
+  bw.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  bw.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  if (sp) bw.collective("mtp_embedding_grad_gather", collective::all_gather, group_kind::tp, A);
+  bw.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
+  detail::template_builder nf{mtp_norm_forward, job.batch.dtype}, nb{mtp_norm_backward, job.batch.dtype};
+  nf.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
+  nb.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
+  mtp_weights_ = {.dense = 3 * norm + 2 * h * h / t, .replicated = 3 * norm};
 }
 
 inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
@@ -4303,6 +4431,7 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
   build_layer(false);
   if (m.is_moe()) build_layer(true);
   build_embedding_and_head();
+  if (m.num_mtp_layers > 0) build_mtp();
   // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t begin = first_layer(c);
@@ -4321,6 +4450,16 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
     const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
     weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
     weights[chunks - 1].replicated += final_norm_weights_;
+    if (m.num_mtp_layers > 0) {
+      // MTP modules; and their embedding, a copy of the first stage's (the tied output layer is that
+      // copy already).
+      const detail::chunk_weights& lw = mtp_layer_is_moe() ? layer_moe_weights_ : layer_dense_weights_;
+      detail::chunk_weights& last = weights[chunks - 1];
+      last.dense += m.num_mtp_layers * (mtp_weights_.dense + lw.dense);
+      last.expert += m.num_mtp_layers * lw.expert;
+      last.replicated += m.num_mtp_layers * (mtp_weights_.replicated + lw.replicated);
+      if (p.pipeline_parallel > 1 && !m.tied_embeddings) last.dense += output_weights_;  // V/TP × h
+    }
   }
 }
 
@@ -4371,8 +4510,10 @@ inline void rank_schedule::iterator::finalize() {
   if (p.sequence_parallel && p.tensor_parallel > 1 && replicated > 0)
     collective_op("sp_replicated_grad_reduce", collective::all_reduce, st.grid.group(group_kind::tp, st.rank),
                   replicated * g, 0);
-  // The tied word embedding: its gradient is summed between the first and the last stage.
-  if (m.tied_embeddings && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
+  // The word embedding shared by the first and the last stage (tied output layer, or MTP's embedding):
+  // its gradient is summed between them.
+  const bool shared_embedding = m.tied_embeddings || m.num_mtp_layers > 0;
+  if (shared_embedding && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
     collective_op(
         "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
         padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
@@ -4382,6 +4523,7 @@ inline void rank_schedule::iterator::finalize() {
     for (std::uint64_t c = 0; c < st.chunks; ++c)
       for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_per_chunk; ++l)
         moe_layers += st.moe_layer(l) ? 1 : 0;
+    if (st.stage + 1 == p.pipeline_parallel && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
     if (moe_layers > 0)
       collective_op("router_bias_reduce", collective::all_reduce,
                     st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);
@@ -5642,6 +5784,8 @@ class aiob_model final : public compute_model {
         return {{"logits"}, {"logit_time"}};
       case op_role::optimizer:
         return {{"optimizer"}};
+      case op_role::mtp_projection:
+        return {{"mtp_projection"}};
     }
     return {};
   }

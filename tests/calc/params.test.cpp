@@ -49,9 +49,20 @@ TEST_CASE("params: shards over TP, PP and EP add back up to the model", "[calc][
   constexpr auto v3s0 = aicb::params_on_gpu(v3, 0), v3s1 = aicb::params_on_gpu(v3, 1);
   STATIC_REQUIRE(v3s0.expert == 10ULL * 256 * 3 * 7168 * 2048);
   STATIC_REQUIRE(v3s1.expert == 16ULL * 256 * 3 * 7168 * 2048);
-  // Its four stages hold the whole model but the 58 MoE layers' router score biases (256 each), which
-  // Megatron-Core keeps as buffers: counted in the model, not among the trained weights of a GPU.
+  // Its four stages hold the whole model, its MTP module and the MTP's copy of the embedding on the last
+  // stage — but the router score biases (256 per MoE layer, 58 + 1 of them), which Megatron-Core keeps
+  // as buffers: counted in the model, not among the trained weights of a GPU.
   constexpr std::uint64_t held = aicb::params_on_gpu(v3, 0).total() + aicb::params_on_gpu(v3, 1).total() +
                                  aicb::params_on_gpu(v3, 2).total() + aicb::params_on_gpu(v3, 3).total();
-  STATIC_REQUIRE(held == aicb::count_params(aicb::presets::deepseek_v3).total() - 58 * 256);
+  constexpr aicb::param_counts v3_counts = aicb::count_params(aicb::presets::deepseek_v3);
+  STATIC_REQUIRE(held == v3_counts.total() + v3_counts.mtp - 59 * 256 + 129280ULL * 7168);
+  // Without MTP the last stage holds neither.
+  constexpr aicb::job_spec no_mtp{[] {
+                                    aicb::model_spec m = aicb::presets::deepseek_v3;
+                                    m.num_mtp_layers = 0;
+                                    return m;
+                                  }(),
+                                  v3.parallel, v3.batch};
+  STATIC_REQUIRE(aicb::params_on_gpu(v3, 3).total() - aicb::params_on_gpu(no_mtp, 3).total() ==
+                 v3_counts.mtp - 256 + 129280ULL * 7168);
 }

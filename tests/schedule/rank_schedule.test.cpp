@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -130,8 +131,7 @@ TEST_CASE("rank schedule: pipeline transfers go to the neighbouring stages, tagg
 
 TEST_CASE("rank schedule: the weights behind the gradient collectives are the calculators' per-GPU counts",
           "[schedule]") {
-  auto deepseek = aicb::presets::deepseek_v3;
-  deepseek.num_mtp_layers = 0;
+  const auto deepseek = aicb::presets::deepseek_v3;  // with its MTP module
   const aicb::job_spec jobs[] = {
       llama(16, 2, 2, true),
       {aicb::presets::gpt3_6_7b, {.world_size = 8, .tensor_parallel = 4}, {.seq_length = 2048}},
@@ -284,6 +284,72 @@ TEST_CASE("rank schedule: recomputation repeats the forward in the backward", "[
   CHECK(count(op_phase::backward, "attention_core_recompute") == 32 * 2);
 }
 
+// Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py, _concat_embeddings):
+// on the last stage, after the decoder's final norm: the embedding of the shifted tokens (reduced over
+// TP as the first stage's), enorm and hnorm, the concatenation all-gathered under SP and projected by the
+// column-parallel eh_proj (2h → h/TP), its output all-gathered over TP (gather_output is False, then
+// gather_from_tensor_model_parallel_region), split onto the sequence shards (no communication), one
+// transformer layer, a final norm; then its logits and loss through the shared output layer. The
+// embedding is shared with the first stage: its gradient is all-reduced over the embedding group.
+TEST_CASE("rank schedule: DeepSeek-V3's multi-token prediction runs on the last stage", "[schedule]") {
+  const aicb::job_spec job{aicb::presets::deepseek_v3,
+                           {.world_size = 64,
+                            .tensor_parallel = 2,
+                            .pipeline_parallel = 4,
+                            .expert_parallel = 8,
+                            .sequence_parallel = true,
+                            .first_stage_layers = 13},
+                           {.global_batch = 32, .seq_length = 4096}};
+  REQUIRE(job.model.num_mtp_layers == 1);
+  const std::uint64_t tokens = 4096, h = 7168, A = tokens * h * 2;  // bf16, gathered over TP 2
+  aicb::rank_schedule last(job, 48);                                // stage 3
+  REQUIRE(last.coordinates().pp == 3);
+  std::vector<aicb::operation> mtp_forward;
+  std::uint64_t logits_forward = 0, mtp_moe = 0;
+  std::vector<std::string> finalize;
+  for (const aicb::operation& op : last) {
+    if (op.microbatch == 0 && op.phase == op_phase::forward && op.layer == 61) mtp_forward.push_back(op);
+    if (op.microbatch == 0 && op.phase == op_phase::forward && op.name == "logits") ++logits_forward;
+    if (op.layer == 61 && op.name == "moe_router" && op.phase == op_phase::forward) ++mtp_moe;
+    if (op.phase == op_phase::finalize) finalize.emplace_back(op.name);
+  }
+  std::vector<std::string> names;
+  for (const auto& op : mtp_forward)
+    names.emplace_back(op.name);
+  REQUIRE(names.size() > 8);
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 7) ==
+        std::vector<std::string>{"mtp_embedding", "mtp_embedding_reduce", "mtp_enorm", "mtp_hnorm",
+                                 "mtp_proj_input_gather", "mtp_eh_proj", "mtp_proj_output_gather"});
+  CHECK(mtp_forward[1].kind == collective::reduce_scatter);
+  CHECK(mtp_forward[1].size.count() == A);
+  CHECK(mtp_forward[4].size.count() == 2 * A);
+  CHECK(mtp_forward[5].compute.m == tokens);
+  CHECK(mtp_forward[5].compute.k == 2 * h);
+  CHECK(mtp_forward[5].compute.n == h / 2);
+  CHECK(mtp_forward[6].kind == collective::all_gather);
+  CHECK(mtp_forward[6].size.count() == A);
+  // After the layer, the module's final norm, then its own logits and loss through the output layer.
+  const auto norm = std::find(names.begin(), names.end(), "mtp_final_norm");
+  REQUIRE(norm + 2 < names.end());
+  CHECK(norm[1] == "logits_input_gather");
+  CHECK(norm[2] == "logits");
+  CHECK(names.back() == "cross_entropy_sum");
+  CHECK(mtp_moe == 4);         // an MoE layer per micro batch (4 of them)
+  CHECK(logits_forward == 2);  // the MTP module's logits and the main model's
+  CHECK(std::count(finalize.begin(), finalize.end(), "embedding_grad_reduce") == 1);
+  // The first stage takes part in the embedding's all-reduce too; a middle stage does not.
+  const auto finalize_has = [&](std::uint64_t rank, std::string_view name) {
+    for (const aicb::operation& op : aicb::rank_schedule(job, rank))
+      if (op.phase == op_phase::finalize && op.name == name) return true;
+    return false;
+  };
+  CHECK(finalize_has(0, "embedding_grad_reduce"));
+  CHECK_FALSE(finalize_has(16, "embedding_grad_reduce"));
+  // Its weights are the calculators': the module and the embedding copy.
+  CHECK(last.dense_weights() == aicb::params_on_gpu(job, 3).dense);
+  CHECK(last.expert_weights() == aicb::params_on_gpu(job, 3).expert);
+}
+
 TEST_CASE("rank schedule: the stream is lazy, owns its state, and refuses what it does not model",
           "[schedule]") {
   // A temporary in a range-for is safe (ASan checks it in the sanitizer build).
@@ -291,11 +357,14 @@ TEST_CASE("rank schedule: the stream is lazy, owns its state, and refuses what i
   for (const aicb::operation& op : aicb::rank_schedule(llama(16, 2, 2, true), 3))
     n += op.index == n ? 1 : 0;
   CHECK(n > 100);
-  aicb::job_spec mtp{
-      aicb::presets::deepseek_v3,
-      {.world_size = 64, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true},
-      {.global_batch = 32, .seq_length = 4096}};
-  CHECK_THROWS_WITH(aicb::rank_schedule(mtp, 0), Catch::Contains("multi-token prediction"));
+  aicb::job_spec mtp{aicb::presets::deepseek_v3,
+                     {.world_size = 64,
+                      .tensor_parallel = 2,
+                      .context_parallel = 2,
+                      .expert_parallel = 8,
+                      .sequence_parallel = true},
+                     {.global_batch = 32, .seq_length = 4096}};
+  CHECK_THROWS_WITH(aicb::rank_schedule(mtp, 0), Catch::Contains("multi-token prediction with context"));
   CHECK_THROWS_WITH(aicb::rank_schedule(llama(16, 2, 2, true), 16), Catch::Contains("below world_size"));
   aicb::job_spec interleaved = llama(16, 2, 4, true, 1, 2, 12);  // 6 micro batches: not a multiple of 4
   CHECK_THROWS_WITH(aicb::rank_schedule(interleaved, 0), Catch::Contains("multiple of pipeline_parallel"));

@@ -85,7 +85,8 @@ struct layer_flops {
 }
 
 /// FLOPs of one training iteration of `job` over all GPUs: global batch × sequence length tokens
-/// through every layer and the logits. Recomputation: `full` repeats every layer's forward,
+/// through every layer and the logits, and through each multi-token-prediction module (its
+/// projection, layer and logits). Recomputation: `full` repeats every layer's forward,
 /// `selective` repeats core attention; logits are never recomputed.
 [[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
   const model_spec m = resolve(job.model);
@@ -98,9 +99,19 @@ struct layer_flops {
     if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
     if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
   }
-  const double logits = 2 * tokens * static_cast<double>(m.hidden_size) * static_cast<double>(m.vocab_size);
+  const double h = static_cast<double>(m.hidden_size);
+  const double logits = 2 * tokens * h * static_cast<double>(m.vocab_size);
+  // Multi-token prediction (DeepSeek-V3): each module projects 2h → h, runs one transformer layer
+  // built like the last decoder layer, and computes its own logits.
+  double mtp = 0;
+  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
+    const layer_flops f = forward_layer_flops(m, m.num_layers, tokens, seq, options);
+    mtp += 2 * tokens * 2 * h * h + f.gemm + f.core_attention + logits;
+    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
+    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
+  }
   flop_counts c;
-  c.forward = layers_forward + logits;
+  c.forward = layers_forward + logits + mtp;
   c.backward = 2 * c.forward;
   c.recompute = recompute;
   return c;

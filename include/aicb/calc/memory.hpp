@@ -99,6 +99,15 @@ struct memory_estimate {
                            : static_cast<double>(m.ffn_hidden_size);
     per_microbatch += layer_activation_bytes(job, ffn);
   }
+  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
+  // norms' few s·b·h are below the formula's precision).
+  if (stage + 1 == pp && m.num_mtp_layers > 0) {
+    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+  }
   const double t = static_cast<double>(p.tensor_parallel);
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
   const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);

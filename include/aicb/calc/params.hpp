@@ -201,6 +201,22 @@ struct shard_params {
       s.dense += mlp_shard(m.ffn_hidden_size, t);
     }
   }
+  // Multi-token prediction on the last stage (Megatron-Core's default placement): per module enorm,
+  // hnorm and a final norm, the column-parallel 2h → h projection and a transformer layer built like the
+  // last decoder layer; and the embedding they look tokens up in, a copy of the first stage's unless
+  // the stage holds it already (one stage, or the tied output layer's copy).
+  if (last && m.num_mtp_layers > 0) {
+    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+    const std::uint64_t module_dense =
+        3 * detail::norm_weights(m, h) + 2 * h * h / t + attention + 2 * detail::norm_weights(m, h) +
+        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t)
+             : mlp_shard(m.ffn_hidden_size, t));
+    const std::uint64_t module_expert =
+        moe ? m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp) : 0;
+    s.dense += m.num_mtp_layers * module_dense;
+    s.expert += m.num_mtp_layers * module_expert;
+    if (!first && !m.tied_embeddings) s.dense += vocab_shard;
+  }
   return s;
 }
 

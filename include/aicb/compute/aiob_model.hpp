@@ -143,6 +143,8 @@ class aiob_model final : public compute_model {
         return {{"logits"}, {"logit_time"}};
       case op_role::optimizer:
         return {{"optimizer"}};
+      case op_role::mtp_projection:
+        return {{"mtp_projection"}};
     }
     return {};
   }
