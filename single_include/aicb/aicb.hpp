@@ -6617,9 +6617,19 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <utility>
 
 AICB_BEGIN_NAMESPACE
+
+/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
+/// one micro batch's records repeated; a workload that knows its repetition offers
+/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
+/// its records() — so a writer formats a micro batch once and copies its text.
+struct record_run {
+  std::span<const record> records;
+  std::uint64_t times = 1;
+};
 
 /// A lazy, single-pass range over the records a Source produces.
 template <class Source>
@@ -6935,6 +6945,13 @@ class aicb_workload {
                        prologue_size() + 7, "records");
   }
 
+  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
+  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
+  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
+  /// a time.
+  template <class F>
+  void for_each_run(F&& f) const;
+
   /// The records, lazily.
   [[nodiscard]] record_stream<class aicb_source> records() const&;
   /// Not on a temporary: the stream refers to the workload, which would be gone before the first
@@ -7110,6 +7127,14 @@ class aicb_source {
   }
 
   [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
+  /// record), and only without an AIOB profile, where micro batches are all alike.
+  void skip_microbatches(std::uint64_t n) {
+    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
+      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
+    microbatch_ += n;
+  }
 
   const record* next() {
     for (;;) {
@@ -7350,6 +7375,31 @@ class aicb_source {
   bool epilogue_done_ = false;
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
 };
+
+template <class F>
+void aicb_workload::for_each_run(F&& f) const {
+  aicb_source source(*this);
+  const auto take = [&](std::uint64_t n) {
+    std::vector<record> out;
+    out.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (const record* r = source.next()) out.push_back(*r);
+    return out;
+  };
+  if (a_.aiob_enable || d_.microbatches == 0) {
+    for (const record* r = source.next(); r != nullptr; r = source.next())
+      f(record_run{std::span<const record>(r, 1), 1});
+    return;
+  }
+  const std::uint64_t prologue = prologue_size();
+  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
+  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
+  source.skip_microbatches(d_.microbatches - 1);
+  const std::vector<record> tail = take(7);
+  if (!head.empty()) f(record_run{head, 1});
+  f(record_run{microbatch, d_.microbatches});
+  f(record_run{tail, 1});
+}
 
 inline record_stream<aicb_source> aicb_workload::records() const& {
   return record_stream<aicb_source>(aicb_source(*this));
@@ -10526,6 +10576,16 @@ class simai_projection {
     return checked_mul(options_.iterations, per_iteration, "records (iterations x records per iteration)");
   }
 
+  /// The records as runs (aicb::record_run): per iteration the prologue once, then the micro batch's
+  /// records ga times — the same records, in the same order, as records().
+  template <class F>
+  void for_each_run(F&& f) const {
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      if (!prologue_.empty()) f(record_run{prologue_, 1});
+      if (!microbatch_.empty()) f(record_run{microbatch_, header_.ga});
+    }
+  }
+
   /// The records, lazily (not on a temporary: the stream refers to the projection).
   [[nodiscard]] record_stream<class simai_projection_source> records() const&;
   record_stream<class simai_projection_source> records() const&& = delete;
@@ -11872,17 +11932,20 @@ AICB_END_NAMESPACE
 /// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
 /// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/workload/record.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11919,6 +11982,43 @@ class simai_writer {
       AICB_THROW(
           config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
     used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
+  }
+
+  /// Appends `block` `times` times: each record checked once, the block's text formatted once and
+  /// copied — how micro batches, which repeat, are written at the speed of the disk.
+  void write(std::span<const record> block, std::uint64_t times) {
+    if (block.empty() || times == 0) return;
+    if (times == 1) {
+      for (const record& r : block)
+        write(r);
+      return;
+    }
+    std::size_t length = 0;
+    for (const record& r : block) {
+      if (strict_) check(r);
+      if (r.name.size() + max_record_tail > buffer_size)
+        AICB_THROW(
+            config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+      length += r.name.size() + max_record_tail;
+    }
+    written_ = checked_add(written_, checked_mul(block.size(), times, "records"), "records");
+    std::string text(length, '\0');
+    char* end = text.data();
+    for (const record& r : block)
+      end = format(end, r);
+    text.resize(static_cast<std::size_t>(end - text.data()));
+    // As many whole copies as fill the buffer, written as often as needed, then the rest.
+    flush();
+    const std::uint64_t per_buffer = std::max<std::uint64_t>(1, buffer_size / text.size());
+    std::string chunk;
+    chunk.reserve(static_cast<std::size_t>(std::min(per_buffer, times)) * text.size());
+    for (std::uint64_t i = 0; i < std::min(per_buffer, times); ++i)
+      chunk += text;
+    std::uint64_t left = times;
+    const std::uint64_t copies = std::min(per_buffer, times);
+    for (; left >= copies; left -= copies)
+      out_->write(chunk);
+    if (left > 0) out_->write(std::string_view(chunk.data(), static_cast<std::size_t>(left) * text.size()));
   }
 
   /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 TEST_CASE("aicb compat: Python's float repr, as aicb prints pp_comm", "[generate][aicb]") {
@@ -85,4 +87,64 @@ TEST_CASE("aicb compat: the SimAI generator takes only aicb's Megatron and DeepS
   aicb::aicb_args a;
   a.frame = "DeepSpeed";
   CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("--frame Megatron or DeepSeek"));
+}
+
+namespace {
+// The records of `w`'s runs, expanded, and the number of runs.
+std::pair<std::vector<aicb::record>, std::size_t> expanded_runs(const aicb::aicb_workload& w) {
+  std::vector<aicb::record> out;
+  std::size_t runs = 0;
+  w.for_each_run([&](const aicb::record_run& run) {
+    ++runs;
+    for (std::uint64_t i = 0; i < run.times; ++i)
+      out.insert(out.end(), run.records.begin(), run.records.end());
+  });
+  return {out, runs};
+}
+}  // namespace
+
+TEST_CASE("aicb compat: the runs a writer copies are exactly the records, in order", "[generate][aicb]") {
+  for (const bool sp : {false, true})
+    for (const std::uint64_t ga : {1, 2, 5}) {
+      INFO("sp " << sp << " ga " << ga);
+      aicb::aicb_args a;
+      a.world_size = 16;
+      a.tensor_model_parallel_size = 2;
+      a.global_batch = 8 * ga;
+      a.num_layers = 3;
+      a.hidden_size = 1024;
+      a.num_attention_heads = 16;
+      a.ffn_hidden_size = 4096;
+      a.enable_sequence_parallel = sp;
+      const aicb::aicb_workload w(a);
+      std::vector<aicb::record> streamed;
+      auto stream = w.records();
+      for (const auto& r : stream)
+        streamed.push_back(r);
+      const auto [expanded, runs] = expanded_runs(w);
+      CHECK(expanded == streamed);
+      CHECK(runs == 3);  // the prologue, one micro batch repeated, the epilogue
+    }
+  // With a profile, times carried from entry to entry may differ between micro batches: one record
+  // per run, still the same records.
+  aicb::aicb_args a;
+  a.world_size = 8;
+  a.tensor_model_parallel_size = 2;
+  a.global_batch = 12;
+  a.num_layers = 2;
+  a.hidden_size = 1024;
+  a.num_attention_heads = 16;
+  a.ffn_hidden_size = 4096;
+  a.aiob_enable = true;
+  aicb::aiob_profile profile;
+  profile.sections = {{"attention_forward", {{false, "time_gpu_avg", "5"}}},
+                      {"mlp_backward", {{false, "time_gpu_avg", "7"}}}};
+  const aicb::aicb_workload w(a, profile);
+  std::vector<aicb::record> streamed;
+  auto stream = w.records();
+  for (const auto& r : stream)
+    streamed.push_back(r);
+  const auto [expanded, runs] = expanded_runs(w);
+  CHECK(expanded == streamed);
+  CHECK(runs == streamed.size());
 }

@@ -57,6 +57,16 @@ std::vector<aicb::job_spec> layouts() {
       {lite,
        {.world_size = 16, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true},
        {.global_batch = 16, .seq_length = 4096}},
+      // DeepSeek-V3 with its MTP module on the emitted (last) stage.
+      {aicb::presets::deepseek_v3,
+       {.world_size = 256,
+        .tensor_parallel = 2,
+        .pipeline_parallel = 8,
+        .expert_parallel = 8,
+        .sequence_parallel = true,
+        .first_stage_layers = 5,
+        .last_stage_layers = 8},
+       {.global_batch = 64, .seq_length = 4096}},
   };
   return jobs;
 }
@@ -209,5 +219,22 @@ TEST_CASE("simai projection: the collectives depend on the job, never on the com
       CHECK(ra[i].weight_grad.comm == rb[i].weight_grad.comm);
     }
     CHECK(b.microbatch_records().front().forward.compute != a.microbatch_records().front().forward.compute);
+  }
+}
+
+TEST_CASE("simai projection: its runs are exactly its records, in order", "[generate]") {
+  for (const aicb::job_spec& job : layouts()) {
+    INFO(job.model.name.view());
+    const aicb::simai_projection w(job, constant, {.iterations = 2});
+    std::vector<aicb::record> streamed, expanded;
+    auto stream = w.records();
+    for (const aicb::record& r : stream)
+      streamed.push_back(r);
+    w.for_each_run([&](const aicb::record_run& run) {
+      for (std::uint64_t i = 0; i < run.times; ++i)
+        expanded.insert(expanded.end(), run.records.begin(), run.records.end());
+    });
+    CHECK(streamed.size() == w.size());
+    CHECK(expanded == streamed);
   }
 }

@@ -159,3 +159,45 @@ TEST_CASE("simai writer: the size of a file is estimated from its first records"
   CHECK(aicb::estimate_simai_bytes(h, 1ULL << 62, records) == ~std::uint64_t{0});  // saturates
   std::filesystem::remove("simai_writer_estimate.txt");
 }
+
+TEST_CASE("simai writer: a block written n times is the same file as its records written one by one",
+          "[io][simai]") {
+  aicb::simai_header h;
+  h.tensor_parallel = 2;
+  h.all_gpus = 16;
+  aicb::record other = sample();
+  other.name = "mlp_column";
+  other.weight_grad = {};
+  const std::vector<aicb::record> block{sample(), other};
+  // Enough copies to fill the 1 MiB buffer several times, and a remainder.
+  const std::uint64_t times = 25'001;
+  {
+    aicb::simai_writer one_by_one("simai_writer_runs_a.txt", h, 1 + 2 * times);
+    one_by_one.write(other);
+    for (std::uint64_t i = 0; i < times; ++i)
+      for (const aicb::record& r : block)
+        one_by_one.write(r);
+    one_by_one.finish();
+    aicb::simai_writer runs("simai_writer_runs_b.txt", h, 1 + 2 * times);
+    runs.write(std::span<const aicb::record>(&other, 1), 1);
+    runs.write(block, times);
+    runs.write(block, 0);  // nothing
+    runs.finish();
+  }
+  const std::string a = aicb_test::read_text("simai_writer_runs_a.txt");
+  CHECK(a.size() > 4 * (1 << 20));
+  CHECK(a == aicb_test::read_text("simai_writer_runs_b.txt"));
+  // The count still has to match, and a block is checked like single records.
+  aicb::simai_writer short_count("simai_writer_runs_c.txt", h, 3);
+  short_count.write(block, 2);
+  CHECK_THROWS_WITH(short_count.finish(), Catch::Contains("4 records written"));
+  aicb::simai_writer strict("simai_writer_runs_d.txt", h, 2);
+  aicb::record bad = sample();
+  bad.name = "two words";
+  const std::vector<aicb::record> bad_block{bad};
+  CHECK_THROWS_WITH(strict.write(bad_block, 2), Catch::Contains("one token"));
+  CHECK_FALSE(std::filesystem::exists("simai_writer_runs_c.txt"));
+  CHECK_FALSE(std::filesystem::exists("simai_writer_runs_d.txt"));
+  std::filesystem::remove("simai_writer_runs_a.txt");
+  std::filesystem::remove("simai_writer_runs_b.txt");
+}

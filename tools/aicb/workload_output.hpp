@@ -6,6 +6,7 @@
 #pragma once
 
 #include <aicb/checked.hpp>
+#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/units/bytes.hpp>
@@ -70,15 +71,30 @@ written write_workload(const Workload& w, const std::string& path, bool strict, 
                 static_cast<unsigned long long>(w.size()),
                 aicb::to_iec_string(aicb::bytes{estimate}).c_str());
   written result;
-  auto records = w.records();
-  for (const aicb::record& r : records) {
-    out.write(r);
-    ++result.records;
+  const auto count = [&](const aicb::record& r, std::uint64_t times) {
     for (const aicb::phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
       if (p->comm.active()) {
         std::uint64_t& sum = result.bytes_by_group[static_cast<std::size_t>(p->comm.group)];
-        sum = aicb::checked_add(sum, p->comm.size.count(), "bytes in collectives of the file");
+        sum = aicb::checked_add(sum, aicb::checked_mul(p->comm.size.count(), times, "bytes in collectives"),
+                                "bytes in collectives of the file");
       }
+  };
+  if constexpr (requires { w.for_each_run([](const aicb::record_run&) {}); }) {
+    // Repeated micro batches: formatted once, copied.
+    w.for_each_run([&](const aicb::record_run& run) {
+      out.write(run.records, run.times);
+      result.records = aicb::checked_add(
+          result.records, aicb::checked_mul(run.records.size(), run.times, "records"), "records");
+      for (const aicb::record& r : run.records)
+        count(r, run.times);
+    });
+  } else {
+    auto records = w.records();
+    for (const aicb::record& r : records) {
+      out.write(r);
+      ++result.records;
+      count(r, 1);
+    }
   }
   out.finish(false);
   if (side) {

@@ -111,6 +111,13 @@ class aicb_workload {
                        prologue_size() + 7, "records");
   }
 
+  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
+  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
+  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
+  /// a time.
+  template <class F>
+  void for_each_run(F&& f) const;
+
   /// The records, lazily.
   [[nodiscard]] record_stream<class aicb_source> records() const&;
   /// Not on a temporary: the stream refers to the workload, which would be gone before the first
@@ -286,6 +293,14 @@ class aicb_source {
   }
 
   [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
+  /// record), and only without an AIOB profile, where micro batches are all alike.
+  void skip_microbatches(std::uint64_t n) {
+    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
+      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
+    microbatch_ += n;
+  }
 
   const record* next() {
     for (;;) {
@@ -526,6 +541,31 @@ class aicb_source {
   bool epilogue_done_ = false;
   std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
 };
+
+template <class F>
+void aicb_workload::for_each_run(F&& f) const {
+  aicb_source source(*this);
+  const auto take = [&](std::uint64_t n) {
+    std::vector<record> out;
+    out.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (const record* r = source.next()) out.push_back(*r);
+    return out;
+  };
+  if (a_.aiob_enable || d_.microbatches == 0) {
+    for (const record* r = source.next(); r != nullptr; r = source.next())
+      f(record_run{std::span<const record>(r, 1), 1});
+    return;
+  }
+  const std::uint64_t prologue = prologue_size();
+  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
+  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
+  source.skip_microbatches(d_.microbatches - 1);
+  const std::vector<record> tail = take(7);
+  if (!head.empty()) f(record_run{head, 1});
+  f(record_run{microbatch, d_.microbatches});
+  f(record_run{tail, 1});
+}
 
 inline record_stream<aicb_source> aicb_workload::records() const& {
   return record_stream<aicb_source>(aicb_source(*this));

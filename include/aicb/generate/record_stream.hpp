@@ -24,9 +24,19 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <utility>
 
 AICB_BEGIN_NAMESPACE
+
+/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
+/// one micro batch's records repeated; a workload that knows its repetition offers
+/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
+/// its records() — so a writer formats a micro batch once and copies its text.
+struct record_run {
+  std::span<const record> records;
+  std::uint64_t times = 1;
+};
 
 /// A lazy, single-pass range over the records a Source produces.
 template <class Source>

@@ -109,6 +109,16 @@ class simai_projection {
     return checked_mul(options_.iterations, per_iteration, "records (iterations x records per iteration)");
   }
 
+  /// The records as runs (aicb::record_run): per iteration the prologue once, then the micro batch's
+  /// records ga times — the same records, in the same order, as records().
+  template <class F>
+  void for_each_run(F&& f) const {
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      if (!prologue_.empty()) f(record_run{prologue_, 1});
+      if (!microbatch_.empty()) f(record_run{microbatch_, header_.ga});
+    }
+  }
+
   /// The records, lazily (not on a temporary: the stream refers to the projection).
   [[nodiscard]] record_stream<class simai_projection_source> records() const&;
   record_stream<class simai_projection_source> records() const&& = delete;

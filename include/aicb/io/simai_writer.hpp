@@ -16,17 +16,20 @@
 /// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
 /// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
 
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +66,43 @@ class simai_writer {
       AICB_THROW(
           config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
     used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
+  }
+
+  /// Appends `block` `times` times: each record checked once, the block's text formatted once and
+  /// copied — how micro batches, which repeat, are written at the speed of the disk.
+  void write(std::span<const record> block, std::uint64_t times) {
+    if (block.empty() || times == 0) return;
+    if (times == 1) {
+      for (const record& r : block)
+        write(r);
+      return;
+    }
+    std::size_t length = 0;
+    for (const record& r : block) {
+      if (strict_) check(r);
+      if (r.name.size() + max_record_tail > buffer_size)
+        AICB_THROW(
+            config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+      length += r.name.size() + max_record_tail;
+    }
+    written_ = checked_add(written_, checked_mul(block.size(), times, "records"), "records");
+    std::string text(length, '\0');
+    char* end = text.data();
+    for (const record& r : block)
+      end = format(end, r);
+    text.resize(static_cast<std::size_t>(end - text.data()));
+    // As many whole copies as fill the buffer, written as often as needed, then the rest.
+    flush();
+    const std::uint64_t per_buffer = std::max<std::uint64_t>(1, buffer_size / text.size());
+    std::string chunk;
+    chunk.reserve(static_cast<std::size_t>(std::min(per_buffer, times)) * text.size());
+    for (std::uint64_t i = 0; i < std::min(per_buffer, times); ++i)
+      chunk += text;
+    std::uint64_t left = times;
+    const std::uint64_t copies = std::min(per_buffer, times);
+    for (; left >= copies; left -= copies)
+      out_->write(chunk);
+    if (left > 0) out_->write(std::string_view(chunk.data(), static_cast<std::size_t>(left) * text.size()));
   }
 
   /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.
