@@ -3600,6 +3600,7 @@ class rank_schedule {
       : state_(std::make_unique<state>(job, rank, options)) {}
 
   class iterator;
+  /// Starts the pass (once: the stream is single-pass). The iterator refers to this schedule.
   [[nodiscard]] iterator begin();
   [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
 
@@ -3711,34 +3712,23 @@ class rank_schedule {
     detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
   };
 
+  class cursor;
   std::unique_ptr<state> state_;
+  std::unique_ptr<cursor> cursor_;  // the pass in progress (begin() starts it)
 };
 
 /// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
 /// of operations, numbered and linked to what they wait for.
-class rank_schedule::iterator {
+class rank_schedule::cursor {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = operation;
-  using difference_type = std::ptrdiff_t;
-  using reference = const operation&;
-  using pointer = const operation*;
-
-  iterator() = default;
-  explicit iterator(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
+  explicit cursor(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
     step_ = schedule_->begin();
     advance();
   }
 
-  reference operator*() const { return ops_[at_]; }
-  pointer operator->() const { return &ops_[at_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+  [[nodiscard]] const operation& current() const { return ops_[at_]; }
+  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
+  void next() { advance(); }
 
  private:
   void advance() {
@@ -3980,7 +3970,40 @@ class rank_schedule::iterator {
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
 };
 
-inline rank_schedule::iterator rank_schedule::begin() { return iterator(state_.get()); }
+/// The stream's iterator: a reference to the pass in progress (held by the schedule, at a stable
+/// address), so iterators copy, as std's and range-v3's input ranges both require, and stay
+/// single-pass.
+class rank_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = operation;
+  using difference_type = std::ptrdiff_t;
+  using reference = const operation&;
+  using pointer = const operation*;
+
+  iterator() = default;
+  explicit iterator(cursor* pass) : pass_(pass) {}
+
+  reference operator*() const { return pass_->current(); }
+  pointer operator->() const { return &pass_->current(); }
+  iterator& operator++() {
+    pass_->next();
+    return *this;
+  }
+  void operator++(int) { pass_->next(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept {
+    return i.pass_ == nullptr || i.pass_->done();
+  }
+
+ private:
+  cursor* pass_ = nullptr;
+};
+
+inline rank_schedule::iterator rank_schedule::begin() {
+  cursor_ = std::make_unique<cursor>(state_.get());
+  return iterator(cursor_.get());
+}
 
 namespace detail {
 
@@ -4465,7 +4488,7 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
 
 // ---- once per iteration ----------------------------------------------------------------------
 
-inline void rank_schedule::iterator::finalize() {
+inline void rank_schedule::cursor::finalize() {
   wait_for(pending_forward_, pending_forward_count_);
   wait_for(pending_backward_, pending_backward_count_);
   const state& st = *s_;
@@ -10502,7 +10525,74 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/schedule/views.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// range-v3 views over a rank's operations (aicb::rank_schedule, or any range of aicb::operation):
+/// the selections every projection starts from, composable with each other and with range-v3's own
+/// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
+///
+/// ```cpp
+/// aicb::rank_schedule schedule(job, rank);
+/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
+///   sum[op.group.kind] += op.size.count();
+/// ```
+///
+/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
+/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
+/// views).
+
+// #include <aicb/config.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <range/v3/view/filter.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+namespace views {
+
+/// Collectives only.
+inline constexpr auto collectives =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::collective; });
+
+/// Point-to-point sends and receives only.
+inline constexpr auto transfers = ranges::views::filter(
+    [](const operation& op) { return op.type == op_type::send || op.type == op_type::recv; });
+
+/// Computations only.
+inline constexpr auto computations =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::compute; });
+
+/// What is not a point-to-point transfer: what a single-rank format (SimAI's) can carry.
+inline constexpr auto local_and_collective = ranges::views::filter(
+    [](const operation& op) { return op.type == op_type::compute || op.type == op_type::collective; });
+
+/// Operations of one phase (forward, backward, recompute, finalize).
+[[nodiscard]] inline auto in_phase(op_phase phase) {
+  return ranges::views::filter([phase](const operation& op) { return op.phase == phase; });
+}
+
+/// Operations of a micro batch's passes (forward, backward, recompute); the finalize belongs to none.
+[[nodiscard]] inline auto in_microbatch(std::uint64_t microbatch) {
+  return ranges::views::filter([microbatch](const operation& op) {
+    return op.phase != op_phase::finalize && op.microbatch == microbatch;
+  });
+}
+
+/// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+inline constexpr auto backward_work = ranges::views::filter(
+    [](const operation& op) { return op.phase == op_phase::backward || op.phase == op_phase::recompute; });
+
+}  // namespace views
+
+AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
+
+#include <range/v3/range/conversion.hpp>
 
 #include <cstdint>
 #include <map>
@@ -10635,7 +10725,6 @@ class simai_projection {
   void build(const compute_model& compute) {
     std::vector<slot_record> records;
     std::map<std::string, std::size_t> by_key;  // rebuilt after insertions (cheap: one micro batch)
-    std::vector<operation> backward, finalize;
     const auto key_of = [](const operation& op) {
       return std::to_string(op.layer == no_layer ? ~std::uint64_t{0} : op.layer) + ":" + std::string(op.name);
     };
@@ -10663,28 +10752,29 @@ class simai_projection {
       out.push_back(comm_of(op, weight_column));
       return out;
     };
-    // One pass over the rank's stream: micro batch 0's forward (records in order), its backward (kept
-    // for the walk below) and the finalize. Every micro batch runs the same operations, and the finalize
-    // does not depend on their number: the stream of the fewest micro batches the schedule allows
-    // (one, or PP when interleaved) is enough.
+    // The rank's stream, projected: micro batch 0's forward (records in order), its backward work
+    // (kept for the walk below), the finalize, and the pipeline message. Every micro batch runs the
+    // same operations, and the finalize does not depend on their number: the stream of the fewest
+    // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
+    // range-v3 pipeline over a fresh (single-pass) stream.
     job_spec few = job_;
     const std::uint64_t least = job_.parallel.virtual_pipeline > 1 ? job_.parallel.pipeline_parallel : 1;
     few.batch.global_batch = job_.batch.micro_batch * data_parallel(job_) * least;
-    for (const operation& op : rank_schedule(few, rank_)) {
-      if (op.type == op_type::send || op.type == op_type::recv) {
-        if (op.phase == op_phase::forward && op.microbatch == 0 && pp_bytes_ == 0)
-          pp_bytes_ = op.size.count();
-        continue;
+    {
+      rank_schedule stream(few, rank_);
+      for (const operation& op :
+           stream | views::transfers | views::in_microbatch(0) | views::in_phase(op_phase::forward)) {
+        pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
+        break;
       }
-      if (op.phase == op_phase::finalize) {
-        finalize.push_back(op);
-        continue;
-      }
-      if (op.microbatch != 0) continue;
-      if (op.phase != op_phase::forward) {
-        backward.push_back(op);
-        continue;
-      }
+    }
+    rank_schedule backward_stream(few, rank_), finalize_stream(few, rank_), forward_stream(few, rank_);
+    const std::vector<operation> backward = ranges::to<std::vector>(
+        backward_stream | views::local_and_collective | views::in_microbatch(0) | views::backward_work);
+    const std::vector<operation> finalize =
+        ranges::to<std::vector>(finalize_stream | views::in_phase(op_phase::finalize));
+    for (const operation& op : forward_stream | views::local_and_collective | views::in_microbatch(0) |
+                                   views::in_phase(op_phase::forward)) {
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);

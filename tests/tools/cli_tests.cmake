@@ -211,6 +211,15 @@ aicb_cli_test(schedule_rank EXPECT "rank 21 of 64: tp 1, cp 0, dp 1, pp 1" "tp\\
 aicb_cli_test(schedule_json EXPECT "\"rank\": 21" "\"operations\": ." "\"type\": \"collective\""
               ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 32
                    --seq 4096 --rank 21 --json --limit 50)
+aicb_cli_test(schedule_only_transfers EXPECT "recv +forward +0 .*recv_activation +from 0 tag 0"
+                                            "send +backward +3 .*send_gradient +to 0 tag 15"
+              REJECT "collective" " compute "
+              ARGS schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 16 --seq 4096
+                   --rank 8 --only transfer)
+aicb_cli_test(schedule_one_microbatch EXPECT "collective +forward +3 .*attention_output_scatter"
+              REJECT "forward +[0-2] " "finalize"
+              ARGS schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --global-batch 16 --seq 4096
+                   --rank 8 --only collective --microbatch 3)
 aicb_cli_test(schedule_rank_out_of_range STATUS 2 EXPECT "rank = 64: a rank must be below world_size \\(64\\)"
               ARGS schedule --model llama2-7b --world-size 64 --tp 4 --rank 64)
 aicb_cli_test(schedule_interleaved_refused STATUS 2 EXPECT "a multiple of pipeline_parallel, as Megatron-Core requires"

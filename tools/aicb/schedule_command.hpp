@@ -11,6 +11,8 @@
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 
+#include <range/v3/view/filter.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -25,7 +27,9 @@ struct schedule_options {
   job_flags job;
   std::uint64_t rank = 0;
   std::uint64_t iterations = 1;
-  std::optional<std::uint64_t> limit;  // operations printed at most
+  std::optional<std::uint64_t> limit;       // operations printed at most
+  std::string only;                         // compute | collective | transfer: one type of operation
+  std::optional<std::uint64_t> microbatch;  // one micro batch's passes
   bool json = false;
   bool batched_p2p = false;
 };
@@ -37,6 +41,10 @@ inline void add_schedule_command(CLI::App& app, schedule_options& o, CLI::App*& 
   command->add_option("--rank", o.rank, "the global rank")->capture_default_str();
   command->add_option("--iterations", o.iterations, "consecutive training iterations")->capture_default_str();
   command->add_option("--limit", o.limit, "print at most this many operations");
+  command->add_option("--only", o.only, "one type of operation: compute | collective | transfer")
+      ->check(CLI::IsMember({"compute", "collective", "transfer"}));
+  command->add_option("--microbatch", o.microbatch,
+                      "only this micro batch's forward, backward and recomputation (no finalize)");
   command->add_flag("--json", o.json, "print JSON: the rank, its groups, then one object per operation");
   command->add_flag(
       "--batched-p2p", o.batched_p2p,
@@ -102,6 +110,16 @@ inline int run_schedule(const schedule_options& o) {
   const aicb::process_grid& grid = schedule.grid();
   const aicb::rank_coordinates& c = schedule.coordinates();
   const std::uint64_t limit = o.limit.value_or(~std::uint64_t{0});
+  // The operations shown: a range-v3 pipeline over the rank's stream.
+  const auto keep = [&o](const aicb::operation& op) {
+    if (o.microbatch && (op.phase == aicb::op_phase::finalize || op.microbatch != *o.microbatch))
+      return false;
+    if (o.only == "compute") return op.type == aicb::op_type::compute;
+    if (o.only == "collective") return op.type == aicb::op_type::collective;
+    if (o.only == "transfer") return op.type == aicb::op_type::send || op.type == aicb::op_type::recv;
+    return true;
+  };
+  auto shown = schedule | ranges::views::filter(keep);
   if (o.json) {
     aicb::json_writer w;
     w.begin_object().member("rank", o.rank).member("world_size", grid.world_size());
@@ -135,7 +153,7 @@ inline int run_schedule(const schedule_options& o) {
     }
     std::cout << head << ",\n  \"operations\": [\n";
     std::uint64_t n = 0;
-    for (const aicb::operation& op : schedule) {
+    for (const aicb::operation& op : shown) {
       if (n == limit) break;
       aicb::json_writer x;
       x.begin_object()
@@ -192,7 +210,7 @@ inline int run_schedule(const schedule_options& o) {
   std::printf("\n%7s %-10s %-9s %4s %3s %5s  %-30s %s\n", "index", "type", "phase", "mb", "ch", "layer",
               "name", "details");
   std::uint64_t n = 0;
-  for (const aicb::operation& op : schedule) {
+  for (const aicb::operation& op : shown) {
     if (n++ == limit) {
       std::printf("... (--limit %llu)\n", static_cast<unsigned long long>(limit));
       break;

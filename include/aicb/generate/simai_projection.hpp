@@ -35,7 +35,10 @@
 #include <aicb/io/simai_format.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/schedule/views.hpp>
 #include <aicb/workload/record.hpp>
+
+#include <range/v3/range/conversion.hpp>
 
 #include <cstdint>
 #include <map>
@@ -168,7 +171,6 @@ class simai_projection {
   void build(const compute_model& compute) {
     std::vector<slot_record> records;
     std::map<std::string, std::size_t> by_key;  // rebuilt after insertions (cheap: one micro batch)
-    std::vector<operation> backward, finalize;
     const auto key_of = [](const operation& op) {
       return std::to_string(op.layer == no_layer ? ~std::uint64_t{0} : op.layer) + ":" + std::string(op.name);
     };
@@ -196,28 +198,29 @@ class simai_projection {
       out.push_back(comm_of(op, weight_column));
       return out;
     };
-    // One pass over the rank's stream: micro batch 0's forward (records in order), its backward (kept
-    // for the walk below) and the finalize. Every micro batch runs the same operations, and the finalize
-    // does not depend on their number: the stream of the fewest micro batches the schedule allows
-    // (one, or PP when interleaved) is enough.
+    // The rank's stream, projected: micro batch 0's forward (records in order), its backward work
+    // (kept for the walk below), the finalize, and the pipeline message. Every micro batch runs the
+    // same operations, and the finalize does not depend on their number: the stream of the fewest
+    // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
+    // range-v3 pipeline over a fresh (single-pass) stream.
     job_spec few = job_;
     const std::uint64_t least = job_.parallel.virtual_pipeline > 1 ? job_.parallel.pipeline_parallel : 1;
     few.batch.global_batch = job_.batch.micro_batch * data_parallel(job_) * least;
-    for (const operation& op : rank_schedule(few, rank_)) {
-      if (op.type == op_type::send || op.type == op_type::recv) {
-        if (op.phase == op_phase::forward && op.microbatch == 0 && pp_bytes_ == 0)
-          pp_bytes_ = op.size.count();
-        continue;
+    {
+      rank_schedule stream(few, rank_);
+      for (const operation& op :
+           stream | views::transfers | views::in_microbatch(0) | views::in_phase(op_phase::forward)) {
+        pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
+        break;
       }
-      if (op.phase == op_phase::finalize) {
-        finalize.push_back(op);
-        continue;
-      }
-      if (op.microbatch != 0) continue;
-      if (op.phase != op_phase::forward) {
-        backward.push_back(op);
-        continue;
-      }
+    }
+    rank_schedule backward_stream(few, rank_), finalize_stream(few, rank_), forward_stream(few, rank_);
+    const std::vector<operation> backward = ranges::to<std::vector>(
+        backward_stream | views::local_and_collective | views::in_microbatch(0) | views::backward_work);
+    const std::vector<operation> finalize =
+        ranges::to<std::vector>(finalize_stream | views::in_phase(op_phase::finalize));
+    for (const operation& op : forward_stream | views::local_and_collective | views::in_microbatch(0) |
+                                   views::in_phase(op_phase::forward)) {
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);

@@ -103,6 +103,7 @@ class rank_schedule {
       : state_(std::make_unique<state>(job, rank, options)) {}
 
   class iterator;
+  /// Starts the pass (once: the stream is single-pass). The iterator refers to this schedule.
   [[nodiscard]] iterator begin();
   [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
 
@@ -214,34 +215,23 @@ class rank_schedule {
     detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
   };
 
+  class cursor;
   std::unique_ptr<state> state_;
+  std::unique_ptr<cursor> cursor_;  // the pass in progress (begin() starts it)
 };
 
 /// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
 /// of operations, numbered and linked to what they wait for.
-class rank_schedule::iterator {
+class rank_schedule::cursor {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = operation;
-  using difference_type = std::ptrdiff_t;
-  using reference = const operation&;
-  using pointer = const operation*;
-
-  iterator() = default;
-  explicit iterator(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
+  explicit cursor(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
     step_ = schedule_->begin();
     advance();
   }
 
-  reference operator*() const { return ops_[at_]; }
-  pointer operator->() const { return &ops_[at_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+  [[nodiscard]] const operation& current() const { return ops_[at_]; }
+  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
+  void next() { advance(); }
 
  private:
   void advance() {
@@ -483,7 +473,40 @@ class rank_schedule::iterator {
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
 };
 
-inline rank_schedule::iterator rank_schedule::begin() { return iterator(state_.get()); }
+/// The stream's iterator: a reference to the pass in progress (held by the schedule, at a stable
+/// address), so iterators copy, as std's and range-v3's input ranges both require, and stay
+/// single-pass.
+class rank_schedule::iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using iterator_concept = std::input_iterator_tag;
+  using value_type = operation;
+  using difference_type = std::ptrdiff_t;
+  using reference = const operation&;
+  using pointer = const operation*;
+
+  iterator() = default;
+  explicit iterator(cursor* pass) : pass_(pass) {}
+
+  reference operator*() const { return pass_->current(); }
+  pointer operator->() const { return &pass_->current(); }
+  iterator& operator++() {
+    pass_->next();
+    return *this;
+  }
+  void operator++(int) { pass_->next(); }
+  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept {
+    return i.pass_ == nullptr || i.pass_->done();
+  }
+
+ private:
+  cursor* pass_ = nullptr;
+};
+
+inline rank_schedule::iterator rank_schedule::begin() {
+  cursor_ = std::make_unique<cursor>(state_.get());
+  return iterator(cursor_.get());
+}
 
 namespace detail {
 
@@ -968,7 +991,7 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
 
 // ---- once per iteration ----------------------------------------------------------------------
 
-inline void rank_schedule::iterator::finalize() {
+inline void rank_schedule::cursor::finalize() {
   wait_for(pending_forward_, pending_forward_count_);
   wait_for(pending_backward_, pending_backward_count_);
   const state& st = *s_;

@@ -1,0 +1,65 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// range-v3 views over a rank's operations (aicb::rank_schedule, or any range of aicb::operation):
+/// the selections every projection starts from, composable with each other and with range-v3's own
+/// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
+///
+/// ```cpp
+/// aicb::rank_schedule schedule(job, rank);
+/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
+///   sum[op.group.kind] += op.size.count();
+/// ```
+///
+/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
+/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
+/// views).
+
+#include <aicb/config.hpp>
+#include <aicb/schedule/operation.hpp>
+
+#include <range/v3/view/filter.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+namespace views {
+
+/// Collectives only.
+inline constexpr auto collectives =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::collective; });
+
+/// Point-to-point sends and receives only.
+inline constexpr auto transfers = ranges::views::filter(
+    [](const operation& op) { return op.type == op_type::send || op.type == op_type::recv; });
+
+/// Computations only.
+inline constexpr auto computations =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::compute; });
+
+/// What is not a point-to-point transfer: what a single-rank format (SimAI's) can carry.
+inline constexpr auto local_and_collective = ranges::views::filter(
+    [](const operation& op) { return op.type == op_type::compute || op.type == op_type::collective; });
+
+/// Operations of one phase (forward, backward, recompute, finalize).
+[[nodiscard]] inline auto in_phase(op_phase phase) {
+  return ranges::views::filter([phase](const operation& op) { return op.phase == phase; });
+}
+
+/// Operations of a micro batch's passes (forward, backward, recompute); the finalize belongs to none.
+[[nodiscard]] inline auto in_microbatch(std::uint64_t microbatch) {
+  return ranges::views::filter([microbatch](const operation& op) {
+    return op.phase != op_phase::finalize && op.microbatch == microbatch;
+  });
+}
+
+/// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+inline constexpr auto backward_work = ranges::views::filter(
+    [](const operation& op) { return op.phase == op_phase::backward || op.phase == op_phase::recompute; });
+
+}  // namespace views
+
+AICB_END_NAMESPACE
