@@ -52,8 +52,8 @@
 #include <aicb/model/compute_op.hpp>
 
 // Generate and emit: workloads for simulators.
-#include <aicb/generate/aicb_args.hpp>
-#include <aicb/generate/aicb_compat.hpp>
+#include <aicb/compat/aicb_args.hpp>
+#include <aicb/compat/aicb_simai.hpp>
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/deepspeed.hpp>
 #include <aicb/generate/megatron.hpp>

@@ -6077,10 +6077,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/calc/params.hpp>
 // #include <aicb/checked.hpp>
-// #include <aicb/compute/model.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/generate/aicb_compat.hpp>
+// #include <aicb/compat/aicb_simai.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -6095,65 +6092,7 @@ AICB_END_NAMESPACE
 /// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
 
 // #include <aicb/checked.hpp>
-// #include <aicb/compute/aiob_profile.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/python_float.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
-/// FP8 message sizes): aicb compatibility means the same characters.
-
-// #include <aicb/config.hpp>
-
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-
-/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
-/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
-[[nodiscard]] inline std::string python_float_repr(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  const auto e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e))
-    if (c != '.' && c != '-') digits += c;
-  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
-  const std::string sign = value < 0 ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
-    char exp_text[16];
-    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + exp_text;
-  }
-  std::string text;
-  if (exponent < 0) {
-    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  } else {
-    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= integer_digits)
-      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
-    else
-      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
-  }
-  return sign + text;
-}
-
-}  // namespace detail
-
-AICB_END_NAMESPACE
-// #include <aicb/error.hpp>
-// #include <aicb/generate/aicb_args.hpp>
+// #include <aicb/compat/aicb_args.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -6614,6 +6553,64 @@ struct megatron_gpt_script_args {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
+/// FP8 message sizes): aicb compatibility means the same characters.
+
+// #include <aicb/config.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
+/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
+[[nodiscard]] inline std::string python_float_repr(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
+  const std::string sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
+    char exp_text[16];
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_text;
+  }
+  std::string text;
+  if (exponent < 0) {
+    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+  }
+  return sign + text;
+}
+
+}  // namespace detail
+
+AICB_END_NAMESPACE
+// #include <aicb/error.hpp>
 // #include <aicb/generate/record_stream.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -7429,6 +7426,9 @@ inline record_stream<aicb_source> aicb_workload::records() const& {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
 // #include <aicb/generate/record_stream.hpp>
 // #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
@@ -9399,8 +9399,8 @@ AICB_END_NAMESPACE
 // #include <aicb/model/compute_op.hpp>
 
 // Generate and emit: workloads for simulators.
-// #include <aicb/generate/aicb_args.hpp>
-// #include <aicb/generate/aicb_compat.hpp>
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compat/aicb_simai.hpp>
 // #include <aicb/generate/collective_bench.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -9419,9 +9419,9 @@ AICB_END_NAMESPACE
 ///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
 
 // #include <aicb/checked.hpp>
+// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/generate/aicb_args.hpp>
 // #include <aicb/generate/record_stream.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 // #include <aicb/io/atomic_file.hpp>
@@ -9634,9 +9634,9 @@ AICB_END_NAMESPACE
 /// `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). Items go to a sink one at a
 /// time; nothing but the parameter list is stored.
 
+// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/generate/aicb_args.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 
 #include <algorithm>
@@ -10081,9 +10081,9 @@ AICB_END_NAMESPACE
 /// sequence length of column-parallel GEMMs under sequence parallelism (aicb doubles it), the
 /// word-embedding size (aicb counts it 4×), and heads defaulting to the layer count.
 
+// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/generate/aicb_args.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 
 #include <algorithm>

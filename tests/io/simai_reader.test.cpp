@@ -1,7 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
+#include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/megatron.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>

@@ -15,9 +15,9 @@
 #include "process_stats.hpp"
 #include "workload_output.hpp"
 
+#include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/roofline.hpp>
-#include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/megatron.hpp>
 #include <aicb/generate/megatron_csv.hpp>
 #include <aicb/generate/simai_projection.hpp>

@@ -16,9 +16,9 @@
 ///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
 
 #include <aicb/checked.hpp>
+#include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/aicb_args.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>

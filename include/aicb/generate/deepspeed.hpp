@@ -23,9 +23,9 @@
 /// `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). Items go to a sink one at a
 /// time; nothing but the parameter list is stored.
 
+#include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/aicb_args.hpp>
 #include <aicb/io/aicb_csv.hpp>
 
 #include <algorithm>

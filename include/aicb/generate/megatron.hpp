@@ -34,10 +34,10 @@
 
 #include <aicb/calc/params.hpp>
 #include <aicb/checked.hpp>
+#include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/aicb_compat.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/model/compute_op.hpp>
 #include <aicb/model/job.hpp>

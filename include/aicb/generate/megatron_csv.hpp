@@ -21,9 +21,9 @@
 /// sequence length of column-parallel GEMMs under sequence parallelism (aicb doubles it), the
 /// word-embedding size (aicb counts it 4×), and heads defaulting to the layer count.
 
+#include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/aicb_args.hpp>
 #include <aicb/io/aicb_csv.hpp>
 
 #include <algorithm>

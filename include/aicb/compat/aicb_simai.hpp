@@ -13,11 +13,11 @@
 /// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
 
 #include <aicb/checked.hpp>
+#include <aicb/compat/aicb_args.hpp>
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/python_float.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/aicb_args.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>

@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/generate/aicb_args.hpp>
+#include <aicb/compat/aicb_args.hpp>
 
 #include <catch2/catch.hpp>
 

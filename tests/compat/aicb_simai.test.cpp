@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/generate/aicb_compat.hpp>
+#include <aicb/compat/aicb_simai.hpp>
 
 #include <catch2/catch.hpp>
 
