@@ -54,10 +54,11 @@
 // Generate and emit: workloads for simulators.
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_simai.hpp>
+#include <aicb/compat/megatron_csv.hpp>
 #include <aicb/generate/collective_bench.hpp>
+#include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/deepspeed.hpp>
 #include <aicb/generate/megatron.hpp>
-#include <aicb/generate/megatron_csv.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/json_writer.hpp>

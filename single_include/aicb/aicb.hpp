@@ -4382,6 +4382,9 @@ inline void rank_schedule::state::build_embedding_and_head() {
     hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
   }
   hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
+  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
+  if (sp) hb.collective("logits_input_regather", collective::all_gather, group_kind::tp, A);
   hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
   if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
   if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
@@ -9401,6 +9404,400 @@ AICB_END_NAMESPACE
 // Generate and emit: workloads for simulators.
 // #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/compat/aicb_simai.hpp>
+// #include <aicb/compat/megatron_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Megatron and DeepSeek training as aicb's physical-cluster CSV (docs/csv.md): the items aicb's
+/// `generate_megatron_workload` writes for one pipeline stage — set-up, each micro-batch's forward
+/// and backward (or the 1F1B pipeline schedule with its sends and receives when PP > 1), and the
+/// optimizer step — with GEMM computation items when `computation_enable` (or `aiob_enable`).
+///
+/// The model is aicb's mock of Megatron: per layer a column-parallel QKV and a row-parallel output
+/// projection (DeepSeek: multi-latent attention), a column/row MLP, or a mixture of experts whose
+/// tokens cross the expert-parallel group. One model's forward and backward items are built once
+/// (their number grows with layers); micro-batches and iterations replay them, so memory does not
+/// grow with either.
+///
+/// It writes aicb's file byte for byte, its bugs included (docs/compatibility.md: two optimizer
+/// steps per iteration with PP, no MoE backward communication, 0-byte norm-gradient all-reduces,
+/// the gradient volume divided by PP twice, the gathered sequence doubled under SP, the word
+/// embedding counted 4×, heads defaulting to the layer count). The corrected CSV is a projection of
+/// the operation graph instead (aicb/generate/csv_projection.hpp).
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
+  return aicb_csv_file_name("megatron", a);
+}
+
+/// The Megatron / DeepSeek CSV workload of one pipeline stage.
+class megatron_csv_workload {
+ public:
+  explicit megatron_csv_workload(aicb_args args) : a_(std::move(args)), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(config_error("frame", a_.frame,
+                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
+    if (a_.aiob_enable) a_.computation_enable = true;
+    t_ = a_.tensor_model_parallel_size;
+    sp_ = a_.enable_sequence_parallel && t_ > 1;
+    build_model();
+  }
+
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  /// The parameters of the stage's model (elements), as aicb counts them.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
+  /// The pipeline stage whose schedule is generated (aicb: always the first).
+  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return 0; }
+
+  /// Passes every item, in order, to `sink`.
+  template <class Sink>
+  void generate(Sink&& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    init(sink);
+    sink(csv_item{});
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      if (p > 1) {
+        pipeline(sink);
+        step(sink);  // aicb steps twice per iteration with PP (BUG-15)
+      } else {
+        for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+          forward_step(sink);
+          for (const csv_item& item : backward_)
+            sink(item);
+        }
+      }
+      step(sink);
+      sink(csv_item{});
+    }
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
+    if (by == 0 || n % by != 0)
+      AICB_THROW(config_error(
+          what, std::to_string(n),
+          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
+    return n / by;
+  }
+
+  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
+                              std::uint64_t bytes, std::string_view stage) const {
+    csv_item i;
+    i.op = op;
+    i.group = group;
+    i.group_size = size;
+    i.msg_size = bytes;
+    i.stage = stage;
+    return i;
+  }
+  [[nodiscard]] csv_item tp(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    return item(op, csv_group::tp_group, t_, bytes, stage);
+  }
+  static csv_item gemm(csv_shape x, csv_shape w, std::string_view stage) {
+    csv_item i;
+    i.op = csv_op::computation;
+    i.shapes = {x, w};
+    i.stage = stage;
+    return i;
+  }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b) { return {{a, b, 0}, 2}; }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return {{a, b, c}, 3}; }
+
+  // ---- modules: each appends its forward and backward items and counts its parameters ----------
+
+  // Stage names are string literals: items keep pointing at them after the workload is gone.
+  struct column_stages {
+    std::string_view forward, backward;
+  };
+  struct row_stages {
+    std::string_view forward, backward;  // aicb's backward name lacks a dot
+  };
+
+  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * in;
+    const std::uint64_t seq = sp_ ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
+    total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
+    if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
+    if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(seq, b, out_t), dims(out_t, in), bwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::reduce_scatter, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(out_t, seq * b), dims(seq * b, in), bwd_stage));
+    if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
+  }
+
+  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * out;
+    total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
+    if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
+    if (t_ > 1)
+      forward_.push_back(
+          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
+    if (a_.computation_enable) {
+      backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
+      backward_.push_back(gemm(dims(out, s * b), dims(s * b, in_t), bwd_stage));
+    }
+  }
+
+  // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
+  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
+    total_params_ += in * out + (a_.add_bias_linear ? out : 0);
+    if (!a_.computation_enable) return;
+    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
+    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
+  }
+
+  void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
+    total_params_ += 2 * width;
+  }
+
+  void mlp() {
+    column(a_.hidden_size, d_.ffn,
+           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
+    row(d_.ffn, a_.hidden_size, {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row"});
+  }
+
+  // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
+  // routed tokens and the combine. `deepseek`: FP8 dispatch, three expert matrices, no preprocess.
+  void moe(bool deepseek) {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, k = a_.moe_router_topk;
+    const std::uint64_t e = a_.expert_model_parallel_size;
+    const std::uint64_t local = divide(d_.ffn * (a_.num_experts / e), t_, "ffn_hidden_size");
+    total_params_ += (deepseek ? 3 : 2) * h * local;
+    const std::uint64_t a2a = (s * h * b * k / t_) * 2, gathered = 2 * h * k * b * s;
+    const auto ep = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::ep_group, std::nullopt, bytes, stage);
+    };
+    const auto tp_none = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::tp_group, std::nullopt, bytes, stage);
+    };
+    if (!deepseek && (t_ > 1 || e > 1))
+      forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
+    if (e > 1) {
+      csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
+      if (deepseek)
+        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
+      forward_.push_back(dispatch);
+    }
+    if (t_ > 1) {
+      forward_.push_back(tp_none(csv_op::all_gather, gathered, "forward.MoE.permutation"));
+      forward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "forward.MoE.unpermutation"));
+    }
+    if (e > 1) forward_.push_back(ep(csv_op::all_to_all, a2a, "forward.MoE.combine"));
+    if (deepseek && a_.n_shared_expert > 0) {
+      mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
+    }
+    // aicb's MoE backward emits nothing (BUG-16).
+  }
+
+  void build_model() {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.moe_enable &&
+        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
+      AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
+                              "num_experts % expert_model_parallel_size == 0"));
+    // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
+    const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
+    embedding_params_ = {4 * vocab_t * h, s * h};  // aicb counts the word embedding 4 times
+    total_params_ += embedding_params_[0] + embedding_params_[1];
+    if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
+    // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
+    std::vector<csv_item> backward_layers;
+    for (std::uint64_t layer = 0; layer < d_.layers; ++layer) {
+      const std::size_t first = backward_.size();
+      if (deepseek) {
+        const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
+        linear(h, a_.q_lora_rank,
+               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
+        norm(a_.q_lora_rank);
+        column(a_.q_lora_rank, heads * qk,
+               {"forward.MegatronColumnLinear.attention_q_column",
+                "backward.MegatronColumnLinear.attention_q_column"});
+        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
+               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
+        norm(a_.kv_lora_rank);
+        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
+               {"forward.MegatronColumnLinear.attention_kv_column",
+                "backward.MegatronColumnLinear.attention_kv_column"});
+        row(heads * a_.v_head_dim, h,
+            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row"});
+      } else {
+        const std::uint64_t projection = h / heads * heads;
+        column(h, 3 * projection,
+               {"forward.MegatronColumnLinear.attention_column",
+                "backward.MegatronColumnLinear.attention_column"});
+        row(projection, h,
+            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row"});
+      }
+      norm(h);
+      total_params_ += h;  // the post-attention layernorm bias
+      if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
+        moe(deepseek);
+      } else {
+        mlp();
+      }
+      // This layer's backward goes before the layers already built.
+      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
+                                        backward_.end());
+      backward_.resize(first);
+      layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
+      backward_layers = std::move(layer_items);
+    }
+    backward_.insert(backward_.end(), backward_layers.begin(), backward_layers.end());
+    if (t_ > 1) backward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "backward.MegatronEmbedding"));
+    // The output layer: counted, never run (aicb names it final_norm).
+    const std::uint64_t final_t = vocab_t;
+    total_params_ += h * final_t + (a_.add_bias_linear ? final_t : 0);
+  }
+
+  // ---- the training loop ----------------------------------------------------------------------------
+
+  template <class Sink>
+  void init(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, "init.model_setup");
+    };
+    sink(dp(csv_op::all_reduce, 8));
+    for (int i = 0; i < 3; ++i) {
+      sink(dp(csv_op::all_reduce, 8));
+      if (p > 1) sink(item(csv_op::all_reduce, csv_group::pp_group, p, 8, "init.model_setup"));
+    }
+    sink(dp(csv_op::all_gather, 32));
+    csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
+    broadcast.src = 0;
+    sink(broadcast);
+    const bool last_stage = a_.pp_rank == static_cast<std::int64_t>(p) - 1;
+    if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
+      for (std::uint64_t n : embedding_params_)
+        sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
+    sink(dp(csv_op::all_gather, 64));
+  }
+
+  // The batch broadcast of a forward step (only the first TP rank reads data).
+  template <class Sink>
+  void broadcast_batch(Sink& sink) const {
+    csv_item first = tp(csv_op::broadcast, 40, "forward_step");
+    first.src = 0;
+    sink(first);
+    csv_item second =
+        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
+    second.src = 0;
+    sink(second);
+  }
+
+  template <class Sink>
+  void forward_step(Sink& sink) const {
+    if (t_ > 1) broadcast_batch(sink);
+    for (const csv_item& i : forward_)
+      sink(i);
+    for (int i = 0; i < 3; ++i)  // the vocabulary-parallel loss: three fp32 all-reduces (even at TP 1)
+      sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
+              "forward_step._VocabParallelCrossEntropy"));
+    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
+              "forward_step.average_losses_across_data_parallel_group"));
+  }
+
+  template <class Sink>
+  void p2p(Sink& sink, csv_op op, std::string_view stage, std::string_view direction) const {
+    csv_item i = item(op, csv_group::pp_group, 1, 2 * a_.hidden_size * a_.seq_length * a_.micro_batch, stage);
+    i.additional = direction;
+    sink(i);
+  }
+
+  // One-forward-one-backward (1F1B) schedule of the stage.
+  template <class Sink>
+  void pipeline(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel, rank = pipeline_stage(), m = d_.microbatches;
+    const bool first = rank == 0, last = rank == p - 1;
+    const std::uint64_t warmup = std::min(p - rank - 1, m), remaining = m - warmup;
+    const auto model_forward = [&] {
+      broadcast_batch(sink);
+      for (const csv_item& i : forward_)
+        sink(i);
+    };
+    const auto model_backward = [&] {
+      for (const csv_item& i : backward_)
+        sink(i);
+    };
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+      model_forward();
+      if (!last) p2p(sink, csv_op::isend, "forward_step", "send_next");
+    }
+    if (remaining > 0 && !first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+    for (std::uint64_t i = 0; i < remaining; ++i) {
+      model_forward();
+      if (!last) {
+        p2p(sink, csv_op::irecv, "forward_step", "recv_next");
+        p2p(sink, csv_op::isend, "forward_step", "send_next");
+      }
+      model_backward();
+      if (!first) {
+        p2p(sink, csv_op::isend, "backward_step", "send_prev");
+        if (i + 1 != remaining) p2p(sink, csv_op::irecv, "backward_step", "recv_prev");
+      }
+    }
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!last) p2p(sink, csv_op::irecv, "backward_step", "recv_next");
+      model_backward();
+      if (!first) p2p(sink, csv_op::isend, "backward_step", "send_prev");
+    }
+  }
+
+  template <class Sink>
+  void step(Sink& sink) const {
+    // aicb divides the stage's parameter count by PP once more (BUG-18).
+    const std::uint64_t per = a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, stage);
+    };
+    if (a_.use_distributed_optimizer) {
+      sink(dp(csv_op::reduce_scatter, 4 * total_params_ / per, "step"));
+      sink(dp(csv_op::all_gather, 2 * total_params_ / per, "step"));
+    } else {
+      sink(dp(csv_op::all_reduce, 4 * total_params_ / per, "step.finish_grad_sync"));
+    }
+    // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
+    // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
+    sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
+    sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
+  }
+
+  aicb_args a_;
+  aicb_derived d_;
+  std::uint64_t t_ = 1;
+  bool sp_ = false;
+  std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
+  std::array<std::uint64_t, 2> embedding_params_{};
+  std::uint64_t total_params_ = 0;
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/generate/collective_bench.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -9607,6 +10004,262 @@ inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_w
   }
   return text;
 }
+
+AICB_END_NAMESPACE
+// #include <aicb/generate/csv_projection.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The corrected physical-cluster CSV (docs/csv.md): one rank's operation graph
+/// (aicb/schedule/rank_schedule.hpp) projected onto aicb's CSV items — the same operations, in the
+/// same order, that `aicb schedule` lists and the SimAI projection writes, in the form aicb's
+/// `workload_applyer` replays.
+///
+/// - A warm-up epoch first: one 8-byte all-reduce over each group the rank uses (its communicators
+///   are created there, outside the measured iterations; aicb's analyser treats epoch 0 as set-up),
+///   then `epoch_end`.
+/// - Per iteration, every operation in schedule order: collectives with their group's CSV token
+///   (`tp_group`, `dp_group`, `ep_group`, `ep_dp_group`, `ep_tp_group`, `embedding_group`), its size
+///   and the graph's message size (all-reduce buffer, all-gather output, reduce-scatter input,
+///   all-to-all send buffer — the convention aicb's replay uses); pipeline transfers as `isend` /
+///   `irecv` over `pp_group` with `send_next`, `recv_prev`, `send_prev`, `recv_next`; with
+///   `computation`, each GEMM as a `computation` item with its operands ((m 1 k) (k n)), or
+///   ((experts m k) (k n)) for the experts' batched GEMMs; then `epoch_end`.
+/// - Stages are `<phase>.<operation>` (`forward.attention_qkv`, `finalize.grad_reduce`).
+///
+/// What aicb's CSV cannot express is refused: context parallelism (its ring transfers are not
+/// pipeline neighbours), expert tensor parallelism different from TP (aicb's groups assume equal).
+/// The router's expert-bias reduction (over TP × DP × CP) has no CSV group: it is left out and named
+/// in warnings(). Non-GEMM computations (attention, norms, element-wise) have no CSV form (aicb's
+/// replay can only multiply matrices): see `aicb schedule` for them.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of csv_projection.
+struct csv_projection_options {
+  std::uint64_t iterations = 1;
+  /// The rank projected; by default the first rank of the last pipeline stage (as the SimAI form).
+  std::optional<std::uint64_t> rank = std::nullopt;
+  /// GEMMs as `computation` items (aicb's `--computation_enable`).
+  bool computation = false;
+};
+
+/// One rank's graph as aicb CSV items. See the file comment.
+class csv_projection {
+ public:
+  explicit csv_projection(const job_spec& job, csv_projection_options options = {})
+      : job_(validated(job)), options_(options), grid_(job_) {
+    const parallel_spec& p = job_.parallel;
+    if (options_.iterations == 0)
+      AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+    if (p.context_parallel > 1)
+      AICB_THROW(config_error("context_parallel", std::to_string(p.context_parallel),
+                              "aicb's CSV cannot express the context-parallel ring: its transfers go to "
+                              "pipeline neighbours only (see `aicb schedule` for the ring)"));
+    if (resolve(job_.model).is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
+      AICB_THROW(
+          config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+                       "aicb's CSV groups assume expert tensor parallelism equal to tensor_parallel (" +
+                           std::to_string(p.tensor_parallel) + ")"));
+    rank_ = options_.rank.value_or((p.pipeline_parallel - 1) * (p.world_size / p.pipeline_parallel));
+    if (rank_ >= p.world_size)
+      AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
+    // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
+    // iteration (every iteration runs the same operations).
+    for (const operation& op : rank_schedule(job_, rank_)) {
+      intern(op);
+      if (op.type == op_type::send || op.type == op_type::recv) {
+        note_group(csv_group::pp_group, p.pipeline_parallel);
+      } else if (op.type == op_type::collective) {
+        const std::optional<csv_group> g = group_of(op);
+        if (g)
+          note_group(*g, op.group_size);
+        else
+          left_out(op);
+      }
+    }
+  }
+
+  // Items view stage text the projection owns: moves keep it, copies would not.
+  csv_projection(const csv_projection&) = delete;
+  csv_projection& operator=(const csv_projection&) = delete;
+  csv_projection(csv_projection&&) = default;
+  csv_projection& operator=(csv_projection&&) = default;
+  ~csv_projection() = default;
+
+  /// The rank projected.
+  [[nodiscard]] std::uint64_t rank() const noexcept { return rank_; }
+  [[nodiscard]] std::uint64_t pipeline_stage() const { return grid_.coordinates(rank_).pp; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  /// What the projection left out, one line each.
+  [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+  /// Calls `sink(const csv_item&)` for every item, in order (lazily: one iteration's stream at a time).
+  /// An item's `stage` views text this projection owns: a sink that keeps items past the projection's
+  /// life copies the stage into a string.
+  template <class Sink>
+  void generate(Sink&& sink) const {
+    for (const auto& [group, size] : groups_) {
+      csv_item warm;
+      warm.op = csv_op::all_reduce;
+      warm.group = group;
+      warm.group_size = size;
+      warm.msg_size = 8;
+      warm.stage = "init.warm_up";
+      sink(warm);
+    }
+    sink(csv_item{});  // epoch_end: the set-up epoch
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      for (const operation& op : rank_schedule(job_, rank_)) {
+        if (std::optional<csv_item> item = item_of(op)) sink(*item);
+      }
+      sink(csv_item{});
+    }
+  }
+
+ private:
+  // The CSV group of a collective, or nothing where aicb's CSV has none.
+  [[nodiscard]] std::optional<csv_group> group_of(const operation& op) const {
+    switch (op.group.kind) {
+      case group_kind::tp:
+      case group_kind::etp:  // equal to TP here (checked above)
+        return csv_group::tp_group;
+      case group_kind::dp:
+      case group_kind::dp_cp:  // CP is 1 here
+        return csv_group::dp_group;
+      case group_kind::ep:
+        return csv_group::ep_group;
+      case group_kind::edp:
+        return csv_group::ep_dp_group;
+      case group_kind::etp_ep:
+        return csv_group::ep_tp_group;
+      case group_kind::embedding:
+        return csv_group::embedding_group;
+      case group_kind::pp:
+        return csv_group::pp_group;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  [[nodiscard]] static csv_op op_of(collective kind) {
+    switch (kind) {
+      case collective::all_reduce:
+        return csv_op::all_reduce;
+      case collective::all_gather:
+        return csv_op::all_gather;
+      case collective::reduce_scatter:
+        return csv_op::reduce_scatter;
+      case collective::all_to_all:
+        return csv_op::all_to_all;
+      default:
+        AICB_THROW(
+            config_error("collective", std::string(to_string(kind)), "no CSV form for this collective"));
+    }
+  }
+
+  [[nodiscard]] std::optional<csv_item> item_of(const operation& op) const {
+    csv_item item;
+    switch (op.type) {
+      case op_type::compute: {
+        if (!options_.computation || op.compute.kind != op_kind::gemm) return std::nullopt;
+        const compute_op& c = op.compute;
+        item.op = csv_op::computation;
+        item.shapes = {csv_shape{{c.batch > 1 ? c.batch : c.m, c.batch > 1 ? c.m : 1, c.k}, 3},
+                       csv_shape{{c.k, c.n, 0}, 2}};
+        break;
+      }
+      case op_type::collective: {
+        const std::optional<csv_group> g = group_of(op);
+        if (!g) return std::nullopt;
+        item.op = op_of(op.kind);
+        item.group = *g;
+        item.group_size = op.group_size;
+        item.msg_size = op.size.count();
+        break;
+      }
+      case op_type::send:
+      case op_type::recv: {
+        const bool send = op.type == op_type::send;
+        const bool activation = op.phase == op_phase::forward;
+        item.op = send ? csv_op::isend : csv_op::irecv;
+        item.group = csv_group::pp_group;
+        item.group_size = job_.parallel.pipeline_parallel;
+        item.msg_size = op.size.count();
+        // Activations go to the next stage, gradients to the previous one.
+        item.additional =
+            send ? (activation ? "send_next" : "send_prev") : (activation ? "recv_prev" : "recv_next");
+        break;
+      }
+    }
+    item.stage = stage_of(op);
+    return item;
+  }
+
+  static job_spec validated(const job_spec& job) {
+    validate(job);
+    return job;
+  }
+
+  // "<phase>.<name>": kept once (items hold their stage as a view), found again by stage_of().
+  static std::string stage_text(const operation& op) {
+    return std::string(to_string(op.phase)) + "." + std::string(op.name);
+  }
+  void intern(const operation& op) {
+    std::string text = stage_text(op);
+    if (stages_.find(text) != stages_.end()) return;
+    const std::string& kept = stage_text_.emplace_back(std::move(text));
+    stages_.emplace(kept, kept);
+  }
+  [[nodiscard]] std::string_view stage_of(const operation& op) const {
+    const auto found = stages_.find(stage_text(op));
+    if (found == stages_.end())
+      AICB_THROW(error("csv_projection: an operation the first pass did not see: " + stage_text(op)));
+    return found->second;
+  }
+
+  void note_group(csv_group g, std::uint64_t size) {
+    for (const auto& [group, n] : groups_)
+      if (group == g) return;
+    groups_.emplace_back(g, size);
+  }
+
+  void left_out(const operation& op) {
+    const std::string line = std::string(op.name) + " (" + std::string(to_string(op.kind)) + " over " +
+                             std::string(to_string(op.group.kind)) +
+                             "): aicb's CSV has no group for it; left out";
+    for (const std::string& w : warnings_)
+      if (w == line) return;
+    warnings_.push_back(line);
+  }
+
+  job_spec job_;
+  csv_projection_options options_;
+  process_grid grid_;
+  std::uint64_t rank_ = 0;
+  std::vector<std::pair<csv_group, std::uint64_t>> groups_;  // first use order
+  std::vector<std::string> warnings_;
+  std::deque<std::string> stage_text_;  // stable addresses
+  std::map<std::string, std::string_view, std::less<>> stages_;
+};
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/deepspeed.hpp>
@@ -10058,435 +10711,6 @@ void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/megatron.hpp>
-// #include <aicb/generate/megatron_csv.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Megatron and DeepSeek training as aicb's physical-cluster CSV (docs/csv.md): the items aicb's
-/// `generate_megatron_workload` writes for one pipeline stage — set-up, each micro-batch's forward
-/// and backward (or the 1F1B pipeline schedule with its sends and receives when PP > 1), and the
-/// optimizer step — with GEMM computation items when `computation_enable` (or `aiob_enable`).
-///
-/// The model is aicb's mock of Megatron: per layer a column-parallel QKV and a row-parallel output
-/// projection (DeepSeek: multi-latent attention), a column/row MLP, or a mixture of experts whose
-/// tokens cross the expert-parallel group. One model's forward and backward items are built once
-/// (their number grows with layers); micro-batches and iterations replay them, so memory does not
-/// grow with either.
-///
-/// `compat_mode::aicb` writes aicb's file byte for byte. `compat_mode::corrected` fixes what
-/// docs/compatibility.md lists: one optimizer step per iteration with PP (aicb runs two), MoE
-/// backward communication (aicb emits none), the TP all-reduce of sequence-parallel norm gradients
-/// (aicb: always 0 bytes), the gradient volume per stage (aicb divides it by PP twice), the
-/// sequence length of column-parallel GEMMs under sequence parallelism (aicb doubles it), the
-/// word-embedding size (aicb counts it 4×), and heads defaulting to the layer count.
-
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/io/aicb_csv.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
-/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
-[[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
-  return aicb_csv_file_name("megatron", a);
-}
-
-/// The Megatron / DeepSeek CSV workload of one pipeline stage.
-class megatron_csv_workload {
- public:
-  megatron_csv_workload(aicb_args args, compat_mode mode) : a_(std::move(args)), mode_(mode), d_(derive(a_)) {
-    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(config_error("frame", a_.frame,
-                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
-    if (a_.aiob_enable) a_.computation_enable = true;
-    if (corrected() && !a_.num_attention_heads) {  // aicb defaults heads to the layer count (BUG-01)
-      const std::uint64_t h = a_.hidden_size;
-      d_.heads = h % 128 == 0 ? h / 128 : h / 64;
-      if (d_.heads == 0) d_.heads = 1;
-    }
-    if (corrected() &&
-        (a_.pp_rank < -1 || a_.pp_rank >= static_cast<std::int64_t>(a_.pipeline_model_parallel)))
-      AICB_THROW(config_error("pp_rank", std::to_string(a_.pp_rank),
-                              "a pipeline stage in [0, pipeline_model_parallel), or -1 for none"));
-    t_ = a_.tensor_model_parallel_size;
-    sp_ = a_.enable_sequence_parallel && t_ > 1;
-    build_model();
-  }
-
-  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
-  /// The parameters of the stage's model (elements), as aicb counts them.
-  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
-  /// The pipeline stage whose schedule is generated (aicb: always the first).
-  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept {
-    return corrected() && a_.pp_rank > 0 ? static_cast<std::uint64_t>(a_.pp_rank) : 0;
-  }
-
-  /// Passes every item, in order, to `sink`.
-  template <class Sink>
-  void generate(Sink&& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel;
-    init(sink);
-    sink(csv_item{});
-    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
-      if (p > 1) {
-        pipeline(sink);
-        if (!corrected()) step(sink);  // aicb steps twice per iteration with PP (BUG-15)
-      } else {
-        for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
-          forward_step(sink);
-          for (const csv_item& item : backward_)
-            sink(item);
-        }
-      }
-      step(sink);
-      sink(csv_item{});
-    }
-  }
-
- private:
-  [[nodiscard]] bool corrected() const noexcept { return mode_ == compat_mode::corrected; }
-
-  [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
-    if (by == 0 || n % by != 0)
-      AICB_THROW(config_error(
-          what, std::to_string(n),
-          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
-    return n / by;
-  }
-
-  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
-                              std::uint64_t bytes, std::string_view stage) const {
-    csv_item i;
-    i.op = op;
-    i.group = group;
-    i.group_size = size;
-    i.msg_size = bytes;
-    i.stage = stage;
-    return i;
-  }
-  [[nodiscard]] csv_item tp(csv_op op, std::uint64_t bytes, std::string_view stage) const {
-    return item(op, csv_group::tp_group, t_, bytes, stage);
-  }
-  static csv_item gemm(csv_shape x, csv_shape w, std::string_view stage) {
-    csv_item i;
-    i.op = csv_op::computation;
-    i.shapes = {x, w};
-    i.stage = stage;
-    return i;
-  }
-  static csv_shape dims(std::uint64_t a, std::uint64_t b) { return {{a, b, 0}, 2}; }
-  static csv_shape dims(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return {{a, b, c}, 3}; }
-
-  // ---- modules: each appends its forward and backward items and counts its parameters ----------
-
-  // Stage names are string literals: items keep pointing at them after the workload is gone.
-  struct column_stages {
-    std::string_view forward, backward;
-  };
-  struct row_stages {
-    std::string_view forward, backward_aicb, backward;  // aicb's backward name lacks a dot
-  };
-
-  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
-    const std::uint64_t comm = 2 * s * b * in;
-    const std::uint64_t seq =
-        sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
-    total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
-    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
-    if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
-    if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
-    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
-    if (a_.computation_enable) backward_.push_back(gemm(dims(seq, b, out_t), dims(out_t, in), bwd_stage));
-    if (sp_) backward_.push_back(tp(csv_op::reduce_scatter, comm, "backward.MegatronColumnLinear"));
-    if (a_.computation_enable) backward_.push_back(gemm(dims(out_t, seq * b), dims(seq * b, in), bwd_stage));
-    if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
-  }
-
-  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
-    const std::uint64_t comm = 2 * s * b * out;
-    total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
-    const std::string_view fwd_stage = names.forward,
-                           bwd_stage = corrected() ? names.backward : names.backward_aicb;
-    if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
-    if (t_ > 1)
-      forward_.push_back(
-          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
-    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
-    if (a_.computation_enable) {
-      backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
-      backward_.push_back(gemm(dims(out, s * b), dims(s * b, in_t), bwd_stage));
-    }
-  }
-
-  // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
-  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
-    total_params_ += in * out + (a_.add_bias_linear ? out : 0);
-    if (!a_.computation_enable) return;
-    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
-    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
-  }
-
-  void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
-    total_params_ += 2 * width;
-    norm_params_ += 2 * width;
-  }
-
-  void mlp() {
-    column(a_.hidden_size, d_.ffn,
-           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
-    row(d_.ffn, a_.hidden_size,
-        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row",
-         "backward.MegatronRowLinear.mlp_row"});
-  }
-
-  // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
-  // routed tokens and the combine. `deepseek`: FP8 dispatch, three expert matrices, no preprocess.
-  void moe(bool deepseek) {
-    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, k = a_.moe_router_topk;
-    const std::uint64_t e = a_.expert_model_parallel_size;
-    const std::uint64_t local = divide(d_.ffn * (a_.num_experts / e), t_, "ffn_hidden_size");
-    total_params_ += (deepseek ? 3 : 2) * h * local;
-    const std::uint64_t a2a = (s * h * b * k / t_) * 2, gathered = 2 * h * k * b * s;
-    const auto ep = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::ep_group, std::nullopt, bytes, stage);
-    };
-    const auto tp_none = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::tp_group, std::nullopt, bytes, stage);
-    };
-    if (!deepseek && (t_ > 1 || e > 1))
-      forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
-    if (e > 1) {
-      csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
-      if (deepseek)
-        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
-      forward_.push_back(dispatch);
-    }
-    if (t_ > 1) {
-      forward_.push_back(tp_none(csv_op::all_gather, gathered, "forward.MoE.permutation"));
-      forward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "forward.MoE.unpermutation"));
-    }
-    if (e > 1) forward_.push_back(ep(csv_op::all_to_all, a2a, "forward.MoE.combine"));
-    if (deepseek && a_.n_shared_expert > 0) {
-      mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
-    }
-    if (!corrected()) return;  // aicb's MoE backward emits nothing (BUG-16)
-    // Gradients retrace the routed path in reverse: combine, unpermutation, permutation, dispatch.
-    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.combine"));
-    if (t_ > 1) {
-      backward_.push_back(tp_none(csv_op::all_gather, gathered, "backward.MoE.unpermutation"));
-      backward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "backward.MoE.permutation"));
-    }
-    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.dispatch"));
-  }
-
-  void build_model() {
-    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
-    const bool deepseek = a_.frame == "DeepSeek";
-    if (a_.moe_enable &&
-        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
-      AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
-                              "num_experts % expert_model_parallel_size == 0"));
-    // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
-    const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
-    embedding_params_ = {(corrected() ? 1 : 4) * vocab_t * h, s * h};
-    total_params_ += embedding_params_[0] + embedding_params_[1];
-    if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
-    // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
-    std::vector<csv_item> backward_layers;
-    for (std::uint64_t layer = 0; layer < d_.layers; ++layer) {
-      const std::size_t first = backward_.size();
-      if (deepseek) {
-        const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
-        linear(h, a_.q_lora_rank,
-               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
-        norm(a_.q_lora_rank);
-        column(a_.q_lora_rank, heads * qk,
-               {"forward.MegatronColumnLinear.attention_q_column",
-                "backward.MegatronColumnLinear.attention_q_column"});
-        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
-               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
-        norm(a_.kv_lora_rank);
-        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
-               {"forward.MegatronColumnLinear.attention_kv_column",
-                "backward.MegatronColumnLinear.attention_kv_column"});
-        row(heads * a_.v_head_dim, h,
-            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row",
-             "backward.MegatronRowLinear.attention_o_row"});
-      } else {
-        const std::uint64_t projection = h / heads * heads;
-        column(h, 3 * projection,
-               {"forward.MegatronColumnLinear.attention_column",
-                "backward.MegatronColumnLinear.attention_column"});
-        row(projection, h,
-            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row",
-             "backward.MegatronRowLinear.attention_row"});
-      }
-      norm(h);
-      total_params_ += h;  // the post-attention layernorm bias
-      norm_params_ += h;
-      if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
-        moe(deepseek);
-      } else {
-        mlp();
-      }
-      // This layer's backward goes before the layers already built.
-      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
-                                        backward_.end());
-      backward_.resize(first);
-      layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
-      backward_layers = std::move(layer_items);
-    }
-    backward_.insert(backward_.end(), backward_layers.begin(), backward_layers.end());
-    if (t_ > 1) backward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "backward.MegatronEmbedding"));
-    // The output layer: counted, never run (aicb names it final_norm).
-    const std::uint64_t final_t = vocab_t;
-    total_params_ += h * final_t + (a_.add_bias_linear ? final_t : 0);
-  }
-
-  // ---- the training loop ----------------------------------------------------------------------------
-
-  template <class Sink>
-  void init(Sink& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel;
-    const auto dp = [&](csv_op op, std::uint64_t bytes) {
-      return item(op, csv_group::dp_group, d_.dp, bytes, "init.model_setup");
-    };
-    sink(dp(csv_op::all_reduce, 8));
-    for (int i = 0; i < 3; ++i) {
-      sink(dp(csv_op::all_reduce, 8));
-      if (p > 1) sink(item(csv_op::all_reduce, csv_group::pp_group, p, 8, "init.model_setup"));
-    }
-    sink(dp(csv_op::all_gather, 32));
-    csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
-    broadcast.src = 0;
-    sink(broadcast);
-    const bool last_stage =
-        corrected() ? pipeline_stage() == p - 1 : a_.pp_rank == static_cast<std::int64_t>(p) - 1;
-    if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
-      for (std::uint64_t n : embedding_params_)
-        sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
-    sink(dp(csv_op::all_gather, 64));
-  }
-
-  // The batch broadcast of a forward step (only the first TP rank reads data).
-  template <class Sink>
-  void broadcast_batch(Sink& sink) const {
-    csv_item first = tp(csv_op::broadcast, 40, "forward_step");
-    first.src = 0;
-    sink(first);
-    csv_item second =
-        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
-    second.src = 0;
-    sink(second);
-  }
-
-  template <class Sink>
-  void forward_step(Sink& sink) const {
-    if (t_ > 1) broadcast_batch(sink);
-    for (const csv_item& i : forward_)
-      sink(i);
-    if (t_ > 1 || !corrected())  // the vocabulary-parallel loss: three fp32 all-reduces
-      for (int i = 0; i < 3; ++i)
-        sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
-                "forward_step._VocabParallelCrossEntropy"));
-    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
-              "forward_step.average_losses_across_data_parallel_group"));
-  }
-
-  template <class Sink>
-  void p2p(Sink& sink, csv_op op, std::string_view stage, std::string_view direction) const {
-    csv_item i = item(op, csv_group::pp_group, 1, 2 * a_.hidden_size * a_.seq_length * a_.micro_batch, stage);
-    i.additional = direction;
-    sink(i);
-  }
-
-  // One-forward-one-backward (1F1B) schedule of the stage.
-  template <class Sink>
-  void pipeline(Sink& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel, rank = pipeline_stage(), m = d_.microbatches;
-    const bool first = rank == 0, last = rank == p - 1;
-    const std::uint64_t warmup = std::min(p - rank - 1, m), remaining = m - warmup;
-    const auto model_forward = [&] {
-      broadcast_batch(sink);
-      for (const csv_item& i : forward_)
-        sink(i);
-    };
-    const auto model_backward = [&] {
-      for (const csv_item& i : backward_)
-        sink(i);
-    };
-    for (std::uint64_t i = 0; i < warmup; ++i) {
-      if (!first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
-      model_forward();
-      if (!last) p2p(sink, csv_op::isend, "forward_step", "send_next");
-    }
-    if (remaining > 0 && !first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
-    for (std::uint64_t i = 0; i < remaining; ++i) {
-      model_forward();
-      if (!last) {
-        p2p(sink, csv_op::irecv, "forward_step", "recv_next");
-        p2p(sink, csv_op::isend, "forward_step", "send_next");
-      }
-      model_backward();
-      if (!first) {
-        p2p(sink, csv_op::isend, "backward_step", "send_prev");
-        if (i + 1 != remaining) p2p(sink, csv_op::irecv, "backward_step", "recv_prev");
-      }
-    }
-    for (std::uint64_t i = 0; i < warmup; ++i) {
-      if (!last) p2p(sink, csv_op::irecv, "backward_step", "recv_next");
-      model_backward();
-      if (!first) p2p(sink, csv_op::isend, "backward_step", "send_prev");
-    }
-  }
-
-  template <class Sink>
-  void step(Sink& sink) const {
-    // aicb divides the stage's parameter count by PP once more (BUG-18).
-    const std::uint64_t per = corrected() ? 1 : a_.pipeline_model_parallel;
-    const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::dp_group, d_.dp, bytes, stage);
-    };
-    if (a_.use_distributed_optimizer) {
-      sink(dp(csv_op::reduce_scatter, 4 * total_params_ / per, "step"));
-      sink(dp(csv_op::all_gather, 2 * total_params_ / per, "step"));
-    } else {
-      sink(dp(csv_op::all_reduce, 4 * total_params_ / per, "step.finish_grad_sync"));
-    }
-    // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
-    // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
-    if (!corrected())
-      sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
-    else if (sp_)
-      sink(tp(csv_op::all_reduce, 2 * norm_params_, "step._allreduce_layernorm_grads"));
-    sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
-  }
-
-  aicb_args a_;
-  compat_mode mode_;
-  aicb_derived d_;
-  std::uint64_t t_ = 1;
-  bool sp_ = false;
-  std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
-  std::array<std::uint64_t, 2> embedding_params_{};
-  std::uint64_t total_params_ = 0, norm_params_ = 0;
-};
-
-AICB_END_NAMESPACE
 // #include <aicb/generate/record_stream.hpp>
 // #include <aicb/generate/simai_projection.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -10605,8 +10829,9 @@ AICB_BEGIN_NAMESPACE
 
 /// Options of the projection.
 struct simai_projection_options {
-  std::uint64_t iterations = 1;                 ///< consecutive training iterations in the workload
-  std::optional<std::uint64_t> pipeline_stage;  ///< the stage to emit; default: the last (logits, loss)
+  std::uint64_t iterations = 1;  ///< consecutive training iterations in the workload
+  std::optional<std::uint64_t> pipeline_stage =
+      std::nullopt;  ///< the stage to emit; default: the last (logits, loss)
 };
 
 /// The corrected SimAI workload of one rank, projected from its operation graph. The compute model

@@ -13,14 +13,14 @@ TEST_CASE("traffic: TP collectives per layer, with and without sequence parallel
   // 32 layers x 4 all-reduces, + embedding forward + logits backward, + 3 loss all-reduces of s·b·4.
   CHECK(aicb::comm_volume(job).tp.count() == (32 * 4 + 2) * activation + 3 * 4096 * 4);
   // With SP, per layer 2 all-gathers + 2 reduce-scatters forward and 4 + 2 backward (Megatron re-gathers
-  // the column-parallel inputs for their weight gradients: layers.py:660-710); embedding and logits 2
-  // each; and, once per iteration, the all-reduce of the fp32 gradients of the weights SP replicates:
-  // 2 RMSNorms of h per layer and the final norm.
+  // the column-parallel inputs for their weight gradients: layers.py:660-710); the embedding 2, the
+  // logits (column-parallel too) 3; and, once per iteration, the all-reduce of the fp32 gradients of the
+  // weights SP replicates: 2 RMSNorms of h per layer and the final norm.
   job.parallel.sequence_parallel = true;
   const std::uint64_t replicated = (32 * 2 + 1) * 4096 * 4;
-  CHECK(aicb::comm_volume(job).tp.count() == (32 * 10 + 4) * activation + 3 * 4096 * 4 + replicated);
+  CHECK(aicb::comm_volume(job).tp.count() == (32 * 10 + 5) * activation + 3 * 4096 * 4 + replicated);
   job.parallel.recompute = aicb::recompute_kind::full;  // the 4 forward ones again
-  CHECK(aicb::comm_volume(job).tp.count() == (32 * 14 + 4) * activation + 3 * 4096 * 4 + replicated);
+  CHECK(aicb::comm_volume(job).tp.count() == (32 * 14 + 5) * activation + 3 * 4096 * 4 + replicated);
 }
 
 TEST_CASE("traffic: DP gradient reduction per the ZeRO paper's volumes", "[calc][traffic]") {

@@ -152,7 +152,7 @@ aicb_cli_test(micro_unknown_collective STATUS 2 EXPECT "test_comm = broadcast"
               ARGS micro --world_size 8 --test_comm broadcast -o never_micro.txt)
 aicb_cli_test(deepspeed_amp_compat STATUS 2 EXPECT "amp_enabled = true: aicb crashes here"
               ARGS deepspeed --compat aicb --stage 1 --amp_enabled --world_size 8 --num_layers 2 -o never_ds.csv)
-aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corrected, pipeline stage 1\\)"
+aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corrected: rank 8, pipeline stage 1, 1 iteration"
               ARGS generate --format csv --world_size 16 --tensor_model_parallel_size 2 --pipeline_model_parallel 2
                    --global_batch 32 --num_layers 4 --hidden_size 4096 --num_attention_heads 32 --pp_rank 1 -o pp2.csv)
 
@@ -198,7 +198,7 @@ aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "gpt-1[45]\\.[0-9]B, [0-9]+ laye
 aicb_cli_test(deepspeed_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
               ARGS deepspeed --stage 1 --world_size 8 --epoch_num 1000000000000 -o never_deepspeed.csv)
 aicb_cli_test(generate_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
-              ARGS generate --format csv --world_size 8 --epoch_num 1000000000000 -o never_generate.csv)
+              ARGS generate --format csv --world_size 8 --global_batch 8 --epoch_num 1000000000000 -o never_generate.csv)
 aicb_cli_test(micro_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
               ARGS micro --format csv --world_size 8 --iter_num 1000000000000000 -o never_micro.csv)
 

@@ -16,10 +16,11 @@
 #include "workload_output.hpp"
 
 #include <aicb/compat/aicb_simai.hpp>
+#include <aicb/compat/megatron_csv.hpp>
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/roofline.hpp>
+#include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/megatron.hpp>
-#include <aicb/generate/megatron_csv.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/json_writer.hpp>
@@ -494,8 +495,55 @@ inline void print_summary(const generate_options& o, const std::string& path, co
     std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
 }
 
-// `--format csv`: aicb's Megatron / DeepSeek physical-cluster CSV.
+// `--format csv` in the default (corrected) mode: the representative rank's operation graph as aicb's
+// physical-cluster CSV.
+inline int run_generate_corrected_csv(const generate_options& o) {
+  std::vector<std::string> notes;
+  aicb::job_spec job = corrected_job(o, notes);
+  aicb::validate(job);
+  std::optional<std::uint64_t> stage = o.stage;
+  if (!stage && given(o, "pp_rank") && o.aicb.at("pp_rank") != "-1")
+    stage = to_u64("pp_rank", o.aicb.at("pp_rank"));
+  if (stage && *stage >= job.parallel.pipeline_parallel)
+    throw aicb::config_error("pipeline_stage", std::to_string(*stage),
+                             "a stage index must be below pipeline_parallel");
+  // Iterations: --iterations, or aicb's --epoch_num.
+  std::uint64_t iterations = o.iterations;
+  if (iterations == 1 && given(o, "epoch_num")) iterations = to_u64("epoch_num", o.aicb.at("epoch_num"));
+  aicb::csv_projection_options options{
+      .iterations = iterations, .computation = flag_on(o, "computation_enable") || flag_on(o, "aiob_enable")};
+  if (stage) options.rank = *stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  const aicb::csv_projection w(job, options);
+  for (const std::string& n : notes)
+    if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
+  aicb::aicb_args names;  // aicb's naming scheme
+  names.model_name =
+      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
+  names.enable_sequence_parallel = job.parallel.sequence_parallel;
+  names.epoch_num = iterations;
+  names.computation_enable = options.computation;
+  names.world_size = job.parallel.world_size;
+  const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(names));
+  aicb::csv_projection_options one = options;
+  one.iterations = 1;
+  const aicb::csv_projection one_iteration(job, one);
+  check_csv_size(
+      path, [&](auto&& sink) { one_iteration.generate(sink); }, iterations, o.no_space_check);
+  const std::uint64_t items = write_csv_file(
+      path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
+  for (const std::string& warning : w.warnings())
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  if (!o.quiet)
+    std::printf(
+        "wrote %s: %llu items (corrected: rank %llu, pipeline stage %llu, %llu iteration(s))\n", path.c_str(),
+        static_cast<unsigned long long>(items), static_cast<unsigned long long>(w.rank()),
+        static_cast<unsigned long long>(w.pipeline_stage()), static_cast<unsigned long long>(o.iterations));
+  return 0;
+}
+
+// `--format csv --compat aicb`: aicb's Megatron / DeepSeek physical-cluster CSV, byte for byte.
 inline int run_generate_csv(const generate_options& o) {
+  if (o.compat != "aicb") return run_generate_corrected_csv(o);
   std::vector<std::string> notes;
   aicb::aicb_args args;
   if (!o.model_size.empty()) {
@@ -530,22 +578,20 @@ inline int run_generate_csv(const generate_options& o) {
     args.pp_rank = text == "-1" ? -1 : static_cast<std::int64_t>(to_u64("pp_rank", text));
   }
   if (o.iterations != 1) args.epoch_num = o.iterations;
-  const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
-  const aicb::megatron_csv_workload w(args, mode);
+  const aicb::megatron_csv_workload w(args);
   for (const std::string& n : notes)
     if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());
   const std::string path = csv_output_path(o.output, aicb::megatron_csv_file_name(w.args()));
   aicb::aicb_args one = args;
   one.epoch_num = 1;
-  const aicb::megatron_csv_workload one_epoch(one, mode);
+  const aicb::megatron_csv_workload one_epoch(one);
   check_csv_size(
       path, [&](auto&& sink) { one_epoch.generate(sink); }, args.epoch_num, o.no_space_check);
   const std::uint64_t items = write_csv_file(
       path, [&](auto&& sink) { w.generate(sink); }, inputs(o));
   if (!o.quiet)
-    std::printf("wrote %s: %llu items (%s, pipeline stage %llu)\n", path.c_str(),
-                static_cast<unsigned long long>(items), o.compat == "aicb" ? "aicb" : "corrected",
-                static_cast<unsigned long long>(w.pipeline_stage()));
+    std::printf("wrote %s: %llu items (aicb, pipeline stage %llu)\n", path.c_str(),
+                static_cast<unsigned long long>(items), static_cast<unsigned long long>(w.pipeline_stage()));
   return 0;
 }
 

@@ -51,8 +51,9 @@ AICB_BEGIN_NAMESPACE
 
 /// Options of the projection.
 struct simai_projection_options {
-  std::uint64_t iterations = 1;                 ///< consecutive training iterations in the workload
-  std::optional<std::uint64_t> pipeline_stage;  ///< the stage to emit; default: the last (logits, loss)
+  std::uint64_t iterations = 1;  ///< consecutive training iterations in the workload
+  std::optional<std::uint64_t> pipeline_stage =
+      std::nullopt;  ///< the stage to emit; default: the last (logits, loss)
 };
 
 /// The corrected SimAI workload of one rank, projected from its operation graph. The compute model

@@ -885,6 +885,9 @@ inline void rank_schedule::state::build_embedding_and_head() {
     hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
   }
   hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
+  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
+  if (sp) hb.collective("logits_input_regather", collective::all_gather, group_kind::tp, A);
   hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
   if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
   if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);

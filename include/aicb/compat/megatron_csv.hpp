@@ -14,12 +14,11 @@
 /// (their number grows with layers); micro-batches and iterations replay them, so memory does not
 /// grow with either.
 ///
-/// `compat_mode::aicb` writes aicb's file byte for byte. `compat_mode::corrected` fixes what
-/// docs/compatibility.md lists: one optimizer step per iteration with PP (aicb runs two), MoE
-/// backward communication (aicb emits none), the TP all-reduce of sequence-parallel norm gradients
-/// (aicb: always 0 bytes), the gradient volume per stage (aicb divides it by PP twice), the
-/// sequence length of column-parallel GEMMs under sequence parallelism (aicb doubles it), the
-/// word-embedding size (aicb counts it 4×), and heads defaulting to the layer count.
+/// It writes aicb's file byte for byte, its bugs included (docs/compatibility.md: two optimizer
+/// steps per iteration with PP, no MoE backward communication, 0-byte norm-gradient all-reduces,
+/// the gradient volume divided by PP twice, the gathered sequence doubled under SP, the word
+/// embedding counted 4×, heads defaulting to the layer count). The corrected CSV is a projection of
+/// the operation graph instead (aicb/generate/csv_projection.hpp).
 
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
@@ -45,20 +44,11 @@ AICB_BEGIN_NAMESPACE
 /// The Megatron / DeepSeek CSV workload of one pipeline stage.
 class megatron_csv_workload {
  public:
-  megatron_csv_workload(aicb_args args, compat_mode mode) : a_(std::move(args)), mode_(mode), d_(derive(a_)) {
+  explicit megatron_csv_workload(aicb_args args) : a_(std::move(args)), d_(derive(a_)) {
     if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
       AICB_THROW(config_error("frame", a_.frame,
                               "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
     if (a_.aiob_enable) a_.computation_enable = true;
-    if (corrected() && !a_.num_attention_heads) {  // aicb defaults heads to the layer count (BUG-01)
-      const std::uint64_t h = a_.hidden_size;
-      d_.heads = h % 128 == 0 ? h / 128 : h / 64;
-      if (d_.heads == 0) d_.heads = 1;
-    }
-    if (corrected() &&
-        (a_.pp_rank < -1 || a_.pp_rank >= static_cast<std::int64_t>(a_.pipeline_model_parallel)))
-      AICB_THROW(config_error("pp_rank", std::to_string(a_.pp_rank),
-                              "a pipeline stage in [0, pipeline_model_parallel), or -1 for none"));
     t_ = a_.tensor_model_parallel_size;
     sp_ = a_.enable_sequence_parallel && t_ > 1;
     build_model();
@@ -68,9 +58,7 @@ class megatron_csv_workload {
   /// The parameters of the stage's model (elements), as aicb counts them.
   [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
   /// The pipeline stage whose schedule is generated (aicb: always the first).
-  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept {
-    return corrected() && a_.pp_rank > 0 ? static_cast<std::uint64_t>(a_.pp_rank) : 0;
-  }
+  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return 0; }
 
   /// Passes every item, in order, to `sink`.
   template <class Sink>
@@ -81,7 +69,7 @@ class megatron_csv_workload {
     for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
       if (p > 1) {
         pipeline(sink);
-        if (!corrected()) step(sink);  // aicb steps twice per iteration with PP (BUG-15)
+        step(sink);  // aicb steps twice per iteration with PP (BUG-15)
       } else {
         for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
           forward_step(sink);
@@ -95,8 +83,6 @@ class megatron_csv_workload {
   }
 
  private:
-  [[nodiscard]] bool corrected() const noexcept { return mode_ == compat_mode::corrected; }
-
   [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
     if (by == 0 || n % by != 0)
       AICB_THROW(config_error(
@@ -135,14 +121,13 @@ class megatron_csv_workload {
     std::string_view forward, backward;
   };
   struct row_stages {
-    std::string_view forward, backward_aicb, backward;  // aicb's backward name lacks a dot
+    std::string_view forward, backward;  // aicb's backward name lacks a dot
   };
 
   void column(std::uint64_t in, std::uint64_t out, column_stages names) {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * in;
-    const std::uint64_t seq =
-        sp_ && !corrected() ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
+    const std::uint64_t seq = sp_ ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
     total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
     const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
     if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
@@ -158,8 +143,7 @@ class megatron_csv_workload {
     const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
     const std::uint64_t comm = 2 * s * b * out;
     total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
-    const std::string_view fwd_stage = names.forward,
-                           bwd_stage = corrected() ? names.backward : names.backward_aicb;
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
     if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
     if (t_ > 1)
       forward_.push_back(
@@ -182,15 +166,12 @@ class megatron_csv_workload {
 
   void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
     total_params_ += 2 * width;
-    norm_params_ += 2 * width;
   }
 
   void mlp() {
     column(a_.hidden_size, d_.ffn,
            {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
-    row(d_.ffn, a_.hidden_size,
-        {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row",
-         "backward.MegatronRowLinear.mlp_row"});
+    row(d_.ffn, a_.hidden_size, {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row"});
   }
 
   // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
@@ -223,14 +204,7 @@ class megatron_csv_workload {
     if (deepseek && a_.n_shared_expert > 0) {
       mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
     }
-    if (!corrected()) return;  // aicb's MoE backward emits nothing (BUG-16)
-    // Gradients retrace the routed path in reverse: combine, unpermutation, permutation, dispatch.
-    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.combine"));
-    if (t_ > 1) {
-      backward_.push_back(tp_none(csv_op::all_gather, gathered, "backward.MoE.unpermutation"));
-      backward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "backward.MoE.permutation"));
-    }
-    if (e > 1) backward_.push_back(ep(csv_op::all_to_all, a2a, "backward.MoE.dispatch"));
+    // aicb's MoE backward emits nothing (BUG-16).
   }
 
   void build_model() {
@@ -242,7 +216,7 @@ class megatron_csv_workload {
                               "num_experts % expert_model_parallel_size == 0"));
     // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
     const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
-    embedding_params_ = {(corrected() ? 1 : 4) * vocab_t * h, s * h};
+    embedding_params_ = {4 * vocab_t * h, s * h};  // aicb counts the word embedding 4 times
     total_params_ += embedding_params_[0] + embedding_params_[1];
     if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
     // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
@@ -264,20 +238,17 @@ class megatron_csv_workload {
                {"forward.MegatronColumnLinear.attention_kv_column",
                 "backward.MegatronColumnLinear.attention_kv_column"});
         row(heads * a_.v_head_dim, h,
-            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row",
-             "backward.MegatronRowLinear.attention_o_row"});
+            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row"});
       } else {
         const std::uint64_t projection = h / heads * heads;
         column(h, 3 * projection,
                {"forward.MegatronColumnLinear.attention_column",
                 "backward.MegatronColumnLinear.attention_column"});
         row(projection, h,
-            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row",
-             "backward.MegatronRowLinear.attention_row"});
+            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row"});
       }
       norm(h);
       total_params_ += h;  // the post-attention layernorm bias
-      norm_params_ += h;
       if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
         moe(deepseek);
       } else {
@@ -314,8 +285,7 @@ class megatron_csv_workload {
     csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
     broadcast.src = 0;
     sink(broadcast);
-    const bool last_stage =
-        corrected() ? pipeline_stage() == p - 1 : a_.pp_rank == static_cast<std::int64_t>(p) - 1;
+    const bool last_stage = a_.pp_rank == static_cast<std::int64_t>(p) - 1;
     if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
       for (std::uint64_t n : embedding_params_)
         sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
@@ -339,10 +309,9 @@ class megatron_csv_workload {
     if (t_ > 1) broadcast_batch(sink);
     for (const csv_item& i : forward_)
       sink(i);
-    if (t_ > 1 || !corrected())  // the vocabulary-parallel loss: three fp32 all-reduces
-      for (int i = 0; i < 3; ++i)
-        sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
-                "forward_step._VocabParallelCrossEntropy"));
+    for (int i = 0; i < 3; ++i)  // the vocabulary-parallel loss: three fp32 all-reduces (even at TP 1)
+      sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
+              "forward_step._VocabParallelCrossEntropy"));
     sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
               "forward_step.average_losses_across_data_parallel_group"));
   }
@@ -397,7 +366,7 @@ class megatron_csv_workload {
   template <class Sink>
   void step(Sink& sink) const {
     // aicb divides the stage's parameter count by PP once more (BUG-18).
-    const std::uint64_t per = corrected() ? 1 : a_.pipeline_model_parallel;
+    const std::uint64_t per = a_.pipeline_model_parallel;
     const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
       return item(op, csv_group::dp_group, d_.dp, bytes, stage);
     };
@@ -409,21 +378,17 @@ class megatron_csv_workload {
     }
     // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
     // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
-    if (!corrected())
-      sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
-    else if (sp_)
-      sink(tp(csv_op::all_reduce, 2 * norm_params_, "step._allreduce_layernorm_grads"));
+    sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
     sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
   }
 
   aicb_args a_;
-  compat_mode mode_;
   aicb_derived d_;
   std::uint64_t t_ = 1;
   bool sp_ = false;
   std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
   std::array<std::uint64_t, 2> embedding_params_{};
-  std::uint64_t total_params_ = 0, norm_params_ = 0;
+  std::uint64_t total_params_ = 0;
 };
 
 AICB_END_NAMESPACE
