@@ -58,7 +58,6 @@
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/deepspeed.hpp>
-#include <aicb/generate/megatron.hpp>
 #include <aicb/generate/record_stream.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/json_writer.hpp>

@@ -2273,15 +2273,13 @@ AICB_END_NAMESPACE
 ///
 /// - tp: tensor-parallel collectives (SP gathers and scatters both ways, their backward re-gathers,
 ///   the loss's all-reduces, the expert-TP collectives when ETP = TP, the SP-replicated gradients);
-/// - dp: gradient reductions over DP × CP and the distributed optimizer's weight gathers;
+/// - dp: gradient reductions over DP × CP, the distributed optimizer's weight gathers, ZeRO-2/3's
+///   per-module reduce-scatters and ZeRO-3's per-module weight gathers;
 /// - pp: bytes sent to the pipeline neighbours (activations forward, gradients backward);
 /// - ep: the MoE dispatchers' collectives (over EP, or over ETP × EP for the allgather dispatcher);
 /// - dp_ep: routed-expert gradient reductions and gathers over expert-DP;
 /// - cp: bytes sent around the context-parallel ring;
 /// - other: reductions over groups of their own (the tied word embedding, the router's expert bias).
-///
-/// ZeRO stages 2 and 3 (DeepSpeed's) are not in the graph: their volumes follow the ZeRO paper
-/// (docs/zero.md), per layer.
 
 // #include <aicb/calc/params.hpp>
 // #include <aicb/checked.hpp>
@@ -2917,13 +2915,22 @@ AICB_END_NAMESPACE
 /// - after the last backward, Megatron's finalize: the gradient reduction of each model chunk
 ///   (dense weights over DP×CP, routed experts over expert-DP; reduce-scatter with the distributed
 ///   optimizer, all-reduce otherwise; in buckets only with `overlap_grad_reduce`, and then only on
-///   the first stage's first chunk, one per buffer elsewhere), the TP all-reduce of the weights that
+///   the first stage's first chunk, one per buffer elsewhere; always in buckets with a ZeRO stage,
+///   as DeepSpeed works), the TP all-reduce of the weights that
 ///   sequence parallelism replicates (norms), the all-reduce of the tied word embedding between the
 ///   first and last stage, the router's expert-bias reduction; then the optimizer step and, with
 ///   the distributed optimizer, the all-gather of the updated weights.
 ///
-/// Refused with a message: multi-token prediction (not yet modelled here), ZeRO stages 2 and 3
-/// (DeepSpeed's, not Megatron's), a job that is not valid.
+/// - DeepSpeed's ZeRO (`zero_stage`): stage 1 is the distributed optimizer above; stage 2
+///   reduce-scatters each module's gradients over DP×CP as its backward ends, in every micro batch,
+///   and gathers the updated weights after the step; stage 3 also all-gathers each module's weights
+///   before its forward and again before its backward (recomputation reuses the backward's gather),
+///   and never holds the whole model. Modules are the embedding, each layer and the output layer
+///   with the final norm; each collective is split into buckets of at most `bucket_params`.
+///
+/// Refused with a message: ZeRO stages 2 and 3 with a mixture of experts, multi-token prediction or
+/// pipeline parallelism (DeepSpeed supports none of them with those stages); multi-token prediction
+/// with context parallelism or learned positions; a job that is not valid.
 ///
 /// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
 /// with micro batches, iterations or world size. The stream owns everything it refers to, so
@@ -3641,10 +3648,17 @@ class rank_schedule {
         AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
                                 "multi-token prediction is modelled with rotary positions only (a learned "
                                 "position table would need a copy on the last stage)"));
-      if (p.zero_stage >= 2)
-        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
-                                "per-rank schedules follow Megatron-Core, which shards with the distributed "
-                                "optimizer (zero_stage 0 or 1)"));
+      if (p.zero_stage >= 2) {
+        const auto refuse = [&](const std::string& what) {
+          AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                                  "ZeRO stages 2 and 3 are modelled for dense models without pipeline "
+                                  "parallelism, as DeepSpeed runs them; this job has " +
+                                      what + " (use zero_stage 0 or 1: the distributed optimizer)"));
+        };
+        if (job.model.is_moe()) refuse("experts (ZeRO does not shard them over expert data parallelism)");
+        if (job.model.num_mtp_layers > 0) refuse("multi-token prediction");
+        if (p.pipeline_parallel > 1) refuse("pipeline_parallel = " + std::to_string(p.pipeline_parallel));
+      }
       if (options.iterations == 0)
         AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
       stage = coords.pp;
@@ -3686,6 +3700,7 @@ class rank_schedule {
     void build_layer(bool moe);
     void build_embedding_and_head();
     void build_mtp();
+    void build_zero();
 
     job_spec job;
     rank_schedule_options options;
@@ -3700,6 +3715,10 @@ class rank_schedule {
     block embedding_forward, embedding_backward;
     block final_norm_forward, final_norm_backward;  // the decoder's last norm
     block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
+    // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
+    // otherwise): a layer, the embedding, the head (final norm and output layer).
+    block zero_gather_layer, zero_scatter_layer, zero_gather_embedding, zero_scatter_embedding;
+    block zero_gather_head, zero_scatter_head;
     // One multi-token-prediction module around its transformer layer: before it, the embedding of the
     // shifted tokens, the two norms and the projection; after it, its own final norm.
     block mtp_input_forward, mtp_input_backward, mtp_norm_forward, mtp_norm_backward;
@@ -3858,11 +3877,17 @@ class rank_schedule::cursor {
     wait_for(pending_forward_, pending_forward_count_);
     const bool first = s_->stage == 0 && chunk == 0;
     const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    if (first) emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    if (first) {
+      emit(s_->zero_gather_embedding, op_phase::forward, mb, chunk, no_layer);
+      emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    }
     const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
+    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l) {
+      emit(s_->zero_gather_layer, op_phase::forward, mb, chunk, l);
       emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+    }
     if (last) {
+      emit(s_->zero_gather_head, op_phase::forward, mb, chunk, no_layer);
       // Megatron-Core: the decoder's final norm, each MTP module in turn (fed by the one before), then
       // the output layer and loss of each MTP module and of the main model.
       emit(s_->final_norm_forward, op_phase::forward, mb, chunk, no_layer);
@@ -3888,6 +3913,7 @@ class rank_schedule::cursor {
       // The reverse of the forward: the losses' output layers, the MTP modules last to first, the
       // decoder's final norm.
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
+      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer);
       emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer);
       for (std::uint64_t k = mtp; k-- > 0;)
         emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
@@ -3900,15 +3926,22 @@ class rank_schedule::cursor {
         emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
       }
       emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
       const bool moe = s_->moe_layer(l);
+      emit(s_->zero_gather_layer, op_phase::backward, mb, chunk, l);
       if (recompute == recompute_kind::full)
         emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
       emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
+      emit(s_->zero_scatter_layer, op_phase::backward, mb, chunk, l);
     }
-    if (first) emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+    if (first) {
+      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer);
+    }
   }
 
   // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
@@ -4487,6 +4520,38 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
       if (p.pipeline_parallel > 1 && !m.tied_embeddings) last.dense += output_weights_;  // V/TP × h
     }
   }
+  build_zero();
+}
+
+// DeepSpeed ZeRO-2/3 around each module, over DP×CP (where the distributed optimizer shards too).
+inline void rank_schedule::state::build_zero() {
+  const parallel_spec& p = job.parallel;
+  const rank_group dp = grid.group(group_kind::dp_cp, rank);
+  if (p.zero_stage < 2 || dp.size() <= 1) return;
+  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
+  const std::uint64_t bucket = options.bucket_params != 0
+                                   ? options.bucket_params
+                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp.size());
+  const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
+                            std::uint64_t element_bytes) {
+    detail::template_builder x{into, job.batch.dtype};
+    for (std::uint64_t done = 0; done < elements; done += bucket)
+      x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
+  };
+  const auto module = [&](block& gather, block& scatter, std::uint64_t used, std::uint64_t owned) {
+    if (p.zero_stage == 3) bucketed(gather, "zero_param_gather", collective::all_gather, used, w);
+    bucketed(scatter, "zero_grad_scatter", collective::reduce_scatter, owned, g);
+  };
+  module(zero_gather_layer, zero_scatter_layer, layer_dense_weights_.dense, layer_dense_weights_.dense);
+  if (stage == 0)
+    module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
+  if (stage + 1 == p.pipeline_parallel) {
+    // A tied output layer is the embedding's weight: fetched again for the logits, its gradient
+    // reduced once, with the embedding's (whose backward comes last).
+    const std::uint64_t output_owned = job.model.tied_embeddings ? 0 : output_weights_;
+    module(zero_gather_head, zero_scatter_head, final_norm_weights_ + output_weights_,
+           final_norm_weights_ + output_owned);
+  }
 }
 
 // ---- once per iteration ----------------------------------------------------------------------
@@ -4514,11 +4579,12 @@ inline void rank_schedule::cursor::finalize() {
     op.size = bytes{size};
   };
   // A buffer's collective, in buckets where Megatron uses them: with overlap_grad_reduce, on the
-  // first stage's first chunk (every other chunk and stage has one bucket per buffer).
+  // first stage's first chunk (every other chunk and stage has one bucket per buffer). DeepSpeed's
+  // ZeRO always works in buckets (reduce_bucket_size, allgather_bucket_size).
   const auto buffer = [&](std::string_view name, collective kind, const rank_group& group,
                           std::uint64_t elements, std::uint64_t element_bytes, std::uint64_t chunk) {
     if (group.size() <= 1 || elements == 0) return;
-    const bool buckets = p.overlap_grad_reduce && st.stage == 0 && chunk == 0;
+    const bool buckets = (p.overlap_grad_reduce && st.stage == 0 && chunk == 0) || p.zero_stage >= 1;
     const std::uint64_t step = buckets ? bucket : elements;
     for (std::uint64_t done = 0; done < elements; done += step)
       collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
@@ -4526,7 +4592,8 @@ inline void rank_schedule::cursor::finalize() {
   const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
   std::uint64_t replicated = 0, dense = 0, expert = 0;
   for (std::uint64_t c = 0; c < st.chunks; ++c) {
-    buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
+    // ZeRO-2/3 reduced the dense gradients module by module in every micro batch.
+    if (p.zero_stage < 2) buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
     buffer("expert_grad_reduce", reduce, edp, st.weights[c].expert, g, c);
     replicated += st.weights[c].replicated;
     dense += st.weights[c].dense;
@@ -4561,8 +4628,9 @@ inline void rank_schedule::cursor::finalize() {
                                       : dense + expert;
   step.compute = {
       .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
-  // The distributed optimizer gathers the updated weights.
-  if (sharded)
+  // The distributed optimizer (and ZeRO-1/2) gathers the updated weights; ZeRO-3 keeps them sharded
+  // and gathers each module when it runs.
+  if (sharded && p.zero_stage < 3)
     for (std::uint64_t c = 0; c < st.chunks; ++c) {
       buffer("param_gather", collective::all_gather, dp_cp, st.weights[c].dense, w, c);
       buffer("expert_param_gather", collective::all_gather, edp, st.weights[c].expert, w, c);
@@ -4591,114 +4659,11 @@ struct traffic {
   [[nodiscard]] constexpr bytes total() const { return tp + dp + pp + ep + dp_ep + cp + other; }
 };
 
-/// Communication volume per iteration of one GPU on pipeline stage `stage`. See the file comment.
-namespace detail {
-
-// ZeRO stages 2 and 3 (DeepSpeed's, not in the per-rank graph): the per-layer formulas.
-[[nodiscard]] constexpr traffic zero_comm_volume(const job_spec& job, std::uint64_t stage = 0) {
-  const model_spec m = resolve(job.model);
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
-  const std::uint64_t t = p.tensor_parallel, ga = microbatches(job);
-  const std::uint64_t s = job.batch.seq_length / p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t activation = s * b * h * w;
-  const bool sp = p.sequence_parallel, full = p.recompute == recompute_kind::full;
-  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
-  const std::uint64_t layers = stage_layers(job, stage);
-  traffic v;
-
-  const std::uint64_t tokens = s * b;
-  const std::uint64_t begin = stage_first_layer(job, stage);
-  const std::uint64_t etp = expert_tensor_parallel(job);
-  const bool sp_tp = sp && t > 1;
-  std::uint64_t tp_bytes = 0, ep_bytes = 0, cp_bytes = 0;
-  for (std::uint64_t layer = begin; layer < begin + layers; ++layer) {
-    std::uint64_t forward = 0, backward = 0, ep_forward = 0, cp_forward = 0;
-    if (t > 1) {
-      // Attention.
-      forward += sp_tp ? 2 * activation : activation;
-      if (m.is_mla()) {
-        const std::uint64_t latent = tokens * (m.q_lora_rank + m.kv_lora_rank) * w;
-        backward += (sp_tp ? 2 * activation : (m.q_lora_rank > 0 ? 0 : activation)) + latent;
-      } else {
-        backward += sp_tp ? 2 * activation : activation;
-      }
-    }
-    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
-    if (!moe) {
-      if (t > 1) {
-        forward += sp_tp ? 2 * activation : activation;
-        backward += sp_tp ? 2 * activation : activation;
-      }
-    } else {
-      const std::uint64_t dispatched = (sp_tp ? tokens / t : tokens) * m.moe_top_k * h * w;
-      if (etp > 1) {
-        forward += 2 * dispatched * etp;
-        backward += 2 * dispatched * etp;
-      }
-      if (m.num_shared_experts > 0 && t > 1) {
-        forward += sp_tp ? 2 * activation : activation;
-        backward += sp_tp ? 2 * activation : activation;
-      }
-      if (p.expert_parallel > 1) ep_forward = 2 * dispatched;
-    }
-    if (p.context_parallel > 1) {
-      const std::uint64_t local_heads = m.num_attention_heads / t;
-      const std::uint64_t kv_dim =
-          m.is_mla() ? local_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
-                     : 2 * std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
-      cp_forward = kv_dim * job.batch.seq_length * b * w;
-    }
-    const std::uint64_t replay = full ? 1 : 0;
-    // Per layer the sizes are bounded by the job's rules; their sums over layers and micro batches are
-    // checked.
-    constexpr std::string_view what = "bytes communicated per iteration";
-    tp_bytes = checked_add(tp_bytes, forward * (1 + replay) + backward, what);
-    ep_bytes = checked_add(ep_bytes, ep_forward * (2 + replay), what);
-    cp_bytes = checked_add(cp_bytes, cp_forward * (2 + replay), what);
-  }
-  if (t > 1) {
-    if (first) tp_bytes += sp_tp ? 2 * activation : activation;
-    if (last) tp_bytes += (sp_tp ? 2 * activation : activation) + 3 * tokens * 4;
-  }
-  v.tp = bytes{tp_bytes} * ga;
-  v.ep = bytes{ep_bytes} * ga;
-  v.cp = bytes{cp_bytes} * ga;
-
-  const shard_params params = params_on_gpu(job, stage);
-  const auto gradient_sync = [&](std::uint64_t n, std::uint64_t ranks) -> std::uint64_t {
-    if (ranks <= 1) return 0;
-    const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
-    // ZeRO-3: per micro batch the weights gathered before forward and before backward, and the
-    // gradients reduce-scattered; the weights are never gathered whole after the step.
-    if (p.zero_stage >= 3) return checked_mul(ga, n * g + 2 * n * w, "ZeRO-3 bytes per iteration");
-    // ZeRO-2: gradients reduce-scattered in every micro batch, weights gathered after the step.
-    if (p.zero_stage == 2)
-      return checked_add(checked_mul(ga, n * g, "ZeRO-2 bytes per iteration"), n * w,
-                         "ZeRO-2 bytes per iteration");
-    return sharded ? n * g + n * w : n * g;  // RS grads + AG weights, or one AR
-  };
-  v.dp = bytes{gradient_sync(params.dense, data_parallel(job))};
-  v.dp_ep = bytes{gradient_sync(params.expert, expert_data_parallel(job))};
-
-  if (p.pipeline_parallel > 1) {
-    const std::uint64_t message = sp ? activation / t : activation;
-    v.pp = bytes{message} * ga * ((first || last) ? 1 : 2);
-  }
-
-  return v;
-}
-
-}  // namespace detail
-
 /// The communication of one iteration on the first rank of pipeline stage `stage`, summed from that
 /// rank's operation graph (aicb/schedule/rank_schedule.hpp): every collective's size (SimAI's and
 /// aicb's convention: the whole buffer) by the group it runs on, and the point-to-point bytes it
-/// sends. ZeRO stages 2 and 3, which the graph does not model, use the per-layer formulas of
-/// detail::zero_comm_volume.
+/// sends.
 [[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
-  if (job.parallel.zero_stage >= 2) return detail::zero_comm_volume(job, stage);
   validate(job);
   // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
   // scale the per-micro-batch part.
@@ -5990,9 +5955,9 @@ AICB_END_NAMESPACE
 /// version 2 profile (docs/profiler.md). The GPU side is the CUDA profiler in `cuda/`.
 ///
 /// - plan_profile() lists the operations of one transformer layer per TP rank — exactly the shapes
-///   the Megatron generator asks a compute model for (it runs the generator with a model that
-///   records the questions), plus the embedding, logits and optimizer step — each with the passes the
-///   generator times: forward, input gradient, weight gradient.
+///   of the computations in the rank's operation graph, which the projections ask a compute model
+///   to price — plus the embedding, logits and optimizer step, each with the passes the graph runs:
+///   forward, input gradient, weight gradient.
 /// - make_profile() turns per-operation timings into a profile whose provenance says which GPU, which
 ///   dtype, which shapes, how many warm-up and timed calls, and what each statistic is. Sections are
 ///   named after the operation roles (`attention_qkv`, `mlp_fc1`, …), which aicb::aiob_model looks up
@@ -6044,1860 +6009,9 @@ struct timing_stats {
 AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/generate/megatron.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::megatron_workload — the corrected workload of a Megatron-style training iteration (dense,
-/// MoE, DeepSeek MLA), for one pipeline stage, as SimAI replays it: forward over the records in
-/// order, then input-gradient and weight-gradient passes in reverse.
-///
-/// What it models (docs/workloads.md has the record-by-record layout):
-/// - every operation of a layer on one TP rank, timed by a compute model (roofline, AIOB, constant);
-///   the collectives depend on the job only — never on the compute model;
-/// - tensor parallelism with Megatron's operators: without SP an all-reduce after each block forward
-///   and before it backward; with SP all-gather before and reduce-scatter after each block, and the
-///   reverse backward (which aicb drops, BUG-10); GQA and SwiGLU widths in every shape;
-/// - MoE layers: router, token dispatch/combine all-to-alls over EP, the TP all-gather/reduce-scatter
-///   of dispatched tokens, grouped expert GEMMs for the local experts, shared experts;
-/// - DeepSeek MLA: down/up projections, the latent norms, core attention over q/k (nope+rope) and v;
-/// - data parallelism once per iteration: the dense gradients over DP, the routed-expert gradients
-///   over DP-within-EP (all-reduce, or reduce-scatter + all-gather with the distributed optimizer),
-///   and the optimizer step;
-/// - ZeRO (zero_stage, dense models): stage 1 = the distributed optimizer; stage 2 reduce-scatters
-///   the gradients in every micro batch; stage 3 also all-gathers the weights twice per micro batch
-///   (before forward and before backward). Per iteration and GPU the DP traffic of stages 1 and 2
-///   equals plain data parallelism's, stage 3's is 1.5× (docs/zero.md);
-/// - recomputation: full recompute replays each layer's forward records (compute and collectives)
-///   in the backward pass; selective recomputes core attention;
-/// - pipeline parallelism as SimAI models it: one stage's records (the last by default, which holds
-///   the logits), `pp_comm` = one micro batch's activation in bytes, `vpp` = virtual stages;
-/// - `iterations` consecutive iterations.
-///
-/// Records are produced lazily from per-layer templates: memory does not grow with iterations,
-/// micro batches or layers.
-
-// #include <aicb/calc/params.hpp>
-// #include <aicb/checked.hpp>
-// #include <aicb/compat/aicb_simai.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb compatibility: the workload aliyun/aicb (commit 23eec3c) writes with its
-/// `SimAI_training_workload_generator`, reproduced record for record — its documented bugs
-/// included (see docs/compatibility.md) — on both its paths: without a profile (every compute time
-/// 1) and with `--aiob_enable` (times from the profile, aicb's arithmetic).
-///
-/// The layer list, the parameter totals behind the data-parallel sizes, the prologue, the
-/// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
-/// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/compat/aicb_args.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
-/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
-/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
-/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
-/// option names and its presets, which overwrite model dimensions given on the command line.
-///
-/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
-/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
-enum class compat_mode : std::uint8_t { aicb, corrected };
-
-/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
-struct aicb_args {
-  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
-  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
-  std::uint64_t world_size = 1;
-  std::uint64_t tensor_model_parallel_size = 1;
-  std::uint64_t pipeline_model_parallel = 1;
-  std::uint64_t global_batch = 4;
-  std::uint64_t micro_batch = 1;
-  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
-  std::optional<std::uint64_t> ffn_hidden_size;
-  std::optional<std::string> model_name;
-  std::uint64_t hidden_size = 1024;
-  std::uint64_t num_layers = 24;
-  std::uint64_t seq_length = 2048;
-  std::optional<std::uint64_t> num_attention_heads;
-  std::uint64_t vocab_size = 32000;
-  std::uint64_t max_position_embeddings = 4096;
-  bool add_bias_linear = false;
-  bool use_flash_attn = false;
-  bool swiglu = false;
-  bool enable_sequence_parallel = false;
-  bool use_distributed_optimizer = false;
-  std::uint64_t make_vocab_size_divisible_by = 128;
-  bool moe_enable = false;
-  std::uint64_t expert_model_parallel_size = 1;
-  std::uint64_t num_experts = 1;
-  std::uint64_t moe_router_topk = 1;
-  bool moe_grouped_gemm = false;
-  bool aiob_enable = false;
-  std::optional<std::string> comp_filepath;
-  bool recompute_activations = false;
-  std::string dtype = "bfloat16";
-  // DeepSeek
-  std::uint64_t n_dense_layers = 3;
-  std::uint64_t n_shared_expert = 2;
-  std::uint64_t qk_rope_dim = 64;
-  std::uint64_t qk_nope_dim = 128;
-  std::uint64_t q_lora_rank = 1536;
-  std::uint64_t kv_lora_rank = 512;
-  std::uint64_t v_head_dim = 128;
-  // The physical-cluster CSV generators.
-  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
-  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
-  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
-  std::uint64_t stage = 3;
-  bool amp_enabled = false;
-  std::uint64_t reduce_bucket_size = 500'000'000;
-  std::uint64_t allgather_bucket_size = 500'000'000;
-  bool contiguous_gradients = false;
-  std::uint64_t param_persistence_threshold = 100'000;
-  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
-  std::uint64_t max_live_parameters = 1'000'000'000;
-  std::uint64_t prefetch_bucket_size = 1'000'000'000;
-  // Collective tests.
-  std::uint64_t begin_size = 1'048'576;
-  std::uint64_t end_size = 1'048'576;
-  std::string test_comm = "all_reduce";
-  std::uint64_t iter_num = 500;
-  bool multi_all_reduce_enable = false;
-};
-
-/// What aicb derives from its arguments (utils.get_params, in aicb's order).
-struct aicb_derived {
-  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
-  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
-  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
-  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
-  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
-  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
-};
-
-/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
-[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
-  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
-    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
-  };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
-      a.frame != "collective_test")
-    AICB_THROW(config_error("frame", a.frame,
-                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
-  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
-  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
-  // a wrapped number.
-  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
-                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
-                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
-                                     {"global_batch", a.global_batch},
-                                     {"micro_batch", a.micro_batch},
-                                     {"seq_length", a.seq_length},
-                                     {"hidden_size", a.hidden_size},
-                                     {"num_layers", a.num_layers},
-                                     {"vocab_size", a.vocab_size},
-                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
-                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
-                                     {"max_position_embeddings", a.max_position_embeddings},
-                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
-                                     {"num_experts", a.num_experts},
-                                     {"moe_router_topk", a.moe_router_topk},
-                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
-                                     {"epoch_num", a.epoch_num},
-                                     {"q_lora_rank", a.q_lora_rank},
-                                     {"kv_lora_rank", a.kv_lora_rank},
-                                     {"qk_rope_dim", a.qk_rope_dim},
-                                     {"qk_nope_dim", a.qk_nope_dim},
-                                     {"v_head_dim", a.v_head_dim},
-                                     {"n_shared_expert", a.n_shared_expert},
-                                     {"n_dense_layers", a.n_dense_layers}})
-    if (value > max_derived_size)
-      AICB_THROW(
-          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const auto times = [](std::uint64_t x, std::uint64_t y) {
-    return product_within({x, y}).value_or(max_u64);
-  };
-  const std::uint64_t widest =
-      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
-                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
-                a.num_experts, times(a.moe_router_topk, a.hidden_size),
-                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
-                      a.num_attention_heads.value_or(a.num_layers))});
-  for (const auto& [field, value, what] :
-       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
-            "seq_length", a.seq_length,
-            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
-        {"hidden_size", a.hidden_size,
-         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
-        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
-        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
-         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
-                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
-                        max_derived_size)}})
-    if (!what)
-      AICB_THROW(config_error(field, std::to_string(value),
-                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
-                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
-                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0)
-    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
-  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
-  if (a.world_size % (t * p) != 0)
-    fail("world_size", a.world_size,
-         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
-  if (a.moe_enable && !a.enable_sequence_parallel)
-    fail("enable_sequence_parallel", 0,
-         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
-  aicb_derived d;
-  d.dp = a.world_size / (t * p);
-  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
-  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
-  d.heads = a.num_attention_heads.value_or(a.num_layers);
-  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
-  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
-  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
-          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
-                            : 4 * a.hidden_size;
-  if (a.expert_model_parallel_size > 1) {
-    if (a.num_experts % a.expert_model_parallel_size != 0)
-      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
-    if (a.dtype == "float16")
-      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
-  }
-  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
-    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
-  d.layers = a.num_layers / p;
-  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
-  return d;
-}
-
-/// Python's str() of a bool, as aicb's file names spell it.
-[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
-
-/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
-/// with Python's None/True/False spellings.
-[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
-         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
-         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
-         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
-         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
-}
-
-/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
-/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
-/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
-[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
-  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
-                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
-                     std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
-}
-
-/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
-struct aicb_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame, gpu_type, comp_filepath;
-  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
-      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
-      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
-};
-
-/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
-struct aicb_script_result {
-  aicb_args args;
-  std::string preset;                   ///< the model_name the preset chose
-  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
-  bool fell_back = false;               ///< an unknown -m became gpt_13B
-};
-
-namespace detail {
-
-// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
-// parsing), noting every option it overwrites.
-template <class ScriptArgs>
-struct script_preset {
-  const ScriptArgs& given;
-  aicb_script_result& r;
-
-  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
-    if (was_given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
-                             std::to_string(value));
-    field = value;
-  }
-  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
-    aicb_args& a = r.args;
-    r.preset = name;
-    a.model_name = name;
-    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
-    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
-    std::uint64_t h = *a.num_attention_heads;
-    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
-    a.num_attention_heads = h;
-  }
-  void ffn(std::uint64_t value) {
-    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
-    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
-    r.args.ffn_hidden_size = f;
-  }
-  void tp(std::uint64_t value) {
-    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
-        given.tensor_model_parallel_size.has_value());
-  }
-  void pp(std::uint64_t value) {
-    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
-        given.pipeline_model_parallel.has_value());
-  }
-};
-
-}  // namespace detail
-
-/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
-[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  // The script's defaults (lines 4-27).
-  a.frame = s.frame.value_or("Megatron");
-  a.world_size = s.world_size.value_or(32);
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.global_batch = s.global_batch.value_or(1024);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(4096);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.gpu_type = s.gpu_type;  // "None" when absent
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.recompute_activations = s.recompute;
-  a.comp_filepath = s.comp_filepath;
-  a.use_distributed_optimizer = true;
-
-  // The preset case (lines 124-237) runs after option parsing and overwrites.
-  detail::script_preset<aicb_script_args> preset{s, r};
-  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
-                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
-                            std::uint64_t shared, std::uint64_t dense) {
-    preset.shape(name, layers, hidden, heads);
-    preset.ffn(f);
-    preset.tp(1);
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-    a.q_lora_rank = q_lora;
-    a.kv_lora_rank = 512;
-    a.qk_nope_dim = 128;
-    a.qk_rope_dim = 64;
-    a.v_head_dim = 128;
-    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
-    a.n_shared_expert = shared;
-    a.n_dense_layers = dense;
-  };
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-    preset.tp(4);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(4);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else if (m == "deepseek671") {
-    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
-  } else if (m == "deepseek236") {
-    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
-  } else if (m == "deepseek16") {
-    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
-  } else if (m == "deepseek") {
-    r.preset = "DeepSeek";
-    a.model_name = "DeepSeek";
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-  } else {
-    // "Only support model size 175, 22,13 or 7; using default size 13"
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  return r;
-}
-
-/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
-/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
-/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
-/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
-/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
-struct megatron_gpt_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame;
-  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
-      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
-      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
-      expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
-       moe = false;
-};
-
-/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
-[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  a.frame = s.frame.value_or("Megatron");
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(2048);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.swiglu = s.swiglu;
-  a.moe_enable = s.moe;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.use_distributed_optimizer = true;
-  detail::script_preset<megatron_gpt_script_args> preset{s, r};
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-    preset.tp(8);
-    preset.pp(16);
-  } else if (m == "65") {
-    preset.shape("llama_65B", 80, 8192, 64);
-    preset.ffn(28672);
-    preset.tp(8);
-    preset.pp(2);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(2);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else {
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  const std::uint64_t tp = a.tensor_model_parallel_size;
-  if (tp == 0 || a.pipeline_model_parallel == 0)
-    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
-                            "aicb's script fails here: it divides world_size by tp and pp"));
-  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
-  a.global_batch = 2 * dp * a.micro_batch;
-  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
-  return r;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/compute/aiob_profile.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/python_float.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
-/// FP8 message sizes): aicb compatibility means the same characters.
-
-// #include <aicb/config.hpp>
-
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-
-/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
-/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
-[[nodiscard]] inline std::string python_float_repr(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  const auto e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e))
-    if (c != '.' && c != '-') digits += c;
-  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
-  const std::string sign = value < 0 ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
-    char exp_text[16];
-    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + exp_text;
-  }
-  std::string text;
-  if (exponent < 0) {
-    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  } else {
-    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= integer_digits)
-      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
-    else
-      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
-  }
-  return sign + text;
-}
-
-}  // namespace detail
-
-AICB_END_NAMESPACE
-// #include <aicb/error.hpp>
-// #include <aicb/generate/record_stream.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
-/// into a lazy input range of records, so a workload of any length is produced on demand and never
-/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
-/// views compose with it:
-///
-/// ```cpp
-/// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
-/// auto first = generator.records() | ranges::views::take(10);           // range-v3
-/// ```
-///
-/// A Source provides `const record* next()` — the next record, valid until the following call, or
-/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
-/// (the number of records it will produce, known in advance: file formats state it first).
-
-// #include <aicb/config.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <cstddef>
-#include <cstdint>
-#include <iterator>
-#include <memory>
-#include <span>
-#include <utility>
-
-AICB_BEGIN_NAMESPACE
-
-/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
-/// one micro batch's records repeated; a workload that knows its repetition offers
-/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
-/// its records() — so a writer formats a micro batch once and copies its text.
-struct record_run {
-  std::span<const record> records;
-  std::uint64_t times = 1;
-};
-
-/// A lazy, single-pass range over the records a Source produces.
-template <class Source>
-class record_stream {
- public:
-  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
-
-  class iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using iterator_concept = std::input_iterator_tag;
-    using value_type = record;
-    using difference_type = std::ptrdiff_t;
-    using reference = const record&;
-    using pointer = const record*;
-
-    iterator() = default;
-    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
-
-    reference operator*() const { return *current_; }
-    pointer operator->() const { return current_; }
-    iterator& operator++() {
-      advance();
-      return *this;
-    }
-    void operator++(int) { advance(); }
-    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
-
-   private:
-    void advance() {
-      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
-    }
-    record_stream* owner_ = nullptr;
-    const record* current_ = nullptr;
-  };
-
-  /// Starts the pass. A record_stream is single-pass: call begin() once.
-  [[nodiscard]] iterator begin() { return iterator(this); }
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
-  /// Records the stream produces in total.
-  [[nodiscard]] std::uint64_t size() const { return source_->size(); }
-
- private:
-  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/io/simai_format.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
-/// header fields, the policies and header keys SimAI reads, the three record columns and how a
-/// collective and its group are spelled in each (docs/lint.md).
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <array>
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
-struct simai_header {
-  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
-  std::uint64_t expert_parallel = 1;    ///< ep
-  std::uint64_t pipeline_parallel = 1;  ///< pp
-  std::uint64_t vpp = 1;                ///< vpp
-  std::uint64_t ga = 1;                 ///< ga
-  std::uint64_t all_gpus = 1;           ///< all_gpus
-  std::uint64_t checkpoints = 0;
-  std::uint64_t checkpoint_initiates = 0;
-  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
-
-  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
-};
-
-/// The parallelism policies SimAI 1.7 decodes (Workload.cc decode_parallelsim).
-inline constexpr std::array<std::string_view, 11> simai_policies{"DATA",
-                                                                 "HYBRID_TRANSFORMER",
-                                                                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
-                                                                 "HYBRID_DLRM",
-                                                                 "HYBRID_DLRM_ENHANCED",
-                                                                 "MODEL",
-                                                                 "HYBRID_DATA_MODEL",
-                                                                 "HYBRID_MODEL_DATA",
-                                                                 "HYBRID_CUSTOMIZED",
-                                                                 "MICRO",
-                                                                 "DISTRIBUTED_INFERENCE"};
-
-/// The header keys SimAI reads, with and without the colon (pp_comm is accepted both ways).
-inline constexpr std::array<std::string_view, 10> simai_header_keys{
-    "model_parallel_NPU_group:", "ep:",      "pp:",    "vpp:", "ga:", "all_gpus:", "checkpoints:",
-    "checkpoint_initiates:",     "pp_comm:", "pp_comm"};
-
-/// The three record columns, which decide how SimAI maps a collective to a group.
-enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
-
-/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
-/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
-/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
-/// collective or a group SimAI cannot express there.
-[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
-  if (op.kind == collective::none) return "NONE";
-  // [kind][suffix]: no suffix, _EP, _DP_EP.
-  static constexpr std::string_view tokens[4][3] = {
-      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
-      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
-      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
-      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
-  int kind = 0;
-  switch (op.kind) {
-    case collective::all_reduce:
-      kind = 0;
-      break;
-    case collective::all_gather:
-      kind = 1;
-      break;
-    case collective::reduce_scatter:
-      kind = 2;
-      break;
-    case collective::all_to_all:
-      kind = 3;
-      break;
-    default:
-      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
-                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
-  }
-  const bool weight = column == simai_column::weight_grad;
-  switch (op.group) {
-    case comm_group::tp:
-      if (!weight) return tokens[kind][0];
-      break;
-    case comm_group::dp:
-      if (weight) return tokens[kind][0];
-      break;
-    case comm_group::ep:
-      if (!weight) return tokens[kind][1];
-      break;
-    case comm_group::dp_ep:
-      return tokens[kind][2];
-    default:
-      break;
-  }
-  AICB_THROW(config_error(
-      "group", std::string(to_string(op.group)),
-      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
-          (weight ? "weight-gradient" : "forward/input-gradient") +
-          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
-}
-
-/// The header line (without the newline).
-[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
-  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
-         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
-         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
-         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
-         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
-}
-
-/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
-inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
-
-/// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
-/// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
-inline constexpr std::uint64_t simai_max_int = 2147483647;
-
-/// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
-/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
-/// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
-/// weight-gradient column.
-enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
-
-/// SimAI's group for a token suffix (0 none, 1 `_EP`, 2 `_DP_EP`) in a column.
-[[nodiscard]] constexpr simai_group simai_group_of(int suffix, simai_column column) noexcept {
-  if (suffix == 1) return simai_group::ep;
-  if (suffix == 2) return simai_group::dp_ep;
-  return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
-}
-
-/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
-/// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
-/// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
-/// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
-/// `all_gpus`, which the generators write as the job's world size).
-[[nodiscard]] constexpr std::uint64_t simai_group_ranks(simai_group group, simai_column column,
-                                                        std::uint64_t tp, std::uint64_t ep, std::uint64_t pp,
-                                                        std::uint64_t gpus) noexcept {
-  const std::uint64_t dp = tp == 0 || pp == 0 ? 0 : gpus / (tp * pp);
-  if (column != simai_column::weight_grad) return group == simai_group::ep ? ep : tp;
-  return group == simai_group::dp_ep ? (ep == 0 ? 0 : dp / ep) : dp;
-}
-
-/// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
-/// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
-/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
-/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
-/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
-/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
-/// 98 GB DP collectives).
-[[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
-  if (group == simai_group::tp)
-    return kind == collective::all_gather || kind == collective::reduce_scatter ||
-           kind == collective::all_to_all;
-  return group == simai_group::ep && kind == collective::all_to_all;
-}
-
-/// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
-/// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
-/// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
-/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
-/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
-[[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
-                                                      std::uint64_t size) noexcept {
-  return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/workload/record.hpp>
-
-#include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-
-// One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
-// parameters on one TP rank of one pipeline stage.
-struct aicb_entry {
-  std::string_view name;
-  std::uint64_t params = 0;
-};
-
-}  // namespace detail
-
-/// aicb's workload for `args`, lazily. Throws config_error where aicb fails.
-class aicb_workload {
- public:
-  /// @param args    aicb's arguments (as its generator parses them)
-  /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
-  explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
-      : a_(std::move(args)), d_(derive(a_)) {
-    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(
-          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
-    const bool deepseek = a_.frame == "DeepSeek";
-    if (a_.aiob_enable) {
-      if (!profile)
-        AICB_THROW(
-            config_error("comp_filepath", "(none)",
-                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
-      cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
-    }
-    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
-      AICB_THROW(
-          config_error("aiob_enable", "false",
-                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
-                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
-    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
-      AICB_THROW(
-          config_error("moe_enable", "false",
-                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
-                       "emits MoE items, which need --moe_enable"));
-    check_divisibility();
-    for_each_entry([&](const detail::aicb_entry& e) {
-      total_ += e.params;
-      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
-    });
-    header_.tensor_parallel = a_.tensor_model_parallel_size;
-    header_.expert_parallel = a_.expert_model_parallel_size;
-    header_.pipeline_parallel = a_.pipeline_model_parallel;
-    header_.vpp = d_.layers;
-    header_.ga = d_.microbatches;
-    header_.all_gpus = a_.world_size;
-    const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
-    if (a_.pipeline_model_parallel == 1)
-      header_.pp_comm = "0";
-    else if (a_.enable_sequence_parallel)
-      header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
-                                                  static_cast<double>(a_.tensor_model_parallel_size));
-    else
-      header_.pp_comm = std::to_string(pp_message);
-  }
-
-  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  /// aicb's parameter totals: T (every listed module) and M (the MoE modules), per TP rank and stage.
-  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_; }
-  [[nodiscard]] std::uint64_t moe_params() const noexcept { return moe_; }
-  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
-  [[nodiscard]] const aicb_derived& derived() const noexcept { return d_; }
-  /// The file name aicb would choose (under results/workload/).
-  [[nodiscard]] std::string file_name() const { return aicb_file_name(a_); }
-
-  /// Records in the workload.
-  [[nodiscard]] std::uint64_t size() const {
-    std::uint64_t per_microbatch = 0;
-    for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
-    if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
-    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
-                       prologue_size() + 7, "records");
-  }
-
-  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
-  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
-  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
-  /// a time.
-  template <class F>
-  void for_each_run(F&& f) const;
-
-  /// The records, lazily.
-  [[nodiscard]] record_stream<class aicb_source> records() const&;
-  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
-  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
-  record_stream<class aicb_source> records() const&& = delete;
-
- private:
-  friend class aicb_source;
-
-  void check_divisibility() const {
-    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size;
-    const auto divide = [&](const char* what, std::uint64_t n) {
-      if (n % t != 0)
-        AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(t),
-                                std::string("aicb asserts here: ") + what + " (" + std::to_string(n) +
-                                    ") must be divisible by tensor_model_parallel_size"));
-    };
-    const std::uint64_t P = h / d_.heads * d_.heads;
-    divide("ffn_hidden_size", d_.ffn);
-    if (a_.frame == "DeepSeek") {
-      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
-             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
-      divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
-      divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
-    } else {
-      divide("3 x the query projection size", 3 * P);
-      divide("the query projection size", P);
-    }
-    if (a_.moe_enable)
-      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
-  }
-
-  // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
-  // mocked model, filtered by class: which classes depends on sequence parallelism).
-  template <class F>
-  void for_each_entry(F&& f) const {
-    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
-      entries_of(layer, f);
-  }
-
-  // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
-  template <class F>
-  void entries_of(std::uint64_t i, F&& f) const {
-    const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
-    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
-                        beta = a_.add_bias_linear ? 1 : 0;
-    const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
-    const auto column = [&](std::uint64_t in, std::uint64_t out) {
-      return in * (out / t) + beta * (out / t);
-    };
-    const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
-    const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
-    if (i == 0) {
-      f(detail::aicb_entry{"embedding_layer", 4 * (Vp / t) * h + a_.seq_length * h});
-      return;
-    }
-    if (i == d_.layers + 1) {
-      if (sp) f(detail::aicb_entry{"final_column", column(h, Vp)});
-      return;
-    }
-    const std::uint64_t layer = i - 1;
-    const std::uint64_t local_experts = a_.num_experts / a_.expert_model_parallel_size;
-    const std::uint64_t mlp_column = column(h, F_), mlp_row = row(F_, h);
-    if (!deepseek) {
-      if (sp) {
-        f(detail::aicb_entry{"attention_column", column(h, 3 * P)});
-        f(detail::aicb_entry{"attention_row", row(P, h)});
-        f(detail::aicb_entry{"fused", 2 * h});
-        if (a_.moe_enable) {
-          f(detail::aicb_entry{"mlp_moelayer", 2 * h * (F_ * local_experts / t)});
-        } else {
-          f(detail::aicb_entry{"mlp_column", mlp_column});
-          f(detail::aicb_entry{"mlp_row", mlp_row});
-        }
-      } else {
-        f(detail::aicb_entry{"attention_layer", column(h, 3 * P) + row(P, h)});
-        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});  // MoE without SP fails earlier
-      }
-      return;
-    }
-    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
-                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
-    const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
-    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
-                        o_row = row(a * v, h);
-    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
-    const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
-    if (sp) {
-      f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
-      f(detail::aicb_entry{"fused", 2 * qr});
-      f(detail::aicb_entry{"attention_q_column", q_column});
-      f(detail::aicb_entry{"attention_linear_kv_lora", kv_lora});
-      f(detail::aicb_entry{"fused", 2 * kvr});
-      f(detail::aicb_entry{"attention_kv_column", kv_column});
-      f(detail::aicb_entry{"attention_o_row", o_row});
-      f(detail::aicb_entry{"fused", 2 * h});
-      if (dense) {
-        f(detail::aicb_entry{"mlp_column", mlp_column});
-        f(detail::aicb_entry{"mlp_row", mlp_row});
-      } else {
-        f(detail::aicb_entry{"mlp_moelayer", moe});
-        if (shared) {  // aicb BUG-03: the shared expert is listed again
-          f(detail::aicb_entry{"mlp_column", mlp_column});
-          f(detail::aicb_entry{"mlp_row", mlp_row});
-        }
-      }
-    } else {
-      f(detail::aicb_entry{"attention_layer_mla",
-                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
-      if (dense) {
-        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
-      } else {
-        f(detail::aicb_entry{"mlp_moelayer", moe});
-        if (shared) f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
-      }
-    }
-  }
-
-  // Records aicb emits for a list entry.
-  [[nodiscard]] std::uint64_t items_of(std::string_view name) const {
-    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    if (!a_.enable_sequence_parallel) return 1;
-    std::uint64_t n = 0;
-    if (has("embedding")) ++n;
-    if (has("attention_linear")) ++n;
-    if (has("row"))
-      ++n;
-    else if (has("column"))
-      ++n;
-    else if (has("moelayer"))
-      n += 5;
-    return n;
-  }
-
-  [[nodiscard]] std::uint64_t prologue_size() const {
-    const bool dp_ep = a_.expert_model_parallel_size != d_.dp;
-    const std::uint64_t layernorm = a_.enable_sequence_parallel ? 0 : 1;
-    return (a_.aiob_enable ? 4 : 1) + layernorm + (dp_ep ? 2 : 0);
-  }
-
-  aicb_args a_;
-  aicb_derived d_;
-  std::optional<aicb_compute_cache> cache_;
-  std::uint64_t total_ = 0, moe_ = 0;
-  simai_header header_;
-};
-
-/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
-/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
-/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
-/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
-class aicb_source {
- public:
-  explicit aicb_source(const aicb_workload& w) : w_(w) {
-    if (w_.a_.aiob_enable) {
-      forward_ = lookup("forward", "grad");
-      backward_ = lookup("backward", "grad");
-    }
-    target_ = &prologue_;
-    build_prologue();
-    const aicb_args& a = w_.a_;
-    target_ = &embedding_norm_;
-    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
-    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
-    target_ = &epilogue_;
-    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
-    for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
-      push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
-    for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
-      push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
-    for (const record& r : prologue_)
-      current_.push_back(&r);
-  }
-
-  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
-
-  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
-  /// record), and only without an AIOB profile, where micro batches are all alike.
-  void skip_microbatches(std::uint64_t n) {
-    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
-      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
-    microbatch_ += n;
-  }
-
-  const record* next() {
-    for (;;) {
-      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
-      current_.clear();
-      position_in_current_ = 0;
-      if (!refill()) return nullptr;
-    }
-  }
-
- private:
-  using col = collective;
-  // One column as aicb writes it: compute, collective, size.
-  struct cell {
-    std::int64_t compute;
-    collective kind;
-    std::uint64_t size;
-  };
-  // The records of one distinct entry, and aicb's carried variables after it.
-  struct cached_entry {
-    std::string_view name;
-    std::vector<record> records;
-    std::int64_t forward_after = 0, backward_after = 0;
-  };
-
-  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
-  bool refill() {
-    const aicb_derived& d = w_.d_;
-    if (microbatch_ < d.microbatches) {
-      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
-      if (++position_ > d.layers + 1) {
-        position_ = 0;
-        ++microbatch_;
-        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
-      }
-      return true;
-    }
-    if (epilogue_done_) return false;
-    epilogue_done_ = true;
-    for (const record& r : epilogue_)
-      current_.push_back(&r);
-    return true;
-  }
-
-  void queue_entry(std::string_view name) {
-    if (name.find("embedding") != std::string_view::npos) {
-      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
-      // until the next refill, which happens only after they have all been consumed.
-      embedding_.clear();
-      target_ = &embedding_;
-      emit(name);
-      for (const record& r : embedding_)
-        current_.push_back(&r);
-      return;
-    }
-    for (cached_entry& c : cache_)
-      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
-        forward_ = c.forward_after;
-        backward_ = c.backward_after;
-        for (const record& r : c.records)
-          current_.push_back(&r);
-        return;
-      }
-    cache_.push_back({name, {}, 0, 0});
-    cached_entry& c = cache_.back();
-    target_ = &c.records;
-    emit(name);
-    c.forward_after = forward_;
-    c.backward_after = backward_;
-    for (const record& r : c.records)
-      current_.push_back(&r);
-  }
-
-  // Appends a record to the current target; the group of each collective is the one SimAI reads
-  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
-  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
-  void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
-            comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
-    // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
-    if (w_.a_.aiob_enable) {
-      if (fwd.kind == col::none) fwd.size = 0;
-      if (ig.kind == col::none) ig.size = 0;
-    }
-    record r;
-    r.name.assign(name);
-    r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
-    r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
-    r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
-    r.update = nanoseconds{100};
-    target_->push_back(std::move(r));
-  }
-
-  void build_prologue() {
-    const aicb_args& a = w_.a_;
-    const std::uint64_t T = w_.total_, M = w_.moe_, tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
-    const bool sp = a.enable_sequence_parallel, dp_ep = a.expert_model_parallel_size != w_.d_.dp;
-    if (!a.aiob_enable) {
-      push("grad_norm", {1, col::all_gather, 2 * T}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * T});
-      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
-    } else {
-      push("grad_gather", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * (T - M)});
-      push("grad_param_comm", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * (T - M)});
-      push("grad_param_compute", {1, col::none, 0},
-           {lookup("forward", "grad") + lookup("backward", "grad"), col::none, 0}, {1, col::none, 0});
-      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
-      const col tp_comm = a.tensor_model_parallel_size == 1 ? col::none : col::all_reduce;
-      push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
-    }
-    if (dp_ep) {
-      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
-           comm_group::tp, comm_group::tp, comm_group::dp_ep);
-      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
-           comm_group::tp, comm_group::tp, comm_group::dp_ep);
-    }
-  }
-
-  // aicb's _get_aiob_compute_time: the stage's own key, else a derived key, else 1.
-  [[nodiscard]] std::int64_t lookup(std::string_view fb, std::string_view stage) const {
-    const aicb_compute_cache& cache = *w_.cache_;
-    if (const auto v = cache.find(stage)) return *v;
-    std::string key;
-    if (stage == "grad")
-      key = "grad_" + std::string(fb);
-    else if (stage == "embedding")
-      key = "Emb";
-    else if (stage == "final")
-      key = "attention_" + std::string(fb);
-    else
-      key = std::string(stage) + "_" + std::string(fb);
-    if (const auto v = cache.find(key)) return *v;
-    return 1;
-  }
-  // `lct` and its fallback: a layer's own time if profiled (a value of 1 counts as absent, aicb
-  // BUG-11), else forward/backward of the name's first word.
-  void layer_times(std::string_view name) {
-    const std::int64_t own = lookup("", name);
-    if (own != 1) {
-      forward_ = backward_ = own;
-      return;
-    }
-    const std::string_view word = name.substr(0, name.find('_'));
-    forward_ = lookup("forward", word);
-    backward_ = lookup("backward", word);
-  }
-
-  void emit(std::string_view name) {
-    const aicb_args& a = w_.a_;
-    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    const std::uint64_t t = a.tensor_model_parallel_size;
-    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
-    const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
-    const bool attention = has("attention");
-
-    if (!aiob) {
-      const std::uint64_t fs = tpc * (recompute && attention ? 2 : 1);
-      if (!sp) {
-        push(name, {1, col::all_reduce, fs}, {1, col::all_reduce, tpc}, {1, col::none, 0});
-        return;
-      }
-      if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
-      if (has("row"))
-        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
-      else if (has("column"))
-        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
-      else if (has("moelayer"))
-        moe_items(name, 1, 1);
-      return;
-    }
-
-    if (!sp) {
-      const col fc = t == 1 ? col::none : col::all_reduce;
-      if (has("embedding")) {
-        push(name, {lookup("", "embedding"), fc, tpc}, {1, col::none, 0}, {backward_, col::none, 0});
-        return;
-      }
-      layer_times(name);  // recompute changes nothing here (aicb BUG-07)
-      push(name, {forward_, fc, tpc}, {backward_, col::none, 0}, {backward_, col::none, 0});
-      return;
-    }
-    if (has("embedding")) {
-      push(name, {lookup("", "embedding"), t == 1 ? col::none : col::all_reduce, tpc}, {1, col::none, 0},
-           {backward_, col::none, 0});  // the weight-gradient time is a stale variable (aicb BUG-05)
-    }
-    if (has("attention_linear")) {
-      layer_times(name);
-      if (recompute) forward_ *= 2;
-      push(name, {forward_, col::none, 0}, {backward_, col::none, 0}, {backward_, col::none, 0});
-    }
-    if (has("row") || has("column")) {
-      layer_times(name);
-      if (recompute && attention) forward_ *= 2;
-      forward_ = forward_ / 2;  // int(x / 2) of a non-negative integer
-      backward_ = backward_ / 2;
-      if (has("row"))
-        push(name, {forward_, t == 1 ? col::none : col::reduce_scatter, tpc},
-             {backward_, t == 1 ? col::none : col::all_gather, tpc}, {backward_, col::none, 0});
-      else  // the backward reduce-scatter carries size 0 (aicb BUG-06)
-        push(name, {forward_, t == 1 ? col::none : col::all_gather, tpc},
-             {backward_, t == 1 ? col::none : col::reduce_scatter, 0}, {backward_, col::none, 0});
-    } else if (has("moelayer")) {
-      layer_times(name);
-      moe_items(name, forward_, backward_);
-    }
-  }
-
-  // The five records of an MoE layer (spec 5.3).
-  void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
-    const aicb_args& a = w_.a_;
-    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
-                        k = a.moe_router_topk;
-    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
-    const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
-    const std::uint64_t disp_f =
-        a.frame == "DeepSeek" ? static_cast<std::uint64_t>(static_cast<double>(disp) * 0.515625) : disp;
-    col c1 = col::all_gather, c2 = col::all_to_all, c3 = col::all_gather, c4 = col::reduce_scatter;
-    if (a.aiob_enable) {
-      if (e == 1) c2 = col::none;
-      if (t == 1) {
-        c3 = c4 = col::none;
-        if (e == 1) c1 = col::none;
-      }
-    }
-    const comm_group ep = comm_group::ep, dp = comm_group::dp;
-    push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
-    push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
-    push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});
-    push(name, {1, c4, tpck}, {1, c3, tpck}, {1, col::none, 0});
-    push(name, {1, c2, disp}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
-  }
-
-  const aicb_workload& w_;
-  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
-  std::vector<record>* target_ = nullptr;
-  std::vector<cached_entry> cache_;     // one per distinct entry name
-  std::vector<const record*> current_;  // the records of the current list position
-  std::size_t position_in_current_ = 0;
-  std::uint64_t microbatch_ = 0, position_ = 0;
-  bool epilogue_done_ = false;
-  std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
-};
-
-template <class F>
-void aicb_workload::for_each_run(F&& f) const {
-  aicb_source source(*this);
-  const auto take = [&](std::uint64_t n) {
-    std::vector<record> out;
-    out.reserve(n);
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (const record* r = source.next()) out.push_back(*r);
-    return out;
-  };
-  if (a_.aiob_enable || d_.microbatches == 0) {
-    for (const record* r = source.next(); r != nullptr; r = source.next())
-      f(record_run{std::span<const record>(r, 1), 1});
-    return;
-  }
-  const std::uint64_t prologue = prologue_size();
-  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
-  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
-  source.skip_microbatches(d_.microbatches - 1);
-  const std::vector<record> tail = take(7);
-  if (!head.empty()) f(record_run{head, 1});
-  f(record_run{microbatch, d_.microbatches});
-  f(record_run{tail, 1});
-}
-
-inline record_stream<aicb_source> aicb_workload::records() const& {
-  return record_stream<aicb_source>(aicb_source(*this));
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/compute/model.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/generate/record_stream.hpp>
 // #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Options of the corrected Megatron generator.
-struct megatron_options {
-  std::uint64_t iterations = 1;                 ///< consecutive training iterations in the workload
-  std::optional<std::uint64_t> pipeline_stage;  ///< the stage to emit; default: the last (logits, loss)
-  /// Parameters per data-parallel gradient bucket; 0 = Megatron's default, max(40M, 1M · DP).
-  std::uint64_t bucket_params = 0;
-};
-
-/// The corrected Megatron workload of one pipeline stage. The compute model must outlive it.
-class megatron_workload {
- public:
-  megatron_workload(const job_spec& job, const compute_model& compute, megatron_options options = {})
-      : job_(job), compute_(compute), options_(options) {
-    validate(job_);
-    job_.model = resolve(job_.model);
-    const parallel_spec& p = job_.parallel;
-    if (p.zero_stage > 1 && job_.model.is_moe())
-      AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
-                              "ZeRO-2/3 is generated for dense models; MoE models shard with the distributed "
-                              "optimizer (zero_stage 0 or 1)"));
-    if (options_.iterations == 0)
-      AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
-    // SimAI has one TP size: it runs expert collectives on groups derived from TP and EP, so an
-    // expert tensor-parallel size of its own cannot be written for it.
-    if (job_.model.is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
-      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
-                              "a SimAI workload cannot express expert tensor parallelism different from "
-                              "tensor_parallel (" +
-                                  std::to_string(p.tensor_parallel) +
-                                  "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for "
-                                  "the per-rank operations"));
-    stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
-    if (stage_ >= p.pipeline_parallel)
-      AICB_THROW(config_error("pipeline_stage", std::to_string(stage_),
-                              "a stage index must be below pipeline_parallel"));
-    first_layer_ = stage_first_layer(job_, stage_);
-    layers_ = stage_layers(job_, stage_);
-    build_templates();
-    header_.tensor_parallel = p.tensor_parallel;
-    header_.expert_parallel = p.expert_parallel;
-    header_.pipeline_parallel = p.pipeline_parallel;
-    header_.vpp = p.virtual_pipeline;
-    header_.ga = microbatches(job_);
-    header_.all_gpus = p.world_size;
-    header_.pp_comm = p.pipeline_parallel == 1 ? "0" : std::to_string(pp_message());
-  }
-
-  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
-  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return stage_; }
-  [[nodiscard]] std::uint64_t iterations() const noexcept { return options_.iterations; }
-
-  /// Records of one iteration.
-  [[nodiscard]] std::uint64_t records_per_iteration() const {
-    return checked_add(records_in(prologue_),
-                       checked_mul(microbatches(job_), records_per_microbatch(), "records per iteration"),
-                       "records per iteration");
-  }
-  /// Records in the workload.
-  [[nodiscard]] std::uint64_t size() const {
-    return checked_mul(options_.iterations, records_per_iteration(),
-                       "records (iterations x records per iteration)");
-  }
-
-  /// The records, lazily.
-  [[nodiscard]] record_stream<class megatron_source> records() const&;
-  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
-  /// record (`for (auto& r : megatron_workload(...).records())` does not compile; name the workload).
-  record_stream<class megatron_source> records() const&& = delete;
-
- private:
-  friend class megatron_source;
-
-  // Bytes of one micro batch's activation on a TP rank: (s/CP)·b·h·bytes.
-  [[nodiscard]] std::uint64_t activation() const {
-    return job_.batch.seq_length / job_.parallel.context_parallel * job_.batch.micro_batch *
-           job_.model.hidden_size * size_of(job_.batch.dtype);
-  }
-  [[nodiscard]] std::uint64_t pp_message() const {
-    return job_.parallel.sequence_parallel ? activation() / job_.parallel.tensor_parallel : activation();
-  }
-  // A record repeated `times` times in a row: the gradient buckets of a large model are thousands of
-  // identical records, held once.
-  struct record_run {
-    record_run(record one, std::uint64_t n = 1) : r(std::move(one)), times(n) {}  // NOLINT: implicit
-    record r;
-    std::uint64_t times;
-  };
-  using block = std::vector<record_run>;
-  [[nodiscard]] static std::uint64_t records_in(const block& b) {
-    std::uint64_t n = 0;
-    for (const record_run& run : b)
-      n = checked_add(n, run.times, "records of a block");
-    return n;
-  }
-  [[nodiscard]] std::uint64_t records_per_microbatch() const {
-    std::uint64_t n = records_in(embedding_) + records_in(final_);
-    const std::uint64_t dense = records_in(dense_layer_), moe = records_in(moe_layer_);
-    for (std::uint64_t l = first_layer_; l < first_layer_ + layers_; ++l)
-      n += &layer_template(l) == &moe_layer_ ? moe : dense;
-    return n;
-  }
-  [[nodiscard]] const block& layer_template(std::uint64_t layer) const {
-    return job_.model.is_moe() && layer >= job_.model.first_dense_layers ? moe_layer_ : dense_layer_;
-  }
-
-  // ---- building the templates ---------------------------------------------------------------
-  struct side {
-    nanoseconds compute{};
-    collective_op comm{};
-  };
-  [[nodiscard]] nanoseconds time(compute_op op, pass_kind pass) const {
-    op.pass = pass;
-    op.type = job_.batch.dtype;
-    return compute_.duration(op);
-  }
-  // A record for one operation: its three passes timed, with the given collectives.
-  [[nodiscard]] record op_record(std::string name, const compute_op& op, collective_op fwd = {},
-                                 collective_op ig = {}, collective_op wg = {}) const {
-    record r;
-    r.name = std::move(name);
-    r.forward = {time(op, pass_kind::forward), fwd};
-    r.input_grad = {time(op, pass_kind::input_grad), ig};
-    // Only GEMMs have weights worth a gradient pass (norm weights are negligible).
-    r.weight_grad = {op.kind == op_kind::gemm ? time(op, pass_kind::weight_grad) : nanoseconds{0}, wg};
-    return r;
-  }
-  [[nodiscard]] static record comm_record(std::string name, collective_op fwd, collective_op ig) {
-    record r;
-    r.name = std::move(name);
-    r.forward.comm = fwd;
-    r.input_grad.comm = ig;
-    return r;
-  }
-  [[nodiscard]] collective_op tp(collective c, std::uint64_t size) const {
-    if (job_.parallel.tensor_parallel == 1) return {};
-    return {c, comm_group::tp, bytes{size}};
-  }
-
-  void build_templates() {
-    const model_spec& m = job_.model;
-    const parallel_spec& p = job_.parallel;
-    const std::uint64_t t = p.tensor_parallel, h = m.hidden_size, b = job_.batch.micro_batch;
-    const std::uint64_t s = job_.batch.seq_length / p.context_parallel, tokens = s * b;
-    const bool sp = p.sequence_parallel && t > 1;
-    const std::uint64_t A = activation(), norm_tokens = sp ? tokens / t : tokens;
-    const collective_op block_in_fwd = sp ? tp(collective::all_gather, A) : collective_op{};
-    const collective_op block_in_bwd = tp(sp ? collective::reduce_scatter : collective::all_reduce, A);
-    const collective_op block_out_fwd = tp(sp ? collective::reduce_scatter : collective::all_reduce, A);
-    const collective_op block_out_bwd = sp ? tp(collective::all_gather, A) : collective_op{};
-    const auto gemm = [&](op_role role, std::uint64_t rows, std::uint64_t k, std::uint64_t n,
-                          std::uint64_t batch = 1) {
-      return compute_op{.role = role, .kind = op_kind::gemm, .batch = batch, .m = rows, .n = n, .k = k};
-    };
-    const auto norm = [&](op_role role) {
-      return compute_op{.role = role, .kind = op_kind::norm, .m = norm_tokens, .n = h};
-    };
-    const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
-
-    // Attention block.
-    block attention;
-    attention.push_back(op_record("input_norm", norm(op_role::input_norm), block_in_fwd));
-    const std::uint64_t local_heads = m.num_attention_heads / t;
-    std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
-    if (m.is_mla()) {
-      qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-      v_dim = m.v_head_dim;
-      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank;
-      if (qr > 0) {
-        // The down-projections are replicated: their input gradients are complete, and under SP they
-        // reduce-scatter back to the sequence shards.
-        attention.push_back(op_record("mla_q_down", gemm(op_role::mla_q_down, tokens, h, qr), {},
-                                      sp ? block_in_bwd : collective_op{}));
-        attention.push_back(op_record("mla_q_up", gemm(op_role::mla_q_up, tokens, qr, local_heads * qk_dim),
-                                      {},
-                                      tp(collective::all_reduce, tokens * qr * size_of(job_.batch.dtype))));
-      } else {
-        // Without a query rank the query projection is column-parallel on the block input.
-        attention.push_back(
-            op_record("mla_q", gemm(op_role::mla_q_up, tokens, h, local_heads * qk_dim), {}, block_in_bwd));
-      }
-      attention.push_back(
-          op_record("mla_kv_down", gemm(op_role::mla_kv_down, tokens, h, kvr + m.qk_rope_head_dim)));
-      attention.push_back(op_record(
-          "mla_kv_up", gemm(op_role::mla_kv_up, tokens, kvr, local_heads * (m.qk_nope_head_dim + v_dim)), {},
-          tp(collective::all_reduce, tokens * kvr * size_of(job_.batch.dtype))));
-    } else {
-      const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
-      attention.push_back(op_record(
-          "attention_qkv", gemm(op_role::attention_qkv, tokens, h, (local_heads + 2 * kv_heads) * m.head_dim),
-          {}, block_in_bwd));
-    }
-    compute_op core{.role = op_role::attention_core,
-                    .kind = op_kind::attention,
-                    .batch = b * local_heads,
-                    .m = s,
-                    .n = job_.batch.seq_length,
-                    .k = (qk_dim + v_dim) / 2};
-    record core_record = op_record("attention_core", core);
-    if (p.context_parallel > 1) {
-      // Ring attention: every rank sees all keys and values of its sequence.
-      const std::uint64_t kv_dim = m.is_mla()
-                                       ? local_heads * (qk_dim + v_dim)
-                                       : 2 * std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
-      const bytes kv{kv_dim * job_.batch.seq_length * b * size_of(job_.batch.dtype)};
-      core_record.forward.comm = {collective::all_gather, comm_group::cp, kv};
-      core_record.input_grad.comm = {collective::reduce_scatter, comm_group::cp, kv};
-    }
-    if (p.recompute == recompute_kind::selective)
-      core_record.input_grad.compute += core_record.forward.compute;
-    attention.push_back(std::move(core_record));
-    attention.push_back(op_record("attention_out",
-                                  gemm(op_role::attention_out, tokens, local_heads * v_dim, h), block_out_fwd,
-                                  block_out_bwd));
-
-    // Dense MLP block.
-    const auto mlp = [&](const char* prefix, std::uint64_t ffn, bool gather) {
-      block layer;
-      const std::string pre(prefix);
-      if (gather && sp) layer.push_back({comm_record(pre + "_gather", block_in_fwd, block_in_bwd)});
-      layer.push_back({op_record(pre + "_fc1", gemm(op_role::mlp_fc1, tokens, h, gated * ffn / t), {},
-                                 gather ? (sp ? collective_op{} : block_in_bwd) : block_in_bwd)});
-      layer.push_back({op_record(
-          pre + "_act",
-          compute_op{
-              .role = op_role::mlp_activation, .kind = op_kind::elementwise, .m = tokens, .n = ffn / t})});
-      layer.push_back({op_record(pre + "_fc2", gemm(op_role::mlp_fc2, tokens, ffn / t, h), block_out_fwd,
-                                 block_out_bwd)});
-      return layer;
-    };
-
-    // Dense layer: attention, norm (+ all-gather under SP), MLP.
-    dense_layer_ = attention;
-    dense_layer_.push_back(
-        op_record("post_attention_norm", norm(op_role::post_attention_norm), block_in_fwd));
-    for (record_run& r : mlp("mlp", m.ffn_hidden_size, false))
-      dense_layer_.push_back(std::move(r));
-    add_recompute(dense_layer_);
-
-    // MoE layer: attention, norm, router, dispatch, [TP gather], experts, [TP scatter], combine, shared.
-    if (m.is_moe()) {
-      const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job_), k = m.moe_top_k;
-      const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-      const std::uint64_t w = size_of(job_.batch.dtype);
-      const std::uint64_t dispatched = local_tokens * k * h * w;  // sent by one rank, balanced routing
-      const std::uint64_t local_experts = m.num_experts / e;
-      const std::uint64_t expert_rows = local_tokens * k * e * etp / m.num_experts;  // per local expert
-      const collective_op a2a =
-          e > 1 ? collective_op{collective::all_to_all, comm_group::ep, bytes{dispatched}} : collective_op{};
-      const collective_op gather =
-          etp > 1 ? collective_op{collective::all_gather, comm_group::tp, bytes{dispatched * etp}}
-                  : collective_op{};
-      const collective_op scatter =
-          etp > 1 ? collective_op{collective::reduce_scatter, comm_group::tp, bytes{dispatched * etp}}
-                  : collective_op{};
-      moe_layer_ = attention;
-      moe_layer_.push_back(op_record("post_attention_norm", norm(op_role::post_attention_norm)));
-      moe_layer_.push_back(
-          op_record("moe_router", gemm(op_role::moe_router, local_tokens, h, m.num_experts)));
-      moe_layer_.push_back(comm_record("moe_dispatch", a2a, a2a));
-      if (etp > 1) moe_layer_.push_back(comm_record("moe_gather", gather, scatter));
-      moe_layer_.push_back(op_record("moe_fc1", gemm(op_role::moe_fc1, expert_rows, h,
-                                                     gated * m.moe_ffn_hidden_size / etp, local_experts)));
-      moe_layer_.push_back(op_record("moe_act", compute_op{.role = op_role::moe_activation,
-                                                           .kind = op_kind::elementwise,
-                                                           .batch = local_experts,
-                                                           .m = expert_rows,
-                                                           .n = m.moe_ffn_hidden_size / etp}));
-      moe_layer_.push_back(op_record(
-          "moe_fc2", gemm(op_role::moe_fc2, expert_rows, m.moe_ffn_hidden_size / etp, h, local_experts),
-          scatter, gather));
-      moe_layer_.push_back(comm_record("moe_combine", a2a, a2a));
-      if (m.num_shared_experts > 0)
-        for (record_run& r : mlp("shared", m.num_shared_experts * m.shared_expert_ffn_hidden_size, true))
-          moe_layer_.push_back(std::move(r));
-      add_recompute(moe_layer_);
-    }
-
-    // Embedding (first stage) and output layer with loss (last stage).
-    if (stage_ == 0) {
-      record emb =
-          op_record("embedding",
-                    compute_op{.role = op_role::embedding, .kind = op_kind::embedding, .m = tokens, .n = h},
-                    block_out_fwd, block_out_bwd);
-      emb.input_grad.compute =
-          nanoseconds{0};  // token ids have no gradient; the table's is the weight gradient
-      emb.weight_grad.compute =
-          time(compute_op{.role = op_role::embedding, .kind = op_kind::embedding, .m = tokens, .n = h},
-               pass_kind::forward);
-      embedding_.push_back(std::move(emb));
-    }
-    if (stage_ + 1 == p.pipeline_parallel) {
-      const std::uint64_t vocab = padded_vocab(job_) / t;
-      final_.push_back(op_record("final_norm", norm(op_role::final_norm), block_in_fwd));
-      final_.push_back(op_record("logits", gemm(op_role::logits, tokens, h, vocab), {}, block_in_bwd));
-      const collective_op loss = tp(collective::all_reduce, tokens * 4);
-      final_.push_back(op_record(
-          "cross_entropy_max",
-          compute_op{.role = op_role::logits, .kind = op_kind::elementwise, .m = tokens, .n = vocab}, loss));
-      final_.back().r.weight_grad.compute = nanoseconds{0};
-      if (t > 1) {
-        final_.push_back(comm_record("cross_entropy_target", loss, {}));
-        final_.push_back(comm_record("cross_entropy_sum", loss, {}));
-      }
-    }
-
-    // Once per iteration: the gradient reductions, the optimizer step and (distributed optimizer)
-    // the gathering of the updated weights — first in the file, in reverse, because SimAI walks the
-    // backward pass from the last record: reductions, then the step, then the gathers.
-    const shard_params params = params_on_gpu(job_, stage_);
-    const std::uint64_t dp = data_parallel(job_), edp = expert_data_parallel(job_);
-    const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
-    const std::uint64_t step_params =
-        (sharded ? params.dense / std::max<std::uint64_t>(dp, 1) : params.dense) +
-        (sharded ? params.expert / std::max<std::uint64_t>(edp, 1) : params.expert);
-    const std::uint64_t w = size_of(job_.batch.dtype), g = size_of(job_.batch.grad_dtype);
-    // Megatron reduces gradients bucket by bucket: one collective per bucket, never a message that
-    // SimAI's 16 GiB table cannot time.
-    const std::uint64_t bucket = options_.bucket_params != 0
-                                     ? options_.bucket_params
-                                     : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp);
-    const auto buckets = [&](block& into, const char* name, std::uint64_t params_total, std::uint64_t element,
-                             collective kind, comm_group group) {
-      if (const std::uint64_t full = params_total / bucket)
-        into.push_back({wg_record(name, {kind, group, bytes{bucket} * element}), full});
-      if (const std::uint64_t rest = params_total % bucket)
-        into.push_back(wg_record(name, {kind, group, bytes{rest} * element}));
-    };
-    // ZeRO-2 reduce-scatters gradients in every micro batch, ZeRO-3 also all-gathers the weights
-    // before each micro batch's forward and again before its backward. SimAI gives the DP group only
-    // to the weight-gradient column, so these collectives sit there, in records at the head of each
-    // micro batch: SimAI runs them as the micro batch's backward ends (docs/zero.md).
-    block per_microbatch;
-    if (p.zero_stage >= 2 && dp > 1) {
-      if (p.zero_stage == 3) {
-        buckets(per_microbatch, "zero3_param_gather_fwd", params.dense, w, collective::all_gather,
-                comm_group::dp);
-        buckets(per_microbatch, "zero3_param_gather_bwd", params.dense, w, collective::all_gather,
-                comm_group::dp);
-      }
-      buckets(per_microbatch, "zero_grad_reduce", params.dense, g, collective::reduce_scatter,
-              comm_group::dp);
-    }
-    embedding_.insert(embedding_.begin(), per_microbatch.begin(), per_microbatch.end());
-    if (sharded && p.zero_stage < 3 && dp > 1)
-      buckets(prologue_, "param_gather", params.dense, w, collective::all_gather, comm_group::dp);
-    if (sharded && edp > 1)
-      buckets(prologue_, "expert_param_gather", params.expert, w, collective::all_gather, comm_group::dp_ep);
-    record step = comm_record("optimizer_step", {}, {});
-    step.weight_grad.compute =
-        time(compute_op{.role = op_role::optimizer, .kind = op_kind::optimizer, .m = step_params},
-             pass_kind::forward);
-    prologue_.push_back(std::move(step));
-    const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
-    if (dp > 1 && p.zero_stage < 2)
-      buckets(prologue_, "grad_reduce", params.dense, g, reduce, comm_group::dp);
-    if (edp > 1) buckets(prologue_, "expert_grad_reduce", params.expert, g, reduce, comm_group::dp_ep);
-  }
-  [[nodiscard]] static record wg_record(std::string name, collective_op wg) {
-    record r;
-    r.name = std::move(name);
-    r.weight_grad.comm = wg;
-    return r;
-  }
-
-  // Full recomputation: the layer's forward records replayed in the backward pass, just before the
-  // layer's own backward (appended in reverse, since SimAI walks the backward pass from the end).
-  void add_recompute(block& layer) const {
-    if (job_.parallel.recompute != recompute_kind::full) return;
-    const std::size_t n = layer.size();
-    for (std::size_t i = n; i-- > 0;) {
-      record r;
-      r.name = "recompute_" + layer[i].r.name;
-      r.input_grad = layer[i].r.forward;
-      layer.push_back({std::move(r), layer[i].times});
-    }
-  }
-
-  job_spec job_;
-  const compute_model& compute_;
-  megatron_options options_;
-  std::uint64_t stage_ = 0, first_layer_ = 0, layers_ = 0;
-  block prologue_, embedding_, dense_layer_, moe_layer_, final_;
-  simai_header header_;
-};
-
-/// The state machine behind megatron_workload::records(): copies templates in order.
-class megatron_source {
- public:
-  explicit megatron_source(const megatron_workload& w) : w_(w) {}
-
-  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
-
-  const record* next() {
-    while (true) {
-      if (iteration_ == w_.options_.iterations) return nullptr;
-      const megatron_workload::block& block = current_block();
-      if (index_ < block.size()) {
-        const megatron_workload::record_run& run = block[index_];
-        if (++repeat_ == run.times) {
-          repeat_ = 0;
-          ++index_;
-        }
-        return &run.r;
-      }
-      index_ = 0;
-      advance();
-    }
-  }
-
- private:
-  // Position: prologue, then per micro batch: embedding, layers, final.
-  const megatron_workload::block& current_block() const {
-    if (part_ == 0) return w_.prologue_;
-    if (part_ == 1) return w_.embedding_;
-    if (part_ == 2) return w_.layer_template(w_.first_layer_ + layer_);
-    return w_.final_;
-  }
-  void advance() {
-    if (part_ == 0) {
-      part_ = microbatches() > 0 ? 1 : 4;
-    } else if (part_ == 1) {
-      part_ = w_.layers_ > 0 ? 2 : 3;
-      layer_ = 0;
-    } else if (part_ == 2) {
-      if (++layer_ == w_.layers_) part_ = 3;
-    } else if (part_ == 3) {
-      part_ = ++microbatch_ < microbatches() ? 1 : 4;
-    }
-    if (part_ == 4) {
-      part_ = 0;
-      microbatch_ = 0;
-      ++iteration_;
-    }
-  }
-  std::uint64_t microbatches() const { return microbatches_cache_; }
-
-  const megatron_workload& w_;
-  std::uint64_t microbatches_cache_ = aicb::microbatches(w_.job_);
-  std::uint64_t iteration_ = 0, microbatch_ = 0, layer_ = 0;
-  int part_ = 0;
-  std::size_t index_ = 0;
-  std::uint64_t repeat_ = 0;  // copies of the current run already handed out
-};
-
-inline record_stream<megatron_source> megatron_workload::records() const& {
-  return record_stream<megatron_source>(megatron_source(*this));
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/compute_op.hpp>
-// #include <aicb/model/job.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
 // #include <aicb/version.hpp>
 
 #include <algorithm>
@@ -7923,45 +6037,38 @@ struct profile_plan {
   std::vector<profile_entry> entries;
 };
 
-namespace detail {
-
-// A compute model that answers 1 ns and remembers every question: the generator's operations.
-class recording_model final : public compute_model {
- public:
-  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
-    asked_.push_back(op);
-    return nanoseconds{1};
-  }
-  [[nodiscard]] std::string provenance() const override { return "recording"; }
-  [[nodiscard]] const std::vector<compute_op>& asked() const noexcept { return asked_; }
-
- private:
-  mutable std::vector<compute_op> asked_;
-};
-
-}  // namespace detail
-
 /// What to measure for `job`: every operation role of its layers, embedding, logits and optimizer, with
-/// the shapes on one GPU (its TP / EP shard), once each. Throws config_error for an invalid job.
+/// the shapes on one GPU (its TP / EP shard), once each — the computations of the first rank of the
+/// first and of the last pipeline stage (aicb::rank_schedule), as the projections price them.
+/// Throws config_error for an invalid job.
 [[nodiscard]] inline profile_plan plan_profile(const job_spec& job) {
   profile_plan plan;
-  detail::recording_model recorder;
-  const std::uint64_t last = job.parallel.pipeline_parallel - 1;
+  validate(job);
+  // Every micro batch runs the same operations: the fewest the schedule allows are enough.
+  job_spec few = job;
+  const parallel_spec& p = job.parallel;
+  few.batch.global_batch =
+      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  const std::uint64_t last = p.pipeline_parallel - 1, per_stage = p.world_size / p.pipeline_parallel;
   for (const std::uint64_t stage : {std::uint64_t{0}, last}) {
-    const megatron_workload w(job, recorder, {.iterations = 1, .pipeline_stage = stage});
-    plan.job = w.job();
-    if (last == 0) break;
-  }
-  for (const compute_op& op : recorder.asked()) {
-    auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
-                           [&](const profile_entry& e) { return e.role == op.role; });
-    if (it == plan.entries.end()) {
-      plan.entries.push_back({op.role, op, std::nullopt, std::nullopt});
-      it = plan.entries.end() - 1;
-      it->forward.pass = pass_kind::forward;
+    rank_schedule schedule(few, stage * per_stage);
+    plan.job = schedule.job();
+    plan.job.batch.global_batch = job.batch.global_batch;
+    for (const operation& o : schedule) {
+      if (o.type != op_type::compute) continue;
+      const compute_op& op = o.compute;
+      auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
+                             [&](const profile_entry& e) { return e.role == op.role; });
+      if (it == plan.entries.end()) {
+        // The first time a role appears is its forward (or, for the optimizer, its only pass).
+        plan.entries.push_back({op.role, op, std::nullopt, std::nullopt});
+        it = plan.entries.end() - 1;
+        it->forward.pass = pass_kind::forward;
+      }
+      if (op.pass == pass_kind::input_grad && !it->input_grad) it->input_grad = op;
+      if (op.pass == pass_kind::weight_grad && !it->weight_grad) it->weight_grad = op;
     }
-    if (op.pass == pass_kind::input_grad && !it->input_grad) it->input_grad = op;
-    if (op.pass == pass_kind::weight_grad && !it->weight_grad) it->weight_grad = op;
+    if (last == 0) break;
   }
   return plan;
 }
@@ -8201,6 +6308,60 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/python_float.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
+/// FP8 message sizes): aicb compatibility means the same characters.
+
+// #include <aicb/config.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
+/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
+[[nodiscard]] inline std::string python_float_repr(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
+  const std::string sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
+    char exp_text[16];
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_text;
+  }
+  std::string text;
+  if (exponent < 0) {
+    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+  }
+  return sign + text;
+}
+
+}  // namespace detail
+
+AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -9403,7 +7564,1301 @@ AICB_END_NAMESPACE
 
 // Generate and emit: workloads for simulators.
 // #include <aicb/compat/aicb_args.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
+/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
+/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
+/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
+/// option names and its presets, which overwrite model dimensions given on the command line.
+///
+/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
+/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
+enum class compat_mode : std::uint8_t { aicb, corrected };
+
+/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
+struct aicb_args {
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
+  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_model_parallel_size = 1;
+  std::uint64_t pipeline_model_parallel = 1;
+  std::uint64_t global_batch = 4;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
+  std::optional<std::uint64_t> ffn_hidden_size;
+  std::optional<std::string> model_name;
+  std::uint64_t hidden_size = 1024;
+  std::uint64_t num_layers = 24;
+  std::uint64_t seq_length = 2048;
+  std::optional<std::uint64_t> num_attention_heads;
+  std::uint64_t vocab_size = 32000;
+  std::uint64_t max_position_embeddings = 4096;
+  bool add_bias_linear = false;
+  bool use_flash_attn = false;
+  bool swiglu = false;
+  bool enable_sequence_parallel = false;
+  bool use_distributed_optimizer = false;
+  std::uint64_t make_vocab_size_divisible_by = 128;
+  bool moe_enable = false;
+  std::uint64_t expert_model_parallel_size = 1;
+  std::uint64_t num_experts = 1;
+  std::uint64_t moe_router_topk = 1;
+  bool moe_grouped_gemm = false;
+  bool aiob_enable = false;
+  std::optional<std::string> comp_filepath;
+  bool recompute_activations = false;
+  std::string dtype = "bfloat16";
+  // DeepSeek
+  std::uint64_t n_dense_layers = 3;
+  std::uint64_t n_shared_expert = 2;
+  std::uint64_t qk_rope_dim = 64;
+  std::uint64_t qk_nope_dim = 128;
+  std::uint64_t q_lora_rank = 1536;
+  std::uint64_t kv_lora_rank = 512;
+  std::uint64_t v_head_dim = 128;
+  // The physical-cluster CSV generators.
+  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
+  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
+  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
+  std::uint64_t stage = 3;
+  bool amp_enabled = false;
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  bool contiguous_gradients = false;
+  std::uint64_t param_persistence_threshold = 100'000;
+  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t prefetch_bucket_size = 1'000'000'000;
+  // Collective tests.
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::string test_comm = "all_reduce";
+  std::uint64_t iter_num = 500;
+  bool multi_all_reduce_enable = false;
+};
+
+/// What aicb derives from its arguments (utils.get_params, in aicb's order).
+struct aicb_derived {
+  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
+};
+
+/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
+[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
+  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
+  };
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
+      a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame,
+                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
+  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
+  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
+  // a wrapped number.
+  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
+                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
+                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
+                                     {"global_batch", a.global_batch},
+                                     {"micro_batch", a.micro_batch},
+                                     {"seq_length", a.seq_length},
+                                     {"hidden_size", a.hidden_size},
+                                     {"num_layers", a.num_layers},
+                                     {"vocab_size", a.vocab_size},
+                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
+                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
+                                     {"max_position_embeddings", a.max_position_embeddings},
+                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
+                                     {"num_experts", a.num_experts},
+                                     {"moe_router_topk", a.moe_router_topk},
+                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
+                                     {"epoch_num", a.epoch_num},
+                                     {"q_lora_rank", a.q_lora_rank},
+                                     {"kv_lora_rank", a.kv_lora_rank},
+                                     {"qk_rope_dim", a.qk_rope_dim},
+                                     {"qk_nope_dim", a.qk_nope_dim},
+                                     {"v_head_dim", a.v_head_dim},
+                                     {"n_shared_expert", a.n_shared_expert},
+                                     {"n_dense_layers", a.n_dense_layers}})
+    if (value > max_derived_size)
+      AICB_THROW(
+          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const auto times = [](std::uint64_t x, std::uint64_t y) {
+    return product_within({x, y}).value_or(max_u64);
+  };
+  const std::uint64_t widest =
+      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
+                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
+                a.num_experts, times(a.moe_router_topk, a.hidden_size),
+                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
+                      a.num_attention_heads.value_or(a.num_layers))});
+  for (const auto& [field, value, what] :
+       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
+            "seq_length", a.seq_length,
+            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
+        {"hidden_size", a.hidden_size,
+         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
+        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
+        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
+         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
+                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
+                        max_derived_size)}})
+    if (!what)
+      AICB_THROW(config_error(field, std::to_string(value),
+                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
+                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
+                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
+  if (t == 0 || p == 0)
+    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
+  if (a.world_size % (t * p) != 0)
+    fail("world_size", a.world_size,
+         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+  if (a.moe_enable && !a.enable_sequence_parallel)
+    fail("enable_sequence_parallel", 0,
+         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+  aicb_derived d;
+  d.dp = a.world_size / (t * p);
+  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
+  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
+  d.heads = a.num_attention_heads.value_or(a.num_layers);
+  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
+  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
+          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
+                            : 4 * a.hidden_size;
+  if (a.expert_model_parallel_size > 1) {
+    if (a.num_experts % a.expert_model_parallel_size != 0)
+      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
+    if (a.dtype == "float16")
+      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+  }
+  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
+    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
+  d.layers = a.num_layers / p;
+  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
+  return d;
+}
+
+/// Python's str() of a bool, as aicb's file names spell it.
+[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
+
+/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
+/// with Python's None/True/False spellings.
+[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
+  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
+         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
+         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
+         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
+         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
+         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
+}
+
+/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
+/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
+/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
+[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
+  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
+                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
+                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
+                     std::to_string(a.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
+}
+
+/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
+struct aicb_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame, gpu_type, comp_filepath;
+  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
+      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
+      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
+};
+
+/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
+struct aicb_script_result {
+  aicb_args args;
+  std::string preset;                   ///< the model_name the preset chose
+  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;               ///< an unknown -m became gpt_13B
+};
+
+namespace detail {
+
+// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
+// parsing), noting every option it overwrites.
+template <class ScriptArgs>
+struct script_preset {
+  const ScriptArgs& given;
+  aicb_script_result& r;
+
+  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
+    if (was_given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  }
+  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    aicb_args& a = r.args;
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  }
+  void ffn(std::uint64_t value) {
+    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
+    r.args.ffn_hidden_size = f;
+  }
+  void tp(std::uint64_t value) {
+    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
+        given.tensor_model_parallel_size.has_value());
+  }
+  void pp(std::uint64_t value) {
+    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
+        given.pipeline_model_parallel.has_value());
+  }
+};
+
+}  // namespace detail
+
+/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
+[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  // The script's defaults (lines 4-27).
+  a.frame = s.frame.value_or("Megatron");
+  a.world_size = s.world_size.value_or(32);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.global_batch = s.global_batch.value_or(1024);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(4096);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.gpu_type = s.gpu_type;  // "None" when absent
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.recompute_activations = s.recompute;
+  a.comp_filepath = s.comp_filepath;
+  a.use_distributed_optimizer = true;
+
+  // The preset case (lines 124-237) runs after option parsing and overwrites.
+  detail::script_preset<aicb_script_args> preset{s, r};
+  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
+                            std::uint64_t shared, std::uint64_t dense) {
+    preset.shape(name, layers, hidden, heads);
+    preset.ffn(f);
+    preset.tp(1);
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+    a.q_lora_rank = q_lora;
+    a.kv_lora_rank = 512;
+    a.qk_nope_dim = 128;
+    a.qk_rope_dim = 64;
+    a.v_head_dim = 128;
+    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    a.n_shared_expert = shared;
+    a.n_dense_layers = dense;
+  };
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+    preset.tp(4);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(4);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else if (m == "deepseek671") {
+    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+  } else if (m == "deepseek236") {
+    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+  } else if (m == "deepseek16") {
+    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+  } else if (m == "deepseek") {
+    r.preset = "DeepSeek";
+    a.model_name = "DeepSeek";
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+  } else {
+    // "Only support model size 175, 22,13 or 7; using default size 13"
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  return r;
+}
+
+/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
+/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
+/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
+/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
+/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
+struct megatron_gpt_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame;
+  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
+      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
+      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
+      expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
+       moe = false;
+};
+
+/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
+[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  a.frame = s.frame.value_or("Megatron");
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(2048);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.swiglu = s.swiglu;
+  a.moe_enable = s.moe;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.use_distributed_optimizer = true;
+  detail::script_preset<megatron_gpt_script_args> preset{s, r};
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+    preset.tp(8);
+    preset.pp(16);
+  } else if (m == "65") {
+    preset.shape("llama_65B", 80, 8192, 64);
+    preset.ffn(28672);
+    preset.tp(8);
+    preset.pp(2);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(2);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else {
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  const std::uint64_t tp = a.tensor_model_parallel_size;
+  if (tp == 0 || a.pipeline_model_parallel == 0)
+    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
+                            "aicb's script fails here: it divides world_size by tp and pp"));
+  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
+  a.global_batch = 2 * dp * a.micro_batch;
+  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
+  return r;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_simai.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb compatibility: the workload aliyun/aicb (commit 23eec3c) writes with its
+/// `SimAI_training_workload_generator`, reproduced record for record — its documented bugs
+/// included (see docs/compatibility.md) — on both its paths: without a profile (every compute time
+/// 1) and with `--aiob_enable` (times from the profile, aicb's arithmetic).
+///
+/// The layer list, the parameter totals behind the data-parallel sizes, the prologue, the
+/// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
+/// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/record_stream.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
+/// into a lazy input range of records, so a workload of any length is produced on demand and never
+/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
+/// views compose with it:
+///
+/// ```cpp
+/// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
+/// auto first = generator.records() | ranges::views::take(10);           // range-v3
+/// ```
+///
+/// A Source provides `const record* next()` — the next record, valid until the following call, or
+/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
+/// (the number of records it will produce, known in advance: file formats state it first).
+
+// #include <aicb/config.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <utility>
+
+AICB_BEGIN_NAMESPACE
+
+/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
+/// one micro batch's records repeated; a workload that knows its repetition offers
+/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
+/// its records() — so a writer formats a micro batch once and copies its text.
+struct record_run {
+  std::span<const record> records;
+  std::uint64_t times = 1;
+};
+
+/// A lazy, single-pass range over the records a Source produces.
+template <class Source>
+class record_stream {
+ public:
+  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
+
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = record;
+    using difference_type = std::ptrdiff_t;
+    using reference = const record&;
+    using pointer = const record*;
+
+    iterator() = default;
+    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
+
+    reference operator*() const { return *current_; }
+    pointer operator->() const { return current_; }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    void operator++(int) { advance(); }
+    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
+
+   private:
+    void advance() {
+      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
+    }
+    record_stream* owner_ = nullptr;
+    const record* current_ = nullptr;
+  };
+
+  /// Starts the pass. A record_stream is single-pass: call begin() once.
+  [[nodiscard]] iterator begin() { return iterator(this); }
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  /// Records the stream produces in total.
+  [[nodiscard]] std::uint64_t size() const { return source_->size(); }
+
+ private:
+  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/io/simai_format.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
+/// header fields, the policies and header keys SimAI reads, the three record columns and how a
+/// collective and its group are spelled in each (docs/lint.md).
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
+struct simai_header {
+  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
+  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
+  std::uint64_t expert_parallel = 1;    ///< ep
+  std::uint64_t pipeline_parallel = 1;  ///< pp
+  std::uint64_t vpp = 1;                ///< vpp
+  std::uint64_t ga = 1;                 ///< ga
+  std::uint64_t all_gpus = 1;           ///< all_gpus
+  std::uint64_t checkpoints = 0;
+  std::uint64_t checkpoint_initiates = 0;
+  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
+
+  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
+};
+
+/// The parallelism policies SimAI 1.7 decodes (Workload.cc decode_parallelsim).
+inline constexpr std::array<std::string_view, 11> simai_policies{"DATA",
+                                                                 "HYBRID_TRANSFORMER",
+                                                                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
+                                                                 "HYBRID_DLRM",
+                                                                 "HYBRID_DLRM_ENHANCED",
+                                                                 "MODEL",
+                                                                 "HYBRID_DATA_MODEL",
+                                                                 "HYBRID_MODEL_DATA",
+                                                                 "HYBRID_CUSTOMIZED",
+                                                                 "MICRO",
+                                                                 "DISTRIBUTED_INFERENCE"};
+
+/// The header keys SimAI reads, with and without the colon (pp_comm is accepted both ways).
+inline constexpr std::array<std::string_view, 10> simai_header_keys{
+    "model_parallel_NPU_group:", "ep:",      "pp:",    "vpp:", "ga:", "all_gpus:", "checkpoints:",
+    "checkpoint_initiates:",     "pp_comm:", "pp_comm"};
+
+/// The three record columns, which decide how SimAI maps a collective to a group.
+enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
+
+/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
+/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
+/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
+/// collective or a group SimAI cannot express there.
+[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
+  if (op.kind == collective::none) return "NONE";
+  // [kind][suffix]: no suffix, _EP, _DP_EP.
+  static constexpr std::string_view tokens[4][3] = {
+      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
+      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
+      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
+      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
+  int kind = 0;
+  switch (op.kind) {
+    case collective::all_reduce:
+      kind = 0;
+      break;
+    case collective::all_gather:
+      kind = 1;
+      break;
+    case collective::reduce_scatter:
+      kind = 2;
+      break;
+    case collective::all_to_all:
+      kind = 3;
+      break;
+    default:
+      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
+                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
+  }
+  const bool weight = column == simai_column::weight_grad;
+  switch (op.group) {
+    case comm_group::tp:
+      if (!weight) return tokens[kind][0];
+      break;
+    case comm_group::dp:
+      if (weight) return tokens[kind][0];
+      break;
+    case comm_group::ep:
+      if (!weight) return tokens[kind][1];
+      break;
+    case comm_group::dp_ep:
+      return tokens[kind][2];
+    default:
+      break;
+  }
+  AICB_THROW(config_error(
+      "group", std::string(to_string(op.group)),
+      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
+          (weight ? "weight-gradient" : "forward/input-gradient") +
+          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
+}
+
+/// The header line (without the newline).
+[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
+  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
+         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
+         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
+         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
+         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
+}
+
+/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
+inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
+
+/// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
+/// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
+inline constexpr std::uint64_t simai_max_int = 2147483647;
+
+/// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
+/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
+/// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
+/// weight-gradient column.
+enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
+
+/// SimAI's group for a token suffix (0 none, 1 `_EP`, 2 `_DP_EP`) in a column.
+[[nodiscard]] constexpr simai_group simai_group_of(int suffix, simai_column column) noexcept {
+  if (suffix == 1) return simai_group::ep;
+  if (suffix == 2) return simai_group::dp_ep;
+  return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
+}
+
+/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
+/// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
+/// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
+/// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
+/// `all_gpus`, which the generators write as the job's world size).
+[[nodiscard]] constexpr std::uint64_t simai_group_ranks(simai_group group, simai_column column,
+                                                        std::uint64_t tp, std::uint64_t ep, std::uint64_t pp,
+                                                        std::uint64_t gpus) noexcept {
+  const std::uint64_t dp = tp == 0 || pp == 0 ? 0 : gpus / (tp * pp);
+  if (column != simai_column::weight_grad) return group == simai_group::ep ? ep : tp;
+  return group == simai_group::dp_ep ? (ep == 0 ? 0 : dp / ep) : dp;
+}
+
+/// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
+/// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
+/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
+/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
+/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
+/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
+/// 98 GB DP collectives).
+[[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
+  if (group == simai_group::tp)
+    return kind == collective::all_gather || kind == collective::reduce_scatter ||
+           kind == collective::all_to_all;
+  return group == simai_group::ep && kind == collective::all_to_all;
+}
+
+/// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
+/// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
+/// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
+/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
+/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
+[[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
+                                                      std::uint64_t size) noexcept {
+  return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/record.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+// One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
+// parameters on one TP rank of one pipeline stage.
+struct aicb_entry {
+  std::string_view name;
+  std::uint64_t params = 0;
+};
+
+}  // namespace detail
+
+/// aicb's workload for `args`, lazily. Throws config_error where aicb fails.
+class aicb_workload {
+ public:
+  /// @param args    aicb's arguments (as its generator parses them)
+  /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
+  explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
+      : a_(std::move(args)), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(
+          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.aiob_enable) {
+      if (!profile)
+        AICB_THROW(
+            config_error("comp_filepath", "(none)",
+                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
+      cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
+    }
+    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
+      AICB_THROW(
+          config_error("aiob_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
+                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
+    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
+      AICB_THROW(
+          config_error("moe_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
+                       "emits MoE items, which need --moe_enable"));
+    check_divisibility();
+    for_each_entry([&](const detail::aicb_entry& e) {
+      total_ += e.params;
+      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
+    });
+    header_.tensor_parallel = a_.tensor_model_parallel_size;
+    header_.expert_parallel = a_.expert_model_parallel_size;
+    header_.pipeline_parallel = a_.pipeline_model_parallel;
+    header_.vpp = d_.layers;
+    header_.ga = d_.microbatches;
+    header_.all_gpus = a_.world_size;
+    const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
+    if (a_.pipeline_model_parallel == 1)
+      header_.pp_comm = "0";
+    else if (a_.enable_sequence_parallel)
+      header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
+                                                  static_cast<double>(a_.tensor_model_parallel_size));
+    else
+      header_.pp_comm = std::to_string(pp_message);
+  }
+
+  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
+  /// aicb's parameter totals: T (every listed module) and M (the MoE modules), per TP rank and stage.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_; }
+  [[nodiscard]] std::uint64_t moe_params() const noexcept { return moe_; }
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  [[nodiscard]] const aicb_derived& derived() const noexcept { return d_; }
+  /// The file name aicb would choose (under results/workload/).
+  [[nodiscard]] std::string file_name() const { return aicb_file_name(a_); }
+
+  /// Records in the workload.
+  [[nodiscard]] std::uint64_t size() const {
+    std::uint64_t per_microbatch = 0;
+    for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
+    if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
+    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
+                       prologue_size() + 7, "records");
+  }
+
+  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
+  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
+  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
+  /// a time.
+  template <class F>
+  void for_each_run(F&& f) const;
+
+  /// The records, lazily.
+  [[nodiscard]] record_stream<class aicb_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
+  record_stream<class aicb_source> records() const&& = delete;
+
+ private:
+  friend class aicb_source;
+
+  void check_divisibility() const {
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size;
+    const auto divide = [&](const char* what, std::uint64_t n) {
+      if (n % t != 0)
+        AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(t),
+                                std::string("aicb asserts here: ") + what + " (" + std::to_string(n) +
+                                    ") must be divisible by tensor_model_parallel_size"));
+    };
+    const std::uint64_t P = h / d_.heads * d_.heads;
+    divide("ffn_hidden_size", d_.ffn);
+    if (a_.frame == "DeepSeek") {
+      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
+             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
+      divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
+      divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
+    } else {
+      divide("3 x the query projection size", 3 * P);
+      divide("the query projection size", P);
+    }
+    if (a_.moe_enable)
+      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
+  }
+
+  // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
+  // mocked model, filtered by class: which classes depends on sequence parallelism).
+  template <class F>
+  void for_each_entry(F&& f) const {
+    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
+      entries_of(layer, f);
+  }
+
+  // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
+  template <class F>
+  void entries_of(std::uint64_t i, F&& f) const {
+    const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
+                        beta = a_.add_bias_linear ? 1 : 0;
+    const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
+    const auto column = [&](std::uint64_t in, std::uint64_t out) {
+      return in * (out / t) + beta * (out / t);
+    };
+    const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
+    const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
+    if (i == 0) {
+      f(detail::aicb_entry{"embedding_layer", 4 * (Vp / t) * h + a_.seq_length * h});
+      return;
+    }
+    if (i == d_.layers + 1) {
+      if (sp) f(detail::aicb_entry{"final_column", column(h, Vp)});
+      return;
+    }
+    const std::uint64_t layer = i - 1;
+    const std::uint64_t local_experts = a_.num_experts / a_.expert_model_parallel_size;
+    const std::uint64_t mlp_column = column(h, F_), mlp_row = row(F_, h);
+    if (!deepseek) {
+      if (sp) {
+        f(detail::aicb_entry{"attention_column", column(h, 3 * P)});
+        f(detail::aicb_entry{"attention_row", row(P, h)});
+        f(detail::aicb_entry{"fused", 2 * h});
+        if (a_.moe_enable) {
+          f(detail::aicb_entry{"mlp_moelayer", 2 * h * (F_ * local_experts / t)});
+        } else {
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      } else {
+        f(detail::aicb_entry{"attention_layer", column(h, 3 * P) + row(P, h)});
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});  // MoE without SP fails earlier
+      }
+      return;
+    }
+    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
+                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
+    const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
+    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
+                        o_row = row(a * v, h);
+    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
+    const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
+    if (sp) {
+      f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
+      f(detail::aicb_entry{"fused", 2 * qr});
+      f(detail::aicb_entry{"attention_q_column", q_column});
+      f(detail::aicb_entry{"attention_linear_kv_lora", kv_lora});
+      f(detail::aicb_entry{"fused", 2 * kvr});
+      f(detail::aicb_entry{"attention_kv_column", kv_column});
+      f(detail::aicb_entry{"attention_o_row", o_row});
+      f(detail::aicb_entry{"fused", 2 * h});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_column", mlp_column});
+        f(detail::aicb_entry{"mlp_row", mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) {  // aicb BUG-03: the shared expert is listed again
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      }
+    } else {
+      f(detail::aicb_entry{"attention_layer_mla",
+                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      }
+    }
+  }
+
+  // Records aicb emits for a list entry.
+  [[nodiscard]] std::uint64_t items_of(std::string_view name) const {
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    if (!a_.enable_sequence_parallel) return 1;
+    std::uint64_t n = 0;
+    if (has("embedding")) ++n;
+    if (has("attention_linear")) ++n;
+    if (has("row"))
+      ++n;
+    else if (has("column"))
+      ++n;
+    else if (has("moelayer"))
+      n += 5;
+    return n;
+  }
+
+  [[nodiscard]] std::uint64_t prologue_size() const {
+    const bool dp_ep = a_.expert_model_parallel_size != d_.dp;
+    const std::uint64_t layernorm = a_.enable_sequence_parallel ? 0 : 1;
+    return (a_.aiob_enable ? 4 : 1) + layernorm + (dp_ep ? 2 : 0);
+  }
+
+  aicb_args a_;
+  aicb_derived d_;
+  std::optional<aicb_compute_cache> cache_;
+  std::uint64_t total_ = 0, moe_ = 0;
+  simai_header header_;
+};
+
+/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
+/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
+/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
+/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
+class aicb_source {
+ public:
+  explicit aicb_source(const aicb_workload& w) : w_(w) {
+    if (w_.a_.aiob_enable) {
+      forward_ = lookup("forward", "grad");
+      backward_ = lookup("backward", "grad");
+    }
+    target_ = &prologue_;
+    build_prologue();
+    const aicb_args& a = w_.a_;
+    target_ = &embedding_norm_;
+    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
+    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
+    target_ = &epilogue_;
+    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
+    for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
+      push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
+    for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
+      push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
+    for (const record& r : prologue_)
+      current_.push_back(&r);
+  }
+
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
+  /// record), and only without an AIOB profile, where micro batches are all alike.
+  void skip_microbatches(std::uint64_t n) {
+    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
+      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
+    microbatch_ += n;
+  }
+
+  const record* next() {
+    for (;;) {
+      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
+      current_.clear();
+      position_in_current_ = 0;
+      if (!refill()) return nullptr;
+    }
+  }
+
+ private:
+  using col = collective;
+  // One column as aicb writes it: compute, collective, size.
+  struct cell {
+    std::int64_t compute;
+    collective kind;
+    std::uint64_t size;
+  };
+  // The records of one distinct entry, and aicb's carried variables after it.
+  struct cached_entry {
+    std::string_view name;
+    std::vector<record> records;
+    std::int64_t forward_after = 0, backward_after = 0;
+  };
+
+  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
+  bool refill() {
+    const aicb_derived& d = w_.d_;
+    if (microbatch_ < d.microbatches) {
+      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
+      if (++position_ > d.layers + 1) {
+        position_ = 0;
+        ++microbatch_;
+        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
+      }
+      return true;
+    }
+    if (epilogue_done_) return false;
+    epilogue_done_ = true;
+    for (const record& r : epilogue_)
+      current_.push_back(&r);
+    return true;
+  }
+
+  void queue_entry(std::string_view name) {
+    if (name.find("embedding") != std::string_view::npos) {
+      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
+      // until the next refill, which happens only after they have all been consumed.
+      embedding_.clear();
+      target_ = &embedding_;
+      emit(name);
+      for (const record& r : embedding_)
+        current_.push_back(&r);
+      return;
+    }
+    for (cached_entry& c : cache_)
+      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
+        forward_ = c.forward_after;
+        backward_ = c.backward_after;
+        for (const record& r : c.records)
+          current_.push_back(&r);
+        return;
+      }
+    cache_.push_back({name, {}, 0, 0});
+    cached_entry& c = cache_.back();
+    target_ = &c.records;
+    emit(name);
+    c.forward_after = forward_;
+    c.backward_after = backward_;
+    for (const record& r : c.records)
+      current_.push_back(&r);
+  }
+
+  // Appends a record to the current target; the group of each collective is the one SimAI reads
+  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
+  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
+  void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
+            comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
+    // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
+    if (w_.a_.aiob_enable) {
+      if (fwd.kind == col::none) fwd.size = 0;
+      if (ig.kind == col::none) ig.size = 0;
+    }
+    record r;
+    r.name.assign(name);
+    r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
+    r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
+    r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
+    r.update = nanoseconds{100};
+    target_->push_back(std::move(r));
+  }
+
+  void build_prologue() {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t T = w_.total_, M = w_.moe_, tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, dp_ep = a.expert_model_parallel_size != w_.d_.dp;
+    if (!a.aiob_enable) {
+      push("grad_norm", {1, col::all_gather, 2 * T}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * T});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+    } else {
+      push("grad_gather", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * (T - M)});
+      push("grad_param_comm", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * (T - M)});
+      push("grad_param_compute", {1, col::none, 0},
+           {lookup("forward", "grad") + lookup("backward", "grad"), col::none, 0}, {1, col::none, 0});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+      const col tp_comm = a.tensor_model_parallel_size == 1 ? col::none : col::all_reduce;
+      push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
+    }
+    if (dp_ep) {
+      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+    }
+  }
+
+  // aicb's _get_aiob_compute_time: the stage's own key, else a derived key, else 1.
+  [[nodiscard]] std::int64_t lookup(std::string_view fb, std::string_view stage) const {
+    const aicb_compute_cache& cache = *w_.cache_;
+    if (const auto v = cache.find(stage)) return *v;
+    std::string key;
+    if (stage == "grad")
+      key = "grad_" + std::string(fb);
+    else if (stage == "embedding")
+      key = "Emb";
+    else if (stage == "final")
+      key = "attention_" + std::string(fb);
+    else
+      key = std::string(stage) + "_" + std::string(fb);
+    if (const auto v = cache.find(key)) return *v;
+    return 1;
+  }
+  // `lct` and its fallback: a layer's own time if profiled (a value of 1 counts as absent, aicb
+  // BUG-11), else forward/backward of the name's first word.
+  void layer_times(std::string_view name) {
+    const std::int64_t own = lookup("", name);
+    if (own != 1) {
+      forward_ = backward_ = own;
+      return;
+    }
+    const std::string_view word = name.substr(0, name.find('_'));
+    forward_ = lookup("forward", word);
+    backward_ = lookup("backward", word);
+  }
+
+  void emit(std::string_view name) {
+    const aicb_args& a = w_.a_;
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    const std::uint64_t t = a.tensor_model_parallel_size;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
+    const bool attention = has("attention");
+
+    if (!aiob) {
+      const std::uint64_t fs = tpc * (recompute && attention ? 2 : 1);
+      if (!sp) {
+        push(name, {1, col::all_reduce, fs}, {1, col::all_reduce, tpc}, {1, col::none, 0});
+        return;
+      }
+      if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
+      if (has("row"))
+        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
+      else if (has("column"))
+        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
+      else if (has("moelayer"))
+        moe_items(name, 1, 1);
+      return;
+    }
+
+    if (!sp) {
+      const col fc = t == 1 ? col::none : col::all_reduce;
+      if (has("embedding")) {
+        push(name, {lookup("", "embedding"), fc, tpc}, {1, col::none, 0}, {backward_, col::none, 0});
+        return;
+      }
+      layer_times(name);  // recompute changes nothing here (aicb BUG-07)
+      push(name, {forward_, fc, tpc}, {backward_, col::none, 0}, {backward_, col::none, 0});
+      return;
+    }
+    if (has("embedding")) {
+      push(name, {lookup("", "embedding"), t == 1 ? col::none : col::all_reduce, tpc}, {1, col::none, 0},
+           {backward_, col::none, 0});  // the weight-gradient time is a stale variable (aicb BUG-05)
+    }
+    if (has("attention_linear")) {
+      layer_times(name);
+      if (recompute) forward_ *= 2;
+      push(name, {forward_, col::none, 0}, {backward_, col::none, 0}, {backward_, col::none, 0});
+    }
+    if (has("row") || has("column")) {
+      layer_times(name);
+      if (recompute && attention) forward_ *= 2;
+      forward_ = forward_ / 2;  // int(x / 2) of a non-negative integer
+      backward_ = backward_ / 2;
+      if (has("row"))
+        push(name, {forward_, t == 1 ? col::none : col::reduce_scatter, tpc},
+             {backward_, t == 1 ? col::none : col::all_gather, tpc}, {backward_, col::none, 0});
+      else  // the backward reduce-scatter carries size 0 (aicb BUG-06)
+        push(name, {forward_, t == 1 ? col::none : col::all_gather, tpc},
+             {backward_, t == 1 ? col::none : col::reduce_scatter, 0}, {backward_, col::none, 0});
+    } else if (has("moelayer")) {
+      layer_times(name);
+      moe_items(name, forward_, backward_);
+    }
+  }
+
+  // The five records of an MoE layer (spec 5.3).
+  void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
+                        k = a.moe_router_topk;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
+    const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
+    const std::uint64_t disp_f =
+        a.frame == "DeepSeek" ? static_cast<std::uint64_t>(static_cast<double>(disp) * 0.515625) : disp;
+    col c1 = col::all_gather, c2 = col::all_to_all, c3 = col::all_gather, c4 = col::reduce_scatter;
+    if (a.aiob_enable) {
+      if (e == 1) c2 = col::none;
+      if (t == 1) {
+        c3 = c4 = col::none;
+        if (e == 1) c1 = col::none;
+      }
+    }
+    const comm_group ep = comm_group::ep, dp = comm_group::dp;
+    push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
+    push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+    push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});
+    push(name, {1, c4, tpck}, {1, c3, tpck}, {1, col::none, 0});
+    push(name, {1, c2, disp}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+  }
+
+  const aicb_workload& w_;
+  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
+  std::vector<record>* target_ = nullptr;
+  std::vector<cached_entry> cache_;     // one per distinct entry name
+  std::vector<const record*> current_;  // the records of the current list position
+  std::size_t position_in_current_ = 0;
+  std::uint64_t microbatch_ = 0, position_ = 0;
+  bool epilogue_done_ = false;
+  std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
+};
+
+template <class F>
+void aicb_workload::for_each_run(F&& f) const {
+  aicb_source source(*this);
+  const auto take = [&](std::uint64_t n) {
+    std::vector<record> out;
+    out.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (const record* r = source.next()) out.push_back(*r);
+    return out;
+  };
+  if (a_.aiob_enable || d_.microbatches == 0) {
+    for (const record* r = source.next(); r != nullptr; r = source.next())
+      f(record_run{std::span<const record>(r, 1), 1});
+    return;
+  }
+  const std::uint64_t prologue = prologue_size();
+  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
+  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
+  source.skip_microbatches(d_.microbatches - 1);
+  const std::vector<record> tail = take(7);
+  if (!head.empty()) f(record_run{head, 1});
+  f(record_run{microbatch, d_.microbatches});
+  f(record_run{tail, 1});
+}
+
+inline record_stream<aicb_source> aicb_workload::records() const& {
+  return record_stream<aicb_source>(aicb_source(*this));
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/megatron_csv.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -10710,7 +10165,6 @@ void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/generate/megatron.hpp>
 // #include <aicb/generate/record_stream.hpp>
 // #include <aicb/generate/simai_projection.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -10734,6 +10188,11 @@ AICB_END_NAMESPACE
 /// - micro batch 0's records are repeated for every micro batch (SimAI models pipelining with its
 ///   `pp`, `vpp`, `ga` and `pp_comm`); the iteration's gradient reductions, optimizer step and weight
 ///   gathers come first in the file, in reverse, so SimAI's backward walk runs them last, in order.
+///
+/// DeepSpeed's ZeRO-3 gathers a module's weights over DP before its forward; SimAI has DP only in
+/// the weight-gradient column, so each such gather is a record of its own, in forward order, whose
+/// weight-gradient column SimAI runs when its backward walk reaches the module: the bytes are exact,
+/// the overlap optimistic.
 ///
 /// The allgather dispatcher's collectives over ETP x EP are written as the same data moved in two
 /// steps over SimAI's TP and EP groups (all-gather over TP, then EP; reduce-scatter over EP, then TP):
@@ -10949,7 +10408,7 @@ class simai_projection {
 
   void build(const compute_model& compute) {
     std::vector<slot_record> records;
-    std::map<std::string, std::size_t> by_key;  // rebuilt after insertions (cheap: one micro batch)
+    std::map<std::string, std::size_t> by_key;  // a forward computation's record
     const auto key_of = [](const operation& op) {
       return std::to_string(op.layer == no_layer ? ~std::uint64_t{0} : op.layer) + ":" + std::string(op.name);
     };
@@ -11006,6 +10465,14 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
+      } else if (op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp) {
+        // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
+        // weight-gradient column, which it runs in its backward walk, without blocking — a record of
+        // its own, here, so the walk reaches it when it reaches this module.
+        slot_record s;
+        s.r.name = std::string(op.name);
+        s.r.weight_grad.comm = collective_op{op.kind, comm_group::dp, op.size};
+        records.push_back(std::move(s));
       } else {
         for (const collective_op& c : pieces(op, false)) {
           if (!records.empty() && !records.back().r.forward.comm.active()) {
@@ -11019,24 +10486,30 @@ class simai_projection {
         }
       }
     }
-    // The backward walk: a cursor on (record, position) in SimAI's order — position 0 before the
-    // record's input-gradient compute, 1 after it, 2 after its collective, 3 after the weight-gradient
-    // compute, 4 after its collective.
-    const auto index_keys = [&] {
-      by_key.clear();
-      for (std::size_t i = 0; i < records.size(); ++i)
-        if (!records[i].key.empty()) by_key[records[i].key] = i;
-    };
-    index_keys();
-    std::size_t at = records.empty() ? 0 : records.size() - 1;
+    // The backward walk, built in SimAI's order (the records from the last to the first): `walk`
+    // holds the records SimAI reaches, in that order; forward records [0, unreached) are still ahead.
+    // The cursor is on walk's last record at a position — 1 after its input-gradient compute, 2
+    // after its collective, 3 after the weight-gradient compute, 4 after its collective — or, before
+    // anything is reached, at the start (position 0). A record inserted for the graph's order goes
+    // where the cursor is: appended to the walk. Nothing moves, so the cost is linear.
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (!records[i].key.empty()) by_key[records[i].key] = i;
+    std::vector<slot_record> walk;
+    walk.reserve(records.size());
+    std::size_t unreached = records.size();
+    constexpr std::size_t none = ~std::size_t{0};
+    std::size_t at_forward = none;  // the forward record the cursor is on, if it is one
     int position = 0;
-    // Inserts an empty record just after `at` in forward order (SimAI reaches it just before `at`), or
-    // just before it (reached just after `at`'s weight-gradient part).
-    const auto insert = [&](std::size_t index, std::string name) {
+    const auto reach = [&](std::size_t j) {  // the walk passes the forward records down to j
+      while (unreached > j)
+        walk.push_back(std::move(records[--unreached]));
+      at_forward = j;
+    };
+    const auto append = [&](std::string name) {
       slot_record s;
       s.r.name = std::move(name);
-      records.insert(records.begin() + static_cast<std::ptrdiff_t>(index), std::move(s));
-      index_keys();
+      walk.push_back(std::move(s));
+      at_forward = none;
     };
     for (const operation& op : backward) {
       if (op.type == op_type::compute) {
@@ -11045,25 +10518,22 @@ class simai_projection {
         const auto found = op.phase == op_phase::backward ? by_key.find(key_of(op)) : by_key.end();
         if (found != by_key.end()) {
           const std::size_t j = found->second;
-          phase& target = weight ? records[j].r.weight_grad : records[j].r.input_grad;
           const int needed = weight ? 2 : 0;  // the cursor may be at most here, on record j
-          const bool reachable = j < at || (j == at && position <= needed);
-          if (reachable && target.compute.count() == 0) {
-            target.compute = t;
-            at = j;
+          const bool ahead = j < unreached;
+          const bool here = at_forward == j && position <= needed;
+          const phase& target = ahead ? (weight ? records[j].r.weight_grad : records[j].r.input_grad)
+                                      : (weight ? walk.back().r.weight_grad : walk.back().r.input_grad);
+          if ((ahead || here) && target.compute.count() == 0) {
+            if (ahead) reach(j);
+            (weight ? walk.back().r.weight_grad : walk.back().r.input_grad).compute = t;
             position = weight ? 3 : 1;
             continue;
           }
         }
         // A computation of its own (recomputation, the loss's gradient …): a record of its own, reached
         // next in SimAI's walk.
-        if (position == 0) {
-          insert(at + 1, std::string(op.name));
-          ++at;
-        } else {
-          insert(at, std::string(op.name));
-        }
-        records[at].r.input_grad.compute = t;
+        append(std::string(op.name));
+        walk.back().r.input_grad.compute = t;
         position = 1;
         continue;
       }
@@ -11072,33 +10542,30 @@ class simai_projection {
       const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
                                 op.group.kind == group_kind::edp;
       for (const collective_op& c : pieces(op, weight_group)) {
-        if (position == 1 && !weight_group && !records[at].r.input_grad.comm.active()) {
-          records[at].r.input_grad.comm = c;
+        if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
+          walk.back().r.input_grad.comm = c;
           position = 2;
           continue;
         }
-        if (position == 3 && weight_group && !records[at].r.weight_grad.comm.active()) {
-          records[at].r.weight_grad.comm = c;
+        if (position == 3 && weight_group && !walk.back().r.weight_grad.comm.active()) {
+          walk.back().r.weight_grad.comm = c;
           position = 4;
           continue;
         }
-        if (position == 0) {
-          insert(at + 1, std::string(op.name));
-          ++at;
-        } else {
-          insert(at, std::string(op.name));
-        }
+        append(std::string(op.name));
         if (weight_group) {
-          records[at].r.weight_grad.comm = c;
+          walk.back().r.weight_grad.comm = c;
           position = 4;
         } else {
-          records[at].r.input_grad.comm = c;
+          walk.back().r.input_grad.comm = c;
           position = 2;
         }
       }
     }
-    for (slot_record& s : records)
-      microbatch_.push_back(std::move(s.r));
+    reach(0);  // the forward records before the last one the graph's backward reaches
+    microbatch_.reserve(walk.size());
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it)
+      microbatch_.push_back(std::move(it->r));
 
     // The prologue: the iteration's finalize in reverse, one operation a record.
     for (auto it = finalize.rbegin(); it != finalize.rend(); ++it) {

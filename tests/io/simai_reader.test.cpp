@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compute/model.hpp>
-#include <aicb/generate/megatron.hpp>
+#include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/io/simai_writer.hpp>
@@ -77,7 +77,7 @@ TEST_CASE("simai reader: whatever the writer produces reads back into equal reco
             continue;  // e.g. heads that this TP does not divide
           }
           INFO(m.name.view() << " tp " << tp << " pp " << pp << " variant " << variant);
-          const aicb::megatron_workload w(job, constant, {.iterations = 2, .pipeline_stage = pp - 1});
+          const aicb::simai_projection w(job, constant, {.iterations = 2, .pipeline_stage = pp - 1});
           write(w, "simai_round_trip.txt", true);
           check_round_trip(w, "simai_round_trip.txt");
           // Every file the corrected mode writes passes the linter, warnings included.

@@ -369,3 +369,79 @@ TEST_CASE("rank schedule: the stream is lazy, owns its state, and refuses what i
   aicb::job_spec interleaved = llama(16, 2, 4, true, 1, 2, 12);  // 6 micro batches: not a multiple of 4
   CHECK_THROWS_WITH(aicb::rank_schedule(interleaved, 0), Catch::Contains("multiple of pipeline_parallel"));
 }
+
+// DeepSpeed's ZeRO-3 (stage3.py's pre-forward / pre-backward hooks fetch a module's partitioned
+// weights; its gradient hooks reduce-scatter them as each module's backward ends); ZeRO-2 only the
+// reduce-scatters. Derived by hand for Llama-2-7B on DP 8: a layer holds 4h² + 3·h·ffn + 2h weights.
+TEST_CASE("rank schedule: ZeRO-2/3 gather and reduce-scatter module by module", "[schedule][zero]") {
+  aicb::job_spec job = llama(8, 1, 1, false, 1, 1, 16);  // 2 micro batches
+  const std::uint64_t h = 4096, ffn = 11008, layer = 4 * h * h + 3 * h * ffn + 2 * h;
+  const std::uint64_t bucket = 40'000'000;  // Megatron's default at DP 8
+  const std::uint64_t layer_buckets = (layer + bucket - 1) / bucket;
+  job.parallel.zero_stage = 3;
+  const auto ops = all(job, 0);
+  const auto named = [&](std::string_view name, op_phase phase, std::uint64_t l) {
+    std::vector<aicb::operation> out;
+    for (const aicb::operation& op : ops)
+      if (op.name == name && op.phase == phase && op.layer == l && op.microbatch == 1) out.push_back(op);
+    return out;
+  };
+  // Layer 5's weights gathered (bf16, the all-gather's output) before its forward and again before
+  // its backward; its gradients reduce-scattered after it; all over DP.
+  const auto gathers = named("zero_param_gather", op_phase::forward, 5);
+  REQUIRE(gathers.size() == layer_buckets);
+  std::uint64_t gathered = 0;
+  for (const aicb::operation& op : gathers) {
+    CHECK(op.kind == collective::all_gather);
+    CHECK(op.group.kind == group_kind::dp_cp);
+    CHECK(op.group_size == 8);
+    gathered += op.size.count();
+  }
+  CHECK(gathered == 2 * layer);
+  CHECK(named("zero_param_gather", op_phase::backward, 5).size() == layer_buckets);
+  std::uint64_t scattered = 0;
+  for (const aicb::operation& op : named("zero_grad_scatter", op_phase::backward, 5))
+    scattered += op.kind == collective::reduce_scatter ? op.size.count() : 0;
+  CHECK(scattered == 4 * layer);  // fp32 gradients (the job's default grad dtype)
+  // Order: the gather before the layer's first GEMM, the reduce-scatter after its last backward GEMM.
+  const auto at = [&](std::string_view name, op_phase phase, std::uint64_t l, bool last) {
+    std::uint64_t found = ~std::uint64_t{0};
+    for (const aicb::operation& op : ops)
+      if (op.name == name && op.phase == phase && op.layer == l && op.microbatch == 1 &&
+          (last || found == ~std::uint64_t{0}))
+        found = op.index;
+    return found;
+  };
+  CHECK(at("zero_param_gather", op_phase::forward, 5, true) <
+        at("attention_qkv", op_phase::forward, 5, false));
+  CHECK(at("zero_param_gather", op_phase::backward, 5, true) < at("mlp_fc2", op_phase::backward, 5, false));
+  CHECK(at("zero_grad_scatter", op_phase::backward, 5, false) >
+        at("attention_qkv", op_phase::backward, 5, true));
+  // Finalize: no gradient reduction left, the step on 1/8 of the weights, no weight gather.
+  std::uint64_t finalize_collectives = 0;
+  for (const aicb::operation& op : ops)
+    if (op.phase == op_phase::finalize && op.type == op_type::collective) ++finalize_collectives;
+  CHECK(finalize_collectives == 0);
+
+  job.parallel.zero_stage = 2;
+  const auto ops2 = all(job, 0);
+  std::map<std::string, int> finalize_names;
+  std::uint64_t gathers2 = 0, scatters2 = 0;
+  for (const aicb::operation& op : ops2) {
+    if (op.phase == op_phase::finalize) ++finalize_names[std::string(op.name)];
+    gathers2 += op.name == "zero_param_gather" ? 1 : 0;
+    scatters2 += op.name == "zero_grad_scatter" && op.microbatch == 1 && op.layer == 5 ? 1 : 0;
+  }
+  CHECK(gathers2 == 0);
+  CHECK(scatters2 == layer_buckets);
+  CHECK(finalize_names["grad_reduce"] == 0);
+  CHECK(finalize_names["param_gather"] > 0);  // the updated weights, after the step
+
+  // What DeepSpeed does not run with these stages is refused.
+  aicb::job_spec pipelined = llama(16, 1, 2, false, 1, 1, 16);
+  pipelined.parallel.zero_stage = 2;
+  CHECK_THROWS_WITH(aicb::rank_schedule(pipelined, 0), Catch::Contains("pipeline_parallel = 2"));
+  aicb::job_spec moe{
+      aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 3}, {}};
+  CHECK_THROWS_WITH(aicb::rank_schedule(moe, 0), Catch::Contains("experts"));
+}

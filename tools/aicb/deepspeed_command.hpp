@@ -10,7 +10,7 @@
 
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/deepspeed.hpp>
-#include <aicb/generate/megatron.hpp>
+#include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/simai_writer.hpp>
 
@@ -111,7 +111,9 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
   job.batch.seq_length = a.seq_length;
   job.batch.grad_dtype = aicb::dtype::bf16;  // DeepSpeed reduces gradients in the training dtype
   const aicb::roofline_model compute(o.gpu);
-  const aicb::megatron_workload w(job, compute, {.iterations = a.epoch_num, .pipeline_stage = std::nullopt});
+  const aicb::simai_projection w(job, compute, {.iterations = a.epoch_num});
+  for (const std::string& warning : w.warnings())
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
   std::string path = o.output;
   if (path.empty()) {
     make_output_folder("results/workload");

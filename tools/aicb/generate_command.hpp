@@ -20,7 +20,6 @@
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/csv_projection.hpp>
-#include <aicb/generate/megatron.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/json_writer.hpp>

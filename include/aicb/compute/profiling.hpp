@@ -7,9 +7,9 @@
 /// version 2 profile (docs/profiler.md). The GPU side is the CUDA profiler in `cuda/`.
 ///
 /// - plan_profile() lists the operations of one transformer layer per TP rank — exactly the shapes
-///   the Megatron generator asks a compute model for (it runs the generator with a model that
-///   records the questions), plus the embedding, logits and optimizer step — each with the passes the
-///   generator times: forward, input gradient, weight gradient.
+///   of the computations in the rank's operation graph, which the projections ask a compute model
+///   to price — plus the embedding, logits and optimizer step, each with the passes the graph runs:
+///   forward, input gradient, weight gradient.
 /// - make_profile() turns per-operation timings into a profile whose provenance says which GPU, which
 ///   dtype, which shapes, how many warm-up and timed calls, and what each statistic is. Sections are
 ///   named after the operation roles (`attention_qkv`, `mlp_fc1`, …), which aicb::aiob_model looks up
@@ -20,9 +20,9 @@
 #include <aicb/compute/timing_stats.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/megatron.hpp>
 #include <aicb/model/compute_op.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/version.hpp>
 
 #include <algorithm>
@@ -48,45 +48,38 @@ struct profile_plan {
   std::vector<profile_entry> entries;
 };
 
-namespace detail {
-
-// A compute model that answers 1 ns and remembers every question: the generator's operations.
-class recording_model final : public compute_model {
- public:
-  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
-    asked_.push_back(op);
-    return nanoseconds{1};
-  }
-  [[nodiscard]] std::string provenance() const override { return "recording"; }
-  [[nodiscard]] const std::vector<compute_op>& asked() const noexcept { return asked_; }
-
- private:
-  mutable std::vector<compute_op> asked_;
-};
-
-}  // namespace detail
-
 /// What to measure for `job`: every operation role of its layers, embedding, logits and optimizer, with
-/// the shapes on one GPU (its TP / EP shard), once each. Throws config_error for an invalid job.
+/// the shapes on one GPU (its TP / EP shard), once each — the computations of the first rank of the
+/// first and of the last pipeline stage (aicb::rank_schedule), as the projections price them.
+/// Throws config_error for an invalid job.
 [[nodiscard]] inline profile_plan plan_profile(const job_spec& job) {
   profile_plan plan;
-  detail::recording_model recorder;
-  const std::uint64_t last = job.parallel.pipeline_parallel - 1;
+  validate(job);
+  // Every micro batch runs the same operations: the fewest the schedule allows are enough.
+  job_spec few = job;
+  const parallel_spec& p = job.parallel;
+  few.batch.global_batch =
+      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  const std::uint64_t last = p.pipeline_parallel - 1, per_stage = p.world_size / p.pipeline_parallel;
   for (const std::uint64_t stage : {std::uint64_t{0}, last}) {
-    const megatron_workload w(job, recorder, {.iterations = 1, .pipeline_stage = stage});
-    plan.job = w.job();
-    if (last == 0) break;
-  }
-  for (const compute_op& op : recorder.asked()) {
-    auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
-                           [&](const profile_entry& e) { return e.role == op.role; });
-    if (it == plan.entries.end()) {
-      plan.entries.push_back({op.role, op, std::nullopt, std::nullopt});
-      it = plan.entries.end() - 1;
-      it->forward.pass = pass_kind::forward;
+    rank_schedule schedule(few, stage * per_stage);
+    plan.job = schedule.job();
+    plan.job.batch.global_batch = job.batch.global_batch;
+    for (const operation& o : schedule) {
+      if (o.type != op_type::compute) continue;
+      const compute_op& op = o.compute;
+      auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
+                             [&](const profile_entry& e) { return e.role == op.role; });
+      if (it == plan.entries.end()) {
+        // The first time a role appears is its forward (or, for the optimizer, its only pass).
+        plan.entries.push_back({op.role, op, std::nullopt, std::nullopt});
+        it = plan.entries.end() - 1;
+        it->forward.pass = pass_kind::forward;
+      }
+      if (op.pass == pass_kind::input_grad && !it->input_grad) it->input_grad = op;
+      if (op.pass == pass_kind::weight_grad && !it->weight_grad) it->weight_grad = op;
     }
-    if (op.pass == pass_kind::input_grad && !it->input_grad) it->input_grad = op;
-    if (op.pass == pass_kind::weight_grad && !it->weight_grad) it->weight_grad = op;
+    if (last == 0) break;
   }
   return plan;
 }

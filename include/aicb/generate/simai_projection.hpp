@@ -21,6 +21,11 @@
 ///   `pp`, `vpp`, `ga` and `pp_comm`); the iteration's gradient reductions, optimizer step and weight
 ///   gathers come first in the file, in reverse, so SimAI's backward walk runs them last, in order.
 ///
+/// DeepSpeed's ZeRO-3 gathers a module's weights over DP before its forward; SimAI has DP only in
+/// the weight-gradient column, so each such gather is a record of its own, in forward order, whose
+/// weight-gradient column SimAI runs when its backward walk reaches the module: the bytes are exact,
+/// the overlap optimistic.
+///
 /// The allgather dispatcher's collectives over ETP x EP are written as the same data moved in two
 /// steps over SimAI's TP and EP groups (all-gather over TP, then EP; reduce-scatter over EP, then TP):
 /// every rank sends and receives the same bytes. What SimAI cannot express is refused with a message
@@ -171,7 +176,7 @@ class simai_projection {
 
   void build(const compute_model& compute) {
     std::vector<slot_record> records;
-    std::map<std::string, std::size_t> by_key;  // rebuilt after insertions (cheap: one micro batch)
+    std::map<std::string, std::size_t> by_key;  // a forward computation's record
     const auto key_of = [](const operation& op) {
       return std::to_string(op.layer == no_layer ? ~std::uint64_t{0} : op.layer) + ":" + std::string(op.name);
     };
@@ -228,6 +233,14 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
+      } else if (op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp) {
+        // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
+        // weight-gradient column, which it runs in its backward walk, without blocking — a record of
+        // its own, here, so the walk reaches it when it reaches this module.
+        slot_record s;
+        s.r.name = std::string(op.name);
+        s.r.weight_grad.comm = collective_op{op.kind, comm_group::dp, op.size};
+        records.push_back(std::move(s));
       } else {
         for (const collective_op& c : pieces(op, false)) {
           if (!records.empty() && !records.back().r.forward.comm.active()) {
@@ -241,24 +254,30 @@ class simai_projection {
         }
       }
     }
-    // The backward walk: a cursor on (record, position) in SimAI's order — position 0 before the
-    // record's input-gradient compute, 1 after it, 2 after its collective, 3 after the weight-gradient
-    // compute, 4 after its collective.
-    const auto index_keys = [&] {
-      by_key.clear();
-      for (std::size_t i = 0; i < records.size(); ++i)
-        if (!records[i].key.empty()) by_key[records[i].key] = i;
-    };
-    index_keys();
-    std::size_t at = records.empty() ? 0 : records.size() - 1;
+    // The backward walk, built in SimAI's order (the records from the last to the first): `walk`
+    // holds the records SimAI reaches, in that order; forward records [0, unreached) are still ahead.
+    // The cursor is on walk's last record at a position — 1 after its input-gradient compute, 2
+    // after its collective, 3 after the weight-gradient compute, 4 after its collective — or, before
+    // anything is reached, at the start (position 0). A record inserted for the graph's order goes
+    // where the cursor is: appended to the walk. Nothing moves, so the cost is linear.
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (!records[i].key.empty()) by_key[records[i].key] = i;
+    std::vector<slot_record> walk;
+    walk.reserve(records.size());
+    std::size_t unreached = records.size();
+    constexpr std::size_t none = ~std::size_t{0};
+    std::size_t at_forward = none;  // the forward record the cursor is on, if it is one
     int position = 0;
-    // Inserts an empty record just after `at` in forward order (SimAI reaches it just before `at`), or
-    // just before it (reached just after `at`'s weight-gradient part).
-    const auto insert = [&](std::size_t index, std::string name) {
+    const auto reach = [&](std::size_t j) {  // the walk passes the forward records down to j
+      while (unreached > j)
+        walk.push_back(std::move(records[--unreached]));
+      at_forward = j;
+    };
+    const auto append = [&](std::string name) {
       slot_record s;
       s.r.name = std::move(name);
-      records.insert(records.begin() + static_cast<std::ptrdiff_t>(index), std::move(s));
-      index_keys();
+      walk.push_back(std::move(s));
+      at_forward = none;
     };
     for (const operation& op : backward) {
       if (op.type == op_type::compute) {
@@ -267,25 +286,22 @@ class simai_projection {
         const auto found = op.phase == op_phase::backward ? by_key.find(key_of(op)) : by_key.end();
         if (found != by_key.end()) {
           const std::size_t j = found->second;
-          phase& target = weight ? records[j].r.weight_grad : records[j].r.input_grad;
           const int needed = weight ? 2 : 0;  // the cursor may be at most here, on record j
-          const bool reachable = j < at || (j == at && position <= needed);
-          if (reachable && target.compute.count() == 0) {
-            target.compute = t;
-            at = j;
+          const bool ahead = j < unreached;
+          const bool here = at_forward == j && position <= needed;
+          const phase& target = ahead ? (weight ? records[j].r.weight_grad : records[j].r.input_grad)
+                                      : (weight ? walk.back().r.weight_grad : walk.back().r.input_grad);
+          if ((ahead || here) && target.compute.count() == 0) {
+            if (ahead) reach(j);
+            (weight ? walk.back().r.weight_grad : walk.back().r.input_grad).compute = t;
             position = weight ? 3 : 1;
             continue;
           }
         }
         // A computation of its own (recomputation, the loss's gradient …): a record of its own, reached
         // next in SimAI's walk.
-        if (position == 0) {
-          insert(at + 1, std::string(op.name));
-          ++at;
-        } else {
-          insert(at, std::string(op.name));
-        }
-        records[at].r.input_grad.compute = t;
+        append(std::string(op.name));
+        walk.back().r.input_grad.compute = t;
         position = 1;
         continue;
       }
@@ -294,33 +310,30 @@ class simai_projection {
       const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
                                 op.group.kind == group_kind::edp;
       for (const collective_op& c : pieces(op, weight_group)) {
-        if (position == 1 && !weight_group && !records[at].r.input_grad.comm.active()) {
-          records[at].r.input_grad.comm = c;
+        if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
+          walk.back().r.input_grad.comm = c;
           position = 2;
           continue;
         }
-        if (position == 3 && weight_group && !records[at].r.weight_grad.comm.active()) {
-          records[at].r.weight_grad.comm = c;
+        if (position == 3 && weight_group && !walk.back().r.weight_grad.comm.active()) {
+          walk.back().r.weight_grad.comm = c;
           position = 4;
           continue;
         }
-        if (position == 0) {
-          insert(at + 1, std::string(op.name));
-          ++at;
-        } else {
-          insert(at, std::string(op.name));
-        }
+        append(std::string(op.name));
         if (weight_group) {
-          records[at].r.weight_grad.comm = c;
+          walk.back().r.weight_grad.comm = c;
           position = 4;
         } else {
-          records[at].r.input_grad.comm = c;
+          walk.back().r.input_grad.comm = c;
           position = 2;
         }
       }
     }
-    for (slot_record& s : records)
-      microbatch_.push_back(std::move(s.r));
+    reach(0);  // the forward records before the last one the graph's backward reaches
+    microbatch_.reserve(walk.size());
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it)
+      microbatch_.push_back(std::move(it->r));
 
     // The prologue: the iteration's finalize in reverse, one operation a record.
     for (auto it = finalize.rbegin(); it != finalize.rend(); ++it) {

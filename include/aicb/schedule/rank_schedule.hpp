@@ -33,13 +33,22 @@
 /// - after the last backward, Megatron's finalize: the gradient reduction of each model chunk
 ///   (dense weights over DP×CP, routed experts over expert-DP; reduce-scatter with the distributed
 ///   optimizer, all-reduce otherwise; in buckets only with `overlap_grad_reduce`, and then only on
-///   the first stage's first chunk, one per buffer elsewhere), the TP all-reduce of the weights that
+///   the first stage's first chunk, one per buffer elsewhere; always in buckets with a ZeRO stage,
+///   as DeepSpeed works), the TP all-reduce of the weights that
 ///   sequence parallelism replicates (norms), the all-reduce of the tied word embedding between the
 ///   first and last stage, the router's expert-bias reduction; then the optimizer step and, with
 ///   the distributed optimizer, the all-gather of the updated weights.
 ///
-/// Refused with a message: multi-token prediction (not yet modelled here), ZeRO stages 2 and 3
-/// (DeepSpeed's, not Megatron's), a job that is not valid.
+/// - DeepSpeed's ZeRO (`zero_stage`): stage 1 is the distributed optimizer above; stage 2
+///   reduce-scatters each module's gradients over DP×CP as its backward ends, in every micro batch,
+///   and gathers the updated weights after the step; stage 3 also all-gathers each module's weights
+///   before its forward and again before its backward (recomputation reuses the backward's gather),
+///   and never holds the whole model. Modules are the embedding, each layer and the output layer
+///   with the final norm; each collective is split into buckets of at most `bucket_params`.
+///
+/// Refused with a message: ZeRO stages 2 and 3 with a mixture of experts, multi-token prediction or
+/// pipeline parallelism (DeepSpeed supports none of them with those stages); multi-token prediction
+/// with context parallelism or learned positions; a job that is not valid.
 ///
 /// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
 /// with micro batches, iterations or world size. The stream owns everything it refers to, so
@@ -144,10 +153,17 @@ class rank_schedule {
         AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
                                 "multi-token prediction is modelled with rotary positions only (a learned "
                                 "position table would need a copy on the last stage)"));
-      if (p.zero_stage >= 2)
-        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
-                                "per-rank schedules follow Megatron-Core, which shards with the distributed "
-                                "optimizer (zero_stage 0 or 1)"));
+      if (p.zero_stage >= 2) {
+        const auto refuse = [&](const std::string& what) {
+          AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                                  "ZeRO stages 2 and 3 are modelled for dense models without pipeline "
+                                  "parallelism, as DeepSpeed runs them; this job has " +
+                                      what + " (use zero_stage 0 or 1: the distributed optimizer)"));
+        };
+        if (job.model.is_moe()) refuse("experts (ZeRO does not shard them over expert data parallelism)");
+        if (job.model.num_mtp_layers > 0) refuse("multi-token prediction");
+        if (p.pipeline_parallel > 1) refuse("pipeline_parallel = " + std::to_string(p.pipeline_parallel));
+      }
       if (options.iterations == 0)
         AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
       stage = coords.pp;
@@ -189,6 +205,7 @@ class rank_schedule {
     void build_layer(bool moe);
     void build_embedding_and_head();
     void build_mtp();
+    void build_zero();
 
     job_spec job;
     rank_schedule_options options;
@@ -203,6 +220,10 @@ class rank_schedule {
     block embedding_forward, embedding_backward;
     block final_norm_forward, final_norm_backward;  // the decoder's last norm
     block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
+    // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
+    // otherwise): a layer, the embedding, the head (final norm and output layer).
+    block zero_gather_layer, zero_scatter_layer, zero_gather_embedding, zero_scatter_embedding;
+    block zero_gather_head, zero_scatter_head;
     // One multi-token-prediction module around its transformer layer: before it, the embedding of the
     // shifted tokens, the two norms and the projection; after it, its own final norm.
     block mtp_input_forward, mtp_input_backward, mtp_norm_forward, mtp_norm_backward;
@@ -361,11 +382,17 @@ class rank_schedule::cursor {
     wait_for(pending_forward_, pending_forward_count_);
     const bool first = s_->stage == 0 && chunk == 0;
     const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    if (first) emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    if (first) {
+      emit(s_->zero_gather_embedding, op_phase::forward, mb, chunk, no_layer);
+      emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
+    }
     const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l)
+    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l) {
+      emit(s_->zero_gather_layer, op_phase::forward, mb, chunk, l);
       emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+    }
     if (last) {
+      emit(s_->zero_gather_head, op_phase::forward, mb, chunk, no_layer);
       // Megatron-Core: the decoder's final norm, each MTP module in turn (fed by the one before), then
       // the output layer and loss of each MTP module and of the main model.
       emit(s_->final_norm_forward, op_phase::forward, mb, chunk, no_layer);
@@ -391,6 +418,7 @@ class rank_schedule::cursor {
       // The reverse of the forward: the losses' output layers, the MTP modules last to first, the
       // decoder's final norm.
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
+      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer);
       emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer);
       for (std::uint64_t k = mtp; k-- > 0;)
         emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
@@ -403,15 +431,22 @@ class rank_schedule::cursor {
         emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
       }
       emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
       const bool moe = s_->moe_layer(l);
+      emit(s_->zero_gather_layer, op_phase::backward, mb, chunk, l);
       if (recompute == recompute_kind::full)
         emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
       emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
+      emit(s_->zero_scatter_layer, op_phase::backward, mb, chunk, l);
     }
-    if (first) emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+    if (first) {
+      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer);
+    }
   }
 
   // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
@@ -990,6 +1025,38 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
       if (p.pipeline_parallel > 1 && !m.tied_embeddings) last.dense += output_weights_;  // V/TP × h
     }
   }
+  build_zero();
+}
+
+// DeepSpeed ZeRO-2/3 around each module, over DP×CP (where the distributed optimizer shards too).
+inline void rank_schedule::state::build_zero() {
+  const parallel_spec& p = job.parallel;
+  const rank_group dp = grid.group(group_kind::dp_cp, rank);
+  if (p.zero_stage < 2 || dp.size() <= 1) return;
+  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
+  const std::uint64_t bucket = options.bucket_params != 0
+                                   ? options.bucket_params
+                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp.size());
+  const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
+                            std::uint64_t element_bytes) {
+    detail::template_builder x{into, job.batch.dtype};
+    for (std::uint64_t done = 0; done < elements; done += bucket)
+      x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
+  };
+  const auto module = [&](block& gather, block& scatter, std::uint64_t used, std::uint64_t owned) {
+    if (p.zero_stage == 3) bucketed(gather, "zero_param_gather", collective::all_gather, used, w);
+    bucketed(scatter, "zero_grad_scatter", collective::reduce_scatter, owned, g);
+  };
+  module(zero_gather_layer, zero_scatter_layer, layer_dense_weights_.dense, layer_dense_weights_.dense);
+  if (stage == 0)
+    module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
+  if (stage + 1 == p.pipeline_parallel) {
+    // A tied output layer is the embedding's weight: fetched again for the logits, its gradient
+    // reduced once, with the embedding's (whose backward comes last).
+    const std::uint64_t output_owned = job.model.tied_embeddings ? 0 : output_weights_;
+    module(zero_gather_head, zero_scatter_head, final_norm_weights_ + output_weights_,
+           final_norm_weights_ + output_owned);
+  }
 }
 
 // ---- once per iteration ----------------------------------------------------------------------
@@ -1017,11 +1084,12 @@ inline void rank_schedule::cursor::finalize() {
     op.size = bytes{size};
   };
   // A buffer's collective, in buckets where Megatron uses them: with overlap_grad_reduce, on the
-  // first stage's first chunk (every other chunk and stage has one bucket per buffer).
+  // first stage's first chunk (every other chunk and stage has one bucket per buffer). DeepSpeed's
+  // ZeRO always works in buckets (reduce_bucket_size, allgather_bucket_size).
   const auto buffer = [&](std::string_view name, collective kind, const rank_group& group,
                           std::uint64_t elements, std::uint64_t element_bytes, std::uint64_t chunk) {
     if (group.size() <= 1 || elements == 0) return;
-    const bool buckets = p.overlap_grad_reduce && st.stage == 0 && chunk == 0;
+    const bool buckets = (p.overlap_grad_reduce && st.stage == 0 && chunk == 0) || p.zero_stage >= 1;
     const std::uint64_t step = buckets ? bucket : elements;
     for (std::uint64_t done = 0; done < elements; done += step)
       collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
@@ -1029,7 +1097,8 @@ inline void rank_schedule::cursor::finalize() {
   const collective reduce = sharded ? collective::reduce_scatter : collective::all_reduce;
   std::uint64_t replicated = 0, dense = 0, expert = 0;
   for (std::uint64_t c = 0; c < st.chunks; ++c) {
-    buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
+    // ZeRO-2/3 reduced the dense gradients module by module in every micro batch.
+    if (p.zero_stage < 2) buffer("grad_reduce", reduce, dp_cp, st.weights[c].dense, g, c);
     buffer("expert_grad_reduce", reduce, edp, st.weights[c].expert, g, c);
     replicated += st.weights[c].replicated;
     dense += st.weights[c].dense;
@@ -1064,8 +1133,9 @@ inline void rank_schedule::cursor::finalize() {
                                       : dense + expert;
   step.compute = {
       .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
-  // The distributed optimizer gathers the updated weights.
-  if (sharded)
+  // The distributed optimizer (and ZeRO-1/2) gathers the updated weights; ZeRO-3 keeps them sharded
+  // and gathers each module when it runs.
+  if (sharded && p.zero_stage < 3)
     for (std::uint64_t c = 0; c < st.chunks; ++c) {
       buffer("param_gather", collective::all_gather, dp_cp, st.weights[c].dense, w, c);
       buffer("expert_param_gather", collective::all_gather, edp, st.weights[c].expert, w, c);
