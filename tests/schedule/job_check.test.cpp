@@ -80,7 +80,11 @@ TEST_CASE("job check: every layout of the tests runs jointly to the end", "[sche
                                    .first_stage_layers = 5,
                                    .last_stage_layers = 8,
                                    .distributed_optimizer = true},
-                                  {.global_batch = 64, .seq_length = 4096}}};
+                                  {.global_batch = 64, .seq_length = 4096}},
+                                 // DeepSpeed's ZeRO-3 with TP: per-module gathers and reduce-scatters.
+                                 {aicb::presets::llama2_7b,
+                                  {.world_size = 16, .tensor_parallel = 2, .zero_stage = 3},
+                                  {.global_batch = 16, .seq_length = 1024}}};
   for (const aicb::job_spec& job : jobs) {
     INFO(job.model.name.view() << " on " << job.parallel.world_size);
     const aicb::job_check r = aicb::check_job(job);
