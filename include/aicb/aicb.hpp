@@ -69,6 +69,7 @@
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/hf_config.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/model/job_request.hpp>
 #include <aicb/model/options.hpp>
 #include <aicb/model/parallel.hpp>
 #include <aicb/model/presets.hpp>

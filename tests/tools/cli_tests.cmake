@@ -55,9 +55,9 @@ aicb_cli_test(describe_tp_not_dividing_heads STATUS 2
               ARGS describe --model llama2-7b --tp 5 --world-size 40)
 aicb_cli_test(describe_bad_value STATUS 2 EXPECT "activation = relu: expected gelu \\| swiglu"
               ARGS describe --model llama2-7b --activation relu)
-aicb_cli_test(describe_unknown_preset STATUS 2 EXPECT "unknown preset; did you mean llama2-7b\\?"
+aicb_cli_test(describe_unknown_preset STATUS 2 EXPECT "unknown model; did you mean llama2-7b\\?"
               ARGS describe --model llama2-7x)
-aicb_cli_test(describe_two_sources STATUS 2 EXPECT "give only one of" ARGS describe --model llama2-7b --size 15B)
+aicb_cli_test(describe_two_sources STATUS 2 EXPECT "give only one model source" ARGS describe --model llama2-7b --size 15B)
 aicb_cli_test(describe_missing_hf_config STATUS 1 EXPECT "cannot open file" ARGS describe --hf-config /nonexistent.json)
 
 # aicb aiob: show, check and convert profiles.
@@ -97,7 +97,7 @@ set_tests_properties(cli.reference_aicb_cases_byte_for_byte PROPERTIES LABELS cl
 
 # aicb generate, corrected: the seed command, with a 15B shape, writes a valid file and its sidecar.
 aicb_cli_test(reference_generate_seed_15b REFERENCE
-              EXPECT "model size 15: standard gpt shape gpt-1[45]\\.[0-9]B" "wrote seed15b.txt: [0-9]+ records"
+              EXPECT "size 15B: the standard llama shape llama-1[45]\\.[0-9]B" "wrote seed15b.txt: [0-9]+ records"
               ARGS generate -m 15 --world_size 4096 --tensor_model_parallel_size 2 --pipeline_model_parallel 1
                    --frame Megatron --global_batch 8192 --micro_batch 1 --seq_length 4096 --swiglu --use_flash_attn
                    --aiob_enable --comp_filepath "${_aiob_example}" -o seed15b.txt)
@@ -191,9 +191,22 @@ aicb_cli_test(generate_learned_positions_too_short STATUS 2
               EXPECT "seq_length = 4096: seq_length must not exceed max_position_embeddings"
               ARGS generate -m gpt3-6.7b --seq_length 4096 --world_size 8 --global_batch 8 -o never_positions.txt)
 # The seed question: a 15B model with SwiGLU is 15B as the job counts it.
-aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "gpt-1[45]\\.[0-9]B, [0-9]+ layers x hidden [0-9]+, 1(4[7-9]|5[0-3])[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] parameters as this job has them \\(swiglu"
+aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "llama-1[45]\\.[0-9]B, [0-9]+ layers x hidden [0-9]+, 1(4[7-9]|5[0-3])[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9] parameters as this job has them \\(swiglu"
               ARGS generate -m 15 --swiglu --world_size 64 --tensor_model_parallel_size 2 --global_batch 64
                    --seq_length 4096 -o seed15b_swiglu.txt)
+# One model source for every subcommand: -m takes aicb's names, presets and sizes everywhere; generate takes
+# a config.json and --size as describe does; the family default (llama) is one, and generate says it changed.
+aicb_cli_test(generate_hf_config EXPECT "job: " "hidden_size=512" "wrote hf_small.txt: [0-9]+ records"
+              ARGS generate --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/llama_small.json" --world-size 8
+                   --tp 2 --gbs 16 -o hf_small.txt)
+aicb_cli_test(generate_family_default_note EXPECT "--family defaults to llama in every subcommand now"
+              ARGS generate -m 15 --world_size 8 --global_batch 8 -o family_note.txt)
+aicb_cli_test(describe_aicb_model_name EXPECT "model gpt_13B" ARGS describe -m 13)
+aicb_cli_test(describe_size_as_model EXPECT "model llama-15\\.[0-9]B" ARGS describe -m 15)
+aicb_cli_test(generate_bool_field_is_a_flag EXPECT "wrote kv_flag.txt"
+              ARGS generate -m llama3-8b --replicate-kv-heads --world_size 16 --tp 16 --gbs 16 -o kv_flag.txt)
+aicb_cli_test(generate_size_refused_in_compat STATUS 2 EXPECT "aicb has no such option"
+              ARGS generate --compat aicb --size 15B -o never_compat_size.txt)
 # CSV outputs: their size is estimated from one iteration first; what cannot fit is refused.
 aicb_cli_test(deepspeed_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
               ARGS deepspeed --stage 1 --world_size 8 --epoch_num 1000000000000 -o never_deepspeed.csv)

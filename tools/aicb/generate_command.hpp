@@ -24,6 +24,7 @@
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/model/job_request.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/sizing.hpp>
@@ -135,7 +136,9 @@ struct generate_options {
   std::string compat = "none";
   std::string output;
   std::string compute;  // aiob | roofline | constant (default: by the flags)
-  std::string family = "gpt";
+  std::string family;   // gpt | llama; empty: llama, with a note (generate's default was gpt)
+  std::string hf_config, size;
+  bool allow_unknown_keys = false;
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
   bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
@@ -171,10 +174,13 @@ inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& 
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
   command->add_option(
       "-m,--model_size,--model-size,--model", o.model_size,
-      "preset: aicb's 7 | 13 | 22 | 175 | 405 | moe | deepseek671 | deepseek236 | deepseek16 | "
-      "deepseek, any `aicb models` key, or a size in billions (15 → a 15B shape)");
-  command->add_option("--family", o.family, "family of a shape chosen by size: gpt | llama")
-      ->capture_default_str();
+      "preset: aicb's 7 | 13 | 22 | 175 | 65 | 405 | moe | deepseek671 | deepseek236 | deepseek16 | "
+      "deepseek, any `aicb models` key, or a size (15 = 15B)");
+  command->add_option("--family", o.family, "family of a shape chosen by size: gpt | llama (default: llama)");
+  command->add_option("--hf-config", o.hf_config, "start from a Hugging Face config.json");
+  command->add_flag("--allow-unknown-keys", o.allow_unknown_keys,
+                    "accept config.json keys aicb does not know");
+  command->add_option("--size", o.size, "start from a standard shape of this many parameters (e.g. 15B)");
   for (const aicb_option& opt : aicb_options) {
     std::string& target = o.aicb[opt.name];
     auto* option = opt.flag ? command->add_flag(opt.spellings, target, opt.help)
@@ -182,7 +188,7 @@ inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& 
     option->group("aicb options");
   }
   // Descriptor fields aicb has no name for.
-  const auto add_extra = [&](std::string_view field, std::string_view help) {
+  const auto add_extra = [&](std::string_view field, std::string_view help, bool is_bool) {
     for (const aicb_option& opt : aicb_options)
       if (field == opt.field) return;
     if (field == "name" || field == "recompute" || field == "activation" || field == "sequence_parallel")
@@ -190,17 +196,18 @@ inline void add_generate_command(CLI::App& app, generate_options& o, CLI::App*& 
     std::string dashed(field);
     for (char& c : dashed)
       if (c == '_') c = '-';
-    command
-        ->add_option("--" + dashed + (dashed != field ? ",--" + std::string(field) : std::string()),
-                     o.extra[std::string(field)], std::string(help))
+    const std::string names = "--" + dashed + (dashed != field ? ",--" + std::string(field) : std::string());
+    std::string& target = o.extra[std::string(field)];
+    (is_bool ? command->add_flag(names, target, std::string(help))
+             : command->add_option(names, target, std::string(help)))
         ->group("model and layout");
   };
   for (auto f : aicb::field_names<aicb::model_spec>())
-    add_extra(f, aicb::model_spec::help(f));
+    add_extra(f, aicb::model_spec::help(f), is_bool_field<aicb::model_spec>(f));
   for (auto f : aicb::field_names<aicb::parallel_spec>())
-    add_extra(f, aicb::parallel_spec::help(f));
+    add_extra(f, aicb::parallel_spec::help(f), is_bool_field<aicb::parallel_spec>(f));
   for (auto f : aicb::field_names<aicb::batch_spec>())
-    add_extra(f, aicb::batch_spec::help(f));
+    add_extra(f, aicb::batch_spec::help(f), is_bool_field<aicb::batch_spec>(f));
   command->add_option("--activation", o.extra["activation"], "MLP activation: gelu | swiglu")
       ->group("model and layout");
   command->add_option("--recompute-granularity", o.extra["recompute"], "none | selective | full")
@@ -319,48 +326,23 @@ inline aicb::aicb_args compat_args(const generate_options& o, std::vector<std::s
 
 // ---- corrected mode --------------------------------------------------------------------------------
 
-// The model -m names in the corrected mode: aicb's GPT shapes stay; the others become the real
-// models they are named after; any preset key works; a number is a size in billions — then the
-// family's template with its dimensions free, and `target` the size (the shape is chosen once every
-// flag is applied, so that it fits the job's activation, vocabulary and sequence).
-inline aicb::model_spec corrected_model(const generate_options& o, std::optional<std::uint64_t>& target) {
-  const std::string& m = o.model_size;
-  if (m == "7") return aicb::presets::aicb_gpt_7b;
-  if (m == "13") return aicb::presets::aicb_gpt_13b;
-  if (m == "22") return aicb::presets::aicb_gpt_22b;
-  if (m == "175") return aicb::presets::aicb_gpt_175b;
-  if (m == "65") return aicb::presets::llama_65b;
-  if (m == "405") return aicb::presets::llama3_1_405b;
-  if (m == "moe") return aicb::presets::mixtral_8x7b;
-  if (m == "deepseek671") return aicb::presets::deepseek_v3;
-  if (m == "deepseek236") return aicb::presets::deepseek_v2;
-  if (m == "deepseek16") return aicb::presets::deepseek_v2_lite;
-  if (const aicb::preset* p = aicb::find_preset(m)) return p->model;
-  const bool numeric = !m.empty() && m.find_first_not_of("0123456789.") == std::string::npos;
-  if (numeric || m.back() == 'B' || m.back() == 'b') {
-    const auto family = aicb::from_string<aicb::model_family>(o.family);
-    if (!family) throw aicb::config_error("family", o.family, "expected gpt | llama");
-    target = aicb::parse_param_count(numeric ? m + "B" : m);
-    return aicb::family_template(*family);
-  }
-  std::vector<std::string_view> keys;
-  for (const auto& p : aicb::all_presets)
-    keys.push_back(p.key);
-  const auto near = aicb::detail::nearest(m, keys);
-  throw aicb::config_error(
-      "model", m,
-      "unknown model" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?"));
-}
-
 inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::string>& notes) {
   aicb::job_spec job;
   // aicb's defaults for what no flag gives (utils.get_params), then the preset, then every flag.
   job.parallel.world_size = 1;
   job.batch.global_batch = 4;
   job.batch.seq_length = 2048;
-  std::optional<std::uint64_t> target;  // -m as a size
-  if (!o.model_size.empty() && o.model_size != "deepseek") {
-    job.model = corrected_model(o, target);
+  // The model source, as every subcommand reads it (aicb::select_model): -m (a preset, one of aicb's
+  // names, a size), --hf-config or --size; aicb's `-m deepseek` is its DeepSeek frame's defaults.
+  aicb::job_request request;
+  request.model = o.model_size == "deepseek" ? std::string() : o.model_size;
+  request.hf_config = o.hf_config;
+  request.allow_unknown_keys = o.allow_unknown_keys;
+  request.size = o.size;
+  request.family = o.family.empty() ? "llama" : o.family;
+  const aicb::model_choice choice = aicb::select_model(request);
+  if (!request.model.empty() || !request.hf_config.empty() || !request.size.empty()) {
+    job.model = choice.model;
   } else {
     job.model.hidden_size = 1024;
     job.model.num_layers = 24;
@@ -376,9 +358,7 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
     job.model.v_head_dim = 128;
   }
   const auto set = [&](const std::string& field, const std::string& text) {
-    if (!aicb::set_field(job.model, field, text) && !aicb::set_field(job.parallel, field, text) &&
-        !aicb::set_field(job.batch, field, text))
-      throw aicb::config_error(field, text, "no such field");
+    aicb::set_job_field(job, field, text);
   };
   for (const aicb_option& opt : aicb_options)
     if (given(o, opt.name) && std::string_view(opt.field) != "") {
@@ -410,17 +390,12 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
   }
   for (const auto& [field, text] : o.extra)
     if (!text.empty()) set(field, text);
-  if (target) {
-    const aicb::spec_name given_name = job.model.name;
-    job.model = aicb::shape_for_size(job.model, *target, job.batch.seq_length);
-    const std::uint64_t count = aicb::count_params(job.model, job.batch.seq_length).total();
-    job.model.name = given_name.empty() ? aicb::shape_name(o.family, count) : given_name;
-    notes.push_back(
-        "model size " + o.model_size + ": standard " + o.family + " shape " +
-        std::string(aicb::shape_name(o.family, count).view()) + ", " + std::to_string(job.model.num_layers) +
-        " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
-        " parameters as this job has them (" + std::string(aicb::to_string(job.model.activation)) +
-        ", vocabulary " + std::to_string(job.model.vocab_size) + ")");
+  if (choice.size) {
+    if (o.family.empty())
+      notes.push_back(
+          "--family defaults to llama in every subcommand now (generate used gpt before); give "
+          "--family gpt for a GPT shape");
+    notes.push_back(aicb::fit_size(job, choice, request.family));
   }
   if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
     const std::uint64_t h = job.model.hidden_size;
@@ -595,6 +570,10 @@ inline int run_generate_csv(const generate_options& o) {
 }
 
 inline int run_generate(const generate_options& o) {
+  if (o.compat == "aicb" && (!o.hf_config.empty() || !o.size.empty()))
+    throw aicb::config_error(
+        o.hf_config.empty() ? "size" : "hf_config", o.hf_config.empty() ? o.size : o.hf_config,
+        "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)");
   if (o.format == "csv") return run_generate_csv(o);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> notes;

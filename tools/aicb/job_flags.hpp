@@ -2,14 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command-line flags for a job, derived from the descriptors' field lists: every field of
 // model_spec, parallel_spec and batch_spec is a flag (`--hidden-size`, also `--hidden_size`), with
-// the field's help text. A model comes from a preset (--model), a Hugging Face config.json
+// the field's help text. A model comes from a preset or size (--model), a Hugging Face config.json
 // (--hf-config), a target size (--size with --family) or from the flags alone; explicit flags
-// always win over the preset, and the resolved job is what the tool prints.
+// always win over the preset (aicb::build_job), and the resolved job is what the tool prints.
 #pragma once
 
-#include <aicb/model/hf_config.hpp>
 #include <aicb/model/job.hpp>
-#include <aicb/model/presets.hpp>
+#include <aicb/model/job_request.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/sizing.hpp>
 
@@ -22,6 +21,18 @@
 
 namespace aicb_tool {
 
+/// True when field `name` of T is a bool: its flag takes no value (`--sequence-parallel`), though
+/// `--sequence-parallel=false` still works.
+template <class T>
+bool is_bool_field(std::string_view name) {
+  bool is_bool = false;
+  const T sample{};
+  aicb::for_each_field(sample, [&](std::string_view n, const auto& v) {
+    if (n == name) is_bool = std::is_same_v<std::remove_cvref_t<decltype(v)>, bool>;
+  });
+  return is_bool;
+}
+
 /// Short aliases in the spirit of aicb's shell scripts; each maps to one field.
 inline const std::vector<std::pair<std::string, std::string>> short_aliases{
     {"tp", "tensor_parallel"},  {"pp", "pipeline_parallel"}, {"ep", "expert_parallel"},
@@ -32,7 +43,9 @@ class job_flags {
  public:
   /// Adds the job flags to `app`.
   void add_to(CLI::App& app) {
-    app.add_option("-m,--model", model_, "start from a preset (see `aicb models`)");
+    app.add_option("-m,--model", model_,
+                   "start from a preset (`aicb models`), one of aicb's model names (7 13 22 175 65 405 moe "
+                   "deepseek671 deepseek236 deepseek16) or a size (15 = 15B)");
     app.add_option("--hf-config", hf_config_, "start from a Hugging Face config.json");
     app.add_flag("--allow-unknown-keys", allow_unknown_keys_, "accept config.json keys aicb does not know");
     app.add_option("--size", size_, "start from a standard shape of this many parameters (e.g. 15B)");
@@ -42,51 +55,21 @@ class job_flags {
     add_fields<aicb::batch_spec>(app, "batch");
   }
 
-  /// The job the flags describe (not yet validated).
-  [[nodiscard]] aicb::job_spec job() const {
-    aicb::job_spec job;
-    const int sources = !model_.empty() + !hf_config_.empty() + !size_.empty();
-    if (sources > 1)
-      throw aicb::config_error("model", model_ + hf_config_ + size_,
-                               "give only one of --model, --hf-config, --size");
-    if (!model_.empty()) {
-      const aicb::preset* p = aicb::find_preset(model_);
-      if (!p) {
-        std::vector<std::string_view> keys;
-        for (const auto& q : aicb::all_presets)
-          keys.push_back(q.key);
-        const auto near = aicb::detail::nearest(model_, keys);
-        throw aicb::config_error(
-            "model", model_,
-            "unknown preset" + (near.empty() ? std::string{} : "; did you mean " + std::string(near) + "?") +
-                " (`aicb models` lists them)");
-      }
-      job.model = p->model;
-    } else if (!hf_config_.empty()) {
-      job.model = aicb::load_hf_config(hf_config_, {allow_unknown_keys_}).model;
-    } else if (!size_.empty()) {
-      // The family's template, dimensions free: the shape is chosen below, for the job as the flags
-      // describe it (activation, vocabulary, sequence length …).
-      const auto family = aicb::from_string<aicb::model_family>(family_);
-      if (!family) throw aicb::config_error("family", family_, "expected gpt | llama");
-      job.model = aicb::family_template(*family);
-    }
-    for (const auto& [field, text] : values_) {
-      if (text.empty()) continue;
-      const bool set = aicb::set_field(job.model, field, text) ||
-                       aicb::set_field(job.parallel, field, text) || aicb::set_field(job.batch, field, text);
-      if (!set) throw aicb::config_error(field, text, "no such field");
-    }
-    if (!size_.empty()) {
-      const aicb::spec_name given = job.model.name;
-      job.model = aicb::shape_for_size(job.model, aicb::parse_param_count(size_), job.batch.seq_length);
-      job.model.name =
-          given.empty()
-              ? aicb::shape_name(family_, aicb::count_params(job.model, job.batch.seq_length).total())
-              : given;
-    }
-    return job;
+  /// The request the flags make: the model source and every field given, in field order.
+  [[nodiscard]] aicb::job_request request() const {
+    aicb::job_request r;
+    r.model = model_;
+    r.hf_config = hf_config_;
+    r.allow_unknown_keys = allow_unknown_keys_;
+    r.size = size_;
+    r.family = family_;
+    for (const auto& [field, text] : values_)
+      if (!text.empty()) r.fields.emplace_back(field, text);
+    return r;
   }
+  /// The job the flags describe (not yet validated), with what was decided for the user.
+  [[nodiscard]] aicb::built_job built() const { return aicb::build_job(request()); }
+  [[nodiscard]] aicb::job_spec job() const { return built().job; }
 
  private:
   template <class T>
@@ -98,12 +81,8 @@ class job_flags {
         if (field == name) flags = "--" + alias + "," + flags;
       std::string& target = values_[std::string(name)];
       const std::string help(T::help(name));
-      bool is_bool = false;
-      const T sample{};
-      aicb::for_each_field(sample, [&](std::string_view n, const auto& v) {
-        if (n == name) is_bool = std::is_same_v<std::remove_cvref_t<decltype(v)>, bool>;
-      });
-      auto* option = is_bool ? app.add_flag(flags, target, help) : app.add_option(flags, target, help);
+      auto* option =
+          is_bool_field<T>(name) ? app.add_flag(flags, target, help) : app.add_option(flags, target, help);
       option->group(group);
     }
   }

@@ -12,7 +12,7 @@
 /// so a config from a newer architecture is never imported silently wrong.
 ///
 /// ```cpp
-/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json");
+/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json").model;
 /// ```
 
 #include <aicb/config.hpp>
