@@ -58,7 +58,6 @@
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/deepspeed.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>
@@ -81,3 +80,4 @@
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/pipeline.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/workload/record_stream.hpp>

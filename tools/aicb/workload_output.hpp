@@ -6,11 +6,11 @@
 #pragma once
 
 #include <aicb/checked.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/units/bytes.hpp>
 #include <aicb/workload/record.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <array>
 #include <cstdint>

@@ -18,9 +18,9 @@
 #include <aicb/config.hpp>
 #include <aicb/detail/python_float.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <array>
 #include <charconv>

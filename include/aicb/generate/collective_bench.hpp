@@ -19,11 +19,11 @@
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <cstdint>
 #include <string>

@@ -36,12 +36,12 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/schedule/views.hpp>
 #include <aicb/workload/record.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <range/v3/range/conversion.hpp>
 

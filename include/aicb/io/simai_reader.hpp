@@ -21,9 +21,9 @@
 #include <aicb/detail/grammar/simai_def.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
-#include <aicb/generate/record_stream.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <algorithm>
 #include <array>

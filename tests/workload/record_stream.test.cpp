@@ -1,7 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/concepts.hpp>
-#include <aicb/generate/record_stream.hpp>
+#include <aicb/workload/record_stream.hpp>
 
 #include <catch2/catch.hpp>
 
