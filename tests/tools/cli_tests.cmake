@@ -197,8 +197,11 @@ aicb_cli_test(generate_15b_swiglu_is_15b EXPECT "llama-1[45]\\.[0-9]B, [0-9]+ la
 # One model source for every subcommand: -m takes aicb's names, presets and sizes everywhere; generate takes
 # a config.json and --size as describe does; the family default (llama) is one, and generate says it changed.
 aicb_cli_test(generate_hf_config EXPECT "job: " "hidden_size=512" "wrote hf_small.txt: [0-9]+ records"
+                                         "next: aicb lint hf_small.txt"
               ARGS generate --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/llama_small.json" --world-size 8
                    --tp 2 --gbs 16 -o hf_small.txt)
+aicb_cli_test(generate_epoch_num_is_iterations EXPECT "\\(2 iteration\\(s\\) x 4 micro batches\\)"
+              ARGS generate -m llama2-7b --num-layers 2 --epoch_num 2 -o epoch_num.txt)
 aicb_cli_test(generate_family_default_note EXPECT "--family defaults to llama in every subcommand now"
               ARGS generate -m 15 --world_size 8 --global_batch 8 -o family_note.txt)
 aicb_cli_test(describe_aicb_model_name EXPECT "model gpt_13B" ARGS describe -m 13)

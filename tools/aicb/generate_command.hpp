@@ -73,8 +73,8 @@ inline const std::vector<aicb_option> aicb_options{
      "global batch (sequences)"},
     {"micro_batch", "--micro_batch,--micro-batch,--mbs", false, "micro_batch", "micro batch (sequences)"},
     {"epoch_num", "--epoch_num,--epoch-num", false, "",
-     "aicb: forward iterations when profiling on a GPU; accepted, no effect on the workload (see "
-     "--iterations)"},
+     "training iterations in the file, as --iterations (aicb's SimAI generator ignores it; its CSV repeats "
+     "iterations)"},
     {"computation_enable", "--computation_enable", true, "", "CSV: GEMM computation items"},
     {"dtype", "--dtype", false, "dtype", "bfloat16 | float16 | float32"},
     {"ffn_hidden_size", "--ffn_hidden_size,--ffn-hidden-size", false, "ffn_hidden_size",
@@ -407,6 +407,12 @@ inline aicb::job_spec corrected_job(const generate_options& o, std::vector<std::
   return job;
 }
 
+// Training iterations in the file: --iterations, or aicb's --epoch_num when --iterations is not given.
+inline std::uint64_t iterations_of(const generate_options& o) {
+  if (o.iterations == 1 && given(o, "epoch_num")) return to_u64("epoch_num", o.aicb.at("epoch_num"));
+  return o.iterations;
+}
+
 // ---- output -----------------------------------------------------------------------------------------
 
 // The files the command reads: an output may not be one of them.
@@ -453,10 +459,10 @@ inline std::string sidecar_json(const std::string& path, const std::string& mode
 }
 
 inline void print_summary(const generate_options& o, const std::string& path, const written& result,
-                          const aicb::simai_header& header, double seconds) {
+                          const aicb::simai_header& header, std::uint64_t iterations, double seconds) {
   if (o.quiet) return;
   std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.3f s\n", path.c_str(),
-              static_cast<unsigned long long>(result.records), static_cast<unsigned long long>(o.iterations),
+              static_cast<unsigned long long>(result.records), static_cast<unsigned long long>(iterations),
               static_cast<unsigned long long>(header.ga), seconds);
   for (aicb::comm_group g : aicb::all_comm_groups)
     if (const auto n = result.bytes_by_group[static_cast<std::size_t>(g)])
@@ -467,6 +473,9 @@ inline void print_summary(const generate_options& o, const std::string& path, co
     std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (const std::uint64_t kib = peak_memory_kib())
     std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
+  std::printf(
+      "next: aicb lint %s (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n",
+      path.c_str());
 }
 
 // `--format csv` in the default (corrected) mode: the representative rank's operation graph as aicb's
@@ -482,8 +491,7 @@ inline int run_generate_corrected_csv(const generate_options& o) {
     throw aicb::config_error("pipeline_stage", std::to_string(*stage),
                              "a stage index must be below pipeline_parallel");
   // Iterations: --iterations, or aicb's --epoch_num.
-  std::uint64_t iterations = o.iterations;
-  if (iterations == 1 && given(o, "epoch_num")) iterations = to_u64("epoch_num", o.aicb.at("epoch_num"));
+  const std::uint64_t iterations = iterations_of(o);
   aicb::csv_projection_options options{
       .iterations = iterations, .computation = flag_on(o, "computation_enable") || flag_on(o, "aiob_enable")};
   if (stage) options.rank = *stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
@@ -511,7 +519,7 @@ inline int run_generate_corrected_csv(const generate_options& o) {
     std::printf(
         "wrote %s: %llu items (corrected: rank %llu, pipeline stage %llu, %llu iteration(s))\n", path.c_str(),
         static_cast<unsigned long long>(items), static_cast<unsigned long long>(w.rank()),
-        static_cast<unsigned long long>(w.pipeline_stage()), static_cast<unsigned long long>(o.iterations));
+        static_cast<unsigned long long>(w.pipeline_stage()), static_cast<unsigned long long>(iterations));
   return 0;
 }
 
@@ -609,7 +617,7 @@ inline int run_generate(const generate_options& o) {
     };
     const written result = write_workload(w, path, false, {o.quiet, o.no_space_check}, inputs(o),
                                           o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
-    print_summary(o, path, result, w.header(), elapsed());
+    print_summary(o, path, result, w.header(), 1, elapsed());
     return 0;
   }
 
@@ -640,7 +648,8 @@ inline int run_generate(const generate_options& o) {
     model = std::make_unique<aicb::aiob_model>(std::move(profile), file, fallback.get());
   }
   // The corrected workload: the representative rank's operation graph, projected onto SimAI's records.
-  const aicb::simai_projection w(job, *model, {.iterations = o.iterations, .pipeline_stage = o.stage});
+  const std::uint64_t iterations = iterations_of(o);
+  const aicb::simai_projection w(job, *model, {.iterations = iterations, .pipeline_stage = o.stage});
   aicb::aicb_args names;  // the output file keeps aicb's naming scheme
   names.gpu_type = given(o, "gpu_type") ? std::optional<std::string>(gpu) : std::nullopt;
   names.model_name =
@@ -689,12 +698,12 @@ inline int run_generate(const generate_options& o) {
           aicb::write_json(j, w.job().batch);
           j.end_object();
         },
-        o.iterations, w.pipeline_stage());
+        iterations, w.pipeline_stage());
   };
   written result = write_workload(w, path, true, {o.quiet, o.no_space_check}, inputs(o),
                                   o.no_sidecar ? sidecar_text{} : sidecar_text{sidecar});
   result.warnings = warnings;
-  print_summary(o, path, result, w.header(), elapsed());
+  print_summary(o, path, result, w.header(), iterations, elapsed());
   return 0;
 }
 
