@@ -160,6 +160,10 @@ aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corr
 aicb_cli_test(profile_without_gpu STATUS 1 EXPECT "aicb: profile: .*(aicb profile needs an NVIDIA GPU|built without CUDA)"
               ARGS profile --model llama2-7b --world-size 8 --tp 2 -o never_profile.txt)
 set_tests_properties(cli.profile_without_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
+# Its former --iterations (timed calls; training iterations elsewhere) warns and names the new flag.
+aicb_cli_test(profile_iterations_renamed STATUS 1 EXPECT "(--iterations is now --timed-calls|built without CUDA)"
+              ARGS profile --model llama2-7b --iterations 3 -o never_profile.txt)
+set_tests_properties(cli.profile_iterations_renamed PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
 
 # Hostile files and interruptions: devices, directories, FIFOs, inputs as outputs, sidecars that
 # cannot land, names near NAME_MAX, huge and endless jobs, huge inputs, lint's --fix, signals.
