@@ -206,6 +206,9 @@ aicb_cli_test(generate_hf_config EXPECT "job: " "hidden_size=512" "wrote hf_smal
                    --tp 2 --gbs 16 -o hf_small.txt)
 aicb_cli_test(generate_epoch_num_is_iterations EXPECT "\\(2 iteration\\(s\\) x 4 micro batches\\)"
               ARGS generate -m llama2-7b --num-layers 2 --epoch_num 2 -o epoch_num.txt)
+# A bare generate names its file for the GPU that times it and a model given by dimensions alone.
+aicb_cli_test(generate_bare_names EXPECT "wrote results/workload/H100-custom-world_size1-tp1-pp1-ep1-gbs4-mbs1-seq2048-"
+              REJECT "None" ARGS generate)
 aicb_cli_test(generate_family_default_note EXPECT "--family defaults to llama in every subcommand now"
               ARGS generate -m 15 --world_size 8 --global_batch 8 -o family_note.txt)
 aicb_cli_test(describe_aicb_model_name EXPECT "model gpt_13B" ARGS describe -m 13)

@@ -651,9 +651,11 @@ inline int run_generate(const generate_options& o) {
   const std::uint64_t iterations = iterations_of(o);
   const aicb::simai_projection w(job, *model, {.iterations = iterations, .pipeline_stage = o.stage});
   aicb::aicb_args names;  // the output file keeps aicb's naming scheme
-  names.gpu_type = given(o, "gpu_type") ? std::optional<std::string>(gpu) : std::nullopt;
-  names.model_name =
-      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
+  // The GPU whose roofline (or profile) times it, and the model's name: "custom" for a model given by
+  // its dimensions alone (aicb would write "None").
+  names.gpu_type =
+      given(o, "gpu_type") || compute == "roofline" ? std::optional<std::string>(gpu) : std::nullopt;
+  names.model_name = std::string(job.model.name.empty() ? "custom" : job.model.name.view());
   names.world_size = job.parallel.world_size;
   names.tensor_model_parallel_size = job.parallel.tensor_parallel;
   names.pipeline_model_parallel = job.parallel.pipeline_parallel;
