@@ -9,7 +9,8 @@
 // whose keys are the field names), and a help lookup. Printing, key=value parsing and the CLI
 // flags are all driven from this, so no field is ever listed by hand twice.
 
-#include <boost/hana/define_struct.hpp>  // struct_detail::member_ptr, as BOOST_HANA_DEFINE_STRUCT uses
+#include <aicb/config.hpp>
+
 #include <boost/hana/pair.hpp>
 #include <boost/hana/string.hpp>
 #include <boost/hana/tuple.hpp>
@@ -21,6 +22,23 @@
 
 #include <string_view>
 
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+// A Hana Struct accessor: reads member `Ptr` of whatever object it is given, keeping its value
+// category (what Hana's own BOOST_HANA_DEFINE_STRUCT generates, written here so that aicb depends
+// only on Hana's documented Struct concept, not on its internals).
+template <class MemberPointer, MemberPointer Ptr>
+struct member_accessor {
+  template <class T>
+  constexpr decltype(auto) operator()(T&& object) const noexcept {
+    return static_cast<T&&>(object).*Ptr;
+  }
+};
+
+}  // namespace detail
+AICB_END_NAMESPACE
+
 #define AICB_DETAIL_FIELD_TYPE(field) BOOST_PP_TUPLE_ELEM(4, 0, field)
 #define AICB_DETAIL_FIELD_NAME(field) BOOST_PP_TUPLE_ELEM(4, 1, field)
 #define AICB_DETAIL_FIELD_DEFAULT(field) BOOST_PP_TUPLE_ELEM(4, 2, field)
@@ -29,11 +47,11 @@
 #define AICB_DETAIL_REFLECTED_MEMBER(r, data, field) \
   AICB_DETAIL_FIELD_TYPE(field) AICB_DETAIL_FIELD_NAME(field) = AICB_DETAIL_FIELD_DEFAULT(field);
 
-#define AICB_DETAIL_REFLECTED_ACCESSOR(r, self, i, field)                                      \
-  BOOST_PP_COMMA_IF(i)::boost::hana::make_pair(BOOST_HANA_STRING(                              \
-      BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))),                                      \
-      ::boost::hana::struct_detail::member_ptr<decltype(&self::AICB_DETAIL_FIELD_NAME(field)), \
-                                               &self::AICB_DETAIL_FIELD_NAME(field)>{})
+#define AICB_DETAIL_REFLECTED_ACCESSOR(r, self, i, field)                                               \
+  BOOST_PP_COMMA_IF(i)::boost::hana::make_pair(                                                         \
+      BOOST_HANA_STRING(BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))),                             \
+                        ::aicb::detail::member_accessor<decltype(&self::AICB_DETAIL_FIELD_NAME(field)), \
+                                                        &self::AICB_DETAIL_FIELD_NAME(field)>{})
 
 #define AICB_DETAIL_REFLECTED_HELP(r, data, field) \
   if (field_name == BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))) return AICB_DETAIL_FIELD_HELP(field);
