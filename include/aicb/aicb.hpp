@@ -26,6 +26,7 @@
 #include <aicb/units/rate.hpp>
 #include <aicb/version.hpp>
 #include <aicb/workload/collective.hpp>
+#include <aicb/workload/csv_item.hpp>
 #include <aicb/workload/group.hpp>
 #include <aicb/workload/record.hpp>
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/compat/megatron_csv.hpp>
 #include <aicb/generate/csv_projection.hpp>
+#include <aicb/io/aicb_csv.hpp>
 #include <aicb/model/presets.hpp>
 
 #include <catch2/catch.hpp>

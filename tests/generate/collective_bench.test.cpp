@@ -1,6 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/generate/collective_bench.hpp>
+#include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_writer.hpp>
 

@@ -1,6 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/generate/deepspeed.hpp>
+#include <aicb/io/aicb_csv.hpp>
 
 #include <catch2/catch.hpp>
 

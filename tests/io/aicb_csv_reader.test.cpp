@@ -1,5 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
+#include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/aicb_csv_reader.hpp>
 
 #include <catch2/catch.hpp>

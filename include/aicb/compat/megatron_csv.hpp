@@ -23,7 +23,7 @@
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/aicb_csv.hpp>
+#include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
 #include <array>

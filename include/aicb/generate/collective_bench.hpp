@@ -19,9 +19,9 @@
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_format.hpp>
+#include <aicb/workload/csv_item.hpp>
 #include <aicb/workload/record.hpp>
 #include <aicb/workload/record_stream.hpp>
 

@@ -28,11 +28,11 @@
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/aicb_csv.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/workload/csv_item.hpp>
 
 #include <cstdint>
 #include <deque>
