@@ -2781,6 +2781,12 @@ class process_grid {
   sizes_t dense_{}, expert_{};
 };
 
+/// The first rank of pipeline stage `stage` (PP is the outermost dimension: stages are consecutive
+/// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
+[[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
+  return stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/schedule/operation.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -3827,6 +3833,11 @@ class rank_schedule {
     void build_embedding_and_head();
     void build_mtp();
     void build_zero();
+    // Parameters per gradient or weight bucket over a data-parallel group of `ranks`.
+    std::uint64_t bucket_params(std::uint64_t ranks) const {
+      return options.bucket_params != 0 ? options.bucket_params
+                                        : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
+    }
 
     job_spec job;
     rank_schedule_options options;
@@ -4158,6 +4169,18 @@ class rank_schedule::iterator {
  private:
   cursor* pass_ = nullptr;
 };
+
+/// `job` with the fewest micro batches its schedule allows (one, or pipeline_parallel when
+/// interleaved). Every micro batch runs the same operations and the finalize does not depend on their
+/// number, so what one micro batch or one iteration's finalize holds can be read from this shorter
+/// stream.
+[[nodiscard]] inline job_spec with_fewest_microbatches(const job_spec& job) {
+  job_spec few = job;
+  const parallel_spec& p = job.parallel;
+  few.batch.global_batch =
+      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  return few;
+}
 
 inline rank_schedule::iterator rank_schedule::begin() {
   cursor_ = std::make_unique<cursor>(state_.get());
@@ -4655,9 +4678,7 @@ inline void rank_schedule::state::build_zero() {
   const rank_group dp = grid.group(group_kind::dp_cp, rank);
   if (p.zero_stage < 2 || dp.size() <= 1) return;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
-  const std::uint64_t bucket = options.bucket_params != 0
-                                   ? options.bucket_params
-                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp.size());
+  const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
     detail::template_builder x{into, job.batch.dtype};
@@ -4693,9 +4714,7 @@ inline void rank_schedule::cursor::finalize() {
   const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
   const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
   const rank_group edp = st.grid.group(group_kind::edp, st.rank);
-  const std::uint64_t bucket = st.options.bucket_params != 0
-                                   ? st.options.bucket_params
-                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp_cp.size());
+  const std::uint64_t bucket = st.bucket_params(dp_cp.size());
   const auto collective_op = [&](std::string_view name, collective kind, const rank_group& group,
                                  std::uint64_t size, std::uint64_t chunk) {
     operation& op = push(op_type::collective, name, op_phase::finalize, 0, chunk, no_layer);
@@ -4793,10 +4812,8 @@ struct traffic {
   validate(job);
   // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
   // scale the per-micro-batch part.
-  job_spec few = job;
-  const std::uint64_t least = job.parallel.virtual_pipeline > 1 ? job.parallel.pipeline_parallel : 1;
-  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * least;
-  const std::uint64_t rank = stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t rank = first_rank_of_stage(job, stage);
   std::array<std::uint64_t, 7> per_microbatch{}, per_iteration{};  // tp dp pp ep dp_ep cp other
   const auto category = [](const operation& op) -> std::size_t {
     if (op.type == op_type::send) return op.name.rfind("attention_kv", 0) == 0 ? 5 : 2;
@@ -6171,13 +6188,10 @@ struct profile_plan {
   profile_plan plan;
   validate(job);
   // Every micro batch runs the same operations: the fewest the schedule allows are enough.
-  job_spec few = job;
-  const parallel_spec& p = job.parallel;
-  few.batch.global_batch =
-      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
-  const std::uint64_t last = p.pipeline_parallel - 1, per_stage = p.world_size / p.pipeline_parallel;
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t last = job.parallel.pipeline_parallel - 1;
   for (const std::uint64_t stage : {std::uint64_t{0}, last}) {
-    rank_schedule schedule(few, stage * per_stage);
+    rank_schedule schedule(few, first_rank_of_stage(job, stage));
     plan.job = schedule.job();
     plan.job.batch.global_batch = job.batch.global_batch;
     for (const operation& o : schedule) {
@@ -9574,7 +9588,7 @@ class csv_projection {
           config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
                        "aicb's CSV groups assume expert tensor parallelism equal to tensor_parallel (" +
                            std::to_string(p.tensor_parallel) + ")"));
-    rank_ = options_.rank.value_or((p.pipeline_parallel - 1) * (p.world_size / p.pipeline_parallel));
+    rank_ = options_.rank.value_or(first_rank_of_stage(job_, p.pipeline_parallel - 1));
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
@@ -10359,7 +10373,7 @@ class simai_projection {
                                   std::to_string(p.tensor_parallel) +
                                   "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for the "
                                   "per-rank operations"));
-    rank_ = stage_ * (p.world_size / p.pipeline_parallel);
+    rank_ = first_rank_of_stage(job_, stage_);
     build(compute);
     header_.tensor_parallel = p.tensor_parallel;
     header_.expert_parallel = p.expert_parallel;
@@ -10407,6 +10421,14 @@ class simai_projection {
   friend class simai_projection_source;
 
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
+  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert.
+  [[nodiscard]] static bool dense_data_parallel(group_kind k) noexcept {
+    return k == group_kind::dp || k == group_kind::dp_cp;
+  }
+  [[nodiscard]] static bool weight_column_group(group_kind k) noexcept {
+    return dense_data_parallel(k) || k == group_kind::edp;
+  }
+
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
     const parallel_spec& p = job_.parallel;
     switch (op.group.kind) {
@@ -10480,9 +10502,7 @@ class simai_projection {
     // same operations, and the finalize does not depend on their number: the stream of the fewest
     // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
     // range-v3 pipeline over a fresh (single-pass) stream.
-    job_spec few = job_;
-    const std::uint64_t least = job_.parallel.virtual_pipeline > 1 ? job_.parallel.pipeline_parallel : 1;
-    few.batch.global_batch = job_.batch.micro_batch * data_parallel(job_) * least;
+    const job_spec few = with_fewest_microbatches(job_);
     {
       rank_schedule stream(few, rank_);
       for (const operation& op :
@@ -10504,7 +10524,7 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
-      } else if (op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp) {
+      } else if (dense_data_parallel(op.group.kind)) {
         // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
         // weight-gradient column, which it runs in its backward walk, without blocking — a record of
         // its own, here, so the walk reaches it when it reaches this module.
@@ -10578,8 +10598,7 @@ class simai_projection {
       }
       // A collective: the input-gradient column of the record reached next (or the weight-gradient
       // column for data-parallel groups, whose place that is).
-      const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
-                                op.group.kind == group_kind::edp;
+      const bool weight_group = weight_column_group(op.group.kind);
       for (const collective_op& c : pieces(op, weight_group)) {
         if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
           walk.back().r.input_grad.comm = c;
@@ -10614,8 +10633,7 @@ class simai_projection {
       if (op.type == op_type::compute) {
         r.weight_grad.compute = compute.duration(op.compute);
       } else {
-        const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
-                                  op.group.kind == group_kind::edp;
+        const bool weight_group = weight_column_group(op.group.kind);
         const std::optional<comm_group> g = simai_group(op, weight_group);
         if (!g) {
           warnings_.push_back(std::string(op.name) + " (" + std::string(to_string(op.kind)) + " of " +
@@ -12864,23 +12882,6 @@ namespace detail {
   return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
 }
 
-inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
-      set_field(job.batch, field, text))
-    return;
-  std::vector<std::string_view> names;
-  for (auto f : field_names<model_spec>())
-    names.push_back(f);
-  for (auto f : field_names<parallel_spec>())
-    names.push_back(f);
-  for (auto f : field_names<batch_spec>())
-    names.push_back(f);
-  const std::string_view near = nearest(field, names);
-  AICB_THROW(config_error(field, text,
-                          "no such field of a job" +
-                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-}
-
 }  // namespace detail
 
 /// Where a request's model comes from: the model, and for a parameter count the target (the shape is
@@ -12949,7 +12950,20 @@ struct model_choice {
 /// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
 /// name (suggesting the nearest) or a bad value.
 inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  detail::set_job_field(job, field, text);
+  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
+      set_field(job.batch, field, text))
+    return;
+  std::vector<std::string_view> names;
+  for (auto f : field_names<model_spec>())
+    names.push_back(f);
+  for (auto f : field_names<parallel_spec>())
+    names.push_back(f);
+  for (auto f : field_names<batch_spec>())
+    names.push_back(f);
+  const std::string_view near = detail::nearest(field, names);
+  AICB_THROW(config_error(field, text,
+                          "no such field of a job" +
+                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
 }
 
 /// The job `request` describes (not validated). Throws config_error for an unknown model or field, a

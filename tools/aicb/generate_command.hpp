@@ -494,7 +494,7 @@ inline int run_generate_corrected_csv(const generate_options& o) {
   const std::uint64_t iterations = iterations_of(o);
   aicb::csv_projection_options options{
       .iterations = iterations, .computation = flag_on(o, "computation_enable") || flag_on(o, "aiob_enable")};
-  if (stage) options.rank = *stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  if (stage) options.rank = aicb::first_rank_of_stage(job, *stage);
   const aicb::csv_projection w(job, options);
   for (const std::string& n : notes)
     if (!o.quiet) std::fprintf(stderr, "note: %s\n", n.c_str());

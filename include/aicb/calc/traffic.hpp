@@ -55,10 +55,8 @@ struct traffic {
   validate(job);
   // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
   // scale the per-micro-batch part.
-  job_spec few = job;
-  const std::uint64_t least = job.parallel.virtual_pipeline > 1 ? job.parallel.pipeline_parallel : 1;
-  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * least;
-  const std::uint64_t rank = stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t rank = first_rank_of_stage(job, stage);
   std::array<std::uint64_t, 7> per_microbatch{}, per_iteration{};  // tp dp pp ep dp_ep cp other
   const auto category = [](const operation& op) -> std::size_t {
     if (op.type == op_type::send) return op.name.rfind("attention_kv", 0) == 0 ? 5 : 2;

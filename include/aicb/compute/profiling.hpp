@@ -56,13 +56,10 @@ struct profile_plan {
   profile_plan plan;
   validate(job);
   // Every micro batch runs the same operations: the fewest the schedule allows are enough.
-  job_spec few = job;
-  const parallel_spec& p = job.parallel;
-  few.batch.global_batch =
-      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
-  const std::uint64_t last = p.pipeline_parallel - 1, per_stage = p.world_size / p.pipeline_parallel;
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t last = job.parallel.pipeline_parallel - 1;
   for (const std::uint64_t stage : {std::uint64_t{0}, last}) {
-    rank_schedule schedule(few, stage * per_stage);
+    rank_schedule schedule(few, first_rank_of_stage(job, stage));
     plan.job = schedule.job();
     plan.job.batch.global_batch = job.batch.global_batch;
     for (const operation& o : schedule) {

@@ -71,7 +71,7 @@ class csv_projection {
           config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
                        "aicb's CSV groups assume expert tensor parallelism equal to tensor_parallel (" +
                            std::to_string(p.tensor_parallel) + ")"));
-    rank_ = options_.rank.value_or((p.pipeline_parallel - 1) * (p.world_size / p.pipeline_parallel));
+    rank_ = options_.rank.value_or(first_rank_of_stage(job_, p.pipeline_parallel - 1));
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an

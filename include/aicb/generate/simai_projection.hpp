@@ -88,7 +88,7 @@ class simai_projection {
                                   std::to_string(p.tensor_parallel) +
                                   "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for the "
                                   "per-rank operations"));
-    rank_ = stage_ * (p.world_size / p.pipeline_parallel);
+    rank_ = first_rank_of_stage(job_, stage_);
     build(compute);
     header_.tensor_parallel = p.tensor_parallel;
     header_.expert_parallel = p.expert_parallel;
@@ -136,6 +136,14 @@ class simai_projection {
   friend class simai_projection_source;
 
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
+  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert.
+  [[nodiscard]] static bool dense_data_parallel(group_kind k) noexcept {
+    return k == group_kind::dp || k == group_kind::dp_cp;
+  }
+  [[nodiscard]] static bool weight_column_group(group_kind k) noexcept {
+    return dense_data_parallel(k) || k == group_kind::edp;
+  }
+
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
     const parallel_spec& p = job_.parallel;
     switch (op.group.kind) {
@@ -209,9 +217,7 @@ class simai_projection {
     // same operations, and the finalize does not depend on their number: the stream of the fewest
     // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
     // range-v3 pipeline over a fresh (single-pass) stream.
-    job_spec few = job_;
-    const std::uint64_t least = job_.parallel.virtual_pipeline > 1 ? job_.parallel.pipeline_parallel : 1;
-    few.batch.global_batch = job_.batch.micro_batch * data_parallel(job_) * least;
+    const job_spec few = with_fewest_microbatches(job_);
     {
       rank_schedule stream(few, rank_);
       for (const operation& op :
@@ -233,7 +239,7 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
-      } else if (op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp) {
+      } else if (dense_data_parallel(op.group.kind)) {
         // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
         // weight-gradient column, which it runs in its backward walk, without blocking — a record of
         // its own, here, so the walk reaches it when it reaches this module.
@@ -307,8 +313,7 @@ class simai_projection {
       }
       // A collective: the input-gradient column of the record reached next (or the weight-gradient
       // column for data-parallel groups, whose place that is).
-      const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
-                                op.group.kind == group_kind::edp;
+      const bool weight_group = weight_column_group(op.group.kind);
       for (const collective_op& c : pieces(op, weight_group)) {
         if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
           walk.back().r.input_grad.comm = c;
@@ -343,8 +348,7 @@ class simai_projection {
       if (op.type == op_type::compute) {
         r.weight_grad.compute = compute.duration(op.compute);
       } else {
-        const bool weight_group = op.group.kind == group_kind::dp || op.group.kind == group_kind::dp_cp ||
-                                  op.group.kind == group_kind::edp;
+        const bool weight_group = weight_column_group(op.group.kind);
         const std::optional<comm_group> g = simai_group(op, weight_group);
         if (!g) {
           warnings_.push_back(std::string(op.name) + " (" + std::string(to_string(op.kind)) + " of " +

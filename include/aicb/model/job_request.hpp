@@ -91,23 +91,6 @@ namespace detail {
   return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
 }
 
-inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
-      set_field(job.batch, field, text))
-    return;
-  std::vector<std::string_view> names;
-  for (auto f : field_names<model_spec>())
-    names.push_back(f);
-  for (auto f : field_names<parallel_spec>())
-    names.push_back(f);
-  for (auto f : field_names<batch_spec>())
-    names.push_back(f);
-  const std::string_view near = nearest(field, names);
-  AICB_THROW(config_error(field, text,
-                          "no such field of a job" +
-                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-}
-
 }  // namespace detail
 
 /// Where a request's model comes from: the model, and for a parameter count the target (the shape is
@@ -176,7 +159,20 @@ struct model_choice {
 /// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
 /// name (suggesting the nearest) or a bad value.
 inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  detail::set_job_field(job, field, text);
+  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
+      set_field(job.batch, field, text))
+    return;
+  std::vector<std::string_view> names;
+  for (auto f : field_names<model_spec>())
+    names.push_back(f);
+  for (auto f : field_names<parallel_spec>())
+    names.push_back(f);
+  for (auto f : field_names<batch_spec>())
+    names.push_back(f);
+  const std::string_view near = detail::nearest(field, names);
+  AICB_THROW(config_error(field, text,
+                          "no such field of a job" +
+                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
 }
 
 /// The job `request` describes (not validated). Throws config_error for an unknown model or field, a

@@ -367,4 +367,10 @@ class process_grid {
   sizes_t dense_{}, expert_{};
 };
 
+/// The first rank of pipeline stage `stage` (PP is the outermost dimension: stages are consecutive
+/// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
+[[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
+  return stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+}
+
 AICB_END_NAMESPACE

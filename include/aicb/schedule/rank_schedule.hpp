@@ -206,6 +206,11 @@ class rank_schedule {
     void build_embedding_and_head();
     void build_mtp();
     void build_zero();
+    // Parameters per gradient or weight bucket over a data-parallel group of `ranks`.
+    std::uint64_t bucket_params(std::uint64_t ranks) const {
+      return options.bucket_params != 0 ? options.bucket_params
+                                        : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
+    }
 
     job_spec job;
     rank_schedule_options options;
@@ -537,6 +542,18 @@ class rank_schedule::iterator {
  private:
   cursor* pass_ = nullptr;
 };
+
+/// `job` with the fewest micro batches its schedule allows (one, or pipeline_parallel when
+/// interleaved). Every micro batch runs the same operations and the finalize does not depend on their
+/// number, so what one micro batch or one iteration's finalize holds can be read from this shorter
+/// stream.
+[[nodiscard]] inline job_spec with_fewest_microbatches(const job_spec& job) {
+  job_spec few = job;
+  const parallel_spec& p = job.parallel;
+  few.batch.global_batch =
+      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  return few;
+}
 
 inline rank_schedule::iterator rank_schedule::begin() {
   cursor_ = std::make_unique<cursor>(state_.get());
@@ -1034,9 +1051,7 @@ inline void rank_schedule::state::build_zero() {
   const rank_group dp = grid.group(group_kind::dp_cp, rank);
   if (p.zero_stage < 2 || dp.size() <= 1) return;
   const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
-  const std::uint64_t bucket = options.bucket_params != 0
-                                   ? options.bucket_params
-                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp.size());
+  const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
     detail::template_builder x{into, job.batch.dtype};
@@ -1072,9 +1087,7 @@ inline void rank_schedule::cursor::finalize() {
   const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
   const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
   const rank_group edp = st.grid.group(group_kind::edp, st.rank);
-  const std::uint64_t bucket = st.options.bucket_params != 0
-                                   ? st.options.bucket_params
-                                   : std::max<std::uint64_t>(40'000'000, 1'000'000 * dp_cp.size());
+  const std::uint64_t bucket = st.bucket_params(dp_cp.size());
   const auto collective_op = [&](std::string_view name, collective kind, const rank_group& group,
                                  std::uint64_t size, std::uint64_t chunk) {
     operation& op = push(op_type::collective, name, op_phase::finalize, 0, chunk, no_layer);
