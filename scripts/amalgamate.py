@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # aicb — LLM training workloads for cluster and network simulators.
 # SPDX-License-Identifier: Apache-2.0
-"""Generate single_include/aicb/aicb.hpp from include/aicb/aicb.hpp.
+"""Generate single_include/aicb/aicb.hpp from include/aicb/all.hpp (the umbrella and the readers).
 
 Inlines, depth first and each once, every `#include <aicb/...>` that resolves under include/;
 keeps every other include verbatim; strips `#pragma once` from inlined files and leaves a
@@ -58,12 +58,12 @@ def amalgamate(remap: bool) -> str:
                 continue
             out.append(line)
 
-    inline("aicb/aicb.hpp")
-    # Every header must be reachable from the umbrella, or the single header silently lacks it.
+    inline("aicb/all.hpp")
+    # Every header must be reachable from all.hpp, or the single header silently lacks it.
     every = {p.relative_to(INCLUDE).as_posix() for p in (INCLUDE / "aicb").rglob("*.hpp")}
     unreached = sorted(every - seen)
     if unreached:
-        raise SystemExit("headers not reachable from include/aicb/aicb.hpp: " + ", ".join(unreached))
+        raise SystemExit("headers not reachable from include/aicb/all.hpp: " + ", ".join(unreached))
     return "".join(out)
 
 

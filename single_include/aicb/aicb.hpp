@@ -6,43 +6,74 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// The umbrella header: everything aicb offers, in one include.
+/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, and the tool's
+/// subcommands as functions (`<aicb/commands/generate.hpp>`).
+///
+/// ```cpp
+/// #include <aicb/all.hpp>
+/// ```
+///
+/// The generated single header (`single_include/aicb/aicb.hpp`) is built from this file, so the one
+/// vendored file holds the whole library under the umbrella's include path.
+
+// #include <aicb/aicb.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The umbrella header: describe jobs, schedule every rank, time compute, generate and write
+/// workloads.
 ///
 /// ```cpp
 /// #include <aicb/aicb.hpp>
 /// ```
 ///
-/// It is also the root of the generated single header (`single_include/aicb/aicb.hpp`), which
-/// keeps this include path, so the same `#include` works with either tree.
+/// Three headers sit around it (docs/headers.md lists what each costs to compile):
+/// - `<aicb/core.hpp>`, the light part it starts with: descriptors, presets and calculators;
+/// - `<aicb/readers.hpp>`, opt-in: the readers of SimAI, AIOB, CSV and Hugging Face files, SimAI
+///   lint, and job requests that name a config.json (Spirit X3 and nlohmann-json live there);
+/// - `<aicb/all.hpp>`: this and the readers — the root of the generated single header
+///   (`single_include/aicb/aicb.hpp`), which keeps this include path, so the same `#include` works
+///   with either tree.
 ///
-/// Compile-time-sensitive code should include the fine-grained headers instead: `docs/headers.md`
-/// lists what each provides and what it costs to compile. The CUDA headers (`cuda/`) are never
-/// included from here.
+/// The CUDA headers (`cuda/`) are never included from here.
 
-// #include <aicb/checked.hpp>
+// Describe: descriptors, presets, the rank grid, calculators.
+// #include <aicb/core.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Checked arithmetic for every size, count and time derived from user input.
-///
-/// A workload generator multiplies user input together — micro batch × sequence × hidden size ×
-/// bytes per element, micro batches × layers × iterations — and 64-bit integers wrap silently: a
-/// hidden size of 2^32 times a sequence of 2^32 is 0 bytes. aicb never writes such a number. Every
-/// product and sum that can overflow goes through these functions, and an overflow is an
-/// aicb::config_error naming what was computed, its operands and the limit:
+/// The light header: describe a job and compute what it costs, nothing else.
 ///
 /// ```cpp
-/// const std::uint64_t n = aicb::checked_mul(microbatches, records_per_microbatch, "records per iteration");
-/// // micro batches 2^40 x 2^30 records: config_error
-/// // "records per iteration = 1099511627776 x 1073741824: the result must not exceed 2^64-1
-/// (18446744073709551615)"
+/// #include <aicb/core.hpp>
+///
+/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
+///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+/// static_assert(aicb::validate(job));
+/// std::fputs(aicb::format_description(aicb::describe_job(job)).c_str(), stdout);
 /// ```
 ///
-/// Times derived from input go through aicb::checked_ns (aicb/units/duration.hpp).
+/// Descriptors (model, parallelism, batch, job) with their rules and reflection, the presets and
+/// shapes by size, the rank grid and its groups, and the calculators. No schedules, generators,
+/// formats or readers, and none of range-v3, Spirit or nlohmann-json: this is the header to include
+/// where a program only needs to reason about jobs (docs/headers.md lists what it costs).
+
+// #include <aicb/calc/flops.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Training FLOPs per iteration, counted from the GEMMs of every layer as Megatron-LM counts them
+/// (2 FLOPs per multiply-add; backward = 2 × forward), with grouped-query attention, SwiGLU,
+/// mixture-of-experts (router, top-k routed and shared experts) and multi-head latent attention.
 ///
-/// Light: no allocation unless an error is raised; usable in constant expressions (an overflow
-/// there is a compile error) and in CUDA device code (the `_fits` predicates).
+/// For a dense GPT layer (MHA, GeLU, ffn = 4h) the forward pass is 24·B·s·h² + 4·B·s²·h and the
+/// logits 2·B·s·h·V, so with full recomputation the iteration costs exactly Narayanan et al. 2021,
+/// Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Core attention counts the full s×s score matrix
+/// (no halving for the causal mask), like that paper; set `causal_halving` to halve it.
 
 // #include <aicb/config.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -128,6 +159,49 @@
 #else
 #  define AICB_THROW(exception) std::abort()
 #endif
+// #include <aicb/model/job.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::job_spec — a whole training job: model, parallel layout and batch, the rules that relate
+/// them, and the quantities derived from them (data parallelism, micro batches per iteration,
+/// padded vocabulary, layers per pipeline stage).
+///
+/// ```cpp
+/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
+///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+/// static_assert(aicb::validate(job));
+/// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
+/// ```
+
+// #include <aicb/checked.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Checked arithmetic for every size, count and time derived from user input.
+///
+/// A workload generator multiplies user input together — micro batch × sequence × hidden size ×
+/// bytes per element, micro batches × layers × iterations — and 64-bit integers wrap silently: a
+/// hidden size of 2^32 times a sequence of 2^32 is 0 bytes. aicb never writes such a number. Every
+/// product and sum that can overflow goes through these functions, and an overflow is an
+/// aicb::config_error naming what was computed, its operands and the limit:
+///
+/// ```cpp
+/// const std::uint64_t n = aicb::checked_mul(microbatches, records_per_microbatch, "records per iteration");
+/// // micro batches 2^40 x 2^30 records: config_error
+/// // "records per iteration = 1099511627776 x 1073741824: the result must not exceed 2^64-1
+/// (18446744073709551615)"
+/// ```
+///
+/// Times derived from input go through aicb::checked_ns (aicb/units/duration.hpp).
+///
+/// Light: no allocation unless an error is raised; usable in constant expressions (an overflow
+/// there is a compile error) and in CUDA device code (the `_fits` predicates).
+
+// #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -319,714 +393,6 @@ namespace detail {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/concepts.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Concepts for generic code over aicb types. Only concepts live here.
-
-// #include <aicb/fwd.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Forward declarations of aicb's public types.
-///
-/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
-/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
-/// Default template arguments, when aicb has any, are given here and only here.
-
-// #include <aicb/config.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-// units/
-class bytes;      // <aicb/units/bytes.hpp>
-class byte_rate;  // <aicb/units/rate.hpp>
-
-// error.hpp
-class error;
-class parse_error;
-class config_error;
-class io_error;
-
-// workload/
-enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
-enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
-struct collective_op;                  // <aicb/workload/record.hpp>
-struct phase;                          // <aicb/workload/record.hpp>
-struct record;                         // <aicb/workload/record.hpp>
-
-AICB_END_NAMESPACE
-
-#include <concepts>
-#include <ranges>
-
-AICB_BEGIN_NAMESPACE
-
-/// A range whose elements can be read as workload records: what generators return and what
-/// writers, linters and simulators consume. Any input range qualifies — lazy views included —
-/// so a consumer never needs the whole workload in memory.
-template <class R>
-concept RecordRange = std::ranges::input_range<R> && std::convertible_to < std::ranges::range_reference_t<R>,
-const record& > ;
-
-/// Something that accepts records one at a time (a file writer, a counter, a simulator front end).
-template <class S>
-concept RecordSink = requires(S& sink, const record& r) {
-  sink(r);
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/fwd.hpp>
-// #include <aicb/units/bytes.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::bytes — a byte count as a strong type.
-///
-/// Every size aicb handles (messages, parameters, memory) is in bytes, and mixing them up with
-/// element counts is the classic workload-generator bug (bf16 = 2 bytes per element, fp32 = 4).
-/// So a byte count is never built implicitly from an integer:
-///
-/// ```cpp
-/// using namespace aicb::literals;
-/// aicb::bytes a{4096};        // explicit: fine
-/// aicb::bytes b = 16_MiB;     // literal: fine
-/// aicb::bytes c = 4096;       // does not compile
-/// ```
-///
-/// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <compare>
-#include <concepts>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <type_traits>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
-// kernels that use bytes compute sizes far below the limit).
-[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
-  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
-                          "a byte count must stay between 0 and 2^64-1"));
-}
-}  // namespace detail
-
-#if defined(__CUDA_ARCH__)
-#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
-#else
-#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
-    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
-#endif
-
-/// A non-negative number of bytes.
-///
-/// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
-/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
-/// negative integer, a difference that would go below zero, a product that would wrap) throws
-/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
-class bytes {
- public:
-  using rep = std::uint64_t;
-
-  constexpr bytes() noexcept = default;
-
-  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
-  /// value is an error.
-  template <std::integral I>
-  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
-      : count_(static_cast<rep>(n)) {
-    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
-  }
-
-  /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
-  explicit bytes(double) = delete;
-  explicit bytes(float) = delete;
-
-  /// The number of bytes.
-  [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }
-
-  [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
-
-  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
-    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
-    count_ += other.count_;
-    return *this;
-  }
-  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
-    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
-    count_ -= other.count_;
-    return *this;
-  }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
-    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
-    const rep factor = static_cast<rep>(k);
-    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
-    return bytes{a.count_ * factor};
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
-    return a * k;
-  }
-  /// Floor division, as byte counts split into shards are.
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator/(bytes a, I k) noexcept {
-    return bytes{a.count_ / static_cast<rep>(k)};
-  }
-  /// How many times `b` fits into `a` (floor): a dimensionless count.
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr rep operator/(bytes a, bytes b) noexcept {
-    return a.count_ / b.count_;
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator%(bytes a, I k) noexcept {
-    return bytes{a.count_ % static_cast<rep>(k)};
-  }
-
- private:
-  rep count_ = 0;
-};
-
-/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
-/// config_error when it exceeds 2^64 − 1.
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
-  return bytes{n} * element_size;
-}
-
-/// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".
-/// For display only; files always carry exact integers.
-[[nodiscard]] inline std::string to_iec_string(bytes b) {
-  constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (b.count() < 1024) return std::to_string(b.count()) + " B";
-  double value = static_cast<double>(b.count());
-  int unit = 0;
-  while (value >= 1024.0 && unit < 6) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f %s", value, units[unit]);
-  return text;
-}
-
-namespace literals {
-
-// IEC (binary) multiples — what message and memory sizes use.
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_B(unsigned long long n) noexcept {
-  return bytes{n};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KiB(unsigned long long n) noexcept {
-  return bytes{n << 10};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MiB(unsigned long long n) noexcept {
-  return bytes{n << 20};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GiB(unsigned long long n) noexcept {
-  return bytes{n << 30};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_TiB(unsigned long long n) noexcept {
-  return bytes{n << 40};
-}
-// SI (decimal) multiples — what datasheets use for memory capacity ("80 GB").
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KB(unsigned long long n) noexcept {
-  return bytes{n * 1000ULL};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MB(unsigned long long n) noexcept {
-  return bytes{n * 1000'000ULL};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GB(unsigned long long n) noexcept {
-  return bytes{n * 1000'000'000ULL};
-}
-
-}  // namespace literals
-
-AICB_END_NAMESPACE
-// #include <aicb/units/duration.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Durations: plain `std::chrono` types, named for the units aicb's file formats use.
-///
-/// | where                        | unit                                  | type                   |
-/// |------------------------------|---------------------------------------|------------------------|
-/// | workload records, SimAI file | integer nanoseconds (SimAI ticks)     | aicb::nanoseconds      |
-/// | AIOB profiles                | decimal microseconds                  | aicb::microseconds_f   |
-///
-/// `std::chrono` already forbids implicit conversions that lose precision, so a profile's
-/// fractional microseconds reach a workload only through an explicit, documented rounding.
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// Integer nanoseconds: the time unit of workload records (one SimAI tick).
-using nanoseconds = std::chrono::nanoseconds;
-
-/// Fractional microseconds: the unit AIOB profiles store.
-using microseconds_f = std::chrono::duration<double, std::micro>;
-
-/// The longest duration aicb represents: 2^62 ns, about 146 years. Far beyond any operation or
-/// iteration, and with room for sums of many of them in std::chrono's signed 64-bit nanoseconds.
-inline constexpr double max_duration_ns = 4611686018427387904.0;
-
-/// A fractional number of nanoseconds rounded to whole nanoseconds (halves away from zero), or a
-/// config_error naming `what` when it is not a number, negative, or above max_duration_ns — never
-/// the undefined behaviour of converting an out-of-range double to an integer.
-[[nodiscard]] inline nanoseconds checked_ns(double ns, std::string_view what) {
-  if (!(ns >= 0) || !(ns <= max_duration_ns)) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.6g ns", ns);
-    AICB_THROW(
-        config_error(std::string(what), text,
-                     "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
-  }
-  return nanoseconds{std::llround(ns)};
-}
-
-/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does);
-/// config_error as checked_ns when it is out of range.
-template <class Rep, class Period>
-[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) {
-  return checked_ns(std::chrono::duration<double, std::nano>(d).count(), "duration");
-}
-
-namespace literals {
-// `10ns`, `5us`, `2ms` … come straight from the standard.
-using namespace std::chrono_literals;
-}  // namespace literals
-
-AICB_END_NAMESPACE
-// #include <aicb/units/rate.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::byte_rate — bytes per second, the derived unit of bandwidths (bytes / duration).
-///
-/// ```cpp
-/// using namespace aicb::literals;
-/// auto hbm = aicb::byte_rate::from_gb_per_s(3350);  // H100 HBM3, datasheet "3.35 TB/s"
-/// auto t   = 1_GiB / hbm;                           // std::chrono::duration<double>
-/// ```
-
-// #include <aicb/units/bytes.hpp>
-// #include <aicb/units/duration.hpp>
-
-#include <chrono>
-
-AICB_BEGIN_NAMESPACE
-
-/// A transfer rate in bytes per second.
-class byte_rate {
- public:
-  constexpr byte_rate() noexcept = default;
-  constexpr explicit byte_rate(double bytes_per_second) noexcept : bytes_per_second_(bytes_per_second) {}
-
-  /// Decimal gigabytes per second (10^9 B/s), the unit of datasheets.
-  [[nodiscard]] static constexpr byte_rate from_gb_per_s(double gb_per_s) noexcept {
-    return byte_rate{gb_per_s * 1e9};
-  }
-
-  [[nodiscard]] constexpr double bytes_per_second() const noexcept { return bytes_per_second_; }
-
-  [[nodiscard]] friend constexpr auto operator<=>(byte_rate, byte_rate) noexcept = default;
-
-  /// Scales a rate, e.g. by an efficiency factor.
-  [[nodiscard]] friend constexpr byte_rate operator*(byte_rate r, double k) noexcept {
-    return byte_rate{r.bytes_per_second_ * k};
-  }
-
- private:
-  double bytes_per_second_ = 0.0;
-};
-
-/// Rate of moving `b` in `d`.
-template <class Rep, class Period>
-[[nodiscard]] constexpr byte_rate operator/(bytes b, std::chrono::duration<Rep, Period> d) noexcept {
-  return byte_rate{static_cast<double>(b.count()) / std::chrono::duration<double>(d).count()};
-}
-
-/// Time to move `b` at rate `r`, in (fractional) seconds.
-[[nodiscard]] constexpr std::chrono::duration<double> operator/(bytes b, byte_rate r) noexcept {
-  return std::chrono::duration<double>{static_cast<double>(b.count()) / r.bytes_per_second()};
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/version.hpp>
-// #include <aicb/workload/collective.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::collective — the kinds of communication a workload record can carry.
-///
-/// These are the library's own names. How a file format spells them (SimAI's `ALLREDUCE`,
-/// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
-
-// #include <aicb/config.hpp>
-
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// A communication operation among the ranks of one group.
-enum class collective : std::uint8_t {
-  none,            ///< no communication
-  all_reduce,      ///< every rank ends with the reduction of all inputs
-  all_gather,      ///< every rank ends with the concatenation of all inputs
-  reduce_scatter,  ///< every rank ends with one shard of the reduction
-  all_to_all,      ///< every rank sends a distinct shard to every other rank
-  broadcast,       ///< one rank's buffer is copied to all
-  reduce,          ///< the reduction lands on one rank
-  send,            ///< point-to-point send (pipeline activations and gradients)
-  recv,            ///< point-to-point receive
-  barrier,         ///< synchronisation only
-};
-
-/// Every collective kind, in declaration order (for tables, tests and parsers).
-inline constexpr std::array<collective, 10> all_collectives{
-    collective::none,       collective::all_reduce, collective::all_gather, collective::reduce_scatter,
-    collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
-    collective::recv,       collective::barrier};
-
-/// The library's name of a collective: "none", "all_reduce", "all_gather", …
-[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
-  switch (c) {
-    case collective::none:
-      return "none";
-    case collective::all_reduce:
-      return "all_reduce";
-    case collective::all_gather:
-      return "all_gather";
-    case collective::reduce_scatter:
-      return "reduce_scatter";
-    case collective::all_to_all:
-      return "all_to_all";
-    case collective::broadcast:
-      return "broadcast";
-    case collective::reduce:
-      return "reduce";
-    case collective::send:
-      return "send";
-    case collective::recv:
-      return "recv";
-    case collective::barrier:
-      return "barrier";
-  }
-  return "?";
-}
-
-/// The collective named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
-  for (collective c : all_collectives)
-    if (to_string(c) == name) return c;
-  return std::nullopt;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/workload/csv_item.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::csv_item — one item of aicb's physical-cluster workload (a collective, a GEMM, an epoch
-/// marker), as aicb's `LogItem` holds it: what the CSV generators emit and the CSV writer
-/// (<aicb/io/aicb_csv.hpp>) and reader consume. docs/csv.md describes the columns.
-
-// #include <aicb/config.hpp>
-
-#include <array>
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// The operations of aicb's `CommType` enumeration, in aicb's order.
-enum class csv_op : std::uint8_t {
-  all_reduce,
-  isend,
-  irecv,
-  broadcast,
-  all_gather,
-  reduce_scatter,
-  barrier,
-  reduce,
-  reduce_scatter_tensor,
-  all_gather_into_tensor,
-  computation,
-  epoch_end,
-  all_to_all,
-};
-inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
-                                                               "isend",
-                                                               "irecv",
-                                                               "broadcast",
-                                                               "all_gather",
-                                                               "reduce_scatter",
-                                                               "barrier",
-                                                               "reduce",
-                                                               "reduce_scatter_tensor",
-                                                               "all_gather_into_tensor",
-                                                               "computation",
-                                                               "epoch_end",
-                                                               "all_to_all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
-  return csv_op_names[static_cast<std::size_t>(op)];
-}
-/// The operation named `name` (aicb's value spelling, e.g. "all_gather").
-[[nodiscard]] constexpr std::optional<csv_op> csv_op_from_string(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < csv_op_names.size(); ++i)
-    if (csv_op_names[i] == name) return static_cast<csv_op>(i);
-  return std::nullopt;
-}
-
-/// The process groups of aicb's `CommGroup` enumeration; `none` is Python's None.
-enum class csv_group : std::uint8_t {
-  none,
-  dp_group,
-  pp_group,
-  tp_group,
-  ep_group,
-  ep_dp_group,
-  ep_tp_group,
-  embedding_group,
-  all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
-};
-inline constexpr std::array<std::string_view, 9> csv_group_names{
-    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
-    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
-  return csv_group_names[static_cast<std::size_t>(g)];
-}
-
-/// The shape of one GEMM operand of a computation item: 2 or 3 dimensions.
-struct csv_shape {
-  std::array<std::uint64_t, 3> dims{};
-  std::uint8_t rank = 0;
-  [[nodiscard]] friend constexpr bool operator==(const csv_shape&, const csv_shape&) = default;
-};
-
-/// One line of the CSV.
-struct csv_item {
-  csv_op op = csv_op::epoch_end;
-  csv_group group = csv_group::none;
-  std::optional<std::uint64_t> group_size;  ///< None for computation and epoch markers
-  std::uint64_t msg_size = 0;               ///< bytes (integer messages)
-  /// A message size aicb computes as a float (FP8 dispatch: bytes × 0.515625); written like Python.
-  std::optional<double> msg_size_float;
-  std::array<csv_shape, 2> shapes{};  ///< the GEMM operands of a computation item
-  std::string_view stage;             ///< e.g. "forward.MegatronRowLinear"; static text in generators
-  std::optional<std::int64_t> dst, src;
-  std::string_view additional;  ///< pipeline items: send_next | recv_prev | recv_next | send_prev
-  /// Measurements, None in generated workloads; a replayed log fills them.
-  std::optional<double> elapsed_time, algbw, busbw;
-  std::uint64_t count = 1;
-
-  [[nodiscard]] bool is_computation() const noexcept { return op == csv_op::computation; }
-  /// The message size as a number of bytes (a float size truncated).
-  [[nodiscard]] std::uint64_t bytes() const noexcept {
-    return msg_size_float ? static_cast<std::uint64_t>(*msg_size_float) : msg_size;
-  }
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/workload/group.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::comm_group — which ranks take part in a collective.
-///
-/// Groups follow Megatron's process groups. With world size W, tensor parallel TP, pipeline
-/// parallel PP, context parallel CP and expert parallel EP, data parallel is DP = W / (TP·PP·CP)
-/// and the expert-data-parallel group ("DP within EP") has DP·CP / EP ranks.
-
-// #include <aicb/config.hpp>
-
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// A communication group.
-enum class comm_group : std::uint8_t {
-  tp,     ///< tensor parallel (also carries sequence-parallel collectives)
-  dp,     ///< data parallel (gradient reduction, distributed optimizer)
-  pp,     ///< pipeline parallel (point-to-point between adjacent stages)
-  ep,     ///< expert parallel (token dispatch and combine)
-  dp_ep,  ///< data parallel among replicas of the same experts ("DP within EP")
-  cp,     ///< context parallel (sequence shards of attention)
-  world,  ///< all ranks
-};
-
-/// Every group, in declaration order.
-inline constexpr std::array<comm_group, 7> all_comm_groups{
-    comm_group::tp,    comm_group::dp, comm_group::pp,   comm_group::ep,
-    comm_group::dp_ep, comm_group::cp, comm_group::world};
-
-/// The library's name of a group: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world".
-[[nodiscard]] constexpr std::string_view to_string(comm_group g) noexcept {
-  switch (g) {
-    case comm_group::tp:
-      return "tp";
-    case comm_group::dp:
-      return "dp";
-    case comm_group::pp:
-      return "pp";
-    case comm_group::ep:
-      return "ep";
-    case comm_group::dp_ep:
-      return "dp_ep";
-    case comm_group::cp:
-      return "cp";
-    case comm_group::world:
-      return "world";
-  }
-  return "?";
-}
-
-/// The group named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<comm_group> comm_group_from_string(std::string_view name) noexcept {
-  for (comm_group g : all_comm_groups)
-    if (to_string(g) == name) return g;
-  return std::nullopt;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/workload/record.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::record — one step of a training workload, the unit every generator produces and every
-/// writer consumes.
-///
-/// A record is a layer-like item with three phases, matching how simulators replay training:
-///
-/// - `forward`      — forward compute, then its collective (e.g. TP all-reduce of the output);
-/// - `input_grad`   — backward compute of the input gradient, then its collective;
-/// - `weight_grad`  — backward compute of the weight gradient, then its collective (e.g. the DP
-///                    gradient reduction);
-///
-/// plus `update`, a fixed delay after the record's collectives complete.
-///
-/// Times are integer nanoseconds, sizes are bytes. A phase "has no collective" when its kind is
-/// collective::none. Its size is then normally zero; aicb compatibility mode reproduces aicb's files
-/// in which a `NONE` column still carries a size, so the size is kept rather than forced to zero.
-///
-/// The SimAI text format is one writer of this type (its 12 columns map one to one); it is not
-/// the definition.
-
-// #include <aicb/units/bytes.hpp>
-// #include <aicb/units/duration.hpp>
-// #include <aicb/workload/collective.hpp>
-// #include <aicb/workload/group.hpp>
-
-#include <string>
-
-AICB_BEGIN_NAMESPACE
-
-/// A collective of `kind` over `group` moving `size` bytes.
-///
-/// Size convention (SimAI's): the whole buffer of one rank — the input of an all-reduce or
-/// reduce-scatter, the *output* of an all-gather, the send buffer of an all-to-all.
-struct collective_op {
-  collective kind = collective::none;
-  comm_group group = comm_group::tp;
-  bytes size{};
-
-  /// True when this is an actual collective (kind is not collective::none).
-  [[nodiscard]] constexpr bool active() const noexcept { return kind != collective::none; }
-
-  [[nodiscard]] friend constexpr bool operator==(const collective_op&,
-                                                 const collective_op&) noexcept = default;
-};
-
-/// One phase of a record: compute, then (optionally) a collective.
-struct phase {
-  nanoseconds compute{};
-  collective_op comm{};
-
-  [[nodiscard]] friend bool operator==(const phase&, const phase&) noexcept = default;
-};
-
-/// One workload step: a name, three phases and an update delay.
-struct record {
-  std::string name;
-  phase forward;
-  phase input_grad;
-  phase weight_grad;
-  nanoseconds update{};
-
-  [[nodiscard]] friend bool operator==(const record&, const record&) = default;
-};
-
-AICB_END_NAMESPACE
-
-// Describe: models, layouts, presets, Hugging Face import, calculators.
-// #include <aicb/calc/flops.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Training FLOPs per iteration, counted from the GEMMs of every layer as Megatron-LM counts them
-/// (2 FLOPs per multiply-add; backward = 2 × forward), with grouped-query attention, SwiGLU,
-/// mixture-of-experts (router, top-k routed and shared experts) and multi-head latent attention.
-///
-/// For a dense GPT layer (MHA, GeLU, ffn = 4h) the forward pass is 24·B·s·h² + 4·B·s²·h and the
-/// logits 2·B·s·h·V, so with full recomputation the iteration costs exactly Narayanan et al. 2021,
-/// Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Core attention counts the full s×s score matrix
-/// (no halving for the causal mask), like that paper; set `causal_halving` to halve it.
-
-// #include <aicb/config.hpp>
-// #include <aicb/model/job.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::job_spec — a whole training job: model, parallel layout and batch, the rules that relate
-/// them, and the quantities derived from them (data parallelism, micro batches per iteration,
-/// padded vocabulary, layers per pipeline stage).
-///
-/// ```cpp
-/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
-///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
-///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
-/// static_assert(aicb::validate(job));
-/// static_assert(aicb::data_parallel(job) == 16 && aicb::microbatches(job) == 16);
-/// ```
-
-// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/detail/require.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -1091,39 +457,22 @@ AICB_END_NAMESPACE
 
 // AICB_DETAIL_REFLECTED_FIELDS(self, fields) — declares a descriptor's fields once, as a
 // Boost.Preprocessor sequence of (type, name, default, "help") tuples, and derives from that one
-// list: the data members with their defaults, the Hana accessors (so the struct is a Hana Struct
-// whose keys are the field names), and a help lookup. Printing, key=value parsing and the CLI
+// list: the data members with their defaults, a visitor that hands each field's name and member to
+// a function in declaration order, and a help lookup. Printing, key=value parsing, JSON and the CLI
 // flags are all driven from this, so no field is ever listed by hand twice.
+//
+// The visitor is plain code the preprocessor writes out (one call per field), not a
+// metaprogramming tuple: a descriptor of sixty fields costs its users no template instantiation
+// beyond the function they pass.
 
 // #include <aicb/config.hpp>
 
-#include <boost/hana/pair.hpp>
-#include <boost/hana/string.hpp>
-#include <boost/hana/tuple.hpp>
-#include <boost/preprocessor/punctuation/comma_if.hpp>
 #include <boost/preprocessor/seq/for_each.hpp>
-#include <boost/preprocessor/seq/for_each_i.hpp>
 #include <boost/preprocessor/stringize.hpp>
 #include <boost/preprocessor/tuple/elem.hpp>
 
 #include <string_view>
-
-AICB_BEGIN_NAMESPACE
-namespace detail {
-
-// A Hana Struct accessor: reads member `Ptr` of whatever object it is given, keeping its value
-// category (what Hana's own BOOST_HANA_DEFINE_STRUCT generates, written here so that aicb depends
-// only on Hana's documented Struct concept, not on its internals).
-template <class MemberPointer, MemberPointer Ptr>
-struct member_accessor {
-  template <class T>
-  constexpr decltype(auto) operator()(T&& object) const noexcept {
-    return static_cast<T&&>(object).*Ptr;
-  }
-};
-
-}  // namespace detail
-AICB_END_NAMESPACE
+#include <type_traits>
 
 #define AICB_DETAIL_FIELD_TYPE(field) BOOST_PP_TUPLE_ELEM(4, 0, field)
 #define AICB_DETAIL_FIELD_NAME(field) BOOST_PP_TUPLE_ELEM(4, 1, field)
@@ -1133,24 +482,22 @@ AICB_END_NAMESPACE
 #define AICB_DETAIL_REFLECTED_MEMBER(r, data, field) \
   AICB_DETAIL_FIELD_TYPE(field) AICB_DETAIL_FIELD_NAME(field) = AICB_DETAIL_FIELD_DEFAULT(field);
 
-#define AICB_DETAIL_REFLECTED_ACCESSOR(r, self, i, field)                                               \
-  BOOST_PP_COMMA_IF(i)::boost::hana::make_pair(                                                         \
-      BOOST_HANA_STRING(BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))),                             \
-                        ::aicb::detail::member_accessor<decltype(&self::AICB_DETAIL_FIELD_NAME(field)), \
-                                                        &self::AICB_DETAIL_FIELD_NAME(field)>{})
+#define AICB_DETAIL_REFLECTED_VISIT(r, data, field)                            \
+  visit(::std::string_view{BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))}, \
+                           self.AICB_DETAIL_FIELD_NAME(field));
 
 #define AICB_DETAIL_REFLECTED_HELP(r, data, field) \
   if (field_name == BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))) return AICB_DETAIL_FIELD_HELP(field);
 
-#define AICB_DETAIL_REFLECTED_FIELDS(self, fields)                                             \
+#define AICB_DETAIL_REFLECTED_FIELDS(self_type, fields)                                        \
   BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_MEMBER, ~, fields)                               \
-  /* Hana finds this nested type and treats the descriptor as a Struct keyed by field name. */ \
-  struct hana_accessors_impl {                                                                 \
-    static constexpr auto apply() {                                                            \
-      return ::boost::hana::make_tuple(                                                        \
-          BOOST_PP_SEQ_FOR_EACH_I(AICB_DETAIL_REFLECTED_ACCESSOR, self, fields));              \
-    }                                                                                          \
-  };                                                                                           \
+  /** Calls visit(name, member) for each field of `self` (this type, const or not), in         \
+      declaration order: what aicb::for_each_field runs. */                                    \
+  template <class Self, class Visit>                                                           \
+  static constexpr void visit_fields(Self& self, Visit& visit) {                               \
+    static_assert(::std::is_same_v<::std::remove_const_t<Self>, self_type>);                   \
+    BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_VISIT, ~, fields)                              \
+  }                                                                                            \
   /** The help text of field `field_name` (empty for an unknown name). */                      \
   [[nodiscard]] static constexpr std::string_view help(std::string_view field_name) noexcept { \
     BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_HELP, ~, fields)                               \
@@ -2283,6 +1630,177 @@ AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/units/bytes.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::bytes — a byte count as a strong type.
+///
+/// Every size aicb handles (messages, parameters, memory) is in bytes, and mixing them up with
+/// element counts is the classic workload-generator bug (bf16 = 2 bytes per element, fp32 = 4).
+/// So a byte count is never built implicitly from an integer:
+///
+/// ```cpp
+/// using namespace aicb::literals;
+/// aicb::bytes a{4096};        // explicit: fine
+/// aicb::bytes b = 16_MiB;     // literal: fine
+/// aicb::bytes c = 4096;       // does not compile
+/// ```
+///
+/// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <compare>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
+// kernels that use bytes compute sizes far below the limit).
+[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
+  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
+                          "a byte count must stay between 0 and 2^64-1"));
+}
+}  // namespace detail
+
+#if defined(__CUDA_ARCH__)
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
+#else
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
+    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
+#endif
+
+/// A non-negative number of bytes.
+///
+/// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
+/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
+/// negative integer, a difference that would go below zero, a product that would wrap) throws
+/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
+class bytes {
+ public:
+  using rep = std::uint64_t;
+
+  constexpr bytes() noexcept = default;
+
+  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
+  /// value is an error.
+  template <std::integral I>
+  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
+      : count_(static_cast<rep>(n)) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
+  }
+
+  /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
+  explicit bytes(double) = delete;
+  explicit bytes(float) = delete;
+
+  /// The number of bytes.
+  [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }
+
+  [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
+
+  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
+    count_ += other.count_;
+    return *this;
+  }
+  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
+    count_ -= other.count_;
+    return *this;
+  }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
+    const rep factor = static_cast<rep>(k);
+    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
+    return bytes{a.count_ * factor};
+  }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
+    return a * k;
+  }
+  /// Floor division, as byte counts split into shards are.
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator/(bytes a, I k) noexcept {
+    return bytes{a.count_ / static_cast<rep>(k)};
+  }
+  /// How many times `b` fits into `a` (floor): a dimensionless count.
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr rep operator/(bytes a, bytes b) noexcept {
+    return a.count_ / b.count_;
+  }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator%(bytes a, I k) noexcept {
+    return bytes{a.count_ % static_cast<rep>(k)};
+  }
+
+ private:
+  rep count_ = 0;
+};
+
+/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
+/// config_error when it exceeds 2^64 − 1.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
+  return bytes{n} * element_size;
+}
+
+/// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".
+/// For display only; files always carry exact integers.
+[[nodiscard]] inline std::string to_iec_string(bytes b) {
+  constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (b.count() < 1024) return std::to_string(b.count()) + " B";
+  double value = static_cast<double>(b.count());
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f %s", value, units[unit]);
+  return text;
+}
+
+namespace literals {
+
+// IEC (binary) multiples — what message and memory sizes use.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_B(unsigned long long n) noexcept {
+  return bytes{n};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KiB(unsigned long long n) noexcept {
+  return bytes{n << 10};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MiB(unsigned long long n) noexcept {
+  return bytes{n << 20};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GiB(unsigned long long n) noexcept {
+  return bytes{n << 30};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_TiB(unsigned long long n) noexcept {
+  return bytes{n << 40};
+}
+// SI (decimal) multiples — what datasheets use for memory capacity ("80 GB").
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KB(unsigned long long n) noexcept {
+  return bytes{n * 1000ULL};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MB(unsigned long long n) noexcept {
+  return bytes{n * 1000'000ULL};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GB(unsigned long long n) noexcept {
+  return bytes{n * 1000'000'000ULL};
+}
+
+}  // namespace literals
+
+AICB_END_NAMESPACE
 
 #include <algorithm>
 #include <cstdint>
@@ -2946,6 +2464,79 @@ AICB_END_NAMESPACE
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/workload/collective.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::collective — the kinds of communication a workload record can carry.
+///
+/// These are the library's own names. How a file format spells them (SimAI's `ALLREDUCE`,
+/// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
+
+// #include <aicb/config.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A communication operation among the ranks of one group.
+enum class collective : std::uint8_t {
+  none,            ///< no communication
+  all_reduce,      ///< every rank ends with the reduction of all inputs
+  all_gather,      ///< every rank ends with the concatenation of all inputs
+  reduce_scatter,  ///< every rank ends with one shard of the reduction
+  all_to_all,      ///< every rank sends a distinct shard to every other rank
+  broadcast,       ///< one rank's buffer is copied to all
+  reduce,          ///< the reduction lands on one rank
+  send,            ///< point-to-point send (pipeline activations and gradients)
+  recv,            ///< point-to-point receive
+  barrier,         ///< synchronisation only
+};
+
+/// Every collective kind, in declaration order (for tables, tests and parsers).
+inline constexpr std::array<collective, 10> all_collectives{
+    collective::none,       collective::all_reduce, collective::all_gather, collective::reduce_scatter,
+    collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
+    collective::recv,       collective::barrier};
+
+/// The library's name of a collective: "none", "all_reduce", "all_gather", …
+[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
+  switch (c) {
+    case collective::none:
+      return "none";
+    case collective::all_reduce:
+      return "all_reduce";
+    case collective::all_gather:
+      return "all_gather";
+    case collective::reduce_scatter:
+      return "reduce_scatter";
+    case collective::all_to_all:
+      return "all_to_all";
+    case collective::broadcast:
+      return "broadcast";
+    case collective::reduce:
+      return "reduce";
+    case collective::send:
+      return "send";
+    case collective::recv:
+      return "recv";
+    case collective::barrier:
+      return "barrier";
+  }
+  return "?";
+}
+
+/// The collective named `name` (as to_string spells it), or nothing.
+[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
+  for (collective c : all_collectives)
+    if (to_string(c) == name) return c;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
 
 #include <array>
 #include <cstdint>
@@ -3009,6 +2600,18 @@ struct operation {
     return size;
   }
   [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
+  /// A point-to-point send or receive.
+  [[nodiscard]] constexpr bool is_transfer() const noexcept {
+    return type == op_type::send || type == op_type::recv;
+  }
+  /// Part of micro batch `mb`'s passes (forward, backward, recompute); the finalize belongs to none.
+  [[nodiscard]] constexpr bool in_microbatch(std::uint64_t mb) const noexcept {
+    return phase != op_phase::finalize && microbatch == mb;
+  }
+  /// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+  [[nodiscard]] constexpr bool is_backward_work() const noexcept {
+    return phase == op_phase::backward || phase == op_phase::recompute;
+  }
 };
 
 AICB_END_NAMESPACE
@@ -4912,6 +4515,12 @@ class json_writer {
     out_ += b ? "true" : "false";
     return *this;
   }
+  /// The JSON null.
+  json_writer& null() {
+    separate();
+    out_ += "null";
+    return *this;
+  }
   template <std::integral I>
   requires(!std::same_as<I, bool>) json_writer& value(I n) {
     separate();
@@ -5083,12 +4692,6 @@ AICB_END_NAMESPACE
 // #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/options.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
-
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -5102,19 +4705,15 @@ AICB_BEGIN_NAMESPACE
 
 /// A descriptor whose fields are reflected (model_spec, parallel_spec, batch_spec).
 template <class T>
-concept ReflectedDescriptor = requires {
-  typename T::hana_accessors_impl;
+concept ReflectedDescriptor = requires(T& object, void (*visit)(std::string_view, const int&)) {
+  T::visit_fields(object, visit);
 };
 
 /// Calls `f(name, value)` for each field of `obj`, in declaration order; `value` is a reference to
 /// the member (const when `obj` is const).
-template <ReflectedDescriptor T, class F>
-constexpr void for_each_field(T& obj, F&& f) {
-  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto accessor) {
-    const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
-    f(std::string_view{name}, boost::hana::second(accessor)(obj));
-  });
-}
+template <class T, class F>
+requires ReflectedDescriptor<std::remove_const_t<T>>
+constexpr void for_each_field(T& obj, F&& f) { std::remove_const_t<T>::visit_fields(obj, f); }
 
 /// The field names of `T`, in declaration order.
 template <ReflectedDescriptor T>
@@ -5243,6 +4842,7 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -5329,10 +4929,15 @@ template <class T>
 
 }  // namespace detail
 
-/// The report as JSON (keys in a stable order; sizes in bytes, FLOPs as numbers).
+/// The schema a description names (docs/schemas/describe.schema.json).
+inline constexpr std::string_view describe_schema = "aicb.describe/1";
+
+/// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
+/// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
+/// new one.
 [[nodiscard]] inline std::string to_json(const job_report& r) {
   json_writer w;
-  w.begin_object().member("aicb_version", AICB_VERSION_STRING);
+  w.begin_object().member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
   w.key("parallel");
@@ -5448,9 +5053,1557 @@ template <class T>
 }
 
 AICB_END_NAMESPACE
-
-// Time: compute models and AIOB profiles.
 // #include <aicb/calc/traffic.hpp>
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/fwd.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Forward declarations of aicb's public types.
+///
+/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
+/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
+/// Default template arguments, when aicb has any, are given here and only here.
+
+// #include <aicb/config.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// units/
+class bytes;      // <aicb/units/bytes.hpp>
+class byte_rate;  // <aicb/units/rate.hpp>
+
+// error.hpp
+class error;
+class parse_error;
+class config_error;
+class io_error;
+
+// workload/
+enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
+enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
+struct collective_op;                  // <aicb/workload/record.hpp>
+struct phase;                          // <aicb/workload/record.hpp>
+struct record;                         // <aicb/workload/record.hpp>
+
+AICB_END_NAMESPACE
+// #include <aicb/model/batch.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/model/fixed_string.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+// #include <aicb/model/parallel.hpp>
+// #include <aicb/model/presets.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Presets: named model shapes. A preset is only a set of defaults — every field can be
+/// overridden, and a model needs no preset at all.
+///
+/// Two kinds:
+/// - the published shapes of real models (`aicb::presets::llama2_7b`, …), each with its source;
+/// - aliyun/aicb's own presets under aicb's names (`gpt_7B`, `DeepSeek_671B`, …) with aicb's exact
+///   values — including where they differ from the real models, which `note` says — so that aicb's
+///   workloads can be reproduced.
+///
+/// ```cpp
+/// constexpr auto m = aicb::presets::llama3_8b;             // a constant model_spec
+/// const aicb::preset* p = aicb::find_preset("mixtral-8x7b"); // lookup by key (CLI: --model)
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <array>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace presets {
+
+// ---- GPT-3 (Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1). GeLU, LayerNorm,
+// biases, learned positions over 2048 tokens, embeddings tied, vocabulary 50257.
+inline constexpr model_spec gpt3_template{.vocab_size = 50257,
+                                          .max_position_embeddings = 2048,
+                                          .activation = activation_kind::gelu,
+                                          .norm = norm_kind::layernorm,
+                                          .position = position_kind::learned,
+                                          .linear_bias = true,
+                                          .tied_embeddings = true};
+[[nodiscard]] constexpr model_spec gpt3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                        std::uint64_t heads, std::uint64_t head_dim) {
+  model_spec m = gpt3_template;
+  m.name = name;
+  m.num_layers = layers;
+  m.hidden_size = hidden;
+  m.num_attention_heads = heads;
+  m.head_dim = head_dim;
+  m.ffn_hidden_size = 4 * hidden;
+  return m;
+}
+// The paper lists 24 heads of 128 for GPT-3 XL, which contradicts d_model = 2048 and the 1.3B count;
+// 16 heads of 128 (as Megatron's GPT-3 1.3B configuration uses) gives both.
+inline constexpr model_spec gpt3_1_3b = gpt3("gpt3-1.3b", 24, 2048, 16, 128);
+inline constexpr model_spec gpt3_2_7b = gpt3("gpt3-2.7b", 32, 2560, 32, 80);
+inline constexpr model_spec gpt3_6_7b = gpt3("gpt3-6.7b", 32, 4096, 32, 128);
+inline constexpr model_spec gpt3_13b = gpt3("gpt3-13b", 40, 5140, 40, 128);  // d_model 5140, 40 x 128 heads
+inline constexpr model_spec gpt3_175b = gpt3("gpt3-175b", 96, 12288, 96, 128);
+
+// ---- LLaMA family: SwiGLU, RMSNorm, RoPE, no biases, untied embeddings.
+[[nodiscard]] constexpr model_spec llama(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn,
+                                         std::uint64_t vocab) {
+  return model_spec{.name = name,
+                    .hidden_size = hidden,
+                    .num_layers = layers,
+                    .num_attention_heads = heads,
+                    .num_kv_heads = kv_heads,
+                    .ffn_hidden_size = ffn,
+                    .vocab_size = vocab,
+                    .activation = activation_kind::swiglu,
+                    .norm = norm_kind::rmsnorm,
+                    .position = position_kind::rope};
+}
+// Touvron et al. 2023, "LLaMA", Table 2 (ffn from the released params.json).
+inline constexpr model_spec llama_65b = llama("llama-65b", 80, 8192, 64, 64, 22016, 32000);
+// Llama 2 config.json (meta-llama/Llama-2-*-hf).
+inline constexpr model_spec llama2_7b = llama("llama2-7b", 32, 4096, 32, 32, 11008, 32000);
+inline constexpr model_spec llama2_13b = llama("llama2-13b", 40, 5120, 40, 40, 13824, 32000);
+inline constexpr model_spec llama2_70b = llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000);
+// Llama 3 / 3.1 config.json (meta-llama/Meta-Llama-3-*, Meta-Llama-3.1-405B).
+inline constexpr model_spec llama3_8b = llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256);
+inline constexpr model_spec llama3_70b = llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256);
+inline constexpr model_spec llama3_1_405b = llama("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256);
+// Mistral 7B v0.1 config.json.
+inline constexpr model_spec mistral_7b = llama("mistral-7b", 32, 4096, 32, 8, 14336, 32000);
+
+// ---- Mixtral (config.json of mistralai/Mixtral-8x7B-v0.1 and 8x22B-v0.1): 8 experts, top-2.
+[[nodiscard]] constexpr model_spec mixtral(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                           std::uint64_t heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, 8, ffn, 32000);
+  m.num_experts = 8;
+  m.moe_top_k = 2;
+  m.moe_ffn_hidden_size = ffn;
+  return m;
+}
+inline constexpr model_spec mixtral_8x7b = mixtral("mixtral-8x7b", 32, 4096, 32, 14336);
+inline constexpr model_spec mixtral_8x22b = mixtral("mixtral-8x22b", 56, 6144, 48, 16384);
+
+// ---- Qwen (config.json of Qwen/Qwen2.5-7B, -72B; Qwen/Qwen3-8B, -30B-A3B, -235B-A22B).
+// Qwen2.5 has biases on q, k, v; Qwen3 has RMSNorm on each query and key head.
+[[nodiscard]] constexpr model_spec qwen2_5(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                           std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 152064);
+  m.qkv_bias = true;
+  return m;
+}
+inline constexpr model_spec qwen2_5_7b = qwen2_5("qwen2.5-7b", 28, 3584, 28, 4, 18944);
+inline constexpr model_spec qwen2_5_72b = qwen2_5("qwen2.5-72b", 80, 8192, 64, 8, 29568);
+[[nodiscard]] constexpr model_spec qwen3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 151936);
+  m.head_dim = 128;
+  m.qk_norm = true;
+  return m;
+}
+inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288);
+[[nodiscard]] constexpr model_spec qwen3_moe(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                             std::uint64_t heads, std::uint64_t ffn, std::uint64_t moe_ffn) {
+  model_spec m = qwen3(name, layers, hidden, heads, 4, ffn);
+  m.num_experts = 128;
+  m.moe_top_k = 8;
+  m.moe_ffn_hidden_size = moe_ffn;
+  return m;
+}
+inline constexpr model_spec qwen3_30b_a3b = qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768);
+inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536);
+
+// ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
+// Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
+// leading dense layers.
+[[nodiscard]] constexpr model_spec deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                            std::uint64_t heads, std::uint64_t ffn, std::uint64_t vocab,
+                                            std::uint64_t q_lora, std::uint64_t experts, std::uint64_t top_k,
+                                            std::uint64_t moe_ffn, std::uint64_t shared,
+                                            std::uint64_t dense) {
+  model_spec m = llama(name, layers, hidden, heads, heads, ffn, vocab);
+  m.q_lora_rank = q_lora;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = top_k;
+  m.moe_ffn_hidden_size = moe_ffn;
+  m.num_shared_experts = shared;
+  m.first_dense_layers = dense;
+  return m;
+}
+inline constexpr model_spec deepseek_v2_lite =
+    deepseek("deepseek-v2-lite", 27, 2048, 16, 10944, 102400, 0, 64, 6, 1408, 2, 1);
+inline constexpr model_spec deepseek_v2 =
+    deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+inline constexpr model_spec deepseek_v3 = [] {
+  model_spec m = deepseek("deepseek-v3", 61, 7168, 128, 18432, 129280, 1536, 256, 8, 2048, 1, 3);
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}();
+
+// ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
+// deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
+// linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
+[[nodiscard]] constexpr model_spec aicb_gpt(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                            std::uint64_t heads, std::uint64_t ffn = 0) {
+  return model_spec{.name = name,
+                    .hidden_size = hidden,
+                    .num_layers = layers,
+                    .num_attention_heads = heads,
+                    .ffn_hidden_size = ffn,  // 0: aicb's default, 4h (or its SwiGLU rule with --swiglu)
+                    .vocab_size = 50257,
+                    .max_position_embeddings = 4096};
+}
+inline constexpr model_spec aicb_gpt_7b = aicb_gpt("gpt_7B", 36, 4096, 32);
+inline constexpr model_spec aicb_gpt_13b = aicb_gpt("gpt_13B", 40, 5120, 40);
+inline constexpr model_spec aicb_gpt_22b = aicb_gpt("gpt_22B", 48, 6144, 64);
+inline constexpr model_spec aicb_gpt_175b = aicb_gpt("gpt_175B", 96, 12288, 96);
+inline constexpr model_spec aicb_llama_65b = aicb_gpt("llama_65B", 80, 8192, 64, 28672);
+inline constexpr model_spec aicb_llama_405b = aicb_gpt("llama_405B", 128, 16384, 128, 53248);
+inline constexpr model_spec aicb_mixtral_8x7b = [] {
+  model_spec m = aicb_gpt("Mixtral_8*7B", 32, 4096, 32, 14336);
+  m.num_experts = 1;  // aicb's preset keeps --num_experts 1 and --moe_router_topk 1 unless given
+  m.moe_top_k = 1;
+  return m;
+}();
+[[nodiscard]] constexpr model_spec aicb_deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
+                                                 std::uint64_t heads, std::uint64_t ffn, std::uint64_t q_lora,
+                                                 std::uint64_t experts, std::uint64_t shared,
+                                                 std::uint64_t dense) {
+  model_spec m = aicb_gpt(name, layers, hidden, heads, ffn);
+  m.q_lora_rank = q_lora;
+  m.kv_lora_rank = 512;
+  m.qk_nope_head_dim = 128;
+  m.qk_rope_head_dim = 64;
+  m.v_head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = 1;  // --moe_router_topk default; presets do not set it
+  m.moe_ffn_hidden_size = ffn;
+  m.num_shared_experts = shared;
+  m.first_dense_layers = dense;
+  return m;
+}
+inline constexpr model_spec aicb_deepseek_671b =
+    aicb_deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+inline constexpr model_spec aicb_deepseek_236b =
+    aicb_deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+inline constexpr model_spec aicb_deepseek_16b =
+    aicb_deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+// deepspeed_llama.sh: LLaMA-shaped layers (q, k, v, o, gate, up, down; one weight per norm), vocab 32000.
+[[nodiscard]] constexpr model_spec aicb_deepspeed_llama(spec_name name, std::uint64_t layers,
+                                                        std::uint64_t hidden, std::uint64_t heads,
+                                                        std::uint64_t ffn) {
+  model_spec m = llama(name, layers, hidden, heads, heads, ffn, 32000);
+  return m;
+}
+inline constexpr model_spec aicb_deepspeed_llama_7b =
+    aicb_deepspeed_llama("deepspeed_llama_7B", 32, 4096, 32, 11008);
+inline constexpr model_spec aicb_deepspeed_llama_13b =
+    aicb_deepspeed_llama("deepspeed_llama_13B", 40, 5120, 40, 13824);
+inline constexpr model_spec aicb_deepspeed_llama_30b =
+    aicb_deepspeed_llama("deepspeed_llama_30B", 60, 6656, 52, 17920);
+inline constexpr model_spec aicb_deepspeed_llama_65b =
+    aicb_deepspeed_llama("deepspeed_llama_65B", 80, 8192, 64, 22016);
+
+}  // namespace presets
+
+/// A named model shape with its provenance.
+struct preset {
+  std::string_view key;     ///< lookup key (CLI `--model`), e.g. "llama2-7b" or aicb's "gpt_7B"
+  model_spec model;         ///< the shape
+  std::string_view source;  ///< where the numbers come from
+  bool from_aicb = false;   ///< one of aliyun/aicb's presets, with aicb's values
+  std::string_view note{};  ///< how it differs from the real model it is named after (aicb presets)
+};
+
+/// Every preset, real models first, then aicb's.
+inline constexpr std::array<preset, 37> all_presets{{
+    {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
+    {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-13b", presets::gpt3_13b, "Brown et al. 2020, Table 2.1"},
+    {"gpt3-175b", presets::gpt3_175b, "Brown et al. 2020, Table 2.1"},
+    {"llama-65b", presets::llama_65b, "Touvron et al. 2023 (LLaMA), Table 2; params.json"},
+    {"llama2-7b", presets::llama2_7b, "meta-llama/Llama-2-7b-hf config.json"},
+    {"llama2-13b", presets::llama2_13b, "meta-llama/Llama-2-13b-hf config.json"},
+    {"llama2-70b", presets::llama2_70b, "meta-llama/Llama-2-70b-hf config.json"},
+    {"llama3-8b", presets::llama3_8b, "meta-llama/Meta-Llama-3-8B config.json"},
+    {"llama3-70b", presets::llama3_70b, "meta-llama/Meta-Llama-3-70B config.json"},
+    {"llama3.1-405b", presets::llama3_1_405b, "meta-llama/Meta-Llama-3.1-405B config.json"},
+    {"mistral-7b", presets::mistral_7b, "mistralai/Mistral-7B-v0.1 config.json"},
+    {"mixtral-8x7b", presets::mixtral_8x7b, "mistralai/Mixtral-8x7B-v0.1 config.json"},
+    {"mixtral-8x22b", presets::mixtral_8x22b, "mistralai/Mixtral-8x22B-v0.1 config.json"},
+    {"qwen2.5-7b", presets::qwen2_5_7b, "Qwen/Qwen2.5-7B config.json"},
+    {"qwen2.5-72b", presets::qwen2_5_72b, "Qwen/Qwen2.5-72B config.json"},
+    {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
+    {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
+    {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
+    {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
+    {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
+    {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
+     "aicb's own shape (36 layers, vocab 50257); not a published model"},
+    {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,
+     "vocab 50257, hidden 5120 (GPT-3 13B has 5140)"},
+    {"gpt_22B", presets::aicb_gpt_22b, "aicb megatron_workload_with_aiob.sh -m 22", true,
+     "aicb's own shape; not a published model"},
+    {"gpt_175B", presets::aicb_gpt_175b, "aicb megatron_workload_with_aiob.sh -m 175", true,
+     "untied output projection and no linear biases, unlike GPT-3 175B"},
+    {"llama_65B", presets::aicb_llama_65b, "aicb megatron_gpt.sh -m 65", true,
+     "GeLU with ffn 28672, vocab 50257: LLaMA-65B uses SwiGLU, ffn 22016, vocab 32000"},
+    {"llama_405B", presets::aicb_llama_405b, "aicb megatron_workload_with_aiob.sh -m 405", true,
+     "128 layers, GeLU, MHA, vocab 50257: Llama-3.1-405B has 126 layers, SwiGLU, 8 KV heads, vocab 128256"},
+    {"Mixtral_8*7B", presets::aicb_mixtral_8x7b, "aicb megatron_workload_with_aiob.sh -m moe", true,
+     "1 expert, top-1, GeLU, MHA unless --experts/--topk: Mixtral has 8 experts, top-2, SwiGLU, 8 KV heads"},
+    {"DeepSeek_671B", presets::aicb_deepseek_671b, "aicb megatron_workload_with_aiob.sh -m deepseek671", true,
+     "hidden 18432 is V3's dense FFN size (real hidden 7168); ffn 2048 also used for dense layers; top-1"},
+    {"DeepSeek_236B", presets::aicb_deepseek_236b, "aicb megatron_workload_with_aiob.sh -m deepseek236", true,
+     "hidden 12288 is V2's dense FFN size (real hidden 5120); ffn 1536 also used for dense layers; top-1"},
+    {"DeepSeek_16B", presets::aicb_deepseek_16b, "aicb megatron_workload_with_aiob.sh -m deepseek16", true,
+     "hidden 10944 is V2-Lite's dense FFN size (real hidden 2048); ffn 1408 also used for dense layers; "
+     "top-1"},
+    {"deepspeed_llama_7B", presets::aicb_deepspeed_llama_7b, "aicb deepspeed_llama.sh -m 7", true},
+    {"deepspeed_llama_13B", presets::aicb_deepspeed_llama_13b, "aicb deepspeed_llama.sh -m 13", true},
+    {"deepspeed_llama_30B", presets::aicb_deepspeed_llama_30b, "aicb deepspeed_llama.sh -m 30", true},
+    {"deepspeed_llama_65B", presets::aicb_deepspeed_llama_65b, "aicb deepspeed_llama.sh -m 65", true},
+}};
+
+/// The preset with key `key` (exact match), or nullptr.
+[[nodiscard]] constexpr const preset* find_preset(std::string_view key) noexcept {
+  for (const preset& p : all_presets)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/model/sizing.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// A standard shape for a parameter count: "give me a 15B model".
+///
+/// The shape is chosen for the model the job actually has: its activation, attention (heads of
+/// 128, key/value heads), vocabulary, embedding tying, norms, biases and — with learned positions —
+/// a position table as long as the sequence. The count that comes out is the job's real count.
+///
+/// The rule (docs/models.md), starting from a base model whose dimensions left at 0 are free:
+/// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
+///    (so tensor parallelism up to 8 divides the heads) and of the key/value heads;
+/// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
+/// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
+///    target (even, so common pipeline sizes divide it);
+/// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
+///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
+///    within 2%, the closest count.
+/// Dimensions the base gives (hidden size, layers, heads, FFN) stay as they are. The family
+/// templates: `gpt` (GPT-3: GeLU, LayerNorm, biases, learned positions) and `llama` (Llama 3:
+/// SwiGLU, RMSNorm, 8 key/value heads, RoPE).
+/// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A model family a shape can be proposed for.
+enum class model_family : std::uint8_t { gpt, llama };
+
+template <>
+struct enum_names<model_family> {
+  static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
+};
+
+/// The template of a family, with its dimensions (hidden size, layers, heads, FFN) left free.
+[[nodiscard]] constexpr model_spec family_template(model_family family) noexcept {
+  model_spec m = family == model_family::gpt ? presets::gpt3_template : presets::llama3_8b;
+  m.name = {};
+  m.hidden_size = m.num_layers = m.num_attention_heads = m.head_dim = m.ffn_hidden_size = 0;
+  m.max_position_embeddings = 0;  // learned positions: a table as long as the sequence
+  return m;
+}
+
+/// The shape closest to `target_params` for `base` by the rule of the file comment: the dimensions
+/// `base` leaves at 0 (hidden size, layers, heads, FFN) are chosen, the rest of `base` is kept.
+/// `seq_length` sizes a learned position table that `base` leaves at 0.
+[[nodiscard]] inline model_spec shape_for_size(const model_spec& base, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
+  if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
+  const bool gated = base.activation == activation_kind::swiglu;
+  const std::uint64_t kv = base.num_kv_heads;
+  model_spec best;
+  bool found = false;
+  double best_error = 1e300, best_aspect = 1e300;
+  const double target = static_cast<double>(target_params);
+  for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
+    model_spec m = base;
+    if (m.num_attention_heads == 0) {
+      if (m.hidden_size != 0) {
+        if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
+        m.num_attention_heads = m.hidden_size % 128 == 0 ? m.hidden_size / 128 : m.hidden_size / 64;
+      } else {
+        m.num_attention_heads = heads;
+      }
+    } else if (heads != 8) {
+      break;  // heads fixed: one candidate
+    }
+    if (m.hidden_size == 0) m.hidden_size = 128 * m.num_attention_heads;
+    if (m.num_attention_heads == 0 || (kv != 0 && m.num_attention_heads % kv != 0)) continue;
+    if (m.ffn_hidden_size == 0)
+      m.ffn_hidden_size = gated ? (8 * m.hidden_size / 3 + 255) / 256 * 256 : 4 * m.hidden_size;
+    if (m.num_layers == 0) {
+      m.num_layers = 1;
+      const std::uint64_t one = count_params(m, seq_length).total();
+      m.num_layers = 2;
+      const std::uint64_t per_layer = count_params(m, seq_length).total() - one;
+      const double fixed = static_cast<double>(one - per_layer);
+      const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
+      if (layers < 2 || layers > static_cast<double>(max_layers)) continue;
+      m.num_layers = static_cast<std::uint64_t>(layers);
+    }
+    const double error = std::abs(static_cast<double>(count_params(m, seq_length).total()) - target) / target;
+    const double aspect =
+        std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
+    const bool within = error <= 0.02, best_within = best_error <= 0.02;
+    if ((within && (!best_within || aspect < best_aspect)) ||
+        (!within && !best_within && error < best_error)) {
+      best = m;
+      best_error = error;
+      best_aspect = aspect;
+      found = true;
+    }
+  }
+  if (!found)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params),
+                     "no shape with the given dimensions reaches this size (key/value heads must divide "
+                     "the heads; at least two layers)"));
+  return best;
+}
+
+/// A name for a shape: family and exact size, e.g. "gpt-15.0B".
+[[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
+  char name[48];
+  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
+                static_cast<double>(params) / 1e9);
+  return spec_name::from(name);
+}
+
+/// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
+/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
+[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
+  model_spec m = shape_for_size(family_template(family), target_params, seq_length);
+  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
+  m.name = shape_name(to_string(family), count_params(m, seq_length).total());
+  return m;
+}
+
+/// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
+[[nodiscard]] inline std::uint64_t parse_param_count(std::string_view text) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &used);
+  } catch (...) {
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  }
+  double scale = 1;
+  const std::string suffix = s.substr(used);
+  if (suffix == "B" || suffix == "b")
+    scale = 1e9;
+  else if (suffix == "M" || suffix == "m")
+    scale = 1e6;
+  else if (suffix == "T" || suffix == "t")
+    scale = 1e12;
+  else if (!suffix.empty())
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  if (!(value > 0) || !(value * scale < 1e18))
+    AICB_THROW(config_error("size", s, "the size must be positive and below 10^18 parameters"));
+  return static_cast<std::uint64_t>(std::llround(value * scale));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/spec.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/units/duration.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Durations: plain `std::chrono` types, named for the units aicb's file formats use.
+///
+/// | where                        | unit                                  | type                   |
+/// |------------------------------|---------------------------------------|------------------------|
+/// | workload records, SimAI file | integer nanoseconds (SimAI ticks)     | aicb::nanoseconds      |
+/// | AIOB profiles                | decimal microseconds                  | aicb::microseconds_f   |
+///
+/// `std::chrono` already forbids implicit conversions that lose precision, so a profile's
+/// fractional microseconds reach a workload only through an explicit, documented rounding.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Integer nanoseconds: the time unit of workload records (one SimAI tick).
+using nanoseconds = std::chrono::nanoseconds;
+
+/// Fractional microseconds: the unit AIOB profiles store.
+using microseconds_f = std::chrono::duration<double, std::micro>;
+
+/// The longest duration aicb represents: 2^62 ns, about 146 years. Far beyond any operation or
+/// iteration, and with room for sums of many of them in std::chrono's signed 64-bit nanoseconds.
+inline constexpr double max_duration_ns = 4611686018427387904.0;
+
+/// A fractional number of nanoseconds rounded to whole nanoseconds (halves away from zero), or a
+/// config_error naming `what` when it is not a number, negative, or above max_duration_ns — never
+/// the undefined behaviour of converting an out-of-range double to an integer.
+[[nodiscard]] inline nanoseconds checked_ns(double ns, std::string_view what) {
+  if (!(ns >= 0) || !(ns <= max_duration_ns)) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.6g ns", ns);
+    AICB_THROW(
+        config_error(std::string(what), text,
+                     "a duration must be a number of nanoseconds between 0 and 2^62 (about 146 years)"));
+  }
+  return nanoseconds{std::llround(ns)};
+}
+
+/// Rounds a fractional duration to whole nanoseconds, halves away from zero (what `std::lround` does);
+/// config_error as checked_ns when it is out of range.
+template <class Rep, class Period>
+[[nodiscard]] nanoseconds round_to_ns(std::chrono::duration<Rep, Period> d) {
+  return checked_ns(std::chrono::duration<double, std::nano>(d).count(), "duration");
+}
+
+namespace literals {
+// `10ns`, `5us`, `2ms` … come straight from the standard.
+using namespace std::chrono_literals;
+}  // namespace literals
+
+AICB_END_NAMESPACE
+// #include <aicb/units/rate.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::byte_rate — bytes per second, the derived unit of bandwidths (bytes / duration).
+///
+/// ```cpp
+/// using namespace aicb::literals;
+/// auto hbm = aicb::byte_rate::from_gb_per_s(3350);  // H100 HBM3, datasheet "3.35 TB/s"
+/// auto t   = 1_GiB / hbm;                           // std::chrono::duration<double>
+/// ```
+
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/units/duration.hpp>
+
+#include <chrono>
+
+AICB_BEGIN_NAMESPACE
+
+/// A transfer rate in bytes per second.
+class byte_rate {
+ public:
+  constexpr byte_rate() noexcept = default;
+  constexpr explicit byte_rate(double bytes_per_second) noexcept : bytes_per_second_(bytes_per_second) {}
+
+  /// Decimal gigabytes per second (10^9 B/s), the unit of datasheets.
+  [[nodiscard]] static constexpr byte_rate from_gb_per_s(double gb_per_s) noexcept {
+    return byte_rate{gb_per_s * 1e9};
+  }
+
+  [[nodiscard]] constexpr double bytes_per_second() const noexcept { return bytes_per_second_; }
+
+  [[nodiscard]] friend constexpr auto operator<=>(byte_rate, byte_rate) noexcept = default;
+
+  /// Scales a rate, e.g. by an efficiency factor.
+  [[nodiscard]] friend constexpr byte_rate operator*(byte_rate r, double k) noexcept {
+    return byte_rate{r.bytes_per_second_ * k};
+  }
+
+ private:
+  double bytes_per_second_ = 0.0;
+};
+
+/// Rate of moving `b` in `d`.
+template <class Rep, class Period>
+[[nodiscard]] constexpr byte_rate operator/(bytes b, std::chrono::duration<Rep, Period> d) noexcept {
+  return byte_rate{static_cast<double>(b.count()) / std::chrono::duration<double>(d).count()};
+}
+
+/// Time to move `b` at rate `r`, in (fractional) seconds.
+[[nodiscard]] constexpr std::chrono::duration<double> operator/(bytes b, byte_rate r) noexcept {
+  return std::chrono::duration<double>{static_cast<double>(b.count()) / r.bytes_per_second()};
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/version.hpp>
+
+// Vocabulary of workloads.
+// #include <aicb/concepts.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Concepts for generic code over aicb types. Only concepts live here.
+
+// #include <aicb/fwd.hpp>
+
+#include <concepts>
+#include <ranges>
+
+AICB_BEGIN_NAMESPACE
+
+/// A range whose elements can be read as workload records: what generators return and what
+/// writers, linters and simulators consume. Any input range qualifies — lazy views included —
+/// so a consumer never needs the whole workload in memory.
+template <class R>
+concept RecordRange = std::ranges::input_range<R> && std::convertible_to < std::ranges::range_reference_t<R>,
+const record& > ;
+
+/// Something that accepts records one at a time (a file writer, a counter, a simulator front end).
+template <class S>
+concept RecordSink = requires(S& sink, const record& r) {
+  sink(r);
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/collective.hpp>
+// #include <aicb/workload/csv_item.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::csv_item — one item of aicb's physical-cluster workload (a collective, a GEMM, an epoch
+/// marker), as aicb's `LogItem` holds it: what the CSV generators emit and the CSV writer
+/// (<aicb/io/aicb_csv.hpp>) and reader consume. docs/csv.md describes the columns.
+
+// #include <aicb/config.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The operations of aicb's `CommType` enumeration, in aicb's order.
+enum class csv_op : std::uint8_t {
+  all_reduce,
+  isend,
+  irecv,
+  broadcast,
+  all_gather,
+  reduce_scatter,
+  barrier,
+  reduce,
+  reduce_scatter_tensor,
+  all_gather_into_tensor,
+  computation,
+  epoch_end,
+  all_to_all,
+};
+inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
+                                                               "isend",
+                                                               "irecv",
+                                                               "broadcast",
+                                                               "all_gather",
+                                                               "reduce_scatter",
+                                                               "barrier",
+                                                               "reduce",
+                                                               "reduce_scatter_tensor",
+                                                               "all_gather_into_tensor",
+                                                               "computation",
+                                                               "epoch_end",
+                                                               "all_to_all"};
+[[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
+  return csv_op_names[static_cast<std::size_t>(op)];
+}
+/// The operation named `name` (aicb's value spelling, e.g. "all_gather").
+[[nodiscard]] constexpr std::optional<csv_op> csv_op_from_string(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < csv_op_names.size(); ++i)
+    if (csv_op_names[i] == name) return static_cast<csv_op>(i);
+  return std::nullopt;
+}
+
+/// The process groups of aicb's `CommGroup` enumeration; `none` is Python's None.
+enum class csv_group : std::uint8_t {
+  none,
+  dp_group,
+  pp_group,
+  tp_group,
+  ep_group,
+  ep_dp_group,
+  ep_tp_group,
+  embedding_group,
+  all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
+};
+inline constexpr std::array<std::string_view, 9> csv_group_names{
+    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
+    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
+[[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
+  return csv_group_names[static_cast<std::size_t>(g)];
+}
+
+/// The shape of one GEMM operand of a computation item: 2 or 3 dimensions.
+struct csv_shape {
+  std::array<std::uint64_t, 3> dims{};
+  std::uint8_t rank = 0;
+  [[nodiscard]] friend constexpr bool operator==(const csv_shape&, const csv_shape&) = default;
+};
+
+/// One line of the CSV.
+struct csv_item {
+  csv_op op = csv_op::epoch_end;
+  csv_group group = csv_group::none;
+  std::optional<std::uint64_t> group_size;  ///< None for computation and epoch markers
+  std::uint64_t msg_size = 0;               ///< bytes (integer messages)
+  /// A message size aicb computes as a float (FP8 dispatch: bytes × 0.515625); written like Python.
+  std::optional<double> msg_size_float;
+  std::array<csv_shape, 2> shapes{};  ///< the GEMM operands of a computation item
+  std::string_view stage;             ///< e.g. "forward.MegatronRowLinear"; static text in generators
+  std::optional<std::int64_t> dst, src;
+  std::string_view additional;  ///< pipeline items: send_next | recv_prev | recv_next | send_prev
+  /// Measurements, None in generated workloads; a replayed log fills them.
+  std::optional<double> elapsed_time, algbw, busbw;
+  std::uint64_t count = 1;
+
+  [[nodiscard]] bool is_computation() const noexcept { return op == csv_op::computation; }
+  /// The message size as a number of bytes (a float size truncated).
+  [[nodiscard]] std::uint64_t bytes() const noexcept {
+    return msg_size_float ? static_cast<std::uint64_t>(*msg_size_float) : msg_size;
+  }
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/group.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::comm_group — which ranks take part in a collective.
+///
+/// Groups follow Megatron's process groups. With world size W, tensor parallel TP, pipeline
+/// parallel PP, context parallel CP and expert parallel EP, data parallel is DP = W / (TP·PP·CP)
+/// and the expert-data-parallel group ("DP within EP") has DP·CP / EP ranks.
+
+// #include <aicb/config.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A communication group.
+enum class comm_group : std::uint8_t {
+  tp,     ///< tensor parallel (also carries sequence-parallel collectives)
+  dp,     ///< data parallel (gradient reduction, distributed optimizer)
+  pp,     ///< pipeline parallel (point-to-point between adjacent stages)
+  ep,     ///< expert parallel (token dispatch and combine)
+  dp_ep,  ///< data parallel among replicas of the same experts ("DP within EP")
+  cp,     ///< context parallel (sequence shards of attention)
+  world,  ///< all ranks
+};
+
+/// Every group, in declaration order.
+inline constexpr std::array<comm_group, 7> all_comm_groups{
+    comm_group::tp,    comm_group::dp, comm_group::pp,   comm_group::ep,
+    comm_group::dp_ep, comm_group::cp, comm_group::world};
+
+/// The library's name of a group: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world".
+[[nodiscard]] constexpr std::string_view to_string(comm_group g) noexcept {
+  switch (g) {
+    case comm_group::tp:
+      return "tp";
+    case comm_group::dp:
+      return "dp";
+    case comm_group::pp:
+      return "pp";
+    case comm_group::ep:
+      return "ep";
+    case comm_group::dp_ep:
+      return "dp_ep";
+    case comm_group::cp:
+      return "cp";
+    case comm_group::world:
+      return "world";
+  }
+  return "?";
+}
+
+/// The group named `name` (as to_string spells it), or nothing.
+[[nodiscard]] constexpr std::optional<comm_group> comm_group_from_string(std::string_view name) noexcept {
+  for (comm_group g : all_comm_groups)
+    if (to_string(g) == name) return g;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/record.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::record — one step of a training workload, the unit every generator produces and every
+/// writer consumes.
+///
+/// A record is a layer-like item with three phases, matching how simulators replay training:
+///
+/// - `forward`      — forward compute, then its collective (e.g. TP all-reduce of the output);
+/// - `input_grad`   — backward compute of the input gradient, then its collective;
+/// - `weight_grad`  — backward compute of the weight gradient, then its collective (e.g. the DP
+///                    gradient reduction);
+///
+/// plus `update`, a fixed delay after the record's collectives complete.
+///
+/// Times are integer nanoseconds, sizes are bytes. A phase "has no collective" when its kind is
+/// collective::none. Its size is then normally zero; aicb compatibility mode reproduces aicb's files
+/// in which a `NONE` column still carries a size, so the size is kept rather than forced to zero.
+///
+/// The SimAI text format is one writer of this type (its 12 columns map one to one); it is not
+/// the definition.
+
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/units/duration.hpp>
+// #include <aicb/workload/collective.hpp>
+// #include <aicb/workload/group.hpp>
+
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// A collective of `kind` over `group` moving `size` bytes.
+///
+/// Size convention (SimAI's): the whole buffer of one rank — the input of an all-reduce or
+/// reduce-scatter, the *output* of an all-gather, the send buffer of an all-to-all.
+struct collective_op {
+  collective kind = collective::none;
+  comm_group group = comm_group::tp;
+  bytes size{};
+
+  /// True when this is an actual collective (kind is not collective::none).
+  [[nodiscard]] constexpr bool active() const noexcept { return kind != collective::none; }
+
+  [[nodiscard]] friend constexpr bool operator==(const collective_op&,
+                                                 const collective_op&) noexcept = default;
+};
+
+/// One phase of a record: compute, then (optionally) a collective.
+struct phase {
+  nanoseconds compute{};
+  collective_op comm{};
+
+  [[nodiscard]] friend bool operator==(const phase&, const phase&) noexcept = default;
+};
+
+/// One workload step: a name, three phases and an update delay.
+struct record {
+  std::string name;
+  phase forward;
+  phase input_grad;
+  phase weight_grad;
+  nanoseconds update{};
+
+  [[nodiscard]] friend bool operator==(const record&, const record&) = default;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/record_stream.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
+/// into a lazy input range of records, so a workload of any length is produced on demand and never
+/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
+/// views compose with it:
+///
+/// ```cpp
+/// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
+/// auto first = generator.records() | ranges::views::take(10);           // range-v3
+/// ```
+///
+/// A Source provides `const record* next()` — the next record, valid until the following call, or
+/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
+/// (the number of records it will produce, known in advance: file formats state it first).
+
+// #include <aicb/config.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <utility>
+
+AICB_BEGIN_NAMESPACE
+
+/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
+/// one micro batch's records repeated; a workload that knows its repetition offers
+/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
+/// its records() — so a writer formats a micro batch once and copies its text.
+struct record_run {
+  std::span<const record> records;
+  std::uint64_t times = 1;
+};
+
+/// A lazy, single-pass range over the records a Source produces.
+template <class Source>
+class record_stream {
+ public:
+  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
+
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using iterator_concept = std::input_iterator_tag;
+    using value_type = record;
+    using difference_type = std::ptrdiff_t;
+    using reference = const record&;
+    using pointer = const record*;
+
+    iterator() = default;
+    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
+
+    reference operator*() const { return *current_; }
+    pointer operator->() const { return current_; }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    void operator++(int) { advance(); }
+    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
+
+   private:
+    void advance() {
+      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
+    }
+    record_stream* owner_ = nullptr;
+    const record* current_ = nullptr;
+  };
+
+  /// Starts the pass. A record_stream is single-pass: call begin() once.
+  [[nodiscard]] iterator begin() { return iterator(this); }
+  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  /// Records the stream produces in total.
+  [[nodiscard]] std::uint64_t size() const { return source_->size(); }
+
+ private:
+  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
+};
+
+AICB_END_NAMESPACE
+
+// Schedule: every rank's operations, lazily.
+// #include <aicb/schedule/job_check.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The whole-job consistency check: across the ranks of a job, every send has its receive (same
+/// peer pair, tag and size), every collective is entered by exactly its group's members in the same
+/// order with the same kind and size, and a joint execution that respects each rank's order and
+/// NCCL's blocking semantics finishes — no deadlock, nothing left unmatched.
+///
+/// ```cpp
+/// const aicb::job_check r = aicb::check_job(job);
+/// if (!r.ok) std::puts(r.problem.c_str());   // names the rank, the operation and its counterpart
+/// std::puts(r.proved.c_str());               // what the check established, and how
+/// ```
+///
+/// How it scales: a joint execution of every rank holds one pipeline step of each rank in memory,
+/// which is fine for small jobs. For large ones the check runs in two passes: (1) every rank's
+/// stream is generated and reduced to a signature that leaves out group indices, peers and tags —
+/// ranks of the same pipeline stage must have equal signatures (the job is symmetric); (2) the
+/// ranks of one pipeline group (one rank per stage) run jointly, with real matching of their
+/// point-to-point transfers and of collectives among them (the tied-embedding group spans the first
+/// and last stage), while a collective whose other members lie outside the group completes at once:
+/// those members run the same operations (pass 1) on isomorphic pipeline groups, so they reach it
+/// in the same state. The result says which of the two was done.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What check_job found.
+struct job_check {
+  bool ok = true;
+  std::string problem;               ///< the first inconsistency: rank, operation, counterpart
+  std::string proved;                ///< what was established, and how
+  std::uint64_t ranks_streamed = 0;  ///< ranks whose whole stream was generated
+  std::uint64_t ranks_run = 0;       ///< ranks run jointly
+  std::uint64_t operations = 0;      ///< operations of the joint run
+  std::uint64_t transfers = 0;       ///< point-to-point transfers matched (send and receive)
+  std::uint64_t collectives = 0;     ///< collective calls completed (one per member)
+};
+
+/// How check_job works.
+struct job_check_options {
+  /// Run every rank jointly up to this world size; above it, the two passes of the file comment.
+  std::uint64_t joint_world_limit = 256;
+};
+
+namespace detail {
+
+// "rank 9 (stage 1) op 486 attention_input_regather (all_gather on tp[4], 33554432 bytes)"
+inline std::string describe_op(std::uint64_t rank, const operation& op) {
+  std::string text =
+      "rank " + std::to_string(rank) + " op " + std::to_string(op.index) + " " + std::string(op.name);
+  if (op.type == op_type::collective)
+    text += " (" + std::string(to_string(op.kind)) + " on " + to_string(op.group) + ", " +
+            std::to_string(op.size.count()) + " bytes)";
+  else if (op.type != op_type::compute)
+    text += std::string(op.type == op_type::send ? " (send to rank " : " (receive from rank ") +
+            std::to_string(op.peer) + ", tag " + std::to_string(op.tag) + ", " +
+            std::to_string(op.size.count()) + " bytes)";
+  if (op.layer != no_layer) text += " of layer " + std::to_string(op.layer);
+  text += ", micro batch " + std::to_string(op.microbatch);
+  return text;
+}
+
+}  // namespace detail
+
+/// Runs the operation streams of `ranks` jointly (`stream(rank)` gives a range of operations; it is
+/// called once per rank and the range must outlive the call). Each rank runs its operations in
+/// order; an operation starts once those it waits for (`after`) are complete. A collective blocks
+/// until every member of its group that is among `ranks` has entered it — members outside count as
+/// entered (the caller vouches for their symmetry). Consecutive sends and receives that wait for the
+/// same operations form one call, posted together, as NCCL's grouped calls are; a posted transfer
+/// completes once its other end is posted, and only what waits for it is held up.
+template <class Streams>
+[[nodiscard]] job_check run_jointly(const process_grid& grid, const std::vector<std::uint64_t>& ranks,
+                                    Streams&& stream) {
+  using range_t = std::remove_cvref_t<decltype(stream(std::uint64_t{}))>;
+  struct runner {
+    std::uint64_t rank = 0;
+    range_t range;
+    decltype(std::begin(std::declval<range_t&>())) at{};
+    // Point-to-point operations posted and not yet complete: (index, transfer key).
+    std::vector<std::pair<std::uint64_t, std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>>> pending;
+    std::vector<operation> call;
+    bool posted = false;  // the collective at `at` is entered and waiting
+    bool done = false;
+  };
+  job_check result;
+  const auto fail = [&](std::string problem) {
+    result.ok = false;
+    result.problem = std::move(problem);
+    return result;
+  };
+  std::vector<runner> runners;
+  runners.reserve(ranks.size());
+  std::map<std::uint64_t, std::size_t> slot;  // rank -> runner
+  for (const std::uint64_t r : ranks) {
+    slot[r] = runners.size();
+    runners.push_back({r, stream(r), {}, {}, {}, false, false});
+  }
+  for (runner& x : runners) {
+    x.at = std::begin(x.range);
+    x.done = x.at == std::end(x.range);
+  }
+
+  // Point-to-point: (from, to, tag) -> what each end posted.
+  struct transfer {
+    bool sent = false, received = false;
+    std::uint64_t sent_size = 0, received_size = 0;
+    int completed = 0;
+    std::string sender, receiver;  // for messages
+  };
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, transfer> transfers;
+  // Collectives: per group, the calls in order; each call counts its members in.
+  struct entry {
+    collective kind = collective::none;
+    std::uint64_t size = 0;
+    std::uint64_t entered = 0, needed = 0, left = 0;
+    std::string first;  // the first member's operation, for messages
+  };
+  struct group_calls {
+    std::vector<entry> calls;
+    std::uint64_t base = 0;                                 // index of calls[0]
+    std::unordered_map<std::uint64_t, std::uint64_t> next;  // per member: its next call's index
+  };
+  std::map<group_id, group_calls> groups;
+  const auto members_here = [&](const group_id& id) {
+    const rank_group g = grid.group_at(id.kind, id.index);
+    std::uint64_t n = 0;
+    for (const auto& [r, i] : slot)
+      n += g.contains(r) ? 1 : 0;
+    return n;
+  };
+  const auto p2p_key = [](std::uint64_t rank, const operation& op) {
+    return op.type == op_type::send ? std::tuple{rank, op.peer, op.tag} : std::tuple{op.peer, rank, op.tag};
+  };
+
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (runner& x : runners) {
+      while (!x.done || !x.pending.empty()) {
+        // Retire the posted transfers whose other end is posted too.
+        for (std::size_t i = 0; i < x.pending.size();) {
+          const auto it = transfers.find(x.pending[i].second);
+          if (it == transfers.end() || !(it->second.sent && it->second.received)) {
+            ++i;
+            continue;
+          }
+          if (++it->second.completed == 2) {
+            transfers.erase(it);
+            ++result.transfers;
+          }
+          ++result.operations;
+          x.pending.erase(x.pending.begin() + static_cast<std::ptrdiff_t>(i));
+          progress = true;
+        }
+        if (x.done) break;  // only transfers left to complete
+        // An operation runs once everything it waits for is complete.
+        bool blocked = false;
+        for (std::uint8_t i = 0; i < x.at->after_count && !blocked; ++i)
+          for (const auto& [index, key] : x.pending)
+            blocked = blocked || index == x.at->after[i];
+        if (blocked) break;
+        const operation& op = *x.at;
+        if (op.type == op_type::compute) {
+          ++result.operations;
+          ++x.at;
+          x.done = x.at == std::end(x.range);
+          progress = true;
+          continue;
+        }
+        if (op.type == op_type::collective) {
+          const rank_group g = grid.group_at(op.group.kind, op.group.index);
+          if (!g.contains(x.rank))
+            return fail(detail::describe_op(x.rank, op) + ": the rank is not a member of " +
+                        to_string(op.group));
+          group_calls& gc = groups[op.group];
+          if (!x.posted) {
+            std::uint64_t& mine = gc.next[x.rank];
+            if (mine < gc.base) return fail(detail::describe_op(x.rank, op) + ": internal order error");
+            while (gc.calls.size() <= mine - gc.base)
+              gc.calls.push_back({op.kind, op.size.count(), 0, members_here(op.group), 0, {}});
+            entry& e = gc.calls[mine - gc.base];
+            if (e.entered == 0) {
+              e.kind = op.kind;
+              e.size = op.size.count();
+              e.first = detail::describe_op(x.rank, op);
+            } else if (e.kind != op.kind || e.size != op.size.count()) {
+              return fail(detail::describe_op(x.rank, op) + " does not match its group's call number " +
+                          std::to_string(mine) + " on " + to_string(op.group) + ": " + e.first);
+            }
+            ++e.entered;
+            x.posted = true;
+            progress = true;
+          }
+          const std::uint64_t mine = gc.next[x.rank];
+          entry& e = gc.calls[mine - gc.base];
+          if (e.entered < e.needed) break;  // waits for the other members
+          ++result.collectives;
+          ++result.operations;
+          ++e.left;
+          ++gc.next[x.rank];
+          while (!gc.calls.empty() && gc.calls.front().left == gc.calls.front().needed) {
+            gc.calls.erase(gc.calls.begin());
+            ++gc.base;
+          }
+          x.posted = false;
+          ++x.at;
+          x.done = x.at == std::end(x.range);
+          progress = true;
+          continue;
+        }
+        // Sends and receives: the run of them that waits for the same operations is one call.
+        x.call.clear();
+        while (x.at != std::end(x.range) && (x.at->type == op_type::send || x.at->type == op_type::recv) &&
+               (x.call.empty() ||
+                (x.at->after == x.call.front().after && x.at->after_count == x.call.front().after_count))) {
+          x.call.push_back(*x.at);
+          ++x.at;
+        }
+        for (const operation& p : x.call) {
+          if (p.peer >= grid.world_size())
+            return fail(detail::describe_op(x.rank, p) + ": no rank " + std::to_string(p.peer));
+          // A transfer needs both ends among the ranks run: only collectives are vouched for.
+          if (!slot.count(p.peer))
+            return fail(detail::describe_op(x.rank, p) + ": its peer is not among the ranks run jointly");
+          transfer& t = transfers[p2p_key(x.rank, p)];
+          bool& side = p.type == op_type::send ? t.sent : t.received;
+          if (side)
+            return fail(detail::describe_op(x.rank, p) + ": a second " +
+                        (p.type == op_type::send ? "send" : "receive") + " with the same peer and tag");
+          side = true;
+          (p.type == op_type::send ? t.sent_size : t.received_size) = p.size.count();
+          (p.type == op_type::send ? t.sender : t.receiver) = detail::describe_op(x.rank, p);
+          if (t.sent && t.received && t.sent_size != t.received_size)
+            return fail(t.receiver + " expects " + std::to_string(t.received_size) + " bytes, but " +
+                        t.sender + " sends " + std::to_string(t.sent_size));
+        }
+        for (const operation& p : x.call)
+          x.pending.emplace_back(p.index, p2p_key(x.rank, p));
+        x.done = x.at == std::end(x.range);
+        progress = true;
+      }
+    }
+  }
+  result.ranks_run = runners.size();
+  for (runner& x : runners) {
+    for (const auto& [index, key] : x.pending) {
+      const auto it = transfers.find(key);
+      if (it == transfers.end()) continue;
+      const transfer& t = it->second;
+      const bool sending = std::get<0>(key) == x.rank;
+      return fail("deadlock: " + (sending ? t.sender : t.receiver) + " waits for rank " +
+                  std::to_string(sending ? std::get<1>(key) : std::get<0>(key)) + ", which never posts the " +
+                  (sending ? "receive" : "send") + " of tag " + std::to_string(std::get<2>(key)) +
+                  " before it waits itself");
+    }
+    if (!x.done)
+      return fail("deadlock: " + detail::describe_op(x.rank, *x.at) + " waits for the other members of " +
+                  to_string(x.at->group) + ", who never enter it");
+  }
+  if (!transfers.empty()) {
+    const transfer& t = transfers.begin()->second;
+    return fail("unmatched: " + (t.sent ? t.sender + " is never received" : t.receiver + " is never sent"));
+  }
+  for (const auto& [id, gc] : groups)
+    for (const entry& e : gc.calls)
+      if (e.entered != e.needed)
+        return fail("unmatched: " + e.first + " is entered by " + std::to_string(e.entered) + " of the " +
+                    std::to_string(e.needed) + " members run");
+  return result;
+}
+
+namespace detail {
+
+// A signature of a rank's stream that ranks of a symmetric job share: everything but group
+// indices, peers and tags, mixed word by word. Names are the schedule's static texts: their address
+// stands for them within one process.
+struct stream_signature {
+  std::uint64_t hash = 0x243F6A8885A308D3ULL, operations = 0;
+  void mix(std::uint64_t v) {
+    hash = (hash ^ v) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 29;
+  }
+  void add(const operation& op) {
+    ++operations;
+    mix(static_cast<std::uint64_t>(op.type));
+    mix(reinterpret_cast<std::uintptr_t>(op.name.data()));
+    mix(op.name.size());
+    mix(static_cast<std::uint64_t>(op.phase));
+    mix(op.microbatch);
+    mix(op.chunk);
+    mix(op.layer);
+    mix(static_cast<std::uint64_t>(op.kind));
+    mix(static_cast<std::uint64_t>(op.group.kind));
+    mix(op.group_size);
+    mix(op.size.count());
+    const double flops = op.compute.flops();
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &flops, sizeof bits);
+    mix(bits);
+  }
+};
+
+}  // namespace detail
+
+/// Checks a job: see the file comment.
+[[nodiscard]] inline job_check check_job(const job_spec& job, rank_schedule_options schedule = {},
+                                         job_check_options options = {}) {
+  const process_grid grid(job);
+  const std::uint64_t world = grid.world_size();
+  const auto streams = [&](std::uint64_t rank) { return rank_schedule(job, rank, schedule); };
+  if (world <= options.joint_world_limit) {
+    std::vector<std::uint64_t> all(world);
+    for (std::uint64_t r = 0; r < world; ++r)
+      all[r] = r;
+    job_check r = run_jointly(grid, all, streams);
+    r.ranks_streamed = world;
+    if (r.ok)
+      r.proved = "all " + std::to_string(world) +
+                 " ranks ran jointly: every transfer matched, every collective "
+                 "entered by all its members in the same order with the same size, no deadlock";
+    return r;
+  }
+  // Pass 1: every rank's signature equals its stage's.
+  job_check result;
+  std::vector<std::pair<bool, detail::stream_signature>> stage_signature(grid.pipeline_parallel());
+  for (std::uint64_t r = 0; r < world; ++r) {
+    detail::stream_signature sig;
+    for (const operation& op : rank_schedule(job, r, schedule))
+      sig.add(op);
+    ++result.ranks_streamed;
+    auto& [seen, reference] = stage_signature[grid.pipeline_stage(r)];
+    if (!seen) {
+      seen = true;
+      reference = sig;
+    } else if (sig.hash != reference.hash || sig.operations != reference.operations) {
+      result.ok = false;
+      result.problem = "rank " + std::to_string(r) +
+                       " runs other operations than the first rank of its stage " +
+                       std::to_string(grid.pipeline_stage(r)) + " (the job is not symmetric)";
+      return result;
+    }
+  }
+  // Pass 2: one pipeline group, jointly.
+  const rank_group pp = grid.group(group_kind::pp, 0);
+  std::vector<std::uint64_t> ranks;
+  for (std::uint64_t i = 0; i < pp.size(); ++i)
+    ranks.push_back(pp.member(i));
+  job_check joint = run_jointly(grid, ranks, streams);
+  joint.ranks_streamed = result.ranks_streamed;
+  if (joint.ok)
+    joint.proved =
+        "all " + std::to_string(world) +
+        " ranks streamed: every rank runs the operations of its "
+        "stage's first rank (up to group ids, peers and tags); pipeline group 0 (" +
+        std::to_string(ranks.size()) +
+        " ranks) ran jointly: every transfer matched, every collective "
+        "among them entered in the same order with the same size, no deadlock — the other pipeline "
+        "groups run the same operations";
+  return joint;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/pipeline.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/schedule/schedule_json.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// One rank's schedule as a versioned JSON document (`"schema": "aicb.schedule/1"`, described by
+/// docs/schemas/schedule.schema.json): the rank, its coordinates, its process groups with their
+/// members, then its operations in order, one object per line — streamed, so a schedule of millions
+/// of operations never sits in memory. This is what `aicb schedule --json` prints.
+///
+/// ```cpp
+/// aicb::rank_schedule schedule(job, 5);
+/// aicb::write_schedule_json(schedule.grid(), 5, schedule, ~std::uint64_t{0},
+///                           [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout);
+///                           });
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema a schedule document names.
+inline constexpr std::string_view schedule_schema = "aicb.schedule/1";
+
+/// The groups a schedule document lists, when the rank belongs to them.
+inline constexpr group_kind schedule_groups[] = {
+    group_kind::tp, group_kind::cp,  group_kind::dp,     group_kind::pp,  group_kind::dp_cp,
+    group_kind::ep, group_kind::etp, group_kind::etp_ep, group_kind::edp, group_kind::embedding};
+
+/// One operation as a JSON object on one line: what it is, where it belongs, its shape (compute),
+/// group and sizes (collective) or peer (send, recv), and the operations it waits for.
+[[nodiscard]] inline std::string operation_json(const operation& op) {
+  json_writer x;
+  x.begin_object().member("index", op.index).member("type", to_string(op.type)).member("name", op.name);
+  x.member("phase", to_string(op.phase)).member("microbatch", op.microbatch).member("chunk", op.chunk);
+  if (op.layer != no_layer) x.member("layer", op.layer);
+  if (op.type == op_type::compute) {
+    x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+    x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
+    x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
+    x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+  } else if (op.type == op_type::collective) {
+    x.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+    x.member("group_size", op.group_size).member("size", op.size.count());
+    x.member("per_rank_size", op.per_rank_size().count());
+  } else {
+    x.member("peer", op.peer).member("tag", op.tag).member("size", op.size.count());
+  }
+  x.key("after").begin_array();
+  for (std::uint8_t i = 0; i < op.after_count; ++i)
+    x.value(op.after[i]);
+  x.end_array().end_object();
+  std::string flat;
+  for (const char c : x.str())
+    if (c != '\n') flat += c;
+  return flat;
+}
+
+/// Streams rank `rank`'s document: the header from `grid`, then each of `operations` (any range of
+/// aicb::operation: a rank_schedule, or a view of one), at most `limit`, each handed to `sink` as
+/// text. Returns the operations written.
+template <class Operations, class Sink>
+std::uint64_t write_schedule_json(const process_grid& grid, std::uint64_t rank, Operations&& operations,
+                                  std::uint64_t limit, Sink&& sink) {
+  const rank_coordinates c = grid.coordinates(rank);
+  json_writer w;
+  w.begin_object()
+      .member("schema", schedule_schema)
+      .member("rank", rank)
+      .member("world_size", grid.world_size());
+  w.key("coordinates")
+      .begin_object()
+      .member("tp", c.tp)
+      .member("cp", c.cp)
+      .member("dp", c.dp)
+      .member("pp", c.pp);
+  w.member("etp", c.etp).member("ep", c.ep).member("edp", c.edp).end_object();
+  w.key("groups").begin_object();
+  for (const group_kind kind : schedule_groups) {
+    if (!grid.in_group(kind, rank)) continue;
+    const rank_group g = grid.group(kind, rank);
+    w.key(to_string(kind)).begin_object().member("id", to_string(g.id())).member("size", g.size());
+    w.key("members").begin_array();
+    for (std::uint64_t i = 0; i < g.size(); ++i)
+      w.value(g.member(i));
+    w.end_array().end_object();
+  }
+  w.end_object().end_object();
+  // The operations stream after the header, inside the same object: its closing brace goes last.
+  std::string head = w.str();
+  while (!head.empty() && head.back() != '}')
+    head.pop_back();
+  if (!head.empty()) head.pop_back();
+  while (!head.empty() && (head.back() == '\n' || head.back() == ' '))
+    head.pop_back();
+  head += ",\n  \"operations\": [\n";
+  sink(std::string_view(head));
+  std::uint64_t n = 0;
+  for (const operation& op : operations) {
+    if (n == limit) break;
+    // Appended, not `literal + string`: g++ 12 warns falsely (-Wrestrict, PR 105329) on the latter.
+    std::string line(n ? ",\n    " : "    ");
+    line.append(operation_json(op));
+    sink(std::string_view(line));
+    ++n;
+  }
+  sink(std::string_view("\n  ]\n}\n"));
+  return n;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/views.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// range-v3 views over a rank's operations (aicb::rank_schedule, or any range of aicb::operation):
+/// the selections every projection starts from, composable with each other and with range-v3's own
+/// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
+///
+/// ```cpp
+/// aicb::rank_schedule schedule(job, rank);
+/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
+///   sum[op.group.kind] += op.size.count();
+/// ```
+///
+/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
+/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
+/// views).
+
+// #include <aicb/config.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <range/v3/view/filter.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+namespace views {
+
+/// Collectives only.
+inline constexpr auto collectives =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::collective; });
+
+/// Point-to-point sends and receives only.
+inline constexpr auto transfers = ranges::views::filter([](const operation& op) { return op.is_transfer(); });
+
+/// Computations only.
+inline constexpr auto computations =
+    ranges::views::filter([](const operation& op) { return op.type == op_type::compute; });
+
+/// What is not a point-to-point transfer: what a single-rank format (SimAI's) can carry.
+inline constexpr auto local_and_collective =
+    ranges::views::filter([](const operation& op) { return !op.is_transfer(); });
+
+/// Operations of one phase (forward, backward, recompute, finalize).
+[[nodiscard]] inline auto in_phase(op_phase phase) {
+  return ranges::views::filter([phase](const operation& op) { return op.phase == phase; });
+}
+
+/// Operations of a micro batch's passes (forward, backward, recompute); the finalize belongs to none.
+[[nodiscard]] inline auto in_microbatch(std::uint64_t microbatch) {
+  return ranges::views::filter([microbatch](const operation& op) { return op.in_microbatch(microbatch); });
+}
+
+/// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+inline constexpr auto backward_work =
+    ranges::views::filter([](const operation& op) { return op.is_backward_work(); });
+
+}  // namespace views
+
+AICB_END_NAMESPACE
+
+// Time: compute models, AIOB profiles, what the profiler measures.
 // #include <aicb/compute/aiob_model.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -6422,7 +7575,8 @@ class roofline_model final : public compute_model {
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/timing_stats.hpp>
-// #include <aicb/dtype.hpp>
+
+// Write: formats and files that are never half-written.
 // #include <aicb/io/aicb_csv.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -7005,110 +8159,217 @@ class csv_writer {
 };
 
 AICB_END_NAMESPACE
-// #include <aicb/io/aicb_csv_reader.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/io/simai_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Reads aicb's physical-cluster workload CSV (<aicb/io/aicb_csv.hpp>, docs/csv.md). Strict: the
-/// header must be aicb's, every line must have its 12 fields, and every field must be what aicb
-/// writes there; the first fault is reported as "file:line:column: message" (aicb::parse_error).
-///
-/// ```cpp
-/// aicb::csv_document doc = aicb::read_csv_file("megatron_workload.csv");
-/// for (const aicb::csv_item& item : doc.items) ...
-/// ```
-///
-/// parse_csv() hands the items to a callback instead, without keeping them: items' text fields
-/// (stage, additional) point into the text, which must outlive them.
-
-// #include <aicb/config.hpp>
-// #include <aicb/detail/input_file.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-// IWYU pragma: private, include <aicb/aicb.hpp>
-
-// Opening inputs safely: every reader of aicb checks first that a path names a regular file, so a
-// directory is called a directory (not an "empty profile"), and a FIFO or device gets a clear
-// error instead of a read that blocks forever; and readers that need a whole file in memory read
-// at most a bounded prefix.
+/// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
+/// header fields, the policies and header keys SimAI reads, the three record columns and how a
+/// collective and its group are spelled in each (docs/lint.md).
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/workload/record.hpp>
 
-#include <algorithm>
-#include <cerrno>
+#include <array>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 AICB_BEGIN_NAMESPACE
-namespace detail {
 
-/// Throws io_error unless `path` names an existing regular file (symbolic links followed). `what` says
-/// what the file should have been, for the message.
-inline void require_regular_file(const std::string& path, std::string_view what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status))
-    AICB_THROW(io_error(path, "cannot open file: " + (ec ? ec.message() : std::string("no such file"))));
-  if (fs::is_regular_file(status)) return;
-  const char* kind = fs::is_directory(status)        ? "a directory"
-                     : fs::is_fifo(status)           ? "a FIFO (a named pipe)"
-                     : fs::is_character_file(status) ? "a character device"
-                     : fs::is_block_file(status)     ? "a block device"
-                     : fs::is_socket(status)         ? "a socket"
-                                                     : "not a regular file";
-  AICB_THROW(io_error(path, std::string("is ") + kind + ", not " + std::string(what) +
-                                " (aicb reads regular files: copy the data into one)"));
-}
+/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
+struct simai_header {
+  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
+  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
+  std::uint64_t expert_parallel = 1;    ///< ep
+  std::uint64_t pipeline_parallel = 1;  ///< pp
+  std::uint64_t vpp = 1;                ///< vpp
+  std::uint64_t ga = 1;                 ///< ga
+  std::uint64_t all_gpus = 1;           ///< all_gpus
+  std::uint64_t checkpoints = 0;
+  std::uint64_t checkpoint_initiates = 0;
+  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
 
-/// The first bytes of a file, and whether that was all of it.
-struct file_prefix {
-  std::string text;
-  bool whole = true;  ///< false when the file is longer than the limit
-  std::uint64_t file_size = 0;
+  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
 };
 
-/// Reads at most `limit` bytes of a regular file (io_error when it is not one, or cannot be read).
-[[nodiscard]] inline file_prefix read_file_prefix(const std::string& path, std::uint64_t limit,
-                                                  std::string_view what = "a file") {
-  require_regular_file(path, what);
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
-  std::error_code ec;
-  file_prefix result;
-  result.file_size = std::filesystem::file_size(path, ec);
-  const std::uint64_t want = ec ? limit : std::min<std::uint64_t>(result.file_size, limit);
-  result.text.resize(static_cast<std::size_t>(want));
-  std::size_t got = 0;
-  while (got < result.text.size()) {
-    const std::size_t n = std::fread(result.text.data() + got, 1, result.text.size() - got, file.get());
-    if (n == 0) break;
-    got += n;
+/// The parallelism policies SimAI 1.7 decodes (Workload.cc decode_parallelsim).
+inline constexpr std::array<std::string_view, 11> simai_policies{"DATA",
+                                                                 "HYBRID_TRANSFORMER",
+                                                                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
+                                                                 "HYBRID_DLRM",
+                                                                 "HYBRID_DLRM_ENHANCED",
+                                                                 "MODEL",
+                                                                 "HYBRID_DATA_MODEL",
+                                                                 "HYBRID_MODEL_DATA",
+                                                                 "HYBRID_CUSTOMIZED",
+                                                                 "MICRO",
+                                                                 "DISTRIBUTED_INFERENCE"};
+
+/// The header keys SimAI reads, with and without the colon (pp_comm is accepted both ways).
+inline constexpr std::array<std::string_view, 10> simai_header_keys{
+    "model_parallel_NPU_group:", "ep:",      "pp:",    "vpp:", "ga:", "all_gpus:", "checkpoints:",
+    "checkpoint_initiates:",     "pp_comm:", "pp_comm"};
+
+/// The three record columns, which decide how SimAI maps a collective to a group.
+enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
+
+/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
+/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
+/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
+/// collective or a group SimAI cannot express there.
+[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
+  if (op.kind == collective::none) return "NONE";
+  // [kind][suffix]: no suffix, _EP, _DP_EP.
+  static constexpr std::string_view tokens[4][3] = {
+      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
+      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
+      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
+      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
+  int kind = 0;
+  switch (op.kind) {
+    case collective::all_reduce:
+      kind = 0;
+      break;
+    case collective::all_gather:
+      kind = 1;
+      break;
+    case collective::reduce_scatter:
+      kind = 2;
+      break;
+    case collective::all_to_all:
+      kind = 3;
+      break;
+    default:
+      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
+                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
   }
-  if (std::ferror(file.get())) AICB_THROW(io_error(path, "read failed"));
-  result.text.resize(got);
-  // More than the limit? One byte more says so (also for files whose size was not reported).
-  result.whole = std::fgetc(file.get()) == EOF;
-  return result;
+  const bool weight = column == simai_column::weight_grad;
+  switch (op.group) {
+    case comm_group::tp:
+      if (!weight) return tokens[kind][0];
+      break;
+    case comm_group::dp:
+      if (weight) return tokens[kind][0];
+      break;
+    case comm_group::ep:
+      if (!weight) return tokens[kind][1];
+      break;
+    case comm_group::dp_ep:
+      return tokens[kind][2];
+    default:
+      break;
+  }
+  AICB_THROW(config_error(
+      "group", std::string(to_string(op.group)),
+      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
+          (weight ? "weight-gradient" : "forward/input-gradient") +
+          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
 }
 
-}  // namespace detail
-AICB_END_NAMESPACE
-// #include <aicb/error.hpp>
-// #include <aicb/io/aicb_csv.hpp>
+/// The header line (without the newline).
+[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
+  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
+         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
+         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
+         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
+         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
+}
 
+/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
+inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
+
+/// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
+/// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
+inline constexpr std::uint64_t simai_max_int = 2147483647;
+
+/// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
+/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
+/// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
+/// weight-gradient column.
+enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
+
+/// SimAI's group for a token suffix (0 none, 1 `_EP`, 2 `_DP_EP`) in a column.
+[[nodiscard]] constexpr simai_group simai_group_of(int suffix, simai_column column) noexcept {
+  if (suffix == 1) return simai_group::ep;
+  if (suffix == 2) return simai_group::dp_ep;
+  return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
+}
+
+/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
+/// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
+/// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
+/// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
+/// `all_gpus`, which the generators write as the job's world size).
+[[nodiscard]] constexpr std::uint64_t simai_group_ranks(simai_group group, simai_column column,
+                                                        std::uint64_t tp, std::uint64_t ep, std::uint64_t pp,
+                                                        std::uint64_t gpus) noexcept {
+  const std::uint64_t dp = tp == 0 || pp == 0 ? 0 : gpus / (tp * pp);
+  if (column != simai_column::weight_grad) return group == simai_group::ep ? ep : tp;
+  return group == simai_group::dp_ep ? (ep == 0 ? 0 : dp / ep) : dp;
+}
+
+/// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
+/// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
+/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
+/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
+/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
+/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
+/// 98 GB DP collectives).
+[[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
+  if (group == simai_group::tp)
+    return kind == collective::all_gather || kind == collective::reduce_scatter ||
+           kind == collective::all_to_all;
+  return group == simai_group::ep && kind == collective::all_to_all;
+}
+
+/// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
+/// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
+/// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
+/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
+/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
+[[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
+                                                      std::uint64_t size) noexcept {
+  return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/simai_writer.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/lint.md): a header
+/// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
+/// integer formatting into an atomically renamed file.
+///
+/// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
+/// workloads) every record is checked against the ways SimAI silently misreads a file: only the
+/// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
+/// 0, no message above 16 GiB where SimAI times it through its efficiency tables, no collective
+/// over a TP group of one GPU (SimAI's time for it is garbage), the record count written first
+/// equal to the records written, and a header with every key SimAI needs. In every mode the header
+/// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
+/// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -7116,507 +8377,464 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
-namespace detail {
-
-class csv_line_parser {
+/// Streams a SimAI workload into a file, atomically.
+class simai_writer {
  public:
-  csv_line_parser(std::string_view file, std::size_t line) : file_(file), line_(line) {}
-
-  csv_item parse(std::string_view text) {
-    std::array<std::string_view, 12> f;
-    std::array<std::size_t, 12> at{};
-    std::size_t start = 0, n = 0;
-    for (std::size_t i = 0; i <= text.size(); ++i)
-      if (i == text.size() || text[i] == ',') {
-        if (n == f.size()) fail(i + 1, "more than 12 fields (a stage or size with a comma?)");
-        at[n] = start;
-        f[n++] = text.substr(start, i - start);
-        start = i + 1;
-      }
-    if (n != f.size()) fail(text.size() + 1, "expected 12 fields, found " + std::to_string(n));
-
-    csv_item item;
-    constexpr std::string_view type_prefix = "CommType.";
-    if (!f[0].starts_with(type_prefix)) fail(at[0], "comm_type must read CommType.<operation>");
-    const auto op = csv_op_from_string(f[0].substr(type_prefix.size()));
-    if (!op) fail(at[0], "unknown comm_type '" + std::string(f[0]) + "'");
-    item.op = *op;
-
-    if (f[1] == "None") {
-      item.group = csv_group::none;
-    } else {
-      constexpr std::string_view group_prefix = "CommGroup.";
-      bool found = false;
-      if (f[1].starts_with(group_prefix))
-        for (std::size_t g = 1; g < csv_group_names.size(); ++g)
-          if (f[1].substr(group_prefix.size()) == csv_group_names[g]) {
-            item.group = static_cast<csv_group>(g);
-            found = true;
-          }
-      if (!found) fail(at[1], "unknown comm_group '" + std::string(f[1]) + "' (CommGroup.<group> or None)");
-    }
-    if (f[2] != "None") item.group_size = unsigned_value(f[2], at[2], "comm_group_size");
-
-    if (item.is_computation()) {
-      parse_shapes(f[3], at[3], item);
-    } else if (f[3].find_first_of(".eE") != std::string_view::npos) {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), v);
-      if (ec != std::errc{} || end != f[3].data() + f[3].size() || !(v >= 0))
-        fail(at[3], "msg_size must be a non-negative number of bytes, not '" + std::string(f[3]) + "'");
-      item.msg_size_float = v;
-    } else {
-      item.msg_size = unsigned_value(f[3], at[3], "msg_size");
-    }
-    item.stage = f[4];
-    item.dst = optional_int(f[5], at[5], "dst");
-    item.src = optional_int(f[6], at[6], "src");
-    item.additional = f[7];
-    item.elapsed_time = optional_float(f[8], at[8], "_elapsed_time");
-    item.algbw = optional_float(f[9], at[9], "algbw");
-    item.busbw = optional_float(f[10], at[10], "busbw");
-    item.count = unsigned_value(f[11], at[11], "count");
-
-    if (item.op != csv_op::computation && item.op != csv_op::epoch_end && item.group == csv_group::none)
-      fail(at[1], "a " + std::string(to_string(item.op)) + " needs a comm_group");
-    return item;
+  /// @param path   the file (written under a temporary name until finish())
+  /// @param header the header line's fields
+  /// @param count  the number of records that will be written (SimAI reads it first)
+  /// @param strict check every record against SimAI's silent failure modes (see the file comment)
+  /// @param options what the file must not be (the command's inputs)
+  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true,
+               const output_options& options = {})
+      : header_(header), count_(count), strict_(strict) {
+    check_readable(header, count);
+    if (strict_) check_header(header);
+    out_.emplace(path, options);
+    buffer_.reset(new char[buffer_size]);
+    const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
+    out_->write(head);
   }
+
+  /// Appends one record.
+  void write(const record& r) {
+    ++written_;
+    if (strict_) check(r);
+    // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
+    if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
+    if (r.name.size() + max_record_tail > buffer_size)
+      AICB_THROW(
+          config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+    used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
+  }
+
+  /// Appends `block` `times` times: each record checked once, the block's text formatted once and
+  /// copied — how micro batches, which repeat, are written at the speed of the disk.
+  void write(std::span<const record> block, std::uint64_t times) {
+    if (block.empty() || times == 0) return;
+    if (times == 1) {
+      for (const record& r : block)
+        write(r);
+      return;
+    }
+    std::size_t length = 0;
+    for (const record& r : block) {
+      if (strict_) check(r);
+      if (r.name.size() + max_record_tail > buffer_size)
+        AICB_THROW(
+            config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
+      length += r.name.size() + max_record_tail;
+    }
+    written_ = checked_add(written_, checked_mul(block.size(), times, "records"), "records");
+    std::string text(length, '\0');
+    char* end = text.data();
+    for (const record& r : block)
+      end = format(end, r);
+    text.resize(static_cast<std::size_t>(end - text.data()));
+    // As many whole copies as fill the buffer, written as often as needed, then the rest.
+    flush();
+    const std::uint64_t per_buffer = std::max<std::uint64_t>(1, buffer_size / text.size());
+    std::string chunk;
+    chunk.reserve(static_cast<std::size_t>(std::min(per_buffer, times)) * text.size());
+    for (std::uint64_t i = 0; i < std::min(per_buffer, times); ++i)
+      chunk += text;
+    std::uint64_t left = times;
+    const std::uint64_t copies = std::min(per_buffer, times);
+    for (; left >= copies; left -= copies)
+      out_->write(chunk);
+    if (left > 0) out_->write(std::string_view(chunk.data(), static_cast<std::size_t>(left) * text.size()));
+  }
+
+  /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.
+  static char* format(char* p, const record& r) {
+    p = copy(p, r.name);
+    p = copy(p, "\t-1");
+    p = phase(p, r.forward, simai_column::forward);
+    p = phase(p, r.input_grad, simai_column::input_grad);
+    p = phase(p, r.weight_grad, simai_column::weight_grad);
+    *p++ = '\t';
+    p = integer(p, r.update.count());
+    *p++ = '\n';
+    return p;
+  }
+
+  /// Longest record line without its name: 9 numbers of at most 20 characters, 3 tokens of at most
+  /// 19, and separators.
+  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
+
+  /// Checks the count, then renames the file into place. Without it, nothing is left behind.
+  /// With `commit` false the file is complete but not yet in place: commit it together with others
+  /// through aicb::commit_together(&writer.file(), …).
+  void finish(bool commit = true) {
+    if (written_ != count_)
+      AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
+                       " records written but the header announced " + std::to_string(count_) +
+                       " (the file was not written)"));
+    flush();
+    if (commit) out_->commit();
+  }
+
+  /// The file being written.
+  [[nodiscard]] atomic_file& file() noexcept { return *out_; }
 
  private:
-  [[noreturn]] void fail(std::size_t column0, const std::string& message) const {
-    AICB_THROW(parse_error(std::string(file_), line_, column0 + 1, message));
+  static constexpr std::size_t buffer_size = 1 << 20;
+
+  static char* copy(char* p, std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    return p + text.size();
   }
-  std::uint64_t unsigned_value(std::string_view t, std::size_t at, const char* field) const {
-    std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
-      fail(at, std::string(field) + " must be a non-negative integer, not '" + std::string(t) + "'");
-    return v;
+  static char* phase(char* p, const aicb::phase& ph, simai_column column) {
+    *p++ = '\t';
+    p = integer(p, ph.compute.count());
+    *p++ = '\t';
+    p = copy(p, simai_comm_token(ph.comm, column));
+    *p++ = '\t';
+    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
   }
-  std::optional<std::int64_t> optional_int(std::string_view t, std::size_t at, const char* field) const {
-    if (t == "None") return std::nullopt;
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
-      fail(at, std::string(field) + " must be a rank or None, not '" + std::string(t) + "'");
-    return v;
+  static char* integer(char* p, std::int64_t value) {
+    if (value >= 0 && value < 10) {  // most fields: 0, 1
+      *p = static_cast<char>('0' + value);
+      return p + 1;
+    }
+    return std::to_chars(p, p + 21, value).ptr;
   }
-  std::optional<double> optional_float(std::string_view t, std::size_t at, const char* field) const {
-    if (t == "None") return std::nullopt;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
-      fail(at, std::string(field) + " must be a number or None, not '" + std::string(t) + "'");
-    return v;
+  void flush() {
+    out_->write(std::string_view(buffer_.get(), used_));
+    used_ = 0;
   }
-  // "((d0 d1 d2) (k n))": two operands of 2 or 3 dimensions.
-  void parse_shapes(std::string_view t, std::size_t at, csv_item& item) const {
-    std::size_t i = 0;
-    const auto expect = [&](char c) {
-      if (i >= t.size() || t[i] != c)
-        fail(at + i, std::string("computation msg_size must read ((d d d) (d d)): expected '") + c + "'");
-      ++i;
+
+  // What SimAI cannot even read, in any mode: a header value or record count above stoi's range.
+  static void check_readable(const simai_header& h, std::uint64_t count) {
+    if (count > simai_max_int)
+      AICB_THROW(
+          config_error("records", std::to_string(count),
+                       "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
+                       "file; write fewer iterations or micro batches"));
+    for (const auto& [key, value] :
+         {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
+          {"ep", h.expert_parallel},
+          {"pp", h.pipeline_parallel},
+          {"vpp", h.vpp},
+          {"ga", h.ga},
+          {"all_gpus", h.all_gpus},
+          {"checkpoints", h.checkpoints},
+          {"checkpoint_initiates", h.checkpoint_initiates}})
+      if (value > simai_max_int)
+        AICB_THROW(
+            config_error(key, std::to_string(value),
+                         std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
+  }
+
+  static void check_header(const simai_header& h) {
+    const auto positive = [](const char* key, std::uint64_t v) {
+      if (v == 0)
+        AICB_THROW(
+            config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
     };
-    expect('(');
-    for (std::size_t operand = 0; operand < 2; ++operand) {
-      if (operand == 1) expect(' ');
-      expect('(');
-      csv_shape& s = item.shapes[operand];
-      while (true) {
-        const std::size_t begin = i;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
-          ++i;
-        if (begin == i) fail(at + i, "computation msg_size: expected a dimension");
-        if (s.rank == s.dims.size())
-          fail(at + begin, "computation msg_size: an operand has at most 3 dimensions");
-        s.dims[s.rank++] = unsigned_value(t.substr(begin, i - begin), at + begin, "dimension");
-        if (i < t.size() && t[i] == ' ') {
-          ++i;
-          continue;
-        }
-        break;
-      }
-      expect(')');
+    positive("model_parallel_NPU_group", h.tensor_parallel);
+    positive("ep", h.expert_parallel);
+    positive("pp", h.pipeline_parallel);
+    positive("vpp", h.vpp);
+    positive("ga", h.ga);
+    positive("all_gpus", h.all_gpus);
+    std::uint64_t pp_comm = 0;
+    const auto [end, error] = std::from_chars(h.pp_comm.data(), h.pp_comm.data() + h.pp_comm.size(), pp_comm);
+    if (error != std::errc{} || end != h.pp_comm.data() + h.pp_comm.size() || pp_comm > 2147483647ULL)
+      AICB_THROW(
+          config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
+    if ((h.pipeline_parallel == 1) != (pp_comm == 0))
+      AICB_THROW(config_error("pp_comm", h.pp_comm,
+                              "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
+  }
+  void check(const record& r) {
+    if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
+      AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
+    for (const auto* p : {&r.forward, &r.input_grad, &r.weight_grad}) {
+      if (p->compute.count() < 0)
+        AICB_THROW(
+            config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
+      if (!p->comm.active() && p->comm.size.count() != 0)
+        AICB_THROW(
+            config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
     }
-    expect(')');
-    if (i != t.size()) fail(at + i, "computation msg_size: unexpected text after the shapes");
+    const std::pair<const aicb::phase*, simai_column> columns[] = {
+        {&r.forward, simai_column::forward},
+        {&r.input_grad, simai_column::input_grad},
+        {&r.weight_grad, simai_column::weight_grad}};
+    for (const auto& [p, column] : columns) {
+      if (!p->comm.active()) continue;
+      const int suffix = p->comm.group == comm_group::ep ? 1 : p->comm.group == comm_group::dp_ep ? 2 : 0;
+      const simai_group group = simai_group_of(suffix, column);
+      const std::uint64_t size = p->comm.size.count();
+      const std::string where = r.name + ": " + std::string(simai_comm_token(p->comm, column)) + " of " +
+                                std::to_string(size) + " bytes";
+      if (simai_uses_ratio_table(p->comm.kind, group) && size > simai_max_message)
+        AICB_THROW(
+            config_error("size", where,
+                         "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
+                         "collective and truncates its result (split the message)"));
+      const std::uint64_t ranks =
+          simai_group_ranks(group, column, header_.tensor_parallel, header_.expert_parallel,
+                            header_.pipeline_parallel, header_.all_gpus);
+      if (simai_single_gpu_garbage(group, ranks, size))
+        AICB_THROW(
+            config_error("group", where,
+                         "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
+                         "its time garbage (drop the collective)"));
+    }
   }
 
-  std::string_view file_;
-  std::size_t line_;
+  simai_header header_;
+  std::uint64_t count_, written_ = 0;
+  bool strict_;
+  std::optional<atomic_file> out_;  // created once the header is known to be writable
+  std::unique_ptr<char[]> buffer_;
+  std::size_t used_ = 0;
 };
 
-}  // namespace detail
-
-/// Parses CSV text, calling `on_item(const csv_item&)` for each line after the header. Throws
-/// aicb::parse_error at the first fault. Returns the number of items.
-template <class OnItem>
-std::uint64_t parse_csv(std::string_view text, std::string_view file, OnItem&& on_item) {
-  std::size_t pos = 0, line = 0;
-  std::uint64_t items = 0;
-  while (pos < text.size()) {
-    ++line;
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view row = text.substr(pos, end - pos);
-    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
-    pos = end + 1;
-    if (line == 1) {
-      if (row != csv_header)
-        AICB_THROW(parse_error(std::string(file), 1, 1,
-                               "not an aicb workload CSV: the header must read " + std::string(csv_header)));
-      continue;
-    }
-    if (row.empty()) {
-      if (pos >= text.size()) break;  // a final blank line
-      AICB_THROW(parse_error(std::string(file), line, 1, "empty line"));
-    }
-    on_item(detail::csv_line_parser(file, line).parse(row));
-    ++items;
+/// The size in bytes of a SimAI file of `count` records, estimated before it is written: the
+/// header, and `count` times the mean line length of the first `sample` records that `records`
+/// yields (exact when the workload repeats a pattern shorter than the sample, as training
+/// iterations do). Saturates at 2^64 − 1.
+template <class Records>
+[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count,
+                                                 Records&& records, std::uint64_t sample = 65536) {
+  const double head =
+      static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
+  double lines = 0;
+  std::uint64_t seen = 0;
+  std::string line;
+  for (const record& r : records) {
+    if (seen == sample) break;
+    line.resize(r.name.size() + simai_writer::max_record_tail);
+    lines += static_cast<double>(simai_writer::format(line.data(), r) - line.data());
+    ++seen;
   }
-  if (line == 0) AICB_THROW(parse_error(std::string(file), 1, 1, "empty file: expected aicb's CSV header"));
-  return items;
-}
-
-/// A CSV read into memory: the text, and the items that point into it.
-struct csv_document {
-  std::string text;
-  std::vector<csv_item> items;
-
-  csv_document() = default;
-  csv_document(const csv_document&) = delete;  // items point into text
-  csv_document& operator=(const csv_document&) = delete;
-  csv_document(csv_document&&) = default;  // a moved std::string keeps its heap buffer...
-  csv_document& operator=(csv_document&&) = default;
-};
-
-/// Reads CSV text (copied into the document).
-[[nodiscard]] inline csv_document read_csv(std::string text, std::string_view file = "<string>") {
-  csv_document doc;
-  doc.text = std::move(text);
-  doc.text.reserve(64);  // ...but not a short string's inline buffer: make sure it is on the heap
-  parse_csv(doc.text, file, [&](const csv_item& item) { doc.items.push_back(item); });
-  return doc;
-}
-
-/// Reads a CSV file. Throws io_error if it cannot be read, parse_error if it is malformed.
-[[nodiscard]] inline csv_document read_csv_file(const std::string& path) {
-  detail::require_regular_file(path, "an aicb CSV workload");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) AICB_THROW(io_error(path, "cannot open file"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
-  return read_csv(std::move(buffer).str(), path);
+  const double total =
+      head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
+  return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/io/aiob_reader.hpp>
+// #include <aicb/io/workload_file.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Reads AIOB profiles (version 1, as aicb writes them, and version 2 with provenance).
-///
-/// Accepts everything aicb's own reader accepts — the `train_iter:` line, `name:` sections in any
-/// order with `time_gpu_max/min/avg` in microseconds, integer or decimal — plus `#` lines, blank
-/// lines and CRLF. Anything else is an aicb::parse_error naming the file, line and column and what
-/// was expected there: a value that is negative, not a number or NaN; a statistic outside a section;
-/// a duplicate section or statistic; a section without `time_gpu_avg`; an empty profile.
+/// Workload files as a tool writes them: a SimAI workload with its sidecar (`FILE.json`, what the
+/// file holds and how it was made), or an aicb CSV — each sized before it is started, checked
+/// against the command's inputs, and landing complete or not at all.
 ///
 /// ```cpp
-/// aicb::aiob_profile p = aicb::read_aiob_file("Example.txt");
+/// const aicb::simai_projection w(job, h100);
+/// aicb::simai_sidecar about{.generator = "my-tool", .mode = "corrected", .compute_model =
+/// h100.provenance()}; const aicb::simai_file_summary s = aicb::write_simai_file(w, "llama.txt", {
+///     .sidecar = [&](const aicb::simai_file_summary& written) { return aicb::to_json(about, "llama.txt",
+///     w.header(), written); }});
 /// ```
+///
+/// The sidecar is a versioned JSON document (`"schema": "aicb.sidecar/1"`, described by
+/// docs/schemas/sidecar.schema.json): a field is added in a minor change, renamed or removed only
+/// with a new version.
 
-// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/detail/grammar/aiob_def.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-// IWYU pragma: private, include <aicb/io/aiob_reader.hpp>
-
-// The AIOB profile grammar (Spirit X3). Not meant to be included directly: use aicb/io/aiob_reader.hpp.
-//
-// Line-oriented, no skipper: a file is a sequence of lines, each one of
-//   blank | '#' comment | train_iter:N | section header `name:` | indented statistic or comment,
-// and every point where a line has shown what it is becomes an expectation, so an error names what
-// was expected there ("time in microseconds …"). Semantic actions hand each line to a builder (found
-// in the context under aiob_builder_tag), which checks what a grammar cannot: statistics outside a
-// section, duplicates, missing averages.
-
-// #include <aicb/config.hpp>
-
-#include <boost/spirit/home/x3.hpp>
-
-#include <string>
-
-AICB_BEGIN_NAMESPACE
-namespace detail::grammar::aiob {
-
-namespace x3 = boost::spirit::x3;
-
-struct builder_tag;
-
-// Rule IDs.
-struct line_end_class;
-struct number_class;
-struct iterations_class;
-struct stat_key_class;
-struct name_class;
-struct comment_text_class;
-struct body_class;
-struct line_class;
-struct end_class;
-struct file_class;
-
-// Rules, each named for what a reader must see there.
-inline constexpr x3::rule<line_end_class> line_end = "end of line";
-inline constexpr x3::rule<number_class, std::string> number =
-    "time in microseconds (digits with an optional decimal part, as aicb writes them)";
-inline constexpr x3::rule<iterations_class, unsigned long long> iterations =
-    "the number of profiled iterations (a non-negative integer below 2^64)";
-inline constexpr x3::rule<stat_key_class, std::string> stat_key =
-    "time_gpu_max, time_gpu_min or time_gpu_avg";
-inline constexpr x3::rule<name_class, std::string> name = "section name (letters, digits, underscores)";
-inline constexpr x3::rule<comment_text_class, std::string> comment_text = "comment text";
-inline constexpr x3::rule<body_class> indented_body =
-    "an indented statistic (time_gpu_max/min/avg) or '# comment'";
-inline constexpr x3::rule<line_class> line = "a line";
-inline constexpr x3::rule<end_class> end_of_file =
-    "a section header ('name:'), an indented statistic, a '# comment', train_iter:N or the end of the file";
-inline constexpr x3::rule<file_class> file = "an AIOB profile";
-
-// Character classes spelled out as sets and ranges: X3's classifiers (digit, blank, …) call
-// the C library with a plain char, which for bytes >= 0x80 is negative — a Boost assertion or
-// undefined behaviour (found by fuzzing). Sets and ranges compare the byte directly.
-inline const auto digit = x3::char_('0', '9');
-inline const auto blank = x3::char_(" \t");
-inline const auto word_start = x3::char_("a-zA-Z_");
-inline const auto word_char = x3::char_("a-zA-Z0-9_");
-
-// Semantic actions: forward what was parsed to the builder. An action only sees where its match
-// ends, so `mark` (on an empty match) first records where each line's content starts.
-inline const auto mark = [](auto& ctx) { x3::get<builder_tag>(ctx).get().mark(x3::_where(ctx).begin()); };
-inline const auto on_comment = [](auto& ctx) { x3::get<builder_tag>(ctx).get().comment(x3::_attr(ctx)); };
-inline const auto on_train_iter = [](auto& ctx) {
-  x3::get<builder_tag>(ctx).get().train_iter(x3::_attr(ctx));
-};
-inline const auto on_section = [](auto& ctx) { x3::get<builder_tag>(ctx).get().section(x3::_attr(ctx)); };
-inline const auto on_stat = [](auto& ctx) {
-  using boost::fusion::at_c;
-  x3::get<builder_tag>(ctx).get().stat(at_c<0>(x3::_attr(ctx)), at_c<1>(x3::_attr(ctx)));
-};
-
-inline const auto blank_line = (+blank >> x3::eoi) | (*blank >> x3::eol);
-inline const auto stat_line = (stat_key > ':' > x3::omit[*blank] > number > line_end)[on_stat];
-inline const auto comment_line = ('#' > comment_text > line_end)[on_comment];
-inline const auto train_iter_line =
-    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > iterations > line_end)[on_train_iter];
-inline const auto header_line = ((name >> ':') > line_end)[on_section];
-
-inline const auto line_end_def = *blank >> (x3::eol | x3::eoi);
-inline const auto number_def = x3::raw[+digit >> -('.' >> +digit)];
-inline const auto iterations_def = x3::ulong_long;
-inline const auto stat_key_def =
-    x3::string("time_gpu_max") | x3::string("time_gpu_min") | x3::string("time_gpu_avg");
-inline const auto name_def = x3::raw[word_start >> *word_char];
-inline const auto comment_text_def = x3::raw[*(x3::char_ - x3::eol)];
-inline const auto indented_body_def = stat_line | comment_line;
-inline const auto line_def = blank_line | (x3::eps[mark] >> (comment_line | train_iter_line | header_line)) |
-                             ((+blank >> x3::eps[mark]) > indented_body);
-inline const auto end_of_file_def = x3::eoi;
-inline const auto file_def = *line > end_of_file;
-
-BOOST_SPIRIT_DEFINE(line_end, number, iterations, stat_key, name, comment_text, indented_body, line,
-                    end_of_file, file)
-
-}  // namespace detail::grammar::aiob
-AICB_END_NAMESPACE
-// #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/io/simai_writer.hpp>
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/version.hpp>
+// #include <aicb/workload/csv_item.hpp>
+// #include <aicb/workload/record.hpp>
+// #include <aicb/workload/record_stream.hpp>
 
-#include <cctype>
-#include <charconv>
+#include <array>
 #include <cstdint>
-#include <cstdio>
+#include <filesystem>
 #include <functional>
-#include <iterator>
+#include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
+#include <system_error>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
-namespace detail {
+/// The schema a sidecar names (docs/schemas/sidecar.schema.json).
+inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
 
-/// 1-based line and column of `where` in `text`, after skipping spaces and tabs (an error is
-/// reported at the offending token, not at the blank before it).
-inline std::pair<std::size_t, std::size_t> text_position(std::string_view text, const char* where) {
-  const char* end = text.data() + text.size();
-  while (where < end && (*where == ' ' || *where == '\t'))
-    ++where;
-  std::size_t line = 1, column = 1;
-  for (const char* p = text.data(); p < where; ++p) {
-    if (*p == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
+/// `output` when given; otherwise `folder/name`, the folder created first (io_error when it cannot
+/// be). aicb's default places: `results/workload/` (SimAI), `results/mocked_workload/` (CSV).
+[[nodiscard]] inline std::string output_path_or_default(const std::string& output, const std::string& folder,
+                                                        const std::string& name) {
+  if (!output.empty()) return output;
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !std::filesystem::is_directory(folder))
+    AICB_THROW(io_error(folder, "cannot create the output folder (" +
+                                    (ec ? ec.message() : std::string("a file has its name")) +
+                                    "); give -o FILE to write elsewhere"));
+  return folder + "/" + name;
 }
 
-/// What is at `where`, for a message: "end of file", "end of line", or the character (escaped if not
-/// printable).
-inline std::string describe_found(std::string_view text, const char* where) {
-  const char* end = text.data() + text.size();
-  while (where < end && (*where == ' ' || *where == '\t'))
-    ++where;
-  if (where == end) return "end of file";
-  if (*where == '\n' || *where == '\r') return "end of line";
-  const auto c = static_cast<unsigned char>(*where);
-  if (c < 0x20 || c >= 0x7f) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);
-    return std::string("byte ") + hex;
-  }
-  return std::string("'") + static_cast<char>(c) + "'";
-}
-
-class aiob_builder {
- public:
-  aiob_builder(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
-
-  /// Where the content of the line being parsed starts (reported by the grammar before each line).
-  void mark(const char* where) { mark_ = where; }
-
-  void comment(const std::string& text) {
-    if (profile_.sections.empty() && !profile_.train_iter) {
-      profile_.header.push_back(text);
-    } else if (!profile_.sections.empty()) {
-      profile_.sections.back().lines.push_back({true, text, {}});
-    } else {
-      fail(mark_, "a '#' line after train_iter must belong to a section (write the header comments first)");
-    }
-  }
-  void train_iter(std::uint64_t n) {
-    if (profile_.train_iter || !profile_.sections.empty())
-      fail(mark_, "train_iter must appear once, before the first section");
-    profile_.train_iter = n;
-  }
-  void section(const std::string& name) {
-    const std::size_t line = line_of(mark_);
-    const auto [it, inserted] = first_line_.emplace(name, line);
-    if (!inserted)
-      fail(mark_, "duplicate section '" + name + "' (first at line " + std::to_string(it->second) + ")");
-    profile_.sections.push_back({name, {}, line});
-  }
-  void stat(const std::string& key, const std::string& value) {
-    if (profile_.sections.empty()) fail(mark_, "statistic '" + key + "' outside a section");
-    aiob_section& s = profile_.sections.back();
-    for (const aiob_line& l : s.lines)
-      if (!l.comment && l.key == key) fail(mark_, "duplicate " + key + " in section '" + s.name + "'");
-    double us = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), us);
-    if (error != std::errc{} || end != value.data() + value.size() || !(us <= max_profile_us))
-      fail(mark_, key + " " + value.substr(0, 40) + (value.size() > 40 ? "..." : "") +
-                      " exceeds 10^12 microseconds (11.6 days for one operation): not a measurement");
-    s.lines.push_back({false, key, value});
-  }
-
-  aiob_profile finish() {
-    if (profile_.sections.empty()) fail(text_.data() + text_.size(), "empty profile: no sections");
-    for (const aiob_section& s : profile_.sections)
-      if (!s.stat("time_gpu_avg"))
-        AICB_THROW(parse_error(file_, s.source_line, 1,
-                               "section '" + s.name + "' has no time_gpu_avg (aicb would silently skip it)"));
-    return std::move(profile_);
-  }
-
-  [[noreturn]] void fail(const char* where, const std::string& message) const {
-    const auto [line, column] = text_position(text_, where);
-    AICB_THROW(parse_error(file_, line, column, message));
-  }
-
- private:
-  // Lines are reported in order, so the line count advances incrementally (linear in the file).
-  std::size_t line_of(const char* where) {
-    for (; cursor_ < where; ++cursor_)
-      if (*cursor_ == '\n') ++line_;
-    return line_;
-  }
-
-  std::string_view text_;
-  std::string file_;
-  aiob_profile profile_;
-  std::unordered_map<std::string, std::size_t> first_line_;
-  const char* cursor_ = text_.data();
-  const char* mark_ = text_.data();
-  std::size_t line_ = 1;
+/// What a SimAI workload file holds, counted while it was written.
+struct simai_file_summary {
+  std::uint64_t records = 0;
+  std::array<std::uint64_t, all_comm_groups.size()> bytes_by_group{};  ///< whole buffers, all records
+  std::vector<std::string> warnings{};                                 ///< the generator's, for the sidecar
 };
 
-}  // namespace detail
+/// How write_simai_file writes.
+struct simai_file_options {
+  bool strict = true;                 ///< refuse what SimAI cannot read (simai_writer)
+  bool check_space = true;            ///< refuse an estimate beyond the free space
+  std::vector<std::string> inputs{};  ///< files the output may not be
+  /// The sidecar's text from what was written; none: no sidecar.
+  std::function<std::string(const simai_file_summary&)> sidecar{};
+  /// Called once the size is estimated, before records are written (progress for a caller).
+  std::function<void(std::uint64_t estimated_bytes)> on_start{};
+};
 
-/// Parses profile text. `file` names it in errors.
-[[nodiscard]] inline aiob_profile parse_aiob(std::string_view text, const std::string& file = "<string>") {
-  namespace x3 = boost::spirit::x3;
-  namespace g = detail::grammar::aiob;
-  detail::aiob_builder builder(text, file);
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  try {
-    x3::parse(first, last, x3::with<g::builder_tag>(std::ref(builder))[g::file]);
-  } catch (const x3::expectation_failure<const char*>& e) {
-    builder.fail(e.where(), "expected " + e.which() + ", found " + detail::describe_found(text, e.where()));
-  }
-  return builder.finish();
-}
-
-/// The largest profile file read_aiob_file reads: 64 MiB. Profiles are a few KiB (one section per
-/// timed operation); the bound keeps a wrong file from costing its size in memory.
-inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
-
-/// Reads and parses a profile file; io_error when it cannot be read, is not a regular file or is
-/// larger than max_aiob_file. A larger file is still checked as far as the limit, so an error near
-/// its start is reported as such, at its line and column.
-[[nodiscard]] inline aiob_profile read_aiob_file(const std::string& path) {
-  detail::file_prefix in = detail::read_file_prefix(path, max_aiob_file, "an AIOB profile");
-  if (in.whole) return parse_aiob(in.text, path);
-  // Too large. Parse up to the last section header in the limit (complete sections only, so any
-  // error found is a real one), then refuse the size.
-  std::size_t last_header = std::string::npos;
-  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos;
-       line = next + 1) {
-    std::string_view text(in.text.data() + line, next - line);
-    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
-      text.remove_suffix(1);
-    const bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
-    if (word && text.back() == ':' && text.rfind("train_iter", 0) != 0) last_header = line;
-  }
-  // Without a later section header, the first line alone (garbage from the first byte is found).
-  const bool at_header = last_header != std::string::npos && last_header > 0;
-  const std::size_t first_line = in.text.find('\n');
-  const std::size_t cut = at_header ? last_header : first_line == std::string::npos ? 0 : first_line + 1;
-  if (cut > 0) {
-    in.text.resize(cut);
-    try {
-      (void)parse_aiob(in.text, path);
-    } catch (const parse_error& e) {
-      const bool incomplete = e.message().find("empty profile") != std::string::npos ||
-                              (!at_header && e.message().find("has no time_gpu_avg") != std::string::npos);
-      if (!incomplete) throw;
+/// Writes workload `w` (a SimAI projection or aicb's emulation: header(), size(), records(), and
+/// optionally for_each_run()) to `path`, and its sidecar `path.json` when asked: both land or
+/// neither (a sidecar that cannot be written leaves no new workload beside an old sidecar).
+template <class Workload>
+simai_file_summary write_simai_file(const Workload& w, const std::string& path,
+                                    const simai_file_options& options = {}) {
+  const output_options outputs{options.inputs};
+  std::optional<atomic_file> side;
+  if (options.sidecar && std::filesystem::path(path).filename().string().size() + 5 > 255)
+    AICB_THROW(io_error(path + ".json",
+                        "the sidecar's name would be longer than 255 bytes, the most a file "
+                        "system allows: shorten the output's name, or give --no-sidecar"));
+  if (options.sidecar) side.emplace(path + ".json", outputs);  // opened first: a bad name costs nothing
+  simai_writer out(path, w.header(), w.size(), options.strict, outputs);
+  const std::uint64_t estimate = estimate_simai_bytes(w.header(), w.size(), w.records());
+  if (options.check_space) require_free_space(out.file().target(), estimate);
+  if (options.on_start) options.on_start(estimate);
+  simai_file_summary result;
+  const auto count = [&](const record& r, std::uint64_t times) {
+    for (const phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
+      if (p->comm.active()) {
+        std::uint64_t& sum = result.bytes_by_group[static_cast<std::size_t>(p->comm.group)];
+        sum = checked_add(sum, checked_mul(p->comm.size.count(), times, "bytes in collectives"),
+                          "bytes in collectives of the file");
+      }
+  };
+  if constexpr (requires { w.for_each_run([](const record_run&) {}); }) {
+    // Repeated micro batches: formatted once, copied.
+    w.for_each_run([&](const record_run& run) {
+      out.write(run.records, run.times);
+      result.records =
+          checked_add(result.records, checked_mul(run.records.size(), run.times, "records"), "records");
+      for (const record& r : run.records)
+        count(r, run.times);
+    });
+  } else {
+    auto records = w.records();
+    for (const record& r : records) {
+      out.write(r);
+      ++result.records;
+      count(r, 1);
     }
   }
-  AICB_THROW(io_error(path, "is " + std::to_string(in.file_size >> 20) +
-                                " MiB; an AIOB profile is a few KiB, and aicb reads profiles up to 64 MiB"));
+  out.finish(false);
+  if constexpr (requires { w.warnings(); }) result.warnings = w.warnings();
+  if (side) {
+    side->write(options.sidecar(result));
+    commit_together({&out.file(), &*side});
+  } else {
+    out.file().commit();
+  }
+  return result;
+}
+
+/// What a sidecar says beyond what the file and its writing show.
+struct simai_sidecar {
+  std::string generator = "aicb";  ///< the program that wrote it
+  std::string mode = "corrected";  ///< corrected | aicb
+  std::string compute_model{};     ///< how compute was timed (compute_model::provenance)
+  std::uint64_t iterations = 1;    ///< training iterations in the file
+  std::optional<std::uint64_t> pipeline_stage{};
+  /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
+  std::function<void(json_writer&)> job{};
+};
+
+/// The sidecar of a SimAI workload at `path` (its file name is recorded, not the folder).
+[[nodiscard]] inline std::string to_json(const simai_sidecar& about, const std::string& path,
+                                         const simai_header& header, const simai_file_summary& written) {
+  json_writer w;
+  w.begin_object().member("schema", sidecar_schema).member("aicb_version", AICB_VERSION_STRING);
+  w.member("generator", about.generator).member("mode", about.mode);
+  w.member("workload", std::filesystem::path(path).filename().string());
+  w.member("format", "SimAI HYBRID_TRANSFORMER_FWD_IN_BCKWD text; times in ns, sizes in bytes");
+  w.member("holds", std::to_string(about.iterations) + " training iteration(s) of one pipeline stage, " +
+                        std::to_string(header.ga) + " micro batches each");
+  w.member("iterations", about.iterations).member("records", written.records);
+  if (about.pipeline_stage) w.member("pipeline_stage", *about.pipeline_stage);
+  w.key("header").begin_object();
+  w.member("model_parallel_NPU_group", header.tensor_parallel).member("ep", header.expert_parallel);
+  w.member("pp", header.pipeline_parallel).member("vpp", header.vpp).member("ga", header.ga);
+  w.member("all_gpus", header.all_gpus).member("pp_comm", header.pp_comm).end_object();
+  w.member("compute_model", about.compute_model);
+  w.key("job");
+  if (about.job)
+    about.job(w);
+  else
+    w.null();
+  w.key("bytes_by_group").begin_object();
+  for (comm_group g : all_comm_groups)
+    if (const auto n = written.bytes_by_group[static_cast<std::size_t>(g)]) w.member(to_string(g), n);
+  w.end_object();
+  w.key("warnings").begin_array();
+  for (const std::string& warning : written.warnings)
+    w.value(warning);
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+/// The size of a CSV file of `epochs` epochs, estimated from one (`one_epoch` feeds a sink its
+/// items), refused when it cannot fit in the free space, or when one epoch alone has more than 2^24
+/// items (1.6 GB and more: the estimate would cost as much as the file).
+template <class OneEpoch>
+void require_csv_space(const std::string& path, OneEpoch&& one_epoch, std::uint64_t epochs) {
+  struct enough {};
+  constexpr std::uint64_t most = 1ULL << 24;
+  std::uint64_t items = 0, bytes = 0;
+  std::string line;
+  try {
+    one_epoch([&](const csv_item& item) {
+      line.clear();
+      append_csv_line(line, item);
+      bytes += line.size();
+      if (++items == most) throw enough{};
+    });
+  } catch (const enough&) {
+    AICB_THROW(config_error("epoch_num", std::to_string(epochs),
+                            "one iteration alone has more than 2^24 CSV items (1.6 GB and more); give "
+                            "--no-space-check to write it anyway"));
+  }
+  const double total = static_cast<double>(bytes) * static_cast<double>(epochs);
+  require_free_space(path, total >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total));
+}
+
+/// Streams a CSV generator's items (`generate` feeds a sink) into `path`, which appears complete or
+/// not at all. Returns the items written.
+template <class Generate>
+std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
+                             const std::vector<std::string>& inputs = {}) {
+  csv_writer out(path, {inputs});
+  generate([&](const csv_item& item) { out.write(item); });
+  out.finish();
+  return out.items();
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/io/atomic_file.hpp>
-// #include <aicb/model/compute_op.hpp>
 
-// Generate and emit: workloads for simulators.
+// Generate: the corrected workloads, projected from the per-rank graph, and aicb's own.
 // #include <aicb/compat/aicb_args.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -8078,6 +9296,317 @@ struct megatron_gpt_script_args {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compat/aicb_flags.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's generator flags — those of `SimAI_training_workload_generator.py`, with the conveniences of
+/// its shell scripts (`-m`, `--tp`, `--pp`, `--sp`, `--ep`, `--aiob`, `--topk`, …) folded in as
+/// spellings — as data: each flag's canonical name, the spellings accepted, whether it is a switch,
+/// and the descriptor field it sets in the corrected mode. The command line registers them from this
+/// table; aicb::aicb_flag_values holds what was given; aicb::aicb_args_from_flags and
+/// aicb::megatron_args_from_flags turn them into aicb's own argument sets, as aicb's scripts would.
+///
+/// ```cpp
+/// aicb::aicb_flag_values flags;
+/// flags.set("world_size", "16");
+/// flags.set("tensor_model_parallel_size", "2");
+/// std::vector<std::string> notes;
+/// const aicb::aicb_args args = aicb::aicb_args_from_flags(flags, "", notes);   // aicb's defaults for the
+/// rest
+/// ```
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One of aicb's generator flags.
+struct aicb_flag {
+  std::string_view name;       ///< canonical (aicb's) name: the key in aicb_flag_values
+  std::string_view spellings;  ///< comma-separated, as CLI11 takes them: aicb's, dashed, the scripts'
+  bool is_switch;              ///< takes no value ("true" when given)
+  std::string_view field;      ///< the descriptor field it sets in the corrected mode ("" for none)
+  std::string_view help;
+};
+
+/// aicb's generator flags, the scripts' conveniences folded in as spellings.
+inline constexpr aicb_flag aicb_flags[] = {
+    {"frame", "--frame", false, "", "Megatron | DeepSeek (aicb)"},
+    {"gpu_type", "--gpu_type,--gpu-type,--gpu", false, "", "GPU: roofline catalogue entry and file name"},
+    {"world_size", "--world_size,--world-size", false, "world_size", "number of GPUs"},
+    {"tensor_model_parallel_size",
+     "--tensor_model_parallel_size,--tensor-model-parallel-size,--tp,--tensor-parallel", false,
+     "tensor_parallel", "tensor-parallel size"},
+    {"pipeline_model_parallel",
+     "--pipeline_model_parallel,--pipeline-model-parallel,--pp,--pipeline-parallel", false,
+     "pipeline_parallel", "pipeline-parallel size"},
+    {"context_parallel_size", "--context-parallel-size,--context_parallel_size,--cp,--context-parallel",
+     false, "context_parallel", "context-parallel size"},
+    {"pp_rank", "--pp_rank", false, "", "CSV: the pipeline stage (aicb: only its set-up items)"},
+    {"global_batch", "--global_batch,--global-batch,--gbs", false, "global_batch",
+     "global batch (sequences)"},
+    {"micro_batch", "--micro_batch,--micro-batch,--mbs", false, "micro_batch", "micro batch (sequences)"},
+    {"epoch_num", "--epoch_num,--epoch-num", false, "",
+     "training iterations in the file, as --iterations (aicb's SimAI generator ignores it; its CSV repeats "
+     "iterations)"},
+    {"computation_enable", "--computation_enable", true, "", "CSV: GEMM computation items"},
+    {"dtype", "--dtype", false, "dtype", "bfloat16 | float16 | float32"},
+    {"ffn_hidden_size", "--ffn_hidden_size,--ffn-hidden-size", false, "ffn_hidden_size",
+     "MLP intermediate size"},
+    {"enable_visual", "--enable_visual", true, "", "accepted for aicb compatibility (no effect)"},
+    {"workload_only", "--workload_only", true, "", "accepted for aicb compatibility (no effect)"},
+    {"model_name", "--model_name,--model-name", false, "name", "model name (file name)"},
+    {"hidden_size", "--hidden_size,--hidden-size", false, "hidden_size", "hidden size"},
+    {"num_layers", "--num_layers,--num-layers", false, "num_layers", "transformer layers"},
+    {"seq_length", "--seq_length,--seq-length,--seq", false, "seq_length", "sequence length"},
+    {"num_attention_heads", "--num_attention_heads,--num-attention-heads", false, "num_attention_heads",
+     "attention heads"},
+    {"vocab_size", "--vocab_size,--vocab-size", false, "vocab_size", "vocabulary size"},
+    {"max_position_embeddings", "--max_position_embeddings,--max-position-embeddings", false,
+     "max_position_embeddings", "learned position table size"},
+    {"add_bias_linear", "--add_bias_linear,--add-bias-linear", true, "linear_bias",
+     "biases on linear layers"},
+    {"use_flash_attn", "--use_flash_attn,--use-flash-attn,--flash_attn", true, "",
+     "fused attention (aicb: profile keys)"},
+    {"swiglu", "--swiglu", true, "", "SwiGLU MLP"},
+    {"enable_sequence_parallel", "--enable_sequence_parallel,--enable-sequence-parallel,--sp,--sp-enable",
+     true, "sequence_parallel", "sequence parallelism"},
+    {"use_distributed_optimizer", "--use-distributed-optimizer,--use_distributed_optimizer", true,
+     "distributed_optimizer", "distributed optimizer"},
+    {"make_vocab_size_divisible_by", "--make_vocab_size_divisible_by,--make-vocab-size-divisible-by", false,
+     "vocab_divisible_by", "vocabulary padding multiple"},
+    {"overlap_grad_reduce", "--overlap_grad_reduce,--overlap-grad-reduce", true, "overlap_grad_reduce",
+     "reduce gradients bucket by bucket during the backward (per-rank schedules; aicb: no effect)"},
+    {"moe_enable", "--moe_enable,--moe-enable", true, "", "mixture of experts"},
+    {"expert_model_parallel_size", "--expert_model_parallel_size,--expert-model-parallel-size,--ep", false,
+     "expert_parallel", "expert-parallel size"},
+    {"num_experts", "--num_experts,--num-experts,--experts", false, "num_experts", "routed experts"},
+    {"moe_router_topk", "--moe_router_topk,--moe-router-topk,--topk", false, "moe_top_k",
+     "experts per token"},
+    {"moe_grouped_gemm", "--moe_grouped_gemm,--moe-grouped-gemm,--grouped_gemm", true, "moe_grouped_gemm",
+     "experts as one grouped GEMM, otherwise one GEMM per expert (aicb: file name and AIOB kernels)"},
+    {"activation_func", "--activation_func", false, "", "accepted for aicb compatibility (no effect)"},
+    {"aiob_enable", "--aiob_enable,--aiob-enable,--aiob", true, "", "time compute with an AIOB profile"},
+    {"comp_filepath", "--comp_filepath,--comp-filepath", false, "", "the AIOB profile"},
+    {"recompute_activations", "--recompute_activations,--recompute-activations,--recompute", true, "",
+     "selective activation recomputation"},
+    {"n_dense_layers", "--n_dense_layers,--n_dense_layer,--n-dense-layers", false, "first_dense_layers",
+     "DeepSeek: leading dense layers"},
+    {"n_shared_expert", "--n_shared_expert,--n-shared-expert", false, "num_shared_experts",
+     "DeepSeek: shared experts"},
+    {"qk_rope_dim", "--qk_rope_dim,--qk-rope-dim", false, "qk_rope_head_dim",
+     "DeepSeek: rotary q/k head size"},
+    {"qk_nope_dim", "--qk_nope_dim,--qk-nope-dim", false, "qk_nope_head_dim",
+     "DeepSeek: q/k head size without rope"},
+    {"q_lora_rank", "--q_lora_rank,--q-lora-rank", false, "q_lora_rank", "DeepSeek: query rank"},
+    {"kv_lora_rank", "--kv_lora_rank,--kv-lora-rank", false, "kv_lora_rank", "DeepSeek: key/value rank"},
+    {"v_head_dim", "--v_head_dim,--v-head-dim", false, "v_head_dim", "DeepSeek: value head size"},
+};
+
+/// aicb's flags as given: canonical name to text ("true" or "false" for a switch). A name that is
+/// not one of aicb_flags is refused.
+class aicb_flag_values {
+ public:
+  /// Records `text` for flag `name` (an empty text means "not given").
+  void set(std::string_view name, std::string text) {
+    if (!find(name)) AICB_THROW(config_error(std::string(name), text, "not one of aicb's generator flags"));
+    values_[std::string(name)] = std::move(text);
+  }
+  /// Given, with a value.
+  [[nodiscard]] bool given(std::string_view name) const {
+    const auto it = values_.find(std::string(name));
+    return it != values_.end() && !it->second.empty();
+  }
+  /// A switch that is given and not false.
+  [[nodiscard]] bool on(std::string_view name) const {
+    return given(name) && text(name) != "false" && text(name) != "0";
+  }
+  /// The text given ("" when not given).
+  [[nodiscard]] const std::string& text(std::string_view name) const {
+    static const std::string none;
+    const auto it = values_.find(std::string(name));
+    return it == values_.end() ? none : it->second;
+  }
+  /// The value as a non-negative integer; config_error naming the flag when it is not one.
+  [[nodiscard]] std::uint64_t number(std::string_view name) const {
+    const std::string& t = text(name);
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (t.empty() || error != std::errc{} || end != t.data() + t.size())
+      AICB_THROW(config_error(std::string(name), t, "expected a non-negative integer"));
+    return value;
+  }
+  /// The value as a number, when given.
+  [[nodiscard]] std::optional<std::uint64_t> optional_number(std::string_view name) const {
+    return given(name) ? std::optional<std::uint64_t>(number(name)) : std::nullopt;
+  }
+  /// The value as text, when given.
+  [[nodiscard]] std::optional<std::string> optional_text(std::string_view name) const {
+    return given(name) ? std::optional<std::string>(text(name)) : std::nullopt;
+  }
+
+  /// The flag called `name`, if aicb has one.
+  [[nodiscard]] static const aicb_flag* find(std::string_view name) noexcept {
+    for (const aicb_flag& f : aicb_flags)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+namespace detail {
+
+// The numeric options both of aicb's shell scripts read.
+template <class ScriptArgs>
+void read_script_numbers(const aicb_flag_values& f, ScriptArgs& s) {
+  s.world_size = f.optional_number("world_size");
+  s.tensor_model_parallel_size = f.optional_number("tensor_model_parallel_size");
+  s.pipeline_model_parallel = f.optional_number("pipeline_model_parallel");
+  s.micro_batch = f.optional_number("micro_batch");
+  s.num_layers = f.optional_number("num_layers");
+  s.seq_length = f.optional_number("seq_length");
+  s.hidden_size = f.optional_number("hidden_size");
+  s.num_attention_heads = f.optional_number("num_attention_heads");
+  s.ffn_hidden_size = f.optional_number("ffn_hidden_size");
+  s.epoch_num = f.optional_number("epoch_num");
+  s.max_position_embeddings = f.optional_number("max_position_embeddings");
+  s.num_experts = f.optional_number("num_experts");
+  s.moe_router_topk = f.optional_number("moe_router_topk");
+  s.expert_model_parallel_size = f.optional_number("expert_model_parallel_size");
+}
+
+inline void script_notes(const aicb_script_result& r, const std::string& fallback,
+                         std::vector<std::string>& notes) {
+  if (r.fell_back) notes.push_back(fallback);
+  for (const std::string& change : r.overridden)
+    notes.push_back("aicb: preset " + r.preset + " overrides " + change + " (aicb's script ignores it)");
+}
+
+}  // namespace detail
+
+/// aicb's SimAI generator arguments from its flags, aicb's defaults for what is not given. With a
+/// `model_size` (`-m`), as aicb's `megatron_workload_with_aiob.sh` builds them: its preset, which
+/// overrides dimensions given beside it (each override a note).
+[[nodiscard]] inline aicb_args aicb_args_from_flags(const aicb_flag_values& f, const std::string& model_size,
+                                                    std::vector<std::string>& notes) {
+  if (!model_size.empty()) {
+    aicb_script_args s;
+    s.model_size = model_size;
+    detail::read_script_numbers(f, s);
+    s.global_batch = f.optional_number("global_batch");
+    s.frame = f.optional_text("frame");
+    s.gpu_type = f.optional_text("gpu_type");
+    s.comp_filepath = f.optional_text("comp_filepath");
+    s.sequence_parallel = f.on("enable_sequence_parallel");
+    s.aiob = f.on("aiob_enable");
+    s.flash_attn = f.on("use_flash_attn");
+    s.grouped_gemm = f.on("moe_grouped_gemm");
+    s.recompute = f.on("recompute_activations");
+    const aicb_script_result r = from_aicb_script(s);
+    detail::script_notes(
+        r, "aicb: model size " + model_size + " is not one of aicb's presets; aicb uses gpt_13B (as here)",
+        notes);
+    return r.args;
+  }
+  aicb_args a;
+  if (f.given("frame")) a.frame = f.text("frame");
+  if (f.given("gpu_type")) a.gpu_type = f.text("gpu_type");
+  const auto set_u = [&](std::string_view name, std::uint64_t& field) {
+    if (f.given(name)) field = f.number(name);
+  };
+  set_u("world_size", a.world_size);
+  set_u("tensor_model_parallel_size", a.tensor_model_parallel_size);
+  set_u("pipeline_model_parallel", a.pipeline_model_parallel);
+  set_u("global_batch", a.global_batch);
+  set_u("micro_batch", a.micro_batch);
+  set_u("epoch_num", a.epoch_num);
+  set_u("hidden_size", a.hidden_size);
+  set_u("num_layers", a.num_layers);
+  set_u("seq_length", a.seq_length);
+  set_u("vocab_size", a.vocab_size);
+  set_u("max_position_embeddings", a.max_position_embeddings);
+  set_u("make_vocab_size_divisible_by", a.make_vocab_size_divisible_by);
+  set_u("expert_model_parallel_size", a.expert_model_parallel_size);
+  set_u("num_experts", a.num_experts);
+  set_u("moe_router_topk", a.moe_router_topk);
+  set_u("n_dense_layers", a.n_dense_layers);
+  set_u("n_shared_expert", a.n_shared_expert);
+  set_u("qk_rope_dim", a.qk_rope_dim);
+  set_u("qk_nope_dim", a.qk_nope_dim);
+  set_u("q_lora_rank", a.q_lora_rank);
+  set_u("kv_lora_rank", a.kv_lora_rank);
+  set_u("v_head_dim", a.v_head_dim);
+  a.ffn_hidden_size = f.optional_number("ffn_hidden_size");
+  a.num_attention_heads = f.optional_number("num_attention_heads");
+  a.model_name = f.optional_text("model_name");
+  a.comp_filepath = f.optional_text("comp_filepath");
+  if (f.given("dtype")) a.dtype = f.text("dtype");
+  a.add_bias_linear = f.on("add_bias_linear");
+  a.use_flash_attn = f.on("use_flash_attn");
+  a.swiglu = f.on("swiglu");
+  a.enable_sequence_parallel = f.on("enable_sequence_parallel");
+  a.use_distributed_optimizer = f.on("use_distributed_optimizer");
+  a.moe_enable = f.on("moe_enable");
+  a.moe_grouped_gemm = f.on("moe_grouped_gemm");
+  a.aiob_enable = f.on("aiob_enable");
+  a.recompute_activations = f.on("recompute_activations");
+  return a;
+}
+
+/// aicb's CSV (physical-cluster) arguments from its flags. With a `model_size`, as aicb's
+/// `megatron_gpt.sh` builds them from its presets and its GPU count (`nnodes` x `nproc_per_node`);
+/// otherwise as aicb_args_from_flags.
+[[nodiscard]] inline aicb_args megatron_args_from_flags(const aicb_flag_values& f,
+                                                        const std::string& model_size,
+                                                        std::optional<std::uint64_t> nnodes,
+                                                        std::optional<std::uint64_t> nproc_per_node,
+                                                        std::vector<std::string>& notes) {
+  aicb_args args;
+  if (!model_size.empty()) {
+    megatron_gpt_script_args s;
+    s.model_size = model_size;
+    detail::read_script_numbers(f, s);
+    s.nproc_per_node = nproc_per_node;
+    s.nnodes = nnodes;
+    s.frame = f.optional_text("frame");
+    s.sequence_parallel = f.on("enable_sequence_parallel");
+    s.aiob = f.on("aiob_enable");
+    s.flash_attn = f.on("use_flash_attn");
+    s.swiglu = f.on("swiglu");
+    s.moe = f.on("moe_enable");
+    s.grouped_gemm = f.on("moe_grouped_gemm");
+    if (f.given("global_batch"))
+      notes.push_back(
+          "aicb: megatron_gpt.sh ignores --global_batch; it uses 2 x data-parallel size x micro batch");
+    const aicb_script_result r = from_megatron_gpt_script(s);
+    detail::script_notes(
+        r, "aicb: model size " + model_size + " is not one of the script's presets; it uses gpt_13B", notes);
+    args = r.args;
+  } else {
+    args = aicb_args_from_flags(f, model_size, notes);
+  }
+  args.computation_enable = f.on("computation_enable");
+  if (f.given("pp_rank"))
+    args.pp_rank = f.text("pp_rank") == "-1" ? -1 : static_cast<std::int64_t>(f.number("pp_rank"));
+  return args;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_simai.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -8099,269 +9628,8 @@ AICB_END_NAMESPACE
 // #include <aicb/detail/python_float.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/io/simai_format.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The SimAI workload format's vocabulary, shared by the writer, the reader and the linter: the
-/// header fields, the policies and header keys SimAI reads, the three record columns and how a
-/// collective and its group are spelled in each (docs/lint.md).
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <array>
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// The SimAI header fields of a workload (the keys SimAI reads from line 1).
-struct simai_header {
-  std::string policy = "HYBRID_TRANSFORMER_FWD_IN_BCKWD";
-  std::uint64_t tensor_parallel = 1;    ///< model_parallel_NPU_group
-  std::uint64_t expert_parallel = 1;    ///< ep
-  std::uint64_t pipeline_parallel = 1;  ///< pp
-  std::uint64_t vpp = 1;                ///< vpp
-  std::uint64_t ga = 1;                 ///< ga
-  std::uint64_t all_gpus = 1;           ///< all_gpus
-  std::uint64_t checkpoints = 0;
-  std::uint64_t checkpoint_initiates = 0;
-  std::string pp_comm = "0";  ///< bytes, as text (aicb writes a Python float with SP)
-
-  [[nodiscard]] friend bool operator==(const simai_header&, const simai_header&) = default;
-};
-
-/// The parallelism policies SimAI 1.7 decodes (Workload.cc decode_parallelsim).
-inline constexpr std::array<std::string_view, 11> simai_policies{"DATA",
-                                                                 "HYBRID_TRANSFORMER",
-                                                                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
-                                                                 "HYBRID_DLRM",
-                                                                 "HYBRID_DLRM_ENHANCED",
-                                                                 "MODEL",
-                                                                 "HYBRID_DATA_MODEL",
-                                                                 "HYBRID_MODEL_DATA",
-                                                                 "HYBRID_CUSTOMIZED",
-                                                                 "MICRO",
-                                                                 "DISTRIBUTED_INFERENCE"};
-
-/// The header keys SimAI reads, with and without the colon (pp_comm is accepted both ways).
-inline constexpr std::array<std::string_view, 10> simai_header_keys{
-    "model_parallel_NPU_group:", "ep:",      "pp:",    "vpp:", "ga:", "all_gpus:", "checkpoints:",
-    "checkpoint_initiates:",     "pp_comm:", "pp_comm"};
-
-/// The three record columns, which decide how SimAI maps a collective to a group.
-enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
-
-/// SimAI's token for `op` in `column`: `ALLREDUCE`, `ALLGATHER_EP`, `REDUCESCATTER_DP_EP`, `NONE`, …
-/// SimAI reads an unsuffixed token as TP in the forward and input-gradient columns and as DP in the
-/// weight-gradient column; `_EP` as EP, `_DP_EP` as DP-within-EP. Throws config_error for a
-/// collective or a group SimAI cannot express there.
-[[nodiscard]] inline std::string_view simai_comm_token(const collective_op& op, simai_column column) {
-  if (op.kind == collective::none) return "NONE";
-  // [kind][suffix]: no suffix, _EP, _DP_EP.
-  static constexpr std::string_view tokens[4][3] = {
-      {"ALLREDUCE", "ALLREDUCE_EP", "ALLREDUCE_DP_EP"},
-      {"ALLGATHER", "ALLGATHER_EP", "ALLGATHER_DP_EP"},
-      {"REDUCESCATTER", "REDUCESCATTER_EP", "REDUCESCATTER_DP_EP"},
-      {"ALLTOALL", "ALLTOALL_EP", "ALLTOALL_DP_EP"}};
-  int kind = 0;
-  switch (op.kind) {
-    case collective::all_reduce:
-      kind = 0;
-      break;
-    case collective::all_gather:
-      kind = 1;
-      break;
-    case collective::reduce_scatter:
-      kind = 2;
-      break;
-    case collective::all_to_all:
-      kind = 3;
-      break;
-    default:
-      AICB_THROW(config_error("collective", std::string(to_string(op.kind)),
-                              "SimAI simulates only all-reduce, all-gather, reduce-scatter and all-to-all"));
-  }
-  const bool weight = column == simai_column::weight_grad;
-  switch (op.group) {
-    case comm_group::tp:
-      if (!weight) return tokens[kind][0];
-      break;
-    case comm_group::dp:
-      if (weight) return tokens[kind][0];
-      break;
-    case comm_group::ep:
-      if (!weight) return tokens[kind][1];
-      break;
-    case comm_group::dp_ep:
-      return tokens[kind][2];
-    default:
-      break;
-  }
-  AICB_THROW(config_error(
-      "group", std::string(to_string(op.group)),
-      std::string("SimAI cannot express a ") + std::string(to_string(op.group)) + " collective in the " +
-          (weight ? "weight-gradient" : "forward/input-gradient") +
-          " column (tp/ep/dp_ep there; dp/dp_ep in the weight-gradient column; no cp, pp or world)"));
-}
-
-/// The header line (without the newline).
-[[nodiscard]] inline std::string simai_header_line(const simai_header& h) {
-  return h.policy + " model_parallel_NPU_group: " + std::to_string(h.tensor_parallel) +
-         " ep: " + std::to_string(h.expert_parallel) + " pp: " + std::to_string(h.pipeline_parallel) +
-         " vpp: " + std::to_string(h.vpp) + " ga: " + std::to_string(h.ga) +
-         " all_gpus: " + std::to_string(h.all_gpus) + " checkpoints: " + std::to_string(h.checkpoints) +
-         " checkpoint_initiates: " + std::to_string(h.checkpoint_initiates) + " pp_comm: " + h.pp_comm;
-}
-
-/// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
-inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
-
-/// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
-/// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
-inline constexpr std::uint64_t simai_max_int = 2147483647;
-
-/// The group SimAI-Analytical charges a collective to. It follows from the token's suffix and the
-/// column, not from what the writer meant (SimAI 1.7 Workload.cc:1320-1491): `_EP` → EP,
-/// `_DP_EP` → DP_EP, no suffix → TP in the forward and input-gradient columns, DP in the
-/// weight-gradient column.
-enum class simai_group : std::uint8_t { tp, ep, dp, dp_ep };
-
-/// SimAI's group for a token suffix (0 none, 1 `_EP`, 2 `_DP_EP`) in a column.
-[[nodiscard]] constexpr simai_group simai_group_of(int suffix, simai_column column) noexcept {
-  if (suffix == 1) return simai_group::ep;
-  if (suffix == 2) return simai_group::dp_ep;
-  return column == simai_column::weight_grad ? simai_group::dp : simai_group::tp;
-}
-
-/// The number of GPUs SimAI's cost model gives a collective (SimAI 1.7 Layer.cc:565-582):
-/// in the forward and input-gradient columns EP for an EP token and TP for anything else (a `_DP_EP`
-/// token there too); in the weight-gradient column DP/EP for a `_DP_EP` token and DP for anything
-/// else (an `_EP` token too). DP is SimAI's `-g` over TP·PP; `gpus` stands for `-g` (the header's
-/// `all_gpus`, which the generators write as the job's world size).
-[[nodiscard]] constexpr std::uint64_t simai_group_ranks(simai_group group, simai_column column,
-                                                        std::uint64_t tp, std::uint64_t ep, std::uint64_t pp,
-                                                        std::uint64_t gpus) noexcept {
-  const std::uint64_t dp = tp == 0 || pp == 0 ? 0 : gpus / (tp * pp);
-  if (column != simai_column::weight_grad) return group == simai_group::ep ? ep : tp;
-  return group == simai_group::dp_ep ? (ep == 0 ? 0 : dp / ep) : dp;
-}
-
-/// Whether SimAI times the collective through its efficiency tables, which cover 16 MiB to 16 GiB:
-/// TP all-gather and reduce-scatter (the NVLink and NIC tables), TP and EP all-to-all (the
-/// all-to-all table; Layer.cc:899-939). A larger message there makes SimAI throw inside the
-/// simulation ("Data size out of range"), drop the callable and end with exit status 0 and a
-/// truncated result. Every other collective — any all-reduce, anything on DP or DP_EP — uses an
-/// efficiency of 1 and is simulated correctly at any size (verified with 93 GiB TP all-reduces and
-/// 98 GB DP collectives).
-[[nodiscard]] constexpr bool simai_uses_ratio_table(collective kind, simai_group group) noexcept {
-  if (group == simai_group::tp)
-    return kind == collective::all_gather || kind == collective::reduce_scatter ||
-           kind == collective::all_to_all;
-  return group == simai_group::ep && kind == collective::all_to_all;
-}
-
-/// Whether SimAI charges garbage for a collective: one over a TP group of one GPU whose size takes
-/// the bandwidth path (1 byte, or 1 MiB and more; sizes in between take a fixed latency that is 0
-/// for one rank). SimAI's bus-bandwidth lookup answers −1 for one GPU, and the collective's time
-/// wraps to about 1.8·10^16 µs — silently, exit status 0 (Layer.cc:940-1035: the TP branch has no
-/// one-rank guard; EP, DP and DP_EP groups of one cost 0, which is right).
-[[nodiscard]] constexpr bool simai_single_gpu_garbage(simai_group group, std::uint64_t ranks,
-                                                      std::uint64_t size) noexcept {
-  return group == simai_group::tp && ranks <= 1 && (size == 1 || size >= (1ULL << 20));
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 // #include <aicb/workload/record_stream.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
-/// into a lazy input range of records, so a workload of any length is produced on demand and never
-/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
-/// views compose with it:
-///
-/// ```cpp
-/// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
-/// auto first = generator.records() | ranges::views::take(10);           // range-v3
-/// ```
-///
-/// A Source provides `const record* next()` — the next record, valid until the following call, or
-/// nullptr at the end (so a record is handed out without a copy) — and `std::uint64_t size() const`
-/// (the number of records it will produce, known in advance: file formats state it first).
-
-// #include <aicb/config.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <cstddef>
-#include <cstdint>
-#include <iterator>
-#include <memory>
-#include <span>
-#include <utility>
-
-AICB_BEGIN_NAMESPACE
-
-/// A stretch of a workload: the same records `times` times in a row. Training workloads are mostly
-/// one micro batch's records repeated; a workload that knows its repetition offers
-/// `for_each_run(f)`, calling `f(record_run)` for consecutive stretches that together are exactly
-/// its records() — so a writer formats a micro batch once and copies its text.
-struct record_run {
-  std::span<const record> records;
-  std::uint64_t times = 1;
-};
-
-/// A lazy, single-pass range over the records a Source produces.
-template <class Source>
-class record_stream {
- public:
-  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
-
-  class iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using iterator_concept = std::input_iterator_tag;
-    using value_type = record;
-    using difference_type = std::ptrdiff_t;
-    using reference = const record&;
-    using pointer = const record*;
-
-    iterator() = default;
-    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
-
-    reference operator*() const { return *current_; }
-    pointer operator->() const { return current_; }
-    iterator& operator++() {
-      advance();
-      return *this;
-    }
-    void operator++(int) { advance(); }
-    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
-
-   private:
-    void advance() {
-      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
-    }
-    record_stream* owner_ = nullptr;
-    const record* current_ = nullptr;
-  };
-
-  /// Starts the pass. A record_stream is single-pass: call begin() once.
-  [[nodiscard]] iterator begin() { return iterator(this); }
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
-  /// Records the stream produces in total.
-  [[nodiscard]] std::uint64_t size() const { return source_->size(); }
-
- private:
-  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
-};
-
-AICB_END_NAMESPACE
 
 #include <array>
 #include <charconv>
@@ -9798,7 +11066,10 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/presets.hpp>
 // #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -9847,6 +11118,37 @@ struct deepspeed_param {
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
   return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
+}
+
+/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
+/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
+/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
+/// DeepSpeed does in the training dtype.
+[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  job_spec job;
+  job.model = presets::llama2_7b;
+  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
+  job.model.num_layers = a.num_layers;
+  job.model.hidden_size = a.hidden_size;
+  job.model.num_attention_heads =
+      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
+  job.model.num_kv_heads = job.model.num_attention_heads;
+  job.model.ffn_hidden_size = d.ffn;
+  job.model.vocab_size = a.vocab_size;
+  job.parallel.world_size = a.world_size;
+  job.parallel.zero_stage = a.stage;
+  job.batch.global_batch = a.global_batch;
+  job.batch.micro_batch = a.micro_batch;
+  job.batch.seq_length = a.seq_length;
+  job.batch.grad_dtype = dtype::bf16;
+  return job;
+}
+
+/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
+[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
+  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
+         std::to_string(a.world_size) + "n.txt";
 }
 
 namespace detail {
@@ -10260,75 +11562,8 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
-// #include <aicb/schedule/views.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// range-v3 views over a rank's operations (aicb::rank_schedule, or any range of aicb::operation):
-/// the selections every projection starts from, composable with each other and with range-v3's own
-/// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
-///
-/// ```cpp
-/// aicb::rank_schedule schedule(job, rank);
-/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
-///   sum[op.group.kind] += op.size.count();
-/// ```
-///
-/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
-/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
-/// views).
-
-// #include <aicb/config.hpp>
-// #include <aicb/schedule/operation.hpp>
-
-#include <range/v3/view/filter.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-namespace views {
-
-/// Collectives only.
-inline constexpr auto collectives =
-    ranges::views::filter([](const operation& op) { return op.type == op_type::collective; });
-
-/// Point-to-point sends and receives only.
-inline constexpr auto transfers = ranges::views::filter(
-    [](const operation& op) { return op.type == op_type::send || op.type == op_type::recv; });
-
-/// Computations only.
-inline constexpr auto computations =
-    ranges::views::filter([](const operation& op) { return op.type == op_type::compute; });
-
-/// What is not a point-to-point transfer: what a single-rank format (SimAI's) can carry.
-inline constexpr auto local_and_collective = ranges::views::filter(
-    [](const operation& op) { return op.type == op_type::compute || op.type == op_type::collective; });
-
-/// Operations of one phase (forward, backward, recompute, finalize).
-[[nodiscard]] inline auto in_phase(op_phase phase) {
-  return ranges::views::filter([phase](const operation& op) { return op.phase == phase; });
-}
-
-/// Operations of a micro batch's passes (forward, backward, recompute); the finalize belongs to none.
-[[nodiscard]] inline auto in_microbatch(std::uint64_t microbatch) {
-  return ranges::views::filter([microbatch](const operation& op) {
-    return op.phase != op_phase::finalize && op.microbatch == microbatch;
-  });
-}
-
-/// A micro batch's backward work: its backward pass and the forward work recomputed in it.
-inline constexpr auto backward_work = ranges::views::filter(
-    [](const operation& op) { return op.phase == op_phase::backward || op.phase == op_phase::recompute; });
-
-}  // namespace views
-
-AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 // #include <aicb/workload/record_stream.hpp>
-
-#include <range/v3/range/conversion.hpp>
 
 #include <cstdint>
 #include <map>
@@ -10497,27 +11732,30 @@ class simai_projection {
       out.push_back(comm_of(op, weight_column));
       return out;
     };
-    // The rank's stream, projected: micro batch 0's forward (records in order), its backward work
-    // (kept for the walk below), the finalize, and the pipeline message. Every micro batch runs the
-    // same operations, and the finalize does not depend on their number: the stream of the fewest
-    // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
-    // range-v3 pipeline over a fresh (single-pass) stream.
+    // The rank's stream, projected in one pass: micro batch 0's forward (records in order), its
+    // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
+    // batch runs the same operations, and the finalize does not depend on their number: the stream of
+    // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
     const job_spec few = with_fewest_microbatches(job_);
-    {
-      rank_schedule stream(few, rank_);
-      for (const operation& op :
-           stream | views::transfers | views::in_microbatch(0) | views::in_phase(op_phase::forward)) {
-        pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
-        break;
+    std::vector<operation> backward, finalize;
+    bool pp_seen = false;
+    for (const operation& op : rank_schedule(few, rank_)) {
+      if (op.phase == op_phase::finalize) {
+        finalize.push_back(op);
+        continue;
       }
-    }
-    rank_schedule backward_stream(few, rank_), finalize_stream(few, rank_), forward_stream(few, rank_);
-    const std::vector<operation> backward = ranges::to<std::vector>(
-        backward_stream | views::local_and_collective | views::in_microbatch(0) | views::backward_work);
-    const std::vector<operation> finalize =
-        ranges::to<std::vector>(finalize_stream | views::in_phase(op_phase::finalize));
-    for (const operation& op : forward_stream | views::local_and_collective | views::in_microbatch(0) |
-                                   views::in_phase(op_phase::forward)) {
+      if (!op.in_microbatch(0)) continue;
+      if (op.is_transfer()) {
+        if (!pp_seen && op.phase == op_phase::forward) {
+          pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
+          pp_seen = true;
+        }
+        continue;
+      }
+      if (op.is_backward_work()) {
+        backward.push_back(op);
+        continue;
+      }
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);
@@ -10691,8 +11929,1578 @@ inline record_stream<simai_projection_source> simai_projection::records() const&
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/commands/generate.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// What `aicb generate` does, as a library function: aicb::generate_workload takes the request a
+/// command line makes (a model source and fields, aicb's generator flags, the output's format and
+/// place) and writes the file — the corrected workload by default, aicb's own byte for byte with
+/// `compat = "aicb"`. The aicb program only turns flags into a generate_request and prints the
+/// result, so a program that calls this writes the same bytes the command line does.
+///
+/// ```cpp
+/// aicb::generate_request r;
+/// r.job.model = "llama3-8b";
+/// r.job.fields = {{"world_size", "16"}, {"tensor_parallel", "2"}, {"global_batch", "32"}};
+/// r.output = "llama3_8b.txt";
+/// const aicb::generate_result done = aicb::generate_workload(r);   // llama3_8b.txt and its .json sidecar
+/// ```
+///
+/// Every format is built from the same job (aicb::corrected_job): `--format csv` and `--format
+/// simai` differ in the projection, never in the model. The one exception is `compat = "aicb"`,
+/// which reproduces aicb's argument handling (its defaults, its scripts' presets) as aicb does.
+///
+/// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
+/// `<aicb/all.hpp>` includes it.
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compat/aicb_flags.hpp>
+// #include <aicb/compat/aicb_simai.hpp>
+// #include <aicb/compat/megatron_csv.hpp>
+// #include <aicb/compute/aiob_model.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/csv_projection.hpp>
+// #include <aicb/generate/simai_projection.hpp>
+// #include <aicb/io/aiob_reader.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Reads AIOB profiles (version 1, as aicb writes them, and version 2 with provenance).
+///
+/// Accepts everything aicb's own reader accepts — the `train_iter:` line, `name:` sections in any
+/// order with `time_gpu_max/min/avg` in microseconds, integer or decimal — plus `#` lines, blank
+/// lines and CRLF. Anything else is an aicb::parse_error naming the file, line and column and what
+/// was expected there: a value that is negative, not a number or NaN; a statistic outside a section;
+/// a duplicate section or statistic; a section without `time_gpu_avg`; an empty profile.
+///
+/// ```cpp
+/// aicb::aiob_profile p = aicb::read_aiob_file("Example.txt");
+/// ```
+
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/grammar/aiob_def.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/io/aiob_reader.hpp>
+
+// The AIOB profile grammar (Spirit X3). Not meant to be included directly: use aicb/io/aiob_reader.hpp.
+//
+// Line-oriented, no skipper: a file is a sequence of lines, each one of
+//   blank | '#' comment | train_iter:N | section header `name:` | indented statistic or comment,
+// and every point where a line has shown what it is becomes an expectation, so an error names what
+// was expected there ("time in microseconds …"). Semantic actions hand each line to a builder (found
+// in the context under aiob_builder_tag), which checks what a grammar cannot: statistics outside a
+// section, duplicates, missing averages.
+
+// #include <aicb/config.hpp>
+
+#include <boost/spirit/home/x3.hpp>
+
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+namespace detail::grammar::aiob {
+
+namespace x3 = boost::spirit::x3;
+
+struct builder_tag;
+
+// Rule IDs.
+struct line_end_class;
+struct number_class;
+struct iterations_class;
+struct stat_key_class;
+struct name_class;
+struct comment_text_class;
+struct body_class;
+struct line_class;
+struct end_class;
+struct file_class;
+
+// Rules, each named for what a reader must see there.
+inline constexpr x3::rule<line_end_class> line_end = "end of line";
+inline constexpr x3::rule<number_class, std::string> number =
+    "time in microseconds (digits with an optional decimal part, as aicb writes them)";
+inline constexpr x3::rule<iterations_class, unsigned long long> iterations =
+    "the number of profiled iterations (a non-negative integer below 2^64)";
+inline constexpr x3::rule<stat_key_class, std::string> stat_key =
+    "time_gpu_max, time_gpu_min or time_gpu_avg";
+inline constexpr x3::rule<name_class, std::string> name = "section name (letters, digits, underscores)";
+inline constexpr x3::rule<comment_text_class, std::string> comment_text = "comment text";
+inline constexpr x3::rule<body_class> indented_body =
+    "an indented statistic (time_gpu_max/min/avg) or '# comment'";
+inline constexpr x3::rule<line_class> line = "a line";
+inline constexpr x3::rule<end_class> end_of_file =
+    "a section header ('name:'), an indented statistic, a '# comment', train_iter:N or the end of the file";
+inline constexpr x3::rule<file_class> file = "an AIOB profile";
+
+// Character classes spelled out as sets and ranges: X3's classifiers (digit, blank, …) call
+// the C library with a plain char, which for bytes >= 0x80 is negative — a Boost assertion or
+// undefined behaviour (found by fuzzing). Sets and ranges compare the byte directly.
+inline const auto digit = x3::char_('0', '9');
+inline const auto blank = x3::char_(" \t");
+inline const auto word_start = x3::char_("a-zA-Z_");
+inline const auto word_char = x3::char_("a-zA-Z0-9_");
+
+// Semantic actions: forward what was parsed to the builder. An action only sees where its match
+// ends, so `mark` (on an empty match) first records where each line's content starts.
+inline const auto mark = [](auto& ctx) { x3::get<builder_tag>(ctx).get().mark(x3::_where(ctx).begin()); };
+inline const auto on_comment = [](auto& ctx) { x3::get<builder_tag>(ctx).get().comment(x3::_attr(ctx)); };
+inline const auto on_train_iter = [](auto& ctx) {
+  x3::get<builder_tag>(ctx).get().train_iter(x3::_attr(ctx));
+};
+inline const auto on_section = [](auto& ctx) { x3::get<builder_tag>(ctx).get().section(x3::_attr(ctx)); };
+inline const auto on_stat = [](auto& ctx) {
+  using boost::fusion::at_c;
+  x3::get<builder_tag>(ctx).get().stat(at_c<0>(x3::_attr(ctx)), at_c<1>(x3::_attr(ctx)));
+};
+
+inline const auto blank_line = (+blank >> x3::eoi) | (*blank >> x3::eol);
+inline const auto stat_line = (stat_key > ':' > x3::omit[*blank] > number > line_end)[on_stat];
+inline const auto comment_line = ('#' > comment_text > line_end)[on_comment];
+inline const auto train_iter_line =
+    ((x3::lit("train_iter") >> ':') > x3::omit[*blank] > iterations > line_end)[on_train_iter];
+inline const auto header_line = ((name >> ':') > line_end)[on_section];
+
+inline const auto line_end_def = *blank >> (x3::eol | x3::eoi);
+inline const auto number_def = x3::raw[+digit >> -('.' >> +digit)];
+inline const auto iterations_def = x3::ulong_long;
+inline const auto stat_key_def =
+    x3::string("time_gpu_max") | x3::string("time_gpu_min") | x3::string("time_gpu_avg");
+inline const auto name_def = x3::raw[word_start >> *word_char];
+inline const auto comment_text_def = x3::raw[*(x3::char_ - x3::eol)];
+inline const auto indented_body_def = stat_line | comment_line;
+inline const auto line_def = blank_line | (x3::eps[mark] >> (comment_line | train_iter_line | header_line)) |
+                             ((+blank >> x3::eps[mark]) > indented_body);
+inline const auto end_of_file_def = x3::eoi;
+inline const auto file_def = *line > end_of_file;
+
+BOOST_SPIRIT_DEFINE(line_end, number, iterations, stat_key, name, comment_text, indented_body, line,
+                    end_of_file, file)
+
+}  // namespace detail::grammar::aiob
+AICB_END_NAMESPACE
+// #include <aicb/detail/input_file.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/aicb.hpp>
+
+// Opening inputs safely: every reader of aicb checks first that a path names a regular file, so a
+// directory is called a directory (not an "empty profile"), and a FIFO or device gets a clear
+// error instead of a read that blocks forever; and readers that need a whole file in memory read
+// at most a bounded prefix.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+/// Throws io_error unless `path` names an existing regular file (symbolic links followed). `what` says
+/// what the file should have been, for the message.
+inline void require_regular_file(const std::string& path, std::string_view what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status))
+    AICB_THROW(io_error(path, "cannot open file: " + (ec ? ec.message() : std::string("no such file"))));
+  if (fs::is_regular_file(status)) return;
+  const char* kind = fs::is_directory(status)        ? "a directory"
+                     : fs::is_fifo(status)           ? "a FIFO (a named pipe)"
+                     : fs::is_character_file(status) ? "a character device"
+                     : fs::is_block_file(status)     ? "a block device"
+                     : fs::is_socket(status)         ? "a socket"
+                                                     : "not a regular file";
+  AICB_THROW(io_error(path, std::string("is ") + kind + ", not " + std::string(what) +
+                                " (aicb reads regular files: copy the data into one)"));
+}
+
+/// The first bytes of a file, and whether that was all of it.
+struct file_prefix {
+  std::string text;
+  bool whole = true;  ///< false when the file is longer than the limit
+  std::uint64_t file_size = 0;
+};
+
+/// Reads at most `limit` bytes of a regular file (io_error when it is not one, or cannot be read).
+[[nodiscard]] inline file_prefix read_file_prefix(const std::string& path, std::uint64_t limit,
+                                                  std::string_view what = "a file") {
+  require_regular_file(path, what);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) AICB_THROW(io_error(path, std::string("cannot open file: ") + std::strerror(errno)));
+  std::error_code ec;
+  file_prefix result;
+  result.file_size = std::filesystem::file_size(path, ec);
+  const std::uint64_t want = ec ? limit : std::min<std::uint64_t>(result.file_size, limit);
+  result.text.resize(static_cast<std::size_t>(want));
+  std::size_t got = 0;
+  while (got < result.text.size()) {
+    const std::size_t n = std::fread(result.text.data() + got, 1, result.text.size() - got, file.get());
+    if (n == 0) break;
+    got += n;
+  }
+  if (std::ferror(file.get())) AICB_THROW(io_error(path, "read failed"));
+  result.text.resize(got);
+  // More than the limit? One byte more says so (also for files whose size was not reported).
+  result.whole = std::fgetc(file.get()) == EOF;
+  return result;
+}
+
+}  // namespace detail
+AICB_END_NAMESPACE
+// #include <aicb/error.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// 1-based line and column of `where` in `text`, after skipping spaces and tabs (an error is
+/// reported at the offending token, not at the blank before it).
+inline std::pair<std::size_t, std::size_t> text_position(std::string_view text, const char* where) {
+  const char* end = text.data() + text.size();
+  while (where < end && (*where == ' ' || *where == '\t'))
+    ++where;
+  std::size_t line = 1, column = 1;
+  for (const char* p = text.data(); p < where; ++p) {
+    if (*p == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+/// What is at `where`, for a message: "end of file", "end of line", or the character (escaped if not
+/// printable).
+inline std::string describe_found(std::string_view text, const char* where) {
+  const char* end = text.data() + text.size();
+  while (where < end && (*where == ' ' || *where == '\t'))
+    ++where;
+  if (where == end) return "end of file";
+  if (*where == '\n' || *where == '\r') return "end of line";
+  const auto c = static_cast<unsigned char>(*where);
+  if (c < 0x20 || c >= 0x7f) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    return std::string("byte ") + hex;
+  }
+  return std::string("'") + static_cast<char>(c) + "'";
+}
+
+class aiob_builder {
+ public:
+  aiob_builder(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  /// Where the content of the line being parsed starts (reported by the grammar before each line).
+  void mark(const char* where) { mark_ = where; }
+
+  void comment(const std::string& text) {
+    if (profile_.sections.empty() && !profile_.train_iter) {
+      profile_.header.push_back(text);
+    } else if (!profile_.sections.empty()) {
+      profile_.sections.back().lines.push_back({true, text, {}});
+    } else {
+      fail(mark_, "a '#' line after train_iter must belong to a section (write the header comments first)");
+    }
+  }
+  void train_iter(std::uint64_t n) {
+    if (profile_.train_iter || !profile_.sections.empty())
+      fail(mark_, "train_iter must appear once, before the first section");
+    profile_.train_iter = n;
+  }
+  void section(const std::string& name) {
+    const std::size_t line = line_of(mark_);
+    const auto [it, inserted] = first_line_.emplace(name, line);
+    if (!inserted)
+      fail(mark_, "duplicate section '" + name + "' (first at line " + std::to_string(it->second) + ")");
+    profile_.sections.push_back({name, {}, line});
+  }
+  void stat(const std::string& key, const std::string& value) {
+    if (profile_.sections.empty()) fail(mark_, "statistic '" + key + "' outside a section");
+    aiob_section& s = profile_.sections.back();
+    for (const aiob_line& l : s.lines)
+      if (!l.comment && l.key == key) fail(mark_, "duplicate " + key + " in section '" + s.name + "'");
+    double us = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), us);
+    if (error != std::errc{} || end != value.data() + value.size() || !(us <= max_profile_us))
+      fail(mark_, key + " " + value.substr(0, 40) + (value.size() > 40 ? "..." : "") +
+                      " exceeds 10^12 microseconds (11.6 days for one operation): not a measurement");
+    s.lines.push_back({false, key, value});
+  }
+
+  aiob_profile finish() {
+    if (profile_.sections.empty()) fail(text_.data() + text_.size(), "empty profile: no sections");
+    for (const aiob_section& s : profile_.sections)
+      if (!s.stat("time_gpu_avg"))
+        AICB_THROW(parse_error(file_, s.source_line, 1,
+                               "section '" + s.name + "' has no time_gpu_avg (aicb would silently skip it)"));
+    return std::move(profile_);
+  }
+
+  [[noreturn]] void fail(const char* where, const std::string& message) const {
+    const auto [line, column] = text_position(text_, where);
+    AICB_THROW(parse_error(file_, line, column, message));
+  }
+
+ private:
+  // Lines are reported in order, so the line count advances incrementally (linear in the file).
+  std::size_t line_of(const char* where) {
+    for (; cursor_ < where; ++cursor_)
+      if (*cursor_ == '\n') ++line_;
+    return line_;
+  }
+
+  std::string_view text_;
+  std::string file_;
+  aiob_profile profile_;
+  std::unordered_map<std::string, std::size_t> first_line_;
+  const char* cursor_ = text_.data();
+  const char* mark_ = text_.data();
+  std::size_t line_ = 1;
+};
+
+}  // namespace detail
+
+/// Parses profile text. `file` names it in errors.
+[[nodiscard]] inline aiob_profile parse_aiob(std::string_view text, const std::string& file = "<string>") {
+  namespace x3 = boost::spirit::x3;
+  namespace g = detail::grammar::aiob;
+  detail::aiob_builder builder(text, file);
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  try {
+    x3::parse(first, last, x3::with<g::builder_tag>(std::ref(builder))[g::file]);
+  } catch (const x3::expectation_failure<const char*>& e) {
+    builder.fail(e.where(), "expected " + e.which() + ", found " + detail::describe_found(text, e.where()));
+  }
+  return builder.finish();
+}
+
+/// The largest profile file read_aiob_file reads: 64 MiB. Profiles are a few KiB (one section per
+/// timed operation); the bound keeps a wrong file from costing its size in memory.
+inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
+
+/// Reads and parses a profile file; io_error when it cannot be read, is not a regular file or is
+/// larger than max_aiob_file. A larger file is still checked as far as the limit, so an error near
+/// its start is reported as such, at its line and column.
+[[nodiscard]] inline aiob_profile read_aiob_file(const std::string& path) {
+  detail::file_prefix in = detail::read_file_prefix(path, max_aiob_file, "an AIOB profile");
+  if (in.whole) return parse_aiob(in.text, path);
+  // Too large. Parse up to the last section header in the limit (complete sections only, so any
+  // error found is a real one), then refuse the size.
+  std::size_t last_header = std::string::npos;
+  for (std::size_t line = 0, next = 0; (next = in.text.find('\n', line)) != std::string::npos;
+       line = next + 1) {
+    std::string_view text(in.text.data() + line, next - line);
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
+      text.remove_suffix(1);
+    const bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    if (word && text.back() == ':' && text.rfind("train_iter", 0) != 0) last_header = line;
+  }
+  // Without a later section header, the first line alone (garbage from the first byte is found).
+  const bool at_header = last_header != std::string::npos && last_header > 0;
+  const std::size_t first_line = in.text.find('\n');
+  const std::size_t cut = at_header ? last_header : first_line == std::string::npos ? 0 : first_line + 1;
+  if (cut > 0) {
+    in.text.resize(cut);
+    try {
+      (void)parse_aiob(in.text, path);
+    } catch (const parse_error& e) {
+      const bool incomplete = e.message().find("empty profile") != std::string::npos ||
+                              (!at_header && e.message().find("has no time_gpu_avg") != std::string::npos);
+      if (!incomplete) throw;
+    }
+  }
+  AICB_THROW(io_error(path, "is " + std::to_string(in.file_size >> 20) +
+                                " MiB; an AIOB profile is a few KiB, and aicb reads profiles up to 64 MiB"));
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/json_writer.hpp>
-// #include <aicb/io/simai_format.hpp>
+// #include <aicb/io/workload_file.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/job_request.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::job_request — a job as a person describes it: where the model comes from (one of a preset,
+/// a Hugging Face config.json, or a parameter count) and the fields they set on top, by name, as
+/// text. aicb::build_job turns it into a job_spec, the same way for every caller (the command line's
+/// subcommands and library users alike):
+///
+/// 1. the model source: `model` is a preset key (`aicb models`), one of aicb's own model names
+///    (`7 13 22 175` its GPT shapes, `65 405 moe deepseek671 deepseek236 deepseek16` the real models
+///    they stand for) or a parameter count (`15`, `15B`, `1.3B`, `350M`: a bare number is billions);
+///    `hf_config` a config.json; `size` a parameter count — at most one of the three;
+/// 2. every field of `fields`, in order (model, parallel and batch fields by their names; an unknown
+///    name is an error that suggests the nearest);
+/// 3. for a parameter count, the standard shape of `family` closest to it, chosen last so that it
+///    fits the fields given (activation, vocabulary, sequence length) — and named for its size unless
+///    a name was given.
+///
+/// The job is not validated here (aicb::validate does that): a request may describe part of a job
+/// that other code completes.
+///
+/// ```cpp
+/// aicb::job_request r{.model = "llama3-70b", .fields = {{"world_size", "64"}, {"tensor_parallel", "8"}}};
+/// aicb::job_spec job = aicb::build_job(r).job;
+/// ```
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/edit_distance.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/hf_config.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral, Mixtral, Qwen2 (with
+/// its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE, DeepSeek-V2 and -V3.
+///
+/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
+/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
+/// is ignored; any other key is an error that lists them all, as is every missing required key —
+/// so a config from a newer architecture is never imported silently wrong.
+///
+/// ```cpp
+/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json").model;
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of the import.
+struct hf_import_options {
+  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
+  /// `ignored_keys` of the result).
+  bool allow_unknown_keys = false;
+};
+
+/// A model imported from a config.json.
+struct hf_import {
+  model_spec model;
+  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
+};
+
+namespace detail {
+
+// Keys that do not change the shape or the training cost of a model.
+inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_path",
+                                                                     "architectures",
+                                                                     "attention_dropout",
+                                                                     "auto_map",
+                                                                     "aux_loss_alpha",
+                                                                     "bos_token_id",
+                                                                     "eos_token_id",
+                                                                     "pad_token_id",
+                                                                     "ep_size",
+                                                                     "initializer_range",
+                                                                     "n_group",
+                                                                     "norm_topk_prob",
+                                                                     "output_router_logits",
+                                                                     "pretraining_tp",
+                                                                     "quantization_config",
+                                                                     "rms_norm_eps",
+                                                                     "rope_scaling",
+                                                                     "rope_theta",
+                                                                     "routed_scaling_factor",
+                                                                     "router_aux_loss_coef",
+                                                                     "scoring_func",
+                                                                     "seq_aux",
+                                                                     "topk_group",
+                                                                     "torch_dtype",
+                                                                     "transformers_version",
+                                                                     "use_cache",
+                                                                     "use_mrope",
+                                                                     "sliding_window",
+                                                                     "use_sliding_window",
+                                                                     "max_window_layers",
+                                                                     "hidden_dropout",
+                                                                     "router_jitter_noise",
+                                                                     "residual_dropout",
+                                                                     "embedding_dropout",
+                                                                     "tokenizer_class",
+                                                                     "layer_norm_eps"};
+
+class hf_reader {
+ public:
+  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
+    if (!config_.is_object())
+      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
+  }
+
+  /// The value of a required integer key.
+  std::uint64_t required(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) {
+      missing_.emplace_back(key);
+      return 0;
+    }
+    return integer(key, *it);
+  }
+  /// The value of an optional integer key (`fallback` when absent or null).
+  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
+  }
+  bool flag(std::string_view key, bool fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
+    return it->get<bool>();
+  }
+  std::string text(std::string_view key, std::string fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
+    return it->get<std::string>();
+  }
+  /// Marks a key as read (its value is checked by the caller).
+  const nlohmann::json* peek(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() ? nullptr : &*it;
+  }
+
+  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
+  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
+    if (!missing_.empty())
+      AICB_THROW(config_error(source_, model_type,
+                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
+    std::vector<std::string> unknown;
+    for (const auto& [key, value] : config_.items()) {
+      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
+      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
+        continue;
+      unknown.push_back(key);
+    }
+    if (!unknown.empty() && !allow_unknown)
+      AICB_THROW(
+          config_error(source_, model_type,
+                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
+                           "; check that they do not change the model, then import with allow_unknown_keys "
+                           "(--allow-unknown-keys)"));
+    return unknown;
+  }
+
+ private:
+  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
+    return value.get<std::uint64_t>();
+  }
+  static std::string join(const std::vector<std::string>& keys) {
+    std::string text;
+    for (const auto& k : keys)
+      text += (text.empty() ? "" : ", ") + k;
+    return text;
+  }
+
+  const nlohmann::json& config_;
+  std::string source_;
+  std::vector<std::string> used_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace detail
+
+/// Builds a model from a parsed config.json. `source` names it in errors.
+[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
+                                              std::string source = "config.json",
+                                              hf_import_options options = {}) {
+  detail::hf_reader r(config, source);
+  const std::string type = r.text("model_type", "");
+  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
+                                                             "qwen2",     "qwen2_moe",   "qwen3",
+                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+  if (std::find(supported.begin(), supported.end(), type) == supported.end())
+    AICB_THROW(
+        config_error("model_type", type.empty() ? "(missing)" : type,
+                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+                     "deepseek_v2, deepseek_v3"));
+  model_spec m;
+  m.name = spec_name::from(type);
+  m.hidden_size = r.required("hidden_size");
+  m.num_layers = r.required("num_hidden_layers");
+  m.num_attention_heads = r.required("num_attention_heads");
+  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
+  m.head_dim = r.optional("head_dim", 0);
+  m.ffn_hidden_size = r.required("intermediate_size");
+  m.vocab_size = r.required("vocab_size");
+  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
+  m.norm = norm_kind::rmsnorm;
+  m.position = position_kind::rope;
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+  const std::string act = r.text("hidden_act", "silu");
+  if (act == "silu" || act == "swiglu")
+    m.activation = activation_kind::swiglu;
+  else if (act.rfind("gelu", 0) == 0)
+    m.activation = activation_kind::gelu;
+  else
+    AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
+
+  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
+  if (attention_bias && mlp_bias)
+    m.linear_bias = true;
+  else if (attention_bias || mlp_bias)
+    AICB_THROW(
+        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
+                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
+                     "qkv_bias explicitly"));
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
+  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
+
+  if (type == "mixtral") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+    m.num_experts = r.required("num_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
+      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
+                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
+    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
+      AICB_THROW(
+          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
+    if (type == "qwen2_moe") {
+      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
+      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+    }
+  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
+      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
+    m.q_lora_rank = r.optional("q_lora_rank", 0);
+    m.kv_lora_rank = r.required("kv_lora_rank");
+    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+    m.v_head_dim = r.required("v_head_dim");
+    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+  }
+  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
+  validate(result.model);
+  return result;
+}
+
+/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
+/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
+/// keys do not describe a supported model.
+[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
+                                               const std::string& source = "config.json",
+                                               hf_import_options options = {}) {
+  // 1-based line and column of byte `offset`.
+  const auto position = [&](std::size_t offset) {
+    offset = std::min(offset, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    return std::pair{line, column};
+  };
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
+    const std::string message = e.what();
+    const std::size_t quote = message.find('\'');
+    const std::string token = quote == std::string::npos
+                                  ? std::string()
+                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
+    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
+  }
+  return from_hf_config(config, source, options);
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
+/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
+  return parse_hf_config(in.text, path, options);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/model/sizing.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// A job as described: a model source and fields by name. See the file comment.
+struct job_request {
+  std::string model{};              ///< a preset key, one of aicb's model names, or a parameter count
+  std::string hf_config{};          ///< a Hugging Face config.json to import
+  bool allow_unknown_keys = false;  ///< accept config.json keys aicb does not know
+  std::string size{};               ///< a parameter count (15B, 1.3B, 350M)
+  std::string family = "llama";     ///< the family of a shape chosen by size: gpt | llama
+  /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
+  std::vector<std::pair<std::string, std::string>> fields{};
+};
+
+/// The job a request describes, and what build_job decided on the user's behalf (one line each).
+struct built_job {
+  job_spec job;
+  std::vector<std::string> notes;
+};
+
+namespace detail {
+
+// aicb's model names (its shell scripts' -m): the GPT shapes stay aicb's; the others are the real
+// models they are named after.
+[[nodiscard]] inline const model_spec* aicb_model_name(std::string_view name) {
+  static const std::pair<std::string_view, model_spec> names[] = {{"7", presets::aicb_gpt_7b},
+                                                                  {"13", presets::aicb_gpt_13b},
+                                                                  {"22", presets::aicb_gpt_22b},
+                                                                  {"175", presets::aicb_gpt_175b},
+                                                                  {"65", presets::llama_65b},
+                                                                  {"405", presets::llama3_1_405b},
+                                                                  {"moe", presets::mixtral_8x7b},
+                                                                  {"deepseek671", presets::deepseek_v3},
+                                                                  {"deepseek236", presets::deepseek_v2},
+                                                                  {"deepseek16", presets::deepseek_v2_lite}};
+  for (const auto& [key, model] : names)
+    if (key == name) return &model;
+  return nullptr;
+}
+
+// A parameter count as written after -m: "15", "15B", "1.3b", "350M".
+[[nodiscard]] inline bool looks_like_size(std::string_view text) {
+  if (text.empty() || (text.front() < '0' || text.front() > '9')) return false;
+  const char last = text.back();
+  const std::string_view digits =
+      last == 'B' || last == 'b' || last == 'M' || last == 'm' ? text.substr(0, text.size() - 1) : text;
+  return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+}  // namespace detail
+
+/// Where a request's model comes from: the model, and for a parameter count the target (the shape is
+/// chosen by fit_size once the job's other fields are known).
+struct model_choice {
+  model_spec model;                   ///< the preset or import; for a size, the family's template
+  std::optional<std::uint64_t> size;  ///< the parameter count asked for
+  std::string size_text;              ///< as written
+};
+
+/// Step 1 of build_job: the model source of `request`. Throws as build_job.
+[[nodiscard]] inline model_choice select_model(const job_request& request) {
+  model_choice out;
+  const int sources = !request.model.empty() + !request.hf_config.empty() + !request.size.empty();
+  if (sources > 1)
+    AICB_THROW(config_error("model", request.model + request.hf_config + request.size,
+                            "give only one model source: a model (preset, aicb name or size), a "
+                            "config.json, or a size"));
+  out.size_text = request.size;
+  if (!request.model.empty()) {
+    if (const preset* p = find_preset(request.model)) {
+      out.model = p->model;
+    } else if (const model_spec* m = detail::aicb_model_name(request.model)) {
+      out.model = *m;
+    } else if (detail::looks_like_size(request.model)) {
+      const char last = request.model.back();
+      out.size_text = last >= '0' && last <= '9' ? request.model + "B" : request.model;
+    } else {
+      std::vector<std::string_view> keys;
+      for (const auto& p : all_presets)
+        keys.push_back(p.key);
+      const std::string_view near = detail::nearest(request.model, keys);
+      AICB_THROW(config_error(
+          "model", request.model,
+          "unknown model" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?") +
+              " (`aicb models` lists the presets; a number is a size in billions)"));
+    }
+  } else if (!request.hf_config.empty()) {
+    out.model = load_hf_config(request.hf_config, {request.allow_unknown_keys}).model;
+  }
+  if (!out.size_text.empty()) {
+    const auto family = from_string<model_family>(request.family);
+    if (!family) AICB_THROW(config_error("family", request.family, "expected gpt | llama"));
+    out.size = parse_param_count(out.size_text);
+    out.model = family_template(*family);
+  }
+  return out;
+}
+
+/// Step 3 of build_job: for a size, the standard shape of `family` closest to it, for the job as its
+/// fields describe it. Returns the note that says what was chosen (empty when no size was asked).
+[[nodiscard]] inline std::string fit_size(job_spec& job, const model_choice& choice,
+                                          std::string_view family) {
+  if (!choice.size) return {};
+  const spec_name given = job.model.name;
+  job.model = shape_for_size(job.model, *choice.size, job.batch.seq_length);
+  const std::uint64_t count = count_params(job.model, job.batch.seq_length).total();
+  job.model.name = given.empty() ? shape_name(family, count) : given;
+  return "size " + choice.size_text + ": the standard " + std::string(family) + " shape " +
+         std::string(shape_name(family, count).view()) + ", " + std::to_string(job.model.num_layers) +
+         " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
+         " parameters as this job has them (" + std::string(to_string(job.model.activation)) +
+         ", vocabulary " + std::to_string(job.model.vocab_size) + ")";
+}
+
+/// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
+/// name (suggesting the nearest) or a bad value.
+inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
+  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
+      set_field(job.batch, field, text))
+    return;
+  std::vector<std::string_view> names;
+  for (auto f : field_names<model_spec>())
+    names.push_back(f);
+  for (auto f : field_names<parallel_spec>())
+    names.push_back(f);
+  for (auto f : field_names<batch_spec>())
+    names.push_back(f);
+  const std::string_view near = detail::nearest(field, names);
+  AICB_THROW(config_error(field, text,
+                          "no such field of a job" +
+                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
+}
+
+/// The job `request` describes (not validated). Throws config_error for an unknown model or field, a
+/// bad value, or more than one model source; io_error / parse_error for a config.json it cannot use.
+[[nodiscard]] inline built_job build_job(const job_request& request) {
+  built_job out;
+  const model_choice choice = select_model(request);
+  out.job.model = choice.model;
+  for (const auto& [field, text] : request.fields)
+    set_job_field(out.job, field, text);
+  if (std::string note = fit_size(out.job, choice, request.family); !note.empty())
+    out.notes.push_back(std::move(note));
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/parallel/groups.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What `aicb generate` is asked. See the file comment.
+struct generate_request {
+  /// The model source (`model`: a preset, one of aicb's model names or a size; `hf_config`; `size`
+  /// with `family`, empty meaning llama with a note) and descriptor fields that have no aicb name.
+  job_request job{.family = ""};
+  aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
+  std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
+  std::string format = "simai";  ///< simai | csv
+  std::string output{};          ///< the file; empty: aicb's name under results/
+  std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
+  std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
+  bool strict = false;                   ///< refuse a profile whose provenance does not match the job
+  bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
+  bool check_space = true;               ///< refuse an estimate beyond the free space
+  std::optional<std::uint64_t> nproc_per_node{}, nnodes{};  ///< CSV with -m, aicb: megatron_gpt.sh's GPUs
+};
+
+/// What generate_workload decided and wrote.
+struct generate_result {
+  std::string path;                  ///< the file written
+  std::string format = "simai";      ///< simai | csv
+  std::string mode = "corrected";    ///< corrected | aicb
+  std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
+  std::string compute_model{};       ///< SimAI: how compute was timed
+  std::vector<std::string> notes{};  ///< what was decided for the user, one line each
+  std::vector<std::string> warnings{};  ///< what the workload cannot express, and profile gaps
+  std::uint64_t iterations = 1;
+  simai_header header{};                       ///< SimAI
+  simai_file_summary written{};                ///< SimAI: records and bytes per group
+  bool sidecar = false;                        ///< SimAI: FILE.json written
+  std::uint64_t items = 0;                     ///< CSV: items written
+  std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
+};
+
+/// Progress, for a caller that reports it: `planned` once everything is decided and before anything
+/// is written (path, job, compute model and notes are set); `writing` when a SimAI file's size is
+/// estimated.
+struct generate_events {
+  std::function<void(const generate_result&)> planned{};
+  std::function<void(const std::string& path, std::uint64_t records, std::uint64_t bytes)> writing{};
+};
+
+/// The job a request describes, as the corrected generator builds it, for every format: aicb's
+/// defaults for what nothing gives (one GPU, global batch 4, sequence 2048, a 24-layer 1024-wide
+/// model), then the model source, then aicb's flags and the other fields — explicit flags always win
+/// over a preset. aicb's switches keep their meaning (`--swiglu`, `--recompute_activations`,
+/// `--moe_enable` with `--num_experts`; `-m deepseek` and `--frame DeepSeek` give aicb's MLA
+/// defaults). Decisions made for the user are appended to `notes`. Not validated here.
+[[nodiscard]] inline job_spec corrected_job(const generate_request& r, std::vector<std::string>& notes) {
+  const aicb_flag_values& f = r.flags;
+  job_spec job;
+  job.parallel.world_size = 1;
+  job.batch.global_batch = 4;
+  job.batch.seq_length = 2048;
+  job_request source = r.job;
+  const bool deepseek_name = source.model == "deepseek";  // aicb's DeepSeek frame, not a preset
+  if (deepseek_name) source.model.clear();
+  if (source.family.empty()) source.family = "llama";
+  const model_choice choice = select_model(source);
+  if (!source.model.empty() || !source.hf_config.empty() || !source.size.empty()) {
+    job.model = choice.model;
+  } else {
+    job.model.hidden_size = 1024;
+    job.model.num_layers = 24;
+    job.model.vocab_size = 32000;
+    job.model.max_position_embeddings = 4096;
+  }
+  const bool deepseek = deepseek_name || f.text("frame") == "DeepSeek";
+  if (deepseek && job.model.kv_lora_rank == 0) {  // aicb's MLA defaults
+    job.model.q_lora_rank = 1536;
+    job.model.kv_lora_rank = 512;
+    job.model.qk_nope_head_dim = 128;
+    job.model.qk_rope_head_dim = 64;
+    job.model.v_head_dim = 128;
+  }
+  for (const aicb_flag& flag : aicb_flags)
+    if (f.given(flag.name) && !flag.field.empty()) {
+      std::string value = f.text(flag.name);
+      if (flag.name == "dtype") {
+        const auto t = dtype_from_string(value);
+        if (!t) AICB_THROW(config_error("dtype", value, "expected bfloat16 | float16 | float32 | fp8"));
+        value = std::string(to_string(*t));
+      }
+      set_job_field(job, std::string(flag.field), value);
+    }
+  if (f.on("swiglu")) job.model.activation = activation_kind::swiglu;
+  if (f.on("recompute_activations")) job.parallel.recompute = recompute_kind::selective;
+  const bool moe = f.on("moe_enable") || deepseek_name;
+  if (moe && !job.model.is_moe()) {
+    if (!f.given("num_experts"))
+      AICB_THROW(config_error("num_experts", "1",
+                              "--moe_enable needs --num_experts (aicb's default of 1 expert is not MoE)"));
+    if (job.model.moe_top_k == 0) job.model.moe_top_k = 1;
+    if (deepseek && !f.given("n_shared_expert")) job.model.num_shared_experts = 2;
+    if (deepseek && !f.given("n_dense_layers")) job.model.first_dense_layers = 3;
+  }
+  if (!moe && !job.model.is_moe()) {  // aicb's DeepSeek-only options mean nothing for a dense model
+    job.model.num_shared_experts = 0;
+    job.model.first_dense_layers = 0;
+    job.model.num_experts = 0;
+    job.model.moe_top_k = 0;
+    if (!f.given("expert_model_parallel_size")) job.parallel.expert_parallel = 1;
+  }
+  for (const auto& [field, text] : source.fields)
+    if (!text.empty()) set_job_field(job, field, text);
+  if (choice.size) {
+    if (r.job.family.empty())
+      notes.push_back(
+          "--family defaults to llama in every subcommand now (generate used gpt before); give "
+          "--family gpt for a GPT shape");
+    notes.push_back(fit_size(job, choice, source.family));
+  }
+  if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
+    const std::uint64_t h = job.model.hidden_size;
+    job.model.num_attention_heads = h % 128 == 0 ? h / 128 : h / 64;
+    notes.push_back("num_attention_heads not given: " + std::to_string(job.model.num_attention_heads) +
+                    " (heads of " + std::to_string(h % 128 == 0 ? 128 : 64) + ")");
+  }
+  if (f.given("model_name")) job.model.name = spec_name::from(f.text("model_name"));
+  return job;
+}
+
+/// Training iterations in the file: `iterations`, or aicb's `--epoch_num` when iterations is 1.
+[[nodiscard]] inline std::uint64_t requested_iterations(const generate_request& r) {
+  if (r.iterations == 1 && r.flags.given("epoch_num")) return r.flags.number("epoch_num");
+  return r.iterations;
+}
+
+/// A compute model chosen for a job, with what it needs kept alive.
+struct chosen_compute {
+  std::unique_ptr<compute_model> fallback;  ///< the roofline behind a profile's gaps
+  std::unique_ptr<compute_model> model;
+  std::string gpu;  ///< the GPU whose catalogue entry or profile times it
+};
+
+/// The compute model a request asks for: `compute` (aiob | roofline | constant), or by the flags — a
+/// profile (`--aiob_enable`, `--comp_filepath`) when given, else the roofline of `--gpu_type`
+/// (H100 by default). A profile's mismatches with the job are notes, or errors under `strict`.
+[[nodiscard]] inline chosen_compute choose_compute(const generate_request& r, const job_spec& job,
+                                                   std::vector<std::string>& notes) {
+  const aicb_flag_values& f = r.flags;
+  std::string kind = r.compute;
+  if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
+  chosen_compute c;
+  c.gpu = f.given("gpu_type") ? f.text("gpu_type") : "H100";
+  if (kind == "constant") {
+    c.model = std::make_unique<constant_model>();
+  } else if (kind == "roofline") {
+    c.model = std::make_unique<roofline_model>(c.gpu);
+  } else if (kind == "aiob") {
+    if (!f.given("comp_filepath"))
+      AICB_THROW(config_error("comp_filepath", "(none)", "--compute aiob needs a profile"));
+    const std::string file = f.text("comp_filepath");
+    aiob_profile profile = read_aiob_file(file);
+    const std::vector<std::string> mismatches =
+        profile_mismatches(profile, job, f.given("gpu_type") ? c.gpu : std::string());
+    for (const std::string& m : mismatches)
+      notes.push_back((r.strict ? "error: " : "profile: ") + m);
+    if (r.strict && !mismatches.empty())
+      AICB_THROW(
+          config_error("comp_filepath", file, "the profile does not match the job (see above; --strict)"));
+    c.fallback = std::make_unique<roofline_model>(c.gpu);
+    c.model = std::make_unique<aiob_model>(std::move(profile), file, c.fallback.get());
+  } else {
+    AICB_THROW(config_error("compute", kind, "expected aiob | roofline | constant"));
+  }
+  return c;
+}
+
+/// aicb's file name for a corrected SimAI workload: its naming scheme, with the GPU that times it and
+/// the model's name ("custom" for a model given by its dimensions alone, where aicb writes "None").
+[[nodiscard]] inline std::string corrected_simai_file_name(const job_spec& job,
+                                                           const std::optional<std::string>& gpu,
+                                                           const aicb_flag_values& f) {
+  aicb_args names;
+  names.gpu_type = gpu;
+  names.model_name = std::string(job.model.name.empty() ? "custom" : job.model.name.view());
+  names.world_size = job.parallel.world_size;
+  names.tensor_model_parallel_size = job.parallel.tensor_parallel;
+  names.pipeline_model_parallel = job.parallel.pipeline_parallel;
+  names.expert_model_parallel_size = job.parallel.expert_parallel;
+  names.global_batch = global_batch(job);
+  names.micro_batch = job.batch.micro_batch;
+  names.seq_length = job.batch.seq_length;
+  names.moe_enable = job.model.is_moe();
+  names.moe_grouped_gemm = f.on("moe_grouped_gemm");
+  names.use_flash_attn = f.on("use_flash_attn");
+  return aicb_file_name(names);
+}
+
+/// aicb's file name for a corrected CSV workload (its Megatron CSV naming scheme).
+[[nodiscard]] inline std::string corrected_csv_file_name(const job_spec& job, std::uint64_t iterations,
+                                                         bool computation) {
+  aicb_args names;
+  names.model_name =
+      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
+  names.enable_sequence_parallel = job.parallel.sequence_parallel;
+  names.epoch_num = iterations;
+  names.computation_enable = computation;
+  names.world_size = job.parallel.world_size;
+  return megatron_csv_file_name(names);
+}
+
+namespace detail {
+
+// The files a request reads: an output may not be one of them.
+[[nodiscard]] inline std::vector<std::string> generate_inputs(const generate_request& r) {
+  std::vector<std::string> files;
+  if (r.flags.given("comp_filepath")) files.push_back(r.flags.text("comp_filepath"));
+  return files;
+}
+
+inline void write_job_json(json_writer& j, const job_spec& job) {
+  j.begin_object();
+  j.key("model");
+  write_json(j, job.model);
+  j.key("parallel");
+  write_json(j, job.parallel);
+  j.key("batch");
+  write_json(j, job.batch);
+  j.end_object();
+}
+
+inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "csv";
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  std::optional<std::uint64_t> stage = r.stage;
+  if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
+    stage = r.flags.number("pp_rank");
+  if (stage && *stage >= job.parallel.pipeline_parallel)
+    AICB_THROW(config_error("pipeline_stage", std::to_string(*stage),
+                            "a stage index must be below pipeline_parallel"));
+  out.iterations = requested_iterations(r);
+  csv_projection_options options{
+      .iterations = out.iterations,
+      .computation = r.flags.on("computation_enable") || r.flags.on("aiob_enable")};
+  if (stage) options.rank = first_rank_of_stage(job, *stage);
+  const csv_projection w(job, options);
+  out.job = job;
+  out.job->model = resolve(job.model);
+  out.rank = w.rank();
+  out.pipeline_stage = w.pipeline_stage();
+  out.path = output_path_or_default(r.output, "results/mocked_workload",
+                                    corrected_csv_file_name(job, out.iterations, options.computation));
+  if (events.planned) events.planned(out);
+  if (r.check_space) {
+    csv_projection_options one = options;
+    one.iterations = 1;
+    const csv_projection one_iteration(job, one);
+    require_csv_space(
+        out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
+  }
+  out.items = write_csv_file(
+      out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
+  out.warnings = w.warnings();
+  return out;
+}
+
+inline generate_result generate_aicb_csv(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "csv";
+  out.mode = "aicb";
+  aicb_args args = megatron_args_from_flags(r.flags, r.job.model, r.nnodes, r.nproc_per_node, out.notes);
+  if (r.iterations != 1) args.epoch_num = r.iterations;
+  const megatron_csv_workload w(args);
+  out.iterations = args.epoch_num;
+  out.pipeline_stage = w.pipeline_stage();
+  out.path = output_path_or_default(r.output, "results/mocked_workload", megatron_csv_file_name(w.args()));
+  if (events.planned) events.planned(out);
+  if (r.check_space) {
+    aicb_args one = args;
+    one.epoch_num = 1;
+    const megatron_csv_workload one_epoch(one);
+    require_csv_space(
+        out.path, [&](auto&& sink) { one_epoch.generate(sink); }, args.epoch_num);
+  }
+  out.items = write_csv_file(
+      out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
+  return out;
+}
+
+inline simai_file_options simai_options(const generate_request& r, const generate_events& events,
+                                        std::uint64_t records, const std::string& path) {
+  simai_file_options o;
+  o.check_space = r.check_space;
+  o.inputs = generate_inputs(r);
+  if (events.writing)
+    o.on_start = [&events, records, path](std::uint64_t bytes) { events.writing(path, records, bytes); };
+  return o;
+}
+
+inline generate_result generate_aicb_simai(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.mode = "aicb";
+  const aicb_args args = aicb_args_from_flags(r.flags, r.job.model, out.notes);
+  if (r.iterations != 1)
+    AICB_THROW(config_error("iterations", std::to_string(r.iterations),
+                            "aicb compatibility writes one iteration, as aicb does"));
+  std::optional<aiob_profile> profile;
+  if (args.aiob_enable && args.comp_filepath) profile = read_aiob_file(*args.comp_filepath);
+  const aicb_workload w(args, profile);
+  out.header = w.header();
+  out.compute_model = args.aiob_enable ? "aiob (aicb arithmetic): " + args.comp_filepath.value_or("")
+                                       : "constant: aicb's placeholder, 1 ns per item";
+  out.path = output_path_or_default(r.output, "results/workload", w.file_name());
+  if (events.planned) events.planned(out);
+  simai_file_options o = simai_options(r, events, w.size(), out.path);
+  o.strict = false;
+  // The sidecar's description outlives the options that refer to it.
+  const simai_sidecar about{
+      .generator = "aicb generate",
+      .mode = "aicb",
+      .compute_model = out.compute_model,
+      .iterations = 1,
+      .pipeline_stage = std::nullopt,
+      .job = [&](json_writer& j) {
+        j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
+        j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
+        j.member("pipeline_model_parallel", args.pipeline_model_parallel);
+        j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
+        j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
+        j.member("seq_length", args.seq_length).end_object();
+      }};
+  if (r.sidecar)
+    o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
+  out.written = write_simai_file(w, out.path, o);
+  out.sidecar = r.sidecar;
+  return out;
+}
+
+inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  const chosen_compute compute = choose_compute(r, job, out.notes);
+  out.iterations = requested_iterations(r);
+  const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
+  out.job = w.job();
+  out.header = w.header();
+  out.compute_model = compute.model->provenance();
+  out.rank = w.rank();
+  out.pipeline_stage = w.pipeline_stage();
+  const bool named_gpu =
+      r.flags.given("gpu_type") || dynamic_cast<const roofline_model*>(compute.model.get());
+  out.path = output_path_or_default(
+      r.output, "results/workload",
+      corrected_simai_file_name(job, named_gpu ? std::optional<std::string>(compute.gpu) : std::nullopt,
+                                r.flags));
+  out.warnings = w.warnings();
+  if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get()))
+    for (op_role role : aiob->missing_roles())
+      out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +
+                             "; timed by the roofline model");
+  if (events.planned) events.planned(out);
+  simai_file_options o = simai_options(r, events, w.size(), out.path);
+  const simai_sidecar about{.generator = "aicb generate",
+                            .mode = "corrected",
+                            .compute_model = out.compute_model,
+                            .iterations = out.iterations,
+                            .pipeline_stage = out.pipeline_stage,
+                            .job = [&](json_writer& j) { write_job_json(j, w.job()); }};
+  if (r.sidecar)
+    o.sidecar = [&](simai_file_summary s) {
+      s.warnings = out.warnings;
+      return to_json(about, out.path, out.header, s);
+    };
+  out.written = write_simai_file(w, out.path, o);
+  out.written.warnings = out.warnings;
+  out.sidecar = r.sidecar;
+  return out;
+}
+
+}  // namespace detail
+
+/// Writes the workload a request asks for (see the file comment) and says what it did.
+inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+  if (r.compat != "aicb" && r.compat != "none")
+    AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
+  if (r.format != "simai" && r.format != "csv")
+    AICB_THROW(config_error("format", r.format, "expected simai | csv"));
+  if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
+    AICB_THROW(
+        config_error(r.job.hf_config.empty() ? "size" : "hf_config",
+                     r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
+                     "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
+  if (r.format == "csv")
+    return r.compat == "aicb" ? detail::generate_aicb_csv(r, events)
+                              : detail::generate_corrected_csv(r, events);
+  return r.compat == "aicb" ? detail::generate_aicb_simai(r, events)
+                            : detail::generate_corrected_simai(r, events);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/readers.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The opt-in header for what reads input: SimAI workloads (reader and lint), AIOB profiles, aicb
+/// CSV files, Hugging Face `config.json` files, and job requests that may name one.
+///
+/// ```cpp
+/// #include <aicb/aicb.hpp>
+/// #include <aicb/readers.hpp>
+///
+/// aicb::simai_reader in("workload.txt");
+/// for (const aicb::record& r : in.records()) ...   // parse_error (file:line:col) on a bad record
+/// ```
+///
+/// These parse with Spirit X3 (the SimAI and AIOB grammars) and nlohmann-json (config.json), which
+/// cost seconds to compile; `<aicb/aicb.hpp>` leaves them out so that programs which only generate
+/// do not pay for them. `<aicb/all.hpp>` includes both.
+
+// #include <aicb/io/aicb_csv_reader.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Reads aicb's physical-cluster workload CSV (<aicb/io/aicb_csv.hpp>, docs/csv.md). Strict: the
+/// header must be aicb's, every line must have its 12 fields, and every field must be what aicb
+/// writes there; the first fault is reported as "file:line:column: message" (aicb::parse_error).
+///
+/// ```cpp
+/// aicb::csv_document doc = aicb::read_csv_file("megatron_workload.csv");
+/// for (const aicb::csv_item& item : doc.items) ...
+/// ```
+///
+/// parse_csv() hands the items to a callback instead, without keeping them: items' text fields
+/// (stage, additional) point into the text, which must outlive them.
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+class csv_line_parser {
+ public:
+  csv_line_parser(std::string_view file, std::size_t line) : file_(file), line_(line) {}
+
+  csv_item parse(std::string_view text) {
+    std::array<std::string_view, 12> f;
+    std::array<std::size_t, 12> at{};
+    std::size_t start = 0, n = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i)
+      if (i == text.size() || text[i] == ',') {
+        if (n == f.size()) fail(i + 1, "more than 12 fields (a stage or size with a comma?)");
+        at[n] = start;
+        f[n++] = text.substr(start, i - start);
+        start = i + 1;
+      }
+    if (n != f.size()) fail(text.size() + 1, "expected 12 fields, found " + std::to_string(n));
+
+    csv_item item;
+    constexpr std::string_view type_prefix = "CommType.";
+    if (!f[0].starts_with(type_prefix)) fail(at[0], "comm_type must read CommType.<operation>");
+    const auto op = csv_op_from_string(f[0].substr(type_prefix.size()));
+    if (!op) fail(at[0], "unknown comm_type '" + std::string(f[0]) + "'");
+    item.op = *op;
+
+    if (f[1] == "None") {
+      item.group = csv_group::none;
+    } else {
+      constexpr std::string_view group_prefix = "CommGroup.";
+      bool found = false;
+      if (f[1].starts_with(group_prefix))
+        for (std::size_t g = 1; g < csv_group_names.size(); ++g)
+          if (f[1].substr(group_prefix.size()) == csv_group_names[g]) {
+            item.group = static_cast<csv_group>(g);
+            found = true;
+          }
+      if (!found) fail(at[1], "unknown comm_group '" + std::string(f[1]) + "' (CommGroup.<group> or None)");
+    }
+    if (f[2] != "None") item.group_size = unsigned_value(f[2], at[2], "comm_group_size");
+
+    if (item.is_computation()) {
+      parse_shapes(f[3], at[3], item);
+    } else if (f[3].find_first_of(".eE") != std::string_view::npos) {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(f[3].data(), f[3].data() + f[3].size(), v);
+      if (ec != std::errc{} || end != f[3].data() + f[3].size() || !(v >= 0))
+        fail(at[3], "msg_size must be a non-negative number of bytes, not '" + std::string(f[3]) + "'");
+      item.msg_size_float = v;
+    } else {
+      item.msg_size = unsigned_value(f[3], at[3], "msg_size");
+    }
+    item.stage = f[4];
+    item.dst = optional_int(f[5], at[5], "dst");
+    item.src = optional_int(f[6], at[6], "src");
+    item.additional = f[7];
+    item.elapsed_time = optional_float(f[8], at[8], "_elapsed_time");
+    item.algbw = optional_float(f[9], at[9], "algbw");
+    item.busbw = optional_float(f[10], at[10], "busbw");
+    item.count = unsigned_value(f[11], at[11], "count");
+
+    if (item.op != csv_op::computation && item.op != csv_op::epoch_end && item.group == csv_group::none)
+      fail(at[1], "a " + std::string(to_string(item.op)) + " needs a comm_group");
+    return item;
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t column0, const std::string& message) const {
+    AICB_THROW(parse_error(std::string(file_), line_, column0 + 1, message));
+  }
+  std::uint64_t unsigned_value(std::string_view t, std::size_t at, const char* field) const {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a non-negative integer, not '" + std::string(t) + "'");
+    return v;
+  }
+  std::optional<std::int64_t> optional_int(std::string_view t, std::size_t at, const char* field) const {
+    if (t == "None") return std::nullopt;
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a rank or None, not '" + std::string(t) + "'");
+    return v;
+  }
+  std::optional<double> optional_float(std::string_view t, std::size_t at, const char* field) const {
+    if (t == "None") return std::nullopt;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc{} || end != t.data() + t.size())
+      fail(at, std::string(field) + " must be a number or None, not '" + std::string(t) + "'");
+    return v;
+  }
+  // "((d0 d1 d2) (k n))": two operands of 2 or 3 dimensions.
+  void parse_shapes(std::string_view t, std::size_t at, csv_item& item) const {
+    std::size_t i = 0;
+    const auto expect = [&](char c) {
+      if (i >= t.size() || t[i] != c)
+        fail(at + i, std::string("computation msg_size must read ((d d d) (d d)): expected '") + c + "'");
+      ++i;
+    };
+    expect('(');
+    for (std::size_t operand = 0; operand < 2; ++operand) {
+      if (operand == 1) expect(' ');
+      expect('(');
+      csv_shape& s = item.shapes[operand];
+      while (true) {
+        const std::size_t begin = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+          ++i;
+        if (begin == i) fail(at + i, "computation msg_size: expected a dimension");
+        if (s.rank == s.dims.size())
+          fail(at + begin, "computation msg_size: an operand has at most 3 dimensions");
+        s.dims[s.rank++] = unsigned_value(t.substr(begin, i - begin), at + begin, "dimension");
+        if (i < t.size() && t[i] == ' ') {
+          ++i;
+          continue;
+        }
+        break;
+      }
+      expect(')');
+    }
+    expect(')');
+    if (i != t.size()) fail(at + i, "computation msg_size: unexpected text after the shapes");
+  }
+
+  std::string_view file_;
+  std::size_t line_;
+};
+
+}  // namespace detail
+
+/// Parses CSV text, calling `on_item(const csv_item&)` for each line after the header. Throws
+/// aicb::parse_error at the first fault. Returns the number of items.
+template <class OnItem>
+std::uint64_t parse_csv(std::string_view text, std::string_view file, OnItem&& on_item) {
+  std::size_t pos = 0, line = 0;
+  std::uint64_t items = 0;
+  while (pos < text.size()) {
+    ++line;
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view row = text.substr(pos, end - pos);
+    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
+    pos = end + 1;
+    if (line == 1) {
+      if (row != csv_header)
+        AICB_THROW(parse_error(std::string(file), 1, 1,
+                               "not an aicb workload CSV: the header must read " + std::string(csv_header)));
+      continue;
+    }
+    if (row.empty()) {
+      if (pos >= text.size()) break;  // a final blank line
+      AICB_THROW(parse_error(std::string(file), line, 1, "empty line"));
+    }
+    on_item(detail::csv_line_parser(file, line).parse(row));
+    ++items;
+  }
+  if (line == 0) AICB_THROW(parse_error(std::string(file), 1, 1, "empty file: expected aicb's CSV header"));
+  return items;
+}
+
+/// A CSV read into memory: the text, and the items that point into it.
+struct csv_document {
+  std::string text;
+  std::vector<csv_item> items;
+
+  csv_document() = default;
+  csv_document(const csv_document&) = delete;  // items point into text
+  csv_document& operator=(const csv_document&) = delete;
+  csv_document(csv_document&&) = default;  // a moved std::string keeps its heap buffer...
+  csv_document& operator=(csv_document&&) = default;
+};
+
+/// Reads CSV text (copied into the document).
+[[nodiscard]] inline csv_document read_csv(std::string text, std::string_view file = "<string>") {
+  csv_document doc;
+  doc.text = std::move(text);
+  doc.text.reserve(64);  // ...but not a short string's inline buffer: make sure it is on the heap
+  parse_csv(doc.text, file, [&](const csv_item& item) { doc.items.push_back(item); });
+  return doc;
+}
+
+/// Reads a CSV file. Throws io_error if it cannot be read, parse_error if it is malformed.
+[[nodiscard]] inline csv_document read_csv_file(const std::string& path) {
+  detail::require_regular_file(path, "an aicb CSV workload");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) AICB_THROW(io_error(path, "cannot open file"));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) AICB_THROW(io_error(path, "read failed"));
+  return read_csv(std::move(buffer).str(), path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/aiob_reader.hpp>
 // #include <aicb/io/simai_lint.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -11753,1623 +14561,5 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
 
 AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
-// #include <aicb/io/simai_writer.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Writes SimAI workload files (`HYBRID_TRANSFORMER_FWD_IN_BCKWD` text, docs/lint.md): a header
-/// line, the record count, then one line of 12 tab-separated fields per record. Streams with fast
-/// integer formatting into an atomically renamed file.
-///
-/// SimAI validates almost nothing, so in strict mode (the default, used for the corrected
-/// workloads) every record is checked against the ways SimAI silently misreads a file: only the
-/// four collectives SimAI simulates, each in a column whose group SimAI can express, NONE with size
-/// 0, no message above 16 GiB where SimAI times it through its efficiency tables, no collective
-/// over a TP group of one GPU (SimAI's time for it is garbage), the record count written first
-/// equal to the records written, and a header with every key SimAI needs. In every mode the header
-/// values and the record count must fit SimAI's `stoi` (2^31 − 1): beyond that SimAI aborts.
-/// aicb compatibility writes aicb's records as they are (strict = false), quirks included.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/io/atomic_file.hpp>
-// #include <aicb/io/simai_format.hpp>
-// #include <aicb/workload/record.hpp>
-
-#include <algorithm>
-#include <charconv>
-#include <cstdint>
-#include <cstring>
-#include <memory>
-#include <optional>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Streams a SimAI workload into a file, atomically.
-class simai_writer {
- public:
-  /// @param path   the file (written under a temporary name until finish())
-  /// @param header the header line's fields
-  /// @param count  the number of records that will be written (SimAI reads it first)
-  /// @param strict check every record against SimAI's silent failure modes (see the file comment)
-  /// @param options what the file must not be (the command's inputs)
-  simai_writer(const std::string& path, const simai_header& header, std::uint64_t count, bool strict = true,
-               const output_options& options = {})
-      : header_(header), count_(count), strict_(strict) {
-    check_readable(header, count);
-    if (strict_) check_header(header);
-    out_.emplace(path, options);
-    buffer_.reset(new char[buffer_size]);
-    const std::string head = simai_header_line(header) + "\n" + std::to_string(count) + "\n";
-    out_->write(head);
-  }
-
-  /// Appends one record.
-  void write(const record& r) {
-    ++written_;
-    if (strict_) check(r);
-    // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
-    if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
-    if (r.name.size() + max_record_tail > buffer_size)
-      AICB_THROW(
-          config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
-    used_ = static_cast<std::size_t>(format(buffer_.get() + used_, r) - buffer_.get());
-  }
-
-  /// Appends `block` `times` times: each record checked once, the block's text formatted once and
-  /// copied — how micro batches, which repeat, are written at the speed of the disk.
-  void write(std::span<const record> block, std::uint64_t times) {
-    if (block.empty() || times == 0) return;
-    if (times == 1) {
-      for (const record& r : block)
-        write(r);
-      return;
-    }
-    std::size_t length = 0;
-    for (const record& r : block) {
-      if (strict_) check(r);
-      if (r.name.size() + max_record_tail > buffer_size)
-        AICB_THROW(
-            config_error("name", r.name.substr(0, 64) + "...", "a record name must be shorter than 64 KiB"));
-      length += r.name.size() + max_record_tail;
-    }
-    written_ = checked_add(written_, checked_mul(block.size(), times, "records"), "records");
-    std::string text(length, '\0');
-    char* end = text.data();
-    for (const record& r : block)
-      end = format(end, r);
-    text.resize(static_cast<std::size_t>(end - text.data()));
-    // As many whole copies as fill the buffer, written as often as needed, then the rest.
-    flush();
-    const std::uint64_t per_buffer = std::max<std::uint64_t>(1, buffer_size / text.size());
-    std::string chunk;
-    chunk.reserve(static_cast<std::size_t>(std::min(per_buffer, times)) * text.size());
-    for (std::uint64_t i = 0; i < std::min(per_buffer, times); ++i)
-      chunk += text;
-    std::uint64_t left = times;
-    const std::uint64_t copies = std::min(per_buffer, times);
-    for (; left >= copies; left -= copies)
-      out_->write(chunk);
-    if (left > 0) out_->write(std::string_view(chunk.data(), static_cast<std::size_t>(left) * text.size()));
-  }
-
-  /// Formats one record's line at `p` (room for its name plus max_record_tail bytes); returns its end.
-  static char* format(char* p, const record& r) {
-    p = copy(p, r.name);
-    p = copy(p, "\t-1");
-    p = phase(p, r.forward, simai_column::forward);
-    p = phase(p, r.input_grad, simai_column::input_grad);
-    p = phase(p, r.weight_grad, simai_column::weight_grad);
-    *p++ = '\t';
-    p = integer(p, r.update.count());
-    *p++ = '\n';
-    return p;
-  }
-
-  /// Longest record line without its name: 9 numbers of at most 20 characters, 3 tokens of at most
-  /// 19, and separators.
-  static constexpr std::size_t max_record_tail = 9 * 21 + 3 * 20 + 8;
-
-  /// Checks the count, then renames the file into place. Without it, nothing is left behind.
-  /// With `commit` false the file is complete but not yet in place: commit it together with others
-  /// through aicb::commit_together(&writer.file(), …).
-  void finish(bool commit = true) {
-    if (written_ != count_)
-      AICB_THROW(error("SimAI writer: " + std::to_string(written_) +
-                       " records written but the header announced " + std::to_string(count_) +
-                       " (the file was not written)"));
-    flush();
-    if (commit) out_->commit();
-  }
-
-  /// The file being written.
-  [[nodiscard]] atomic_file& file() noexcept { return *out_; }
-
- private:
-  static constexpr std::size_t buffer_size = 1 << 20;
-
-  static char* copy(char* p, std::string_view text) {
-    std::memcpy(p, text.data(), text.size());
-    return p + text.size();
-  }
-  static char* phase(char* p, const aicb::phase& ph, simai_column column) {
-    *p++ = '\t';
-    p = integer(p, ph.compute.count());
-    *p++ = '\t';
-    p = copy(p, simai_comm_token(ph.comm, column));
-    *p++ = '\t';
-    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
-  }
-  static char* integer(char* p, std::int64_t value) {
-    if (value >= 0 && value < 10) {  // most fields: 0, 1
-      *p = static_cast<char>('0' + value);
-      return p + 1;
-    }
-    return std::to_chars(p, p + 21, value).ptr;
-  }
-  void flush() {
-    out_->write(std::string_view(buffer_.get(), used_));
-    used_ = 0;
-  }
-
-  // What SimAI cannot even read, in any mode: a header value or record count above stoi's range.
-  static void check_readable(const simai_header& h, std::uint64_t count) {
-    if (count > simai_max_int)
-      AICB_THROW(
-          config_error("records", std::to_string(count),
-                       "SimAI reads the record count with stoi: at most 2^31-1 (2147483647) records in one "
-                       "file; write fewer iterations or micro batches"));
-    for (const auto& [key, value] :
-         {std::pair<const char*, std::uint64_t>{"model_parallel_NPU_group", h.tensor_parallel},
-          {"ep", h.expert_parallel},
-          {"pp", h.pipeline_parallel},
-          {"vpp", h.vpp},
-          {"ga", h.ga},
-          {"all_gpus", h.all_gpus},
-          {"checkpoints", h.checkpoints},
-          {"checkpoint_initiates", h.checkpoint_initiates}})
-      if (value > simai_max_int)
-        AICB_THROW(
-            config_error(key, std::to_string(value),
-                         std::string("SimAI reads ") + key + " with stoi: at most 2^31-1 (2147483647)"));
-  }
-
-  static void check_header(const simai_header& h) {
-    const auto positive = [](const char* key, std::uint64_t v) {
-      if (v == 0)
-        AICB_THROW(
-            config_error(key, "0", std::string("SimAI divides by ") + key + ": it must be at least 1"));
-    };
-    positive("model_parallel_NPU_group", h.tensor_parallel);
-    positive("ep", h.expert_parallel);
-    positive("pp", h.pipeline_parallel);
-    positive("vpp", h.vpp);
-    positive("ga", h.ga);
-    positive("all_gpus", h.all_gpus);
-    std::uint64_t pp_comm = 0;
-    const auto [end, error] = std::from_chars(h.pp_comm.data(), h.pp_comm.data() + h.pp_comm.size(), pp_comm);
-    if (error != std::errc{} || end != h.pp_comm.data() + h.pp_comm.size() || pp_comm > 2147483647ULL)
-      AICB_THROW(
-          config_error("pp_comm", h.pp_comm, "SimAI reads pp_comm with stoi: an integer up to 2^31-1 bytes"));
-    if ((h.pipeline_parallel == 1) != (pp_comm == 0))
-      AICB_THROW(config_error("pp_comm", h.pp_comm,
-                              "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
-  }
-  void check(const record& r) {
-    if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
-      AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
-    for (const auto* p : {&r.forward, &r.input_grad, &r.weight_grad}) {
-      if (p->compute.count() < 0)
-        AICB_THROW(
-            config_error("compute", std::to_string(p->compute.count()), "compute times are not negative"));
-      if (!p->comm.active() && p->comm.size.count() != 0)
-        AICB_THROW(
-            config_error("size", std::to_string(p->comm.size.count()), "a NONE column carries no size"));
-    }
-    const std::pair<const aicb::phase*, simai_column> columns[] = {
-        {&r.forward, simai_column::forward},
-        {&r.input_grad, simai_column::input_grad},
-        {&r.weight_grad, simai_column::weight_grad}};
-    for (const auto& [p, column] : columns) {
-      if (!p->comm.active()) continue;
-      const int suffix = p->comm.group == comm_group::ep ? 1 : p->comm.group == comm_group::dp_ep ? 2 : 0;
-      const simai_group group = simai_group_of(suffix, column);
-      const std::uint64_t size = p->comm.size.count();
-      const std::string where = r.name + ": " + std::string(simai_comm_token(p->comm, column)) + " of " +
-                                std::to_string(size) + " bytes";
-      if (simai_uses_ratio_table(p->comm.kind, group) && size > simai_max_message)
-        AICB_THROW(
-            config_error("size", where,
-                         "above 16 GiB SimAI's efficiency table for this collective ends: it drops the "
-                         "collective and truncates its result (split the message)"));
-      const std::uint64_t ranks =
-          simai_group_ranks(group, column, header_.tensor_parallel, header_.expert_parallel,
-                            header_.pipeline_parallel, header_.all_gpus);
-      if (simai_single_gpu_garbage(group, ranks, size))
-        AICB_THROW(
-            config_error("group", where,
-                         "a collective over a TP group of one GPU: SimAI's bus bandwidth for it is -1 and "
-                         "its time garbage (drop the collective)"));
-    }
-  }
-
-  simai_header header_;
-  std::uint64_t count_, written_ = 0;
-  bool strict_;
-  std::optional<atomic_file> out_;  // created once the header is known to be writable
-  std::unique_ptr<char[]> buffer_;
-  std::size_t used_ = 0;
-};
-
-/// The size in bytes of a SimAI file of `count` records, estimated before it is written: the
-/// header, and `count` times the mean line length of the first `sample` records that `records`
-/// yields (exact when the workload repeats a pattern shorter than the sample, as training
-/// iterations do). Saturates at 2^64 − 1.
-template <class Records>
-[[nodiscard]] std::uint64_t estimate_simai_bytes(const simai_header& header, std::uint64_t count,
-                                                 Records&& records, std::uint64_t sample = 65536) {
-  const double head =
-      static_cast<double>(simai_header_line(header).size() + std::to_string(count).size() + 2);
-  double lines = 0;
-  std::uint64_t seen = 0;
-  std::string line;
-  for (const record& r : records) {
-    if (seen == sample) break;
-    line.resize(r.name.size() + simai_writer::max_record_tail);
-    lines += static_cast<double>(simai_writer::format(line.data(), r) - line.data());
-    ++seen;
-  }
-  const double total =
-      head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
-  return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/batch.hpp>
-// #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/hf_config.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral, Mixtral, Qwen2 (with
-/// its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE, DeepSeek-V2 and -V3.
-///
-/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
-/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
-/// is ignored; any other key is an error that lists them all, as is every missing required key —
-/// so a config from a newer architecture is never imported silently wrong.
-///
-/// ```cpp
-/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json").model;
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/detail/input_file.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/spec.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Options of the import.
-struct hf_import_options {
-  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
-  /// `ignored_keys` of the result).
-  bool allow_unknown_keys = false;
-};
-
-/// A model imported from a config.json.
-struct hf_import {
-  model_spec model;
-  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
-};
-
-namespace detail {
-
-// Keys that do not change the shape or the training cost of a model.
-inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_path",
-                                                                     "architectures",
-                                                                     "attention_dropout",
-                                                                     "auto_map",
-                                                                     "aux_loss_alpha",
-                                                                     "bos_token_id",
-                                                                     "eos_token_id",
-                                                                     "pad_token_id",
-                                                                     "ep_size",
-                                                                     "initializer_range",
-                                                                     "n_group",
-                                                                     "norm_topk_prob",
-                                                                     "output_router_logits",
-                                                                     "pretraining_tp",
-                                                                     "quantization_config",
-                                                                     "rms_norm_eps",
-                                                                     "rope_scaling",
-                                                                     "rope_theta",
-                                                                     "routed_scaling_factor",
-                                                                     "router_aux_loss_coef",
-                                                                     "scoring_func",
-                                                                     "seq_aux",
-                                                                     "topk_group",
-                                                                     "torch_dtype",
-                                                                     "transformers_version",
-                                                                     "use_cache",
-                                                                     "use_mrope",
-                                                                     "sliding_window",
-                                                                     "use_sliding_window",
-                                                                     "max_window_layers",
-                                                                     "hidden_dropout",
-                                                                     "router_jitter_noise",
-                                                                     "residual_dropout",
-                                                                     "embedding_dropout",
-                                                                     "tokenizer_class",
-                                                                     "layer_norm_eps"};
-
-class hf_reader {
- public:
-  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
-    if (!config_.is_object())
-      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
-  }
-
-  /// The value of a required integer key.
-  std::uint64_t required(std::string_view key) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) {
-      missing_.emplace_back(key);
-      return 0;
-    }
-    return integer(key, *it);
-  }
-  /// The value of an optional integer key (`fallback` when absent or null).
-  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
-  }
-  bool flag(std::string_view key, bool fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
-    return it->get<bool>();
-  }
-  std::string text(std::string_view key, std::string fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) return fallback;
-    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
-    return it->get<std::string>();
-  }
-  /// Marks a key as read (its value is checked by the caller).
-  const nlohmann::json* peek(std::string_view key) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    return it == config_.end() ? nullptr : &*it;
-  }
-
-  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
-  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
-    if (!missing_.empty())
-      AICB_THROW(config_error(source_, model_type,
-                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
-    std::vector<std::string> unknown;
-    for (const auto& [key, value] : config_.items()) {
-      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
-      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
-        continue;
-      unknown.push_back(key);
-    }
-    if (!unknown.empty() && !allow_unknown)
-      AICB_THROW(
-          config_error(source_, model_type,
-                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
-                           "; check that they do not change the model, then import with allow_unknown_keys "
-                           "(--allow-unknown-keys)"));
-    return unknown;
-  }
-
- private:
-  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
-    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
-    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
-      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
-    return value.get<std::uint64_t>();
-  }
-  static std::string join(const std::vector<std::string>& keys) {
-    std::string text;
-    for (const auto& k : keys)
-      text += (text.empty() ? "" : ", ") + k;
-    return text;
-  }
-
-  const nlohmann::json& config_;
-  std::string source_;
-  std::vector<std::string> used_;
-  std::vector<std::string> missing_;
-};
-
-}  // namespace detail
-
-/// Builds a model from a parsed config.json. `source` names it in errors.
-[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
-                                              std::string source = "config.json",
-                                              hf_import_options options = {}) {
-  detail::hf_reader r(config, source);
-  const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
-                                                             "qwen2",     "qwen2_moe",   "qwen3",
-                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
-  if (std::find(supported.begin(), supported.end(), type) == supported.end())
-    AICB_THROW(
-        config_error("model_type", type.empty() ? "(missing)" : type,
-                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "deepseek_v2, deepseek_v3"));
-  model_spec m;
-  m.name = spec_name::from(type);
-  m.hidden_size = r.required("hidden_size");
-  m.num_layers = r.required("num_hidden_layers");
-  m.num_attention_heads = r.required("num_attention_heads");
-  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
-  m.head_dim = r.optional("head_dim", 0);
-  m.ffn_hidden_size = r.required("intermediate_size");
-  m.vocab_size = r.required("vocab_size");
-  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
-  m.position = position_kind::rope;
-  m.tied_embeddings = r.flag("tie_word_embeddings", false);
-  const std::string act = r.text("hidden_act", "silu");
-  if (act == "silu" || act == "swiglu")
-    m.activation = activation_kind::swiglu;
-  else if (act.rfind("gelu", 0) == 0)
-    m.activation = activation_kind::gelu;
-  else
-    AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
-
-  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
-  if (attention_bias && mlp_bias)
-    m.linear_bias = true;
-  else if (attention_bias || mlp_bias)
-    AICB_THROW(
-        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
-                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
-                     "qkv_bias explicitly"));
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
-  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
-
-  if (type == "mixtral") {
-    m.num_experts = r.required("num_local_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = m.ffn_hidden_size;
-  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
-    m.num_experts = r.required("num_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
-      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
-                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
-    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
-      AICB_THROW(
-          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
-    if (type == "qwen2_moe") {
-      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
-      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
-    }
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
-    m.num_experts = r.required("n_routed_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
-    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
-      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
-    m.q_lora_rank = r.optional("q_lora_rank", 0);
-    m.kv_lora_rank = r.required("kv_lora_rank");
-    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
-    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
-    m.v_head_dim = r.required("v_head_dim");
-    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
-  }
-  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
-  validate(result.model);
-  return result;
-}
-
-/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
-/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
-/// keys do not describe a supported model.
-[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
-                                               const std::string& source = "config.json",
-                                               hf_import_options options = {}) {
-  // 1-based line and column of byte `offset`.
-  const auto position = [&](std::size_t offset) {
-    offset = std::min(offset, text.size());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i)
-      text[i] == '\n' ? (++line, column = 1) : ++column;
-    return std::pair{line, column};
-  };
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
-    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
-    const std::string message = e.what();
-    const std::size_t quote = message.find('\'');
-    const std::string token = quote == std::string::npos
-                                  ? std::string()
-                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
-    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
-    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
-    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
-  }
-  return from_hf_config(config, source, options);
-}
-
-/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
-/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
-[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
-  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
-  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
-  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
-  return parse_hf_config(in.text, path, options);
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/job.hpp>
 // #include <aicb/model/job_request.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::job_request — a job as a person describes it: where the model comes from (one of a preset,
-/// a Hugging Face config.json, or a parameter count) and the fields they set on top, by name, as
-/// text. aicb::build_job turns it into a job_spec, the same way for every caller (the command line's
-/// subcommands and library users alike):
-///
-/// 1. the model source: `model` is a preset key (`aicb models`), one of aicb's own model names
-///    (`7 13 22 175` its GPT shapes, `65 405 moe deepseek671 deepseek236 deepseek16` the real models
-///    they stand for) or a parameter count (`15`, `15B`, `1.3B`, `350M`: a bare number is billions);
-///    `hf_config` a config.json; `size` a parameter count — at most one of the three;
-/// 2. every field of `fields`, in order (model, parallel and batch fields by their names; an unknown
-///    name is an error that suggests the nearest);
-/// 3. for a parameter count, the standard shape of `family` closest to it, chosen last so that it
-///    fits the fields given (activation, vocabulary, sequence length) — and named for its size unless
-///    a name was given.
-///
-/// The job is not validated here (aicb::validate does that): a request may describe part of a job
-/// that other code completes.
-///
-/// ```cpp
-/// aicb::job_request r{.model = "llama3-70b", .fields = {{"world_size", "64"}, {"tensor_parallel", "8"}}};
-/// aicb::job_spec job = aicb::build_job(r).job;
-/// ```
-
-// #include <aicb/calc/params.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/edit_distance.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/hf_config.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/presets.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Presets: named model shapes. A preset is only a set of defaults — every field can be
-/// overridden, and a model needs no preset at all.
-///
-/// Two kinds:
-/// - the published shapes of real models (`aicb::presets::llama2_7b`, …), each with its source;
-/// - aliyun/aicb's own presets under aicb's names (`gpt_7B`, `DeepSeek_671B`, …) with aicb's exact
-///   values — including where they differ from the real models, which `note` says — so that aicb's
-///   workloads can be reproduced.
-///
-/// ```cpp
-/// constexpr auto m = aicb::presets::llama3_8b;             // a constant model_spec
-/// const aicb::preset* p = aicb::find_preset("mixtral-8x7b"); // lookup by key (CLI: --model)
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/model/spec.hpp>
-
-#include <array>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-namespace presets {
-
-// ---- GPT-3 (Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1). GeLU, LayerNorm,
-// biases, learned positions over 2048 tokens, embeddings tied, vocabulary 50257.
-inline constexpr model_spec gpt3_template{.vocab_size = 50257,
-                                          .max_position_embeddings = 2048,
-                                          .activation = activation_kind::gelu,
-                                          .norm = norm_kind::layernorm,
-                                          .position = position_kind::learned,
-                                          .linear_bias = true,
-                                          .tied_embeddings = true};
-[[nodiscard]] constexpr model_spec gpt3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                        std::uint64_t heads, std::uint64_t head_dim) {
-  model_spec m = gpt3_template;
-  m.name = name;
-  m.num_layers = layers;
-  m.hidden_size = hidden;
-  m.num_attention_heads = heads;
-  m.head_dim = head_dim;
-  m.ffn_hidden_size = 4 * hidden;
-  return m;
-}
-// The paper lists 24 heads of 128 for GPT-3 XL, which contradicts d_model = 2048 and the 1.3B count;
-// 16 heads of 128 (as Megatron's GPT-3 1.3B configuration uses) gives both.
-inline constexpr model_spec gpt3_1_3b = gpt3("gpt3-1.3b", 24, 2048, 16, 128);
-inline constexpr model_spec gpt3_2_7b = gpt3("gpt3-2.7b", 32, 2560, 32, 80);
-inline constexpr model_spec gpt3_6_7b = gpt3("gpt3-6.7b", 32, 4096, 32, 128);
-inline constexpr model_spec gpt3_13b = gpt3("gpt3-13b", 40, 5140, 40, 128);  // d_model 5140, 40 x 128 heads
-inline constexpr model_spec gpt3_175b = gpt3("gpt3-175b", 96, 12288, 96, 128);
-
-// ---- LLaMA family: SwiGLU, RMSNorm, RoPE, no biases, untied embeddings.
-[[nodiscard]] constexpr model_spec llama(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn,
-                                         std::uint64_t vocab) {
-  return model_spec{.name = name,
-                    .hidden_size = hidden,
-                    .num_layers = layers,
-                    .num_attention_heads = heads,
-                    .num_kv_heads = kv_heads,
-                    .ffn_hidden_size = ffn,
-                    .vocab_size = vocab,
-                    .activation = activation_kind::swiglu,
-                    .norm = norm_kind::rmsnorm,
-                    .position = position_kind::rope};
-}
-// Touvron et al. 2023, "LLaMA", Table 2 (ffn from the released params.json).
-inline constexpr model_spec llama_65b = llama("llama-65b", 80, 8192, 64, 64, 22016, 32000);
-// Llama 2 config.json (meta-llama/Llama-2-*-hf).
-inline constexpr model_spec llama2_7b = llama("llama2-7b", 32, 4096, 32, 32, 11008, 32000);
-inline constexpr model_spec llama2_13b = llama("llama2-13b", 40, 5120, 40, 40, 13824, 32000);
-inline constexpr model_spec llama2_70b = llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000);
-// Llama 3 / 3.1 config.json (meta-llama/Meta-Llama-3-*, Meta-Llama-3.1-405B).
-inline constexpr model_spec llama3_8b = llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256);
-inline constexpr model_spec llama3_70b = llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256);
-inline constexpr model_spec llama3_1_405b = llama("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256);
-// Mistral 7B v0.1 config.json.
-inline constexpr model_spec mistral_7b = llama("mistral-7b", 32, 4096, 32, 8, 14336, 32000);
-
-// ---- Mixtral (config.json of mistralai/Mixtral-8x7B-v0.1 and 8x22B-v0.1): 8 experts, top-2.
-[[nodiscard]] constexpr model_spec mixtral(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                           std::uint64_t heads, std::uint64_t ffn) {
-  model_spec m = llama(name, layers, hidden, heads, 8, ffn, 32000);
-  m.num_experts = 8;
-  m.moe_top_k = 2;
-  m.moe_ffn_hidden_size = ffn;
-  return m;
-}
-inline constexpr model_spec mixtral_8x7b = mixtral("mixtral-8x7b", 32, 4096, 32, 14336);
-inline constexpr model_spec mixtral_8x22b = mixtral("mixtral-8x22b", 56, 6144, 48, 16384);
-
-// ---- Qwen (config.json of Qwen/Qwen2.5-7B, -72B; Qwen/Qwen3-8B, -30B-A3B, -235B-A22B).
-// Qwen2.5 has biases on q, k, v; Qwen3 has RMSNorm on each query and key head.
-[[nodiscard]] constexpr model_spec qwen2_5(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                           std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
-  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 152064);
-  m.qkv_bias = true;
-  return m;
-}
-inline constexpr model_spec qwen2_5_7b = qwen2_5("qwen2.5-7b", 28, 3584, 28, 4, 18944);
-inline constexpr model_spec qwen2_5_72b = qwen2_5("qwen2.5-72b", 80, 8192, 64, 8, 29568);
-[[nodiscard]] constexpr model_spec qwen3(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                         std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t ffn) {
-  model_spec m = llama(name, layers, hidden, heads, kv_heads, ffn, 151936);
-  m.head_dim = 128;
-  m.qk_norm = true;
-  return m;
-}
-inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288);
-[[nodiscard]] constexpr model_spec qwen3_moe(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                             std::uint64_t heads, std::uint64_t ffn, std::uint64_t moe_ffn) {
-  model_spec m = qwen3(name, layers, hidden, heads, 4, ffn);
-  m.num_experts = 128;
-  m.moe_top_k = 8;
-  m.moe_ffn_hidden_size = moe_ffn;
-  return m;
-}
-inline constexpr model_spec qwen3_30b_a3b = qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768);
-inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536);
-
-// ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
-// Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
-// leading dense layers.
-[[nodiscard]] constexpr model_spec deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                            std::uint64_t heads, std::uint64_t ffn, std::uint64_t vocab,
-                                            std::uint64_t q_lora, std::uint64_t experts, std::uint64_t top_k,
-                                            std::uint64_t moe_ffn, std::uint64_t shared,
-                                            std::uint64_t dense) {
-  model_spec m = llama(name, layers, hidden, heads, heads, ffn, vocab);
-  m.q_lora_rank = q_lora;
-  m.kv_lora_rank = 512;
-  m.qk_nope_head_dim = 128;
-  m.qk_rope_head_dim = 64;
-  m.v_head_dim = 128;
-  m.num_experts = experts;
-  m.moe_top_k = top_k;
-  m.moe_ffn_hidden_size = moe_ffn;
-  m.num_shared_experts = shared;
-  m.first_dense_layers = dense;
-  return m;
-}
-inline constexpr model_spec deepseek_v2_lite =
-    deepseek("deepseek-v2-lite", 27, 2048, 16, 10944, 102400, 0, 64, 6, 1408, 2, 1);
-inline constexpr model_spec deepseek_v2 =
-    deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
-inline constexpr model_spec deepseek_v3 = [] {
-  model_spec m = deepseek("deepseek-v3", 61, 7168, 128, 18432, 129280, 1536, 256, 8, 2048, 1, 3);
-  m.moe_router_bias = true;
-  m.num_mtp_layers = 1;
-  return m;
-}();
-
-// ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
-// deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
-// linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
-[[nodiscard]] constexpr model_spec aicb_gpt(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                            std::uint64_t heads, std::uint64_t ffn = 0) {
-  return model_spec{.name = name,
-                    .hidden_size = hidden,
-                    .num_layers = layers,
-                    .num_attention_heads = heads,
-                    .ffn_hidden_size = ffn,  // 0: aicb's default, 4h (or its SwiGLU rule with --swiglu)
-                    .vocab_size = 50257,
-                    .max_position_embeddings = 4096};
-}
-inline constexpr model_spec aicb_gpt_7b = aicb_gpt("gpt_7B", 36, 4096, 32);
-inline constexpr model_spec aicb_gpt_13b = aicb_gpt("gpt_13B", 40, 5120, 40);
-inline constexpr model_spec aicb_gpt_22b = aicb_gpt("gpt_22B", 48, 6144, 64);
-inline constexpr model_spec aicb_gpt_175b = aicb_gpt("gpt_175B", 96, 12288, 96);
-inline constexpr model_spec aicb_llama_65b = aicb_gpt("llama_65B", 80, 8192, 64, 28672);
-inline constexpr model_spec aicb_llama_405b = aicb_gpt("llama_405B", 128, 16384, 128, 53248);
-inline constexpr model_spec aicb_mixtral_8x7b = [] {
-  model_spec m = aicb_gpt("Mixtral_8*7B", 32, 4096, 32, 14336);
-  m.num_experts = 1;  // aicb's preset keeps --num_experts 1 and --moe_router_topk 1 unless given
-  m.moe_top_k = 1;
-  return m;
-}();
-[[nodiscard]] constexpr model_spec aicb_deepseek(spec_name name, std::uint64_t layers, std::uint64_t hidden,
-                                                 std::uint64_t heads, std::uint64_t ffn, std::uint64_t q_lora,
-                                                 std::uint64_t experts, std::uint64_t shared,
-                                                 std::uint64_t dense) {
-  model_spec m = aicb_gpt(name, layers, hidden, heads, ffn);
-  m.q_lora_rank = q_lora;
-  m.kv_lora_rank = 512;
-  m.qk_nope_head_dim = 128;
-  m.qk_rope_head_dim = 64;
-  m.v_head_dim = 128;
-  m.num_experts = experts;
-  m.moe_top_k = 1;  // --moe_router_topk default; presets do not set it
-  m.moe_ffn_hidden_size = ffn;
-  m.num_shared_experts = shared;
-  m.first_dense_layers = dense;
-  return m;
-}
-inline constexpr model_spec aicb_deepseek_671b =
-    aicb_deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
-inline constexpr model_spec aicb_deepseek_236b =
-    aicb_deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
-inline constexpr model_spec aicb_deepseek_16b =
-    aicb_deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
-// deepspeed_llama.sh: LLaMA-shaped layers (q, k, v, o, gate, up, down; one weight per norm), vocab 32000.
-[[nodiscard]] constexpr model_spec aicb_deepspeed_llama(spec_name name, std::uint64_t layers,
-                                                        std::uint64_t hidden, std::uint64_t heads,
-                                                        std::uint64_t ffn) {
-  model_spec m = llama(name, layers, hidden, heads, heads, ffn, 32000);
-  return m;
-}
-inline constexpr model_spec aicb_deepspeed_llama_7b =
-    aicb_deepspeed_llama("deepspeed_llama_7B", 32, 4096, 32, 11008);
-inline constexpr model_spec aicb_deepspeed_llama_13b =
-    aicb_deepspeed_llama("deepspeed_llama_13B", 40, 5120, 40, 13824);
-inline constexpr model_spec aicb_deepspeed_llama_30b =
-    aicb_deepspeed_llama("deepspeed_llama_30B", 60, 6656, 52, 17920);
-inline constexpr model_spec aicb_deepspeed_llama_65b =
-    aicb_deepspeed_llama("deepspeed_llama_65B", 80, 8192, 64, 22016);
-
-}  // namespace presets
-
-/// A named model shape with its provenance.
-struct preset {
-  std::string_view key;     ///< lookup key (CLI `--model`), e.g. "llama2-7b" or aicb's "gpt_7B"
-  model_spec model;         ///< the shape
-  std::string_view source;  ///< where the numbers come from
-  bool from_aicb = false;   ///< one of aliyun/aicb's presets, with aicb's values
-  std::string_view note{};  ///< how it differs from the real model it is named after (aicb presets)
-};
-
-/// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 37> all_presets{{
-    {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
-    {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
-    {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
-    {"gpt3-13b", presets::gpt3_13b, "Brown et al. 2020, Table 2.1"},
-    {"gpt3-175b", presets::gpt3_175b, "Brown et al. 2020, Table 2.1"},
-    {"llama-65b", presets::llama_65b, "Touvron et al. 2023 (LLaMA), Table 2; params.json"},
-    {"llama2-7b", presets::llama2_7b, "meta-llama/Llama-2-7b-hf config.json"},
-    {"llama2-13b", presets::llama2_13b, "meta-llama/Llama-2-13b-hf config.json"},
-    {"llama2-70b", presets::llama2_70b, "meta-llama/Llama-2-70b-hf config.json"},
-    {"llama3-8b", presets::llama3_8b, "meta-llama/Meta-Llama-3-8B config.json"},
-    {"llama3-70b", presets::llama3_70b, "meta-llama/Meta-Llama-3-70B config.json"},
-    {"llama3.1-405b", presets::llama3_1_405b, "meta-llama/Meta-Llama-3.1-405B config.json"},
-    {"mistral-7b", presets::mistral_7b, "mistralai/Mistral-7B-v0.1 config.json"},
-    {"mixtral-8x7b", presets::mixtral_8x7b, "mistralai/Mixtral-8x7B-v0.1 config.json"},
-    {"mixtral-8x22b", presets::mixtral_8x22b, "mistralai/Mixtral-8x22B-v0.1 config.json"},
-    {"qwen2.5-7b", presets::qwen2_5_7b, "Qwen/Qwen2.5-7B config.json"},
-    {"qwen2.5-72b", presets::qwen2_5_72b, "Qwen/Qwen2.5-72B config.json"},
-    {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
-    {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
-    {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
-    {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
-    {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
-    {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
-    {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
-     "aicb's own shape (36 layers, vocab 50257); not a published model"},
-    {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,
-     "vocab 50257, hidden 5120 (GPT-3 13B has 5140)"},
-    {"gpt_22B", presets::aicb_gpt_22b, "aicb megatron_workload_with_aiob.sh -m 22", true,
-     "aicb's own shape; not a published model"},
-    {"gpt_175B", presets::aicb_gpt_175b, "aicb megatron_workload_with_aiob.sh -m 175", true,
-     "untied output projection and no linear biases, unlike GPT-3 175B"},
-    {"llama_65B", presets::aicb_llama_65b, "aicb megatron_gpt.sh -m 65", true,
-     "GeLU with ffn 28672, vocab 50257: LLaMA-65B uses SwiGLU, ffn 22016, vocab 32000"},
-    {"llama_405B", presets::aicb_llama_405b, "aicb megatron_workload_with_aiob.sh -m 405", true,
-     "128 layers, GeLU, MHA, vocab 50257: Llama-3.1-405B has 126 layers, SwiGLU, 8 KV heads, vocab 128256"},
-    {"Mixtral_8*7B", presets::aicb_mixtral_8x7b, "aicb megatron_workload_with_aiob.sh -m moe", true,
-     "1 expert, top-1, GeLU, MHA unless --experts/--topk: Mixtral has 8 experts, top-2, SwiGLU, 8 KV heads"},
-    {"DeepSeek_671B", presets::aicb_deepseek_671b, "aicb megatron_workload_with_aiob.sh -m deepseek671", true,
-     "hidden 18432 is V3's dense FFN size (real hidden 7168); ffn 2048 also used for dense layers; top-1"},
-    {"DeepSeek_236B", presets::aicb_deepseek_236b, "aicb megatron_workload_with_aiob.sh -m deepseek236", true,
-     "hidden 12288 is V2's dense FFN size (real hidden 5120); ffn 1536 also used for dense layers; top-1"},
-    {"DeepSeek_16B", presets::aicb_deepseek_16b, "aicb megatron_workload_with_aiob.sh -m deepseek16", true,
-     "hidden 10944 is V2-Lite's dense FFN size (real hidden 2048); ffn 1408 also used for dense layers; "
-     "top-1"},
-    {"deepspeed_llama_7B", presets::aicb_deepspeed_llama_7b, "aicb deepspeed_llama.sh -m 7", true},
-    {"deepspeed_llama_13B", presets::aicb_deepspeed_llama_13b, "aicb deepspeed_llama.sh -m 13", true},
-    {"deepspeed_llama_30B", presets::aicb_deepspeed_llama_30b, "aicb deepspeed_llama.sh -m 30", true},
-    {"deepspeed_llama_65B", presets::aicb_deepspeed_llama_65b, "aicb deepspeed_llama.sh -m 65", true},
-}};
-
-/// The preset with key `key` (exact match), or nullptr.
-[[nodiscard]] constexpr const preset* find_preset(std::string_view key) noexcept {
-  for (const preset& p : all_presets)
-    if (p.key == key) return &p;
-  return nullptr;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/reflect.hpp>
-// #include <aicb/model/sizing.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// A standard shape for a parameter count: "give me a 15B model".
-///
-/// The shape is chosen for the model the job actually has: its activation, attention (heads of
-/// 128, key/value heads), vocabulary, embedding tying, norms, biases and — with learned positions —
-/// a position table as long as the sequence. The count that comes out is the job's real count.
-///
-/// The rule (docs/models.md), starting from a base model whose dimensions left at 0 are free:
-/// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
-///    (so tensor parallelism up to 8 divides the heads) and of the key/value heads;
-/// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
-/// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
-///    target (even, so common pipeline sizes divide it);
-/// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
-///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
-///    within 2%, the closest count.
-/// Dimensions the base gives (hidden size, layers, heads, FFN) stay as they are. The family
-/// templates: `gpt` (GPT-3: GeLU, LayerNorm, biases, learned positions) and `llama` (Llama 3:
-/// SwiGLU, RMSNorm, 8 key/value heads, RoPE).
-/// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
-
-// #include <aicb/calc/params.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/presets.hpp>
-// #include <aicb/model/spec.hpp>
-
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// A model family a shape can be proposed for.
-enum class model_family : std::uint8_t { gpt, llama };
-
-template <>
-struct enum_names<model_family> {
-  static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
-};
-
-/// The template of a family, with its dimensions (hidden size, layers, heads, FFN) left free.
-[[nodiscard]] constexpr model_spec family_template(model_family family) noexcept {
-  model_spec m = family == model_family::gpt ? presets::gpt3_template : presets::llama3_8b;
-  m.name = {};
-  m.hidden_size = m.num_layers = m.num_attention_heads = m.head_dim = m.ffn_hidden_size = 0;
-  m.max_position_embeddings = 0;  // learned positions: a table as long as the sequence
-  return m;
-}
-
-/// The shape closest to `target_params` for `base` by the rule of the file comment: the dimensions
-/// `base` leaves at 0 (hidden size, layers, heads, FFN) are chosen, the rest of `base` is kept.
-/// `seq_length` sizes a learned position table that `base` leaves at 0.
-[[nodiscard]] inline model_spec shape_for_size(const model_spec& base, std::uint64_t target_params,
-                                               std::uint64_t seq_length = 2048) {
-  if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
-    AICB_THROW(
-        config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
-  const bool gated = base.activation == activation_kind::swiglu;
-  const std::uint64_t kv = base.num_kv_heads;
-  model_spec best;
-  bool found = false;
-  double best_error = 1e300, best_aspect = 1e300;
-  const double target = static_cast<double>(target_params);
-  for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
-    model_spec m = base;
-    if (m.num_attention_heads == 0) {
-      if (m.hidden_size != 0) {
-        if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
-        m.num_attention_heads = m.hidden_size % 128 == 0 ? m.hidden_size / 128 : m.hidden_size / 64;
-      } else {
-        m.num_attention_heads = heads;
-      }
-    } else if (heads != 8) {
-      break;  // heads fixed: one candidate
-    }
-    if (m.hidden_size == 0) m.hidden_size = 128 * m.num_attention_heads;
-    if (m.num_attention_heads == 0 || (kv != 0 && m.num_attention_heads % kv != 0)) continue;
-    if (m.ffn_hidden_size == 0)
-      m.ffn_hidden_size = gated ? (8 * m.hidden_size / 3 + 255) / 256 * 256 : 4 * m.hidden_size;
-    if (m.num_layers == 0) {
-      m.num_layers = 1;
-      const std::uint64_t one = count_params(m, seq_length).total();
-      m.num_layers = 2;
-      const std::uint64_t per_layer = count_params(m, seq_length).total() - one;
-      const double fixed = static_cast<double>(one - per_layer);
-      const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
-      if (layers < 2 || layers > static_cast<double>(max_layers)) continue;
-      m.num_layers = static_cast<std::uint64_t>(layers);
-    }
-    const double error = std::abs(static_cast<double>(count_params(m, seq_length).total()) - target) / target;
-    const double aspect =
-        std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
-    const bool within = error <= 0.02, best_within = best_error <= 0.02;
-    if ((within && (!best_within || aspect < best_aspect)) ||
-        (!within && !best_within && error < best_error)) {
-      best = m;
-      best_error = error;
-      best_aspect = aspect;
-      found = true;
-    }
-  }
-  if (!found)
-    AICB_THROW(
-        config_error("size", std::to_string(target_params),
-                     "no shape with the given dimensions reaches this size (key/value heads must divide "
-                     "the heads; at least two layers)"));
-  return best;
-}
-
-/// A name for a shape: family and exact size, e.g. "gpt-15.0B".
-[[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
-  char name[48];
-  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
-                static_cast<double>(params) / 1e9);
-  return spec_name::from(name);
-}
-
-/// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
-/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
-[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
-                                               std::uint64_t seq_length = 2048) {
-  model_spec m = shape_for_size(family_template(family), target_params, seq_length);
-  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
-  m.name = shape_name(to_string(family), count_params(m, seq_length).total());
-  return m;
-}
-
-/// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
-[[nodiscard]] inline std::uint64_t parse_param_count(std::string_view text) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(s, &used);
-  } catch (...) {
-    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
-  }
-  double scale = 1;
-  const std::string suffix = s.substr(used);
-  if (suffix == "B" || suffix == "b")
-    scale = 1e9;
-  else if (suffix == "M" || suffix == "m")
-    scale = 1e6;
-  else if (suffix == "T" || suffix == "t")
-    scale = 1e12;
-  else if (!suffix.empty())
-    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
-  if (!(value > 0) || !(value * scale < 1e18))
-    AICB_THROW(config_error("size", s, "the size must be positive and below 10^18 parameters"));
-  return static_cast<std::uint64_t>(std::llround(value * scale));
-}
-
-AICB_END_NAMESPACE
-
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// A job as described: a model source and fields by name. See the file comment.
-struct job_request {
-  std::string model{};              ///< a preset key, one of aicb's model names, or a parameter count
-  std::string hf_config{};          ///< a Hugging Face config.json to import
-  bool allow_unknown_keys = false;  ///< accept config.json keys aicb does not know
-  std::string size{};               ///< a parameter count (15B, 1.3B, 350M)
-  std::string family = "llama";     ///< the family of a shape chosen by size: gpt | llama
-  /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
-  std::vector<std::pair<std::string, std::string>> fields{};
-};
-
-/// The job a request describes, and what build_job decided on the user's behalf (one line each).
-struct built_job {
-  job_spec job;
-  std::vector<std::string> notes;
-};
-
-namespace detail {
-
-// aicb's model names (its shell scripts' -m): the GPT shapes stay aicb's; the others are the real
-// models they are named after.
-[[nodiscard]] inline const model_spec* aicb_model_name(std::string_view name) {
-  static const std::pair<std::string_view, model_spec> names[] = {{"7", presets::aicb_gpt_7b},
-                                                                  {"13", presets::aicb_gpt_13b},
-                                                                  {"22", presets::aicb_gpt_22b},
-                                                                  {"175", presets::aicb_gpt_175b},
-                                                                  {"65", presets::llama_65b},
-                                                                  {"405", presets::llama3_1_405b},
-                                                                  {"moe", presets::mixtral_8x7b},
-                                                                  {"deepseek671", presets::deepseek_v3},
-                                                                  {"deepseek236", presets::deepseek_v2},
-                                                                  {"deepseek16", presets::deepseek_v2_lite}};
-  for (const auto& [key, model] : names)
-    if (key == name) return &model;
-  return nullptr;
-}
-
-// A parameter count as written after -m: "15", "15B", "1.3b", "350M".
-[[nodiscard]] inline bool looks_like_size(std::string_view text) {
-  if (text.empty() || (text.front() < '0' || text.front() > '9')) return false;
-  const char last = text.back();
-  const std::string_view digits =
-      last == 'B' || last == 'b' || last == 'M' || last == 'm' ? text.substr(0, text.size() - 1) : text;
-  return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
-}
-
-}  // namespace detail
-
-/// Where a request's model comes from: the model, and for a parameter count the target (the shape is
-/// chosen by fit_size once the job's other fields are known).
-struct model_choice {
-  model_spec model;                   ///< the preset or import; for a size, the family's template
-  std::optional<std::uint64_t> size;  ///< the parameter count asked for
-  std::string size_text;              ///< as written
-};
-
-/// Step 1 of build_job: the model source of `request`. Throws as build_job.
-[[nodiscard]] inline model_choice select_model(const job_request& request) {
-  model_choice out;
-  const int sources = !request.model.empty() + !request.hf_config.empty() + !request.size.empty();
-  if (sources > 1)
-    AICB_THROW(config_error("model", request.model + request.hf_config + request.size,
-                            "give only one model source: a model (preset, aicb name or size), a "
-                            "config.json, or a size"));
-  out.size_text = request.size;
-  if (!request.model.empty()) {
-    if (const preset* p = find_preset(request.model)) {
-      out.model = p->model;
-    } else if (const model_spec* m = detail::aicb_model_name(request.model)) {
-      out.model = *m;
-    } else if (detail::looks_like_size(request.model)) {
-      const char last = request.model.back();
-      out.size_text = last >= '0' && last <= '9' ? request.model + "B" : request.model;
-    } else {
-      std::vector<std::string_view> keys;
-      for (const auto& p : all_presets)
-        keys.push_back(p.key);
-      const std::string_view near = detail::nearest(request.model, keys);
-      AICB_THROW(config_error(
-          "model", request.model,
-          "unknown model" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?") +
-              " (`aicb models` lists the presets; a number is a size in billions)"));
-    }
-  } else if (!request.hf_config.empty()) {
-    out.model = load_hf_config(request.hf_config, {request.allow_unknown_keys}).model;
-  }
-  if (!out.size_text.empty()) {
-    const auto family = from_string<model_family>(request.family);
-    if (!family) AICB_THROW(config_error("family", request.family, "expected gpt | llama"));
-    out.size = parse_param_count(out.size_text);
-    out.model = family_template(*family);
-  }
-  return out;
-}
-
-/// Step 3 of build_job: for a size, the standard shape of `family` closest to it, for the job as its
-/// fields describe it. Returns the note that says what was chosen (empty when no size was asked).
-[[nodiscard]] inline std::string fit_size(job_spec& job, const model_choice& choice,
-                                          std::string_view family) {
-  if (!choice.size) return {};
-  const spec_name given = job.model.name;
-  job.model = shape_for_size(job.model, *choice.size, job.batch.seq_length);
-  const std::uint64_t count = count_params(job.model, job.batch.seq_length).total();
-  job.model.name = given.empty() ? shape_name(family, count) : given;
-  return "size " + choice.size_text + ": the standard " + std::string(family) + " shape " +
-         std::string(shape_name(family, count).view()) + ", " + std::to_string(job.model.num_layers) +
-         " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
-         " parameters as this job has them (" + std::string(to_string(job.model.activation)) +
-         ", vocabulary " + std::to_string(job.model.vocab_size) + ")";
-}
-
-/// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
-/// name (suggesting the nearest) or a bad value.
-inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
-      set_field(job.batch, field, text))
-    return;
-  std::vector<std::string_view> names;
-  for (auto f : field_names<model_spec>())
-    names.push_back(f);
-  for (auto f : field_names<parallel_spec>())
-    names.push_back(f);
-  for (auto f : field_names<batch_spec>())
-    names.push_back(f);
-  const std::string_view near = detail::nearest(field, names);
-  AICB_THROW(config_error(field, text,
-                          "no such field of a job" +
-                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-}
-
-/// The job `request` describes (not validated). Throws config_error for an unknown model or field, a
-/// bad value, or more than one model source; io_error / parse_error for a config.json it cannot use.
-[[nodiscard]] inline built_job build_job(const job_request& request) {
-  built_job out;
-  const model_choice choice = select_model(request);
-  out.job.model = choice.model;
-  for (const auto& [field, text] : request.fields)
-    set_job_field(out.job, field, text);
-  if (std::string note = fit_size(out.job, choice, request.family); !note.empty())
-    out.notes.push_back(std::move(note));
-  return out;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/options.hpp>
-// #include <aicb/model/parallel.hpp>
-// #include <aicb/model/presets.hpp>
-// #include <aicb/model/reflect.hpp>
-// #include <aicb/model/sizing.hpp>
-// #include <aicb/model/spec.hpp>
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/schedule/job_check.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The whole-job consistency check: across the ranks of a job, every send has its receive (same
-/// peer pair, tag and size), every collective is entered by exactly its group's members in the same
-/// order with the same kind and size, and a joint execution that respects each rank's order and
-/// NCCL's blocking semantics finishes — no deadlock, nothing left unmatched.
-///
-/// ```cpp
-/// const aicb::job_check r = aicb::check_job(job);
-/// if (!r.ok) std::puts(r.problem.c_str());   // names the rank, the operation and its counterpart
-/// std::puts(r.proved.c_str());               // what the check established, and how
-/// ```
-///
-/// How it scales: a joint execution of every rank holds one pipeline step of each rank in memory,
-/// which is fine for small jobs. For large ones the check runs in two passes: (1) every rank's
-/// stream is generated and reduced to a signature that leaves out group indices, peers and tags —
-/// ranks of the same pipeline stage must have equal signatures (the job is symmetric); (2) the
-/// ranks of one pipeline group (one rank per stage) run jointly, with real matching of their
-/// point-to-point transfers and of collectives among them (the tied-embedding group spans the first
-/// and last stage), while a collective whose other members lie outside the group completes at once:
-/// those members run the same operations (pass 1) on isomorphic pipeline groups, so they reach it
-/// in the same state. The result says which of the two was done.
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/schedule/operation.hpp>
-// #include <aicb/schedule/rank_schedule.hpp>
-
-#include <cstdint>
-#include <cstring>
-#include <iterator>
-#include <map>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// What check_job found.
-struct job_check {
-  bool ok = true;
-  std::string problem;               ///< the first inconsistency: rank, operation, counterpart
-  std::string proved;                ///< what was established, and how
-  std::uint64_t ranks_streamed = 0;  ///< ranks whose whole stream was generated
-  std::uint64_t ranks_run = 0;       ///< ranks run jointly
-  std::uint64_t operations = 0;      ///< operations of the joint run
-  std::uint64_t transfers = 0;       ///< point-to-point transfers matched (send and receive)
-  std::uint64_t collectives = 0;     ///< collective calls completed (one per member)
-};
-
-/// How check_job works.
-struct job_check_options {
-  /// Run every rank jointly up to this world size; above it, the two passes of the file comment.
-  std::uint64_t joint_world_limit = 256;
-};
-
-namespace detail {
-
-// "rank 9 (stage 1) op 486 attention_input_regather (all_gather on tp[4], 33554432 bytes)"
-inline std::string describe_op(std::uint64_t rank, const operation& op) {
-  std::string text =
-      "rank " + std::to_string(rank) + " op " + std::to_string(op.index) + " " + std::string(op.name);
-  if (op.type == op_type::collective)
-    text += " (" + std::string(to_string(op.kind)) + " on " + to_string(op.group) + ", " +
-            std::to_string(op.size.count()) + " bytes)";
-  else if (op.type != op_type::compute)
-    text += std::string(op.type == op_type::send ? " (send to rank " : " (receive from rank ") +
-            std::to_string(op.peer) + ", tag " + std::to_string(op.tag) + ", " +
-            std::to_string(op.size.count()) + " bytes)";
-  if (op.layer != no_layer) text += " of layer " + std::to_string(op.layer);
-  text += ", micro batch " + std::to_string(op.microbatch);
-  return text;
-}
-
-}  // namespace detail
-
-/// Runs the operation streams of `ranks` jointly (`stream(rank)` gives a range of operations; it is
-/// called once per rank and the range must outlive the call). Each rank runs its operations in
-/// order; an operation starts once those it waits for (`after`) are complete. A collective blocks
-/// until every member of its group that is among `ranks` has entered it — members outside count as
-/// entered (the caller vouches for their symmetry). Consecutive sends and receives that wait for the
-/// same operations form one call, posted together, as NCCL's grouped calls are; a posted transfer
-/// completes once its other end is posted, and only what waits for it is held up.
-template <class Streams>
-[[nodiscard]] job_check run_jointly(const process_grid& grid, const std::vector<std::uint64_t>& ranks,
-                                    Streams&& stream) {
-  using range_t = std::remove_cvref_t<decltype(stream(std::uint64_t{}))>;
-  struct runner {
-    std::uint64_t rank = 0;
-    range_t range;
-    decltype(std::begin(std::declval<range_t&>())) at{};
-    // Point-to-point operations posted and not yet complete: (index, transfer key).
-    std::vector<std::pair<std::uint64_t, std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>>> pending;
-    std::vector<operation> call;
-    bool posted = false;  // the collective at `at` is entered and waiting
-    bool done = false;
-  };
-  job_check result;
-  const auto fail = [&](std::string problem) {
-    result.ok = false;
-    result.problem = std::move(problem);
-    return result;
-  };
-  std::vector<runner> runners;
-  runners.reserve(ranks.size());
-  std::map<std::uint64_t, std::size_t> slot;  // rank -> runner
-  for (const std::uint64_t r : ranks) {
-    slot[r] = runners.size();
-    runners.push_back({r, stream(r), {}, {}, {}, false, false});
-  }
-  for (runner& x : runners) {
-    x.at = std::begin(x.range);
-    x.done = x.at == std::end(x.range);
-  }
-
-  // Point-to-point: (from, to, tag) -> what each end posted.
-  struct transfer {
-    bool sent = false, received = false;
-    std::uint64_t sent_size = 0, received_size = 0;
-    int completed = 0;
-    std::string sender, receiver;  // for messages
-  };
-  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, transfer> transfers;
-  // Collectives: per group, the calls in order; each call counts its members in.
-  struct entry {
-    collective kind = collective::none;
-    std::uint64_t size = 0;
-    std::uint64_t entered = 0, needed = 0, left = 0;
-    std::string first;  // the first member's operation, for messages
-  };
-  struct group_calls {
-    std::vector<entry> calls;
-    std::uint64_t base = 0;                                 // index of calls[0]
-    std::unordered_map<std::uint64_t, std::uint64_t> next;  // per member: its next call's index
-  };
-  std::map<group_id, group_calls> groups;
-  const auto members_here = [&](const group_id& id) {
-    const rank_group g = grid.group_at(id.kind, id.index);
-    std::uint64_t n = 0;
-    for (const auto& [r, i] : slot)
-      n += g.contains(r) ? 1 : 0;
-    return n;
-  };
-  const auto p2p_key = [](std::uint64_t rank, const operation& op) {
-    return op.type == op_type::send ? std::tuple{rank, op.peer, op.tag} : std::tuple{op.peer, rank, op.tag};
-  };
-
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (runner& x : runners) {
-      while (!x.done || !x.pending.empty()) {
-        // Retire the posted transfers whose other end is posted too.
-        for (std::size_t i = 0; i < x.pending.size();) {
-          const auto it = transfers.find(x.pending[i].second);
-          if (it == transfers.end() || !(it->second.sent && it->second.received)) {
-            ++i;
-            continue;
-          }
-          if (++it->second.completed == 2) {
-            transfers.erase(it);
-            ++result.transfers;
-          }
-          ++result.operations;
-          x.pending.erase(x.pending.begin() + static_cast<std::ptrdiff_t>(i));
-          progress = true;
-        }
-        if (x.done) break;  // only transfers left to complete
-        // An operation runs once everything it waits for is complete.
-        bool blocked = false;
-        for (std::uint8_t i = 0; i < x.at->after_count && !blocked; ++i)
-          for (const auto& [index, key] : x.pending)
-            blocked = blocked || index == x.at->after[i];
-        if (blocked) break;
-        const operation& op = *x.at;
-        if (op.type == op_type::compute) {
-          ++result.operations;
-          ++x.at;
-          x.done = x.at == std::end(x.range);
-          progress = true;
-          continue;
-        }
-        if (op.type == op_type::collective) {
-          const rank_group g = grid.group_at(op.group.kind, op.group.index);
-          if (!g.contains(x.rank))
-            return fail(detail::describe_op(x.rank, op) + ": the rank is not a member of " +
-                        to_string(op.group));
-          group_calls& gc = groups[op.group];
-          if (!x.posted) {
-            std::uint64_t& mine = gc.next[x.rank];
-            if (mine < gc.base) return fail(detail::describe_op(x.rank, op) + ": internal order error");
-            while (gc.calls.size() <= mine - gc.base)
-              gc.calls.push_back({op.kind, op.size.count(), 0, members_here(op.group), 0, {}});
-            entry& e = gc.calls[mine - gc.base];
-            if (e.entered == 0) {
-              e.kind = op.kind;
-              e.size = op.size.count();
-              e.first = detail::describe_op(x.rank, op);
-            } else if (e.kind != op.kind || e.size != op.size.count()) {
-              return fail(detail::describe_op(x.rank, op) + " does not match its group's call number " +
-                          std::to_string(mine) + " on " + to_string(op.group) + ": " + e.first);
-            }
-            ++e.entered;
-            x.posted = true;
-            progress = true;
-          }
-          const std::uint64_t mine = gc.next[x.rank];
-          entry& e = gc.calls[mine - gc.base];
-          if (e.entered < e.needed) break;  // waits for the other members
-          ++result.collectives;
-          ++result.operations;
-          ++e.left;
-          ++gc.next[x.rank];
-          while (!gc.calls.empty() && gc.calls.front().left == gc.calls.front().needed) {
-            gc.calls.erase(gc.calls.begin());
-            ++gc.base;
-          }
-          x.posted = false;
-          ++x.at;
-          x.done = x.at == std::end(x.range);
-          progress = true;
-          continue;
-        }
-        // Sends and receives: the run of them that waits for the same operations is one call.
-        x.call.clear();
-        while (x.at != std::end(x.range) && (x.at->type == op_type::send || x.at->type == op_type::recv) &&
-               (x.call.empty() ||
-                (x.at->after == x.call.front().after && x.at->after_count == x.call.front().after_count))) {
-          x.call.push_back(*x.at);
-          ++x.at;
-        }
-        for (const operation& p : x.call) {
-          if (p.peer >= grid.world_size())
-            return fail(detail::describe_op(x.rank, p) + ": no rank " + std::to_string(p.peer));
-          // A transfer needs both ends among the ranks run: only collectives are vouched for.
-          if (!slot.count(p.peer))
-            return fail(detail::describe_op(x.rank, p) + ": its peer is not among the ranks run jointly");
-          transfer& t = transfers[p2p_key(x.rank, p)];
-          bool& side = p.type == op_type::send ? t.sent : t.received;
-          if (side)
-            return fail(detail::describe_op(x.rank, p) + ": a second " +
-                        (p.type == op_type::send ? "send" : "receive") + " with the same peer and tag");
-          side = true;
-          (p.type == op_type::send ? t.sent_size : t.received_size) = p.size.count();
-          (p.type == op_type::send ? t.sender : t.receiver) = detail::describe_op(x.rank, p);
-          if (t.sent && t.received && t.sent_size != t.received_size)
-            return fail(t.receiver + " expects " + std::to_string(t.received_size) + " bytes, but " +
-                        t.sender + " sends " + std::to_string(t.sent_size));
-        }
-        for (const operation& p : x.call)
-          x.pending.emplace_back(p.index, p2p_key(x.rank, p));
-        x.done = x.at == std::end(x.range);
-        progress = true;
-      }
-    }
-  }
-  result.ranks_run = runners.size();
-  for (runner& x : runners) {
-    for (const auto& [index, key] : x.pending) {
-      const auto it = transfers.find(key);
-      if (it == transfers.end()) continue;
-      const transfer& t = it->second;
-      const bool sending = std::get<0>(key) == x.rank;
-      return fail("deadlock: " + (sending ? t.sender : t.receiver) + " waits for rank " +
-                  std::to_string(sending ? std::get<1>(key) : std::get<0>(key)) + ", which never posts the " +
-                  (sending ? "receive" : "send") + " of tag " + std::to_string(std::get<2>(key)) +
-                  " before it waits itself");
-    }
-    if (!x.done)
-      return fail("deadlock: " + detail::describe_op(x.rank, *x.at) + " waits for the other members of " +
-                  to_string(x.at->group) + ", who never enter it");
-  }
-  if (!transfers.empty()) {
-    const transfer& t = transfers.begin()->second;
-    return fail("unmatched: " + (t.sent ? t.sender + " is never received" : t.receiver + " is never sent"));
-  }
-  for (const auto& [id, gc] : groups)
-    for (const entry& e : gc.calls)
-      if (e.entered != e.needed)
-        return fail("unmatched: " + e.first + " is entered by " + std::to_string(e.entered) + " of the " +
-                    std::to_string(e.needed) + " members run");
-  return result;
-}
-
-namespace detail {
-
-// A signature of a rank's stream that ranks of a symmetric job share: everything but group
-// indices, peers and tags, mixed word by word. Names are the schedule's static texts: their address
-// stands for them within one process.
-struct stream_signature {
-  std::uint64_t hash = 0x243F6A8885A308D3ULL, operations = 0;
-  void mix(std::uint64_t v) {
-    hash = (hash ^ v) * 0x9E3779B97F4A7C15ULL;
-    hash ^= hash >> 29;
-  }
-  void add(const operation& op) {
-    ++operations;
-    mix(static_cast<std::uint64_t>(op.type));
-    mix(reinterpret_cast<std::uintptr_t>(op.name.data()));
-    mix(op.name.size());
-    mix(static_cast<std::uint64_t>(op.phase));
-    mix(op.microbatch);
-    mix(op.chunk);
-    mix(op.layer);
-    mix(static_cast<std::uint64_t>(op.kind));
-    mix(static_cast<std::uint64_t>(op.group.kind));
-    mix(op.group_size);
-    mix(op.size.count());
-    const double flops = op.compute.flops();
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &flops, sizeof bits);
-    mix(bits);
-  }
-};
-
-}  // namespace detail
-
-/// Checks a job: see the file comment.
-[[nodiscard]] inline job_check check_job(const job_spec& job, rank_schedule_options schedule = {},
-                                         job_check_options options = {}) {
-  const process_grid grid(job);
-  const std::uint64_t world = grid.world_size();
-  const auto streams = [&](std::uint64_t rank) { return rank_schedule(job, rank, schedule); };
-  if (world <= options.joint_world_limit) {
-    std::vector<std::uint64_t> all(world);
-    for (std::uint64_t r = 0; r < world; ++r)
-      all[r] = r;
-    job_check r = run_jointly(grid, all, streams);
-    r.ranks_streamed = world;
-    if (r.ok)
-      r.proved = "all " + std::to_string(world) +
-                 " ranks ran jointly: every transfer matched, every collective "
-                 "entered by all its members in the same order with the same size, no deadlock";
-    return r;
-  }
-  // Pass 1: every rank's signature equals its stage's.
-  job_check result;
-  std::vector<std::pair<bool, detail::stream_signature>> stage_signature(grid.pipeline_parallel());
-  for (std::uint64_t r = 0; r < world; ++r) {
-    detail::stream_signature sig;
-    for (const operation& op : rank_schedule(job, r, schedule))
-      sig.add(op);
-    ++result.ranks_streamed;
-    auto& [seen, reference] = stage_signature[grid.pipeline_stage(r)];
-    if (!seen) {
-      seen = true;
-      reference = sig;
-    } else if (sig.hash != reference.hash || sig.operations != reference.operations) {
-      result.ok = false;
-      result.problem = "rank " + std::to_string(r) +
-                       " runs other operations than the first rank of its stage " +
-                       std::to_string(grid.pipeline_stage(r)) + " (the job is not symmetric)";
-      return result;
-    }
-  }
-  // Pass 2: one pipeline group, jointly.
-  const rank_group pp = grid.group(group_kind::pp, 0);
-  std::vector<std::uint64_t> ranks;
-  for (std::uint64_t i = 0; i < pp.size(); ++i)
-    ranks.push_back(pp.member(i));
-  job_check joint = run_jointly(grid, ranks, streams);
-  joint.ranks_streamed = result.ranks_streamed;
-  if (joint.ok)
-    joint.proved =
-        "all " + std::to_string(world) +
-        " ranks streamed: every rank runs the operations of its "
-        "stage's first rank (up to group ids, peers and tags); pipeline group 0 (" +
-        std::to_string(ranks.size()) +
-        " ranks) ran jointly: every transfer matched, every collective "
-        "among them entered in the same order with the same size, no deadlock — the other pipeline "
-        "groups run the same operations";
-  return joint;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/schedule/operation.hpp>
-// #include <aicb/schedule/pipeline.hpp>
-// #include <aicb/schedule/rank_schedule.hpp>
-// #include <aicb/workload/record_stream.hpp>

@@ -156,3 +156,23 @@ TEST_CASE("deepspeed: what aicb cannot run is an error that says so", "[generate
   a.frame = "Megatron";
   CHECK_THROWS_AS(csv(a), aicb::config_error);
 }
+
+TEST_CASE("deepspeed: the same job for the per-rank model — data parallel only, ZeRO as asked",
+          "[generate][deepspeed]") {
+  aicb::aicb_args a;
+  a.frame = "DeepSpeed";
+  a.world_size = 16;
+  a.stage = 3;
+  a.num_layers = 4;
+  a.hidden_size = 2048;
+  a.global_batch = 32;
+  a.micro_batch = 2;
+  const aicb::job_spec job = aicb::deepspeed_job(a);
+  CHECK(aicb::validate(job));
+  CHECK(job.parallel.zero_stage == 3u);
+  CHECK(job.parallel.tensor_parallel == 1u);
+  CHECK(aicb::data_parallel(job) == 16u);
+  CHECK(job.model.num_attention_heads == 16u);  // heads of 128 when not given
+  CHECK(job.model.num_layers == 4u);
+  CHECK(aicb::deepspeed_simai_file_name(a) == "deepspeed_stage3_None_16n.txt");
+}

@@ -256,3 +256,29 @@ add_test(NAME cli.schedule_json_is_json
          COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/json_output.py" operations $<TARGET_FILE:aicb_tool>
                  schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 8 --seq 2048 --rank 9 --json)
 set_tests_properties(cli.schedule_json_is_json PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "valid JSON")
+
+# --- Versioned documents validate against their schemas (docs/schemas/) ---------------------------
+function(aicb_schema_test name schema)
+  add_test(NAME cli.${name}
+           COMMAND Python3::Interpreter "${PROJECT_SOURCE_DIR}/scripts/check-json-schema.py"
+                   "${PROJECT_SOURCE_DIR}/docs/schemas/${schema}" ${ARGN})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli)  # the checker exits 1 on any violation
+endfunction()
+aicb_schema_test(describe_json_schema_dense describe.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --json)
+aicb_schema_test(describe_json_schema_moe describe.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model mixtral-8x7b --world-size 64 --tp 2 --pp 4 --ep 8 --sp --global-batch 256 --json)
+aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
+                 schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
+# The sidecars of both modes: written by `aicb generate`, then validated.
+set(_sidecar_dir "${CMAKE_CURRENT_BINARY_DIR}/sidecars")
+file(MAKE_DIRECTORY "${_sidecar_dir}")
+add_test(NAME cli.sidecar_write_corrected
+         COMMAND $<TARGET_FILE:aicb_tool> generate -m llama3-8b --world-size 16 --tp 2 --sp --gbs 32 -q
+                 -o "${_sidecar_dir}/corrected.txt")
+add_test(NAME cli.sidecar_write_aicb
+         COMMAND $<TARGET_FILE:aicb_tool> generate --compat aicb --world_size 16 --tensor_model_parallel_size 2 -q
+                 -o "${_sidecar_dir}/aicb.txt")
+set_tests_properties(cli.sidecar_write_corrected cli.sidecar_write_aicb PROPERTIES LABELS cli FIXTURES_SETUP sidecars)
+aicb_schema_test(sidecar_json_schema sidecar.schema.json "${_sidecar_dir}/corrected.txt.json" "${_sidecar_dir}/aicb.txt.json")
+set_tests_properties(cli.sidecar_json_schema PROPERTIES FIXTURES_REQUIRED sidecars)

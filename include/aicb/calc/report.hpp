@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -108,10 +109,15 @@ template <class T>
 
 }  // namespace detail
 
-/// The report as JSON (keys in a stable order; sizes in bytes, FLOPs as numbers).
+/// The schema a description names (docs/schemas/describe.schema.json).
+inline constexpr std::string_view describe_schema = "aicb.describe/1";
+
+/// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
+/// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
+/// new one.
 [[nodiscard]] inline std::string to_json(const job_report& r) {
   json_writer w;
-  w.begin_object().member("aicb_version", AICB_VERSION_STRING);
+  w.begin_object().member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
   w.key("parallel");

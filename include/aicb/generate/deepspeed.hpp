@@ -25,7 +25,10 @@
 
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/model/presets.hpp>
 #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -74,6 +77,37 @@ struct deepspeed_param {
 /// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
 [[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
   return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
+}
+
+/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
+/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
+/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
+/// DeepSpeed does in the training dtype.
+[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  job_spec job;
+  job.model = presets::llama2_7b;
+  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
+  job.model.num_layers = a.num_layers;
+  job.model.hidden_size = a.hidden_size;
+  job.model.num_attention_heads =
+      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
+  job.model.num_kv_heads = job.model.num_attention_heads;
+  job.model.ffn_hidden_size = d.ffn;
+  job.model.vocab_size = a.vocab_size;
+  job.parallel.world_size = a.world_size;
+  job.parallel.zero_stage = a.stage;
+  job.batch.global_batch = a.global_batch;
+  job.batch.micro_batch = a.micro_batch;
+  job.batch.seq_length = a.seq_length;
+  job.batch.grad_dtype = dtype::bf16;
+  return job;
+}
+
+/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
+[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
+  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
+         std::to_string(a.world_size) + "n.txt";
 }
 
 namespace detail {

@@ -39,11 +39,8 @@
 #include <aicb/io/simai_format.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
-#include <aicb/schedule/views.hpp>
 #include <aicb/workload/record.hpp>
 #include <aicb/workload/record_stream.hpp>
-
-#include <range/v3/range/conversion.hpp>
 
 #include <cstdint>
 #include <map>
@@ -212,27 +209,30 @@ class simai_projection {
       out.push_back(comm_of(op, weight_column));
       return out;
     };
-    // The rank's stream, projected: micro batch 0's forward (records in order), its backward work
-    // (kept for the walk below), the finalize, and the pipeline message. Every micro batch runs the
-    // same operations, and the finalize does not depend on their number: the stream of the fewest
-    // micro batches the schedule allows (one, or PP when interleaved) is enough. Each selection is a
-    // range-v3 pipeline over a fresh (single-pass) stream.
+    // The rank's stream, projected in one pass: micro batch 0's forward (records in order), its
+    // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
+    // batch runs the same operations, and the finalize does not depend on their number: the stream of
+    // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
     const job_spec few = with_fewest_microbatches(job_);
-    {
-      rank_schedule stream(few, rank_);
-      for (const operation& op :
-           stream | views::transfers | views::in_microbatch(0) | views::in_phase(op_phase::forward)) {
-        pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
-        break;
+    std::vector<operation> backward, finalize;
+    bool pp_seen = false;
+    for (const operation& op : rank_schedule(few, rank_)) {
+      if (op.phase == op_phase::finalize) {
+        finalize.push_back(op);
+        continue;
       }
-    }
-    rank_schedule backward_stream(few, rank_), finalize_stream(few, rank_), forward_stream(few, rank_);
-    const std::vector<operation> backward = ranges::to<std::vector>(
-        backward_stream | views::local_and_collective | views::in_microbatch(0) | views::backward_work);
-    const std::vector<operation> finalize =
-        ranges::to<std::vector>(finalize_stream | views::in_phase(op_phase::finalize));
-    for (const operation& op : forward_stream | views::local_and_collective | views::in_microbatch(0) |
-                                   views::in_phase(op_phase::forward)) {
+      if (!op.in_microbatch(0)) continue;
+      if (op.is_transfer()) {
+        if (!pp_seen && op.phase == op_phase::forward) {
+          pp_bytes_ = op.size.count();  // SimAI's pp_comm: one activation sent on
+          pp_seen = true;
+        }
+        continue;
+      }
+      if (op.is_backward_work()) {
+        backward.push_back(op);
+        continue;
+      }
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);

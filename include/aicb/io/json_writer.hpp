@@ -55,6 +55,12 @@ class json_writer {
     out_ += b ? "true" : "false";
     return *this;
   }
+  /// The JSON null.
+  json_writer& null() {
+    separate();
+    out_ += "null";
+    return *this;
+  }
   template <std::integral I>
   requires(!std::same_as<I, bool>) json_writer& value(I n) {
     separate();

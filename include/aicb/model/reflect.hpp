@@ -22,12 +22,6 @@
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/options.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
-
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -41,19 +35,15 @@ AICB_BEGIN_NAMESPACE
 
 /// A descriptor whose fields are reflected (model_spec, parallel_spec, batch_spec).
 template <class T>
-concept ReflectedDescriptor = requires {
-  typename T::hana_accessors_impl;
+concept ReflectedDescriptor = requires(T& object, void (*visit)(std::string_view, const int&)) {
+  T::visit_fields(object, visit);
 };
 
 /// Calls `f(name, value)` for each field of `obj`, in declaration order; `value` is a reference to
 /// the member (const when `obj` is const).
-template <ReflectedDescriptor T, class F>
-constexpr void for_each_field(T& obj, F&& f) {
-  boost::hana::for_each(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto accessor) {
-    const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
-    f(std::string_view{name}, boost::hana::second(accessor)(obj));
-  });
-}
+template <class T, class F>
+requires ReflectedDescriptor<std::remove_const_t<T>>
+constexpr void for_each_field(T& obj, F&& f) { std::remove_const_t<T>::visit_fields(obj, f); }
 
 /// The field names of `T`, in declaration order.
 template <ReflectedDescriptor T>

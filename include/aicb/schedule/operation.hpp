@@ -84,6 +84,18 @@ struct operation {
     return size;
   }
   [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
+  /// A point-to-point send or receive.
+  [[nodiscard]] constexpr bool is_transfer() const noexcept {
+    return type == op_type::send || type == op_type::recv;
+  }
+  /// Part of micro batch `mb`'s passes (forward, backward, recompute); the finalize belongs to none.
+  [[nodiscard]] constexpr bool in_microbatch(std::uint64_t mb) const noexcept {
+    return phase != op_phase::finalize && microbatch == mb;
+  }
+  /// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+  [[nodiscard]] constexpr bool is_backward_work() const noexcept {
+    return phase == op_phase::backward || phase == op_phase::recompute;
+  }
 };
 
 AICB_END_NAMESPACE

@@ -33,16 +33,15 @@ inline constexpr auto collectives =
     ranges::views::filter([](const operation& op) { return op.type == op_type::collective; });
 
 /// Point-to-point sends and receives only.
-inline constexpr auto transfers = ranges::views::filter(
-    [](const operation& op) { return op.type == op_type::send || op.type == op_type::recv; });
+inline constexpr auto transfers = ranges::views::filter([](const operation& op) { return op.is_transfer(); });
 
 /// Computations only.
 inline constexpr auto computations =
     ranges::views::filter([](const operation& op) { return op.type == op_type::compute; });
 
 /// What is not a point-to-point transfer: what a single-rank format (SimAI's) can carry.
-inline constexpr auto local_and_collective = ranges::views::filter(
-    [](const operation& op) { return op.type == op_type::compute || op.type == op_type::collective; });
+inline constexpr auto local_and_collective =
+    ranges::views::filter([](const operation& op) { return !op.is_transfer(); });
 
 /// Operations of one phase (forward, backward, recompute, finalize).
 [[nodiscard]] inline auto in_phase(op_phase phase) {
@@ -51,14 +50,12 @@ inline constexpr auto local_and_collective = ranges::views::filter(
 
 /// Operations of a micro batch's passes (forward, backward, recompute); the finalize belongs to none.
 [[nodiscard]] inline auto in_microbatch(std::uint64_t microbatch) {
-  return ranges::views::filter([microbatch](const operation& op) {
-    return op.phase != op_phase::finalize && op.microbatch == microbatch;
-  });
+  return ranges::views::filter([microbatch](const operation& op) { return op.in_microbatch(microbatch); });
 }
 
 /// A micro batch's backward work: its backward pass and the forward work recomputed in it.
-inline constexpr auto backward_work = ranges::views::filter(
-    [](const operation& op) { return op.phase == op_phase::backward || op.phase == op_phase::recompute; });
+inline constexpr auto backward_work =
+    ranges::views::filter([](const operation& op) { return op.is_backward_work(); });
 
 }  // namespace views
 

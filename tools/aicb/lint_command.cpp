@@ -4,8 +4,7 @@
 // exit 2 on any error. A file that cannot be read is reported and the next one checked (exit 1 when
 // that is the worst). `--fix` rewrites what can be fixed mechanically, atomically: into `-o FILE`
 // (one input), or into the inputs themselves with `--in-place`.
-#pragma once
-
+#include "commands.hpp"
 #include "exit_status.hpp"
 #include "process_stats.hpp"
 
@@ -13,6 +12,8 @@
 #include <aicb/io/simai_lint.hpp>
 
 #include <CLI/CLI.hpp>
+
+#include <memory>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <vector>
 
 namespace aicb_tool {
+namespace {
 
 struct lint_options {
   std::vector<std::string> files;
@@ -32,7 +34,7 @@ struct lint_options {
   std::size_t max_diagnostics = 200;
 };
 
-inline void add_lint_command(CLI::App& app, lint_options& o, CLI::App*& command) {
+void add_lint_options(CLI::App& app, lint_options& o, CLI::App*& command) {
   command = app.add_subcommand("lint", "Check SimAI workload files for everything SimAI silently misreads");
   command->add_option("files", o.files, "workload files")->required();
   command->add_flag("--fix", o.fix,
@@ -47,7 +49,7 @@ inline void add_lint_command(CLI::App& app, lint_options& o, CLI::App*& command)
 }
 
 // Lints one file and prints its diagnostics; the exit status it calls for (0, or 2 on errors).
-inline int lint_one(const std::string& checked, const lint_options& o) {
+int lint_one(const std::string& checked, const lint_options& o) {
   const auto start = std::chrono::steady_clock::now();
   const aicb::lint_result r = aicb::lint_simai(checked, {.max_diagnostics = o.max_diagnostics});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -72,7 +74,7 @@ inline int lint_one(const std::string& checked, const lint_options& o) {
   return r.errors > 0 ? 2 : 0;
 }
 
-inline int run_lint(const lint_options& o) {
+int run_lint(const lint_options& o) {
   if (o.fix && o.output.empty() && !o.in_place)
     throw aicb::config_error(
         "fix", "--fix", "--fix writes a new file: give -o FILE, or --in-place to rewrite the input itself");
@@ -106,6 +108,15 @@ inline int run_lint(const lint_options& o) {
     }
   }
   return status;
+}
+
+}  // namespace
+
+void add_lint_command(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<lint_options>();
+  CLI::App* command = nullptr;
+  add_lint_options(app, *options, command);
+  on_chosen(command, chosen, options, run_lint);
 }
 
 }  // namespace aicb_tool

@@ -2,18 +2,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // `aicb schedule`: what one rank of a job does — its coordinates, its process groups and its
 // operations in order (text, or JSON with --json). `aicb check`: the whole-job consistency check.
-#pragma once
-
+#include "commands.hpp"
 #include "exit_status.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/io/json_writer.hpp>
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/schedule/schedule_json.hpp>
 
 #include <range/v3/view/filter.hpp>
 
 #include <CLI/CLI.hpp>
+
+#include <memory>
 
 #include <chrono>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <string>
 
 namespace aicb_tool {
+namespace {
 
 struct schedule_options {
   job_flags job;
@@ -34,7 +37,7 @@ struct schedule_options {
   bool batched_p2p = false;
 };
 
-inline void add_schedule_command(CLI::App& app, schedule_options& o, CLI::App*& command) {
+void add_schedule_options(CLI::App& app, schedule_options& o, CLI::App*& command) {
   command = app.add_subcommand("schedule",
                                "Show what one rank of a job does: its groups and its operations in order");
   o.job.add_to(*command);
@@ -53,13 +56,8 @@ inline void add_schedule_command(CLI::App& app, schedule_options& o, CLI::App*& 
 
 namespace detail {
 
-inline const aicb::group_kind shown_groups[] = {
-    aicb::group_kind::tp,    aicb::group_kind::cp,       aicb::group_kind::dp,  aicb::group_kind::pp,
-    aicb::group_kind::dp_cp, aicb::group_kind::ep,       aicb::group_kind::etp, aicb::group_kind::etp_ep,
-    aicb::group_kind::edp,   aicb::group_kind::embedding};
-
 // A group's members as text, the first few and the last when there are many.
-inline std::string members_text(const aicb::rank_group& g) {
+std::string members_text(const aicb::rank_group& g) {
   // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
   std::string text = "[";
   const std::uint64_t n = g.size(), shown = n <= 16 ? n : 8;
@@ -78,7 +76,7 @@ inline std::string members_text(const aicb::rank_group& g) {
   return text;
 }
 
-inline std::string op_details(const aicb::operation& op) {
+std::string op_details(const aicb::operation& op) {
   char text[256];
   switch (op.type) {
     case aicb::op_type::compute:
@@ -104,7 +102,7 @@ inline std::string op_details(const aicb::operation& op) {
 
 }  // namespace detail
 
-inline int run_schedule(const schedule_options& o) {
+int run_schedule(const schedule_options& o) {
   const aicb::job_spec job = o.job.job();
   aicb::rank_schedule schedule(job, o.rank, {.iterations = o.iterations, .overlap_p2p = !o.batched_p2p});
   const aicb::process_grid& grid = schedule.grid();
@@ -121,78 +119,7 @@ inline int run_schedule(const schedule_options& o) {
   };
   auto shown = schedule | ranges::views::filter(keep);
   if (o.json) {
-    aicb::json_writer w;
-    w.begin_object().member("rank", o.rank).member("world_size", grid.world_size());
-    w.key("coordinates")
-        .begin_object()
-        .member("tp", c.tp)
-        .member("cp", c.cp)
-        .member("dp", c.dp)
-        .member("pp", c.pp);
-    w.member("etp", c.etp).member("ep", c.ep).member("edp", c.edp).end_object();
-    w.key("groups").begin_object();
-    for (const aicb::group_kind kind : detail::shown_groups) {
-      if (!grid.in_group(kind, o.rank)) continue;
-      const aicb::rank_group g = grid.group(kind, o.rank);
-      w.key(aicb::to_string(kind))
-          .begin_object()
-          .member("id", aicb::to_string(g.id()))
-          .member("size", g.size());
-      w.key("members").begin_array();
-      for (std::uint64_t i = 0; i < g.size(); ++i)
-        w.value(g.member(i));
-      w.end_array().end_object();
-    }
-    w.end_object().end_object();
-    // The operations stream after the header, inside the same object: its closing brace goes last.
-    std::string head = w.str();
-    while (!head.empty() && (head.back() == '}' || head.back() == '\n' || head.back() == ' ')) {
-      const bool brace = head.back() == '}';
-      head.pop_back();
-      if (brace) break;
-    }
-    std::cout << head << ",\n  \"operations\": [\n";
-    std::uint64_t n = 0;
-    for (const aicb::operation& op : shown) {
-      if (n == limit) break;
-      aicb::json_writer x;
-      x.begin_object()
-          .member("index", op.index)
-          .member("type", aicb::to_string(op.type))
-          .member("name", op.name);
-      x.member("phase", aicb::to_string(op.phase))
-          .member("microbatch", op.microbatch)
-          .member("chunk", op.chunk);
-      if (op.layer != aicb::no_layer) x.member("layer", op.layer);
-      if (op.type == aicb::op_type::compute) {
-        x.member("kind", aicb::to_string(op.compute.kind)).member("pass", aicb::to_string(op.compute.pass));
-        x.member("batch", op.compute.batch)
-            .member("m", op.compute.m)
-            .member("n", op.compute.n)
-            .member("k", op.compute.k)
-            .member("one_kernel", op.compute.one_kernel);
-        x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-      } else if (op.type == aicb::op_type::collective) {
-        x.member("collective", aicb::to_string(op.kind)).member("group", aicb::to_string(op.group));
-        x.member("group_size", op.group_size).member("size", op.size.count());
-        x.member("per_rank_size", op.per_rank_size().count());
-      } else {
-        x.member("peer", op.peer).member("tag", op.tag).member("size", op.size.count());
-      }
-      x.key("after").begin_array();
-      for (std::uint8_t i = 0; i < op.after_count; ++i)
-        x.value(op.after[i]);
-      x.end_array().end_object();
-      std::string line = x.str();
-      while (!line.empty() && line.back() == '\n')
-        line.pop_back();
-      std::string flat;
-      for (const char ch : line)
-        if (ch != '\n') flat += ch;
-      std::cout << (n ? ",\n" : "") << "    " << flat;
-      ++n;
-    }
-    std::cout << "\n  ]\n}\n";
+    aicb::write_schedule_json(grid, o.rank, shown, limit, [](std::string_view text) { std::cout << text; });
     return 0;
   }
   std::printf(
@@ -202,7 +129,7 @@ inline int run_schedule(const schedule_options& o) {
       static_cast<unsigned long long>(c.dp), static_cast<unsigned long long>(c.pp),
       static_cast<unsigned long long>(c.etp), static_cast<unsigned long long>(c.ep),
       static_cast<unsigned long long>(c.edp));
-  for (const aicb::group_kind kind : detail::shown_groups)
+  for (const aicb::group_kind kind : aicb::schedule_groups)
     if (grid.in_group(kind, o.rank)) {
       const aicb::rank_group g = grid.group(kind, o.rank);
       std::printf("  %-12s %s\n", aicb::to_string(g.id()).c_str(), detail::members_text(g).c_str());
@@ -230,7 +157,7 @@ struct check_options {
   bool batched_p2p = false;
 };
 
-inline void add_check_command(CLI::App& app, check_options& o, CLI::App*& command) {
+void add_check_options(CLI::App& app, check_options& o, CLI::App*& command) {
   command = app.add_subcommand(
       "check",
       "Check a whole job: every transfer and collective matches across ranks, and nothing deadlocks");
@@ -245,7 +172,7 @@ inline void add_check_command(CLI::App& app, check_options& o, CLI::App*& comman
       "interleaved pipelines: one batched call per step instead of Megatron's overlapped calls");
 }
 
-inline int run_check(const check_options& o) {
+int run_check(const check_options& o) {
   const aicb::job_spec job = o.job.job();
   const auto start = std::chrono::steady_clock::now();
   const aicb::job_check r =
@@ -263,6 +190,18 @@ inline int run_check(const check_options& o) {
       static_cast<unsigned long long>(r.operations), static_cast<unsigned long long>(r.transfers),
       static_cast<unsigned long long>(r.collectives), seconds);
   return 0;
+}
+
+}  // namespace
+
+void add_schedule_commands(CLI::App& app, action& chosen) {
+  auto schedule = std::make_shared<schedule_options>();
+  CLI::App* command = nullptr;
+  add_schedule_options(app, *schedule, command);
+  on_chosen(command, chosen, schedule, run_schedule);
+  auto check = std::make_shared<check_options>();
+  add_check_options(app, *check, command);
+  on_chosen(command, chosen, check, run_check);
 }
 
 }  // namespace aicb_tool

@@ -1,8 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 // `aicb aiob show | check | convert`: look into, validate and upgrade AIOB computation profiles.
-#pragma once
-
+#include "commands.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/compute/aiob_model.hpp>
@@ -12,12 +11,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 namespace aicb_tool {
+namespace {
 
 struct aiob_options {
   std::string file;
@@ -30,8 +32,7 @@ struct aiob_options {
   job_flags job;  // check: the job the profile is meant for
 };
 
-inline void add_aiob_commands(CLI::App& app, aiob_options& o, CLI::App*& show, CLI::App*& check,
-                              CLI::App*& convert) {
+void add_aiob_options(CLI::App& app, aiob_options& o, CLI::App*& show, CLI::App*& check, CLI::App*& convert) {
   auto* aiob = app.add_subcommand("aiob", "Show, check and convert AIOB computation profiles");
   aiob->require_subcommand(1);
   show = aiob->add_subcommand("show", "Sections, derived per-layer times and provenance of a profile");
@@ -53,7 +54,7 @@ inline void add_aiob_commands(CLI::App& app, aiob_options& o, CLI::App*& show, C
   convert->add_option("--set", o.set, "another provenance entry, key=value (repeatable)");
 }
 
-inline int run_aiob_show(const aiob_options& o) {
+int run_aiob_show(const aiob_options& o) {
   const aicb::aiob_profile p = aicb::read_aiob_file(o.file);
   std::printf("%s: AIOB profile version %d, %zu sections\n", o.file.c_str(), p.version(), p.sections.size());
   if (p.train_iter)
@@ -82,7 +83,7 @@ inline int run_aiob_show(const aiob_options& o) {
   return 0;
 }
 
-inline int run_aiob_check(const aiob_options& o) {
+int run_aiob_check(const aiob_options& o) {
   const aicb::aiob_profile p = aicb::read_aiob_file(o.file);
   std::printf("%s: valid AIOB profile, version %d, %zu sections\n", o.file.c_str(), p.version(),
               p.sections.size());
@@ -95,7 +96,7 @@ inline int run_aiob_check(const aiob_options& o) {
   return o.strict && !mismatches.empty() ? 2 : 0;
 }
 
-inline int run_aiob_convert(const aiob_options& o) {
+int run_aiob_convert(const aiob_options& o) {
   aicb::aiob_profile p = aicb::read_aiob_file(o.file);
   std::vector<std::pair<std::string, std::string>> entries;
   if (!o.gpu.empty()) entries.emplace_back("gpu", o.gpu);
@@ -113,6 +114,17 @@ inline int run_aiob_convert(const aiob_options& o) {
   aicb::write_file_atomically(output, aicb::write_aiob(p), {{o.file}});
   std::printf("wrote %s (version 2, %zu provenance entries)\n", output.c_str(), p.header.size() - 1);
   return 0;
+}
+
+}  // namespace
+
+void add_aiob_commands(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<aiob_options>();
+  CLI::App *show = nullptr, *check = nullptr, *convert = nullptr;
+  add_aiob_options(app, *options, show, check, convert);
+  on_chosen(show, chosen, options, run_aiob_show);
+  on_chosen(check, chosen, options, run_aiob_check);
+  on_chosen(convert, chosen, options, run_aiob_convert);
 }
 
 }  // namespace aicb_tool

@@ -3,8 +3,7 @@
 // `aicb deepspeed`: DeepSpeed ZeRO stage 1, 2 or 3 workloads with aicb's flag names — aicb's
 // physical-cluster CSV (--format csv, default; --compat aicb for aicb's file byte for byte) or a
 // SimAI text workload (--format simai) of the same job, which aicb cannot write.
-#pragma once
-
+#include "commands.hpp"
 #include "process_stats.hpp"
 #include "workload_output.hpp"
 
@@ -13,15 +12,17 @@
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/io/workload_file.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace aicb_tool {
+namespace {
 
 struct deepspeed_options {
   aicb::aicb_args args;
@@ -29,7 +30,7 @@ struct deepspeed_options {
   bool quiet = false, ignored = false, no_space_check = false;
 };
 
-inline void add_deepspeed_command(CLI::App& app, deepspeed_options& o, CLI::App*& command) {
+void add_deepspeed_options(CLI::App& app, deepspeed_options& o, CLI::App*& command) {
   command = app.add_subcommand("deepspeed", "Write a DeepSpeed ZeRO-1/2/3 workload (aicb's flags accepted)");
   aicb::aicb_args& a = o.args;
   a.frame = "DeepSpeed";
@@ -91,36 +92,16 @@ inline void add_deepspeed_command(CLI::App& app, deepspeed_options& o, CLI::App*
 }
 
 // The same job as a SimAI workload: a LLaMA-shaped model on data parallelism only, with ZeRO.
-inline int run_deepspeed_simai(const deepspeed_options& o) {
+int run_deepspeed_simai(const deepspeed_options& o) {
   const aicb::aicb_args& a = o.args;
-  const aicb::aicb_derived d = aicb::derive(a);
-  aicb::job_spec job;
-  job.model = aicb::presets::llama2_7b;
-  job.model.name = aicb::spec_name::from(a.model_name.value_or("deepspeed-model"));
-  job.model.num_layers = a.num_layers;
-  job.model.hidden_size = a.hidden_size;
-  job.model.num_attention_heads =
-      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
-  job.model.num_kv_heads = job.model.num_attention_heads;
-  job.model.ffn_hidden_size = d.ffn;
-  job.model.vocab_size = a.vocab_size;
-  job.parallel.world_size = a.world_size;
-  job.parallel.zero_stage = a.stage;
-  job.batch.global_batch = a.global_batch;
-  job.batch.micro_batch = a.micro_batch;
-  job.batch.seq_length = a.seq_length;
-  job.batch.grad_dtype = aicb::dtype::bf16;  // DeepSpeed reduces gradients in the training dtype
+  const aicb::job_spec job = aicb::deepspeed_job(a);
   const aicb::roofline_model compute(o.gpu);
   const aicb::simai_projection w(job, compute, {.iterations = a.epoch_num});
   for (const std::string& warning : w.warnings())
     std::fprintf(stderr, "warning: %s\n", warning.c_str());
-  std::string path = o.output;
-  if (path.empty()) {
-    make_output_folder("results/workload");
-    path = "results/workload/deepspeed_stage" + std::to_string(a.stage) + "_" +
-           a.model_name.value_or("None") + "_" + std::to_string(a.world_size) + "n.txt";
-  }
-  (void)write_workload(w, path, true, {o.quiet, o.no_space_check}, {});
+  const std::string path =
+      aicb::output_path_or_default(o.output, "results/workload", aicb::deepspeed_simai_file_name(a));
+  (void)aicb::write_simai_file(w, path, file_options(path, w.size(), o.quiet, o.no_space_check));
   if (!o.quiet) {
     std::printf("wrote %s: %llu records (ZeRO-%llu, DP %llu, %llu micro batches per iteration)\n",
                 path.c_str(), static_cast<unsigned long long>(w.size()),
@@ -132,61 +113,19 @@ inline int run_deepspeed_simai(const deepspeed_options& o) {
   return 0;
 }
 
-// The size of a CSV file of `epochs` epochs, estimated from one (`one_epoch` feeds a sink its items):
-// refused when it cannot fit in the free space, or when one epoch alone has more than 2^24 items
-// (1.6 GB and more: the estimate would cost as much as the file) — unless the check is skipped.
-template <class OneEpoch>
-void check_csv_size(const std::string& path, OneEpoch&& one_epoch, std::uint64_t epochs, bool skip) {
-  if (skip) return;
-  struct enough {};
-  constexpr std::uint64_t most = 1ULL << 24;
-  std::uint64_t items = 0, bytes = 0;
-  std::string line;
-  try {
-    one_epoch([&](const aicb::csv_item& item) {
-      line.clear();
-      aicb::append_csv_line(line, item);
-      bytes += line.size();
-      if (++items == most) throw enough{};
-    });
-  } catch (const enough&) {
-    throw aicb::config_error("epoch_num", std::to_string(epochs),
-                             "one iteration alone has more than 2^24 CSV items (1.6 GB and more); give "
-                             "--no-space-check to write it anyway");
-  }
-  const double total = static_cast<double>(bytes) * static_cast<double>(epochs);
-  aicb::require_free_space(path, total >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total));
-}
-
-// Streams a CSV generator's items into `path`, which appears complete or not at all.
-template <class Generate>
-std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
-                             const std::vector<std::string>& inputs = {}) {
-  aicb::csv_writer out(path, {inputs});
-  generate([&](const aicb::csv_item& item) { out.write(item); });
-  out.finish();
-  return out.items();
-}
-
-// aicb writes its CSV workloads as results/mocked_workload/NAME.
-inline std::string csv_output_path(const std::string& output, const std::string& aicb_name) {
-  if (!output.empty()) return output;
-  make_output_folder("results/mocked_workload");
-  return "results/mocked_workload/" + aicb_name;
-}
-
-inline int run_deepspeed(const deepspeed_options& o) {
+int run_deepspeed(const deepspeed_options& o) {
   if (o.format == "simai") return run_deepspeed_simai(o);
   const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
   (void)aicb::derive(o.args);  // aicb's own checks first, before a file is created
-  const std::string path = csv_output_path(o.output, aicb::deepspeed_csv_file_name(o.args));
+  const std::string path = aicb::output_path_or_default(o.output, "results/mocked_workload",
+                                                        aicb::deepspeed_csv_file_name(o.args));
   aicb::aicb_args one = o.args;
   one.epoch_num = 1;
-  check_csv_size(
-      path, [&](auto&& sink) { aicb::generate_deepspeed_csv(one, mode, sink); }, o.args.epoch_num,
-      o.no_space_check);
+  if (!o.no_space_check)
+    aicb::require_csv_space(
+        path, [&](auto&& sink) { aicb::generate_deepspeed_csv(one, mode, sink); }, o.args.epoch_num);
   const std::uint64_t items =
-      write_csv_file(path, [&](auto&& sink) { aicb::generate_deepspeed_csv(o.args, mode, sink); });
+      aicb::write_csv_file(path, [&](auto&& sink) { aicb::generate_deepspeed_csv(o.args, mode, sink); });
   if (!o.quiet)
     std::printf("wrote %s: %llu items (ZeRO-%llu, %s)\n", path.c_str(),
                 static_cast<unsigned long long>(items), static_cast<unsigned long long>(o.args.stage),
@@ -194,6 +133,15 @@ inline int run_deepspeed(const deepspeed_options& o) {
   if (const std::uint64_t kib = peak_memory_kib(); kib && !o.quiet)
     std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
   return 0;
+}
+
+}  // namespace
+
+void add_deepspeed_command(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<deepspeed_options>();
+  CLI::App* command = nullptr;
+  add_deepspeed_options(app, *options, command);
+  on_chosen(command, chosen, options, run_deepspeed);
 }
 
 }  // namespace aicb_tool

@@ -3,25 +3,25 @@
 // `aicb micro`: collective micro-benchmarks — a sweep of message sizes for SimAI-Analytical
 // (--format simai, default), aicb's collective-test CSV (--format csv) or aicb's SimAI MICRO file
 // (--format micro, which SimAI-Analytical cannot run). aicb's flag names are accepted.
-#pragma once
-
-#include "deepspeed_command.hpp"
+#include "commands.hpp"
 #include "workload_output.hpp"
 
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/io/workload_file.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace aicb_tool {
+namespace {
 
 struct micro_options {
   aicb::aicb_args args;
@@ -32,7 +32,7 @@ struct micro_options {
   bool quiet = false, no_space_check = false;
 };
 
-inline void add_micro_command(CLI::App& app, micro_options& o, CLI::App*& command) {
+void add_micro_options(CLI::App& app, micro_options& o, CLI::App*& command) {
   command = app.add_subcommand("micro", "Write a collective micro-benchmark sweep (aicb's flags accepted)");
   aicb::aicb_args& a = o.args;
   a.frame = "collective_test";
@@ -75,7 +75,7 @@ inline void add_micro_command(CLI::App& app, micro_options& o, CLI::App*& comman
       ->capture_default_str();
 }
 
-inline int run_micro(micro_options o) {
+int run_micro(micro_options o) {
   aicb::aicb_args& a = o.args;
   if (!o.test_comm.empty()) a.test_comm = o.test_comm.front();
   a.multi_all_reduce_enable = o.multi_all_reduce != 0;
@@ -86,23 +86,21 @@ inline int run_micro(micro_options o) {
     if (o.iterations) a.iter_num = *o.iterations;
     (void)aicb::sweep_sizes(a.begin_size, a.end_size);  // a zero begin size is refused before any file
     (void)aicb::derive(a);
-    const std::string path = csv_output_path(o.output, std::string(aicb::collective_csv_file_name));
+    const std::string path = aicb::output_path_or_default(o.output, "results/mocked_workload",
+                                                          std::string(aicb::collective_csv_file_name));
     // A line of this CSV is at most about 100 bytes: refuse what cannot fit before writing.
     const std::uint64_t expected = aicb::collective_csv_items(a);
     if (!o.no_space_check)
       aicb::require_free_space(path, aicb::checked_mul(expected, 100, "CSV size (bytes)"));
     const std::uint64_t items =
-        write_csv_file(path, [&](auto&& sink) { aicb::generate_collective_csv(a, sink); });
+        aicb::write_csv_file(path, [&](auto&& sink) { aicb::generate_collective_csv(a, sink); });
     if (!o.quiet) std::printf("wrote %s: %llu items\n", path.c_str(), static_cast<unsigned long long>(items));
     return 0;
   }
   if (o.format == "micro") {
     const std::string text = aicb::micro_file_text(a);
-    std::string path = o.output;
-    if (path.empty()) {
-      make_output_folder("results/workload");
-      path = "results/workload/microtest_" + a.test_comm + ".txt";
-    }
+    const std::string path =
+        aicb::output_path_or_default(o.output, "results/workload", "microtest_" + a.test_comm + ".txt");
     aicb::write_file_atomically(path, text);
     if (!o.quiet)
       std::fprintf(
@@ -121,21 +119,27 @@ inline int run_micro(micro_options o) {
   for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
     s.collectives.push_back(aicb::sweep_collective(name));
   const aicb::collective_sweep_workload w(s);
-  std::string path = o.output;
-  if (path.empty()) {
-    make_output_folder("results/workload");
-    std::string names;
-    for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
-      names += (names.empty() ? "" : "-") + name;
-    path = "results/workload/microbench_" + names + "_" + std::to_string(s.world_size) + "n.txt";
-  }
-  (void)write_workload(w, path, true, {o.quiet, o.no_space_check}, {});
+  std::string names;
+  for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
+    names += (names.empty() ? "" : "-") + name;
+  const std::string path = aicb::output_path_or_default(
+      o.output, "results/workload", "microbench_" + names + "_" + std::to_string(s.world_size) + "n.txt");
+  (void)aicb::write_simai_file(w, path, file_options(path, w.size(), o.quiet, o.no_space_check));
   if (!o.quiet)
     std::printf("wrote %s: %llu records (%zu sizes x %zu collectives x %llu), run with SimAI -g %llu\n",
                 path.c_str(), static_cast<unsigned long long>(w.size()), w.sizes().size(),
                 s.collectives.size(), static_cast<unsigned long long>(s.iterations),
                 static_cast<unsigned long long>(s.world_size));
   return 0;
+}
+
+}  // namespace
+
+void add_micro_command(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<micro_options>();
+  CLI::App* command = nullptr;
+  add_micro_options(app, *options, command);
+  on_chosen(command, chosen, options, run_micro);
 }
 
 }  // namespace aicb_tool

@@ -1,0 +1,18 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, and the tool's
+/// subcommands as functions (`<aicb/commands/generate.hpp>`).
+///
+/// ```cpp
+/// #include <aicb/all.hpp>
+/// ```
+///
+/// The generated single header (`single_include/aicb/aicb.hpp`) is built from this file, so the one
+/// vendored file holds the whole library under the umbrella's include path.
+
+#include <aicb/aicb.hpp>
+#include <aicb/commands/generate.hpp>
+#include <aicb/readers.hpp>

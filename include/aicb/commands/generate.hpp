@@ -1,0 +1,452 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// What `aicb generate` does, as a library function: aicb::generate_workload takes the request a
+/// command line makes (a model source and fields, aicb's generator flags, the output's format and
+/// place) and writes the file — the corrected workload by default, aicb's own byte for byte with
+/// `compat = "aicb"`. The aicb program only turns flags into a generate_request and prints the
+/// result, so a program that calls this writes the same bytes the command line does.
+///
+/// ```cpp
+/// aicb::generate_request r;
+/// r.job.model = "llama3-8b";
+/// r.job.fields = {{"world_size", "16"}, {"tensor_parallel", "2"}, {"global_batch", "32"}};
+/// r.output = "llama3_8b.txt";
+/// const aicb::generate_result done = aicb::generate_workload(r);   // llama3_8b.txt and its .json sidecar
+/// ```
+///
+/// Every format is built from the same job (aicb::corrected_job): `--format csv` and `--format
+/// simai` differ in the projection, never in the model. The one exception is `compat = "aicb"`,
+/// which reproduces aicb's argument handling (its defaults, its scripts' presets) as aicb does.
+///
+/// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
+/// `<aicb/all.hpp>` includes it.
+
+#include <aicb/compat/aicb_args.hpp>
+#include <aicb/compat/aicb_flags.hpp>
+#include <aicb/compat/aicb_simai.hpp>
+#include <aicb/compat/megatron_csv.hpp>
+#include <aicb/compute/aiob_model.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/compute/roofline.hpp>
+#include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
+#include <aicb/error.hpp>
+#include <aicb/generate/csv_projection.hpp>
+#include <aicb/generate/simai_projection.hpp>
+#include <aicb/io/aiob_reader.hpp>
+#include <aicb/io/json_writer.hpp>
+#include <aicb/io/workload_file.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/model/job_request.hpp>
+#include <aicb/model/reflect.hpp>
+#include <aicb/parallel/groups.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What `aicb generate` is asked. See the file comment.
+struct generate_request {
+  /// The model source (`model`: a preset, one of aicb's model names or a size; `hf_config`; `size`
+  /// with `family`, empty meaning llama with a note) and descriptor fields that have no aicb name.
+  job_request job{.family = ""};
+  aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
+  std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
+  std::string format = "simai";  ///< simai | csv
+  std::string output{};          ///< the file; empty: aicb's name under results/
+  std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
+  std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
+  bool strict = false;                   ///< refuse a profile whose provenance does not match the job
+  bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
+  bool check_space = true;               ///< refuse an estimate beyond the free space
+  std::optional<std::uint64_t> nproc_per_node{}, nnodes{};  ///< CSV with -m, aicb: megatron_gpt.sh's GPUs
+};
+
+/// What generate_workload decided and wrote.
+struct generate_result {
+  std::string path;                  ///< the file written
+  std::string format = "simai";      ///< simai | csv
+  std::string mode = "corrected";    ///< corrected | aicb
+  std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
+  std::string compute_model{};       ///< SimAI: how compute was timed
+  std::vector<std::string> notes{};  ///< what was decided for the user, one line each
+  std::vector<std::string> warnings{};  ///< what the workload cannot express, and profile gaps
+  std::uint64_t iterations = 1;
+  simai_header header{};                       ///< SimAI
+  simai_file_summary written{};                ///< SimAI: records and bytes per group
+  bool sidecar = false;                        ///< SimAI: FILE.json written
+  std::uint64_t items = 0;                     ///< CSV: items written
+  std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
+};
+
+/// Progress, for a caller that reports it: `planned` once everything is decided and before anything
+/// is written (path, job, compute model and notes are set); `writing` when a SimAI file's size is
+/// estimated.
+struct generate_events {
+  std::function<void(const generate_result&)> planned{};
+  std::function<void(const std::string& path, std::uint64_t records, std::uint64_t bytes)> writing{};
+};
+
+/// The job a request describes, as the corrected generator builds it, for every format: aicb's
+/// defaults for what nothing gives (one GPU, global batch 4, sequence 2048, a 24-layer 1024-wide
+/// model), then the model source, then aicb's flags and the other fields — explicit flags always win
+/// over a preset. aicb's switches keep their meaning (`--swiglu`, `--recompute_activations`,
+/// `--moe_enable` with `--num_experts`; `-m deepseek` and `--frame DeepSeek` give aicb's MLA
+/// defaults). Decisions made for the user are appended to `notes`. Not validated here.
+[[nodiscard]] inline job_spec corrected_job(const generate_request& r, std::vector<std::string>& notes) {
+  const aicb_flag_values& f = r.flags;
+  job_spec job;
+  job.parallel.world_size = 1;
+  job.batch.global_batch = 4;
+  job.batch.seq_length = 2048;
+  job_request source = r.job;
+  const bool deepseek_name = source.model == "deepseek";  // aicb's DeepSeek frame, not a preset
+  if (deepseek_name) source.model.clear();
+  if (source.family.empty()) source.family = "llama";
+  const model_choice choice = select_model(source);
+  if (!source.model.empty() || !source.hf_config.empty() || !source.size.empty()) {
+    job.model = choice.model;
+  } else {
+    job.model.hidden_size = 1024;
+    job.model.num_layers = 24;
+    job.model.vocab_size = 32000;
+    job.model.max_position_embeddings = 4096;
+  }
+  const bool deepseek = deepseek_name || f.text("frame") == "DeepSeek";
+  if (deepseek && job.model.kv_lora_rank == 0) {  // aicb's MLA defaults
+    job.model.q_lora_rank = 1536;
+    job.model.kv_lora_rank = 512;
+    job.model.qk_nope_head_dim = 128;
+    job.model.qk_rope_head_dim = 64;
+    job.model.v_head_dim = 128;
+  }
+  for (const aicb_flag& flag : aicb_flags)
+    if (f.given(flag.name) && !flag.field.empty()) {
+      std::string value = f.text(flag.name);
+      if (flag.name == "dtype") {
+        const auto t = dtype_from_string(value);
+        if (!t) AICB_THROW(config_error("dtype", value, "expected bfloat16 | float16 | float32 | fp8"));
+        value = std::string(to_string(*t));
+      }
+      set_job_field(job, std::string(flag.field), value);
+    }
+  if (f.on("swiglu")) job.model.activation = activation_kind::swiglu;
+  if (f.on("recompute_activations")) job.parallel.recompute = recompute_kind::selective;
+  const bool moe = f.on("moe_enable") || deepseek_name;
+  if (moe && !job.model.is_moe()) {
+    if (!f.given("num_experts"))
+      AICB_THROW(config_error("num_experts", "1",
+                              "--moe_enable needs --num_experts (aicb's default of 1 expert is not MoE)"));
+    if (job.model.moe_top_k == 0) job.model.moe_top_k = 1;
+    if (deepseek && !f.given("n_shared_expert")) job.model.num_shared_experts = 2;
+    if (deepseek && !f.given("n_dense_layers")) job.model.first_dense_layers = 3;
+  }
+  if (!moe && !job.model.is_moe()) {  // aicb's DeepSeek-only options mean nothing for a dense model
+    job.model.num_shared_experts = 0;
+    job.model.first_dense_layers = 0;
+    job.model.num_experts = 0;
+    job.model.moe_top_k = 0;
+    if (!f.given("expert_model_parallel_size")) job.parallel.expert_parallel = 1;
+  }
+  for (const auto& [field, text] : source.fields)
+    if (!text.empty()) set_job_field(job, field, text);
+  if (choice.size) {
+    if (r.job.family.empty())
+      notes.push_back(
+          "--family defaults to llama in every subcommand now (generate used gpt before); give "
+          "--family gpt for a GPT shape");
+    notes.push_back(fit_size(job, choice, source.family));
+  }
+  if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
+    const std::uint64_t h = job.model.hidden_size;
+    job.model.num_attention_heads = h % 128 == 0 ? h / 128 : h / 64;
+    notes.push_back("num_attention_heads not given: " + std::to_string(job.model.num_attention_heads) +
+                    " (heads of " + std::to_string(h % 128 == 0 ? 128 : 64) + ")");
+  }
+  if (f.given("model_name")) job.model.name = spec_name::from(f.text("model_name"));
+  return job;
+}
+
+/// Training iterations in the file: `iterations`, or aicb's `--epoch_num` when iterations is 1.
+[[nodiscard]] inline std::uint64_t requested_iterations(const generate_request& r) {
+  if (r.iterations == 1 && r.flags.given("epoch_num")) return r.flags.number("epoch_num");
+  return r.iterations;
+}
+
+/// A compute model chosen for a job, with what it needs kept alive.
+struct chosen_compute {
+  std::unique_ptr<compute_model> fallback;  ///< the roofline behind a profile's gaps
+  std::unique_ptr<compute_model> model;
+  std::string gpu;  ///< the GPU whose catalogue entry or profile times it
+};
+
+/// The compute model a request asks for: `compute` (aiob | roofline | constant), or by the flags — a
+/// profile (`--aiob_enable`, `--comp_filepath`) when given, else the roofline of `--gpu_type`
+/// (H100 by default). A profile's mismatches with the job are notes, or errors under `strict`.
+[[nodiscard]] inline chosen_compute choose_compute(const generate_request& r, const job_spec& job,
+                                                   std::vector<std::string>& notes) {
+  const aicb_flag_values& f = r.flags;
+  std::string kind = r.compute;
+  if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
+  chosen_compute c;
+  c.gpu = f.given("gpu_type") ? f.text("gpu_type") : "H100";
+  if (kind == "constant") {
+    c.model = std::make_unique<constant_model>();
+  } else if (kind == "roofline") {
+    c.model = std::make_unique<roofline_model>(c.gpu);
+  } else if (kind == "aiob") {
+    if (!f.given("comp_filepath"))
+      AICB_THROW(config_error("comp_filepath", "(none)", "--compute aiob needs a profile"));
+    const std::string file = f.text("comp_filepath");
+    aiob_profile profile = read_aiob_file(file);
+    const std::vector<std::string> mismatches =
+        profile_mismatches(profile, job, f.given("gpu_type") ? c.gpu : std::string());
+    for (const std::string& m : mismatches)
+      notes.push_back((r.strict ? "error: " : "profile: ") + m);
+    if (r.strict && !mismatches.empty())
+      AICB_THROW(
+          config_error("comp_filepath", file, "the profile does not match the job (see above; --strict)"));
+    c.fallback = std::make_unique<roofline_model>(c.gpu);
+    c.model = std::make_unique<aiob_model>(std::move(profile), file, c.fallback.get());
+  } else {
+    AICB_THROW(config_error("compute", kind, "expected aiob | roofline | constant"));
+  }
+  return c;
+}
+
+/// aicb's file name for a corrected SimAI workload: its naming scheme, with the GPU that times it and
+/// the model's name ("custom" for a model given by its dimensions alone, where aicb writes "None").
+[[nodiscard]] inline std::string corrected_simai_file_name(const job_spec& job,
+                                                           const std::optional<std::string>& gpu,
+                                                           const aicb_flag_values& f) {
+  aicb_args names;
+  names.gpu_type = gpu;
+  names.model_name = std::string(job.model.name.empty() ? "custom" : job.model.name.view());
+  names.world_size = job.parallel.world_size;
+  names.tensor_model_parallel_size = job.parallel.tensor_parallel;
+  names.pipeline_model_parallel = job.parallel.pipeline_parallel;
+  names.expert_model_parallel_size = job.parallel.expert_parallel;
+  names.global_batch = global_batch(job);
+  names.micro_batch = job.batch.micro_batch;
+  names.seq_length = job.batch.seq_length;
+  names.moe_enable = job.model.is_moe();
+  names.moe_grouped_gemm = f.on("moe_grouped_gemm");
+  names.use_flash_attn = f.on("use_flash_attn");
+  return aicb_file_name(names);
+}
+
+/// aicb's file name for a corrected CSV workload (its Megatron CSV naming scheme).
+[[nodiscard]] inline std::string corrected_csv_file_name(const job_spec& job, std::uint64_t iterations,
+                                                         bool computation) {
+  aicb_args names;
+  names.model_name =
+      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
+  names.enable_sequence_parallel = job.parallel.sequence_parallel;
+  names.epoch_num = iterations;
+  names.computation_enable = computation;
+  names.world_size = job.parallel.world_size;
+  return megatron_csv_file_name(names);
+}
+
+namespace detail {
+
+// The files a request reads: an output may not be one of them.
+[[nodiscard]] inline std::vector<std::string> generate_inputs(const generate_request& r) {
+  std::vector<std::string> files;
+  if (r.flags.given("comp_filepath")) files.push_back(r.flags.text("comp_filepath"));
+  return files;
+}
+
+inline void write_job_json(json_writer& j, const job_spec& job) {
+  j.begin_object();
+  j.key("model");
+  write_json(j, job.model);
+  j.key("parallel");
+  write_json(j, job.parallel);
+  j.key("batch");
+  write_json(j, job.batch);
+  j.end_object();
+}
+
+inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "csv";
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  std::optional<std::uint64_t> stage = r.stage;
+  if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
+    stage = r.flags.number("pp_rank");
+  if (stage && *stage >= job.parallel.pipeline_parallel)
+    AICB_THROW(config_error("pipeline_stage", std::to_string(*stage),
+                            "a stage index must be below pipeline_parallel"));
+  out.iterations = requested_iterations(r);
+  csv_projection_options options{
+      .iterations = out.iterations,
+      .computation = r.flags.on("computation_enable") || r.flags.on("aiob_enable")};
+  if (stage) options.rank = first_rank_of_stage(job, *stage);
+  const csv_projection w(job, options);
+  out.job = job;
+  out.job->model = resolve(job.model);
+  out.rank = w.rank();
+  out.pipeline_stage = w.pipeline_stage();
+  out.path = output_path_or_default(r.output, "results/mocked_workload",
+                                    corrected_csv_file_name(job, out.iterations, options.computation));
+  if (events.planned) events.planned(out);
+  if (r.check_space) {
+    csv_projection_options one = options;
+    one.iterations = 1;
+    const csv_projection one_iteration(job, one);
+    require_csv_space(
+        out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
+  }
+  out.items = write_csv_file(
+      out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
+  out.warnings = w.warnings();
+  return out;
+}
+
+inline generate_result generate_aicb_csv(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "csv";
+  out.mode = "aicb";
+  aicb_args args = megatron_args_from_flags(r.flags, r.job.model, r.nnodes, r.nproc_per_node, out.notes);
+  if (r.iterations != 1) args.epoch_num = r.iterations;
+  const megatron_csv_workload w(args);
+  out.iterations = args.epoch_num;
+  out.pipeline_stage = w.pipeline_stage();
+  out.path = output_path_or_default(r.output, "results/mocked_workload", megatron_csv_file_name(w.args()));
+  if (events.planned) events.planned(out);
+  if (r.check_space) {
+    aicb_args one = args;
+    one.epoch_num = 1;
+    const megatron_csv_workload one_epoch(one);
+    require_csv_space(
+        out.path, [&](auto&& sink) { one_epoch.generate(sink); }, args.epoch_num);
+  }
+  out.items = write_csv_file(
+      out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
+  return out;
+}
+
+inline simai_file_options simai_options(const generate_request& r, const generate_events& events,
+                                        std::uint64_t records, const std::string& path) {
+  simai_file_options o;
+  o.check_space = r.check_space;
+  o.inputs = generate_inputs(r);
+  if (events.writing)
+    o.on_start = [&events, records, path](std::uint64_t bytes) { events.writing(path, records, bytes); };
+  return o;
+}
+
+inline generate_result generate_aicb_simai(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.mode = "aicb";
+  const aicb_args args = aicb_args_from_flags(r.flags, r.job.model, out.notes);
+  if (r.iterations != 1)
+    AICB_THROW(config_error("iterations", std::to_string(r.iterations),
+                            "aicb compatibility writes one iteration, as aicb does"));
+  std::optional<aiob_profile> profile;
+  if (args.aiob_enable && args.comp_filepath) profile = read_aiob_file(*args.comp_filepath);
+  const aicb_workload w(args, profile);
+  out.header = w.header();
+  out.compute_model = args.aiob_enable ? "aiob (aicb arithmetic): " + args.comp_filepath.value_or("")
+                                       : "constant: aicb's placeholder, 1 ns per item";
+  out.path = output_path_or_default(r.output, "results/workload", w.file_name());
+  if (events.planned) events.planned(out);
+  simai_file_options o = simai_options(r, events, w.size(), out.path);
+  o.strict = false;
+  // The sidecar's description outlives the options that refer to it.
+  const simai_sidecar about{
+      .generator = "aicb generate",
+      .mode = "aicb",
+      .compute_model = out.compute_model,
+      .iterations = 1,
+      .pipeline_stage = std::nullopt,
+      .job = [&](json_writer& j) {
+        j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
+        j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
+        j.member("pipeline_model_parallel", args.pipeline_model_parallel);
+        j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
+        j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
+        j.member("seq_length", args.seq_length).end_object();
+      }};
+  if (r.sidecar)
+    o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
+  out.written = write_simai_file(w, out.path, o);
+  out.sidecar = r.sidecar;
+  return out;
+}
+
+inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  const chosen_compute compute = choose_compute(r, job, out.notes);
+  out.iterations = requested_iterations(r);
+  const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
+  out.job = w.job();
+  out.header = w.header();
+  out.compute_model = compute.model->provenance();
+  out.rank = w.rank();
+  out.pipeline_stage = w.pipeline_stage();
+  const bool named_gpu =
+      r.flags.given("gpu_type") || dynamic_cast<const roofline_model*>(compute.model.get());
+  out.path = output_path_or_default(
+      r.output, "results/workload",
+      corrected_simai_file_name(job, named_gpu ? std::optional<std::string>(compute.gpu) : std::nullopt,
+                                r.flags));
+  out.warnings = w.warnings();
+  if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get()))
+    for (op_role role : aiob->missing_roles())
+      out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +
+                             "; timed by the roofline model");
+  if (events.planned) events.planned(out);
+  simai_file_options o = simai_options(r, events, w.size(), out.path);
+  const simai_sidecar about{.generator = "aicb generate",
+                            .mode = "corrected",
+                            .compute_model = out.compute_model,
+                            .iterations = out.iterations,
+                            .pipeline_stage = out.pipeline_stage,
+                            .job = [&](json_writer& j) { write_job_json(j, w.job()); }};
+  if (r.sidecar)
+    o.sidecar = [&](simai_file_summary s) {
+      s.warnings = out.warnings;
+      return to_json(about, out.path, out.header, s);
+    };
+  out.written = write_simai_file(w, out.path, o);
+  out.written.warnings = out.warnings;
+  out.sidecar = r.sidecar;
+  return out;
+}
+
+}  // namespace detail
+
+/// Writes the workload a request asks for (see the file comment) and says what it did.
+inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+  if (r.compat != "aicb" && r.compat != "none")
+    AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
+  if (r.format != "simai" && r.format != "csv")
+    AICB_THROW(config_error("format", r.format, "expected simai | csv"));
+  if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
+    AICB_THROW(
+        config_error(r.job.hf_config.empty() ? "size" : "hf_config",
+                     r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
+                     "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
+  if (r.format == "csv")
+    return r.compat == "aicb" ? detail::generate_aicb_csv(r, events)
+                              : detail::generate_corrected_csv(r, events);
+  return r.compat == "aicb" ? detail::generate_aicb_simai(r, events)
+                            : detail::generate_corrected_simai(r, events);
+}
+
+AICB_END_NAMESPACE

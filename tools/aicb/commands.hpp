@@ -1,0 +1,33 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// The aicb program's subcommands, one source file each. Each registers its flags on the program and,
+// through a CLI11 callback, the action that runs when the command line chooses it; main() runs that
+// action once parsing has succeeded, turning its exceptions into the exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace aicb_tool {
+
+// What the chosen subcommand does, returning the exit status.
+using action = std::function<int()>;
+
+void add_models_command(CLI::App& app, action& chosen);     // models_command.cpp
+void add_describe_command(CLI::App& app, action& chosen);   // describe_command.cpp
+void add_generate_command(CLI::App& app, action& chosen);   // generate_command.cpp
+void add_deepspeed_command(CLI::App& app, action& chosen);  // deepspeed_command.cpp
+void add_micro_command(CLI::App& app, action& chosen);      // micro_command.cpp
+void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.cpp: schedule, check
+void add_lint_command(CLI::App& app, action& chosen);       // lint_command.cpp
+void add_aiob_commands(CLI::App& app, action& chosen);      // aiob_command.cpp: show, check, convert
+
+// Sets what `command` does when chosen: `run(options)`, the options kept alive with it.
+template <class Options, class Run>
+void on_chosen(CLI::App* command, action& chosen, std::shared_ptr<Options> options, Run run) {
+  command->callback([&chosen, options, run] { chosen = [options, run] { return run(*options); }; });
+}
+
+}  // namespace aicb_tool

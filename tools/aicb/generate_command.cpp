@@ -1,0 +1,221 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// `aicb generate`: training workloads for SimAI (or aicb's CSV). Accepts aicb's
+// SimAI_training_workload_generator flags verbatim (underscore names), the conveniences of aicb's
+// megatron_workload_with_aiob.sh (-m, --tp, --pp, --sp, --ep, --aiob, --topk, …) and dashed long
+// options; every descriptor field not covered by an aicb name is a flag too (--num-kv-heads,
+// --virtual-pipeline, …).
+//
+// This file only turns flags into an aicb::generate_request and prints what aicb::generate_workload
+// did: the job, its defaults and the file names are the library's (aicb/commands/generate.hpp).
+#include "commands.hpp"
+#include "job_flags.hpp"
+#include "process_stats.hpp"
+#include "workload_output.hpp"
+
+#include <aicb/commands/generate.hpp>
+#include <aicb/compat/aicb_flags.hpp>
+#include <aicb/model/reflect.hpp>
+#include <aicb/units/bytes.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace aicb_tool {
+namespace {
+
+struct generate_options {
+  std::map<std::string, std::string> aicb;   // aicb's flags by canonical name ("true" for switches)
+  std::map<std::string, std::string> extra;  // descriptor fields without an aicb name
+  std::string model_size;                    // -m
+  std::string compat = "none";
+  std::string output;
+  std::string compute;  // aiob | roofline | constant (default: by the flags)
+  std::string family;   // gpt | llama; empty: llama, with a note (generate's default was gpt)
+  std::string hf_config, size;
+  bool allow_unknown_keys = false;
+  std::uint64_t iterations = 1;
+  std::optional<std::uint64_t> stage;
+  bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
+  std::string format = "simai";
+  std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count (CSV, with -m)
+};
+
+void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command) {
+  command = app.add_subcommand("generate", "Write a training workload for SimAI (aicb's flags accepted)");
+  command
+      ->add_option("--compat", o.compat,
+                   "aicb: reproduce aliyun/aicb's output byte for byte; none: corrected")
+      ->check(CLI::IsMember({"aicb", "none"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/workload/)");
+  command
+      ->add_option("--format", o.format,
+                   "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh)")
+      ->check(CLI::IsMember({"simai", "csv"}))
+      ->capture_default_str();
+  command->add_option("--nproc_per_node", o.nproc_per_node, "CSV with -m: GPUs per node (megatron_gpt.sh)")
+      ->group("aicb options");
+  command->add_option("--nnodes", o.nnodes, "CSV with -m: nodes (megatron_gpt.sh)")->group("aicb options");
+  command->add_option("--iterations", o.iterations, "consecutive training iterations in the file")
+      ->capture_default_str();
+  command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
+  command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
+      ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
+  command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
+  command->add_flag("--no-sidecar", o.no_sidecar, "do not write FILE.json next to the workload");
+  command->add_flag("--no-space-check", o.no_space_check,
+                    "write even when the estimated size exceeds the free space");
+  command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  command->add_option(
+      "-m,--model_size,--model-size,--model", o.model_size,
+      "preset: aicb's 7 | 13 | 22 | 175 | 65 | 405 | moe | deepseek671 | deepseek236 | deepseek16 | "
+      "deepseek, any `aicb models` key, or a size (15 = 15B)");
+  command->add_option("--family", o.family, "family of a shape chosen by size: gpt | llama (default: llama)");
+  command->add_option("--hf-config", o.hf_config, "start from a Hugging Face config.json");
+  command->add_flag("--allow-unknown-keys", o.allow_unknown_keys,
+                    "accept config.json keys aicb does not know");
+  command->add_option("--size", o.size, "start from a standard shape of this many parameters (e.g. 15B)");
+  for (const aicb::aicb_flag& flag : aicb::aicb_flags) {
+    std::string& target = o.aicb[std::string(flag.name)];
+    const std::string spellings(flag.spellings), help(flag.help);
+    auto* option = flag.is_switch ? command->add_flag(spellings, target, help)
+                                  : command->add_option(spellings, target, help);
+    option->group("aicb options");
+  }
+  // Descriptor fields aicb has no name for.
+  const auto add_extra = [&](std::string_view field, std::string_view help, bool is_bool) {
+    for (const aicb::aicb_flag& flag : aicb::aicb_flags)
+      if (field == flag.field) return;
+    if (field == "name" || field == "recompute" || field == "activation" || field == "sequence_parallel")
+      return;
+    std::string dashed(field);
+    for (char& c : dashed)
+      if (c == '_') c = '-';
+    const std::string names = "--" + dashed + (dashed != field ? ",--" + std::string(field) : std::string());
+    std::string& target = o.extra[std::string(field)];
+    (is_bool ? command->add_flag(names, target, std::string(help))
+             : command->add_option(names, target, std::string(help)))
+        ->group("model and layout");
+  };
+  for (auto f : aicb::field_names<aicb::model_spec>())
+    add_extra(f, aicb::model_spec::help(f), is_bool_field<aicb::model_spec>(f));
+  for (auto f : aicb::field_names<aicb::parallel_spec>())
+    add_extra(f, aicb::parallel_spec::help(f), is_bool_field<aicb::parallel_spec>(f));
+  for (auto f : aicb::field_names<aicb::batch_spec>())
+    add_extra(f, aicb::batch_spec::help(f), is_bool_field<aicb::batch_spec>(f));
+  command->add_option("--activation", o.extra["activation"], "MLP activation: gelu | swiglu")
+      ->group("model and layout");
+  command->add_option("--recompute-granularity", o.extra["recompute"], "none | selective | full")
+      ->group("model and layout");
+}
+
+// The request the flags make.
+aicb::generate_request to_request(const generate_options& o) {
+  aicb::generate_request r;
+  r.job.model = o.model_size;
+  r.job.hf_config = o.hf_config;
+  r.job.allow_unknown_keys = o.allow_unknown_keys;
+  r.job.size = o.size;
+  r.job.family = o.family;
+  for (const auto& [field, text] : o.extra)
+    if (!text.empty()) r.job.fields.emplace_back(field, text);
+  for (const auto& [name, text] : o.aicb)
+    if (!text.empty()) r.flags.set(name, text);
+  r.compat = o.compat;
+  r.format = o.format;
+  r.output = o.output;
+  r.compute = o.compute;
+  r.iterations = o.iterations;
+  r.stage = o.stage;
+  r.strict = o.strict;
+  r.sidecar = !o.no_sidecar;
+  r.check_space = !o.no_space_check;
+  r.nproc_per_node = o.nproc_per_node;
+  r.nnodes = o.nnodes;
+  return r;
+}
+
+// Before anything is written: the corrected SimAI job as resolved and how compute is timed, then
+// what was decided for the user.
+void print_plan(const aicb::generate_result& r, bool quiet) {
+  if (quiet) return;
+  if (r.format == "simai" && r.job) {
+    const aicb::job_spec& job = *r.job;
+    std::printf("job: %s\n",
+                std::string(job.model.name.empty() ? "(unnamed)" : job.model.name.view()).c_str());
+    for (const auto& [k, v] : aicb::to_key_values(job.model))
+      if (v != "0" && v != "false" && k != "name") std::printf("  %s=%s", k.c_str(), v.c_str());
+    std::printf("\n ");
+    for (const auto& [k, v] : aicb::to_key_values(job.parallel))
+      if (v != "0" && v != "false") std::printf(" %s=%s", k.c_str(), v.c_str());
+    for (const auto& [k, v] : aicb::to_key_values(job.batch))
+      std::printf(" %s=%s", k.c_str(), v.c_str());
+    std::printf("\ncompute: %s\n", r.compute_model.c_str());
+  }
+  for (const std::string& n : r.notes)
+    std::fprintf(stderr, "note: %s\n", n.c_str());
+}
+
+// After: what was written, where, and what to do next.
+void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
+  if (r.format == "csv") {
+    for (const std::string& warning : r.warnings)
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    if (quiet) return;
+    if (r.mode == "aicb")
+      std::printf("wrote %s: %llu items (aicb, pipeline stage %llu)\n", r.path.c_str(),
+                  static_cast<unsigned long long>(r.items),
+                  static_cast<unsigned long long>(r.pipeline_stage));
+    else
+      std::printf("wrote %s: %llu items (corrected: rank %llu, pipeline stage %llu, %llu iteration(s))\n",
+                  r.path.c_str(), static_cast<unsigned long long>(r.items),
+                  static_cast<unsigned long long>(r.rank), static_cast<unsigned long long>(r.pipeline_stage),
+                  static_cast<unsigned long long>(r.iterations));
+    return;
+  }
+  if (quiet) return;
+  std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.3f s\n", r.path.c_str(),
+              static_cast<unsigned long long>(r.written.records),
+              static_cast<unsigned long long>(r.iterations), static_cast<unsigned long long>(r.header.ga),
+              seconds);
+  for (aicb::comm_group g : aicb::all_comm_groups)
+    if (const auto n = r.written.bytes_by_group[static_cast<std::size_t>(g)])
+      std::printf("  %-6s %s in collectives\n", std::string(aicb::to_string(g)).c_str(),
+                  aicb::to_iec_string(aicb::bytes{n}).c_str());
+  if (r.sidecar) std::printf("wrote %s.json: what the file holds and how it was made\n", r.path.c_str());
+  for (const std::string& w : r.warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (const std::uint64_t kib = peak_memory_kib())
+    std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
+  std::printf(
+      "next: aicb lint %s (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n",
+      r.path.c_str());
+}
+
+int run_generate(const generate_options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  aicb::generate_events events;
+  events.planned = [&](const aicb::generate_result& r) { print_plan(r, o.quiet); };
+  if (!o.quiet) events.writing = print_writing;
+  const aicb::generate_result r = aicb::generate_workload(to_request(o), events);
+  print_summary(r, o.quiet, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return 0;
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<generate_options>();
+  CLI::App* command = nullptr;
+  add_generate_options(app, *options, command);
+  on_chosen(command, chosen, options, run_generate);
+}
+
+}  // namespace aicb_tool
