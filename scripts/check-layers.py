@@ -10,7 +10,7 @@
 #   6 generators  generate/ (projections of the graph onto formats' records and items)
 #   7 compat      compat/ (aicb's emulators)
 #   8 front ends  commands/ (what the tool's subcommands do, as functions); aicb.hpp, core.hpp,
-#                 readers.hpp, all.hpp
+#                 readers.hpp, compat.hpp, all.hpp
 #
 # A header may include its own layer and those below. Placed by what they need rather than by folder:
 # `io/json_writer.hpp` (depends on nothing but the configuration: every layer may render JSON with it)
@@ -43,7 +43,7 @@ LAYERS = [
     (5, ["io/"]),
     (6, ["generate/"]),
     (7, ["compat/"]),
-    (8, ["aicb.hpp", "core.hpp", "readers.hpp", "all.hpp", "commands/"]),
+    (8, ["aicb.hpp", "core.hpp", "readers.hpp", "compat.hpp", "all.hpp", "commands/"]),
 ]
 NAMES = {0: "core", 1: "vocabulary", 2: "layout", 3: "schedules", 4: "compute", 5: "formats",
          6: "generators", 7: "compat", 8: "front ends"}

@@ -10,11 +10,12 @@
 /// #include <aicb/aicb.hpp>
 /// ```
 ///
-/// Three headers sit around it (docs/headers.md lists what each costs to compile):
+/// Four headers sit around it (docs/headers.md lists what each costs to compile):
 /// - `<aicb/core.hpp>`, the light part it starts with: descriptors, presets and calculators;
 /// - `<aicb/readers.hpp>`, opt-in: the readers of SimAI, AIOB, CSV and Hugging Face files, SimAI
 ///   lint, and job requests that name a config.json (Spirit X3 and nlohmann-json live there);
-/// - `<aicb/all.hpp>`: this and the readers — the root of the generated single header
+/// - `<aicb/compat.hpp>`, opt-in: aicb's generators reproduced byte for byte, and its flag set;
+/// - `<aicb/all.hpp>`: all of these and `commands/generate.hpp` — the root of the generated single header
 ///   (`single_include/aicb/aicb.hpp`), which keeps this include path, so the same `#include` works
 ///   with either tree.
 ///
@@ -56,11 +57,7 @@
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/io/workload_file.hpp>
 
-// Generate: the corrected workloads, projected from the per-rank graph, and aicb's own.
-#include <aicb/compat/aicb_args.hpp>
-#include <aicb/compat/aicb_flags.hpp>
-#include <aicb/compat/aicb_simai.hpp>
-#include <aicb/compat/megatron_csv.hpp>
+// Generate: the corrected workloads, projected from the per-rank graph; DeepSpeed and collective sweeps.
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/deepspeed.hpp>

@@ -3,7 +3,8 @@
 #pragma once
 
 /// @file
-/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, and the tool's
+/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
+/// (`<aicb/compat.hpp>`), and the tool's
 /// subcommands as functions (`<aicb/commands/generate.hpp>`).
 ///
 /// ```cpp
@@ -15,4 +16,5 @@
 
 #include <aicb/aicb.hpp>
 #include <aicb/commands/generate.hpp>
+#include <aicb/compat.hpp>
 #include <aicb/readers.hpp>

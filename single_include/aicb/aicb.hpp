@@ -6,7 +6,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, and the tool's
+/// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
+/// (`<aicb/compat.hpp>`), and the tool's
 /// subcommands as functions (`<aicb/commands/generate.hpp>`).
 ///
 /// ```cpp
@@ -28,11 +29,12 @@
 /// #include <aicb/aicb.hpp>
 /// ```
 ///
-/// Three headers sit around it (docs/headers.md lists what each costs to compile):
+/// Four headers sit around it (docs/headers.md lists what each costs to compile):
 /// - `<aicb/core.hpp>`, the light part it starts with: descriptors, presets and calculators;
 /// - `<aicb/readers.hpp>`, opt-in: the readers of SimAI, AIOB, CSV and Hugging Face files, SimAI
 ///   lint, and job requests that name a config.json (Spirit X3 and nlohmann-json live there);
-/// - `<aicb/all.hpp>`: this and the readers — the root of the generated single header
+/// - `<aicb/compat.hpp>`, opt-in: aicb's generators reproduced byte for byte, and its flag set;
+/// - `<aicb/all.hpp>`: all of these and `commands/generate.hpp` — the root of the generated single header
 ///   (`single_include/aicb/aicb.hpp`), which keeps this include path, so the same `#include` works
 ///   with either tree.
 ///
@@ -8834,7 +8836,25 @@ std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
 
 AICB_END_NAMESPACE
 
-// Generate: the corrected workloads, projected from the per-rank graph, and aicb's own.
+// Generate: the corrected workloads, projected from the per-rank graph; DeepSpeed and collective sweeps.
+// #include <aicb/generate/collective_bench.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Collective micro-benchmarks: a sweep of message sizes, begin_size · 2^i up to end_size, for one
+/// or more collectives, in three forms (docs/micro.md):
+///
+/// - collective_sweep_workload — SimAI text in the `HYBRID_TRANSFORMER_FWD_IN_BCKWD` form that
+///   SimAI-Analytical runs: one record per collective, size and iteration, whose weight-gradient
+///   column holds the collective on the data-parallel group (every GPU: TP = PP = 1). SimAI reports
+///   each record's communication time. This is the default of `aicb micro`.
+/// - write_collective_csv() — aicb's physical-cluster CSV of `--frame collective_test`
+///   (byte-identical to aicb): `iter_num` warm-up runs at begin_size, then `iter_num` runs per size.
+/// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
+///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
+
+// #include <aicb/checked.hpp>
 // #include <aicb/compat/aicb_args.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -9296,1304 +9316,6 @@ struct megatron_gpt_script_args {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/compat/aicb_flags.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb's generator flags — those of `SimAI_training_workload_generator.py`, with the conveniences of
-/// its shell scripts (`-m`, `--tp`, `--pp`, `--sp`, `--ep`, `--aiob`, `--topk`, …) folded in as
-/// spellings — as data: each flag's canonical name, the spellings accepted, whether it is a switch,
-/// and the descriptor field it sets in the corrected mode. The command line registers them from this
-/// table; aicb::aicb_flag_values holds what was given; aicb::aicb_args_from_flags and
-/// aicb::megatron_args_from_flags turn them into aicb's own argument sets, as aicb's scripts would.
-///
-/// ```cpp
-/// aicb::aicb_flag_values flags;
-/// flags.set("world_size", "16");
-/// flags.set("tensor_model_parallel_size", "2");
-/// std::vector<std::string> notes;
-/// const aicb::aicb_args args = aicb::aicb_args_from_flags(flags, "", notes);   // aicb's defaults for the
-/// rest
-/// ```
-
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <array>
-#include <charconv>
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <system_error>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// One of aicb's generator flags.
-struct aicb_flag {
-  std::string_view name;       ///< canonical (aicb's) name: the key in aicb_flag_values
-  std::string_view spellings;  ///< comma-separated, as CLI11 takes them: aicb's, dashed, the scripts'
-  bool is_switch;              ///< takes no value ("true" when given)
-  std::string_view field;      ///< the descriptor field it sets in the corrected mode ("" for none)
-  std::string_view help;
-};
-
-/// aicb's generator flags, the scripts' conveniences folded in as spellings.
-inline constexpr aicb_flag aicb_flags[] = {
-    {"frame", "--frame", false, "", "Megatron | DeepSeek (aicb)"},
-    {"gpu_type", "--gpu_type,--gpu-type,--gpu", false, "", "GPU: roofline catalogue entry and file name"},
-    {"world_size", "--world_size,--world-size", false, "world_size", "number of GPUs"},
-    {"tensor_model_parallel_size",
-     "--tensor_model_parallel_size,--tensor-model-parallel-size,--tp,--tensor-parallel", false,
-     "tensor_parallel", "tensor-parallel size"},
-    {"pipeline_model_parallel",
-     "--pipeline_model_parallel,--pipeline-model-parallel,--pp,--pipeline-parallel", false,
-     "pipeline_parallel", "pipeline-parallel size"},
-    {"context_parallel_size", "--context-parallel-size,--context_parallel_size,--cp,--context-parallel",
-     false, "context_parallel", "context-parallel size"},
-    {"pp_rank", "--pp_rank", false, "", "CSV: the pipeline stage (aicb: only its set-up items)"},
-    {"global_batch", "--global_batch,--global-batch,--gbs", false, "global_batch",
-     "global batch (sequences)"},
-    {"micro_batch", "--micro_batch,--micro-batch,--mbs", false, "micro_batch", "micro batch (sequences)"},
-    {"epoch_num", "--epoch_num,--epoch-num", false, "",
-     "training iterations in the file, as --iterations (aicb's SimAI generator ignores it; its CSV repeats "
-     "iterations)"},
-    {"computation_enable", "--computation_enable", true, "", "CSV: GEMM computation items"},
-    {"dtype", "--dtype", false, "dtype", "bfloat16 | float16 | float32"},
-    {"ffn_hidden_size", "--ffn_hidden_size,--ffn-hidden-size", false, "ffn_hidden_size",
-     "MLP intermediate size"},
-    {"enable_visual", "--enable_visual", true, "", "accepted for aicb compatibility (no effect)"},
-    {"workload_only", "--workload_only", true, "", "accepted for aicb compatibility (no effect)"},
-    {"model_name", "--model_name,--model-name", false, "name", "model name (file name)"},
-    {"hidden_size", "--hidden_size,--hidden-size", false, "hidden_size", "hidden size"},
-    {"num_layers", "--num_layers,--num-layers", false, "num_layers", "transformer layers"},
-    {"seq_length", "--seq_length,--seq-length,--seq", false, "seq_length", "sequence length"},
-    {"num_attention_heads", "--num_attention_heads,--num-attention-heads", false, "num_attention_heads",
-     "attention heads"},
-    {"vocab_size", "--vocab_size,--vocab-size", false, "vocab_size", "vocabulary size"},
-    {"max_position_embeddings", "--max_position_embeddings,--max-position-embeddings", false,
-     "max_position_embeddings", "learned position table size"},
-    {"add_bias_linear", "--add_bias_linear,--add-bias-linear", true, "linear_bias",
-     "biases on linear layers"},
-    {"use_flash_attn", "--use_flash_attn,--use-flash-attn,--flash_attn", true, "",
-     "fused attention (aicb: profile keys)"},
-    {"swiglu", "--swiglu", true, "", "SwiGLU MLP"},
-    {"enable_sequence_parallel", "--enable_sequence_parallel,--enable-sequence-parallel,--sp,--sp-enable",
-     true, "sequence_parallel", "sequence parallelism"},
-    {"use_distributed_optimizer", "--use-distributed-optimizer,--use_distributed_optimizer", true,
-     "distributed_optimizer", "distributed optimizer"},
-    {"make_vocab_size_divisible_by", "--make_vocab_size_divisible_by,--make-vocab-size-divisible-by", false,
-     "vocab_divisible_by", "vocabulary padding multiple"},
-    {"overlap_grad_reduce", "--overlap_grad_reduce,--overlap-grad-reduce", true, "overlap_grad_reduce",
-     "reduce gradients bucket by bucket during the backward (per-rank schedules; aicb: no effect)"},
-    {"moe_enable", "--moe_enable,--moe-enable", true, "", "mixture of experts"},
-    {"expert_model_parallel_size", "--expert_model_parallel_size,--expert-model-parallel-size,--ep", false,
-     "expert_parallel", "expert-parallel size"},
-    {"num_experts", "--num_experts,--num-experts,--experts", false, "num_experts", "routed experts"},
-    {"moe_router_topk", "--moe_router_topk,--moe-router-topk,--topk", false, "moe_top_k",
-     "experts per token"},
-    {"moe_grouped_gemm", "--moe_grouped_gemm,--moe-grouped-gemm,--grouped_gemm", true, "moe_grouped_gemm",
-     "experts as one grouped GEMM, otherwise one GEMM per expert (aicb: file name and AIOB kernels)"},
-    {"activation_func", "--activation_func", false, "", "accepted for aicb compatibility (no effect)"},
-    {"aiob_enable", "--aiob_enable,--aiob-enable,--aiob", true, "", "time compute with an AIOB profile"},
-    {"comp_filepath", "--comp_filepath,--comp-filepath", false, "", "the AIOB profile"},
-    {"recompute_activations", "--recompute_activations,--recompute-activations,--recompute", true, "",
-     "selective activation recomputation"},
-    {"n_dense_layers", "--n_dense_layers,--n_dense_layer,--n-dense-layers", false, "first_dense_layers",
-     "DeepSeek: leading dense layers"},
-    {"n_shared_expert", "--n_shared_expert,--n-shared-expert", false, "num_shared_experts",
-     "DeepSeek: shared experts"},
-    {"qk_rope_dim", "--qk_rope_dim,--qk-rope-dim", false, "qk_rope_head_dim",
-     "DeepSeek: rotary q/k head size"},
-    {"qk_nope_dim", "--qk_nope_dim,--qk-nope-dim", false, "qk_nope_head_dim",
-     "DeepSeek: q/k head size without rope"},
-    {"q_lora_rank", "--q_lora_rank,--q-lora-rank", false, "q_lora_rank", "DeepSeek: query rank"},
-    {"kv_lora_rank", "--kv_lora_rank,--kv-lora-rank", false, "kv_lora_rank", "DeepSeek: key/value rank"},
-    {"v_head_dim", "--v_head_dim,--v-head-dim", false, "v_head_dim", "DeepSeek: value head size"},
-};
-
-/// aicb's flags as given: canonical name to text ("true" or "false" for a switch). A name that is
-/// not one of aicb_flags is refused.
-class aicb_flag_values {
- public:
-  /// Records `text` for flag `name` (an empty text means "not given").
-  void set(std::string_view name, std::string text) {
-    if (!find(name)) AICB_THROW(config_error(std::string(name), text, "not one of aicb's generator flags"));
-    values_[std::string(name)] = std::move(text);
-  }
-  /// Given, with a value.
-  [[nodiscard]] bool given(std::string_view name) const {
-    const auto it = values_.find(std::string(name));
-    return it != values_.end() && !it->second.empty();
-  }
-  /// A switch that is given and not false.
-  [[nodiscard]] bool on(std::string_view name) const {
-    return given(name) && text(name) != "false" && text(name) != "0";
-  }
-  /// The text given ("" when not given).
-  [[nodiscard]] const std::string& text(std::string_view name) const {
-    static const std::string none;
-    const auto it = values_.find(std::string(name));
-    return it == values_.end() ? none : it->second;
-  }
-  /// The value as a non-negative integer; config_error naming the flag when it is not one.
-  [[nodiscard]] std::uint64_t number(std::string_view name) const {
-    const std::string& t = text(name);
-    std::uint64_t value = 0;
-    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
-    if (t.empty() || error != std::errc{} || end != t.data() + t.size())
-      AICB_THROW(config_error(std::string(name), t, "expected a non-negative integer"));
-    return value;
-  }
-  /// The value as a number, when given.
-  [[nodiscard]] std::optional<std::uint64_t> optional_number(std::string_view name) const {
-    return given(name) ? std::optional<std::uint64_t>(number(name)) : std::nullopt;
-  }
-  /// The value as text, when given.
-  [[nodiscard]] std::optional<std::string> optional_text(std::string_view name) const {
-    return given(name) ? std::optional<std::string>(text(name)) : std::nullopt;
-  }
-
-  /// The flag called `name`, if aicb has one.
-  [[nodiscard]] static const aicb_flag* find(std::string_view name) noexcept {
-    for (const aicb_flag& f : aicb_flags)
-      if (f.name == name) return &f;
-    return nullptr;
-  }
-
- private:
-  std::map<std::string, std::string> values_;
-};
-
-namespace detail {
-
-// The numeric options both of aicb's shell scripts read.
-template <class ScriptArgs>
-void read_script_numbers(const aicb_flag_values& f, ScriptArgs& s) {
-  s.world_size = f.optional_number("world_size");
-  s.tensor_model_parallel_size = f.optional_number("tensor_model_parallel_size");
-  s.pipeline_model_parallel = f.optional_number("pipeline_model_parallel");
-  s.micro_batch = f.optional_number("micro_batch");
-  s.num_layers = f.optional_number("num_layers");
-  s.seq_length = f.optional_number("seq_length");
-  s.hidden_size = f.optional_number("hidden_size");
-  s.num_attention_heads = f.optional_number("num_attention_heads");
-  s.ffn_hidden_size = f.optional_number("ffn_hidden_size");
-  s.epoch_num = f.optional_number("epoch_num");
-  s.max_position_embeddings = f.optional_number("max_position_embeddings");
-  s.num_experts = f.optional_number("num_experts");
-  s.moe_router_topk = f.optional_number("moe_router_topk");
-  s.expert_model_parallel_size = f.optional_number("expert_model_parallel_size");
-}
-
-inline void script_notes(const aicb_script_result& r, const std::string& fallback,
-                         std::vector<std::string>& notes) {
-  if (r.fell_back) notes.push_back(fallback);
-  for (const std::string& change : r.overridden)
-    notes.push_back("aicb: preset " + r.preset + " overrides " + change + " (aicb's script ignores it)");
-}
-
-}  // namespace detail
-
-/// aicb's SimAI generator arguments from its flags, aicb's defaults for what is not given. With a
-/// `model_size` (`-m`), as aicb's `megatron_workload_with_aiob.sh` builds them: its preset, which
-/// overrides dimensions given beside it (each override a note).
-[[nodiscard]] inline aicb_args aicb_args_from_flags(const aicb_flag_values& f, const std::string& model_size,
-                                                    std::vector<std::string>& notes) {
-  if (!model_size.empty()) {
-    aicb_script_args s;
-    s.model_size = model_size;
-    detail::read_script_numbers(f, s);
-    s.global_batch = f.optional_number("global_batch");
-    s.frame = f.optional_text("frame");
-    s.gpu_type = f.optional_text("gpu_type");
-    s.comp_filepath = f.optional_text("comp_filepath");
-    s.sequence_parallel = f.on("enable_sequence_parallel");
-    s.aiob = f.on("aiob_enable");
-    s.flash_attn = f.on("use_flash_attn");
-    s.grouped_gemm = f.on("moe_grouped_gemm");
-    s.recompute = f.on("recompute_activations");
-    const aicb_script_result r = from_aicb_script(s);
-    detail::script_notes(
-        r, "aicb: model size " + model_size + " is not one of aicb's presets; aicb uses gpt_13B (as here)",
-        notes);
-    return r.args;
-  }
-  aicb_args a;
-  if (f.given("frame")) a.frame = f.text("frame");
-  if (f.given("gpu_type")) a.gpu_type = f.text("gpu_type");
-  const auto set_u = [&](std::string_view name, std::uint64_t& field) {
-    if (f.given(name)) field = f.number(name);
-  };
-  set_u("world_size", a.world_size);
-  set_u("tensor_model_parallel_size", a.tensor_model_parallel_size);
-  set_u("pipeline_model_parallel", a.pipeline_model_parallel);
-  set_u("global_batch", a.global_batch);
-  set_u("micro_batch", a.micro_batch);
-  set_u("epoch_num", a.epoch_num);
-  set_u("hidden_size", a.hidden_size);
-  set_u("num_layers", a.num_layers);
-  set_u("seq_length", a.seq_length);
-  set_u("vocab_size", a.vocab_size);
-  set_u("max_position_embeddings", a.max_position_embeddings);
-  set_u("make_vocab_size_divisible_by", a.make_vocab_size_divisible_by);
-  set_u("expert_model_parallel_size", a.expert_model_parallel_size);
-  set_u("num_experts", a.num_experts);
-  set_u("moe_router_topk", a.moe_router_topk);
-  set_u("n_dense_layers", a.n_dense_layers);
-  set_u("n_shared_expert", a.n_shared_expert);
-  set_u("qk_rope_dim", a.qk_rope_dim);
-  set_u("qk_nope_dim", a.qk_nope_dim);
-  set_u("q_lora_rank", a.q_lora_rank);
-  set_u("kv_lora_rank", a.kv_lora_rank);
-  set_u("v_head_dim", a.v_head_dim);
-  a.ffn_hidden_size = f.optional_number("ffn_hidden_size");
-  a.num_attention_heads = f.optional_number("num_attention_heads");
-  a.model_name = f.optional_text("model_name");
-  a.comp_filepath = f.optional_text("comp_filepath");
-  if (f.given("dtype")) a.dtype = f.text("dtype");
-  a.add_bias_linear = f.on("add_bias_linear");
-  a.use_flash_attn = f.on("use_flash_attn");
-  a.swiglu = f.on("swiglu");
-  a.enable_sequence_parallel = f.on("enable_sequence_parallel");
-  a.use_distributed_optimizer = f.on("use_distributed_optimizer");
-  a.moe_enable = f.on("moe_enable");
-  a.moe_grouped_gemm = f.on("moe_grouped_gemm");
-  a.aiob_enable = f.on("aiob_enable");
-  a.recompute_activations = f.on("recompute_activations");
-  return a;
-}
-
-/// aicb's CSV (physical-cluster) arguments from its flags. With a `model_size`, as aicb's
-/// `megatron_gpt.sh` builds them from its presets and its GPU count (`nnodes` x `nproc_per_node`);
-/// otherwise as aicb_args_from_flags.
-[[nodiscard]] inline aicb_args megatron_args_from_flags(const aicb_flag_values& f,
-                                                        const std::string& model_size,
-                                                        std::optional<std::uint64_t> nnodes,
-                                                        std::optional<std::uint64_t> nproc_per_node,
-                                                        std::vector<std::string>& notes) {
-  aicb_args args;
-  if (!model_size.empty()) {
-    megatron_gpt_script_args s;
-    s.model_size = model_size;
-    detail::read_script_numbers(f, s);
-    s.nproc_per_node = nproc_per_node;
-    s.nnodes = nnodes;
-    s.frame = f.optional_text("frame");
-    s.sequence_parallel = f.on("enable_sequence_parallel");
-    s.aiob = f.on("aiob_enable");
-    s.flash_attn = f.on("use_flash_attn");
-    s.swiglu = f.on("swiglu");
-    s.moe = f.on("moe_enable");
-    s.grouped_gemm = f.on("moe_grouped_gemm");
-    if (f.given("global_batch"))
-      notes.push_back(
-          "aicb: megatron_gpt.sh ignores --global_batch; it uses 2 x data-parallel size x micro batch");
-    const aicb_script_result r = from_megatron_gpt_script(s);
-    detail::script_notes(
-        r, "aicb: model size " + model_size + " is not one of the script's presets; it uses gpt_13B", notes);
-    args = r.args;
-  } else {
-    args = aicb_args_from_flags(f, model_size, notes);
-  }
-  args.computation_enable = f.on("computation_enable");
-  if (f.given("pp_rank"))
-    args.pp_rank = f.text("pp_rank") == "-1" ? -1 : static_cast<std::int64_t>(f.number("pp_rank"));
-  return args;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/compat/aicb_simai.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb compatibility: the workload aliyun/aicb (commit 23eec3c) writes with its
-/// `SimAI_training_workload_generator`, reproduced record for record — its documented bugs
-/// included (see docs/compatibility.md) — on both its paths: without a profile (every compute time
-/// 1) and with `--aiob_enable` (times from the profile, aicb's arithmetic).
-///
-/// The layer list, the parameter totals behind the data-parallel sizes, the prologue, the
-/// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
-/// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/compute/aiob_profile.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/python_float.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/io/simai_format.hpp>
-// #include <aicb/workload/record.hpp>
-// #include <aicb/workload/record_stream.hpp>
-
-#include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-
-// One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
-// parameters on one TP rank of one pipeline stage.
-struct aicb_entry {
-  std::string_view name;
-  std::uint64_t params = 0;
-};
-
-}  // namespace detail
-
-/// aicb's workload for `args`, lazily. Throws config_error where aicb fails.
-class aicb_workload {
- public:
-  /// @param args    aicb's arguments (as its generator parses them)
-  /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
-  explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
-      : a_(std::move(args)), d_(derive(a_)) {
-    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(
-          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
-    const bool deepseek = a_.frame == "DeepSeek";
-    if (a_.aiob_enable) {
-      if (!profile)
-        AICB_THROW(
-            config_error("comp_filepath", "(none)",
-                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
-      cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
-    }
-    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
-      AICB_THROW(
-          config_error("aiob_enable", "false",
-                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
-                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
-    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
-      AICB_THROW(
-          config_error("moe_enable", "false",
-                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
-                       "emits MoE items, which need --moe_enable"));
-    check_divisibility();
-    for_each_entry([&](const detail::aicb_entry& e) {
-      total_ += e.params;
-      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
-    });
-    header_.tensor_parallel = a_.tensor_model_parallel_size;
-    header_.expert_parallel = a_.expert_model_parallel_size;
-    header_.pipeline_parallel = a_.pipeline_model_parallel;
-    header_.vpp = d_.layers;
-    header_.ga = d_.microbatches;
-    header_.all_gpus = a_.world_size;
-    const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
-    if (a_.pipeline_model_parallel == 1)
-      header_.pp_comm = "0";
-    else if (a_.enable_sequence_parallel)
-      header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
-                                                  static_cast<double>(a_.tensor_model_parallel_size));
-    else
-      header_.pp_comm = std::to_string(pp_message);
-  }
-
-  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  /// aicb's parameter totals: T (every listed module) and M (the MoE modules), per TP rank and stage.
-  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_; }
-  [[nodiscard]] std::uint64_t moe_params() const noexcept { return moe_; }
-  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
-  [[nodiscard]] const aicb_derived& derived() const noexcept { return d_; }
-  /// The file name aicb would choose (under results/workload/).
-  [[nodiscard]] std::string file_name() const { return aicb_file_name(a_); }
-
-  /// Records in the workload.
-  [[nodiscard]] std::uint64_t size() const {
-    std::uint64_t per_microbatch = 0;
-    for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
-    if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
-    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
-                       prologue_size() + 7, "records");
-  }
-
-  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
-  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
-  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
-  /// a time.
-  template <class F>
-  void for_each_run(F&& f) const;
-
-  /// The records, lazily.
-  [[nodiscard]] record_stream<class aicb_source> records() const&;
-  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
-  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
-  record_stream<class aicb_source> records() const&& = delete;
-
- private:
-  friend class aicb_source;
-
-  void check_divisibility() const {
-    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size;
-    const auto divide = [&](const char* what, std::uint64_t n) {
-      if (n % t != 0)
-        AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(t),
-                                std::string("aicb asserts here: ") + what + " (" + std::to_string(n) +
-                                    ") must be divisible by tensor_model_parallel_size"));
-    };
-    const std::uint64_t P = h / d_.heads * d_.heads;
-    divide("ffn_hidden_size", d_.ffn);
-    if (a_.frame == "DeepSeek") {
-      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
-             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
-      divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
-      divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
-    } else {
-      divide("3 x the query projection size", 3 * P);
-      divide("the query projection size", P);
-    }
-    if (a_.moe_enable)
-      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
-  }
-
-  // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
-  // mocked model, filtered by class: which classes depends on sequence parallelism).
-  template <class F>
-  void for_each_entry(F&& f) const {
-    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
-      entries_of(layer, f);
-  }
-
-  // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
-  template <class F>
-  void entries_of(std::uint64_t i, F&& f) const {
-    const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
-    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
-                        beta = a_.add_bias_linear ? 1 : 0;
-    const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
-    const auto column = [&](std::uint64_t in, std::uint64_t out) {
-      return in * (out / t) + beta * (out / t);
-    };
-    const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
-    const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
-    if (i == 0) {
-      f(detail::aicb_entry{"embedding_layer", 4 * (Vp / t) * h + a_.seq_length * h});
-      return;
-    }
-    if (i == d_.layers + 1) {
-      if (sp) f(detail::aicb_entry{"final_column", column(h, Vp)});
-      return;
-    }
-    const std::uint64_t layer = i - 1;
-    const std::uint64_t local_experts = a_.num_experts / a_.expert_model_parallel_size;
-    const std::uint64_t mlp_column = column(h, F_), mlp_row = row(F_, h);
-    if (!deepseek) {
-      if (sp) {
-        f(detail::aicb_entry{"attention_column", column(h, 3 * P)});
-        f(detail::aicb_entry{"attention_row", row(P, h)});
-        f(detail::aicb_entry{"fused", 2 * h});
-        if (a_.moe_enable) {
-          f(detail::aicb_entry{"mlp_moelayer", 2 * h * (F_ * local_experts / t)});
-        } else {
-          f(detail::aicb_entry{"mlp_column", mlp_column});
-          f(detail::aicb_entry{"mlp_row", mlp_row});
-        }
-      } else {
-        f(detail::aicb_entry{"attention_layer", column(h, 3 * P) + row(P, h)});
-        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});  // MoE without SP fails earlier
-      }
-      return;
-    }
-    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
-                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
-    const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
-    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
-                        o_row = row(a * v, h);
-    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
-    const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
-    if (sp) {
-      f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
-      f(detail::aicb_entry{"fused", 2 * qr});
-      f(detail::aicb_entry{"attention_q_column", q_column});
-      f(detail::aicb_entry{"attention_linear_kv_lora", kv_lora});
-      f(detail::aicb_entry{"fused", 2 * kvr});
-      f(detail::aicb_entry{"attention_kv_column", kv_column});
-      f(detail::aicb_entry{"attention_o_row", o_row});
-      f(detail::aicb_entry{"fused", 2 * h});
-      if (dense) {
-        f(detail::aicb_entry{"mlp_column", mlp_column});
-        f(detail::aicb_entry{"mlp_row", mlp_row});
-      } else {
-        f(detail::aicb_entry{"mlp_moelayer", moe});
-        if (shared) {  // aicb BUG-03: the shared expert is listed again
-          f(detail::aicb_entry{"mlp_column", mlp_column});
-          f(detail::aicb_entry{"mlp_row", mlp_row});
-        }
-      }
-    } else {
-      f(detail::aicb_entry{"attention_layer_mla",
-                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
-      if (dense) {
-        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
-      } else {
-        f(detail::aicb_entry{"mlp_moelayer", moe});
-        if (shared) f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
-      }
-    }
-  }
-
-  // Records aicb emits for a list entry.
-  [[nodiscard]] std::uint64_t items_of(std::string_view name) const {
-    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    if (!a_.enable_sequence_parallel) return 1;
-    std::uint64_t n = 0;
-    if (has("embedding")) ++n;
-    if (has("attention_linear")) ++n;
-    if (has("row"))
-      ++n;
-    else if (has("column"))
-      ++n;
-    else if (has("moelayer"))
-      n += 5;
-    return n;
-  }
-
-  [[nodiscard]] std::uint64_t prologue_size() const {
-    const bool dp_ep = a_.expert_model_parallel_size != d_.dp;
-    const std::uint64_t layernorm = a_.enable_sequence_parallel ? 0 : 1;
-    return (a_.aiob_enable ? 4 : 1) + layernorm + (dp_ep ? 2 : 0);
-  }
-
-  aicb_args a_;
-  aicb_derived d_;
-  std::optional<aicb_compute_cache> cache_;
-  std::uint64_t total_ = 0, moe_ = 0;
-  simai_header header_;
-};
-
-/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
-/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
-/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
-/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
-class aicb_source {
- public:
-  explicit aicb_source(const aicb_workload& w) : w_(w) {
-    if (w_.a_.aiob_enable) {
-      forward_ = lookup("forward", "grad");
-      backward_ = lookup("backward", "grad");
-    }
-    target_ = &prologue_;
-    build_prologue();
-    const aicb_args& a = w_.a_;
-    target_ = &embedding_norm_;
-    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
-    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
-    target_ = &epilogue_;
-    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
-    for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
-      push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
-    for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
-      push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
-    for (const record& r : prologue_)
-      current_.push_back(&r);
-  }
-
-  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
-
-  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
-  /// record), and only without an AIOB profile, where micro batches are all alike.
-  void skip_microbatches(std::uint64_t n) {
-    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
-      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
-    microbatch_ += n;
-  }
-
-  const record* next() {
-    for (;;) {
-      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
-      current_.clear();
-      position_in_current_ = 0;
-      if (!refill()) return nullptr;
-    }
-  }
-
- private:
-  using col = collective;
-  // One column as aicb writes it: compute, collective, size.
-  struct cell {
-    std::int64_t compute;
-    collective kind;
-    std::uint64_t size;
-  };
-  // The records of one distinct entry, and aicb's carried variables after it.
-  struct cached_entry {
-    std::string_view name;
-    std::vector<record> records;
-    std::int64_t forward_after = 0, backward_after = 0;
-  };
-
-  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
-  bool refill() {
-    const aicb_derived& d = w_.d_;
-    if (microbatch_ < d.microbatches) {
-      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
-      if (++position_ > d.layers + 1) {
-        position_ = 0;
-        ++microbatch_;
-        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
-      }
-      return true;
-    }
-    if (epilogue_done_) return false;
-    epilogue_done_ = true;
-    for (const record& r : epilogue_)
-      current_.push_back(&r);
-    return true;
-  }
-
-  void queue_entry(std::string_view name) {
-    if (name.find("embedding") != std::string_view::npos) {
-      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
-      // until the next refill, which happens only after they have all been consumed.
-      embedding_.clear();
-      target_ = &embedding_;
-      emit(name);
-      for (const record& r : embedding_)
-        current_.push_back(&r);
-      return;
-    }
-    for (cached_entry& c : cache_)
-      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
-        forward_ = c.forward_after;
-        backward_ = c.backward_after;
-        for (const record& r : c.records)
-          current_.push_back(&r);
-        return;
-      }
-    cache_.push_back({name, {}, 0, 0});
-    cached_entry& c = cache_.back();
-    target_ = &c.records;
-    emit(name);
-    c.forward_after = forward_;
-    c.backward_after = backward_;
-    for (const record& r : c.records)
-      current_.push_back(&r);
-  }
-
-  // Appends a record to the current target; the group of each collective is the one SimAI reads
-  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
-  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
-  void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
-            comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
-    // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
-    if (w_.a_.aiob_enable) {
-      if (fwd.kind == col::none) fwd.size = 0;
-      if (ig.kind == col::none) ig.size = 0;
-    }
-    record r;
-    r.name.assign(name);
-    r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
-    r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
-    r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
-    r.update = nanoseconds{100};
-    target_->push_back(std::move(r));
-  }
-
-  void build_prologue() {
-    const aicb_args& a = w_.a_;
-    const std::uint64_t T = w_.total_, M = w_.moe_, tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
-    const bool sp = a.enable_sequence_parallel, dp_ep = a.expert_model_parallel_size != w_.d_.dp;
-    if (!a.aiob_enable) {
-      push("grad_norm", {1, col::all_gather, 2 * T}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * T});
-      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
-    } else {
-      push("grad_gather", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * (T - M)});
-      push("grad_param_comm", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * (T - M)});
-      push("grad_param_compute", {1, col::none, 0},
-           {lookup("forward", "grad") + lookup("backward", "grad"), col::none, 0}, {1, col::none, 0});
-      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
-      const col tp_comm = a.tensor_model_parallel_size == 1 ? col::none : col::all_reduce;
-      push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
-    }
-    if (dp_ep) {
-      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
-           comm_group::tp, comm_group::tp, comm_group::dp_ep);
-      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
-           comm_group::tp, comm_group::tp, comm_group::dp_ep);
-    }
-  }
-
-  // aicb's _get_aiob_compute_time: the stage's own key, else a derived key, else 1.
-  [[nodiscard]] std::int64_t lookup(std::string_view fb, std::string_view stage) const {
-    const aicb_compute_cache& cache = *w_.cache_;
-    if (const auto v = cache.find(stage)) return *v;
-    std::string key;
-    if (stage == "grad")
-      key = "grad_" + std::string(fb);
-    else if (stage == "embedding")
-      key = "Emb";
-    else if (stage == "final")
-      key = "attention_" + std::string(fb);
-    else
-      key = std::string(stage) + "_" + std::string(fb);
-    if (const auto v = cache.find(key)) return *v;
-    return 1;
-  }
-  // `lct` and its fallback: a layer's own time if profiled (a value of 1 counts as absent, aicb
-  // BUG-11), else forward/backward of the name's first word.
-  void layer_times(std::string_view name) {
-    const std::int64_t own = lookup("", name);
-    if (own != 1) {
-      forward_ = backward_ = own;
-      return;
-    }
-    const std::string_view word = name.substr(0, name.find('_'));
-    forward_ = lookup("forward", word);
-    backward_ = lookup("backward", word);
-  }
-
-  void emit(std::string_view name) {
-    const aicb_args& a = w_.a_;
-    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
-    const std::uint64_t t = a.tensor_model_parallel_size;
-    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
-    const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
-    const bool attention = has("attention");
-
-    if (!aiob) {
-      const std::uint64_t fs = tpc * (recompute && attention ? 2 : 1);
-      if (!sp) {
-        push(name, {1, col::all_reduce, fs}, {1, col::all_reduce, tpc}, {1, col::none, 0});
-        return;
-      }
-      if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
-      if (has("row"))
-        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
-      else if (has("column"))
-        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
-      else if (has("moelayer"))
-        moe_items(name, 1, 1);
-      return;
-    }
-
-    if (!sp) {
-      const col fc = t == 1 ? col::none : col::all_reduce;
-      if (has("embedding")) {
-        push(name, {lookup("", "embedding"), fc, tpc}, {1, col::none, 0}, {backward_, col::none, 0});
-        return;
-      }
-      layer_times(name);  // recompute changes nothing here (aicb BUG-07)
-      push(name, {forward_, fc, tpc}, {backward_, col::none, 0}, {backward_, col::none, 0});
-      return;
-    }
-    if (has("embedding")) {
-      push(name, {lookup("", "embedding"), t == 1 ? col::none : col::all_reduce, tpc}, {1, col::none, 0},
-           {backward_, col::none, 0});  // the weight-gradient time is a stale variable (aicb BUG-05)
-    }
-    if (has("attention_linear")) {
-      layer_times(name);
-      if (recompute) forward_ *= 2;
-      push(name, {forward_, col::none, 0}, {backward_, col::none, 0}, {backward_, col::none, 0});
-    }
-    if (has("row") || has("column")) {
-      layer_times(name);
-      if (recompute && attention) forward_ *= 2;
-      forward_ = forward_ / 2;  // int(x / 2) of a non-negative integer
-      backward_ = backward_ / 2;
-      if (has("row"))
-        push(name, {forward_, t == 1 ? col::none : col::reduce_scatter, tpc},
-             {backward_, t == 1 ? col::none : col::all_gather, tpc}, {backward_, col::none, 0});
-      else  // the backward reduce-scatter carries size 0 (aicb BUG-06)
-        push(name, {forward_, t == 1 ? col::none : col::all_gather, tpc},
-             {backward_, t == 1 ? col::none : col::reduce_scatter, 0}, {backward_, col::none, 0});
-    } else if (has("moelayer")) {
-      layer_times(name);
-      moe_items(name, forward_, backward_);
-    }
-  }
-
-  // The five records of an MoE layer (spec 5.3).
-  void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
-    const aicb_args& a = w_.a_;
-    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
-                        k = a.moe_router_topk;
-    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
-    const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
-    const std::uint64_t disp_f =
-        a.frame == "DeepSeek" ? static_cast<std::uint64_t>(static_cast<double>(disp) * 0.515625) : disp;
-    col c1 = col::all_gather, c2 = col::all_to_all, c3 = col::all_gather, c4 = col::reduce_scatter;
-    if (a.aiob_enable) {
-      if (e == 1) c2 = col::none;
-      if (t == 1) {
-        c3 = c4 = col::none;
-        if (e == 1) c1 = col::none;
-      }
-    }
-    const comm_group ep = comm_group::ep, dp = comm_group::dp;
-    push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
-    push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
-    push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});
-    push(name, {1, c4, tpck}, {1, c3, tpck}, {1, col::none, 0});
-    push(name, {1, c2, disp}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
-  }
-
-  const aicb_workload& w_;
-  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
-  std::vector<record>* target_ = nullptr;
-  std::vector<cached_entry> cache_;     // one per distinct entry name
-  std::vector<const record*> current_;  // the records of the current list position
-  std::size_t position_in_current_ = 0;
-  std::uint64_t microbatch_ = 0, position_ = 0;
-  bool epilogue_done_ = false;
-  std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
-};
-
-template <class F>
-void aicb_workload::for_each_run(F&& f) const {
-  aicb_source source(*this);
-  const auto take = [&](std::uint64_t n) {
-    std::vector<record> out;
-    out.reserve(n);
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (const record* r = source.next()) out.push_back(*r);
-    return out;
-  };
-  if (a_.aiob_enable || d_.microbatches == 0) {
-    for (const record* r = source.next(); r != nullptr; r = source.next())
-      f(record_run{std::span<const record>(r, 1), 1});
-    return;
-  }
-  const std::uint64_t prologue = prologue_size();
-  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
-  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
-  source.skip_microbatches(d_.microbatches - 1);
-  const std::vector<record> tail = take(7);
-  if (!head.empty()) f(record_run{head, 1});
-  f(record_run{microbatch, d_.microbatches});
-  f(record_run{tail, 1});
-}
-
-inline record_stream<aicb_source> aicb_workload::records() const& {
-  return record_stream<aicb_source>(aicb_source(*this));
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/compat/megatron_csv.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Megatron and DeepSeek training as aicb's physical-cluster CSV (docs/csv.md): the items aicb's
-/// `generate_megatron_workload` writes for one pipeline stage — set-up, each micro-batch's forward
-/// and backward (or the 1F1B pipeline schedule with its sends and receives when PP > 1), and the
-/// optimizer step — with GEMM computation items when `computation_enable` (or `aiob_enable`).
-///
-/// The model is aicb's mock of Megatron: per layer a column-parallel QKV and a row-parallel output
-/// projection (DeepSeek: multi-latent attention), a column/row MLP, or a mixture of experts whose
-/// tokens cross the expert-parallel group. One model's forward and backward items are built once
-/// (their number grows with layers); micro-batches and iterations replay them, so memory does not
-/// grow with either.
-///
-/// It writes aicb's file byte for byte, its bugs included (docs/compatibility.md: two optimizer
-/// steps per iteration with PP, no MoE backward communication, 0-byte norm-gradient all-reduces,
-/// the gradient volume divided by PP twice, the gathered sequence doubled under SP, the word
-/// embedding counted 4×, heads defaulting to the layer count). The corrected CSV is a projection of
-/// the operation graph instead (aicb/generate/csv_projection.hpp).
-
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/workload/csv_item.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
-/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
-[[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
-  return aicb_csv_file_name("megatron", a);
-}
-
-/// The Megatron / DeepSeek CSV workload of one pipeline stage.
-class megatron_csv_workload {
- public:
-  explicit megatron_csv_workload(aicb_args args) : a_(std::move(args)), d_(derive(a_)) {
-    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
-      AICB_THROW(config_error("frame", a_.frame,
-                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
-    if (a_.aiob_enable) a_.computation_enable = true;
-    t_ = a_.tensor_model_parallel_size;
-    sp_ = a_.enable_sequence_parallel && t_ > 1;
-    build_model();
-  }
-
-  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
-  /// The parameters of the stage's model (elements), as aicb counts them.
-  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
-  /// The pipeline stage whose schedule is generated (aicb: always the first).
-  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return 0; }
-
-  /// Passes every item, in order, to `sink`.
-  template <class Sink>
-  void generate(Sink&& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel;
-    init(sink);
-    sink(csv_item{});
-    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
-      if (p > 1) {
-        pipeline(sink);
-        step(sink);  // aicb steps twice per iteration with PP (BUG-15)
-      } else {
-        for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
-          forward_step(sink);
-          for (const csv_item& item : backward_)
-            sink(item);
-        }
-      }
-      step(sink);
-      sink(csv_item{});
-    }
-  }
-
- private:
-  [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
-    if (by == 0 || n % by != 0)
-      AICB_THROW(config_error(
-          what, std::to_string(n),
-          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
-    return n / by;
-  }
-
-  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
-                              std::uint64_t bytes, std::string_view stage) const {
-    csv_item i;
-    i.op = op;
-    i.group = group;
-    i.group_size = size;
-    i.msg_size = bytes;
-    i.stage = stage;
-    return i;
-  }
-  [[nodiscard]] csv_item tp(csv_op op, std::uint64_t bytes, std::string_view stage) const {
-    return item(op, csv_group::tp_group, t_, bytes, stage);
-  }
-  static csv_item gemm(csv_shape x, csv_shape w, std::string_view stage) {
-    csv_item i;
-    i.op = csv_op::computation;
-    i.shapes = {x, w};
-    i.stage = stage;
-    return i;
-  }
-  static csv_shape dims(std::uint64_t a, std::uint64_t b) { return {{a, b, 0}, 2}; }
-  static csv_shape dims(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return {{a, b, c}, 3}; }
-
-  // ---- modules: each appends its forward and backward items and counts its parameters ----------
-
-  // Stage names are string literals: items keep pointing at them after the workload is gone.
-  struct column_stages {
-    std::string_view forward, backward;
-  };
-  struct row_stages {
-    std::string_view forward, backward;  // aicb's backward name lacks a dot
-  };
-
-  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
-    const std::uint64_t comm = 2 * s * b * in;
-    const std::uint64_t seq = sp_ ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
-    total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
-    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
-    if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
-    if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
-    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
-    if (a_.computation_enable) backward_.push_back(gemm(dims(seq, b, out_t), dims(out_t, in), bwd_stage));
-    if (sp_) backward_.push_back(tp(csv_op::reduce_scatter, comm, "backward.MegatronColumnLinear"));
-    if (a_.computation_enable) backward_.push_back(gemm(dims(out_t, seq * b), dims(seq * b, in), bwd_stage));
-    if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
-  }
-
-  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
-    const std::uint64_t comm = 2 * s * b * out;
-    total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
-    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
-    if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
-    if (t_ > 1)
-      forward_.push_back(
-          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
-    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
-    if (a_.computation_enable) {
-      backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
-      backward_.push_back(gemm(dims(out, s * b), dims(s * b, in_t), bwd_stage));
-    }
-  }
-
-  // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
-  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
-    const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
-    total_params_ += in * out + (a_.add_bias_linear ? out : 0);
-    if (!a_.computation_enable) return;
-    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
-    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
-  }
-
-  void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
-    total_params_ += 2 * width;
-  }
-
-  void mlp() {
-    column(a_.hidden_size, d_.ffn,
-           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
-    row(d_.ffn, a_.hidden_size, {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row"});
-  }
-
-  // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
-  // routed tokens and the combine. `deepseek`: FP8 dispatch, three expert matrices, no preprocess.
-  void moe(bool deepseek) {
-    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, k = a_.moe_router_topk;
-    const std::uint64_t e = a_.expert_model_parallel_size;
-    const std::uint64_t local = divide(d_.ffn * (a_.num_experts / e), t_, "ffn_hidden_size");
-    total_params_ += (deepseek ? 3 : 2) * h * local;
-    const std::uint64_t a2a = (s * h * b * k / t_) * 2, gathered = 2 * h * k * b * s;
-    const auto ep = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::ep_group, std::nullopt, bytes, stage);
-    };
-    const auto tp_none = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::tp_group, std::nullopt, bytes, stage);
-    };
-    if (!deepseek && (t_ > 1 || e > 1))
-      forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
-    if (e > 1) {
-      csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
-      if (deepseek)
-        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
-      forward_.push_back(dispatch);
-    }
-    if (t_ > 1) {
-      forward_.push_back(tp_none(csv_op::all_gather, gathered, "forward.MoE.permutation"));
-      forward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "forward.MoE.unpermutation"));
-    }
-    if (e > 1) forward_.push_back(ep(csv_op::all_to_all, a2a, "forward.MoE.combine"));
-    if (deepseek && a_.n_shared_expert > 0) {
-      mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
-    }
-    // aicb's MoE backward emits nothing (BUG-16).
-  }
-
-  void build_model() {
-    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
-    const bool deepseek = a_.frame == "DeepSeek";
-    if (a_.moe_enable &&
-        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
-      AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
-                              "num_experts % expert_model_parallel_size == 0"));
-    // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
-    const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
-    embedding_params_ = {4 * vocab_t * h, s * h};  // aicb counts the word embedding 4 times
-    total_params_ += embedding_params_[0] + embedding_params_[1];
-    if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
-    // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
-    std::vector<csv_item> backward_layers;
-    for (std::uint64_t layer = 0; layer < d_.layers; ++layer) {
-      const std::size_t first = backward_.size();
-      if (deepseek) {
-        const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
-        linear(h, a_.q_lora_rank,
-               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
-        norm(a_.q_lora_rank);
-        column(a_.q_lora_rank, heads * qk,
-               {"forward.MegatronColumnLinear.attention_q_column",
-                "backward.MegatronColumnLinear.attention_q_column"});
-        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
-               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
-        norm(a_.kv_lora_rank);
-        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
-               {"forward.MegatronColumnLinear.attention_kv_column",
-                "backward.MegatronColumnLinear.attention_kv_column"});
-        row(heads * a_.v_head_dim, h,
-            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row"});
-      } else {
-        const std::uint64_t projection = h / heads * heads;
-        column(h, 3 * projection,
-               {"forward.MegatronColumnLinear.attention_column",
-                "backward.MegatronColumnLinear.attention_column"});
-        row(projection, h,
-            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row"});
-      }
-      norm(h);
-      total_params_ += h;  // the post-attention layernorm bias
-      if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
-        moe(deepseek);
-      } else {
-        mlp();
-      }
-      // This layer's backward goes before the layers already built.
-      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
-                                        backward_.end());
-      backward_.resize(first);
-      layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
-      backward_layers = std::move(layer_items);
-    }
-    backward_.insert(backward_.end(), backward_layers.begin(), backward_layers.end());
-    if (t_ > 1) backward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "backward.MegatronEmbedding"));
-    // The output layer: counted, never run (aicb names it final_norm).
-    const std::uint64_t final_t = vocab_t;
-    total_params_ += h * final_t + (a_.add_bias_linear ? final_t : 0);
-  }
-
-  // ---- the training loop ----------------------------------------------------------------------------
-
-  template <class Sink>
-  void init(Sink& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel;
-    const auto dp = [&](csv_op op, std::uint64_t bytes) {
-      return item(op, csv_group::dp_group, d_.dp, bytes, "init.model_setup");
-    };
-    sink(dp(csv_op::all_reduce, 8));
-    for (int i = 0; i < 3; ++i) {
-      sink(dp(csv_op::all_reduce, 8));
-      if (p > 1) sink(item(csv_op::all_reduce, csv_group::pp_group, p, 8, "init.model_setup"));
-    }
-    sink(dp(csv_op::all_gather, 32));
-    csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
-    broadcast.src = 0;
-    sink(broadcast);
-    const bool last_stage = a_.pp_rank == static_cast<std::int64_t>(p) - 1;
-    if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
-      for (std::uint64_t n : embedding_params_)
-        sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
-    sink(dp(csv_op::all_gather, 64));
-  }
-
-  // The batch broadcast of a forward step (only the first TP rank reads data).
-  template <class Sink>
-  void broadcast_batch(Sink& sink) const {
-    csv_item first = tp(csv_op::broadcast, 40, "forward_step");
-    first.src = 0;
-    sink(first);
-    csv_item second =
-        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
-    second.src = 0;
-    sink(second);
-  }
-
-  template <class Sink>
-  void forward_step(Sink& sink) const {
-    if (t_ > 1) broadcast_batch(sink);
-    for (const csv_item& i : forward_)
-      sink(i);
-    for (int i = 0; i < 3; ++i)  // the vocabulary-parallel loss: three fp32 all-reduces (even at TP 1)
-      sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
-              "forward_step._VocabParallelCrossEntropy"));
-    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
-              "forward_step.average_losses_across_data_parallel_group"));
-  }
-
-  template <class Sink>
-  void p2p(Sink& sink, csv_op op, std::string_view stage, std::string_view direction) const {
-    csv_item i = item(op, csv_group::pp_group, 1, 2 * a_.hidden_size * a_.seq_length * a_.micro_batch, stage);
-    i.additional = direction;
-    sink(i);
-  }
-
-  // One-forward-one-backward (1F1B) schedule of the stage.
-  template <class Sink>
-  void pipeline(Sink& sink) const {
-    const std::uint64_t p = a_.pipeline_model_parallel, rank = pipeline_stage(), m = d_.microbatches;
-    const bool first = rank == 0, last = rank == p - 1;
-    const std::uint64_t warmup = std::min(p - rank - 1, m), remaining = m - warmup;
-    const auto model_forward = [&] {
-      broadcast_batch(sink);
-      for (const csv_item& i : forward_)
-        sink(i);
-    };
-    const auto model_backward = [&] {
-      for (const csv_item& i : backward_)
-        sink(i);
-    };
-    for (std::uint64_t i = 0; i < warmup; ++i) {
-      if (!first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
-      model_forward();
-      if (!last) p2p(sink, csv_op::isend, "forward_step", "send_next");
-    }
-    if (remaining > 0 && !first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
-    for (std::uint64_t i = 0; i < remaining; ++i) {
-      model_forward();
-      if (!last) {
-        p2p(sink, csv_op::irecv, "forward_step", "recv_next");
-        p2p(sink, csv_op::isend, "forward_step", "send_next");
-      }
-      model_backward();
-      if (!first) {
-        p2p(sink, csv_op::isend, "backward_step", "send_prev");
-        if (i + 1 != remaining) p2p(sink, csv_op::irecv, "backward_step", "recv_prev");
-      }
-    }
-    for (std::uint64_t i = 0; i < warmup; ++i) {
-      if (!last) p2p(sink, csv_op::irecv, "backward_step", "recv_next");
-      model_backward();
-      if (!first) p2p(sink, csv_op::isend, "backward_step", "send_prev");
-    }
-  }
-
-  template <class Sink>
-  void step(Sink& sink) const {
-    // aicb divides the stage's parameter count by PP once more (BUG-18).
-    const std::uint64_t per = a_.pipeline_model_parallel;
-    const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
-      return item(op, csv_group::dp_group, d_.dp, bytes, stage);
-    };
-    if (a_.use_distributed_optimizer) {
-      sink(dp(csv_op::reduce_scatter, 4 * total_params_ / per, "step"));
-      sink(dp(csv_op::all_gather, 2 * total_params_ / per, "step"));
-    } else {
-      sink(dp(csv_op::all_reduce, 4 * total_params_ / per, "step.finish_grad_sync"));
-    }
-    // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
-    // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
-    sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
-    sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
-  }
-
-  aicb_args a_;
-  aicb_derived d_;
-  std::uint64_t t_ = 1;
-  bool sp_ = false;
-  std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
-  std::array<std::uint64_t, 2> embedding_params_{};
-  std::uint64_t total_params_ = 0;
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/generate/collective_bench.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Collective micro-benchmarks: a sweep of message sizes, begin_size · 2^i up to end_size, for one
-/// or more collectives, in three forms (docs/micro.md):
-///
-/// - collective_sweep_workload — SimAI text in the `HYBRID_TRANSFORMER_FWD_IN_BCKWD` form that
-///   SimAI-Analytical runs: one record per collective, size and iteration, whose weight-gradient
-///   column holds the collective on the data-parallel group (every GPU: TP = PP = 1). SimAI reports
-///   each record's communication time. This is the default of `aicb micro`.
-/// - write_collective_csv() — aicb's physical-cluster CSV of `--frame collective_test`
-///   (byte-identical to aicb): `iter_num` warm-up runs at begin_size, then `iter_num` runs per size.
-/// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
-///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
@@ -11957,8 +10679,1284 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/compat/aicb_flags.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's generator flags — those of `SimAI_training_workload_generator.py`, with the conveniences of
+/// its shell scripts (`-m`, `--tp`, `--pp`, `--sp`, `--ep`, `--aiob`, `--topk`, …) folded in as
+/// spellings — as data: each flag's canonical name, the spellings accepted, whether it is a switch,
+/// and the descriptor field it sets in the corrected mode. The command line registers them from this
+/// table; aicb::aicb_flag_values holds what was given; aicb::aicb_args_from_flags and
+/// aicb::megatron_args_from_flags turn them into aicb's own argument sets, as aicb's scripts would.
+///
+/// ```cpp
+/// aicb::aicb_flag_values flags;
+/// flags.set("world_size", "16");
+/// flags.set("tensor_model_parallel_size", "2");
+/// std::vector<std::string> notes;
+/// const aicb::aicb_args args = aicb::aicb_args_from_flags(flags, "", notes);   // aicb's defaults for the
+/// rest
+/// ```
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One of aicb's generator flags.
+struct aicb_flag {
+  std::string_view name;       ///< canonical (aicb's) name: the key in aicb_flag_values
+  std::string_view spellings;  ///< comma-separated, as CLI11 takes them: aicb's, dashed, the scripts'
+  bool is_switch;              ///< takes no value ("true" when given)
+  std::string_view field;      ///< the descriptor field it sets in the corrected mode ("" for none)
+  std::string_view help;
+};
+
+/// aicb's generator flags, the scripts' conveniences folded in as spellings.
+inline constexpr aicb_flag aicb_flags[] = {
+    {"frame", "--frame", false, "", "Megatron | DeepSeek (aicb)"},
+    {"gpu_type", "--gpu_type,--gpu-type,--gpu", false, "", "GPU: roofline catalogue entry and file name"},
+    {"world_size", "--world_size,--world-size", false, "world_size", "number of GPUs"},
+    {"tensor_model_parallel_size",
+     "--tensor_model_parallel_size,--tensor-model-parallel-size,--tp,--tensor-parallel", false,
+     "tensor_parallel", "tensor-parallel size"},
+    {"pipeline_model_parallel",
+     "--pipeline_model_parallel,--pipeline-model-parallel,--pp,--pipeline-parallel", false,
+     "pipeline_parallel", "pipeline-parallel size"},
+    {"context_parallel_size", "--context-parallel-size,--context_parallel_size,--cp,--context-parallel",
+     false, "context_parallel", "context-parallel size"},
+    {"pp_rank", "--pp_rank", false, "", "CSV: the pipeline stage (aicb: only its set-up items)"},
+    {"global_batch", "--global_batch,--global-batch,--gbs", false, "global_batch",
+     "global batch (sequences)"},
+    {"micro_batch", "--micro_batch,--micro-batch,--mbs", false, "micro_batch", "micro batch (sequences)"},
+    {"epoch_num", "--epoch_num,--epoch-num", false, "",
+     "training iterations in the file, as --iterations (aicb's SimAI generator ignores it; its CSV repeats "
+     "iterations)"},
+    {"computation_enable", "--computation_enable", true, "", "CSV: GEMM computation items"},
+    {"dtype", "--dtype", false, "dtype", "bfloat16 | float16 | float32"},
+    {"ffn_hidden_size", "--ffn_hidden_size,--ffn-hidden-size", false, "ffn_hidden_size",
+     "MLP intermediate size"},
+    {"enable_visual", "--enable_visual", true, "", "accepted for aicb compatibility (no effect)"},
+    {"workload_only", "--workload_only", true, "", "accepted for aicb compatibility (no effect)"},
+    {"model_name", "--model_name,--model-name", false, "name", "model name (file name)"},
+    {"hidden_size", "--hidden_size,--hidden-size", false, "hidden_size", "hidden size"},
+    {"num_layers", "--num_layers,--num-layers", false, "num_layers", "transformer layers"},
+    {"seq_length", "--seq_length,--seq-length,--seq", false, "seq_length", "sequence length"},
+    {"num_attention_heads", "--num_attention_heads,--num-attention-heads", false, "num_attention_heads",
+     "attention heads"},
+    {"vocab_size", "--vocab_size,--vocab-size", false, "vocab_size", "vocabulary size"},
+    {"max_position_embeddings", "--max_position_embeddings,--max-position-embeddings", false,
+     "max_position_embeddings", "learned position table size"},
+    {"add_bias_linear", "--add_bias_linear,--add-bias-linear", true, "linear_bias",
+     "biases on linear layers"},
+    {"use_flash_attn", "--use_flash_attn,--use-flash-attn,--flash_attn", true, "",
+     "fused attention (aicb: profile keys)"},
+    {"swiglu", "--swiglu", true, "", "SwiGLU MLP"},
+    {"enable_sequence_parallel", "--enable_sequence_parallel,--enable-sequence-parallel,--sp,--sp-enable",
+     true, "sequence_parallel", "sequence parallelism"},
+    {"use_distributed_optimizer", "--use-distributed-optimizer,--use_distributed_optimizer", true,
+     "distributed_optimizer", "distributed optimizer"},
+    {"make_vocab_size_divisible_by", "--make_vocab_size_divisible_by,--make-vocab-size-divisible-by", false,
+     "vocab_divisible_by", "vocabulary padding multiple"},
+    {"overlap_grad_reduce", "--overlap_grad_reduce,--overlap-grad-reduce", true, "overlap_grad_reduce",
+     "reduce gradients bucket by bucket during the backward (per-rank schedules; aicb: no effect)"},
+    {"moe_enable", "--moe_enable,--moe-enable", true, "", "mixture of experts"},
+    {"expert_model_parallel_size", "--expert_model_parallel_size,--expert-model-parallel-size,--ep", false,
+     "expert_parallel", "expert-parallel size"},
+    {"num_experts", "--num_experts,--num-experts,--experts", false, "num_experts", "routed experts"},
+    {"moe_router_topk", "--moe_router_topk,--moe-router-topk,--topk", false, "moe_top_k",
+     "experts per token"},
+    {"moe_grouped_gemm", "--moe_grouped_gemm,--moe-grouped-gemm,--grouped_gemm", true, "moe_grouped_gemm",
+     "experts as one grouped GEMM, otherwise one GEMM per expert (aicb: file name and AIOB kernels)"},
+    {"activation_func", "--activation_func", false, "", "accepted for aicb compatibility (no effect)"},
+    {"aiob_enable", "--aiob_enable,--aiob-enable,--aiob", true, "", "time compute with an AIOB profile"},
+    {"comp_filepath", "--comp_filepath,--comp-filepath", false, "", "the AIOB profile"},
+    {"recompute_activations", "--recompute_activations,--recompute-activations,--recompute", true, "",
+     "selective activation recomputation"},
+    {"n_dense_layers", "--n_dense_layers,--n_dense_layer,--n-dense-layers", false, "first_dense_layers",
+     "DeepSeek: leading dense layers"},
+    {"n_shared_expert", "--n_shared_expert,--n-shared-expert", false, "num_shared_experts",
+     "DeepSeek: shared experts"},
+    {"qk_rope_dim", "--qk_rope_dim,--qk-rope-dim", false, "qk_rope_head_dim",
+     "DeepSeek: rotary q/k head size"},
+    {"qk_nope_dim", "--qk_nope_dim,--qk-nope-dim", false, "qk_nope_head_dim",
+     "DeepSeek: q/k head size without rope"},
+    {"q_lora_rank", "--q_lora_rank,--q-lora-rank", false, "q_lora_rank", "DeepSeek: query rank"},
+    {"kv_lora_rank", "--kv_lora_rank,--kv-lora-rank", false, "kv_lora_rank", "DeepSeek: key/value rank"},
+    {"v_head_dim", "--v_head_dim,--v-head-dim", false, "v_head_dim", "DeepSeek: value head size"},
+};
+
+/// aicb's flags as given: canonical name to text ("true" or "false" for a switch). A name that is
+/// not one of aicb_flags is refused.
+class aicb_flag_values {
+ public:
+  /// Records `text` for flag `name` (an empty text means "not given").
+  void set(std::string_view name, std::string text) {
+    if (!find(name)) AICB_THROW(config_error(std::string(name), text, "not one of aicb's generator flags"));
+    values_[std::string(name)] = std::move(text);
+  }
+  /// Given, with a value.
+  [[nodiscard]] bool given(std::string_view name) const {
+    const auto it = values_.find(std::string(name));
+    return it != values_.end() && !it->second.empty();
+  }
+  /// A switch that is given and not false.
+  [[nodiscard]] bool on(std::string_view name) const {
+    return given(name) && text(name) != "false" && text(name) != "0";
+  }
+  /// The text given ("" when not given).
+  [[nodiscard]] const std::string& text(std::string_view name) const {
+    static const std::string none;
+    const auto it = values_.find(std::string(name));
+    return it == values_.end() ? none : it->second;
+  }
+  /// The value as a non-negative integer; config_error naming the flag when it is not one.
+  [[nodiscard]] std::uint64_t number(std::string_view name) const {
+    const std::string& t = text(name);
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (t.empty() || error != std::errc{} || end != t.data() + t.size())
+      AICB_THROW(config_error(std::string(name), t, "expected a non-negative integer"));
+    return value;
+  }
+  /// The value as a number, when given.
+  [[nodiscard]] std::optional<std::uint64_t> optional_number(std::string_view name) const {
+    return given(name) ? std::optional<std::uint64_t>(number(name)) : std::nullopt;
+  }
+  /// The value as text, when given.
+  [[nodiscard]] std::optional<std::string> optional_text(std::string_view name) const {
+    return given(name) ? std::optional<std::string>(text(name)) : std::nullopt;
+  }
+
+  /// The flag called `name`, if aicb has one.
+  [[nodiscard]] static const aicb_flag* find(std::string_view name) noexcept {
+    for (const aicb_flag& f : aicb_flags)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+namespace detail {
+
+// The numeric options both of aicb's shell scripts read.
+template <class ScriptArgs>
+void read_script_numbers(const aicb_flag_values& f, ScriptArgs& s) {
+  s.world_size = f.optional_number("world_size");
+  s.tensor_model_parallel_size = f.optional_number("tensor_model_parallel_size");
+  s.pipeline_model_parallel = f.optional_number("pipeline_model_parallel");
+  s.micro_batch = f.optional_number("micro_batch");
+  s.num_layers = f.optional_number("num_layers");
+  s.seq_length = f.optional_number("seq_length");
+  s.hidden_size = f.optional_number("hidden_size");
+  s.num_attention_heads = f.optional_number("num_attention_heads");
+  s.ffn_hidden_size = f.optional_number("ffn_hidden_size");
+  s.epoch_num = f.optional_number("epoch_num");
+  s.max_position_embeddings = f.optional_number("max_position_embeddings");
+  s.num_experts = f.optional_number("num_experts");
+  s.moe_router_topk = f.optional_number("moe_router_topk");
+  s.expert_model_parallel_size = f.optional_number("expert_model_parallel_size");
+}
+
+inline void script_notes(const aicb_script_result& r, const std::string& fallback,
+                         std::vector<std::string>& notes) {
+  if (r.fell_back) notes.push_back(fallback);
+  for (const std::string& change : r.overridden)
+    notes.push_back("aicb: preset " + r.preset + " overrides " + change + " (aicb's script ignores it)");
+}
+
+}  // namespace detail
+
+/// aicb's SimAI generator arguments from its flags, aicb's defaults for what is not given. With a
+/// `model_size` (`-m`), as aicb's `megatron_workload_with_aiob.sh` builds them: its preset, which
+/// overrides dimensions given beside it (each override a note).
+[[nodiscard]] inline aicb_args aicb_args_from_flags(const aicb_flag_values& f, const std::string& model_size,
+                                                    std::vector<std::string>& notes) {
+  if (!model_size.empty()) {
+    aicb_script_args s;
+    s.model_size = model_size;
+    detail::read_script_numbers(f, s);
+    s.global_batch = f.optional_number("global_batch");
+    s.frame = f.optional_text("frame");
+    s.gpu_type = f.optional_text("gpu_type");
+    s.comp_filepath = f.optional_text("comp_filepath");
+    s.sequence_parallel = f.on("enable_sequence_parallel");
+    s.aiob = f.on("aiob_enable");
+    s.flash_attn = f.on("use_flash_attn");
+    s.grouped_gemm = f.on("moe_grouped_gemm");
+    s.recompute = f.on("recompute_activations");
+    const aicb_script_result r = from_aicb_script(s);
+    detail::script_notes(
+        r, "aicb: model size " + model_size + " is not one of aicb's presets; aicb uses gpt_13B (as here)",
+        notes);
+    return r.args;
+  }
+  aicb_args a;
+  if (f.given("frame")) a.frame = f.text("frame");
+  if (f.given("gpu_type")) a.gpu_type = f.text("gpu_type");
+  const auto set_u = [&](std::string_view name, std::uint64_t& field) {
+    if (f.given(name)) field = f.number(name);
+  };
+  set_u("world_size", a.world_size);
+  set_u("tensor_model_parallel_size", a.tensor_model_parallel_size);
+  set_u("pipeline_model_parallel", a.pipeline_model_parallel);
+  set_u("global_batch", a.global_batch);
+  set_u("micro_batch", a.micro_batch);
+  set_u("epoch_num", a.epoch_num);
+  set_u("hidden_size", a.hidden_size);
+  set_u("num_layers", a.num_layers);
+  set_u("seq_length", a.seq_length);
+  set_u("vocab_size", a.vocab_size);
+  set_u("max_position_embeddings", a.max_position_embeddings);
+  set_u("make_vocab_size_divisible_by", a.make_vocab_size_divisible_by);
+  set_u("expert_model_parallel_size", a.expert_model_parallel_size);
+  set_u("num_experts", a.num_experts);
+  set_u("moe_router_topk", a.moe_router_topk);
+  set_u("n_dense_layers", a.n_dense_layers);
+  set_u("n_shared_expert", a.n_shared_expert);
+  set_u("qk_rope_dim", a.qk_rope_dim);
+  set_u("qk_nope_dim", a.qk_nope_dim);
+  set_u("q_lora_rank", a.q_lora_rank);
+  set_u("kv_lora_rank", a.kv_lora_rank);
+  set_u("v_head_dim", a.v_head_dim);
+  a.ffn_hidden_size = f.optional_number("ffn_hidden_size");
+  a.num_attention_heads = f.optional_number("num_attention_heads");
+  a.model_name = f.optional_text("model_name");
+  a.comp_filepath = f.optional_text("comp_filepath");
+  if (f.given("dtype")) a.dtype = f.text("dtype");
+  a.add_bias_linear = f.on("add_bias_linear");
+  a.use_flash_attn = f.on("use_flash_attn");
+  a.swiglu = f.on("swiglu");
+  a.enable_sequence_parallel = f.on("enable_sequence_parallel");
+  a.use_distributed_optimizer = f.on("use_distributed_optimizer");
+  a.moe_enable = f.on("moe_enable");
+  a.moe_grouped_gemm = f.on("moe_grouped_gemm");
+  a.aiob_enable = f.on("aiob_enable");
+  a.recompute_activations = f.on("recompute_activations");
+  return a;
+}
+
+/// aicb's CSV (physical-cluster) arguments from its flags. With a `model_size`, as aicb's
+/// `megatron_gpt.sh` builds them from its presets and its GPU count (`nnodes` x `nproc_per_node`);
+/// otherwise as aicb_args_from_flags.
+[[nodiscard]] inline aicb_args megatron_args_from_flags(const aicb_flag_values& f,
+                                                        const std::string& model_size,
+                                                        std::optional<std::uint64_t> nnodes,
+                                                        std::optional<std::uint64_t> nproc_per_node,
+                                                        std::vector<std::string>& notes) {
+  aicb_args args;
+  if (!model_size.empty()) {
+    megatron_gpt_script_args s;
+    s.model_size = model_size;
+    detail::read_script_numbers(f, s);
+    s.nproc_per_node = nproc_per_node;
+    s.nnodes = nnodes;
+    s.frame = f.optional_text("frame");
+    s.sequence_parallel = f.on("enable_sequence_parallel");
+    s.aiob = f.on("aiob_enable");
+    s.flash_attn = f.on("use_flash_attn");
+    s.swiglu = f.on("swiglu");
+    s.moe = f.on("moe_enable");
+    s.grouped_gemm = f.on("moe_grouped_gemm");
+    if (f.given("global_batch"))
+      notes.push_back(
+          "aicb: megatron_gpt.sh ignores --global_batch; it uses 2 x data-parallel size x micro batch");
+    const aicb_script_result r = from_megatron_gpt_script(s);
+    detail::script_notes(
+        r, "aicb: model size " + model_size + " is not one of the script's presets; it uses gpt_13B", notes);
+    args = r.args;
+  } else {
+    args = aicb_args_from_flags(f, model_size, notes);
+  }
+  args.computation_enable = f.on("computation_enable");
+  if (f.given("pp_rank"))
+    args.pp_rank = f.text("pp_rank") == "-1" ? -1 : static_cast<std::int64_t>(f.number("pp_rank"));
+  return args;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_simai.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb compatibility: the workload aliyun/aicb (commit 23eec3c) writes with its
+/// `SimAI_training_workload_generator`, reproduced record for record — its documented bugs
+/// included (see docs/compatibility.md) — on both its paths: without a profile (every compute time
+/// 1) and with `--aiob_enable` (times from the profile, aicb's arithmetic).
+///
+/// The layer list, the parameter totals behind the data-parallel sizes, the prologue, the
+/// micro-batch blocks and the epilogue follow aicb's code paths (spec sections 3-5). Records are
+/// produced lazily (aicb::record_stream): memory does not grow with micro batches or layers.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/workload/record.hpp>
+// #include <aicb/workload/record_stream.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+// One entry of aicb's "layer list" (SIMAI_workload.get_model_details): a module name and its
+// parameters on one TP rank of one pipeline stage.
+struct aicb_entry {
+  std::string_view name;
+  std::uint64_t params = 0;
+};
+
+}  // namespace detail
+
+/// aicb's workload for `args`, lazily. Throws config_error where aicb fails.
+class aicb_workload {
+ public:
+  /// @param args    aicb's arguments (as its generator parses them)
+  /// @param profile the AIOB profile when args.aiob_enable (read from args.comp_filepath by the caller)
+  explicit aicb_workload(aicb_args args, std::optional<aiob_profile> profile = std::nullopt)
+      : a_(std::move(args)), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(
+          config_error("frame", a_.frame, "the SimAI generator supports --frame Megatron or DeepSeek"));
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.aiob_enable) {
+      if (!profile)
+        AICB_THROW(
+            config_error("comp_filepath", "(none)",
+                         "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
+      cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
+    }
+    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
+      AICB_THROW(
+          config_error("aiob_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
+                       "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
+    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
+      AICB_THROW(
+          config_error("moe_enable", "false",
+                       "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
+                       "emits MoE items, which need --moe_enable"));
+    check_divisibility();
+    for_each_entry([&](const detail::aicb_entry& e) {
+      total_ += e.params;
+      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
+    });
+    header_.tensor_parallel = a_.tensor_model_parallel_size;
+    header_.expert_parallel = a_.expert_model_parallel_size;
+    header_.pipeline_parallel = a_.pipeline_model_parallel;
+    header_.vpp = d_.layers;
+    header_.ga = d_.microbatches;
+    header_.all_gpus = a_.world_size;
+    const std::uint64_t pp_message = 2 * a_.micro_batch * a_.seq_length * a_.hidden_size;
+    if (a_.pipeline_model_parallel == 1)
+      header_.pp_comm = "0";
+    else if (a_.enable_sequence_parallel)
+      header_.pp_comm = detail::python_float_repr(static_cast<double>(pp_message) /
+                                                  static_cast<double>(a_.tensor_model_parallel_size));
+    else
+      header_.pp_comm = std::to_string(pp_message);
+  }
+
+  [[nodiscard]] const simai_header& header() const noexcept { return header_; }
+  /// aicb's parameter totals: T (every listed module) and M (the MoE modules), per TP rank and stage.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_; }
+  [[nodiscard]] std::uint64_t moe_params() const noexcept { return moe_; }
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  [[nodiscard]] const aicb_derived& derived() const noexcept { return d_; }
+  /// The file name aicb would choose (under results/workload/).
+  [[nodiscard]] std::string file_name() const { return aicb_file_name(a_); }
+
+  /// Records in the workload.
+  [[nodiscard]] std::uint64_t size() const {
+    std::uint64_t per_microbatch = 0;
+    for_each_entry([&](const detail::aicb_entry& e) { per_microbatch += items_of(e.name); });
+    if (!a_.aiob_enable) ++per_microbatch;  // embedding_norm
+    return checked_add(checked_mul(d_.microbatches, per_microbatch, "records (micro batches x records each)"),
+                       prologue_size() + 7, "records");
+  }
+
+  /// The records as runs (aicb::record_run), the same as records(): without an AIOB profile every
+  /// micro batch is the same records (no profiled time is carried from entry to entry), so the
+  /// prologue, one micro batch `microbatches` times, and the epilogue; with a profile, one record at
+  /// a time.
+  template <class F>
+  void for_each_run(F&& f) const;
+
+  /// The records, lazily.
+  [[nodiscard]] record_stream<class aicb_source> records() const&;
+  /// Not on a temporary: the stream refers to the workload, which would be gone before the first
+  /// record (`for (auto& r : aicb_workload(...).records())` does not compile; name the workload).
+  record_stream<class aicb_source> records() const&& = delete;
+
+ private:
+  friend class aicb_source;
+
+  void check_divisibility() const {
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size;
+    const auto divide = [&](const char* what, std::uint64_t n) {
+      if (n % t != 0)
+        AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(t),
+                                std::string("aicb asserts here: ") + what + " (" + std::to_string(n) +
+                                    ") must be divisible by tensor_model_parallel_size"));
+    };
+    const std::uint64_t P = h / d_.heads * d_.heads;
+    divide("ffn_hidden_size", d_.ffn);
+    if (a_.frame == "DeepSeek") {
+      divide("num_attention_heads x (qk_nope_dim + qk_rope_dim)",
+             d_.heads * (a_.qk_nope_dim + a_.qk_rope_dim));
+      divide("num_attention_heads x (qk_nope_dim + v_head_dim)", d_.heads * (a_.qk_nope_dim + a_.v_head_dim));
+      divide("num_attention_heads x v_head_dim", d_.heads * a_.v_head_dim);
+    } else {
+      divide("3 x the query projection size", 3 * P);
+      divide("the query projection size", P);
+    }
+    if (a_.moe_enable)
+      divide("ffn_hidden_size x local experts", d_.ffn * (a_.num_experts / a_.expert_model_parallel_size));
+  }
+
+  // Calls f(entry) for every entry of aicb's layer list, in order (pre-order traversal of the
+  // mocked model, filtered by class: which classes depends on sequence parallelism).
+  template <class F>
+  void for_each_entry(F&& f) const {
+    for (std::uint64_t layer = 0; layer <= d_.layers + 1; ++layer)
+      entries_of(layer, f);
+  }
+
+  // Entries of position `i` of the list: 0 = embedding, 1..L = layers, L+1 = the final column.
+  template <class F>
+  void entries_of(std::uint64_t i, F&& f) const {
+    const bool sp = a_.enable_sequence_parallel, deepseek = a_.frame == "DeepSeek";
+    const std::uint64_t t = a_.tensor_model_parallel_size, h = a_.hidden_size,
+                        beta = a_.add_bias_linear ? 1 : 0;
+    const std::uint64_t F_ = d_.ffn, a = d_.heads, d = h / a, P = d * a, Vp = d_.padded_vocab;
+    const auto column = [&](std::uint64_t in, std::uint64_t out) {
+      return in * (out / t) + beta * (out / t);
+    };
+    const auto row = [&](std::uint64_t in, std::uint64_t out) { return out * (in / t) + beta * out; };
+    const auto linear = [&](std::uint64_t in, std::uint64_t out) { return in * out + beta * out; };
+    if (i == 0) {
+      f(detail::aicb_entry{"embedding_layer", 4 * (Vp / t) * h + a_.seq_length * h});
+      return;
+    }
+    if (i == d_.layers + 1) {
+      if (sp) f(detail::aicb_entry{"final_column", column(h, Vp)});
+      return;
+    }
+    const std::uint64_t layer = i - 1;
+    const std::uint64_t local_experts = a_.num_experts / a_.expert_model_parallel_size;
+    const std::uint64_t mlp_column = column(h, F_), mlp_row = row(F_, h);
+    if (!deepseek) {
+      if (sp) {
+        f(detail::aicb_entry{"attention_column", column(h, 3 * P)});
+        f(detail::aicb_entry{"attention_row", row(P, h)});
+        f(detail::aicb_entry{"fused", 2 * h});
+        if (a_.moe_enable) {
+          f(detail::aicb_entry{"mlp_moelayer", 2 * h * (F_ * local_experts / t)});
+        } else {
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      } else {
+        f(detail::aicb_entry{"attention_layer", column(h, 3 * P) + row(P, h)});
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});  // MoE without SP fails earlier
+      }
+      return;
+    }
+    const std::uint64_t qr = a_.q_lora_rank, kvr = a_.kv_lora_rank, rope = a_.qk_rope_dim,
+                        nope = a_.qk_nope_dim, v = a_.v_head_dim;
+    const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
+    const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
+                        o_row = row(a * v, h);
+    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
+    const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
+    if (sp) {
+      f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
+      f(detail::aicb_entry{"fused", 2 * qr});
+      f(detail::aicb_entry{"attention_q_column", q_column});
+      f(detail::aicb_entry{"attention_linear_kv_lora", kv_lora});
+      f(detail::aicb_entry{"fused", 2 * kvr});
+      f(detail::aicb_entry{"attention_kv_column", kv_column});
+      f(detail::aicb_entry{"attention_o_row", o_row});
+      f(detail::aicb_entry{"fused", 2 * h});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_column", mlp_column});
+        f(detail::aicb_entry{"mlp_row", mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) {  // aicb BUG-03: the shared expert is listed again
+          f(detail::aicb_entry{"mlp_column", mlp_column});
+          f(detail::aicb_entry{"mlp_row", mlp_row});
+        }
+      }
+    } else {
+      f(detail::aicb_entry{"attention_layer_mla",
+                           q_lora + 2 * qr + q_column + kv_lora + 2 * kvr + kv_column + o_row});
+      if (dense) {
+        f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      } else {
+        f(detail::aicb_entry{"mlp_moelayer", moe});
+        if (shared) f(detail::aicb_entry{"mlp_layer", mlp_column + mlp_row});
+      }
+    }
+  }
+
+  // Records aicb emits for a list entry.
+  [[nodiscard]] std::uint64_t items_of(std::string_view name) const {
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    if (!a_.enable_sequence_parallel) return 1;
+    std::uint64_t n = 0;
+    if (has("embedding")) ++n;
+    if (has("attention_linear")) ++n;
+    if (has("row"))
+      ++n;
+    else if (has("column"))
+      ++n;
+    else if (has("moelayer"))
+      n += 5;
+    return n;
+  }
+
+  [[nodiscard]] std::uint64_t prologue_size() const {
+    const bool dp_ep = a_.expert_model_parallel_size != d_.dp;
+    const std::uint64_t layernorm = a_.enable_sequence_parallel ? 0 : 1;
+    return (a_.aiob_enable ? 4 : 1) + layernorm + (dp_ep ? 2 : 0);
+  }
+
+  aicb_args a_;
+  aicb_derived d_;
+  std::optional<aicb_compute_cache> cache_;
+  std::uint64_t total_ = 0, moe_ = 0;
+  simai_header header_;
+};
+
+/// The state machine behind aicb_workload::records(). The records of a list entry depend only on
+/// its name (and, for the embedding on aicb's AIOB path, on a variable carried from the entry
+/// before — aicb BUG-05), so each distinct entry is generated once and handed out from then on
+/// without copies: memory is bounded by the number of distinct entry names (about a dozen).
+class aicb_source {
+ public:
+  explicit aicb_source(const aicb_workload& w) : w_(w) {
+    if (w_.a_.aiob_enable) {
+      forward_ = lookup("forward", "grad");
+      backward_ = lookup("backward", "grad");
+    }
+    target_ = &prologue_;
+    build_prologue();
+    const aicb_args& a = w_.a_;
+    target_ = &embedding_norm_;
+    const std::uint64_t norm = a.vocab_size * a.hidden_size * 2;
+    push("embedding_norm", {1, col::all_reduce, norm}, {1, col::none, 0}, {1, col::none, 0});
+    target_ = &epilogue_;
+    const std::uint64_t loss = a.seq_length * a.micro_batch * 4;
+    for (const char* name : {"cross_entropy1", "cross_entropy2", "cross_entropy3"})
+      push(name, {0, col::all_reduce, loss}, {0, col::none, 0}, {0, col::none, 0});
+    for (const char* name : {"optimizer1", "optimizer2", "optimizer3", "optimizer4"})
+      push(name, {0, col::all_reduce, 4}, {0, col::none, 0}, {0, col::none, 0});
+    for (const record& r : prologue_)
+      current_.push_back(&r);
+  }
+
+  [[nodiscard]] std::uint64_t size() const { return w_.size(); }
+
+  /// Jumps over `n` micro batches; only at a micro batch's start (after its predecessor's last
+  /// record), and only without an AIOB profile, where micro batches are all alike.
+  void skip_microbatches(std::uint64_t n) {
+    if (position_ != 0 || position_in_current_ < current_.size() || w_.a_.aiob_enable)
+      AICB_THROW(error("aicb_source: micro batches can be skipped only at a boundary, without AIOB"));
+    microbatch_ += n;
+  }
+
+  const record* next() {
+    for (;;) {
+      if (position_in_current_ < current_.size()) return current_[position_in_current_++];
+      current_.clear();
+      position_in_current_ = 0;
+      if (!refill()) return nullptr;
+    }
+  }
+
+ private:
+  using col = collective;
+  // One column as aicb writes it: compute, collective, size.
+  struct cell {
+    std::int64_t compute;
+    collective kind;
+    std::uint64_t size;
+  };
+  // The records of one distinct entry, and aicb's carried variables after it.
+  struct cached_entry {
+    std::string_view name;
+    std::vector<record> records;
+    std::int64_t forward_after = 0, backward_after = 0;
+  };
+
+  // Phases: prologue (queued at construction), micro batches (list position by position), epilogue.
+  bool refill() {
+    const aicb_derived& d = w_.d_;
+    if (microbatch_ < d.microbatches) {
+      w_.entries_of(position_, [&](const detail::aicb_entry& e) { queue_entry(e.name); });
+      if (++position_ > d.layers + 1) {
+        position_ = 0;
+        ++microbatch_;
+        if (!w_.a_.aiob_enable) current_.push_back(&embedding_norm_.front());
+      }
+      return true;
+    }
+    if (epilogue_done_) return false;
+    epilogue_done_ = true;
+    for (const record& r : epilogue_)
+      current_.push_back(&r);
+    return true;
+  }
+
+  void queue_entry(std::string_view name) {
+    if (name.find("embedding") != std::string_view::npos) {
+      // Stateful on aicb's AIOB path: regenerated each time. The records handed out stay valid
+      // until the next refill, which happens only after they have all been consumed.
+      embedding_.clear();
+      target_ = &embedding_;
+      emit(name);
+      for (const record& r : embedding_)
+        current_.push_back(&r);
+      return;
+    }
+    for (cached_entry& c : cache_)
+      if (c.name.data() == name.data() || c.name == name) {  // names are literals: usually the same pointer
+        forward_ = c.forward_after;
+        backward_ = c.backward_after;
+        for (const record& r : c.records)
+          current_.push_back(&r);
+        return;
+      }
+    cache_.push_back({name, {}, 0, 0});
+    cached_entry& c = cache_.back();
+    target_ = &c.records;
+    emit(name);
+    c.forward_after = forward_;
+    c.backward_after = backward_;
+    for (const record& r : c.records)
+      current_.push_back(&r);
+  }
+
+  // Appends a record to the current target; the group of each collective is the one SimAI reads
+  // for its column and suffix: TP in the forward and input-gradient columns, DP in the
+  // weight-gradient column, EP for *_EP, DP-within-EP for *_DP_EP.
+  void push(std::string_view name, cell fwd, cell ig, cell wg, comm_group fwd_group = comm_group::tp,
+            comm_group ig_group = comm_group::tp, comm_group wg_group = comm_group::dp) {
+    // AIOB path post-processing: a NONE forward or input-gradient collective carries no size.
+    if (w_.a_.aiob_enable) {
+      if (fwd.kind == col::none) fwd.size = 0;
+      if (ig.kind == col::none) ig.size = 0;
+    }
+    record r;
+    r.name.assign(name);
+    r.forward = {nanoseconds{fwd.compute}, {fwd.kind, fwd_group, bytes{fwd.size}}};
+    r.input_grad = {nanoseconds{ig.compute}, {ig.kind, ig_group, bytes{ig.size}}};
+    r.weight_grad = {nanoseconds{wg.compute}, {wg.kind, wg_group, bytes{wg.size}}};
+    r.update = nanoseconds{100};
+    target_->push_back(std::move(r));
+  }
+
+  void build_prologue() {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t T = w_.total_, M = w_.moe_, tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, dp_ep = a.expert_model_parallel_size != w_.d_.dp;
+    if (!a.aiob_enable) {
+      push("grad_norm", {1, col::all_gather, 2 * T}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * T});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+    } else {
+      push("grad_gather", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * (T - M)});
+      push("grad_param_comm", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * (T - M)});
+      push("grad_param_compute", {1, col::none, 0},
+           {lookup("forward", "grad") + lookup("backward", "grad"), col::none, 0}, {1, col::none, 0});
+      if (!sp) push("layernorm", {1, col::none, 0}, {1, col::all_reduce, 2 * T}, {1, col::none, 0});
+      const col tp_comm = a.tensor_model_parallel_size == 1 ? col::none : col::all_reduce;
+      push("embedding_grads", {1, col::none, 0}, {1, tp_comm, tpc}, {1, col::none, 0});
+    }
+    if (dp_ep) {
+      push("moe_grad_norm1", {1, col::none, 0}, {1, col::none, 0}, {1, col::all_gather, 2 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+      push("moe_grad_norm2", {1, col::none, 0}, {1, col::none, 0}, {1, col::reduce_scatter, 4 * M},
+           comm_group::tp, comm_group::tp, comm_group::dp_ep);
+    }
+  }
+
+  // aicb's _get_aiob_compute_time: the stage's own key, else a derived key, else 1.
+  [[nodiscard]] std::int64_t lookup(std::string_view fb, std::string_view stage) const {
+    const aicb_compute_cache& cache = *w_.cache_;
+    if (const auto v = cache.find(stage)) return *v;
+    std::string key;
+    if (stage == "grad")
+      key = "grad_" + std::string(fb);
+    else if (stage == "embedding")
+      key = "Emb";
+    else if (stage == "final")
+      key = "attention_" + std::string(fb);
+    else
+      key = std::string(stage) + "_" + std::string(fb);
+    if (const auto v = cache.find(key)) return *v;
+    return 1;
+  }
+  // `lct` and its fallback: a layer's own time if profiled (a value of 1 counts as absent, aicb
+  // BUG-11), else forward/backward of the name's first word.
+  void layer_times(std::string_view name) {
+    const std::int64_t own = lookup("", name);
+    if (own != 1) {
+      forward_ = backward_ = own;
+      return;
+    }
+    const std::string_view word = name.substr(0, name.find('_'));
+    forward_ = lookup("forward", word);
+    backward_ = lookup("backward", word);
+  }
+
+  void emit(std::string_view name) {
+    const aicb_args& a = w_.a_;
+    const auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
+    const std::uint64_t t = a.tensor_model_parallel_size;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size;
+    const bool sp = a.enable_sequence_parallel, aiob = a.aiob_enable, recompute = a.recompute_activations;
+    const bool attention = has("attention");
+
+    if (!aiob) {
+      const std::uint64_t fs = tpc * (recompute && attention ? 2 : 1);
+      if (!sp) {
+        push(name, {1, col::all_reduce, fs}, {1, col::all_reduce, tpc}, {1, col::none, 0});
+        return;
+      }
+      if (has("embedding")) push(name, {1, col::none, tpc}, {1, col::none, tpc}, {1, col::none, 0});
+      if (has("row"))
+        push(name, {1, col::reduce_scatter, fs}, {1, col::none, tpc}, {1, col::none, 0});
+      else if (has("column"))
+        push(name, {1, col::all_gather, fs}, {1, col::none, 0}, {1, col::none, 0});
+      else if (has("moelayer"))
+        moe_items(name, 1, 1);
+      return;
+    }
+
+    if (!sp) {
+      const col fc = t == 1 ? col::none : col::all_reduce;
+      if (has("embedding")) {
+        push(name, {lookup("", "embedding"), fc, tpc}, {1, col::none, 0}, {backward_, col::none, 0});
+        return;
+      }
+      layer_times(name);  // recompute changes nothing here (aicb BUG-07)
+      push(name, {forward_, fc, tpc}, {backward_, col::none, 0}, {backward_, col::none, 0});
+      return;
+    }
+    if (has("embedding")) {
+      push(name, {lookup("", "embedding"), t == 1 ? col::none : col::all_reduce, tpc}, {1, col::none, 0},
+           {backward_, col::none, 0});  // the weight-gradient time is a stale variable (aicb BUG-05)
+    }
+    if (has("attention_linear")) {
+      layer_times(name);
+      if (recompute) forward_ *= 2;
+      push(name, {forward_, col::none, 0}, {backward_, col::none, 0}, {backward_, col::none, 0});
+    }
+    if (has("row") || has("column")) {
+      layer_times(name);
+      if (recompute && attention) forward_ *= 2;
+      forward_ = forward_ / 2;  // int(x / 2) of a non-negative integer
+      backward_ = backward_ / 2;
+      if (has("row"))
+        push(name, {forward_, t == 1 ? col::none : col::reduce_scatter, tpc},
+             {backward_, t == 1 ? col::none : col::all_gather, tpc}, {backward_, col::none, 0});
+      else  // the backward reduce-scatter carries size 0 (aicb BUG-06)
+        push(name, {forward_, t == 1 ? col::none : col::all_gather, tpc},
+             {backward_, t == 1 ? col::none : col::reduce_scatter, 0}, {backward_, col::none, 0});
+    } else if (has("moelayer")) {
+      layer_times(name);
+      moe_items(name, forward_, backward_);
+    }
+  }
+
+  // The five records of an MoE layer (spec 5.3).
+  void moe_items(std::string_view name, std::int64_t first_forward, std::int64_t first_backward) {
+    const aicb_args& a = w_.a_;
+    const std::uint64_t t = a.tensor_model_parallel_size, e = a.expert_model_parallel_size,
+                        k = a.moe_router_topk;
+    const std::uint64_t tpc = 2 * a.micro_batch * a.seq_length * a.hidden_size, tpck = tpc * k;
+    const std::uint64_t ag = 2 * e * a.num_experts * t, disp = tpck / t;
+    const std::uint64_t disp_f =
+        a.frame == "DeepSeek" ? static_cast<std::uint64_t>(static_cast<double>(disp) * 0.515625) : disp;
+    col c1 = col::all_gather, c2 = col::all_to_all, c3 = col::all_gather, c4 = col::reduce_scatter;
+    if (a.aiob_enable) {
+      if (e == 1) c2 = col::none;
+      if (t == 1) {
+        c3 = c4 = col::none;
+        if (e == 1) c1 = col::none;
+      }
+    }
+    const comm_group ep = comm_group::ep, dp = comm_group::dp;
+    push(name, {first_forward, c1, ag}, {first_backward, col::none, 0}, {1, col::none, 0});
+    push(name, {1, c2, disp_f}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+    push(name, {1, c3, tpck}, {1, c4, tpck}, {1, col::none, 0});
+    push(name, {1, c4, tpck}, {1, c3, tpck}, {1, col::none, 0});
+    push(name, {1, c2, disp}, {1, c2, disp}, {1, col::none, 0}, ep, ep, dp);
+  }
+
+  const aicb_workload& w_;
+  std::vector<record> prologue_, embedding_norm_, epilogue_, embedding_;
+  std::vector<record>* target_ = nullptr;
+  std::vector<cached_entry> cache_;     // one per distinct entry name
+  std::vector<const record*> current_;  // the records of the current list position
+  std::size_t position_in_current_ = 0;
+  std::uint64_t microbatch_ = 0, position_ = 0;
+  bool epilogue_done_ = false;
+  std::int64_t forward_ = 1, backward_ = 1;  // aicb's variables carried between entries (BUG-05)
+};
+
+template <class F>
+void aicb_workload::for_each_run(F&& f) const {
+  aicb_source source(*this);
+  const auto take = [&](std::uint64_t n) {
+    std::vector<record> out;
+    out.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (const record* r = source.next()) out.push_back(*r);
+    return out;
+  };
+  if (a_.aiob_enable || d_.microbatches == 0) {
+    for (const record* r = source.next(); r != nullptr; r = source.next())
+      f(record_run{std::span<const record>(r, 1), 1});
+    return;
+  }
+  const std::uint64_t prologue = prologue_size();
+  const std::uint64_t per_microbatch = (size() - prologue - 7) / d_.microbatches;
+  const std::vector<record> head = take(prologue), microbatch = take(per_microbatch);
+  source.skip_microbatches(d_.microbatches - 1);
+  const std::vector<record> tail = take(7);
+  if (!head.empty()) f(record_run{head, 1});
+  f(record_run{microbatch, d_.microbatches});
+  f(record_run{tail, 1});
+}
+
+inline record_stream<aicb_source> aicb_workload::records() const& {
+  return record_stream<aicb_source>(aicb_source(*this));
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/megatron_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Megatron and DeepSeek training as aicb's physical-cluster CSV (docs/csv.md): the items aicb's
+/// `generate_megatron_workload` writes for one pipeline stage — set-up, each micro-batch's forward
+/// and backward (or the 1F1B pipeline schedule with its sends and receives when PP > 1), and the
+/// optimizer step — with GEMM computation items when `computation_enable` (or `aiob_enable`).
+///
+/// The model is aicb's mock of Megatron: per layer a column-parallel QKV and a row-parallel output
+/// projection (DeepSeek: multi-latent attention), a column/row MLP, or a mixture of experts whose
+/// tokens cross the expert-parallel group. One model's forward and backward items are built once
+/// (their number grows with layers); micro-batches and iterations replay them, so memory does not
+/// grow with either.
+///
+/// It writes aicb's file byte for byte, its bugs included (docs/compatibility.md: two optimizer
+/// steps per iteration with PP, no MoE backward communication, 0-byte norm-gradient all-reduces,
+/// the gradient volume divided by PP twice, the gathered sequence doubled under SP, the word
+/// embedding counted 4×, heads defaulting to the layer count). The corrected CSV is a projection of
+/// the operation graph instead (aicb/generate/csv_projection.hpp).
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/workload/csv_item.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The file aicb writes: `megatron_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string megatron_csv_file_name(const aicb_args& a) {
+  return aicb_csv_file_name("megatron", a);
+}
+
+/// The Megatron / DeepSeek CSV workload of one pipeline stage.
+class megatron_csv_workload {
+ public:
+  explicit megatron_csv_workload(aicb_args args) : a_(std::move(args)), d_(derive(a_)) {
+    if (a_.frame != "Megatron" && a_.frame != "DeepSeek")
+      AICB_THROW(config_error("frame", a_.frame,
+                              "the Megatron CSV generator supports --frame Megatron or DeepSeek"));
+    if (a_.aiob_enable) a_.computation_enable = true;
+    t_ = a_.tensor_model_parallel_size;
+    sp_ = a_.enable_sequence_parallel && t_ > 1;
+    build_model();
+  }
+
+  [[nodiscard]] const aicb_args& args() const noexcept { return a_; }
+  /// The parameters of the stage's model (elements), as aicb counts them.
+  [[nodiscard]] std::uint64_t total_params() const noexcept { return total_params_; }
+  /// The pipeline stage whose schedule is generated (aicb: always the first).
+  [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return 0; }
+
+  /// Passes every item, in order, to `sink`.
+  template <class Sink>
+  void generate(Sink&& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    init(sink);
+    sink(csv_item{});
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      if (p > 1) {
+        pipeline(sink);
+        step(sink);  // aicb steps twice per iteration with PP (BUG-15)
+      } else {
+        for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+          forward_step(sink);
+          for (const csv_item& item : backward_)
+            sink(item);
+        }
+      }
+      step(sink);
+      sink(csv_item{});
+    }
+  }
+
+ private:
+  [[nodiscard]] std::uint64_t divide(std::uint64_t n, std::uint64_t by, const char* what) const {
+    if (by == 0 || n % by != 0)
+      AICB_THROW(config_error(
+          what, std::to_string(n),
+          "aicb fails here: " + std::to_string(n) + " is not divisible by " + std::to_string(by)));
+    return n / by;
+  }
+
+  [[nodiscard]] csv_item item(csv_op op, csv_group group, std::optional<std::uint64_t> size,
+                              std::uint64_t bytes, std::string_view stage) const {
+    csv_item i;
+    i.op = op;
+    i.group = group;
+    i.group_size = size;
+    i.msg_size = bytes;
+    i.stage = stage;
+    return i;
+  }
+  [[nodiscard]] csv_item tp(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    return item(op, csv_group::tp_group, t_, bytes, stage);
+  }
+  static csv_item gemm(csv_shape x, csv_shape w, std::string_view stage) {
+    csv_item i;
+    i.op = csv_op::computation;
+    i.shapes = {x, w};
+    i.stage = stage;
+    return i;
+  }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b) { return {{a, b, 0}, 2}; }
+  static csv_shape dims(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return {{a, b, c}, 3}; }
+
+  // ---- modules: each appends its forward and backward items and counts its parameters ----------
+
+  // Stage names are string literals: items keep pointing at them after the workload is gone.
+  struct column_stages {
+    std::string_view forward, backward;
+  };
+  struct row_stages {
+    std::string_view forward, backward;  // aicb's backward name lacks a dot
+  };
+
+  void column(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, out_t = divide(out, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * in;
+    const std::uint64_t seq = sp_ ? s * t_ : s;  // aicb doubles the gathered sequence (BUG-19)
+    total_params_ += in * out_t + (a_.add_bias_linear ? out_t : 0);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
+    if (sp_) forward_.push_back(tp(csv_op::all_gather, comm, "forward.MegatronColumnLinear"));
+    if (a_.computation_enable) forward_.push_back(gemm(dims(seq, b, in), dims(in, out_t), fwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(seq, b, out_t), dims(out_t, in), bwd_stage));
+    if (sp_) backward_.push_back(tp(csv_op::reduce_scatter, comm, "backward.MegatronColumnLinear"));
+    if (a_.computation_enable) backward_.push_back(gemm(dims(out_t, seq * b), dims(seq * b, in), bwd_stage));
+    if (t_ > 1 && !sp_) backward_.push_back(tp(csv_op::all_reduce, comm, "backward.MegatronColumnLinear"));
+  }
+
+  void row(std::uint64_t in, std::uint64_t out, row_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch, in_t = divide(in, t_, "ffn_hidden_size");
+    const std::uint64_t comm = 2 * s * b * out;
+    total_params_ += out * in_t + (a_.add_bias_linear ? out : 0);
+    const std::string_view fwd_stage = names.forward, bwd_stage = names.backward;
+    if (a_.computation_enable) forward_.push_back(gemm(dims(s, b, in_t), dims(in_t, out), fwd_stage));
+    if (t_ > 1)
+      forward_.push_back(
+          tp(sp_ ? csv_op::reduce_scatter : csv_op::all_reduce, comm, "forward.MegatronRowLinear"));
+    if (sp_) backward_.push_back(tp(csv_op::all_gather, comm, "backward.MegatronRowLinear"));
+    if (a_.computation_enable) {
+      backward_.push_back(gemm(dims(s, b, out), dims(out, in_t), bwd_stage));
+      backward_.push_back(gemm(dims(out, s * b), dims(s * b, in_t), bwd_stage));
+    }
+  }
+
+  // A replicated (not tensor-parallel) linear layer of DeepSeek's attention.
+  void linear(std::uint64_t in, std::uint64_t out, column_stages names) {
+    const std::uint64_t s = a_.seq_length, b = a_.micro_batch;
+    total_params_ += in * out + (a_.add_bias_linear ? out : 0);
+    if (!a_.computation_enable) return;
+    forward_.push_back(gemm(dims(s, b, in), dims(in, out), names.forward));
+    backward_.push_back(gemm(dims(out, s * b), dims(s * b, in), names.backward));
+  }
+
+  void norm(std::uint64_t width) {  // a fused LayerNorm: weight and bias, replicated across TP
+    total_params_ += 2 * width;
+  }
+
+  void mlp() {
+    column(a_.hidden_size, d_.ffn,
+           {"forward.MegatronColumnLinear.mlp_column", "backward.MegatronColumnLinear.mlp_column"});
+    row(d_.ffn, a_.hidden_size, {"forward.MegatronRowLinear.mlp_row", "backward.MegatronRowLinearmlp_row"});
+  }
+
+  // Mixture of experts: routing metadata, token dispatch across EP, the TP gather/scatter of the
+  // routed tokens and the combine. `deepseek`: FP8 dispatch, three expert matrices, no preprocess.
+  void moe(bool deepseek) {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, k = a_.moe_router_topk;
+    const std::uint64_t e = a_.expert_model_parallel_size;
+    const std::uint64_t local = divide(d_.ffn * (a_.num_experts / e), t_, "ffn_hidden_size");
+    total_params_ += (deepseek ? 3 : 2) * h * local;
+    const std::uint64_t a2a = (s * h * b * k / t_) * 2, gathered = 2 * h * k * b * s;
+    const auto ep = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::ep_group, std::nullopt, bytes, stage);
+    };
+    const auto tp_none = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::tp_group, std::nullopt, bytes, stage);
+    };
+    if (!deepseek && (t_ > 1 || e > 1))
+      forward_.push_back(ep(csv_op::all_gather, 2 * e * a_.num_experts * t_, "forward.MoE.preprocess"));
+    if (e > 1) {
+      csv_item dispatch = ep(csv_op::all_to_all, a2a, "forward.MoE.dispatch");
+      if (deepseek)
+        dispatch.msg_size_float = static_cast<double>(a2a) * ((1 + 4.0 / 128) / 2);  // FP8 + scales
+      forward_.push_back(dispatch);
+    }
+    if (t_ > 1) {
+      forward_.push_back(tp_none(csv_op::all_gather, gathered, "forward.MoE.permutation"));
+      forward_.push_back(tp_none(csv_op::reduce_scatter, gathered, "forward.MoE.unpermutation"));
+    }
+    if (e > 1) forward_.push_back(ep(csv_op::all_to_all, a2a, "forward.MoE.combine"));
+    if (deepseek && a_.n_shared_expert > 0) {
+      mlp();  // the shared experts: one dense MLP, forward after the routed experts, backward first
+    }
+    // aicb's MoE backward emits nothing (BUG-16).
+  }
+
+  void build_model() {
+    const std::uint64_t h = a_.hidden_size, s = a_.seq_length, b = a_.micro_batch, heads = d_.heads;
+    const bool deepseek = a_.frame == "DeepSeek";
+    if (a_.moe_enable &&
+        (a_.expert_model_parallel_size == 0 || a_.num_experts % a_.expert_model_parallel_size != 0))
+      AICB_THROW(config_error("num_experts", std::to_string(a_.num_experts),
+                              "num_experts % expert_model_parallel_size == 0"));
+    // Embedding: aicb counts the word embedding 4× (BUG-02) plus a (seq, hidden) position table.
+    const std::uint64_t vocab_t = divide(d_.padded_vocab, t_, "vocab_size");
+    embedding_params_ = {4 * vocab_t * h, s * h};  // aicb counts the word embedding 4 times
+    total_params_ += embedding_params_[0] + embedding_params_[1];
+    if (t_ > 1) forward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "forward.MegatronEmbedding"));
+    // Layers: forward in order; backward in reverse layer order, each layer's modules in forward order.
+    std::vector<csv_item> backward_layers;
+    for (std::uint64_t layer = 0; layer < d_.layers; ++layer) {
+      const std::size_t first = backward_.size();
+      if (deepseek) {
+        const std::uint64_t qk = a_.qk_nope_dim + a_.qk_rope_dim;
+        linear(h, a_.q_lora_rank,
+               {"forward.Linear.attention_linear_q_lora", "backward.Linear.attention_linear_q_lora"});
+        norm(a_.q_lora_rank);
+        column(a_.q_lora_rank, heads * qk,
+               {"forward.MegatronColumnLinear.attention_q_column",
+                "backward.MegatronColumnLinear.attention_q_column"});
+        linear(h, a_.kv_lora_rank + a_.qk_rope_dim,
+               {"forward.Linear.attention_linear_kv_lora", "backward.Linear.attention_linear_kv_lora"});
+        norm(a_.kv_lora_rank);
+        column(a_.kv_lora_rank, heads * (a_.qk_nope_dim + a_.v_head_dim),
+               {"forward.MegatronColumnLinear.attention_kv_column",
+                "backward.MegatronColumnLinear.attention_kv_column"});
+        row(heads * a_.v_head_dim, h,
+            {"forward.MegatronRowLinear.attention_o_row", "backward.MegatronRowLinearattention_o_row"});
+      } else {
+        const std::uint64_t projection = h / heads * heads;
+        column(h, 3 * projection,
+               {"forward.MegatronColumnLinear.attention_column",
+                "backward.MegatronColumnLinear.attention_column"});
+        row(projection, h,
+            {"forward.MegatronRowLinear.attention_row", "backward.MegatronRowLinearattention_row"});
+      }
+      norm(h);
+      total_params_ += h;  // the post-attention layernorm bias
+      if (deepseek ? layer >= a_.n_dense_layers : a_.moe_enable) {
+        moe(deepseek);
+      } else {
+        mlp();
+      }
+      // This layer's backward goes before the layers already built.
+      std::vector<csv_item> layer_items(backward_.begin() + static_cast<std::ptrdiff_t>(first),
+                                        backward_.end());
+      backward_.resize(first);
+      layer_items.insert(layer_items.end(), backward_layers.begin(), backward_layers.end());
+      backward_layers = std::move(layer_items);
+    }
+    backward_.insert(backward_.end(), backward_layers.begin(), backward_layers.end());
+    if (t_ > 1) backward_.push_back(tp(csv_op::all_reduce, 2 * b * s * h, "backward.MegatronEmbedding"));
+    // The output layer: counted, never run (aicb names it final_norm).
+    const std::uint64_t final_t = vocab_t;
+    total_params_ += h * final_t + (a_.add_bias_linear ? final_t : 0);
+  }
+
+  // ---- the training loop ----------------------------------------------------------------------------
+
+  template <class Sink>
+  void init(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, "init.model_setup");
+    };
+    sink(dp(csv_op::all_reduce, 8));
+    for (int i = 0; i < 3; ++i) {
+      sink(dp(csv_op::all_reduce, 8));
+      if (p > 1) sink(item(csv_op::all_reduce, csv_group::pp_group, p, 8, "init.model_setup"));
+    }
+    sink(dp(csv_op::all_gather, 32));
+    csv_item broadcast = tp(csv_op::broadcast, 24, "init.model_setup");
+    broadcast.src = 0;
+    sink(broadcast);
+    const bool last_stage = a_.pp_rank == static_cast<std::int64_t>(p) - 1;
+    if (last_stage && p > 1)  // the tied embedding's gradients are synchronised with the first stage
+      for (std::uint64_t n : embedding_params_)
+        sink(tp(csv_op::all_reduce, n * 2, "init.model_setup"));
+    sink(dp(csv_op::all_gather, 64));
+  }
+
+  // The batch broadcast of a forward step (only the first TP rank reads data).
+  template <class Sink>
+  void broadcast_batch(Sink& sink) const {
+    csv_item first = tp(csv_op::broadcast, 40, "forward_step");
+    first.src = 0;
+    sink(first);
+    csv_item second =
+        tp(csv_op::broadcast, 8 * (a_.world_size + a_.seq_length * a_.micro_batch), "forward_step");
+    second.src = 0;
+    sink(second);
+  }
+
+  template <class Sink>
+  void forward_step(Sink& sink) const {
+    if (t_ > 1) broadcast_batch(sink);
+    for (const csv_item& i : forward_)
+      sink(i);
+    for (int i = 0; i < 3; ++i)  // the vocabulary-parallel loss: three fp32 all-reduces (even at TP 1)
+      sink(tp(csv_op::all_reduce, a_.micro_batch * a_.seq_length * 4,
+              "forward_step._VocabParallelCrossEntropy"));
+    sink(item(csv_op::all_reduce, csv_group::dp_group, d_.dp, 4,
+              "forward_step.average_losses_across_data_parallel_group"));
+  }
+
+  template <class Sink>
+  void p2p(Sink& sink, csv_op op, std::string_view stage, std::string_view direction) const {
+    csv_item i = item(op, csv_group::pp_group, 1, 2 * a_.hidden_size * a_.seq_length * a_.micro_batch, stage);
+    i.additional = direction;
+    sink(i);
+  }
+
+  // One-forward-one-backward (1F1B) schedule of the stage.
+  template <class Sink>
+  void pipeline(Sink& sink) const {
+    const std::uint64_t p = a_.pipeline_model_parallel, rank = pipeline_stage(), m = d_.microbatches;
+    const bool first = rank == 0, last = rank == p - 1;
+    const std::uint64_t warmup = std::min(p - rank - 1, m), remaining = m - warmup;
+    const auto model_forward = [&] {
+      broadcast_batch(sink);
+      for (const csv_item& i : forward_)
+        sink(i);
+    };
+    const auto model_backward = [&] {
+      for (const csv_item& i : backward_)
+        sink(i);
+    };
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+      model_forward();
+      if (!last) p2p(sink, csv_op::isend, "forward_step", "send_next");
+    }
+    if (remaining > 0 && !first) p2p(sink, csv_op::irecv, "forward_step", "recv_prev");
+    for (std::uint64_t i = 0; i < remaining; ++i) {
+      model_forward();
+      if (!last) {
+        p2p(sink, csv_op::irecv, "forward_step", "recv_next");
+        p2p(sink, csv_op::isend, "forward_step", "send_next");
+      }
+      model_backward();
+      if (!first) {
+        p2p(sink, csv_op::isend, "backward_step", "send_prev");
+        if (i + 1 != remaining) p2p(sink, csv_op::irecv, "backward_step", "recv_prev");
+      }
+    }
+    for (std::uint64_t i = 0; i < warmup; ++i) {
+      if (!last) p2p(sink, csv_op::irecv, "backward_step", "recv_next");
+      model_backward();
+      if (!first) p2p(sink, csv_op::isend, "backward_step", "send_prev");
+    }
+  }
+
+  template <class Sink>
+  void step(Sink& sink) const {
+    // aicb divides the stage's parameter count by PP once more (BUG-18).
+    const std::uint64_t per = a_.pipeline_model_parallel;
+    const auto dp = [&](csv_op op, std::uint64_t bytes, std::string_view stage) {
+      return item(op, csv_group::dp_group, d_.dp, bytes, stage);
+    };
+    if (a_.use_distributed_optimizer) {
+      sink(dp(csv_op::reduce_scatter, 4 * total_params_ / per, "step"));
+      sink(dp(csv_op::all_gather, 2 * total_params_ / per, "step"));
+    } else {
+      sink(dp(csv_op::all_reduce, 4 * total_params_ / per, "step.finish_grad_sync"));
+    }
+    // Norm weights are replicated across TP under sequence parallelism; their gradients are summed
+    // there. aicb never tags them, so its all-reduce carries 0 bytes (BUG-17).
+    sink(tp(csv_op::all_reduce, 0, "step._allreduce_layernorm_grads"));
+    sink(tp(csv_op::all_reduce, 4, "step.check_for_nan"));
+  }
+
+  aicb_args a_;
+  aicb_derived d_;
+  std::uint64_t t_ = 1;
+  bool sp_ = false;
+  std::vector<csv_item> forward_, backward_;  // one micro-batch of the model, in order
+  std::array<std::uint64_t, 2> embedding_params_{};
+  std::uint64_t total_params_ = 0;
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/compute/aiob_model.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/roofline.hpp>
@@ -13252,6 +13250,29 @@ inline generate_result generate_workload(const generate_request& r, const genera
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compat.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
+/// reproduced byte for byte — its SimAI text (aicb::aicb_workload) and its Megatron / DeepSeek CSV
+/// (aicb::megatron_csv_workload). The corrected generators in `<aicb/aicb.hpp>` do not need it;
+/// docs/compatibility.md lists where the two differ.
+///
+/// ```cpp
+/// #include <aicb/compat.hpp>
+///
+/// aicb::aicb_args args;            // aicb's defaults
+/// args.world_size = 16;
+/// args.tensor_model_parallel_size = 2;
+/// const aicb::aicb_workload w(args);   // the file aicb writes, record for record
+/// ```
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compat/aicb_flags.hpp>
+// #include <aicb/compat/aicb_simai.hpp>
+// #include <aicb/compat/megatron_csv.hpp>
 // #include <aicb/readers.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
