@@ -322,9 +322,11 @@ struct stream_signature {
 
 }  // namespace detail
 
-/// Checks a job: see the file comment.
-[[nodiscard]] inline job_check check_job(const job_spec& job, rank_schedule_options schedule = {},
-                                         job_check_options options = {}) {
+/// Checks a job: see the file comment. (A template only so that the joint run is compiled where a
+/// program calls this, not in every translation unit that includes the header.)
+template <class = void>
+[[nodiscard]] job_check check_job(const job_spec& job, rank_schedule_options schedule = {},
+                                  job_check_options options = {}) {
   const process_grid grid(job);
   const std::uint64_t world = grid.world_size();
   const auto streams = [&](std::uint64_t rank) { return rank_schedule(job, rank, schedule); };
