@@ -30,4 +30,14 @@ void on_chosen(CLI::App* command, action& chosen, std::shared_ptr<Options> optio
   command->callback([&chosen, options, run] { chosen = [options, run] { return run(*options); }; });
 }
 
+// Registers a subcommand whose flags `add(app, options, command)` binds to an Options, and which runs
+// `run(options)` when chosen.
+template <class Options, class Add, class Run>
+void add_command(CLI::App& app, action& chosen, Add add, Run run) {
+  auto options = std::make_shared<Options>();
+  CLI::App* command = nullptr;
+  add(app, *options, command);
+  on_chosen(command, chosen, options, run);
+}
+
 }  // namespace aicb_tool

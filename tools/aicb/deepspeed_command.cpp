@@ -138,10 +138,7 @@ int run_deepspeed(const deepspeed_options& o) {
 }  // namespace
 
 void add_deepspeed_command(CLI::App& app, action& chosen) {
-  auto options = std::make_shared<deepspeed_options>();
-  CLI::App* command = nullptr;
-  add_deepspeed_options(app, *options, command);
-  on_chosen(command, chosen, options, run_deepspeed);
+  add_command<deepspeed_options>(app, chosen, add_deepspeed_options, run_deepspeed);
 }
 
 }  // namespace aicb_tool

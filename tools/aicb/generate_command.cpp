@@ -212,10 +212,7 @@ int run_generate(const generate_options& o) {
 }  // namespace
 
 void add_generate_command(CLI::App& app, action& chosen) {
-  auto options = std::make_shared<generate_options>();
-  CLI::App* command = nullptr;
-  add_generate_options(app, *options, command);
-  on_chosen(command, chosen, options, run_generate);
+  add_command<generate_options>(app, chosen, add_generate_options, run_generate);
 }
 
 }  // namespace aicb_tool

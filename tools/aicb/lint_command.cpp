@@ -113,10 +113,7 @@ int run_lint(const lint_options& o) {
 }  // namespace
 
 void add_lint_command(CLI::App& app, action& chosen) {
-  auto options = std::make_shared<lint_options>();
-  CLI::App* command = nullptr;
-  add_lint_options(app, *options, command);
-  on_chosen(command, chosen, options, run_lint);
+  add_command<lint_options>(app, chosen, add_lint_options, run_lint);
 }
 
 }  // namespace aicb_tool

@@ -136,10 +136,7 @@ int run_micro(micro_options o) {
 }  // namespace
 
 void add_micro_command(CLI::App& app, action& chosen) {
-  auto options = std::make_shared<micro_options>();
-  CLI::App* command = nullptr;
-  add_micro_options(app, *options, command);
-  on_chosen(command, chosen, options, run_micro);
+  add_command<micro_options>(app, chosen, add_micro_options, run_micro);
 }
 
 }  // namespace aicb_tool

@@ -195,13 +195,8 @@ int run_check(const check_options& o) {
 }  // namespace
 
 void add_schedule_commands(CLI::App& app, action& chosen) {
-  auto schedule = std::make_shared<schedule_options>();
-  CLI::App* command = nullptr;
-  add_schedule_options(app, *schedule, command);
-  on_chosen(command, chosen, schedule, run_schedule);
-  auto check = std::make_shared<check_options>();
-  add_check_options(app, *check, command);
-  on_chosen(command, chosen, check, run_check);
+  add_command<schedule_options>(app, chosen, add_schedule_options, run_schedule);
+  add_command<check_options>(app, chosen, add_check_options, run_check);
 }
 
 }  // namespace aicb_tool
