@@ -152,6 +152,12 @@ aicb_cli_test(micro_unknown_collective STATUS 2 EXPECT "test_comm = broadcast"
               ARGS micro --world_size 8 --test_comm broadcast -o never_micro.txt)
 aicb_cli_test(deepspeed_amp_compat STATUS 2 EXPECT "amp_enabled = true: aicb crashes here"
               ARGS deepspeed --compat aicb --stage 1 --amp_enabled --world_size 8 --num_layers 2 -o never_ds.csv)
+aicb_cli_test(generate_csv_gpu_count EXPECT "wrote gpus.csv: [0-9]+ items \\(corrected: rank 0, pipeline stage 0"
+              ARGS generate --format csv -m 7 --nnodes 8 --nproc_per_node 8 --tp 2 --global_batch 64 -o gpus.csv)
+aicb_cli_test(generate_gpu_count_disagrees STATUS 2 EXPECT "world_size = 32: differs from nnodes x nproc_per_node = 64"
+              ARGS generate -m 7 --nnodes 8 --nproc_per_node 8 --world_size 32 -o disagree.txt)
+aicb_cli_test(generate_gpu_count_half STATUS 2 EXPECT "nproc_per_node = \\(none\\): --nnodes and --nproc_per_node go together"
+              ARGS generate -m 7 --nnodes 8 -o half.txt)
 aicb_cli_test(generate_csv_corrected EXPECT "wrote pp2.csv: [0-9]+ items \\(corrected: rank 8, pipeline stage 1, 1 iteration"
               ARGS generate --format csv --world_size 16 --tensor_model_parallel_size 2 --pipeline_model_parallel 2
                    --global_batch 32 --num_layers 4 --hidden_size 4096 --num_attention_heads 32 --pp_rank 1 -o pp2.csv)

@@ -44,7 +44,7 @@ struct generate_options {
   std::optional<std::uint64_t> stage;
   bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
   std::string format = "simai";
-  std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count (CSV, with -m)
+  std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count: the world size
 };
 
 void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command) {
@@ -60,9 +60,12 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
                    "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh)")
       ->check(CLI::IsMember({"simai", "csv"}))
       ->capture_default_str();
-  command->add_option("--nproc_per_node", o.nproc_per_node, "CSV with -m: GPUs per node (megatron_gpt.sh)")
+  command
+      ->add_option("--nproc_per_node", o.nproc_per_node,
+                   "GPUs per node: with --nnodes, the world size (megatron_gpt.sh)")
       ->group("aicb options");
-  command->add_option("--nnodes", o.nnodes, "CSV with -m: nodes (megatron_gpt.sh)")->group("aicb options");
+  command->add_option("--nnodes", o.nnodes, "nodes: with --nproc_per_node, the world size (megatron_gpt.sh)")
+      ->group("aicb options");
   command->add_option("--iterations", o.iterations, "consecutive training iterations in the file")
       ->capture_default_str();
   command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");

@@ -24,6 +24,7 @@
 /// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
 /// `<aicb/all.hpp>` includes it.
 
+#include <aicb/checked.hpp>
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
 #include <aicb/compat/aicb_simai.hpp>
@@ -69,7 +70,9 @@ struct generate_request {
   bool strict = false;                   ///< refuse a profile whose provenance does not match the job
   bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
   bool check_space = true;               ///< refuse an estimate beyond the free space
-  std::optional<std::uint64_t> nproc_per_node{}, nnodes{};  ///< CSV with -m, aicb: megatron_gpt.sh's GPUs
+  /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
+  /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
+  std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
 };
 
 /// What generate_workload decided and wrote.
@@ -160,6 +163,16 @@ struct generate_events {
   }
   for (const auto& [field, text] : source.fields)
     if (!text.empty()) set_job_field(job, field, text);
+  if (r.nnodes || r.nproc_per_node) {  // megatron_gpt.sh's GPU count: nodes x GPUs per node
+    if (!r.nnodes || !r.nproc_per_node)
+      AICB_THROW(config_error(r.nnodes ? "nproc_per_node" : "nnodes", "(none)",
+                              "--nnodes and --nproc_per_node go together: the GPU count is their product"));
+    const std::uint64_t gpus = checked_mul(*r.nnodes, *r.nproc_per_node, "nnodes x nproc_per_node");
+    if (f.given("world_size") && f.number("world_size") != gpus)
+      AICB_THROW(config_error("world_size", f.text("world_size"),
+                              "differs from nnodes x nproc_per_node = " + std::to_string(gpus)));
+    job.parallel.world_size = gpus;
+  }
   if (choice.size) {
     if (r.job.family.empty())
       notes.push_back(
