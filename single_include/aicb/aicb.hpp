@@ -4625,7 +4625,7 @@ AICB_END_NAMESPACE
 
 /// @file
 /// Generic access to the descriptors' fields by name: iterate, print and set them from text.
-/// Everything here is driven by the single field list of each descriptor (a Hana Struct), so a
+/// Everything here is driven by the single field list of each descriptor (its `visit_fields`), so a
 /// field added to a descriptor is printable, parsable and a CLI flag without further code.
 ///
 /// ```cpp
