@@ -5434,6 +5434,12 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
+/// The head size a model of hidden size `hidden` gets when its heads are not given: 128 when it
+/// divides the hidden size, else 64 (so heads = hidden / standard_head_size(hidden)).
+[[nodiscard]] constexpr std::uint64_t standard_head_size(std::uint64_t hidden) noexcept {
+  return hidden % 128 == 0 ? 128 : 64;
+}
+
 /// A model family a shape can be proposed for.
 enum class model_family : std::uint8_t { gpt, llama };
 
@@ -5470,7 +5476,7 @@ struct enum_names<model_family> {
     if (m.num_attention_heads == 0) {
       if (m.hidden_size != 0) {
         if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
-        m.num_attention_heads = m.hidden_size % 128 == 0 ? m.hidden_size / 128 : m.hidden_size / 64;
+        m.num_attention_heads = m.hidden_size / standard_head_size(m.hidden_size);
       } else {
         m.num_attention_heads = heads;
       }
@@ -8688,7 +8694,6 @@ inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
 struct simai_file_summary {
   std::uint64_t records = 0;
   std::array<std::uint64_t, all_comm_groups.size()> bytes_by_group{};  ///< whole buffers, all records
-  std::vector<std::string> warnings{};                                 ///< the generator's, for the sidecar
 };
 
 /// How write_simai_file writes.
@@ -8746,7 +8751,6 @@ simai_file_summary write_simai_file(const Workload& w, const std::string& path,
     }
   }
   out.finish(false);
-  if constexpr (requires { w.warnings(); }) result.warnings = w.warnings();
   if (side) {
     side->write(options.sidecar(result));
     commit_together({&out.file(), &*side});
@@ -8765,6 +8769,7 @@ struct simai_sidecar {
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
+  std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
 };
 
 /// The sidecar of a SimAI workload at `path` (its file name is recorded, not the folder).
@@ -8794,7 +8799,7 @@ struct simai_sidecar {
     if (const auto n = written.bytes_by_group[static_cast<std::size_t>(g)]) w.member(to_string(g), n);
   w.end_object();
   w.key("warnings").begin_array();
-  for (const std::string& warning : written.warnings)
+  for (const std::string& warning : about.warnings)
     w.value(warning);
   w.end_array().end_object();
   return w.str() + "\n";
@@ -9794,6 +9799,7 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/presets.hpp>
+// #include <aicb/model/sizing.hpp>
 // #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -9856,7 +9862,7 @@ struct deepspeed_param {
   job.model.num_layers = a.num_layers;
   job.model.hidden_size = a.hidden_size;
   job.model.num_attention_heads =
-      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
+      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
   job.model.num_kv_heads = job.model.num_attention_heads;
   job.model.ffn_hidden_size = d.ffn;
   job.model.vocab_size = a.vocab_size;
@@ -12845,6 +12851,7 @@ inline void set_job_field(job_spec& job, const std::string& field, const std::st
 
 AICB_END_NAMESPACE
 // #include <aicb/model/reflect.hpp>
+// #include <aicb/model/sizing.hpp>
 // #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -12983,10 +12990,10 @@ struct generate_events {
     notes.push_back(fit_size(job, choice, source.family));
   }
   if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
-    const std::uint64_t h = job.model.hidden_size;
-    job.model.num_attention_heads = h % 128 == 0 ? h / 128 : h / 64;
+    const std::uint64_t head = standard_head_size(job.model.hidden_size);
+    job.model.num_attention_heads = job.model.hidden_size / head;
     notes.push_back("num_attention_heads not given: " + std::to_string(job.model.num_attention_heads) +
-                    " (heads of " + std::to_string(h % 128 == 0 ? 128 : 64) + ")");
+                    " (heads of " + std::to_string(head) + ")");
   }
   if (f.given("model_name")) job.model.name = spec_name::from(f.text("model_name"));
   return job;
@@ -13232,14 +13239,11 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
-                            .job = [&](json_writer& j) { write_job_json(j, w.job()); }};
+                            .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .warnings = out.warnings};
   if (r.sidecar)
-    o.sidecar = [&](simai_file_summary s) {
-      s.warnings = out.warnings;
-      return to_json(about, out.path, out.header, s);
-    };
+    o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
-  out.written.warnings = out.warnings;
   out.sidecar = r.sidecar;
   return out;
 }

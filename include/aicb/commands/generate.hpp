@@ -43,6 +43,7 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/job_request.hpp>
 #include <aicb/model/reflect.hpp>
+#include <aicb/model/sizing.hpp>
 #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -181,10 +182,10 @@ struct generate_events {
     notes.push_back(fit_size(job, choice, source.family));
   }
   if (job.model.num_attention_heads == 0) {  // aicb BUG-01 (heads = layers) fixed: heads of 128, or 64
-    const std::uint64_t h = job.model.hidden_size;
-    job.model.num_attention_heads = h % 128 == 0 ? h / 128 : h / 64;
+    const std::uint64_t head = standard_head_size(job.model.hidden_size);
+    job.model.num_attention_heads = job.model.hidden_size / head;
     notes.push_back("num_attention_heads not given: " + std::to_string(job.model.num_attention_heads) +
-                    " (heads of " + std::to_string(h % 128 == 0 ? 128 : 64) + ")");
+                    " (heads of " + std::to_string(head) + ")");
   }
   if (f.given("model_name")) job.model.name = spec_name::from(f.text("model_name"));
   return job;
@@ -430,14 +431,11 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
-                            .job = [&](json_writer& j) { write_job_json(j, w.job()); }};
+                            .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .warnings = out.warnings};
   if (r.sidecar)
-    o.sidecar = [&](simai_file_summary s) {
-      s.warnings = out.warnings;
-      return to_json(about, out.path, out.header, s);
-    };
+    o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
-  out.written.warnings = out.warnings;
   out.sidecar = r.sidecar;
   return out;
 }

@@ -29,6 +29,7 @@
 #include <aicb/error.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/presets.hpp>
+#include <aicb/model/sizing.hpp>
 #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -91,7 +92,7 @@ struct deepspeed_param {
   job.model.num_layers = a.num_layers;
   job.model.hidden_size = a.hidden_size;
   job.model.num_attention_heads =
-      a.num_attention_heads.value_or(a.hidden_size % 128 == 0 ? a.hidden_size / 128 : a.hidden_size / 64);
+      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
   job.model.num_kv_heads = job.model.num_attention_heads;
   job.model.ffn_hidden_size = d.ffn;
   job.model.vocab_size = a.vocab_size;

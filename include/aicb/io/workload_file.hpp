@@ -65,7 +65,6 @@ inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
 struct simai_file_summary {
   std::uint64_t records = 0;
   std::array<std::uint64_t, all_comm_groups.size()> bytes_by_group{};  ///< whole buffers, all records
-  std::vector<std::string> warnings{};                                 ///< the generator's, for the sidecar
 };
 
 /// How write_simai_file writes.
@@ -123,7 +122,6 @@ simai_file_summary write_simai_file(const Workload& w, const std::string& path,
     }
   }
   out.finish(false);
-  if constexpr (requires { w.warnings(); }) result.warnings = w.warnings();
   if (side) {
     side->write(options.sidecar(result));
     commit_together({&out.file(), &*side});
@@ -142,6 +140,7 @@ struct simai_sidecar {
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
+  std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
 };
 
 /// The sidecar of a SimAI workload at `path` (its file name is recorded, not the folder).
@@ -171,7 +170,7 @@ struct simai_sidecar {
     if (const auto n = written.bytes_by_group[static_cast<std::size_t>(g)]) w.member(to_string(g), n);
   w.end_object();
   w.key("warnings").begin_array();
-  for (const std::string& warning : written.warnings)
+  for (const std::string& warning : about.warnings)
     w.value(warning);
   w.end_array().end_object();
   return w.str() + "\n";

@@ -37,6 +37,12 @@
 
 AICB_BEGIN_NAMESPACE
 
+/// The head size a model of hidden size `hidden` gets when its heads are not given: 128 when it
+/// divides the hidden size, else 64 (so heads = hidden / standard_head_size(hidden)).
+[[nodiscard]] constexpr std::uint64_t standard_head_size(std::uint64_t hidden) noexcept {
+  return hidden % 128 == 0 ? 128 : 64;
+}
+
 /// A model family a shape can be proposed for.
 enum class model_family : std::uint8_t { gpt, llama };
 
@@ -73,7 +79,7 @@ struct enum_names<model_family> {
     if (m.num_attention_heads == 0) {
       if (m.hidden_size != 0) {
         if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
-        m.num_attention_heads = m.hidden_size % 128 == 0 ? m.hidden_size / 128 : m.hidden_size / 64;
+        m.num_attention_heads = m.hidden_size / standard_head_size(m.hidden_size);
       } else {
         m.num_attention_heads = heads;
       }
