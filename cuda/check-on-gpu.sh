@@ -6,6 +6,10 @@
 # attention shapes (cuda/torch_reference.py). Writes everything under ${OUT:-build/gpu-check}.
 #
 #   cuda/check-on-gpu.sh            # on a machine with an NVIDIA GPU, driver and CUDA toolkit
+#   AICB_PREBUILT=build/gpu cuda/check-on-gpu.sh
+#                                   # with programs built elsewhere (cmake -DAICB_BUILD_CUDA=ON, targets
+#                                   # aicb_tool aicb_profile_tool aicb_cuda_tests): for a GPU machine
+#                                   # without aicb's build dependencies
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
@@ -15,26 +19,45 @@ jobs=${AICB_JOBS:-$(nproc)}
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv |
   tee "$out/nvidia-smi.csv"
 
-scripts/install-deps.sh
-cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release -DAICB_BUILD_CUDA=ON >/dev/null
-cmake --build build/gpu -j "$jobs" --target aicb_tool aicb_cuda_tests
-build/gpu/tests/aicb_cuda_tests 2>&1 | tee "$out/cuda-tests.log"
+build=${AICB_PREBUILT:-build/gpu}
+if [[ -z "${AICB_PREBUILT:-}" ]]; then
+  scripts/install-deps.sh
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DAICB_BUILD_CUDA=ON >/dev/null
+  cmake --build "$build" -j "$jobs" --target aicb_tool aicb_profile_tool aicb_cuda_tests
+fi
+# Every step runs even when an earlier one fails (one GPU session should show every problem); the
+# script fails at the end naming the steps that failed.
+failed=()
+step() {
+  local name=$1 log=$2
+  shift 2
+  echo "== $name"
+  if ! "$@" 2>&1 | tee "$log"; then failed+=("$name"); fi
+}
 
-aicb=build/gpu/bin/aicb
-"$aicb" profile --check-only --dtype bf16 2>&1 | tee "$out/check-bf16.log"
+aicb=$build/bin/aicb
+step "CUDA tests" "$out/cuda-tests.log" "$build/tests/aicb_cuda_tests"
+step "kernel check" "$out/check-bf16.log" "$aicb" profile --check-only --dtype bf16
 
 # The two presets: a dense model and a mixture of experts, each on one GPU's TP shard.
-"$aicb" profile --model llama3-8b --world-size 8 --tp 1 --seq 4096 --mbs 1 --skip-check \
-  -o "$out/llama3-8b.aiob.txt" 2>&1 | tee "$out/llama3-8b.log"
-"$aicb" profile --model mixtral-8x7b --world-size 8 --tp 2 --ep 4 --sp --seq 4096 --mbs 1 --skip-check \
-  -o "$out/mixtral-8x7b.aiob.txt" 2>&1 | tee "$out/mixtral-8x7b.log"
+step "profile llama3-8b" "$out/llama3-8b.log" "$aicb" profile --model llama3-8b --world-size 8 --tp 1 \
+  --seq 4096 --mbs 1 --skip-check -o "$out/llama3-8b.aiob.txt"
+step "profile mixtral-8x7b" "$out/mixtral-8x7b.log" "$aicb" profile --model mixtral-8x7b --world-size 8 \
+  --tp 2 --ep 4 --sp --seq 4096 --mbs 1 --skip-check -o "$out/mixtral-8x7b.aiob.txt"
 
 # Read back by aicb's own reader rules and by the library.
-"$aicb" aiob show "$out/llama3-8b.aiob.txt" | head -n 30
+step "read back" "$out/aiob-show.log" "$aicb" aiob show "$out/llama3-8b.aiob.txt"
 
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  python3 cuda/torch_reference.py "$out/llama3-8b.log" "$out/mixtral-8x7b.log" | tee "$out/torch.md"
+  step "PyTorch comparison" "$out/torch.md" python3 cuda/torch_reference.py "$out/llama3-8b.log" \
+    "$out/mixtral-8x7b.log"
+  # The curves of the physics compute model (docs/compute-model.md), measured on this GPU.
+  step "efficiency curves" "$out/curves.log" python3 cuda/efficiency_curves.py "$out/curves"
 else
   echo "PyTorch with CUDA is not installed: no PyTorch comparison" | tee "$out/torch.md"
 fi
 echo "results in $out"
+if ((${#failed[@]})); then
+  printf 'failed: %s\n' "${failed[@]}"
+  exit 1
+fi

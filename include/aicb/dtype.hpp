@@ -41,6 +41,13 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return 0;
 }
 
+/// The format of everything but the GEMMs in a job trained in `t`: FP8 training (Transformer Engine,
+/// and DeepSeek-V3's recipe) runs the GEMMs in FP8 with their scaling factors, and keeps activations,
+/// attention, norms, element-wise kernels and the tensors exchanged between GPUs in BF16.
+[[nodiscard]] AICB_HOST_DEVICE constexpr dtype activation_dtype(dtype t) noexcept {
+  return t == dtype::fp8 ? dtype::bf16 : t;
+}
+
 /// "bf16", "fp16", "fp32", "fp8".
 [[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
   switch (t) {

@@ -145,6 +145,8 @@ class aiob_model final : public compute_model {
         return {{"optimizer"}};
       case op_role::mtp_projection:
         return {{"mtp_projection"}};
+      case op_role::residual:  // aicb's profiles time no residual kernel: the fallback prices it
+        return {{"residual"}};
     }
     return {};
   }

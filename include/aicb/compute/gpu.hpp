@@ -4,10 +4,13 @@
 
 /// @file
 /// The GPU catalogue: datasheet peaks (dense, no sparsity) of the accelerators LLM training runs on.
-/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink.
+/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink,
+/// and the number of streaming multiprocessors (which decides how a GEMM's tiles fill the GPU).
 ///
-/// Sources: NVIDIA datasheets (A100, H100/H800, H200, H20, B200, L40S; A800 as A100 with 400 GB/s
-/// NVLink). Real kernels reach a size-dependent fraction of these: see aicb/compute/roofline.hpp.
+/// Sources: NVIDIA datasheets (V100 SXM2, A100 40/80 GB, H100/H800, H200, H20, B200, L40S; A800 as
+/// A100 with 400 GB/s NVLink). The V100 has no BF16: its FP16 tensor-core rate stands in the BF16
+/// column, which prices FP16 and BF16 alike. Real kernels reach a fraction of these peaks: see
+/// aicb/compute/roofline.hpp and docs/compute-model.md.
 
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
@@ -29,6 +32,12 @@ struct gpu_spec {
   double memory_gb_per_s = 0;  ///< HBM/GDDR bandwidth, GB/s (10^9 B/s)
   double memory_gb = 0;        ///< capacity, GB
   double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
+  unsigned sm_count = 0;       ///< streaming multiprocessors
+  /// The share of the BF16 peak large GEMMs sustain on this GPU when known apart from the compute
+  /// model's default (0: the default). A100s: 0.745 — the default measured on an H200 (0.72), scaled
+  /// by the ratio of the A100's to the GH200's maximum achievable matmul efficiency (85.9% and 83.0%,
+  /// stas00/ml-engineering, compute/accelerator, MAMF table).
+  double gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -47,15 +56,17 @@ struct gpu_spec {
 };
 
 /// The catalogue.
-inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
-    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600},
-    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800},
-    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0},
+inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
+    {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
+    {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
+    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
+    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148},
+    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 
 /// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it

@@ -3,21 +3,38 @@
 #pragma once
 
 /// @file
-/// aicb::roofline_model — durations from a GPU's datasheet peaks and an operation's FLOPs and bytes,
-/// with size-dependent efficiency so that small operations are not absurdly fast:
+/// aicb::roofline_model — durations from physics: each kernel's FLOPs against the GPU's tensor-core
+/// peak and its bytes against the memory bandwidth, each at the fraction real kernels sustain:
 ///
-///     time = launch + max( FLOPs / (peak_flops · e_c(FLOPs)),  bytes / (peak_bandwidth · e_m(bytes)) )
-///     e_c(f) = compute_fraction · f / (f + compute_half)        (attention: × attention_factor)
-///     e_m(b) = memory_fraction  · b / (b + memory_half)
+///     time = launch + max( (FLOPs + compute_half) / (peak · fraction · waves),
+///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
 ///
-/// Defaults (adjustable through roofline_efficiency): large GEMMs reach 80% of the datasheet peak
-/// (measured: an 8192³ BF16 GEMM runs at ≈ 790 of 989 TFLOP/s on an H200), half of that at 2 GFLOP
-/// (a 1000³ GEMM); streaming kernels reach 85% of HBM bandwidth (≈ 4.3 of 4.8 TB/s copy on an H200),
-/// half of that at 4 MB; fused attention reaches 75% of the GEMM efficiency (FlashAttention-2 class
-/// kernels); every kernel pays 3 µs of launch and tail.
+/// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
+///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
+///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
+///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
+/// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
+///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
+///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
+/// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
+///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
+///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
+///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
+///   fused Adam step 0.80.
+/// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
+///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
 ///
-/// For a 4096×4096×4096 BF16 GEMM (1.37e11 FLOPs) on an H100 or H200 (989 TFLOP/s): e_c = 0.789,
-/// so 176 µs + 3 µs = 179 µs — between the 139 µs of the bare peak and the 278 µs of 50% efficiency.
+/// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
+/// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
+/// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
+/// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
+/// (aicb::unfused_attention_kernels).
+///
+/// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
+/// to GEMMs only (docs/compute-model.md). Peaks of GPUs without FP8 fall back to BF16.
+///
+/// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
+/// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
 
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/model.hpp>
@@ -32,17 +49,25 @@
 
 AICB_BEGIN_NAMESPACE
 
-/// The efficiency curves of roofline_model (see the file comment).
+/// The efficiencies of roofline_model (see the file comment for where each comes from).
 struct roofline_efficiency {
-  double compute_fraction = 0.80;
-  double compute_half = 2e9;  ///< FLOPs at which compute efficiency is half of compute_fraction
-  double memory_fraction = 0.85;
-  double memory_half = 4e6;  ///< bytes at which memory efficiency is half of memory_fraction
-  double attention_factor = 0.75;
-  double launch_ns = 3000;
+  double gemm_fraction = 0.72;       ///< of the dense BF16/FP16/FP32 peak, large GEMMs
+  double fp8_gemm_fraction = 0.60;   ///< of the dense FP8 peak
+  double attention_fraction = 0.45;  ///< fused attention, of the BF16 peak
+  double memory_fraction = 0.88;     ///< streaming copy, of the datasheet bandwidth
+  double activation_factor = 0.74;   ///< element-wise activations (GeLU, SwiGLU), embedding lookups
+  double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
+  double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
+  double softmax_factor = 0.80;      ///< fused scale-mask-softmax
+  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
+  double optimizer_factor = 0.80;    ///< the fused Adam step
+  double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
+  double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
+  double launch_ns = 2000;           ///< per kernel
+  unsigned tile = 128;               ///< GEMM output tile edge, for wave quantisation
 };
 
-/// Durations from a GPU's peaks and the efficiency curves.
+/// Durations from a GPU's peaks and the efficiencies above.
 class roofline_model final : public compute_model {
  public:
   explicit roofline_model(const gpu_spec& gpu, roofline_efficiency e = {}) : gpu_(gpu), e_(e) {}
@@ -52,44 +77,106 @@ class roofline_model final : public compute_model {
       : gpu_(lookup(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
-    if (!op.one_kernel && op.batch > 1) {
-      // A loop of kernels: each problem is priced alone (its own efficiency and launch).
+    const std::string what = "roofline time of " + std::string(to_string(op.role));
+    if (op.kind == op_kind::attention && !op.fused) {
+      double sum = 0;
+      for (const compute_op& kernel : unfused_attention_kernels(op))
+        sum += one_kernel_ns(kernel);
+      return checked_ns(sum, what);
+    }
+    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
       compute_op one = op;
       one.batch = 1;
-      one.one_kernel = true;
-      return checked_ns(static_cast<double>(duration(one).count()) * static_cast<double>(op.batch),
-                        "roofline time of " + std::string(to_string(op.role)));
+      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
     }
-    const double flops = op.flops(), bytes = op.bytes();
-    double compute = 0;
-    if (flops > 0) {
-      double efficiency = e_.compute_fraction * flops / (flops + e_.compute_half);
-      if (op.kind == op_kind::attention) efficiency *= e_.attention_factor;
-      compute = flops / (gpu_.peak_flops(op.type) * efficiency) * 1e9;
-    }
-    double memory = 0;
-    if (bytes > 0)
-      memory =
-          bytes / (gpu_.memory_bytes_per_s() * e_.memory_fraction * bytes / (bytes + e_.memory_half)) * 1e9;
-    return checked_ns(e_.launch_ns + std::max(compute, memory),
-                      "roofline time of " + std::string(to_string(op.role)));
+    return checked_ns(one_kernel_ns(op), what);
   }
 
   [[nodiscard]] std::string provenance() const override {
-    char text[320];
+    char text[480];
     std::snprintf(
         text, sizeof text,
-        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s) x efficiency "
-        "(compute %.2f, half at %.3g FLOP; memory %.2f, half at %.3g B; attention x%.2f; launch %.0f ns)",
+        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
+        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
+        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
+        "ns; waves of %ux%u tiles)",
         std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
-        e_.compute_fraction, e_.compute_half, e_.memory_fraction, e_.memory_half, e_.attention_factor,
-        e_.launch_ns);
+        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
+        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
+        e_.tile);
     return text;
   }
 
   [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+  [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
+  [[nodiscard]] double waves(const compute_op& op) const {
+    if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
+    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
+                         std::ceil(static_cast<double>(op.n) / e_.tile);
+    if (!(tiles > 0)) return 1;
+    const double sms = gpu_.sm_count;
+    return tiles / (std::ceil(tiles / sms) * sms);
+  }
+
+  // One kernel, launch included, ns. A batched or grouped GEMM prices each problem on its own shape
+  // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
+  [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
+    if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
+    if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
+    compute_op one = op;
+    one.batch = 1;
+    const double share = waves(op);
+    return e_.launch_ns + roofline_ns(one, share, true) +
+           static_cast<double>(op.batch - 1) * roofline_ns(one, share, false);
+  }
+
+  // max(compute, memory) of one kernel without its launch, ns; `ramp`: with its ramp and tail.
+  [[nodiscard]] double roofline_ns(const compute_op& op, double wave_share, bool ramp) const {
+    const double flops = op.flops(), bytes = op.bytes();
+    double compute = 0;
+    if (flops > 0) {
+      double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
+      if (op.kind == op_kind::attention)
+        fraction = e_.attention_fraction;
+      else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+        fraction = e_.fp8_gemm_fraction;
+      // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
+      // priced against the tensor-core peak like everything else.
+      compute =
+          (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    }
+    double memory = 0;
+    if (bytes > 0)
+      memory = (bytes + (ramp ? e_.memory_half : 0)) /
+               (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
+    return std::max(compute, memory);
+  }
+
+  [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
+    switch (op.kind) {
+      case op_kind::gemm:
+      case op_kind::attention:
+        return 1;
+      case op_kind::norm:
+        return e_.norm_factor;
+      case op_kind::softmax:
+        return e_.softmax_factor;
+      case op_kind::optimizer:
+        return e_.optimizer_factor;
+      case op_kind::embedding:
+        return e_.activation_factor;
+      case op_kind::elementwise:
+        if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
+        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
+        return e_.activation_factor;
+    }
+    return 1;
+  }
+
   static const gpu_spec& lookup(std::string_view name) {
     if (const gpu_spec* g = find_gpu(name)) return *g;
     std::string known;

@@ -13,6 +13,7 @@
 #include <aicb/model/options.hpp>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -21,11 +22,12 @@ AICB_BEGIN_NAMESPACE
 /// The kind of computation, which decides how FLOPs and bytes follow from the shape.
 enum class op_kind : std::uint8_t {
   gemm,         ///< batch × (m×k)·(k×n)
-  attention,    ///< fused causal attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
+  attention,    ///< core attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
   norm,         ///< LayerNorm / RMSNorm over m rows of n features
   elementwise,  ///< activation functions, dropout, additions: m × n elements
   embedding,    ///< table lookup of m rows of n features
   optimizer,    ///< Adam step over m parameters
+  softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
 };
 
 /// Which pass of training.
@@ -54,15 +56,17 @@ enum class op_role : std::uint8_t {
   logits,
   optimizer,
   mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
+  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 21> value{
-      "embedding", "input_norm",  "attention_qkv", "attention_core",      "attention_out", "mla_q_down",
-      "mla_q_up",  "mla_kv_down", "mla_kv_up",     "post_attention_norm", "mlp_fc1",       "mlp_activation",
-      "mlp_fc2",   "moe_router",  "moe_fc1",       "moe_activation",      "moe_fc2",       "final_norm",
-      "logits",    "optimizer",   "mtp_projection"};
+  static constexpr std::array<std::string_view, 22> value{
+      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
+      "mtp_projection", "residual"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -70,8 +74,8 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 6> value{"gemm",        "attention", "norm",
-                                                         "elementwise", "embedding", "optimizer"};
+  static constexpr std::array<std::string_view, 7> value{"gemm",      "attention", "norm",   "elementwise",
+                                                         "embedding", "optimizer", "softmax"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -82,14 +86,20 @@ struct compute_op {
   dtype type = dtype::bf16;
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
   std::uint64_t m = 0, n = 0, k = 0;
-  bool causal = true;  ///< attention only: half of the score matrix is computed
+  bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
+  /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
+  /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
+  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
+  bool fused = true;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
 
-  /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
-  /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
-  /// passes are one product each, as the forward.
+  /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
+  /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
+  /// forward. Unfused attention computes the full score matrix and its backward the four products
+  /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
+  /// product each, as the forward.
   [[nodiscard]] constexpr double flops() const noexcept {
     const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
                  K = static_cast<double>(k);
@@ -97,6 +107,7 @@ struct compute_op {
       case op_kind::gemm:
         return 2 * b * M * N * K;
       case op_kind::attention: {
+        if (!fused) return 4 * b * M * N * K * (pass == pass_kind::forward ? 1 : 2);
         const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
         return pass == pass_kind::forward ? forward : 2.5 * forward;
       }
@@ -108,29 +119,92 @@ struct compute_op {
         return 0;
       case op_kind::optimizer:
         return 12 * b * M;
+      case op_kind::softmax:
+        return 5 * b * M * N;
     }
     return 0;
   }
 
-  /// Bytes read and written in device memory (each operand once).
+  /// Bytes read and written in device memory (each operand once; unfused attention: the sum over
+  /// its kernels, the score matrix included).
   [[nodiscard]] constexpr double bytes() const noexcept {
     const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
                  K = static_cast<double>(k), e = size_of(type);
+    const bool forward = pass == pass_kind::forward;
     switch (kind) {
       case op_kind::gemm:
         return b * (M * K + K * N + M * N) * e;
       case op_kind::attention:
-        return b * (2 * M * K + 2 * N * K) * e * (pass == pass_kind::forward ? 1 : 2);
+        if (!fused) {  // the sum over unfused_attention_kernels(): Q, K, V and outputs, and the scores S
+          const double S = b * M * N;
+          return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
+                         : 4 * b * (M + N) * K * e + S * (9 * e + 1);
+        }
+        return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
       case op_kind::norm:
+        return b * 2 * M * N * e * (forward ? 1 : 1.5);
       case op_kind::elementwise:
-        return b * 2 * M * N * e * (pass == pass_kind::forward ? 1 : 1.5);
+        switch (role) {
+          case op_role::residual:  // bias + dropout + add: x and the residual in, the sum and a 1-byte mask
+                                   // out
+            return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
+          case op_role::attention_core:  // unfused attention's dropout on the probabilities
+            return b * M * N * (2 * e + 1);
+          default:
+            return b * 2 * M * N * e * (forward ? 1 : 1.5);
+        }
+      case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
+        return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
       case op_kind::embedding:
         return 2 * b * M * N * e;
       case op_kind::optimizer:
-        return b * M * 16;  // fp32 master, m, v read and written, bf16 weight written
+        return b * M * optimizer_bytes_per_parameter;
     }
     return 0;
   }
+
+  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
+  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
+  /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
+  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
+  static constexpr double optimizer_bytes_per_parameter = 38;
 };
+
+/// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
+/// GEMM writing the b·heads × m × n scores), scale-mask-softmax, dropout, P·V; backward: dP = dO·Vᵀ,
+/// dV = Pᵀ·dO, dropout and softmax backward, dQ = dS·K, dK = dSᵀ·Q. Empty for any other operation.
+struct attention_kernels {
+  std::array<compute_op, 6> kernels{};
+  std::size_t count = 0;
+  [[nodiscard]] constexpr const compute_op* begin() const noexcept { return kernels.data(); }
+  [[nodiscard]] constexpr const compute_op* end() const noexcept { return kernels.data() + count; }
+};
+[[nodiscard]] constexpr attention_kernels unfused_attention_kernels(const compute_op& op) noexcept {
+  attention_kernels list;
+  if (op.kind != op_kind::attention || op.fused) return list;
+  const auto add = [&](op_kind kind, std::uint64_t rows, std::uint64_t cols, std::uint64_t inner) {
+    compute_op kernel = op;
+    kernel.kind = kind;
+    kernel.m = rows;
+    kernel.n = cols;
+    kernel.k = inner;
+    list.kernels[list.count++] = kernel;
+  };
+  const std::uint64_t m = op.m, n = op.n, k = op.k;
+  if (op.pass == pass_kind::forward) {
+    add(op_kind::gemm, m, n, k);  // scores
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::elementwise, m, n, 0);  // dropout
+    add(op_kind::gemm, m, k, n);         // context
+  } else {
+    add(op_kind::gemm, m, n, k);  // dP
+    add(op_kind::gemm, n, k, m);  // dV
+    add(op_kind::elementwise, m, n, 0);
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::gemm, m, k, n);  // dQ
+    add(op_kind::gemm, n, k, m);  // dK
+  }
+  return list;
+}
 
 AICB_END_NAMESPACE

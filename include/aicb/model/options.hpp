@@ -34,6 +34,11 @@ enum class recompute_kind : std::uint8_t { none, selective, full };
 /// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
 /// rank of their expert and back).
 enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
+/// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
+/// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
+/// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
+/// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
+enum class attention_kind : std::uint8_t { flash, unfused };
 
 /// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
 template <class E>
@@ -58,6 +63,10 @@ struct enum_names<recompute_kind> {
 template <>
 struct enum_names<moe_dispatcher_kind> {
   static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
+};
+template <>
+struct enum_names<attention_kind> {
+  static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
 
 /// An enum whose values have names (a specialisation of enum_names exists).

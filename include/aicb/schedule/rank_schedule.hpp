@@ -571,8 +571,15 @@ struct template_builder {
                std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
     op_template t;
     t.name = name;
-    t.compute = {
-        .role = role, .kind = kind, .pass = pass, .type = type, .batch = batch, .m = m, .n = n, .k = k};
+    // GEMMs run in the job's dtype; everything else in its activation format (BF16 when that is FP8).
+    t.compute = {.role = role,
+                 .kind = kind,
+                 .pass = pass,
+                 .type = kind == op_kind::gemm ? type : activation_dtype(type),
+                 .batch = batch,
+                 .m = m,
+                 .n = n,
+                 .k = k};
     out.push_back(t);
   }
   // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
@@ -608,7 +615,7 @@ struct template_builder {
 inline void rank_schedule::state::build_layer(bool moe) {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
                       h = m.hidden_size;
   const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
@@ -694,11 +701,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
       m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
   const compute_op core{.role = op_role::attention_core,
                         .kind = op_kind::attention,
-                        .type = job.batch.dtype,
+                        .type = activation_dtype(job.batch.dtype),
                         .batch = b * heads,
                         .m = s,
                         .n = job.batch.seq_length,
-                        .k = (qk_dim + v_dim) / 2};
+                        .k = (qk_dim + v_dim) / 2,
+                        .fused = p.attention == attention_kind::flash};
   for (std::uint64_t i = 0; i + 1 < cp; ++i)
     f.ring("attention_kv_ring", i, false, kv_bytes);
   fwd.push_back({op_type::compute, "attention_core", core});
@@ -706,12 +714,16 @@ inline void rank_schedule::state::build_layer(bool moe) {
   weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
   if (m.linear_bias) weights_of.replicated += h;
   leave(f, "attention_output_scatter");
+  // The residual connection: Megatron's fused bias-dropout-add, on the rank's (sequence) shard.
+  f.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
   f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
             h);
   weights_of.dense += norm_weights(h);
   weights_of.replicated += norm_weights(h);
 
   // Backward of the attention block (output side first).
+  ab.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens,
+             h);
   if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
   ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
   ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
@@ -888,11 +900,15 @@ inline void rank_schedule::state::build_layer(bool moe) {
     mlp_backward = std::move(expert_backward);
     mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
   }
+  f.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
   g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
             local_tokens, h);
-  // The layer's backward: MLP, its norm (pushed above, so move it after the MLP), attention.
+  // The layer's backward: the MLP's residual, the MLP, its norm (pushed above, so move it after the
+  // MLP), attention.
   block norm_backward = std::move(bwd);
-  bwd = std::move(mlp_backward);
+  bwd.clear();
+  g.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens, h);
+  bwd.insert(bwd.end(), mlp_backward.begin(), mlp_backward.end());
   bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
   bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
   (void)backward;
@@ -901,7 +917,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
 inline void rank_schedule::state::build_embedding_and_head() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
                       h = m.hidden_size;
   const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
@@ -957,7 +973,7 @@ inline void rank_schedule::state::build_embedding_and_head() {
 inline void rank_schedule::state::build_mtp() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, b = job.batch.micro_batch, h = m.hidden_size;
   const std::uint64_t tokens = job.batch.seq_length / p.context_parallel * b;
   const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
@@ -997,7 +1013,7 @@ inline void rank_schedule::state::build_mtp() {
 inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch;
   const std::uint64_t s = job.batch.seq_length / cp;
   const bool sp = p.sequence_parallel && t > 1;
@@ -1050,7 +1066,7 @@ inline void rank_schedule::state::build_zero() {
   const parallel_spec& p = job.parallel;
   const rank_group dp = grid.group(group_kind::dp_cp, rank);
   if (p.zero_stage < 2 || dp.size() <= 1) return;
-  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype)), g = size_of(job.batch.grad_dtype);
   const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
@@ -1083,7 +1099,7 @@ inline void rank_schedule::cursor::finalize() {
   const job_spec& job = st.job;
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(job.batch.dtype);
+  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(activation_dtype(job.batch.dtype));
   const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
   const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
   const rank_group edp = st.grid.group(group_kind::edp, st.rank);

@@ -31,10 +31,15 @@ namespace detail {
   AICB_THROW(cuda_error(std::string(file) + ':' + std::to_string(line) + ": " + call + " failed: " + cause));
 }
 
+// A failure is reported once: the runtime also keeps it as its "last error", which the next
+// cudaGetLastError() — after an unrelated kernel launch — would report again, so it is consumed here.
+// (Sticky errors, which break the context, stay; they are reported by every later call anyway.)
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
-  if (status != cudaSuccess)
+  if (status != cudaSuccess) {
+    cudaGetLastError();
     throw_cuda_error(call, std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")",
                      file, line);
+  }
 }
 
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {

@@ -1,0 +1,124 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::cluster_spec — the machines a job runs on: which GPU, how many per node, the bandwidth and
+/// latency of a collective inside a node (NVLink/NVSwitch) and between nodes (one NIC per GPU, rail
+/// by rail), and where ranks go: consecutive ranks fill a node (Megatron's order puts tensor
+/// parallelism innermost, so TP groups of up to a node's size stay on NVLink).
+///
+/// Bandwidths are what NCCL achieves (bus bandwidth as nccl-tests defines it), not line rates: the
+/// presets use the figures SimAI's analytical backend is run with for the same machines (A100 240 GB/s
+/// over NVLink, 23.5 GB/s per 200 Gb/s HDR NIC; H100 360 GB/s, 48.5 GB/s per 400 Gb/s NDR NIC), so
+/// that the estimate and a simulation of the generated file price communication alike. How the
+/// estimate uses them: aicb/compute/iteration_estimate.hpp and docs/cluster.md.
+///
+/// ```cpp
+/// const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+/// std::string line = aicb::simai_command_line(c, 1024, "workload.txt");   // -g 1024 -g_p_s 8 …
+/// ```
+
+#include <aicb/compute/gpu.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// One kind of node, repeated. See the file comment.
+struct cluster_spec {
+  std::string_view name;            ///< preset key, e.g. "dgx-h100"
+  std::string_view description;     ///< e.g. "DGX H100: 8 x H100 SXM5, NVSwitch, 8 x 400 Gb/s NDR"
+  std::string_view gpu;             ///< GPU catalogue key (aicb/compute/gpu.hpp)
+  std::uint64_t gpus_per_node = 8;  ///< GPUs sharing one NVLink domain
+  double nvlink_gb_per_s = 0;       ///< collective bus bandwidth inside a node, GB/s
+  std::uint64_t nics_per_node = 8;  ///< network interfaces per node
+  double nic_gb_per_s = 0;          ///< achievable bandwidth of one NIC, GB/s
+  double nvlink_latency_us = 0;     ///< latency of one step of a collective inside a node
+  double nic_latency_us = 0;        ///< latency of one step between nodes
+  std::string_view simai_gpu_type;  ///< SimAI's -g_type (empty: a GPU SimAI does not know)
+
+  /// The node of `rank` under the placement above.
+  [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
+    return gpus_per_node == 0 ? 0 : rank / gpus_per_node;
+  }
+  /// Network bandwidth one GPU has to itself (its share of the node's NICs), GB/s.
+  [[nodiscard]] constexpr double nic_gb_per_s_per_gpu() const noexcept {
+    return gpus_per_node == 0 ? 0 : nic_gb_per_s * static_cast<double>(nics_per_node) / gpus_per_node;
+  }
+};
+
+/// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
+/// NCCL's small-message times (docs/cluster.md).
+inline constexpr std::array<cluster_spec, 7> cluster_presets{{
+    {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
+    {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
+     23.5, 3, 6, "A100"},
+    {"dgx-a100", "DGX A100: 8 x A100 80GB, NVSwitch, 8 x 200 Gb/s HDR", "A100", 8, 240, 8, 23.5, 3, 6,
+     "A100"},
+    {"dgx-h100", "DGX H100: 8 x H100 SXM5, NVSwitch, 8 x 400 Gb/s NDR", "H100", 8, 360, 8, 48.5, 2.5, 5,
+     "H100"},
+    {"h800", "H800 server: 8 x H800 SXM5 (400 GB/s NVLink), 8 x 400 Gb/s", "H800", 8, 160, 8, 48.5, 2.5, 5,
+     "H800"},
+    {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
+     "H100"},
+    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, ""},
+}};
+
+/// The preset named `name` (any case); config_error listing the presets otherwise.
+[[nodiscard]] inline const cluster_spec& cluster_preset(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const cluster_spec& c : cluster_presets)
+    if (c.name == lower) return c;
+  std::string known;
+  for (const cluster_spec& c : cluster_presets)
+    known += (known.empty() ? "" : ", ") + std::string(c.name);
+  AICB_THROW(config_error("cluster", std::string(name), "expected a preset: " + known));
+}
+
+/// The preset built from `gpu` (a catalogue key or a device name), for jobs that name a GPU and no
+/// cluster: H100 → dgx-h100, A100 → dgx-a100, … ; nullptr for a GPU no preset has.
+[[nodiscard]] inline const cluster_spec* cluster_for_gpu(std::string_view gpu) {
+  const gpu_spec* g = find_gpu(gpu);
+  if (!g) return nullptr;
+  for (const cluster_spec& c : cluster_presets)
+    if (c.gpu == g->name) return &c;
+  return nullptr;
+}
+
+/// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
+/// workload file of `world_size` GPUs: `-w FILE -g N -g_p_s G -r PREFIX -nv B -nic B -n_p_s K
+/// [-g_type T]`. SimAI reads only this much of a machine; -r is always given (without it SimAI names
+/// its result file from the workload's and can divide by zero on some names).
+[[nodiscard]] inline std::string simai_command_line(const cluster_spec& cluster, std::uint64_t world_size,
+                                                    std::string_view workload,
+                                                    std::string_view prefix = "aicb-") {
+  const auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return std::string(text);
+  };
+  std::string line = "SimAI_analytical -w ";
+  line.append(workload);
+  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(cluster.gpus_per_node);
+  line += " -r ";
+  line.append(prefix);
+  line += " -nv " + number(cluster.nvlink_gb_per_s) + " -nic " + number(cluster.nic_gb_per_s);
+  line += " -n_p_s " + std::to_string(cluster.nics_per_node);
+  if (!cluster.simai_gpu_type.empty()) {
+    line += " -g_type ";
+    line.append(cluster.simai_gpu_type);
+  }
+  return line;
+}
+
+AICB_END_NAMESPACE

@@ -1,0 +1,309 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::estimate_iteration — how long one training iteration takes: the per-rank schedules of every
+/// pipeline stage played against each other, compute priced by a compute model and communication by
+/// a cluster (aicb/compute/cluster.hpp). A planning estimate and a check on the generated workloads,
+/// not a replacement for a network simulator.
+///
+/// ```cpp
+/// const aicb::roofline_model gpu("H100");
+/// const aicb::iteration_estimate e =
+///     aicb::estimate_iteration(job, gpu, aicb::cluster_preset("dgx-h100"));
+/// std::printf("%.2f s, MFU %.1f%%\n", e.iteration_s, 100 * e.mfu);
+/// ```
+///
+/// The model (docs/cluster.md has it with its sources):
+/// - One representative rank per pipeline stage (its first) runs its operations in schedule order on
+///   one clock. Compute advances it by the compute model's duration. A collective advances it by
+///   `latency + factor · size / bandwidth`: factor 2(n−1)/n for all-reduce, (n−1)/n for all-gather,
+///   reduce-scatter and all-to-all (sizes as the schedules give them: the whole buffer); bandwidth
+///   the cluster's NVLink bus bandwidth when the group sits in one node, else the network's —
+///   min(NVLink, the NICs the group's members on a node share) — and latency one step per doubling
+///   of the group (log₂ n steps; twice for all-reduce).
+/// - A send leaves at the sender's clock and arrives `latency + size / bandwidth` later; a receive
+///   waits for it (the pipeline bubble is this waiting). Transfers with ranks outside the
+///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer.
+/// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
+///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
+///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
+///   runs each tensor-parallel collective under the GEMM that follows it (max of the two). Without
+///   them every collective is on the critical path.
+/// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
+///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
+///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
+
+#include <aicb/calc/flops.hpp>
+#include <aicb/compute/cluster.hpp>
+#include <aicb/compute/gpu.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Overlap options of the estimate (see the file comment); overlap_grad_reduce is a job field.
+struct estimate_options {
+  bool overlap_param_gather = false;  ///< Megatron --overlap-param-gather
+  bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap (Transformer Engine user buffers)
+};
+
+/// One pipeline stage's iteration, as its representative rank runs it (microseconds).
+struct stage_estimate {
+  std::uint64_t stage = 0, rank = 0;
+  double end_us = 0;            ///< when the stage finishes its iteration
+  double compute_us = 0;        ///< time computing
+  double communication_us = 0;  ///< collectives and transfers on the critical path
+  double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
+};
+
+/// The estimate of one training iteration. See the file comment.
+struct iteration_estimate {
+  double iteration_s = 0;
+  double tokens_per_s = 0;                     ///< global batch × sequence length / iteration time
+  double mfu = 0, hfu = 0;                     ///< fractions of the dense BF16 peak of all GPUs
+  double model_flops = 0, hardware_flops = 0;  ///< per iteration, all GPUs
+  std::vector<stage_estimate> stages;
+  std::string compute;  ///< the compute model's provenance
+  std::string cluster;  ///< the cluster preset's name
+};
+
+/// Where a group's members sit on the cluster's nodes.
+struct group_placement {
+  std::uint64_t size = 1;
+  std::uint64_t nodes = 1;
+  std::uint64_t per_node = 1;  ///< members on each node (the most on any node)
+};
+
+/// The placement of `group` on `cluster` (consecutive ranks fill a node).
+[[nodiscard]] inline group_placement place(const rank_group& group, const cluster_spec& cluster) {
+  group_placement p{.size = group.size(), .nodes = 0, .per_node = 0};
+  std::map<std::uint64_t, std::uint64_t> count;  // members per node
+  for (std::uint64_t j = 0; j < group.size(); ++j)
+    p.per_node = std::max(p.per_node, ++count[cluster.node_of(group.member(j))]);
+  p.nodes = std::max<std::uint64_t>(count.size(), 1);
+  p.per_node = std::max<std::uint64_t>(p.per_node, 1);
+  return p;
+}
+
+/// Microseconds a collective of `kind` over a group placed as `p` takes, for `size` bytes (the whole
+/// buffer, as the schedules give it). See the file comment.
+[[nodiscard]] inline double collective_us(collective kind, double size, const group_placement& p,
+                                          const cluster_spec& cluster) {
+  const double n = static_cast<double>(p.size);
+  if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
+  const bool one_node = p.nodes <= 1;
+  const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
+                         static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
+  const double bus = (one_node ? cluster.nvlink_gb_per_s : std::min(cluster.nvlink_gb_per_s, network)) * 1e3;
+  const double latency = one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us;
+  const double steps = std::ceil(std::log2(n));
+  switch (kind) {
+    case collective::all_reduce:
+      return 2 * steps * latency + 2 * (n - 1) / n * size / bus;
+    case collective::all_gather:
+    case collective::reduce_scatter:
+      return steps * latency + (n - 1) / n * size / bus;
+    case collective::all_to_all: {
+      if (one_node) return steps * latency + (n - 1) / n * size / bus;
+      // Each rank sends (n − m)/n of its buffer over its own share of the NICs, (m − 1)/n over NVLink.
+      const double m = static_cast<double>(p.per_node);
+      const double off_node = (n - m) / n * size / (cluster.nic_gb_per_s_per_gpu() * 1e3);
+      const double on_node = (m - 1) / n * size / (cluster.nvlink_gb_per_s * 1e3);
+      return steps * latency + std::max(off_node, on_node);
+    }
+    default:
+      return steps * latency + size / bus;
+  }
+}
+
+/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes.
+[[nodiscard]] inline double transfer_us(double size, std::uint64_t from, std::uint64_t to,
+                                        const cluster_spec& cluster) {
+  if (!(size > 0)) return 0;
+  const bool one_node = cluster.node_of(from) == cluster.node_of(to);
+  const double bandwidth = (one_node ? cluster.nvlink_gb_per_s : cluster.nic_gb_per_s_per_gpu()) * 1e3;
+  return (one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us) + size / bandwidth;
+}
+
+namespace detail {
+
+inline bool is_data_parallel(group_kind k) noexcept {
+  return k == group_kind::dp || k == group_kind::dp_cp || k == group_kind::edp;
+}
+
+// One pipeline stage's representative rank, advancing through its schedule.
+struct estimate_lane {
+  rank_schedule schedule;
+  rank_schedule::iterator at;
+  stage_estimate result;
+  double clock = 0;
+  double backward_stretch = 0;  // compute of the backward work since the last forward operation
+  double pending_tp = 0;        // a TP collective waiting for the next GEMM (tp_comm_overlap)
+  bool done = false;
+};
+
+}  // namespace detail
+
+/// The estimate of one iteration of `job` with `compute` on `cluster`. See the file comment.
+[[nodiscard]] inline iteration_estimate estimate_iteration(const job_spec& job, const compute_model& compute,
+                                                           const cluster_spec& cluster,
+                                                           estimate_options options = {}) {
+  validate(job);  // rank_schedule validates too; here so that errors name the job before anything runs
+  const gpu_spec* gpu = find_gpu(cluster.gpu);
+  if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
+  if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
+    AICB_THROW(config_error("cluster", std::string(cluster.name),
+                            "needs GPUs per node and positive NVLink and NIC bandwidths"));
+  const std::uint64_t stages = job.parallel.pipeline_parallel;
+  std::vector<detail::estimate_lane> lanes;
+  lanes.reserve(stages);
+  std::map<std::uint64_t, std::uint64_t> stage_of_rank;
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    const std::uint64_t rank = first_rank_of_stage(job, s);
+    lanes.push_back({rank_schedule(job, rank), {}, {.stage = s, .rank = rank}});
+    stage_of_rank[rank] = s;
+  }
+  for (auto& lane : lanes)
+    lane.at = lane.schedule.begin();
+
+  std::map<group_id, group_placement> placements;
+  const auto placement = [&](const detail::estimate_lane& lane,
+                             const operation& op) -> const group_placement& {
+    auto it = placements.find(op.group);
+    if (it == placements.end())
+      it = placements
+               .emplace(op.group, place(lane.schedule.grid().group(op.group.kind, lane.result.rank), cluster))
+               .first;
+    return it->second;
+  };
+  // Sends between representatives not yet received: (from, to, tag) → arrival time.
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
+
+  const auto flush_tp = [](detail::estimate_lane& lane) {
+    lane.clock += lane.pending_tp;
+    lane.result.communication_us += lane.pending_tp;
+    lane.pending_tp = 0;
+  };
+
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (auto& lane : lanes) {
+      for (; !lane.done && !(lane.at == std::default_sentinel); ++lane.at) {
+        const operation& op = *lane.at;
+        if (op.type == op_type::recv && stage_of_rank.count(op.peer)) {
+          const auto key = std::make_tuple(op.peer, lane.result.rank, op.tag);
+          const auto sent = in_flight.find(key);
+          if (sent == in_flight.end()) break;  // blocked until that stage sends
+          flush_tp(lane);
+          if (sent->second > lane.clock) {
+            lane.result.wait_us += sent->second - lane.clock;
+            lane.clock = sent->second;
+          }
+          in_flight.erase(sent);
+          progressed = true;
+          continue;
+        }
+        progressed = true;
+        switch (op.type) {
+          case op_type::compute: {
+            const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
+            if (lane.pending_tp > 0 && op.compute.kind == op_kind::gemm) {
+              lane.clock += std::max(us, lane.pending_tp);
+              lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
+              lane.pending_tp = 0;
+            } else {
+              flush_tp(lane);
+              lane.clock += us;
+            }
+            lane.result.compute_us += us;
+            if (op.phase == op_phase::forward) lane.backward_stretch = 0;
+            if (op.is_backward_work()) lane.backward_stretch += us;
+            break;
+          }
+          case op_type::collective: {
+            double us =
+                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
+            if (op.phase == op_phase::finalize && detail::is_data_parallel(op.group.kind)) {
+              if (op.kind == collective::all_gather && options.overlap_param_gather) {
+                us = 0;
+              } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
+                const double hidden = std::min(us, lane.backward_stretch);
+                lane.backward_stretch -= hidden;
+                us -= hidden;
+              }
+            }
+            if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
+                op.phase != op_phase::finalize) {
+              flush_tp(lane);
+              lane.pending_tp = us;
+              break;
+            }
+            flush_tp(lane);
+            lane.clock += us;
+            lane.result.communication_us += us;
+            break;
+          }
+          case op_type::send: {
+            flush_tp(lane);
+            const double us =
+                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+            if (stage_of_rank.count(op.peer))
+              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] = lane.clock + us;
+            break;
+          }
+          case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
+            flush_tp(lane);
+            const double us =
+                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+            lane.clock += us;
+            lane.result.communication_us += us;
+            break;
+          }
+        }
+      }
+      if (!lane.done && lane.at == std::default_sentinel) {
+        flush_tp(lane);
+        lane.done = true;
+        lane.result.end_us = lane.clock;
+      }
+    }
+  }
+  iteration_estimate e;
+  for (const auto& lane : lanes) {
+    if (!lane.done)
+      AICB_THROW(error("the pipeline stages' schedules wait on each other (stage " +
+                       std::to_string(lane.result.stage) + " never finishes): an inconsistent schedule"));
+    e.stages.push_back(lane.result);
+    e.iteration_s = std::max(e.iteration_s, lane.result.end_us * 1e-6);
+  }
+  const flop_counts flops = training_flops(job);
+  e.model_flops = flops.model();
+  e.hardware_flops = flops.total();
+  if (e.iteration_s > 0) {
+    const double peak =
+        gpu->peak_flops(dtype::bf16) * static_cast<double>(job.parallel.world_size) * e.iteration_s;
+    e.mfu = e.model_flops / peak;
+    e.hfu = e.hardware_flops / peak;
+    e.tokens_per_s =
+        static_cast<double>(global_batch(job)) * static_cast<double>(job.batch.seq_length) / e.iteration_s;
+  }
+  e.compute = compute.provenance();
+  e.cluster = std::string(cluster.name);
+  return e;
+}
+
+AICB_END_NAMESPACE
