@@ -15,7 +15,8 @@
 /// - `<aicb/readers.hpp>`, opt-in: the readers of SimAI, AIOB, CSV and Hugging Face files, SimAI
 ///   lint, and job requests that name a config.json (Spirit X3 and nlohmann-json live there);
 /// - `<aicb/compat.hpp>`, opt-in: aicb's generators reproduced byte for byte, and its flag set;
-/// - `<aicb/all.hpp>`: all of these and `commands/generate.hpp` — the root of the generated single header
+/// - `<aicb/all.hpp>`: all of these and `commands/` (generate, describe) — the root of the generated single
+/// header
 ///   (`single_include/aicb/aicb.hpp`), which keeps this include path, so the same `#include` works
 ///   with either tree.
 ///
@@ -43,7 +44,9 @@
 // Time: compute models, AIOB profiles, what the profiler measures.
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/aiob_profile.hpp>
+#include <aicb/compute/cluster.hpp>
 #include <aicb/compute/gpu.hpp>
+#include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>

@@ -5,7 +5,7 @@
 /// @file
 /// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
 /// (`<aicb/compat.hpp>`), and the tool's
-/// subcommands as functions (`<aicb/commands/generate.hpp>`).
+/// subcommands as functions (`<aicb/commands/generate.hpp>`, `<aicb/commands/describe.hpp>`).
 ///
 /// ```cpp
 /// #include <aicb/all.hpp>
@@ -15,6 +15,7 @@
 /// vendored file holds the whole library under the umbrella's include path.
 
 #include <aicb/aicb.hpp>
+#include <aicb/commands/describe.hpp>
 #include <aicb/commands/generate.hpp>
 #include <aicb/compat.hpp>
 #include <aicb/readers.hpp>

@@ -8,7 +8,7 @@
 /// @file
 /// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
 /// (`<aicb/compat.hpp>`), and the tool's
-/// subcommands as functions (`<aicb/commands/generate.hpp>`).
+/// subcommands as functions (`<aicb/commands/generate.hpp>`, `<aicb/commands/describe.hpp>`).
 ///
 /// ```cpp
 /// #include <aicb/all.hpp>
@@ -34,7 +34,8 @@
 /// - `<aicb/readers.hpp>`, opt-in: the readers of SimAI, AIOB, CSV and Hugging Face files, SimAI
 ///   lint, and job requests that name a config.json (Spirit X3 and nlohmann-json live there);
 /// - `<aicb/compat.hpp>`, opt-in: aicb's generators reproduced byte for byte, and its flag set;
-/// - `<aicb/all.hpp>`: all of these and `commands/generate.hpp` — the root of the generated single header
+/// - `<aicb/all.hpp>`: all of these and `commands/` (generate, describe) — the root of the generated single
+/// header
 ///   (`single_include/aicb/aicb.hpp`), which keeps this include path, so the same `#include` works
 ///   with either tree.
 ///
@@ -548,6 +549,13 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return 0;
 }
 
+/// The format of everything but the GEMMs in a job trained in `t`: FP8 training (Transformer Engine,
+/// and DeepSeek-V3's recipe) runs the GEMMs in FP8 with their scaling factors, and keeps activations,
+/// attention, norms, element-wise kernels and the tensors exchanged between GPUs in BF16.
+[[nodiscard]] AICB_HOST_DEVICE constexpr dtype activation_dtype(dtype t) noexcept {
+  return t == dtype::fp8 ? dtype::bf16 : t;
+}
+
 /// "bf16", "fp16", "fp32", "fp8".
 [[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
   switch (t) {
@@ -648,6 +656,11 @@ enum class recompute_kind : std::uint8_t { none, selective, full };
 /// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
 /// rank of their expert and back).
 enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
+/// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
+/// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
+/// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
+/// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
+enum class attention_kind : std::uint8_t { flash, unfused };
 
 /// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
 template <class E>
@@ -672,6 +685,10 @@ struct enum_names<recompute_kind> {
 template <>
 struct enum_names<moe_dispatcher_kind> {
   static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
+};
+template <>
+struct enum_names<attention_kind> {
+  static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
 
 /// An enum whose values have names (a specialisation of enum_names exists).
@@ -718,6 +735,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall")) \
   ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
@@ -2342,6 +2360,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/options.hpp>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -2350,11 +2369,12 @@ AICB_BEGIN_NAMESPACE
 /// The kind of computation, which decides how FLOPs and bytes follow from the shape.
 enum class op_kind : std::uint8_t {
   gemm,         ///< batch × (m×k)·(k×n)
-  attention,    ///< fused causal attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
+  attention,    ///< core attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
   norm,         ///< LayerNorm / RMSNorm over m rows of n features
   elementwise,  ///< activation functions, dropout, additions: m × n elements
   embedding,    ///< table lookup of m rows of n features
   optimizer,    ///< Adam step over m parameters
+  softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
 };
 
 /// Which pass of training.
@@ -2383,15 +2403,17 @@ enum class op_role : std::uint8_t {
   logits,
   optimizer,
   mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
+  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 21> value{
-      "embedding", "input_norm",  "attention_qkv", "attention_core",      "attention_out", "mla_q_down",
-      "mla_q_up",  "mla_kv_down", "mla_kv_up",     "post_attention_norm", "mlp_fc1",       "mlp_activation",
-      "mlp_fc2",   "moe_router",  "moe_fc1",       "moe_activation",      "moe_fc2",       "final_norm",
-      "logits",    "optimizer",   "mtp_projection"};
+  static constexpr std::array<std::string_view, 22> value{
+      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
+      "mtp_projection", "residual"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -2399,8 +2421,8 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 6> value{"gemm",        "attention", "norm",
-                                                         "elementwise", "embedding", "optimizer"};
+  static constexpr std::array<std::string_view, 7> value{"gemm",      "attention", "norm",   "elementwise",
+                                                         "embedding", "optimizer", "softmax"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -2411,14 +2433,20 @@ struct compute_op {
   dtype type = dtype::bf16;
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
   std::uint64_t m = 0, n = 0, k = 0;
-  bool causal = true;  ///< attention only: half of the score matrix is computed
+  bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
+  /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
+  /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
+  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
+  bool fused = true;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
 
-  /// Floating-point operations (2 per multiply-add). Attention backward recomputes the scores and
-  /// computes four products (FlashAttention-2): 2.5 × forward; a GEMM's input- and weight-gradient
-  /// passes are one product each, as the forward.
+  /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
+  /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
+  /// forward. Unfused attention computes the full score matrix and its backward the four products
+  /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
+  /// product each, as the forward.
   [[nodiscard]] constexpr double flops() const noexcept {
     const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
                  K = static_cast<double>(k);
@@ -2426,6 +2454,7 @@ struct compute_op {
       case op_kind::gemm:
         return 2 * b * M * N * K;
       case op_kind::attention: {
+        if (!fused) return 4 * b * M * N * K * (pass == pass_kind::forward ? 1 : 2);
         const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
         return pass == pass_kind::forward ? forward : 2.5 * forward;
       }
@@ -2437,30 +2466,93 @@ struct compute_op {
         return 0;
       case op_kind::optimizer:
         return 12 * b * M;
+      case op_kind::softmax:
+        return 5 * b * M * N;
     }
     return 0;
   }
 
-  /// Bytes read and written in device memory (each operand once).
+  /// Bytes read and written in device memory (each operand once; unfused attention: the sum over
+  /// its kernels, the score matrix included).
   [[nodiscard]] constexpr double bytes() const noexcept {
     const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
                  K = static_cast<double>(k), e = size_of(type);
+    const bool forward = pass == pass_kind::forward;
     switch (kind) {
       case op_kind::gemm:
         return b * (M * K + K * N + M * N) * e;
       case op_kind::attention:
-        return b * (2 * M * K + 2 * N * K) * e * (pass == pass_kind::forward ? 1 : 2);
+        if (!fused) {  // the sum over unfused_attention_kernels(): Q, K, V and outputs, and the scores S
+          const double S = b * M * N;
+          return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
+                         : 4 * b * (M + N) * K * e + S * (9 * e + 1);
+        }
+        return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
       case op_kind::norm:
+        return b * 2 * M * N * e * (forward ? 1 : 1.5);
       case op_kind::elementwise:
-        return b * 2 * M * N * e * (pass == pass_kind::forward ? 1 : 1.5);
+        switch (role) {
+          case op_role::residual:  // bias + dropout + add: x and the residual in, the sum and a 1-byte mask
+                                   // out
+            return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
+          case op_role::attention_core:  // unfused attention's dropout on the probabilities
+            return b * M * N * (2 * e + 1);
+          default:
+            return b * 2 * M * N * e * (forward ? 1 : 1.5);
+        }
+      case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
+        return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
       case op_kind::embedding:
         return 2 * b * M * N * e;
       case op_kind::optimizer:
-        return b * M * 16;  // fp32 master, m, v read and written, bf16 weight written
+        return b * M * optimizer_bytes_per_parameter;
     }
     return 0;
   }
+
+  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
+  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
+  /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
+  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
+  static constexpr double optimizer_bytes_per_parameter = 38;
 };
+
+/// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
+/// GEMM writing the b·heads × m × n scores), scale-mask-softmax, dropout, P·V; backward: dP = dO·Vᵀ,
+/// dV = Pᵀ·dO, dropout and softmax backward, dQ = dS·K, dK = dSᵀ·Q. Empty for any other operation.
+struct attention_kernels {
+  std::array<compute_op, 6> kernels{};
+  std::size_t count = 0;
+  [[nodiscard]] constexpr const compute_op* begin() const noexcept { return kernels.data(); }
+  [[nodiscard]] constexpr const compute_op* end() const noexcept { return kernels.data() + count; }
+};
+[[nodiscard]] constexpr attention_kernels unfused_attention_kernels(const compute_op& op) noexcept {
+  attention_kernels list;
+  if (op.kind != op_kind::attention || op.fused) return list;
+  const auto add = [&](op_kind kind, std::uint64_t rows, std::uint64_t cols, std::uint64_t inner) {
+    compute_op kernel = op;
+    kernel.kind = kind;
+    kernel.m = rows;
+    kernel.n = cols;
+    kernel.k = inner;
+    list.kernels[list.count++] = kernel;
+  };
+  const std::uint64_t m = op.m, n = op.n, k = op.k;
+  if (op.pass == pass_kind::forward) {
+    add(op_kind::gemm, m, n, k);  // scores
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::elementwise, m, n, 0);  // dropout
+    add(op_kind::gemm, m, k, n);         // context
+  } else {
+    add(op_kind::gemm, m, n, k);  // dP
+    add(op_kind::gemm, n, k, m);  // dV
+    add(op_kind::elementwise, m, n, 0);
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::gemm, m, k, n);  // dQ
+    add(op_kind::gemm, n, k, m);  // dK
+  }
+  return list;
+}
 
 AICB_END_NAMESPACE
 // #include <aicb/parallel/groups.hpp>
@@ -3803,8 +3895,15 @@ struct template_builder {
                std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
     op_template t;
     t.name = name;
-    t.compute = {
-        .role = role, .kind = kind, .pass = pass, .type = type, .batch = batch, .m = m, .n = n, .k = k};
+    // GEMMs run in the job's dtype; everything else in its activation format (BF16 when that is FP8).
+    t.compute = {.role = role,
+                 .kind = kind,
+                 .pass = pass,
+                 .type = kind == op_kind::gemm ? type : activation_dtype(type),
+                 .batch = batch,
+                 .m = m,
+                 .n = n,
+                 .k = k};
     out.push_back(t);
   }
   // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
@@ -3840,7 +3939,7 @@ struct template_builder {
 inline void rank_schedule::state::build_layer(bool moe) {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
                       h = m.hidden_size;
   const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
@@ -3926,11 +4025,12 @@ inline void rank_schedule::state::build_layer(bool moe) {
       m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
   const compute_op core{.role = op_role::attention_core,
                         .kind = op_kind::attention,
-                        .type = job.batch.dtype,
+                        .type = activation_dtype(job.batch.dtype),
                         .batch = b * heads,
                         .m = s,
                         .n = job.batch.seq_length,
-                        .k = (qk_dim + v_dim) / 2};
+                        .k = (qk_dim + v_dim) / 2,
+                        .fused = p.attention == attention_kind::flash};
   for (std::uint64_t i = 0; i + 1 < cp; ++i)
     f.ring("attention_kv_ring", i, false, kv_bytes);
   fwd.push_back({op_type::compute, "attention_core", core});
@@ -3938,12 +4038,16 @@ inline void rank_schedule::state::build_layer(bool moe) {
   weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
   if (m.linear_bias) weights_of.replicated += h;
   leave(f, "attention_output_scatter");
+  // The residual connection: Megatron's fused bias-dropout-add, on the rank's (sequence) shard.
+  f.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
   f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
             h);
   weights_of.dense += norm_weights(h);
   weights_of.replicated += norm_weights(h);
 
   // Backward of the attention block (output side first).
+  ab.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens,
+             h);
   if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
   ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
   ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
@@ -4120,11 +4224,15 @@ inline void rank_schedule::state::build_layer(bool moe) {
     mlp_backward = std::move(expert_backward);
     mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
   }
+  f.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
   g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
             local_tokens, h);
-  // The layer's backward: MLP, its norm (pushed above, so move it after the MLP), attention.
+  // The layer's backward: the MLP's residual, the MLP, its norm (pushed above, so move it after the
+  // MLP), attention.
   block norm_backward = std::move(bwd);
-  bwd = std::move(mlp_backward);
+  bwd.clear();
+  g.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens, h);
+  bwd.insert(bwd.end(), mlp_backward.begin(), mlp_backward.end());
   bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
   bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
   (void)backward;
@@ -4133,7 +4241,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
 inline void rank_schedule::state::build_embedding_and_head() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
                       h = m.hidden_size;
   const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
@@ -4189,7 +4297,7 @@ inline void rank_schedule::state::build_embedding_and_head() {
 inline void rank_schedule::state::build_mtp() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, b = job.batch.micro_batch, h = m.hidden_size;
   const std::uint64_t tokens = job.batch.seq_length / p.context_parallel * b;
   const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
@@ -4229,7 +4337,7 @@ inline void rank_schedule::state::build_mtp() {
 inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(job.batch.dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
   const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch;
   const std::uint64_t s = job.batch.seq_length / cp;
   const bool sp = p.sequence_parallel && t > 1;
@@ -4282,7 +4390,7 @@ inline void rank_schedule::state::build_zero() {
   const parallel_spec& p = job.parallel;
   const rank_group dp = grid.group(group_kind::dp_cp, rank);
   if (p.zero_stage < 2 || dp.size() <= 1) return;
-  const std::uint64_t w = size_of(job.batch.dtype), g = size_of(job.batch.grad_dtype);
+  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype)), g = size_of(job.batch.grad_dtype);
   const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
@@ -4315,7 +4423,7 @@ inline void rank_schedule::cursor::finalize() {
   const job_spec& job = st.job;
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
-  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(job.batch.dtype);
+  const std::uint64_t g = size_of(job.batch.grad_dtype), w = size_of(activation_dtype(job.batch.dtype));
   const bool sharded = p.distributed_optimizer || p.zero_stage >= 1;
   const rank_group dp_cp = st.grid.group(group_kind::dp_cp, st.rank);
   const rank_group edp = st.grid.group(group_kind::edp, st.rank);
@@ -4937,15 +5045,21 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
 /// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
 /// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
 /// new one.
-[[nodiscard]] inline std::string to_json(const job_report& r) {
-  json_writer w;
-  w.begin_object().member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
+/// The report's members, written into an object `w` has open (front ends add their own after them).
+inline void write_json_members(json_writer& w, const job_report& r) {
+  w.member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
   w.key("parallel");
   write_json(w, r.job.parallel);
   w.key("batch");
   write_json(w, r.job.batch);
+  // What runs in which format (FP8 training keeps everything but the GEMMs in BF16).
+  const dtype other = activation_dtype(r.job.batch.dtype);
+  w.key("precision").begin_object();
+  w.member("gemm", to_string(r.job.batch.dtype)).member("attention", to_string(other));
+  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
+  w.member("gradients", to_string(r.job.batch.grad_dtype)).end_object();
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -4982,7 +5096,15 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
     w.member("other", s.comm.other.count()).member("total", s.comm.total().count()).end_object();
     w.end_object();
   }
-  w.end_array().end_object();
+  w.end_array();
+}
+
+/// The report as JSON; see write_json_members.
+[[nodiscard]] inline std::string to_json(const job_report& r) {
+  json_writer w;
+  w.begin_object();
+  write_json_members(w, r);
+  w.end_object();
   return w.str() + "\n";
 }
 
@@ -4994,6 +5116,14 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
   out += row("model", detail::set_fields_text(r.job.model));
   out += row("parallel", detail::set_fields_text(r.job.parallel));
   out += row("batch", detail::set_fields_text(r.job.batch));
+  std::string precision = "GEMMs ";
+  precision.append(to_string(r.job.batch.dtype))
+      .append("; attention (")
+      .append(to_string(r.job.parallel.attention));
+  precision.append("), norms, element-wise and exchanged activations ");
+  precision.append(to_string(activation_dtype(r.job.batch.dtype))).append("; gradients reduced in ");
+  precision.append(to_string(r.job.batch.grad_dtype));
+  out += row("precision", precision);
   out += "\nlayout\n";
   out += row("data parallel", std::to_string(r.data_parallel));
   out += row("expert data parallel", std::to_string(r.expert_data_parallel));
@@ -7083,6 +7213,8 @@ class aiob_model final : public compute_model {
         return {{"optimizer"}};
       case op_role::mtp_projection:
         return {{"mtp_projection"}};
+      case op_role::residual:  // aicb's profiles time no residual kernel: the fallback prices it
+        return {{"residual"}};
     }
     return {};
   }
@@ -7178,16 +7310,40 @@ class aiob_model final : public compute_model {
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/compute/cluster.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::cluster_spec — the machines a job runs on: which GPU, how many per node, the bandwidth and
+/// latency of a collective inside a node (NVLink/NVSwitch) and between nodes (one NIC per GPU, rail
+/// by rail), and where ranks go: consecutive ranks fill a node (Megatron's order puts tensor
+/// parallelism innermost, so TP groups of up to a node's size stay on NVLink).
+///
+/// Bandwidths are what NCCL achieves (bus bandwidth as nccl-tests defines it), not line rates: the
+/// presets use the figures SimAI's analytical backend is run with for the same machines (A100 240 GB/s
+/// over NVLink, 23.5 GB/s per 200 Gb/s HDR NIC; H100 360 GB/s, 48.5 GB/s per 400 Gb/s NDR NIC), so
+/// that the estimate and a simulation of the generated file price communication alike. How the
+/// estimate uses them: aicb/compute/iteration_estimate.hpp and docs/cluster.md.
+///
+/// ```cpp
+/// const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+/// std::string line = aicb::simai_command_line(c, 1024, "workload.txt");   // -g 1024 -g_p_s 8 …
+/// ```
+
 // #include <aicb/compute/gpu.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
 /// The GPU catalogue: datasheet peaks (dense, no sparsity) of the accelerators LLM training runs on.
-/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink.
+/// Tensor-core BF16/FP16 and FP8 TFLOP/s, FP32 (non-tensor) TFLOP/s, HBM bandwidth, memory, NVLink,
+/// and the number of streaming multiprocessors (which decides how a GEMM's tiles fill the GPU).
 ///
-/// Sources: NVIDIA datasheets (A100, H100/H800, H200, H20, B200, L40S; A800 as A100 with 400 GB/s
-/// NVLink). Real kernels reach a size-dependent fraction of these: see aicb/compute/roofline.hpp.
+/// Sources: NVIDIA datasheets (V100 SXM2, A100 40/80 GB, H100/H800, H200, H20, B200, L40S; A800 as
+/// A100 with 400 GB/s NVLink). The V100 has no BF16: its FP16 tensor-core rate stands in the BF16
+/// column, which prices FP16 and BF16 alike. Real kernels reach a fraction of these peaks: see
+/// aicb/compute/roofline.hpp and docs/compute-model.md.
 
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
@@ -7209,6 +7365,12 @@ struct gpu_spec {
   double memory_gb_per_s = 0;  ///< HBM/GDDR bandwidth, GB/s (10^9 B/s)
   double memory_gb = 0;        ///< capacity, GB
   double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
+  unsigned sm_count = 0;       ///< streaming multiprocessors
+  /// The share of the BF16 peak large GEMMs sustain on this GPU when known apart from the compute
+  /// model's default (0: the default). A100s: 0.745 — the default measured on an H200 (0.72), scaled
+  /// by the ratio of the A100's to the GH200's maximum achievable matmul efficiency (85.9% and 83.0%,
+  /// stas00/ml-engineering, compute/accelerator, MAMF table).
+  double gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -7227,15 +7389,17 @@ struct gpu_spec {
 };
 
 /// The catalogue.
-inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
-    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600},
-    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800},
-    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0},
+inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
+    {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
+    {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
+    {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
+    {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148},
+    {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 
 /// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
@@ -7248,6 +7412,418 @@ inline constexpr std::array<gpu_spec, 8> gpu_catalogue{{
   for (const gpu_spec& g : gpu_catalogue)
     if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
   return best;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// One kind of node, repeated. See the file comment.
+struct cluster_spec {
+  std::string_view name;            ///< preset key, e.g. "dgx-h100"
+  std::string_view description;     ///< e.g. "DGX H100: 8 x H100 SXM5, NVSwitch, 8 x 400 Gb/s NDR"
+  std::string_view gpu;             ///< GPU catalogue key (aicb/compute/gpu.hpp)
+  std::uint64_t gpus_per_node = 8;  ///< GPUs sharing one NVLink domain
+  double nvlink_gb_per_s = 0;       ///< collective bus bandwidth inside a node, GB/s
+  std::uint64_t nics_per_node = 8;  ///< network interfaces per node
+  double nic_gb_per_s = 0;          ///< achievable bandwidth of one NIC, GB/s
+  double nvlink_latency_us = 0;     ///< latency of one step of a collective inside a node
+  double nic_latency_us = 0;        ///< latency of one step between nodes
+  std::string_view simai_gpu_type;  ///< SimAI's -g_type (empty: a GPU SimAI does not know)
+
+  /// The node of `rank` under the placement above.
+  [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
+    return gpus_per_node == 0 ? 0 : rank / gpus_per_node;
+  }
+  /// Network bandwidth one GPU has to itself (its share of the node's NICs), GB/s.
+  [[nodiscard]] constexpr double nic_gb_per_s_per_gpu() const noexcept {
+    return gpus_per_node == 0 ? 0 : nic_gb_per_s * static_cast<double>(nics_per_node) / gpus_per_node;
+  }
+};
+
+/// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
+/// NCCL's small-message times (docs/cluster.md).
+inline constexpr std::array<cluster_spec, 7> cluster_presets{{
+    {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
+    {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
+     23.5, 3, 6, "A100"},
+    {"dgx-a100", "DGX A100: 8 x A100 80GB, NVSwitch, 8 x 200 Gb/s HDR", "A100", 8, 240, 8, 23.5, 3, 6,
+     "A100"},
+    {"dgx-h100", "DGX H100: 8 x H100 SXM5, NVSwitch, 8 x 400 Gb/s NDR", "H100", 8, 360, 8, 48.5, 2.5, 5,
+     "H100"},
+    {"h800", "H800 server: 8 x H800 SXM5 (400 GB/s NVLink), 8 x 400 Gb/s", "H800", 8, 160, 8, 48.5, 2.5, 5,
+     "H800"},
+    {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
+     "H100"},
+    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, ""},
+}};
+
+/// The preset named `name` (any case); config_error listing the presets otherwise.
+[[nodiscard]] inline const cluster_spec& cluster_preset(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const cluster_spec& c : cluster_presets)
+    if (c.name == lower) return c;
+  std::string known;
+  for (const cluster_spec& c : cluster_presets)
+    known += (known.empty() ? "" : ", ") + std::string(c.name);
+  AICB_THROW(config_error("cluster", std::string(name), "expected a preset: " + known));
+}
+
+/// The preset built from `gpu` (a catalogue key or a device name), for jobs that name a GPU and no
+/// cluster: H100 → dgx-h100, A100 → dgx-a100, … ; nullptr for a GPU no preset has.
+[[nodiscard]] inline const cluster_spec* cluster_for_gpu(std::string_view gpu) {
+  const gpu_spec* g = find_gpu(gpu);
+  if (!g) return nullptr;
+  for (const cluster_spec& c : cluster_presets)
+    if (c.gpu == g->name) return &c;
+  return nullptr;
+}
+
+/// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
+/// workload file of `world_size` GPUs: `-w FILE -g N -g_p_s G -r PREFIX -nv B -nic B -n_p_s K
+/// [-g_type T]`. SimAI reads only this much of a machine; -r is always given (without it SimAI names
+/// its result file from the workload's and can divide by zero on some names).
+[[nodiscard]] inline std::string simai_command_line(const cluster_spec& cluster, std::uint64_t world_size,
+                                                    std::string_view workload,
+                                                    std::string_view prefix = "aicb-") {
+  const auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return std::string(text);
+  };
+  std::string line = "SimAI_analytical -w ";
+  line.append(workload);
+  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(cluster.gpus_per_node);
+  line += " -r ";
+  line.append(prefix);
+  line += " -nv " + number(cluster.nvlink_gb_per_s) + " -nic " + number(cluster.nic_gb_per_s);
+  line += " -n_p_s " + std::to_string(cluster.nics_per_node);
+  if (!cluster.simai_gpu_type.empty()) {
+    line += " -g_type ";
+    line.append(cluster.simai_gpu_type);
+  }
+  return line;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::estimate_iteration — how long one training iteration takes: the per-rank schedules of every
+/// pipeline stage played against each other, compute priced by a compute model and communication by
+/// a cluster (aicb/compute/cluster.hpp). A planning estimate and a check on the generated workloads,
+/// not a replacement for a network simulator.
+///
+/// ```cpp
+/// const aicb::roofline_model gpu("H100");
+/// const aicb::iteration_estimate e =
+///     aicb::estimate_iteration(job, gpu, aicb::cluster_preset("dgx-h100"));
+/// std::printf("%.2f s, MFU %.1f%%\n", e.iteration_s, 100 * e.mfu);
+/// ```
+///
+/// The model (docs/cluster.md has it with its sources):
+/// - One representative rank per pipeline stage (its first) runs its operations in schedule order on
+///   one clock. Compute advances it by the compute model's duration. A collective advances it by
+///   `latency + factor · size / bandwidth`: factor 2(n−1)/n for all-reduce, (n−1)/n for all-gather,
+///   reduce-scatter and all-to-all (sizes as the schedules give them: the whole buffer); bandwidth
+///   the cluster's NVLink bus bandwidth when the group sits in one node, else the network's —
+///   min(NVLink, the NICs the group's members on a node share) — and latency one step per doubling
+///   of the group (log₂ n steps; twice for all-reduce).
+/// - A send leaves at the sender's clock and arrives `latency + size / bandwidth` later; a receive
+///   waits for it (the pipeline bubble is this waiting). Transfers with ranks outside the
+///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer.
+/// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
+///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
+///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
+///   runs each tensor-parallel collective under the GEMM that follows it (max of the two). Without
+///   them every collective is on the critical path.
+/// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
+///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
+///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
+
+// #include <aicb/calc/flops.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Overlap options of the estimate (see the file comment); overlap_grad_reduce is a job field.
+struct estimate_options {
+  bool overlap_param_gather = false;  ///< Megatron --overlap-param-gather
+  bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap (Transformer Engine user buffers)
+};
+
+/// One pipeline stage's iteration, as its representative rank runs it (microseconds).
+struct stage_estimate {
+  std::uint64_t stage = 0, rank = 0;
+  double end_us = 0;            ///< when the stage finishes its iteration
+  double compute_us = 0;        ///< time computing
+  double communication_us = 0;  ///< collectives and transfers on the critical path
+  double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
+};
+
+/// The estimate of one training iteration. See the file comment.
+struct iteration_estimate {
+  double iteration_s = 0;
+  double tokens_per_s = 0;                     ///< global batch × sequence length / iteration time
+  double mfu = 0, hfu = 0;                     ///< fractions of the dense BF16 peak of all GPUs
+  double model_flops = 0, hardware_flops = 0;  ///< per iteration, all GPUs
+  std::vector<stage_estimate> stages;
+  std::string compute;  ///< the compute model's provenance
+  std::string cluster;  ///< the cluster preset's name
+};
+
+/// Where a group's members sit on the cluster's nodes.
+struct group_placement {
+  std::uint64_t size = 1;
+  std::uint64_t nodes = 1;
+  std::uint64_t per_node = 1;  ///< members on each node (the most on any node)
+};
+
+/// The placement of `group` on `cluster` (consecutive ranks fill a node).
+[[nodiscard]] inline group_placement place(const rank_group& group, const cluster_spec& cluster) {
+  group_placement p{.size = group.size(), .nodes = 0, .per_node = 0};
+  std::map<std::uint64_t, std::uint64_t> count;  // members per node
+  for (std::uint64_t j = 0; j < group.size(); ++j)
+    p.per_node = std::max(p.per_node, ++count[cluster.node_of(group.member(j))]);
+  p.nodes = std::max<std::uint64_t>(count.size(), 1);
+  p.per_node = std::max<std::uint64_t>(p.per_node, 1);
+  return p;
+}
+
+/// Microseconds a collective of `kind` over a group placed as `p` takes, for `size` bytes (the whole
+/// buffer, as the schedules give it). See the file comment.
+[[nodiscard]] inline double collective_us(collective kind, double size, const group_placement& p,
+                                          const cluster_spec& cluster) {
+  const double n = static_cast<double>(p.size);
+  if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
+  const bool one_node = p.nodes <= 1;
+  const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
+                         static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
+  const double bus = (one_node ? cluster.nvlink_gb_per_s : std::min(cluster.nvlink_gb_per_s, network)) * 1e3;
+  const double latency = one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us;
+  const double steps = std::ceil(std::log2(n));
+  switch (kind) {
+    case collective::all_reduce:
+      return 2 * steps * latency + 2 * (n - 1) / n * size / bus;
+    case collective::all_gather:
+    case collective::reduce_scatter:
+      return steps * latency + (n - 1) / n * size / bus;
+    case collective::all_to_all: {
+      if (one_node) return steps * latency + (n - 1) / n * size / bus;
+      // Each rank sends (n − m)/n of its buffer over its own share of the NICs, (m − 1)/n over NVLink.
+      const double m = static_cast<double>(p.per_node);
+      const double off_node = (n - m) / n * size / (cluster.nic_gb_per_s_per_gpu() * 1e3);
+      const double on_node = (m - 1) / n * size / (cluster.nvlink_gb_per_s * 1e3);
+      return steps * latency + std::max(off_node, on_node);
+    }
+    default:
+      return steps * latency + size / bus;
+  }
+}
+
+/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes.
+[[nodiscard]] inline double transfer_us(double size, std::uint64_t from, std::uint64_t to,
+                                        const cluster_spec& cluster) {
+  if (!(size > 0)) return 0;
+  const bool one_node = cluster.node_of(from) == cluster.node_of(to);
+  const double bandwidth = (one_node ? cluster.nvlink_gb_per_s : cluster.nic_gb_per_s_per_gpu()) * 1e3;
+  return (one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us) + size / bandwidth;
+}
+
+namespace detail {
+
+inline bool is_data_parallel(group_kind k) noexcept {
+  return k == group_kind::dp || k == group_kind::dp_cp || k == group_kind::edp;
+}
+
+// One pipeline stage's representative rank, advancing through its schedule.
+struct estimate_lane {
+  rank_schedule schedule;
+  rank_schedule::iterator at;
+  stage_estimate result;
+  double clock = 0;
+  double backward_stretch = 0;  // compute of the backward work since the last forward operation
+  double pending_tp = 0;        // a TP collective waiting for the next GEMM (tp_comm_overlap)
+  bool done = false;
+};
+
+}  // namespace detail
+
+/// The estimate of one iteration of `job` with `compute` on `cluster`. See the file comment.
+[[nodiscard]] inline iteration_estimate estimate_iteration(const job_spec& job, const compute_model& compute,
+                                                           const cluster_spec& cluster,
+                                                           estimate_options options = {}) {
+  validate(job);  // rank_schedule validates too; here so that errors name the job before anything runs
+  const gpu_spec* gpu = find_gpu(cluster.gpu);
+  if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
+  if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
+    AICB_THROW(config_error("cluster", std::string(cluster.name),
+                            "needs GPUs per node and positive NVLink and NIC bandwidths"));
+  const std::uint64_t stages = job.parallel.pipeline_parallel;
+  std::vector<detail::estimate_lane> lanes;
+  lanes.reserve(stages);
+  std::map<std::uint64_t, std::uint64_t> stage_of_rank;
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    const std::uint64_t rank = first_rank_of_stage(job, s);
+    lanes.push_back({rank_schedule(job, rank), {}, {.stage = s, .rank = rank}});
+    stage_of_rank[rank] = s;
+  }
+  for (auto& lane : lanes)
+    lane.at = lane.schedule.begin();
+
+  std::map<group_id, group_placement> placements;
+  const auto placement = [&](const detail::estimate_lane& lane,
+                             const operation& op) -> const group_placement& {
+    auto it = placements.find(op.group);
+    if (it == placements.end())
+      it = placements
+               .emplace(op.group, place(lane.schedule.grid().group(op.group.kind, lane.result.rank), cluster))
+               .first;
+    return it->second;
+  };
+  // Sends between representatives not yet received: (from, to, tag) → arrival time.
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
+
+  const auto flush_tp = [](detail::estimate_lane& lane) {
+    lane.clock += lane.pending_tp;
+    lane.result.communication_us += lane.pending_tp;
+    lane.pending_tp = 0;
+  };
+
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (auto& lane : lanes) {
+      for (; !lane.done && !(lane.at == std::default_sentinel); ++lane.at) {
+        const operation& op = *lane.at;
+        if (op.type == op_type::recv && stage_of_rank.count(op.peer)) {
+          const auto key = std::make_tuple(op.peer, lane.result.rank, op.tag);
+          const auto sent = in_flight.find(key);
+          if (sent == in_flight.end()) break;  // blocked until that stage sends
+          flush_tp(lane);
+          if (sent->second > lane.clock) {
+            lane.result.wait_us += sent->second - lane.clock;
+            lane.clock = sent->second;
+          }
+          in_flight.erase(sent);
+          progressed = true;
+          continue;
+        }
+        progressed = true;
+        switch (op.type) {
+          case op_type::compute: {
+            const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
+            if (lane.pending_tp > 0 && op.compute.kind == op_kind::gemm) {
+              lane.clock += std::max(us, lane.pending_tp);
+              lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
+              lane.pending_tp = 0;
+            } else {
+              flush_tp(lane);
+              lane.clock += us;
+            }
+            lane.result.compute_us += us;
+            if (op.phase == op_phase::forward) lane.backward_stretch = 0;
+            if (op.is_backward_work()) lane.backward_stretch += us;
+            break;
+          }
+          case op_type::collective: {
+            double us =
+                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
+            if (op.phase == op_phase::finalize && detail::is_data_parallel(op.group.kind)) {
+              if (op.kind == collective::all_gather && options.overlap_param_gather) {
+                us = 0;
+              } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
+                const double hidden = std::min(us, lane.backward_stretch);
+                lane.backward_stretch -= hidden;
+                us -= hidden;
+              }
+            }
+            if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
+                op.phase != op_phase::finalize) {
+              flush_tp(lane);
+              lane.pending_tp = us;
+              break;
+            }
+            flush_tp(lane);
+            lane.clock += us;
+            lane.result.communication_us += us;
+            break;
+          }
+          case op_type::send: {
+            flush_tp(lane);
+            const double us =
+                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+            if (stage_of_rank.count(op.peer))
+              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] = lane.clock + us;
+            break;
+          }
+          case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
+            flush_tp(lane);
+            const double us =
+                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+            lane.clock += us;
+            lane.result.communication_us += us;
+            break;
+          }
+        }
+      }
+      if (!lane.done && lane.at == std::default_sentinel) {
+        flush_tp(lane);
+        lane.done = true;
+        lane.result.end_us = lane.clock;
+      }
+    }
+  }
+  iteration_estimate e;
+  for (const auto& lane : lanes) {
+    if (!lane.done)
+      AICB_THROW(error("the pipeline stages' schedules wait on each other (stage " +
+                       std::to_string(lane.result.stage) + " never finishes): an inconsistent schedule"));
+    e.stages.push_back(lane.result);
+    e.iteration_s = std::max(e.iteration_s, lane.result.end_us * 1e-6);
+  }
+  const flop_counts flops = training_flops(job);
+  e.model_flops = flops.model();
+  e.hardware_flops = flops.total();
+  if (e.iteration_s > 0) {
+    const double peak =
+        gpu->peak_flops(dtype::bf16) * static_cast<double>(job.parallel.world_size) * e.iteration_s;
+    e.mfu = e.model_flops / peak;
+    e.hfu = e.hardware_flops / peak;
+    e.tokens_per_s =
+        static_cast<double>(global_batch(job)) * static_cast<double>(job.batch.seq_length) / e.iteration_s;
+  }
+  e.compute = compute.provenance();
+  e.cluster = std::string(cluster.name);
+  return e;
 }
 
 AICB_END_NAMESPACE
@@ -7484,21 +8060,38 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::roofline_model — durations from a GPU's datasheet peaks and an operation's FLOPs and bytes,
-/// with size-dependent efficiency so that small operations are not absurdly fast:
+/// aicb::roofline_model — durations from physics: each kernel's FLOPs against the GPU's tensor-core
+/// peak and its bytes against the memory bandwidth, each at the fraction real kernels sustain:
 ///
-///     time = launch + max( FLOPs / (peak_flops · e_c(FLOPs)),  bytes / (peak_bandwidth · e_m(bytes)) )
-///     e_c(f) = compute_fraction · f / (f + compute_half)        (attention: × attention_factor)
-///     e_m(b) = memory_fraction  · b / (b + memory_half)
+///     time = launch + max( (FLOPs + compute_half) / (peak · fraction · waves),
+///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
 ///
-/// Defaults (adjustable through roofline_efficiency): large GEMMs reach 80% of the datasheet peak
-/// (measured: an 8192³ BF16 GEMM runs at ≈ 790 of 989 TFLOP/s on an H200), half of that at 2 GFLOP
-/// (a 1000³ GEMM); streaming kernels reach 85% of HBM bandwidth (≈ 4.3 of 4.8 TB/s copy on an H200),
-/// half of that at 4 MB; fused attention reaches 75% of the GEMM efficiency (FlashAttention-2 class
-/// kernels); every kernel pays 3 µs of launch and tail.
+/// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
+///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
+///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
+///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
+/// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
+///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
+///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
+/// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
+///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
+///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
+///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
+///   fused Adam step 0.80.
+/// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
+///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
 ///
-/// For a 4096×4096×4096 BF16 GEMM (1.37e11 FLOPs) on an H100 or H200 (989 TFLOP/s): e_c = 0.789,
-/// so 176 µs + 3 µs = 179 µs — between the 139 µs of the bare peak and the 278 µs of 50% efficiency.
+/// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
+/// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
+/// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
+/// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
+/// (aicb::unfused_attention_kernels).
+///
+/// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
+/// to GEMMs only (docs/compute-model.md). Peaks of GPUs without FP8 fall back to BF16.
+///
+/// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
+/// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
 
 // #include <aicb/compute/gpu.hpp>
 // #include <aicb/compute/model.hpp>
@@ -7513,17 +8106,25 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
-/// The efficiency curves of roofline_model (see the file comment).
+/// The efficiencies of roofline_model (see the file comment for where each comes from).
 struct roofline_efficiency {
-  double compute_fraction = 0.80;
-  double compute_half = 2e9;  ///< FLOPs at which compute efficiency is half of compute_fraction
-  double memory_fraction = 0.85;
-  double memory_half = 4e6;  ///< bytes at which memory efficiency is half of memory_fraction
-  double attention_factor = 0.75;
-  double launch_ns = 3000;
+  double gemm_fraction = 0.72;       ///< of the dense BF16/FP16/FP32 peak, large GEMMs
+  double fp8_gemm_fraction = 0.60;   ///< of the dense FP8 peak
+  double attention_fraction = 0.45;  ///< fused attention, of the BF16 peak
+  double memory_fraction = 0.88;     ///< streaming copy, of the datasheet bandwidth
+  double activation_factor = 0.74;   ///< element-wise activations (GeLU, SwiGLU), embedding lookups
+  double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
+  double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
+  double softmax_factor = 0.80;      ///< fused scale-mask-softmax
+  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
+  double optimizer_factor = 0.80;    ///< the fused Adam step
+  double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
+  double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
+  double launch_ns = 2000;           ///< per kernel
+  unsigned tile = 128;               ///< GEMM output tile edge, for wave quantisation
 };
 
-/// Durations from a GPU's peaks and the efficiency curves.
+/// Durations from a GPU's peaks and the efficiencies above.
 class roofline_model final : public compute_model {
  public:
   explicit roofline_model(const gpu_spec& gpu, roofline_efficiency e = {}) : gpu_(gpu), e_(e) {}
@@ -7533,44 +8134,106 @@ class roofline_model final : public compute_model {
       : gpu_(lookup(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
-    if (!op.one_kernel && op.batch > 1) {
-      // A loop of kernels: each problem is priced alone (its own efficiency and launch).
+    const std::string what = "roofline time of " + std::string(to_string(op.role));
+    if (op.kind == op_kind::attention && !op.fused) {
+      double sum = 0;
+      for (const compute_op& kernel : unfused_attention_kernels(op))
+        sum += one_kernel_ns(kernel);
+      return checked_ns(sum, what);
+    }
+    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
       compute_op one = op;
       one.batch = 1;
-      one.one_kernel = true;
-      return checked_ns(static_cast<double>(duration(one).count()) * static_cast<double>(op.batch),
-                        "roofline time of " + std::string(to_string(op.role)));
+      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
     }
-    const double flops = op.flops(), bytes = op.bytes();
-    double compute = 0;
-    if (flops > 0) {
-      double efficiency = e_.compute_fraction * flops / (flops + e_.compute_half);
-      if (op.kind == op_kind::attention) efficiency *= e_.attention_factor;
-      compute = flops / (gpu_.peak_flops(op.type) * efficiency) * 1e9;
-    }
-    double memory = 0;
-    if (bytes > 0)
-      memory =
-          bytes / (gpu_.memory_bytes_per_s() * e_.memory_fraction * bytes / (bytes + e_.memory_half)) * 1e9;
-    return checked_ns(e_.launch_ns + std::max(compute, memory),
-                      "roofline time of " + std::string(to_string(op.role)));
+    return checked_ns(one_kernel_ns(op), what);
   }
 
   [[nodiscard]] std::string provenance() const override {
-    char text[320];
+    char text[480];
     std::snprintf(
         text, sizeof text,
-        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s) x efficiency "
-        "(compute %.2f, half at %.3g FLOP; memory %.2f, half at %.3g B; attention x%.2f; launch %.0f ns)",
+        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
+        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
+        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
+        "ns; waves of %ux%u tiles)",
         std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
-        e_.compute_fraction, e_.compute_half, e_.memory_fraction, e_.memory_half, e_.attention_factor,
-        e_.launch_ns);
+        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
+        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
+        e_.tile);
     return text;
   }
 
   [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+  [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
+  [[nodiscard]] double waves(const compute_op& op) const {
+    if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
+    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
+                         std::ceil(static_cast<double>(op.n) / e_.tile);
+    if (!(tiles > 0)) return 1;
+    const double sms = gpu_.sm_count;
+    return tiles / (std::ceil(tiles / sms) * sms);
+  }
+
+  // One kernel, launch included, ns. A batched or grouped GEMM prices each problem on its own shape
+  // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
+  [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
+    if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
+    if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
+    compute_op one = op;
+    one.batch = 1;
+    const double share = waves(op);
+    return e_.launch_ns + roofline_ns(one, share, true) +
+           static_cast<double>(op.batch - 1) * roofline_ns(one, share, false);
+  }
+
+  // max(compute, memory) of one kernel without its launch, ns; `ramp`: with its ramp and tail.
+  [[nodiscard]] double roofline_ns(const compute_op& op, double wave_share, bool ramp) const {
+    const double flops = op.flops(), bytes = op.bytes();
+    double compute = 0;
+    if (flops > 0) {
+      double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
+      if (op.kind == op_kind::attention)
+        fraction = e_.attention_fraction;
+      else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+        fraction = e_.fp8_gemm_fraction;
+      // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
+      // priced against the tensor-core peak like everything else.
+      compute =
+          (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    }
+    double memory = 0;
+    if (bytes > 0)
+      memory = (bytes + (ramp ? e_.memory_half : 0)) /
+               (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
+    return std::max(compute, memory);
+  }
+
+  [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
+    switch (op.kind) {
+      case op_kind::gemm:
+      case op_kind::attention:
+        return 1;
+      case op_kind::norm:
+        return e_.norm_factor;
+      case op_kind::softmax:
+        return e_.softmax_factor;
+      case op_kind::optimizer:
+        return e_.optimizer_factor;
+      case op_kind::embedding:
+        return e_.activation_factor;
+      case op_kind::elementwise:
+        if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
+        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
+        return e_.activation_factor;
+    }
+    return 1;
+  }
+
   static const gpu_spec& lookup(std::string_view name) {
     if (const gpu_spec* g = find_gpu(name)) return *g;
     std::string known;
@@ -10656,6 +11319,166 @@ class simai_projection_source {
 
 inline record_stream<simai_projection_source> simai_projection::records() const& {
   return record_stream<simai_projection_source>(simai_projection_source(*this));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/commands/describe.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// `aicb describe` as a library call: the job's report (aicb/calc/report.hpp) and, on a cluster, the
+/// estimate of one iteration (aicb/compute/iteration_estimate.hpp) with the SimAI command line that
+/// describes the same machines.
+///
+/// ```cpp
+/// aicb::describe_request request{.job = job, .gpu = "A100"};   // cluster: the A100's preset
+/// const aicb::describe_result d = aicb::describe(request);
+/// std::cout << aicb::format_description(d);                   // or aicb::to_json(d)
+/// ```
+
+// #include <aicb/calc/report.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/model/job.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// What to describe. The GPU and cluster choose each other when one is missing: a GPU's preset
+/// (A100 → dgx-a100), a preset's GPU; neither: H100 on dgx-h100. A GPU given with a cluster replaces
+/// the preset's GPU (same network, other GPUs).
+struct describe_request {
+  job_spec job;
+  std::string gpu;             ///< catalogue name; empty: the cluster's
+  std::string cluster;         ///< preset name; empty: the GPU's preset
+  bool estimate = true;        ///< estimate the iteration (runs every pipeline stage's schedule)
+  estimate_options overlap{};  ///< the estimate's overlap options
+};
+
+/// The description: the report, and the estimate when asked for.
+struct describe_result {
+  job_report report;
+  std::optional<iteration_estimate> estimate;
+  cluster_spec cluster{};  ///< the machines the estimate ran on
+  estimate_options overlap{};
+};
+
+/// Describes `request.job`; config_error naming the field for a broken job, an unknown GPU or preset.
+[[nodiscard]] inline describe_result describe(const describe_request& request) {
+  describe_result d;
+  d.report = describe_job(request.job);
+  d.overlap = request.overlap;
+  if (!request.estimate) return d;
+  if (!request.cluster.empty()) {
+    d.cluster = cluster_preset(request.cluster);
+  } else {
+    const std::string gpu = request.gpu.empty() ? "H100" : request.gpu;
+    const cluster_spec* preset = cluster_for_gpu(gpu);
+    if (!preset)
+      AICB_THROW(config_error("gpu", gpu,
+                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
+                              "replaces the preset's)"));
+    d.cluster = *preset;
+  }
+  if (!request.gpu.empty()) {
+    const gpu_spec* g = find_gpu(request.gpu);
+    if (!g) {
+      std::string known;
+      for (const gpu_spec& c : gpu_catalogue)
+        known.append(known.empty() ? "" : ", ").append(c.name);
+      AICB_THROW(config_error("gpu", request.gpu, "expected a GPU of the catalogue: " + known));
+    }
+    d.cluster.gpu = g->name;
+  }
+  const roofline_model compute(d.cluster.gpu);
+  d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  return d;
+}
+
+namespace detail {
+
+inline std::string estimate_number(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+}  // namespace detail
+
+/// The SimAI command line for a workload file of the described job on its cluster.
+[[nodiscard]] inline std::string simai_command_line(const describe_result& d,
+                                                    std::string_view workload = "WORKLOAD.txt") {
+  return simai_command_line(d.cluster, d.report.job.parallel.world_size, workload);
+}
+
+/// The description as JSON ("aicb.describe/1": the report's keys, then "estimate" when there is one).
+[[nodiscard]] inline std::string to_json(const describe_result& d) {
+  json_writer w;
+  w.begin_object();
+  write_json_members(w, d.report);
+  if (d.estimate) {
+    const iteration_estimate& e = *d.estimate;
+    w.key("estimate").begin_object();
+    w.member("cluster", e.cluster).member("gpu", d.cluster.gpu).member("compute", e.compute);
+    w.key("overlap").begin_object();
+    w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
+    w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
+    w.end_object();
+    w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
+    w.member("mfu", e.mfu).member("hfu", e.hfu);
+    w.member("model_flops", e.model_flops).member("hardware_flops", e.hardware_flops);
+    w.key("stages").begin_array();
+    for (const stage_estimate& s : e.stages) {
+      w.begin_object().member("stage", s.stage).member("rank", s.rank);
+      w.member("end_s", s.end_us * 1e-6).member("compute_s", s.compute_us * 1e-6);
+      w.member("communication_s", s.communication_us * 1e-6).member("wait_s", s.wait_us * 1e-6);
+      w.end_object();
+    }
+    w.end_array();
+    w.member("simai_command", simai_command_line(d));
+    w.end_object();
+  }
+  w.end_object();
+  return w.str() + "\n";
+}
+
+/// The description as a readable table.
+[[nodiscard]] inline std::string format_description(const describe_result& d) {
+  std::string out = format_description(d.report);
+  if (!d.estimate) return out;
+  const iteration_estimate& e = *d.estimate;
+  using detail::estimate_number;
+  using detail::row;
+  out += "\niteration estimate (";
+  out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
+  out += row("compute", e.compute);
+  std::string overlap;
+  if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
+  if (d.overlap.overlap_param_gather) overlap += "param-gather ";
+  if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
+  out += row("overlap", overlap.empty() ? "none" : overlap);
+  out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
+  out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
+  out += row("MFU / HFU",
+             estimate_number("%.1f%%", 100 * e.mfu) + " / " + estimate_number("%.1f%%", 100 * e.hfu));
+  for (const stage_estimate& s : e.stages) {
+    std::string text = estimate_number("compute %.4g s", s.compute_us * 1e-6);
+    text += estimate_number(", communication %.4g s", s.communication_us * 1e-6);
+    text += estimate_number(", waiting %.4g s", s.wait_us * 1e-6);
+    std::string label = "stage ";
+    label.append(std::to_string(s.stage)).append(" (rank ").append(std::to_string(s.rank)).append(")");
+    out += row(label, text);
+  }
+  out += row("SimAI command line", simai_command_line(d));
+  return out;
 }
 
 AICB_END_NAMESPACE

@@ -47,11 +47,12 @@ TEST_CASE("traffic: MoE dispatchers move tokens over ETP x EP or EP; MLA reduces
                      {.seq_length = 4096}};
   const std::uint64_t A = 4096ULL * 4096 * 2, T = 2048, k = 2, E = 8, h = 4096, G = 8;
   // TP per MoE layer: the attention's 2 forward + 3 backward SP collectives (the MoE block enters on
-  // local tokens); embedding 2A, logits 2A, the loss; SP-replicated fp32 gradients: 2 norms and the
+  // local tokens); embedding 2A; logits 3A (the input gathered, its gradient scattered, the input
+  // re-gathered for the weight gradient); the loss; SP-replicated fp32 gradients: 2 norms and the
   // router (h x E) per layer, and the final norm.
   const std::uint64_t replicated = (32 * (2 * h + h * E) + h) * 4;
   auto v = aicb::comm_volume(moe);
-  CHECK(v.tp.count() == 32 * 5 * A + 4 * A + 3 * 4096 * 4 + replicated);
+  CHECK(v.tp.count() == 32 * 5 * A + 5 * A + 3 * 4096 * 4 + replicated);
   // Allgather dispatcher (Megatron's default), per layer over ETP x EP: forward the routing map (T x E
   // bytes), the probabilities (T x E x 4) and the tokens (T x h x 2) all-gathered, the output
   // reduce-scattered; backward the output gradient gathered, the tokens' and the probabilities'
@@ -63,7 +64,7 @@ TEST_CASE("traffic: MoE dispatchers move tokens over ETP x EP or EP; MLA reduces
   moe.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
   v = aicb::comm_volume(moe);
   CHECK(v.ep.count() == 32 * (E * 8 * G + 4 * T * k * h * 2 + 2 * T * k * 4));
-  CHECK(v.tp.count() == 32 * (5 * A + 4 * T * k * h * 2 * 2) + 4 * A + 3 * 4096 * 4 + replicated);
+  CHECK(v.tp.count() == 32 * (5 * A + 4 * T * k * h * 2 * 2) + 5 * A + 3 * 4096 * 4 + replicated);
   // DeepSeek-V2-Lite (no query rank), dense, without SP on TP 2: per layer the attention's output
   // all-reduce A forward; backward the latent gradient all-reduce (tokens·kv_lora·2) of the
   // column-parallel up-projection and the query projection's input-gradient all-reduce A; the MLP A + A.

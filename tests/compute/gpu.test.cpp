@@ -5,7 +5,8 @@
 #include <catch2/catch.hpp>
 
 TEST_CASE("gpu: the catalogue has the GPUs training runs on, with datasheet figures", "[compute][gpu]") {
-  for (const char* name : {"V100", "A100-40GB", "A100", "A800", "H100", "H800", "H200", "H20", "B200", "L40S"}) {
+  for (const char* name :
+       {"V100", "A100-40GB", "A100", "A800", "H100", "H800", "H200", "H20", "B200", "L40S"}) {
     INFO(name);
     const aicb::gpu_spec* g = aicb::find_gpu(name);
     REQUIRE(g != nullptr);

@@ -49,7 +49,8 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(residual.bytes() == 4096.0 * 4096 * (3 * 2 + 1));
   CHECK(us(h100, residual) == Approx((residual.bytes() + 4e6) / (bandwidth * 0.59) * 1e6 + 2).margin(0.002));
   // The optimizer step moves 38 bytes per parameter (Megatron's mixed-precision Adam).
-  const aicb::compute_op adam{.role = aicb::op_role::optimizer, .kind = aicb::op_kind::optimizer, .m = 1'000'000};
+  const aicb::compute_op adam{
+      .role = aicb::op_role::optimizer, .kind = aicb::op_kind::optimizer, .m = 1'000'000};
   CHECK(adam.bytes() == 38e6);
   CHECK(us(h100, adam) == Approx((38e6 + 4e6) / (bandwidth * 0.80) * 1e6 + 2).margin(0.002));
   // Faster GPUs are faster; FP8 GEMMs on H100 are faster than BF16, FP8 on A100 runs at BF16 speed.
@@ -103,7 +104,8 @@ TEST_CASE("roofline: unfused attention is its kernels; fused attention skips the
   CHECK(aicb::unfused_attention_kernels(core).count == 0);
 }
 
-TEST_CASE("roofline: grouped and looped expert GEMMs are priced on each expert's shape", "[compute][roofline]") {
+TEST_CASE("roofline: grouped and looped expert GEMMs are priced on each expert's shape",
+          "[compute][roofline]") {
   // Eight experts' FC2 on one GPU, 512 tokens each (DeepSeek-V3's shape): each expert's own roofline,
   // one launch for a grouped kernel, one per expert for a loop; never the efficiency of the total.
   const aicb::roofline_model h100("H100");
@@ -161,8 +163,9 @@ TEST_CASE("roofline: the model reproduces the H200 GEMM measurements it was cali
   CHECK(absolute[absolute.size() / 2] < 0.10);
 }
 
-TEST_CASE("roofline: efficiency is adjustable; provenance names the GPU and the curve; unknown GPUs are errors",
-          "[compute][roofline]") {
+TEST_CASE(
+    "roofline: efficiency is adjustable; provenance names the GPU and the curve; unknown GPUs are errors",
+    "[compute][roofline]") {
   const aicb::compute_op gemm{.kind = aicb::op_kind::gemm, .m = 8192, .n = 8192, .k = 8192};
   const aicb::roofline_model slow("H100", {.gemm_fraction = 0.4});
   CHECK(slow.duration(gemm) > aicb::roofline_model("H100").duration(gemm));

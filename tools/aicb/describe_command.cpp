@@ -1,11 +1,12 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// `aicb describe`: parameters, FLOPs, memory and communication of a job (text, or JSON with --json,
-// a versioned document: docs/schemas/describe.schema.json).
+// `aicb describe`: parameters, FLOPs, memory and communication of a job, and the estimate of one
+// iteration on a cluster (text, or JSON with --json, a versioned document:
+// docs/schemas/describe.schema.json). The work is aicb::describe (aicb/commands/describe.hpp).
 #include "commands.hpp"
 #include "job_flags.hpp"
 
-#include <aicb/calc/report.hpp>
+#include <aicb/commands/describe.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -17,15 +18,18 @@ namespace {
 
 struct describe_options {
   job_flags job;
-  bool json = false;
+  aicb::describe_request request;
+  bool json = false, no_estimate = false;
 };
 
-int run_describe(const describe_options& o) {
-  const aicb::job_report report = aicb::describe_job(o.job.job());
+int run_describe(describe_options& o) {
+  o.request.job = o.job.job();
+  o.request.estimate = !o.no_estimate;
+  const aicb::describe_result d = aicb::describe(o.request);
   if (o.json)
-    std::cout << aicb::to_json(report);
+    std::cout << aicb::to_json(d);
   else
-    std::cout << aicb::format_description(report);
+    std::cout << aicb::format_description(d);
   return 0;
 }
 
@@ -33,8 +37,20 @@ int run_describe(const describe_options& o) {
 
 void add_describe_command(CLI::App& app, action& chosen) {
   auto options = std::make_shared<describe_options>();
-  auto* command = app.add_subcommand("describe", "Show parameters, FLOPs, memory and communication of a job");
+  auto* command = app.add_subcommand(
+      "describe", "Show parameters, FLOPs, memory and communication of a job, and estimate an iteration");
   command->add_flag("--json", options->json, "print JSON");
+  command->add_option("--gpu", options->request.gpu,
+                      "GPU of the estimate (catalogue name; default: the cluster's, or H100)");
+  command->add_option(
+      "--cluster", options->request.cluster,
+      "machines of the estimate: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | "
+      "dgx-b200 (default: the GPU's)");
+  command->add_flag("--no-estimate", options->no_estimate, "skip the iteration estimate");
+  command->add_flag("--overlap-param-gather", options->request.overlap.overlap_param_gather,
+                    "estimate with the weight all-gather hidden behind the next forward (Megatron's option)");
+  command->add_flag("--tp-comm-overlap", options->request.overlap.tp_comm_overlap,
+                    "estimate with tensor-parallel collectives under their GEMMs (Megatron's option)");
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_describe);
 }

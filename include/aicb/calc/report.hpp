@@ -115,15 +115,21 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
 /// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
 /// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
 /// new one.
-[[nodiscard]] inline std::string to_json(const job_report& r) {
-  json_writer w;
-  w.begin_object().member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
+/// The report's members, written into an object `w` has open (front ends add their own after them).
+inline void write_json_members(json_writer& w, const job_report& r) {
+  w.member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
   w.key("parallel");
   write_json(w, r.job.parallel);
   w.key("batch");
   write_json(w, r.job.batch);
+  // What runs in which format (FP8 training keeps everything but the GEMMs in BF16).
+  const dtype other = activation_dtype(r.job.batch.dtype);
+  w.key("precision").begin_object();
+  w.member("gemm", to_string(r.job.batch.dtype)).member("attention", to_string(other));
+  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
+  w.member("gradients", to_string(r.job.batch.grad_dtype)).end_object();
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -160,7 +166,15 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
     w.member("other", s.comm.other.count()).member("total", s.comm.total().count()).end_object();
     w.end_object();
   }
-  w.end_array().end_object();
+  w.end_array();
+}
+
+/// The report as JSON; see write_json_members.
+[[nodiscard]] inline std::string to_json(const job_report& r) {
+  json_writer w;
+  w.begin_object();
+  write_json_members(w, r);
+  w.end_object();
   return w.str() + "\n";
 }
 
@@ -172,6 +186,14 @@ inline constexpr std::string_view describe_schema = "aicb.describe/1";
   out += row("model", detail::set_fields_text(r.job.model));
   out += row("parallel", detail::set_fields_text(r.job.parallel));
   out += row("batch", detail::set_fields_text(r.job.batch));
+  std::string precision = "GEMMs ";
+  precision.append(to_string(r.job.batch.dtype))
+      .append("; attention (")
+      .append(to_string(r.job.parallel.attention));
+  precision.append("), norms, element-wise and exchanged activations ");
+  precision.append(to_string(activation_dtype(r.job.batch.dtype))).append("; gradients reduced in ");
+  precision.append(to_string(r.job.batch.grad_dtype));
+  out += row("precision", precision);
   out += "\nlayout\n";
   out += row("data parallel", std::to_string(r.data_parallel));
   out += row("expert data parallel", std::to_string(r.expert_data_parallel));

@@ -233,6 +233,12 @@ class simai_projection {
         backward.push_back(op);
         continue;
       }
+      if (op.type == op_type::compute && op.compute.role == op_role::residual && !records.empty()) {
+        // The residual's bias-dropout-add has no record of its own (SimAI's files keep aicb's records):
+        // its time joins the record before it.
+        records.back().r.forward.compute = records.back().r.forward.compute + compute.duration(op.compute);
+        continue;
+      }
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);
@@ -285,9 +291,15 @@ class simai_projection {
       walk.push_back(std::move(s));
       at_forward = none;
     };
+    nanoseconds carried{0};  // a residual's backward time, joining the next computation's record
     for (const operation& op : backward) {
+      if (op.type == op_type::compute && op.compute.role == op_role::residual) {
+        carried = carried + compute.duration(op.compute);
+        continue;
+      }
       if (op.type == op_type::compute) {
-        const nanoseconds t = compute.duration(op.compute);
+        const nanoseconds t = compute.duration(op.compute) + carried;
+        carried = nanoseconds{0};
         const bool weight = op.compute.pass == pass_kind::weight_grad;
         const auto found = op.phase == op_phase::backward ? by_key.find(key_of(op)) : by_key.end();
         if (found != by_key.end()) {
@@ -334,6 +346,10 @@ class simai_projection {
           position = 2;
         }
       }
+    }
+    if (carried.count() > 0) {
+      append("residual");
+      walk.back().r.input_grad.compute = carried;
     }
     reach(0);  // the forward records before the last one the graph's backward reaches
     microbatch_.reserve(walk.size());

@@ -1,0 +1,160 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// `aicb describe` as a library call: the job's report (aicb/calc/report.hpp) and, on a cluster, the
+/// estimate of one iteration (aicb/compute/iteration_estimate.hpp) with the SimAI command line that
+/// describes the same machines.
+///
+/// ```cpp
+/// aicb::describe_request request{.job = job, .gpu = "A100"};   // cluster: the A100's preset
+/// const aicb::describe_result d = aicb::describe(request);
+/// std::cout << aicb::format_description(d);                   // or aicb::to_json(d)
+/// ```
+
+#include <aicb/calc/report.hpp>
+#include <aicb/compute/cluster.hpp>
+#include <aicb/compute/iteration_estimate.hpp>
+#include <aicb/compute/roofline.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/io/json_writer.hpp>
+#include <aicb/model/job.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// What to describe. The GPU and cluster choose each other when one is missing: a GPU's preset
+/// (A100 → dgx-a100), a preset's GPU; neither: H100 on dgx-h100. A GPU given with a cluster replaces
+/// the preset's GPU (same network, other GPUs).
+struct describe_request {
+  job_spec job;
+  std::string gpu;             ///< catalogue name; empty: the cluster's
+  std::string cluster;         ///< preset name; empty: the GPU's preset
+  bool estimate = true;        ///< estimate the iteration (runs every pipeline stage's schedule)
+  estimate_options overlap{};  ///< the estimate's overlap options
+};
+
+/// The description: the report, and the estimate when asked for.
+struct describe_result {
+  job_report report;
+  std::optional<iteration_estimate> estimate;
+  cluster_spec cluster{};  ///< the machines the estimate ran on
+  estimate_options overlap{};
+};
+
+/// Describes `request.job`; config_error naming the field for a broken job, an unknown GPU or preset.
+[[nodiscard]] inline describe_result describe(const describe_request& request) {
+  describe_result d;
+  d.report = describe_job(request.job);
+  d.overlap = request.overlap;
+  if (!request.estimate) return d;
+  if (!request.cluster.empty()) {
+    d.cluster = cluster_preset(request.cluster);
+  } else {
+    const std::string gpu = request.gpu.empty() ? "H100" : request.gpu;
+    const cluster_spec* preset = cluster_for_gpu(gpu);
+    if (!preset)
+      AICB_THROW(config_error("gpu", gpu,
+                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
+                              "replaces the preset's)"));
+    d.cluster = *preset;
+  }
+  if (!request.gpu.empty()) {
+    const gpu_spec* g = find_gpu(request.gpu);
+    if (!g) {
+      std::string known;
+      for (const gpu_spec& c : gpu_catalogue)
+        known.append(known.empty() ? "" : ", ").append(c.name);
+      AICB_THROW(config_error("gpu", request.gpu, "expected a GPU of the catalogue: " + known));
+    }
+    d.cluster.gpu = g->name;
+  }
+  const roofline_model compute(d.cluster.gpu);
+  d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  return d;
+}
+
+namespace detail {
+
+inline std::string estimate_number(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+}  // namespace detail
+
+/// The SimAI command line for a workload file of the described job on its cluster.
+[[nodiscard]] inline std::string simai_command_line(const describe_result& d,
+                                                    std::string_view workload = "WORKLOAD.txt") {
+  return simai_command_line(d.cluster, d.report.job.parallel.world_size, workload);
+}
+
+/// The description as JSON ("aicb.describe/1": the report's keys, then "estimate" when there is one).
+[[nodiscard]] inline std::string to_json(const describe_result& d) {
+  json_writer w;
+  w.begin_object();
+  write_json_members(w, d.report);
+  if (d.estimate) {
+    const iteration_estimate& e = *d.estimate;
+    w.key("estimate").begin_object();
+    w.member("cluster", e.cluster).member("gpu", d.cluster.gpu).member("compute", e.compute);
+    w.key("overlap").begin_object();
+    w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
+    w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
+    w.end_object();
+    w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
+    w.member("mfu", e.mfu).member("hfu", e.hfu);
+    w.member("model_flops", e.model_flops).member("hardware_flops", e.hardware_flops);
+    w.key("stages").begin_array();
+    for (const stage_estimate& s : e.stages) {
+      w.begin_object().member("stage", s.stage).member("rank", s.rank);
+      w.member("end_s", s.end_us * 1e-6).member("compute_s", s.compute_us * 1e-6);
+      w.member("communication_s", s.communication_us * 1e-6).member("wait_s", s.wait_us * 1e-6);
+      w.end_object();
+    }
+    w.end_array();
+    w.member("simai_command", simai_command_line(d));
+    w.end_object();
+  }
+  w.end_object();
+  return w.str() + "\n";
+}
+
+/// The description as a readable table.
+[[nodiscard]] inline std::string format_description(const describe_result& d) {
+  std::string out = format_description(d.report);
+  if (!d.estimate) return out;
+  const iteration_estimate& e = *d.estimate;
+  using detail::estimate_number;
+  using detail::row;
+  out += "\niteration estimate (";
+  out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
+  out += row("compute", e.compute);
+  std::string overlap;
+  if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
+  if (d.overlap.overlap_param_gather) overlap += "param-gather ";
+  if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
+  out += row("overlap", overlap.empty() ? "none" : overlap);
+  out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
+  out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
+  out += row("MFU / HFU",
+             estimate_number("%.1f%%", 100 * e.mfu) + " / " + estimate_number("%.1f%%", 100 * e.hfu));
+  for (const stage_estimate& s : e.stages) {
+    std::string text = estimate_number("compute %.4g s", s.compute_us * 1e-6);
+    text += estimate_number(", communication %.4g s", s.communication_us * 1e-6);
+    text += estimate_number(", waiting %.4g s", s.wait_us * 1e-6);
+    std::string label = "stage ";
+    label.append(std::to_string(s.stage)).append(" (rank ").append(std::to_string(s.rank)).append(")");
+    out += row(label, text);
+  }
+  out += row("SimAI command line", simai_command_line(d));
+  return out;
+}
+
+AICB_END_NAMESPACE

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+# aicb — LLM training workloads for cluster and network simulators.
+# SPDX-License-Identifier: Apache-2.0
+"""The fidelity benchmark: aicb's predictions against published, measured training runs.
+
+For every run of the published-runs table it
+  1. describes the job to `aicb describe --json` on the run's machines and reads the iteration estimate
+     (and the estimated MFU/HFU);
+  2. generates the default-mode SimAI workload with `aicb generate` and prices it with SimAI-Analytical's
+     documented cost model (simai_analytical_us below: the reference's simai-format.md, sections 2 and 3)
+     run with the flags SimAI is checked with here (A100: -g_p_s 8 -nv 240 -nic 23.5 -n_p_s 8 -g_type
+     A100; H100: -nv 360 -nic 48.5; the other machines: their cluster preset's figures);
+  3. prints one Markdown table: measured, estimated, SimAI, their errors, MFU/HFU against the published
+     ones, and the rows it cannot express with the reason. Then the medians.
+
+Nothing is tuned per row: every row runs through the same model. Usage:
+
+  scripts/fidelity.py [--aicb build/test/bin/aicb] [--runs PATH/published-runs.csv] [--keep DIR]
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# SimAI's flags for the machines of the table (the preset of aicb's cluster descriptor, which uses the same
+# figures for A100 and H100).
+SIMAI = {
+    "dgx-a100": {"gps": 8, "nv": 240.0, "nic": 23.5, "nps": 8, "gtype": "A100"},
+    "dgx-a100-40gb": {"gps": 8, "nv": 240.0, "nic": 23.5, "nps": 8, "gtype": "A100"},
+    "dgx-h100": {"gps": 8, "nv": 360.0, "nic": 48.5, "nps": 8, "gtype": "H100"},
+    "dgx2h": {"gps": 16, "nv": 130.0, "nic": 11.7, "nps": 8, "gtype": ""},
+    "dgx-b200": {"gps": 8, "nv": 720.0, "nic": 48.5, "nps": 8, "gtype": ""},
+}
+# SimAI's fixed latency for collectives under 1 MiB, by group size (µs).
+SMALL_LATENCY_US = {2: 10, 4: 12, 8: 15, 16: 66, 32: 135, 64: 200, 128: 320}
+NVLS = {"H100": 475.0, "H20": 475.0, "H800": 215.0}
+
+
+def machine(gpu_type):
+    g = gpu_type.upper()
+    if "V100" in g:
+        return "V100", "dgx2h"
+    if "B200" in g:
+        return "B200", "dgx-b200"
+    if "H100" in g:
+        return "H100", "dgx-h100"
+    if "A100" in g:
+        # The 2020 DGX A100 had 40 GB GPUs; the later tables name the 80 GB ones.
+        return ("A100", "dgx-a100") if "80" in g else ("A100-40GB", "dgx-a100-40gb")
+    return None, None
+
+
+def number(text):
+    text = (text or "").strip().rstrip("?")
+    return int(text) if text else None
+
+
+def derived_time(row):
+    """The measured iteration time in seconds, and how it was obtained."""
+    value = float(row["measured_value"])
+    metric = row["measured_metric"]
+    if metric == "iteration_time_s":
+        return value, "measured"
+    gpus = int(row["gpus"])
+    if metric == "tokens_per_s_per_GPU":
+        return int(row["global_batch"]) * int(row["seq"]) / (value * gpus), "from tokens/s"
+    match = re.search(r"(?:~=|=)\s*([0-9.]+)\s*s\b", row["notes"])
+    if match:
+        return float(match.group(1)), "from TFLOP/s (source's formula)"
+    return None, "no iteration time derivable"
+
+
+def published_utilisation(notes):
+    mfu = re.search(r"MFU\s*([0-9.]+)%", notes)
+    hfu = re.search(r"HFU\s*([0-9.]+)%", notes)
+    return (float(mfu.group(1)) / 100 if mfu else None), (float(hfu.group(1)) / 100 if hfu else None)
+
+
+def job_flags(row):
+    """aicb's flags for the row, the cluster preset, and notes on what was assumed."""
+    notes = []
+    gpu, cluster = machine(row["gpu_type"])
+    if gpu is None:
+        raise ValueError("GPU not in the catalogue: " + row["gpu_type"])
+    name = row["model"].upper()
+    llama = name.startswith("LLAMA")
+    layers, hidden, heads = int(row["layers"]), int(row["hidden"]), int(row["heads"])
+    kv = number(row["kv_heads"]) or heads
+    vocab = number(row["vocab"])
+    if row["vocab"].strip().endswith("?"):
+        notes.append("vocabulary as listed (tokenizer-dependent)")
+    tp, pp, cp, ep = (number(row[k]) or 1 for k in ("tp", "pp", "cp", "ep"))
+    vpp = number(row["vpp"]) or 1
+    micro = number(row["micro_batch"])
+    if micro is None:
+        micro = 1
+        notes.append("micro batch not published: 1")
+    precision = row["precision"].lower()
+    dtype = "fp8" if "fp8" in precision else ("bf16" if precision.startswith("bf16") else "fp16")
+    recompute_text = row["recompute"].lower()
+    recompute = "full" if recompute_text.startswith("full") else (
+        "selective" if recompute_text.startswith("selective") else "none")
+    if recompute_text.startswith("not stated"):
+        notes.append("recomputation not published: none")
+    sp_text = row["sequence_parallel"].strip().lower()
+    sp = sp_text.startswith("true") or (sp_text.startswith("not stated") and tp > 1)
+    if sp_text.startswith("not stated") and tp > 1:
+        notes.append("sequence parallelism not published: on (TP > 1)")
+    flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
+             "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab, "--seq-length", int(row["seq"]),
+             "--global-batch", int(row["global_batch"]), "--micro-batch", micro, "--world-size", int(row["gpus"]),
+             "--tp", tp, "--pp", pp, "--vpp", vpp, "--cp", cp, "--ep", ep, "--dtype", dtype,
+             "--attention", "unfused" if row["attention"].strip() == "unfused" else "flash",
+             "--recompute", recompute]
+    if llama:
+        flags += ["--activation", "swiglu", "--norm", "rmsnorm", "--position", "rope"]
+    else:
+        flags += ["--activation", "gelu", "--norm", "layernorm", "--position", "learned", "--linear-bias"]
+    if sp:
+        flags.append("--sp")
+    overlaps = []
+    if "--overlap-grad-reduce" in row["notes"]:
+        flags.append("--overlap-grad-reduce")
+        overlaps.append("--overlap-param-gather" if "--overlap-param-gather" in row["notes"] else None)
+        overlaps.append("--tp-comm-overlap" if "--tp-comm-overlap" in row["notes"] else None)
+    return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
+
+
+def run(command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError((done.stderr or done.stdout).strip().splitlines()[-1] if (done.stderr or done.stdout)
+                           else "exit %d" % done.returncode)
+    return done.stdout
+
+
+# ---- SimAI-Analytical's cost model (simai-format.md §2-3) ---------------------------------------------------
+
+def ring_busbw(m, nodes, nics_per_gpu_group):
+    return m["nv"] if nodes <= 1 else min(m["nv"], m["nic"] * nics_per_gpu_group)
+
+
+def collective_ns(kind, size, group, header, dp, m):
+    """SimAI's time for one collective (ns); group: 'TP', 'EP', 'DP', 'DP_EP' or None."""
+    if kind is None or group is None or size <= 0:
+        return 0.0
+    tp, ep = header["tp"], header["ep"]
+    gps, nps = m["gps"], m["nps"]
+    if group == "TP":
+        n = tp
+        nodes, gpn, nics = (1, tp, nps) if tp <= gps else (tp // gps, gps, nps)
+    elif group == "EP":
+        n = ep
+        nodes, gpn, nics = (1, gps // tp, nps) if tp * ep <= gps else ((tp * ep) // gps, gps // tp, nps // tp)
+    elif group == "DP":
+        n = dp
+        nodes, gpn, nics = (dp, gps // tp, nps // tp) if tp <= gps else (dp, 1, 1)
+    else:  # DP_EP
+        n = dp // ep if ep else 0
+        nodes, gpn, nics = (n, gps // (tp * ep), nps // (tp * ep)) if tp * ep <= gps else (n, 1, 1)
+    if n <= 1:
+        return 0.0
+    if 1 < size < 1024 * 1024:
+        return SMALL_LATENCY_US.get(n, 0) * 1000.0
+    if kind == "ALLTOALL" and nodes > 1:
+        busbw = m["nic"] * nics / gpn * (n - 1) / ((nodes - 1) * gpn)
+    else:
+        busbw = ring_busbw(m, nodes, max(nics, 0))
+        if kind == "ALLREDUCE" and nodes <= 1 and m["gtype"] in NVLS and gps == 8:
+            busbw = max(busbw, NVLS[m["gtype"]])
+    if busbw <= 0:
+        return 0.0
+    time = size / 2**30 / busbw * 1e9 * (n - 1) / n
+    return 2 * time if kind == "ALLREDUCE" else time
+
+
+def comm(token, column):
+    if token in ("NONE", "", None):
+        return None, None
+    for kind in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL"):
+        if token == kind:
+            return kind, ("DP" if column == "wg" else "TP")
+        if token == kind + "_EP":
+            return kind, "EP"
+        if token == kind + "_DP_EP":
+            return kind, "DP_EP"
+    return None, None
+
+
+def simai_analytical_us(path, gpus, m):
+    """SimAI-Analytical's total time for a workload file (µs), without its efficiency-ratio tables."""
+    with open(path) as f:
+        header = f.readline().split()
+        values = {}
+        for key, name in (("model_parallel_NPU_group:", "tp"), ("ep:", "ep"), ("pp:", "pp"), ("vpp:", "vpp"),
+                          ("ga:", "ga")):
+            if key in header:
+                values[name] = int(float(header[header.index(key) + 1]))
+        count = int(f.readline().split()[0])
+        tokens = f.read().split()
+    values.setdefault("ep", 1)
+    dp = gpus // (values["tp"] * values["pp"])
+    compute = exposed = pre_bubble = 0.0
+    for i in range(count):
+        r = tokens[12 * i:12 * i + 12]
+        name, fwd, ig, wg = r[0], float(r[2]), float(r[5]), float(r[8])
+        f_ns = collective_ns(*comm(r[3], "fwd"), float(r[4]), values, dp, m)
+        i_ns = collective_ns(*comm(r[6], "ig"), float(r[7]), values, dp, m)
+        w_ns = collective_ns(*comm(r[9], "wg"), float(r[10]), values, dp, m)
+        compute += (fwd + ig + wg) / 1000
+        exposed += (f_ns + i_ns + w_ns) / 1000
+        if name != "embedding_layer":
+            pre_bubble += (fwd + wg + ig + f_ns + i_ns) / 1000
+    bubble = pre_bubble * (values["pp"] - 1) / (values.get("ga", 1) * values.get("vpp", 1))
+    return compute + exposed + bubble
+
+
+# ---- the table -------------------------------------------------------------------------------------------
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aicb", default=os.path.join(ROOT, "build", "test", "bin", "aicb"))
+    parser.add_argument("--runs", default=os.environ.get("AICB_PUBLISHED_RUNS", os.path.join(
+        os.path.dirname(ROOT), "shared", "reference", "published-runs.csv")))
+    parser.add_argument("--keep", help="keep the generated workload files in this folder")
+    args = parser.parse_args()
+    if not os.access(args.aicb, os.X_OK):
+        sys.exit("fidelity: no aicb program at %s (build it, or pass --aicb)" % args.aicb)
+    rows = list(csv.DictReader(open(args.runs)))
+    folder = args.keep or tempfile.mkdtemp(prefix="aicb-fidelity-")
+    os.makedirs(folder, exist_ok=True)
+
+    print("| # | run | GPUs | GPU | measured s | aicb estimate s | error | SimAI-Analytical s | error | "
+          "MFU est. / pub. | HFU est. / pub. | assumptions |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    estimate_errors, simai_errors, mfu_gaps, skipped = [], [], [], []
+    for index, row in enumerate(rows, 1):
+        label = "%s %s" % (row["source"].split(" [")[0], row["model"])
+        measured, how = derived_time(row)
+        try:
+            flags, overlaps, gpu, cluster, notes = job_flags(row)
+            if measured is None:
+                raise ValueError(how)
+            described = run([args.aicb, "describe", "--json", "--gpu", gpu, "--cluster", cluster] + overlaps + flags)
+            import json
+            estimate = json.loads(described)["estimate"]
+            workload = os.path.join(folder, "run%02d.txt" % index)
+            run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu, "-o", workload]
+                + flags)
+            simai_s = simai_analytical_us(workload, int(row["gpus"]), SIMAI[cluster]) * 1e-6
+        except (ValueError, RuntimeError, KeyError) as e:
+            skipped.append((index, label, str(e)))
+            continue
+        est = estimate["iteration_s"]
+        e_err, s_err = est / measured - 1, simai_s / measured - 1
+        estimate_errors.append(e_err)
+        simai_errors.append(s_err)
+        pub_mfu, pub_hfu = published_utilisation(row["notes"])
+        if pub_mfu is not None:
+            mfu_gaps.append(estimate["mfu"] - pub_mfu)
+        mfu = "%.1f%% / %s" % (100 * estimate["mfu"], "%.1f%%" % (100 * pub_mfu) if pub_mfu else "–")
+        hfu = "%.1f%% / %s" % (100 * estimate["hfu"], "%.1f%%" % (100 * pub_hfu) if pub_hfu else "–")
+        assumptions = "; ".join(notes + ([how] if how != "measured" else []) + overlaps)
+        print("| %d | %s | %s | %s | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %s | %s | %s |" % (
+            index, label, row["gpus"], gpu, measured, est, 100 * e_err, simai_s, 100 * s_err, mfu, hfu, assumptions))
+
+    def summary(name, errors):
+        if not errors:
+            return
+        print("- %s: median error %+.1f%%, median absolute error %.1f%%, over %d runs" % (
+            name, 100 * statistics.median(errors), 100 * statistics.median(abs(e) for e in errors), len(errors)))
+
+    print()
+    summary("aicb estimate", estimate_errors)
+    summary("SimAI-Analytical on the generated files", simai_errors)
+    if mfu_gaps:
+        print("- estimated MFU minus published MFU: median %+.1f points, largest %.1f points, over %d runs" % (
+            100 * statistics.median(mfu_gaps), 100 * max(abs(g) for g in mfu_gaps), len(mfu_gaps)))
+    if skipped:
+        print("\nRuns not expressed:\n")
+        for index, label, why in skipped:
+            print("- %d %s: %s" % (index, label, why))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/commands/describe.hpp>
+#include <aicb/model/presets.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+namespace {
+
+aicb::job_spec small_job(aicb::dtype type = aicb::dtype::bf16) {
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 16, .tensor_parallel = 8},
+                     {.micro_batch = 1, .global_batch = 4, .seq_length = 2048, .dtype = type}};
+  job.model.num_layers = 4;
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("describe: the GPU and the cluster choose each other; the estimate runs on them",
+          "[commands][describe]") {
+  const aicb::describe_result plain = aicb::describe({.job = small_job()});
+  REQUIRE(plain.estimate);
+  CHECK(plain.cluster.name == "dgx-h100");
+  CHECK(plain.cluster.gpu == "H100");
+  const aicb::describe_result a100 = aicb::describe({.job = small_job(), .gpu = "A100"});
+  CHECK(a100.cluster.name == "dgx-a100");
+  CHECK(a100.estimate->iteration_s > plain.estimate->iteration_s);  // slower GPU, slower network
+  // A GPU given with a cluster replaces the preset's GPU.
+  const aicb::describe_result a800 =
+      aicb::describe({.job = small_job(), .gpu = "A800", .cluster = "dgx-a100"});
+  CHECK(a800.cluster.gpu == "A800");
+  CHECK(a800.cluster.name == "dgx-a100");
+  CHECK_THROWS_WITH(aicb::describe({.job = small_job(), .gpu = "P100"}), Catch::Contains("gpu = P100"));
+  CHECK_THROWS_WITH(aicb::describe({.job = small_job(), .gpu = "L40S"}), Catch::Contains("--cluster"));
+  CHECK_THROWS_WITH(aicb::describe({.job = small_job(), .cluster = "dgx-z"}),
+                    Catch::Contains("cluster = dgx-z"));
+  const aicb::describe_result none = aicb::describe({.job = small_job(), .estimate = false});
+  CHECK_FALSE(none.estimate);
+}
+
+TEST_CASE("describe: JSON and text show the estimate, the attention kernel and what runs in FP8",
+          "[commands][describe]") {
+  const aicb::describe_result d = aicb::describe({.job = small_job(aicb::dtype::fp8)});
+  const std::string json = aicb::to_json(d);
+  for (const char* member :
+       {R"("schema": "aicb.describe/1")", R"("attention": "flash")", R"("gemm": "fp8")",
+        R"("attention": "bf16")", R"("elementwise": "bf16")", R"("communicated_activations": "bf16")",
+        R"("gradients": "fp32")", R"("cluster": "dgx-h100")", R"("gpu": "H100")", R"("iteration_s": )",
+        R"("mfu": )",
+        R"("simai_command": "SimAI_analytical -w WORKLOAD.txt -g 16 -g_p_s 8 -r aicb- -nv 360)"}) {
+    INFO(member);
+    CHECK_THAT(json, Catch::Contains(member));
+  }
+  const std::string text = aicb::format_description(d);
+  CHECK_THAT(text, Catch::Contains(
+                       "GEMMs fp8; attention (flash), norms, element-wise and exchanged activations bf16"));
+  CHECK_THAT(text, Catch::Contains("MFU / HFU"));
+  CHECK_THAT(text, Catch::Contains("stage 0 (rank 0)"));
+  const std::string without = aicb::to_json(aicb::describe({.job = small_job(), .estimate = false}));
+  CHECK(without.find("\"estimate\"") == std::string::npos);
+  // The estimate's numbers are the library call's.
+  const aicb::iteration_estimate direct =
+      aicb::estimate_iteration(d.report.job, aicb::roofline_model("H100"), aicb::cluster_preset("dgx-h100"));
+  CHECK(d.estimate->iteration_s == direct.iteration_s);
+}

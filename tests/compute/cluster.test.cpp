@@ -1,0 +1,40 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/compute/cluster.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+TEST_CASE("cluster: presets name real machines with their GPU, NVLink and NICs", "[compute][cluster]") {
+  for (const aicb::cluster_spec& c : aicb::cluster_presets) {
+    INFO(c.name);
+    CHECK(aicb::find_gpu(c.gpu) != nullptr);
+    CHECK(c.gpus_per_node > 0);
+    CHECK(c.nvlink_gb_per_s > c.nic_gb_per_s);
+    CHECK(&aicb::cluster_preset(c.name) == &c);
+  }
+  const aicb::cluster_spec& a100 = aicb::cluster_preset("DGX-A100");  // any case
+  CHECK(a100.gpu == "A100");
+  CHECK(a100.nvlink_gb_per_s == 240);
+  CHECK(a100.nic_gb_per_s == 23.5);
+  CHECK(a100.nic_gb_per_s_per_gpu() == 23.5);  // one NIC per GPU
+  const aicb::cluster_spec& dgx2 = aicb::cluster_preset("dgx2h");
+  CHECK(dgx2.nic_gb_per_s_per_gpu() == Approx(11.7 / 2));  // 8 NICs for 16 GPUs
+  CHECK(a100.node_of(7) == 0);
+  CHECK(a100.node_of(8) == 1);
+  CHECK(aicb::cluster_for_gpu("NVIDIA H100 80GB HBM3") == &aicb::cluster_preset("dgx-h100"));
+  CHECK(aicb::cluster_for_gpu("L40S") == nullptr);
+  CHECK_THROWS_WITH(aicb::cluster_preset("dgx-z9"),
+                    Catch::Contains("cluster = dgx-z9") && Catch::Contains("dgx-h100"));
+}
+
+TEST_CASE("cluster: the SimAI command line matches the machine and the file", "[compute][cluster]") {
+  CHECK(aicb::simai_command_line(aicb::cluster_preset("dgx-a100"), 64, "w.txt", "run-") ==
+        "SimAI_analytical -w w.txt -g 64 -g_p_s 8 -r run- -nv 240 -nic 23.5 -n_p_s 8 -g_type A100");
+  CHECK(aicb::simai_command_line(aicb::cluster_preset("dgx-h100"), 1024, "x.txt") ==
+        "SimAI_analytical -w x.txt -g 1024 -g_p_s 8 -r aicb- -nv 360 -nic 48.5 -n_p_s 8 -g_type H100");
+  // SimAI knows no B200: no -g_type rather than a wrong one.
+  const std::string b200 = aicb::simai_command_line(aicb::cluster_preset("dgx-b200"), 8, "y.txt");
+  CHECK(b200.find("-g_type") == std::string::npos);
+}
