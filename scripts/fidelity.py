@@ -19,7 +19,7 @@ Nothing is tuned per row: every row runs through the same model. Usage:
 """
 import argparse
 import csv
-import math
+import json
 import os
 import re
 import statistics
@@ -92,6 +92,7 @@ def job_flags(row):
         raise ValueError("GPU not in the catalogue: " + row["gpu_type"])
     name = row["model"].upper()
     llama = name.startswith("LLAMA")
+    deepseek = re.match(r"DEEPSEEKV([23])", name)
     layers, hidden, heads = int(row["layers"]), int(row["hidden"]), int(row["heads"])
     kv = number(row["kv_heads"]) or heads
     vocab = number(row["vocab"])
@@ -114,16 +115,30 @@ def job_flags(row):
     sp = sp_text.startswith("true") or (sp_text.startswith("not stated") and tp > 1)
     if sp_text.startswith("not stated") and tp > 1:
         notes.append("sequence parallelism not published: on (TP > 1)")
-    flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
-             "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab, "--seq-length", int(row["seq"]),
-             "--global-batch", int(row["global_batch"]), "--micro-batch", micro, "--world-size", int(row["gpus"]),
-             "--tp", tp, "--pp", pp, "--vpp", vpp, "--cp", cp, "--ep", ep, "--dtype", dtype,
-             "--attention", "unfused" if row["attention"].strip() == "unfused" else "flash",
-             "--recompute", recompute]
-    if llama:
-        flags += ["--activation", "swiglu", "--norm", "rmsnorm", "--position", "rope"]
+    if deepseek:
+        # The preset's MLA and experts (the row's notes list the same); the first layer dense, no MTP.
+        flags = ["--model", "deepseek-v" + deepseek.group(1), "--num-layers", layers, "--first-dense-layers", 1,
+                 "--num-mtp-layers", 0, "--moe-grouped-gemm"]
+        notes.append("preset's MLA and experts; 1 dense layer; grouped GEMM; Megatron's default dispatcher")
     else:
-        flags += ["--activation", "gelu", "--norm", "layernorm", "--position", "learned", "--linear-bias"]
+        flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
+                 "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab]
+        if llama:
+            flags += ["--activation", "swiglu", "--norm", "rmsnorm", "--position", "rope"]
+        else:
+            flags += ["--activation", "gelu", "--norm", "layernorm", "--position", "learned", "--linear-bias"]
+    flags += ["--seq-length", int(row["seq"]), "--global-batch", int(row["global_batch"]), "--micro-batch", micro,
+              "--world-size", int(row["gpus"]), "--tp", tp, "--pp", pp, "--vpp", vpp, "--cp", cp, "--ep", ep,
+              "--dtype", dtype, "--attention", "unfused" if row["attention"].strip() == "unfused" else "flash",
+              "--recompute", recompute]
+    if pp > 1 and layers % pp:
+        # Megatron's uneven split: the first and last stages hold the remainder's shortfall.
+        per = -(-layers // pp)
+        edge = (layers - per * (pp - 2)) // 2
+        flags += ["--first-stage-layers", edge, "--last-stage-layers", layers - per * (pp - 2) - edge]
+        notes.append("uneven pipeline: %d layers on the first and last stages, %d elsewhere" % (edge, per))
+    if "distributed optimizer" in row["notes"]:
+        flags.append("--distributed-optimizer")
     if sp:
         flags.append("--sp")
     overlaps = []
@@ -131,7 +146,24 @@ def job_flags(row):
         flags.append("--overlap-grad-reduce")
         overlaps.append("--overlap-param-gather" if "--overlap-param-gather" in row["notes"] else None)
         overlaps.append("--tp-comm-overlap" if "--tp-comm-overlap" in row["notes"] else None)
+    if "PP overlap" in row["notes"]:
+        overlaps.append("--overlap-p2p")
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
+
+
+# aicb generate takes aicb's flag vocabulary where it has one.
+GENERATE_SPELLING = {"--vpp": "--virtual-pipeline", "--recompute": "--recompute-granularity",
+                     "--linear-bias": "--add_bias_linear", "--first-dense-layers": "--n_dense_layers",
+                     "--distributed-optimizer": "--use-distributed-optimizer"}
+GENERATE_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "fp8"}
+
+
+def generate_flags(flags):
+    out, previous = [], None
+    for f in flags:
+        out.append(GENERATE_DTYPE.get(f, f) if previous == "--dtype" else GENERATE_SPELLING.get(f, f))
+        previous = f
+    return out
 
 
 def run(command):
@@ -148,7 +180,7 @@ def ring_busbw(m, nodes, nics_per_gpu_group):
     return m["nv"] if nodes <= 1 else min(m["nv"], m["nic"] * nics_per_gpu_group)
 
 
-def collective_ns(kind, size, group, header, dp, m):
+def collective_ns(kind, group, size, header, dp, m):
     """SimAI's time for one collective (ns); group: 'TP', 'EP', 'DP', 'DP_EP' or None."""
     if kind is None or group is None or size <= 0:
         return 0.0
@@ -250,27 +282,34 @@ def main():
             if measured is None:
                 raise ValueError(how)
             described = run([args.aicb, "describe", "--json", "--gpu", gpu, "--cluster", cluster] + overlaps + flags)
-            import json
             estimate = json.loads(described)["estimate"]
             workload = os.path.join(folder, "run%02d.txt" % index)
-            run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu, "-o", workload]
-                + flags)
-            simai_s = simai_analytical_us(workload, int(row["gpus"]), SIMAI[cluster]) * 1e-6
+            try:
+                run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu, "-o",
+                     workload] + generate_flags(flags))
+                simai_s = simai_analytical_us(workload, int(row["gpus"]), SIMAI[cluster]) * 1e-6
+            except RuntimeError as e:
+                if "context-parallel" not in str(e):
+                    raise
+                simai_s = None
+                notes.append("no SimAI file: SimAI has no context-parallel group")
         except (ValueError, RuntimeError, KeyError) as e:
             skipped.append((index, label, str(e)))
             continue
         est = estimate["iteration_s"]
-        e_err, s_err = est / measured - 1, simai_s / measured - 1
+        e_err = est / measured - 1
         estimate_errors.append(e_err)
-        simai_errors.append(s_err)
+        if simai_s is not None:
+            simai_errors.append(simai_s / measured - 1)
         pub_mfu, pub_hfu = published_utilisation(row["notes"])
         if pub_mfu is not None:
             mfu_gaps.append(estimate["mfu"] - pub_mfu)
         mfu = "%.1f%% / %s" % (100 * estimate["mfu"], "%.1f%%" % (100 * pub_mfu) if pub_mfu else "–")
         hfu = "%.1f%% / %s" % (100 * estimate["hfu"], "%.1f%%" % (100 * pub_hfu) if pub_hfu else "–")
         assumptions = "; ".join(notes + ([how] if how != "measured" else []) + overlaps)
-        print("| %d | %s | %s | %s | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %s | %s | %s |" % (
-            index, label, row["gpus"], gpu, measured, est, 100 * e_err, simai_s, 100 * s_err, mfu, hfu, assumptions))
+        simai = "%.3f | %+.1f%%" % (simai_s, 100 * (simai_s / measured - 1)) if simai_s is not None else "– | –"
+        print("| %d | %s | %s | %s | %.3f | %.3f | %+.1f%% | %s | %s | %s | %s |" % (
+            index, label, row["gpus"], gpu, measured, est, 100 * e_err, simai, mfu, hfu, assumptions))
 
     def summary(name, errors):
         if not errors:

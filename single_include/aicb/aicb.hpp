@@ -2438,6 +2438,8 @@ struct compute_op {
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
+  /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
+  std::uint8_t inputs = 1;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
@@ -2497,8 +2499,11 @@ struct compute_op {
             return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
-          default:
-            return b * 2 * M * N * e * (forward ? 1 : 1.5);
+          default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
+                      // a gradient per input out
+            const double in = inputs;
+            return b * M * N * e * (forward ? in + 1 : 2 * in + 1);
+          }
         }
       case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
@@ -4122,6 +4127,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     enter(x, prefix_in);
     x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
     x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
+    x.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
     leave(x, prefix_out);
     weights_of.dense += gated * h * ffn / t + ffn / t * h;
@@ -4135,6 +4141,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
     y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
     y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
+    y.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
     y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
     leave(y, "mlp_input_grad_scatter");
@@ -4178,6 +4185,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
     f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
               ffn);
+    f.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
     weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
     // Backward of the experts: the combine's gradient comes back the way the tokens went.
@@ -4193,6 +4201,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
     eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
                ffn);
+    eb.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
     eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
@@ -5039,6 +5048,16 @@ template <class T>
 
 }  // namespace detail
 
+/// What runs in which format, as a JSON object: the GEMMs in the job's dtype; attention, element-wise
+/// kernels and the activations exchanged between GPUs in its activation format (BF16 for FP8
+/// training, aicb::activation_dtype); gradients as reduced.
+inline void write_precision_json(json_writer& w, const batch_spec& batch) {
+  const dtype other = activation_dtype(batch.dtype);
+  w.begin_object().member("gemm", to_string(batch.dtype)).member("attention", to_string(other));
+  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
+  w.member("gradients", to_string(batch.grad_dtype)).end_object();
+}
+
 /// The schema a description names (docs/schemas/describe.schema.json).
 inline constexpr std::string_view describe_schema = "aicb.describe/1";
 
@@ -5054,12 +5073,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
   write_json(w, r.job.parallel);
   w.key("batch");
   write_json(w, r.job.batch);
-  // What runs in which format (FP8 training keeps everything but the GEMMs in BF16).
-  const dtype other = activation_dtype(r.job.batch.dtype);
-  w.key("precision").begin_object();
-  w.member("gemm", to_string(r.job.batch.dtype)).member("attention", to_string(other));
-  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
-  w.member("gradients", to_string(r.job.batch.grad_dtype)).end_object();
+  w.key("precision");
+  write_precision_json(w, r.job.batch);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -6609,6 +6624,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
     x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
+    x.member("dtype", to_string(op.compute.type));
+    if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
   } else if (op.type == op_type::collective) {
     x.member("collective", to_string(op.kind)).member("group", to_string(op.group));
@@ -7549,8 +7566,11 @@ AICB_END_NAMESPACE
 /// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
 ///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
 ///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
-///   runs each tensor-parallel collective under the GEMM that follows it (max of the two). Without
-///   them every collective is on the critical path.
+///   runs each tensor-parallel collective under the GEMM next to it (Transformer Engine pipelines an
+///   all-gather into the GEMM after it, a reduce-scatter or all-reduce out of the GEMM before it:
+///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead so that a
+///   receive waits for the sender, not for the wire. Without them every collective and transfer is
+///   on the critical path.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -7579,6 +7599,7 @@ AICB_BEGIN_NAMESPACE
 struct estimate_options {
   bool overlap_param_gather = false;  ///< Megatron --overlap-param-gather
   bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap (Transformer Engine user buffers)
+  bool overlap_p2p = false;           ///< Megatron --overlap-p2p-communication (interleaved pipelines)
 };
 
 /// One pipeline stage's iteration, as its representative rank runs it (microseconds).
@@ -7672,7 +7693,8 @@ struct estimate_lane {
   stage_estimate result;
   double clock = 0;
   double backward_stretch = 0;  // compute of the backward work since the last forward operation
-  double pending_tp = 0;        // a TP collective waiting for the next GEMM (tp_comm_overlap)
+  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   bool done = false;
 };
 
@@ -7741,13 +7763,16 @@ struct estimate_lane {
         switch (op.type) {
           case op_type::compute: {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
-            if (lane.pending_tp > 0 && op.compute.kind == op_kind::gemm) {
+            const bool gemm = op.compute.kind == op_kind::gemm;
+            if (lane.pending_tp > 0 && gemm) {
               lane.clock += std::max(us, lane.pending_tp);
               lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
               lane.pending_tp = 0;
+              lane.last_gemm = 0;  // its time already hides a collective
             } else {
               flush_tp(lane);
               lane.clock += us;
+              lane.last_gemm = gemm ? us : 0;
             }
             lane.result.compute_us += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;
@@ -7769,10 +7794,18 @@ struct estimate_lane {
             if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
                 op.phase != op_phase::finalize) {
               flush_tp(lane);
-              lane.pending_tp = us;
+              if (op.kind == collective::all_gather) {  // into the GEMM after it
+                lane.pending_tp = us;
+                break;
+              }
+              const double hidden = std::min(us, lane.last_gemm);  // out of the GEMM before it
+              lane.last_gemm = 0;
+              lane.clock += us - hidden;
+              lane.result.communication_us += us - hidden;
               break;
             }
             flush_tp(lane);
+            lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;
             break;
@@ -7782,7 +7815,8 @@ struct estimate_lane {
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
             if (stage_of_rank.count(op.peer))
-              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] = lane.clock + us;
+              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
+                  lane.clock + (options.overlap_p2p ? 0 : us);
             break;
           }
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
@@ -8088,7 +8122,11 @@ AICB_END_NAMESPACE
 /// (aicb::unfused_attention_kernels).
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
-/// to GEMMs only (docs/compute-model.md). Peaks of GPUs without FP8 fall back to BF16.
+/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
+/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
+/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
+/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
+/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
 ///
 /// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
 /// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
@@ -8183,6 +8221,23 @@ class roofline_model final : public compute_model {
   // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
   [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
     if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
+    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
+      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
+      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
+                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
+                                                             : 0;
+      const double cast_ns =
+          cast > 0 ? e_.launch_ns +
+                         (3 * cast + e_.memory_half) /
+                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
+                   : 0;
+      return cast_ns + gemm_ns(op);
+    }
+    return gemm_ns(op);
+  }
+
+  // A GEMM's kernel, launch included (see one_kernel_ns).
+  [[nodiscard]] double gemm_ns(const compute_op& op) const {
     if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
     compute_op one = op;
     one.batch = 1;
@@ -9432,6 +9487,8 @@ struct simai_sidecar {
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
+  /// Writes what runs in which format (aicb::write_precision_json); none: no "precision" key.
+  std::function<void(json_writer&)> precision{};
   std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
 };
 
@@ -9457,6 +9514,10 @@ struct simai_sidecar {
     about.job(w);
   else
     w.null();
+  if (about.precision) {
+    w.key("precision");
+    about.precision(w);
+  }
   w.key("bytes_by_group").begin_object();
   for (comm_group g : all_comm_groups)
     if (const auto n = written.bytes_by_group[static_cast<std::size_t>(g)]) w.member(to_string(g), n);
@@ -11149,6 +11210,12 @@ class simai_projection {
         backward.push_back(op);
         continue;
       }
+      if (op.type == op_type::compute && op.compute.role == op_role::residual && !records.empty()) {
+        // The residual's bias-dropout-add has no record of its own (SimAI's files keep aicb's records):
+        // its time joins the record before it.
+        records.back().r.forward.compute = records.back().r.forward.compute + compute.duration(op.compute);
+        continue;
+      }
       if (op.type == op_type::compute) {
         slot_record s;
         s.r.name = std::string(op.name);
@@ -11201,9 +11268,15 @@ class simai_projection {
       walk.push_back(std::move(s));
       at_forward = none;
     };
+    nanoseconds carried{0};  // a residual's backward time, joining the next computation's record
     for (const operation& op : backward) {
+      if (op.type == op_type::compute && op.compute.role == op_role::residual) {
+        carried = carried + compute.duration(op.compute);
+        continue;
+      }
       if (op.type == op_type::compute) {
-        const nanoseconds t = compute.duration(op.compute);
+        const nanoseconds t = compute.duration(op.compute) + carried;
+        carried = nanoseconds{0};
         const bool weight = op.compute.pass == pass_kind::weight_grad;
         const auto found = op.phase == op_phase::backward ? by_key.find(key_of(op)) : by_key.end();
         if (found != by_key.end()) {
@@ -11250,6 +11323,10 @@ class simai_projection {
           position = 2;
         }
       }
+    }
+    if (carried.count() > 0) {
+      append("residual");
+      walk.back().r.input_grad.compute = carried;
     }
     reach(0);  // the forward records before the last one the graph's backward reaches
     microbatch_.reserve(walk.size());
@@ -11431,6 +11508,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
+    w.member("p2p", d.overlap.overlap_p2p);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     w.member("mfu", e.mfu).member("hfu", e.hfu);
@@ -11464,6 +11542,7 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
+  if (d.overlap.overlap_p2p) overlap += "p2p ";
   out += row("overlap", overlap.empty() ? "none" : overlap);
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
@@ -11508,6 +11587,7 @@ AICB_END_NAMESPACE
 /// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
 /// `<aicb/all.hpp>` includes it.
 
+// #include <aicb/calc/report.hpp>
 // #include <aicb/checked.hpp>
 // #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/compat/aicb_flags.hpp>
@@ -14063,6 +14143,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
                             .warnings = out.warnings};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };

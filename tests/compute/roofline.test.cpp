@@ -62,6 +62,14 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(h100.duration(fp8) < h100.duration(big));
   const aicb::roofline_model a100("A100");
   CHECK(us(a100, fp8) > us(a100, big) * 0.99);
+  // An FP8 GEMM pays the cast of the operand it quantises: the input (m x k) in forward, the output
+  // gradient (m x n) in the input-gradient pass, nothing in the weight-gradient pass.
+  const double fp8_gemm =
+      (2.0 * 8192 * 8192 * 8192 + 2e9) / (1979e12 * 0.60 * (64.0 * 64 / (32 * 132))) * 1e6 + 2;
+  const double cast = (3.0 * 8192 * 8192 + 4e6) / (bandwidth * 0.74) * 1e6 + 2;
+  CHECK(us(h100, fp8) == Approx(fp8_gemm + cast).margin(0.002));
+  fp8.pass = aicb::pass_kind::weight_grad;
+  CHECK(us(h100, fp8) == Approx(fp8_gemm).margin(0.002));
 }
 
 TEST_CASE("roofline: unfused attention is its kernels; fused attention skips the causal half",

@@ -51,6 +51,8 @@ void add_describe_command(CLI::App& app, action& chosen) {
                     "estimate with the weight all-gather hidden behind the next forward (Megatron's option)");
   command->add_flag("--tp-comm-overlap", options->request.overlap.tp_comm_overlap,
                     "estimate with tensor-parallel collectives under their GEMMs (Megatron's option)");
+  command->add_flag("--overlap-p2p", options->request.overlap.overlap_p2p,
+                    "estimate with pipeline transfers posted ahead (Megatron --overlap-p2p-communication)");
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_describe);
 }

@@ -109,6 +109,16 @@ template <class T>
 
 }  // namespace detail
 
+/// What runs in which format, as a JSON object: the GEMMs in the job's dtype; attention, element-wise
+/// kernels and the activations exchanged between GPUs in its activation format (BF16 for FP8
+/// training, aicb::activation_dtype); gradients as reduced.
+inline void write_precision_json(json_writer& w, const batch_spec& batch) {
+  const dtype other = activation_dtype(batch.dtype);
+  w.begin_object().member("gemm", to_string(batch.dtype)).member("attention", to_string(other));
+  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
+  w.member("gradients", to_string(batch.grad_dtype)).end_object();
+}
+
 /// The schema a description names (docs/schemas/describe.schema.json).
 inline constexpr std::string_view describe_schema = "aicb.describe/1";
 
@@ -124,12 +134,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
   write_json(w, r.job.parallel);
   w.key("batch");
   write_json(w, r.job.batch);
-  // What runs in which format (FP8 training keeps everything but the GEMMs in BF16).
-  const dtype other = activation_dtype(r.job.batch.dtype);
-  w.key("precision").begin_object();
-  w.member("gemm", to_string(r.job.batch.dtype)).member("attention", to_string(other));
-  w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
-  w.member("gradients", to_string(r.job.batch.grad_dtype)).end_object();
+  w.key("precision");
+  write_precision_json(w, r.job.batch);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);

@@ -107,6 +107,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
+    w.member("p2p", d.overlap.overlap_p2p);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     w.member("mfu", e.mfu).member("hfu", e.hfu);
@@ -140,6 +141,7 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
+  if (d.overlap.overlap_p2p) overlap += "p2p ";
   out += row("overlap", overlap.empty() ? "none" : overlap);
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));

@@ -24,6 +24,7 @@
 /// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
 /// `<aicb/all.hpp>` includes it.
 
+#include <aicb/calc/report.hpp>
 #include <aicb/checked.hpp>
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
@@ -432,6 +433,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
                             .warnings = out.warnings};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };

@@ -29,8 +29,11 @@
 /// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
 ///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
 ///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
-///   runs each tensor-parallel collective under the GEMM that follows it (max of the two). Without
-///   them every collective is on the critical path.
+///   runs each tensor-parallel collective under the GEMM next to it (Transformer Engine pipelines an
+///   all-gather into the GEMM after it, a reduce-scatter or all-reduce out of the GEMM before it:
+///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead so that a
+///   receive waits for the sender, not for the wire. Without them every collective and transfer is
+///   on the critical path.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -59,6 +62,7 @@ AICB_BEGIN_NAMESPACE
 struct estimate_options {
   bool overlap_param_gather = false;  ///< Megatron --overlap-param-gather
   bool tp_comm_overlap = false;       ///< Megatron --tp-comm-overlap (Transformer Engine user buffers)
+  bool overlap_p2p = false;           ///< Megatron --overlap-p2p-communication (interleaved pipelines)
 };
 
 /// One pipeline stage's iteration, as its representative rank runs it (microseconds).
@@ -152,7 +156,8 @@ struct estimate_lane {
   stage_estimate result;
   double clock = 0;
   double backward_stretch = 0;  // compute of the backward work since the last forward operation
-  double pending_tp = 0;        // a TP collective waiting for the next GEMM (tp_comm_overlap)
+  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   bool done = false;
 };
 
@@ -221,13 +226,16 @@ struct estimate_lane {
         switch (op.type) {
           case op_type::compute: {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
-            if (lane.pending_tp > 0 && op.compute.kind == op_kind::gemm) {
+            const bool gemm = op.compute.kind == op_kind::gemm;
+            if (lane.pending_tp > 0 && gemm) {
               lane.clock += std::max(us, lane.pending_tp);
               lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
               lane.pending_tp = 0;
+              lane.last_gemm = 0;  // its time already hides a collective
             } else {
               flush_tp(lane);
               lane.clock += us;
+              lane.last_gemm = gemm ? us : 0;
             }
             lane.result.compute_us += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;
@@ -249,10 +257,18 @@ struct estimate_lane {
             if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
                 op.phase != op_phase::finalize) {
               flush_tp(lane);
-              lane.pending_tp = us;
+              if (op.kind == collective::all_gather) {  // into the GEMM after it
+                lane.pending_tp = us;
+                break;
+              }
+              const double hidden = std::min(us, lane.last_gemm);  // out of the GEMM before it
+              lane.last_gemm = 0;
+              lane.clock += us - hidden;
+              lane.result.communication_us += us - hidden;
               break;
             }
             flush_tp(lane);
+            lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;
             break;
@@ -262,7 +278,8 @@ struct estimate_lane {
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
             if (stage_of_rank.count(op.peer))
-              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] = lane.clock + us;
+              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
+                  lane.clock + (options.overlap_p2p ? 0 : us);
             break;
           }
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange

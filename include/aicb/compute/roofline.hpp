@@ -31,7 +31,11 @@
 /// (aicb::unfused_attention_kernels).
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
-/// to GEMMs only (docs/compute-model.md). Peaks of GPUs without FP8 fall back to BF16.
+/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
+/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
+/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
+/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
+/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
 ///
 /// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
 /// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
@@ -126,6 +130,23 @@ class roofline_model final : public compute_model {
   // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
   [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
     if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
+    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
+      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
+      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
+                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
+                                                             : 0;
+      const double cast_ns =
+          cast > 0 ? e_.launch_ns +
+                         (3 * cast + e_.memory_half) /
+                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
+                   : 0;
+      return cast_ns + gemm_ns(op);
+    }
+    return gemm_ns(op);
+  }
+
+  // A GEMM's kernel, launch included (see one_kernel_ns).
+  [[nodiscard]] double gemm_ns(const compute_op& op) const {
     if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
     compute_op one = op;
     one.batch = 1;

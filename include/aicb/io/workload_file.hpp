@@ -140,6 +140,8 @@ struct simai_sidecar {
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
+  /// Writes what runs in which format (aicb::write_precision_json); none: no "precision" key.
+  std::function<void(json_writer&)> precision{};
   std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
 };
 
@@ -165,6 +167,10 @@ struct simai_sidecar {
     about.job(w);
   else
     w.null();
+  if (about.precision) {
+    w.key("precision");
+    about.precision(w);
+  }
   w.key("bytes_by_group").begin_object();
   for (comm_group g : all_comm_groups)
     if (const auto n = written.bytes_by_group[static_cast<std::size_t>(g)]) w.member(to_string(g), n);

@@ -91,6 +91,8 @@ struct compute_op {
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
+  /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
+  std::uint8_t inputs = 1;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
@@ -150,8 +152,11 @@ struct compute_op {
             return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
-          default:
-            return b * 2 * M * N * e * (forward ? 1 : 1.5);
+          default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
+                      // a gradient per input out
+            const double in = inputs;
+            return b * M * N * e * (forward ? in + 1 : 2 * in + 1);
+          }
         }
       case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient

@@ -798,6 +798,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     enter(x, prefix_in);
     x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
     x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
+    x.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
     leave(x, prefix_out);
     weights_of.dense += gated * h * ffn / t + ffn / t * h;
@@ -811,6 +812,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
     y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
     y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
+    y.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
     y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
     leave(y, "mlp_input_grad_scatter");
@@ -854,6 +856,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
     f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
               ffn);
+    f.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
     weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
     // Backward of the experts: the combine's gradient comes back the way the tokens went.
@@ -869,6 +872,7 @@ inline void rank_schedule::state::build_layer(bool moe) {
     eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
     eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
                ffn);
+    eb.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
     eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
     eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
     if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {

@@ -45,6 +45,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
     x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
+    x.member("dtype", to_string(op.compute.type));
+    if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
   } else if (op.type == op_type::collective) {
     x.member("collective", to_string(op.kind)).member("group", to_string(op.group));
