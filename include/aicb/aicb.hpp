@@ -47,6 +47,7 @@
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/iteration_estimate.hpp>
+#include <aicb/compute/layout_planner.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>

@@ -7507,6 +7507,35 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
   return nullptr;
 }
 
+/// The machines a command line names: the `cluster` preset, else the preset of `gpu` (H100 when both
+/// are empty); a `gpu` given with a cluster replaces the preset's GPU (same network, other GPUs).
+/// config_error naming the field for an unknown preset, an unknown GPU, or a GPU no preset has.
+[[nodiscard]] inline cluster_spec choose_cluster(std::string_view gpu, std::string_view cluster) {
+  cluster_spec chosen;
+  if (!cluster.empty()) {
+    chosen = cluster_preset(cluster);
+  } else {
+    const std::string_view name = gpu.empty() ? std::string_view("H100") : gpu;
+    const cluster_spec* preset = cluster_for_gpu(name);
+    if (!preset && find_gpu(name))
+      AICB_THROW(config_error("gpu", std::string(name),
+                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
+                              "replaces the preset's)"));
+    if (preset) chosen = *preset;
+  }
+  if (!gpu.empty()) {
+    const gpu_spec* g = find_gpu(gpu);
+    if (!g) {
+      std::string known;
+      for (const gpu_spec& c : gpu_catalogue)
+        known.append(known.empty() ? "" : ", ").append(c.name);
+      AICB_THROW(config_error("gpu", std::string(gpu), "expected a GPU of the catalogue: " + known));
+    }
+    chosen.gpu = g->name;
+  }
+  return chosen;
+}
+
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
 /// workload file of `world_size` GPUs: `-w FILE -g N -g_p_s G -r PREFIX -nv B -nic B -n_p_s K
 /// [-g_type T]`. SimAI reads only this much of a machine; -r is always given (without it SimAI names
@@ -7861,6 +7890,472 @@ struct estimate_lane {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compute/layout_planner.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::plan_layouts — for a model, a GPU count, a cluster and a global batch: the parallel layouts
+/// that are valid and fit in memory, ranked by estimated iteration time (aicb::estimate_iteration).
+///
+/// ```cpp
+/// aicb::plan_request request{.job = job, .cluster = aicb::cluster_preset("dgx-h100")};
+/// for (const aicb::planned_layout& p : aicb::plan_layouts(request).layouts) ...   // fastest first
+/// ```
+///
+/// The search, over what `job` leaves open (a field named in `fixed` keeps the job's value):
+/// - tensor parallel: powers of two up to the node's GPUs; sequence parallelism with TP > 1;
+/// - context parallel: 1, and 2, 4, 8 for sequences of 8192 tokens or more;
+/// - pipeline parallel: the divisors of the layer count up to 64, with 1, 2 or 4 virtual stages
+///   (interleaving only where the micro batches are a multiple of the stages, as Megatron requires);
+/// - expert parallel (mixtures of experts): the powers of two that divide the experts;
+/// - micro batch 1, 2 or 4; recomputation none, selective or full; the distributed optimizer on;
+/// - what remains is data parallel, which must divide the global batch.
+/// Each candidate is validated (aicb::validate) and its largest pipeline stage's memory
+/// (aicb::memory_per_gpu) must fit in `memory_fraction` of the GPU's memory. The fitting candidates
+/// are ordered by a cheap bound — recomputation first (none, selective, full), then the pipeline
+/// bubble (p − 1)/(m · v), then less tensor parallelism — and the first `estimate_limit` of them are
+/// estimated and ranked by iteration time. The others are counted, not estimated.
+
+// #include <aicb/calc/flops.hpp>
+// #include <aicb/calc/memory.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/roofline.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::roofline_model — durations from physics: each kernel's FLOPs against the GPU's tensor-core
+/// peak and its bytes against the memory bandwidth, each at the fraction real kernels sustain:
+///
+///     time = launch + max( (FLOPs + compute_half) / (peak · fraction · waves),
+///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
+///
+/// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
+///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
+///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
+///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
+/// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
+///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
+///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
+/// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
+///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
+///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
+///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
+///   fused Adam step 0.80.
+/// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
+///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
+///
+/// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
+/// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
+/// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
+/// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
+/// (aicb::unfused_attention_kernels).
+///
+/// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
+/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
+/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
+/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
+/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
+/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
+///
+/// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
+/// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
+
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// The efficiencies of roofline_model (see the file comment for where each comes from).
+struct roofline_efficiency {
+  double gemm_fraction = 0.72;       ///< of the dense BF16/FP16/FP32 peak, large GEMMs
+  double fp8_gemm_fraction = 0.60;   ///< of the dense FP8 peak
+  double attention_fraction = 0.45;  ///< fused attention, of the BF16 peak
+  double memory_fraction = 0.88;     ///< streaming copy, of the datasheet bandwidth
+  double activation_factor = 0.74;   ///< element-wise activations (GeLU, SwiGLU), embedding lookups
+  double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
+  double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
+  double softmax_factor = 0.80;      ///< fused scale-mask-softmax
+  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
+  double optimizer_factor = 0.80;    ///< the fused Adam step
+  double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
+  double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
+  double launch_ns = 2000;           ///< per kernel
+  unsigned tile = 128;               ///< GEMM output tile edge, for wave quantisation
+};
+
+/// Durations from a GPU's peaks and the efficiencies above.
+class roofline_model final : public compute_model {
+ public:
+  explicit roofline_model(const gpu_spec& gpu, roofline_efficiency e = {}) : gpu_(gpu), e_(e) {}
+
+  /// By catalogue name ("H100", "NVIDIA H200 …"); config_error listing the catalogue if unknown.
+  explicit roofline_model(std::string_view gpu_name, roofline_efficiency e = {})
+      : gpu_(lookup(gpu_name)), e_(e) {}
+
+  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    const std::string what = "roofline time of " + std::string(to_string(op.role));
+    if (op.kind == op_kind::attention && !op.fused) {
+      double sum = 0;
+      for (const compute_op& kernel : unfused_attention_kernels(op))
+        sum += one_kernel_ns(kernel);
+      return checked_ns(sum, what);
+    }
+    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
+      compute_op one = op;
+      one.batch = 1;
+      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
+    }
+    return checked_ns(one_kernel_ns(op), what);
+  }
+
+  [[nodiscard]] std::string provenance() const override {
+    char text[480];
+    std::snprintf(
+        text, sizeof text,
+        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
+        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
+        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
+        "ns; waves of %ux%u tiles)",
+        std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
+        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
+        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
+        e_.tile);
+    return text;
+  }
+
+  [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+  [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
+
+ private:
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
+  [[nodiscard]] double waves(const compute_op& op) const {
+    if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
+    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
+                         std::ceil(static_cast<double>(op.n) / e_.tile);
+    if (!(tiles > 0)) return 1;
+    const double sms = gpu_.sm_count;
+    return tiles / (std::ceil(tiles / sms) * sms);
+  }
+
+  // One kernel, launch included, ns. A batched or grouped GEMM prices each problem on its own shape
+  // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
+  [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
+    if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
+    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
+      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
+      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
+                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
+                                                             : 0;
+      const double cast_ns =
+          cast > 0 ? e_.launch_ns +
+                         (3 * cast + e_.memory_half) /
+                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
+                   : 0;
+      return cast_ns + gemm_ns(op);
+    }
+    return gemm_ns(op);
+  }
+
+  // A GEMM's kernel, launch included (see one_kernel_ns).
+  [[nodiscard]] double gemm_ns(const compute_op& op) const {
+    if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
+    compute_op one = op;
+    one.batch = 1;
+    const double share = waves(op);
+    return e_.launch_ns + roofline_ns(one, share, true) +
+           static_cast<double>(op.batch - 1) * roofline_ns(one, share, false);
+  }
+
+  // max(compute, memory) of one kernel without its launch, ns; `ramp`: with its ramp and tail.
+  [[nodiscard]] double roofline_ns(const compute_op& op, double wave_share, bool ramp) const {
+    const double flops = op.flops(), bytes = op.bytes();
+    double compute = 0;
+    if (flops > 0) {
+      double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
+      if (op.kind == op_kind::attention)
+        fraction = e_.attention_fraction;
+      else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+        fraction = e_.fp8_gemm_fraction;
+      // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
+      // priced against the tensor-core peak like everything else.
+      compute =
+          (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    }
+    double memory = 0;
+    if (bytes > 0)
+      memory = (bytes + (ramp ? e_.memory_half : 0)) /
+               (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
+    return std::max(compute, memory);
+  }
+
+  [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
+    switch (op.kind) {
+      case op_kind::gemm:
+      case op_kind::attention:
+        return 1;
+      case op_kind::norm:
+        return e_.norm_factor;
+      case op_kind::softmax:
+        return e_.softmax_factor;
+      case op_kind::optimizer:
+        return e_.optimizer_factor;
+      case op_kind::embedding:
+        return e_.activation_factor;
+      case op_kind::elementwise:
+        if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
+        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
+        return e_.activation_factor;
+    }
+    return 1;
+  }
+
+  static const gpu_spec& lookup(std::string_view name) {
+    if (const gpu_spec* g = find_gpu(name)) return *g;
+    std::string known;
+    for (const gpu_spec& g : gpu_catalogue)
+      known += (known.empty() ? "" : ", ") + std::string(g.name);
+    AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
+  }
+
+  const gpu_spec& gpu_;
+  roofline_efficiency e_;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What to plan. See the file comment.
+struct plan_request {
+  job_spec job;                       ///< the model, the batch, world_size = the GPUs; its layout is a start
+  cluster_spec cluster{};             ///< the machines (and so the GPU and its memory)
+  std::vector<std::string> fixed{};   ///< parallel and batch fields to keep as `job` has them
+  double memory_fraction = 0.9;       ///< of the GPU's memory a layout may use
+  std::uint64_t estimate_limit = 48;  ///< candidates estimated (the rest are counted)
+  estimate_options overlap{};
+};
+
+/// One layout, with what it needs and how fast it runs.
+struct planned_layout {
+  job_spec job;
+  double memory_gb = 0;  ///< the largest stage's memory per GPU, GB (10^9 B)
+  double bubble = 0;     ///< (p − 1)/(m · v), the cheap bound's pipeline term
+  iteration_estimate estimate;
+};
+
+/// The plan: the estimated layouts, fastest first, and how many candidates each filter left.
+struct layout_plan {
+  std::vector<planned_layout> layouts;
+  std::uint64_t candidates = 0;  ///< layouts the search considered
+  std::uint64_t valid = 0;       ///< of those, valid jobs
+  std::uint64_t fitting = 0;     ///< of those, fitting in memory
+};
+
+namespace detail {
+
+[[nodiscard]] inline bool is_fixed(const plan_request& r, std::string_view field) {
+  return std::find(r.fixed.begin(), r.fixed.end(), field) != r.fixed.end();
+}
+
+// The values to try for one field: the job's own when fixed, else `options`.
+[[nodiscard]] inline std::vector<std::uint64_t> choices(const plan_request& r, std::string_view field,
+                                                        std::uint64_t current,
+                                                        std::vector<std::uint64_t> options) {
+  if (is_fixed(r, field)) return {current};
+  return options;
+}
+
+}  // namespace detail
+
+/// The layouts of `r.job`'s model on `r.job.parallel.world_size` GPUs of `r.cluster`. See the file comment.
+[[nodiscard]] inline layout_plan plan_layouts(const plan_request& r) {
+  const gpu_spec* gpu = find_gpu(r.cluster.gpu);
+  if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(r.cluster.gpu), "not in the GPU catalogue"));
+  if (!(r.memory_fraction > 0 && r.memory_fraction <= 1))
+    AICB_THROW(
+        config_error("memory_fraction", std::to_string(r.memory_fraction), "expected a fraction in (0, 1]"));
+  const model_spec model = resolve(r.job.model);
+  const std::uint64_t gpus = r.job.parallel.world_size;
+  const std::uint64_t global = r.job.batch.global_batch;
+  if (gpus == 0) AICB_THROW(config_error("world_size", "0", "the plan needs the GPU count"));
+  if (global == 0) AICB_THROW(config_error("global_batch", "0", "the plan needs the global batch"));
+
+  std::vector<std::uint64_t> tps, cps{1}, pps, vpps{1, 2, 4}, eps{1}, mbss{1, 2, 4};
+  for (std::uint64_t t = 1; t <= r.cluster.gpus_per_node && t <= gpus; t *= 2)
+    tps.push_back(t);
+  if (r.job.batch.seq_length >= 8192)
+    for (std::uint64_t c : {2, 4, 8})
+      cps.push_back(c);
+  for (std::uint64_t p = 1; p <= std::min<std::uint64_t>(model.num_layers, 64); ++p)
+    if (model.num_layers % p == 0) pps.push_back(p);
+  if (model.is_moe())
+    for (std::uint64_t e = 2; e <= model.num_experts && e <= gpus; e *= 2)
+      if (model.num_experts % e == 0) eps.push_back(e);
+  const parallel_spec& base = r.job.parallel;
+  const auto tp_choices = detail::choices(r, "tensor_parallel", base.tensor_parallel, tps);
+  const auto cp_choices = detail::choices(r, "context_parallel", base.context_parallel, cps);
+  const auto pp_choices = detail::choices(r, "pipeline_parallel", base.pipeline_parallel, pps);
+  const auto vpp_choices = detail::choices(r, "virtual_pipeline", base.virtual_pipeline, vpps);
+  const auto ep_choices = detail::choices(r, "expert_parallel", base.expert_parallel, eps);
+  const auto mbs_choices = detail::choices(r, "micro_batch", r.job.batch.micro_batch, mbss);
+  std::vector<recompute_kind> recomputes{recompute_kind::none, recompute_kind::selective,
+                                         recompute_kind::full};
+  if (detail::is_fixed(r, "recompute")) recomputes = {base.recompute};
+
+  layout_plan plan;
+  std::vector<planned_layout> fitting;
+  const double limit = r.memory_fraction * gpu->memory_gb * 1e9;
+  for (std::uint64_t tp : tp_choices)
+    for (std::uint64_t cp : cp_choices)
+      for (std::uint64_t pp : pp_choices) {
+        if (gpus % (tp * cp * pp) != 0) continue;
+        const std::uint64_t dp = gpus / (tp * cp * pp);
+        if (global % dp != 0) continue;
+        for (std::uint64_t vpp : vpp_choices) {
+          if (vpp > 1 && (pp == 1 || model.num_layers % (pp * vpp) != 0)) continue;
+          for (std::uint64_t ep : ep_choices)
+            for (std::uint64_t mbs : mbs_choices) {
+              if ((global / dp) % mbs != 0) continue;
+              const std::uint64_t microbatches = global / (dp * mbs);
+              if (vpp > 1 && microbatches % pp != 0) continue;
+              for (recompute_kind recompute : recomputes) {
+                ++plan.candidates;
+                job_spec job = r.job;
+                job.parallel.tensor_parallel = tp;
+                job.parallel.context_parallel = cp;
+                job.parallel.pipeline_parallel = pp;
+                job.parallel.virtual_pipeline = vpp;
+                job.parallel.expert_parallel = ep;
+                job.parallel.recompute = recompute;
+                if (!detail::is_fixed(r, "sequence_parallel")) job.parallel.sequence_parallel = tp > 1;
+                if (!detail::is_fixed(r, "distributed_optimizer")) job.parallel.distributed_optimizer = true;
+                job.batch.micro_batch = mbs;
+                try {
+                  validate(job);
+                } catch (const config_error&) {
+                  continue;
+                }
+                ++plan.valid;
+                double memory = 0;
+                for (std::uint64_t s = 0; s < pp; ++s)
+                  memory = std::max(memory, static_cast<double>(memory_per_gpu(job, s).total().count()));
+                if (memory > limit) continue;
+                ++plan.fitting;
+                fitting.push_back(
+                    {.job = job,
+                     .memory_gb = memory / 1e9,
+                     .bubble = static_cast<double>(pp - 1) / static_cast<double>(microbatches * vpp),
+                     .estimate = {}});
+              }
+            }
+        }
+      }
+  // The cheap bound: no recomputation before selective before full, a smaller bubble, less TP.
+  std::stable_sort(fitting.begin(), fitting.end(), [](const planned_layout& a, const planned_layout& b) {
+    if (a.job.parallel.recompute != b.job.parallel.recompute)
+      return a.job.parallel.recompute < b.job.parallel.recompute;
+    if (a.bubble != b.bubble) return a.bubble < b.bubble;
+    return a.job.parallel.tensor_parallel < b.job.parallel.tensor_parallel;
+  });
+  if (fitting.size() > r.estimate_limit) fitting.resize(r.estimate_limit);
+  const roofline_model compute(*gpu);
+  for (planned_layout& p : fitting)
+    p.estimate = estimate_iteration(p.job, compute, r.cluster, r.overlap);
+  std::stable_sort(fitting.begin(), fitting.end(), [](const planned_layout& a, const planned_layout& b) {
+    return a.estimate.iteration_s < b.estimate.iteration_s;
+  });
+  plan.layouts = std::move(fitting);
+  return plan;
+}
+
+/// The schema a plan names (docs/schemas/plan.schema.json).
+inline constexpr std::string_view plan_schema = "aicb.plan/1";
+
+/// The plan as JSON ("aicb.plan/1"): the counts, then each estimated layout, fastest first.
+[[nodiscard]] inline std::string to_json(const layout_plan& plan, const cluster_spec& cluster) {
+  json_writer w;
+  w.begin_object().member("schema", plan_schema).member("aicb_version", AICB_VERSION_STRING);
+  w.member("cluster", cluster.name).member("gpu", cluster.gpu);
+  w.member("candidates", plan.candidates).member("valid", plan.valid).member("fitting", plan.fitting);
+  w.key("layouts").begin_array();
+  for (const planned_layout& p : plan.layouts) {
+    const parallel_spec& l = p.job.parallel;
+    w.begin_object()
+        .member("tensor_parallel", l.tensor_parallel)
+        .member("context_parallel", l.context_parallel);
+    w.member("pipeline_parallel", l.pipeline_parallel).member("virtual_pipeline", l.virtual_pipeline);
+    w.member("expert_parallel", l.expert_parallel).member("data_parallel", data_parallel(p.job));
+    w.member("micro_batch", p.job.batch.micro_batch).member("recompute", to_string(l.recompute));
+    w.member("sequence_parallel", l.sequence_parallel)
+        .member("distributed_optimizer", l.distributed_optimizer);
+    w.member("memory_gb", p.memory_gb).member("iteration_s", p.estimate.iteration_s);
+    w.member("tokens_per_s", p.estimate.tokens_per_s)
+        .member("mfu", p.estimate.mfu)
+        .member("hfu", p.estimate.hfu);
+    w.end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+/// The plan as a table of its first `top` layouts.
+[[nodiscard]] inline std::string format_plan(const layout_plan& plan, const cluster_spec& cluster,
+                                             std::size_t top = 10) {
+  char line[256];
+  std::string out;
+  std::snprintf(line, sizeof line,
+                "%llu layouts considered, %llu valid, %llu fit in memory; %zu estimated on %s (%s)\n\n",
+                static_cast<unsigned long long>(plan.candidates), static_cast<unsigned long long>(plan.valid),
+                static_cast<unsigned long long>(plan.fitting), plan.layouts.size(),
+                std::string(cluster.name).c_str(), std::string(cluster.gpu).c_str());
+  out += line;
+  out += "   TP  CP  PP VPP  EP   DP MBS recompute  memory GB  iteration s    tokens/s    MFU\n";
+  for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
+    const planned_layout& p = plan.layouts[i];
+    const parallel_spec& l = p.job.parallel;
+    std::snprintf(
+        line, sizeof line, "%5llu%4llu%4llu%4llu%4llu%5llu%4llu %-10s %9.1f %12.4g %11.4g %5.1f%%\n",
+        static_cast<unsigned long long>(l.tensor_parallel),
+        static_cast<unsigned long long>(l.context_parallel),
+        static_cast<unsigned long long>(l.pipeline_parallel),
+        static_cast<unsigned long long>(l.virtual_pipeline),
+        static_cast<unsigned long long>(l.expert_parallel),
+        static_cast<unsigned long long>(data_parallel(p.job)),
+        static_cast<unsigned long long>(p.job.batch.micro_batch), std::string(to_string(l.recompute)).c_str(),
+        p.memory_gb, p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
+    out += line;
+  }
+  if (plan.layouts.empty())
+    out += "  (no layout fits: more GPUs, a smaller batch, or a larger memory fraction)\n";
+  return out;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/profiling.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -8090,218 +8585,6 @@ inline std::string shape_text(const compute_op& op) {
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/roofline.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::roofline_model — durations from physics: each kernel's FLOPs against the GPU's tensor-core
-/// peak and its bytes against the memory bandwidth, each at the fraction real kernels sustain:
-///
-///     time = launch + max( (FLOPs + compute_half) / (peak · fraction · waves),
-///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
-///
-/// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
-///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
-///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
-///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
-/// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
-///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
-///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
-/// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
-///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
-///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
-///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
-///   fused Adam step 0.80.
-/// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
-///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
-///
-/// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
-/// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
-/// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
-/// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
-/// (aicb::unfused_attention_kernels).
-///
-/// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
-/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
-/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
-/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
-/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
-/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
-///
-/// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
-/// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
-
-// #include <aicb/compute/gpu.hpp>
-// #include <aicb/compute/model.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/compute_op.hpp>
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <string>
-
-AICB_BEGIN_NAMESPACE
-
-/// The efficiencies of roofline_model (see the file comment for where each comes from).
-struct roofline_efficiency {
-  double gemm_fraction = 0.72;       ///< of the dense BF16/FP16/FP32 peak, large GEMMs
-  double fp8_gemm_fraction = 0.60;   ///< of the dense FP8 peak
-  double attention_fraction = 0.45;  ///< fused attention, of the BF16 peak
-  double memory_fraction = 0.88;     ///< streaming copy, of the datasheet bandwidth
-  double activation_factor = 0.74;   ///< element-wise activations (GeLU, SwiGLU), embedding lookups
-  double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
-  double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
-  double softmax_factor = 0.80;      ///< fused scale-mask-softmax
-  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
-  double optimizer_factor = 0.80;    ///< the fused Adam step
-  double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
-  double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
-  double launch_ns = 2000;           ///< per kernel
-  unsigned tile = 128;               ///< GEMM output tile edge, for wave quantisation
-};
-
-/// Durations from a GPU's peaks and the efficiencies above.
-class roofline_model final : public compute_model {
- public:
-  explicit roofline_model(const gpu_spec& gpu, roofline_efficiency e = {}) : gpu_(gpu), e_(e) {}
-
-  /// By catalogue name ("H100", "NVIDIA H200 …"); config_error listing the catalogue if unknown.
-  explicit roofline_model(std::string_view gpu_name, roofline_efficiency e = {})
-      : gpu_(lookup(gpu_name)), e_(e) {}
-
-  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
-    const std::string what = "roofline time of " + std::string(to_string(op.role));
-    if (op.kind == op_kind::attention && !op.fused) {
-      double sum = 0;
-      for (const compute_op& kernel : unfused_attention_kernels(op))
-        sum += one_kernel_ns(kernel);
-      return checked_ns(sum, what);
-    }
-    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
-      compute_op one = op;
-      one.batch = 1;
-      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
-    }
-    return checked_ns(one_kernel_ns(op), what);
-  }
-
-  [[nodiscard]] std::string provenance() const override {
-    char text[480];
-    std::snprintf(
-        text, sizeof text,
-        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
-        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
-        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
-        "ns; waves of %ux%u tiles)",
-        std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
-        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
-        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
-        e_.tile);
-    return text;
-  }
-
-  [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
-  [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
-
- private:
-  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
-  [[nodiscard]] double waves(const compute_op& op) const {
-    if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
-    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
-                         std::ceil(static_cast<double>(op.n) / e_.tile);
-    if (!(tiles > 0)) return 1;
-    const double sms = gpu_.sm_count;
-    return tiles / (std::ceil(tiles / sms) * sms);
-  }
-
-  // One kernel, launch included, ns. A batched or grouped GEMM prices each problem on its own shape
-  // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
-  [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
-    if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
-    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
-      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
-      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
-                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
-                                                             : 0;
-      const double cast_ns =
-          cast > 0 ? e_.launch_ns +
-                         (3 * cast + e_.memory_half) /
-                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
-                   : 0;
-      return cast_ns + gemm_ns(op);
-    }
-    return gemm_ns(op);
-  }
-
-  // A GEMM's kernel, launch included (see one_kernel_ns).
-  [[nodiscard]] double gemm_ns(const compute_op& op) const {
-    if (op.batch <= 1) return e_.launch_ns + roofline_ns(op, waves(op), true);
-    compute_op one = op;
-    one.batch = 1;
-    const double share = waves(op);
-    return e_.launch_ns + roofline_ns(one, share, true) +
-           static_cast<double>(op.batch - 1) * roofline_ns(one, share, false);
-  }
-
-  // max(compute, memory) of one kernel without its launch, ns; `ramp`: with its ramp and tail.
-  [[nodiscard]] double roofline_ns(const compute_op& op, double wave_share, bool ramp) const {
-    const double flops = op.flops(), bytes = op.bytes();
-    double compute = 0;
-    if (flops > 0) {
-      double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
-      if (op.kind == op_kind::attention)
-        fraction = e_.attention_fraction;
-      else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
-        fraction = e_.fp8_gemm_fraction;
-      // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
-      // priced against the tensor-core peak like everything else.
-      compute =
-          (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
-    }
-    double memory = 0;
-    if (bytes > 0)
-      memory = (bytes + (ramp ? e_.memory_half : 0)) /
-               (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
-    return std::max(compute, memory);
-  }
-
-  [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
-    switch (op.kind) {
-      case op_kind::gemm:
-      case op_kind::attention:
-        return 1;
-      case op_kind::norm:
-        return e_.norm_factor;
-      case op_kind::softmax:
-        return e_.softmax_factor;
-      case op_kind::optimizer:
-        return e_.optimizer_factor;
-      case op_kind::embedding:
-        return e_.activation_factor;
-      case op_kind::elementwise:
-        if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
-        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
-        return e_.activation_factor;
-    }
-    return 1;
-  }
-
-  static const gpu_spec& lookup(std::string_view name) {
-    if (const gpu_spec* g = find_gpu(name)) return *g;
-    std::string known;
-    for (const gpu_spec& g : gpu_catalogue)
-      known += (known.empty() ? "" : ", ") + std::string(g.name);
-    AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
-  }
-
-  const gpu_spec& gpu_;
-  roofline_efficiency e_;
-};
-
-AICB_END_NAMESPACE
 // #include <aicb/compute/timing_stats.hpp>
 
 // Write: formats and files that are never half-written.
@@ -11454,27 +11737,7 @@ struct describe_result {
   d.report = describe_job(request.job);
   d.overlap = request.overlap;
   if (!request.estimate) return d;
-  if (!request.cluster.empty()) {
-    d.cluster = cluster_preset(request.cluster);
-  } else {
-    const std::string gpu = request.gpu.empty() ? "H100" : request.gpu;
-    const cluster_spec* preset = cluster_for_gpu(gpu);
-    if (!preset)
-      AICB_THROW(config_error("gpu", gpu,
-                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
-                              "replaces the preset's)"));
-    d.cluster = *preset;
-  }
-  if (!request.gpu.empty()) {
-    const gpu_spec* g = find_gpu(request.gpu);
-    if (!g) {
-      std::string known;
-      for (const gpu_spec& c : gpu_catalogue)
-        known.append(known.empty() ? "" : ", ").append(c.name);
-      AICB_THROW(config_error("gpu", request.gpu, "expected a GPU of the catalogue: " + known));
-    }
-    d.cluster.gpu = g->name;
-  }
+  d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
   return d;

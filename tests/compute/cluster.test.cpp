@@ -38,3 +38,15 @@ TEST_CASE("cluster: the SimAI command line matches the machine and the file", "[
   const std::string b200 = aicb::simai_command_line(aicb::cluster_preset("dgx-b200"), 8, "y.txt");
   CHECK(b200.find("-g_type") == std::string::npos);
 }
+
+TEST_CASE("cluster: a command line's GPU and cluster choose each other", "[compute][cluster]") {
+  CHECK(aicb::choose_cluster("", "").name == "dgx-h100");
+  CHECK(aicb::choose_cluster("A100", "").name == "dgx-a100");
+  const aicb::cluster_spec mixed = aicb::choose_cluster("A800", "dgx-a100");
+  CHECK(mixed.name == "dgx-a100");
+  CHECK(mixed.gpu == "A800");
+  CHECK_THROWS_WITH(aicb::choose_cluster("L40S", ""),
+                    Catch::Contains("gpu = L40S") && Catch::Contains("--cluster"));
+  CHECK_THROWS_WITH(aicb::choose_cluster("P100", ""),
+                    Catch::Contains("gpu = P100") && Catch::Contains("catalogue"));
+}

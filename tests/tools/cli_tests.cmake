@@ -44,6 +44,22 @@ aicb_cli_test(describe_size_15b EXPECT "model llama-15\\.1B" "total +15076418560
 aicb_cli_test(describe_dims EXPECT "hidden_size=5120" "num_layers=48" "total +1[45][0-9]+ \\(1[45]\\.[0-9]+ G\\)"
               ARGS describe --hidden-size 5120 --num-layers 48 --num-attention-heads 40 --vocab-size 32000
                    --activation swiglu --norm rmsnorm --position rope --world-size 64 --tp 4)
+# The iteration estimate: on the GPU's cluster, with the SimAI command line for the same machines;
+# FP8's rule and the attention kernel shown.
+aicb_cli_test(describe_estimate EXPECT "iteration estimate \\(dgx-a100, A100" "MFU / HFU +[0-9.]+% / [0-9.]+%"
+              "stage 1 \\(rank 8\\)" "SimAI_analytical -w WORKLOAD.txt -g 16 -g_p_s 8 -r aicb- -nv 240 -nic 23.5 -n_p_s 8 -g_type A100"
+              "GEMMs fp8; attention \\(unfused\\)"
+              ARGS describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --dtype fp8
+                   --attention unfused --gpu A100)
+aicb_cli_test(describe_no_estimate REJECT "iteration estimate" ARGS describe --model llama3-8b --no-estimate)
+aicb_cli_test(describe_gpu_without_preset STATUS 2 EXPECT "gpu = L40S" "--cluster"
+              ARGS describe --model llama3-8b --gpu L40S)
+# aicb plan: layouts ranked; fixed flags kept; nothing fits is said, with exit 0.
+aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit in memory" "TP  CP  PP VPP"
+              ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
+aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"
+              ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --tp 4 --json)
+aicb_cli_test(plan_nothing_fits EXPECT "no layout fits" ARGS plan --model llama3.1-405b --world-size 8 --global-batch 8)
 aicb_cli_test(describe_json EXPECT "\"data_parallel\": 16" "\"aicb_version\"" "\"stages\": .\n +\\{"
               ARGS describe --model llama2-7b --tp 2 --pp 2 --world-size 64 --json)
 aicb_cli_test(describe_underscore_aliases EXPECT "tensor_parallel=2"
@@ -274,6 +290,11 @@ aicb_schema_test(describe_json_schema_dense describe.schema.json -- $<TARGET_FIL
                  describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --json)
 aicb_schema_test(describe_json_schema_moe describe.schema.json -- $<TARGET_FILE:aicb_tool>
                  describe --model mixtral-8x7b --world-size 64 --tp 2 --pp 4 --ep 8 --sp --global-batch 256 --json)
+aicb_schema_test(describe_json_schema_estimate describe.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --dtype fp8
+                 --gpu A100 --cluster dgx-a100 --tp-comm-overlap --overlap-p2p --json)
+aicb_schema_test(plan_json_schema plan.schema.json -- $<TARGET_FILE:aicb_tool>
+                 plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --json)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.

@@ -53,27 +53,7 @@ struct describe_result {
   d.report = describe_job(request.job);
   d.overlap = request.overlap;
   if (!request.estimate) return d;
-  if (!request.cluster.empty()) {
-    d.cluster = cluster_preset(request.cluster);
-  } else {
-    const std::string gpu = request.gpu.empty() ? "H100" : request.gpu;
-    const cluster_spec* preset = cluster_for_gpu(gpu);
-    if (!preset)
-      AICB_THROW(config_error("gpu", gpu,
-                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
-                              "replaces the preset's)"));
-    d.cluster = *preset;
-  }
-  if (!request.gpu.empty()) {
-    const gpu_spec* g = find_gpu(request.gpu);
-    if (!g) {
-      std::string known;
-      for (const gpu_spec& c : gpu_catalogue)
-        known.append(known.empty() ? "" : ", ").append(c.name);
-      AICB_THROW(config_error("gpu", request.gpu, "expected a GPU of the catalogue: " + known));
-    }
-    d.cluster.gpu = g->name;
-  }
+  d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
   return d;

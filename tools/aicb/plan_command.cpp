@@ -1,0 +1,71 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// `aicb plan`: the parallel layouts of a model on N GPUs that fit in memory, ranked by estimated
+// iteration time (aicb::plan_layouts, aicb/compute/layout_planner.hpp). Parallel and batch flags the
+// user gives are kept; everything else is searched.
+#include "commands.hpp"
+#include "job_flags.hpp"
+
+#include <aicb/compute/layout_planner.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace aicb_tool {
+namespace {
+
+struct plan_options {
+  job_flags job;
+  aicb::plan_request request;
+  std::string gpu, cluster;
+  std::size_t top = 10;
+  bool json = false;
+};
+
+int run_plan(plan_options& o) {
+  const aicb::job_request flags = o.job.request();
+  o.request.job = aicb::build_job(flags).job;
+  for (const auto& [field, value] : flags.fields)
+    o.request.fixed.push_back(field);
+  o.request.cluster = aicb::choose_cluster(o.gpu, o.cluster);
+  const aicb::layout_plan plan = aicb::plan_layouts(o.request);
+  if (o.json)
+    std::cout << aicb::to_json(plan, o.request.cluster);
+  else
+    std::cout << aicb::format_plan(plan, o.request.cluster, o.top);
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, action& chosen) {
+  auto options = std::make_shared<plan_options>();
+  auto* command = app.add_subcommand(
+      "plan", "Rank the parallel layouts of a model on --world-size GPUs by estimated iteration time");
+  command->add_flag("--json", options->json, "print JSON");
+  command->add_option("--gpu", options->gpu, "GPU (catalogue name; default: the cluster's, or H100)");
+  command->add_option("--cluster", options->cluster,
+                      "machines: a preset of docs/cluster.md (default: the GPU's)");
+  command->add_option("--top", options->top, "layouts to print")->capture_default_str();
+  command
+      ->add_option("--memory-fraction", options->request.memory_fraction,
+                   "of the GPU's memory a layout may use")
+      ->capture_default_str();
+  command
+      ->add_option("--estimate-limit", options->request.estimate_limit,
+                   "candidates estimated after the memory filter")
+      ->capture_default_str();
+  command->add_flag("--overlap-param-gather", options->request.overlap.overlap_param_gather,
+                    "estimate with the weight all-gather hidden (Megatron's option)");
+  command->add_flag("--tp-comm-overlap", options->request.overlap.tp_comm_overlap,
+                    "estimate with tensor-parallel collectives under their GEMMs (Megatron's option)");
+  command->add_flag("--overlap-p2p", options->request.overlap.overlap_p2p,
+                    "estimate with pipeline transfers posted ahead (Megatron's option)");
+  options->job.add_to(*command);
+  on_chosen(command, chosen, options, run_plan);
+}
+
+}  // namespace aicb_tool
