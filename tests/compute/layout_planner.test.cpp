@@ -54,7 +54,8 @@ TEST_CASE("planner: fields the user fixed stay; too large a model fits nowhere",
   for (const aicb::planned_layout& p : plan.layouts)
     CHECK(p.job.parallel.tensor_parallel == 2);
   // Llama-3-405B's weights and optimizer states alone exceed 8 GPUs' memory.
-  aicb::job_spec huge{aicb::presets::llama3_1_405b, {.world_size = 8}, {.global_batch = 8, .seq_length = 4096}};
+  aicb::job_spec huge{
+      aicb::presets::llama3_1_405b, {.world_size = 8}, {.global_batch = 8, .seq_length = 4096}};
   const aicb::layout_plan none = aicb::plan_layouts({.job = huge, .cluster = c});
   CHECK(none.layouts.empty());
   CHECK(none.fitting == 0);
