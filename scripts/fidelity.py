@@ -137,8 +137,8 @@ def job_flags(row):
         edge = (layers - per * (pp - 2)) // 2
         flags += ["--first-stage-layers", edge, "--last-stage-layers", layers - per * (pp - 2) - edge]
         notes.append("uneven pipeline: %d layers on the first and last stages, %d elsewhere" % (edge, per))
-    if "distributed optimizer" in row["notes"]:
-        flags.append("--distributed-optimizer")
+    if "distributed optimizer" in row["notes"] or "--overlap-param-gather" in row["notes"]:
+        flags.append("--distributed-optimizer")  # the weight gather is the distributed optimizer's
     if sp:
         flags.append("--sp")
     overlaps = []
@@ -274,6 +274,7 @@ def main():
           "MFU est. / pub. | HFU est. / pub. | assumptions |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     estimate_errors, simai_errors, mfu_gaps, skipped = [], [], [], []
+    by_source = {}  # source → (estimate errors, SimAI errors)
     for index, row in enumerate(rows, 1):
         label = "%s %s" % (row["source"].split(" [")[0], row["model"])
         measured, how = derived_time(row)
@@ -299,8 +300,14 @@ def main():
         est = estimate["iteration_s"]
         e_err = est / measured - 1
         estimate_errors.append(e_err)
+        source = row["source"].split(" [")[0]
+        entry = by_source.setdefault(source, ([], [], []))
+        entry[0].append(e_err)
+        if gpu not in entry[2]:
+            entry[2].append(gpu)
         if simai_s is not None:
             simai_errors.append(simai_s / measured - 1)
+            by_source[source][1].append(simai_s / measured - 1)
         pub_mfu, pub_hfu = published_utilisation(row["notes"])
         if pub_mfu is not None:
             mfu_gaps.append(estimate["mfu"] - pub_mfu)
@@ -320,6 +327,20 @@ def main():
     print()
     summary("aicb estimate", estimate_errors)
     summary("SimAI-Analytical on the generated files", simai_errors)
+    print()
+    print("| source | GPU | runs | aicb estimate: median error | median absolute | SimAI-Analytical: median error "
+          "| median absolute |")
+    print("|---|---|---|---|---|---|---|")
+    for source, (e, m, gpus) in by_source.items():
+        def cell(errors):
+            if not errors:
+                return "– | –"
+            return "%+.1f%% | %.1f%%" % (100 * statistics.median(errors),
+                                        100 * statistics.median(abs(x) for x in errors))
+        print("| %s | %s | %d | %s | %s |" % (source, ", ".join(gpus), len(e), cell(e), cell(m)))
+    others = [v for k, v in by_source.items() if "B200" not in v[2]]
+    summary("aicb estimate, GPUs measured or scaled from measurements (all but B200)", [x for v in others for x in v[0]])
+    summary("SimAI-Analytical, all but B200", [x for v in others for x in v[1]])
     if mfu_gaps:
         print("- estimated MFU minus published MFU: median %+.1f points, largest %.1f points, over %d runs" % (
             100 * statistics.median(mfu_gaps), 100 * max(abs(g) for g in mfu_gaps), len(mfu_gaps)))
