@@ -338,9 +338,6 @@ def main():
             return "%+.1f%% | %.1f%%" % (100 * statistics.median(errors),
                                         100 * statistics.median(abs(x) for x in errors))
         print("| %s | %s | %d | %s | %s |" % (source, ", ".join(gpus), len(e), cell(e), cell(m)))
-    others = [v for k, v in by_source.items() if "B200" not in v[2]]
-    summary("aicb estimate, GPUs measured or scaled from measurements (all but B200)", [x for v in others for x in v[0]])
-    summary("SimAI-Analytical, all but B200", [x for v in others for x in v[1]])
     if mfu_gaps:
         print("- estimated MFU minus published MFU: median %+.1f points, largest %.1f points, over %d runs" % (
             100 * statistics.median(mfu_gaps), 100 * max(abs(g) for g in mfu_gaps), len(mfu_gaps)))

@@ -34,9 +34,11 @@ struct gpu_spec {
   double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
   unsigned sm_count = 0;       ///< streaming multiprocessors
   /// The share of the BF16 peak large GEMMs sustain on this GPU when known apart from the compute
-  /// model's default (0: the default). A100s: 0.745 — the default measured on an H200 (0.72), scaled
-  /// by the ratio of the A100's to the GH200's maximum achievable matmul efficiency (85.9% and 83.0%,
-  /// stas00/ml-engineering, compute/accelerator, MAMF table).
+  /// model's default (0: the default, 0.72, measured on an H200). A100s: 0.745 — the default scaled by
+  /// the ratio of the A100's to the GH200's maximum achievable matmul efficiency (85.9% and 83.0%,
+  /// stas00/ml-engineering, compute/accelerator, MAMF table). B200: 0.49 — its measured mixed-precision
+  /// GEMM throughput is 1.56 times an H200's (Jarmusch and Chandrasekaran, "Microbenchmarking
+  /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250.
   double gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
@@ -65,7 +67,7 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 
