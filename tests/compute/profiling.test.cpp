@@ -124,3 +124,31 @@ TEST_CASE("profiling: measurements become a version 2 profile with provenance, r
   measured.push_back({aicb::op_role::moe_fc1, {}, std::nullopt});
   CHECK_THROWS_AS(aicb::make_profile(plan, measured, device, {}), aicb::config_error);
 }
+
+TEST_CASE("profiling: timings no kernel can reach, or far from the roofline, are named",
+          "[compute][profile]") {
+  // Llama-3-8B's layer on one H200, timed as the profiler's first GPU run timed it: the GEMMs near the
+  // roofline, core attention 19.5 ms (the roofline: about 0.3 ms) — and a GEMM said to take 1 us.
+  const aicb::job_spec job{
+      aicb::presets::llama3_8b, {.world_size = 8}, {.micro_batch = 1, .seq_length = 4096}};
+  const aicb::profile_plan plan = aicb::plan_profile(job);
+  const aicb::gpu_spec& h200 = *aicb::find_gpu("H200");
+  const aicb::roofline_model roofline(h200);
+  std::vector<aicb::op_measurement> measured;
+  for (const aicb::profile_entry& e : plan.entries) {
+    const double us = static_cast<double>(roofline.duration(e.forward).count()) / 1000;
+    measured.push_back(
+        {e.role, {.median_us = us * 1.1, .min_us = us, .max_us = us * 1.2, .samples = 10}, {}});
+  }
+  CHECK(aicb::implausible_timings(plan, measured, h200).empty());
+  for (aicb::op_measurement& m : measured) {
+    if (m.role == aicb::op_role::attention_core) m.forward.median_us = 19468.4;
+    if (m.role == aicb::op_role::mlp_fc1) m.forward.median_us = 1;
+  }
+  const std::vector<std::string> warnings = aicb::implausible_timings(plan, measured, h200);
+  REQUIRE(warnings.size() == 2);
+  CHECK_THAT(warnings[0] + warnings[1],
+             Catch::Contains("attention_core: measured 19468.4 us") &&
+                 Catch::Contains("far from competitive") &&
+                 Catch::Contains("mlp_fc1: measured 1.0 us, faster than the H200's peaks"));
+}

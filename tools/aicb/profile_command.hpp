@@ -194,6 +194,9 @@ inline int run_profile(const profile_options& o) {
   aicb::write_file_atomically(o.output, aicb::write_aiob(profile));
   std::printf("\nwrote %s: %zu operations, %u timed calls each\n", o.output.c_str(), measured.size(),
               o.iterations);
+  if (spec)
+    for (const std::string& warning : aicb::implausible_timings(plan, measured, *spec))
+      std::fprintf(stderr, "aicb: profile: warning: %s\n", warning.c_str());
   return 0;
 }
 
