@@ -8377,7 +8377,9 @@ AICB_END_NAMESPACE
 ///   first; `time_gpu_*` hold the forward pass, `# backward_*_us` the whole backward.
 
 // #include <aicb/compute/aiob_profile.hpp>
+// #include <aicb/compute/gpu.hpp>
 // #include <aicb/compute/model.hpp>
+// #include <aicb/compute/roofline.hpp>
 // #include <aicb/compute/timing_stats.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -8521,6 +8523,45 @@ inline std::string shape_text(const compute_op& op) {
   return text + " kind=" + std::string(to_string(op.kind));
 }
 }  // namespace detail
+
+/// Measurements that cannot be right for `gpu`, one message each: a forward time faster than the
+/// GPU's bare peaks allow (the work was not all done), or more than `slower` times what the roofline
+/// model says (a kernel far from competitive — aicb's own attention kernel is one: a profile with it
+/// would make attention the slowest operation of the job). The profile is still written; the
+/// messages say which of its numbers not to trust.
+[[nodiscard]] inline std::vector<std::string> implausible_timings(const profile_plan& plan,
+                                                                  const std::vector<op_measurement>& measured,
+                                                                  const gpu_spec& gpu, double slower = 5) {
+  std::vector<std::string> messages;
+  const roofline_model roofline(gpu);
+  for (const op_measurement& m : measured) {
+    const auto e = std::find_if(plan.entries.begin(), plan.entries.end(),
+                                [&](const profile_entry& x) { return x.role == m.role; });
+    if (e == plan.entries.end() || !(m.forward.median_us > 0)) continue;
+    const compute_op& op = e->forward;
+    const double bare_us =
+        std::max(op.flops() / gpu.peak_flops(op.type), op.bytes() / gpu.memory_bytes_per_s()) * 1e6;
+    const double model_us = static_cast<double>(roofline.duration(op).count()) / 1000;
+    char text[256];
+    if (m.forward.median_us < bare_us)
+      std::snprintf(
+          text, sizeof text,
+          "%s: measured %.1f us, faster than the %s's peaks allow (%.1f us): the kernel did not do the work",
+          std::string(to_string(m.role)).c_str(), m.forward.median_us, std::string(gpu.name).c_str(),
+          bare_us);
+    else if (m.forward.median_us > slower * model_us)
+      std::snprintf(
+          text, sizeof text,
+          "%s: measured %.1f us, %.0f times the roofline's %.1f us: the kernel is far from competitive; "
+          "do not use this profile's time for it",
+          std::string(to_string(m.role)).c_str(), m.forward.median_us, m.forward.median_us / model_us,
+          model_us);
+    else
+      continue;
+    messages.emplace_back(text);
+  }
+  return messages;
+}
 
 /// The profile of `plan` from `measurements` (one per plan entry, any order; entries without one
 /// are left out). Throws config_error for a measurement of a role the plan does not have.
