@@ -13176,6 +13176,7 @@ class megatron_csv_workload {
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/aiob_model.hpp>
+// #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/roofline.hpp>
 // #include <aicb/config.hpp>
@@ -14108,6 +14109,9 @@ struct generate_result {
   bool sidecar = false;                        ///< SimAI: FILE.json written
   std::uint64_t items = 0;                     ///< CSV: items written
   std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
+  /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
+  /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
+  std::string simai_command{};
 };
 
 /// Progress, for a caller that reports it: `planned` once everything is decided and before anything
@@ -14455,6 +14459,8 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
+  if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
+    out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
 }
 

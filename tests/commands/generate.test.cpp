@@ -43,6 +43,12 @@ TEST_CASE("generate: every format is built from the same job", "[commands][gener
   CHECK(csv.items > 0u);
   CHECK(std::filesystem::exists("gen_same.txt.json"));
   CHECK(aicb_test::read_text("gen_same.txt.json").find("\"mode\": \"corrected\"") != std::string::npos);
+  // What runs in which format is in the sidecar; the SimAI command for the file on an H100 cluster (the
+  // default GPU) is in the result.
+  CHECK(aicb_test::read_text("gen_same.txt.json").find("\"precision\": {") != std::string::npos);
+  CHECK(simai.simai_command ==
+        "SimAI_analytical -w gen_same.txt -g 16 -g_p_s 8 -r aicb- -nv 360 -nic 48.5 -n_p_s 8 -g_type H100");
+  CHECK(csv.simai_command.empty());
 }
 
 TEST_CASE("generate: the job's rules — explicit flags win over a preset, aicb's switches keep their meaning",

@@ -200,6 +200,8 @@ void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
   std::printf(
       "next: aicb lint %s (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n",
       r.path.c_str());
+  if (!r.simai_command.empty())
+    std::printf("simulate: %s   (the machines: docs/cluster.md)\n", r.simai_command.c_str());
 }
 
 int run_generate(const generate_options& o) {
