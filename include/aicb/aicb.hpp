@@ -59,6 +59,7 @@
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
 
 // Generate: the corrected workloads, projected from the per-rank graph; DeepSpeed and collective sweeps.

@@ -7619,8 +7619,10 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -7640,6 +7642,17 @@ struct stage_estimate {
   double compute_us = 0;        ///< time computing
   double communication_us = 0;  ///< collectives and transfers on the critical path
   double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
+};
+
+/// One interval of a representative rank's iteration, as the estimate played it: an operation on one
+/// of the rank's streams — `compute`, `collectives` (TP, CP, EP and the like), `data parallel`
+/// (the gradient reduction and weight gathers), `transfers` (pipeline and ring sends and receives) —
+/// or a wait for another stage (`waiting`). Times in microseconds from the iteration's start.
+struct timed_interval {
+  std::uint64_t stage = 0, rank = 0;
+  std::string_view stream;
+  const operation* op = nullptr;  ///< valid during the callback only
+  double start_us = 0, end_us = 0;
 };
 
 /// The estimate of one training iteration. See the file comment.
@@ -7725,6 +7738,7 @@ struct estimate_lane {
   double clock = 0;
   double backward_stretch = 0;  // compute of the backward work since the last forward operation
   double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};       // that all-gather
   double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   bool done = false;
 };
@@ -7732,9 +7746,11 @@ struct estimate_lane {
 }  // namespace detail
 
 /// The estimate of one iteration of `job` with `compute` on `cluster`. See the file comment.
-[[nodiscard]] inline iteration_estimate estimate_iteration(const job_spec& job, const compute_model& compute,
-                                                           const cluster_spec& cluster,
-                                                           estimate_options options = {}) {
+/// `on_interval`, when given, receives every interval of every representative rank as it is played
+/// (the timelines draw them; aicb/io/trace_events.hpp).
+[[nodiscard]] inline iteration_estimate estimate_iteration(
+    const job_spec& job, const compute_model& compute, const cluster_spec& cluster,
+    estimate_options options = {}, const std::function<void(const timed_interval&)>& on_interval = {}) {
   validate(job);  // rank_schedule validates too; here so that errors name the job before anything runs
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
@@ -7766,7 +7782,13 @@ struct estimate_lane {
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
 
-  const auto flush_tp = [](detail::estimate_lane& lane) {
+  const auto report = [&](const detail::estimate_lane& lane, std::string_view stream, const operation& op,
+                          double start, double end) {
+    if (on_interval) on_interval({lane.result.stage, lane.result.rank, stream, &op, start, end});
+  };
+  const auto flush_tp = [&](detail::estimate_lane& lane) {
+    if (lane.pending_tp > 0)
+      report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
     lane.clock += lane.pending_tp;
     lane.result.communication_us += lane.pending_tp;
     lane.pending_tp = 0;
@@ -7783,6 +7805,7 @@ struct estimate_lane {
           if (sent == in_flight.end()) break;  // blocked until that stage sends
           flush_tp(lane);
           if (sent->second > lane.clock) {
+            report(lane, "waiting", op, lane.clock, sent->second);
             lane.result.wait_us += sent->second - lane.clock;
             lane.clock = sent->second;
           }
@@ -7796,12 +7819,15 @@ struct estimate_lane {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
             const bool gemm = op.compute.kind == op_kind::gemm;
             if (lane.pending_tp > 0 && gemm) {
+              report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
+              report(lane, "compute", op, lane.clock, lane.clock + us);
               lane.clock += std::max(us, lane.pending_tp);
               lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
               lane.pending_tp = 0;
               lane.last_gemm = 0;  // its time already hides a collective
             } else {
               flush_tp(lane);
+              report(lane, "compute", op, lane.clock, lane.clock + us);
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
@@ -7827,15 +7853,19 @@ struct estimate_lane {
               flush_tp(lane);
               if (op.kind == collective::all_gather) {  // into the GEMM after it
                 lane.pending_tp = us;
+                lane.pending_op = op;
                 break;
               }
               const double hidden = std::min(us, lane.last_gemm);  // out of the GEMM before it
+              report(lane, "collectives", op, lane.clock - hidden, lane.clock - hidden + us);
               lane.last_gemm = 0;
               lane.clock += us - hidden;
               lane.result.communication_us += us - hidden;
               break;
             }
             flush_tp(lane);
+            report(lane, detail::is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op,
+                   lane.clock, lane.clock + us);
             lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;
@@ -7845,6 +7875,7 @@ struct estimate_lane {
             flush_tp(lane);
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+            report(lane, "transfers", op, lane.clock, lane.clock + us);
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
                   lane.clock + (options.overlap_p2p ? 0 : us);
@@ -7854,6 +7885,7 @@ struct estimate_lane {
             flush_tp(lane);
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+            report(lane, "transfers", op, lane.clock, lane.clock + us);
             lane.clock += us;
             lane.result.communication_us += us;
             break;
@@ -9668,6 +9700,121 @@ template <class Records>
   const double total =
       head + (seen == 0 ? 0.0 : lines / static_cast<double>(seen) * static_cast<double>(count));
   return total >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/trace_events.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::write_trace_events — the iteration estimate as a timeline people can open: Chrome's
+/// trace-event JSON (chrome://tracing, https://ui.perfetto.dev), one process per pipeline stage (its
+/// representative rank), one thread per stream — compute, collectives, data parallel, transfers,
+/// waiting — and one complete event ("ph": "X") per interval the estimate played
+/// (aicb::timed_interval), with the operation's phase, micro batch, layer and bytes as arguments.
+///
+/// ```cpp
+/// std::string text;
+/// aicb::write_trace_events([&](std::string_view s) { text += s; }, job, aicb::roofline_model("H100"),
+///                          aicb::cluster_preset("dgx-h100"));
+/// ```
+///
+/// The document names itself in "otherData" ("schema": "aicb.trace/1", docs/schemas/trace.schema.json)
+/// with the job's estimate. Events stream out as they are played: memory does not grow with the job.
+
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/version.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema a trace names (docs/schemas/trace.schema.json).
+inline constexpr std::string_view trace_schema = "aicb.trace/1";
+
+/// The streams of a timeline, in the order their threads are listed.
+inline constexpr std::array<std::string_view, 5> trace_streams{"compute", "collectives", "data parallel",
+                                                               "transfers", "waiting"};
+
+/// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
+/// comment: an aicb::atomic_file's write, a string's append); returns the estimate.
+template <class Write>
+iteration_estimate write_trace_events(Write&& write, const job_spec& job, const compute_model& compute,
+                                      const cluster_spec& cluster, estimate_options options = {}) {
+  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  bool first = true;
+  const auto emit = [&](const std::string& event) {
+    if (!first) write(",\n");
+    write(event);
+    first = false;
+  };
+  const auto thread_of = [](std::string_view stream) {
+    for (std::size_t i = 0; i < trace_streams.size(); ++i)
+      if (trace_streams[i] == stream) return i;
+    return trace_streams.size();
+  };
+  // Names for the processes (stages) and threads (streams), as the trace viewers read them.
+  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
+    json_writer w;
+    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", s).member("tid", 0);
+    w.key("args").begin_object();
+    std::string label = "stage ";
+    label.append(std::to_string(s))
+        .append(" (rank ")
+        .append(std::to_string(first_rank_of_stage(job, s)))
+        .append(")");
+    w.member("name", label);
+    w.end_object().end_object();
+    emit(w.str());
+    for (std::size_t t = 0; t < trace_streams.size(); ++t) {
+      json_writer n;
+      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", s).member("tid", t);
+      n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
+      emit(n.str());
+    }
+  }
+  const iteration_estimate e =
+      estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
+        const operation& op = *i.op;
+        json_writer w;
+        std::string name(i.stream == "waiting" ? "wait for " : "");
+        name.append(op.name);
+        w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
+        w.member("pid", i.stage).member("tid", thread_of(i.stream)).member("ts", i.start_us);
+        w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+        w.key("args").begin_object().member("phase", to_string(op.phase));
+        if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
+        if (op.layer != no_layer) w.member("layer", op.layer);
+        if (op.type == op_type::compute) {
+          w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+          w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+        } else {
+          w.member("bytes", op.size.count());
+          if (op.type == op_type::collective)
+            w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+          else
+            w.member("peer", op.peer);
+        }
+        w.end_object().end_object();
+        emit(w.str());
+      });
+  json_writer about;
+  about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
+  about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", e.compute);
+  about.member("iteration_s", e.iteration_s).member("mfu", e.mfu).member("hfu", e.hfu).end_object();
+  write("\n],\"otherData\":");
+  write(about.str());
+  write("}\n");
+  return e;
 }
 
 AICB_END_NAMESPACE

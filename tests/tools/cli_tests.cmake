@@ -57,6 +57,13 @@ aicb_cli_test(describe_no_estimate REJECT "iteration estimate" ARGS describe --m
 aicb_cli_test(describe_gpu_without_preset STATUS 2 EXPECT "gpu = L40S" "--cluster"
               ARGS describe --model llama3-8b --gpu L40S)
 # aicb plan: layouts ranked; fixed flags kept; nothing fits is said, with exit 0.
+# aicb timeline: the file lands whole, with the next step named.
+aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: 2 pipeline stage\\(s\\), iteration [0-9.e+-]+ s on dgx-a100 \\(A100\\)"
+              "ui.perfetto.dev"
+              ARGS timeline --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --global-batch 8 --gpu A100
+                   -o timeline_cli.json)
+aicb_cli_test(timeline_missing_folder STATUS 1 EXPECT "directory no_such_folder does not exist"
+              ARGS timeline --model llama3-8b --num-layers 4 -o no_such_folder/t.json)
 aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit in memory" "TP  CP  PP VPP"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
 aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"
@@ -297,6 +304,9 @@ aicb_schema_test(describe_json_schema_estimate describe.schema.json -- $<TARGET_
                  --gpu A100 --cluster dgx-a100 --tp-comm-overlap --overlap-p2p --json)
 aicb_schema_test(plan_json_schema plan.schema.json -- $<TARGET_FILE:aicb_tool>
                  plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --json)
+aicb_schema_test(timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_tool>
+                 timeline --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --sp --global-batch 8
+                 --tp-comm-overlap -o -)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.

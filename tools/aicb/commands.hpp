@@ -18,6 +18,7 @@ using action = std::function<int()>;
 void add_models_command(CLI::App& app, action& chosen);     // models_command.cpp
 void add_describe_command(CLI::App& app, action& chosen);   // describe_command.cpp
 void add_plan_command(CLI::App& app, action& chosen);       // plan_command.cpp
+void add_timeline_command(CLI::App& app, action& chosen);   // timeline_command.cpp
 void add_generate_command(CLI::App& app, action& chosen);   // generate_command.cpp
 void add_deepspeed_command(CLI::App& app, action& chosen);  // deepspeed_command.cpp
 void add_micro_command(CLI::App& app, action& chosen);      // micro_command.cpp

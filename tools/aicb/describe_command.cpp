@@ -4,6 +4,7 @@
 // iteration on a cluster (text, or JSON with --json, a versioned document:
 // docs/schemas/describe.schema.json). The work is aicb::describe (aicb/commands/describe.hpp).
 #include "commands.hpp"
+#include "estimate_flags.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/commands/describe.hpp>
@@ -40,19 +41,8 @@ void add_describe_command(CLI::App& app, action& chosen) {
   auto* command = app.add_subcommand(
       "describe", "Show parameters, FLOPs, memory and communication of a job, and estimate an iteration");
   command->add_flag("--json", options->json, "print JSON");
-  command->add_option("--gpu", options->request.gpu,
-                      "GPU of the estimate (catalogue name; default: the cluster's, or H100)");
-  command->add_option(
-      "--cluster", options->request.cluster,
-      "machines of the estimate: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | "
-      "dgx-b200 (default: the GPU's)");
   command->add_flag("--no-estimate", options->no_estimate, "skip the iteration estimate");
-  command->add_flag("--overlap-param-gather", options->request.overlap.overlap_param_gather,
-                    "estimate with the weight all-gather hidden behind the next forward (Megatron's option)");
-  command->add_flag("--tp-comm-overlap", options->request.overlap.tp_comm_overlap,
-                    "estimate with tensor-parallel collectives under their GEMMs (Megatron's option)");
-  command->add_flag("--overlap-p2p", options->request.overlap.overlap_p2p,
-                    "estimate with pipeline transfers posted ahead (Megatron --overlap-p2p-communication)");
+  add_estimate_flags(*command, options->request.gpu, options->request.cluster, options->request.overlap);
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_describe);
 }

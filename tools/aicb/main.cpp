@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   aicb_tool::add_models_command(app, chosen);
   aicb_tool::add_describe_command(app, chosen);
   aicb_tool::add_plan_command(app, chosen);
+  aicb_tool::add_timeline_command(app, chosen);
   aicb_tool::add_generate_command(app, chosen);
   aicb_tool::add_deepspeed_command(app, chosen);
   aicb_tool::add_micro_command(app, chosen);

@@ -4,6 +4,7 @@
 // iteration time (aicb::plan_layouts, aicb/compute/layout_planner.hpp). Parallel and batch flags the
 // user gives are kept; everything else is searched.
 #include "commands.hpp"
+#include "estimate_flags.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/compute/layout_planner.hpp>
@@ -46,9 +47,6 @@ void add_plan_command(CLI::App& app, action& chosen) {
   auto* command = app.add_subcommand(
       "plan", "Rank the parallel layouts of a model on --world-size GPUs by estimated iteration time");
   command->add_flag("--json", options->json, "print JSON");
-  command->add_option("--gpu", options->gpu, "GPU (catalogue name; default: the cluster's, or H100)");
-  command->add_option("--cluster", options->cluster,
-                      "machines: a preset of docs/cluster.md (default: the GPU's)");
   command->add_option("--top", options->top, "layouts to print")->capture_default_str();
   command
       ->add_option("--memory-fraction", options->request.memory_fraction,
@@ -58,12 +56,7 @@ void add_plan_command(CLI::App& app, action& chosen) {
       ->add_option("--estimate-limit", options->request.estimate_limit,
                    "candidates estimated after the memory filter")
       ->capture_default_str();
-  command->add_flag("--overlap-param-gather", options->request.overlap.overlap_param_gather,
-                    "estimate with the weight all-gather hidden (Megatron's option)");
-  command->add_flag("--tp-comm-overlap", options->request.overlap.tp_comm_overlap,
-                    "estimate with tensor-parallel collectives under their GEMMs (Megatron's option)");
-  command->add_flag("--overlap-p2p", options->request.overlap.overlap_p2p,
-                    "estimate with pipeline transfers posted ahead (Megatron's option)");
+  add_estimate_flags(*command, options->gpu, options->cluster, options->request.overlap);
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_plan);
 }

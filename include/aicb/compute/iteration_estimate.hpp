@@ -51,8 +51,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -72,6 +74,17 @@ struct stage_estimate {
   double compute_us = 0;        ///< time computing
   double communication_us = 0;  ///< collectives and transfers on the critical path
   double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
+};
+
+/// One interval of a representative rank's iteration, as the estimate played it: an operation on one
+/// of the rank's streams — `compute`, `collectives` (TP, CP, EP and the like), `data parallel`
+/// (the gradient reduction and weight gathers), `transfers` (pipeline and ring sends and receives) —
+/// or a wait for another stage (`waiting`). Times in microseconds from the iteration's start.
+struct timed_interval {
+  std::uint64_t stage = 0, rank = 0;
+  std::string_view stream;
+  const operation* op = nullptr;  ///< valid during the callback only
+  double start_us = 0, end_us = 0;
 };
 
 /// The estimate of one training iteration. See the file comment.
@@ -157,6 +170,7 @@ struct estimate_lane {
   double clock = 0;
   double backward_stretch = 0;  // compute of the backward work since the last forward operation
   double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};       // that all-gather
   double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   bool done = false;
 };
@@ -164,9 +178,11 @@ struct estimate_lane {
 }  // namespace detail
 
 /// The estimate of one iteration of `job` with `compute` on `cluster`. See the file comment.
-[[nodiscard]] inline iteration_estimate estimate_iteration(const job_spec& job, const compute_model& compute,
-                                                           const cluster_spec& cluster,
-                                                           estimate_options options = {}) {
+/// `on_interval`, when given, receives every interval of every representative rank as it is played
+/// (the timelines draw them; aicb/io/trace_events.hpp).
+[[nodiscard]] inline iteration_estimate estimate_iteration(
+    const job_spec& job, const compute_model& compute, const cluster_spec& cluster,
+    estimate_options options = {}, const std::function<void(const timed_interval&)>& on_interval = {}) {
   validate(job);  // rank_schedule validates too; here so that errors name the job before anything runs
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
@@ -198,7 +214,13 @@ struct estimate_lane {
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
 
-  const auto flush_tp = [](detail::estimate_lane& lane) {
+  const auto report = [&](const detail::estimate_lane& lane, std::string_view stream, const operation& op,
+                          double start, double end) {
+    if (on_interval) on_interval({lane.result.stage, lane.result.rank, stream, &op, start, end});
+  };
+  const auto flush_tp = [&](detail::estimate_lane& lane) {
+    if (lane.pending_tp > 0)
+      report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
     lane.clock += lane.pending_tp;
     lane.result.communication_us += lane.pending_tp;
     lane.pending_tp = 0;
@@ -215,6 +237,7 @@ struct estimate_lane {
           if (sent == in_flight.end()) break;  // blocked until that stage sends
           flush_tp(lane);
           if (sent->second > lane.clock) {
+            report(lane, "waiting", op, lane.clock, sent->second);
             lane.result.wait_us += sent->second - lane.clock;
             lane.clock = sent->second;
           }
@@ -228,12 +251,15 @@ struct estimate_lane {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
             const bool gemm = op.compute.kind == op_kind::gemm;
             if (lane.pending_tp > 0 && gemm) {
+              report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
+              report(lane, "compute", op, lane.clock, lane.clock + us);
               lane.clock += std::max(us, lane.pending_tp);
               lane.result.communication_us += std::max(0.0, lane.pending_tp - us);
               lane.pending_tp = 0;
               lane.last_gemm = 0;  // its time already hides a collective
             } else {
               flush_tp(lane);
+              report(lane, "compute", op, lane.clock, lane.clock + us);
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
@@ -259,15 +285,19 @@ struct estimate_lane {
               flush_tp(lane);
               if (op.kind == collective::all_gather) {  // into the GEMM after it
                 lane.pending_tp = us;
+                lane.pending_op = op;
                 break;
               }
               const double hidden = std::min(us, lane.last_gemm);  // out of the GEMM before it
+              report(lane, "collectives", op, lane.clock - hidden, lane.clock - hidden + us);
               lane.last_gemm = 0;
               lane.clock += us - hidden;
               lane.result.communication_us += us - hidden;
               break;
             }
             flush_tp(lane);
+            report(lane, detail::is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op,
+                   lane.clock, lane.clock + us);
             lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;
@@ -277,6 +307,7 @@ struct estimate_lane {
             flush_tp(lane);
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+            report(lane, "transfers", op, lane.clock, lane.clock + us);
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
                   lane.clock + (options.overlap_p2p ? 0 : us);
@@ -286,6 +317,7 @@ struct estimate_lane {
             flush_tp(lane);
             const double us =
                 transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+            report(lane, "transfers", op, lane.clock, lane.clock + us);
             lane.clock += us;
             lane.result.communication_us += us;
             break;

@@ -1,0 +1,66 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/compute/roofline.hpp>
+#include <aicb/io/trace_events.hpp>
+#include <aicb/model/presets.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+TEST_CASE("trace events: the estimate's intervals as a trace viewers read, one process per stage",
+          "[io][trace]") {
+  aicb::job_spec job{
+      aicb::presets::llama3_8b,
+      {.world_size = 16, .tensor_parallel = 2, .pipeline_parallel = 2, .sequence_parallel = true},
+      {.micro_batch = 1, .global_batch = 8, .seq_length = 2048}};
+  job.model.num_layers = 4;
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  std::string text;
+  const aicb::iteration_estimate e = aicb::write_trace_events([&](std::string_view s) { text += s; }, job,
+                                                              gpu, c, {.tp_comm_overlap = true});
+  const nlohmann::json trace = nlohmann::json::parse(text);  // valid JSON, or this throws
+  CHECK(trace["otherData"]["schema"] == "aicb.trace/1");
+  CHECK(trace["otherData"]["iteration_s"].get<double>() == Approx(e.iteration_s));
+  CHECK(e.iteration_s == aicb::estimate_iteration(job, gpu, c, {.tp_comm_overlap = true}).iteration_s);
+
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> intervals;  // (stage, thread)
+  int processes = 0, threads = 0;
+  double end = 0;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "M") {
+      (event["name"] == "process_name" ? processes : threads) += 1;
+      continue;
+    }
+    REQUIRE(event["ph"] == "X");
+    const double ts = event["ts"], dur = event["dur"];
+    CHECK(ts >= 0);
+    CHECK(dur >= 0);
+    intervals[{event["pid"].get<int>(), event["tid"].get<int>()}].emplace_back(ts, ts + dur);
+    end = std::max(end, ts + dur);
+  }
+  CHECK(processes == 2);
+  CHECK(threads == 2 * 5);
+  CHECK(end == Approx(e.iteration_s * 1e6));
+  // One GPU computes one thing at a time: a stage's compute intervals never overlap, and there are as
+  // many as its representative rank has computations.
+  for (int stage = 0; stage < 2; ++stage) {
+    auto compute = intervals[{stage, 0}];
+    std::sort(compute.begin(), compute.end());
+    for (std::size_t i = 1; i < compute.size(); ++i)
+      CHECK(compute[i].first >= compute[i - 1].second - 1e-6);
+    std::size_t computations = 0;
+    for (const aicb::operation& op : aicb::rank_schedule(job, aicb::first_rank_of_stage(job, stage)))
+      computations += op.type == aicb::op_type::compute;
+    CHECK(compute.size() == computations);
+  }
+  // The second stage waits for the first one's activations; with TP overlap, collectives run under GEMMs.
+  CHECK_FALSE(intervals[{1, 4}].empty());
+  CHECK_FALSE(intervals[{0, 1}].empty());
+}

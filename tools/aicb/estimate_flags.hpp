@@ -1,0 +1,30 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// The flags every subcommand that estimates an iteration takes (describe, plan, timeline): the machines
+// (--gpu, --cluster; aicb::choose_cluster) and Megatron's overlap options (aicb::estimate_options).
+#pragma once
+
+#include <aicb/compute/iteration_estimate.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace aicb_tool {
+
+inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string& cluster,
+                               aicb::estimate_options& overlap) {
+  command.add_option("--gpu", gpu, "GPU (catalogue name; default: the cluster's, or H100)");
+  command.add_option(
+      "--cluster", cluster,
+      "machines: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | dgx-b200 (default: "
+      "the GPU's; docs/cluster.md)");
+  command.add_flag("--overlap-param-gather", overlap.overlap_param_gather,
+                   "the weight all-gather hidden behind the next forward (Megatron --overlap-param-gather)");
+  command.add_flag("--tp-comm-overlap", overlap.tp_comm_overlap,
+                   "tensor-parallel collectives under their GEMMs (Megatron --tp-comm-overlap)");
+  command.add_flag("--overlap-p2p", overlap.overlap_p2p,
+                   "pipeline transfers posted ahead (Megatron --overlap-p2p-communication)");
+}
+
+}  // namespace aicb_tool
