@@ -151,10 +151,9 @@ def job_flags(row):
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
 
 
-# aicb generate takes aicb's flag vocabulary where it has one.
-GENERATE_SPELLING = {"--vpp": "--virtual-pipeline", "--recompute": "--recompute-granularity",
-                     "--linear-bias": "--add_bias_linear", "--first-dense-layers": "--n_dense_layers",
-                     "--distributed-optimizer": "--use-distributed-optimizer"}
+# aicb generate takes describe's names too, except where aicb's own flag has the name: its --recompute is
+# a switch (selective recomputation).
+GENERATE_SPELLING = {"--recompute": "--recompute-granularity"}
 GENERATE_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "fp8": "fp8"}
 
 

@@ -51,6 +51,10 @@ aicb_cli_test(describe_estimate EXPECT "iteration estimate \\(dgx-a100, A100" "M
               "GEMMs fp8; attention \\(unfused\\)"
               ARGS describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --dtype fp8
                    --attention unfused --gpu A100)
+# aicb generate also takes the descriptor's own names (those of describe), where aicb's flags leave them free.
+aicb_cli_test(generate_descriptor_names EXPECT "virtual_pipeline=2" "linear_bias=true" "distributed_optimizer=true"
+              ARGS generate --model llama3-8b --num-layers 8 --world_size 16 --tp 2 --pp 2 --vpp 2 --gbs 32
+                   --linear-bias --distributed-optimizer -o descriptor_names.txt)
 aicb_cli_test(generate_simai_command EXPECT "simulate: SimAI_analytical -w [^ ]*simai_command.txt -g 16 -g_p_s 8 -r aicb- -nv 240 -nic 23.5 -n_p_s 8 -g_type A100"
               ARGS generate --model llama3-8b --world_size 16 --tp 2 --gbs 32 --gpu_type A100 -o simai_command.txt)
 aicb_cli_test(describe_no_estimate REJECT "iteration estimate" ARGS describe --model llama3-8b --no-estimate)

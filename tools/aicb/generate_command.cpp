@@ -20,12 +20,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace aicb_tool {
 namespace {
@@ -85,9 +88,33 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
   command->add_flag("--allow-unknown-keys", o.allow_unknown_keys,
                     "accept config.json keys aicb does not know");
   command->add_option("--size", o.size, "start from a standard shape of this many parameters (e.g. 15B)");
+  // Every spelling aicb's flags use, so that the descriptor's own names (those of describe, plan and
+  // timeline) can be added where they do not clash: --linear-bias beside --add_bias_linear, --vpp.
+  std::vector<std::string> taken;
+  for (const aicb::aicb_flag& flag : aicb::aicb_flags)
+    for (std::string_view rest = flag.spellings; !rest.empty();) {
+      const std::size_t comma = rest.find(',');
+      taken.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  const auto free = [&](const std::string& spelling) {
+    return std::find(taken.begin(), taken.end(), spelling) == taken.end();
+  };
+  const auto descriptor_spellings = [&](std::string_view field) {
+    std::string out, dashed(field);
+    for (char& c : dashed)
+      if (c == '_') c = '-';
+    for (const std::string& name : {"--" + dashed, "--" + std::string(field)})
+      if (free(name) && out.find(name + ",") == std::string::npos) out.append(",").append(name);
+    for (const auto& [alias, target_field] : short_aliases)
+      if (target_field == field && free("--" + alias)) out.append(",--").append(alias);
+    return out;
+  };
   for (const aicb::aicb_flag& flag : aicb::aicb_flags) {
     std::string& target = o.aicb[std::string(flag.name)];
-    const std::string spellings(flag.spellings), help(flag.help);
+    std::string spellings(flag.spellings);
+    if (!flag.field.empty()) spellings += descriptor_spellings(flag.field);
+    const std::string help(flag.help);
     auto* option = flag.is_switch ? command->add_flag(spellings, target, help)
                                   : command->add_option(spellings, target, help);
     option->group("aicb options");
@@ -98,10 +125,9 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
       if (field == flag.field) return;
     if (field == "name" || field == "recompute" || field == "activation" || field == "sequence_parallel")
       return;
-    std::string dashed(field);
-    for (char& c : dashed)
-      if (c == '_') c = '-';
-    const std::string names = "--" + dashed + (dashed != field ? ",--" + std::string(field) : std::string());
+    const std::string spellings = descriptor_spellings(field);
+    if (spellings.empty()) return;                  // every name is aicb's, for another flag
+    const std::string names = spellings.substr(1);  // without the leading comma
     std::string& target = o.extra[std::string(field)];
     (is_bool ? command->add_flag(names, target, std::string(help))
              : command->add_option(names, target, std::string(help)))
