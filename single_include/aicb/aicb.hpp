@@ -2319,6 +2319,12 @@ class process_grid {
   sizes_t dense_{}, expert_{};
 };
 
+/// The groups that reduce gradients and gather weights over data parallelism: dense (DP, DP × CP)
+/// and, with `experts`, the routed experts' expert-DP.
+[[nodiscard]] constexpr bool is_data_parallel(group_kind k, bool experts = true) noexcept {
+  return k == group_kind::dp || k == group_kind::dp_cp || (experts && k == group_kind::edp);
+}
+
 /// The first rank of pipeline stage `stage` (PP is the outermost dimension: stages are consecutive
 /// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
 [[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
@@ -7364,6 +7370,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
 
 #include <array>
 #include <cctype>
@@ -7431,6 +7438,16 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
   for (const gpu_spec& g : gpu_catalogue)
     if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
   return best;
+}
+
+/// The catalogue entry for `name` (as find_gpu); config_error naming the field `gpu` and listing the
+/// catalogue when there is none.
+[[nodiscard]] inline const gpu_spec& require_gpu(std::string_view name) {
+  if (const gpu_spec* g = find_gpu(name)) return *g;
+  std::string known;
+  for (const gpu_spec& g : gpu_catalogue)
+    known.append(known.empty() ? "" : ", ").append(g.name);
+  AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
 }
 
 AICB_END_NAMESPACE
@@ -7513,29 +7530,18 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
 /// are empty); a `gpu` given with a cluster replaces the preset's GPU (same network, other GPUs).
 /// config_error naming the field for an unknown preset, an unknown GPU, or a GPU no preset has.
 [[nodiscard]] inline cluster_spec choose_cluster(std::string_view gpu, std::string_view cluster) {
-  cluster_spec chosen;
+  const gpu_spec* named = gpu.empty() ? nullptr : &require_gpu(gpu);
   if (!cluster.empty()) {
-    chosen = cluster_preset(cluster);
-  } else {
-    const std::string_view name = gpu.empty() ? std::string_view("H100") : gpu;
-    const cluster_spec* preset = cluster_for_gpu(name);
-    if (!preset && find_gpu(name))
-      AICB_THROW(config_error("gpu", std::string(name),
-                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
-                              "replaces the preset's)"));
-    if (preset) chosen = *preset;
+    cluster_spec chosen = cluster_preset(cluster);
+    if (named) chosen.gpu = named->name;
+    return chosen;
   }
-  if (!gpu.empty()) {
-    const gpu_spec* g = find_gpu(gpu);
-    if (!g) {
-      std::string known;
-      for (const gpu_spec& c : gpu_catalogue)
-        known.append(known.empty() ? "" : ", ").append(c.name);
-      AICB_THROW(config_error("gpu", std::string(gpu), "expected a GPU of the catalogue: " + known));
-    }
-    chosen.gpu = g->name;
-  }
-  return chosen;
+  const cluster_spec* preset = cluster_for_gpu(named ? named->name : "H100");
+  if (!preset)
+    AICB_THROW(config_error("gpu", std::string(gpu),
+                            "no cluster preset has this GPU: name the machines with --cluster (the GPU "
+                            "replaces the preset's)"));
+  return *preset;
 }
 
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
@@ -7726,10 +7732,6 @@ struct group_placement {
 
 namespace detail {
 
-inline bool is_data_parallel(group_kind k) noexcept {
-  return k == group_kind::dp || k == group_kind::dp_cp || k == group_kind::edp;
-}
-
 // One pipeline stage's representative rank, advancing through its schedule.
 struct estimate_lane {
   rank_schedule schedule;
@@ -7839,7 +7841,7 @@ struct estimate_lane {
           case op_type::collective: {
             double us =
                 collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
-            if (op.phase == op_phase::finalize && detail::is_data_parallel(op.group.kind)) {
+            if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
                 us = 0;
               } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
@@ -7864,8 +7866,8 @@ struct estimate_lane {
               break;
             }
             flush_tp(lane);
-            report(lane, detail::is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op,
-                   lane.clock, lane.clock + us);
+            report(lane, is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op, lane.clock,
+                   lane.clock + us);
             lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;
@@ -7968,9 +7970,10 @@ AICB_END_NAMESPACE
 ///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
 ///
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
-///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
-///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
-///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
+///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
+///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
+///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
+///   and the B200) uses its own.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -8036,7 +8039,7 @@ class roofline_model final : public compute_model {
 
   /// By catalogue name ("H100", "NVIDIA H200 …"); config_error listing the catalogue if unknown.
   explicit roofline_model(std::string_view gpu_name, roofline_efficiency e = {})
-      : gpu_(lookup(gpu_name)), e_(e) {}
+      : gpu_(require_gpu(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
     const std::string what = "roofline time of " + std::string(to_string(op.role));
@@ -8154,14 +8157,6 @@ class roofline_model final : public compute_model {
         return e_.activation_factor;
     }
     return 1;
-  }
-
-  static const gpu_spec& lookup(std::string_view name) {
-    if (const gpu_spec* g = find_gpu(name)) return *g;
-    std::string known;
-    for (const gpu_spec& g : gpu_catalogue)
-      known += (known.empty() ? "" : ", ") + std::string(g.name);
-    AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
   }
 
   const gpu_spec& gpu_;
@@ -11583,13 +11578,8 @@ class simai_projection {
   friend class simai_projection_source;
 
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
-  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert.
-  [[nodiscard]] static bool dense_data_parallel(group_kind k) noexcept {
-    return k == group_kind::dp || k == group_kind::dp_cp;
-  }
-  [[nodiscard]] static bool weight_column_group(group_kind k) noexcept {
-    return dense_data_parallel(k) || k == group_kind::edp;
-  }
+  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert
+  // (aicb::is_data_parallel).
 
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
     const parallel_spec& p = job_.parallel;
@@ -11695,7 +11685,7 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
-      } else if (dense_data_parallel(op.group.kind)) {
+      } else if (is_data_parallel(op.group.kind, false)) {
         // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
         // weight-gradient column, which it runs in its backward walk, without blocking — a record of
         // its own, here, so the walk reaches it when it reaches this module.
@@ -11775,7 +11765,7 @@ class simai_projection {
       }
       // A collective: the input-gradient column of the record reached next (or the weight-gradient
       // column for data-parallel groups, whose place that is).
-      const bool weight_group = weight_column_group(op.group.kind);
+      const bool weight_group = is_data_parallel(op.group.kind);
       for (const collective_op& c : pieces(op, weight_group)) {
         if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
           walk.back().r.input_grad.comm = c;
@@ -11814,7 +11804,7 @@ class simai_projection {
       if (op.type == op_type::compute) {
         r.weight_grad.compute = compute.duration(op.compute);
       } else {
-        const bool weight_group = weight_column_group(op.group.kind);
+        const bool weight_group = is_data_parallel(op.group.kind);
         const std::optional<comm_group> g = simai_group(op, weight_group);
         if (!g) {
           warnings_.push_back(std::string(op.name) + " (" + std::string(to_string(op.kind)) + " of " +

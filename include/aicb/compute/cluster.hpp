@@ -99,29 +99,18 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
 /// are empty); a `gpu` given with a cluster replaces the preset's GPU (same network, other GPUs).
 /// config_error naming the field for an unknown preset, an unknown GPU, or a GPU no preset has.
 [[nodiscard]] inline cluster_spec choose_cluster(std::string_view gpu, std::string_view cluster) {
-  cluster_spec chosen;
+  const gpu_spec* named = gpu.empty() ? nullptr : &require_gpu(gpu);
   if (!cluster.empty()) {
-    chosen = cluster_preset(cluster);
-  } else {
-    const std::string_view name = gpu.empty() ? std::string_view("H100") : gpu;
-    const cluster_spec* preset = cluster_for_gpu(name);
-    if (!preset && find_gpu(name))
-      AICB_THROW(config_error("gpu", std::string(name),
-                              "no cluster preset has this GPU: name the machines with --cluster (the GPU "
-                              "replaces the preset's)"));
-    if (preset) chosen = *preset;
+    cluster_spec chosen = cluster_preset(cluster);
+    if (named) chosen.gpu = named->name;
+    return chosen;
   }
-  if (!gpu.empty()) {
-    const gpu_spec* g = find_gpu(gpu);
-    if (!g) {
-      std::string known;
-      for (const gpu_spec& c : gpu_catalogue)
-        known.append(known.empty() ? "" : ", ").append(c.name);
-      AICB_THROW(config_error("gpu", std::string(gpu), "expected a GPU of the catalogue: " + known));
-    }
-    chosen.gpu = g->name;
-  }
-  return chosen;
+  const cluster_spec* preset = cluster_for_gpu(named ? named->name : "H100");
+  if (!preset)
+    AICB_THROW(config_error("gpu", std::string(gpu),
+                            "no cluster preset has this GPU: name the machines with --cluster (the GPU "
+                            "replaces the preset's)"));
+  return *preset;
 }
 
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a

@@ -14,6 +14,7 @@
 
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/error.hpp>
 
 #include <array>
 #include <cctype>
@@ -81,6 +82,16 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
   for (const gpu_spec& g : gpu_catalogue)
     if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
   return best;
+}
+
+/// The catalogue entry for `name` (as find_gpu); config_error naming the field `gpu` and listing the
+/// catalogue when there is none.
+[[nodiscard]] inline const gpu_spec& require_gpu(std::string_view name) {
+  if (const gpu_spec* g = find_gpu(name)) return *g;
+  std::string known;
+  for (const gpu_spec& g : gpu_catalogue)
+    known.append(known.empty() ? "" : ", ").append(g.name);
+  AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
 }
 
 AICB_END_NAMESPACE

@@ -158,10 +158,6 @@ struct group_placement {
 
 namespace detail {
 
-inline bool is_data_parallel(group_kind k) noexcept {
-  return k == group_kind::dp || k == group_kind::dp_cp || k == group_kind::edp;
-}
-
 // One pipeline stage's representative rank, advancing through its schedule.
 struct estimate_lane {
   rank_schedule schedule;
@@ -271,7 +267,7 @@ struct estimate_lane {
           case op_type::collective: {
             double us =
                 collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
-            if (op.phase == op_phase::finalize && detail::is_data_parallel(op.group.kind)) {
+            if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
                 us = 0;
               } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
@@ -296,8 +292,8 @@ struct estimate_lane {
               break;
             }
             flush_tp(lane);
-            report(lane, detail::is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op,
-                   lane.clock, lane.clock + us);
+            report(lane, is_data_parallel(op.group.kind) ? "data parallel" : "collectives", op, lane.clock,
+                   lane.clock + us);
             lane.last_gemm = 0;
             lane.clock += us;
             lane.result.communication_us += us;

@@ -10,9 +10,10 @@
 ///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
 ///
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
-///   0.45 — both measured on an H200 (docs/compute-model.md: 43 LLM-shaped cuBLAS GEMMs, this model's
-///   median error −1.3% with a median absolute error of 6.8%; FlashAttention-2 through PyTorch). A
-///   GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s) uses its own.
+///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
+///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
+///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
+///   and the B200) uses its own.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -78,7 +79,7 @@ class roofline_model final : public compute_model {
 
   /// By catalogue name ("H100", "NVIDIA H200 …"); config_error listing the catalogue if unknown.
   explicit roofline_model(std::string_view gpu_name, roofline_efficiency e = {})
-      : gpu_(lookup(gpu_name)), e_(e) {}
+      : gpu_(require_gpu(gpu_name)), e_(e) {}
 
   [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
     const std::string what = "roofline time of " + std::string(to_string(op.role));
@@ -196,14 +197,6 @@ class roofline_model final : public compute_model {
         return e_.activation_factor;
     }
     return 1;
-  }
-
-  static const gpu_spec& lookup(std::string_view name) {
-    if (const gpu_spec* g = find_gpu(name)) return *g;
-    std::string known;
-    for (const gpu_spec& g : gpu_catalogue)
-      known += (known.empty() ? "" : ", ") + std::string(g.name);
-    AICB_THROW(config_error("gpu", std::string(name), "expected a GPU of the catalogue: " + known));
   }
 
   const gpu_spec& gpu_;

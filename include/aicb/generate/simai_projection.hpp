@@ -133,13 +133,8 @@ class simai_projection {
   friend class simai_projection_source;
 
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
-  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert.
-  [[nodiscard]] static bool dense_data_parallel(group_kind k) noexcept {
-    return k == group_kind::dp || k == group_kind::dp_cp;
-  }
-  [[nodiscard]] static bool weight_column_group(group_kind k) noexcept {
-    return dense_data_parallel(k) || k == group_kind::edp;
-  }
+  // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert
+  // (aicb::is_data_parallel).
 
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
     const parallel_spec& p = job_.parallel;
@@ -245,7 +240,7 @@ class simai_projection {
         s.r.forward.compute = compute.duration(op.compute);
         s.key = key_of(op);
         records.push_back(std::move(s));
-      } else if (dense_data_parallel(op.group.kind)) {
+      } else if (is_data_parallel(op.group.kind, false)) {
         // A data-parallel collective in forward (ZeRO-3's weight gathers): SimAI gives DP only to the
         // weight-gradient column, which it runs in its backward walk, without blocking — a record of
         // its own, here, so the walk reaches it when it reaches this module.
@@ -325,7 +320,7 @@ class simai_projection {
       }
       // A collective: the input-gradient column of the record reached next (or the weight-gradient
       // column for data-parallel groups, whose place that is).
-      const bool weight_group = weight_column_group(op.group.kind);
+      const bool weight_group = is_data_parallel(op.group.kind);
       for (const collective_op& c : pieces(op, weight_group)) {
         if (position == 1 && !weight_group && !walk.back().r.input_grad.comm.active()) {
           walk.back().r.input_grad.comm = c;
@@ -364,7 +359,7 @@ class simai_projection {
       if (op.type == op_type::compute) {
         r.weight_grad.compute = compute.duration(op.compute);
       } else {
-        const bool weight_group = weight_column_group(op.group.kind);
+        const bool weight_group = is_data_parallel(op.group.kind);
         const std::optional<comm_group> g = simai_group(op, weight_group);
         if (!g) {
           warnings_.push_back(std::string(op.name) + " (" + std::string(to_string(op.kind)) + " of " +

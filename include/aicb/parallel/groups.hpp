@@ -367,6 +367,12 @@ class process_grid {
   sizes_t dense_{}, expert_{};
 };
 
+/// The groups that reduce gradients and gather weights over data parallelism: dense (DP, DP × CP)
+/// and, with `experts`, the routed experts' expert-DP.
+[[nodiscard]] constexpr bool is_data_parallel(group_kind k, bool experts = true) noexcept {
+  return k == group_kind::dp || k == group_kind::dp_cp || (experts && k == group_kind::edp);
+}
+
 /// The first rank of pipeline stage `stage` (PP is the outermost dimension: stages are consecutive
 /// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
 [[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
