@@ -13,6 +13,8 @@ packages=(
   clang-format                      # the formatting check
   clang libclang-rt-14-dev          # libFuzzer targets
   libbenchmark-dev                  # Google Benchmark (benchmarks, not run as tests)
+  protobuf-compiler libprotobuf-dev # Chakra traces decoded by the real protobuf library (tests only)
+  chromium                          # the HTML timeline rendered in a headless browser (tests only)
 )
 
 missing=()

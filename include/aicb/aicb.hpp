@@ -56,9 +56,12 @@
 // Write: formats and files that are never half-written.
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/chakra.hpp>
 #include <aicb/io/json_writer.hpp>
+#include <aicb/io/protobuf_wire.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
 

@@ -1985,12 +1985,14 @@ AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -2329,6 +2331,50 @@ class process_grid {
 /// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
 [[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
   return stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+}
+
+/// The ranks a list names, in the order given: "all", or comma-separated ranks and inclusive ranges
+/// ("0-7,12,56-63"), each below `world_size`, none twice. Errors name the list and the rule.
+[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size) {
+  const auto refuse = [&](const std::string& rule) {
+    AICB_THROW(config_error("ranks", std::string(text), rule));
+  };
+  std::vector<std::uint64_t> ranks;
+  if (text == "all") {
+    ranks.resize(world_size);
+    for (std::uint64_t r = 0; r < world_size; ++r)
+      ranks[r] = r;
+    return ranks;
+  }
+  const auto number = [&](std::string_view digits) {
+    std::uint64_t n = 0;
+    if (digits.empty()) refuse("expected ranks and ranges like 0-7,12 (or all)");
+    for (const char c : digits) {
+      if (c < '0' || c > '9') refuse("expected ranks and ranges like 0-7,12 (or all)");
+      if (n > (world_size - 1) / 10 + 1)
+        refuse("every rank must be below world_size (" + std::to_string(world_size) + ")");
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (n >= world_size) refuse("every rank must be below world_size (" + std::to_string(world_size) + ")");
+    return n;
+  };
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t dash = item.find('-');
+    const std::uint64_t first = number(item.substr(0, dash));
+    const std::uint64_t last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
+    if (last < first) refuse("a range must not run backwards");
+    if (last - first >= world_size - ranks.size()) refuse("a rank is listed twice");  // more than there are
+    for (std::uint64_t r = first; r <= last; ++r)
+      ranks.push_back(r);
+    start = comma + 1;
+  }
+  std::vector<std::uint64_t> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) refuse("rank " + std::to_string(*twice) + " is listed twice");
+  return ranks;
 }
 
 AICB_END_NAMESPACE
@@ -8790,6 +8836,7 @@ AICB_END_NAMESPACE
 #include <vector>
 
 #if defined(__unix__) || defined(__APPLE__)
+#  include <fcntl.h>   // AT_FDCWD (renameat2)
 #  include <unistd.h>  // getpid, unlink (async-signal-safe)
 #  define AICB_DETAIL_POSIX_FILES 1
 #endif
@@ -8877,7 +8924,8 @@ inline std::string temporary_name(const std::filesystem::path& target, std::stri
 }  // namespace detail
 
 /// Makes SIGINT, SIGTERM and SIGHUP remove every aicb temporary still open before the program ends
-/// as the signal would have ended it. Call once, early (the aicb tool does); idempotent.
+/// as the signal would have ended it, and SIGXFSZ (a file-size limit reached) an ordinary write
+/// error. Call once, early (the aicb tool does); idempotent.
 inline void remove_temporaries_on_signals() {
   static const bool installed = [] {
     for (const int signal : {
@@ -8888,6 +8936,11 @@ inline void remove_temporaries_on_signals() {
 #endif
          })
       std::signal(signal, detail::on_terminating_signal);
+#if defined(SIGXFSZ)
+    // A write beyond the file-size limit (ulimit -f) fails with EFBIG, reported as an error that
+    // removes the temporaries, instead of killing the program with them in place.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     return true;
   }();
   (void)installed;
@@ -9076,6 +9129,109 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
     if (!l.backup.empty()) std::remove(l.backup.c_str());
 }
 
+/// A directory of files written as a set: built under a temporary name beside the target and
+/// renamed into place by commit(), so the set lands whole or not at all; destroyed before (an
+/// exception, an error), the temporary directory and everything in it are removed and the target
+/// is left as it was.
+///
+/// ```cpp
+/// aicb::atomic_directory out("traces", "manifest.json");
+/// aicb::write_file_atomically(out.file("workload.0.et"), bytes);
+/// aicb::write_file_atomically(out.file("manifest.json"), about);
+/// out.commit();   // now traces/ exists, complete
+/// ```
+///
+/// A target that exists must be a directory that is empty or that a previous run wrote — it holds
+/// `marker`, a file every set has (a manifest) — and is then replaced in one step (Linux exchanges
+/// the two directories atomically; elsewhere the old one is set aside first). A directory with
+/// other contents is refused: aicb never deletes what it did not write. An interrupted run leaves
+/// its temporary directory (".NAME.aicb-dir-…", hidden) behind, never a partial set under the name.
+class atomic_directory {
+ public:
+  explicit atomic_directory(std::string path, std::string marker = {})
+      : path_(std::move(path)), marker_(std::move(marker)) {
+    namespace fs = std::filesystem;
+    if (path_.empty()) AICB_THROW(io_error(path_, "an output directory needs a name"));
+    fs::path target(path_);
+    if (!target.has_filename()) target = target.parent_path();  // "traces/" names "traces"
+    if (target.filename().string().size() > detail::max_file_name)
+      AICB_THROW(io_error(path_, "the directory name is longer than " +
+                                     std::to_string(detail::max_file_name) +
+                                     " bytes, the most a file system allows"));
+    std::error_code ec;
+    const fs::file_status status = fs::status(target, ec);
+    if (!ec && fs::exists(status)) {
+      if (!fs::is_directory(status)) AICB_THROW(io_error(path_, "exists and is not a directory"));
+      if (!fs::is_empty(target, ec) && (marker_.empty() || !fs::exists(target / marker_, ec)))
+        AICB_THROW(io_error(path_, "exists and holds files aicb did not write" +
+                                       (marker_.empty() ? std::string() : " (no " + marker_ + ")") +
+                                       "; choose a new directory or empty it"));
+    }
+    const fs::path parent = target.parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
+    target_ = target.string();
+    temp_ = detail::temporary_name(target, "dir");
+    if (!fs::create_directory(temp_, ec) || ec)
+      AICB_THROW(io_error(path_, "cannot create a directory beside it: " +
+                                     (ec ? ec.message() : std::string("the temporary name is taken"))));
+  }
+  atomic_directory(const atomic_directory&) = delete;
+  atomic_directory& operator=(const atomic_directory&) = delete;
+  ~atomic_directory() {
+    if (!committed_) {
+      std::error_code ec;
+      std::filesystem::remove_all(temp_, ec);
+    }
+  }
+
+  /// The path of file `name` of the set, inside the temporary directory until commit().
+  [[nodiscard]] std::string file(std::string_view name) const {
+    return (std::filesystem::path(temp_) / std::string(name)).string();
+  }
+  /// The directory as given.
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  /// Renames the finished set into place (replacing a previous set, see the class comment).
+  void commit() {
+    namespace fs = std::filesystem;
+    if (committed_) AICB_THROW(io_error(path_, "committed twice"));
+    std::error_code ec;
+    const bool exists = fs::exists(fs::symlink_status(target_, ec));
+    int error = 0;
+    std::string old;
+    if (!exists) {
+      if (std::rename(temp_.c_str(), target_.c_str()) != 0) error = errno;
+    } else {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+      if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+        old = temp_;  // the exchange left the previous set under the temporary name
+      } else
+#endif
+      {
+        old = detail::temporary_name(target_, "old");
+        if (std::rename(target_.c_str(), old.c_str()) != 0) {
+          error = errno;
+          old.clear();
+        } else if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+          error = errno;
+          std::rename(old.c_str(), target_.c_str());
+          old.clear();
+        }
+      }
+    }
+    if (error != 0)
+      AICB_THROW(io_error(path_, "cannot rename the finished directory into place (nothing was written): " +
+                                     detail::errno_text(error)));
+    committed_ = true;
+    if (!old.empty()) fs::remove_all(old, ec);
+  }
+
+ private:
+  std::string path_, marker_, target_, temp_;
+  bool committed_ = false;
+};
+
 /// Writes `text` to `path` atomically.
 inline void write_file_atomically(const std::string& path, std::string_view text,
                                   const output_options& options = {}) {
@@ -9241,7 +9397,771 @@ class csv_writer {
 
 AICB_END_NAMESPACE
 // #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/chakra.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Chakra execution traces (MLCommons' format, what ASTRA-sim 2.0 replays): one file per rank, each
+/// the rank's operation graph (aicb::rank_schedule) node for node — compute, collectives, sends and
+/// receives, with their dependencies — written with aicb's own protobuf encoder
+/// (aicb/io/protobuf_wire.hpp); and the reader for such files.
+///
+/// ```cpp
+/// std::string et;
+/// aicb::write_chakra_rank([&](std::string_view s) { et += s; }, job, 5, aicb::roofline_model("H100"));
+/// const aicb::chakra_trace t = aicb::read_chakra_trace(et, "rank 5");
+/// ```
+///
+/// A file is a stream of length-delimited messages: a `GlobalMetadata` (version "0.0.4"), then one
+/// `Node` per operation, in schedule order. What ASTRA-sim's feeder reads, with the field types it
+/// reads (docs/chakra.md):
+/// - `id` = the operation's index in the rank's stream (`aicb schedule --rank R` lists the same
+///   numbers), `name` = the operation's name, `data_deps` = what it waits for;
+/// - compute (COMP_NODE): `duration_micros` from the compute model, rounded so that the rank's
+///   running total stays within half a microsecond of the exact one (a run of sub-microsecond kernels
+///   does not vanish), `num_ops` (int64, FLOPs) and `tensor_size` (uint64, bytes) for ASTRA-sim's
+///   roofline mode, `is_cpu_op` = false;
+/// - a collective (COMM_COLL_NODE): `comm_type` (int64, Chakra's CollectiveCommType), `comm_size`
+///   (int64, bytes), `pg_name` (a string holding the communicator group's number, see chakra_groups);
+/// - a send or receive (COMM_SEND_NODE, COMM_RECV_NODE): `comm_dst` or `comm_src` (int32, the peer),
+///   `comm_tag` (int32), `comm_size` (int64).
+///
+/// Sizes: aicb's operations (like SimAI's and aicb's files) give an all-gather's size as the gathered
+/// output; ASTRA-sim reads an all-gather's `comm_size` as each rank's input. The writer converts:
+/// an all-gather's `comm_size` is the size divided by the group's size (aicb::operation::
+/// per_rank_size). All-reduce (the buffer), reduce-scatter (the whole input) and all-to-all (the send
+/// buffer) mean the same in both and are written as they are.
+
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/json_writer.hpp>
+// #include <aicb/io/protobuf_wire.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Protocol Buffers' wire format, by hand: aicb::protobuf_message builds one message's bytes and
+/// aicb::protobuf_fields reads them back, field by field — enough to write and read Chakra execution
+/// traces (aicb/io/chakra.hpp) without linking libprotobuf, so that vendoring aicb stays
+/// dependency-free. (The test suite checks the bytes against the real library.)
+///
+/// ```cpp
+/// aicb::protobuf_message node;
+/// node.add_uint(1, 42).add_string(2, "attention_qkv");   // Node.id, Node.name
+/// std::string stream;
+/// aicb::append_delimited(stream, node);                 // varint length, then the message
+/// ```
+///
+/// The encoding (https://protobuf.dev/programming-guides/encoding/): each field is a key — field
+/// number << 3 | wire type — then its value: a varint (wire type 0: integers, bools, enums; negative
+/// int32/int64 as their 64-bit two's complement, ten bytes), a 64-bit little-endian value (1:
+/// double), or a length and that many bytes (2: strings, nested messages, packed repeated scalars).
+/// proto3 leaves fields at their default out; a member of a `oneof` is written even when it is zero,
+/// so that the reader sees which member is set — the add_* calls always write, and a caller leaves
+/// out what it wants left out.
+///
+/// The reader refuses what is not well formed — a varint longer than ten bytes, a length past the
+/// end, a wire type it does not know, field number 0 — with an aicb::error naming the offset;
+/// it never reads past its buffer.
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+AICB_BEGIN_NAMESPACE
+
+/// How a field's value is encoded (the low three bits of its key).
+enum class wire_type : std::uint8_t { varint = 0, fixed64 = 1, length_delimited = 2, fixed32 = 5 };
+
+/// Appends `value` as a base-128 varint (least significant group first).
+inline void append_varint(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out += static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  out += static_cast<char>(value);
+}
+
+/// One message's bytes, built field by field in the order the calls come (see the file comment).
+class protobuf_message {
+ public:
+  /// An unsigned integer, bool or enum field (uint32, uint64, bool, enum: varint).
+  protobuf_message& add_uint(std::uint32_t field, std::uint64_t value) {
+    key(field, wire_type::varint);
+    append_varint(bytes_, value);
+    return *this;
+  }
+  /// A signed integer field (int32, int64: the two's complement as a varint).
+  protobuf_message& add_int(std::uint32_t field, std::int64_t value) {
+    return add_uint(field, static_cast<std::uint64_t>(value));
+  }
+  protobuf_message& add_bool(std::uint32_t field, bool value) { return add_uint(field, value ? 1 : 0); }
+  /// A double field (64 bits, little-endian).
+  protobuf_message& add_double(std::uint32_t field, double value) {
+    key(field, wire_type::fixed64);
+    std::uint64_t bits = std::bit_cast<std::uint64_t>(value);
+    for (int i = 0; i < 8; ++i, bits >>= 8)
+      bytes_ += static_cast<char>(bits & 0xff);
+    return *this;
+  }
+  /// A string or bytes field.
+  protobuf_message& add_string(std::uint32_t field, std::string_view value) {
+    key(field, wire_type::length_delimited);
+    append_varint(bytes_, value.size());
+    bytes_.append(value);
+    return *this;
+  }
+  /// A nested message field.
+  protobuf_message& add_message(std::uint32_t field, const protobuf_message& message) {
+    return add_string(field, message.bytes());
+  }
+  /// A packed repeated varint field (proto3's encoding of `repeated uint64` and the like).
+  template <class Range>
+  protobuf_message& add_packed(std::uint32_t field, const Range& values) {
+    packed_.clear();
+    for (const auto v : values)
+      append_varint(packed_, static_cast<std::uint64_t>(v));
+    if (!packed_.empty()) add_string(field, packed_);
+    return *this;
+  }
+
+  [[nodiscard]] const std::string& bytes() const noexcept { return bytes_; }
+  [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
+  /// Empties the message, keeping its storage (a writer reuses one message per node).
+  void clear() noexcept { bytes_.clear(); }
+
+ private:
+  void key(std::uint32_t field, wire_type type) {
+    append_varint(bytes_, (std::uint64_t{field} << 3) | static_cast<std::uint64_t>(type));
+  }
+  std::string bytes_, packed_;
+};
+
+/// Appends `message` length-delimited: its size as a varint, then its bytes (the framing of a stream
+/// of messages, as Chakra's files use it).
+inline void append_delimited(std::string& out, const protobuf_message& message) {
+  append_varint(out, message.size());
+  out += message.bytes();
+}
+
+/// One field as read: its number, its wire type and its value (`number` for varints and fixed
+/// values, `bytes` for length-delimited ones, a view into the reader's buffer).
+struct protobuf_field {
+  std::uint32_t field = 0;
+  wire_type type = wire_type::varint;
+  std::uint64_t number = 0;
+  std::string_view bytes;
+
+  [[nodiscard]] std::int64_t as_int() const noexcept { return static_cast<std::int64_t>(number); }
+  [[nodiscard]] double as_double() const noexcept { return std::bit_cast<double>(number); }
+};
+
+/// Reads a message's fields in order (see the file comment).
+///
+/// ```cpp
+/// aicb::protobuf_fields fields(message_bytes);
+/// while (auto f = fields.next()) if (f->field == 1) id = f->number;
+/// ```
+class protobuf_fields {
+ public:
+  /// `where` names the message in errors ("rank 3's node 17").
+  explicit protobuf_fields(std::string_view bytes, std::string where = "message")
+      : bytes_(bytes), where_(std::move(where)) {}
+
+  /// The next field, or false at the end.
+  bool next(protobuf_field& f) {
+    if (at_ >= bytes_.size()) return false;
+    const std::uint64_t key = varint();
+    f.field = static_cast<std::uint32_t>(key >> 3);
+    if (key >> 3 == 0 || key >> 3 > 0x1fffffff) fail("field number " + std::to_string(key >> 3));
+    switch (key & 7) {
+      case 0:
+        f.type = wire_type::varint;
+        f.number = varint();
+        f.bytes = {};
+        return true;
+      case 1:
+        f.type = wire_type::fixed64;
+        f.number = fixed(8);
+        f.bytes = {};
+        return true;
+      case 2: {
+        f.type = wire_type::length_delimited;
+        const std::uint64_t n = varint();
+        if (n > bytes_.size() - at_) fail("a length of " + std::to_string(n) + " past the end");
+        f.bytes = bytes_.substr(at_, static_cast<std::size_t>(n));
+        f.number = n;
+        at_ += static_cast<std::size_t>(n);
+        return true;
+      }
+      case 5:
+        f.type = wire_type::fixed32;
+        f.number = fixed(4);
+        f.bytes = {};
+        return true;
+      default:
+        fail("wire type " + std::to_string(key & 7) + " (groups and unknown types are not read)");
+    }
+  }
+
+  /// Reads a varint at the current position (also what a packed field holds).
+  std::uint64_t varint() {
+    std::uint64_t value = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (at_ >= bytes_.size()) fail("a varint cut off by the end");
+      const auto byte = static_cast<std::uint8_t>(bytes_[at_++]);
+      if (shift == 63 && byte > 1) fail("a varint beyond 64 bits");
+      value |= std::uint64_t{byte & 0x7fu} << shift;
+      if (!(byte & 0x80)) return value;
+    }
+    fail("a varint longer than ten bytes");
+  }
+  /// Skips `n` bytes (a record a caller read through another view).
+  void skip(std::size_t n) {
+    if (n > bytes_.size() - at_) fail("a length of " + std::to_string(n) + " past the end");
+    at_ += n;
+  }
+  [[nodiscard]] bool done() const noexcept { return at_ >= bytes_.size(); }
+  [[nodiscard]] std::size_t offset() const noexcept { return at_; }
+
+ private:
+  std::uint64_t fixed(int n) {
+    if (bytes_.size() - at_ < static_cast<std::size_t>(n)) fail("a fixed-size value cut off by the end");
+    std::uint64_t value = 0;
+    for (int i = 0; i < n; ++i)
+      value |= std::uint64_t{static_cast<std::uint8_t>(bytes_[at_ + static_cast<std::size_t>(i)])} << (8 * i);
+    at_ += static_cast<std::size_t>(n);
+    return value;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string text = where_;
+    text.append(", byte ").append(std::to_string(at_)).append(": not a valid protobuf encoding (");
+    text.append(what).append(")");
+    AICB_THROW(error(text));
+  }
+
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+  std::string where_;
+};
+
+/// The values of a packed repeated varint field, one by one.
+template <class F>
+void for_each_packed(const protobuf_field& f, F&& use, const std::string& where = "packed field") {
+  if (f.type == wire_type::varint) {  // a writer may also send repeated scalars unpacked
+    use(f.number);
+    return;
+  }
+  protobuf_fields values(f.bytes, where);
+  while (!values.done())
+    use(values.varint());
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The Chakra schema version the files declare.
+inline constexpr std::string_view chakra_version = "0.0.4";
+
+/// Chakra's node types (et_def.proto's NodeType).
+enum class chakra_node_type : std::uint8_t {
+  invalid = 0,
+  metadata = 1,
+  mem_load = 2,
+  mem_store = 3,
+  compute = 4,     ///< COMP_NODE
+  send = 5,        ///< COMM_SEND_NODE
+  recv = 6,        ///< COMM_RECV_NODE
+  collective = 7,  ///< COMM_COLL_NODE
+};
+
+/// Chakra's collective types (et_def.proto's CollectiveCommType).
+enum class chakra_collective : std::uint8_t {
+  all_reduce = 0,
+  reduce = 1,
+  all_gather = 2,
+  gather = 3,
+  scatter = 4,
+  broadcast = 5,
+  all_to_all = 6,
+  reduce_scatter = 7,
+  reduce_scatter_block = 8,
+  barrier = 9,
+};
+
+/// Chakra's collective type for an aicb collective; nothing for point-to-point and `none`.
+[[nodiscard]] constexpr std::optional<chakra_collective> to_chakra(collective c) noexcept {
+  switch (c) {
+    case collective::all_reduce:
+      return chakra_collective::all_reduce;
+    case collective::all_gather:
+      return chakra_collective::all_gather;
+    case collective::reduce_scatter:
+      return chakra_collective::reduce_scatter;
+    case collective::all_to_all:
+      return chakra_collective::all_to_all;
+    case collective::broadcast:
+      return chakra_collective::broadcast;
+    case collective::reduce:
+      return chakra_collective::reduce;
+    case collective::barrier:
+      return chakra_collective::barrier;
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The `comm_size` ASTRA-sim reads for a collective (see the file comment): an all-gather's input
+/// per rank, the operation's size otherwise.
+[[nodiscard]] constexpr std::uint64_t chakra_comm_size(const operation& op) noexcept {
+  if (op.type == op_type::collective && op.kind == collective::all_gather) return op.per_rank_size().count();
+  return op.size.count();
+}
+
+/// The communicator groups of a job, numbered for `pg_name` and the `--comm-group-configuration`
+/// file: every group of every kind, kinds in aicb::group_kind's order, groups of a kind in Megatron's
+/// enumeration — group `index` of the k-th kind is 1 + (groups of the kinds before) + index. Numbers
+/// start at 1: ASTRA-sim reads "0" and "" as "all ranks".
+class chakra_groups {
+ public:
+  explicit chakra_groups(const job_spec& job) : grid_(job) {
+    std::uint64_t next = 1;
+    for (std::size_t k = 0; k < first_.size(); ++k) {
+      first_[k] = next;
+      next += grid_.group_count(static_cast<group_kind>(k));
+    }
+    end_ = next;
+  }
+
+  /// The number of a group.
+  [[nodiscard]] std::uint64_t id(group_id g) const noexcept {
+    return first_[static_cast<std::size_t>(g.kind)] + g.index;
+  }
+  /// The group a number names, or nothing.
+  [[nodiscard]] std::optional<group_id> group_of(std::uint64_t id) const noexcept {
+    if (id == 0 || id >= end_) return std::nullopt;
+    std::size_t k = first_.size();
+    while (first_[k - 1] > id)
+      --k;
+    return group_id{static_cast<group_kind>(k - 1), id - first_[k - 1]};
+  }
+  /// The group's members, ascending.
+  [[nodiscard]] rank_group members(group_id g) const { return grid_.group_at(g.kind, g.index); }
+  [[nodiscard]] const process_grid& grid() const noexcept { return grid_; }
+
+ private:
+  process_grid grid_;
+  std::array<std::uint64_t, enum_names<group_kind>::value.size()> first_{};
+  std::uint64_t end_ = 1;
+};
+
+/// What one rank's file holds.
+struct chakra_rank_summary {
+  std::uint64_t rank = 0;
+  std::uint64_t nodes = 0, compute = 0, collectives = 0, sends = 0, recvs = 0;
+  std::uint64_t bytes = 0;       ///< the file's size
+  std::uint64_t compute_us = 0;  ///< the sum of the compute nodes' durations
+  std::vector<group_id> groups;  ///< the groups its collectives use, ascending
+};
+
+namespace detail {
+
+// One attribute (AttributeProto: name = 1, then one member of its `value` oneof).
+struct chakra_attr_field {
+  static constexpr std::uint32_t int32_val = 7, int64_val = 9, uint64_val = 13, bool_val = 27,
+                                 string_val = 29;
+};
+
+inline void add_attr(protobuf_message& node, protobuf_message& scratch, std::string_view name,
+                     std::uint32_t field, std::uint64_t value) {
+  scratch.clear();
+  scratch.add_string(1, name).add_uint(field, value);
+  node.add_message(10, scratch);
+}
+inline void add_attr(protobuf_message& node, protobuf_message& scratch, std::string_view name,
+                     std::string_view value) {
+  scratch.clear();
+  scratch.add_string(1, name).add_string(chakra_attr_field::string_val, value);
+  node.add_message(10, scratch);
+}
+
+// ASTRA-sim asserts on tags and peers beyond int32.
+inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, std::uint64_t rank,
+                                   const operation& op) {
+  if (value > 0x7fffffffu)
+    AICB_THROW(error("rank " + std::to_string(rank) + ", operation " + std::to_string(op.index) + " (" +
+                     std::string(op.name) + "): its " + std::string(what) + " " + std::to_string(value) +
+                     " does not fit Chakra's int32 field"));
+  return value;
+}
+
+}  // namespace detail
+
+/// Writes rank `rank`'s Chakra trace of `job` through `write(std::string_view)` (see the file
+/// comment); compute durations from `compute`. Streams: memory holds one pipeline step.
+template <class Write>
+chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::uint64_t rank,
+                                      const compute_model& compute,
+                                      const rank_schedule_options& options = {}) {
+  rank_schedule schedule(job, rank, options);
+  chakra_groups numbers(job);
+  chakra_rank_summary s{.rank = rank, .groups = {}};
+  std::string buffer;
+  buffer.reserve(1 << 16);
+  protobuf_message message, attr;
+  const auto flush = [&](bool force) {
+    if (buffer.size() >= (1 << 16) || (force && !buffer.empty())) {
+      write(std::string_view(buffer));
+      s.bytes += buffer.size();
+      buffer.clear();
+    }
+  };
+  {  // GlobalMetadata { version = 1; attr = 2 }
+    message.add_string(1, chakra_version);
+    attr.clear();
+    attr.add_string(1, "generator")
+        .add_string(detail::chakra_attr_field::string_val, std::string("aicb ") + AICB_VERSION_STRING);
+    message.add_message(2, attr);
+    attr.clear();
+    attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, rank);
+    message.add_message(2, attr);
+    attr.clear();
+    attr.add_string(1, "world_size").add_uint(detail::chakra_attr_field::uint64_val, job.parallel.world_size);
+    message.add_message(2, attr);
+    append_delimited(buffer, message);
+  }
+  double exact_ns = 0;           // the compute nodes' exact total so far
+  std::uint64_t written_us = 0;  // what their durations add up to
+  std::array<std::uint64_t, 8> deps{};
+  std::string pg;
+  for (const operation& op : schedule) {
+    message.clear();
+    message.add_uint(1, op.index).add_string(2, op.name);
+    for (std::uint8_t i = 0; i < op.after_count; ++i)
+      deps[i] = op.after[i];
+    switch (op.type) {
+      case op_type::compute: {
+        message.add_uint(3, static_cast<std::uint64_t>(chakra_node_type::compute));
+        message.add_packed(5, std::span(deps.data(), op.after_count));
+        exact_ns += static_cast<double>(compute.duration(op.compute).count());
+        const auto total_us = static_cast<std::uint64_t>(std::llround(exact_ns / 1000));
+        const std::uint64_t us = total_us > written_us ? total_us - written_us : 0;
+        written_us += us;
+        if (us > 0) message.add_uint(7, us);
+        detail::add_attr(message, attr, "is_cpu_op", detail::chakra_attr_field::bool_val, 0);
+        detail::add_attr(message, attr, "num_ops", detail::chakra_attr_field::int64_val,
+                         static_cast<std::uint64_t>(std::llround(op.compute.flops())));
+        detail::add_attr(message, attr, "tensor_size", detail::chakra_attr_field::uint64_val,
+                         static_cast<std::uint64_t>(std::llround(op.compute.bytes())));
+        ++s.compute;
+        break;
+      }
+      case op_type::collective: {
+        const auto type = to_chakra(op.kind);
+        if (!type)
+          AICB_THROW(error("rank " + std::to_string(rank) + ", operation " + std::to_string(op.index) +
+                           ": a collective Chakra has no type for"));
+        message.add_uint(3, static_cast<std::uint64_t>(chakra_node_type::collective));
+        message.add_packed(5, std::span(deps.data(), op.after_count));
+        detail::add_attr(message, attr, "is_cpu_op", detail::chakra_attr_field::bool_val, 0);
+        detail::add_attr(message, attr, "comm_type", detail::chakra_attr_field::int64_val,
+                         static_cast<std::uint64_t>(*type));
+        detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val,
+                         chakra_comm_size(op));
+        pg = std::to_string(numbers.id(op.group));
+        detail::add_attr(message, attr, "pg_name", pg);
+        const auto at = std::lower_bound(s.groups.begin(), s.groups.end(), op.group);
+        if (at == s.groups.end() || *at != op.group) s.groups.insert(at, op.group);
+        ++s.collectives;
+        break;
+      }
+      case op_type::send:
+      case op_type::recv: {
+        const bool send = op.type == op_type::send;
+        message.add_uint(3,
+                         static_cast<std::uint64_t>(send ? chakra_node_type::send : chakra_node_type::recv));
+        message.add_packed(5, std::span(deps.data(), op.after_count));
+        detail::add_attr(message, attr, "is_cpu_op", detail::chakra_attr_field::bool_val, 0);
+        detail::add_attr(message, attr, send ? "comm_dst" : "comm_src", detail::chakra_attr_field::int32_val,
+                         detail::checked_int32(op.peer, "peer", rank, op));
+        detail::add_attr(message, attr, "comm_tag", detail::chakra_attr_field::int32_val,
+                         detail::checked_int32(op.tag, "tag", rank, op));
+        detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val, op.size.count());
+        ++(send ? s.sends : s.recvs);
+        break;
+      }
+    }
+    append_delimited(buffer, message);
+    ++s.nodes;
+    flush(false);
+  }
+  flush(true);
+  s.compute_us = written_us;
+  return s;
+}
+
+/// One attribute as read: its name, the oneof member it was written in (AttributeProto's field
+/// number: 7 int32, 9 int64, 13 uint64, 27 bool, 29 string, …) and its value.
+struct chakra_attribute {
+  std::string name;
+  std::uint32_t field = 0;
+  std::uint64_t number = 0;  ///< integer and bool members
+  std::string text;          ///< string and bytes members
+};
+
+/// One node as read (the fields aicb writes; other fields are skipped).
+struct chakra_node {
+  std::uint64_t id = 0;
+  std::string name;
+  chakra_node_type type = chakra_node_type::invalid;
+  std::vector<std::uint64_t> data_deps, ctrl_deps;
+  std::uint64_t duration_micros = 0;
+  std::vector<chakra_attribute> attrs;
+
+  /// The attribute called `name`, or null.
+  [[nodiscard]] const chakra_attribute* attr(std::string_view name) const noexcept {
+    for (const chakra_attribute& a : attrs)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
+};
+
+/// A whole file as read: the metadata's version and attributes, then the nodes in file order.
+struct chakra_trace {
+  std::string version;
+  std::vector<chakra_attribute> metadata;
+  std::vector<chakra_node> nodes;
+};
+
+namespace detail {
+
+inline chakra_attribute read_chakra_attribute(std::string_view bytes, const std::string& where) {
+  chakra_attribute a;
+  protobuf_fields fields(bytes, where);
+  protobuf_field f;
+  while (fields.next(f)) {
+    if (f.field == 1 && f.type == wire_type::length_delimited) {
+      a.name = std::string(f.bytes);
+    } else if (f.field >= 3 && f.field != 2) {
+      a.field = f.field;
+      if (f.type == wire_type::length_delimited)
+        a.text = std::string(f.bytes);
+      else
+        a.number = f.number;
+    }
+  }
+  return a;
+}
+
+}  // namespace detail
+
+/// Reads a Chakra file's bytes (see the file comment); `name` names it in errors. Refuses, naming the
+/// record, what is not a stream of well-formed messages.
+[[nodiscard]] inline chakra_trace read_chakra_trace(std::string_view bytes, const std::string& name) {
+  chakra_trace t;
+  protobuf_fields records(bytes, name);
+  bool first = true;
+  while (!records.done()) {
+    const std::size_t at = records.offset();
+    const std::uint64_t size = records.varint();
+    if (size > bytes.size() - records.offset())
+      AICB_THROW(error(name + ", byte " + std::to_string(at) + ": a record of " + std::to_string(size) +
+                       " bytes runs past the end of the file (cut off?)"));
+    const std::string_view record = bytes.substr(records.offset(), static_cast<std::size_t>(size));
+    const std::string where = first ? name + ", metadata" : name + ", node " + std::to_string(t.nodes.size());
+    protobuf_fields fields(record, where);
+    protobuf_field f;
+    if (first) {
+      while (fields.next(f)) {
+        if (f.field == 1 && f.type == wire_type::length_delimited) t.version = std::string(f.bytes);
+        if (f.field == 2 && f.type == wire_type::length_delimited)
+          t.metadata.push_back(detail::read_chakra_attribute(f.bytes, where));
+      }
+      first = false;
+    } else {
+      chakra_node n;
+      while (fields.next(f)) {
+        switch (f.field) {
+          case 1:
+            n.id = f.number;
+            break;
+          case 2:
+            if (f.type == wire_type::length_delimited) n.name = std::string(f.bytes);
+            break;
+          case 3:
+            n.type = f.number <= 7 ? static_cast<chakra_node_type>(f.number) : chakra_node_type::invalid;
+            break;
+          case 4:
+            for_each_packed(
+                f, [&](std::uint64_t v) { n.ctrl_deps.push_back(v); }, where);
+            break;
+          case 5:
+            for_each_packed(
+                f, [&](std::uint64_t v) { n.data_deps.push_back(v); }, where);
+            break;
+          case 7:
+            n.duration_micros = f.number;
+            break;
+          case 10:
+            if (f.type == wire_type::length_delimited)
+              n.attrs.push_back(detail::read_chakra_attribute(f.bytes, where));
+            break;
+          default:
+            break;
+        }
+      }
+      t.nodes.push_back(std::move(n));
+    }
+    records.skip(static_cast<std::size_t>(size));
+  }
+  if (first) AICB_THROW(error(name + ": empty (a Chakra trace starts with its metadata record)"));
+  return t;
+}
+
+/// What write_chakra_set writes.
+struct chakra_set_options {
+  std::string name = "workload";     ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
+  std::vector<std::uint64_t> ranks;  ///< the ranks to write; empty: every rank
+  rank_schedule_options schedule{};
+  /// More members of manifest.json (the job, the compute model), written by the caller.
+  std::function<void(json_writer&)> about{};
+  /// Called after each rank's file: ranks done, ranks in all.
+  std::function<void(std::uint64_t, std::uint64_t)> progress{};
+};
+
+/// What write_chakra_set wrote.
+struct chakra_set_result {
+  std::string directory;
+  std::uint64_t files = 0, nodes = 0, bytes = 0;
+  std::uint64_t compute = 0, collectives = 0, sends = 0, recvs = 0;
+  std::uint64_t groups = 0;  ///< communicator groups in comm_groups.json
+};
+
+/// The name of the communicator-group file of a set (ASTRA-sim's `--comm-group-configuration`).
+inline constexpr std::string_view chakra_comm_groups_file = "comm_groups.json";
+/// The name of a set's manifest (what was written, with which job and conventions).
+inline constexpr std::string_view chakra_manifest_file = "manifest.json";
+
+/// Writes the Chakra traces of `job`'s ranks into `directory`: NAME.RANK.et for each rank,
+/// comm_groups.json (`{"<pg_name>": [members…]}` for every group the files name) and manifest.json
+/// (schema "aicb.chakra/1"). The directory is built under a temporary name and renamed into place
+/// when complete (aicb::atomic_directory): a set lands whole or not at all. Memory holds one rank's
+/// pipeline step at a time and the set of groups named.
+inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
+                                          const compute_model& compute,
+                                          const chakra_set_options& options = {}) {
+  validate(job);
+  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
+      options.name == "..")
+    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
+  const std::uint64_t world = job.parallel.world_size;
+  std::vector<std::uint64_t> ranks = options.ranks;
+  if (ranks.empty()) {
+    ranks.resize(world);
+    for (std::uint64_t r = 0; r < world; ++r)
+      ranks[r] = r;
+  }
+  std::vector<std::uint64_t> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] >= world)
+      AICB_THROW(config_error("ranks", std::to_string(sorted[i]),
+                              "a rank must be below world_size (" + std::to_string(world) + ")"));
+    if (i > 0 && sorted[i] == sorted[i - 1])
+      AICB_THROW(config_error("ranks", std::to_string(sorted[i]), "a rank is listed twice"));
+  }
+  atomic_directory out(directory, std::string(chakra_manifest_file));
+  chakra_set_result result{.directory = directory};
+  std::set<group_id> groups;
+  for (const std::uint64_t rank : ranks) {
+    atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"), {}, 1 << 16);
+    const chakra_rank_summary s = write_chakra_rank([&](std::string_view bytes) { file.write(bytes); }, job,
+                                                    rank, compute, options.schedule);
+    file.commit();
+    ++result.files;
+    result.nodes += s.nodes;
+    result.bytes += s.bytes;
+    result.compute += s.compute;
+    result.collectives += s.collectives;
+    result.sends += s.sends;
+    result.recvs += s.recvs;
+    groups.insert(s.groups.begin(), s.groups.end());
+    if (options.progress) options.progress(result.files, ranks.size());
+  }
+  const chakra_groups numbers(job);
+  {
+    std::string text = "{";
+    bool first = true;
+    for (const group_id& g : groups) {  // ascending kind and index: ascending numbers
+      text.append(first ? "\n  \"" : ",\n  \"").append(std::to_string(numbers.id(g))).append("\": [");
+      const rank_group members = numbers.members(g);
+      for (std::uint64_t j = 0; j < members.size(); ++j)
+        text.append(j ? ", " : "").append(std::to_string(members.member(j)));
+      text.append("]");
+      first = false;
+    }
+    text.append("\n}\n");
+    write_file_atomically(out.file(chakra_comm_groups_file), text);
+  }
+  result.groups = groups.size();
+  json_writer m;
+  m.begin_object()
+      .member("schema", "aicb.chakra/1")
+      .member("generator", std::string("aicb ") + AICB_VERSION_STRING);
+  m.member("chakra_version", chakra_version).member("workload", options.name);
+  m.member("comm_group_configuration", chakra_comm_groups_file).member("world_size", world);
+  m.member("files", result.files).member("nodes", result.nodes).member("bytes", result.bytes);
+  if (options.ranks.empty()) {
+    m.member("ranks", "all");
+  } else {
+    m.key("ranks").begin_array();
+    for (const std::uint64_t r : ranks)
+      m.value(r);
+    m.end_array();
+  }
+  m.member("all_gather_comm_size",
+           "per-rank input (ASTRA-sim's convention: aicb's gathered size / group size)");
+  m.key("groups").begin_object();
+  for (const group_id& g : groups)
+    m.member(std::to_string(numbers.id(g)), to_string(g));
+  m.end_object();
+  if (options.about) options.about(m);
+  m.end_object();
+  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n");
+  out.commit();
+  return result;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/io/protobuf_wire.hpp>
 // #include <aicb/io/simai_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -9698,6 +10618,297 @@ template <class Records>
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/io/timeline_html.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::write_timeline_html — a timeline a person opens in a browser, with no server and nothing
+/// fetched: one HTML file holding a trace-event JSON document (aicb/io/trace_events.hpp, or measured
+/// times in the same form) and a small renderer for it. Tracks are the trace's processes (pipeline
+/// stages or ranks, stacked in their sort order) and threads (compute, collectives, data parallel,
+/// transfers, waiting); bubbles are the gaps and the `waiting` track; hovering an interval shows its
+/// operation, phase, micro batch, layer, bytes, group or peer. Wheel or +/− zoom, drag pans, 0 resets.
+///
+/// ```cpp
+/// aicb::atomic_file out("timeline.html");
+/// aicb::write_timeline_html([&](std::string_view s) { out.write(s); }, "llama3-8b on 64 H100",
+///                           [&](const auto& sink) { aicb::write_trace_events(sink, job, gpu, cluster); });
+/// out.commit();
+/// ```
+///
+/// The page is one renderer for any trace-event document: `produce(sink)` writes the document through
+/// `sink`, which escapes it for the page (`<` as `\u003c`, so no text of the data can close its
+/// script element). The page reports what it drew in `<body data-tracks data-events data-errors>`
+/// (the tests read these from a headless browser).
+
+// #include <aicb/config.hpp>
+
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+inline constexpr std::string_view timeline_page_head = R"aicb(<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="aicb">
+<title>)aicb";
+
+inline constexpr std::string_view timeline_page_style = R"aicb(</title>
+<style>
+body{font:13px system-ui,sans-serif;margin:0;color:#222;background:#fff}
+header{padding:8px 12px;border-bottom:1px solid #ddd}
+header h1{font-size:15px;margin:0 0 4px}
+#summary{color:#555}
+#legend span{display:inline-block;margin-right:12px}
+#legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
+#view{position:relative;overflow:auto}
+canvas{display:block}
+#tip{position:fixed;pointer-events:none;background:#fffff0;border:1px solid #999;padding:4px 6px;
+white-space:pre;font:12px ui-monospace,monospace;display:none;z-index:2}
+button{font:12px system-ui;margin-left:4px}
+</style></head>
+<body data-tracks="0" data-events="0" data-errors="0">
+<header><h1 id="title"></h1><div id="summary"></div>
+<div id="legend"></div>
+<div>zoom <button id="zin">+</button><button id="zout">&minus;</button><button id="zreset">fit</button>
+<span id="range"></span></div></header>
+<div id="view"><canvas id="canvas"></canvas></div><div id="tip"></div>
+<script id="trace" type="application/json">)aicb";
+
+inline constexpr std::string_view timeline_page_script = R"aicb(</script>
+<script>
+"use strict";
+(function () {
+  const body = document.body;
+  let errors = 0;
+  window.addEventListener("error", function () { body.dataset.errors = String(++errors); });
+  const trace = JSON.parse(document.getElementById("trace").textContent);
+  const events = Array.isArray(trace) ? trace : (trace.traceEvents || []);
+  const about = trace.otherData || {};
+  document.getElementById("title").textContent = document.title;
+  const facts = [];
+  if (about.iteration_s !== undefined) facts.push("iteration " + (+about.iteration_s).toPrecision(4) + " s");
+  if (about.mfu !== undefined) facts.push("MFU " + (100 * about.mfu).toFixed(1) + "%");
+  if (about.gpu) facts.push(about.gpu);
+  if (about.cluster) facts.push(about.cluster);
+  if (about.compute) facts.push(about.compute);
+  if (about.source) facts.push(about.source);
+  document.getElementById("summary").textContent = facts.join(" \u00b7 ");
+
+  // Tracks: one per (process, thread) that has intervals, processes in their sort order.
+  const processName = {}, processSort = {}, threadName = {};
+  const tracks = new Map();
+  let start = Infinity, end = -Infinity, count = 0;
+  for (const e of events) {
+    if (e.ph === "M") {
+      if (e.name === "process_name") processName[e.pid] = e.args.name;
+      if (e.name === "process_sort_index") processSort[e.pid] = e.args.sort_index;
+      if (e.name === "thread_name") threadName[e.pid + "/" + e.tid] = e.args.name;
+      continue;
+    }
+    if (e.ph !== "X") continue;
+    const key = e.pid + "/" + e.tid;
+    if (!tracks.has(key)) tracks.set(key, {pid: e.pid, tid: e.tid, items: []});
+    tracks.get(key).items.push(e);
+    start = Math.min(start, e.ts);
+    end = Math.max(end, e.ts + (e.dur || 0));
+    ++count;
+  }
+  const order = [...tracks.values()].sort(function (a, b) {
+    const sa = processSort[a.pid] !== undefined ? processSort[a.pid] : a.pid;
+    const sb = processSort[b.pid] !== undefined ? processSort[b.pid] : b.pid;
+    return sa - sb || a.pid - b.pid || a.tid - b.tid;
+  });
+  for (const t of order) {
+    t.items.sort(function (a, b) { return a.ts - b.ts; });
+    t.label = (processName[t.pid] || ("process " + t.pid)) + " \u2014 " + (threadName[t.pid + "/" + t.tid] || ("thread " + t.tid));
+  }
+  if (!isFinite(start)) { start = 0; end = 1; }
+  if (end <= start) end = start + 1;
+
+  // Colours: compute by phase, communication by stream.
+  const colours = {
+    "forward": "#4e79a7", "backward": "#59a14f", "recompute": "#f28e2b", "finalize": "#b07aa1",
+    "collectives": "#e15759", "data parallel": "#76b7b2", "transfers": "#9c755f", "waiting": "#d3d3d3"
+  };
+  function colour(e) {
+    if (e.cat === "compute") return colours[(e.args && e.args.phase) || "forward"] || "#4e79a7";
+    return colours[e.cat] || "#888";
+  }
+  const legend = document.getElementById("legend");
+  for (const name of Object.keys(colours)) {
+    const span = document.createElement("span");
+    const swatch = document.createElement("i");
+    swatch.style.background = colours[name];
+    span.appendChild(swatch);
+    span.appendChild(document.createTextNode(name + (["forward", "backward", "recompute", "finalize"].includes(name) ? " compute" : "")));
+    legend.appendChild(span);
+  }
+
+  const canvas = document.getElementById("canvas"), view = document.getElementById("view");
+  const tip = document.getElementById("tip"), range = document.getElementById("range");
+  const row = 18, gap = 2, labelWidth = 260, axis = 22;
+  let t0 = start, t1 = end;
+  function width() { return Math.max(400, view.clientWidth || window.innerWidth || 1200); }
+  function x(t, w) { return labelWidth + (t - t0) / (t1 - t0) * (w - labelWidth - 8); }
+  function units(us) {
+    if (us >= 1e6) return (us / 1e6).toPrecision(4) + " s";
+    if (us >= 1e3) return (us / 1e3).toPrecision(4) + " ms";
+    return us.toPrecision(4) + " \u00b5s";
+  }
+  function draw() {
+    const w = width(), h = axis + order.length * (row + gap) + 4;
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = w * ratio; canvas.height = h * ratio;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
+    const g = canvas.getContext("2d");
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    g.clearRect(0, 0, w, h);
+    g.font = "11px system-ui, sans-serif";
+    // Time axis.
+    g.fillStyle = "#555"; g.strokeStyle = "#eee";
+    const ticks = 8;
+    for (let i = 0; i <= ticks; ++i) {
+      const t = t0 + (t1 - t0) * i / ticks, px = x(t, w);
+      g.beginPath(); g.moveTo(px, axis - 4); g.lineTo(px, h); g.stroke();
+      g.fillText(units(t - start), Math.min(px + 2, w - 60), 12);
+    }
+    let previousPid = null;
+    order.forEach(function (t, i) {
+      const y = axis + i * (row + gap);
+      if (t.pid !== previousPid) {  // a line between processes: stages or ranks stacked
+        g.strokeStyle = "#999"; g.beginPath(); g.moveTo(0, y - 1); g.lineTo(w, y - 1); g.stroke();
+        previousPid = t.pid;
+      }
+      g.fillStyle = "#333";
+      g.fillText(t.label.length > 44 ? t.label.slice(0, 43) + "\u2026" : t.label, 4, y + row - 5);
+      g.save(); g.beginPath(); g.rect(labelWidth, y, w - labelWidth, row); g.clip();
+      let lastPixel = -1;
+      for (const e of t.items) {
+        if (e.ts + (e.dur || 0) < t0 || e.ts > t1) continue;
+        const a = x(e.ts, w), b = x(e.ts + (e.dur || 0), w);
+        if (b < lastPixel + 0.5 && b - a < 0.5) continue;  // many sub-pixel intervals: one mark
+        g.fillStyle = colour(e);
+        g.fillRect(a, y, Math.max(b - a, 0.5), row);
+        lastPixel = b;
+      }
+      g.restore();
+    });
+    range.textContent = units(t0 - start) + " \u2013 " + units(t1 - start) + " of " + units(end - start);
+  }
+  function find(px, py) {
+    const i = Math.floor((py - axis) / (row + gap));
+    if (i < 0 || i >= order.length || px < labelWidth) return null;
+    const w = width(), t = t0 + (px - labelWidth) / (w - labelWidth - 8) * (t1 - t0);
+    const slack = (t1 - t0) / (w - labelWidth) * 2;
+    const items = order[i].items;
+    let lo = 0, hi = items.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (items[m].ts <= t) lo = m + 1; else hi = m; }
+    for (let k = Math.max(0, lo - 8); k < Math.min(items.length, lo + 2); ++k) {
+      const e = items[k];
+      if (t >= e.ts - slack && t <= e.ts + (e.dur || 0) + slack) return {track: order[i], event: e};
+    }
+    return null;
+  }
+  canvas.addEventListener("mousemove", function (m) {
+    const r = canvas.getBoundingClientRect();
+    if (dragging) {
+      const dt = (m.clientX - dragging) / (width() - labelWidth) * (t1 - t0);
+      t0 -= dt; t1 -= dt; dragging = m.clientX; draw(); return;
+    }
+    const hit = find(m.clientX - r.left, m.clientY - r.top);
+    if (!hit) { tip.style.display = "none"; return; }
+    const e = hit.event, lines = [e.name, hit.track.label, units(e.dur || 0) + " at " + units(e.ts - start)];
+    for (const [k, v] of Object.entries(e.args || {}))
+      lines.push(k + ": " + (k === "bytes" ? Number(v).toLocaleString("en") : v));
+    tip.textContent = lines.join("\n");
+    tip.style.display = "block";
+    tip.style.left = Math.min(m.clientX + 12, window.innerWidth - 320) + "px";
+    tip.style.top = (m.clientY + 12) + "px";
+  });
+  canvas.addEventListener("mouseleave", function () { tip.style.display = "none"; dragging = 0; });
+  let dragging = 0;
+  canvas.addEventListener("mousedown", function (m) { dragging = m.clientX; });
+  window.addEventListener("mouseup", function () { dragging = 0; });
+  function zoom(factor, at) {
+    const centre = at === undefined ? (t0 + t1) / 2 : at;
+    t0 = centre - (centre - t0) * factor; t1 = centre + (t1 - centre) * factor;
+    draw();
+  }
+  canvas.addEventListener("wheel", function (m) {
+    m.preventDefault();
+    const r = canvas.getBoundingClientRect(), w = width();
+    const at = t0 + (m.clientX - r.left - labelWidth) / (w - labelWidth - 8) * (t1 - t0);
+    zoom(m.deltaY < 0 ? 0.8 : 1.25, at);
+  }, {passive: false});
+  document.getElementById("zin").onclick = function () { zoom(0.5); };
+  document.getElementById("zout").onclick = function () { zoom(2); };
+  document.getElementById("zreset").onclick = function () { t0 = start; t1 = end; draw(); };
+  window.addEventListener("keydown", function (k) {
+    if (k.key === "+" || k.key === "=") zoom(0.5);
+    if (k.key === "-") zoom(2);
+    if (k.key === "0") { t0 = start; t1 = end; draw(); }
+  });
+  window.addEventListener("resize", draw);
+  draw();
+  body.dataset.tracks = String(order.length);
+  body.dataset.processes = String(new Set(order.map(function (t) { return t.pid; })).size);
+  body.dataset.events = String(count);
+})();
+</script>
+</body></html>
+)aicb";
+
+// Escapes what would end the script element the data sits in, keeping it JSON ("<" only appears in
+// JSON strings, where \u003c means the same).
+template <class Write>
+void write_escaped_for_script(Write& write, std::string_view text) {
+  std::size_t from = 0;
+  for (std::size_t i = text.find('<'); i != std::string_view::npos; i = text.find('<', from)) {
+    write(text.substr(from, i - from));
+    write(std::string_view("\\u003c"));
+    from = i + 1;
+  }
+  write(text.substr(from));
+}
+
+inline std::string escape_html_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Writes the page through `write(std::string_view)`: `title`, then the trace-event document that
+/// `produce(sink)` writes through `sink` (see the file comment), then the renderer.
+template <class Write, class Produce>
+void write_timeline_html(Write&& write, std::string_view title, Produce&& produce) {
+  write(detail::timeline_page_head);
+  write(std::string_view(detail::escape_html_text(title)));
+  write(detail::timeline_page_style);
+  const auto sink = [&](std::string_view text) { detail::write_escaped_for_script(write, text); };
+  produce(sink);
+  write(detail::timeline_page_script);
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/trace_events.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -9705,8 +10916,8 @@ AICB_END_NAMESPACE
 /// @file
 /// aicb::write_trace_events — the iteration estimate as a timeline people can open: Chrome's
 /// trace-event JSON (chrome://tracing, https://ui.perfetto.dev), one process per pipeline stage (its
-/// representative rank), one thread per stream — compute, collectives, data parallel, transfers,
-/// waiting — and one complete event ("ph": "X") per interval the estimate played
+/// representative rank) or per chosen rank, one thread per stream — compute, collectives, data parallel,
+/// transfers, waiting — and one complete event ("ph": "X") per interval the estimate played
 /// (aicb::timed_interval), with the operation's phase, micro batch, layer and bytes as arguments.
 ///
 /// ```cpp
@@ -9724,12 +10935,15 @@ AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/io/json_writer.hpp>
 // #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
 // #include <aicb/version.hpp>
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -9740,11 +10954,41 @@ inline constexpr std::string_view trace_schema = "aicb.trace/1";
 inline constexpr std::array<std::string_view, 5> trace_streams{"compute", "collectives", "data parallel",
                                                                "transfers", "waiting"};
 
+namespace detail {
+
+// A chosen rank of a timeline, following its stage's representative: ranks of one stage run the
+// same operations in the same order (only groups and peers differ), so the representative's
+// interval for operation i is this rank's operation i.
+struct trace_follower {
+  std::uint64_t rank = 0, stage = 0;
+  rank_schedule schedule;
+  rank_schedule::iterator at{};
+  bool started = false;
+
+  const operation& operation_at(std::uint64_t index) {
+    if (!started) {
+      at = schedule.begin();
+      started = true;
+    }
+    while (!(at == std::default_sentinel) && (*at).index < index)
+      ++at;
+    if (at == std::default_sentinel || (*at).index != index)
+      AICB_THROW(error("rank " + std::to_string(rank) + " has no operation " + std::to_string(index) +
+                       " where its stage's representative has one: the ranks of a stage differ"));
+    return *at;
+  }
+};
+
+}  // namespace detail
+
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
-/// comment: an aicb::atomic_file's write, a string's append); returns the estimate.
+/// comment: an aicb::atomic_file's write, a string's append); returns the estimate. `ranks` chooses
+/// the ranks shown, each as a process of its own (pid = rank) with its own groups and peers and its
+/// stage's times; empty: one representative per stage (pid = stage).
 template <class Write>
 iteration_estimate write_trace_events(Write&& write, const job_spec& job, const compute_model& compute,
-                                      const cluster_spec& cluster, estimate_options options = {}) {
+                                      const cluster_spec& cluster, estimate_options options = {},
+                                      const std::vector<std::uint64_t>& ranks = {}) {
   write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   bool first = true;
   const auto emit = [&](const std::string& event) {
@@ -9757,50 +11001,83 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
       if (trace_streams[i] == stream) return i;
     return trace_streams.size();
   };
-  // Names for the processes (stages) and threads (streams), as the trace viewers read them.
-  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
+  // The processes: stages (their representatives), or the chosen ranks.
+  std::vector<detail::trace_follower> followers;
+  const process_grid grid(job);
+  for (const std::uint64_t r : ranks) {
+    if (r >= job.parallel.world_size)
+      AICB_THROW(
+          config_error("ranks", std::to_string(r),
+                       "a rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
+    followers.push_back({.rank = r, .stage = grid.coordinates(r).pp, .schedule = rank_schedule(job, r)});
+  }
+  const auto name_process = [&](std::uint64_t pid, const std::string& label, std::uint64_t sort) {
     json_writer w;
-    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", s).member("tid", 0);
-    w.key("args").begin_object();
-    std::string label = "stage ";
-    label.append(std::to_string(s))
-        .append(" (rank ")
-        .append(std::to_string(first_rank_of_stage(job, s)))
-        .append(")");
-    w.member("name", label);
-    w.end_object().end_object();
+    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", pid).member("tid", 0);
+    w.key("args").begin_object().member("name", label).end_object().end_object();
     emit(w.str());
+    json_writer o;
+    o.begin_object()
+        .member("name", "process_sort_index")
+        .member("ph", "M")
+        .member("pid", pid)
+        .member("tid", 0);
+    o.key("args").begin_object().member("sort_index", sort).end_object().end_object();
+    emit(o.str());
     for (std::size_t t = 0; t < trace_streams.size(); ++t) {
       json_writer n;
-      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", s).member("tid", t);
+      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", pid).member("tid", t);
       n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
       emit(n.str());
     }
+  };
+  if (followers.empty()) {
+    for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
+      std::string label = "stage ";
+      label.append(std::to_string(s))
+          .append(" (rank ")
+          .append(std::to_string(first_rank_of_stage(job, s)))
+          .append(")");
+      name_process(s, label, s);
+    }
+  } else {
+    for (const auto& f : followers) {
+      std::string label = "rank ";
+      label.append(std::to_string(f.rank)).append(" (stage ").append(std::to_string(f.stage)).append(")");
+      name_process(f.rank, label, f.stage * job.parallel.world_size + f.rank);  // stages stacked
+    }
   }
+  const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
+    json_writer w;
+    std::string name(i.stream == "waiting" ? "wait for " : "");
+    name.append(op.name);
+    w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
+    w.member("pid", pid).member("tid", thread_of(i.stream)).member("ts", i.start_us);
+    w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+    w.key("args").begin_object().member("phase", to_string(op.phase));
+    if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
+    if (op.layer != no_layer) w.member("layer", op.layer);
+    if (op.type == op_type::compute) {
+      w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+      w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+    } else {
+      w.member("bytes", op.size.count());
+      if (op.type == op_type::collective)
+        w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+      else
+        w.member("peer", op.peer);
+    }
+    w.end_object().end_object();
+    emit(w.str());
+  };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
-        const operation& op = *i.op;
-        json_writer w;
-        std::string name(i.stream == "waiting" ? "wait for " : "");
-        name.append(op.name);
-        w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
-        w.member("pid", i.stage).member("tid", thread_of(i.stream)).member("ts", i.start_us);
-        w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
-        w.key("args").begin_object().member("phase", to_string(op.phase));
-        if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
-        if (op.layer != no_layer) w.member("layer", op.layer);
-        if (op.type == op_type::compute) {
-          w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
-          w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-        } else {
-          w.member("bytes", op.size.count());
-          if (op.type == op_type::collective)
-            w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
-          else
-            w.member("peer", op.peer);
+        if (followers.empty()) {
+          event(i, *i.op, i.stage);
+          return;
         }
-        w.end_object().end_object();
-        emit(w.str());
+        for (auto& f : followers)
+          if (f.stage == i.stage) event(i, f.operation_at(i.op->index), f.rank);
       });
   json_writer about;
   about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
@@ -13701,6 +14978,7 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/io/chakra.hpp>
 // #include <aicb/io/json_writer.hpp>
 // #include <aicb/io/workload_file.hpp>
 // #include <aicb/model/job.hpp>
@@ -14218,11 +15496,12 @@ struct generate_request {
   job_request job{.family = ""};
   aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
   std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
-  std::string format = "simai";  ///< simai | csv
-  std::string output{};          ///< the file; empty: aicb's name under results/
+  std::string format = "simai";  ///< simai | csv | chakra
+  std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
   std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
   std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
+  std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
   bool strict = false;                   ///< refuse a profile whose provenance does not match the job
   bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
   bool check_space = true;               ///< refuse an estimate beyond the free space
@@ -14234,7 +15513,7 @@ struct generate_request {
 /// What generate_workload decided and wrote.
 struct generate_result {
   std::string path;                  ///< the file written
-  std::string format = "simai";      ///< simai | csv
+  std::string format = "simai";      ///< simai | csv | chakra
   std::string mode = "corrected";    ///< corrected | aicb
   std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
   std::string compute_model{};       ///< SimAI: how compute was timed
@@ -14244,7 +15523,8 @@ struct generate_result {
   simai_header header{};                       ///< SimAI
   simai_file_summary written{};                ///< SimAI: records and bytes per group
   bool sidecar = false;                        ///< SimAI: FILE.json written
-  std::uint64_t items = 0;                     ///< CSV: items written
+  std::uint64_t items = 0;                     ///< CSV: items written; chakra: nodes
+  std::uint64_t files = 0;                     ///< chakra: rank files written
   std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
@@ -14601,14 +15881,60 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   return out;
 }
 
+inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "chakra";
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  const chosen_compute compute = choose_compute(r, job, out.notes);
+  out.iterations = requested_iterations(r);
+  out.job = job;
+  out.job->model = resolve(job.model);
+  out.compute_model = compute.model->provenance();
+  std::string name = corrected_simai_file_name(job, compute.gpu, r.flags);
+  if (name.size() > 4 && name.ends_with(".txt")) name.resize(name.size() - 4);
+  out.path = output_path_or_default(r.output, "results/chakra", name);
+  if (out.path.find("empty") != std::string::npos)
+    out.warnings.push_back(
+        "the directory's path contains \"empty\": ASTRA-sim silently ignores a "
+        "--comm-group-configuration path with that word in it; choose another name");
+  if (events.planned) events.planned(out);
+  chakra_set_options o{
+      .name = "workload",
+      .ranks = r.ranks.empty() ? std::vector<std::uint64_t>{} : parse_ranks(r.ranks, job.parallel.world_size),
+      .schedule = {.iterations = out.iterations},
+      .about = [&](json_writer& j) {
+        j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+        j.key("job");
+        write_job_json(j, *out.job);
+      }};
+  const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
+  out.items = written.nodes;
+  out.files = written.files;
+  return out;
+}
+
 }  // namespace detail
 
 /// Writes the workload a request asks for (see the file comment) and says what it did.
 inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
   if (r.compat != "aicb" && r.compat != "none")
     AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
-  if (r.format != "simai" && r.format != "csv")
-    AICB_THROW(config_error("format", r.format, "expected simai | csv"));
+  if (r.format != "simai" && r.format != "csv" && r.format != "chakra")
+    AICB_THROW(config_error("format", r.format, "expected simai | csv | chakra"));
+  if (r.format == "chakra") {
+    if (r.compat == "aicb")
+      AICB_THROW(config_error("compat", r.compat,
+                              "aicb writes no Chakra traces; --format chakra is corrected only"));
+    if (r.stage)
+      AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
+                              "Chakra traces are written per rank: choose them with --ranks"));
+    return detail::generate_corrected_chakra(r, events);
+  }
+  if (!r.ranks.empty())
+    AICB_THROW(config_error("ranks", r.ranks,
+                            "only --format chakra writes chosen ranks (SimAI and CSV files "
+                            "describe one rank: --pp-stage)"));
   if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",

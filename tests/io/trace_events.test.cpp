@@ -35,7 +35,8 @@ TEST_CASE("trace events: the estimate's intervals as a trace viewers read, one p
   double end = 0;
   for (const auto& event : trace["traceEvents"]) {
     if (event["ph"] == "M") {
-      (event["name"] == "process_name" ? processes : threads) += 1;
+      processes += event["name"] == "process_name";
+      threads += event["name"] == "thread_name";
       continue;
     }
     REQUIRE(event["ph"] == "X");

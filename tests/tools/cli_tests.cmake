@@ -68,6 +68,19 @@ aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: 2 pipeline stage\\(
                    -o timeline_cli.json)
 aicb_cli_test(timeline_missing_folder STATUS 1 EXPECT "directory no_such_folder does not exist"
               ARGS timeline --model llama3-8b --num-layers 4 -o no_such_folder/t.json)
+aicb_cli_test(timeline_html EXPECT "wrote timeline_cli.html: an HTML timeline, 3 rank\\(s\\)" "open it in a browser"
+              ARGS timeline --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --global-batch 8
+                   --ranks 0,8-9 -o timeline_cli.html)
+aicb_cli_test(timeline_bad_ranks STATUS 2 EXPECT "ranks = 3-1: a range must not run backwards"
+              ARGS timeline --model llama3-8b --num-layers 4 --world-size 16 --ranks 3-1 -o t.html)
+# The HTML timeline of a 64-rank job in headless chromium: no script errors, every rank's tracks drawn.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME cli.timeline_html_in_browser
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/timeline_browser.py" $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.timeline_html_in_browser PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+# Chakra traces from the command line: sets land whole; failures midway leave nothing.
+add_test(NAME cli.chakra_sets COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/chakra_cli.sh" $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.chakra_sets PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "\n0 failures")
 aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit in memory" "TP  CP  PP VPP"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
 aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"

@@ -45,6 +45,7 @@ struct generate_options {
   bool allow_unknown_keys = false;
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
+  std::string ranks;
   bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
   std::string format = "simai";
   std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count: the world size
@@ -59,9 +60,11 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
       ->capture_default_str();
   command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/workload/)");
   command
-      ->add_option("--format", o.format,
-                   "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh)")
-      ->check(CLI::IsMember({"simai", "csv"}))
+      ->add_option(
+          "--format", o.format,
+          "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh); "
+          "chakra: one Chakra trace per rank for ASTRA-sim, into the directory -o names")
+      ->check(CLI::IsMember({"simai", "csv", "chakra"}))
       ->capture_default_str();
   command
       ->add_option("--nproc_per_node", o.nproc_per_node,
@@ -72,6 +75,7 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
   command->add_option("--iterations", o.iterations, "consecutive training iterations in the file")
       ->capture_default_str();
   command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
+  command->add_option("--ranks", o.ranks, "--format chakra: the ranks to write, e.g. 0-7,12 (default: all)");
   command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
       ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
   command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
@@ -163,6 +167,7 @@ aicb::generate_request to_request(const generate_options& o) {
   r.compute = o.compute;
   r.iterations = o.iterations;
   r.stage = o.stage;
+  r.ranks = o.ranks;
   r.strict = o.strict;
   r.sidecar = !o.no_sidecar;
   r.check_space = !o.no_space_check;
@@ -175,7 +180,7 @@ aicb::generate_request to_request(const generate_options& o) {
 // what was decided for the user.
 void print_plan(const aicb::generate_result& r, bool quiet) {
   if (quiet) return;
-  if (r.format == "simai" && r.job) {
+  if ((r.format == "simai" || r.format == "chakra") && r.job) {
     const aicb::job_spec& job = *r.job;
     std::printf("job: %s\n",
                 std::string(job.model.name.empty() ? "(unnamed)" : job.model.name.view()).c_str());
@@ -207,6 +212,24 @@ void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
                   r.path.c_str(), static_cast<unsigned long long>(r.items),
                   static_cast<unsigned long long>(r.rank), static_cast<unsigned long long>(r.pipeline_stage),
                   static_cast<unsigned long long>(r.iterations));
+    return;
+  }
+  if (r.format == "chakra") {
+    for (const std::string& w : r.warnings)
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (quiet) return;
+    std::printf(
+        "wrote %s/: %llu Chakra traces (workload.RANK.et, %llu nodes, %llu iteration(s)), "
+        "comm_groups.json, manifest.json, %.3f s\n",
+        r.path.c_str(), static_cast<unsigned long long>(r.files), static_cast<unsigned long long>(r.items),
+        static_cast<unsigned long long>(r.iterations), seconds);
+    if (const std::uint64_t kib = peak_memory_kib())
+      std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
+    std::printf(
+        "simulate: AstraSim_Analytical_Congestion_Unaware --workload-configuration=%s/workload "
+        "--comm-group-configuration=%s/comm_groups.json --system-configuration=... "
+        "--network-configuration=... --remote-memory-configuration=...   (docs/chakra.md)\n",
+        r.path.c_str(), r.path.c_str());
     return;
   }
   if (quiet) return;

@@ -1,14 +1,16 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 // `aicb timeline`: one iteration of a job, as the estimate plays it, as a Chrome/Perfetto trace-event
-// JSON file (aicb::write_trace_events, aicb/io/trace_events.hpp): a process per pipeline stage, a
-// thread per stream. Open it in https://ui.perfetto.dev or chrome://tracing.
+// JSON file (aicb::write_trace_events, aicb/io/trace_events.hpp) — a process per pipeline stage or
+// chosen rank, a thread per stream — or as a self-contained HTML page that draws it
+// (aicb::write_timeline_html, aicb/io/timeline_html.hpp).
 #include "commands.hpp"
 #include "estimate_flags.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/compute/roofline.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 
 #include <CLI/CLI.hpp>
@@ -16,35 +18,65 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace aicb_tool {
 namespace {
 
 struct timeline_options {
   job_flags job;
-  std::string gpu, cluster, output = "timeline.json";
+  std::string gpu, cluster, output = "timeline.json", format, ranks;
   aicb::estimate_options overlap;
 };
+
+// html for a name ending in .html or .htm, json otherwise, unless --format says.
+std::string format_of(const timeline_options& o) {
+  if (!o.format.empty()) return o.format;
+  const auto ends = [&](std::string_view suffix) {
+    return o.output.size() >= suffix.size() &&
+           o.output.compare(o.output.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".html") || ends(".htm") ? "html" : "json";
+}
 
 int run_timeline(const timeline_options& o) {
   const aicb::job_spec job = o.job.job();
   aicb::validate(job);
   const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);
   const aicb::roofline_model compute(machines.gpu);
+  const std::vector<std::uint64_t> ranks =
+      o.ranks.empty() ? std::vector<std::uint64_t>{} : aicb::parse_ranks(o.ranks, job.parallel.world_size);
+  const std::string format = format_of(o);
+  aicb::iteration_estimate e;
+  const auto produce = [&](auto&& write) {
+    if (format == "json") {
+      e = aicb::write_trace_events(write, job, compute, machines, o.overlap, ranks);
+      return;
+    }
+    std::string title(job.model.name.empty() ? "custom model" : job.model.name.view());
+    title.append(" on ").append(std::to_string(job.parallel.world_size)).append(" ");
+    title.append(machines.gpu).append(": one iteration, estimated");
+    aicb::write_timeline_html(write, title, [&](const auto& sink) {
+      e = aicb::write_trace_events(sink, job, compute, machines, o.overlap, ranks);
+    });
+  };
   if (o.output == "-") {  // to standard output, for a pipe
-    (void)aicb::write_trace_events(
-        [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }, job, compute,
-        machines, o.overlap);
+    produce([](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
     return 0;
   }
   aicb::atomic_file out(o.output);  // the whole file or nothing
-  const aicb::iteration_estimate e = aicb::write_trace_events([&](std::string_view text) { out.write(text); },
-                                                              job, compute, machines, o.overlap);
+  produce([&](std::string_view text) { out.write(text); });
   out.commit();
-  std::printf("wrote %s: %llu pipeline stage(s), iteration %.4g s on %s (%s)\n", o.output.c_str(),
-              static_cast<unsigned long long>(e.stages.size()), e.iteration_s,
-              std::string(machines.name).c_str(), std::string(machines.gpu).c_str());
-  std::printf("next: open it in https://ui.perfetto.dev or chrome://tracing\n");
+  std::printf("wrote %s: %s, %s, iteration %.4g s on %s (%s)\n", o.output.c_str(),
+              format == "html" ? "an HTML timeline" : "a trace-event JSON timeline",
+              ranks.empty() ? (std::to_string(e.stages.size()) + " pipeline stage(s)").c_str()
+                            : (std::to_string(ranks.size()) + " rank(s)").c_str(),
+              e.iteration_s, std::string(machines.name).c_str(), std::string(machines.gpu).c_str());
+  if (format == "html")
+    std::printf("next: open it in a browser (no server needed)\n");
+  else
+    std::printf("next: open it in https://ui.perfetto.dev or chrome://tracing\n");
   return 0;
 }
 
@@ -52,10 +84,20 @@ int run_timeline(const timeline_options& o) {
 
 void add_timeline_command(CLI::App& app, action& chosen) {
   auto options = std::make_shared<timeline_options>();
-  auto* command = app.add_subcommand(
-      "timeline", "Write one iteration, as the estimate plays it, as a trace-event JSON timeline (Perfetto)");
-  command->add_option("-o,--output", options->output, "the JSON file to write (- for standard output)")
+  auto* command = app.add_subcommand("timeline",
+                                     "Write one iteration, as the estimate plays it, as a timeline: "
+                                     "trace-event JSON (Perfetto) or an HTML page");
+  command
+      ->add_option("-o,--output", options->output,
+                   "the file to write (- for standard output); a name ending in .html gets the HTML view")
       ->capture_default_str();
+  command
+      ->add_option("--format", options->format,
+                   "json (trace events, for Perfetto) | html (a page that draws them)")
+      ->check(CLI::IsMember({"json", "html"}));
+  command->add_option(
+      "--ranks", options->ranks,
+      "ranks to show, each as its own process, e.g. 0-7,56 or all (default: one per pipeline stage)");
   add_estimate_flags(*command, options->gpu, options->cluster, options->overlap);
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_timeline);

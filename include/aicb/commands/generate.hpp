@@ -40,6 +40,7 @@
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
+#include <aicb/io/chakra.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/model/job.hpp>
@@ -65,11 +66,12 @@ struct generate_request {
   job_request job{.family = ""};
   aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
   std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
-  std::string format = "simai";  ///< simai | csv
-  std::string output{};          ///< the file; empty: aicb's name under results/
+  std::string format = "simai";  ///< simai | csv | chakra
+  std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
   std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
   std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
+  std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
   bool strict = false;                   ///< refuse a profile whose provenance does not match the job
   bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
   bool check_space = true;               ///< refuse an estimate beyond the free space
@@ -81,7 +83,7 @@ struct generate_request {
 /// What generate_workload decided and wrote.
 struct generate_result {
   std::string path;                  ///< the file written
-  std::string format = "simai";      ///< simai | csv
+  std::string format = "simai";      ///< simai | csv | chakra
   std::string mode = "corrected";    ///< corrected | aicb
   std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
   std::string compute_model{};       ///< SimAI: how compute was timed
@@ -91,7 +93,8 @@ struct generate_result {
   simai_header header{};                       ///< SimAI
   simai_file_summary written{};                ///< SimAI: records and bytes per group
   bool sidecar = false;                        ///< SimAI: FILE.json written
-  std::uint64_t items = 0;                     ///< CSV: items written
+  std::uint64_t items = 0;                     ///< CSV: items written; chakra: nodes
+  std::uint64_t files = 0;                     ///< chakra: rank files written
   std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
@@ -448,14 +451,60 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   return out;
 }
 
+inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {
+  generate_result out;
+  out.format = "chakra";
+  const job_spec job = corrected_job(r, out.notes);
+  validate(job);
+  const chosen_compute compute = choose_compute(r, job, out.notes);
+  out.iterations = requested_iterations(r);
+  out.job = job;
+  out.job->model = resolve(job.model);
+  out.compute_model = compute.model->provenance();
+  std::string name = corrected_simai_file_name(job, compute.gpu, r.flags);
+  if (name.size() > 4 && name.ends_with(".txt")) name.resize(name.size() - 4);
+  out.path = output_path_or_default(r.output, "results/chakra", name);
+  if (out.path.find("empty") != std::string::npos)
+    out.warnings.push_back(
+        "the directory's path contains \"empty\": ASTRA-sim silently ignores a "
+        "--comm-group-configuration path with that word in it; choose another name");
+  if (events.planned) events.planned(out);
+  chakra_set_options o{
+      .name = "workload",
+      .ranks = r.ranks.empty() ? std::vector<std::uint64_t>{} : parse_ranks(r.ranks, job.parallel.world_size),
+      .schedule = {.iterations = out.iterations},
+      .about = [&](json_writer& j) {
+        j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+        j.key("job");
+        write_job_json(j, *out.job);
+      }};
+  const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
+  out.items = written.nodes;
+  out.files = written.files;
+  return out;
+}
+
 }  // namespace detail
 
 /// Writes the workload a request asks for (see the file comment) and says what it did.
 inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
   if (r.compat != "aicb" && r.compat != "none")
     AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
-  if (r.format != "simai" && r.format != "csv")
-    AICB_THROW(config_error("format", r.format, "expected simai | csv"));
+  if (r.format != "simai" && r.format != "csv" && r.format != "chakra")
+    AICB_THROW(config_error("format", r.format, "expected simai | csv | chakra"));
+  if (r.format == "chakra") {
+    if (r.compat == "aicb")
+      AICB_THROW(config_error("compat", r.compat,
+                              "aicb writes no Chakra traces; --format chakra is corrected only"));
+    if (r.stage)
+      AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
+                              "Chakra traces are written per rank: choose them with --ranks"));
+    return detail::generate_corrected_chakra(r, events);
+  }
+  if (!r.ranks.empty())
+    AICB_THROW(config_error("ranks", r.ranks,
+                            "only --format chakra writes chosen ranks (SimAI and CSV files "
+                            "describe one rank: --pp-stage)"));
   if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",

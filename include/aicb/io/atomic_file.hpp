@@ -49,6 +49,7 @@
 #include <vector>
 
 #if defined(__unix__) || defined(__APPLE__)
+#  include <fcntl.h>   // AT_FDCWD (renameat2)
 #  include <unistd.h>  // getpid, unlink (async-signal-safe)
 #  define AICB_DETAIL_POSIX_FILES 1
 #endif
@@ -136,7 +137,8 @@ inline std::string temporary_name(const std::filesystem::path& target, std::stri
 }  // namespace detail
 
 /// Makes SIGINT, SIGTERM and SIGHUP remove every aicb temporary still open before the program ends
-/// as the signal would have ended it. Call once, early (the aicb tool does); idempotent.
+/// as the signal would have ended it, and SIGXFSZ (a file-size limit reached) an ordinary write
+/// error. Call once, early (the aicb tool does); idempotent.
 inline void remove_temporaries_on_signals() {
   static const bool installed = [] {
     for (const int signal : {
@@ -147,6 +149,11 @@ inline void remove_temporaries_on_signals() {
 #endif
          })
       std::signal(signal, detail::on_terminating_signal);
+#if defined(SIGXFSZ)
+    // A write beyond the file-size limit (ulimit -f) fails with EFBIG, reported as an error that
+    // removes the temporaries, instead of killing the program with them in place.
+    std::signal(SIGXFSZ, SIG_IGN);
+#endif
     return true;
   }();
   (void)installed;
@@ -334,6 +341,109 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
   for (const landed& l : done)
     if (!l.backup.empty()) std::remove(l.backup.c_str());
 }
+
+/// A directory of files written as a set: built under a temporary name beside the target and
+/// renamed into place by commit(), so the set lands whole or not at all; destroyed before (an
+/// exception, an error), the temporary directory and everything in it are removed and the target
+/// is left as it was.
+///
+/// ```cpp
+/// aicb::atomic_directory out("traces", "manifest.json");
+/// aicb::write_file_atomically(out.file("workload.0.et"), bytes);
+/// aicb::write_file_atomically(out.file("manifest.json"), about);
+/// out.commit();   // now traces/ exists, complete
+/// ```
+///
+/// A target that exists must be a directory that is empty or that a previous run wrote — it holds
+/// `marker`, a file every set has (a manifest) — and is then replaced in one step (Linux exchanges
+/// the two directories atomically; elsewhere the old one is set aside first). A directory with
+/// other contents is refused: aicb never deletes what it did not write. An interrupted run leaves
+/// its temporary directory (".NAME.aicb-dir-…", hidden) behind, never a partial set under the name.
+class atomic_directory {
+ public:
+  explicit atomic_directory(std::string path, std::string marker = {})
+      : path_(std::move(path)), marker_(std::move(marker)) {
+    namespace fs = std::filesystem;
+    if (path_.empty()) AICB_THROW(io_error(path_, "an output directory needs a name"));
+    fs::path target(path_);
+    if (!target.has_filename()) target = target.parent_path();  // "traces/" names "traces"
+    if (target.filename().string().size() > detail::max_file_name)
+      AICB_THROW(io_error(path_, "the directory name is longer than " +
+                                     std::to_string(detail::max_file_name) +
+                                     " bytes, the most a file system allows"));
+    std::error_code ec;
+    const fs::file_status status = fs::status(target, ec);
+    if (!ec && fs::exists(status)) {
+      if (!fs::is_directory(status)) AICB_THROW(io_error(path_, "exists and is not a directory"));
+      if (!fs::is_empty(target, ec) && (marker_.empty() || !fs::exists(target / marker_, ec)))
+        AICB_THROW(io_error(path_, "exists and holds files aicb did not write" +
+                                       (marker_.empty() ? std::string() : " (no " + marker_ + ")") +
+                                       "; choose a new directory or empty it"));
+    }
+    const fs::path parent = target.parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
+    target_ = target.string();
+    temp_ = detail::temporary_name(target, "dir");
+    if (!fs::create_directory(temp_, ec) || ec)
+      AICB_THROW(io_error(path_, "cannot create a directory beside it: " +
+                                     (ec ? ec.message() : std::string("the temporary name is taken"))));
+  }
+  atomic_directory(const atomic_directory&) = delete;
+  atomic_directory& operator=(const atomic_directory&) = delete;
+  ~atomic_directory() {
+    if (!committed_) {
+      std::error_code ec;
+      std::filesystem::remove_all(temp_, ec);
+    }
+  }
+
+  /// The path of file `name` of the set, inside the temporary directory until commit().
+  [[nodiscard]] std::string file(std::string_view name) const {
+    return (std::filesystem::path(temp_) / std::string(name)).string();
+  }
+  /// The directory as given.
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  /// Renames the finished set into place (replacing a previous set, see the class comment).
+  void commit() {
+    namespace fs = std::filesystem;
+    if (committed_) AICB_THROW(io_error(path_, "committed twice"));
+    std::error_code ec;
+    const bool exists = fs::exists(fs::symlink_status(target_, ec));
+    int error = 0;
+    std::string old;
+    if (!exists) {
+      if (std::rename(temp_.c_str(), target_.c_str()) != 0) error = errno;
+    } else {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+      if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
+        old = temp_;  // the exchange left the previous set under the temporary name
+      } else
+#endif
+      {
+        old = detail::temporary_name(target_, "old");
+        if (std::rename(target_.c_str(), old.c_str()) != 0) {
+          error = errno;
+          old.clear();
+        } else if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+          error = errno;
+          std::rename(old.c_str(), target_.c_str());
+          old.clear();
+        }
+      }
+    }
+    if (error != 0)
+      AICB_THROW(io_error(path_, "cannot rename the finished directory into place (nothing was written): " +
+                                     detail::errno_text(error)));
+    committed_ = true;
+    if (!old.empty()) fs::remove_all(old, ec);
+  }
+
+ private:
+  std::string path_, marker_, target_, temp_;
+  bool committed_ = false;
+};
 
 /// Writes `text` to `path` atomically.
 inline void write_file_atomically(const std::string& path, std::string_view text,

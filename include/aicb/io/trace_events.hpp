@@ -5,8 +5,8 @@
 /// @file
 /// aicb::write_trace_events — the iteration estimate as a timeline people can open: Chrome's
 /// trace-event JSON (chrome://tracing, https://ui.perfetto.dev), one process per pipeline stage (its
-/// representative rank), one thread per stream — compute, collectives, data parallel, transfers,
-/// waiting — and one complete event ("ph": "X") per interval the estimate played
+/// representative rank) or per chosen rank, one thread per stream — compute, collectives, data parallel,
+/// transfers, waiting — and one complete event ("ph": "X") per interval the estimate played
 /// (aicb::timed_interval), with the operation's phase, micro batch, layer and bytes as arguments.
 ///
 /// ```cpp
@@ -24,12 +24,15 @@
 #include <aicb/config.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/version.hpp>
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -40,11 +43,41 @@ inline constexpr std::string_view trace_schema = "aicb.trace/1";
 inline constexpr std::array<std::string_view, 5> trace_streams{"compute", "collectives", "data parallel",
                                                                "transfers", "waiting"};
 
+namespace detail {
+
+// A chosen rank of a timeline, following its stage's representative: ranks of one stage run the
+// same operations in the same order (only groups and peers differ), so the representative's
+// interval for operation i is this rank's operation i.
+struct trace_follower {
+  std::uint64_t rank = 0, stage = 0;
+  rank_schedule schedule;
+  rank_schedule::iterator at{};
+  bool started = false;
+
+  const operation& operation_at(std::uint64_t index) {
+    if (!started) {
+      at = schedule.begin();
+      started = true;
+    }
+    while (!(at == std::default_sentinel) && (*at).index < index)
+      ++at;
+    if (at == std::default_sentinel || (*at).index != index)
+      AICB_THROW(error("rank " + std::to_string(rank) + " has no operation " + std::to_string(index) +
+                       " where its stage's representative has one: the ranks of a stage differ"));
+    return *at;
+  }
+};
+
+}  // namespace detail
+
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
-/// comment: an aicb::atomic_file's write, a string's append); returns the estimate.
+/// comment: an aicb::atomic_file's write, a string's append); returns the estimate. `ranks` chooses
+/// the ranks shown, each as a process of its own (pid = rank) with its own groups and peers and its
+/// stage's times; empty: one representative per stage (pid = stage).
 template <class Write>
 iteration_estimate write_trace_events(Write&& write, const job_spec& job, const compute_model& compute,
-                                      const cluster_spec& cluster, estimate_options options = {}) {
+                                      const cluster_spec& cluster, estimate_options options = {},
+                                      const std::vector<std::uint64_t>& ranks = {}) {
   write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   bool first = true;
   const auto emit = [&](const std::string& event) {
@@ -57,50 +90,83 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
       if (trace_streams[i] == stream) return i;
     return trace_streams.size();
   };
-  // Names for the processes (stages) and threads (streams), as the trace viewers read them.
-  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
+  // The processes: stages (their representatives), or the chosen ranks.
+  std::vector<detail::trace_follower> followers;
+  const process_grid grid(job);
+  for (const std::uint64_t r : ranks) {
+    if (r >= job.parallel.world_size)
+      AICB_THROW(
+          config_error("ranks", std::to_string(r),
+                       "a rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
+    followers.push_back({.rank = r, .stage = grid.coordinates(r).pp, .schedule = rank_schedule(job, r)});
+  }
+  const auto name_process = [&](std::uint64_t pid, const std::string& label, std::uint64_t sort) {
     json_writer w;
-    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", s).member("tid", 0);
-    w.key("args").begin_object();
-    std::string label = "stage ";
-    label.append(std::to_string(s))
-        .append(" (rank ")
-        .append(std::to_string(first_rank_of_stage(job, s)))
-        .append(")");
-    w.member("name", label);
-    w.end_object().end_object();
+    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", pid).member("tid", 0);
+    w.key("args").begin_object().member("name", label).end_object().end_object();
     emit(w.str());
+    json_writer o;
+    o.begin_object()
+        .member("name", "process_sort_index")
+        .member("ph", "M")
+        .member("pid", pid)
+        .member("tid", 0);
+    o.key("args").begin_object().member("sort_index", sort).end_object().end_object();
+    emit(o.str());
     for (std::size_t t = 0; t < trace_streams.size(); ++t) {
       json_writer n;
-      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", s).member("tid", t);
+      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", pid).member("tid", t);
       n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
       emit(n.str());
     }
+  };
+  if (followers.empty()) {
+    for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
+      std::string label = "stage ";
+      label.append(std::to_string(s))
+          .append(" (rank ")
+          .append(std::to_string(first_rank_of_stage(job, s)))
+          .append(")");
+      name_process(s, label, s);
+    }
+  } else {
+    for (const auto& f : followers) {
+      std::string label = "rank ";
+      label.append(std::to_string(f.rank)).append(" (stage ").append(std::to_string(f.stage)).append(")");
+      name_process(f.rank, label, f.stage * job.parallel.world_size + f.rank);  // stages stacked
+    }
   }
+  const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
+    json_writer w;
+    std::string name(i.stream == "waiting" ? "wait for " : "");
+    name.append(op.name);
+    w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
+    w.member("pid", pid).member("tid", thread_of(i.stream)).member("ts", i.start_us);
+    w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+    w.key("args").begin_object().member("phase", to_string(op.phase));
+    if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
+    if (op.layer != no_layer) w.member("layer", op.layer);
+    if (op.type == op_type::compute) {
+      w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+      w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+    } else {
+      w.member("bytes", op.size.count());
+      if (op.type == op_type::collective)
+        w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+      else
+        w.member("peer", op.peer);
+    }
+    w.end_object().end_object();
+    emit(w.str());
+  };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
-        const operation& op = *i.op;
-        json_writer w;
-        std::string name(i.stream == "waiting" ? "wait for " : "");
-        name.append(op.name);
-        w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
-        w.member("pid", i.stage).member("tid", thread_of(i.stream)).member("ts", i.start_us);
-        w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
-        w.key("args").begin_object().member("phase", to_string(op.phase));
-        if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
-        if (op.layer != no_layer) w.member("layer", op.layer);
-        if (op.type == op_type::compute) {
-          w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
-          w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-        } else {
-          w.member("bytes", op.size.count());
-          if (op.type == op_type::collective)
-            w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
-          else
-            w.member("peer", op.peer);
+        if (followers.empty()) {
+          event(i, *i.op, i.stage);
+          return;
         }
-        w.end_object().end_object();
-        emit(w.str());
+        for (auto& f : followers)
+          if (f.stage == i.stage) event(i, f.operation_at(i.op->index), f.rank);
       });
   json_writer about;
   about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);

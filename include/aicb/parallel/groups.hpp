@@ -33,12 +33,14 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -377,6 +379,50 @@ class process_grid {
 /// blocks of world_size / pipeline_parallel ranks). The rank a projection represents a stage by.
 [[nodiscard]] constexpr std::uint64_t first_rank_of_stage(const job_spec& job, std::uint64_t stage) noexcept {
   return stage * (job.parallel.world_size / job.parallel.pipeline_parallel);
+}
+
+/// The ranks a list names, in the order given: "all", or comma-separated ranks and inclusive ranges
+/// ("0-7,12,56-63"), each below `world_size`, none twice. Errors name the list and the rule.
+[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size) {
+  const auto refuse = [&](const std::string& rule) {
+    AICB_THROW(config_error("ranks", std::string(text), rule));
+  };
+  std::vector<std::uint64_t> ranks;
+  if (text == "all") {
+    ranks.resize(world_size);
+    for (std::uint64_t r = 0; r < world_size; ++r)
+      ranks[r] = r;
+    return ranks;
+  }
+  const auto number = [&](std::string_view digits) {
+    std::uint64_t n = 0;
+    if (digits.empty()) refuse("expected ranks and ranges like 0-7,12 (or all)");
+    for (const char c : digits) {
+      if (c < '0' || c > '9') refuse("expected ranks and ranges like 0-7,12 (or all)");
+      if (n > (world_size - 1) / 10 + 1)
+        refuse("every rank must be below world_size (" + std::to_string(world_size) + ")");
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (n >= world_size) refuse("every rank must be below world_size (" + std::to_string(world_size) + ")");
+    return n;
+  };
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::size_t dash = item.find('-');
+    const std::uint64_t first = number(item.substr(0, dash));
+    const std::uint64_t last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
+    if (last < first) refuse("a range must not run backwards");
+    if (last - first >= world_size - ranks.size()) refuse("a rank is listed twice");  // more than there are
+    for (std::uint64_t r = first; r <= last; ++r)
+      ranks.push_back(r);
+    start = comma + 1;
+  }
+  std::vector<std::uint64_t> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) refuse("rank " + std::to_string(*twice) + " is listed twice");
+  return ranks;
 }
 
 AICB_END_NAMESPACE

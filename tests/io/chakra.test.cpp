@@ -1,0 +1,218 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include "chakra/chakra_checks.hpp"
+
+#include <aicb/compute/roofline.hpp>
+#include <aicb/io/chakra.hpp>
+#include <aicb/model/presets.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace fs = std::filesystem;
+
+TEST_CASE("chakra: every rank's trace equals its rank graph, sends meet receives, groups are listed",
+          "[io][chakra]") {
+  const aicb::roofline_model gpu("H100");
+  for (const auto& [label, job] : aicb_test::chakra_layouts()) {
+    INFO(label);
+    const std::string dir = "chakra-round-trip";
+    fs::remove_all(dir);
+    const aicb::chakra_set_result r = aicb::write_chakra_set(dir, job, gpu);
+    CHECK(r.files == job.parallel.world_size);
+    CHECK(r.sends == r.recvs);
+    const nlohmann::json groups = nlohmann::json::parse(aicb_test::read_all(dir + "/comm_groups.json"));
+    CHECK(groups.size() == r.groups);
+    const nlohmann::json manifest = nlohmann::json::parse(aicb_test::read_all(dir + "/manifest.json"));
+    CHECK(manifest["schema"] == "aicb.chakra/1");
+    CHECK(manifest["nodes"] == r.nodes);
+    std::multiset<aicb_test::transfer_key> sends, recvs;
+    std::uint64_t nodes = 0;
+    for (std::uint64_t rank = 0; rank < job.parallel.world_size; ++rank) {
+      const std::string file = dir + "/workload." + std::to_string(rank) + ".et";
+      const aicb::chakra_trace t = aicb::read_chakra_trace(aicb_test::read_all(file), file);
+      CHECK(t.version == "0.0.4");
+      aicb_test::check_rank_nodes(job, rank, gpu, t.nodes, groups, sends, recvs);
+      nodes += t.nodes.size();
+    }
+    CHECK(nodes == r.nodes);
+    CHECK(sends == recvs);
+    if (job.parallel.pipeline_parallel > 1 || job.parallel.context_parallel > 1) CHECK(!sends.empty());
+    // Every listed group is named by some node (the file lists only what the traces use) and no two
+    // groups of one kind share a member.
+    std::set<std::uint64_t> seen;
+    for (const auto& [id, members] : groups.items()) {
+      CHECK(std::stoull(id) > 0);  // "0" is "all ranks" to ASTRA-sim
+      (void)members;
+      seen.insert(std::stoull(id));
+    }
+    CHECK(seen.size() == groups.size());
+  }
+}
+
+TEST_CASE("chakra: group numbers are one per group, from 1, and read back", "[io][chakra]") {
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 64,
+                      .tensor_parallel = 2,
+                      .pipeline_parallel = 2,
+                      .expert_parallel = 4,
+                      .sequence_parallel = true},
+                     {.micro_batch = 1, .global_batch = 64, .seq_length = 1024}};
+  const aicb::chakra_groups numbers(job);
+  std::set<std::uint64_t> ids;
+  std::uint64_t count = 0;
+  for (std::size_t k = 0; k < aicb::enum_names<aicb::group_kind>::value.size(); ++k) {
+    const auto kind = static_cast<aicb::group_kind>(k);
+    for (std::uint64_t i = 0; i < numbers.grid().group_count(kind); ++i) {
+      const std::uint64_t id = numbers.id({kind, i});
+      CHECK(id >= 1);
+      ids.insert(id);
+      ++count;
+      REQUIRE(numbers.group_of(id).has_value());
+      CHECK(*numbers.group_of(id) == aicb::group_id{kind, i});
+    }
+  }
+  CHECK(ids.size() == count);
+  CHECK(*ids.rbegin() == count);  // dense: 1 … count
+  CHECK_FALSE(numbers.group_of(0).has_value());
+  CHECK_FALSE(numbers.group_of(count + 1).has_value());
+}
+
+TEST_CASE("chakra: all-gather sizes are converted to each rank's input, the rest kept", "[io][chakra]") {
+  aicb::operation op;
+  op.type = aicb::op_type::collective;
+  op.kind = aicb::collective::all_gather;
+  op.group_size = 8;
+  op.size = aicb::bytes{8 * 1024};
+  CHECK(aicb::chakra_comm_size(op) == 1024);
+  op.kind = aicb::collective::reduce_scatter;
+  CHECK(aicb::chakra_comm_size(op) == 8 * 1024);
+  op.kind = aicb::collective::all_reduce;
+  CHECK(aicb::chakra_comm_size(op) == 8 * 1024);
+  op.kind = aicb::collective::all_to_all;
+  CHECK(aicb::chakra_comm_size(op) == 8 * 1024);
+  CHECK(aicb::to_chakra(aicb::collective::all_gather) == aicb::chakra_collective::all_gather);
+  CHECK(aicb::to_chakra(aicb::collective::reduce_scatter) == aicb::chakra_collective::reduce_scatter);
+  CHECK_FALSE(aicb::to_chakra(aicb::collective::send).has_value());
+}
+
+TEST_CASE("chakra: sub-microsecond kernels keep their total", "[io][chakra]") {
+  aicb::job_spec job{
+      aicb::presets::llama3_8b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 1, .seq_length = 128}};
+  job.model.num_layers = 2;
+  const aicb::constant_model tiny(aicb::nanoseconds{300});  // every kernel 0.3 µs
+  std::string et;
+  const aicb::chakra_rank_summary s =
+      aicb::write_chakra_rank([&](std::string_view b) { et += b; }, job, 0, tiny);
+  CHECK(s.bytes == et.size());
+  const aicb::chakra_trace t = aicb::read_chakra_trace(et, "rank 0");
+  std::uint64_t total = 0, zero = 0;
+  for (const aicb::chakra_node& n : t.nodes)
+    if (n.type == aicb::chakra_node_type::compute) {
+      total += n.duration_micros;
+      zero += n.duration_micros == 0;
+      CHECK(n.duration_micros <= 1);
+    }
+  CHECK(total == static_cast<std::uint64_t>(std::llround(0.3 * static_cast<double>(s.compute))));
+  CHECK(zero > 0);  // rounded one by one, every kernel would be 0 µs and the rank would compute nothing
+  CHECK(s.compute_us == total);
+}
+
+TEST_CASE("chakra: the reader refuses damaged files, naming the record", "[io][chakra]") {
+  aicb::job_spec job{
+      aicb::presets::llama3_8b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 1, .seq_length = 128}};
+  job.model.num_layers = 1;
+  std::string et;
+  (void)aicb::write_chakra_rank([&](std::string_view b) { et += b; }, job, 0, aicb::constant_model{});
+  CHECK_THROWS_WITH(aicb::read_chakra_trace(et.substr(0, et.size() - 3), "x.et"),
+                    Catch::Contains("x.et") && Catch::Contains("past the end"));
+  CHECK_THROWS_WITH(aicb::read_chakra_trace("", "x.et"), Catch::Contains("empty"));
+  std::string bad = et;
+  bad[bad.size() / 2] = '\x0f';  // a key with wire type 7 somewhere in a node (or a broken length)
+  CHECK_THROWS(aicb::read_chakra_trace(bad.substr(0, bad.size() / 2 + 1), "x.et"));
+}
+
+namespace {
+
+// A compute model that fails on its n-th call: a fault midway through writing a set.
+class failing_model final : public aicb::compute_model {
+ public:
+  explicit failing_model(int n) : left_(n) {}
+  [[nodiscard]] aicb::nanoseconds duration(const aicb::compute_op&) const override {
+    if (--left_ == 0) throw std::runtime_error("injected fault");
+    return aicb::nanoseconds{1000};
+  }
+  [[nodiscard]] std::string provenance() const override { return "failing"; }
+
+ private:
+  mutable int left_;
+};
+
+std::size_t entries(const fs::path& dir) {
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("chakra: a set lands whole or not at all", "[io][chakra]") {
+  aicb::job_spec job{aicb::presets::llama3_8b,
+                     {.world_size = 4, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 4, .seq_length = 256}};
+  job.model.num_layers = 2;
+  const fs::path area = "chakra-atomic";
+  fs::remove_all(area);
+  fs::create_directories(area);
+  const std::string dir = (area / "set").string();
+
+  // A fault in the third rank's file: nothing under the name, no temporary left.
+  CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, failing_model(200)), "injected fault");
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(entries(area) == 0);
+
+  // A complete set, then a second one over it: replaced whole.
+  aicb::write_chakra_set(dir, job, aicb::constant_model{});
+  CHECK(fs::exists(fs::path(dir) / "workload.3.et"));
+  aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.name = "again", .ranks = {1}});
+  CHECK(fs::exists(fs::path(dir) / "again.1.et"));
+  CHECK_FALSE(fs::exists(fs::path(dir) / "workload.3.et"));
+  CHECK(entries(area) == 1);
+
+  // A failure over an existing set leaves the existing set as it was.
+  CHECK_THROWS(aicb::write_chakra_set(dir, job, failing_model(50)));
+  CHECK(fs::exists(fs::path(dir) / "again.1.et"));
+  CHECK(entries(area) == 1);
+
+  // A directory with files aicb did not write is refused, untouched.
+  const fs::path foreign = area / "foreign";
+  fs::create_directories(foreign);
+  { std::ofstream(foreign / "notes.txt") << "mine"; }
+  CHECK_THROWS_WITH(aicb::write_chakra_set(foreign.string(), job, aicb::constant_model{}),
+                    Catch::Contains("holds files aicb did not write"));
+  CHECK(fs::exists(foreign / "notes.txt"));
+
+  // A missing parent, a place nothing can be created, a file in the way, a bad rank.
+  CHECK_THROWS_WITH(aicb::write_chakra_set((area / "no/such/dir").string(), job, aicb::constant_model{}),
+                    Catch::Contains("does not exist"));
+  CHECK_THROWS_WITH(aicb::write_chakra_set("/proc/aicb-chakra-test", job, aicb::constant_model{}),
+                    Catch::Contains("cannot create"));
+  { std::ofstream(area / "file") << "x"; }
+  CHECK_THROWS_WITH(aicb::write_chakra_set((area / "file").string(), job, aicb::constant_model{}),
+                    Catch::Contains("not a directory"));
+  CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.ranks = {4}}),
+                    Catch::Contains("ranks = 4"));
+  CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.ranks = {1, 1}}),
+                    Catch::Contains("twice"));
+  CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.name = "a/b", .ranks = {}}),
+                    Catch::Contains("plain file name"));
+  CHECK(entries(area) == 3);  // set, foreign, file: no temporaries
+}
