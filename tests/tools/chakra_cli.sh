@@ -8,7 +8,7 @@
 #
 #   chakra_cli.sh AICB_BINARY
 set -u
-aicb=$1
+aicb=$(realpath "$1")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -32,9 +32,10 @@ no_leftovers() {
 job=(generate --format chakra --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --sp
      --global-batch 16 --seq-length 2048)
 
-expect 0 "a set is written, with the simulator's command" \
-  "wrote traces/: 16 Chakra traces .*comm_groups.json, manifest.json.*--comm-group-configuration=traces/comm_groups.json" \
+expect 0 "a set is written" "wrote traces/: 16 Chakra traces .*comm_groups.json, manifest.json" \
   "$aicb" "${job[@]}" -o traces
+expect 0 "the simulator's command is named" "--workload-configuration=again/workload --comm-group-configuration=again/comm_groups.json" \
+  "$aicb" "${job[@]}" -o again
 n=$(ls traces/workload.*.et 2>/dev/null | wc -l)
 [[ $n -eq 16 ]] && ok "16 rank files" || fail "$n rank files, not 16"
 grep -q '"schema": "aicb.chakra/1"' traces/manifest.json && ok "the manifest names its schema" || fail "manifest"
@@ -54,13 +55,13 @@ expect 2 "aicb writes no Chakra traces" "corrected only" "$aicb" "${job[@]}" -o 
 # A file-size limit reached midway: the write fails, the previous set stays as it was.
 "$aicb" "${job[@]}" -o traces -q >/dev/null 2>&1
 before=$(cksum <traces/workload.3.et)
-out=$(bash -c "ulimit -f 64; exec \"\$0\" \"\$@\"" "$aicb" "${job[@]}" -o traces 2>&1)
+out=$(bash -c "ulimit -f 8; exec \"\$0\" \"\$@\"" "$aicb" "${job[@]}" -o traces 2>&1)
 rc=$?
 if [[ $rc -eq 1 ]] && grep -qE "write failed: File too large" <<<"$out"; then ok "a file-size limit is a clear error"
 else fail "file-size limit (exit $rc): $out"; fi
 [[ $(cksum <traces/workload.3.et) == "$before" && $(ls traces/*.et | wc -l) -eq 16 ]] &&
   ok "the previous set is untouched" || fail "the previous set changed"
-out=$(bash -c "ulimit -f 64; exec \"\$0\" \"\$@\"" "$aicb" "${job[@]}" -o fresh 2>&1)
+out=$(bash -c "ulimit -f 8; exec \"\$0\" \"\$@\"" "$aicb" "${job[@]}" -o fresh 2>&1)
 [[ ! -e fresh ]] && ok "no partial set under a new name" || fail "a partial set was left: $(ls fresh)"
 no_leftovers "file-size limit"
 

@@ -62,7 +62,7 @@ aicb_cli_test(describe_gpu_without_preset STATUS 2 EXPECT "gpu = L40S" "--cluste
               ARGS describe --model llama3-8b --gpu L40S)
 # aicb plan: layouts ranked; fixed flags kept; nothing fits is said, with exit 0.
 # aicb timeline: the file lands whole, with the next step named.
-aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: 2 pipeline stage\\(s\\), iteration [0-9.e+-]+ s on dgx-a100 \\(A100\\)"
+aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: a trace-event JSON timeline, 2 pipeline stage\\(s\\), iteration [0-9.e+-]+ s on dgx-a100 \\(A100\\)"
               "ui.perfetto.dev"
               ARGS timeline --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --global-batch 8 --gpu A100
                    -o timeline_cli.json)

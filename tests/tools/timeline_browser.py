@@ -32,7 +32,7 @@ try:
         sys.exit(f"FAIL: aicb timeline exited {run.returncode}: {run.stderr}")
     print(run.stdout.strip())
     text = open(page, encoding="utf-8").read()
-    events = len(re.findall(r'"ph":"X"', text))
+    events = len(re.findall(r'"ph":\s*"X"', text))
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
              f"--user-data-dir={os.path.join(work, 'profile')}", "--enable-logging=stderr", "--v=0",
              "--virtual-time-budget=20000", "--window-size=1400,900"]
