@@ -17,7 +17,7 @@ for kind in 1f1b interleaved; do
   [[ $kind == interleaved ]] && extra=(--vpp 2)
   "$aicb" timeline "${job[@]}" "${extra[@]}" -o "$work/$kind.html" >/dev/null
   "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
-    --user-data-dir="$work/profile" --virtual-time-budget=10000 --window-size=1100,470 \
+    --user-data-dir="$work/profile" --virtual-time-budget=10000 --window-size=1100,560 \
     --screenshot="docs/images/timeline-$kind.png" "file://$work/$kind.html" 2>/dev/null
   echo "docs/images/timeline-$kind.png"
 done

@@ -10693,7 +10693,7 @@ inline constexpr std::string_view timeline_page_script = R"aicb(</script>
   if (about.mfu !== undefined) facts.push("MFU " + (100 * about.mfu).toFixed(1) + "%");
   if (about.gpu) facts.push(about.gpu);
   if (about.cluster) facts.push(about.cluster);
-  if (about.compute) facts.push(about.compute);
+  if (about.compute) facts.push(String(about.compute).split(" (")[0]);  // the model, not its parameters
   if (about.source) facts.push(about.source);
   document.getElementById("summary").textContent = facts.join(" \u00b7 ");
 
@@ -10756,6 +10756,7 @@ inline constexpr std::string_view timeline_page_script = R"aicb(</script>
   function units(us) {
     if (us >= 1e6) return (us / 1e6).toPrecision(4) + " s";
     if (us >= 1e3) return (us / 1e3).toPrecision(4) + " ms";
+    if (us === 0) return "0";
     return us.toPrecision(4) + " \u00b5s";
   }
   function draw() {
@@ -10773,7 +10774,7 @@ inline constexpr std::string_view timeline_page_script = R"aicb(</script>
     for (let i = 0; i <= ticks; ++i) {
       const t = t0 + (t1 - t0) * i / ticks, px = x(t, w);
       g.beginPath(); g.moveTo(px, axis - 4); g.lineTo(px, h); g.stroke();
-      g.fillText(units(t - start), Math.min(px + 2, w - 60), 12);
+      if (px + 2 < w - 130 || i === ticks) g.fillText(units(t - start), Math.min(px + 2, w - 60), 12);
     }
     let previousPid = null;
     order.forEach(function (t, i) {
