@@ -324,6 +324,9 @@ aicb_schema_test(plan_json_schema plan.schema.json -- $<TARGET_FILE:aicb_tool>
 aicb_schema_test(timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_tool>
                  timeline --model llama3-8b --num-layers 4 --world-size 16 --tp 2 --pp 2 --sp --global-batch 8
                  --tp-comm-overlap -o -)
+aicb_schema_test(chakra_manifest_schema chakra.schema.json -- sh -c
+                 "\"$0\" generate --format chakra --model mixtral-8x7b --num-layers 2 --world-size 8 --tp 2 --ep 4 --sp --global-batch 8 --ranks 0-3 -q -o chakra_schema_set && cat chakra_schema_set/manifest.json"
+                 $<TARGET_FILE:aicb_tool>)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.
