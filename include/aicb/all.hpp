@@ -18,4 +18,5 @@
 #include <aicb/commands/describe.hpp>
 #include <aicb/commands/generate.hpp>
 #include <aicb/compat.hpp>
+#include <aicb/compat/aicb_inference_config.hpp>
 #include <aicb/readers.hpp>

@@ -4,9 +4,9 @@
 
 /// @file
 /// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
-/// reproduced byte for byte — its SimAI text (aicb::aicb_workload) and its Megatron / DeepSeek CSV
-/// (aicb::megatron_csv_workload). The corrected generators in `<aicb/aicb.hpp>` do not need it;
-/// docs/compatibility.md lists where the two differ.
+/// reproduced byte for byte — its SimAI text (aicb::aicb_workload), its Megatron / DeepSeek CSV
+/// (aicb::megatron_csv_workload) and its inference SimAI text (aicb::aicb_inference_workload). The corrected
+/// generators in `<aicb/aicb.hpp>` do not need it; docs/compatibility.md lists where the two differ.
 ///
 /// ```cpp
 /// #include <aicb/compat.hpp>
@@ -19,5 +19,6 @@
 
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
+#include <aicb/compat/aicb_inference.hpp>
 #include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compat/megatron_csv.hpp>

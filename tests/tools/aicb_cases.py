@@ -2,7 +2,8 @@
 # aicb — LLM training workloads for cluster and network simulators.
 # SPDX-License-Identifier: Apache-2.0
 """Runs `aicb generate --compat aicb` on every SimAI-text case of aicb's reference outputs, read in
-place: families A (dense), B (MoE), C (DeepSeek), E (edge cases) and S (shell presets). A case whose
+place: families A (dense), B (MoE), C (DeepSeek), E (edge cases) and S (shell presets); and
+`aicb inference --compat aicb` on family I (inference), with the inference script's flags verbatim. A case whose
 aicb run succeeded (rc 0) must be reproduced byte for byte under aicb's own file name; a case on
 which aicb failed (rc 1) must be refused with exit status 2 and a message.
 
@@ -20,6 +21,7 @@ from pathlib import Path
 
 GENERATOR = "python -m workload_generator.SimAI_training_workload_generator"
 SCRIPT = "sh scripts/megatron_workload_with_aiob.sh"
+INFERENCE = "sh scripts/inference_workload_with_aiob.sh"
 
 
 def cases_dir_or_exit(path: Path):
@@ -68,9 +70,13 @@ def main() -> int:
     binary, cases = Path(sys.argv[1]), cases_dir_or_exit(Path(sys.argv[2]))
     example = cases.parent / "aiob" / "Example.txt"
     outcomes = []
-    for case in sorted(p for p in cases.iterdir() if p.is_dir() and p.name[0] in "ABCES"):
+    for case in sorted(p for p in cases.iterdir() if p.is_dir() and p.name[0] in "ABCESI"):
         command = (case / "command.txt").read_text().strip()
-        if command.startswith(GENERATOR):
+        subcommand = ["generate", "--compat", "aicb", "-q", "--no-sidecar"]
+        if command.startswith(INFERENCE):
+            args = shlex.split(command[len(INFERENCE):])
+            subcommand = ["inference", "--compat", "aicb", "-q"]
+        elif command.startswith(GENERATOR):
             args = shlex.split(command[len(GENERATOR):])
         elif command.startswith(SCRIPT):
             args = shlex.split(command[len(SCRIPT):])
@@ -80,7 +86,7 @@ def main() -> int:
         rc = int((case / "rc.txt").read_text().strip())
         expected = [p for p in case.iterdir() if p.suffix == ".txt" and p.name not in ("command.txt", "rc.txt", "stdout.txt")]
         with tempfile.TemporaryDirectory() as work:
-            run = subprocess.run([str(binary), "generate", "--compat", "aicb", "-q", "--no-sidecar", *args],
+            run = subprocess.run([str(binary), *subcommand, *args],
                                  cwd=work, capture_output=True, text=True)
             produced = [p for p in (Path(work) / "results").rglob("*") if p.is_file()]
             outcomes.append(judge(case.name, rc, run, produced, expected))

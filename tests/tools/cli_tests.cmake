@@ -61,6 +61,15 @@ aicb_cli_test(describe_no_estimate REJECT "iteration estimate" ARGS describe --m
 aicb_cli_test(describe_gpu_without_preset STATUS 2 EXPECT "gpu = L40S" "--cluster"
               ARGS describe --model llama3-8b --gpu L40S)
 # aicb plan: layouts ranked; fixed flags kept; nothing fits is said, with exit 0.
+# aicb inference --compat aicb: aicb's two command lines; where aicb fails, exit 2 naming the defect.
+aicb_cli_test(inference_aicb_script EXPECT "wrote inference_cli.txt: 470 records \\(aicb, Qwen3-Moe-235B, decode\\)"
+              ARGS inference --compat aicb -m qwen3-235B -p decode -s 1024 -b 32 -w 8 -t 1 -e 8 -o inference_cli.txt)
+aicb_cli_test(inference_aicb_generator_needs_config STATUS 2 EXPECT "CONFIG = \\(none\\): aicb's generator has no model defaults"
+              ARGS inference --compat aicb DeepSeek-671B --phase decode --world_size 8)
+aicb_cli_test(inference_aicb_unknown_option STATUS 2 EXPECT "--seq-length = \\(flag\\): not an option of aicb's inference script"
+              ARGS inference --compat aicb -m qwen3-235B --seq-length 8)
+aicb_cli_test(inference_aicb_world_too_small STATUS 2 EXPECT "world_size >= tensor_model_parallel_size"
+              ARGS inference --compat aicb -m qwen3-235B -w 4 -e 8)
 # aicb timeline: the file lands whole, with the next step named.
 aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: a trace-event JSON timeline, 2 pipeline stage\\(s\\), iteration [0-9.e+-]+ s on dgx-a100 \\(A100\\)"
               "ui.perfetto.dev"

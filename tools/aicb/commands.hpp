@@ -21,6 +21,7 @@ void add_plan_command(CLI::App& app, action& chosen);       // plan_command.cpp
 void add_timeline_command(CLI::App& app, action& chosen);   // timeline_command.cpp
 void add_generate_command(CLI::App& app, action& chosen);   // generate_command.cpp
 void add_deepspeed_command(CLI::App& app, action& chosen);  // deepspeed_command.cpp
+void add_inference_command(CLI::App& app, action& chosen);  // inference_command.cpp
 void add_micro_command(CLI::App& app, action& chosen);      // micro_command.cpp
 void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.cpp: schedule, check
 void add_lint_command(CLI::App& app, action& chosen);       // lint_command.cpp
