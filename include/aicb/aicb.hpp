@@ -34,6 +34,7 @@
 #include <aicb/workload/record_stream.hpp>
 
 // Schedule: every rank's operations, lazily.
+#include <aicb/schedule/inference_step.hpp>
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/pipeline.hpp>
@@ -69,4 +70,5 @@
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/deepspeed.hpp>
+#include <aicb/generate/inference_projection.hpp>
 #include <aicb/generate/simai_projection.hpp>

@@ -16,6 +16,7 @@
 
 #include <aicb/aicb.hpp>
 #include <aicb/commands/describe.hpp>
+#include <aicb/commands/describe_serving.hpp>
 #include <aicb/commands/generate.hpp>
 #include <aicb/compat.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>

@@ -2495,6 +2495,11 @@ struct compute_op {
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
+  /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
+  /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
+  /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
+  std::uint64_t v_dim = 0;
+  bool shared_kv = false;
 
   /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
   /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
@@ -2508,8 +2513,9 @@ struct compute_op {
       case op_kind::gemm:
         return 2 * b * M * N * K;
       case op_kind::attention: {
-        if (!fused) return 4 * b * M * N * K * (pass == pass_kind::forward ? 1 : 2);
-        const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
+        const double QKV = K + (v_dim ? static_cast<double>(v_dim) : K);  // scores and weighted values
+        if (!fused) return 2 * b * M * N * QKV * (pass == pass_kind::forward ? 1 : 2);
+        const double forward = 2 * b * M * N * QKV * (causal ? 0.5 : 1.0);
         return pass == pass_kind::forward ? forward : 2.5 * forward;
       }
       case op_kind::norm:
@@ -2540,6 +2546,10 @@ struct compute_op {
           const double S = b * M * N;
           return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
                          : 4 * b * (M + N) * K * e + S * (9 * e + 1);
+        }
+        if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
+          const double V = v_dim ? static_cast<double>(v_dim) : K;
+          return b * (M * K + M * V + N * K + (shared_kv ? 0 : N * V)) * e * (forward ? 1 : 2);
         }
         return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
       case op_kind::norm:
@@ -5591,6 +5601,117 @@ inline constexpr std::array<preset, 37> all_presets{{
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/model/serving.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::serving_spec — one inference step of a served model, as serving engines lay it out
+/// (SGLang, vLLM; docs/inference.md): the phase (prefill of whole prompts, or decode of one token —
+/// plus speculative drafts — per request against its KV cache), the batch and lengths, and the
+/// parallel layout: attention over tensor parallelism within data-parallel attention groups
+/// (DP-attention: each group its own requests and KV cache), experts over expert parallelism across
+/// all GPUs (DeepEP dispatch and combine) or sharded over TP with the attention.
+///
+/// ```cpp
+/// aicb::serving_spec s{.phase = aicb::inference_phase::decode, .batch = 256, .context = 4096,
+///                      .attention_data_parallel = 8, .expert_parallel = 8};
+/// aicb::validate_serving(aicb::presets::deepseek_v3, s);   // config_error naming the field and the rule
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The two phases of serving a request.
+enum class inference_phase : std::uint8_t {
+  prefill,  ///< the whole prompt at once: compute-bound
+  decode,   ///< one new token per request (plus drafts) against the KV cache: memory-bound
+};
+
+template <>
+struct enum_names<inference_phase> {
+  static constexpr std::array<std::string_view, 2> value{"prefill", "decode"};
+};
+
+/// One inference step's batch and layout. See the file comment.
+struct serving_spec {
+  inference_phase phase = inference_phase::decode;
+  std::uint64_t batch = 1;   ///< requests in the step, over all data-parallel attention groups
+  std::uint64_t prompt = 0;  ///< prefill: tokens of each request's prompt
+  std::uint64_t context =
+      0;  ///< decode: tokens each request attends over (its KV cache, the new token included)
+  std::uint64_t tensor_parallel = 1;          ///< attention (and dense MLP) tensor parallelism
+  std::uint64_t attention_data_parallel = 1;  ///< DP-attention groups; GPUs = TP x this
+  std::uint64_t expert_parallel = 1;  ///< 1: experts sharded over TP with the attention; else all GPUs
+  dtype weights = dtype::bf16;        ///< weight format (fp8: DeepSeek-V3's native block-scaled FP8)
+  dtype kv_cache = dtype::bf16;       ///< KV cache format
+  bool fp8_dispatch = true;           ///< DeepEP: FP8 dispatch with a scale per 128 values, BF16 combine
+  std::uint64_t mtp_drafts = 0;  ///< decode: speculative tokens per request (MTP/EAGLE), verified in one step
+
+  /// GPUs of the serving instance.
+  [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
+    return tensor_parallel * attention_data_parallel;
+  }
+  /// Requests on each DP-attention group.
+  [[nodiscard]] constexpr std::uint64_t requests_per_group() const noexcept {
+    return attention_data_parallel ? batch / attention_data_parallel : 0;
+  }
+  /// Tokens each request contributes to this step.
+  [[nodiscard]] constexpr std::uint64_t tokens_per_request() const noexcept {
+    return phase == inference_phase::prefill ? prompt : 1 + mtp_drafts;
+  }
+};
+
+/// Refuses, naming the field, the value and the rule, a layout that cannot serve `model`.
+inline void validate_serving(const model_spec& model, const serving_spec& s) {
+  const auto refuse = [](std::string_view field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(std::string(field), std::to_string(value), rule));
+  };
+  if (model.hidden_size == 0 || model.num_layers == 0 || model.num_attention_heads == 0)
+    AICB_THROW(
+        config_error("model", std::string(model.name.view()), "needs hidden_size, num_layers and heads"));
+  if (s.tensor_parallel == 0) refuse("tensor_parallel", 0, "must be at least 1");
+  if (s.attention_data_parallel == 0) refuse("attention_data_parallel", 0, "must be at least 1");
+  if (s.batch == 0) refuse("batch", 0, "a step serves at least one request");
+  if (s.batch % s.attention_data_parallel != 0)
+    refuse("batch", s.batch,
+           "must be a multiple of attention_data_parallel (" + std::to_string(s.attention_data_parallel) +
+               "): each DP-attention group serves its own requests");
+  if (s.phase == inference_phase::prefill && s.prompt == 0)
+    refuse("prompt", 0, "prefill needs the prompt length");
+  if (s.phase == inference_phase::decode && s.context == 0)
+    refuse("context", 0, "decode needs the context length (the KV cache each request attends over)");
+  if (model.num_attention_heads % s.tensor_parallel != 0)
+    refuse("tensor_parallel", s.tensor_parallel,
+           "must divide num_attention_heads (" + std::to_string(model.num_attention_heads) + ")");
+  if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
+    refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
+  const bool moe = model.num_experts > 0;
+  if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
+    refuse("expert_parallel", s.expert_parallel,
+           "must be 1 (experts sharded over TP) or every GPU (" + std::to_string(s.gpus()) +
+               " = tensor_parallel x attention_data_parallel): partial expert groups are not modelled");
+  if (s.expert_parallel > 1 && !moe) refuse("expert_parallel", s.expert_parallel, "the model has no experts");
+  if (moe && model.num_experts % s.expert_parallel != 0)
+    refuse("expert_parallel", s.expert_parallel,
+           "must divide num_experts (" + std::to_string(model.num_experts) + ")");
+  if (moe && s.expert_parallel > 1 &&
+      s.tokens_per_request() * s.requests_per_group() % s.tensor_parallel != 0)
+    refuse("batch", s.batch,
+           "with expert parallelism the tokens of a DP-attention group are scattered over its TP ranks: "
+           "requests per group x tokens per request must be a multiple of tensor_parallel");
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/model/reflect.hpp>
 // #include <aicb/model/sizing.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -6242,6 +6363,365 @@ class record_stream {
 AICB_END_NAMESPACE
 
 // Schedule: every rank's operations, lazily.
+// #include <aicb/schedule/inference_step.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::inference_step — what one GPU does in one serving step (aicb::serving_spec): its
+/// computations with their shapes (so a compute model prices them by FLOPs and bytes), its
+/// collectives with their groups and bytes, in order; and the weights and KV cache it holds.
+///
+/// ```cpp
+/// const aicb::inference_step step(aicb::presets::deepseek_v3, s, /*rank=*/0);
+/// for (const aicb::operation& op : step.operations()) ...
+/// std::printf("%.1f GB of weights\n", step.weight_bytes() / 1e9);
+/// ```
+///
+/// The model (docs/inference.md has it with its sources), per layer, forward only, for the m tokens
+/// of the GPU's DP-attention group (requests per group × tokens per request):
+/// - input norm; attention with its heads over TP — GQA (QKV projection, core attention over the
+///   KV cache or the causal prompt, output projection) or MLA (replicated down-projections and
+///   their norms; the query up-projection; in decode the weight-absorbed form: the key absorption
+///   into the latent, attention over one 576-wide latent head read once, the value absorption; in
+///   prefill the decompressing key/value up-projection and 192/128-wide heads);
+/// - after attention over TP > 1: an all-reduce of the m tokens' hidden states (2·m·h bytes) — or,
+///   when the experts are spread over all GPUs, a reduce-scatter that leaves each TP rank m/t tokens,
+///   and an all-gather of the layer's output after the experts;
+/// - the post-attention norm; a dense MLP (TP-sharded, all-reduced), or the experts: the router, then
+///   with expert parallelism DeepEP's dispatch and combine all-to-alls over every GPU — in decode its
+///   low-latency kernels, one message per (token, expert): dispatch k·(h·b + 4h/128 + 16) bytes per
+///   token with FP8 (b = 1, with a 4-byte scale per 128 values) or k·(2h + 16) in BF16, combine k·2h; in
+///   prefill its normal kernels, one message per distinct destination GPU (the expected number under
+///   uniform routing, D = ep·(1 − C(E − E/ep, k)/C(E, k))) — between them the GPU's E/ep experts as
+///   one grouped GEMM over the tokens routed to them (balanced: all tokens × k / E each), and the
+///   shared experts over its own tokens; without expert parallelism every expert's TP shard and an
+///   all-reduce;
+/// - after the layers: the final norm and the output projection (vocabulary over TP, gathered), for
+///   every token in decode and each request's last token in prefill; with drafts, the MTP module's
+///   layer once per draft.
+/// Compute dtype: GEMMs in the weights' format, everything else BF16; attention reads the KV cache in
+/// its format.
+
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/serving.hpp>
+// #include <aicb/model/spec.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
+/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
+[[nodiscard]] inline double expected_destinations(std::uint64_t experts, std::uint64_t k, std::uint64_t ep) {
+  if (ep <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / ep;
+  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
+  double miss = 1;
+  for (std::uint64_t i = 0; i < k; ++i) {
+    if (experts - per < i + 1) {
+      miss = 0;
+      break;
+    }
+    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+  }
+  return static_cast<double>(ep) * (1 - miss);
+}
+
+/// The serving layout as a training job's process grid: TP × DP-attention ranks (TP fastest), the
+/// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's.
+[[nodiscard]] inline job_spec serving_layout_job(const model_spec& model, const serving_spec& s) {
+  job_spec j;
+  j.model = model;
+  j.parallel.world_size = s.gpus();
+  j.parallel.tensor_parallel = s.tensor_parallel;
+  j.parallel.sequence_parallel = s.tensor_parallel > 1;
+  j.parallel.expert_parallel = s.expert_parallel;
+  j.parallel.expert_tensor_parallel = s.expert_parallel > 1 ? 1 : s.tensor_parallel;
+  return j;
+}
+
+/// One GPU's serving step. See the file comment.
+class inference_step {
+ public:
+  inference_step(const model_spec& model, const serving_spec& serving, std::uint64_t rank = 0)
+      : m_(resolve(model)), s_(serving), rank_(rank), grid_(serving_layout_job(m_, serving)) {
+    validate(model);
+    validate_serving(m_, s_);
+    if (rank >= s_.gpus())
+      AICB_THROW(config_error("rank", std::to_string(rank),
+                              "a rank must be below the GPUs (" + std::to_string(s_.gpus()) + ")"));
+    build();
+  }
+
+  [[nodiscard]] const std::vector<operation>& operations() const noexcept { return ops_; }
+  [[nodiscard]] const model_spec& model() const noexcept { return m_; }
+  [[nodiscard]] const serving_spec& serving() const noexcept { return s_; }
+  /// Tokens of the GPU's DP-attention group in this step (the attention's m).
+  [[nodiscard]] std::uint64_t tokens() const noexcept { return tokens_; }
+  /// Tokens each GPU dispatches to the experts (the group's tokens scattered over TP with EP).
+  [[nodiscard]] std::uint64_t expert_input_tokens() const noexcept { return moe_tokens_; }
+  /// Weights the GPU holds (elements), and their bytes in the weights' format.
+  [[nodiscard]] std::uint64_t weights() const noexcept { return weights_; }
+  [[nodiscard]] double weight_bytes() const noexcept {
+    return static_cast<double>(weights_) * size_of(s_.weights);
+  }
+  /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
+  /// rank, GQA's heads are split over TP, replicated where TP exceeds them).
+  [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
+  /// KV cache bytes per token for the whole model on one copy (every layer, every head).
+  [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
+  /// The KV cache this step reads (decode: every request's context) or writes (prefill), on this GPU.
+  [[nodiscard]] double kv_bytes() const noexcept {
+    const double tokens = static_cast<double>(s_.requests_per_group()) *
+                          static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt);
+    return tokens * kv_per_token_;
+  }
+  /// FLOPs and bytes of the step's computations on this GPU.
+  [[nodiscard]] double flops() const noexcept {
+    double f = 0;
+    for (const operation& op : ops_)
+      if (op.type == op_type::compute) f += op.compute.flops();
+    return f;
+  }
+  [[nodiscard]] double bytes() const noexcept {
+    double b = 0;
+    for (const operation& op : ops_)
+      if (op.type == op_type::compute) b += op.compute.bytes();
+    return b;
+  }
+
+ private:
+  operation& push(op_type type, std::string_view name, std::uint64_t layer) {
+    operation op;
+    op.index = ops_.size();
+    op.type = type;
+    op.name = name;
+    op.layer = layer;
+    if (!ops_.empty()) {
+      op.after[0] = ops_.size() - 1;
+      op.after_count = 1;
+    }
+    ops_.push_back(op);
+    return ops_.back();
+  }
+  // A computation; `weights` elements of the GPU's weights it reads (GEMMs).
+  void compute(std::string_view name, std::uint64_t layer, op_role role, op_kind kind, std::uint64_t batch,
+               std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t weights = 0) {
+    operation& op = push(op_type::compute, name, layer);
+    op.compute.role = role;
+    op.compute.kind = kind;
+    op.compute.batch = batch;
+    op.compute.m = m;
+    op.compute.n = n;
+    op.compute.k = k;
+    op.compute.causal = false;
+    op.compute.type = kind == op_kind::gemm ? s_.weights : dtype::bf16;
+    weights_ += weights;
+  }
+  void gemm(std::string_view name, std::uint64_t layer, op_role role, std::uint64_t m, std::uint64_t k,
+            std::uint64_t n, std::uint64_t batch = 1) {
+    compute(name, layer, role, op_kind::gemm, batch, m, n, k, batch * k * n);
+  }
+  void collective(std::string_view name, std::uint64_t layer, collective kind, group_kind group,
+                  std::uint64_t size) {
+    operation& op = push(op_type::collective, name, layer);
+    const rank_group g = grid_.group(group, rank_);
+    op.kind = kind;
+    op.group = g.id();
+    op.group_size = g.size();
+    op.size = aicb::bytes{size};
+  }
+
+  void attention(std::uint64_t layer, std::uint64_t requests, std::uint64_t q, std::uint64_t tokens) {
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
+    const bool decode = s_.phase == inference_phase::decode;
+    const std::uint64_t heads = m_.num_attention_heads / t;
+    const std::uint64_t kv_len = decode ? s_.context : s_.prompt;
+    if (m_.is_mla()) {
+      const std::uint64_t nope = m_.qk_nope_head_dim, rope = m_.qk_rope_head_dim, v = m_.v_head_dim;
+      const std::uint64_t latent = m_.kv_lora_rank;
+      if (m_.q_lora_rank > 0) {
+        gemm("mla_q_down", layer, op_role::mla_q_down, tokens, h, m_.q_lora_rank);
+        compute("mla_q_norm", layer, op_role::mla_q_down, op_kind::norm, 1, tokens, m_.q_lora_rank, 0);
+        gemm("mla_q_up", layer, op_role::mla_q_up, tokens, m_.q_lora_rank, heads * (nope + rope));
+      } else {
+        gemm("mla_q", layer, op_role::mla_q_up, tokens, h, heads * (nope + rope));
+      }
+      gemm("mla_kv_down", layer, op_role::mla_kv_down, tokens, h, latent + rope);
+      compute("mla_kv_norm", layer, op_role::mla_kv_down, op_kind::norm, 1, tokens, latent, 0);
+      if (decode) {  // weight-absorbed: queries into the latent, one latent head for keys and values
+        gemm("mla_absorb_k", layer, op_role::mla_kv_up, tokens, nope, latent, heads);
+        compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests, q * heads,
+                kv_len, latent + rope);
+        ops_.back().compute.v_dim = latent;
+        ops_.back().compute.shared_kv = true;
+        ops_.back().compute.type = s_.kv_cache;
+        gemm("mla_absorb_v", layer, op_role::mla_kv_up, tokens, latent, v, heads);
+      } else {  // prefill: keys and values decompressed, multi-head attention over the prompt
+        gemm("mla_kv_up", layer, op_role::mla_kv_up, tokens, latent, heads * (nope + v));
+        compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests * heads, q,
+                kv_len, nope + rope);
+        ops_.back().compute.v_dim = v;
+        ops_.back().compute.causal = true;
+      }
+      gemm("attention_out", layer, op_role::attention_out, tokens, heads * v, h);
+      return;
+    }
+    const std::uint64_t hd = m_.head_dim;
+    const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);  // replicated past TP
+    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (heads + 2 * kv_heads) * hd);
+    if (m_.qk_norm)
+      compute("attention_qk_norm", layer, op_role::attention_qkv, op_kind::norm, 1,
+              tokens * (heads + kv_heads), hd, 0);
+    // Grouped-query attention reads each KV head once for its group of query heads.
+    const std::uint64_t group = heads / kv_heads;
+    compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests * kv_heads,
+            q * group, kv_len, hd);
+    ops_.back().compute.causal = !decode;
+    if (decode) ops_.back().compute.type = s_.kv_cache;
+    gemm("attention_out", layer, op_role::attention_out, tokens, heads * hd, h);
+  }
+
+  void mlp(std::uint64_t layer, std::uint64_t tokens, std::uint64_t width, op_role fc1, op_role act,
+           op_role fc2, std::string_view up, std::string_view activation, std::string_view down,
+           std::uint64_t groups = 1) {
+    const bool swiglu = m_.activation == activation_kind::swiglu;
+    gemm(up, layer, fc1, tokens, m_.hidden_size, (swiglu ? 2 : 1) * width, groups);
+    compute(activation, layer, act, op_kind::elementwise, groups, tokens, width, 0);
+    ops_.back().compute.inputs = swiglu ? 2 : 1;
+    gemm(down, layer, fc2, tokens, width, m_.hidden_size, groups);
+  }
+
+  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer) {
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size, tokens = requests * q;
+    const bool ep = moe_layer && s_.expert_parallel > 1;
+    compute("input_norm", i, op_role::input_norm, op_kind::norm, 1, tokens, h, 0);
+    attention(i, requests, q, tokens);
+    const std::uint64_t hidden_bytes = 2 * tokens * h;  // BF16 hidden states
+    std::uint64_t local = tokens;
+    if (t > 1) {
+      if (ep) {  // scatter the tokens over TP for the experts
+        collective("attention_reduce_scatter", i, collective::reduce_scatter, group_kind::tp, hidden_bytes);
+        local = tokens / t;
+      } else {
+        collective("attention_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
+      }
+    }
+    compute("post_attention_norm", i, op_role::post_attention_norm, op_kind::norm, 1, local, h, 0);
+    if (!moe_layer) {
+      mlp(i, tokens, m_.ffn_hidden_size / t, op_role::mlp_fc1, op_role::mlp_activation, op_role::mlp_fc2,
+          "mlp_fc1", "mlp_activation", "mlp_fc2");
+      if (t > 1) collective("mlp_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
+      return;
+    }
+    const std::uint64_t E = m_.num_experts, k = m_.moe_top_k;
+    gemm("moe_router", i, op_role::moe_router, local, h, E);
+    if (ep) {
+      const std::uint64_t per_gpu = E / s_.expert_parallel;
+      const bool decode = s_.phase == inference_phase::decode;
+      const double messages =
+          decode ? static_cast<double>(local * k)
+                 : static_cast<double>(local) * expected_destinations(E, k, s_.expert_parallel);
+      const double per_message =
+          s_.fp8_dispatch ? static_cast<double>(h + h / 128 * 4) : 2.0 * static_cast<double>(h);
+      const double header = decode ? 16 : 0;  // low-latency kernels: a 16-byte header per (token, expert)
+      collective("moe_dispatch", i, collective::all_to_all, group_kind::ep,
+                 static_cast<std::uint64_t>(std::llround(messages * (per_message + header))));
+      // The tokens each local expert receives, balanced: every GPU's tokens × k / E.
+      const std::uint64_t routed = (local * s_.gpus() * k + E - 1) / E;
+      mlp(i, routed, m_.moe_ffn_hidden_size, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
+          "moe_fc1", "moe_activation", "moe_fc2", per_gpu);
+      if (m_.num_shared_experts > 0)
+        mlp(i, local, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts, op_role::mlp_fc1,
+            op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
+            "shared_expert_fc2");
+      collective("moe_combine", i, collective::all_to_all, group_kind::ep,
+                 static_cast<std::uint64_t>(std::llround(messages * 2.0 * static_cast<double>(h))));
+      if (t > 1) collective("moe_all_gather", i, collective::all_gather, group_kind::tp, hidden_bytes);
+      moe_tokens_ = local;
+      return;
+    }
+    // Experts sharded over TP with the attention: every expert's shard, then an all-reduce.
+    const std::uint64_t routed = (tokens * k + E - 1) / E;
+    mlp(i, routed, m_.moe_ffn_hidden_size / t, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
+        "moe_fc1", "moe_activation", "moe_fc2", E);
+    if (m_.num_shared_experts > 0)
+      mlp(i, tokens, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts / t, op_role::mlp_fc1,
+          op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
+          "shared_expert_fc2");
+    if (t > 1) collective("moe_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
+    moe_tokens_ = tokens;
+  }
+
+  void head(std::uint64_t requests, std::uint64_t q, std::uint64_t layer_id) {
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
+    const std::uint64_t rows = s_.phase == inference_phase::prefill ? requests : requests * q;
+    const std::uint64_t vocab = (m_.vocab_size + t - 1) / t;
+    compute("final_norm", layer_id, op_role::final_norm, op_kind::norm, 1, rows, h, 0);
+    gemm("logits", layer_id, op_role::logits, rows, h, vocab);
+    if (t > 1)
+      collective("logits_all_gather", layer_id, collective::all_gather, group_kind::tp, rows * vocab * t * 2);
+  }
+
+  void build() {
+    const std::uint64_t requests = s_.requests_per_group(), q = s_.tokens_per_request();
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
+    tokens_ = requests * q;
+    moe_tokens_ = tokens_;
+    // The vocabulary-parallel embedding: a lookup of the GPU's shard, summed over TP.
+    compute("embedding", no_layer, op_role::embedding, op_kind::embedding, 1, tokens_, h, 0);
+    weights_ += (m_.vocab_size + t - 1) / t * h;
+    if (t > 1)
+      collective("embedding_all_reduce", no_layer, collective::all_reduce, group_kind::tp, 2 * tokens_ * h);
+    for (std::uint64_t i = 0; i < m_.num_layers; ++i)
+      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers);
+    head(requests, q, no_layer);
+    const bool untied = !m_.tied_embeddings;
+    if (!untied) weights_ -= (m_.vocab_size + t - 1) / t * h;  // the head reused the embedding's table
+    // MTP: each draft runs the module's layer (the decoder's last kind) on one token per request.
+    if (s_.mtp_drafts > 0 && m_.num_mtp_layers > 0) {
+      const std::uint64_t held = weights_;
+      for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
+        gemm("mtp_projection", m_.num_layers, op_role::mtp_projection, requests, 2 * h, h);
+        layer(m_.num_layers, requests, 1, m_.is_moe());
+        head(requests, 1, m_.num_layers);
+        if (d == 0) mtp_weights_ = weights_ - held;
+      }
+      weights_ = held + mtp_weights_;  // the drafts reuse one module's weights
+    }
+    // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads.
+    const double e = size_of(s_.kv_cache), layers = static_cast<double>(m_.num_layers);
+    if (m_.is_mla()) {
+      model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
+      kv_per_token_ = model_kv_per_token_;
+    } else {
+      const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);
+      model_kv_per_token_ = 2.0 * static_cast<double>(m_.num_kv_heads * m_.head_dim) * e * layers;
+      kv_per_token_ = 2.0 * static_cast<double>(kv_heads * m_.head_dim) * e * layers;
+    }
+  }
+
+  model_spec m_;
+  serving_spec s_;
+  std::uint64_t rank_ = 0;
+  process_grid grid_;
+  std::vector<operation> ops_;
+  std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
+  double kv_per_token_ = 0, model_kv_per_token_ = 0;
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/schedule/job_check.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -8123,13 +8603,19 @@ class roofline_model final : public compute_model {
   [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
-  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail). A
+  // GEMM with fewer output tiles than multiprocessors (the skinny GEMMs of decoding a few tokens)
+  // splits its reduction dimension over the idle ones (split-K / stream-K, as cuBLAS and CUTLASS
+  // choose for such shapes), at most one split per 128-wide slice of k.
   [[nodiscard]] double waves(const compute_op& op) const {
     if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
-    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
-                         std::ceil(static_cast<double>(op.n) / e_.tile);
+    double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
+                   std::ceil(static_cast<double>(op.n) / e_.tile);
     if (!(tiles > 0)) return 1;
     const double sms = gpu_.sm_count;
+    if (tiles < sms)
+      tiles *=
+          std::max(1.0, std::min(std::floor(sms / tiles), std::ceil(static_cast<double>(op.k) / e_.tile)));
     return tiles / (std::ceil(tiles / sms) * sms);
   }
 
@@ -12721,6 +13207,88 @@ void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/generate/inference_projection.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::inference_records — one serving step (aicb::inference_step) as a SimAI workload: each
+/// collective closes a record that carries the compute since the one before (priced by a compute
+/// model), the last record the compute after the last collective; forward column only. The header
+/// is the training one SimAI parses (`HYBRID_TRANSFORMER_FWD_IN_BCKWD`, no `mode:` key, which SimAI
+/// does not read), `ga: 1`, `pp_comm: 0`.
+///
+/// ```cpp
+/// const aicb::inference_step step(aicb::presets::qwen3_235b_a22b, s);
+/// const aicb::inference_workload w = aicb::inference_records(step, aicb::roofline_model("H100"));
+/// aicb::simai_writer out("qwen3.txt", w.header, w.records.size());
+/// for (const aicb::record& r : w.records) out.write(r);
+/// out.finish();
+/// ```
+///
+/// What SimAI makes of it (docs/inference.md): it plays the records forward, then backward with
+/// nothing in them (zero times, no collectives); TP collectives over the header's TP group; `_EP`
+/// all-to-alls over the header's `ep` — which SimAI places on TP × ep GPUs, so the header says
+/// ep = GPUs / TP for expert parallelism over every GPU; run it with `-g GPUS`.
+
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/schedule/inference_step.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// A serving step as SimAI's header and records.
+struct inference_workload {
+  simai_header header;
+  std::vector<record> records;
+};
+
+/// The SimAI form of `step` with compute from `compute` (see the file comment).
+[[nodiscard]] inline inference_workload inference_records(const inference_step& step,
+                                                          const compute_model& compute) {
+  const serving_spec& s = step.serving();
+  inference_workload w;
+  w.header.tensor_parallel = s.tensor_parallel;
+  w.header.expert_parallel = s.expert_parallel > 1 ? s.gpus() / s.tensor_parallel : 1;
+  w.header.pipeline_parallel = 1;
+  w.header.all_gpus = s.gpus();
+  w.header.ga = 1;
+  std::int64_t pending = 0;  // ns of compute since the last record
+  std::string last = "embedding";
+  for (const operation& op : step.operations()) {
+    if (op.type == op_type::compute) {
+      pending += compute.duration(op.compute).count();
+      last = std::string(op.name);
+      continue;
+    }
+    if (op.type != op_type::collective) continue;
+    record r;
+    r.name = std::string(op.name);
+    r.forward.compute = nanoseconds{pending};
+    const comm_group group = op.group.kind == group_kind::ep ? comm_group::ep : comm_group::tp;
+    if (op.group.kind != group_kind::ep && op.group.kind != group_kind::tp)
+      AICB_THROW(error("inference step: a collective over " + to_string(op.group) + " has no SimAI group"));
+    r.forward.comm = {op.kind, group, op.size};
+    w.records.push_back(std::move(r));
+    pending = 0;
+  }
+  if (pending > 0 || w.records.empty()) {
+    record r;
+    r.name = last;
+    r.forward.compute = nanoseconds{pending};
+    w.records.push_back(std::move(r));
+  }
+  return w;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/generate/simai_projection.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -13279,6 +13847,207 @@ inline std::string estimate_number(const char* format, double value) {
   }
   out += row("SimAI command line", simai_command_line(d));
   return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/commands/describe_serving.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::describe_serving — what `aicb describe --phase prefill|decode` shows for a served model: per
+/// GPU, the weights and the KV cache (per token, for the batch, and the largest batch that fits a
+/// memory limit), the step's FLOPs and bytes and which bound they put it under, and the step's time
+/// — every computation priced by a compute model (the roofline, by FLOPs and bytes), every collective
+/// by the cluster — with tokens per second and the time per output token.
+///
+/// ```cpp
+/// aicb::serving_spec s{.phase = aicb::inference_phase::decode, .batch = 256, .context = 4096,
+///                      .attention_data_parallel = 8, .expert_parallel = 8, .weights = aicb::dtype::fp8};
+/// const aicb::serving_report r = aicb::describe_serving(aicb::presets::deepseek_v3, s,
+///     aicb::roofline_model("H200"), aicb::cluster_preset("dgx-h200"));
+/// std::fputs(aicb::format_serving(r).c_str(), stdout);
+/// ```
+///
+/// The step time is an overhead-free bound: compute and communication one after the other on one
+/// GPU, no kernel-launch gaps, no overlap of one micro batch's all-to-all with another's compute (the
+/// two-micro-batch overlap of DeepSeek's deployment would hide part of the communication).
+
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/io/json_writer.hpp>
+// #include <aicb/model/serving.hpp>
+// #include <aicb/schedule/inference_step.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// What describe_serving found. Bytes and times per GPU.
+struct serving_report {
+  model_spec model;
+  serving_spec serving;
+  std::string gpu, cluster, compute;  ///< the GPU, the cluster preset, the compute model's provenance
+  std::uint64_t weights = 0;          ///< elements held
+  double weight_bytes = 0;
+  double kv_bytes_per_token = 0;        ///< this GPU's share, all layers
+  double model_kv_bytes_per_token = 0;  ///< one copy of the whole model's
+  double kv_bytes = 0;                  ///< the step's requests' KV cache on this GPU
+  double memory_limit = 0;              ///< bytes the weights and KV cache may use (fraction of the GPU's)
+  std::uint64_t max_batch = 0;      ///< the most requests (all groups) whose KV cache fits beside the weights
+  double flops = 0, bytes = 0;      ///< the step's computations
+  double intensity = 0, ridge = 0;  ///< FLOP/B of the step, and the GPU's BF16 peak / bandwidth
+  double compute_us = 0, communication_us = 0, step_us = 0;
+  double memory_bound_us = 0;  ///< the step's bytes at the compute model's achievable bandwidth
+  std::uint64_t tokens = 0;    ///< tokens the step processes over all GPUs (prefill) or emits (decode)
+  double tokens_per_s_per_gpu = 0;
+  double time_per_output_token_ms = 0;  ///< decode: one step per token of each request
+};
+
+/// The report for `model` served as `serving` with `compute` on `cluster`; `memory_fraction` of
+/// the GPU's memory for weights and KV cache.
+[[nodiscard]] inline serving_report describe_serving(const model_spec& model, const serving_spec& serving,
+                                                     const compute_model& compute,
+                                                     const cluster_spec& cluster,
+                                                     double memory_fraction = 0.9) {
+  const inference_step step(model, serving, 0);
+  const gpu_spec& gpu = require_gpu(cluster.gpu);
+  serving_report r;
+  r.model = step.model();
+  r.serving = serving;
+  r.gpu = std::string(gpu.name);
+  r.cluster = std::string(cluster.name);
+  r.compute = compute.provenance();
+  r.weights = step.weights();
+  r.weight_bytes = step.weight_bytes();
+  r.kv_bytes_per_token = step.kv_bytes_per_token();
+  r.model_kv_bytes_per_token = step.model_kv_bytes_per_token();
+  r.kv_bytes = step.kv_bytes();
+  r.memory_limit = gpu.memory_gb * 1e9 * memory_fraction;
+  const double per_request =
+      step.kv_bytes_per_token() *
+      static_cast<double>(serving.phase == inference_phase::decode ? serving.context : serving.prompt);
+  if (r.memory_limit > r.weight_bytes && per_request > 0)
+    r.max_batch = static_cast<std::uint64_t>((r.memory_limit - r.weight_bytes) / per_request) *
+                  serving.attention_data_parallel;
+  r.flops = step.flops();
+  r.bytes = step.bytes();
+  r.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
+  r.ridge = gpu.peak_flops(dtype::bf16) / (gpu.memory_gb_per_s * 1e9);
+  const process_grid grid(serving_layout_job(step.model(), serving));
+  std::map<group_id, group_placement> placements;
+  for (const operation& op : step.operations()) {
+    if (op.type == op_type::compute) {
+      r.compute_us += static_cast<double>(compute.duration(op.compute).count()) / 1000;
+    } else if (op.type == op_type::collective) {
+      auto it = placements.find(op.group);
+      if (it == placements.end())
+        it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
+      r.communication_us += collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
+    }
+  }
+  r.step_us = r.compute_us + r.communication_us;
+  r.memory_bound_us = r.bytes / (gpu.memory_gb_per_s * 1e9 * 0.88) * 1e6;
+  r.tokens = serving.batch *
+             (serving.phase == inference_phase::decode ? serving.tokens_per_request() : serving.prompt);
+  if (r.step_us > 0) {
+    r.tokens_per_s_per_gpu =
+        static_cast<double>(r.tokens) / (r.step_us * 1e-6) / static_cast<double>(serving.gpus());
+    if (serving.phase == inference_phase::decode) r.time_per_output_token_ms = r.step_us / 1000;
+  }
+  return r;
+}
+
+/// The report as text.
+[[nodiscard]] inline std::string format_serving(const serving_report& r) {
+  std::string out;
+  char line[256];
+  const auto add = [&](const char* format, auto... values) {
+    std::snprintf(line, sizeof line, format, values...);
+    out += line;
+  };
+  const serving_spec& s = r.serving;
+  add("model %s, %s: %llu requests", std::string(r.model.name.view()).c_str(),
+      std::string(to_string(s.phase)).c_str(), static_cast<unsigned long long>(s.batch));
+  if (s.phase == inference_phase::decode)
+    add(" x %llu token(s), context %llu\n", static_cast<unsigned long long>(s.tokens_per_request()),
+        static_cast<unsigned long long>(s.context));
+  else
+    add(" x %llu-token prompts\n", static_cast<unsigned long long>(s.prompt));
+  add("layout: %llu GPUs = TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s%s\n",
+      static_cast<unsigned long long>(s.gpus()), static_cast<unsigned long long>(s.tensor_parallel),
+      static_cast<unsigned long long>(s.attention_data_parallel),
+      static_cast<unsigned long long>(s.expert_parallel), std::string(to_string(s.weights)).c_str(),
+      std::string(to_string(s.kv_cache)).c_str(),
+      s.expert_parallel > 1 ? (s.fp8_dispatch ? ", FP8 dispatch" : ", BF16 dispatch") : "");
+  add("\nper GPU (%s)\n", r.gpu.c_str());
+  add("  weights              %10.2f GB  (%.3f G parameters)\n", r.weight_bytes / 1e9,
+      static_cast<double>(r.weights) / 1e9);
+  add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
+      r.model_kv_bytes_per_token);
+  add("  KV cache, this batch %10.2f GB\n", r.kv_bytes / 1e9);
+  add("  memory limit         %10.2f GB  -> at most %llu requests of this length%s\n", r.memory_limit / 1e9,
+      static_cast<unsigned long long>(r.max_batch),
+      r.weight_bytes >= r.memory_limit ? " (the weights alone do not fit)" : "");
+  add("  FLOPs / step         %10.4g     bytes / step %.4g  (%.1f FLOP/B; ridge %.0f: %s-bound)\n", r.flops,
+      r.bytes, r.intensity, r.ridge, r.intensity < r.ridge ? "memory" : "compute");
+  add("\nstep (%s, overhead-free bound)\n", r.cluster.c_str());
+  add("  compute              %10.3f ms  (bytes at achievable bandwidth alone: %.3f ms)\n",
+      r.compute_us / 1000, r.memory_bound_us / 1000);
+  add("  communication        %10.3f ms\n", r.communication_us / 1000);
+  add("  step                 %10.3f ms\n", r.step_us / 1000);
+  if (s.phase == inference_phase::decode)
+    add("  time per output token %9.3f ms; %.0f tokens/s per GPU\n", r.time_per_output_token_ms,
+        r.tokens_per_s_per_gpu);
+  else
+    add("  %.0f prompt tokens/s per GPU\n", r.tokens_per_s_per_gpu);
+  out.append("compute: ").append(r.compute).append("\n");
+  return out;
+}
+
+/// The report as JSON ("schema": "aicb.serving/1").
+[[nodiscard]] inline std::string to_json(const serving_report& r) {
+  json_writer j;
+  j.begin_object().member("schema", "aicb.serving/1").member("aicb_version", AICB_VERSION_STRING);
+  j.member("model", std::string(r.model.name.view())).member("phase", to_string(r.serving.phase));
+  j.key("serving").begin_object();
+  j.member("batch", r.serving.batch).member("prompt", r.serving.prompt).member("context", r.serving.context);
+  j.member("tensor_parallel", r.serving.tensor_parallel);
+  j.member("attention_data_parallel", r.serving.attention_data_parallel);
+  j.member("expert_parallel", r.serving.expert_parallel).member("gpus", r.serving.gpus());
+  j.member("weights", to_string(r.serving.weights)).member("kv_cache", to_string(r.serving.kv_cache));
+  j.member("fp8_dispatch", r.serving.fp8_dispatch).member("mtp_drafts", r.serving.mtp_drafts);
+  j.end_object();
+  j.member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
+  j.key("per_gpu").begin_object();
+  j.member("weights", r.weights).member("weight_bytes", r.weight_bytes);
+  j.member("kv_bytes_per_token", r.kv_bytes_per_token)
+      .member("model_kv_bytes_per_token", r.model_kv_bytes_per_token);
+  j.member("kv_bytes", r.kv_bytes)
+      .member("memory_limit_bytes", r.memory_limit)
+      .member("max_batch", r.max_batch);
+  j.member("flops", r.flops)
+      .member("bytes", r.bytes)
+      .member("intensity", r.intensity)
+      .member("ridge", r.ridge);
+  j.end_object();
+  j.key("step").begin_object();
+  j.member("compute_us", r.compute_us)
+      .member("communication_us", r.communication_us)
+      .member("step_us", r.step_us);
+  j.member("memory_bound_us", r.memory_bound_us).member("tokens", r.tokens);
+  j.member("tokens_per_s_per_gpu", r.tokens_per_s_per_gpu)
+      .member("time_per_output_token_ms", r.time_per_output_token_ms);
+  j.end_object().end_object();
+  return j.str() + "\n";
 }
 
 AICB_END_NAMESPACE

@@ -6,6 +6,10 @@
 #include "commands.hpp"
 #include "estimate_flags.hpp"
 #include "job_flags.hpp"
+#include "serving_flags.hpp"
+
+#include <aicb/commands/describe_serving.hpp>
+#include <aicb/compute/roofline.hpp>
 
 #include <aicb/commands/describe.hpp>
 
@@ -20,10 +24,23 @@ namespace {
 struct describe_options {
   job_flags job;
   aicb::describe_request request;
+  serving_flags serving;
   bool json = false, no_estimate = false;
 };
 
+// With --phase: one serving step of the job's model, its TP and EP (aicb::describe_serving).
+int run_describe_serving(describe_options& o) {
+  const aicb::job_spec job = o.job.job();
+  const aicb::serving_spec s = o.serving.spec(job.parallel.tensor_parallel, job.parallel.expert_parallel);
+  const aicb::cluster_spec machines = aicb::choose_cluster(o.request.gpu, o.request.cluster);
+  const aicb::serving_report r = aicb::describe_serving(job.model, s, aicb::roofline_model(machines.gpu),
+                                                        machines, o.serving.memory_fraction);
+  std::cout << (o.json ? aicb::to_json(r) : aicb::format_serving(r));
+  return 0;
+}
+
 int run_describe(describe_options& o) {
+  if (!o.serving.phase.empty()) return run_describe_serving(o);
   o.request.job = o.job.job();
   o.request.estimate = !o.no_estimate;
   const aicb::describe_result d = aicb::describe(o.request);
@@ -43,6 +60,7 @@ void add_describe_command(CLI::App& app, action& chosen) {
   command->add_flag("--json", options->json, "print JSON");
   command->add_flag("--no-estimate", options->no_estimate, "skip the iteration estimate");
   add_estimate_flags(*command, options->request.gpu, options->request.cluster, options->request.overlap);
+  options->serving.add_to(*command);
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_describe);
 }

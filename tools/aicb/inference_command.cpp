@@ -1,14 +1,22 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// `aicb inference`: inference workloads for SimAI. With --compat aicb, aicb's inference generator
-// byte for byte (aicb::aicb_inference_workload), from its script's flags (-m -p -s -b -w -t -e) or
-// its generator's command line (MODEL [CONFIG.json] --phase … --seq_length …), passed verbatim.
+// `aicb inference`: one serving step as a SimAI workload — the corrected model (aicb::inference_step,
+// projected by aicb::inference_records; the step described as `aicb describe --phase` does), or with
+// --compat aicb, aicb's inference generator byte for byte (aicb::aicb_inference_workload), from its
+// script's flags (-m -p -s -b -w -t -e) or its generator's command line (MODEL [CONFIG.json] --phase
+// … --seq_length …), passed verbatim.
 #include "commands.hpp"
+#include "serving_flags.hpp"
 
+#include <aicb/commands/describe_serving.hpp>
 #include <aicb/compat/aicb_inference.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>
+#include <aicb/compute/roofline.hpp>
+#include <aicb/generate/inference_projection.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/simai_writer.hpp>
 #include <aicb/io/workload_file.hpp>
+#include <aicb/model/job_request.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -25,24 +33,65 @@ struct inference_options {
   std::string compat = "none", output;
   bool quiet = false;
   std::vector<std::string> flags;  // aicb's, verbatim
+  // The corrected model's.
+  std::string model, hf_config, gpu, cluster;
+  std::uint64_t tensor_parallel = 1, expert_parallel = 1;
+  serving_flags serving;
 };
 
+// The corrected step: its SimAI file, and what it is.
+int run_corrected(const inference_options& o) {
+  if (!o.flags.empty())
+    throw aicb::config_error(o.flags.front(), "(flag)",
+                             "not an option of aicb inference (aicb's own flags need --compat aicb)");
+  if (o.serving.phase.empty()) throw aicb::config_error("phase", "(none)", "give --phase prefill or decode");
+  if (o.model.empty() && o.hf_config.empty())
+    throw aicb::config_error("model", "(none)", "give --model PRESET or --hf-config FILE");
+  aicb::job_request request;
+  request.model = o.model;
+  request.hf_config = o.hf_config;
+  const aicb::model_spec model = aicb::build_job(request).job.model;
+  const aicb::serving_spec s = o.serving.spec(o.tensor_parallel, o.expert_parallel);
+  const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);
+  const aicb::roofline_model compute(machines.gpu);
+  const aicb::inference_step step(model, s);
+  const aicb::inference_workload w = aicb::inference_records(step, compute);
+  const std::string name = std::string(model.name.empty() ? "custom" : model.name.view()) + "-" +
+                           std::string(aicb::to_string(s.phase)) + "-gpus" + std::to_string(s.gpus()) +
+                           "-tp" + std::to_string(s.tensor_parallel) + "-dp" +
+                           std::to_string(s.attention_data_parallel) + "-ep" +
+                           std::to_string(s.expert_parallel) + "-bs" + std::to_string(s.batch) + ".txt";
+  const std::string path = aicb::output_path_or_default(o.output, "results/inference", name);
+  aicb::simai_writer out(path, w.header, w.records.size());
+  for (const aicb::record& r : w.records)
+    out.write(r);
+  out.finish();
+  if (o.quiet) return 0;
+  const aicb::serving_report report =
+      aicb::describe_serving(model, s, compute, machines, o.serving.memory_fraction);
+  std::printf("wrote %s: %llu records, one %s step of rank 0 (%s)\n", path.c_str(),
+              static_cast<unsigned long long>(w.records.size()),
+              std::string(aicb::to_string(s.phase)).c_str(), std::string(machines.gpu).c_str());
+  std::fputs(aicb::format_serving(report).c_str(), stdout);
+  std::printf("simulate: %s   (SimAI plays the step forward, then an empty backward: docs/inference.md)\n",
+              aicb::simai_command_line(machines, s.gpus(), path).c_str());
+  return 0;
+}
+
 int run_inference(const inference_options& o) {
-  if (o.compat != "aicb")
-    throw aicb::config_error(
-        "compat", o.compat,
-        "the corrected inference model is not built yet; --compat aicb writes aicb's file "
-        "(its defects listed in docs/compatibility.md)");
+  if (o.compat != "aicb") return run_corrected(o);
+  // The corrected model's flags that aicb shares (--phase) go back to aicb's parser.
+  std::vector<std::string> flags = o.flags;
+  if (!o.serving.phase.empty()) flags.push_back("--phase=" + o.serving.phase);
   // The generator's form starts with MODEL; the script's with its options.
-  const bool generator = !o.flags.empty() && !o.flags.front().starts_with("-");
+  const bool generator = !flags.empty() && !flags.front().starts_with("-");
   aicb::aicb_inference_args args;
   if (generator) {
     std::optional<aicb::aicb_inference_model> config;
-    if (o.flags.size() > 1 && !o.flags[1].starts_with("-"))
-      config = aicb::read_aicb_inference_config(o.flags[1]);
-    args = aicb::parse_aicb_inference_generator(o.flags, config);
+    if (flags.size() > 1 && !flags[1].starts_with("-")) config = aicb::read_aicb_inference_config(flags[1]);
+    args = aicb::parse_aicb_inference_generator(flags, config);
   } else {
-    args = aicb::parse_aicb_inference_script(o.flags);
+    args = aicb::parse_aicb_inference_script(flags);
   }
   const aicb::aicb_inference_workload w(args);
   const std::string name = w.file_name();
@@ -82,9 +131,19 @@ void add_inference_command(CLI::App& app, action& chosen) {
   command->add_option("-o,--output", options->output,
                       "output file (default: aicb's name under results/workload/)");
   command->add_flag("-q,--quiet", options->quiet, "print only errors");
+  command->add_option("--model", options->model, "a preset (aicb models), e.g. deepseek-v3, qwen3-235b-a22b");
+  command->add_option("--hf-config", options->hf_config, "a Hugging Face config.json");
+  command->add_option("--tp", options->tensor_parallel, "attention tensor parallelism")
+      ->capture_default_str();
+  command->add_option("--ep", options->expert_parallel, "expert parallelism: 1, or every GPU")
+      ->capture_default_str();
+  command->add_option("--gpu", options->gpu, "GPU (catalogue name; default: the cluster's, or H100)");
+  command->add_option("--cluster", options->cluster, "cluster preset (docs/cluster.md)");
+  options->serving.add_to(*command);
   command->allow_extras();
   command->footer(
-      "aicb's flags, verbatim: its script's  -m deepseek-671B|qwen3-235B|qwen3-next-80B -p decode|prefill -s "
+      "With --compat aicb, aicb's flags, verbatim: its script's  -m deepseek-671B|qwen3-235B|qwen3-next-80B "
+      "-p decode|prefill -s "
       "SEQ "
       "-b BATCH -w WORLD -t TP -e EP  or its generator's  MODEL [CONFIG.json] --phase --seq_length "
       "--micro_batch "

@@ -117,13 +117,19 @@ class roofline_model final : public compute_model {
   [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
-  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail).
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail). A
+  // GEMM with fewer output tiles than multiprocessors (the skinny GEMMs of decoding a few tokens)
+  // splits its reduction dimension over the idle ones (split-K / stream-K, as cuBLAS and CUTLASS
+  // choose for such shapes), at most one split per 128-wide slice of k.
   [[nodiscard]] double waves(const compute_op& op) const {
     if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
-    const double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
-                         std::ceil(static_cast<double>(op.n) / e_.tile);
+    double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
+                   std::ceil(static_cast<double>(op.n) / e_.tile);
     if (!(tiles > 0)) return 1;
     const double sms = gpu_.sm_count;
+    if (tiles < sms)
+      tiles *=
+          std::max(1.0, std::min(std::floor(sms / tiles), std::ceil(static_cast<double>(op.k) / e_.tile)));
     return tiles / (std::ceil(tiles / sms) * sms);
   }
 

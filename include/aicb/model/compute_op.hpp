@@ -96,6 +96,11 @@ struct compute_op {
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
+  /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
+  /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
+  /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
+  std::uint64_t v_dim = 0;
+  bool shared_kv = false;
 
   /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
   /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
@@ -109,8 +114,9 @@ struct compute_op {
       case op_kind::gemm:
         return 2 * b * M * N * K;
       case op_kind::attention: {
-        if (!fused) return 4 * b * M * N * K * (pass == pass_kind::forward ? 1 : 2);
-        const double forward = 4 * b * M * N * K * (causal ? 0.5 : 1.0);
+        const double QKV = K + (v_dim ? static_cast<double>(v_dim) : K);  // scores and weighted values
+        if (!fused) return 2 * b * M * N * QKV * (pass == pass_kind::forward ? 1 : 2);
+        const double forward = 2 * b * M * N * QKV * (causal ? 0.5 : 1.0);
         return pass == pass_kind::forward ? forward : 2.5 * forward;
       }
       case op_kind::norm:
@@ -141,6 +147,10 @@ struct compute_op {
           const double S = b * M * N;
           return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
                          : 4 * b * (M + N) * K * e + S * (9 * e + 1);
+        }
+        if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
+          const double V = v_dim ? static_cast<double>(v_dim) : K;
+          return b * (M * K + M * V + N * K + (shared_kv ? 0 : N * V)) * e * (forward ? 1 : 2);
         }
         return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
       case op_kind::norm:

@@ -1,0 +1,111 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::serving_spec — one inference step of a served model, as serving engines lay it out
+/// (SGLang, vLLM; docs/inference.md): the phase (prefill of whole prompts, or decode of one token —
+/// plus speculative drafts — per request against its KV cache), the batch and lengths, and the
+/// parallel layout: attention over tensor parallelism within data-parallel attention groups
+/// (DP-attention: each group its own requests and KV cache), experts over expert parallelism across
+/// all GPUs (DeepEP dispatch and combine) or sharded over TP with the attention.
+///
+/// ```cpp
+/// aicb::serving_spec s{.phase = aicb::inference_phase::decode, .batch = 256, .context = 4096,
+///                      .attention_data_parallel = 8, .expert_parallel = 8};
+/// aicb::validate_serving(aicb::presets::deepseek_v3, s);   // config_error naming the field and the rule
+/// ```
+
+#include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
+#include <aicb/error.hpp>
+#include <aicb/model/spec.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The two phases of serving a request.
+enum class inference_phase : std::uint8_t {
+  prefill,  ///< the whole prompt at once: compute-bound
+  decode,   ///< one new token per request (plus drafts) against the KV cache: memory-bound
+};
+
+template <>
+struct enum_names<inference_phase> {
+  static constexpr std::array<std::string_view, 2> value{"prefill", "decode"};
+};
+
+/// One inference step's batch and layout. See the file comment.
+struct serving_spec {
+  inference_phase phase = inference_phase::decode;
+  std::uint64_t batch = 1;   ///< requests in the step, over all data-parallel attention groups
+  std::uint64_t prompt = 0;  ///< prefill: tokens of each request's prompt
+  std::uint64_t context =
+      0;  ///< decode: tokens each request attends over (its KV cache, the new token included)
+  std::uint64_t tensor_parallel = 1;          ///< attention (and dense MLP) tensor parallelism
+  std::uint64_t attention_data_parallel = 1;  ///< DP-attention groups; GPUs = TP x this
+  std::uint64_t expert_parallel = 1;  ///< 1: experts sharded over TP with the attention; else all GPUs
+  dtype weights = dtype::bf16;        ///< weight format (fp8: DeepSeek-V3's native block-scaled FP8)
+  dtype kv_cache = dtype::bf16;       ///< KV cache format
+  bool fp8_dispatch = true;           ///< DeepEP: FP8 dispatch with a scale per 128 values, BF16 combine
+  std::uint64_t mtp_drafts = 0;  ///< decode: speculative tokens per request (MTP/EAGLE), verified in one step
+
+  /// GPUs of the serving instance.
+  [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
+    return tensor_parallel * attention_data_parallel;
+  }
+  /// Requests on each DP-attention group.
+  [[nodiscard]] constexpr std::uint64_t requests_per_group() const noexcept {
+    return attention_data_parallel ? batch / attention_data_parallel : 0;
+  }
+  /// Tokens each request contributes to this step.
+  [[nodiscard]] constexpr std::uint64_t tokens_per_request() const noexcept {
+    return phase == inference_phase::prefill ? prompt : 1 + mtp_drafts;
+  }
+};
+
+/// Refuses, naming the field, the value and the rule, a layout that cannot serve `model`.
+inline void validate_serving(const model_spec& model, const serving_spec& s) {
+  const auto refuse = [](std::string_view field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(std::string(field), std::to_string(value), rule));
+  };
+  if (model.hidden_size == 0 || model.num_layers == 0 || model.num_attention_heads == 0)
+    AICB_THROW(
+        config_error("model", std::string(model.name.view()), "needs hidden_size, num_layers and heads"));
+  if (s.tensor_parallel == 0) refuse("tensor_parallel", 0, "must be at least 1");
+  if (s.attention_data_parallel == 0) refuse("attention_data_parallel", 0, "must be at least 1");
+  if (s.batch == 0) refuse("batch", 0, "a step serves at least one request");
+  if (s.batch % s.attention_data_parallel != 0)
+    refuse("batch", s.batch,
+           "must be a multiple of attention_data_parallel (" + std::to_string(s.attention_data_parallel) +
+               "): each DP-attention group serves its own requests");
+  if (s.phase == inference_phase::prefill && s.prompt == 0)
+    refuse("prompt", 0, "prefill needs the prompt length");
+  if (s.phase == inference_phase::decode && s.context == 0)
+    refuse("context", 0, "decode needs the context length (the KV cache each request attends over)");
+  if (model.num_attention_heads % s.tensor_parallel != 0)
+    refuse("tensor_parallel", s.tensor_parallel,
+           "must divide num_attention_heads (" + std::to_string(model.num_attention_heads) + ")");
+  if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
+    refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
+  const bool moe = model.num_experts > 0;
+  if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
+    refuse("expert_parallel", s.expert_parallel,
+           "must be 1 (experts sharded over TP) or every GPU (" + std::to_string(s.gpus()) +
+               " = tensor_parallel x attention_data_parallel): partial expert groups are not modelled");
+  if (s.expert_parallel > 1 && !moe) refuse("expert_parallel", s.expert_parallel, "the model has no experts");
+  if (moe && model.num_experts % s.expert_parallel != 0)
+    refuse("expert_parallel", s.expert_parallel,
+           "must divide num_experts (" + std::to_string(model.num_experts) + ")");
+  if (moe && s.expert_parallel > 1 &&
+      s.tokens_per_request() * s.requests_per_group() % s.tensor_parallel != 0)
+    refuse("batch", s.batch,
+           "with expert parallelism the tokens of a DP-attention group are scattered over its TP ranks: "
+           "requests per group x tokens per request must be a multiple of tensor_parallel");
+}
+
+AICB_END_NAMESPACE

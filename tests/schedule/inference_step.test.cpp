@@ -1,0 +1,217 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// One serving step's operations, bytes and FLOPs against values derived here by hand from the
+// formulas of docs/inference.md.
+#include <aicb/model/presets.hpp>
+#include <aicb/schedule/inference_step.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// The operations of layer `layer`, by name (the first of each name).
+const aicb::operation& find(const aicb::inference_step& step, u64 layer, std::string_view name) {
+  for (const aicb::operation& op : step.operations())
+    if (op.layer == layer && op.name == name) return op;
+  FAIL("no " << name << " in layer " << layer);
+  static aicb::operation none;
+  return none;
+}
+double gemm_flops(double m, double k, double n, double batch = 1) { return 2 * batch * m * k * n; }
+double gemm_bytes(double m, double k, double n, double e, double batch = 1) {
+  return batch * (m * k + k * n + m * n) * e;
+}
+
+}  // namespace
+
+TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", "[schedule][inference]") {
+  // 256 requests over 8 DP-attention groups: 32 requests x 1 token per GPU; context 4096; FP8 weights.
+  const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                             .batch = 256,
+                             .context = 4096,
+                             .attention_data_parallel = 8,
+                             .expert_parallel = 8,
+                             .weights = aicb::dtype::fp8};
+  const aicb::inference_step step(aicb::presets::deepseek_v3, s, 5);
+  const double m = 32, h = 7168, heads = 128, ctx = 4096;
+  CHECK(step.tokens() == 32);
+  CHECK(step.expert_input_tokens() == 32);  // TP 1: nothing scattered
+
+  // MLA, weight-absorbed: every GEMM's FLOPs and bytes (FP8: 1 byte per element).
+  const auto gemm = [&](std::string_view name, double mm, double k, double n, double batch = 1) {
+    const aicb::operation& op = find(step, 3, name);
+    INFO(name);
+    CHECK(op.compute.flops() == Approx(gemm_flops(mm, k, n, batch)));
+    CHECK(op.compute.bytes() == Approx(gemm_bytes(mm, k, n, 1, batch)));
+    CHECK(op.compute.type == aicb::dtype::fp8);
+  };
+  gemm("mla_q_down", m, h, 1536);
+  gemm("mla_q_up", m, 1536, heads * (128 + 64));
+  gemm("mla_kv_down", m, h, 512 + 64);
+  gemm("mla_absorb_k", m, 128, 512, heads);
+  gemm("mla_absorb_v", m, 512, 128, heads);
+  gemm("attention_out", m, heads * 128, h);
+  gemm("moe_router", m, h, 256);
+  // 32 experts on this GPU, each receiving 32 tokens x 8 GPUs x top-8 / 256 experts = 8 tokens.
+  gemm("moe_fc1", 8, h, 2 * 2048, 32);
+  gemm("moe_fc2", 8, 2048, h, 32);
+  gemm("shared_expert_fc1", m, h, 2 * 2048);
+  gemm("shared_expert_fc2", m, 2048, h);
+  // Core attention over one 576-wide latent head, read once (BF16 cache): 2·128·(576 + 512) FLOPs per
+  // (query, context token) — 278,528.
+  const aicb::operation& core = find(step, 3, "attention_core");
+  CHECK(core.compute.flops() == Approx(32 * 1 * ctx * 278528.0));
+  CHECK(core.compute.bytes() == Approx(32 * (heads * 576 + heads * 512 + ctx * 576) * 2.0));
+  // A dense layer's MLP (18432).
+  const aicb::operation& fc1 = find(step, 0, "mlp_fc1");
+  CHECK(fc1.compute.flops() == Approx(gemm_flops(m, h, 2 * 18432)));
+
+  // DeepEP low-latency: dispatch 32·8·(7168 + 7168/128·4 + 16) = 7408 B per (token, expert); combine 32·8·2h.
+  const aicb::operation& dispatch = find(step, 3, "moe_dispatch");
+  CHECK(dispatch.kind == aicb::collective::all_to_all);
+  CHECK(dispatch.group.kind == aicb::group_kind::ep);
+  CHECK(dispatch.group_size == 8);
+  CHECK(dispatch.size.count() == 32 * 8 * 7408);
+  CHECK(dispatch.size.count() == 1896448);
+  CHECK(find(step, 3, "moe_combine").size.count() == 32 * 8 * 2 * 7168);
+  for (const aicb::operation& op : step.operations())  // TP 1: no TP collective at all
+    if (op.type == aicb::op_type::collective) CHECK(op.group.kind == aicb::group_kind::ep);
+
+  // Weights per GPU: attention (replicated over DP-attention) in all 61 layers, 3 dense MLPs, 58 MoE
+  // layers of 32 experts + 1 shared + the router, the embedding and the output layer.
+  const u64 attention =
+      7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 128 * 128 * 512 + 128 * 512 * 128 + 128 * 128 * 7168;
+  const u64 expert = 3ull * 7168 * 2048;
+  const u64 expected = 61 * attention + 3 * (3ull * 7168 * 18432) + 58 * (32 * expert + expert + 7168 * 256) +
+                       2ull * 129280 * 7168;
+  CHECK(step.weights() == expected);
+  CHECK(step.weight_bytes() == Approx(static_cast<double>(expected)));  // FP8
+  // KV cache: the latent and the rotary key, 576 BF16 values per layer: 70,272 B per token.
+  CHECK(step.kv_bytes_per_token() == 70272);
+  CHECK(step.model_kv_bytes_per_token() == 70272);
+  CHECK(step.kv_bytes() == Approx(32.0 * 4096 * 70272));
+}
+
+TEST_CASE("inference step: Qwen3-235B decode, TP 4 + EP 8, by hand", "[schedule][inference]") {
+  // 64 requests over 2 DP-attention groups of TP 4: 32 tokens per group, scattered to 8 per GPU for
+  // the experts; context 2048; BF16.
+  const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                             .batch = 64,
+                             .context = 2048,
+                             .tensor_parallel = 4,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 8};
+  const aicb::inference_step step(aicb::presets::qwen3_235b_a22b, s, 6);
+  const double m = 32, h = 4096;
+  CHECK(step.tokens() == 32);
+  CHECK(step.expert_input_tokens() == 8);
+  // GQA: 16 query heads and 1 KV head per GPU, head 128.
+  const aicb::operation& qkv = find(step, 10, "attention_qkv");
+  CHECK(qkv.compute.flops() == Approx(gemm_flops(m, h, (16 + 2) * 128)));
+  CHECK(qkv.compute.bytes() == Approx(gemm_bytes(m, h, (16 + 2) * 128, 2)));
+  const aicb::operation& core = find(step, 10, "attention_core");
+  CHECK(core.compute.flops() ==
+        Approx(32 * 16 * 2048 * 2.0 * (128 + 128)));  // 32,768 per (query, token) / 2 heads
+  CHECK(core.compute.bytes() == Approx(32 * (2 * 16 * 128 + 2 * 2048 * 128) * 2.0));  // one KV head read once
+  // The attention's output reduce-scattered over TP, the layer's output all-gathered: 2·32·h each.
+  const aicb::operation& rs = find(step, 10, "attention_reduce_scatter");
+  CHECK(rs.kind == aicb::collective::reduce_scatter);
+  CHECK(rs.group.kind == aicb::group_kind::tp);
+  CHECK(rs.group_size == 4);
+  CHECK(rs.size.count() == 2 * 32 * 4096);
+  CHECK(find(step, 10, "moe_all_gather").size.count() == 2 * 32 * 4096);
+  // Dispatch FP8, 8 tokens x top-8 messages of 4096 + 128 + 16 B; combine BF16.
+  CHECK(find(step, 10, "moe_dispatch").size.count() == 8 * 8 * (4096 + 4096 / 128 * 4 + 16));
+  CHECK(find(step, 10, "moe_combine").size.count() == 8 * 8 * 2 * 4096);
+  CHECK(find(step, 10, "moe_dispatch").group_size == 8);
+  // 16 experts per GPU, each 8 tokens x 8 GPUs x 8 / 128 = 4 tokens.
+  const aicb::operation& fc1 = find(step, 10, "moe_fc1");
+  CHECK(fc1.compute.flops() == Approx(gemm_flops(4, h, 2 * 1536, 16)));
+  // Weights: attention over TP 4, 16 experts whole, the router, vocabulary over TP 4 twice (untied).
+  const u64 attention = 4096ull * 18 * 128 + 16ull * 128 * 4096;
+  const u64 expected =
+      94 * (attention + 16 * 3ull * 4096 * 1536 + 4096ull * 128) + 2ull * (151936 / 4) * 4096;
+  CHECK(step.weights() == expected);
+  CHECK(step.weight_bytes() == Approx(2.0 * static_cast<double>(expected)));
+  // KV: 2 (K, V) x 1 head x 128 x 2 B x 94 layers per GPU; the model's 4 heads: 192,512 B.
+  CHECK(step.kv_bytes_per_token() == 2 * 128 * 2 * 94);
+  CHECK(step.model_kv_bytes_per_token() == 192512);
+}
+
+TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per destination GPU",
+          "[schedule][inference]") {
+  // Uniform routing over 256 experts, top-8: 5.29, 6.52 and 7.27 distinct GPUs at EP 8, 16, 32.
+  CHECK(aicb::expected_destinations(256, 8, 8) == Approx(5.29).margin(0.005));
+  CHECK(aicb::expected_destinations(256, 8, 16) == Approx(6.52).margin(0.005));
+  CHECK(aicb::expected_destinations(256, 8, 32) == Approx(7.27).margin(0.005));
+  const aicb::serving_spec s{.phase = aicb::inference_phase::prefill,
+                             .batch = 8,
+                             .prompt = 4096,
+                             .attention_data_parallel = 8,
+                             .expert_parallel = 8,
+                             .weights = aicb::dtype::fp8};
+  const aicb::inference_step step(aicb::presets::deepseek_v3, s);
+  const double tokens = 4096, d = aicb::expected_destinations(256, 8, 8);
+  CHECK(find(step, 5, "moe_dispatch").size.count() ==
+        static_cast<u64>(std::llround(tokens * d * (7168 + 224))));
+  CHECK(find(step, 5, "moe_combine").size.count() == static_cast<u64>(std::llround(tokens * d * 2 * 7168)));
+  // Prefill decompresses the latent: causal attention over 192-wide keys and 128-wide values,
+  // 81,920 FLOPs per (query, key) pair for 128 heads, half of the pairs.
+  const aicb::operation& core = find(step, 5, "attention_core");
+  CHECK(core.compute.causal);
+  CHECK(core.compute.flops() == Approx(81920.0 * 4096 * 4096 / 2));
+  // Only each request's last token reaches the output layer.
+  bool found = false;
+  for (const aicb::operation& op : step.operations())
+    if (op.name == "logits") {
+      CHECK(op.compute.m == 1);
+      found = true;
+    }
+  CHECK(found);
+}
+
+TEST_CASE("inference step: experts over TP, drafts, and what cannot be served", "[schedule][inference]") {
+  // Experts sharded over TP with the attention: all-reduces, no all-to-all.
+  const aicb::serving_spec tp{
+      .phase = aicb::inference_phase::decode, .batch = 8, .context = 1024, .tensor_parallel = 4};
+  const aicb::inference_step a(aicb::presets::qwen3_30b_a3b, tp);
+  u64 all_reduce = 0;
+  for (const aicb::operation& op : a.operations()) {
+    CHECK(op.kind != aicb::collective::all_to_all);
+    all_reduce += op.kind == aicb::collective::all_reduce;
+  }
+  CHECK(all_reduce == 1 + 2 * 48);  // the embedding's, then attention and experts per layer
+  // MTP drafts: 1 + 3 tokens verified per request, and the module's layer run once per draft.
+  const aicb::serving_spec mtp{.phase = aicb::inference_phase::decode,
+                               .batch = 8,
+                               .context = 1024,
+                               .attention_data_parallel = 8,
+                               .expert_parallel = 8,
+                               .mtp_drafts = 3};
+  const aicb::inference_step b(aicb::presets::deepseek_v3, mtp);
+  CHECK(b.tokens() == 4);
+  u64 projections = 0;
+  for (const aicb::operation& op : b.operations())
+    projections += op.name == "mtp_projection";
+  CHECK(projections == 3);
+  const auto refused = [](aicb::serving_spec s, const std::string& says) {
+    CHECK_THROWS_WITH(aicb::inference_step(aicb::presets::deepseek_v3, s), Catch::Contains(says));
+  };
+  refused({.phase = aicb::inference_phase::decode, .batch = 10, .context = 8, .attention_data_parallel = 8},
+          "multiple");
+  refused({.phase = aicb::inference_phase::decode, .batch = 8, .context = 0}, "context");
+  refused({.phase = aicb::inference_phase::prefill, .batch = 8, .prompt = 0}, "prompt");
+  refused({.phase = aicb::inference_phase::decode,
+           .batch = 8,
+           .context = 8,
+           .attention_data_parallel = 8,
+           .expert_parallel = 4},
+          "partial expert groups");
+  refused({.phase = aicb::inference_phase::decode, .batch = 8, .context = 8, .tensor_parallel = 3}, "divide");
+}
