@@ -70,6 +70,18 @@ aicb_cli_test(inference_aicb_unknown_option STATUS 2 EXPECT "--seq-length = \\(f
               ARGS inference --compat aicb -m qwen3-235B --seq-length 8)
 aicb_cli_test(inference_aicb_world_too_small STATUS 2 EXPECT "world_size >= tensor_model_parallel_size"
               ARGS inference --compat aicb -m qwen3-235B -w 4 -e 8)
+# Serving steps: described, and written for SimAI.
+aicb_cli_test(describe_serving_decode EXPECT "KV cache per token +70272 B" "memory-bound" "time per output token"
+              ARGS describe --model deepseek-v3 --phase decode --batch 256 --context 4096 --dp-attention 8 --ep 8
+                   --weights fp8 --gpu H200)
+aicb_cli_test(describe_serving_bad_layout STATUS 2 EXPECT "expert_parallel = 4: must be 1"
+              ARGS describe --model deepseek-v3 --phase decode --batch 256 --context 4096 --dp-attention 8 --ep 4)
+aicb_cli_test(inference_corrected EXPECT "wrote inference_corrected.txt: [0-9]+ records, one decode step" "SimAI_analytical -w inference_corrected.txt -g 8"
+              ARGS inference --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4 --dp-attention 2
+                   --ep 8 -o inference_corrected.txt)
+aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
+aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
+              ARGS inference -m qwen3-235B --phase decode)
 # aicb timeline: the file lands whole, with the next step named.
 aicb_cli_test(timeline_file EXPECT "wrote timeline_cli.json: a trace-event JSON timeline, 2 pipeline stage\\(s\\), iteration [0-9.e+-]+ s on dgx-a100 \\(A100\\)"
               "ui.perfetto.dev"
@@ -336,6 +348,8 @@ aicb_schema_test(timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_to
 aicb_schema_test(chakra_manifest_schema chakra.schema.json -- sh -c
                  "\"$0\" generate --format chakra --model mixtral-8x7b --num-layers 2 --world-size 8 --tp 2 --ep 4 --sp --global-batch 8 --ranks 0-3 -q -o chakra_schema_set && cat chakra_schema_set/manifest.json"
                  $<TARGET_FILE:aicb_tool>)
+aicb_schema_test(serving_json_schema serving.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model qwen3-235b-a22b --tp 4 --ep 8 --phase decode --batch 64 --context 2048 --dp-attention 2 --json)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.
