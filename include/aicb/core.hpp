@@ -37,8 +37,8 @@
 #include <aicb/model/options.hpp>
 #include <aicb/model/parallel.hpp>
 #include <aicb/model/presets.hpp>
-#include <aicb/model/serving.hpp>
 #include <aicb/model/reflect.hpp>
+#include <aicb/model/serving.hpp>
 #include <aicb/model/sizing.hpp>
 #include <aicb/model/spec.hpp>
 #include <aicb/parallel/groups.hpp>
