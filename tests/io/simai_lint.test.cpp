@@ -65,6 +65,7 @@ TEST_CASE(
         const bool documented = d.message.find("NONE column(s) carry a size") != std::string::npos ||
                                 d.message.find("is read as") != std::string::npos ||  // pp_comm 16777216.0
                                 d.message.find("ga: 0") != std::string::npos ||       // E03: GA 0
+                                d.message.find("every forward compute time is 1 ns") != std::string::npos ||
                                 one_gpu || over_16_gib;
         CHECK(documented);
         if (one_gpu) CHECK(f.path().filename().string().find("-tp1-") != std::string::npos);
@@ -122,4 +123,37 @@ TEST_CASE("lint: directories and FIFOs are refused with what they are", "[io][li
   std::filesystem::create_directory("lint_dir");
   CHECK_THROWS_WITH(aicb::lint_simai("lint_dir"), Catch::Contains("is a directory, not a SimAI workload"));
   std::filesystem::remove("lint_dir");
+}
+
+TEST_CASE("reference: aicb's inference files: what SimAI ignores or misreads in them", "[io][lint]") {
+  const auto cases = aicb_test::reference_dir("aicb/cases");
+  std::size_t files = 0;
+  for (const auto& dir : std::filesystem::directory_iterator(cases)) {
+    if (dir.path().filename().string().rfind("I0", 0) != 0) continue;
+    for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+      if (f.path().filename().string().find("-world_size") == std::string::npos) continue;
+      ++files;
+      INFO(f.path().string());
+      const auto r = aicb::lint_simai(f.path().string());
+      CHECK(r.errors == 0);
+      REQUIRE(r.warnings == 2);
+      CHECK_THAT(r.diagnostics[0].message, Catch::Contains("'mode:' is not a header key SimAI reads"));
+      CHECK_THAT(r.diagnostics[1].message, Catch::Contains("every forward compute time is 1 ns"));
+    }
+  }
+  CHECK(files == 4);
+}
+
+TEST_CASE("lint: an EP group SimAI would spread over more GPUs than the job has", "[io][lint]") {
+  const std::string path = "lint_ep_beyond.txt";
+  std::ofstream(path)
+      << "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 ep: 8 pp: 1 vpp: 1 ga: 1 "
+         "all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0\n2\n"
+         "moe_dispatch\t-1\t5000\tALLTOALL_EP\t1048576\t0\tNONE\t0\t0\tNONE\t0\t0\n"
+         "moe_combine\t-1\t5000\tALLTOALL_EP\t2097152\t0\tNONE\t0\t0\tNONE\t0\t0\n";
+  const auto r = aicb::lint_simai(path);
+  CHECK(r.errors == 0);
+  REQUIRE(r.warnings == 1);  // said once, not per record
+  CHECK_THAT(r.diagnostics[0].message, Catch::Contains("TP x ep = 32 GPUs, more than all_gpus 8"));
+  std::filesystem::remove(path);
 }

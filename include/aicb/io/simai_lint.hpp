@@ -332,6 +332,10 @@ class simai_linter {
              std::to_string(imprecise) +
                  " compute time(s) lose a microsecond or more to SimAI's float scaling (above 2^24 ns it "
                  "rounds them)");
+    if (forward_times_ > 0 && forward_ones_ == forward_times_)
+      report(3, 1, lint_severity::warning,
+             "every forward compute time is 1 ns (aicb's placeholder without a profile): SimAI simulates the "
+             "communication only");
     if (result_.declared && *result_.declared != result_.records) {
       const std::uint64_t d = *result_.declared, n = result_.records;
       report(2, 1, lint_severity::error,
@@ -387,6 +391,10 @@ class simai_linter {
         std::uint64_t value = 0;
         if (grammar::simai::parse_unsigned(text, value)) {
           if (f == field::size && comm_) size_on_group(t, index, value);
+          if (f == field::compute && index == 2) {  // the forward column's time
+            ++forward_times_;
+            if (value == 1) ++forward_ones_;
+          }
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
           // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
           // once the error reaches a microsecond; for byte counts it never does.
@@ -439,6 +447,11 @@ class simai_linter {
                    (group == simai_group::ep ? "an EP" : "a TP") +
                    " collective SimAI times through its efficiency table, which ends there: it drops the "
                    "collective and truncates its output (exit status 0)");
+    if (group == simai_group::ep && tp_ > 0 && ep_ > 1 && gpus_ > 0 && tp_ * ep_ > gpus_ && !ep_beyond_++)
+      warning(t, "SimAI places an _EP collective on TP x ep = " + std::to_string(tp_ * ep_) +
+                     " GPUs, more than all_gpus " + std::to_string(gpus_) +
+                     ": it simulates an all-to-all over GPUs the job does not have (experts over every GPU "
+                     "with TP > 1 are written ep: all_gpus / TP)");
     const std::uint64_t ranks = simai_group_ranks(group, column, tp_, ep_, pp_, gpus_);
     if (tp_ > 0 && simai_single_gpu_garbage(group, ranks, size))
       error(t,
@@ -503,8 +516,10 @@ class simai_linter {
   lint_options options_;
   lint_result result_;
   bool policy_ok_ = true, transformer_ = false, custom_ = false, comm_none_ = false;
-  std::optional<grammar::simai::comm_token> comm_;     // the collective of the column being read
-  std::uint64_t tp_ = 0, ep_ = 0, pp_ = 0, gpus_ = 0;  // header values (0 when absent)
+  std::optional<grammar::simai::comm_token> comm_;      // the collective of the column being read
+  std::uint64_t tp_ = 0, ep_ = 0, pp_ = 0, gpus_ = 0;   // header values (0 when absent)
+  std::uint64_t forward_times_ = 0, forward_ones_ = 0;  // forward compute times read, and those of 1 ns
+  std::uint64_t ep_beyond_ = 0;                         // EP collectives SimAI spreads beyond all_gpus
   std::string name_text_;
   std::uint64_t sized_none_ = 0;
   std::optional<simai_token> first_sized_none_;
