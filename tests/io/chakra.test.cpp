@@ -9,7 +9,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -215,4 +217,51 @@ TEST_CASE("chakra: a set lands whole or not at all", "[io][chakra]") {
   CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.name = "a/b", .ranks = {}}),
                     Catch::Contains("plain file name"));
   CHECK(entries(area) == 3);  // set, foreign, file: no temporaries
+}
+
+TEST_CASE("chakra: a serving step's traces, every GPU's step node for node", "[io][chakra][inference]") {
+  const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                             .batch = 16,
+                             .context = 1024,
+                             .tensor_parallel = 2,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 4};
+  aicb::model_spec model = aicb::presets::qwen3_30b_a3b;
+  model.num_layers = 3;
+  const aicb::roofline_model gpu("H100");
+  const std::string dir = "chakra-inference";
+  fs::remove_all(dir);
+  const aicb::chakra_set_result r = aicb::write_inference_chakra_set(dir, model, s, gpu);
+  CHECK(r.files == 4);
+  const nlohmann::json groups = nlohmann::json::parse(aicb_test::read_all(dir + "/comm_groups.json"));
+  std::map<std::string, std::vector<std::vector<std::uint64_t>>> sequence;  // pg_name -> each member's sizes
+  for (std::uint64_t rank = 0; rank < 4; ++rank) {
+    const std::string file = dir + "/workload." + std::to_string(rank) + ".et";
+    const aicb::chakra_trace t = aicb::read_chakra_trace(aicb_test::read_all(file), file);
+    const aicb::inference_step step(model, s, rank);
+    REQUIRE(t.nodes.size() == step.operations().size());
+    std::map<std::string, std::vector<std::uint64_t>> mine;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      const aicb::operation& op = step.operations()[i];
+      const aicb::chakra_node& n = t.nodes[i];
+      CHECK(n.name == op.name);
+      if (op.type != aicb::op_type::collective) continue;
+      const std::string pg = n.attr("pg_name")->text;
+      REQUIRE(groups.contains(pg));
+      const auto members = groups[pg].get<std::vector<std::uint64_t>>();
+      CHECK(std::find(members.begin(), members.end(), rank) != members.end());
+      CHECK(members.size() == op.group_size);
+      CHECK(n.attr("comm_size")->number == aicb::chakra_comm_size(op));
+      mine[pg].push_back(n.attr("comm_size")->number);
+    }
+    for (auto& [pg, sizes] : mine)
+      sequence[pg].push_back(sizes);
+  }
+  // Every member of a group calls its collectives in the same order with the same sizes.
+  for (const auto& [pg, members] : sequence) {
+    INFO("group " << pg);
+    CHECK(members.size() == groups[pg].size());
+    for (const auto& sizes : members)
+      CHECK(sizes == members.front());
+  }
 }

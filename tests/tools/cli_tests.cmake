@@ -79,6 +79,9 @@ aicb_cli_test(describe_serving_bad_layout STATUS 2 EXPECT "expert_parallel = 4: 
 aicb_cli_test(inference_corrected EXPECT "wrote inference_corrected.txt: [0-9]+ records, one decode step" "SimAI_analytical -w inference_corrected.txt -g 8"
               ARGS inference --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4 --dp-attention 2
                    --ep 8 -o inference_corrected.txt)
+aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces \\(workload.RANK.et, [0-9]+ nodes: one decode step\\)"
+              ARGS inference --format chakra --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
+                   --dp-attention 2 --ep 8 -o inference_chakra)
 aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
 aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
               ARGS inference -m qwen3-235B --phase decode)

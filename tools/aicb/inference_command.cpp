@@ -14,6 +14,7 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/inference_projection.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/chakra.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/model/job_request.hpp>
@@ -34,7 +35,7 @@ struct inference_options {
   bool quiet = false;
   std::vector<std::string> flags;  // aicb's, verbatim
   // The corrected model's.
-  std::string model, hf_config, gpu, cluster;
+  std::string model, hf_config, gpu, cluster, format = "simai", ranks;
   std::uint64_t tensor_parallel = 1, expert_parallel = 1;
   serving_flags serving;
 };
@@ -54,6 +55,24 @@ int run_corrected(const inference_options& o) {
   const aicb::serving_spec s = o.serving.spec(o.tensor_parallel, o.expert_parallel);
   const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);
   const aicb::roofline_model compute(machines.gpu);
+  if (o.format == "chakra") {  // every GPU's step, for ASTRA-sim
+    std::string dir = std::string(model.name.empty() ? "custom" : model.name.view()) + "-" +
+                      std::string(aicb::to_string(s.phase)) + "-gpus" + std::to_string(s.gpus());
+    dir = aicb::output_path_or_default(o.output, "results/inference", dir);
+    aicb::chakra_set_options options;
+    if (!o.ranks.empty()) options.ranks = aicb::parse_ranks(o.ranks, s.gpus());
+    const aicb::chakra_set_result r = aicb::write_inference_chakra_set(dir, model, s, compute, options);
+    if (!o.quiet)
+      std::printf(
+          "wrote %s/: %llu Chakra traces (workload.RANK.et, %llu nodes: one %s step), comm_groups.json, "
+          "manifest.json\n",
+          dir.c_str(), static_cast<unsigned long long>(r.files), static_cast<unsigned long long>(r.nodes),
+          std::string(aicb::to_string(s.phase)).c_str());
+    return 0;
+  }
+  if (!o.ranks.empty())
+    throw aicb::config_error("ranks", o.ranks,
+                             "only --format chakra writes chosen ranks (the SimAI file is rank 0's)");
   const aicb::inference_step step(model, s);
   const aicb::inference_workload w = aicb::inference_records(step, compute);
   const std::string name = std::string(model.name.empty() ? "custom" : model.name.view()) + "-" +
@@ -139,6 +158,13 @@ void add_inference_command(CLI::App& app, action& chosen) {
       ->capture_default_str();
   command->add_option("--gpu", options->gpu, "GPU (catalogue name; default: the cluster's, or H100)");
   command->add_option("--cluster", options->cluster, "cluster preset (docs/cluster.md)");
+  command
+      ->add_option("--format", options->format,
+                   "simai: rank 0's step as SimAI text; chakra: every GPU's, for ASTRA-sim")
+      ->check(CLI::IsMember({"simai", "chakra"}))
+      ->capture_default_str();
+  command->add_option("--ranks", options->ranks,
+                      "--format chakra: the GPUs to write, e.g. 0-7 (default: all)");
   options->serving.add_to(*command);
   command->allow_extras();
   command->footer(

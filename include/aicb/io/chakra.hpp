@@ -41,7 +41,9 @@
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/model/serving.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/inference_step.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/version.hpp>
@@ -197,14 +199,13 @@ inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, s
 
 }  // namespace detail
 
-/// Writes rank `rank`'s Chakra trace of `job` through `write(std::string_view)` (see the file
-/// comment); compute durations from `compute`. Streams: memory holds one pipeline step.
-template <class Write>
-chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::uint64_t rank,
-                                      const compute_model& compute,
-                                      const rank_schedule_options& options = {}) {
-  rank_schedule schedule(job, rank, options);
-  chakra_groups numbers(job);
+/// Writes the Chakra trace of rank `rank` of `world` ranks whose operations `operations` holds (any
+/// range of aicb::operation in stream order: a rank_schedule, an inference_step's) through
+/// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`.
+template <class Write, class Operations>
+chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operations, std::uint64_t rank,
+                                            std::uint64_t world, const chakra_groups& numbers,
+                                            const compute_model& compute) {
   chakra_rank_summary s{.rank = rank, .groups = {}};
   std::string buffer;
   buffer.reserve(1 << 16);
@@ -226,7 +227,7 @@ chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::u
     attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, rank);
     message.add_message(2, attr);
     attr.clear();
-    attr.add_string(1, "world_size").add_uint(detail::chakra_attr_field::uint64_val, job.parallel.world_size);
+    attr.add_string(1, "world_size").add_uint(detail::chakra_attr_field::uint64_val, world);
     message.add_message(2, attr);
     append_delimited(buffer, message);
   }
@@ -234,7 +235,7 @@ chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::u
   std::uint64_t written_us = 0;  // what their durations add up to
   std::array<std::uint64_t, 8> deps{};
   std::string pg;
-  for (const operation& op : schedule) {
+  for (const operation& op : operations) {
     message.clear();
     message.add_uint(1, op.index).add_string(2, op.name);
     for (std::uint8_t i = 0; i < op.after_count; ++i)
@@ -298,6 +299,16 @@ chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::u
   flush(true);
   s.compute_us = written_us;
   return s;
+}
+
+/// Writes rank `rank`'s Chakra trace of `job` through `write(std::string_view)` (see the file
+/// comment); compute durations from `compute`. Streams: memory holds one pipeline step.
+template <class Write>
+chakra_rank_summary write_chakra_rank(Write&& write, const job_spec& job, std::uint64_t rank,
+                                      const compute_model& compute,
+                                      const rank_schedule_options& options = {}) {
+  rank_schedule schedule(job, rank, options);
+  return write_chakra_operations(write, schedule, rank, job.parallel.world_size, chakra_groups(job), compute);
 }
 
 /// One attribute as read: its name, the oneof member it was written in (AttributeProto's field
@@ -442,19 +453,16 @@ inline constexpr std::string_view chakra_comm_groups_file = "comm_groups.json";
 /// The name of a set's manifest (what was written, with which job and conventions).
 inline constexpr std::string_view chakra_manifest_file = "manifest.json";
 
-/// Writes the Chakra traces of `job`'s ranks into `directory`: NAME.RANK.et for each rank,
-/// comm_groups.json (`{"<pg_name>": [members…]}` for every group the files name) and manifest.json
-/// (schema "aicb.chakra/1"). The directory is built under a temporary name and renamed into place
-/// when complete (aicb::atomic_directory): a set lands whole or not at all. Memory holds one rank's
-/// pipeline step at a time and the set of groups named.
-inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
-                                          const compute_model& compute,
-                                          const chakra_set_options& options = {}) {
-  validate(job);
+namespace detail {
+
+// A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
+template <class WriteRank>
+chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
+                                      const chakra_groups& numbers, const chakra_set_options& options,
+                                      WriteRank&& write_rank) {
   if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
       options.name == "..")
     AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
-  const std::uint64_t world = job.parallel.world_size;
   std::vector<std::uint64_t> ranks = options.ranks;
   if (ranks.empty()) {
     ranks.resize(world);
@@ -475,8 +483,7 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   std::set<group_id> groups;
   for (const std::uint64_t rank : ranks) {
     atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"), {}, 1 << 16);
-    const chakra_rank_summary s = write_chakra_rank([&](std::string_view bytes) { file.write(bytes); }, job,
-                                                    rank, compute, options.schedule);
+    const chakra_rank_summary s = write_rank([&](std::string_view bytes) { file.write(bytes); }, rank);
     file.commit();
     ++result.files;
     result.nodes += s.nodes;
@@ -488,7 +495,6 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
     groups.insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, ranks.size());
   }
-  const chakra_groups numbers(job);
   {
     std::string text = "{";
     bool first = true;
@@ -530,6 +536,39 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n");
   out.commit();
   return result;
+}
+
+}  // namespace detail
+
+/// Writes the Chakra traces of `job`'s ranks into `directory`: NAME.RANK.et for each rank,
+/// comm_groups.json (`{"<pg_name>": [members…]}` for every group the files name) and manifest.json
+/// (schema "aicb.chakra/1"). The directory is built under a temporary name and renamed into place
+/// when complete (aicb::atomic_directory): a set lands whole or not at all. Memory holds one rank's
+/// pipeline step at a time and the set of groups named.
+inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
+                                          const compute_model& compute,
+                                          const chakra_set_options& options = {}) {
+  validate(job);
+  const chakra_groups numbers(job);
+  return detail::write_chakra_set_of(
+      directory, job.parallel.world_size, numbers, options, [&](auto&& write, std::uint64_t rank) {
+        rank_schedule schedule(job, rank, options.schedule);
+        return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
+      });
+}
+
+/// The Chakra traces of one serving step (aicb::inference_step) on every GPU of `serving` (or the
+/// ranks `options` chooses), as write_chakra_set writes a training job's.
+inline chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
+                                                    const serving_spec& serving, const compute_model& compute,
+                                                    const chakra_set_options& options = {}) {
+  validate_serving(resolve(model), serving);
+  const chakra_groups numbers(serving_layout_job(resolve(model), serving));
+  return detail::write_chakra_set_of(
+      directory, serving.gpus(), numbers, options, [&](auto&& write, std::uint64_t rank) {
+        const inference_step step(model, serving, rank);
+        return write_chakra_operations(write, step.operations(), rank, serving.gpus(), numbers, compute);
+      });
 }
 
 AICB_END_NAMESPACE
