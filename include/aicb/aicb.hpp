@@ -52,6 +52,7 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>
+#include <aicb/compute/serving_estimate.hpp>
 #include <aicb/compute/timing_stats.hpp>
 
 // Write: formats and files that are never half-written.

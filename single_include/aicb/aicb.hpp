@@ -9187,6 +9187,80 @@ inline std::string shape_text(const compute_op& op) {
 
 AICB_END_NAMESPACE
 // #include <aicb/compute/roofline.hpp>
+// #include <aicb/compute/serving_estimate.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::play_serving_step — one GPU's serving step (aicb::inference_step) played on one clock: each
+/// computation for the compute model's duration, each collective for the cluster's time of it
+/// (aicb::collective_us over the group's placement), one after the other. The totals feed
+/// `aicb describe --phase` (aicb/commands/describe_serving.hpp); the intervals, the timelines.
+///
+/// ```cpp
+/// const aicb::inference_step step(model, serving, 0);
+/// const aicb::serving_timing t = aicb::play_serving_step(step, aicb::roofline_model("H100"),
+///                                                        aicb::cluster_preset("dgx-h100"));
+/// ```
+
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/inference_step.hpp>
+
+#include <functional>
+#include <map>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// One interval of a played step: an operation on the `compute` or `collectives` stream, in
+/// microseconds from the step's start.
+struct serving_interval {
+  std::string_view stream;
+  const operation* op = nullptr;  ///< valid during the callback only
+  double start_us = 0, end_us = 0;
+};
+
+/// The step's time on one GPU: computing, and in collectives (microseconds).
+struct serving_timing {
+  double compute_us = 0, communication_us = 0;
+  [[nodiscard]] double step_us() const noexcept { return compute_us + communication_us; }
+};
+
+/// Plays `step` (see the file comment); `on_interval`, when given, receives every interval in order.
+[[nodiscard]] inline serving_timing play_serving_step(
+    const inference_step& step, const compute_model& compute, const cluster_spec& cluster,
+    const std::function<void(const serving_interval&)>& on_interval = {}) {
+  const process_grid grid(serving_layout_job(step.model(), step.serving()));
+  std::map<group_id, group_placement> placements;
+  serving_timing t;
+  double clock = 0;
+  for (const operation& op : step.operations()) {
+    double us = 0;
+    std::string_view stream = "compute";
+    if (op.type == op_type::compute) {
+      us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
+      t.compute_us += us;
+    } else if (op.type == op_type::collective) {
+      auto it = placements.find(op.group);
+      if (it == placements.end())
+        it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
+      us = collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
+      t.communication_us += us;
+      stream = "collectives";
+    } else {
+      continue;
+    }
+    if (on_interval) on_interval({stream, &op, clock, clock + us});
+    clock += us;
+  }
+  return t;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compute/timing_stats.hpp>
 
 // Write: formats and files that are never half-written.
@@ -11458,10 +11532,13 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/iteration_estimate.hpp>
 // #include <aicb/compute/model.hpp>
+// #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/io/json_writer.hpp>
 // #include <aicb/model/job.hpp>
+// #include <aicb/model/serving.hpp>
 // #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/inference_step.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
 // #include <aicb/version.hpp>
 
@@ -11613,6 +11690,87 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
   write(about.str());
   write("}\n");
   return e;
+}
+
+/// Writes one serving step (aicb::inference_step) as a timeline, as write_trace_events writes a
+/// training iteration: a process per GPU of `ranks` (default: GPU 0), its `compute` and
+/// `collectives` threads, each operation's interval as aicb::play_serving_step plays it. `otherData`
+/// says `iteration_s` for the step and the step's MFU and HFU (its FLOPs over the GPUs' BF16 peak).
+/// Returns the first GPU's timing.
+template <class Write>
+serving_timing write_serving_trace_events(Write&& write, const model_spec& model, const serving_spec& serving,
+                                          const compute_model& compute, const cluster_spec& cluster,
+                                          std::vector<std::uint64_t> ranks = {}) {
+  if (ranks.empty()) ranks.push_back(0);
+  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  bool first = true;
+  const auto emit = [&](const std::string& event) {
+    if (!first) write(",\n");
+    write(event);
+    first = false;
+  };
+  serving_timing shown{};
+  double flops = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::uint64_t rank = ranks[i];
+    const inference_step step(model, serving, rank);
+    {
+      json_writer w;
+      std::string label = "GPU ";
+      label.append(std::to_string(rank)).append(" (").append(to_string(serving.phase)).append(")");
+      w.begin_object().member("name", "process_name").member("ph", "M").member("pid", rank).member("tid", 0);
+      w.key("args").begin_object().member("name", label).end_object().end_object();
+      emit(w.str());
+      json_writer o;
+      o.begin_object()
+          .member("name", "process_sort_index")
+          .member("ph", "M")
+          .member("pid", rank)
+          .member("tid", 0);
+      o.key("args").begin_object().member("sort_index", rank).end_object().end_object();
+      emit(o.str());
+      for (std::size_t t = 0; t < 2; ++t) {
+        json_writer n;
+        n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", rank).member("tid", t);
+        n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
+        emit(n.str());
+      }
+    }
+    const serving_timing t = play_serving_step(step, compute, cluster, [&](const serving_interval& i) {
+      const operation& op = *i.op;
+      json_writer w;
+      w.begin_object().member("name", op.name).member("cat", i.stream).member("ph", "X");
+      w.member("pid", rank).member("tid", i.stream == "compute" ? 0 : 1).member("ts", i.start_us);
+      w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+      w.key("args").begin_object().member("phase", to_string(serving.phase));
+      if (op.layer != no_layer) w.member("layer", op.layer);
+      if (op.type == op_type::compute) {
+        w.member("kind", to_string(op.compute.kind));
+        w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+      } else {
+        w.member("bytes", op.size.count())
+            .member("collective", to_string(op.kind))
+            .member("group", to_string(op.group));
+      }
+      w.end_object().end_object();
+      emit(w.str());
+    });
+    if (i == 0) {
+      shown = t;
+      flops = step.flops();
+    }
+  }
+  const gpu_spec& gpu = require_gpu(cluster.gpu);
+  const double seconds = shown.step_us() * 1e-6;
+  const double utilisation = seconds > 0 ? flops / (seconds * gpu.peak_flops(dtype::bf16)) : 0;
+  json_writer about;
+  about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
+  about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", compute.provenance());
+  about.member("iteration_s", seconds).member("mfu", utilisation).member("hfu", utilisation).end_object();
+  write("\n],\"otherData\":");
+  write(about.str());
+  write("}\n");
+  return shown;
 }
 
 AICB_END_NAMESPACE
@@ -13916,6 +14074,7 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/gpu.hpp>
 // #include <aicb/compute/iteration_estimate.hpp>
 // #include <aicb/compute/model.hpp>
+// #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/io/json_writer.hpp>
 // #include <aicb/model/serving.hpp>
@@ -13925,7 +14084,6 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <string>
 
 AICB_BEGIN_NAMESPACE
@@ -13985,18 +14143,9 @@ struct serving_report {
   r.bytes = step.bytes();
   r.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
   r.ridge = gpu.peak_flops(dtype::bf16) / (gpu.memory_gb_per_s * 1e9);
-  const process_grid grid(serving_layout_job(step.model(), serving));
-  std::map<group_id, group_placement> placements;
-  for (const operation& op : step.operations()) {
-    if (op.type == op_type::compute) {
-      r.compute_us += static_cast<double>(compute.duration(op.compute).count()) / 1000;
-    } else if (op.type == op_type::collective) {
-      auto it = placements.find(op.group);
-      if (it == placements.end())
-        it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
-      r.communication_us += collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
-    }
-  }
+  const serving_timing timing = play_serving_step(step, compute, cluster);
+  r.compute_us = timing.compute_us;
+  r.communication_us = timing.communication_us;
   r.step_us = r.compute_us + r.communication_us;
   r.overlapped_step_us = std::max(r.compute_us, r.communication_us);
   r.memory_bound_us = r.bytes / (gpu.memory_gb_per_s * 1e9 * 0.88) * 1e6;

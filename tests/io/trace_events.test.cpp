@@ -65,3 +65,34 @@ TEST_CASE("trace events: the estimate's intervals as a trace viewers read, one p
   CHECK_FALSE(intervals[{1, 4}].empty());
   CHECK_FALSE(intervals[{0, 1}].empty());
 }
+
+TEST_CASE("trace events: a serving step, one process per GPU, the step's time at its end",
+          "[io][trace][serving]") {
+  const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                             .batch = 64,
+                             .context = 2048,
+                             .tensor_parallel = 4,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 8};
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  std::string text;
+  const aicb::serving_timing t = aicb::write_serving_trace_events(
+      [&](std::string_view x) { text += x; }, aicb::presets::qwen3_235b_a22b, s, gpu, c, {0, 6});
+  const nlohmann::json trace = nlohmann::json::parse(text);
+  CHECK(trace["otherData"]["schema"] == "aicb.trace/1");
+  CHECK(trace["otherData"]["iteration_s"].get<double>() == Approx(t.step_us() * 1e-6));
+  std::map<int, double> end;
+  std::map<int, int> intervals;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] != "X") continue;
+    const int pid = event["pid"];
+    end[pid] = std::max(end[pid], event["ts"].get<double>() + event["dur"].get<double>());
+    ++intervals[pid];
+  }
+  CHECK(end.size() == 2);
+  const aicb::inference_step step(aicb::presets::qwen3_235b_a22b, s, 6);
+  CHECK(intervals[6] == static_cast<int>(step.operations().size()));
+  CHECK(end[0] == Approx(t.step_us()));
+  CHECK(end[6] == Approx(t.step_us()));  // GPUs of one step are symmetric
+}

@@ -82,6 +82,9 @@ aicb_cli_test(inference_corrected EXPECT "wrote inference_corrected.txt: [0-9]+ 
 aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces \\(workload.RANK.et, [0-9]+ nodes: one decode step\\)"
               ARGS inference --format chakra --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
                    --dp-attention 2 --ep 8 -o inference_chakra)
+aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML timeline, one decode step, [0-9.]+ ms"
+              ARGS inference --format timeline --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
+                   --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
 aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
 aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
               ARGS inference -m qwen3-235B --phase decode)
@@ -353,6 +356,9 @@ aicb_schema_test(chakra_manifest_schema chakra.schema.json -- sh -c
                  $<TARGET_FILE:aicb_tool>)
 aicb_schema_test(serving_json_schema serving.schema.json -- $<TARGET_FILE:aicb_tool>
                  describe --model qwen3-235b-a22b --tp 4 --ep 8 --phase decode --batch 64 --context 2048 --dp-attention 2 --json)
+aicb_schema_test(inference_timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_tool>
+                 inference --format timeline --model deepseek-v3 --phase decode --batch 64 --context 1024 --dp-attention 8
+                 --ep 8 --weights fp8 -q -o /dev/stdout)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.

@@ -16,6 +16,8 @@
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/io/timeline_html.hpp>
+#include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/model/job_request.hpp>
 
@@ -70,9 +72,36 @@ int run_corrected(const inference_options& o) {
           std::string(aicb::to_string(s.phase)).c_str());
     return 0;
   }
+  // The step as the estimate plays it: HTML for a .html name, else trace-event JSON.
+  if (o.format == "timeline") {
+    const std::vector<std::uint64_t> ranks =
+        o.ranks.empty() ? std::vector<std::uint64_t>{} : aicb::parse_ranks(o.ranks, s.gpus());
+    const std::string path = o.output.empty() ? "timeline.html" : o.output;
+    const bool html = path.ends_with(".html") || path.ends_with(".htm");
+    aicb::atomic_file out(path);
+    const auto write = [&](std::string_view text) { out.write(text); };
+    aicb::serving_timing t;
+    if (html) {
+      const std::string title = std::string(model.name.empty() ? "custom model" : model.name.view()) +
+                                ": one " + std::string(aicb::to_string(s.phase)) + " step on " +
+                                std::to_string(s.gpus()) + " " + std::string(machines.gpu) + ", estimated";
+      aicb::write_timeline_html(write, title, [&](const auto& sink) {
+        t = aicb::write_serving_trace_events(sink, model, s, compute, machines, ranks);
+      });
+    } else {
+      t = aicb::write_serving_trace_events(write, model, s, compute, machines, ranks);
+    }
+    out.commit();
+    if (!o.quiet)
+      std::printf("wrote %s: %s, one %s step, %.3f ms (compute %.3f, communication %.3f)\n", path.c_str(),
+                  html ? "an HTML timeline" : "a trace-event JSON timeline",
+                  std::string(aicb::to_string(s.phase)).c_str(), t.step_us() / 1000, t.compute_us / 1000,
+                  t.communication_us / 1000);
+    return 0;
+  }
   if (!o.ranks.empty())
-    throw aicb::config_error("ranks", o.ranks,
-                             "only --format chakra writes chosen ranks (the SimAI file is rank 0's)");
+    throw aicb::config_error(
+        "ranks", o.ranks, "only --format chakra and timeline take chosen ranks (the SimAI file is rank 0's)");
   const aicb::inference_step step(model, s);
   const aicb::inference_workload w = aicb::inference_records(step, compute);
   const std::string name = std::string(model.name.empty() ? "custom" : model.name.view()) + "-" +
@@ -159,9 +188,11 @@ void add_inference_command(CLI::App& app, action& chosen) {
   command->add_option("--gpu", options->gpu, "GPU (catalogue name; default: the cluster's, or H100)");
   command->add_option("--cluster", options->cluster, "cluster preset (docs/cluster.md)");
   command
-      ->add_option("--format", options->format,
-                   "simai: rank 0's step as SimAI text; chakra: every GPU's, for ASTRA-sim")
-      ->check(CLI::IsMember({"simai", "chakra"}))
+      ->add_option(
+          "--format", options->format,
+          "simai: rank 0's step as SimAI text; chakra: every GPU's, for ASTRA-sim; timeline: the step "
+          "as played (-o NAME.html: a page, else trace-event JSON)")
+      ->check(CLI::IsMember({"simai", "chakra", "timeline"}))
       ->capture_default_str();
   command->add_option("--ranks", options->ranks,
                       "--format chakra: the GPUs to write, e.g. 0-7 (default: all)");

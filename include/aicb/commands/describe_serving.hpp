@@ -25,6 +25,7 @@
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
+#include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/model/serving.hpp>
@@ -34,7 +35,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <string>
 
 AICB_BEGIN_NAMESPACE
@@ -94,18 +94,9 @@ struct serving_report {
   r.bytes = step.bytes();
   r.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
   r.ridge = gpu.peak_flops(dtype::bf16) / (gpu.memory_gb_per_s * 1e9);
-  const process_grid grid(serving_layout_job(step.model(), serving));
-  std::map<group_id, group_placement> placements;
-  for (const operation& op : step.operations()) {
-    if (op.type == op_type::compute) {
-      r.compute_us += static_cast<double>(compute.duration(op.compute).count()) / 1000;
-    } else if (op.type == op_type::collective) {
-      auto it = placements.find(op.group);
-      if (it == placements.end())
-        it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
-      r.communication_us += collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
-    }
-  }
+  const serving_timing timing = play_serving_step(step, compute, cluster);
+  r.compute_us = timing.compute_us;
+  r.communication_us = timing.communication_us;
   r.step_us = r.compute_us + r.communication_us;
   r.overlapped_step_us = std::max(r.compute_us, r.communication_us);
   r.memory_bound_us = r.bytes / (gpu.memory_gb_per_s * 1e9 * 0.88) * 1e6;

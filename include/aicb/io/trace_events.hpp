@@ -21,10 +21,13 @@
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
+#include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
 #include <aicb/io/json_writer.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/model/serving.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/inference_step.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/version.hpp>
 
@@ -176,6 +179,87 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
   write(about.str());
   write("}\n");
   return e;
+}
+
+/// Writes one serving step (aicb::inference_step) as a timeline, as write_trace_events writes a
+/// training iteration: a process per GPU of `ranks` (default: GPU 0), its `compute` and
+/// `collectives` threads, each operation's interval as aicb::play_serving_step plays it. `otherData`
+/// says `iteration_s` for the step and the step's MFU and HFU (its FLOPs over the GPUs' BF16 peak).
+/// Returns the first GPU's timing.
+template <class Write>
+serving_timing write_serving_trace_events(Write&& write, const model_spec& model, const serving_spec& serving,
+                                          const compute_model& compute, const cluster_spec& cluster,
+                                          std::vector<std::uint64_t> ranks = {}) {
+  if (ranks.empty()) ranks.push_back(0);
+  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  bool first = true;
+  const auto emit = [&](const std::string& event) {
+    if (!first) write(",\n");
+    write(event);
+    first = false;
+  };
+  serving_timing shown{};
+  double flops = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::uint64_t rank = ranks[i];
+    const inference_step step(model, serving, rank);
+    {
+      json_writer w;
+      std::string label = "GPU ";
+      label.append(std::to_string(rank)).append(" (").append(to_string(serving.phase)).append(")");
+      w.begin_object().member("name", "process_name").member("ph", "M").member("pid", rank).member("tid", 0);
+      w.key("args").begin_object().member("name", label).end_object().end_object();
+      emit(w.str());
+      json_writer o;
+      o.begin_object()
+          .member("name", "process_sort_index")
+          .member("ph", "M")
+          .member("pid", rank)
+          .member("tid", 0);
+      o.key("args").begin_object().member("sort_index", rank).end_object().end_object();
+      emit(o.str());
+      for (std::size_t t = 0; t < 2; ++t) {
+        json_writer n;
+        n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", rank).member("tid", t);
+        n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
+        emit(n.str());
+      }
+    }
+    const serving_timing t = play_serving_step(step, compute, cluster, [&](const serving_interval& i) {
+      const operation& op = *i.op;
+      json_writer w;
+      w.begin_object().member("name", op.name).member("cat", i.stream).member("ph", "X");
+      w.member("pid", rank).member("tid", i.stream == "compute" ? 0 : 1).member("ts", i.start_us);
+      w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+      w.key("args").begin_object().member("phase", to_string(serving.phase));
+      if (op.layer != no_layer) w.member("layer", op.layer);
+      if (op.type == op_type::compute) {
+        w.member("kind", to_string(op.compute.kind));
+        w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+      } else {
+        w.member("bytes", op.size.count())
+            .member("collective", to_string(op.kind))
+            .member("group", to_string(op.group));
+      }
+      w.end_object().end_object();
+      emit(w.str());
+    });
+    if (i == 0) {
+      shown = t;
+      flops = step.flops();
+    }
+  }
+  const gpu_spec& gpu = require_gpu(cluster.gpu);
+  const double seconds = shown.step_us() * 1e-6;
+  const double utilisation = seconds > 0 ? flops / (seconds * gpu.peak_flops(dtype::bf16)) : 0;
+  json_writer about;
+  about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
+  about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", compute.provenance());
+  about.member("iteration_s", seconds).member("mfu", utilisation).member("hfu", utilisation).end_object();
+  write("\n],\"otherData\":");
+  write(about.str());
+  write("}\n");
+  return shown;
 }
 
 AICB_END_NAMESPACE
