@@ -34,26 +34,28 @@ TEST_CASE("chakra: every rank's trace equals its rank graph, sends meet receives
     CHECK(manifest["schema"] == "aicb.chakra/1");
     CHECK(manifest["nodes"] == r.nodes);
     std::multiset<aicb_test::transfer_key> sends, recvs;
+    std::set<std::string> named;  // every pg_name the traces use
     std::uint64_t nodes = 0;
     for (std::uint64_t rank = 0; rank < job.parallel.world_size; ++rank) {
       const std::string file = dir + "/workload." + std::to_string(rank) + ".et";
       const aicb::chakra_trace t = aicb::read_chakra_trace(aicb_test::read_all(file), file);
       CHECK(t.version == "0.0.4");
       aicb_test::check_rank_nodes(job, rank, gpu, t.nodes, groups, sends, recvs);
+      for (const aicb::chakra_node& n : t.nodes)
+        if (const aicb::chakra_attribute* pg = n.attr("pg_name")) named.insert(pg->text);
       nodes += t.nodes.size();
     }
     CHECK(nodes == r.nodes);
     CHECK(sends == recvs);
     if (job.parallel.pipeline_parallel > 1 || job.parallel.context_parallel > 1) CHECK(!sends.empty());
-    // Every listed group is named by some node (the file lists only what the traces use) and no two
-    // groups of one kind share a member.
-    std::set<std::uint64_t> seen;
+    // The file lists exactly the groups the traces name, none numbered 0 ("all ranks" to ASTRA-sim).
+    std::set<std::string> listed;
     for (const auto& [id, members] : groups.items()) {
-      CHECK(std::stoull(id) > 0);  // "0" is "all ranks" to ASTRA-sim
+      CHECK(std::stoull(id) > 0);
       (void)members;
-      seen.insert(std::stoull(id));
+      listed.insert(id);
     }
-    CHECK(seen.size() == groups.size());
+    CHECK(listed == named);
   }
 }
 
@@ -134,9 +136,9 @@ TEST_CASE("chakra: the reader refuses damaged files, naming the record", "[io][c
   CHECK_THROWS_WITH(aicb::read_chakra_trace(et.substr(0, et.size() - 3), "x.et"),
                     Catch::Contains("x.et") && Catch::Contains("past the end"));
   CHECK_THROWS_WITH(aicb::read_chakra_trace("", "x.et"), Catch::Contains("empty"));
-  std::string bad = et;
-  bad[bad.size() / 2] = '\x0f';  // a key with wire type 7 somewhere in a node (or a broken length)
-  CHECK_THROWS(aicb::read_chakra_trace(bad.substr(0, bad.size() / 2 + 1), "x.et"));
+  // A whole, well-framed record whose only field has wire type 7 (key 0x0f): damaged contents, not a cut.
+  const std::string bad = et + std::string("\x02\x0f\x00", 3);
+  CHECK_THROWS(aicb::read_chakra_trace(bad, "x.et"));
 }
 
 namespace {

@@ -33,11 +33,7 @@ struct timeline_options {
 // html for a name ending in .html or .htm, json otherwise, unless --format says.
 std::string format_of(const timeline_options& o) {
   if (!o.format.empty()) return o.format;
-  const auto ends = [&](std::string_view suffix) {
-    return o.output.size() >= suffix.size() &&
-           o.output.compare(o.output.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".html") || ends(".htm") ? "html" : "json";
+  return o.output.ends_with(".html") || o.output.ends_with(".htm") ? "html" : "json";
 }
 
 int run_timeline(const timeline_options& o) {

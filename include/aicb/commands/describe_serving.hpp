@@ -23,7 +23,6 @@
 
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/gpu.hpp>
-#include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>

@@ -185,9 +185,9 @@ inline void parse_inference_options(aicb_inference_args& a, const std::vector<st
                    "the generator's --phase, --seq_length, … spelled with underscores"
                  : "not an option of aicb's inference generator (its argparse exits with an error)"));
     }
-    if (a.phase != "decode" && a.phase != "prefill")
-      AICB_THROW(config_error("phase", a.phase, "expected decode | prefill"));
   }
+  if (a.phase != "decode" && a.phase != "prefill")
+    AICB_THROW(config_error("phase", a.phase, "expected decode | prefill"));
 }
 
 }  // namespace detail

@@ -71,6 +71,56 @@ struct trace_follower {
   }
 };
 
+// The document both timelines write: the opening, events separated by commas, a process's names
+// (its label, its sort order, its first `threads` streams), and the closing `otherData`.
+template <class Write>
+class trace_document {
+ public:
+  explicit trace_document(Write& write) : write_(write) {
+    write_("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  }
+
+  void emit(const std::string& event) {
+    if (!first_) write_(",\n");
+    write_(event);
+    first_ = false;
+  }
+  void name_process(std::uint64_t pid, const std::string& label, std::uint64_t sort, std::size_t threads) {
+    json_writer w;
+    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", pid).member("tid", 0);
+    w.key("args").begin_object().member("name", label).end_object().end_object();
+    emit(w.str());
+    json_writer o;
+    o.begin_object()
+        .member("name", "process_sort_index")
+        .member("ph", "M")
+        .member("pid", pid)
+        .member("tid", 0);
+    o.key("args").begin_object().member("sort_index", sort).end_object().end_object();
+    emit(o.str());
+    for (std::size_t t = 0; t < threads; ++t) {
+      json_writer n;
+      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", pid).member("tid", t);
+      n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
+      emit(n.str());
+    }
+  }
+  void finish(const cluster_spec& cluster, const std::string& compute, double seconds, double mfu,
+              double hfu) {
+    json_writer about;
+    about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
+    about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", compute);
+    about.member("iteration_s", seconds).member("mfu", mfu).member("hfu", hfu).end_object();
+    write_("\n],\"otherData\":");
+    write_(about.str());
+    write_("}\n");
+  }
+
+ private:
+  Write& write_;
+  bool first_ = true;
+};
+
 }  // namespace detail
 
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
@@ -81,13 +131,7 @@ template <class Write>
 iteration_estimate write_trace_events(Write&& write, const job_spec& job, const compute_model& compute,
                                       const cluster_spec& cluster, estimate_options options = {},
                                       const std::vector<std::uint64_t>& ranks = {}) {
-  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  bool first = true;
-  const auto emit = [&](const std::string& event) {
-    if (!first) write(",\n");
-    write(event);
-    first = false;
-  };
+  detail::trace_document<Write> doc(write);
   const auto thread_of = [](std::string_view stream) {
     for (std::size_t i = 0; i < trace_streams.size(); ++i)
       if (trace_streams[i] == stream) return i;
@@ -103,26 +147,6 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
                        "a rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
     followers.push_back({.rank = r, .stage = grid.coordinates(r).pp, .schedule = rank_schedule(job, r)});
   }
-  const auto name_process = [&](std::uint64_t pid, const std::string& label, std::uint64_t sort) {
-    json_writer w;
-    w.begin_object().member("name", "process_name").member("ph", "M").member("pid", pid).member("tid", 0);
-    w.key("args").begin_object().member("name", label).end_object().end_object();
-    emit(w.str());
-    json_writer o;
-    o.begin_object()
-        .member("name", "process_sort_index")
-        .member("ph", "M")
-        .member("pid", pid)
-        .member("tid", 0);
-    o.key("args").begin_object().member("sort_index", sort).end_object().end_object();
-    emit(o.str());
-    for (std::size_t t = 0; t < trace_streams.size(); ++t) {
-      json_writer n;
-      n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", pid).member("tid", t);
-      n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
-      emit(n.str());
-    }
-  };
   if (followers.empty()) {
     for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
       std::string label = "stage ";
@@ -130,13 +154,14 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
           .append(" (rank ")
           .append(std::to_string(first_rank_of_stage(job, s)))
           .append(")");
-      name_process(s, label, s);
+      doc.name_process(s, label, s, trace_streams.size());
     }
   } else {
     for (const auto& f : followers) {
       std::string label = "rank ";
       label.append(std::to_string(f.rank)).append(" (stage ").append(std::to_string(f.stage)).append(")");
-      name_process(f.rank, label, f.stage * job.parallel.world_size + f.rank);  // stages stacked
+      doc.name_process(f.rank, label, f.stage * job.parallel.world_size + f.rank,  // stages stacked
+                       trace_streams.size());
     }
   }
   const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
@@ -160,7 +185,7 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
         w.member("peer", op.peer);
     }
     w.end_object().end_object();
-    emit(w.str());
+    doc.emit(w.str());
   };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
@@ -171,13 +196,7 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
         for (auto& f : followers)
           if (f.stage == i.stage) event(i, f.operation_at(i.op->index), f.rank);
       });
-  json_writer about;
-  about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
-  about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", e.compute);
-  about.member("iteration_s", e.iteration_s).member("mfu", e.mfu).member("hfu", e.hfu).end_object();
-  write("\n],\"otherData\":");
-  write(about.str());
-  write("}\n");
+  doc.finish(cluster, e.compute, e.iteration_s, e.mfu, e.hfu);
   return e;
 }
 
@@ -191,40 +210,15 @@ serving_timing write_serving_trace_events(Write&& write, const model_spec& model
                                           const compute_model& compute, const cluster_spec& cluster,
                                           std::vector<std::uint64_t> ranks = {}) {
   if (ranks.empty()) ranks.push_back(0);
-  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
-  bool first = true;
-  const auto emit = [&](const std::string& event) {
-    if (!first) write(",\n");
-    write(event);
-    first = false;
-  };
+  detail::trace_document<Write> doc(write);
   serving_timing shown{};
   double flops = 0;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::uint64_t rank = ranks[i];
     const inference_step step(model, serving, rank);
-    {
-      json_writer w;
-      std::string label = "GPU ";
-      label.append(std::to_string(rank)).append(" (").append(to_string(serving.phase)).append(")");
-      w.begin_object().member("name", "process_name").member("ph", "M").member("pid", rank).member("tid", 0);
-      w.key("args").begin_object().member("name", label).end_object().end_object();
-      emit(w.str());
-      json_writer o;
-      o.begin_object()
-          .member("name", "process_sort_index")
-          .member("ph", "M")
-          .member("pid", rank)
-          .member("tid", 0);
-      o.key("args").begin_object().member("sort_index", rank).end_object().end_object();
-      emit(o.str());
-      for (std::size_t t = 0; t < 2; ++t) {
-        json_writer n;
-        n.begin_object().member("name", "thread_name").member("ph", "M").member("pid", rank).member("tid", t);
-        n.key("args").begin_object().member("name", trace_streams[t]).end_object().end_object();
-        emit(n.str());
-      }
-    }
+    std::string label = "GPU ";
+    label.append(std::to_string(rank)).append(" (").append(to_string(serving.phase)).append(")");
+    doc.name_process(rank, label, rank, 2);  // compute and collectives
     const serving_timing t = play_serving_step(step, compute, cluster, [&](const serving_interval& i) {
       const operation& op = *i.op;
       json_writer w;
@@ -242,7 +236,7 @@ serving_timing write_serving_trace_events(Write&& write, const model_spec& model
             .member("group", to_string(op.group));
       }
       w.end_object().end_object();
-      emit(w.str());
+      doc.emit(w.str());
     });
     if (i == 0) {
       shown = t;
@@ -252,13 +246,7 @@ serving_timing write_serving_trace_events(Write&& write, const model_spec& model
   const gpu_spec& gpu = require_gpu(cluster.gpu);
   const double seconds = shown.step_us() * 1e-6;
   const double utilisation = seconds > 0 ? flops / (seconds * gpu.peak_flops(dtype::bf16)) : 0;
-  json_writer about;
-  about.begin_object().member("schema", trace_schema).member("aicb_version", AICB_VERSION_STRING);
-  about.member("cluster", cluster.name).member("gpu", cluster.gpu).member("compute", compute.provenance());
-  about.member("iteration_s", seconds).member("mfu", utilisation).member("hfu", utilisation).end_object();
-  write("\n],\"otherData\":");
-  write(about.str());
-  write("}\n");
+  doc.finish(cluster, compute.provenance(), seconds, utilisation, utilisation);
   return shown;
 }
 
