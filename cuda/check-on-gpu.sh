@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # aicb — the profiler's check on a real GPU, in one run: builds aicb with CUDA, runs the CUDA tests
-# (every kernel against its float64 reference, in bf16, fp16 and fp32), profiles a dense and a MoE
-# preset, and prints one table per preset: each operation's time, achieved TFLOP/s and GB/s against
+# (every kernel against its float64 reference, in bf16, fp16 and fp32), replays a collective sweep on
+# NCCL (`aicb run --backend nccl`), profiles a dense and a MoE preset, and prints one table per
+# preset: each operation's time, achieved TFLOP/s and GB/s against
 # the GPU's datasheet peaks, and — where PyTorch is installed — PyTorch's time for the same GEMM and
 # attention shapes (cuda/torch_reference.py). Writes everything under ${OUT:-build/gpu-check}.
 #
@@ -23,7 +24,7 @@ build=${AICB_PREBUILT:-build/gpu}
 if [[ -z "${AICB_PREBUILT:-}" ]]; then
   scripts/install-deps.sh
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DAICB_BUILD_CUDA=ON >/dev/null
-  cmake --build "$build" -j "$jobs" --target aicb_tool aicb_profile_tool aicb_cuda_tests
+  cmake --build "$build" -j "$jobs" --target aicb_tool aicb_profile_tool aicb_cuda_tests aicb_run_tool
 fi
 # Every step runs even when an earlier one fails (one GPU session should show every problem); the
 # script fails at the end naming the steps that failed.
@@ -44,6 +45,12 @@ step "profile llama3-8b" "$out/llama3-8b.log" "$aicb" profile --model llama3-8b 
   --seq 4096 --mbs 1 --skip-check -o "$out/llama3-8b.aiob.txt"
 step "profile mixtral-8x7b" "$out/mixtral-8x7b.log" "$aicb" profile --model mixtral-8x7b --world-size 8 \
   --tp 2 --ep 4 --sp --seq 4096 --mbs 1 --skip-check -o "$out/mixtral-8x7b.aiob.txt"
+
+# `aicb run` on NCCL, one process on one GPU (no MPI needed): a sweep with its data check — times and
+# algorithm bandwidths (bus bandwidth is 0 for a group of one, as in nccl-tests).
+step "aicb run, nccl backend" "$out/run-nccl.log" "$aicb" run --backend nccl \
+  --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:1GiB --warmup 5 --iterations 20 --check \
+  -o "$out/run-nccl.json"
 
 # Read back by aicb's own reader rules and by the library.
 step "read back" "$out/aiob-show.log" "$aicb" aiob show "$out/llama3-8b.aiob.txt"

@@ -41,7 +41,7 @@ LAYERS = [
     (3, ["schedule/"]),
     (4, ["compute/"]),
     (5, ["io/"]),
-    (6, ["generate/"]),
+    (6, ["generate/", "run/"]),
     (7, ["compat/"]),
     (8, ["aicb.hpp", "core.hpp", "readers.hpp", "compat.hpp", "all.hpp", "commands/"]),
 ]

@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev                  # Google Benchmark (benchmarks, not run as tests)
   protobuf-compiler libprotobuf-dev # Chakra traces decoded by the real protobuf library (tests only)
   chromium                          # the HTML timeline rendered in a headless browser (tests only)
+  openmpi-bin libopenmpi-dev        # aicb run: one process per rank under mpirun (CPU backend, tests)
 )
 
 missing=()

@@ -4,7 +4,7 @@
 
 /// @file
 /// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
-/// (`<aicb/compat.hpp>`), and the tool's
+/// (`<aicb/compat.hpp>`), the replay executor behind `aicb run` (`<aicb/run/replay.hpp>`), and the tool's
 /// subcommands as functions (`<aicb/commands/generate.hpp>`, `<aicb/commands/describe.hpp>`).
 ///
 /// ```cpp
@@ -21,3 +21,6 @@
 #include <aicb/compat.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>
 #include <aicb/readers.hpp>
+#include <aicb/run/bandwidth.hpp>
+#include <aicb/run/replay.hpp>
+#include <aicb/run/saved_workload.hpp>

@@ -7,7 +7,7 @@
 
 /// @file
 /// Everything: the umbrella `<aicb/aicb.hpp>`, the readers of `<aicb/readers.hpp>`, aicb compatibility
-/// (`<aicb/compat.hpp>`), and the tool's
+/// (`<aicb/compat.hpp>`), the replay executor behind `aicb run` (`<aicb/run/replay.hpp>`), and the tool's
 /// subcommands as functions (`<aicb/commands/generate.hpp>`, `<aicb/commands/describe.hpp>`).
 ///
 /// ```cpp
@@ -880,7 +880,15 @@ using spec_name = fixed_string<48>;
   ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
   ((std::uint64_t, qk_rope_head_dim, 0, "MLA per-head rotary query/key size"))                                 \
   ((std::uint64_t, v_head_dim, 0, "MLA per-head value size"))                                                  \
-  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts"))
+  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts")) \
+  ((std::uint64_t, full_attention_interval, 0, "hybrid layout: every N-th layer softmax attention, the others Gated DeltaNet linear attention; 0 = all softmax")) \
+  ((std::uint64_t, linear_num_key_heads, 0, "Gated DeltaNet query/key heads (hybrid layouts)"))                  \
+  ((std::uint64_t, linear_num_value_heads, 0, "Gated DeltaNet value heads (hybrid layouts)"))                    \
+  ((std::uint64_t, linear_key_head_dim, 0, "Gated DeltaNet query/key head size (hybrid layouts)"))               \
+  ((std::uint64_t, linear_value_head_dim, 0, "Gated DeltaNet value head size (hybrid layouts)"))                 \
+  ((std::uint64_t, linear_conv_kernel_dim, 0, "Gated DeltaNet short-convolution width (hybrid layouts)"))        \
+  ((bool, attention_output_gate, false, "softmax attention output gated per element by sigmoid(x W_g): q_proj twice as wide (Qwen3-Next)")) \
+  ((bool, shared_expert_gate, false, "shared experts' output scaled by sigmoid(x w), w of h weights (Qwen2-MoE, Qwen3-Next)"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -900,6 +908,29 @@ struct model_spec {
   /// Layers with a dense MLP.
   [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
     return num_layers - num_moe_layers();
+  }
+  /// True for hybrid layouts: Gated DeltaNet linear attention in most layers, softmax attention in
+  /// every `full_attention_interval`-th (Qwen3-Next: 3 linear, then 1 softmax, repeated).
+  [[nodiscard]] constexpr bool is_hybrid() const noexcept { return full_attention_interval > 1; }
+  /// Whether layer `layer` (0-based) is a linear-attention layer: all but layers N−1, 2N−1, … of a
+  /// hybrid layout (N = full_attention_interval).
+  [[nodiscard]] constexpr bool is_linear_attention_layer(std::uint64_t layer) const noexcept {
+    return is_hybrid() && (layer + 1) % full_attention_interval != 0;
+  }
+  /// Layers with linear attention.
+  [[nodiscard]] constexpr std::uint64_t num_linear_attention_layers() const noexcept {
+    return is_hybrid() ? num_layers - num_layers / full_attention_interval : 0;
+  }
+  /// Gated DeltaNet sizes: all query/key heads' width, all value heads' width, and the channels of
+  /// the short convolution over q, k and v (2·key + value).
+  [[nodiscard]] constexpr std::uint64_t linear_key_dim() const noexcept {
+    return linear_num_key_heads * linear_key_head_dim;
+  }
+  [[nodiscard]] constexpr std::uint64_t linear_value_dim() const noexcept {
+    return linear_num_value_heads * linear_value_head_dim;
+  }
+  [[nodiscard]] constexpr std::uint64_t linear_conv_dim() const noexcept {
+    return 2 * linear_key_dim() + linear_value_dim();
   }
 };
 
@@ -955,7 +986,13 @@ constexpr bool validate(const model_spec& spec) {
                                      {"qk_nope_head_dim", m.qk_nope_head_dim},
                                      {"qk_rope_head_dim", m.qk_rope_head_dim},
                                      {"v_head_dim", m.v_head_dim},
-                                     {"num_mtp_layers", m.num_mtp_layers}})
+                                     {"num_mtp_layers", m.num_mtp_layers},
+                                     {"full_attention_interval", m.full_attention_interval},
+                                     {"linear_num_key_heads", m.linear_num_key_heads},
+                                     {"linear_num_value_heads", m.linear_num_value_heads},
+                                     {"linear_key_head_dim", m.linear_key_head_dim},
+                                     {"linear_value_head_dim", m.linear_value_head_dim},
+                                     {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
     require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
   require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
           "num_attention_heads", m.num_attention_heads,
@@ -984,9 +1021,11 @@ constexpr bool validate(const model_spec& spec) {
           "hidden_size", m.hidden_size);
   // The projections' output width per token (dimensions are at most 2^50: the sums cannot wrap).
   const auto attention_width =
-      m.is_mla() ? product_within({m.num_attention_heads,
-                                   2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
-                 : product_within({2 * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
+      m.is_mla()
+          ? product_within(
+                {m.num_attention_heads, 2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
+          : product_within(
+                {(m.attention_output_gate ? 3 : 2) * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
   require(
       attention_width.has_value() &&
           fits({m.num_layers, m.hidden_size,
@@ -1037,6 +1076,44 @@ constexpr bool validate(const model_spec& spec) {
     require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
             "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
   }
+  if (m.is_hybrid()) {
+    for (const auto& [field, value] :
+         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+          {"linear_num_value_heads", m.linear_num_value_heads},
+          {"linear_key_head_dim", m.linear_key_head_dim},
+          {"linear_value_head_dim", m.linear_value_head_dim},
+          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+      require(value > 0, field, value,
+              "a hybrid layout (full_attention_interval > 1) needs every linear_* size");
+    require(m.linear_num_value_heads % m.linear_num_key_heads == 0, "linear_num_value_heads",
+            m.linear_num_value_heads,
+            "linear_num_value_heads must be a multiple of linear_num_key_heads (each key head serves a whole "
+            "group of value heads)",
+            "linear_num_key_heads", m.linear_num_key_heads);
+    require(!m.is_mla(), "kv_lora_rank", m.kv_lora_rank,
+            "a hybrid layout's softmax layers are grouped-query attention, not multi-head latent attention");
+    // Per layer: the input projection (q, k, v, z and the two gates per value head), the
+    // convolution and the output projection.
+    const auto key = product_within({m.linear_num_key_heads, m.linear_key_head_dim}, max_derived_size);
+    const auto value = product_within({m.linear_num_value_heads, m.linear_value_head_dim}, max_derived_size);
+    require(key.has_value() && value.has_value() &&
+                fits({m.num_layers, m.hidden_size, 2 * *key + 3 * *value + 2 * m.linear_num_value_heads}),
+            "linear_num_value_heads", m.linear_num_value_heads,
+            "num_layers x hidden_size x the linear attention projections' width must not exceed 2^50",
+            "hidden_size", m.hidden_size);
+  } else {
+    for (const auto& [field, value] :
+         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+          {"linear_num_value_heads", m.linear_num_value_heads},
+          {"linear_key_head_dim", m.linear_key_head_dim},
+          {"linear_value_head_dim", m.linear_value_head_dim},
+          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+      require(value == 0, field, value,
+              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
+              "full_attention_interval", m.full_attention_interval);
+  }
+  require(!m.shared_expert_gate || m.num_shared_experts > 0, "shared_expert_gate", 1,
+          "shared_expert_gate needs shared experts (num_shared_experts > 0)");
   return true;
 }
 
@@ -1287,6 +1364,20 @@ constexpr bool validate(const job_spec& job) {
   return true;
 }
 
+/// validate(job) and the rules of training workloads: hybrid linear-attention layouts and gated
+/// attention outputs are modelled for serving only (aicb::inference_step); the training schedule,
+/// calculators and generators would price them as plain softmax attention.
+constexpr bool validate_training(const job_spec& job) {
+  validate(job);
+  detail::require(!job.model.is_hybrid(), "full_attention_interval", job.model.full_attention_interval,
+                  "hybrid linear-attention layouts are modelled for serving only (aicb inference, aicb "
+                  "describe --phase); training workloads need softmax attention in every layer");
+  detail::require(!job.model.attention_output_gate, "attention_output_gate", 1,
+                  "gated attention outputs are modelled for serving only (aicb inference, aicb describe "
+                  "--phase)");
+  return true;
+}
+
 /// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
 /// any use of `checked_job<J>` a compile error whose notes carry the rule.
 template <job_spec J>
@@ -1504,12 +1595,29 @@ namespace detail {
     const std::uint64_t out = a * m.v_head_dim * h + (m.linear_bias ? h : 0);
     return q + kv + out;
   }
+  // With an output gate the query projection also produces the gate: twice its width.
   const std::uint64_t q = a * m.head_dim, kv = m.num_kv_heads * m.head_dim;
-  std::uint64_t weights = h * (q + 2 * kv) + q * h;
-  if (m.linear_bias || m.qkv_bias) weights += q + 2 * kv;
+  const std::uint64_t q_out = m.attention_output_gate ? 2 * q : q;
+  std::uint64_t weights = h * (q_out + 2 * kv) + q * h;
+  if (m.linear_bias || m.qkv_bias) weights += q_out + 2 * kv;
   if (m.linear_bias) weights += h;
   if (m.qk_norm) weights += 2 * norm_weights(m, m.head_dim);
   return weights;
+}
+
+/// Weights of one Gated DeltaNet block on a TP rank of `t` (its heads split over TP): the input
+/// projection to q, k, v, the output gate z (2·key + 2·value) and the per-value-head decay and
+/// update gates (2·nv); the depthwise convolution over q, k, v (conv_dim × kernel); the per-head
+/// decay parameters A and dt bias (2·nv); the gated norm over one value head (replicated); the
+/// output projection (value → h). No biases.
+[[nodiscard]] constexpr std::uint64_t linear_attention_weights(const model_spec& m,
+                                                               std::uint64_t t = 1) noexcept {
+  const std::uint64_t h = m.hidden_size, nv = m.linear_num_value_heads;
+  const std::uint64_t key = m.linear_key_dim(), value = m.linear_value_dim();
+  return (h * (2 * key + 2 * value + 2 * nv) + m.linear_conv_dim() * m.linear_conv_kernel_dim + 2 * nv +
+          value * h) /
+             t +
+         m.linear_value_head_dim;
 }
 
 /// Router weights of one MoE layer.
@@ -1530,23 +1638,28 @@ namespace detail {
       m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
   c.embedding = m.vocab_size * h + (m.position == position_kind::learned ? positions * h : 0);
   c.output = m.tied_embeddings ? 0 : m.vocab_size * h;
-  c.attention = m.num_layers * detail::attention_weights(m);
+  const std::uint64_t linear_layers = m.num_linear_attention_layers();
+  c.attention = (m.num_layers - linear_layers) * detail::attention_weights(m) +
+                linear_layers * detail::linear_attention_weights(m);
   c.norms = (2 * m.num_layers + 1) * detail::norm_weights(m, h);
   c.dense_mlp = m.num_dense_layers() * detail::mlp_weights(m, m.ffn_hidden_size);
   const std::uint64_t moe_layers = m.num_moe_layers();
   const std::uint64_t expert = detail::mlp_weights(m, m.moe_ffn_hidden_size);
   c.routed_experts = moe_layers * m.num_experts * expert;
   c.active_routed = moe_layers * m.moe_top_k * expert;
+  const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
   c.shared_experts =
-      moe_layers * m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size);
+      moe_layers *
+      (m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate);
   c.router = moe_layers * detail::router_weights(m);
   // One DeepSeek-V3 MTP module: two input norms, a 2h→h projection, one MoE transformer layer and
   // an output norm; embedding and output head are shared with the main model.
   const std::uint64_t mtp_layer =
       detail::attention_weights(m) + 2 * detail::norm_weights(m, h) +
-      (m.is_moe() ? m.num_experts * expert + detail::router_weights(m) +
-                        m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size)
-                  : detail::mlp_weights(m, m.ffn_hidden_size));
+      (m.is_moe()
+           ? m.num_experts * expert + detail::router_weights(m) +
+                 m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate
+           : detail::mlp_weights(m, m.ffn_hidden_size));
   c.mtp = m.num_mtp_layers * (3 * detail::norm_weights(m, h) + 2 * h * h + mtp_layer);
   return c;
 }
@@ -1600,10 +1713,10 @@ struct shard_params {
     attention += a * m.v_head_dim * h / t + (m.linear_bias ? h : 0);
   } else {
     // With replicated key/value heads each rank holds at least one whole head.
-    const std::uint64_t q = a * m.head_dim / t;
+    const std::uint64_t q = a * m.head_dim / t, q_out = m.attention_output_gate ? 2 * q : q;
     const std::uint64_t kv = std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
-    attention = h * (q + 2 * kv) + q * h;
-    if (m.linear_bias || m.qkv_bias) attention += q + 2 * kv;
+    attention = h * (q_out + 2 * kv) + q * h;
+    if (m.linear_bias || m.qkv_bias) attention += q_out + 2 * kv;
     if (m.linear_bias) attention += h;
     if (m.qk_norm) attention += 2 * detail::norm_weights(m, m.head_dim);
   }
@@ -1614,12 +1727,14 @@ struct shard_params {
   const std::uint64_t etp = expert_tensor_parallel(job);
   const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
   for (std::uint64_t layer = begin; layer < end; ++layer) {
-    s.dense += attention + 2 * detail::norm_weights(m, h);
+    s.dense += (m.is_linear_attention_layer(layer) ? detail::linear_attention_weights(m, t) : attention) +
+               2 * detail::norm_weights(m, h);
+    const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
     if (m.is_moe() && layer >= m.first_dense_layers) {
       // The router's score bias (DeepSeek-V3) is a buffer in Megatron-Core, not a trained weight: it has
       // no gradient or optimizer state, so only the router's matrix is counted here.
       s.dense += m.hidden_size * m.num_experts +
-                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
+                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) + shared_gate;
       s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
     } else {
       s.dense += mlp_shard(m.ffn_hidden_size, t);
@@ -1633,7 +1748,8 @@ struct shard_params {
     const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
     const std::uint64_t module_dense =
         3 * detail::norm_weights(m, h) + 2 * h * h / t + attention + 2 * detail::norm_weights(m, h) +
-        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t)
+        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) +
+                   (m.shared_expert_gate ? h : 0)
              : mlp_shard(m.ffn_hidden_size, t));
     const std::uint64_t module_expert =
         moe ? m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp) : 0;
@@ -2411,6 +2527,7 @@ AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -2427,7 +2544,14 @@ enum class op_kind : std::uint8_t {
   embedding,    ///< table lookup of m rows of n features
   optimizer,    ///< Adam step over m parameters
   softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
+  /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
+  /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
+  linear_attention,
 };
+
+/// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
+/// a chunk tokens attend causally to each other, across chunks through the state.
+inline constexpr std::uint64_t linear_attention_chunk = 64;
 
 /// Which pass of training.
 enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
@@ -2473,8 +2597,8 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 7> value{"gemm",      "attention", "norm",   "elementwise",
-                                                         "embedding", "optimizer", "softmax"};
+  static constexpr std::array<std::string_view, 8> value{
+      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -2528,6 +2652,13 @@ struct compute_op {
         return 12 * b * M;
       case op_kind::softmax:
         return 5 * b * M * N;
+      case op_kind::linear_attention: {
+        // Per token and head: the state's three products — read by the key, updated by the key ×
+        // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
+        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
+        const double c = static_cast<double>(std::min<std::uint64_t>(m, linear_attention_chunk));
+        return b * M * (6 * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+      }
     }
     return 0;
   }
@@ -2573,6 +2704,8 @@ struct compute_op {
         return 2 * b * M * N * e;
       case op_kind::optimizer:
         return b * M * optimizer_bytes_per_parameter;
+      case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
+        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
   }
@@ -3533,6 +3666,7 @@ class rank_schedule {
   struct state {
     state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
         : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
+      validate_training(job);
       const parallel_spec& p = job.parallel;
       if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
         AICB_THROW(
@@ -5015,6 +5149,21 @@ void write_json(json_writer& w, const T& descriptor) {
   w.end_object();
 }
 
+/// Writes a job — an object with descriptor members `model`, `parallel` and `batch` (aicb::job_spec)
+/// — as {"model": …, "parallel": …, "batch": …}, each field by name: what the JSON outputs that name
+/// their job hold, and what aicb::load_chakra_rank reads back with set_field.
+template <class Job>
+void write_job_json(json_writer& w, const Job& job) {
+  w.begin_object();
+  w.key("model");
+  write_json(w, job.model);
+  w.key("parallel");
+  write_json(w, job.parallel);
+  w.key("batch");
+  write_json(w, job.batch);
+  w.end_object();
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/version.hpp>
@@ -5050,7 +5199,7 @@ struct job_report {
 
 /// Computes the report of `job`, after validating it (config_error on a broken rule).
 [[nodiscard]] inline job_report describe_job(const job_spec& input) {
-  validate(input);
+  validate_training(input);
   job_report r;
   r.job = input;
   r.job.model = resolve(input.model);
@@ -5433,6 +5582,29 @@ inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288)
 }
 inline constexpr model_spec qwen3_30b_a3b = qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768);
 inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536);
+// Qwen3-Next: a hybrid layout — in each group of four layers three Gated DeltaNet (linear attention)
+// layers, then one softmax layer with a gated output (q_proj twice as wide); 512 experts of 512 with
+// a sigmoid-gated shared expert (Qwen/Qwen3-Next-80B-A3B-Instruct config.json, transformers'
+// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not priced.
+[[nodiscard]] constexpr model_spec qwen3_next(spec_name name) {
+  model_spec m = qwen3(name, 48, 2048, 16, 2, 5120);
+  m.head_dim = 256;
+  m.num_experts = 512;
+  m.moe_top_k = 10;
+  m.moe_ffn_hidden_size = 512;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 512;
+  m.shared_expert_gate = true;
+  m.attention_output_gate = true;
+  m.full_attention_interval = 4;
+  m.linear_num_key_heads = 16;
+  m.linear_num_value_heads = 32;
+  m.linear_key_head_dim = 128;
+  m.linear_value_head_dim = 128;
+  m.linear_conv_kernel_dim = 4;
+  return m;
+}
+inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b");
 
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
@@ -5542,7 +5714,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 37> all_presets{{
+inline constexpr std::array<preset, 38> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -5563,6 +5735,7 @@ inline constexpr std::array<preset, 37> all_presets{{
     {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
     {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
     {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
+    {"qwen3-next-80b-a3b", presets::qwen3_next_80b_a3b, "Qwen/Qwen3-Next-80B-A3B-Instruct config.json"},
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
@@ -5694,6 +5867,10 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
   if (model.num_attention_heads % s.tensor_parallel != 0)
     refuse("tensor_parallel", s.tensor_parallel,
            "must divide num_attention_heads (" + std::to_string(model.num_attention_heads) + ")");
+  if (model.full_attention_interval > 1 && model.linear_num_key_heads % s.tensor_parallel != 0)
+    refuse("tensor_parallel", s.tensor_parallel,
+           "must divide linear_num_key_heads (" + std::to_string(model.linear_num_key_heads) +
+               "): the linear-attention heads are split over TP");
   if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
     refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
   const bool moe = model.num_experts > 0;
@@ -6481,11 +6658,19 @@ class inference_step {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
-  /// The KV cache this step reads (decode: every request's context) or writes (prefill), on this GPU.
+  /// Linear-attention state per request on this GPU (all linear layers; 0 without them), and for
+  /// the whole model on one copy. It does not grow with the context.
+  [[nodiscard]] double state_bytes_per_request() const noexcept { return state_per_request_; }
+  [[nodiscard]] double model_state_bytes_per_request() const noexcept { return model_state_per_request_; }
+  /// The cache of one request on this GPU: its tokens' KV and its linear-attention state.
+  [[nodiscard]] double cache_bytes_per_request() const noexcept {
+    return static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt) * kv_per_token_ +
+           state_per_request_;
+  }
+  /// The KV cache (and linear-attention state) this step reads (decode: every request's context) or
+  /// writes (prefill), on this GPU.
   [[nodiscard]] double kv_bytes() const noexcept {
-    const double tokens = static_cast<double>(s_.requests_per_group()) *
-                          static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt);
-    return tokens * kv_per_token_;
+    return static_cast<double>(s_.requests_per_group()) * cache_bytes_per_request();
   }
   /// FLOPs and bytes of the step's computations on this GPU.
   [[nodiscard]] double flops() const noexcept {
@@ -6580,7 +6765,9 @@ class inference_step {
     }
     const std::uint64_t hd = m_.head_dim;
     const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);  // replicated past TP
-    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (heads + 2 * kv_heads) * hd);
+    // A gated output doubles the query projection: each head's query and its output gate.
+    const std::uint64_t q_width = (m_.attention_output_gate ? 2 : 1) * heads;
+    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (q_width + 2 * kv_heads) * hd);
     if (m_.qk_norm)
       compute("attention_qk_norm", layer, op_role::attention_qkv, op_kind::norm, 1,
               tokens * (heads + kv_heads), hd, 0);
@@ -6590,7 +6777,33 @@ class inference_step {
             q * group, kv_len, hd);
     ops_.back().compute.causal = !decode;
     if (decode) ops_.back().compute.type = s_.kv_cache;
+    if (m_.attention_output_gate) {  // output × sigmoid(gate), element by element
+      compute("attention_gate", layer, op_role::attention_out, op_kind::elementwise, 1, tokens, heads * hd,
+              0);
+      ops_.back().compute.inputs = 2;
+    }
     gemm("attention_out", layer, op_role::attention_out, tokens, heads * hd, h);
+  }
+
+  // Gated DeltaNet (hybrid layouts' linear attention), its heads split over TP: the input
+  // projections (q, k, v, the output gate z; the decay and update gates per value head), the short
+  // causal convolution over q, k, v, the gated delta rule over each sequence's state, the gated norm
+  // and the output projection. In place of a KV cache each sequence keeps a state per value head
+  // and the convolution's last inputs.
+  void linear_attention(std::uint64_t layer, std::uint64_t requests, std::uint64_t q, std::uint64_t tokens) {
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
+    const std::uint64_t key = m_.linear_key_dim() / t, value = m_.linear_value_dim() / t;
+    const std::uint64_t value_heads = m_.linear_num_value_heads / t;
+    gemm("gdn_in_proj_qkvz", layer, op_role::attention_qkv, tokens, h, 2 * key + 2 * value);
+    gemm("gdn_in_proj_ba", layer, op_role::attention_qkv, tokens, h, 2 * value_heads);
+    compute("gdn_conv", layer, op_role::attention_qkv, op_kind::elementwise, 1, tokens, 2 * key + value, 0);
+    weights_ += (2 * key + value) * m_.linear_conv_kernel_dim + 2 * value_heads;  // the filters; A, dt bias
+    compute("gdn_core", layer, op_role::attention_core, op_kind::linear_attention, requests * value_heads, q,
+            m_.linear_value_head_dim, m_.linear_key_head_dim);
+    compute("gdn_norm", layer, op_role::attention_core, op_kind::norm, 1, tokens * value_heads,
+            m_.linear_value_head_dim, 0);
+    weights_ += m_.linear_value_head_dim;  // the gated norm's weight (one head's, shared)
+    gemm("gdn_out", layer, op_role::attention_out, tokens, value, h);
   }
 
   void mlp(std::uint64_t layer, std::uint64_t tokens, std::uint64_t width, op_role fc1, op_role act,
@@ -6603,11 +6816,14 @@ class inference_step {
     gemm(down, layer, fc2, tokens, width, m_.hidden_size, groups);
   }
 
-  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer) {
+  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer, bool linear) {
     const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size, tokens = requests * q;
     const bool ep = moe_layer && s_.expert_parallel > 1;
     compute("input_norm", i, op_role::input_norm, op_kind::norm, 1, tokens, h, 0);
-    attention(i, requests, q, tokens);
+    if (linear)
+      linear_attention(i, requests, q, tokens);
+    else
+      attention(i, requests, q, tokens);
     const std::uint64_t hidden_bytes = 2 * tokens * h;  // BF16 hidden states
     std::uint64_t local = tokens;
     if (t > 1) {
@@ -6642,10 +6858,12 @@ class inference_step {
       const std::uint64_t routed = (local * s_.gpus() * k + E - 1) / E;
       mlp(i, routed, m_.moe_ffn_hidden_size, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
           "moe_fc1", "moe_activation", "moe_fc2", per_gpu);
-      if (m_.num_shared_experts > 0)
+      if (m_.num_shared_experts > 0) {
         mlp(i, local, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts, op_role::mlp_fc1,
             op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
             "shared_expert_fc2");
+        shared_gate(i, local);
+      }
       collective("moe_combine", i, collective::all_to_all, group_kind::ep,
                  static_cast<std::uint64_t>(std::llround(messages * 2.0 * static_cast<double>(h))));
       if (t > 1) collective("moe_all_gather", i, collective::all_gather, group_kind::tp, hidden_bytes);
@@ -6656,12 +6874,23 @@ class inference_step {
     const std::uint64_t routed = (tokens * k + E - 1) / E;
     mlp(i, routed, m_.moe_ffn_hidden_size / t, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
         "moe_fc1", "moe_activation", "moe_fc2", E);
-    if (m_.num_shared_experts > 0)
+    if (m_.num_shared_experts > 0) {
       mlp(i, tokens, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts / t, op_role::mlp_fc1,
           op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
           "shared_expert_fc2");
+      shared_gate(i, tokens);
+    }
     if (t > 1) collective("moe_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
     moe_tokens_ = tokens;
+  }
+
+  // The shared experts' sigmoid gate (replicated): one score per token, then output × score.
+  void shared_gate(std::uint64_t layer, std::uint64_t tokens) {
+    if (!m_.shared_expert_gate) return;
+    gemm("shared_expert_gate", layer, op_role::mlp_fc2, tokens, m_.hidden_size, 1);
+    compute("shared_expert_scale", layer, op_role::mlp_activation, op_kind::elementwise, 1, tokens,
+            m_.hidden_size, 0);
+    ops_.back().compute.inputs = 2;
   }
 
   void head(std::uint64_t requests, std::uint64_t q, std::uint64_t layer_id) {
@@ -6685,7 +6914,7 @@ class inference_step {
     if (t > 1)
       collective("embedding_all_reduce", no_layer, collective::all_reduce, group_kind::tp, 2 * tokens_ * h);
     for (std::uint64_t i = 0; i < m_.num_layers; ++i)
-      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers);
+      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers, m_.is_linear_attention_layer(i));
     head(requests, q, no_layer);
     const bool untied = !m_.tied_embeddings;
     if (!untied) weights_ -= (m_.vocab_size + t - 1) / t * h;  // the head reused the embedding's table
@@ -6694,14 +6923,28 @@ class inference_step {
       const std::uint64_t held = weights_;
       for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
         gemm("mtp_projection", m_.num_layers, op_role::mtp_projection, requests, 2 * h, h);
-        layer(m_.num_layers, requests, 1, m_.is_moe());
+        layer(m_.num_layers, requests, 1, m_.is_moe(), false);  // MTP layers use softmax attention
         head(requests, 1, m_.num_layers);
         if (d == 0) mtp_weights_ = weights_ - held;
       }
       weights_ = held + mtp_weights_;  // the drafts reuse one module's weights
     }
-    // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads.
-    const double e = size_of(s_.kv_cache), layers = static_cast<double>(m_.num_layers);
+    // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads —
+    // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
+    // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
+    const double e = size_of(s_.kv_cache),
+                 layers = static_cast<double>(m_.num_layers - m_.num_linear_attention_layers());
+    if (m_.is_hybrid()) {
+      const auto state = [&](std::uint64_t split) {
+        const double heads = static_cast<double>(m_.linear_num_value_heads / split);
+        const double conv =
+            static_cast<double>(m_.linear_conv_dim() / split * (m_.linear_conv_kernel_dim - 1));
+        return (heads * static_cast<double>(m_.linear_key_head_dim * m_.linear_value_head_dim) + conv) *
+               size_of(dtype::bf16) * static_cast<double>(m_.num_linear_attention_layers());
+      };
+      state_per_request_ = state(s_.tensor_parallel);
+      model_state_per_request_ = state(1);
+    }
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       kv_per_token_ = model_kv_per_token_;
@@ -6718,7 +6961,7 @@ class inference_step {
   process_grid grid_;
   std::vector<operation> ops_;
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
-  double kv_per_token_ = 0, model_kv_per_token_ = 0;
+  double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
 };
 
 AICB_END_NAMESPACE
@@ -8654,7 +8897,7 @@ class roofline_model final : public compute_model {
     double compute = 0;
     if (flops > 0) {
       double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
-      if (op.kind == op_kind::attention)
+      if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
         fraction = e_.attention_fraction;
       else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
         fraction = e_.fp8_gemm_fraction;
@@ -8674,6 +8917,7 @@ class roofline_model final : public compute_model {
     switch (op.kind) {
       case op_kind::gemm:
       case op_kind::attention:
+      case op_kind::linear_attention:
         return 1;
       case op_kind::norm:
         return e_.norm_factor;
@@ -10228,6 +10472,7 @@ void for_each_packed(const protobuf_field& f, F&& use, const std::string& where 
 
 AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
+// #include <aicb/model/reflect.hpp>
 // #include <aicb/model/serving.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/inference_step.hpp>
@@ -10737,8 +10982,15 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
                                           const chakra_set_options& options = {}) {
   validate(job);
   const chakra_groups numbers(job);
+  // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
+  chakra_set_options with_job = options;
+  with_job.about = [&](json_writer& j) {
+    j.key("job");
+    write_job_json(j, job);
+    if (options.about) options.about(j);
+  };
   return detail::write_chakra_set_of(
-      directory, job.parallel.world_size, numbers, options, [&](auto&& write, std::uint64_t rank) {
+      directory, job.parallel.world_size, numbers, with_job, [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(job, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
       });
@@ -12759,6 +13011,11 @@ class csv_projection {
   /// What the projection left out, one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
+  /// The item of one of the rank's operations, or nothing where aicb's CSV has none (a computation
+  /// other than a GEMM, a collective over a group aicb does not name). Its stage views text this
+  /// projection owns.
+  [[nodiscard]] std::optional<csv_item> item(const operation& op) const { return item_of(op); }
+
   /// Calls `sink(const csv_item&)` for every item, in order (lazily: one iteration's stream at a time).
   /// An item's `stage` views text this projection owns: a sink that keeps items past the projection's
   /// life copies the stage into a string.
@@ -12862,7 +13119,7 @@ class csv_projection {
   }
 
   static job_spec validated(const job_spec& job) {
-    validate(job);
+    validate_training(job);
     return job;
   }
 
@@ -13540,7 +13797,7 @@ class simai_projection {
  public:
   simai_projection(const job_spec& job, const compute_model& compute, simai_projection_options options = {})
       : job_(job), options_(options) {
-    validate(job_);
+    validate_training(job_);
     job_.model = resolve(job_.model);
     const parallel_spec& p = job_.parallel;
     if (options_.iterations == 0)
@@ -14084,7 +14341,8 @@ struct serving_report {
   double weight_bytes = 0;
   double kv_bytes_per_token = 0;        ///< this GPU's share, all layers
   double model_kv_bytes_per_token = 0;  ///< one copy of the whole model's
-  double kv_bytes = 0;                  ///< the step's requests' KV cache on this GPU
+  double state_bytes_per_request = 0;   ///< linear-attention state per request on this GPU (hybrid layouts)
+  double kv_bytes = 0;                  ///< the step's requests' KV cache (and state) on this GPU
   double memory_limit = 0;              ///< bytes the weights and KV cache may use (fraction of the GPU's)
   std::uint64_t max_batch = 0;      ///< the most requests (all groups) whose KV cache fits beside the weights
   double flops = 0, bytes = 0;      ///< the step's computations
@@ -14120,9 +14378,8 @@ struct serving_report {
   r.model_kv_bytes_per_token = step.model_kv_bytes_per_token();
   r.kv_bytes = step.kv_bytes();
   r.memory_limit = gpu.memory_gb * 1e9 * memory_fraction;
-  const double per_request =
-      step.kv_bytes_per_token() *
-      static_cast<double>(serving.phase == inference_phase::decode ? serving.context : serving.prompt);
+  r.state_bytes_per_request = step.state_bytes_per_request();
+  const double per_request = step.cache_bytes_per_request();
   if (r.memory_limit > r.weight_bytes && per_request > 0)
     r.max_batch = static_cast<std::uint64_t>((r.memory_limit - r.weight_bytes) / per_request) *
                   serving.attention_data_parallel;
@@ -14175,6 +14432,9 @@ struct serving_report {
       static_cast<double>(r.weights) / 1e9);
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
+  if (r.state_bytes_per_request > 0)
+    add("  linear-attention state %8.2f MB per request (any context length)\n",
+        r.state_bytes_per_request / 1e6);
   add("  KV cache, this batch %10.2f GB\n", r.kv_bytes / 1e9);
   add("  memory limit         %10.2f GB  -> at most %llu requests of this length%s\n", r.memory_limit / 1e9,
       static_cast<unsigned long long>(r.max_batch),
@@ -14216,6 +14476,7 @@ struct serving_report {
   j.member("weights", r.weights).member("weight_bytes", r.weight_bytes);
   j.member("kv_bytes_per_token", r.kv_bytes_per_token)
       .member("model_kv_bytes_per_token", r.model_kv_bytes_per_token);
+  j.member("state_bytes_per_request", r.state_bytes_per_request);
   j.member("kv_bytes", r.kv_bytes)
       .member("memory_limit_bytes", r.memory_limit)
       .member("max_batch", r.max_batch);
@@ -16151,14 +16412,14 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
-                                                             "qwen2",     "qwen2_moe",   "qwen3",
-                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+  static constexpr std::array<std::string_view, 10> supported{
+      "llama", "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
+      "qwen3", "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "deepseek_v2, deepseek_v3"));
+                     "qwen3_next, deepseek_v2, deepseek_v3"));
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -16189,13 +16450,14 @@ class hf_reader {
                      "biases on attention only or on the MLP only are not modelled; set linear_bias or "
                      "qkv_bias explicitly"));
   if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
-  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
+  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
+    m.qk_norm = true;  // Qwen3 always normalises q, k heads
 
   if (type == "mixtral") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = m.ffn_hidden_size;
-  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+  } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
     m.num_experts = r.required("num_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
@@ -16205,9 +16467,33 @@ class hf_reader {
     if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
       AICB_THROW(
           config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
-    if (type == "qwen2_moe") {
+    if (type == "qwen2_moe" || type == "qwen3_next") {  // one shared expert, scaled by a sigmoid gate
       m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
       m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+      m.shared_expert_gate = m.num_shared_experts > 0;
+    }
+    if (type == "qwen3_next") {  // Gated DeltaNet layers with gated softmax attention every N-th
+      m.attention_output_gate = true;
+      m.full_attention_interval = r.required("full_attention_interval");
+      m.linear_num_key_heads = r.required("linear_num_key_heads");
+      m.linear_num_value_heads = r.required("linear_num_value_heads");
+      m.linear_key_head_dim = r.required("linear_key_head_dim");
+      m.linear_value_head_dim = r.required("linear_value_head_dim");
+      m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      // An explicit per-layer list must be the pattern the interval describes.
+      if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
+        bool pattern = types->is_array() && types->size() == m.num_layers;
+        for (std::size_t i = 0; pattern && i < types->size(); ++i) {
+          const auto& t = (*types)[i];
+          const bool linear = m.full_attention_interval > 1 && (i + 1) % m.full_attention_interval != 0;
+          pattern = t.is_string() && t.get<std::string>() == (linear ? "linear_attention" : "full_attention");
+        }
+        if (!pattern)
+          AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
+                                  "only the layout of full_attention_interval is modelled (linear_attention, "
+                                  "then full_attention every full_attention_interval-th layer)"));
+      }
     }
   } else if (type == "deepseek_v2" || type == "deepseek_v3") {
     m.num_experts = r.required("n_routed_experts");
@@ -16676,22 +16962,11 @@ namespace detail {
   return files;
 }
 
-inline void write_job_json(json_writer& j, const job_spec& job) {
-  j.begin_object();
-  j.key("model");
-  write_json(j, job.model);
-  j.key("parallel");
-  write_json(j, job.parallel);
-  j.key("batch");
-  write_json(j, job.batch);
-  j.end_object();
-}
-
 inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
   out.format = "csv";
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   std::optional<std::uint64_t> stage = r.stage;
   if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
     stage = r.flags.number("pp_rank");
@@ -16799,7 +17074,7 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
 inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
   const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
@@ -16842,7 +17117,7 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
   generate_result out;
   out.format = "chakra";
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
   out.job = job;
@@ -16862,8 +17137,6 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .schedule = {.iterations = out.iterations},
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);
-        j.key("job");
-        write_job_json(j, *out.job);
       }};
   const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
   out.items = written.nodes;
@@ -18699,3 +18972,769 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
 // #include <aicb/model/hf_config.hpp>
 // #include <aicb/model/job_request.hpp>
+// #include <aicb/run/bandwidth.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Bandwidths of a measured collective, with nccl-tests' definitions and units, so that numbers
+/// from `aicb run` compare directly with `all_reduce_perf` and friends:
+/// - size S: the whole buffer as aicb::operation counts it — an all-reduce's buffer, an
+///   all-gather's gathered output, a reduce-scatter's input, an all-to-all's send buffer, a
+///   transfer's message;
+/// - algorithm bandwidth algbw = S / time, in GB/s (10^9 bytes);
+/// - bus bandwidth busbw = algbw × a factor that makes it comparable with the hardware's peak:
+///   2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+///   broadcast, reduce, send and receive (n ranks in the group). A group of one moves nothing: 0.
+///
+/// ```cpp
+/// const double bus = aicb::bus_bandwidth(aicb::collective::all_reduce, 8, 1 << 30, 0.010);
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// nccl-tests' bus-bandwidth factor of `kind` over `n` ranks (see the file comment).
+[[nodiscard]] constexpr double busbw_factor(collective kind, std::uint64_t n) noexcept {
+  const double ranks = static_cast<double>(n);
+  switch (kind) {
+    case collective::all_reduce:
+      return n <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
+    case collective::all_gather:
+    case collective::reduce_scatter:
+    case collective::all_to_all:
+      return n <= 1 ? 0.0 : (ranks - 1) / ranks;
+    case collective::broadcast:
+    case collective::reduce:
+    case collective::send:
+    case collective::recv:
+      return n <= 1 ? 0.0 : 1.0;
+    case collective::none:
+    case collective::barrier:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+/// Algorithm bandwidth, GB/s: `bytes` in `seconds` (0 when no time was measured).
+[[nodiscard]] constexpr double algorithm_bandwidth(double bytes, double seconds) noexcept {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+/// Bus bandwidth, GB/s: algorithm_bandwidth × busbw_factor.
+[[nodiscard]] constexpr double bus_bandwidth(collective kind, std::uint64_t n, double bytes,
+                                             double seconds) noexcept {
+  return algorithm_bandwidth(bytes, seconds) * busbw_factor(kind, n);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/run/replay.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::replay — runs one rank's operations for real, on a distributed engine, and measures them:
+/// the execution code every backend shares (MPI on CPUs, NCCL on GPUs). A backend implements
+/// aicb::replay_transport — buffers, the collectives over its sub-communicators, non-blocking
+/// sends and receives, a compute delay, reductions over ranks and a job-wide abort — and the
+/// executor does the rest:
+///
+/// - before any traffic, every rank's configuration fingerprint is compared (a rank started with
+///   other flags is named, and nothing is sent), and the sub-communicator of every group kind the
+///   operations use is created once, by every rank, in one order;
+/// - each rank replays its own operations (so pipeline sends meet their receives) in stream
+///   order: collectives block; sends and receives are started and completed when an operation
+///   that depends on them (or the end of the iteration) needs them; computation is a timed delay of
+///   the compute model's duration × `compute_scale` (0: communication only);
+/// - `warmup` iterations run first and are excluded (NCCL and MPI set connections up on first use);
+///   with `check`, one more untimed iteration fills every buffer with a known pattern and verifies
+///   what each collective and transfer delivered;
+/// - each operation is timed (backend clocks: wall time on CPUs, CUDA events on GPUs), each
+///   iteration by wall time, and the iteration's time is the slowest rank's;
+/// - an operation that does not complete within `timeout` ends the whole job with a message
+///   naming the rank and the operation.
+///
+/// ```cpp
+/// my_mpi_transport t;                      // one process per rank
+/// aicb::rank_schedule s(job, t.rank());
+/// const aicb::replay_result r = aicb::replay(t, {s.begin(), s.end()}, aicb::process_grid(job),
+///                                            &compute, {.warmup = 2, .iterations = 10});
+/// ```
+///
+/// Buffers hold 16-bit elements (size / 2, rounded up; all-gather, reduce-scatter and all-to-all
+/// padded to a multiple of the group), allocated before the first iteration and reused.
+
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/run/bandwidth.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The element the replay's buffers hold: 16 bits, summed with wrap-around (an integer type, so
+/// every engine can reduce it and a check is exact).
+using replay_element = std::uint16_t;
+
+/// What a distributed engine gives the executor. See the file comment.
+class replay_transport {
+ public:
+  using buffer = std::uint64_t;   ///< a buffer of the backend's (host or device memory)
+  using request = std::uint64_t;  ///< a started send or receive
+
+  virtual ~replay_transport() = default;
+  [[nodiscard]] virtual std::uint64_t rank() const = 0;
+  [[nodiscard]] virtual std::uint64_t world() const = 0;
+  /// Creates, on every rank and in this order, the sub-communicator of each of `kinds` (this
+  /// rank's group of that kind in `grid`; ranks outside every group of a kind take no part).
+  virtual void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) = 0;
+
+  /// A buffer of `elements`; and copies between it and the host (for checks).
+  [[nodiscard]] virtual buffer allocate(std::uint64_t elements) = 0;
+  virtual void write(buffer b, std::span<const replay_element> host) = 0;
+  virtual void read(buffer b, std::span<replay_element> host) = 0;
+
+  /// Runs collective `kind` over this rank's group `group` of `n` ranks on the first `elements` of
+  /// `data` — an all-reduce and an all-gather in place (all-gather: this rank's shard at its
+  /// position), a reduce-scatter's shard and an all-to-all's receive into `out` — and returns its
+  /// time in seconds once this rank's part is complete.
+  virtual double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
+                                std::uint64_t elements) = 0;
+  /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
+  [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                           std::uint64_t elements) = 0;
+  [[nodiscard]] virtual request start_receive(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                              std::uint64_t elements) = 0;
+  virtual void finish(request r) = 0;
+  /// Computation taking `duration` (a spin on the device, a busy wait on a CPU); its time, s.
+  virtual double compute(std::chrono::nanoseconds duration) = 0;
+  /// Waits for everything issued (a device synchronisation; nothing on CPUs).
+  virtual void synchronize() {}
+  virtual void barrier() = 0;
+  /// Every rank's `value`, in rank order, on every rank.
+  [[nodiscard]] virtual std::vector<double> all_gather(double value) = 0;
+  /// Element-wise maximum over ranks, in place.
+  virtual void max_over_ranks(std::span<double> values) = 0;
+  /// Every rank's `values` (any length each), in rank order, on rank 0; empty elsewhere.
+  [[nodiscard]] virtual std::vector<std::vector<double>> gather_to_first(std::span<const double> values) = 0;
+  /// Sums of checked values stay at or below this (a 16-bit integer reduction: 65535; NCCL, which
+  /// reduces 16-bit elements as FP16: 2048, the largest range of integers it holds exactly).
+  [[nodiscard]] virtual std::uint64_t exact_sum_limit() const { return 65535; }
+  /// Ends every rank of the job with `message` (printed once, naming this rank). Safe to call from
+  /// the executor's watchdog thread.
+  [[noreturn]] virtual void abort(const std::string& message) = 0;
+};
+
+/// How to replay.
+struct replay_options {
+  std::uint64_t warmup = 1;                   ///< iterations run first and not measured
+  std::uint64_t iterations = 5;               ///< measured iterations
+  double compute_scale = 1;                   ///< × the compute model's durations; 0 = communication only
+  bool check = false;                         ///< one untimed iteration verifying every buffer's contents
+  std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
+  std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
+  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+};
+
+/// One operation's measurements on this rank.
+struct replayed_operation {
+  operation op;
+  double modelled_us = 0;  ///< compute: the model's duration × compute_scale
+  double mean_us = 0, min_us = 0, max_us = 0;
+  /// In the last measured iteration: when it started after the iteration's start, and how long it
+  /// took (transfers: from being started to being completed), µs.
+  double last_start_us = 0, last_us = 0;
+  /// Collectives and transfers: nccl-tests' algorithm and bus bandwidth at the mean time, GB/s.
+  double algbw = 0, busbw = 0;
+};
+
+/// What a replay measured.
+struct replay_result {
+  std::uint64_t rank = 0, world = 0;
+  replay_options options;
+  std::vector<replayed_operation> operations;  ///< this rank's, in stream order
+  std::vector<double> iteration_us;            ///< wall time of each measured iteration, this rank
+  std::vector<double> slowest_iteration_us;    ///< the same, the slowest rank's
+  std::uint64_t checked = 0, wrong = 0;        ///< elements verified / wrong, over all ranks
+  std::vector<group_kind> groups;              ///< the group kinds the operations use
+};
+
+namespace detail {
+
+// Known contents: element `i` of the data member `position` of a group of `members` contributes.
+// Values stay below `limit` / members, so that no sum over the group leaves the range the engine
+// adds exactly (16-bit integer sums: some engines wrap, some vectorised reductions saturate).
+[[nodiscard]] constexpr replay_element replay_pattern(std::uint64_t position, std::uint64_t i,
+                                                      std::uint64_t members = 1,
+                                                      std::uint64_t limit = 65535) noexcept {
+  const std::uint64_t bound = limit / (members ? members : 1);
+  return static_cast<replay_element>((position * 7919 + i * 31 + 1) % (bound > 1 ? bound : 2));
+}
+
+// 64-bit FNV-1a of the configuration text, split in two exact doubles.
+[[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Elements of an operation's buffer: half its bytes rounded up, padded to the group where shards
+// are involved.
+[[nodiscard]] inline std::uint64_t replay_elements(const operation& op) {
+  std::uint64_t e = (op.size.count() + 1) / 2;
+  if (op.type == op_type::collective &&
+      (op.kind == collective::all_gather || op.kind == collective::reduce_scatter ||
+       op.kind == collective::all_to_all) &&
+      op.group_size > 1)
+    e = (e + op.group_size - 1) / op.group_size * op.group_size;
+  return e;
+}
+
+// Stops the job when one operation runs past the timeout.
+class replay_watchdog {
+ public:
+  replay_watchdog(replay_transport& t, std::chrono::milliseconds timeout) : t_(t), timeout_(timeout) {
+    thread_ = std::thread([this] { watch(); });
+  }
+  replay_watchdog(const replay_watchdog&) = delete;
+  replay_watchdog& operator=(const replay_watchdog&) = delete;
+  ~replay_watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void begin(std::string what) {
+    std::lock_guard lock(mutex_);
+    what_ = std::move(what);
+    since_ = std::chrono::steady_clock::now();
+    busy_ = true;
+  }
+  void end() {
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(100));
+      if (busy_ && std::chrono::steady_clock::now() - since_ > timeout_)
+        t_.abort(what_ + " did not complete within " + std::to_string(timeout_.count()) +
+                 " ms (a peer failed, hangs or never calls it)");
+    }
+  }
+  replay_transport& t_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread thread_;
+  bool done_ = false, busy_ = false;
+  std::string what_;
+  std::chrono::steady_clock::time_point since_{};
+};
+
+// "operation #12 grad_reduce (all_reduce over dp[1], 4 ranks, 1048576 B)".
+[[nodiscard]] inline std::string replay_describe(std::uint64_t rank, const operation& op) {
+  std::string text = "rank " + std::to_string(rank) + ": operation #" + std::to_string(op.index) + " " +
+                     std::string(op.name) + " (";
+  switch (op.type) {
+    case op_type::compute:
+      text.append("compute");
+      break;
+    case op_type::collective:
+      text.append(to_string(op.kind))
+          .append(" over ")
+          .append(to_string(op.group))
+          .append(", ")
+          .append(std::to_string(op.group_size))
+          .append(" ranks, ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+    case op_type::send:
+    case op_type::recv:
+      text.append(op.type == op_type::send ? "send to rank " : "receive from rank ")
+          .append(std::to_string(op.peer))
+          .append(", tag ")
+          .append(std::to_string(op.tag))
+          .append(", ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+  }
+  return text.append(")");
+}
+
+}  // namespace detail
+
+/// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
+/// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
+/// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
+/// workload's). Collective on every rank: all must call it with the same configuration. See the
+/// file comment.
+[[nodiscard]] inline replay_result replay(replay_transport& transport, const std::vector<operation>& ops,
+                                          const process_grid& grid, const compute_model* compute,
+                                          const replay_options& options,
+                                          std::span<const std::chrono::nanoseconds> durations_given = {}) {
+  replay_result result;
+  result.rank = transport.rank();
+  result.world = transport.world();
+  result.options = options;
+  const std::uint64_t rank = result.rank;
+
+  // 1. The same configuration everywhere, before any traffic.
+  const std::uint64_t mine = detail::replay_fingerprint(options.fingerprint);
+  const std::vector<double> high = transport.all_gather(static_cast<double>(mine >> 32)),
+                            low = transport.all_gather(static_cast<double>(mine & 0xffffffffu));
+  std::string differ;
+  for (std::uint64_t r = 0; r < high.size(); ++r)
+    if (high[r] != high[0] || low[r] != low[0])
+      differ.append(differ.empty() ? "" : ", ").append(std::to_string(r));
+  if (!differ.empty())
+    AICB_THROW(
+        config_error("configuration", "ranks " + differ,
+                     "differs from rank 0's: every rank must be started with the same job and options"));
+
+  // 2. Buffers large enough for every rank's operations — refused on every rank alike when one
+  // rank's would exceed the limit.
+  std::vector<double> largest_anywhere{1};
+  for (const operation& op : ops)
+    if (op.is_communication())
+      largest_anywhere[0] = std::max(largest_anywhere[0], static_cast<double>(detail::replay_elements(op)));
+  transport.max_over_ranks(largest_anywhere);
+  const std::uint64_t largest = static_cast<std::uint64_t>(largest_anywhere[0]);
+  if (largest * sizeof(replay_element) > options.max_buffer_bytes)
+    AICB_THROW(config_error("max_buffer_bytes", std::to_string(options.max_buffer_bytes),
+                            "an operation needs a " + std::to_string(largest * sizeof(replay_element)) +
+                                "-byte buffer; raise the limit (--max-buffer) or replay a smaller job"));
+
+  // 3. The groups the operations use, on every rank (a kind any rank uses is created by all).
+  std::vector<double> used(static_cast<std::size_t>(group_kind::world) + 1, 0.0);
+  for (const operation& op : ops)
+    if (op.type == op_type::collective) used[static_cast<std::size_t>(op.group.kind)] = 1;
+  transport.max_over_ranks(used);
+  for (std::size_t k = 0; k < used.size(); ++k)
+    if (used[k] > 0) result.groups.push_back(static_cast<group_kind>(k));
+  transport.create_groups(grid, result.groups);
+
+  // 4. Buffers and durations, before the first iteration.
+  const replay_transport::buffer data = transport.allocate(largest), out = transport.allocate(largest);
+  std::vector<std::chrono::nanoseconds> durations(ops.size(), std::chrono::nanoseconds{0});
+  result.operations.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    result.operations[i].op = ops[i];
+    result.operations[i].min_us = 1e300;
+    const bool given = i < durations_given.size();
+    if (ops[i].type == op_type::compute && (compute || given) && options.compute_scale > 0) {
+      const double modelled = given ? static_cast<double>(durations_given[i].count())
+                                    : static_cast<double>(compute->duration(ops[i].compute).count());
+      const double ns = modelled * options.compute_scale;
+      durations[i] = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
+      result.operations[i].modelled_us = ns / 1000;
+    }
+  }
+  // Transfers in flight use buffers of their own, from a pool reused across iterations.
+  struct slot {
+    replay_transport::buffer b;
+    std::uint64_t elements;
+    bool busy;
+  };
+  std::vector<slot> pool;
+  const auto take = [&](std::uint64_t elements) -> std::size_t {
+    for (std::size_t s = 0; s < pool.size(); ++s)
+      if (!pool[s].busy && pool[s].elements >= elements) {
+        pool[s].busy = true;
+        return s;
+      }
+    pool.push_back({transport.allocate(elements), elements, true});
+    return pool.size() - 1;
+  };
+
+  const std::uint64_t limit = transport.exact_sum_limit();
+  detail::replay_watchdog watchdog(transport, options.timeout);
+  std::vector<replay_element> host, expected;
+  const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
+
+  std::chrono::steady_clock::time_point iteration_start{};
+  // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
+  const auto run_iteration = [&](bool measure, bool check) {
+    struct in_flight {
+      replay_transport::request r;
+      std::size_t slot;
+      std::chrono::steady_clock::time_point start;
+      bool active = false;
+    };
+    std::vector<in_flight> pending(ops.size());
+    const auto complete = [&](std::size_t i) {
+      in_flight& f = pending[i];
+      if (!f.active) return;
+      watchdog.begin(detail::replay_describe(rank, ops[i]));
+      transport.finish(f.r);
+      watchdog.end();
+      f.active = false;
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
+      if (measure) {
+        replayed_operation& m = result.operations[i];
+        m.mean_us += us;
+        m.min_us = std::min(m.min_us, us);
+        m.max_us = std::max(m.max_us, us);
+        m.last_start_us = std::chrono::duration<double, std::micro>(f.start - iteration_start).count();
+        m.last_us = us;
+      }
+      if (check && ops[i].type == op_type::recv) {
+        const std::uint64_t n = detail::replay_elements(ops[i]);
+        host.assign(pool[f.slot].elements, 0);
+        transport.read(pool[f.slot].b, host);
+        for (std::uint64_t e = 0; e < n; ++e) {
+          ++result.checked;
+          result.wrong += host[e] != detail::replay_pattern(ops[i].tag, e, 1, limit);
+        }
+      }
+      pool[f.slot].busy = false;
+    };
+    transport.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    iteration_start = start;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const operation& op = ops[i];
+      const auto op_start = std::chrono::steady_clock::now();
+      for (std::uint8_t d = 0; d < op.after_count; ++d)
+        if (op.after[d] < pending.size()) complete(op.after[d]);
+      double seconds = 0;
+      bool timed = true;
+      switch (op.type) {
+        case op_type::compute:
+          if (durations[i].count() == 0) {
+            timed = false;
+            break;
+          }
+          seconds = transport.compute(durations[i]);
+          break;
+        case op_type::collective: {
+          const std::uint64_t n = detail::replay_elements(op), members = op.group_size;
+          const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
+          if (check) {  // every member's contribution is replay_pattern(position, element)
+            host.assign(largest, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = op.kind == collective::all_to_all
+                            ? detail::replay_pattern(p * members + e / shard, e % shard, 1, limit)
+                            : detail::replay_pattern(p, e, members, limit);
+            transport.write(data, host);
+          }
+          watchdog.begin(detail::replay_describe(rank, op));
+          seconds = transport.run_collective(op.kind, op.group, members, data, out, n);
+          watchdog.end();
+          if (check) {
+            host.assign(largest, 0);
+            const bool in_place = op.kind == collective::all_reduce || op.kind == collective::all_gather;
+            transport.read(in_place ? data : out, host);
+            const std::uint64_t count = op.kind == collective::reduce_scatter ? shard : n;
+            for (std::uint64_t e = 0; e < count; ++e) {
+              replay_element want = 0;
+              switch (op.kind) {
+                case collective::all_reduce:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, e, members, limit);
+                  break;
+                case collective::reduce_scatter:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, p * shard + e, members, limit);
+                  break;
+                case collective::all_gather:
+                  want = detail::replay_pattern(e / shard, e, members, limit);  // member q's shard, from q
+                  break;
+                case collective::all_to_all:  // block q came from member q, which sent its block p
+                  want = detail::replay_pattern((e / shard) * members + p, e % shard, 1, limit);
+                  break;
+                default:
+                  want = host[e];
+              }
+              ++result.checked;
+              result.wrong += host[e] != want;
+            }
+          }
+          break;
+        }
+        case op_type::send:
+        case op_type::recv: {
+          const std::uint64_t n = detail::replay_elements(op);
+          const std::size_t s = take(n);
+          if (check && op.type == op_type::send) {
+            host.assign(pool[s].elements, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = detail::replay_pattern(op.tag, e, 1, limit);
+            transport.write(pool[s].b, host);
+          }
+          pending[i] = {op.type == op_type::send ? transport.start_send(op.peer, op.tag, pool[s].b, n)
+                                                 : transport.start_receive(op.peer, op.tag, pool[s].b, n),
+                        s, std::chrono::steady_clock::now(), true};
+          timed = false;  // measured when it completes
+          break;
+        }
+      }
+      if (measure && timed) {
+        replayed_operation& m = result.operations[i];
+        const double us = seconds * 1e6;
+        m.mean_us += us;
+        m.min_us = std::min(m.min_us, us);
+        m.max_us = std::max(m.max_us, us);
+        m.last_start_us = std::chrono::duration<double, std::micro>(op_start - start).count();
+        m.last_us = us;
+      }
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      complete(i);
+    transport.synchronize();
+    if (measure)
+      result.iteration_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  };
+
+  for (std::uint64_t w = 0; w < options.warmup; ++w)
+    run_iteration(false, false);
+  if (options.check) run_iteration(false, true);
+  for (std::uint64_t it = 0; it < options.iterations; ++it)
+    run_iteration(true, false);
+  transport.barrier();
+
+  // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
+  const double count = static_cast<double>(std::max<std::uint64_t>(options.iterations, 1));
+  for (replayed_operation& m : result.operations) {
+    if (m.min_us > m.max_us) m.min_us = 0;
+    m.mean_us /= count;
+    if (!m.op.is_communication()) continue;
+    const collective kind = m.op.type == op_type::collective ? m.op.kind
+                            : m.op.type == op_type::send     ? collective::send
+                                                             : collective::recv;
+    const std::uint64_t n = m.op.type == op_type::collective ? m.op.group_size : 2;
+    const double bytes = static_cast<double>(m.op.size.count());
+    m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
+    m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);
+  }
+  result.slowest_iteration_us = result.iteration_us;
+  transport.max_over_ranks(result.slowest_iteration_us);
+  std::vector<double> totals{static_cast<double>(result.checked), static_cast<double>(result.wrong)};
+  const std::vector<double> checked = transport.all_gather(totals[0]),
+                            wrong = transport.all_gather(totals[1]);
+  result.checked = result.wrong = 0;
+  for (std::size_t r = 0; r < checked.size(); ++r) {
+    result.checked += static_cast<std::uint64_t>(checked[r]);
+    result.wrong += static_cast<std::uint64_t>(wrong[r]);
+  }
+  return result;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/run/saved_workload.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::load_chakra_rank — one rank's operations read back from a Chakra set aicb wrote (`aicb
+/// generate --format chakra`), for replay: the saved per-rank form, so a workload generated once
+/// (and perhaps simulated) is the one measured.
+///
+/// ```cpp
+/// const aicb::saved_rank saved = aicb::load_chakra_rank("traces", rank);
+/// aicb::replay(transport, saved.ops, aicb::process_grid(saved.job), nullptr, options, saved.durations);
+/// ```
+///
+/// What comes from where: the job (for the process groups) from manifest.json's `job`; each
+/// operation from the rank's trace, node by node — a COMP node's `duration_micros` becomes its
+/// duration (the compute model the set was written with), a collective's `pg_name` becomes its
+/// group through manifest.json's `groups`, its `comm_size` its size (an all-gather's, ASTRA-sim's
+/// per-rank input, times the group's size: aicb's gathered size), a send's or receive's peer, tag
+/// and size; data dependencies become `after`. Refused, naming the file: a set without the job or
+/// the rank, a node whose group the manifest does not name, more than 8 dependencies.
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/chakra.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One rank's saved operations, ready to replay. Move-only: the operations view `names`.
+struct saved_rank {
+  saved_rank() = default;
+  saved_rank(const saved_rank&) = delete;
+  saved_rank& operator=(const saved_rank&) = delete;
+  saved_rank(saved_rank&&) = default;
+  saved_rank& operator=(saved_rank&&) = default;
+
+  job_spec job;                                     ///< the job the set was written from
+  std::vector<operation> ops;                       ///< in the trace's order
+  std::vector<std::chrono::nanoseconds> durations;  ///< per operation: computation times (0 for the rest)
+  std::deque<std::string> names;                    ///< the operations' names (ops view them)
+  std::uint64_t iterations = 1;                     ///< iterations the set holds
+};
+
+namespace detail {
+
+[[nodiscard]] inline collective collective_of_chakra(std::uint64_t type, const std::string& where) {
+  switch (static_cast<chakra_collective>(type)) {
+    case chakra_collective::all_reduce:
+      return collective::all_reduce;
+    case chakra_collective::all_gather:
+      return collective::all_gather;
+    case chakra_collective::reduce_scatter:
+      return collective::reduce_scatter;
+    case chakra_collective::all_to_all:
+      return collective::all_to_all;
+    case chakra_collective::broadcast:
+      return collective::broadcast;
+    case chakra_collective::reduce:
+      return collective::reduce;
+    case chakra_collective::barrier:
+      return collective::barrier;
+    default:
+      AICB_THROW(io_error(where, "comm_type " + std::to_string(type) + " is not a collective aicb replays"));
+  }
+}
+
+// manifest.json's job, field by field (every value as text, as the command line gives it).
+template <class T>
+void read_fields(T& descriptor, const nlohmann::json& object, const std::string& where) {
+  if (!object.is_object()) AICB_THROW(io_error(where, "the job's sections must be objects"));
+  for (const auto& [key, value] : object.items()) {
+    const std::string text = value.is_string() ? value.template get<std::string>() : value.dump();
+    if (!set_field(descriptor, key, text)) AICB_THROW(io_error(where, "the job names no field " + key));
+  }
+}
+
+}  // namespace detail
+
+/// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
+[[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
+  const std::string manifest_path = directory + "/" + std::string(chakra_manifest_file);
+  const detail::file_prefix manifest_text =
+      detail::read_file_prefix(manifest_path, 64 << 20, "a Chakra set's manifest.json");
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(manifest_text.text);
+  } catch (const nlohmann::json::exception& e) {
+    AICB_THROW(io_error(manifest_path, std::string("is not JSON: ") + e.what()));
+  }
+  if (!manifest.is_object() || manifest.value("schema", "") != "aicb.chakra/1" || !manifest.contains("job") ||
+      !manifest.contains("groups"))
+    AICB_THROW(io_error(manifest_path,
+                        "is not the manifest of a set aicb generate --format chakra wrote "
+                        "(schema aicb.chakra/1 with the job and its groups)"));
+  saved_rank saved;
+  const nlohmann::json& job = manifest["job"];
+  detail::read_fields(saved.job.model, job.value("model", nlohmann::json::object()), manifest_path);
+  detail::read_fields(saved.job.parallel, job.value("parallel", nlohmann::json::object()), manifest_path);
+  detail::read_fields(saved.job.batch, job.value("batch", nlohmann::json::object()), manifest_path);
+  validate(saved.job);
+  if (manifest.contains("iterations") && manifest["iterations"].is_number_unsigned())
+    saved.iterations = manifest["iterations"].get<std::uint64_t>();
+  const process_grid grid(saved.job);
+  std::map<std::string, group_id> groups;  // pg_name -> group
+  for (const auto& [number, text] : manifest["groups"].items()) {
+    const std::string name = text.is_string() ? text.get<std::string>() : std::string();
+    const std::size_t open = name.find('[');
+    const auto kind = from_string<group_kind>(name.substr(0, open));
+    if (!kind || open == std::string::npos || name.back() != ']')
+      AICB_THROW(io_error(manifest_path, "group " + number + " is not KIND[INDEX]: " + name));
+    groups[number] = {*kind, std::stoull(name.substr(open + 1, name.size() - open - 2))};
+  }
+
+  const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
+  const detail::file_prefix content =
+      detail::read_file_prefix(trace_path, std::uint64_t{1} << 34, "a Chakra trace");
+  if (!content.whole) AICB_THROW(io_error(trace_path, "is larger than 16 GiB"));
+  const chakra_trace trace = read_chakra_trace(content.text, trace_path);
+  for (const chakra_node& node : trace.nodes) {
+    operation op;
+    op.index = saved.ops.size();
+    saved.names.push_back(node.name);
+    op.name = saved.names.back();
+    if (node.data_deps.size() > op.after.size())
+      AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " has more than 8 dependencies"));
+    for (const std::uint64_t d : node.data_deps)
+      op.after[op.after_count++] = d;
+    std::chrono::nanoseconds duration{0};
+    const auto number = [&](std::string_view attr) -> std::uint64_t {
+      const chakra_attribute* a = node.attr(attr);
+      if (!a)
+        AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " lacks " + std::string(attr)));
+      return a->number;
+    };
+    switch (node.type) {
+      case chakra_node_type::compute:
+        op.type = op_type::compute;
+        duration = std::chrono::microseconds(node.duration_micros);
+        break;
+      case chakra_node_type::collective: {
+        op.type = op_type::collective;
+        op.kind = detail::collective_of_chakra(number("comm_type"), trace_path);
+        const chakra_attribute* pg = node.attr("pg_name");
+        const auto g = pg ? groups.find(pg->text) : groups.end();
+        if (g == groups.end())
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": its group " +
+                                              (pg ? pg->text : std::string("(none)")) +
+                                              " is not in manifest.json"));
+        op.group = g->second;
+        op.group_size = grid.group(op.group.kind, rank).size();
+        const std::uint64_t size = number("comm_size");
+        op.size = bytes{op.kind == collective::all_gather ? size * op.group_size : size};
+        break;
+      }
+      case chakra_node_type::send:
+      case chakra_node_type::recv: {
+        const bool send = node.type == chakra_node_type::send;
+        op.type = send ? op_type::send : op_type::recv;
+        op.peer = number(send ? "comm_dst" : "comm_src");
+        op.tag = number("comm_tag");
+        op.size = bytes{number("comm_size")};
+        break;
+      }
+      default:
+        AICB_THROW(
+            io_error(trace_path, "node " + std::to_string(node.id) + " is of a type aicb does not replay"));
+    }
+    saved.ops.push_back(op);
+    saved.durations.push_back(duration);
+  }
+  return saved;
+}
+
+AICB_END_NAMESPACE

@@ -66,3 +66,30 @@ TEST_CASE("params: shards over TP, PP and EP add back up to the model", "[calc][
   STATIC_REQUIRE(aicb::params_on_gpu(v3, 3).total() - aicb::params_on_gpu(no_mtp, 3).total() ==
                  v3_counts.mtp - 256 + 129280ULL * 7168);
 }
+
+TEST_CASE("params: Qwen3-Next's hybrid layers, by hand", "[calc][params]") {
+  // Gated softmax attention (12 layers): q_proj h -> 2 x 16 x 256 (queries and their gates), k and v
+  // h -> 2 x 256 each, o_proj 16 x 256 -> h, q/k norms of 256.
+  constexpr std::uint64_t h = 2048;
+  constexpr std::uint64_t full = h * (2 * 16 * 256 + 2 * 2 * 256) + 16 * 256 * h + 2 * 256;
+  // Gated DeltaNet (36 layers): key 16 x 128, value 32 x 128; in_proj_qkvz h -> 2 key + 2 value,
+  // in_proj_ba h -> 2 x 32, conv over 2 key + value channels of width 4, A and dt bias per value head,
+  // the gated norm over one value head, out_proj value -> h. 33.7M and 27.3M as inference.md says.
+  constexpr std::uint64_t key = 16 * 128, value = 32 * 128;
+  constexpr std::uint64_t linear =
+      h * (2 * key + 2 * value) + h * 64 + (2 * key + value) * 4 + 2 * 32 + 128 + value * h;
+  STATIC_REQUIRE(full == 27'263'488);
+  STATIC_REQUIRE(linear == 33'718'464);
+  constexpr auto c = aicb::count_params(aicb::presets::qwen3_next_80b_a3b);
+  STATIC_REQUIRE(c.attention == 12 * full + 36 * linear);
+  // 512 experts of 3 x h x 512 per layer; the shared expert and its h-weight sigmoid gate.
+  STATIC_REQUIRE(c.routed_experts == 48ull * 512 * 3 * h * 512);
+  STATIC_REQUIRE(c.shared_experts == 48 * (3 * h * 512 + h));
+  // Qwen's model card: 80B in total and 3B activated (A3B: without embeddings, as rounded).
+  CHECK(static_cast<double>(c.total()) == Approx(80e9).epsilon(0.005));
+  CHECK(std::llround(static_cast<double>(c.active() - c.embedding - c.output) / 1e9) == 3);
+  // A shard of TP 2: each Gated DeltaNet block's projections, filters and per-head parameters
+  // halved, the norm's weight whole.
+  STATIC_REQUIRE(aicb::detail::linear_attention_weights(aicb::presets::qwen3_next_80b_a3b, 2) ==
+                 (linear - 128) / 2 + 128);
+}

@@ -147,3 +147,65 @@ TEST_CASE("hf config: malformed text is a parse_error at its position, never a f
   CHECK_THROWS_WITH(aicb::load_hf_config("hf_dir"), Catch::Contains("is a directory"));
   std::filesystem::remove("hf_dir");
 }
+
+TEST_CASE("hf_config: Qwen3-Next's hybrid layout imports to its preset", "[model][hf_config]") {
+  // The keys of Qwen/Qwen3-Next-80B-A3B-Instruct's config.json.
+  nlohmann::json config = {{"architectures", {"Qwen3NextForCausalLM"}},
+                           {"attention_bias", false},
+                           {"attention_dropout", 0.0},
+                           {"bos_token_id", 151643},
+                           {"decoder_sparse_step", 1},
+                           {"eos_token_id", 151645},
+                           {"full_attention_interval", 4},
+                           {"head_dim", 256},
+                           {"hidden_act", "silu"},
+                           {"hidden_size", 2048},
+                           {"initializer_range", 0.02},
+                           {"intermediate_size", 5120},
+                           {"linear_conv_kernel_dim", 4},
+                           {"linear_key_head_dim", 128},
+                           {"linear_num_key_heads", 16},
+                           {"linear_num_value_heads", 32},
+                           {"linear_value_head_dim", 128},
+                           {"max_position_embeddings", 262144},
+                           {"mlp_only_layers", nlohmann::json::array()},
+                           {"model_type", "qwen3_next"},
+                           {"moe_intermediate_size", 512},
+                           {"norm_topk_prob", true},
+                           {"num_attention_heads", 16},
+                           {"num_experts", 512},
+                           {"num_experts_per_tok", 10},
+                           {"num_hidden_layers", 48},
+                           {"num_key_value_heads", 2},
+                           {"output_router_logits", false},
+                           {"partial_rotary_factor", 0.25},
+                           {"rms_norm_eps", 1e-06},
+                           {"rope_scaling", nullptr},
+                           {"rope_theta", 10000000},
+                           {"router_aux_loss_coef", 0.001},
+                           {"shared_expert_intermediate_size", 512},
+                           {"tie_word_embeddings", false},
+                           {"torch_dtype", "bfloat16"},
+                           {"transformers_version", "4.57.0.dev0"},
+                           {"use_cache", true},
+                           {"use_sliding_window", false},
+                           {"vocab_size", 151936}};
+  const aicb::hf_import imported = aicb::from_hf_config(config);
+  CHECK(imported.ignored_keys.empty());
+  aicb::model_spec m = aicb::resolve(imported.model);
+  const aicb::model_spec expected = aicb::resolve(aicb::presets::qwen3_next_80b_a3b);
+  m.name = expected.name;
+  m.max_position_embeddings = expected.max_position_embeddings;
+  CHECK(m == expected);
+  // A per-layer list must follow the interval; one that does not is refused, naming it.
+  nlohmann::json types = nlohmann::json::array();
+  for (int i = 0; i < 48; ++i)
+    types.push_back((i + 1) % 4 == 0 ? "full_attention" : "linear_attention");
+  config["layer_types"] = types;
+  CHECK(aicb::resolve(aicb::from_hf_config(config).model).full_attention_interval == 4);
+  config["layer_types"][0] = "full_attention";
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("layer_types"));
+  config.erase("layer_types");
+  config.erase("linear_num_value_heads");
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("linear_num_value_heads"));
+}

@@ -1,6 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/model/job.hpp>
+#include <aicb/model/presets.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -173,4 +174,19 @@ TEST_CASE("job: the sequence fits a learned position table", "[model][job]") {
   j.model.max_position_embeddings = 2048;
   j.model.position = aicb::position_kind::rope;  // no table
   CHECK(aicb::validate(j));
+}
+
+TEST_CASE("job: hybrid linear-attention models are refused for training, naming the field", "[model][job]") {
+  // Their serving steps are modelled (aicb::inference_step); a training workload would price every
+  // layer as softmax attention.
+  aicb::job_spec job{aicb::presets::qwen3_next_80b_a3b, {.world_size = 8, .expert_parallel = 8}, {}};
+  CHECK(aicb::validate(job));
+  CHECK_THROWS_WITH(aicb::validate_training(job),
+                    Catch::Contains("full_attention_interval") && Catch::Contains("serving only"));
+  job.model.full_attention_interval = 0;
+  job.model.linear_num_key_heads = job.model.linear_num_value_heads = 0;
+  job.model.linear_key_head_dim = job.model.linear_value_head_dim = job.model.linear_conv_kernel_dim = 0;
+  CHECK_THROWS_WITH(aicb::validate_training(job), Catch::Contains("attention_output_gate"));
+  job.model.attention_output_gate = false;
+  CHECK(aicb::validate_training(job));  // the shared expert's gate is trained as any weight
 }

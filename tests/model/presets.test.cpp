@@ -66,6 +66,8 @@ TEST_CASE("presets: published parameter counts reproduce within 0.5%", "[model][
   CHECK(static_cast<double>(v3.total()) == Approx(671e9).epsilon(0.005));
   CHECK(static_cast<double>(v3.active_without_input_embedding()) == Approx(36.7e9).epsilon(0.005));
   CHECK(std::llround(static_cast<double>(v3.active_without_input_embedding()) / 1e9) == 37);
+  // Qwen3-Next-80B-A3B model card: 80B in total.
+  CHECK(total(aicb::presets::qwen3_next_80b_a3b) == Approx(80e9).epsilon(0.005));
   // Brown et al. 2020, Table 2.1 (and the usual 174.6B): GPT-3 175B.
   CHECK(total(aicb::presets::gpt3_175b) == Approx(174.6e9).epsilon(0.005));
 }

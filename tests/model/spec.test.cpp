@@ -85,6 +85,24 @@ TEST_CASE("spec: every rule names its field at run time", "[model][spec]") {
   m = dense;
   m.q_lora_rank = 1536;  // a query rank without MLA
   CHECK(fault(m) == "q_lora_rank");
+  // Hybrid layouts: the linear attention's sizes come with the interval, and only with it.
+  m = dense;
+  m.linear_num_key_heads = 16;
+  CHECK(fault(m) == "linear_num_key_heads");
+  m.full_attention_interval = 4;
+  CHECK(fault(m) == "linear_num_value_heads");
+  m.linear_num_value_heads = 24;  // not a multiple of the key heads
+  m.linear_key_head_dim = m.linear_value_head_dim = 128;
+  m.linear_conv_kernel_dim = 4;
+  CHECK(fault(m) == "linear_num_value_heads");
+  m.linear_num_value_heads = 32;
+  CHECK(fault(m).empty());
+  CHECK(m.num_linear_attention_layers() == 24);  // 32 layers: 3, 7, ..., 31 softmax
+  m.full_attention_interval = 1;                 // every layer softmax: the sizes are unused
+  CHECK(fault(m) == "linear_num_key_heads");
+  m = dense;
+  m.shared_expert_gate = true;  // a gate without shared experts
+  CHECK(fault(m) == "shared_expert_gate");
 }
 
 TEST_CASE("spec: the run-time message carries field, value, rule and the related field", "[model][spec]") {

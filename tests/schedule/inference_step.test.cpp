@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One serving step's operations, bytes and FLOPs against values derived here by hand from the
 // formulas of docs/inference.md.
+#include <aicb/calc/params.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/schedule/inference_step.hpp>
 
@@ -214,4 +215,151 @@ TEST_CASE("inference step: experts over TP, drafts, and what cannot be served", 
            .expert_parallel = 4},
           "partial expert groups");
   refused({.phase = aicb::inference_phase::decode, .batch = 8, .context = 8, .tensor_parallel = 3}, "divide");
+}
+
+TEST_CASE("inference step: Qwen3-235B prefill, TP 4 + EP 8, by hand", "[schedule][inference]") {
+  // 4 requests of 2048 tokens over 2 DP-attention groups: 4096 tokens per group, 1024 per GPU for the
+  // experts.
+  const aicb::serving_spec s{.phase = aicb::inference_phase::prefill,
+                             .batch = 4,
+                             .prompt = 2048,
+                             .tensor_parallel = 4,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 8};
+  const aicb::inference_step step(aicb::presets::qwen3_235b_a22b, s, 1);
+  CHECK(step.tokens() == 4096);
+  CHECK(step.expert_input_tokens() == 1024);
+  // Causal GQA over the prompt: 2 requests x 1 local KV head, its 16 query heads' 2048 tokens.
+  const aicb::operation& core = find(step, 7, "attention_core");
+  CHECK(core.compute.causal);
+  CHECK(core.compute.flops() == Approx(2.0 * 2 * (16 * 2048) * 2048 * (128 + 128) * 0.5));
+  // Normal kernels: one FP8 message per distinct destination GPU, no header.
+  const double d = aicb::expected_destinations(128, 8, 8);
+  CHECK(find(step, 7, "moe_dispatch").size.count() ==
+        static_cast<u64>(std::llround(1024 * d * (4096 + 4096 / 128 * 4))));
+  CHECK(find(step, 7, "moe_combine").size.count() == static_cast<u64>(std::llround(1024 * d * 2 * 4096)));
+  CHECK(find(step, 7, "attention_reduce_scatter").size.count() == 2 * 4096 * 4096);
+  // 16 experts per GPU, each 1024 tokens x 8 GPUs x 8 / 128 = 512 tokens.
+  CHECK(find(step, 7, "moe_fc2").compute.flops() == Approx(gemm_flops(512, 1536, 4096, 16)));
+  // The prompt's KV cache written: 2 requests x 2048 tokens x 2 x 1 head x 128 x 2 B x 94 layers.
+  CHECK(step.kv_bytes() == Approx(2.0 * 2048 * (2 * 128 * 2 * 94)));
+}
+
+TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by hand",
+          "[schedule][inference]") {
+  const aicb::model_spec next = aicb::presets::qwen3_next_80b_a3b;
+  const double h = 2048;
+  // Layers 0-2 Gated DeltaNet, 3 gated softmax attention, and so on: 36 + 12.
+  CHECK(next.is_linear_attention_layer(0));
+  CHECK(next.is_linear_attention_layer(2));
+  CHECK_FALSE(next.is_linear_attention_layer(3));
+  CHECK(next.num_linear_attention_layers() == 36);
+
+  // Decode: 64 requests over 2 DP-attention groups of TP 2: 32 tokens per group, 16 per GPU for the
+  // experts; context 4096; BF16.
+  const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                             .batch = 64,
+                             .context = 4096,
+                             .tensor_parallel = 2,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 4};
+  const aicb::inference_step step(next, s, 3);
+  const double m = 32;
+  CHECK(step.tokens() == 32);
+  CHECK(step.expert_input_tokens() == 16);
+
+  // Gated DeltaNet on a TP rank: 8 key heads (1024 wide), 16 value heads (2048 wide), heads of 128.
+  const double key = 1024, value = 2048, value_heads = 16, dk = 128, dv = 128;
+  const aicb::operation& qkvz = find(step, 0, "gdn_in_proj_qkvz");
+  CHECK(qkvz.compute.flops() == Approx(gemm_flops(m, h, 2 * key + 2 * value)));
+  CHECK(qkvz.compute.bytes() == Approx(gemm_bytes(m, h, 2 * key + 2 * value, 2)));
+  CHECK(find(step, 0, "gdn_in_proj_ba").compute.flops() == Approx(gemm_flops(m, h, 2 * value_heads)));
+  CHECK(find(step, 0, "gdn_conv").compute.bytes() == Approx(m * (2 * key + value) * 2 * 2));
+  // The gated delta rule, one token per request and head: 6·dk·dv on the state plus (dk + dv) within
+  // the one-token chunk; the state read and written, q, k, v and the output.
+  const aicb::operation& gdn = find(step, 0, "gdn_core");
+  CHECK(gdn.compute.kind == aicb::op_kind::linear_attention);
+  CHECK(gdn.compute.flops() == Approx(32 * value_heads * (6 * dk * dv + dk + dv)));
+  CHECK(gdn.compute.bytes() == Approx(32 * value_heads * ((2 * dk + 2 * dv) + 2 * dk * dv) * 2));
+  CHECK(find(step, 0, "gdn_out").compute.flops() == Approx(gemm_flops(m, value, h)));
+  // No softmax attention, no KV cache read in a linear layer.
+  for (const aicb::operation& op : step.operations())
+    if (op.layer == 0) CHECK(op.compute.kind != aicb::op_kind::attention);
+
+  // Gated softmax attention (layer 3): 8 query heads with their gates, 1 KV head, heads of 256.
+  const aicb::operation& qkv = find(step, 3, "attention_qkv");
+  CHECK(qkv.compute.flops() == Approx(gemm_flops(m, h, (2 * 8 + 2 * 1) * 256)));
+  const aicb::operation& core = find(step, 3, "attention_core");
+  CHECK(core.compute.flops() == Approx(2.0 * 32 * 8 * 4096 * (256 + 256)));
+  CHECK(core.compute.bytes() == Approx(32 * (2 * 8 * 256 + 2 * 4096 * 256) * 2.0));
+  CHECK(find(step, 3, "attention_gate").compute.bytes() == Approx(m * 8 * 256 * 3 * 2));
+  CHECK(find(step, 3, "attention_out").compute.flops() == Approx(gemm_flops(m, 8 * 256, h)));
+
+  // Every layer's experts: reduce-scatter over TP, FP8 dispatch of 16 tokens x top-10, combine BF16,
+  // 128 local experts of 2 tokens each (16 x 4 GPUs x 10 / 512, rounded up), the shared expert and
+  // its gate on the GPU's 16 tokens, the all-gather.
+  for (const u64 layer : {u64{0}, u64{3}}) {
+    INFO("layer " << layer);
+    CHECK(find(step, layer, "attention_reduce_scatter").size.count() == 2 * 32 * 2048);
+    CHECK(find(step, layer, "moe_dispatch").size.count() == 16 * 10 * (2048 + 2048 / 128 * 4 + 16));
+    CHECK(find(step, layer, "moe_combine").size.count() == 16 * 10 * 2 * 2048);
+    CHECK(find(step, layer, "moe_dispatch").group_size == 4);
+    CHECK(find(step, layer, "moe_fc1").compute.flops() == Approx(gemm_flops(2, h, 2 * 512, 128)));
+    CHECK(find(step, layer, "shared_expert_fc1").compute.flops() == Approx(gemm_flops(16, h, 2 * 512)));
+    CHECK(find(step, layer, "shared_expert_gate").compute.flops() == Approx(gemm_flops(16, h, 1)));
+    CHECK(find(step, layer, "moe_all_gather").size.count() == 2 * 32 * 2048);
+  }
+
+  // Weights per GPU: 12 gated attention blocks over TP 2, 36 Gated DeltaNet blocks over TP 2 (the
+  // projections, the convolution's filters, A and dt bias per value head, one head's norm weight),
+  // per layer the router, 128 whole experts, the shared expert and its gate; vocabulary over TP 2
+  // twice (untied).
+  const u64 attention = 2048ull * (2 * 8 + 2) * 256 + 8ull * 256 * 2048;
+  const u64 linear =
+      2048ull * (2 * 1024 + 2 * 2048) + 2048ull * 32 + (2 * 1024 + 2048) * 4ull + 32 + 128 + 2048ull * 2048;
+  const u64 experts = 2048ull * 512 + 128 * 3ull * 2048 * 512 + 3ull * 2048 * 512 + 2048;
+  const u64 expected = 12 * attention + 36 * linear + 48 * experts + 2ull * (151936 / 2) * 2048;
+  CHECK(step.weights() == expected);
+  // The whole model on one copy agrees with the calculators: 12 + 36 blocks, 512 experts.
+  CHECK(aicb::detail::linear_attention_weights(next, 2) == linear);
+
+  // KV: 12 softmax layers x 2 (K, V) x 1 head x 256 x 2 B per GPU; the model's 2 heads: 24,576 B.
+  CHECK(step.kv_bytes_per_token() == 12 * 2 * 256 * 2);
+  CHECK(step.model_kv_bytes_per_token() == 24576);
+  // State per request: 36 layers x (16 heads x 128 x 128 + 4096 channels x 3 inputs) x 2 B per GPU.
+  CHECK(step.state_bytes_per_request() == 36.0 * (16 * 128 * 128 + 4096 * 3) * 2);
+  CHECK(step.model_state_bytes_per_request() == 36.0 * (32 * 128 * 128 + 8192 * 3) * 2);
+  CHECK(step.kv_bytes() == Approx(32 * (4096.0 * 12 * 2 * 256 * 2 + 36.0 * (16 * 128 * 128 + 4096 * 3) * 2)));
+
+  // Prefill: 4 requests of 4096 tokens, 2 per group: 8192 tokens per group, 4096 per GPU to the experts.
+  const aicb::serving_spec p{.phase = aicb::inference_phase::prefill,
+                             .batch = 4,
+                             .prompt = 4096,
+                             .tensor_parallel = 2,
+                             .attention_data_parallel = 2,
+                             .expert_parallel = 4};
+  const aicb::inference_step prefill(next, p, 0);
+  CHECK(prefill.expert_input_tokens() == 4096);
+  // Chunks of 64 tokens: per token and head 6·dk·dv on the state and 64·(dk + dv) within the chunk.
+  const aicb::operation& chunked = find(prefill, 1, "gdn_core");
+  CHECK(chunked.compute.flops() == Approx(2 * value_heads * 4096 * (6 * dk * dv + 64 * (dk + dv))));
+  CHECK(chunked.compute.bytes() == Approx(2 * value_heads * (4096 * (2 * dk + 2 * dv) + 2 * dk * dv) * 2));
+  // Causal softmax attention over the prompt: 2 requests x 1 KV head, its 8 query heads' 4096 tokens.
+  const aicb::operation& causal = find(prefill, 7, "attention_core");
+  CHECK(causal.compute.flops() == Approx(2.0 * 2 * (8 * 4096) * 4096 * (256 + 256) * 0.5));
+  const double d = aicb::expected_destinations(512, 10, 4);
+  CHECK(d == Approx(4 * (1 - 0.05466)).margin(0.001));  // C(384, 10) / C(512, 10) = 0.05466
+  CHECK(find(prefill, 7, "moe_dispatch").size.count() ==
+        static_cast<u64>(std::llround(4096 * d * (2048 + 64))));
+  CHECK(find(prefill, 7, "moe_combine").size.count() == static_cast<u64>(std::llround(4096 * d * 2 * 2048)));
+
+  // The linear heads are split over TP: TP must divide them.
+  aicb::model_spec few = next;
+  few.num_kv_heads = 16;
+  few.linear_num_key_heads = 4;
+  few.linear_num_value_heads = 8;
+  CHECK_THROWS_WITH(
+      aicb::inference_step(
+          few, {.phase = aicb::inference_phase::decode, .batch = 8, .context = 8, .tensor_parallel = 8}),
+      Catch::Contains("linear_num_key_heads"));
 }

@@ -85,6 +85,16 @@ aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces 
 aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML timeline, one decode step, [0-9.]+ ms"
               ARGS inference --format timeline --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
                    --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
+# Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request), not trained.
+aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(the whole model's: 24576 B\\)"
+              "linear-attention state +19.76 MB per request" "memory-bound"
+              ARGS describe --model qwen3-next-80b-a3b --phase decode --batch 64 --context 4096 --tp 2 --dp-attention 2
+                   --ep 4 --gpu H100)
+aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records, one prefill step"
+              ARGS inference --model qwen3-next-80b-a3b --phase prefill --batch 4 --prompt 4096 --tp 2
+                   --dp-attention 2 --ep 4 -o inference_hybrid.txt)
+aicb_cli_test(describe_hybrid_training_refused STATUS 2 EXPECT "full_attention_interval = 4: .*serving only"
+              ARGS describe --model qwen3-next-80b-a3b --world-size 8 --ep 8)
 aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
 aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
               ARGS inference -m qwen3-235B --phase decode)
@@ -108,6 +118,10 @@ set_tests_properties(cli.timeline_html_in_browser PROPERTIES LABELS cli SKIP_RET
 # Chakra traces from the command line: sets land whole; failures midway leave nothing.
 add_test(NAME cli.chakra_sets COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/chakra_cli.sh" $<TARGET_FILE:aicb_tool>)
 set_tests_properties(cli.chakra_sets PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "\n0 failures")
+# `aicb run` under mpirun (4 and 8 ranks): dense, pipelined, MoE and sweep replays with their data
+# checks and bandwidths; killed and hung ranks; mismatched ranks. Without OpenMPI: skipped (CI: fails).
+add_test(NAME cli.run_under_mpirun COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/run_cli.sh" $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.run_under_mpirun PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE)
 aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit in memory" "TP  CP  PP VPP"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
 aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"

@@ -33,6 +33,18 @@ int main(int argc, char** argv) {
   app.add_subcommand("profile", std::string(aicb_tool::profile_description) + " (see aicb profile --help)")
       ->allow_extras();
   if (argc >= 2 && std::string(argv[1]) == "profile") return aicb_tool::forward_to_profiler(argc, argv);
+  // `aicb run` is the separate program aicb-run (built where MPI is installed), likewise.
+  app.add_subcommand(
+         "run",
+         "Replay a job (or a collective sweep) on a cluster with MPI and measure it: mpirun -np N "
+         "aicb run ... (see aicb run --help)")
+      ->allow_extras();
+  if (argc >= 2 && std::string(argv[1]) == "run")
+    return aicb_tool::forward_to_sibling(
+        argc, argv, "aicb-run",
+        "aicb: run: this aicb was built without MPI (no aicb-run next to it: "
+        "it is built where an MPI implementation such as Debian's "
+        "libopenmpi-dev is installed)");
   aicb_tool::add_schedule_commands(app, chosen);
   aicb_tool::add_lint_command(app, chosen);
   aicb_tool::add_aiob_commands(app, chosen);

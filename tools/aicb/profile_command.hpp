@@ -10,6 +10,7 @@
 #pragma once
 
 #include "job_flags.hpp"
+#include "sibling_program.hpp"
 
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/profiling.hpp>
@@ -75,24 +76,10 @@ inline void add_profile_options(CLI::App& command, profile_options& o) {
 // `aicb profile ARGS`: replaces this process with `aicb-profile ARGS` from the folder of the running
 // aicb. Returns (status 1) only when that program is missing or cannot start.
 inline int forward_to_profiler(int argc, char** argv) {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  const std::filesystem::path program =
-      (error ? std::filesystem::path(argv[0]) : self).parent_path() / "aicb-profile";
-  if (!std::filesystem::exists(program)) {
-    std::fprintf(
-        stderr,
-        "aicb: profile: this aicb was built without CUDA (no aicb-profile next to it: it is built where "
-        "nvcc is installed); aicb profile needs a CUDA build and an NVIDIA GPU\n");
-    return 1;
-  }
-  std::vector<char*> args{const_cast<char*>("aicb-profile")};
-  for (int i = 2; i < argc; ++i)
-    args.push_back(argv[i]);
-  args.push_back(nullptr);
-  ::execv(program.c_str(), args.data());
-  std::fprintf(stderr, "aicb: profile: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
-  return 1;
+  return forward_to_sibling(
+      argc, argv, "aicb-profile",
+      "aicb: profile: this aicb was built without CUDA (no aicb-profile next to it: it is "
+      "built where nvcc is installed); aicb profile needs a CUDA build and an NVIDIA GPU");
 }
 
 #if defined(AICB_WITH_PROFILER)

@@ -80,12 +80,29 @@ namespace detail {
     const std::uint64_t out = a * m.v_head_dim * h + (m.linear_bias ? h : 0);
     return q + kv + out;
   }
+  // With an output gate the query projection also produces the gate: twice its width.
   const std::uint64_t q = a * m.head_dim, kv = m.num_kv_heads * m.head_dim;
-  std::uint64_t weights = h * (q + 2 * kv) + q * h;
-  if (m.linear_bias || m.qkv_bias) weights += q + 2 * kv;
+  const std::uint64_t q_out = m.attention_output_gate ? 2 * q : q;
+  std::uint64_t weights = h * (q_out + 2 * kv) + q * h;
+  if (m.linear_bias || m.qkv_bias) weights += q_out + 2 * kv;
   if (m.linear_bias) weights += h;
   if (m.qk_norm) weights += 2 * norm_weights(m, m.head_dim);
   return weights;
+}
+
+/// Weights of one Gated DeltaNet block on a TP rank of `t` (its heads split over TP): the input
+/// projection to q, k, v, the output gate z (2·key + 2·value) and the per-value-head decay and
+/// update gates (2·nv); the depthwise convolution over q, k, v (conv_dim × kernel); the per-head
+/// decay parameters A and dt bias (2·nv); the gated norm over one value head (replicated); the
+/// output projection (value → h). No biases.
+[[nodiscard]] constexpr std::uint64_t linear_attention_weights(const model_spec& m,
+                                                               std::uint64_t t = 1) noexcept {
+  const std::uint64_t h = m.hidden_size, nv = m.linear_num_value_heads;
+  const std::uint64_t key = m.linear_key_dim(), value = m.linear_value_dim();
+  return (h * (2 * key + 2 * value + 2 * nv) + m.linear_conv_dim() * m.linear_conv_kernel_dim + 2 * nv +
+          value * h) /
+             t +
+         m.linear_value_head_dim;
 }
 
 /// Router weights of one MoE layer.
@@ -106,23 +123,28 @@ namespace detail {
       m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
   c.embedding = m.vocab_size * h + (m.position == position_kind::learned ? positions * h : 0);
   c.output = m.tied_embeddings ? 0 : m.vocab_size * h;
-  c.attention = m.num_layers * detail::attention_weights(m);
+  const std::uint64_t linear_layers = m.num_linear_attention_layers();
+  c.attention = (m.num_layers - linear_layers) * detail::attention_weights(m) +
+                linear_layers * detail::linear_attention_weights(m);
   c.norms = (2 * m.num_layers + 1) * detail::norm_weights(m, h);
   c.dense_mlp = m.num_dense_layers() * detail::mlp_weights(m, m.ffn_hidden_size);
   const std::uint64_t moe_layers = m.num_moe_layers();
   const std::uint64_t expert = detail::mlp_weights(m, m.moe_ffn_hidden_size);
   c.routed_experts = moe_layers * m.num_experts * expert;
   c.active_routed = moe_layers * m.moe_top_k * expert;
+  const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
   c.shared_experts =
-      moe_layers * m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size);
+      moe_layers *
+      (m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate);
   c.router = moe_layers * detail::router_weights(m);
   // One DeepSeek-V3 MTP module: two input norms, a 2h→h projection, one MoE transformer layer and
   // an output norm; embedding and output head are shared with the main model.
   const std::uint64_t mtp_layer =
       detail::attention_weights(m) + 2 * detail::norm_weights(m, h) +
-      (m.is_moe() ? m.num_experts * expert + detail::router_weights(m) +
-                        m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size)
-                  : detail::mlp_weights(m, m.ffn_hidden_size));
+      (m.is_moe()
+           ? m.num_experts * expert + detail::router_weights(m) +
+                 m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate
+           : detail::mlp_weights(m, m.ffn_hidden_size));
   c.mtp = m.num_mtp_layers * (3 * detail::norm_weights(m, h) + 2 * h * h + mtp_layer);
   return c;
 }
@@ -176,10 +198,10 @@ struct shard_params {
     attention += a * m.v_head_dim * h / t + (m.linear_bias ? h : 0);
   } else {
     // With replicated key/value heads each rank holds at least one whole head.
-    const std::uint64_t q = a * m.head_dim / t;
+    const std::uint64_t q = a * m.head_dim / t, q_out = m.attention_output_gate ? 2 * q : q;
     const std::uint64_t kv = std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
-    attention = h * (q + 2 * kv) + q * h;
-    if (m.linear_bias || m.qkv_bias) attention += q + 2 * kv;
+    attention = h * (q_out + 2 * kv) + q * h;
+    if (m.linear_bias || m.qkv_bias) attention += q_out + 2 * kv;
     if (m.linear_bias) attention += h;
     if (m.qk_norm) attention += 2 * detail::norm_weights(m, m.head_dim);
   }
@@ -190,12 +212,14 @@ struct shard_params {
   const std::uint64_t etp = expert_tensor_parallel(job);
   const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
   for (std::uint64_t layer = begin; layer < end; ++layer) {
-    s.dense += attention + 2 * detail::norm_weights(m, h);
+    s.dense += (m.is_linear_attention_layer(layer) ? detail::linear_attention_weights(m, t) : attention) +
+               2 * detail::norm_weights(m, h);
+    const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
     if (m.is_moe() && layer >= m.first_dense_layers) {
       // The router's score bias (DeepSeek-V3) is a buffer in Megatron-Core, not a trained weight: it has
       // no gradient or optimizer state, so only the router's matrix is counted here.
       s.dense += m.hidden_size * m.num_experts +
-                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t);
+                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) + shared_gate;
       s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
     } else {
       s.dense += mlp_shard(m.ffn_hidden_size, t);
@@ -209,7 +233,8 @@ struct shard_params {
     const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
     const std::uint64_t module_dense =
         3 * detail::norm_weights(m, h) + 2 * h * h / t + attention + 2 * detail::norm_weights(m, h) +
-        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t)
+        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) +
+                   (m.shared_expert_gate ? h : 0)
              : mlp_shard(m.ffn_hidden_size, t));
     const std::uint64_t module_expert =
         moe ? m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp) : 0;

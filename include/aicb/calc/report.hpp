@@ -49,7 +49,7 @@ struct job_report {
 
 /// Computes the report of `job`, after validating it (config_error on a broken rule).
 [[nodiscard]] inline job_report describe_job(const job_spec& input) {
-  validate(input);
+  validate_training(input);
   job_report r;
   r.job = input;
   r.job.model = resolve(input.model);

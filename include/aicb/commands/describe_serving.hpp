@@ -47,7 +47,8 @@ struct serving_report {
   double weight_bytes = 0;
   double kv_bytes_per_token = 0;        ///< this GPU's share, all layers
   double model_kv_bytes_per_token = 0;  ///< one copy of the whole model's
-  double kv_bytes = 0;                  ///< the step's requests' KV cache on this GPU
+  double state_bytes_per_request = 0;   ///< linear-attention state per request on this GPU (hybrid layouts)
+  double kv_bytes = 0;                  ///< the step's requests' KV cache (and state) on this GPU
   double memory_limit = 0;              ///< bytes the weights and KV cache may use (fraction of the GPU's)
   std::uint64_t max_batch = 0;      ///< the most requests (all groups) whose KV cache fits beside the weights
   double flops = 0, bytes = 0;      ///< the step's computations
@@ -83,9 +84,8 @@ struct serving_report {
   r.model_kv_bytes_per_token = step.model_kv_bytes_per_token();
   r.kv_bytes = step.kv_bytes();
   r.memory_limit = gpu.memory_gb * 1e9 * memory_fraction;
-  const double per_request =
-      step.kv_bytes_per_token() *
-      static_cast<double>(serving.phase == inference_phase::decode ? serving.context : serving.prompt);
+  r.state_bytes_per_request = step.state_bytes_per_request();
+  const double per_request = step.cache_bytes_per_request();
   if (r.memory_limit > r.weight_bytes && per_request > 0)
     r.max_batch = static_cast<std::uint64_t>((r.memory_limit - r.weight_bytes) / per_request) *
                   serving.attention_data_parallel;
@@ -138,6 +138,9 @@ struct serving_report {
       static_cast<double>(r.weights) / 1e9);
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
+  if (r.state_bytes_per_request > 0)
+    add("  linear-attention state %8.2f MB per request (any context length)\n",
+        r.state_bytes_per_request / 1e6);
   add("  KV cache, this batch %10.2f GB\n", r.kv_bytes / 1e9);
   add("  memory limit         %10.2f GB  -> at most %llu requests of this length%s\n", r.memory_limit / 1e9,
       static_cast<unsigned long long>(r.max_batch),
@@ -179,6 +182,7 @@ struct serving_report {
   j.member("weights", r.weights).member("weight_bytes", r.weight_bytes);
   j.member("kv_bytes_per_token", r.kv_bytes_per_token)
       .member("model_kv_bytes_per_token", r.model_kv_bytes_per_token);
+  j.member("state_bytes_per_request", r.state_bytes_per_request);
   j.member("kv_bytes", r.kv_bytes)
       .member("memory_limit_bytes", r.memory_limit)
       .member("max_batch", r.max_batch);

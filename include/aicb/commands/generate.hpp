@@ -289,22 +289,11 @@ namespace detail {
   return files;
 }
 
-inline void write_job_json(json_writer& j, const job_spec& job) {
-  j.begin_object();
-  j.key("model");
-  write_json(j, job.model);
-  j.key("parallel");
-  write_json(j, job.parallel);
-  j.key("batch");
-  write_json(j, job.batch);
-  j.end_object();
-}
-
 inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
   out.format = "csv";
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   std::optional<std::uint64_t> stage = r.stage;
   if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
     stage = r.flags.number("pp_rank");
@@ -412,7 +401,7 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
 inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
   const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
@@ -455,7 +444,7 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
   generate_result out;
   out.format = "chakra";
   const job_spec job = corrected_job(r, out.notes);
-  validate(job);
+  validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
   out.job = job;
@@ -475,8 +464,6 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .schedule = {.iterations = out.iterations},
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);
-        j.key("job");
-        write_job_json(j, *out.job);
       }};
   const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
   out.items = written.nodes;

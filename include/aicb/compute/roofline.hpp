@@ -168,7 +168,7 @@ class roofline_model final : public compute_model {
     double compute = 0;
     if (flops > 0) {
       double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
-      if (op.kind == op_kind::attention)
+      if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
         fraction = e_.attention_fraction;
       else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
         fraction = e_.fp8_gemm_fraction;
@@ -188,6 +188,7 @@ class roofline_model final : public compute_model {
     switch (op.kind) {
       case op_kind::gemm:
       case op_kind::attention:
+      case op_kind::linear_attention:
         return 1;
       case op_kind::norm:
         return e_.norm_factor;

@@ -104,6 +104,11 @@ class csv_projection {
   /// What the projection left out, one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
+  /// The item of one of the rank's operations, or nothing where aicb's CSV has none (a computation
+  /// other than a GEMM, a collective over a group aicb does not name). Its stage views text this
+  /// projection owns.
+  [[nodiscard]] std::optional<csv_item> item(const operation& op) const { return item_of(op); }
+
   /// Calls `sink(const csv_item&)` for every item, in order (lazily: one iteration's stream at a time).
   /// An item's `stage` views text this projection owns: a sink that keeps items past the projection's
   /// life copies the stage into a string.
@@ -207,7 +212,7 @@ class csv_projection {
   }
 
   static job_spec validated(const job_spec& job) {
-    validate(job);
+    validate_training(job);
     return job;
   }
 

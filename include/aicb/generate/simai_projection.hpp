@@ -64,7 +64,7 @@ class simai_projection {
  public:
   simai_projection(const job_spec& job, const compute_model& compute, simai_projection_options options = {})
       : job_(job), options_(options) {
-    validate(job_);
+    validate_training(job_);
     job_.model = resolve(job_.model);
     const parallel_spec& p = job_.parallel;
     if (options_.iterations == 0)

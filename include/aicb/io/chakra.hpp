@@ -41,6 +41,7 @@
 #include <aicb/io/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/model/reflect.hpp>
 #include <aicb/model/serving.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/inference_step.hpp>
@@ -550,8 +551,15 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
                                           const chakra_set_options& options = {}) {
   validate(job);
   const chakra_groups numbers(job);
+  // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
+  chakra_set_options with_job = options;
+  with_job.about = [&](json_writer& j) {
+    j.key("job");
+    write_job_json(j, job);
+    if (options.about) options.about(j);
+  };
   return detail::write_chakra_set_of(
-      directory, job.parallel.world_size, numbers, options, [&](auto&& write, std::uint64_t rank) {
+      directory, job.parallel.world_size, numbers, with_job, [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(job, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
       });

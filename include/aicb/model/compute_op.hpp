@@ -12,6 +12,7 @@
 #include <aicb/dtype.hpp>
 #include <aicb/model/options.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +29,14 @@ enum class op_kind : std::uint8_t {
   embedding,    ///< table lookup of m rows of n features
   optimizer,    ///< Adam step over m parameters
   softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
+  /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
+  /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
+  linear_attention,
 };
+
+/// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
+/// a chunk tokens attend causally to each other, across chunks through the state.
+inline constexpr std::uint64_t linear_attention_chunk = 64;
 
 /// Which pass of training.
 enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
@@ -74,8 +82,8 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 7> value{"gemm",      "attention", "norm",   "elementwise",
-                                                         "embedding", "optimizer", "softmax"};
+  static constexpr std::array<std::string_view, 8> value{
+      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -129,6 +137,13 @@ struct compute_op {
         return 12 * b * M;
       case op_kind::softmax:
         return 5 * b * M * N;
+      case op_kind::linear_attention: {
+        // Per token and head: the state's three products — read by the key, updated by the key ×
+        // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
+        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
+        const double c = static_cast<double>(std::min<std::uint64_t>(m, linear_attention_chunk));
+        return b * M * (6 * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+      }
     }
     return 0;
   }
@@ -174,6 +189,8 @@ struct compute_op {
         return 2 * b * M * N * e;
       case op_kind::optimizer:
         return b * M * optimizer_bytes_per_parameter;
+      case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
+        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
   }

@@ -178,14 +178,14 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 9> supported{"llama",     "mistral",     "mixtral",
-                                                             "qwen2",     "qwen2_moe",   "qwen3",
-                                                             "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+  static constexpr std::array<std::string_view, 10> supported{
+      "llama", "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
+      "qwen3", "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "deepseek_v2, deepseek_v3"));
+                     "qwen3_next, deepseek_v2, deepseek_v3"));
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -216,13 +216,14 @@ class hf_reader {
                      "biases on attention only or on the MLP only are not modelled; set linear_bias or "
                      "qkv_bias explicitly"));
   if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
-  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;   // Qwen3 always normalises q, k heads
+  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
+    m.qk_norm = true;  // Qwen3 always normalises q, k heads
 
   if (type == "mixtral") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = m.ffn_hidden_size;
-  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
+  } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
     m.num_experts = r.required("num_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
@@ -232,9 +233,33 @@ class hf_reader {
     if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
       AICB_THROW(
           config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
-    if (type == "qwen2_moe") {
+    if (type == "qwen2_moe" || type == "qwen3_next") {  // one shared expert, scaled by a sigmoid gate
       m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
       m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+      m.shared_expert_gate = m.num_shared_experts > 0;
+    }
+    if (type == "qwen3_next") {  // Gated DeltaNet layers with gated softmax attention every N-th
+      m.attention_output_gate = true;
+      m.full_attention_interval = r.required("full_attention_interval");
+      m.linear_num_key_heads = r.required("linear_num_key_heads");
+      m.linear_num_value_heads = r.required("linear_num_value_heads");
+      m.linear_key_head_dim = r.required("linear_key_head_dim");
+      m.linear_value_head_dim = r.required("linear_value_head_dim");
+      m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      // An explicit per-layer list must be the pattern the interval describes.
+      if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
+        bool pattern = types->is_array() && types->size() == m.num_layers;
+        for (std::size_t i = 0; pattern && i < types->size(); ++i) {
+          const auto& t = (*types)[i];
+          const bool linear = m.full_attention_interval > 1 && (i + 1) % m.full_attention_interval != 0;
+          pattern = t.is_string() && t.get<std::string>() == (linear ? "linear_attention" : "full_attention");
+        }
+        if (!pattern)
+          AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
+                                  "only the layout of full_attention_interval is modelled (linear_attention, "
+                                  "then full_attention every full_attention_interval-th layer)"));
+      }
     }
   } else if (type == "deepseek_v2" || type == "deepseek_v3") {
     m.num_experts = r.required("n_routed_experts");

@@ -258,6 +258,20 @@ constexpr bool validate(const job_spec& job) {
   return true;
 }
 
+/// validate(job) and the rules of training workloads: hybrid linear-attention layouts and gated
+/// attention outputs are modelled for serving only (aicb::inference_step); the training schedule,
+/// calculators and generators would price them as plain softmax attention.
+constexpr bool validate_training(const job_spec& job) {
+  validate(job);
+  detail::require(!job.model.is_hybrid(), "full_attention_interval", job.model.full_attention_interval,
+                  "hybrid linear-attention layouts are modelled for serving only (aicb inference, aicb "
+                  "describe --phase); training workloads need softmax attention in every layer");
+  detail::require(!job.model.attention_output_gate, "attention_output_gate", 1,
+                  "gated attention outputs are modelled for serving only (aicb inference, aicb describe "
+                  "--phase)");
+  return true;
+}
+
 /// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
 /// any use of `checked_job<J>` a compile error whose notes carry the rule.
 template <job_spec J>

@@ -123,6 +123,29 @@ inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288)
 }
 inline constexpr model_spec qwen3_30b_a3b = qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 6144, 768);
 inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 12288, 1536);
+// Qwen3-Next: a hybrid layout — in each group of four layers three Gated DeltaNet (linear attention)
+// layers, then one softmax layer with a gated output (q_proj twice as wide); 512 experts of 512 with
+// a sigmoid-gated shared expert (Qwen/Qwen3-Next-80B-A3B-Instruct config.json, transformers'
+// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not priced.
+[[nodiscard]] constexpr model_spec qwen3_next(spec_name name) {
+  model_spec m = qwen3(name, 48, 2048, 16, 2, 5120);
+  m.head_dim = 256;
+  m.num_experts = 512;
+  m.moe_top_k = 10;
+  m.moe_ffn_hidden_size = 512;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 512;
+  m.shared_expert_gate = true;
+  m.attention_output_gate = true;
+  m.full_attention_interval = 4;
+  m.linear_num_key_heads = 16;
+  m.linear_num_value_heads = 32;
+  m.linear_key_head_dim = 128;
+  m.linear_value_head_dim = 128;
+  m.linear_conv_kernel_dim = 4;
+  return m;
+}
+inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b");
 
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
@@ -232,7 +255,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 37> all_presets{{
+inline constexpr std::array<preset, 38> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -253,6 +276,7 @@ inline constexpr std::array<preset, 37> all_presets{{
     {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
     {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
     {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
+    {"qwen3-next-80b-a3b", presets::qwen3_next_80b_a3b, "Qwen/Qwen3-Next-80B-A3B-Instruct config.json"},
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},

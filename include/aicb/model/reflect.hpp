@@ -164,4 +164,19 @@ void write_json(json_writer& w, const T& descriptor) {
   w.end_object();
 }
 
+/// Writes a job — an object with descriptor members `model`, `parallel` and `batch` (aicb::job_spec)
+/// — as {"model": …, "parallel": …, "batch": …}, each field by name: what the JSON outputs that name
+/// their job hold, and what aicb::load_chakra_rank reads back with set_field.
+template <class Job>
+void write_job_json(json_writer& w, const Job& job) {
+  w.begin_object();
+  w.key("model");
+  write_json(w, job.model);
+  w.key("parallel");
+  write_json(w, job.parallel);
+  w.key("batch");
+  write_json(w, job.batch);
+  w.end_object();
+}
+
 AICB_END_NAMESPACE

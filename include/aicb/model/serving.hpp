@@ -90,6 +90,10 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
   if (model.num_attention_heads % s.tensor_parallel != 0)
     refuse("tensor_parallel", s.tensor_parallel,
            "must divide num_attention_heads (" + std::to_string(model.num_attention_heads) + ")");
+  if (model.full_attention_interval > 1 && model.linear_num_key_heads % s.tensor_parallel != 0)
+    refuse("tensor_parallel", s.tensor_parallel,
+           "must divide linear_num_key_heads (" + std::to_string(model.linear_num_key_heads) +
+               "): the linear-attention heads are split over TP");
   if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
     refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
   const bool moe = model.num_experts > 0;

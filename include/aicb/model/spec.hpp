@@ -71,7 +71,15 @@ using spec_name = fixed_string<48>;
   ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
   ((std::uint64_t, qk_rope_head_dim, 0, "MLA per-head rotary query/key size"))                                 \
   ((std::uint64_t, v_head_dim, 0, "MLA per-head value size"))                                                  \
-  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts"))
+  ((std::uint64_t, num_mtp_layers, 0, "multi-token-prediction modules (DeepSeek-V3: 1); not in headline counts")) \
+  ((std::uint64_t, full_attention_interval, 0, "hybrid layout: every N-th layer softmax attention, the others Gated DeltaNet linear attention; 0 = all softmax")) \
+  ((std::uint64_t, linear_num_key_heads, 0, "Gated DeltaNet query/key heads (hybrid layouts)"))                  \
+  ((std::uint64_t, linear_num_value_heads, 0, "Gated DeltaNet value heads (hybrid layouts)"))                    \
+  ((std::uint64_t, linear_key_head_dim, 0, "Gated DeltaNet query/key head size (hybrid layouts)"))               \
+  ((std::uint64_t, linear_value_head_dim, 0, "Gated DeltaNet value head size (hybrid layouts)"))                 \
+  ((std::uint64_t, linear_conv_kernel_dim, 0, "Gated DeltaNet short-convolution width (hybrid layouts)"))        \
+  ((bool, attention_output_gate, false, "softmax attention output gated per element by sigmoid(x W_g): q_proj twice as wide (Qwen3-Next)")) \
+  ((bool, shared_expert_gate, false, "shared experts' output scaled by sigmoid(x w), w of h weights (Qwen2-MoE, Qwen3-Next)"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -91,6 +99,29 @@ struct model_spec {
   /// Layers with a dense MLP.
   [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
     return num_layers - num_moe_layers();
+  }
+  /// True for hybrid layouts: Gated DeltaNet linear attention in most layers, softmax attention in
+  /// every `full_attention_interval`-th (Qwen3-Next: 3 linear, then 1 softmax, repeated).
+  [[nodiscard]] constexpr bool is_hybrid() const noexcept { return full_attention_interval > 1; }
+  /// Whether layer `layer` (0-based) is a linear-attention layer: all but layers N−1, 2N−1, … of a
+  /// hybrid layout (N = full_attention_interval).
+  [[nodiscard]] constexpr bool is_linear_attention_layer(std::uint64_t layer) const noexcept {
+    return is_hybrid() && (layer + 1) % full_attention_interval != 0;
+  }
+  /// Layers with linear attention.
+  [[nodiscard]] constexpr std::uint64_t num_linear_attention_layers() const noexcept {
+    return is_hybrid() ? num_layers - num_layers / full_attention_interval : 0;
+  }
+  /// Gated DeltaNet sizes: all query/key heads' width, all value heads' width, and the channels of
+  /// the short convolution over q, k and v (2·key + value).
+  [[nodiscard]] constexpr std::uint64_t linear_key_dim() const noexcept {
+    return linear_num_key_heads * linear_key_head_dim;
+  }
+  [[nodiscard]] constexpr std::uint64_t linear_value_dim() const noexcept {
+    return linear_num_value_heads * linear_value_head_dim;
+  }
+  [[nodiscard]] constexpr std::uint64_t linear_conv_dim() const noexcept {
+    return 2 * linear_key_dim() + linear_value_dim();
   }
 };
 
@@ -146,7 +177,13 @@ constexpr bool validate(const model_spec& spec) {
                                      {"qk_nope_head_dim", m.qk_nope_head_dim},
                                      {"qk_rope_head_dim", m.qk_rope_head_dim},
                                      {"v_head_dim", m.v_head_dim},
-                                     {"num_mtp_layers", m.num_mtp_layers}})
+                                     {"num_mtp_layers", m.num_mtp_layers},
+                                     {"full_attention_interval", m.full_attention_interval},
+                                     {"linear_num_key_heads", m.linear_num_key_heads},
+                                     {"linear_num_value_heads", m.linear_num_value_heads},
+                                     {"linear_key_head_dim", m.linear_key_head_dim},
+                                     {"linear_value_head_dim", m.linear_value_head_dim},
+                                     {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
     require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
   require(spec.head_dim != 0 || m.is_mla() || m.hidden_size % m.num_attention_heads == 0,
           "num_attention_heads", m.num_attention_heads,
@@ -175,9 +212,11 @@ constexpr bool validate(const model_spec& spec) {
           "hidden_size", m.hidden_size);
   // The projections' output width per token (dimensions are at most 2^50: the sums cannot wrap).
   const auto attention_width =
-      m.is_mla() ? product_within({m.num_attention_heads,
-                                   2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
-                 : product_within({2 * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
+      m.is_mla()
+          ? product_within(
+                {m.num_attention_heads, 2 * m.qk_nope_head_dim + m.qk_rope_head_dim + 2 * m.v_head_dim})
+          : product_within(
+                {(m.attention_output_gate ? 3 : 2) * m.num_attention_heads + 2 * m.num_kv_heads, m.head_dim});
   require(
       attention_width.has_value() &&
           fits({m.num_layers, m.hidden_size,
@@ -228,6 +267,44 @@ constexpr bool validate(const model_spec& spec) {
     require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
             "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
   }
+  if (m.is_hybrid()) {
+    for (const auto& [field, value] :
+         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+          {"linear_num_value_heads", m.linear_num_value_heads},
+          {"linear_key_head_dim", m.linear_key_head_dim},
+          {"linear_value_head_dim", m.linear_value_head_dim},
+          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+      require(value > 0, field, value,
+              "a hybrid layout (full_attention_interval > 1) needs every linear_* size");
+    require(m.linear_num_value_heads % m.linear_num_key_heads == 0, "linear_num_value_heads",
+            m.linear_num_value_heads,
+            "linear_num_value_heads must be a multiple of linear_num_key_heads (each key head serves a whole "
+            "group of value heads)",
+            "linear_num_key_heads", m.linear_num_key_heads);
+    require(!m.is_mla(), "kv_lora_rank", m.kv_lora_rank,
+            "a hybrid layout's softmax layers are grouped-query attention, not multi-head latent attention");
+    // Per layer: the input projection (q, k, v, z and the two gates per value head), the
+    // convolution and the output projection.
+    const auto key = product_within({m.linear_num_key_heads, m.linear_key_head_dim}, max_derived_size);
+    const auto value = product_within({m.linear_num_value_heads, m.linear_value_head_dim}, max_derived_size);
+    require(key.has_value() && value.has_value() &&
+                fits({m.num_layers, m.hidden_size, 2 * *key + 3 * *value + 2 * m.linear_num_value_heads}),
+            "linear_num_value_heads", m.linear_num_value_heads,
+            "num_layers x hidden_size x the linear attention projections' width must not exceed 2^50",
+            "hidden_size", m.hidden_size);
+  } else {
+    for (const auto& [field, value] :
+         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+          {"linear_num_value_heads", m.linear_num_value_heads},
+          {"linear_key_head_dim", m.linear_key_head_dim},
+          {"linear_value_head_dim", m.linear_value_head_dim},
+          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+      require(value == 0, field, value,
+              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
+              "full_attention_interval", m.full_attention_interval);
+  }
+  require(!m.shared_expert_gate || m.num_shared_experts > 0, "shared_expert_gate", 1,
+          "shared_expert_gate needs shared experts (num_shared_experts > 0)");
   return true;
 }
 

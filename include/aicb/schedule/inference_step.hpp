@@ -116,11 +116,19 @@ class inference_step {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
-  /// The KV cache this step reads (decode: every request's context) or writes (prefill), on this GPU.
+  /// Linear-attention state per request on this GPU (all linear layers; 0 without them), and for
+  /// the whole model on one copy. It does not grow with the context.
+  [[nodiscard]] double state_bytes_per_request() const noexcept { return state_per_request_; }
+  [[nodiscard]] double model_state_bytes_per_request() const noexcept { return model_state_per_request_; }
+  /// The cache of one request on this GPU: its tokens' KV and its linear-attention state.
+  [[nodiscard]] double cache_bytes_per_request() const noexcept {
+    return static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt) * kv_per_token_ +
+           state_per_request_;
+  }
+  /// The KV cache (and linear-attention state) this step reads (decode: every request's context) or
+  /// writes (prefill), on this GPU.
   [[nodiscard]] double kv_bytes() const noexcept {
-    const double tokens = static_cast<double>(s_.requests_per_group()) *
-                          static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt);
-    return tokens * kv_per_token_;
+    return static_cast<double>(s_.requests_per_group()) * cache_bytes_per_request();
   }
   /// FLOPs and bytes of the step's computations on this GPU.
   [[nodiscard]] double flops() const noexcept {
@@ -215,7 +223,9 @@ class inference_step {
     }
     const std::uint64_t hd = m_.head_dim;
     const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);  // replicated past TP
-    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (heads + 2 * kv_heads) * hd);
+    // A gated output doubles the query projection: each head's query and its output gate.
+    const std::uint64_t q_width = (m_.attention_output_gate ? 2 : 1) * heads;
+    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (q_width + 2 * kv_heads) * hd);
     if (m_.qk_norm)
       compute("attention_qk_norm", layer, op_role::attention_qkv, op_kind::norm, 1,
               tokens * (heads + kv_heads), hd, 0);
@@ -225,7 +235,33 @@ class inference_step {
             q * group, kv_len, hd);
     ops_.back().compute.causal = !decode;
     if (decode) ops_.back().compute.type = s_.kv_cache;
+    if (m_.attention_output_gate) {  // output × sigmoid(gate), element by element
+      compute("attention_gate", layer, op_role::attention_out, op_kind::elementwise, 1, tokens, heads * hd,
+              0);
+      ops_.back().compute.inputs = 2;
+    }
     gemm("attention_out", layer, op_role::attention_out, tokens, heads * hd, h);
+  }
+
+  // Gated DeltaNet (hybrid layouts' linear attention), its heads split over TP: the input
+  // projections (q, k, v, the output gate z; the decay and update gates per value head), the short
+  // causal convolution over q, k, v, the gated delta rule over each sequence's state, the gated norm
+  // and the output projection. In place of a KV cache each sequence keeps a state per value head
+  // and the convolution's last inputs.
+  void linear_attention(std::uint64_t layer, std::uint64_t requests, std::uint64_t q, std::uint64_t tokens) {
+    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
+    const std::uint64_t key = m_.linear_key_dim() / t, value = m_.linear_value_dim() / t;
+    const std::uint64_t value_heads = m_.linear_num_value_heads / t;
+    gemm("gdn_in_proj_qkvz", layer, op_role::attention_qkv, tokens, h, 2 * key + 2 * value);
+    gemm("gdn_in_proj_ba", layer, op_role::attention_qkv, tokens, h, 2 * value_heads);
+    compute("gdn_conv", layer, op_role::attention_qkv, op_kind::elementwise, 1, tokens, 2 * key + value, 0);
+    weights_ += (2 * key + value) * m_.linear_conv_kernel_dim + 2 * value_heads;  // the filters; A, dt bias
+    compute("gdn_core", layer, op_role::attention_core, op_kind::linear_attention, requests * value_heads, q,
+            m_.linear_value_head_dim, m_.linear_key_head_dim);
+    compute("gdn_norm", layer, op_role::attention_core, op_kind::norm, 1, tokens * value_heads,
+            m_.linear_value_head_dim, 0);
+    weights_ += m_.linear_value_head_dim;  // the gated norm's weight (one head's, shared)
+    gemm("gdn_out", layer, op_role::attention_out, tokens, value, h);
   }
 
   void mlp(std::uint64_t layer, std::uint64_t tokens, std::uint64_t width, op_role fc1, op_role act,
@@ -238,11 +274,14 @@ class inference_step {
     gemm(down, layer, fc2, tokens, width, m_.hidden_size, groups);
   }
 
-  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer) {
+  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer, bool linear) {
     const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size, tokens = requests * q;
     const bool ep = moe_layer && s_.expert_parallel > 1;
     compute("input_norm", i, op_role::input_norm, op_kind::norm, 1, tokens, h, 0);
-    attention(i, requests, q, tokens);
+    if (linear)
+      linear_attention(i, requests, q, tokens);
+    else
+      attention(i, requests, q, tokens);
     const std::uint64_t hidden_bytes = 2 * tokens * h;  // BF16 hidden states
     std::uint64_t local = tokens;
     if (t > 1) {
@@ -277,10 +316,12 @@ class inference_step {
       const std::uint64_t routed = (local * s_.gpus() * k + E - 1) / E;
       mlp(i, routed, m_.moe_ffn_hidden_size, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
           "moe_fc1", "moe_activation", "moe_fc2", per_gpu);
-      if (m_.num_shared_experts > 0)
+      if (m_.num_shared_experts > 0) {
         mlp(i, local, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts, op_role::mlp_fc1,
             op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
             "shared_expert_fc2");
+        shared_gate(i, local);
+      }
       collective("moe_combine", i, collective::all_to_all, group_kind::ep,
                  static_cast<std::uint64_t>(std::llround(messages * 2.0 * static_cast<double>(h))));
       if (t > 1) collective("moe_all_gather", i, collective::all_gather, group_kind::tp, hidden_bytes);
@@ -291,12 +332,23 @@ class inference_step {
     const std::uint64_t routed = (tokens * k + E - 1) / E;
     mlp(i, routed, m_.moe_ffn_hidden_size / t, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
         "moe_fc1", "moe_activation", "moe_fc2", E);
-    if (m_.num_shared_experts > 0)
+    if (m_.num_shared_experts > 0) {
       mlp(i, tokens, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts / t, op_role::mlp_fc1,
           op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
           "shared_expert_fc2");
+      shared_gate(i, tokens);
+    }
     if (t > 1) collective("moe_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
     moe_tokens_ = tokens;
+  }
+
+  // The shared experts' sigmoid gate (replicated): one score per token, then output × score.
+  void shared_gate(std::uint64_t layer, std::uint64_t tokens) {
+    if (!m_.shared_expert_gate) return;
+    gemm("shared_expert_gate", layer, op_role::mlp_fc2, tokens, m_.hidden_size, 1);
+    compute("shared_expert_scale", layer, op_role::mlp_activation, op_kind::elementwise, 1, tokens,
+            m_.hidden_size, 0);
+    ops_.back().compute.inputs = 2;
   }
 
   void head(std::uint64_t requests, std::uint64_t q, std::uint64_t layer_id) {
@@ -320,7 +372,7 @@ class inference_step {
     if (t > 1)
       collective("embedding_all_reduce", no_layer, collective::all_reduce, group_kind::tp, 2 * tokens_ * h);
     for (std::uint64_t i = 0; i < m_.num_layers; ++i)
-      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers);
+      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers, m_.is_linear_attention_layer(i));
     head(requests, q, no_layer);
     const bool untied = !m_.tied_embeddings;
     if (!untied) weights_ -= (m_.vocab_size + t - 1) / t * h;  // the head reused the embedding's table
@@ -329,14 +381,28 @@ class inference_step {
       const std::uint64_t held = weights_;
       for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
         gemm("mtp_projection", m_.num_layers, op_role::mtp_projection, requests, 2 * h, h);
-        layer(m_.num_layers, requests, 1, m_.is_moe());
+        layer(m_.num_layers, requests, 1, m_.is_moe(), false);  // MTP layers use softmax attention
         head(requests, 1, m_.num_layers);
         if (d == 0) mtp_weights_ = weights_ - held;
       }
       weights_ = held + mtp_weights_;  // the drafts reuse one module's weights
     }
-    // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads.
-    const double e = size_of(s_.kv_cache), layers = static_cast<double>(m_.num_layers);
+    // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads —
+    // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
+    // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
+    const double e = size_of(s_.kv_cache),
+                 layers = static_cast<double>(m_.num_layers - m_.num_linear_attention_layers());
+    if (m_.is_hybrid()) {
+      const auto state = [&](std::uint64_t split) {
+        const double heads = static_cast<double>(m_.linear_num_value_heads / split);
+        const double conv =
+            static_cast<double>(m_.linear_conv_dim() / split * (m_.linear_conv_kernel_dim - 1));
+        return (heads * static_cast<double>(m_.linear_key_head_dim * m_.linear_value_head_dim) + conv) *
+               size_of(dtype::bf16) * static_cast<double>(m_.num_linear_attention_layers());
+      };
+      state_per_request_ = state(s_.tensor_parallel);
+      model_state_per_request_ = state(1);
+    }
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       kv_per_token_ = model_kv_per_token_;
@@ -353,7 +419,7 @@ class inference_step {
   process_grid grid_;
   std::vector<operation> ops_;
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
-  double kv_per_token_ = 0, model_kv_per_token_ = 0;
+  double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
 };
 
 AICB_END_NAMESPACE

@@ -142,6 +142,7 @@ class rank_schedule {
   struct state {
     state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
         : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
+      validate_training(job);
       const parallel_spec& p = job.parallel;
       if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
         AICB_THROW(

@@ -1,0 +1,518 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::replay — runs one rank's operations for real, on a distributed engine, and measures them:
+/// the execution code every backend shares (MPI on CPUs, NCCL on GPUs). A backend implements
+/// aicb::replay_transport — buffers, the collectives over its sub-communicators, non-blocking
+/// sends and receives, a compute delay, reductions over ranks and a job-wide abort — and the
+/// executor does the rest:
+///
+/// - before any traffic, every rank's configuration fingerprint is compared (a rank started with
+///   other flags is named, and nothing is sent), and the sub-communicator of every group kind the
+///   operations use is created once, by every rank, in one order;
+/// - each rank replays its own operations (so pipeline sends meet their receives) in stream
+///   order: collectives block; sends and receives are started and completed when an operation
+///   that depends on them (or the end of the iteration) needs them; computation is a timed delay of
+///   the compute model's duration × `compute_scale` (0: communication only);
+/// - `warmup` iterations run first and are excluded (NCCL and MPI set connections up on first use);
+///   with `check`, one more untimed iteration fills every buffer with a known pattern and verifies
+///   what each collective and transfer delivered;
+/// - each operation is timed (backend clocks: wall time on CPUs, CUDA events on GPUs), each
+///   iteration by wall time, and the iteration's time is the slowest rank's;
+/// - an operation that does not complete within `timeout` ends the whole job with a message
+///   naming the rank and the operation.
+///
+/// ```cpp
+/// my_mpi_transport t;                      // one process per rank
+/// aicb::rank_schedule s(job, t.rank());
+/// const aicb::replay_result r = aicb::replay(t, {s.begin(), s.end()}, aicb::process_grid(job),
+///                                            &compute, {.warmup = 2, .iterations = 10});
+/// ```
+///
+/// Buffers hold 16-bit elements (size / 2, rounded up; all-gather, reduce-scatter and all-to-all
+/// padded to a multiple of the group), allocated before the first iteration and reused.
+
+#include <aicb/compute/model.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/run/bandwidth.hpp>
+#include <aicb/schedule/operation.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The element the replay's buffers hold: 16 bits, summed with wrap-around (an integer type, so
+/// every engine can reduce it and a check is exact).
+using replay_element = std::uint16_t;
+
+/// What a distributed engine gives the executor. See the file comment.
+class replay_transport {
+ public:
+  using buffer = std::uint64_t;   ///< a buffer of the backend's (host or device memory)
+  using request = std::uint64_t;  ///< a started send or receive
+
+  virtual ~replay_transport() = default;
+  [[nodiscard]] virtual std::uint64_t rank() const = 0;
+  [[nodiscard]] virtual std::uint64_t world() const = 0;
+  /// Creates, on every rank and in this order, the sub-communicator of each of `kinds` (this
+  /// rank's group of that kind in `grid`; ranks outside every group of a kind take no part).
+  virtual void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) = 0;
+
+  /// A buffer of `elements`; and copies between it and the host (for checks).
+  [[nodiscard]] virtual buffer allocate(std::uint64_t elements) = 0;
+  virtual void write(buffer b, std::span<const replay_element> host) = 0;
+  virtual void read(buffer b, std::span<replay_element> host) = 0;
+
+  /// Runs collective `kind` over this rank's group `group` of `n` ranks on the first `elements` of
+  /// `data` — an all-reduce and an all-gather in place (all-gather: this rank's shard at its
+  /// position), a reduce-scatter's shard and an all-to-all's receive into `out` — and returns its
+  /// time in seconds once this rank's part is complete.
+  virtual double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
+                                std::uint64_t elements) = 0;
+  /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
+  [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                           std::uint64_t elements) = 0;
+  [[nodiscard]] virtual request start_receive(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                              std::uint64_t elements) = 0;
+  virtual void finish(request r) = 0;
+  /// Computation taking `duration` (a spin on the device, a busy wait on a CPU); its time, s.
+  virtual double compute(std::chrono::nanoseconds duration) = 0;
+  /// Waits for everything issued (a device synchronisation; nothing on CPUs).
+  virtual void synchronize() {}
+  virtual void barrier() = 0;
+  /// Every rank's `value`, in rank order, on every rank.
+  [[nodiscard]] virtual std::vector<double> all_gather(double value) = 0;
+  /// Element-wise maximum over ranks, in place.
+  virtual void max_over_ranks(std::span<double> values) = 0;
+  /// Every rank's `values` (any length each), in rank order, on rank 0; empty elsewhere.
+  [[nodiscard]] virtual std::vector<std::vector<double>> gather_to_first(std::span<const double> values) = 0;
+  /// Sums of checked values stay at or below this (a 16-bit integer reduction: 65535; NCCL, which
+  /// reduces 16-bit elements as FP16: 2048, the largest range of integers it holds exactly).
+  [[nodiscard]] virtual std::uint64_t exact_sum_limit() const { return 65535; }
+  /// Ends every rank of the job with `message` (printed once, naming this rank). Safe to call from
+  /// the executor's watchdog thread.
+  [[noreturn]] virtual void abort(const std::string& message) = 0;
+};
+
+/// How to replay.
+struct replay_options {
+  std::uint64_t warmup = 1;                   ///< iterations run first and not measured
+  std::uint64_t iterations = 5;               ///< measured iterations
+  double compute_scale = 1;                   ///< × the compute model's durations; 0 = communication only
+  bool check = false;                         ///< one untimed iteration verifying every buffer's contents
+  std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
+  std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
+  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+};
+
+/// One operation's measurements on this rank.
+struct replayed_operation {
+  operation op;
+  double modelled_us = 0;  ///< compute: the model's duration × compute_scale
+  double mean_us = 0, min_us = 0, max_us = 0;
+  /// In the last measured iteration: when it started after the iteration's start, and how long it
+  /// took (transfers: from being started to being completed), µs.
+  double last_start_us = 0, last_us = 0;
+  /// Collectives and transfers: nccl-tests' algorithm and bus bandwidth at the mean time, GB/s.
+  double algbw = 0, busbw = 0;
+};
+
+/// What a replay measured.
+struct replay_result {
+  std::uint64_t rank = 0, world = 0;
+  replay_options options;
+  std::vector<replayed_operation> operations;  ///< this rank's, in stream order
+  std::vector<double> iteration_us;            ///< wall time of each measured iteration, this rank
+  std::vector<double> slowest_iteration_us;    ///< the same, the slowest rank's
+  std::uint64_t checked = 0, wrong = 0;        ///< elements verified / wrong, over all ranks
+  std::vector<group_kind> groups;              ///< the group kinds the operations use
+};
+
+namespace detail {
+
+// Known contents: element `i` of the data member `position` of a group of `members` contributes.
+// Values stay below `limit` / members, so that no sum over the group leaves the range the engine
+// adds exactly (16-bit integer sums: some engines wrap, some vectorised reductions saturate).
+[[nodiscard]] constexpr replay_element replay_pattern(std::uint64_t position, std::uint64_t i,
+                                                      std::uint64_t members = 1,
+                                                      std::uint64_t limit = 65535) noexcept {
+  const std::uint64_t bound = limit / (members ? members : 1);
+  return static_cast<replay_element>((position * 7919 + i * 31 + 1) % (bound > 1 ? bound : 2));
+}
+
+// 64-bit FNV-1a of the configuration text, split in two exact doubles.
+[[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Elements of an operation's buffer: half its bytes rounded up, padded to the group where shards
+// are involved.
+[[nodiscard]] inline std::uint64_t replay_elements(const operation& op) {
+  std::uint64_t e = (op.size.count() + 1) / 2;
+  if (op.type == op_type::collective &&
+      (op.kind == collective::all_gather || op.kind == collective::reduce_scatter ||
+       op.kind == collective::all_to_all) &&
+      op.group_size > 1)
+    e = (e + op.group_size - 1) / op.group_size * op.group_size;
+  return e;
+}
+
+// Stops the job when one operation runs past the timeout.
+class replay_watchdog {
+ public:
+  replay_watchdog(replay_transport& t, std::chrono::milliseconds timeout) : t_(t), timeout_(timeout) {
+    thread_ = std::thread([this] { watch(); });
+  }
+  replay_watchdog(const replay_watchdog&) = delete;
+  replay_watchdog& operator=(const replay_watchdog&) = delete;
+  ~replay_watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void begin(std::string what) {
+    std::lock_guard lock(mutex_);
+    what_ = std::move(what);
+    since_ = std::chrono::steady_clock::now();
+    busy_ = true;
+  }
+  void end() {
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(100));
+      if (busy_ && std::chrono::steady_clock::now() - since_ > timeout_)
+        t_.abort(what_ + " did not complete within " + std::to_string(timeout_.count()) +
+                 " ms (a peer failed, hangs or never calls it)");
+    }
+  }
+  replay_transport& t_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread thread_;
+  bool done_ = false, busy_ = false;
+  std::string what_;
+  std::chrono::steady_clock::time_point since_{};
+};
+
+// "operation #12 grad_reduce (all_reduce over dp[1], 4 ranks, 1048576 B)".
+[[nodiscard]] inline std::string replay_describe(std::uint64_t rank, const operation& op) {
+  std::string text = "rank " + std::to_string(rank) + ": operation #" + std::to_string(op.index) + " " +
+                     std::string(op.name) + " (";
+  switch (op.type) {
+    case op_type::compute:
+      text.append("compute");
+      break;
+    case op_type::collective:
+      text.append(to_string(op.kind))
+          .append(" over ")
+          .append(to_string(op.group))
+          .append(", ")
+          .append(std::to_string(op.group_size))
+          .append(" ranks, ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+    case op_type::send:
+    case op_type::recv:
+      text.append(op.type == op_type::send ? "send to rank " : "receive from rank ")
+          .append(std::to_string(op.peer))
+          .append(", tag ")
+          .append(std::to_string(op.tag))
+          .append(", ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+  }
+  return text.append(")");
+}
+
+}  // namespace detail
+
+/// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
+/// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
+/// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
+/// workload's). Collective on every rank: all must call it with the same configuration. See the
+/// file comment.
+[[nodiscard]] inline replay_result replay(replay_transport& transport, const std::vector<operation>& ops,
+                                          const process_grid& grid, const compute_model* compute,
+                                          const replay_options& options,
+                                          std::span<const std::chrono::nanoseconds> durations_given = {}) {
+  replay_result result;
+  result.rank = transport.rank();
+  result.world = transport.world();
+  result.options = options;
+  const std::uint64_t rank = result.rank;
+
+  // 1. The same configuration everywhere, before any traffic.
+  const std::uint64_t mine = detail::replay_fingerprint(options.fingerprint);
+  const std::vector<double> high = transport.all_gather(static_cast<double>(mine >> 32)),
+                            low = transport.all_gather(static_cast<double>(mine & 0xffffffffu));
+  std::string differ;
+  for (std::uint64_t r = 0; r < high.size(); ++r)
+    if (high[r] != high[0] || low[r] != low[0])
+      differ.append(differ.empty() ? "" : ", ").append(std::to_string(r));
+  if (!differ.empty())
+    AICB_THROW(
+        config_error("configuration", "ranks " + differ,
+                     "differs from rank 0's: every rank must be started with the same job and options"));
+
+  // 2. Buffers large enough for every rank's operations — refused on every rank alike when one
+  // rank's would exceed the limit.
+  std::vector<double> largest_anywhere{1};
+  for (const operation& op : ops)
+    if (op.is_communication())
+      largest_anywhere[0] = std::max(largest_anywhere[0], static_cast<double>(detail::replay_elements(op)));
+  transport.max_over_ranks(largest_anywhere);
+  const std::uint64_t largest = static_cast<std::uint64_t>(largest_anywhere[0]);
+  if (largest * sizeof(replay_element) > options.max_buffer_bytes)
+    AICB_THROW(config_error("max_buffer_bytes", std::to_string(options.max_buffer_bytes),
+                            "an operation needs a " + std::to_string(largest * sizeof(replay_element)) +
+                                "-byte buffer; raise the limit (--max-buffer) or replay a smaller job"));
+
+  // 3. The groups the operations use, on every rank (a kind any rank uses is created by all).
+  std::vector<double> used(static_cast<std::size_t>(group_kind::world) + 1, 0.0);
+  for (const operation& op : ops)
+    if (op.type == op_type::collective) used[static_cast<std::size_t>(op.group.kind)] = 1;
+  transport.max_over_ranks(used);
+  for (std::size_t k = 0; k < used.size(); ++k)
+    if (used[k] > 0) result.groups.push_back(static_cast<group_kind>(k));
+  transport.create_groups(grid, result.groups);
+
+  // 4. Buffers and durations, before the first iteration.
+  const replay_transport::buffer data = transport.allocate(largest), out = transport.allocate(largest);
+  std::vector<std::chrono::nanoseconds> durations(ops.size(), std::chrono::nanoseconds{0});
+  result.operations.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    result.operations[i].op = ops[i];
+    result.operations[i].min_us = 1e300;
+    const bool given = i < durations_given.size();
+    if (ops[i].type == op_type::compute && (compute || given) && options.compute_scale > 0) {
+      const double modelled = given ? static_cast<double>(durations_given[i].count())
+                                    : static_cast<double>(compute->duration(ops[i].compute).count());
+      const double ns = modelled * options.compute_scale;
+      durations[i] = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
+      result.operations[i].modelled_us = ns / 1000;
+    }
+  }
+  // Transfers in flight use buffers of their own, from a pool reused across iterations.
+  struct slot {
+    replay_transport::buffer b;
+    std::uint64_t elements;
+    bool busy;
+  };
+  std::vector<slot> pool;
+  const auto take = [&](std::uint64_t elements) -> std::size_t {
+    for (std::size_t s = 0; s < pool.size(); ++s)
+      if (!pool[s].busy && pool[s].elements >= elements) {
+        pool[s].busy = true;
+        return s;
+      }
+    pool.push_back({transport.allocate(elements), elements, true});
+    return pool.size() - 1;
+  };
+
+  const std::uint64_t limit = transport.exact_sum_limit();
+  detail::replay_watchdog watchdog(transport, options.timeout);
+  std::vector<replay_element> host, expected;
+  const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
+
+  std::chrono::steady_clock::time_point iteration_start{};
+  // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
+  const auto run_iteration = [&](bool measure, bool check) {
+    struct in_flight {
+      replay_transport::request r;
+      std::size_t slot;
+      std::chrono::steady_clock::time_point start;
+      bool active = false;
+    };
+    std::vector<in_flight> pending(ops.size());
+    const auto complete = [&](std::size_t i) {
+      in_flight& f = pending[i];
+      if (!f.active) return;
+      watchdog.begin(detail::replay_describe(rank, ops[i]));
+      transport.finish(f.r);
+      watchdog.end();
+      f.active = false;
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
+      if (measure) {
+        replayed_operation& m = result.operations[i];
+        m.mean_us += us;
+        m.min_us = std::min(m.min_us, us);
+        m.max_us = std::max(m.max_us, us);
+        m.last_start_us = std::chrono::duration<double, std::micro>(f.start - iteration_start).count();
+        m.last_us = us;
+      }
+      if (check && ops[i].type == op_type::recv) {
+        const std::uint64_t n = detail::replay_elements(ops[i]);
+        host.assign(pool[f.slot].elements, 0);
+        transport.read(pool[f.slot].b, host);
+        for (std::uint64_t e = 0; e < n; ++e) {
+          ++result.checked;
+          result.wrong += host[e] != detail::replay_pattern(ops[i].tag, e, 1, limit);
+        }
+      }
+      pool[f.slot].busy = false;
+    };
+    transport.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    iteration_start = start;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const operation& op = ops[i];
+      const auto op_start = std::chrono::steady_clock::now();
+      for (std::uint8_t d = 0; d < op.after_count; ++d)
+        if (op.after[d] < pending.size()) complete(op.after[d]);
+      double seconds = 0;
+      bool timed = true;
+      switch (op.type) {
+        case op_type::compute:
+          if (durations[i].count() == 0) {
+            timed = false;
+            break;
+          }
+          seconds = transport.compute(durations[i]);
+          break;
+        case op_type::collective: {
+          const std::uint64_t n = detail::replay_elements(op), members = op.group_size;
+          const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
+          if (check) {  // every member's contribution is replay_pattern(position, element)
+            host.assign(largest, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = op.kind == collective::all_to_all
+                            ? detail::replay_pattern(p * members + e / shard, e % shard, 1, limit)
+                            : detail::replay_pattern(p, e, members, limit);
+            transport.write(data, host);
+          }
+          watchdog.begin(detail::replay_describe(rank, op));
+          seconds = transport.run_collective(op.kind, op.group, members, data, out, n);
+          watchdog.end();
+          if (check) {
+            host.assign(largest, 0);
+            const bool in_place = op.kind == collective::all_reduce || op.kind == collective::all_gather;
+            transport.read(in_place ? data : out, host);
+            const std::uint64_t count = op.kind == collective::reduce_scatter ? shard : n;
+            for (std::uint64_t e = 0; e < count; ++e) {
+              replay_element want = 0;
+              switch (op.kind) {
+                case collective::all_reduce:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, e, members, limit);
+                  break;
+                case collective::reduce_scatter:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, p * shard + e, members, limit);
+                  break;
+                case collective::all_gather:
+                  want = detail::replay_pattern(e / shard, e, members, limit);  // member q's shard, from q
+                  break;
+                case collective::all_to_all:  // block q came from member q, which sent its block p
+                  want = detail::replay_pattern((e / shard) * members + p, e % shard, 1, limit);
+                  break;
+                default:
+                  want = host[e];
+              }
+              ++result.checked;
+              result.wrong += host[e] != want;
+            }
+          }
+          break;
+        }
+        case op_type::send:
+        case op_type::recv: {
+          const std::uint64_t n = detail::replay_elements(op);
+          const std::size_t s = take(n);
+          if (check && op.type == op_type::send) {
+            host.assign(pool[s].elements, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = detail::replay_pattern(op.tag, e, 1, limit);
+            transport.write(pool[s].b, host);
+          }
+          pending[i] = {op.type == op_type::send ? transport.start_send(op.peer, op.tag, pool[s].b, n)
+                                                 : transport.start_receive(op.peer, op.tag, pool[s].b, n),
+                        s, std::chrono::steady_clock::now(), true};
+          timed = false;  // measured when it completes
+          break;
+        }
+      }
+      if (measure && timed) {
+        replayed_operation& m = result.operations[i];
+        const double us = seconds * 1e6;
+        m.mean_us += us;
+        m.min_us = std::min(m.min_us, us);
+        m.max_us = std::max(m.max_us, us);
+        m.last_start_us = std::chrono::duration<double, std::micro>(op_start - start).count();
+        m.last_us = us;
+      }
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      complete(i);
+    transport.synchronize();
+    if (measure)
+      result.iteration_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  };
+
+  for (std::uint64_t w = 0; w < options.warmup; ++w)
+    run_iteration(false, false);
+  if (options.check) run_iteration(false, true);
+  for (std::uint64_t it = 0; it < options.iterations; ++it)
+    run_iteration(true, false);
+  transport.barrier();
+
+  // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
+  const double count = static_cast<double>(std::max<std::uint64_t>(options.iterations, 1));
+  for (replayed_operation& m : result.operations) {
+    if (m.min_us > m.max_us) m.min_us = 0;
+    m.mean_us /= count;
+    if (!m.op.is_communication()) continue;
+    const collective kind = m.op.type == op_type::collective ? m.op.kind
+                            : m.op.type == op_type::send     ? collective::send
+                                                             : collective::recv;
+    const std::uint64_t n = m.op.type == op_type::collective ? m.op.group_size : 2;
+    const double bytes = static_cast<double>(m.op.size.count());
+    m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
+    m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);
+  }
+  result.slowest_iteration_us = result.iteration_us;
+  transport.max_over_ranks(result.slowest_iteration_us);
+  std::vector<double> totals{static_cast<double>(result.checked), static_cast<double>(result.wrong)};
+  const std::vector<double> checked = transport.all_gather(totals[0]),
+                            wrong = transport.all_gather(totals[1]);
+  result.checked = result.wrong = 0;
+  for (std::size_t r = 0; r < checked.size(); ++r) {
+    result.checked += static_cast<std::uint64_t>(checked[r]);
+    result.wrong += static_cast<std::uint64_t>(wrong[r]);
+  }
+  return result;
+}
+
+AICB_END_NAMESPACE

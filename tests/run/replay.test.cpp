@@ -1,0 +1,174 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// The executor over an in-process transport of one rank: every operation of the rank's schedule
+// runs, in order, warm-up excluded; the data check passes on a correct engine and catches a wrong
+// one; ranks with other flags and buffers beyond the limit are refused before any traffic. (Many
+// ranks: tests/tools/run_cli.sh, under mpirun.)
+#include <aicb/compute/model.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/run/replay.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+// One rank: a group of one is the identity (reduce-scatter and all-to-all copy to `out`).
+class loopback final : public aicb::replay_transport {
+ public:
+  std::vector<std::vector<aicb::replay_element>> buffers;
+  std::vector<std::string> calls;
+  std::vector<double> others;  // fingerprint halves reported for a second rank (empty: one rank)
+  bool corrupt = false;
+  double compute_seconds = 0;
+
+  [[nodiscard]] std::uint64_t rank() const override { return 0; }
+  [[nodiscard]] std::uint64_t world() const override { return 1; }
+  void create_groups(const aicb::process_grid&, const std::vector<aicb::group_kind>& kinds) override {
+    for (const auto k : kinds)
+      calls.push_back("group " + std::string(aicb::to_string(k)));
+  }
+  [[nodiscard]] buffer allocate(std::uint64_t elements) override {
+    buffers.emplace_back(elements);
+    return buffers.size() - 1;
+  }
+  void write(buffer b, std::span<const aicb::replay_element> host) override {
+    std::copy_n(host.begin(), std::min(host.size(), buffers[b].size()), buffers[b].begin());
+  }
+  void read(buffer b, std::span<aicb::replay_element> host) override {
+    std::copy_n(buffers[b].begin(), std::min(host.size(), buffers[b].size()), host.begin());
+  }
+  double run_collective(aicb::collective kind, aicb::group_id, std::uint64_t, buffer data, buffer out,
+                        std::uint64_t elements) override {
+    calls.emplace_back(aicb::to_string(kind));
+    if (kind == aicb::collective::reduce_scatter || kind == aicb::collective::all_to_all)
+      std::copy_n(buffers[data].begin(), elements, buffers[out].begin());
+    if (corrupt && elements > 0) buffers[data][0] ^= 1, buffers[out][0] ^= 1;
+    return 1e-6;
+  }
+  [[nodiscard]] request start_send(std::uint64_t, std::uint64_t, buffer, std::uint64_t) override { return 0; }
+  [[nodiscard]] request start_receive(std::uint64_t, std::uint64_t, buffer, std::uint64_t) override {
+    return 0;
+  }
+  void finish(request) override {}
+  double compute(std::chrono::nanoseconds d) override {
+    compute_seconds += static_cast<double>(d.count()) * 1e-9;
+    return static_cast<double>(d.count()) * 1e-9;
+  }
+  void barrier() override {}
+  [[nodiscard]] std::vector<double> all_gather(double value) override {
+    std::vector<double> all{value};
+    if (!others.empty()) all.push_back(others[all_gathers++ % others.size()]);
+    return all;
+  }
+  void max_over_ranks(std::span<double>) override {}
+  [[nodiscard]] std::vector<std::vector<double>> gather_to_first(std::span<const double> values) override {
+    return {std::vector<double>(values.begin(), values.end())};
+  }
+  [[noreturn]] void abort(const std::string& message) override {
+    FAIL(message);
+    std::abort();
+  }
+
+ private:
+  std::size_t all_gathers = 0;
+};
+
+aicb::job_spec one_rank_job() {
+  aicb::job_spec job{
+      aicb::presets::llama2_7b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 2, .seq_length = 128}};
+  job.model.num_layers = 2;
+  job.model.hidden_size = 256;
+  job.model.num_attention_heads = job.model.num_kv_heads = 8;
+  job.model.ffn_hidden_size = 512;
+  job.model.vocab_size = 1024;
+  return job;
+}
+
+// The rank's schedule (computation only: every group of a one-rank job is the rank alone, and
+// the schedule leaves such collectives out), then each collective over the world of one.
+std::vector<aicb::operation> operations(const aicb::job_spec& job) {
+  std::vector<aicb::operation> ops;
+  aicb::rank_schedule s(job, 0);
+  for (const aicb::operation& op : s)
+    ops.push_back(op);
+  for (const aicb::collective kind : {aicb::collective::all_reduce, aicb::collective::all_gather,
+                                      aicb::collective::reduce_scatter, aicb::collective::all_to_all}) {
+    aicb::operation op;
+    op.index = ops.size();
+    op.type = aicb::op_type::collective;
+    op.name = aicb::to_string(kind);
+    op.kind = kind;
+    op.group = {aicb::group_kind::world, 0};
+    op.size = aicb::bytes{4096};
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("replay: every operation runs, warm-up excluded, the check passes", "[run]") {
+  const aicb::job_spec job = one_rank_job();
+  const std::vector<aicb::operation> ops = operations(job);
+  loopback t;
+  const aicb::constant_model compute(aicb::nanoseconds{1000});
+  const aicb::replay_result r =
+      aicb::replay(t, ops, aicb::process_grid(job), &compute,
+                   {.warmup = 2, .iterations = 3, .compute_scale = 2, .check = true});
+  REQUIRE(r.operations.size() == ops.size());
+  CHECK(r.iteration_us.size() == 3);
+  CHECK(r.slowest_iteration_us == r.iteration_us);
+  std::uint64_t collectives = 0, computations = 0;
+  for (const aicb::operation& op : ops) {
+    collectives += op.type == aicb::op_type::collective;
+    computations += op.type == aicb::op_type::compute;
+  }
+  REQUIRE(collectives == 4);
+  REQUIRE(computations > 0);
+  // 2 warm-up + 1 check + 3 measured iterations, each every collective once.
+  CHECK(static_cast<std::uint64_t>(std::count_if(t.calls.begin(), t.calls.end(), [](const std::string& c) {
+          return c.rfind("group", 0) != 0;
+        })) == 6 * collectives);
+  CHECK(t.compute_seconds == Approx(6.0 * computations * 2e-6));
+  for (const aicb::replayed_operation& m : r.operations) {
+    if (m.op.type == aicb::op_type::compute) CHECK(m.modelled_us == Approx(2.0));
+    if (m.op.type == aicb::op_type::collective) {
+      CHECK(m.mean_us == Approx(1.0));  // what the transport measured
+      CHECK(m.algbw == Approx(static_cast<double>(m.op.size.count()) / 1e-6 / 1e9));
+      CHECK(m.busbw == 0);  // groups of one move nothing
+    }
+    CHECK(m.last_start_us <= r.iteration_us.back());  // within the last iteration, in order
+  }
+  for (std::size_t i = 1; i < r.operations.size(); ++i) {
+    if (r.operations[i].last_us == 0) continue;
+    CHECK(r.operations[i].last_start_us >= r.operations[i - 1].last_start_us);
+  }
+  CHECK(r.checked > 0);
+  CHECK(r.wrong == 0);
+  CHECK(t.calls.front() == "group world");  // the sub-communicators first, once
+}
+
+TEST_CASE("replay: wrong data, other flags on another rank and oversized buffers are caught", "[run]") {
+  const aicb::job_spec job = one_rank_job();
+  const std::vector<aicb::operation> ops = operations(job);
+  loopback bad;
+  bad.corrupt = true;
+  CHECK(
+      aicb::replay(bad, ops, aicb::process_grid(job), nullptr, {.warmup = 0, .iterations = 1, .check = true})
+          .wrong > 0);
+  loopback differ;
+  differ.others = {1.0, 2.0};  // rank 1 reports another fingerprint
+  CHECK_THROWS_WITH(aicb::replay(differ, ops, aicb::process_grid(job), nullptr, {.fingerprint = "--tp 2"}),
+                    Catch::Contains("configuration = ranks 1") && Catch::Contains("differs from rank 0"));
+  CHECK(std::count_if(differ.calls.begin(), differ.calls.end(), [](const std::string&) { return true; }) ==
+        0);
+  loopback small;
+  CHECK_THROWS_WITH(aicb::replay(small, ops, aicb::process_grid(job), nullptr, {.max_buffer_bytes = 1024}),
+                    Catch::Contains("max_buffer_bytes"));
+  CHECK(small.calls.empty());  // refused before any group or traffic
+}
