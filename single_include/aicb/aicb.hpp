@@ -19572,6 +19572,7 @@ AICB_END_NAMESPACE
 /// and size; data dependencies become `after`. Refused, naming the file: a set without the job or
 /// the rank, a node whose group the manifest does not name, more than 8 dependencies.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
@@ -19583,11 +19584,14 @@ AICB_END_NAMESPACE
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -19642,46 +19646,64 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
 
 }  // namespace detail
 
-/// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
-[[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
-  const std::string manifest_path = directory + "/" + std::string(chakra_manifest_file);
-  const detail::file_prefix manifest_text =
-      detail::read_file_prefix(manifest_path, 64 << 20, "a Chakra set's manifest.json");
+/// Rank `rank`'s operations from a set's manifest.json text and the rank's trace bytes (see the
+/// file comment); the names say which files they are in errors. Throws aicb::error (io_error,
+/// config_error, parse_error) for anything it cannot replay.
+[[nodiscard]] inline saved_rank parse_chakra_rank(std::string_view manifest_text,
+                                                  std::string_view trace_bytes, std::uint64_t rank,
+                                                  const std::string& manifest_path,
+                                                  const std::string& trace_path) {
   nlohmann::json manifest;
   try {
-    manifest = nlohmann::json::parse(manifest_text.text);
+    manifest = nlohmann::json::parse(manifest_text);
   } catch (const nlohmann::json::exception& e) {
     AICB_THROW(io_error(manifest_path, std::string("is not JSON: ") + e.what()));
   }
-  if (!manifest.is_object() || manifest.value("schema", "") != "aicb.chakra/1" || !manifest.contains("job") ||
-      !manifest.contains("groups"))
+  const auto member = [&](const nlohmann::json& object, const char* key) -> const nlohmann::json* {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  };
+  const nlohmann::json* schema = member(manifest, "schema");
+  const nlohmann::json* job = member(manifest, "job");
+  const nlohmann::json* group_names = member(manifest, "groups");
+  if (!schema || *schema != "aicb.chakra/1" || !job || !job->is_object() || !group_names ||
+      !group_names->is_object())
     AICB_THROW(io_error(manifest_path,
                         "is not the manifest of a set aicb generate --format chakra wrote "
                         "(schema aicb.chakra/1 with the job and its groups)"));
   saved_rank saved;
-  const nlohmann::json& job = manifest["job"];
-  detail::read_fields(saved.job.model, job.value("model", nlohmann::json::object()), manifest_path);
-  detail::read_fields(saved.job.parallel, job.value("parallel", nlohmann::json::object()), manifest_path);
-  detail::read_fields(saved.job.batch, job.value("batch", nlohmann::json::object()), manifest_path);
+  const nlohmann::json empty = nlohmann::json::object();
+  const auto section = [&](const char* key) -> const nlohmann::json& {
+    const nlohmann::json* s = member(*job, key);
+    return s ? *s : empty;
+  };
+  detail::read_fields(saved.job.model, section("model"), manifest_path);
+  detail::read_fields(saved.job.parallel, section("parallel"), manifest_path);
+  detail::read_fields(saved.job.batch, section("batch"), manifest_path);
   validate(saved.job);
-  if (manifest.contains("iterations") && manifest["iterations"].is_number_unsigned())
-    saved.iterations = manifest["iterations"].get<std::uint64_t>();
+  if (rank >= saved.job.parallel.world_size)
+    AICB_THROW(io_error(manifest_path, "the job has " + std::to_string(saved.job.parallel.world_size) +
+                                           " ranks: no rank " + std::to_string(rank)));
+  if (const nlohmann::json* n = member(manifest, "iterations"); n && n->is_number_unsigned())
+    saved.iterations = n->get<std::uint64_t>();
   const process_grid grid(saved.job);
   std::map<std::string, group_id> groups;  // pg_name -> group
-  for (const auto& [number, text] : manifest["groups"].items()) {
+  for (const auto& [number, text] : group_names->items()) {
     const std::string name = text.is_string() ? text.get<std::string>() : std::string();
     const std::size_t open = name.find('[');
-    const auto kind = from_string<group_kind>(name.substr(0, open));
-    if (!kind || open == std::string::npos || name.back() != ']')
-      AICB_THROW(io_error(manifest_path, "group " + number + " is not KIND[INDEX]: " + name));
-    groups[number] = {*kind, std::stoull(name.substr(open + 1, name.size() - open - 2))};
+    const auto kind =
+        open == std::string::npos ? std::nullopt : from_string<group_kind>(name.substr(0, open));
+    std::uint64_t index = 0;
+    const char* first = name.data() + (open == std::string::npos ? 0 : open + 1);
+    const char* last = name.data() + name.size() - 1;
+    const bool numeric =
+        kind && name.back() == ']' && first < last && std::from_chars(first, last, index).ptr == last;
+    if (!numeric) AICB_THROW(io_error(manifest_path, "group " + number + " is not KIND[INDEX]: " + name));
+    groups[number] = {*kind, index};
   }
 
-  const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
-  const detail::file_prefix content =
-      detail::read_file_prefix(trace_path, std::uint64_t{1} << 34, "a Chakra trace");
-  if (!content.whole) AICB_THROW(io_error(trace_path, "is larger than 16 GiB"));
-  const chakra_trace trace = read_chakra_trace(content.text, trace_path);
+  const chakra_trace trace = read_chakra_trace(trace_bytes, trace_path);
   for (const chakra_node& node : trace.nodes) {
     operation op;
     op.index = saved.ops.size();
@@ -19701,7 +19723,11 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
     switch (node.type) {
       case chakra_node_type::compute:
         op.type = op_type::compute;
-        duration = std::chrono::microseconds(node.duration_micros);
+        if (node.duration_micros > (std::uint64_t{1} << 40))  // 12 days: no kernel; and ns must fit
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": duration_micros " +
+                                              std::to_string(node.duration_micros) +
+                                              " is not a kernel's time"));
+        duration = std::chrono::microseconds(static_cast<std::int64_t>(node.duration_micros));
         break;
       case chakra_node_type::collective: {
         op.type = op_type::collective;
@@ -19713,9 +19739,17 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
                                               (pg ? pg->text : std::string("(none)")) +
                                               " is not in manifest.json"));
         op.group = g->second;
-        op.group_size = grid.group(op.group.kind, rank).size();
+        const rank_group mine = grid.group(op.group.kind, rank);
+        if (!mine.contains(rank) || mine.id() != op.group)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": group " +
+                                              to_string(op.group) + " is not one of rank " +
+                                              std::to_string(rank) + "'s groups"));
+        op.group_size = mine.size();
         const std::uint64_t size = number("comm_size");
-        op.size = bytes{op.kind == collective::all_gather ? size * op.group_size : size};
+        const auto whole = product_within({size, op.kind == collective::all_gather ? op.group_size : 1});
+        if (!whole)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": comm_size is too large"));
+        op.size = bytes{*whole};
         break;
       }
       case chakra_node_type::send:
@@ -19723,6 +19757,9 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
         const bool send = node.type == chakra_node_type::send;
         op.type = send ? op_type::send : op_type::recv;
         op.peer = number(send ? "comm_dst" : "comm_src");
+        if (op.peer >= saved.job.parallel.world_size || op.peer == rank)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": peer " +
+                                              std::to_string(op.peer) + " is not another rank of the job"));
         op.tag = number("comm_tag");
         op.size = bytes{number("comm_size")};
         break;
@@ -19735,6 +19772,19 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
     saved.durations.push_back(duration);
   }
   return saved;
+}
+
+/// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
+[[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
+  const std::string manifest_path = directory + "/" + std::string(chakra_manifest_file);
+  const detail::file_prefix manifest =
+      detail::read_file_prefix(manifest_path, 64 << 20, "a Chakra set's manifest.json");
+  if (!manifest.whole) AICB_THROW(io_error(manifest_path, "is larger than 64 MiB"));
+  const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
+  const detail::file_prefix trace =
+      detail::read_file_prefix(trace_path, std::uint64_t{1} << 34, "a Chakra trace");
+  if (!trace.whole) AICB_THROW(io_error(trace_path, "is larger than 16 GiB"));
+  return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
 }
 
 AICB_END_NAMESPACE
