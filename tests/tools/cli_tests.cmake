@@ -122,6 +122,12 @@ set_tests_properties(cli.chakra_sets PROPERTIES LABELS cli PASS_REGULAR_EXPRESSI
 # checks and bandwidths; killed and hung ranks; mismatched ranks. Without OpenMPI: skipped (CI: fails).
 add_test(NAME cli.run_under_mpirun COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/run_cli.sh" $<TARGET_FILE:aicb_tool>)
 set_tests_properties(cli.run_under_mpirun PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE)
+# aicb-run with NCCL alone, one process (where MPI and NCCL are both found, this form is built too).
+if(TARGET aicb_run_without_mpi)
+  add_test(NAME cli.run_nccl_single_process
+           COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/run_nccl.sh" $<TARGET_FILE:aicb_run_without_mpi>)
+  set_tests_properties(cli.run_nccl_single_process PROPERTIES LABELS cli TIMEOUT 600)
+endif()
 aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit in memory" "TP  CP  PP VPP"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
 aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"
