@@ -1076,15 +1076,22 @@ constexpr bool validate(const model_spec& spec) {
     require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
             "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
   }
-  if (m.is_hybrid()) {
-    for (const auto& [field, value] :
-         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
-          {"linear_num_value_heads", m.linear_num_value_heads},
-          {"linear_key_head_dim", m.linear_key_head_dim},
-          {"linear_value_head_dim", m.linear_value_head_dim},
-          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+  // The linear attention's sizes come with a hybrid layout — all of them — and only with it.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+        {"linear_num_value_heads", m.linear_num_value_heads},
+        {"linear_key_head_dim", m.linear_key_head_dim},
+        {"linear_value_head_dim", m.linear_value_head_dim},
+        {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}}) {
+    if (m.is_hybrid())
       require(value > 0, field, value,
               "a hybrid layout (full_attention_interval > 1) needs every linear_* size");
+    else
+      require(value == 0, field, value,
+              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
+              "full_attention_interval", m.full_attention_interval);
+  }
+  if (m.is_hybrid()) {
     require(m.linear_num_value_heads % m.linear_num_key_heads == 0, "linear_num_value_heads",
             m.linear_num_value_heads,
             "linear_num_value_heads must be a multiple of linear_num_key_heads (each key head serves a whole "
@@ -1101,16 +1108,6 @@ constexpr bool validate(const model_spec& spec) {
             "linear_num_value_heads", m.linear_num_value_heads,
             "num_layers x hidden_size x the linear attention projections' width must not exceed 2^50",
             "hidden_size", m.hidden_size);
-  } else {
-    for (const auto& [field, value] :
-         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
-          {"linear_num_value_heads", m.linear_num_value_heads},
-          {"linear_key_head_dim", m.linear_key_head_dim},
-          {"linear_value_head_dim", m.linear_value_head_dim},
-          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
-      require(value == 0, field, value,
-              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
-              "full_attention_interval", m.full_attention_interval);
   }
   require(!m.shared_expert_gate || m.num_shared_experts > 0, "shared_expert_gate", 1,
           "shared_expert_gate needs shared experts (num_shared_experts > 0)");
@@ -11884,6 +11881,33 @@ class trace_document {
   bool first_ = true;
 };
 
+// One operation's interval as a trace event: `name` on thread `tid` (stream `stream`) of process
+// `pid`, from `start_us` for `dur_us`, with what the operation is in `args` — its phase, micro
+// batch and chunk, layer; a computation's kind, pass, FLOPs and bytes; a transfer's bytes and
+// collective and group, or peer.
+[[nodiscard]] inline std::string operation_event(const operation& op, std::string_view name,
+                                                 std::string_view stream, std::uint64_t pid, std::size_t tid,
+                                                 double start_us, double dur_us) {
+  json_writer w;
+  w.begin_object().member("name", name).member("cat", stream).member("ph", "X");
+  w.member("pid", pid).member("tid", tid).member("ts", start_us).member("dur", dur_us);
+  w.key("args").begin_object().member("phase", to_string(op.phase));
+  if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
+  if (op.layer != no_layer) w.member("layer", op.layer);
+  if (op.type == op_type::compute) {
+    w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+    w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+  } else {
+    w.member("bytes", op.size.count());
+    if (op.type == op_type::collective)
+      w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+    else
+      w.member("peer", op.peer);
+  }
+  w.end_object().end_object();
+  return w.str();
+}
+
 }  // namespace detail
 
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
@@ -11928,27 +11952,10 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
     }
   }
   const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
-    json_writer w;
     std::string name(i.stream == "waiting" ? "wait for " : "");
     name.append(op.name);
-    w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
-    w.member("pid", pid).member("tid", thread_of(i.stream)).member("ts", i.start_us);
-    w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
-    w.key("args").begin_object().member("phase", to_string(op.phase));
-    if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
-    if (op.layer != no_layer) w.member("layer", op.layer);
-    if (op.type == op_type::compute) {
-      w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
-      w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-    } else {
-      w.member("bytes", op.size.count());
-      if (op.type == op_type::collective)
-        w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
-      else
-        w.member("peer", op.peer);
-    }
-    w.end_object().end_object();
-    doc.emit(w.str());
+    doc.emit(detail::operation_event(op, name, i.stream, pid, thread_of(i.stream), i.start_us,
+                                     i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
   };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
@@ -19291,6 +19298,17 @@ class replay_watchdog {
 
 }  // namespace detail
 
+/// What a communication operation's bandwidths are computed for: its collective kind (a send or a
+/// receive as collective::send / recv) and the ranks it involves (a transfer's two).
+[[nodiscard]] constexpr collective communication_kind(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.kind
+         : op.type == op_type::send     ? collective::send
+                                        : collective::recv;
+}
+[[nodiscard]] constexpr std::uint64_t communication_ranks(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.group_size : 2;
+}
+
 /// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
 /// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
 /// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
@@ -19380,6 +19398,15 @@ class replay_watchdog {
   const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
 
   std::chrono::steady_clock::time_point iteration_start{};
+  // A measured iteration's time of operation `i`, started at `began`, taking `us`.
+  const auto record = [&](std::size_t i, std::chrono::steady_clock::time_point began, double us) {
+    replayed_operation& m = result.operations[i];
+    m.mean_us += us;
+    m.min_us = std::min(m.min_us, us);
+    m.max_us = std::max(m.max_us, us);
+    m.last_start_us = std::chrono::duration<double, std::micro>(began - iteration_start).count();
+    m.last_us = us;
+  };
   // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
   const auto run_iteration = [&](bool measure, bool check) {
     struct in_flight {
@@ -19398,14 +19425,7 @@ class replay_watchdog {
       f.active = false;
       const double us =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
-      if (measure) {
-        replayed_operation& m = result.operations[i];
-        m.mean_us += us;
-        m.min_us = std::min(m.min_us, us);
-        m.max_us = std::max(m.max_us, us);
-        m.last_start_us = std::chrono::duration<double, std::micro>(f.start - iteration_start).count();
-        m.last_us = us;
-      }
+      if (measure) record(i, f.start, us);
       if (check && ops[i].type == op_type::recv) {
         const std::uint64_t n = detail::replay_elements(ops[i]);
         host.assign(pool[f.slot].elements, 0);
@@ -19418,8 +19438,7 @@ class replay_watchdog {
       pool[f.slot].busy = false;
     };
     transport.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    iteration_start = start;
+    iteration_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const operation& op = ops[i];
       const auto op_start = std::chrono::steady_clock::now();
@@ -19497,22 +19516,15 @@ class replay_watchdog {
           break;
         }
       }
-      if (measure && timed) {
-        replayed_operation& m = result.operations[i];
-        const double us = seconds * 1e6;
-        m.mean_us += us;
-        m.min_us = std::min(m.min_us, us);
-        m.max_us = std::max(m.max_us, us);
-        m.last_start_us = std::chrono::duration<double, std::micro>(op_start - start).count();
-        m.last_us = us;
-      }
+      if (measure && timed) record(i, op_start, seconds * 1e6);
     }
     for (std::size_t i = 0; i < ops.size(); ++i)
       complete(i);
     transport.synchronize();
     if (measure)
       result.iteration_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - iteration_start)
+              .count());
   };
 
   for (std::uint64_t w = 0; w < options.warmup; ++w)
@@ -19528,10 +19540,8 @@ class replay_watchdog {
     if (m.min_us > m.max_us) m.min_us = 0;
     m.mean_us /= count;
     if (!m.op.is_communication()) continue;
-    const collective kind = m.op.type == op_type::collective ? m.op.kind
-                            : m.op.type == op_type::send     ? collective::send
-                                                             : collective::recv;
-    const std::uint64_t n = m.op.type == op_type::collective ? m.op.group_size : 2;
+    const collective kind = communication_kind(m.op);
+    const std::uint64_t n = communication_ranks(m.op);
     const double bytes = static_cast<double>(m.op.size.count());
     m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
     m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);

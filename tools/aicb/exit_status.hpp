@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace aicb_tool {
@@ -118,28 +119,34 @@ inline std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv) 
   return std::nullopt;
 }
 
-/// Runs a command, turning its exceptions into the exit status and a message. Messages are
-/// escaped (they may quote a file's bytes).
+/// The exit status and the message (to follow "aicb: ", escaped: it may quote a file's bytes) for
+/// the exception being handled; call it in a catch block.
+inline std::pair<int, std::string> handled_failure() {
+  try {
+    throw;
+  } catch (const aicb::config_error& e) {
+    return {2, "configuration error: " + printable(e.what())};
+  } catch (const aicb::parse_error& e) {
+    return {2, printable(e.what())};
+  } catch (const aicb::error& e) {
+    return {1, "error: " + printable(e.what())};
+  } catch (const std::bad_alloc&) {
+    return {1, "error: out of memory"};
+  } catch (const std::exception& e) {
+    // Not an aicb error: a defect to report, said as such rather than passed off as a diagnosis.
+    return {1, "internal error (please report it): " + printable(e.what())};
+  }
+}
+
+/// Runs a command, turning its exceptions into the exit status and a message on stderr.
 template <class Run>
 int run_reporting_errors(Run&& run) {
   try {
     return run();
-  } catch (const aicb::config_error& e) {
-    std::cerr << "aicb: configuration error: " << printable(e.what()) << '\n';
-    return 2;
-  } catch (const aicb::parse_error& e) {
-    std::cerr << "aicb: " << printable(e.what()) << '\n';
-    return 2;
-  } catch (const aicb::error& e) {
-    std::cerr << "aicb: error: " << printable(e.what()) << '\n';
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "aicb: error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    // Not an aicb error: a defect to report, said as such rather than passed off as a diagnosis.
-    std::cerr << "aicb: internal error (please report it): " << printable(e.what()) << '\n';
-    return 1;
+  } catch (...) {
+    const auto [status, message] = handled_failure();
+    std::cerr << "aicb: " << message << '\n';
+    return status;
   }
 }
 

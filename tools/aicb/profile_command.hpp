@@ -22,16 +22,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <filesystem>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace aicb_tool {

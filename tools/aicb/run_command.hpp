@@ -191,32 +191,33 @@ inline void print_run_table(const aicb::replay_result& r, const std::string& wha
               static_cast<unsigned long long>(r.options.warmup),
               static_cast<unsigned long long>(r.options.iterations));
   // Rank 0's communication, by collective, group and size: nccl-tests' columns.
-  std::map<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>,
-           std::pair<std::uint64_t, double>>
-      rows;
+  struct row {
+    aicb::collective kind{};
+    std::uint64_t count = 0;
+    double total_us = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>, row> rows;
   for (const aicb::replayed_operation& m : r.operations) {
     if (!m.op.is_communication()) continue;
-    const std::string kind = m.op.type == aicb::op_type::collective ? std::string(aicb::to_string(m.op.kind))
-                                                                    : std::string(aicb::to_string(m.op.type));
+    const aicb::collective kind = aicb::communication_kind(m.op);
     const std::string group =
         m.op.type == aicb::op_type::collective ? std::string(aicb::to_string(m.op.group.kind)) : "pp";
-    auto& row =
-        rows[{kind, group, m.op.type == aicb::op_type::collective ? m.op.group_size : 2, m.op.size.count()}];
-    ++row.first;
-    row.second += m.mean_us;
+    row& each =
+        rows[{std::string(aicb::to_string(kind)), group, aicb::communication_ranks(m.op), m.op.size.count()}];
+    each.kind = kind;
+    ++each.count;
+    each.total_us += m.mean_us;
   }
   std::printf("\n%-15s %-10s %5s %14s %6s %12s %10s %10s\n", "operation", "group", "ranks", "size (B)",
               "count", "time (us)", "algbw GB/s", "busbw GB/s");
-  for (const auto& [key, row] : rows) {
-    const auto& [kind, group, n, size] = key;
-    const double us = row.second / static_cast<double>(row.first), s = us * 1e-6;
-    const auto as_kind = aicb::collective_from_string(kind).value_or(kind == "send" ? aicb::collective::send
-                                                                                    : aicb::collective::recv);
-    std::printf("%-15s %-10s %5llu %14llu %6llu %12.2f %10.3f %10.3f\n", kind.c_str(), group.c_str(),
+  for (const auto& [key, each] : rows) {
+    const auto& [name, group, n, size] = key;
+    const double us = each.total_us / static_cast<double>(each.count), s = us * 1e-6;
+    std::printf("%-15s %-10s %5llu %14llu %6llu %12.2f %10.3f %10.3f\n", name.c_str(), group.c_str(),
                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(size),
-                static_cast<unsigned long long>(row.first), us,
+                static_cast<unsigned long long>(each.count), us,
                 aicb::algorithm_bandwidth(static_cast<double>(size), s),
-                aicb::bus_bandwidth(as_kind, n, static_cast<double>(size), s));
+                aicb::bus_bandwidth(each.kind, n, static_cast<double>(size), s));
   }
   double sum = 0, low = 1e300, high = 0;
   for (const double us : r.slowest_iteration_us) {
@@ -400,8 +401,7 @@ inline void write_run_timeline(const run_options& o, const prepared_run& rank0,
   const auto stream_of = [](const aicb::operation& op) -> std::size_t {
     if (op.type == aicb::op_type::compute) return 0;
     if (op.is_transfer()) return 3;
-    const aicb::group_kind g = op.group.kind;
-    return g == aicb::group_kind::dp || g == aicb::group_kind::dp_cp || g == aicb::group_kind::edp ? 2 : 1;
+    return aicb::is_data_parallel(op.group.kind) ? 2 : 1;
   };
   const auto produce = [&](auto&& write) {
     aicb::detail::trace_document<std::remove_reference_t<decltype(write)>> doc(write);
@@ -416,29 +416,8 @@ inline void write_run_timeline(const run_options& o, const prepared_run& rank0,
         const double dur = times[r][2 * i + 1];
         if (dur <= 0) continue;
         const std::size_t tid = stream_of(op);
-        aicb::json_writer w;
-        w.begin_object().member("name", std::string(op.name)).member("cat", aicb::trace_streams[tid]);
-        w.member("ph", "X")
-            .member("pid", r)
-            .member("tid", tid)
-            .member("ts", times[r][2 * i])
-            .member("dur", dur);
-        w.key("args").begin_object().member("phase", aicb::to_string(op.phase));
-        if (op.phase != aicb::op_phase::finalize)
-          w.member("microbatch", op.microbatch).member("chunk", op.chunk);
-        if (op.layer != aicb::no_layer) w.member("layer", op.layer);
-        if (op.type == aicb::op_type::compute) {
-          w.member("kind", aicb::to_string(op.compute.kind)).member("pass", aicb::to_string(op.compute.pass));
-          w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-        } else {
-          w.member("bytes", op.size.count());
-          if (op.type == aicb::op_type::collective)
-            w.member("collective", aicb::to_string(op.kind)).member("group", aicb::to_string(op.group));
-          else
-            w.member("peer", op.peer);
-        }
-        w.end_object().end_object();
-        doc.emit(w.str());
+        doc.emit(aicb::detail::operation_event(op, op.name, aicb::trace_streams[tid], r, tid, times[r][2 * i],
+                                               dur));
       }
     }
     doc.finish(machines, compute, iteration_s, 0, 0);

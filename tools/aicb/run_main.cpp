@@ -42,14 +42,8 @@ std::pair<int, std::string> attempt(Step&& step) {
   try {
     step();
     return {0, {}};
-  } catch (const aicb::config_error& e) {
-    return {2, std::string("configuration error: ") + e.what()};
-  } catch (const aicb::error& e) {
-    return {1, std::string("error: ") + e.what()};
-  } catch (const std::bad_alloc&) {
-    return {1, "error: out of memory"};
-  } catch (const std::exception& e) {
-    return {1, std::string("internal error (please report it): ") + e.what()};
+  } catch (...) {
+    return aicb_tool::handled_failure();
   }
 }
 
@@ -70,13 +64,13 @@ std::optional<int> on_every_rank(int rank, Step&& step) {
   message.resize(static_cast<std::size_t>(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
   if (rank == 0)
-    std::fprintf(stderr, "aicb: %s%s\n", aicb_tool::printable(message).c_str(),
+    std::fprintf(stderr, "aicb: %s%s\n", message.c_str(),
                  first == 0 ? "" : (" (rank " + std::to_string(first) + ")").c_str());
   return worst;
 #else
   (void)rank;
   if (status == 0) return std::nullopt;
-  std::fprintf(stderr, "aicb: %s\n", aicb_tool::printable(message).c_str());
+  std::fprintf(stderr, "aicb: %s\n", message.c_str());
   return status;
 #endif
 }

@@ -121,6 +121,33 @@ class trace_document {
   bool first_ = true;
 };
 
+// One operation's interval as a trace event: `name` on thread `tid` (stream `stream`) of process
+// `pid`, from `start_us` for `dur_us`, with what the operation is in `args` — its phase, micro
+// batch and chunk, layer; a computation's kind, pass, FLOPs and bytes; a transfer's bytes and
+// collective and group, or peer.
+[[nodiscard]] inline std::string operation_event(const operation& op, std::string_view name,
+                                                 std::string_view stream, std::uint64_t pid, std::size_t tid,
+                                                 double start_us, double dur_us) {
+  json_writer w;
+  w.begin_object().member("name", name).member("cat", stream).member("ph", "X");
+  w.member("pid", pid).member("tid", tid).member("ts", start_us).member("dur", dur_us);
+  w.key("args").begin_object().member("phase", to_string(op.phase));
+  if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
+  if (op.layer != no_layer) w.member("layer", op.layer);
+  if (op.type == op_type::compute) {
+    w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
+    w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
+  } else {
+    w.member("bytes", op.size.count());
+    if (op.type == op_type::collective)
+      w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
+    else
+      w.member("peer", op.peer);
+  }
+  w.end_object().end_object();
+  return w.str();
+}
+
 }  // namespace detail
 
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
@@ -165,27 +192,10 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
     }
   }
   const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
-    json_writer w;
     std::string name(i.stream == "waiting" ? "wait for " : "");
     name.append(op.name);
-    w.begin_object().member("name", name).member("cat", i.stream).member("ph", "X");
-    w.member("pid", pid).member("tid", thread_of(i.stream)).member("ts", i.start_us);
-    w.member("dur", i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
-    w.key("args").begin_object().member("phase", to_string(op.phase));
-    if (op.phase != op_phase::finalize) w.member("microbatch", op.microbatch).member("chunk", op.chunk);
-    if (op.layer != no_layer) w.member("layer", op.layer);
-    if (op.type == op_type::compute) {
-      w.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
-      w.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
-    } else {
-      w.member("bytes", op.size.count());
-      if (op.type == op_type::collective)
-        w.member("collective", to_string(op.kind)).member("group", to_string(op.group));
-      else
-        w.member("peer", op.peer);
-    }
-    w.end_object().end_object();
-    doc.emit(w.str());
+    doc.emit(detail::operation_event(op, name, i.stream, pid, thread_of(i.stream), i.start_us,
+                                     i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
   };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {

@@ -267,15 +267,22 @@ constexpr bool validate(const model_spec& spec) {
     require(m.q_lora_rank == 0, "q_lora_rank", m.q_lora_rank,
             "q_lora_rank needs multi-head latent attention (kv_lora_rank > 0)");
   }
-  if (m.is_hybrid()) {
-    for (const auto& [field, value] :
-         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
-          {"linear_num_value_heads", m.linear_num_value_heads},
-          {"linear_key_head_dim", m.linear_key_head_dim},
-          {"linear_value_head_dim", m.linear_value_head_dim},
-          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
+  // The linear attention's sizes come with a hybrid layout — all of them — and only with it.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
+        {"linear_num_value_heads", m.linear_num_value_heads},
+        {"linear_key_head_dim", m.linear_key_head_dim},
+        {"linear_value_head_dim", m.linear_value_head_dim},
+        {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}}) {
+    if (m.is_hybrid())
       require(value > 0, field, value,
               "a hybrid layout (full_attention_interval > 1) needs every linear_* size");
+    else
+      require(value == 0, field, value,
+              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
+              "full_attention_interval", m.full_attention_interval);
+  }
+  if (m.is_hybrid()) {
     require(m.linear_num_value_heads % m.linear_num_key_heads == 0, "linear_num_value_heads",
             m.linear_num_value_heads,
             "linear_num_value_heads must be a multiple of linear_num_key_heads (each key head serves a whole "
@@ -292,16 +299,6 @@ constexpr bool validate(const model_spec& spec) {
             "linear_num_value_heads", m.linear_num_value_heads,
             "num_layers x hidden_size x the linear attention projections' width must not exceed 2^50",
             "hidden_size", m.hidden_size);
-  } else {
-    for (const auto& [field, value] :
-         {std::pair<std::string_view, std::uint64_t>{"linear_num_key_heads", m.linear_num_key_heads},
-          {"linear_num_value_heads", m.linear_num_value_heads},
-          {"linear_key_head_dim", m.linear_key_head_dim},
-          {"linear_value_head_dim", m.linear_value_head_dim},
-          {"linear_conv_kernel_dim", m.linear_conv_kernel_dim}})
-      require(value == 0, field, value,
-              "linear attention sizes need a hybrid layout (full_attention_interval > 1)",
-              "full_attention_interval", m.full_attention_interval);
   }
   require(!m.shared_expert_gate || m.num_shared_experts > 0, "shared_expert_gate", 1,
           "shared_expert_gate needs shared experts (num_shared_experts > 0)");

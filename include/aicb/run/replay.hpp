@@ -257,6 +257,17 @@ class replay_watchdog {
 
 }  // namespace detail
 
+/// What a communication operation's bandwidths are computed for: its collective kind (a send or a
+/// receive as collective::send / recv) and the ranks it involves (a transfer's two).
+[[nodiscard]] constexpr collective communication_kind(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.kind
+         : op.type == op_type::send     ? collective::send
+                                        : collective::recv;
+}
+[[nodiscard]] constexpr std::uint64_t communication_ranks(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.group_size : 2;
+}
+
 /// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
 /// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
 /// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
@@ -346,6 +357,15 @@ class replay_watchdog {
   const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
 
   std::chrono::steady_clock::time_point iteration_start{};
+  // A measured iteration's time of operation `i`, started at `began`, taking `us`.
+  const auto record = [&](std::size_t i, std::chrono::steady_clock::time_point began, double us) {
+    replayed_operation& m = result.operations[i];
+    m.mean_us += us;
+    m.min_us = std::min(m.min_us, us);
+    m.max_us = std::max(m.max_us, us);
+    m.last_start_us = std::chrono::duration<double, std::micro>(began - iteration_start).count();
+    m.last_us = us;
+  };
   // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
   const auto run_iteration = [&](bool measure, bool check) {
     struct in_flight {
@@ -364,14 +384,7 @@ class replay_watchdog {
       f.active = false;
       const double us =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
-      if (measure) {
-        replayed_operation& m = result.operations[i];
-        m.mean_us += us;
-        m.min_us = std::min(m.min_us, us);
-        m.max_us = std::max(m.max_us, us);
-        m.last_start_us = std::chrono::duration<double, std::micro>(f.start - iteration_start).count();
-        m.last_us = us;
-      }
+      if (measure) record(i, f.start, us);
       if (check && ops[i].type == op_type::recv) {
         const std::uint64_t n = detail::replay_elements(ops[i]);
         host.assign(pool[f.slot].elements, 0);
@@ -384,8 +397,7 @@ class replay_watchdog {
       pool[f.slot].busy = false;
     };
     transport.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    iteration_start = start;
+    iteration_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const operation& op = ops[i];
       const auto op_start = std::chrono::steady_clock::now();
@@ -463,22 +475,15 @@ class replay_watchdog {
           break;
         }
       }
-      if (measure && timed) {
-        replayed_operation& m = result.operations[i];
-        const double us = seconds * 1e6;
-        m.mean_us += us;
-        m.min_us = std::min(m.min_us, us);
-        m.max_us = std::max(m.max_us, us);
-        m.last_start_us = std::chrono::duration<double, std::micro>(op_start - start).count();
-        m.last_us = us;
-      }
+      if (measure && timed) record(i, op_start, seconds * 1e6);
     }
     for (std::size_t i = 0; i < ops.size(); ++i)
       complete(i);
     transport.synchronize();
     if (measure)
       result.iteration_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - iteration_start)
+              .count());
   };
 
   for (std::uint64_t w = 0; w < options.warmup; ++w)
@@ -494,10 +499,8 @@ class replay_watchdog {
     if (m.min_us > m.max_us) m.min_us = 0;
     m.mean_us /= count;
     if (!m.op.is_communication()) continue;
-    const collective kind = m.op.type == op_type::collective ? m.op.kind
-                            : m.op.type == op_type::send     ? collective::send
-                                                             : collective::recv;
-    const std::uint64_t n = m.op.type == op_type::collective ? m.op.group_size : 2;
+    const collective kind = communication_kind(m.op);
+    const std::uint64_t n = communication_ranks(m.op);
     const double bytes = static_cast<double>(m.op.size.count());
     m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
     m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);
