@@ -82,6 +82,45 @@ TEST_CASE("aicb compat: configurations aicb crashes on are clear errors", "[gene
   CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("--comp_filepath"));
 }
 
+TEST_CASE("aicb compat: aicb fails where its generator reaches the entry, not before", "[generate][aicb]") {
+  // DeepSeek with sequence parallelism and no AIOB crashes on the first attention_linear entry
+  // (BUG-04) — but 2 layers over 4 stages is 0 layers per stage: there is none, and aicb writes
+  // its file (the embedding and the final column each micro batch, with embedding_norm).
+  aicb::aicb_args a;
+  a.frame = "DeepSeek";
+  a.world_size = 64;
+  a.tensor_model_parallel_size = 4;
+  a.pipeline_model_parallel = 4;
+  a.global_batch = 13;
+  a.micro_batch = 1;
+  a.seq_length = 512;
+  a.num_layers = 2;
+  a.hidden_size = 2056;
+  a.num_attention_heads = 32;
+  a.ffn_hidden_size = 512;
+  a.swiglu = true;
+  a.recompute_activations = true;
+  a.enable_sequence_parallel = true;
+  a.moe_enable = true;
+  a.num_experts = 4;
+  a.expert_model_parallel_size = 4;
+  a.moe_router_topk = 1;
+  a.moe_grouped_gemm = true;
+  a.n_dense_layers = 1;
+  a.n_shared_expert = 2;
+  a.q_lora_rank = 0;
+  a.kv_lora_rank = 512;
+  const aicb::aicb_workload w(a);
+  CHECK(w.derived().layers == 0);
+  CHECK(w.size() == 17);  // the records aicb's generator writes for these flags
+  std::uint64_t records = 0;
+  w.for_each_run([&](const aicb::record_run& run) { records += run.records.size() * run.times; });
+  CHECK(records == w.size());
+  // One layer per stage reaches the entry: aicb's crash.
+  a.num_layers = 4;
+  CHECK_THROWS_WITH(aicb::aicb_workload(a), Catch::Contains("BUG-04"));
+}
+
 TEST_CASE("aicb compat: the SimAI generator takes only aicb's Megatron and DeepSeek frames",
           "[generate][aicb]") {
   aicb::aicb_args a;

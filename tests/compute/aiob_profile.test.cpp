@@ -107,4 +107,10 @@ TEST_CASE("aiob: version 2 round-trips and means the same forward times to aicb'
   CHECK(aicb::aicb_cache_from_profile(v2, false).entries ==
         aicb::aicb_cache_from_profile(aicb::parse_aiob(v1), false).entries);
   CHECK(text.rfind("# aicb-profile: 2\n# gpu: NVIDIA H200\n", 0) == 0);
+  // An entry is one comment line: a line break would write a profile line aicb's reader rejects.
+  CHECK_THROWS_WITH(aicb::with_provenance(p, {{"gpu", "A\nEmb:\n    time_gpu_avg: 1"}}),
+                    Catch::StartsWith("gpu = A\\nEmb:") && Catch::Contains("no line breaks"));
+  CHECK_THROWS_WITH(aicb::with_provenance(p, {{"g\rpu", "A"}}), Catch::Contains("no line breaks"));
+  CHECK_THROWS_WITH(aicb::with_provenance(p, {{"a:b", "A"}}), Catch::Contains("no ':'"));
+  CHECK_THROWS_WITH(aicb::with_provenance(p, {{"", "A"}}), Catch::Contains("needs a key"));
 }

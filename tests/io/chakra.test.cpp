@@ -11,10 +11,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -219,6 +223,92 @@ TEST_CASE("chakra: a set lands whole or not at all", "[io][chakra]") {
   CHECK_THROWS_WITH(aicb::write_chakra_set(dir, job, aicb::constant_model{}, {.name = "a/b", .ranks = {}}),
                     Catch::Contains("plain file name"));
   CHECK(entries(area) == 3);  // set, foreign, file: no temporaries
+}
+
+TEST_CASE("chakra: only a set aicb wrote, unchanged, is ever replaced", "[io][chakra][data-loss]") {
+  aicb::job_spec job{aicb::presets::llama3_8b,
+                     {.world_size = 4, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 4, .seq_length = 256}};
+  job.model.num_layers = 2;
+  const fs::path area = "chakra-replace";
+  fs::remove_all(area);
+  fs::create_directories(area);
+  const auto write = [&](const fs::path& dir, const aicb::chakra_set_options& o = {}) {
+    return aicb::write_chakra_set(dir.string(), job, aicb::constant_model{}, o);
+  };
+
+  // A project that merely holds a file named manifest.json: refused, every file kept.
+  const fs::path project = area / "project";
+  fs::create_directories(project / "src");
+  fs::create_directories(project / ".git");
+  { std::ofstream(project / "manifest.json") << "{\"manifest_version\":3}"; }
+  { std::ofstream(project / "src" / "main.js") << "x"; }
+  CHECK_THROWS_WITH(write(project), Catch::Contains("holds files aicb did not write") &&
+                                        Catch::Contains("not the manifest of an aicb.chakra/1 set"));
+  CHECK(fs::exists(project / "src" / "main.js"));
+  CHECK(fs::exists(project / ".git"));
+
+  // A real set a user added notes to: refused, naming the file.
+  const fs::path noted = area / "noted";
+  write(noted);
+  { std::ofstream(noted / "notes.txt") << "mine"; }
+  CHECK_THROWS_WITH(write(noted), Catch::Contains("\"notes.txt\" is not a file the manifest lists"));
+  CHECK(fs::exists(noted / "notes.txt"));
+  // ... or a subdirectory, or a trace of a rank the manifest does not list, or a missing trace.
+  fs::remove(noted / "notes.txt");
+  fs::create_directories(noted / "more");
+  CHECK_THROWS_WITH(write(noted), Catch::Contains("\"more\" is not a file the set holds"));
+  fs::remove(noted / "more");
+  write(noted, {.name = "workload", .ranks = {1, 2}});
+  fs::copy_file(noted / "workload.1.et", noted / "workload.3.et");
+  CHECK_THROWS_WITH(write(noted), Catch::Contains("\"workload.3.et\" is not a file the manifest lists"));
+  fs::remove(noted / "workload.3.et");
+  fs::remove(noted / "workload.2.et");
+  CHECK_THROWS_WITH(write(noted), Catch::Contains("files the manifest lists are missing"));
+  fs::copy_file(noted / "workload.1.et", noted / "workload.2.et");
+  // Restored to what was written: replaced.
+  CHECK(write(noted).files == 4);
+  CHECK(fs::exists(noted / "workload.3.et"));
+
+  // A symbolic link to a set is neither followed nor replaced.
+  fs::create_directory_symlink("noted", area / "link");
+  CHECK_THROWS_WITH(write(area / "link"), Catch::Contains("symbolic link"));
+  CHECK(fs::is_symlink(fs::symlink_status(area / "link")));
+  CHECK(fs::exists(noted / "workload.3.et"));
+}
+
+TEST_CASE("atomic outputs: temporaries of killed writers are removed, others kept", "[io][atomic][data-loss]") {
+  const fs::path area = "stale-temporaries";
+  fs::remove_all(area);
+  fs::create_directories(area);
+  // A process that has ended: its PID names no running process.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
+  const fs::path stale_dir = area / (".set.aicb-dir-" + dead + "-0");
+  const fs::path live_dir = area / (".set.aicb-dir-" + alive + "-999999");
+  const fs::path other = area / (".settings.aicb-dir-" + dead + "-0");  // another name's
+  const fs::path stale_file = area / (".out.txt.aicb-tmp-" + dead + "-3");
+  const fs::path lookalike = area / (".out.txt.aicb-tmp-" + dead + "-x");  // not a name aicb gives
+  for (const fs::path& d : {stale_dir, live_dir, other})
+    fs::create_directories(d / "inside");
+  for (const fs::path& f : {stale_file, lookalike})
+    std::ofstream(f) << "partial";
+
+  aicb::job_spec job{aicb::presets::llama3_8b,
+                     {.world_size = 2, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 2, .seq_length = 256}};
+  job.model.num_layers = 2;
+  aicb::write_chakra_set((area / "set").string(), job, aicb::constant_model{});
+  CHECK_FALSE(fs::exists(stale_dir));
+  CHECK(fs::exists(live_dir / "inside"));
+  CHECK(fs::exists(other / "inside"));
+  aicb::write_file_atomically((area / "out.txt").string(), "done\n");
+  CHECK_FALSE(fs::exists(stale_file));
+  CHECK(fs::exists(lookalike));
 }
 
 TEST_CASE("chakra: a serving step's traces, every GPU's step node for node", "[io][chakra][inference]") {

@@ -71,6 +71,21 @@ expect 1 "a place nothing can be created is refused" "cannot create a directory 
 mkdir mine && echo notes >mine/notes.txt
 expect 1 "a directory of someone else's files is refused" "holds files aicb did not write" "$aicb" "${job[@]}" -o mine
 [[ -f mine/notes.txt ]] && ok "their files are untouched" || fail "their files were touched"
+# A directory that merely holds a file named manifest.json — a project, its .git — is never deleted.
+mkdir -p proj/src proj/.git && echo '{"manifest_version":3}' >proj/manifest.json && echo x >proj/src/main.js
+expect 1 "a project with a manifest.json is refused" "not the manifest of an aicb.chakra/1 set" \
+  "$aicb" generate --format chakra --world-size 8 --tp 2 --pp 2 -q -o proj
+[[ -f proj/src/main.js && -d proj/.git && -f proj/manifest.json ]] && ok "the project is untouched" ||
+  fail "the project was touched: $(ls -a proj)"
+# A set with a user's notes in it, and a link to a set: refused, kept as they are.
+echo mine >traces/notes.txt
+expect 1 "a set with notes added is refused" '"notes.txt" is not a file the manifest lists' "$aicb" "${job[@]}" -o traces
+[[ -f traces/notes.txt ]] && ok "the notes are kept" || fail "the notes were deleted"
+rm traces/notes.txt
+ln -s traces linked
+expect 1 "a link to a set is refused" "symbolic link" "$aicb" "${job[@]}" -o linked
+[[ -L linked ]] && ok "the link stays a link" || fail "the link was replaced"
+rm linked
 echo x >afile
 expect 1 "a file in the way is refused" "exists and is not a directory" "$aicb" "${job[@]}" -o afile
 no_leftovers "refusals"

@@ -134,6 +134,31 @@ expect 2 "ranks started differently are refused" "configuration = ranks 2, 3: di
 expect 2 "a job for another world size is refused" "world_size = 8: must equal the ranks mpirun started \(4\)" -- \
   mpirun -np 4 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --global-batch 8
 
+# Floats that no replay can use are refused before anything runs, naming the option.
+for bad in inf nan 1e308 -1 0; do
+  expect 2 "--timeout $bad is refused" "timeout = .*more than 0 and at most a week" -- \
+    "$aicb" run --sweep all_reduce --sizes 4KiB --timeout "$bad"
+done
+for bad in -1 nan inf 1e308; do
+  expect 2 "--compute-scale $bad is refused" "compute_scale = .*finite factor" -- \
+    "$aicb" run --sweep all_reduce --sizes 4KiB --compute-scale "$bad"
+done
+expect 2 "a model given with --chakra is refused, not ignored" "carries its own job" -- \
+  "$aicb" run --chakra saved -m llama3-8b
+# Without --world-size the job spans the ranks mpirun started; progress is printed as it goes.
+expect 0 "the world size defaults to mpirun's, with progress" "^aicb run: setup" "^aicb run: warm-up 1/1" \
+  "^aicb run: check" "^aicb run: iteration 2/2" "$verified" -- \
+  mpirun -np 4 "$aicb" run "${small[@]}" --tp 2 --global-batch 8
+
+# Installed to a prefix, the installed aicb finds its aicb-run and runs under mpirun.
+build=$(dirname "$(dirname "$aicb")")
+if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1 && [[ -x prefix/bin/aicb-run ]]; then
+  expect 0 "the installed aicb run works under mpirun" "on 2 ranks" "$verified" -- \
+    mpirun -np 2 "$work/prefix/bin/aicb" run --sweep all_reduce --sizes 4KiB --iterations 1 --check
+else
+  fail "cmake --install did not install aicb-run: $(tail -3 install.log)"
+fi
+
 # A rank killed mid-run ends every rank (within 30 s) and no results file appears.
 long=("$aicb" run "${model[@]}" --world-size 4 --tp 2 --pp 2 --global-batch 8 --iterations 1000000 -o killed.json)
 start=$(date +%s)

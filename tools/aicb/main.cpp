@@ -42,9 +42,8 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "run")
     return aicb_tool::forward_to_sibling(
         argc, argv, "aicb-run",
-        "aicb: run: this aicb was built without MPI (no aicb-run next to it: "
-        "it is built where an MPI implementation such as Debian's "
-        "libopenmpi-dev is installed)");
+        "aicb: run: no aicb-run beside this aicb (aicb run is that program; it is built where MPI, "
+        "such as Debian's libopenmpi-dev, or NCCL is installed, and installed beside aicb)");
   aicb_tool::add_schedule_commands(app, chosen);
   aicb_tool::add_lint_command(app, chosen);
   aicb_tool::add_aiob_commands(app, chosen);

@@ -25,6 +25,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -244,8 +245,21 @@ struct prepared_run {
   std::deque<std::string> names;                    // a saved set's operation names (ops view them)
 };
 
+// The options as numbers a replay can use: every float finite and in range (before it is
+// converted: a timeout of inf or 1e308 seconds has no millisecond count).
+inline void validate_run_options(const run_options& o) {
+  if (!(o.timeout_s > 0 && o.timeout_s <= 7 * 24 * 3600.0))
+    throw aicb::config_error("timeout", std::to_string(o.timeout_s),
+                             "expected seconds, more than 0 and at most a week (604800)");
+  if (!(o.compute_scale >= 0 && o.compute_scale <= aicb::max_replay_compute_scale))
+    throw aicb::config_error("compute_scale", std::to_string(o.compute_scale),
+                             "expected a finite factor from 0 (communication only) to 10^6");
+  if (o.iterations == 0) throw aicb::config_error("iterations", "0", "at least one iteration is measured");
+}
+
 // The job or sweep of rank `rank` of `world`; config_error when the flags do not describe one.
 inline prepared_run prepare_run(const run_options& o, std::uint64_t world, std::uint64_t rank) {
+  validate_run_options(o);
   prepared_run p;
   if (!o.sweep.empty()) {
     p.ops = detail::sweep_operations(o, world);
@@ -255,6 +269,12 @@ inline prepared_run prepare_run(const run_options& o, std::uint64_t world, std::
     return p;
   }
   if (!o.chakra.empty()) {
+    const aicb::job_request given = o.job.request();
+    if (!given.model.empty() || !given.hf_config.empty() || !given.size.empty() || !given.fields.empty())
+      throw aicb::config_error(
+          "chakra", o.chakra,
+          "a saved set carries its own job: give no model or job flags with --chakra (" +
+              (given.fields.empty() ? std::string("--model") : "--" + given.fields.front().first) + ")");
     if (!o.csv.empty())
       throw aicb::config_error("csv", o.csv, "the result CSV is written for jobs and sweeps, not saved sets");
     aicb::saved_rank saved = aicb::load_chakra_rank(o.chakra, rank);
@@ -265,7 +285,12 @@ inline prepared_run prepare_run(const run_options& o, std::uint64_t world, std::
     p.what = "Chakra set " + o.chakra + " (" +
              std::string(p.job.model.name.empty() ? "custom model" : p.job.model.name.view()) + ")";
   } else {
-    p.job = o.job.job();
+    aicb::job_request request = o.job.request();
+    // Without --world-size the job spans the ranks that were started.
+    if (std::none_of(request.fields.begin(), request.fields.end(),
+                     [](const auto& f) { return f.first == "world_size"; }))
+      request.fields.emplace_back("world_size", std::to_string(world));
+    p.job = aicb::build_job(request).job;
     if (p.job.parallel.world_size == world) {
       aicb::rank_schedule schedule(p.job, rank);
       for (const aicb::operation& op : schedule)
@@ -351,7 +376,13 @@ inline int run_replay(aicb::replay_transport& transport, const run_options& o, c
       .check = o.check,
       .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000)),
       .fingerprint = {},
-      .max_buffer_bytes = detail::parse_run_bytes(o.max_buffer, "max_buffer")};
+      .max_buffer_bytes = detail::parse_run_bytes(o.max_buffer, "max_buffer"),
+      .progress = {}};
+  if (transport.rank() == 0 && !o.quiet)
+    options.progress = [](std::string_view phase) {
+      std::printf("aicb run: %.*s\n", static_cast<int>(phase.size()), phase.data());
+      std::fflush(stdout);  // under mpirun stdout is a pipe: unflushed, nothing shows until the end
+    };
   for (const std::string& arg : o.command_line)
     options.fingerprint.append(arg).append(1, '\n');
   const aicb::replay_result r = aicb::replay(transport, p.ops, grid, &compute, options, p.durations);

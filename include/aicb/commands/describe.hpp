@@ -32,9 +32,9 @@ AICB_BEGIN_NAMESPACE
 /// (A100 → dgx-a100), a preset's GPU; neither: H100 on dgx-h100. A GPU given with a cluster replaces
 /// the preset's GPU (same network, other GPUs).
 struct describe_request {
-  job_spec job;
-  std::string gpu;             ///< catalogue name; empty: the cluster's
-  std::string cluster;         ///< preset name; empty: the GPU's preset
+  job_spec job{};
+  std::string gpu{};           ///< catalogue name; empty: the cluster's
+  std::string cluster{};       ///< preset name; empty: the GPU's preset
   bool estimate = true;        ///< estimate the iteration (runs every pipeline stage's schedule)
   estimate_options overlap{};  ///< the estimate's overlap options
 };

@@ -70,6 +70,9 @@ struct serving_report {
                                                      const compute_model& compute,
                                                      const cluster_spec& cluster,
                                                      double memory_fraction = 0.9) {
+  if (!(memory_fraction > 0 && memory_fraction <= 1))
+    AICB_THROW(config_error("memory_fraction", std::to_string(memory_fraction),
+                            "expected a fraction in (0, 1] of the GPU's memory"));
   const inference_step step(model, serving, 0);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
   serving_report r;

@@ -147,6 +147,16 @@ inline constexpr std::string_view aiob_provenance_keys[] = {"gpu",
 
 /// `p` as a version 2 profile with the given provenance entries (key, value) replacing any it had;
 /// `units` and `statistics` are stated when not given. Sections are kept as they are.
+namespace detail {
+// `text` with its line breaks shown as \n and \r, for a message of one line.
+inline std::string escaped_line(std::string_view text) {
+  std::string out;
+  for (const char c : text)
+    out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+  return out;
+}
+}  // namespace detail
+
 [[nodiscard]] inline aiob_profile with_provenance(
     aiob_profile p, const std::vector<std::pair<std::string, std::string>>& entries) {
   std::vector<std::pair<std::string, std::string>> all;
@@ -154,6 +164,16 @@ inline constexpr std::string_view aiob_provenance_keys[] = {"gpu",
     if (auto kv = split_note(line); kv && kv->first != "aicb-profile")
       all.emplace_back(kv->first, kv->second);
   for (const auto& entry : entries) {
+    // An entry is one comment line `# key: value`: a line break would end the comment and start a
+    // line of the profile's body (which aicb's reader then rejects, or worse, reads).
+    for (const std::string* text : {&entry.first, &entry.second})
+      if (text->find_first_of("\r\n") != std::string::npos || (text == &entry.first && text->empty()))
+        AICB_THROW(config_error(text == &entry.first ? "provenance key" : entry.first.substr(0, 40),
+                                detail::escaped_line(text->substr(0, 40)) + (text->size() > 40 ? "..." : ""),
+                                text->empty() ? "a provenance entry needs a key"
+                                              : "a provenance entry is one line: no line breaks"));
+    if (entry.first.find(':') != std::string::npos)
+      AICB_THROW(config_error("provenance key", entry.first, "a key has no ':' (it ends the key)"));
     auto it = std::find_if(all.begin(), all.end(), [&](const auto& e) { return e.first == entry.first; });
     if (it != all.end())
       it->second = entry.second;

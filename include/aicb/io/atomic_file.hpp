@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -50,6 +51,7 @@
 
 #if defined(__unix__) || defined(__APPLE__)
 #  include <fcntl.h>   // AT_FDCWD (renameat2)
+#  include <signal.h>  // kill (whether a writer still runs)
 #  include <unistd.h>  // getpid, unlink (async-signal-safe)
 #  define AICB_DETAIL_POSIX_FILES 1
 #endif
@@ -60,7 +62,11 @@ AICB_BEGIN_NAMESPACE
 struct output_options {
   /// Files the command reads: the output may not be any of them (compared by identity, so another
   /// path to the same file is caught too).
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs{};
+  /// Remove the temporaries that killed writers of the same name left beside it (see
+  /// detail::remove_stale_temporaries). Off for the files inside a set's own temporary directory,
+  /// where nothing stale can be and a scan per file would cost the square of the set.
+  bool remove_stale_temporaries = true;
 };
 
 namespace detail {
@@ -134,6 +140,64 @@ inline std::string temporary_name(const std::filesystem::path& target, std::stri
   return (target.parent_path() / ("." + stem + suffix)).string();
 }
 
+// Whether process `pid` still runs on this machine (a PID that exists but belongs to another user
+// counts as running: its temporaries are not ours to judge).
+inline bool process_runs(long pid) noexcept {
+#if defined(AICB_DETAIL_POSIX_FILES)
+  if (pid <= 0) return true;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+#else
+  (void)pid;
+  return true;
+#endif
+}
+
+// The temporaries that writers of `target` left behind when they were killed: names that
+// temporary_name(target, kind) gives, exactly (".STEM.aicb-KIND-PID-N" with STEM the target's name
+// shortened the same way), of a process that no longer runs, of the kind that names them (a file
+// for "tmp" and "old", a directory for "dir" and "old"). Removed before a new write of the same
+// name, so interrupted runs do not fill the disk; anything else is left alone.
+inline void remove_stale_temporaries(const std::filesystem::path& target) noexcept {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string name = target.filename().string();
+  if (name.empty()) return;
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  fs::directory_iterator it(parent, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    const std::size_t mark = entry.rfind(".aicb-");
+    if (entry.size() < 2 || entry[0] != '.' || mark == std::string::npos || mark < 1) continue;
+    // KIND-PID-N after the mark.
+    const std::string suffix = entry.substr(mark);
+    const std::size_t kind_end = suffix.find('-', 6);
+    if (kind_end == std::string::npos) continue;
+    const std::string kind = suffix.substr(6, kind_end - 6);
+    if (kind != "tmp" && kind != "dir" && kind != "old") continue;
+    const std::size_t pid_end = suffix.find('-', kind_end + 1);
+    if (pid_end == std::string::npos) continue;
+    const std::string pid_text = suffix.substr(kind_end + 1, pid_end - kind_end - 1);
+    const std::string counter_text = suffix.substr(pid_end + 1);
+    const auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(pid_text) || !digits(counter_text)) continue;
+    std::string stem = name;
+    const std::size_t room = max_file_name - 1 - suffix.size();
+    if (stem.size() > room) stem.resize(room);
+    if (entry != "." + stem + suffix) continue;
+    if (process_runs(std::stol(pid_text))) continue;
+    std::error_code type_error;
+    const fs::file_status status = fs::symlink_status(it->path(), type_error);
+    if (type_error) continue;
+    const bool file = fs::is_regular_file(status), directory = fs::is_directory(status);
+    if ((kind == "tmp" && file) || (kind == "dir" && directory) || (kind == "old" && (file || directory))) {
+      std::error_code remove_error;
+      fs::remove_all(it->path(), remove_error);
+    }
+  }
+}
+
 }  // namespace detail
 
 /// Makes SIGINT, SIGTERM and SIGHUP remove every aicb temporary still open before the program ends
@@ -196,6 +260,7 @@ class atomic_file {
     if (!parent.empty() && !fs::is_directory(parent, ec))
       AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
     target_ = target.string();
+    if (!direct_ && options.remove_stale_temporaries) detail::remove_stale_temporaries(target);
     temp_ = direct_ ? target_ : detail::temporary_name(target, "tmp");
     file_ = std::fopen(temp_.c_str(), "wb");
     if (!file_)
@@ -354,15 +419,25 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
 /// out.commit();   // now traces/ exists, complete
 /// ```
 ///
-/// A target that exists must be a directory that is empty or that a previous run wrote — it holds
-/// `marker`, a file every set has (a manifest) — and is then replaced in one step (Linux exchanges
-/// the two directories atomically; elsewhere the old one is set aside first). A directory with
-/// other contents is refused: aicb never deletes what it did not write. An interrupted run leaves
-/// its temporary directory (".NAME.aicb-dir-…", hidden) behind, never a partial set under the name.
+/// A target that exists must be an empty directory, or one that `is_previous_set` recognises as a
+/// set aicb wrote whole (for a Chakra set: its own manifest, of this schema, listing exactly the
+/// files present); it is then replaced in one step (Linux exchanges the two directories
+/// atomically; elsewhere the old one is set aside first). Anything else is refused, naming what is
+/// there: aicb never deletes what it did not write — not a set a user added notes to, not a
+/// directory that merely holds a file named like a manifest. A symbolic link is refused too (the
+/// set it points to is neither followed nor replaced by a real directory).
+///
+/// An interrupted run leaves its temporary directory (".NAME.aicb-dir-PID-N", hidden) behind,
+/// never a partial set under the name; the next write of the same name removes those whose
+/// writing process no longer runs (detail::remove_stale_temporaries).
 class atomic_directory {
  public:
-  explicit atomic_directory(std::string path, std::string marker = {})
-      : path_(std::move(path)), marker_(std::move(marker)) {
+  /// Says why an existing, non-empty directory is not a previous set that may be replaced, or
+  /// returns an empty string when it is one.
+  using previous_set_check = std::function<std::string(const std::filesystem::path&)>;
+
+  explicit atomic_directory(std::string path, previous_set_check is_previous_set = {})
+      : path_(std::move(path)) {
     namespace fs = std::filesystem;
     if (path_.empty()) AICB_THROW(io_error(path_, "an output directory needs a name"));
     fs::path target(path_);
@@ -372,18 +447,25 @@ class atomic_directory {
                                      std::to_string(detail::max_file_name) +
                                      " bytes, the most a file system allows"));
     std::error_code ec;
+    const fs::file_status link = fs::symlink_status(target, ec);
+    if (!ec && fs::is_symlink(link))
+      AICB_THROW(io_error(path_, "is a symbolic link; aicb neither writes a set through a link nor "
+                                 "replaces one: name the directory itself"));
     const fs::file_status status = fs::status(target, ec);
     if (!ec && fs::exists(status)) {
       if (!fs::is_directory(status)) AICB_THROW(io_error(path_, "exists and is not a directory"));
-      if (!fs::is_empty(target, ec) && (marker_.empty() || !fs::exists(target / marker_, ec)))
-        AICB_THROW(io_error(path_, "exists and holds files aicb did not write" +
-                                       (marker_.empty() ? std::string() : " (no " + marker_ + ")") +
-                                       "; choose a new directory or empty it"));
+      if (!fs::is_empty(target, ec)) {
+        const std::string why = is_previous_set ? is_previous_set(target) : "it is not empty";
+        if (!why.empty())
+          AICB_THROW(io_error(path_, "exists and holds files aicb did not write (" + why +
+                                         "); nothing was changed: choose a new directory or empty it"));
+      }
     }
     const fs::path parent = target.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
       AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
     target_ = target.string();
+    detail::remove_stale_temporaries(target);
     temp_ = detail::temporary_name(target, "dir");
     if (!fs::create_directory(temp_, ec) || ec)
       AICB_THROW(io_error(path_, "cannot create a directory beside it: " +
@@ -441,7 +523,7 @@ class atomic_directory {
   }
 
  private:
-  std::string path_, marker_, target_, temp_;
+  std::string path_, target_, temp_;
   bool committed_ = false;
 };
 

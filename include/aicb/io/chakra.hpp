@@ -53,6 +53,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
@@ -456,6 +458,109 @@ inline constexpr std::string_view chakra_manifest_file = "manifest.json";
 
 namespace detail {
 
+// The text of top-level member `key` of a manifest as json_writer prints it ("\n  \"key\": VALUE"
+// on one line, or an array over several): the value's text, or nullopt when it is not there.
+inline std::optional<std::string_view> manifest_member(std::string_view text, std::string_view key) {
+  const std::string marker = "\n  \"" + std::string(key) + "\": ";
+  const std::size_t at = text.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + marker.size());
+  if (rest.starts_with("[")) return rest.substr(0, std::min(rest.find(']'), rest.size() - 1) + 1);
+  return rest.substr(0, std::min({rest.find(",\n"), rest.find('\n'), rest.size()}));
+}
+
+// A decimal below 2^63 (the manifest's numbers), or nullopt.
+inline std::optional<std::uint64_t> manifest_number(std::string_view t) {
+  std::uint64_t v = 0;
+  if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  for (const char c : t)
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  return v;
+}
+
+// Why directory `dir` is not a Chakra set that write_chakra_set wrote and nobody changed since —
+// its manifest.json of schema aicb.chakra/1 names the traces' prefix, the world and the ranks,
+// and the directory holds exactly comm_groups.json, manifest.json and one NAME.RANK.et per rank
+// listed, all regular files — or "" when it is one (and may be replaced whole).
+inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path manifest_path = dir / std::string(chakra_manifest_file);
+  const fs::file_status manifest_status = fs::symlink_status(manifest_path, ec);
+  if (ec || !fs::is_regular_file(manifest_status)) return "no manifest.json of a set aicb wrote";
+  const std::uintmax_t size = fs::file_size(manifest_path, ec);
+  if (ec || size > (std::uintmax_t{64} << 20)) return "manifest.json is not one aicb wrote";
+  std::string text(static_cast<std::size_t>(size), '\0');
+  {
+    std::FILE* f = std::fopen(manifest_path.c_str(), "rb");
+    if (!f) return "manifest.json cannot be read";
+    const std::size_t got = std::fread(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    if (got != text.size()) return "manifest.json cannot be read";
+  }
+  const auto member = [&](std::string_view key) { return manifest_member(text, key); };
+  const auto schema = member("schema");
+  const auto generator = member("generator");
+  if (!text.starts_with("{") || !schema || *schema != "\"aicb.chakra/1\"" || !generator ||
+      !generator->starts_with("\"aicb "))
+    return "manifest.json is not the manifest of an aicb.chakra/1 set";
+  const auto workload = member("workload");
+  const auto world_text = member("world_size");
+  const auto files_text = member("files");
+  const auto ranks_text = member("ranks");
+  const std::optional<std::uint64_t> world_size = world_text ? manifest_number(*world_text) : std::nullopt;
+  const std::optional<std::uint64_t> file_count = files_text ? manifest_number(*files_text) : std::nullopt;
+  if (!workload || workload->size() < 3 || !world_size || !file_count || !ranks_text)
+    return "manifest.json lacks the set's prefix, world size, ranks or file count";
+  const std::uint64_t world = *world_size, files = *file_count;
+  const std::string prefix = std::string(workload->substr(1, workload->size() - 2)) + ".";
+  std::set<std::uint64_t> listed;  // the ranks the manifest lists; empty with "all"
+  const bool all = *ranks_text == "\"all\"";
+  if (!all) {
+    std::string_view list = *ranks_text;
+    if (!list.starts_with("[")) return "manifest.json's ranks are not a list";
+    list.remove_prefix(1);
+    while (!list.empty()) {
+      const std::size_t digit = list.find_first_of("0123456789");
+      if (digit == std::string_view::npos) break;
+      list.remove_prefix(digit);
+      const std::size_t stop = std::min(list.find_first_not_of("0123456789"), list.size());
+      const auto r = manifest_number(list.substr(0, stop));
+      if (!r || *r >= world) return "manifest.json lists a rank outside its world";
+      listed.insert(*r);
+      list.remove_prefix(stop);
+    }
+  }
+  const std::uint64_t expected_traces = all ? world : listed.size();
+  if (files != expected_traces) return "manifest.json's file count does not match its ranks";
+  std::uint64_t traces = 0;
+  bool groups = false;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    std::error_code type_error;
+    const fs::file_status status = fs::symlink_status(it->path(), type_error);
+    if (type_error || !fs::is_regular_file(status))
+      return "\"" + entry + "\" is not a file the set holds";
+    if (entry == chakra_manifest_file) continue;
+    if (entry == chakra_comm_groups_file) {
+      groups = true;
+      continue;
+    }
+    std::optional<std::uint64_t> rank;
+    if (entry.starts_with(prefix) && entry.ends_with(".et"))
+      rank = manifest_number(std::string_view(entry).substr(prefix.size(), entry.size() - prefix.size() - 3));
+    if (!rank || *rank >= world || (!all && !listed.contains(*rank)) ||
+        std::to_string(*rank) != entry.substr(prefix.size(), entry.size() - prefix.size() - 3))
+      return "\"" + entry + "\" is not a file the manifest lists";
+    ++traces;
+  }
+  if (ec) return "the directory cannot be listed: " + ec.message();
+  if (!groups || traces != expected_traces) return "files the manifest lists are missing";
+  return {};
+}
+
 // A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
 template <class WriteRank>
 chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
@@ -479,11 +584,12 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     if (i > 0 && sorted[i] == sorted[i - 1])
       AICB_THROW(config_error("ranks", std::to_string(sorted[i]), "a rank is listed twice"));
   }
-  atomic_directory out(directory, std::string(chakra_manifest_file));
+  atomic_directory out(directory, why_not_a_previous_chakra_set);
   chakra_set_result result{.directory = directory};
   std::set<group_id> groups;
   for (const std::uint64_t rank : ranks) {
-    atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"), {}, 1 << 16);
+    atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"),
+                     {.remove_stale_temporaries = false}, 1 << 16);
     const chakra_rank_summary s = write_rank([&](std::string_view bytes) { file.write(bytes); }, rank);
     file.commit();
     ++result.files;
@@ -508,7 +614,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
       first = false;
     }
     text.append("\n}\n");
-    write_file_atomically(out.file(chakra_comm_groups_file), text);
+    write_file_atomically(out.file(chakra_comm_groups_file), text, {.remove_stale_temporaries = false});
   }
   result.groups = groups.size();
   json_writer m;
@@ -534,7 +640,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
   m.end_object();
   if (options.about) options.about(m);
   m.end_object();
-  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n");
+  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n", {.remove_stale_temporaries = false});
   out.commit();
   return result;
 }

@@ -120,6 +120,12 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
 /// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
 inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
 
+/// The largest compute time (ns) of one record's column that SimAI simulates. SimAI-Analytical
+/// truncates a time to 32 bits after adding a few hundred nanoseconds to it (`Sys::generate_time`):
+/// 2,147,483,500 ns was verified to simulate, 2,147,483,640 ns and every larger value give an empty
+/// result with exit 0. The writer refuses and lint rejects anything above this.
+inline constexpr std::int64_t simai_max_compute_time = 2'147'483'500;
+
 /// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
 /// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
 inline constexpr std::uint64_t simai_max_int = 2147483647;

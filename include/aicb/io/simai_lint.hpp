@@ -395,6 +395,11 @@ class simai_linter {
             ++forward_times_;
             if (value == 1) ++forward_ones_;
           }
+          if (f == field::compute && value > static_cast<std::uint64_t>(simai_max_compute_time))
+            error(t, std::string(field_names[index]) + " " + shown() + " is above " +
+                         std::to_string(simai_max_compute_time) +
+                         " ns: SimAI truncates compute times to 32 bits and exits 0 with an empty result "
+                         "(verified on SimAI-Analytical); split the computation over records");
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
           // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
           // once the error reaches a microsecond; for byte counts it never does.

@@ -245,7 +245,7 @@ class simai_reader {
     read_phase(r.forward, simai_column_forward);
     read_phase(r.input_grad, simai_column_input);
     read_phase(r.weight_grad, simai_column_weight);
-    r.update = nanoseconds{static_cast<std::int64_t>(integer(expect("update time"), false))};
+    r.update = time(expect("update time"));
     if (fields_per_record_ == 13) (void)expect("parallelism of the record");
     ++read_;
     return true;
@@ -318,8 +318,17 @@ class simai_reader {
         parse_error(in_.path(), t.line, t.column,
                     "expected a non-negative integer, found '" + std::string(t.text.substr(0, 40)) + "'"));
   }
+  // A time in ns: a non-negative integer that nanoseconds (signed 64-bit) holds.
+  nanoseconds time(const simai_token& t) {
+    const std::uint64_t v = integer(t, false);
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+      AICB_THROW(parse_error(in_.path(), t.line, t.column,
+                             "the time " + std::string(t.text.substr(0, 40)) +
+                                 " ns is above 2^63-1 ns, the most a time holds (SimAI cannot simulate it)"));
+    return nanoseconds{static_cast<std::int64_t>(v)};
+  }
   void read_phase(phase& p, int column) {
-    p.compute = nanoseconds{static_cast<std::int64_t>(integer(expect("compute time (ns)"), false))};
+    p.compute = time(expect("compute time (ns)"));
     const simai_token token = expect("communication type");
     detail::grammar::simai::comm_token comm;
     if (!detail::grammar::simai::parse_comm(token.text, comm))

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -59,6 +60,7 @@ class simai_writer {
   /// Appends one record.
   void write(const record& r) {
     ++written_;
+    check_simulable(r);
     if (strict_) check(r);
     // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
     if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
@@ -79,6 +81,7 @@ class simai_writer {
     }
     std::size_t length = 0;
     for (const record& r : block) {
+      check_simulable(r);
       if (strict_) check(r);
       if (r.name.size() + max_record_tail > buffer_size)
         AICB_THROW(
@@ -150,9 +153,10 @@ class simai_writer {
     *p++ = '\t';
     p = copy(p, simai_comm_token(ph.comm, column));
     *p++ = '\t';
-    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
+    return integer(p, ph.comm.size.count());  // unsigned: a size above 2^63 is printed as it is
   }
-  static char* integer(char* p, std::int64_t value) {
+  template <std::integral I>
+  static char* integer(char* p, I value) {
     if (value >= 0 && value < 10) {  // most fields: 0, 1
       *p = static_cast<char>('0' + value);
       return p + 1;
@@ -207,6 +211,20 @@ class simai_writer {
       AICB_THROW(config_error("pp_comm", h.pp_comm,
                               "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
   }
+  // What SimAI cannot simulate, in any mode (aicb's own files included: SimAI would exit 0 with an
+  // empty result): a compute time at or above simai_max_compute_time. Refused, naming the record.
+  static void check_simulable(const record& r) {
+    const std::pair<const aicb::phase*, const char*> columns[] = {
+        {&r.forward, "forward"}, {&r.input_grad, "input-gradient"}, {&r.weight_grad, "weight-gradient"}};
+    for (const auto& [p, column] : columns)
+      if (p->compute.count() > simai_max_compute_time)
+        AICB_THROW(config_error(
+            "compute", r.name + ": " + column + " compute time " + std::to_string(p->compute.count()) + " ns",
+            "SimAI cannot simulate a compute time above " + std::to_string(simai_max_compute_time) +
+                " ns (it truncates times to 32 bits and exits 0 with an empty result): use a smaller "
+                "micro batch or more tensor parallelism, or write Chakra traces (no such limit)"));
+  }
+
   void check(const record& r) {
     if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
       AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));

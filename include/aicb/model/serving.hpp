@@ -68,6 +68,9 @@ struct serving_spec {
   }
 };
 
+/// The most speculative tokens a decode step verifies per request (serving_spec::mtp_drafts).
+inline constexpr std::uint64_t max_mtp_drafts = 256;
+
 /// Refuses, naming the field, the value and the rule, a layout that cannot serve `model`.
 inline void validate_serving(const model_spec& model, const serving_spec& s) {
   const auto refuse = [](std::string_view field, std::uint64_t value, const std::string& rule) {
@@ -78,7 +81,27 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
         config_error("model", std::string(model.name.view()), "needs hidden_size, num_layers and heads"));
   if (s.tensor_parallel == 0) refuse("tensor_parallel", 0, "must be at least 1");
   if (s.attention_data_parallel == 0) refuse("attention_data_parallel", 0, "must be at least 1");
+  // Bounds that keep every product below 2^64 and every size a real step could have.
+  constexpr std::uint64_t max_gpus = 1ULL << 31, max_tokens = 1ULL << 32;
+  if (s.tensor_parallel > max_gpus / s.attention_data_parallel)
+    refuse("attention_data_parallel", s.attention_data_parallel,
+           "tensor_parallel x attention_data_parallel must be at most 2^31 GPUs");
   if (s.batch == 0) refuse("batch", 0, "a step serves at least one request");
+  if (s.batch > max_tokens) refuse("batch", s.batch, "must be at most 2^32 requests");
+  if (s.prompt > max_tokens) refuse("prompt", s.prompt, "must be at most 2^32 tokens");
+  if (s.context > max_tokens) refuse("context", s.context, "must be at most 2^32 tokens");
+  if (s.mtp_drafts > max_mtp_drafts)
+    refuse("mtp_drafts", s.mtp_drafts,
+           "must be at most " + std::to_string(max_mtp_drafts) +
+               " speculative tokens per request (a step verifies a few drafts)");
+  if (s.phase == inference_phase::decode && s.prompt != 0)
+    refuse("prompt", s.prompt, "a decode step has no prompt: give the tokens attended over as context");
+  if (s.phase == inference_phase::prefill && s.context != 0)
+    refuse("context", s.context, "a prefill step reads no KV cache: give the prompt length as prompt");
+  if (s.tokens_per_request() > (1ULL << 40) / s.batch)
+    refuse("batch", s.batch,
+           "batch x tokens per request (" + std::to_string(s.tokens_per_request()) +
+               ") must be at most 2^40 tokens in one step");
   if (s.batch % s.attention_data_parallel != 0)
     refuse("batch", s.batch,
            "must be a multiple of attention_data_parallel (" + std::to_string(s.attention_data_parallel) +

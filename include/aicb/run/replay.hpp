@@ -46,10 +46,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -117,7 +119,29 @@ struct replay_options {
   std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
   std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+  /// Told each phase as it starts ("setup", "warm-up 1/2", "check", "iteration 3/5"), on every rank;
+  /// the tool prints rank 0's, flushed, so a long run is never silent.
+  std::function<void(std::string_view)> progress{};
 };
+
+/// The most a replay's scale, time limit and iteration counts may be.
+inline constexpr double max_replay_compute_scale = 1e6;
+inline constexpr std::chrono::milliseconds max_replay_timeout{std::chrono::hours(24 * 7)};
+inline constexpr std::uint64_t max_replay_iterations = 1'000'000;
+
+/// Refuses, naming the field, options no replay can mean: a compute scale that is negative, not
+/// finite or above 10^6; a timeout of zero or beyond a week; more than 10^6 iterations.
+inline void validate(const replay_options& o) {
+  if (!(o.compute_scale >= 0 && o.compute_scale <= max_replay_compute_scale))
+    AICB_THROW(config_error("compute_scale", std::to_string(o.compute_scale),
+                            "expected a finite factor from 0 (communication only) to 10^6"));
+  if (o.timeout <= std::chrono::milliseconds::zero() || o.timeout > max_replay_timeout)
+    AICB_THROW(config_error("timeout", std::to_string(o.timeout.count()) + " ms",
+                            "expected more than 0 and at most a week"));
+  if (o.iterations > max_replay_iterations || o.warmup > max_replay_iterations)
+    AICB_THROW(config_error(o.iterations > max_replay_iterations ? "iterations" : "warmup",
+                            std::to_string(std::max(o.iterations, o.warmup)), "expected at most 10^6"));
+}
 
 /// One operation's measurements on this rank.
 struct replayed_operation {
@@ -277,10 +301,16 @@ class replay_watchdog {
                                           const process_grid& grid, const compute_model* compute,
                                           const replay_options& options,
                                           std::span<const std::chrono::nanoseconds> durations_given = {}) {
+  validate(options);
+  const auto progress = [&](const std::string& phase) {
+    if (options.progress) options.progress(phase);
+  };
+  progress("setup");
   replay_result result;
   result.rank = transport.rank();
   result.world = transport.world();
   result.options = options;
+  result.options.progress = nullptr;
   const std::uint64_t rank = result.rank;
 
   // 1. The same configuration everywhere, before any traffic.
@@ -486,11 +516,19 @@ class replay_watchdog {
               .count());
   };
 
-  for (std::uint64_t w = 0; w < options.warmup; ++w)
+  const auto of = [](std::uint64_t i, std::uint64_t n) { return std::to_string(i + 1) + "/" + std::to_string(n); };
+  for (std::uint64_t w = 0; w < options.warmup; ++w) {
+    progress("warm-up " + of(w, options.warmup));
     run_iteration(false, false);
-  if (options.check) run_iteration(false, true);
-  for (std::uint64_t it = 0; it < options.iterations; ++it)
+  }
+  if (options.check) {
+    progress("check");
+    run_iteration(false, true);
+  }
+  for (std::uint64_t it = 0; it < options.iterations; ++it) {
+    progress("iteration " + of(it, options.iterations));
     run_iteration(true, false);
+  }
   transport.barrier();
 
   // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.

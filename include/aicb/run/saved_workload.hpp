@@ -219,8 +219,15 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
     saved.ops.push_back(op);
     saved.durations.push_back(duration);
   }
+  if (saved.ops.empty())
+    AICB_THROW(io_error(trace_path, "holds no operations (only the trace's metadata): rank " +
+                                        std::to_string(rank) + " would wait for peers that never come"));
   return saved;
 }
+
+/// The largest Chakra trace of one rank that aicb replays: about a million operations, which a
+/// rank holds in memory (with their names) while it replays them.
+inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 20;
 
 /// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
 [[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
@@ -230,8 +237,10 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
   if (!manifest.whole) AICB_THROW(io_error(manifest_path, "is larger than 64 MiB"));
   const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
   const detail::file_prefix trace =
-      detail::read_file_prefix(trace_path, std::uint64_t{1} << 34, "a Chakra trace");
-  if (!trace.whole) AICB_THROW(io_error(trace_path, "is larger than 16 GiB"));
+      detail::read_file_prefix(trace_path, max_replayed_trace_bytes, "a Chakra trace");
+  if (!trace.whole)
+    AICB_THROW(io_error(trace_path, "is larger than 64 MiB, the most aicb replays for one rank (about a "
+                                    "million operations); write the set with fewer iterations or micro batches"));
   return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
 }
 
