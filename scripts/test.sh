@@ -23,6 +23,8 @@ mkdir -p "$build/logs"
 log="$build/logs/ctest.log"
 status=0
 ctest --test-dir "$build" -j "$jobs" --output-on-failure 2>&1 | tee "$log" || status=$?
-# The runner's summary, last, where CI and people look for it.
-grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || echo "no test summary: the build or ctest failed"
+# The runner's summary, then the skipped tests with their reasons and the counts, last, where CI
+# and people look for them.
+grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || true
+python3 scripts/test-summary.py "$log" "$build/Testing/Temporary/LastTest.log" || status=1
 exit "$status"

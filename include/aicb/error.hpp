@@ -77,8 +77,10 @@ class config_error : public error {
   /// @param field  the descriptor field at fault, spelled as in the descriptor and on the CLI
   /// @param value  its value, as text
   /// @param rule   the rule it breaks, phrased as what must hold
+  /// The message shows at most the first 80 characters of the value (a 5000-digit number is not
+  /// read, it is scrolled past) and says how long it was; value() keeps it whole.
   config_error(std::string field, std::string value, std::string rule)
-      : error(std::string(field).append(" = ").append(value).append(": ").append(rule)),
+      : error(std::string(field).append(" = ").append(shown(value)).append(": ").append(rule)),
         field_(std::move(field)),
         value_(std::move(value)),
         rule_(std::move(rule)) {}
@@ -88,6 +90,11 @@ class config_error : public error {
   [[nodiscard]] const std::string& rule() const noexcept { return rule_; }
 
  private:
+  static std::string shown(const std::string& value) {
+    constexpr std::size_t most = 80;
+    if (value.size() <= most) return value;
+    return value.substr(0, most) + "... (" + std::to_string(value.size()) + " characters)";
+  }
   std::string field_;
   std::string value_;
   std::string rule_;

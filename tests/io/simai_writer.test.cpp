@@ -6,6 +6,8 @@
 
 #include "text_file.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -200,4 +202,43 @@ TEST_CASE("simai writer: a block written n times is the same file as its records
   CHECK_FALSE(std::filesystem::exists("simai_writer_runs_d.txt"));
   std::filesystem::remove("simai_writer_runs_a.txt");
   std::filesystem::remove("simai_writer_runs_b.txt");
+}
+
+TEST_CASE("simai writer: what SimAI cannot simulate is never written, sizes never wrap", "[io][simai][wrap]") {
+  aicb::simai_header h;
+  h.all_gpus = 16;
+  const std::string path = "simai_writer_limits.txt";
+  std::filesystem::remove(path);
+  // A compute time SimAI truncates to 32 bits (an empty result, exit 0): refused in every mode,
+  // naming the record and the column; nothing is left behind.
+  for (const bool strict : {true, false}) {
+    aicb::record r = sample();
+    r.input_grad.compute = std::chrono::nanoseconds{aicb::simai_max_compute_time + 1};
+    aicb::simai_writer w(path, h, 1, strict);
+    CHECK_THROWS_WITH(w.write(r), Catch::Contains("attention_row: input-gradient compute time 2147483501 ns") &&
+                                      Catch::Contains("SimAI cannot simulate"));
+    const std::vector<aicb::record> block{r};
+    CHECK_THROWS_WITH(w.write(block, 3), Catch::Contains("SimAI cannot simulate"));
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+  // The largest time SimAI was seen to simulate is written.
+  {
+    aicb::record r = sample();
+    r.forward.compute = std::chrono::nanoseconds{aicb::simai_max_compute_time};
+    aicb::simai_writer w(path, h, 1, false);
+    w.write(r);
+    w.finish();
+    CHECK_THAT(aicb_test::read_text(path), Catch::Contains("attention_row\t-1\t2147483500\t"));
+  }
+  // A size of 2^63 bytes and above is printed as the unsigned number it is, never negative.
+  {
+    aicb::record r{"micro_test", {}, {}, {}, 1ns};
+    r.weight_grad.comm = {collective::all_reduce, comm_group::dp, aicb::bytes{std::uint64_t{1} << 63}};
+    aicb::simai_writer w(path, h, 1, false);
+    w.write(r);
+    w.finish();
+    const std::string text = aicb_test::read_text(path);
+    CHECK_THAT(text, Catch::Contains("ALLREDUCE\t9223372036854775808\t"));
+    CHECK(text.find('-', text.find("micro_test") + 12) == std::string::npos);
+  }
 }

@@ -132,7 +132,13 @@ aicb_cli_test(plan_ranked EXPECT "layouts considered, [0-9]+ valid, [0-9]+ fit i
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --top 5)
 aicb_cli_test(plan_fixed_tp EXPECT "\"tensor_parallel\": 4" REJECT "\"tensor_parallel\": [1238]"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --tp 4 --json)
-aicb_cli_test(plan_nothing_fits EXPECT "no layout fits" ARGS plan --model llama3.1-405b --world-size 8 --global-batch 8)
+aicb_cli_test(plan_nothing_fits STATUS 1 EXPECT "no layout fits" ARGS plan --model llama3.1-405b --world-size 8 --global-batch 8)
+aicb_cli_test(plan_without_model STATUS 2 EXPECT "model = \\(none\\): no model given" ARGS plan --world-size 8 --global-batch 8)
+aicb_cli_test(plan_estimate_limit_zero STATUS 2 EXPECT "estimate_limit = 0" ARGS plan -m llama3-8b --world-size 8 --global-batch 8 --estimate-limit 0)
+aicb_cli_test(describe_does_not_fit EXPECT "warning: stage 0 needs [0-9.]+ [GT]iB per GPU, more than the H100" "iteration estimate of a layout that does not fit"
+              ARGS describe -m llama3.1-405b --world-size 8 --tp 8 --global-batch 8 --gpu H100)
+aicb_cli_test(describe_without_model STATUS 2 EXPECT "no model given: name one with --model" REJECT "hidden_size = 0" ARGS describe --world-size 8)
+aicb_cli_test(timeline_without_model STATUS 2 EXPECT "no model given" ARGS timeline -o t.json)
 aicb_cli_test(describe_json EXPECT "\"data_parallel\": 16" "\"aicb_version\"" "\"stages\": .\n +\\{"
               ARGS describe --model llama2-7b --tp 2 --pp 2 --world-size 64 --json)
 aicb_cli_test(describe_underscore_aliases EXPECT "tensor_parallel=2"
@@ -393,3 +399,7 @@ add_test(NAME cli.sidecar_write_aicb
 set_tests_properties(cli.sidecar_write_corrected cli.sidecar_write_aicb PROPERTIES LABELS cli FIXTURES_SETUP sidecars)
 aicb_schema_test(sidecar_json_schema sidecar.schema.json "${_sidecar_dir}/corrected.txt.json" "${_sidecar_dir}/aicb.txt.json")
 set_tests_properties(cli.sidecar_json_schema PROPERTIES FIXTURES_REQUIRED sidecars)
+aicb_cli_test(lint_chakra_trace STATUS 2 EXPECT "is a Chakra trace or set, not SimAI text"
+              ARGS lint "${PROJECT_SOURCE_DIR}/tests/data/chakra/rank3.et")
+aicb_cli_test(generate_output_dash STATUS 2 EXPECT "output = -: aicb writes files, not standard output"
+              ARGS generate -m llama2-7b --num-layers 2 -o -)

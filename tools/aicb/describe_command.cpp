@@ -40,6 +40,7 @@ int run_describe_serving(describe_options& o) {
 }
 
 int run_describe(describe_options& o) {
+  o.job.require_model();
   if (!o.serving.phase.empty()) return run_describe_serving(o);
   o.request.job = o.job.job();
   o.request.estimate = !o.no_estimate;

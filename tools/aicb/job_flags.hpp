@@ -67,6 +67,17 @@ class job_flags {
       if (!text.empty()) r.fields.emplace_back(field, text);
     return r;
   }
+  /// Refuses flags that name no model at all — no --model, --hf-config or --size, and none of a
+  /// model's fields — for the commands that have no default model (the message a user needs is
+  /// this one, not that hidden_size is 0).
+  void require_model() const {
+    if (!model_.empty() || !hf_config_.empty() || !size_.empty()) return;
+    for (std::string_view name : aicb::field_names<aicb::model_spec>())
+      if (const auto it = values_.find(std::string(name)); it != values_.end() && !it->second.empty()) return;
+    throw aicb::config_error("model", "(none)",
+                             "no model given: name one with --model (`aicb models` lists them), "
+                             "--hf-config or --size, or give its fields (--hidden-size, --num-layers, ...)");
+  }
   /// The job the flags describe (not yet validated), with what was decided for the user.
   [[nodiscard]] aicb::built_job built() const { return aicb::build_job(request()); }
   [[nodiscard]] aicb::job_spec job() const { return built().job; }

@@ -86,6 +86,12 @@ int run_lint(const lint_options& o) {
   for (const std::string& file : o.files) {
     try {
       std::string checked = file;
+      // A Chakra trace (binary protobuf) is not a SimAI workload: say what it is, not that its
+      // first byte is no policy name.
+      if (file.ends_with(".et") || std::filesystem::exists(std::filesystem::path(file) / "manifest.json"))
+        throw aicb::config_error("file", file,
+                                 "is a Chakra trace or set, not SimAI text: ASTRA-sim reads it, and aicb run "
+                                 "--chakra DIR replays and checks a set; lint checks SimAI workload files");
       if (o.fix) {
         const aicb::simai_fix fix =
             aicb::fix_simai(file, o.world_size, o.in_place ? std::string() : o.output);

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -27,6 +28,7 @@ struct plan_options {
 };
 
 int run_plan(plan_options& o) {
+  o.job.require_model();
   const aicb::job_request flags = o.job.request();
   o.request.job = aicb::build_job(flags).job;
   for (const auto& [field, value] : flags.fields)
@@ -37,6 +39,14 @@ int run_plan(plan_options& o) {
     std::cout << aicb::to_json(plan, o.request.cluster);
   else
     std::cout << aicb::format_plan(plan, o.request.cluster, o.top);
+  // No layout is an answer, not a success: a script must not read an empty plan as one.
+  if (plan.layouts.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "aicb: plan: no layout of %llu considered fits (%llu valid, %llu in memory)\n",
+                 static_cast<unsigned long long>(plan.candidates), static_cast<unsigned long long>(plan.valid),
+                 static_cast<unsigned long long>(plan.fitting));
+    return 1;
+  }
   return 0;
 }
 

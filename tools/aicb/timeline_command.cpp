@@ -37,6 +37,7 @@ std::string format_of(const timeline_options& o) {
 }
 
 int run_timeline(const timeline_options& o) {
+  o.job.require_model();
   const aicb::job_spec job = o.job.job();
   aicb::validate(job);
   const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -45,6 +46,9 @@ struct describe_result {
   std::optional<iteration_estimate> estimate;
   cluster_spec cluster{};  ///< the machines the estimate ran on
   estimate_options overlap{};
+  /// With an estimate: what makes it unreal, e.g. a stage that needs more memory than its GPU has
+  /// (the estimate times a layout that cannot run; it is printed marked so).
+  std::vector<std::string> warnings{};
 };
 
 /// Describes `request.job`; config_error naming the field for a broken job, an unknown GPU or preset.
@@ -56,6 +60,16 @@ struct describe_result {
   d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  const gpu_spec& gpu = require_gpu(d.cluster.gpu);
+  const double capacity = gpu.memory_gb * 1e9;
+  for (const stage_report& s : d.report.stages) {
+    const double need = static_cast<double>(s.memory.total().count());
+    if (need > capacity)
+      d.warnings.push_back("stage " + std::to_string(s.stage) + " needs " + to_iec_string(s.memory.total()) +
+                           " per GPU, more than the " + std::string(gpu.name) + "'s " +
+                           to_iec_string(bytes{static_cast<std::uint64_t>(capacity)}) +
+                           ": this layout does not fit (more TP/PP, recomputation or a smaller micro batch)");
+  }
   return d;
 }
 
@@ -101,6 +115,11 @@ inline std::string estimate_number(const char* format, double value) {
     }
     w.end_array();
     w.member("simai_command", simai_command_line(d));
+    w.member("fits_in_memory", d.warnings.empty());
+    w.key("warnings").begin_array();
+    for (const std::string& text : d.warnings)
+      w.value(text);
+    w.end_array();
     w.end_object();
   }
   w.end_object();
@@ -114,7 +133,9 @@ inline std::string estimate_number(const char* format, double value) {
   const iteration_estimate& e = *d.estimate;
   using detail::estimate_number;
   using detail::row;
-  out += "\niteration estimate (";
+  for (const std::string& text : d.warnings)
+    out.append("\nwarning: ").append(text);
+  out += d.warnings.empty() ? "\niteration estimate (" : "\n\niteration estimate of a layout that does not fit (";
   out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
   out += row("compute", e.compute);
   std::string overlap;

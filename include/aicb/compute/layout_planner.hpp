@@ -99,6 +99,8 @@ namespace detail {
   const std::uint64_t gpus = r.job.parallel.world_size;
   const std::uint64_t global = r.job.batch.global_batch;
   if (gpus == 0) AICB_THROW(config_error("world_size", "0", "the plan needs the GPU count"));
+  if (r.estimate_limit == 0)
+    AICB_THROW(config_error("estimate_limit", "0", "at least one layout must be estimated to rank any"));
   if (global == 0) AICB_THROW(config_error("global_batch", "0", "the plan needs the global batch"));
 
   std::vector<std::uint64_t> tps, cps{1}, pps, vpps{1, 2, 4}, eps{1}, mbss{1, 2, 4};
@@ -230,12 +232,13 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                 static_cast<unsigned long long>(plan.fitting), plan.layouts.size(),
                 std::string(cluster.name).c_str(), std::string(cluster.gpu).c_str());
   out += line;
-  out += "   TP  CP  PP VPP  EP   DP MBS recompute  memory GB  iteration s    tokens/s    MFU\n";
+  // Every column is separated by a space, whatever its width: DP 1000000 never runs into PP.
+  out += "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU\n";
   for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
     const planned_layout& p = plan.layouts[i];
     const parallel_spec& l = p.job.parallel;
     std::snprintf(
-        line, sizeof line, "%5llu%4llu%4llu%4llu%4llu%5llu%4llu %-10s %9.1f %12.4g %11.4g %5.1f%%\n",
+        line, sizeof line, "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
         static_cast<unsigned long long>(l.tensor_parallel),
         static_cast<unsigned long long>(l.context_parallel),
         static_cast<unsigned long long>(l.pipeline_parallel),
@@ -243,7 +246,8 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
         static_cast<unsigned long long>(l.expert_parallel),
         static_cast<unsigned long long>(data_parallel(p.job)),
         static_cast<unsigned long long>(p.job.batch.micro_batch), std::string(to_string(l.recompute)).c_str(),
-        p.memory_gb, p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
+        p.memory_gb * 1e9 / (1ULL << 30), p.estimate.iteration_s, p.estimate.tokens_per_s,
+        100 * p.estimate.mfu);
     out += line;
   }
   if (plan.layouts.empty())

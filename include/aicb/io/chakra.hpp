@@ -34,6 +34,7 @@
 /// per_rank_size). All-reduce (the buffer), reduce-scatter (the whole input) and all-to-all (the send
 /// buffer) mean the same in both and are written as they are.
 
+#include <aicb/checked.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
@@ -562,19 +563,8 @@ inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& di
 }
 
 // A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
-template <class WriteRank>
-chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
-                                      const chakra_groups& numbers, const chakra_set_options& options,
-                                      WriteRank&& write_rank) {
-  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
-      options.name == "..")
-    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
-  std::vector<std::uint64_t> ranks = options.ranks;
-  if (ranks.empty()) {
-    ranks.resize(world);
-    for (std::uint64_t r = 0; r < world; ++r)
-      ranks[r] = r;
-  }
+// Refuses a rank list with a rank outside the world or a rank twice.
+inline void check_chakra_ranks(const std::vector<std::uint64_t>& ranks, std::uint64_t world) {
   std::vector<std::uint64_t> sorted = ranks;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
@@ -584,10 +574,34 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     if (i > 0 && sorted[i] == sorted[i - 1])
       AICB_THROW(config_error("ranks", std::to_string(sorted[i]), "a rank is listed twice"));
   }
+}
+
+// The bytes of comm_groups.json for groups of `size` members, `count` of them, in a world of `world`.
+inline std::uint64_t chakra_group_file_bytes(std::uint64_t count, std::uint64_t size, std::uint64_t world) {
+  const std::uint64_t digits = std::to_string(world).size() + 2;  // "N, "
+  return checked_add(checked_mul(checked_mul(count, size, "comm_groups.json"), digits, "comm_groups.json"),
+                     32, "comm_groups.json");
+}
+
+// A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
+// `estimated_bytes` (0: not estimated) is checked against the free space before anything is written.
+// Memory holds one rank at a time, never a list of every rank or every group's members.
+template <class WriteRank>
+chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
+                                      const chakra_groups& numbers, const chakra_set_options& options,
+                                      WriteRank&& write_rank, std::uint64_t estimated_bytes = 0) {
+  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
+      options.name == "..")
+    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
+  check_chakra_ranks(options.ranks, world);
+  const bool all_ranks = options.ranks.empty();
+  const std::uint64_t rank_count = all_ranks ? world : options.ranks.size();
   atomic_directory out(directory, why_not_a_previous_chakra_set);
+  if (estimated_bytes > 0) require_free_space(directory, estimated_bytes);
   chakra_set_result result{.directory = directory};
   std::set<group_id> groups;
-  for (const std::uint64_t rank : ranks) {
+  for (std::uint64_t i = 0; i < rank_count; ++i) {
+    const std::uint64_t rank = all_ranks ? i : options.ranks[i];
     atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"),
                      {.remove_stale_temporaries = false}, 1 << 16);
     const chakra_rank_summary s = write_rank([&](std::string_view bytes) { file.write(bytes); }, rank);
@@ -600,21 +614,29 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     result.sends += s.sends;
     result.recvs += s.recvs;
     groups.insert(s.groups.begin(), s.groups.end());
-    if (options.progress) options.progress(result.files, ranks.size());
+    if (options.progress) options.progress(result.files, rank_count);
   }
   {
+    // Streamed: a data-parallel group of a large world has millions of members.
+    atomic_file file(out.file(chakra_comm_groups_file), {.remove_stale_temporaries = false}, 1 << 16);
     std::string text = "{";
     bool first = true;
     for (const group_id& g : groups) {  // ascending kind and index: ascending numbers
       text.append(first ? "\n  \"" : ",\n  \"").append(std::to_string(numbers.id(g))).append("\": [");
       const rank_group members = numbers.members(g);
-      for (std::uint64_t j = 0; j < members.size(); ++j)
+      for (std::uint64_t j = 0; j < members.size(); ++j) {
         text.append(j ? ", " : "").append(std::to_string(members.member(j)));
+        if (text.size() >= (1 << 16)) {
+          file.write(text);
+          text.clear();
+        }
+      }
       text.append("]");
       first = false;
     }
     text.append("\n}\n");
-    write_file_atomically(out.file(chakra_comm_groups_file), text, {.remove_stale_temporaries = false});
+    file.write(text);
+    file.commit();
   }
   result.groups = groups.size();
   json_writer m;
@@ -628,7 +650,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     m.member("ranks", "all");
   } else {
     m.key("ranks").begin_array();
-    for (const std::uint64_t r : ranks)
+    for (const std::uint64_t r : options.ranks)
       m.value(r);
     m.end_array();
   }
@@ -646,6 +668,54 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 }
 
 }  // namespace detail
+
+/// About the bytes write_chakra_set writes for `job` and `options`: one iteration of the first
+/// chosen rank of each pipeline stage, counted (not written), times the iterations and the stage's
+/// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
+/// (an absurd iteration count, say); the writer checks it against the free space before writing.
+[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job, const chakra_groups& numbers,
+                                                             const compute_model& compute,
+                                                             const chakra_set_options& options) {
+  const process_grid& grid = numbers.grid();
+  const std::uint64_t world = job.parallel.world_size, stages = job.parallel.pipeline_parallel;
+  detail::check_chakra_ranks(options.ranks, world);
+  // The chosen ranks of each stage, and the first of them.
+  std::vector<std::uint64_t> count(stages, 0), first(stages, world);
+  if (options.ranks.empty()) {
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      count[s] = world / stages;
+      first[s] = first_rank_of_stage(job, s);
+    }
+  } else {
+    for (const std::uint64_t r : options.ranks) {
+      const std::uint64_t s = grid.coordinates(r).pp;
+      ++count[s];
+      first[s] = std::min(first[s], r);
+    }
+  }
+  rank_schedule_options once = options.schedule;
+  once.iterations = 1;
+  const std::uint64_t iterations = std::max<std::uint64_t>(options.schedule.iterations, 1);
+  std::uint64_t total = 0;
+  std::set<group_kind> kinds;
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    if (count[s] == 0) continue;
+    rank_schedule schedule(job, first[s], once);
+    const chakra_rank_summary one =
+        write_chakra_operations([](std::string_view) {}, schedule, first[s], world, numbers, compute);
+    const std::uint64_t per_rank = checked_mul(one.bytes, iterations, "bytes of a rank's trace (x iterations)");
+    total = checked_add(total, checked_mul(per_rank, count[s], "bytes of the traces"), "bytes of the traces");
+    for (const group_id& g : one.groups)
+      kinds.insert(g.kind);
+  }
+  const std::uint64_t chosen = options.ranks.empty() ? world : options.ranks.size();
+  for (const group_kind k : kinds)
+    total = checked_add(total,
+                        detail::chakra_group_file_bytes(std::min(chosen, grid.group_count(k)),
+                                                        grid.group(k, first_rank_of_stage(job, 0)).size(), world),
+                        "bytes of the set");
+  return total;
+}
 
 /// Writes the Chakra traces of `job`'s ranks into `directory`: NAME.RANK.et for each rank,
 /// comm_groups.json (`{"<pg_name>": [members…]}` for every group the files name) and manifest.json
@@ -665,10 +735,12 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
     if (options.about) options.about(j);
   };
   return detail::write_chakra_set_of(
-      directory, job.parallel.world_size, numbers, with_job, [&](auto&& write, std::uint64_t rank) {
+      directory, job.parallel.world_size, numbers, with_job,
+      [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(job, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
-      });
+      },
+      estimate_chakra_set_bytes(job, numbers, compute, options));
 }
 
 /// The Chakra traces of one serving step (aicb::inference_step) on every GPU of `serving` (or the

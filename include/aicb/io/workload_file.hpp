@@ -51,6 +51,11 @@ inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
 /// be). aicb's default places: `results/workload/` (SimAI), `results/mocked_workload/` (CSV).
 [[nodiscard]] inline std::string output_path_or_default(const std::string& output, const std::string& folder,
                                                         const std::string& name) {
+  // "-" means standard output to most tools; a file named "-" is never what was meant.
+  if (output == "-")
+    AICB_THROW(config_error("output", "-",
+                            "aicb writes files, not standard output: give a file name (or /dev/stdout, "
+                            "with -q so the summary does not mix in)"));
   if (!output.empty()) return output;
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -318,11 +319,33 @@ class hf_reader {
 
 /// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
 /// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+///
+/// `path` may name the model's directory (a checkpoint as downloaded): its config.json is read.
+/// The model is named for what the user knows it by — `_name_or_path`'s last component, else the
+/// directory of a file named config.json, else the file's name without .json — and model_type
+/// only when none of these is a usable name.
 [[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "config.json").string() : path;
   // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
-  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
-  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
-  return parse_hf_config(in.text, path, options);
+  const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));
+  hf_import imported = parse_hf_config(in.text, file, options);
+  std::string name;
+  try {
+    const nlohmann::json config = nlohmann::json::parse(in.text);
+    if (const auto it = config.find("_name_or_path"); it != config.end() && it->is_string())
+      name = fs::path(it->get<std::string>()).filename().string();
+  } catch (const nlohmann::json::exception&) {
+  }
+  const fs::path as_given = fs::absolute(fs::path(file), ec).lexically_normal();
+  if (name.empty() && as_given.filename() == "config.json") name = as_given.parent_path().filename().string();
+  if (name.empty() || name == "config") name = fs::path(file).stem().string();
+  const bool usable = !name.empty() && name.size() < sizeof(spec_name{}.data) && name != "config" &&
+                      name.find_first_of(" \t\r\n/\\") == std::string::npos;
+  if (usable) imported.model.name = spec_name::from(name);
+  return imported;
 }
 
 AICB_END_NAMESPACE

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+# aicb — LLM training workloads for cluster and network simulators.
+# SPDX-License-Identifier: Apache-2.0
+"""The closing lines of a ctest run: every skipped test with the reason it printed, then one line
+"N passed, N failed, N skipped" (ctest counts a skipped test as passed and hides it below).
+
+    test-summary.py CTEST_OUTPUT LAST_TEST_LOG
+"""
+import re
+import sys
+
+
+def main() -> int:
+    output = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+    try:
+        log = open(sys.argv[2], encoding="utf-8", errors="replace").read()
+    except OSError:
+        log = ""
+    summary = re.findall(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", output, re.M)
+    if not summary:
+        print("no test summary: the build or ctest failed")
+        return 1
+    failed, total = map(int, summary[-1])
+    skipped = re.findall(r"^\s*\d+ - (\S+) \(Skipped\)", output, re.M)
+    # Each test's output in LastTest.log, to find the line that says why it skipped.
+    outputs = {}
+    for m in re.finditer(r'^\d+/\d+ Test: (\S+)\n.*?^Output:\n-+\n(.*?)<end of output>', log, re.M | re.S):
+        outputs[m.group(1)] = m.group(2)
+    if skipped:
+        print(f"skipped ({len(skipped)}):")
+        for name in skipped:
+            text = outputs.get(name, "")
+            reason = next((line.strip() for line in text.splitlines() if re.search(r"skip", line, re.I)), "")
+            print(f"  {name}: {reason[:160] or '(no reason printed)'}")
+    print(f"{total - failed - len(skipped)} passed, {failed} failed, {len(skipped)} skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
