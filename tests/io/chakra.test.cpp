@@ -277,7 +277,8 @@ TEST_CASE("chakra: only a set aicb wrote, unchanged, is ever replaced", "[io][ch
   CHECK(fs::exists(noted / "workload.3.et"));
 }
 
-TEST_CASE("atomic outputs: temporaries of killed writers are removed, others kept", "[io][atomic][data-loss]") {
+TEST_CASE("atomic outputs: temporaries of killed writers are removed, others kept",
+          "[io][atomic][data-loss]") {
   const fs::path area = "stale-temporaries";
   fs::remove_all(area);
   fs::create_directories(area);

@@ -204,7 +204,8 @@ TEST_CASE("simai writer: a block written n times is the same file as its records
   std::filesystem::remove("simai_writer_runs_b.txt");
 }
 
-TEST_CASE("simai writer: what SimAI cannot simulate is never written, sizes never wrap", "[io][simai][wrap]") {
+TEST_CASE("simai writer: what SimAI cannot simulate is never written, sizes never wrap",
+          "[io][simai][wrap]") {
   aicb::simai_header h;
   h.all_gpus = 16;
   const std::string path = "simai_writer_limits.txt";
@@ -215,8 +216,9 @@ TEST_CASE("simai writer: what SimAI cannot simulate is never written, sizes neve
     aicb::record r = sample();
     r.input_grad.compute = std::chrono::nanoseconds{aicb::simai_max_compute_time + 1};
     aicb::simai_writer w(path, h, 1, strict);
-    CHECK_THROWS_WITH(w.write(r), Catch::Contains("attention_row: input-gradient compute time 2147483501 ns") &&
-                                      Catch::Contains("SimAI cannot simulate"));
+    CHECK_THROWS_WITH(w.write(r),
+                      Catch::Contains("attention_row: input-gradient compute time 2147483501 ns") &&
+                          Catch::Contains("SimAI cannot simulate"));
     const std::vector<aicb::record> block{r};
     CHECK_THROWS_WITH(w.write(block, 3), Catch::Contains("SimAI cannot simulate"));
   }

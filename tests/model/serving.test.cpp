@@ -50,19 +50,24 @@ TEST_CASE("serving spec: a layout that cannot serve the model is refused, naming
       {.batch = 16, .context = 8, .tensor_parallel = 4, .attention_data_parallel = 2, .expert_parallel = 8}));
 }
 
-TEST_CASE("serving spec: sizes that would wrap or that a phase ignores are refused", "[model][serving][wrap]") {
+TEST_CASE("serving spec: sizes that would wrap or that a phase ignores are refused",
+          "[model][serving][wrap]") {
   const auto refused = [](aicb::serving_spec s, const std::string& field, const std::string& says) {
     CHECK_THROWS_WITH(aicb::validate_serving(aicb::presets::llama3_8b, s),
                       Catch::StartsWith(field) && Catch::Contains(says));
   };
   constexpr std::uint64_t max = ~std::uint64_t{0};
   // 1 + drafts would wrap to 0 tokens per request.
-  refused({.batch = 64, .context = 4096, .mtp_drafts = max}, "mtp_drafts = 18446744073709551615", "at most 256");
+  refused({.batch = 64, .context = 4096, .mtp_drafts = max}, "mtp_drafts = 18446744073709551615",
+          "at most 256");
   refused({.batch = 64, .context = 4096, .mtp_drafts = 257}, "mtp_drafts = 257", "at most 256");
   CHECK_NOTHROW(aicb::validate_serving(aicb::presets::llama3_8b,
                                        {.batch = 64, .context = 4096, .mtp_drafts = aicb::max_mtp_drafts}));
   // TP x DP-attention would wrap.
-  refused({.batch = 1ULL << 32, .context = 8, .tensor_parallel = 1ULL << 33, .attention_data_parallel = 1ULL << 31},
+  refused({.batch = 1ULL << 32,
+           .context = 8,
+           .tensor_parallel = 1ULL << 33,
+           .attention_data_parallel = 1ULL << 31},
           "attention_data_parallel", "at most 2^31 GPUs");
   refused({.batch = max, .context = 8}, "batch", "at most 2^32");
   refused({.batch = 8, .context = max}, "context", "at most 2^32");

@@ -87,7 +87,7 @@ aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML 
                    --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
 # Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request), not trained.
 aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(the whole model's: 24576 B\\)"
-              "linear-attention state +19.76 MB per request" "memory-bound"
+              "linear-attention state +18.84 MiB per request" "memory-bound"
               ARGS describe --model qwen3-next-80b-a3b --phase decode --batch 64 --context 4096 --tp 2 --dp-attention 2
                    --ep 4 --gpu H100)
 aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records, one prefill step"
@@ -196,8 +196,10 @@ aicb_cli_test(reference_generate_seed_15b REFERENCE
               ARGS generate -m 15 --world_size 4096 --tensor_model_parallel_size 2 --pipeline_model_parallel 1
                    --frame Megatron --global_batch 8192 --micro_batch 1 --seq_length 4096 --swiglu --use_flash_attn
                    --aiob_enable --comp_filepath "${_aiob_example}" -o seed15b.txt)
-aicb_cli_test(generate_default_names_like_aicb EXPECT "wrote results/workload/H100-gpt_7B-world_size64-tp2-pp1-ep1-gbs64-mbs1-seq4096-MOE-False-GEMM-False-flash_attn-False.txt"
+aicb_cli_test(generate_default_names_like_aicb EXPECT "wrote results/workload/H100-gpt_7B-world_size64-tp2-pp1-ep1-gbs64-mbs1-seq4096-MOE-False-GEMM-False-flash_attn-True.txt"
               ARGS generate -m 7 --world-size 64 --tp 2 --gbs 64 --seq 4096 --gpu_type H100)
+aicb_cli_test(generate_name_says_unfused EXPECT "-flash_attn-False.txt"
+              ARGS generate -m 7 --num-layers 2 --world-size 64 --tp 2 --gbs 64 --seq 4096 --attention unfused)
 aicb_cli_test(generate_explicit_dims_win EXPECT "num_layers=10" REJECT "num_layers=36"
               ARGS generate -m 7 --num_layers 10 --world_size 8 --global_batch 8 -o dims_win.txt)
 aicb_cli_test(generate_compat_preset_overrides_with_note EXPECT "preset gpt_13B overrides num_layers 10 -> 40"
@@ -387,6 +389,25 @@ aicb_schema_test(inference_timeline_json_schema trace.schema.json -- $<TARGET_FI
                  --ep 8 --weights fp8 -q -o /dev/stdout)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
+aicb_schema_test(generate_json_schema_simai generate.schema.json -- $<TARGET_FILE:aicb_tool>
+                 generate -m llama3-8b --num-layers 2 --world-size 16 --tp 2 --sp --gbs 32 --cluster dgx-a100
+                 -o generate_json.txt --json)
+aicb_schema_test(generate_json_schema_chakra generate.schema.json -- $<TARGET_FILE:aicb_tool>
+                 generate --format chakra -m llama3-8b --num-layers 2 --world-size 8 --tp 2 --pp 2 --gbs 8
+                 -o generate_json_set --json)
+aicb_schema_test(check_json_schema check.schema.json -- $<TARGET_FILE:aicb_tool>
+                 check --model llama2-7b --world-size 16 --tp 2 --pp 2 --global-batch 16 --json)
+aicb_schema_test(lint_json_schema lint.schema.json -- sh -c
+                 "\"$0\" lint --json \"$1\" \"$2\" /nonexistent.txt; test $? -eq 2" $<TARGET_FILE:aicb_tool>
+                 "${PROJECT_SOURCE_DIR}/tests/data/simai/good/valid.txt"
+                 "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/10_negative.txt")
+aicb_cli_test(generate_cluster EXPECT "wrote generate_cluster.txt" "simulate: .*-g_type A100"
+              ARGS generate -m llama3-8b --num-layers 2 --world-size 16 --tp 2 --gbs 32 --cluster dgx-a100
+                   -o generate_cluster.txt)
+aicb_cli_test(lint_json_diagnostics STATUS 2 EXPECT "\"severity\": \"error\"" "\"schema\": \"aicb.lint/1\""
+              ARGS lint --json "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/10_negative.txt")
+aicb_cli_test(check_json_ok EXPECT "\"ok\": true" "\"ranks_streamed\": 16"
+              ARGS check --model llama2-7b --world-size 16 --tp 2 --pp 2 --global-batch 16 --json)
 # The sidecars of both modes: written by `aicb generate`, then validated.
 set(_sidecar_dir "${CMAKE_CURRENT_BINARY_DIR}/sidecars")
 file(MAKE_DIRECTORY "${_sidecar_dir}")
@@ -403,3 +424,7 @@ aicb_cli_test(lint_chakra_trace STATUS 2 EXPECT "is a Chakra trace or set, not S
               ARGS lint "${PROJECT_SOURCE_DIR}/tests/data/chakra/rank3.et")
 aicb_cli_test(generate_output_dash STATUS 2 EXPECT "output = -: aicb writes files, not standard output"
               ARGS generate -m llama2-7b --num-layers 2 -o -)
+aicb_cli_test(schedule_microbatch_beyond STATUS 2 EXPECT "microbatch = 999: must be below the job's micro batches per iteration \\(4\\)"
+              ARGS schedule -m llama3-8b --num-layers 2 --world-size 2 --global-batch 8 --microbatch 999)
+aicb_cli_test(check_beyond_stream_limit STATUS 2 EXPECT "world_size = 1000000000: checking streams every rank" "hour"
+              ARGS check -m llama3-8b --num-layers 2 --world-size 1000000000 --global-batch 1000000000)

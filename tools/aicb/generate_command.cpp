@@ -18,6 +18,9 @@
 #include <aicb/model/reflect.hpp>
 #include <aicb/units/bytes.hpp>
 
+#include <aicb/io/json_writer.hpp>
+#include <aicb/version.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -40,13 +43,14 @@ struct generate_options {
   std::string compat = "none";
   std::string output;
   std::string compute;  // aiob | roofline | constant (default: by the flags)
+  std::string cluster;  // a cluster preset: its GPU and machines
   std::string family;   // gpt | llama; empty: llama, with a note (generate's default was gpt)
   std::string hf_config, size;
   bool allow_unknown_keys = false;
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
   std::string ranks;
-  bool strict = false, no_sidecar = false, quiet = false, no_space_check = false;
+  bool strict = false, no_sidecar = false, quiet = false, no_space_check = false, json = false;
   std::string format = "simai";
   std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count: the world size
 };
@@ -78,11 +82,17 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
   command->add_option("--ranks", o.ranks, "--format chakra: the ranks to write, e.g. 0-7,12 (default: all)");
   command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
       ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
+  command->add_option("--cluster", o.cluster,
+                      "cluster preset (aicb describe --help lists them): its GPU times the computation "
+                      "unless --gpu_type names one, and the SimAI command line printed runs on it");
   command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
   command->add_flag("--no-sidecar", o.no_sidecar, "do not write FILE.json next to the workload");
   command->add_flag("--no-space-check", o.no_space_check,
                     "write even when the estimated size exceeds the free space");
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  command->add_flag("--json", o.json,
+                    "print what was written as JSON instead of text (aicb.generate/1, "
+                    "docs/schemas/generate.schema.json)");
   command->add_option(
       "-m,--model_size,--model-size,--model", o.model_size,
       "preset: aicb's 7 | 13 | 22 | 175 | 65 | 405 | moe | deepseek671 | deepseek236 | deepseek16 | "
@@ -109,7 +119,7 @@ void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command
     for (char& c : dashed)
       if (c == '_') c = '-';
     for (const std::string& name : {"--" + dashed, "--" + std::string(field)})
-      if (free(name) && out.find(name + ",") == std::string::npos) out.append(",").append(name);
+      if (free(name) && (out + ",").find("," + name + ",") == std::string::npos) out.append(",").append(name);
     for (const auto& [alias, target_field] : short_aliases)
       if (target_field == field && free("--" + alias)) out.append(",--").append(alias);
     return out;
@@ -165,6 +175,7 @@ aicb::generate_request to_request(const generate_options& o) {
   r.format = o.format;
   r.output = o.output;
   r.compute = o.compute;
+  r.cluster = o.cluster;
   r.iterations = o.iterations;
   r.stage = o.stage;
   r.ranks = o.ranks;
@@ -253,13 +264,49 @@ void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
     std::printf("simulate: %s   (the machines: docs/cluster.md)\n", r.simai_command.c_str());
 }
 
+// With --json: what was written, as one document (the text summary's facts, notes and warnings).
+void print_json(const aicb::generate_result& r, double seconds) {
+  aicb::json_writer w;
+  w.begin_object().member("schema", "aicb.generate/1").member("aicb_version", AICB_VERSION_STRING);
+  w.member("format", r.format).member("mode", r.mode).member("path", r.path);
+  w.member("iterations", r.iterations);
+  if (r.format == "simai") {
+    w.member("records", r.written.records).member("micro_batches", r.header.ga);
+    w.member("sidecar", r.sidecar);
+    w.key("collective_bytes").begin_object();
+    for (aicb::comm_group g : aicb::all_comm_groups)
+      if (const auto n = r.written.bytes_by_group[static_cast<std::size_t>(g)])
+        w.member(std::string(aicb::to_string(g)), n);
+    w.end_object();
+    if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
+  } else if (r.format == "csv") {
+    w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
+  } else {
+    w.member("files", r.files).member("nodes", r.items);
+  }
+  if (!r.compute_model.empty()) w.member("compute_model", r.compute_model);
+  w.key("notes").begin_array();
+  for (const std::string& n : r.notes)
+    w.value(n);
+  w.end_array().key("warnings").begin_array();
+  for (const std::string& n : r.warnings)
+    w.value(n);
+  w.end_array().member("seconds", seconds).end_object();
+  std::fputs((w.str() + "\n").c_str(), stdout);
+}
+
 int run_generate(const generate_options& o) {
   const auto start = std::chrono::steady_clock::now();
   aicb::generate_events events;
-  events.planned = [&](const aicb::generate_result& r) { print_plan(r, o.quiet); };
-  if (!o.quiet) events.writing = print_writing;
+  const bool text = !o.json;
+  events.planned = [&](const aicb::generate_result& r) { print_plan(r, o.quiet || !text); };
+  if (!o.quiet && text) events.writing = print_writing;
   const aicb::generate_result r = aicb::generate_workload(to_request(o), events);
-  print_summary(r, o.quiet, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.json)
+    print_json(r, seconds);
+  else
+    print_summary(r, o.quiet, seconds);
   return 0;
 }
 

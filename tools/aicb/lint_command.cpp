@@ -9,7 +9,9 @@
 #include "process_stats.hpp"
 
 #include <aicb/error.hpp>
+#include <aicb/io/json_writer.hpp>
 #include <aicb/io/simai_lint.hpp>
+#include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +30,7 @@ namespace {
 
 struct lint_options {
   std::vector<std::string> files;
-  bool fix = false, in_place = false, quiet = false;
+  bool fix = false, in_place = false, quiet = false, json = false;
   std::optional<std::uint64_t> world_size;
   std::string output;
   std::size_t max_diagnostics = 200;
@@ -46,6 +48,39 @@ void add_lint_options(CLI::App& app, lint_options& o, CLI::App*& command) {
   command->add_option("--max-diagnostics", o.max_diagnostics, "diagnostics printed per file")
       ->capture_default_str();
   command->add_flag("-q,--quiet", o.quiet, "print only diagnostics");
+  command->add_flag("--json", o.json,
+                    "print one JSON document for all files (aicb.lint/1, docs/schemas/lint.schema.json)");
+}
+
+// With --json: every file's result, printed as one document at the end.
+struct linted_file {
+  std::string file;
+  std::optional<aicb::lint_result> result;  // none: the file could not be read
+  std::string failure;
+};
+
+void print_lint_json(const std::vector<linted_file>& files) {
+  aicb::json_writer w;
+  w.begin_object().member("schema", "aicb.lint/1").member("aicb_version", AICB_VERSION_STRING);
+  w.key("files").begin_array();
+  for (const linted_file& f : files) {
+    w.begin_object().member("file", f.file);
+    if (!f.result) {
+      w.member("failure", f.failure).end_object();
+      continue;
+    }
+    const aicb::lint_result& r = *f.result;
+    w.member("records", r.records).member("errors", r.errors).member("warnings", r.warnings);
+    w.key("diagnostics").begin_array();
+    for (const aicb::lint_diagnostic& d : r.diagnostics) {
+      w.begin_object().member("line", d.line).member("column", d.column);
+      w.member("severity", d.severity == aicb::lint_severity::error ? "error" : "warning");
+      w.member("message", d.message).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  std::fputs((w.str() + "\n").c_str(), stdout);
 }
 
 // Lints one file and prints its diagnostics; the exit status it calls for (0, or 2 on errors).
@@ -82,7 +117,9 @@ int run_lint(const lint_options& o) {
     throw aicb::config_error("output", o.output,
                              "-o goes with --fix and exactly one input (use --in-place to fix several)");
   if (o.in_place && !o.fix) throw aicb::config_error("in-place", "--in-place", "--in-place goes with --fix");
+  if (o.json && o.fix) throw aicb::config_error("json", "--json", "--json reports; it does not go with --fix");
   int status = 0;
+  std::vector<linted_file> report;
   for (const std::string& file : o.files) {
     try {
       std::string checked = file;
@@ -103,16 +140,24 @@ int run_lint(const lint_options& o) {
                       o.in_place ? "" : " (no file written)");
         if (fix.changes.empty()) checked = file;
       }
+      if (o.json) {
+        report.push_back({file, aicb::lint_simai(checked, {.max_diagnostics = o.max_diagnostics}), {}});
+        if (report.back().result->errors > 0) status = 2;
+        continue;
+      }
       status = std::max(status, lint_one(checked, o));
     } catch (const aicb::config_error& e) {
-      std::fprintf(stderr, "aicb: configuration error: %s\n", printable(e.what()).c_str());
+      if (o.json) report.push_back({file, std::nullopt, e.what()});
+      if (!o.json) std::fprintf(stderr, "aicb: configuration error: %s\n", printable(e.what()).c_str());
       status = 2;
     } catch (const aicb::error& e) {
       // Unreadable (missing, a directory, a FIFO …): say so and go on with the next file.
-      std::fprintf(stderr, "aicb: error: %s\n", printable(e.what()).c_str());
+      if (o.json) report.push_back({file, std::nullopt, e.what()});
+      if (!o.json) std::fprintf(stderr, "aicb: error: %s\n", printable(e.what()).c_str());
       status = std::max(status, 1);
     }
   }
+  if (o.json) print_lint_json(report);
   return status;
 }
 

@@ -43,8 +43,8 @@ int run_plan(plan_options& o) {
   if (plan.layouts.empty()) {
     std::fflush(stdout);
     std::fprintf(stderr, "aicb: plan: no layout of %llu considered fits (%llu valid, %llu in memory)\n",
-                 static_cast<unsigned long long>(plan.candidates), static_cast<unsigned long long>(plan.valid),
-                 static_cast<unsigned long long>(plan.fitting));
+                 static_cast<unsigned long long>(plan.candidates),
+                 static_cast<unsigned long long>(plan.valid), static_cast<unsigned long long>(plan.fitting));
     return 1;
   }
   return 0;

@@ -10,6 +10,7 @@
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/schedule/schedule_json.hpp>
+#include <aicb/version.hpp>
 
 #include <range/v3/view/filter.hpp>
 
@@ -104,6 +105,11 @@ std::string op_details(const aicb::operation& op) {
 
 int run_schedule(const schedule_options& o) {
   const aicb::job_spec job = o.job.job();
+  aicb::validate(job);
+  if (o.microbatch && *o.microbatch >= aicb::microbatches(job))
+    throw aicb::config_error("microbatch", std::to_string(*o.microbatch),
+                             "must be below the job's micro batches per iteration (" +
+                                 std::to_string(aicb::microbatches(job)) + ")");
   aicb::rank_schedule schedule(job, o.rank, {.iterations = o.iterations, .overlap_p2p = !o.batched_p2p});
   const aicb::process_grid& grid = schedule.grid();
   const aicb::rank_coordinates& c = schedule.coordinates();
@@ -154,7 +160,8 @@ int run_schedule(const schedule_options& o) {
 struct check_options {
   job_flags job;
   std::uint64_t joint_limit = 256;
-  bool batched_p2p = false;
+  std::uint64_t stream_limit = aicb::job_check_options{}.stream_limit;
+  bool batched_p2p = false, json = false;
 };
 
 void add_check_options(CLI::App& app, check_options& o, CLI::App*& command) {
@@ -167,17 +174,42 @@ void add_check_options(CLI::App& app, check_options& o, CLI::App*& command) {
                    "run every rank jointly up to this world size; above it, stream every rank and run one "
                    "pipeline group")
       ->capture_default_str();
+  command
+      ->add_option("--stream-limit", o.stream_limit,
+                   "the most ranks to stream (about 10,000 a second); a larger world is refused")
+      ->capture_default_str();
   command->add_flag(
       "--batched-p2p", o.batched_p2p,
       "interleaved pipelines: one batched call per step instead of Megatron's overlapped calls");
+  command->add_flag("--json", o.json, "print JSON (aicb.check/1, docs/schemas/check.schema.json)");
 }
 
 int run_check(const check_options& o) {
   const aicb::job_spec job = o.job.job();
   const auto start = std::chrono::steady_clock::now();
-  const aicb::job_check r =
-      aicb::check_job(job, {.overlap_p2p = !o.batched_p2p}, {.joint_world_limit = o.joint_limit});
+  const auto progress = [&](std::uint64_t done, std::uint64_t world) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "aicb: check: %llu of %llu ranks streamed (%.0f s)\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(world), s);
+  };
+  const aicb::job_check r = aicb::check_job(
+      job, {.overlap_p2p = !o.batched_p2p},
+      {.joint_world_limit = o.joint_limit, .stream_limit = o.stream_limit, .progress = progress});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (o.json) {
+    aicb::json_writer w;
+    w.begin_object().member("schema", "aicb.check/1").member("aicb_version", AICB_VERSION_STRING);
+    w.member("world_size", job.parallel.world_size).member("ok", r.ok);
+    if (r.ok)
+      w.member("proved", r.proved);
+    else
+      w.member("problem", r.problem);
+    w.member("ranks_streamed", r.ranks_streamed).member("ranks_run", r.ranks_run);
+    w.member("operations", r.operations).member("transfers", r.transfers).member("collectives", r.collectives);
+    w.member("seconds", seconds).end_object();
+    std::cout << w.str() << "\n";
+    return r.ok ? 0 : 1;
+  }
   if (!r.ok) {
     std::fprintf(stderr, "aicb: check failed: %s\n", r.problem.c_str());
     return 1;

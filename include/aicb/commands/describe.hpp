@@ -135,7 +135,8 @@ inline std::string estimate_number(const char* format, double value) {
   using detail::row;
   for (const std::string& text : d.warnings)
     out.append("\nwarning: ").append(text);
-  out += d.warnings.empty() ? "\niteration estimate (" : "\n\niteration estimate of a layout that does not fit (";
+  out += d.warnings.empty() ? "\niteration estimate ("
+                            : "\n\niteration estimate of a layout that does not fit (";
   out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
   out += row("compute", e.compute);
   std::string overlap;

@@ -137,15 +137,16 @@ struct serving_report {
       std::string(to_string(s.kv_cache)).c_str(),
       s.expert_parallel > 1 ? (s.fp8_dispatch ? ", FP8 dispatch" : ", BF16 dispatch") : "");
   add("\nper GPU (%s)\n", r.gpu.c_str());
-  add("  weights              %10.2f GB  (%.3f G parameters)\n", r.weight_bytes / 1e9,
+  constexpr double gib = 1024.0 * 1024 * 1024;  // memory in GiB, as every aicb report gives it
+  add("  weights              %10.2f GiB (%.3f G parameters)\n", r.weight_bytes / gib,
       static_cast<double>(r.weights) / 1e9);
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
   if (r.state_bytes_per_request > 0)
-    add("  linear-attention state %8.2f MB per request (any context length)\n",
-        r.state_bytes_per_request / 1e6);
-  add("  KV cache, this batch %10.2f GB\n", r.kv_bytes / 1e9);
-  add("  memory limit         %10.2f GB  -> at most %llu requests of this length%s\n", r.memory_limit / 1e9,
+    add("  linear-attention state %8.2f MiB per request (any context length)\n",
+        r.state_bytes_per_request / (1024.0 * 1024));
+  add("  KV cache, this batch %10.2f GiB\n", r.kv_bytes / gib);
+  add("  memory limit         %10.2f GiB -> at most %llu requests of this length%s\n", r.memory_limit / gib,
       static_cast<unsigned long long>(r.max_batch),
       r.weight_bytes >= r.memory_limit ? " (the weights alone do not fit)" : "");
   add("  FLOPs / step         %10.4g     bytes / step %.4g  (%.1f FLOP/B; ridge %.0f: %s-bound)\n", r.flops,

@@ -69,6 +69,9 @@ struct generate_request {
   std::string format = "simai";  ///< simai | csv | chakra
   std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
   std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
+  /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
+  std::string cluster{};
   std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
@@ -221,7 +224,9 @@ struct chosen_compute {
   std::string kind = r.compute;
   if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
   chosen_compute c;
-  c.gpu = f.given("gpu_type") ? f.text("gpu_type") : "H100";
+  c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
+          : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
+                               : "H100";
   if (kind == "constant") {
     c.model = std::make_unique<constant_model>();
   } else if (kind == "roofline") {
@@ -263,7 +268,8 @@ struct chosen_compute {
   names.seq_length = job.batch.seq_length;
   names.moe_enable = job.model.is_moe();
   names.moe_grouped_gemm = f.on("moe_grouped_gemm");
-  names.use_flash_attn = f.on("use_flash_attn");
+  // The job's own attention kernel (flash unless the job says otherwise), whatever aicb's flag said.
+  names.use_flash_attn = job.parallel.attention == attention_kind::flash;
   return aicb_file_name(names);
 }
 
@@ -435,7 +441,10 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
-  if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
+  if (!r.cluster.empty())
+    out.simai_command = simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size,
+                                           out.path);
+  else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
 }
@@ -492,6 +501,10 @@ inline generate_result generate_workload(const generate_request& r, const genera
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
+  if (r.compat == "aicb" && !r.cluster.empty())
+    AICB_THROW(config_error("cluster", r.cluster,
+                            "aicb has no such option: --compat aicb writes aicb's file; name its GPU "
+                            "with --gpu_type"));
   if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",

@@ -237,17 +237,17 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
   for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
     const planned_layout& p = plan.layouts[i];
     const parallel_spec& l = p.job.parallel;
-    std::snprintf(
-        line, sizeof line, "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
-        static_cast<unsigned long long>(l.tensor_parallel),
-        static_cast<unsigned long long>(l.context_parallel),
-        static_cast<unsigned long long>(l.pipeline_parallel),
-        static_cast<unsigned long long>(l.virtual_pipeline),
-        static_cast<unsigned long long>(l.expert_parallel),
-        static_cast<unsigned long long>(data_parallel(p.job)),
-        static_cast<unsigned long long>(p.job.batch.micro_batch), std::string(to_string(l.recompute)).c_str(),
-        p.memory_gb * 1e9 / (1ULL << 30), p.estimate.iteration_s, p.estimate.tokens_per_s,
-        100 * p.estimate.mfu);
+    std::snprintf(line, sizeof line,
+                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
+                  static_cast<unsigned long long>(l.tensor_parallel),
+                  static_cast<unsigned long long>(l.context_parallel),
+                  static_cast<unsigned long long>(l.pipeline_parallel),
+                  static_cast<unsigned long long>(l.virtual_pipeline),
+                  static_cast<unsigned long long>(l.expert_parallel),
+                  static_cast<unsigned long long>(data_parallel(p.job)),
+                  static_cast<unsigned long long>(p.job.batch.micro_batch),
+                  std::string(to_string(l.recompute)).c_str(), p.memory_gb * 1e9 / (1ULL << 30),
+                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
     out += line;
   }
   if (plan.layouts.empty())

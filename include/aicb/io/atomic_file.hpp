@@ -449,8 +449,9 @@ class atomic_directory {
     std::error_code ec;
     const fs::file_status link = fs::symlink_status(target, ec);
     if (!ec && fs::is_symlink(link))
-      AICB_THROW(io_error(path_, "is a symbolic link; aicb neither writes a set through a link nor "
-                                 "replaces one: name the directory itself"));
+      AICB_THROW(io_error(path_,
+                          "is a symbolic link; aicb neither writes a set through a link nor "
+                          "replaces one: name the directory itself"));
     const fs::file_status status = fs::status(target, ec);
     if (!ec && fs::exists(status)) {
       if (!fs::is_directory(status)) AICB_THROW(io_error(path_, "exists and is not a directory"));

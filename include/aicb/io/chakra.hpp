@@ -542,8 +542,7 @@ inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& di
     const std::string entry = it->path().filename().string();
     std::error_code type_error;
     const fs::file_status status = fs::symlink_status(it->path(), type_error);
-    if (type_error || !fs::is_regular_file(status))
-      return "\"" + entry + "\" is not a file the set holds";
+    if (type_error || !fs::is_regular_file(status)) return "\"" + entry + "\" is not a file the set holds";
     if (entry == chakra_manifest_file) continue;
     if (entry == chakra_comm_groups_file) {
       groups = true;
@@ -673,7 +672,8 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// chosen rank of each pipeline stage, counted (not written), times the iterations and the stage's
 /// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
 /// (an absurd iteration count, say); the writer checks it against the free space before writing.
-[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job, const chakra_groups& numbers,
+[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
+                                                             const chakra_groups& numbers,
                                                              const compute_model& compute,
                                                              const chakra_set_options& options) {
   const process_grid& grid = numbers.grid();
@@ -703,17 +703,19 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     rank_schedule schedule(job, first[s], once);
     const chakra_rank_summary one =
         write_chakra_operations([](std::string_view) {}, schedule, first[s], world, numbers, compute);
-    const std::uint64_t per_rank = checked_mul(one.bytes, iterations, "bytes of a rank's trace (x iterations)");
+    const std::uint64_t per_rank =
+        checked_mul(one.bytes, iterations, "bytes of a rank's trace (x iterations)");
     total = checked_add(total, checked_mul(per_rank, count[s], "bytes of the traces"), "bytes of the traces");
     for (const group_id& g : one.groups)
       kinds.insert(g.kind);
   }
   const std::uint64_t chosen = options.ranks.empty() ? world : options.ranks.size();
   for (const group_kind k : kinds)
-    total = checked_add(total,
-                        detail::chakra_group_file_bytes(std::min(chosen, grid.group_count(k)),
-                                                        grid.group(k, first_rank_of_stage(job, 0)).size(), world),
-                        "bytes of the set");
+    total =
+        checked_add(total,
+                    detail::chakra_group_file_bytes(std::min(chosen, grid.group_count(k)),
+                                                    grid.group(k, first_rank_of_stage(job, 0)).size(), world),
+                    "bytes of the set");
   return total;
 }
 

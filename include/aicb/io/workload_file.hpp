@@ -54,8 +54,8 @@ inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
   // "-" means standard output to most tools; a file named "-" is never what was meant.
   if (output == "-")
     AICB_THROW(config_error("output", "-",
-                            "aicb writes files, not standard output: give a file name (or /dev/stdout, "
-                            "with -q so the summary does not mix in)"));
+                            "aicb writes files, not standard output: give a file name (or /dev/stdout "
+                            "with -q --no-sidecar, so that nothing else mixes in)"));
   if (!output.empty()) return output;
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

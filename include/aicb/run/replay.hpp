@@ -516,7 +516,9 @@ class replay_watchdog {
               .count());
   };
 
-  const auto of = [](std::uint64_t i, std::uint64_t n) { return std::to_string(i + 1) + "/" + std::to_string(n); };
+  const auto of = [](std::uint64_t i, std::uint64_t n) {
+    return std::to_string(i + 1) + "/" + std::to_string(n);
+  };
   for (std::uint64_t w = 0; w < options.warmup; ++w) {
     progress("warm-up " + of(w, options.warmup));
     run_iteration(false, false);

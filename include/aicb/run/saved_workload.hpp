@@ -239,8 +239,9 @@ inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 2
   const detail::file_prefix trace =
       detail::read_file_prefix(trace_path, max_replayed_trace_bytes, "a Chakra trace");
   if (!trace.whole)
-    AICB_THROW(io_error(trace_path, "is larger than 64 MiB, the most aicb replays for one rank (about a "
-                                    "million operations); write the set with fewer iterations or micro batches"));
+    AICB_THROW(io_error(trace_path,
+                        "is larger than 64 MiB, the most aicb replays for one rank (about a "
+                        "million operations); write the set with fewer iterations or micro batches"));
   return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
 }
 

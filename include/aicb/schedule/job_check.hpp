@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string>
@@ -60,6 +61,12 @@ struct job_check {
 struct job_check_options {
   /// Run every rank jointly up to this world size; above it, the two passes of the file comment.
   std::uint64_t joint_world_limit = 256;
+  /// The most ranks pass 1 streams (about 10,000 a second): a larger world is refused before any
+  /// work, with the time it would take, rather than run for hours in silence.
+  std::uint64_t stream_limit = std::uint64_t{1} << 20;
+  /// Called now and then during pass 1 with the ranks streamed and the world (a long check says
+  /// how far it is).
+  std::function<void(std::uint64_t, std::uint64_t)> progress{};
 };
 
 namespace detail {
@@ -342,6 +349,12 @@ template <class = void>
                  "entered by all its members in the same order with the same size, no deadlock";
     return r;
   }
+  if (world > options.stream_limit)
+    AICB_THROW(config_error("world_size", std::to_string(world),
+                            "checking streams every rank, about 10,000 a second: " + std::to_string(world) +
+                                " ranks would take about " + std::to_string(world / 10'000 / 3600 + 1) +
+                                " hour(s); the limit is " + std::to_string(options.stream_limit) +
+                                " ranks (raise it to check anyway)"));
   // Pass 1: every rank's signature equals its stage's.
   job_check result;
   std::vector<std::pair<bool, detail::stream_signature>> stage_signature(grid.pipeline_parallel());
@@ -350,6 +363,8 @@ template <class = void>
     for (const operation& op : rank_schedule(job, r, schedule))
       sig.add(op);
     ++result.ranks_streamed;
+    if (options.progress && result.ranks_streamed % 65536 == 0)
+      options.progress(result.ranks_streamed, world);
     auto& [seen, reference] = stage_signature[grid.pipeline_stage(r)];
     if (!seen) {
       seen = true;
