@@ -41,3 +41,13 @@ TEST_CASE("error: catching aicb::error catches the derived errors", "[error]") {
   CHECK_THROWS_AS(throw aicb::config_error("a", "b", "c"), aicb::error);
   CHECK_THROWS_WITH(throw aicb::parse_error("f", 1, 2, "m"), "f:1:2: m");
 }
+
+TEST_CASE("error: a long value is shown by its start and its length, kept whole", "[error]") {
+  const std::string digits(5000, '9');
+  const aicb::config_error e("world_size", digits, "must be at most 2^31 - 1");
+  CHECK(e.value() == digits);
+  CHECK(std::string(e.what()) ==
+        "world_size = " + std::string(80, '9') + "... (5000 characters): must be at most 2^31 - 1");
+  const std::string eighty(80, 'x');
+  CHECK(std::string(aicb::config_error("name", eighty, "r").what()) == "name = " + eighty + ": r");
+}

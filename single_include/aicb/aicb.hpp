@@ -284,8 +284,10 @@ class config_error : public error {
   /// @param field  the descriptor field at fault, spelled as in the descriptor and on the CLI
   /// @param value  its value, as text
   /// @param rule   the rule it breaks, phrased as what must hold
+  /// The message shows at most the first 80 characters of the value (a 5000-digit number is not
+  /// read, it is scrolled past) and says how long it was; value() keeps it whole.
   config_error(std::string field, std::string value, std::string rule)
-      : error(std::string(field).append(" = ").append(value).append(": ").append(rule)),
+      : error(std::string(field).append(" = ").append(shown(value)).append(": ").append(rule)),
         field_(std::move(field)),
         value_(std::move(value)),
         rule_(std::move(rule)) {}
@@ -295,6 +297,11 @@ class config_error : public error {
   [[nodiscard]] const std::string& rule() const noexcept { return rule_; }
 
  private:
+  static std::string shown(const std::string& value) {
+    constexpr std::size_t most = 80;
+    if (value.size() <= most) return value;
+    return value.substr(0, most) + "... (" + std::to_string(value.size()) + " characters)";
+  }
   std::string field_;
   std::string value_;
   std::string rule_;
@@ -2447,13 +2454,19 @@ class process_grid {
 }
 
 /// The ranks a list names, in the order given: "all", or comma-separated ranks and inclusive ranges
-/// ("0-7,12,56-63"), each below `world_size`, none twice. Errors name the list and the rule.
-[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size) {
+/// ("0-7,12,56-63"), each below `world_size`, none twice, at most `most` of them (the list is held in
+/// memory: 2^24 ranks are 128 MiB). Errors name the list and the rule.
+[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size,
+                                                            std::uint64_t most = std::uint64_t{1} << 24) {
   const auto refuse = [&](const std::string& rule) {
     AICB_THROW(config_error("ranks", std::string(text), rule));
   };
+  const auto too_many = [&](std::uint64_t count) {
+    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) + " can be chosen here");
+  };
   std::vector<std::uint64_t> ranks;
   if (text == "all") {
+    if (world_size > most) too_many(world_size);
     ranks.resize(world_size);
     for (std::uint64_t r = 0; r < world_size; ++r)
       ranks[r] = r;
@@ -2479,6 +2492,8 @@ class process_grid {
     const std::uint64_t last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
     if (last < first) refuse("a range must not run backwards");
     if (last - first >= world_size - ranks.size()) refuse("a rank is listed twice");  // more than there are
+    if (last - first >= most - std::min<std::uint64_t>(most, ranks.size()))
+      too_many(ranks.size() + (last - first) + 1);
     for (std::uint64_t r = first; r <= last; ++r)
       ranks.push_back(r);
     start = comma + 1;
@@ -3733,6 +3748,16 @@ class rank_schedule {
       return options.bucket_params != 0 ? options.bucket_params
                                         : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
     }
+    // Refuses a buffer of `elements` that buckets of `bucket` would split into more collectives
+    // than any framework issues (a stream and every projection of it grow with them).
+    static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
+      constexpr std::uint64_t most = 1 << 16;
+      if (bucket == 0 || elements / bucket >= most)
+        AICB_THROW(config_error("bucket_params", std::to_string(bucket),
+                                "buckets of this many parameters split " + std::string(name) + "'s " +
+                                    std::to_string(elements) + " into more than 65536 collectives: raise "
+                                    "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
+    }
 
     job_spec job;
     rank_schedule_options options;
@@ -4596,6 +4621,7 @@ inline void rank_schedule::state::build_zero() {
   const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
+    check_buckets(name, elements, bucket);
     detail::template_builder x{into, job.batch.dtype};
     for (std::uint64_t done = 0; done < elements; done += bucket)
       x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
@@ -4646,6 +4672,7 @@ inline void rank_schedule::cursor::finalize() {
     if (group.size() <= 1 || elements == 0) return;
     const bool buckets = (p.overlap_grad_reduce && st.stage == 0 && chunk == 0) || p.zero_stage >= 1;
     const std::uint64_t step = buckets ? bucket : elements;
+    if (buckets) state::check_buckets(name, elements, step);
     for (std::uint64_t done = 0; done < elements; done += step)
       collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
   };
@@ -5842,6 +5869,9 @@ struct serving_spec {
   }
 };
 
+/// The most speculative tokens a decode step verifies per request (serving_spec::mtp_drafts).
+inline constexpr std::uint64_t max_mtp_drafts = 256;
+
 /// Refuses, naming the field, the value and the rule, a layout that cannot serve `model`.
 inline void validate_serving(const model_spec& model, const serving_spec& s) {
   const auto refuse = [](std::string_view field, std::uint64_t value, const std::string& rule) {
@@ -5852,7 +5882,27 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
         config_error("model", std::string(model.name.view()), "needs hidden_size, num_layers and heads"));
   if (s.tensor_parallel == 0) refuse("tensor_parallel", 0, "must be at least 1");
   if (s.attention_data_parallel == 0) refuse("attention_data_parallel", 0, "must be at least 1");
+  // Bounds that keep every product below 2^64 and every size a real step could have.
+  constexpr std::uint64_t max_gpus = 1ULL << 31, max_tokens = 1ULL << 32;
+  if (s.tensor_parallel > max_gpus / s.attention_data_parallel)
+    refuse("attention_data_parallel", s.attention_data_parallel,
+           "tensor_parallel x attention_data_parallel must be at most 2^31 GPUs");
   if (s.batch == 0) refuse("batch", 0, "a step serves at least one request");
+  if (s.batch > max_tokens) refuse("batch", s.batch, "must be at most 2^32 requests");
+  if (s.prompt > max_tokens) refuse("prompt", s.prompt, "must be at most 2^32 tokens");
+  if (s.context > max_tokens) refuse("context", s.context, "must be at most 2^32 tokens");
+  if (s.mtp_drafts > max_mtp_drafts)
+    refuse("mtp_drafts", s.mtp_drafts,
+           "must be at most " + std::to_string(max_mtp_drafts) +
+               " speculative tokens per request (a step verifies a few drafts)");
+  if (s.phase == inference_phase::decode && s.prompt != 0)
+    refuse("prompt", s.prompt, "a decode step has no prompt: give the tokens attended over as context");
+  if (s.phase == inference_phase::prefill && s.context != 0)
+    refuse("context", s.context, "a prefill step reads no KV cache: give the prompt length as prompt");
+  if (s.tokens_per_request() > (1ULL << 40) / s.batch)
+    refuse("batch", s.batch,
+           "batch x tokens per request (" + std::to_string(s.tokens_per_request()) +
+               ") must be at most 2^40 tokens in one step");
   if (s.batch % s.attention_data_parallel != 0)
     refuse("batch", s.batch,
            "must be a multiple of attention_data_parallel (" + std::to_string(s.attention_data_parallel) +
@@ -6997,6 +7047,7 @@ AICB_END_NAMESPACE
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <string>
@@ -7024,6 +7075,12 @@ struct job_check {
 struct job_check_options {
   /// Run every rank jointly up to this world size; above it, the two passes of the file comment.
   std::uint64_t joint_world_limit = 256;
+  /// The most ranks pass 1 streams (about 10,000 a second): a larger world is refused before any
+  /// work, with the time it would take, rather than run for hours in silence.
+  std::uint64_t stream_limit = std::uint64_t{1} << 20;
+  /// Called now and then during pass 1 with the ranks streamed and the world (a long check says
+  /// how far it is).
+  std::function<void(std::uint64_t, std::uint64_t)> progress{};
 };
 
 namespace detail {
@@ -7306,6 +7363,12 @@ template <class = void>
                  "entered by all its members in the same order with the same size, no deadlock";
     return r;
   }
+  if (world > options.stream_limit)
+    AICB_THROW(config_error("world_size", std::to_string(world),
+                            "checking streams every rank, about 10,000 a second: " + std::to_string(world) +
+                                " ranks would take about " + std::to_string(world / 10'000 / 3600 + 1) +
+                                " hour(s); the limit is " + std::to_string(options.stream_limit) +
+                                " ranks (raise it to check anyway)"));
   // Pass 1: every rank's signature equals its stage's.
   job_check result;
   std::vector<std::pair<bool, detail::stream_signature>> stage_signature(grid.pipeline_parallel());
@@ -7314,6 +7377,8 @@ template <class = void>
     for (const operation& op : rank_schedule(job, r, schedule))
       sig.add(op);
     ++result.ranks_streamed;
+    if (options.progress && result.ranks_streamed % 65536 == 0)
+      options.progress(result.ranks_streamed, world);
     auto& [seen, reference] = stage_signature[grid.pipeline_stage(r)];
     if (!seen) {
       seen = true;
@@ -7706,6 +7771,16 @@ inline constexpr std::string_view aiob_provenance_keys[] = {"gpu",
 
 /// `p` as a version 2 profile with the given provenance entries (key, value) replacing any it had;
 /// `units` and `statistics` are stated when not given. Sections are kept as they are.
+namespace detail {
+// `text` with its line breaks shown as \n and \r, for a message of one line.
+inline std::string escaped_line(std::string_view text) {
+  std::string out;
+  for (const char c : text)
+    out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+  return out;
+}
+}  // namespace detail
+
 [[nodiscard]] inline aiob_profile with_provenance(
     aiob_profile p, const std::vector<std::pair<std::string, std::string>>& entries) {
   std::vector<std::pair<std::string, std::string>> all;
@@ -7713,6 +7788,16 @@ inline constexpr std::string_view aiob_provenance_keys[] = {"gpu",
     if (auto kv = split_note(line); kv && kv->first != "aicb-profile")
       all.emplace_back(kv->first, kv->second);
   for (const auto& entry : entries) {
+    // An entry is one comment line `# key: value`: a line break would end the comment and start a
+    // line of the profile's body (which aicb's reader then rejects, or worse, reads).
+    for (const std::string* text : {&entry.first, &entry.second})
+      if (text->find_first_of("\r\n") != std::string::npos || (text == &entry.first && text->empty()))
+        AICB_THROW(config_error(text == &entry.first ? "provenance key" : entry.first.substr(0, 40),
+                                detail::escaped_line(text->substr(0, 40)) + (text->size() > 40 ? "..." : ""),
+                                text->empty() ? "a provenance entry needs a key"
+                                              : "a provenance entry is one line: no line breaks"));
+    if (entry.first.find(':') != std::string::npos)
+      AICB_THROW(config_error("provenance key", entry.first, "a key has no ':' (it ends the key)"));
     auto it = std::find_if(all.begin(), all.end(), [&](const auto& e) { return e.first == entry.first; });
     if (it != all.end())
       it->second = entry.second;
@@ -9005,6 +9090,8 @@ namespace detail {
   const std::uint64_t gpus = r.job.parallel.world_size;
   const std::uint64_t global = r.job.batch.global_batch;
   if (gpus == 0) AICB_THROW(config_error("world_size", "0", "the plan needs the GPU count"));
+  if (r.estimate_limit == 0)
+    AICB_THROW(config_error("estimate_limit", "0", "at least one layout must be estimated to rank any"));
   if (global == 0) AICB_THROW(config_error("global_batch", "0", "the plan needs the global batch"));
 
   std::vector<std::uint64_t> tps, cps{1}, pps, vpps{1, 2, 4}, eps{1}, mbss{1, 2, 4};
@@ -9136,20 +9223,22 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                 static_cast<unsigned long long>(plan.fitting), plan.layouts.size(),
                 std::string(cluster.name).c_str(), std::string(cluster.gpu).c_str());
   out += line;
-  out += "   TP  CP  PP VPP  EP   DP MBS recompute  memory GB  iteration s    tokens/s    MFU\n";
+  // Every column is separated by a space, whatever its width: DP 1000000 never runs into PP.
+  out += "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU\n";
   for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
     const planned_layout& p = plan.layouts[i];
     const parallel_spec& l = p.job.parallel;
-    std::snprintf(
-        line, sizeof line, "%5llu%4llu%4llu%4llu%4llu%5llu%4llu %-10s %9.1f %12.4g %11.4g %5.1f%%\n",
-        static_cast<unsigned long long>(l.tensor_parallel),
-        static_cast<unsigned long long>(l.context_parallel),
-        static_cast<unsigned long long>(l.pipeline_parallel),
-        static_cast<unsigned long long>(l.virtual_pipeline),
-        static_cast<unsigned long long>(l.expert_parallel),
-        static_cast<unsigned long long>(data_parallel(p.job)),
-        static_cast<unsigned long long>(p.job.batch.micro_batch), std::string(to_string(l.recompute)).c_str(),
-        p.memory_gb, p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
+    std::snprintf(line, sizeof line,
+                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
+                  static_cast<unsigned long long>(l.tensor_parallel),
+                  static_cast<unsigned long long>(l.context_parallel),
+                  static_cast<unsigned long long>(l.pipeline_parallel),
+                  static_cast<unsigned long long>(l.virtual_pipeline),
+                  static_cast<unsigned long long>(l.expert_parallel),
+                  static_cast<unsigned long long>(data_parallel(p.job)),
+                  static_cast<unsigned long long>(p.job.batch.micro_batch),
+                  std::string(to_string(l.recompute)).c_str(), p.memory_gb * 1e9 / (1ULL << 30),
+                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
     out += line;
   }
   if (plan.layouts.empty())
@@ -9630,6 +9719,7 @@ AICB_END_NAMESPACE
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -9638,6 +9728,7 @@ AICB_END_NAMESPACE
 
 #if defined(__unix__) || defined(__APPLE__)
 #  include <fcntl.h>   // AT_FDCWD (renameat2)
+#  include <signal.h>  // kill (whether a writer still runs)
 #  include <unistd.h>  // getpid, unlink (async-signal-safe)
 #  define AICB_DETAIL_POSIX_FILES 1
 #endif
@@ -9648,7 +9739,11 @@ AICB_BEGIN_NAMESPACE
 struct output_options {
   /// Files the command reads: the output may not be any of them (compared by identity, so another
   /// path to the same file is caught too).
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs{};
+  /// Remove the temporaries that killed writers of the same name left beside it (see
+  /// detail::remove_stale_temporaries). Off for the files inside a set's own temporary directory,
+  /// where nothing stale can be and a scan per file would cost the square of the set.
+  bool remove_stale_temporaries = true;
 };
 
 namespace detail {
@@ -9722,6 +9817,64 @@ inline std::string temporary_name(const std::filesystem::path& target, std::stri
   return (target.parent_path() / ("." + stem + suffix)).string();
 }
 
+// Whether process `pid` still runs on this machine (a PID that exists but belongs to another user
+// counts as running: its temporaries are not ours to judge).
+inline bool process_runs(long pid) noexcept {
+#if defined(AICB_DETAIL_POSIX_FILES)
+  if (pid <= 0) return true;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+#else
+  (void)pid;
+  return true;
+#endif
+}
+
+// The temporaries that writers of `target` left behind when they were killed: names that
+// temporary_name(target, kind) gives, exactly (".STEM.aicb-KIND-PID-N" with STEM the target's name
+// shortened the same way), of a process that no longer runs, of the kind that names them (a file
+// for "tmp" and "old", a directory for "dir" and "old"). Removed before a new write of the same
+// name, so interrupted runs do not fill the disk; anything else is left alone.
+inline void remove_stale_temporaries(const std::filesystem::path& target) noexcept {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string name = target.filename().string();
+  if (name.empty()) return;
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  fs::directory_iterator it(parent, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    const std::size_t mark = entry.rfind(".aicb-");
+    if (entry.size() < 2 || entry[0] != '.' || mark == std::string::npos || mark < 1) continue;
+    // KIND-PID-N after the mark.
+    const std::string suffix = entry.substr(mark);
+    const std::size_t kind_end = suffix.find('-', 6);
+    if (kind_end == std::string::npos) continue;
+    const std::string kind = suffix.substr(6, kind_end - 6);
+    if (kind != "tmp" && kind != "dir" && kind != "old") continue;
+    const std::size_t pid_end = suffix.find('-', kind_end + 1);
+    if (pid_end == std::string::npos) continue;
+    const std::string pid_text = suffix.substr(kind_end + 1, pid_end - kind_end - 1);
+    const std::string counter_text = suffix.substr(pid_end + 1);
+    const auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(pid_text) || !digits(counter_text)) continue;
+    std::string stem = name;
+    const std::size_t room = max_file_name - 1 - suffix.size();
+    if (stem.size() > room) stem.resize(room);
+    if (entry != "." + stem + suffix) continue;
+    if (process_runs(std::stol(pid_text))) continue;
+    std::error_code type_error;
+    const fs::file_status status = fs::symlink_status(it->path(), type_error);
+    if (type_error) continue;
+    const bool file = fs::is_regular_file(status), directory = fs::is_directory(status);
+    if ((kind == "tmp" && file) || (kind == "dir" && directory) || (kind == "old" && (file || directory))) {
+      std::error_code remove_error;
+      fs::remove_all(it->path(), remove_error);
+    }
+  }
+}
+
 }  // namespace detail
 
 /// Makes SIGINT, SIGTERM and SIGHUP remove every aicb temporary still open before the program ends
@@ -9784,6 +9937,7 @@ class atomic_file {
     if (!parent.empty() && !fs::is_directory(parent, ec))
       AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
     target_ = target.string();
+    if (!direct_ && options.remove_stale_temporaries) detail::remove_stale_temporaries(target);
     temp_ = direct_ ? target_ : detail::temporary_name(target, "tmp");
     file_ = std::fopen(temp_.c_str(), "wb");
     if (!file_)
@@ -9942,15 +10096,25 @@ inline void commit_together(std::initializer_list<atomic_file*> files) {
 /// out.commit();   // now traces/ exists, complete
 /// ```
 ///
-/// A target that exists must be a directory that is empty or that a previous run wrote — it holds
-/// `marker`, a file every set has (a manifest) — and is then replaced in one step (Linux exchanges
-/// the two directories atomically; elsewhere the old one is set aside first). A directory with
-/// other contents is refused: aicb never deletes what it did not write. An interrupted run leaves
-/// its temporary directory (".NAME.aicb-dir-…", hidden) behind, never a partial set under the name.
+/// A target that exists must be an empty directory, or one that `is_previous_set` recognises as a
+/// set aicb wrote whole (for a Chakra set: its own manifest, of this schema, listing exactly the
+/// files present); it is then replaced in one step (Linux exchanges the two directories
+/// atomically; elsewhere the old one is set aside first). Anything else is refused, naming what is
+/// there: aicb never deletes what it did not write — not a set a user added notes to, not a
+/// directory that merely holds a file named like a manifest. A symbolic link is refused too (the
+/// set it points to is neither followed nor replaced by a real directory).
+///
+/// An interrupted run leaves its temporary directory (".NAME.aicb-dir-PID-N", hidden) behind,
+/// never a partial set under the name; the next write of the same name removes those whose
+/// writing process no longer runs (detail::remove_stale_temporaries).
 class atomic_directory {
  public:
-  explicit atomic_directory(std::string path, std::string marker = {})
-      : path_(std::move(path)), marker_(std::move(marker)) {
+  /// Says why an existing, non-empty directory is not a previous set that may be replaced, or
+  /// returns an empty string when it is one.
+  using previous_set_check = std::function<std::string(const std::filesystem::path&)>;
+
+  explicit atomic_directory(std::string path, previous_set_check is_previous_set = {})
+      : path_(std::move(path)) {
     namespace fs = std::filesystem;
     if (path_.empty()) AICB_THROW(io_error(path_, "an output directory needs a name"));
     fs::path target(path_);
@@ -9960,18 +10124,26 @@ class atomic_directory {
                                      std::to_string(detail::max_file_name) +
                                      " bytes, the most a file system allows"));
     std::error_code ec;
+    const fs::file_status link = fs::symlink_status(target, ec);
+    if (!ec && fs::is_symlink(link))
+      AICB_THROW(io_error(path_,
+                          "is a symbolic link; aicb neither writes a set through a link nor "
+                          "replaces one: name the directory itself"));
     const fs::file_status status = fs::status(target, ec);
     if (!ec && fs::exists(status)) {
       if (!fs::is_directory(status)) AICB_THROW(io_error(path_, "exists and is not a directory"));
-      if (!fs::is_empty(target, ec) && (marker_.empty() || !fs::exists(target / marker_, ec)))
-        AICB_THROW(io_error(path_, "exists and holds files aicb did not write" +
-                                       (marker_.empty() ? std::string() : " (no " + marker_ + ")") +
-                                       "; choose a new directory or empty it"));
+      if (!fs::is_empty(target, ec)) {
+        const std::string why = is_previous_set ? is_previous_set(target) : "it is not empty";
+        if (!why.empty())
+          AICB_THROW(io_error(path_, "exists and holds files aicb did not write (" + why +
+                                         "); nothing was changed: choose a new directory or empty it"));
+      }
     }
     const fs::path parent = target.parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
       AICB_THROW(io_error(path_, "directory " + parent.string() + " does not exist"));
     target_ = target.string();
+    detail::remove_stale_temporaries(target);
     temp_ = detail::temporary_name(target, "dir");
     if (!fs::create_directory(temp_, ec) || ec)
       AICB_THROW(io_error(path_, "cannot create a directory beside it: " +
@@ -10029,7 +10201,7 @@ class atomic_directory {
   }
 
  private:
-  std::string path_, marker_, target_, temp_;
+  std::string path_, target_, temp_;
   bool committed_ = false;
 };
 
@@ -10234,6 +10406,7 @@ AICB_END_NAMESPACE
 /// per_rank_size). All-reduce (the buffer), reduce-scatter (the whole input) and all-to-all (the send
 /// buffer) mean the same in both and are written as they are.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
@@ -10481,6 +10654,8 @@ AICB_END_NAMESPACE
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
@@ -10861,7 +11036,7 @@ inline chakra_attribute read_chakra_attribute(std::string_view bytes, const std:
 /// What write_chakra_set writes.
 struct chakra_set_options {
   std::string name = "workload";     ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
-  std::vector<std::uint64_t> ranks;  ///< the ranks to write; empty: every rank
+  std::vector<std::uint64_t> ranks{};  ///< the ranks to write; empty: every rank
   rank_schedule_options schedule{};
   /// More members of manifest.json (the job, the compute model), written by the caller.
   std::function<void(json_writer&)> about{};
@@ -10884,20 +11059,111 @@ inline constexpr std::string_view chakra_manifest_file = "manifest.json";
 
 namespace detail {
 
-// A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
-template <class WriteRank>
-chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
-                                      const chakra_groups& numbers, const chakra_set_options& options,
-                                      WriteRank&& write_rank) {
-  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
-      options.name == "..")
-    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
-  std::vector<std::uint64_t> ranks = options.ranks;
-  if (ranks.empty()) {
-    ranks.resize(world);
-    for (std::uint64_t r = 0; r < world; ++r)
-      ranks[r] = r;
+// The text of top-level member `key` of a manifest as json_writer prints it ("\n  \"key\": VALUE"
+// on one line, or an array over several): the value's text, or nullopt when it is not there.
+inline std::optional<std::string_view> manifest_member(std::string_view text, std::string_view key) {
+  const std::string marker = "\n  \"" + std::string(key) + "\": ";
+  const std::size_t at = text.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + marker.size());
+  if (rest.starts_with("[")) return rest.substr(0, std::min(rest.find(']'), rest.size() - 1) + 1);
+  return rest.substr(0, std::min({rest.find(",\n"), rest.find('\n'), rest.size()}));
+}
+
+// A decimal below 2^63 (the manifest's numbers), or nullopt.
+inline std::optional<std::uint64_t> manifest_number(std::string_view t) {
+  std::uint64_t v = 0;
+  if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  for (const char c : t)
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  return v;
+}
+
+// Why directory `dir` is not a Chakra set that write_chakra_set wrote and nobody changed since —
+// its manifest.json of schema aicb.chakra/1 names the traces' prefix, the world and the ranks,
+// and the directory holds exactly comm_groups.json, manifest.json and one NAME.RANK.et per rank
+// listed, all regular files — or "" when it is one (and may be replaced whole).
+inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path manifest_path = dir / std::string(chakra_manifest_file);
+  const fs::file_status manifest_status = fs::symlink_status(manifest_path, ec);
+  if (ec || !fs::is_regular_file(manifest_status)) return "no manifest.json of a set aicb wrote";
+  const std::uintmax_t size = fs::file_size(manifest_path, ec);
+  if (ec || size > (std::uintmax_t{64} << 20)) return "manifest.json is not one aicb wrote";
+  std::string text(static_cast<std::size_t>(size), '\0');
+  {
+    std::FILE* f = std::fopen(manifest_path.c_str(), "rb");
+    if (!f) return "manifest.json cannot be read";
+    const std::size_t got = std::fread(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    if (got != text.size()) return "manifest.json cannot be read";
   }
+  const auto member = [&](std::string_view key) { return manifest_member(text, key); };
+  const auto schema = member("schema");
+  const auto generator = member("generator");
+  if (!text.starts_with("{") || !schema || *schema != "\"aicb.chakra/1\"" || !generator ||
+      !generator->starts_with("\"aicb "))
+    return "manifest.json is not the manifest of an aicb.chakra/1 set";
+  const auto workload = member("workload");
+  const auto world_text = member("world_size");
+  const auto files_text = member("files");
+  const auto ranks_text = member("ranks");
+  const std::optional<std::uint64_t> world_size = world_text ? manifest_number(*world_text) : std::nullopt;
+  const std::optional<std::uint64_t> file_count = files_text ? manifest_number(*files_text) : std::nullopt;
+  if (!workload || workload->size() < 3 || !world_size || !file_count || !ranks_text)
+    return "manifest.json lacks the set's prefix, world size, ranks or file count";
+  const std::uint64_t world = *world_size, files = *file_count;
+  const std::string prefix = std::string(workload->substr(1, workload->size() - 2)) + ".";
+  std::set<std::uint64_t> listed;  // the ranks the manifest lists; empty with "all"
+  const bool all = *ranks_text == "\"all\"";
+  if (!all) {
+    std::string_view list = *ranks_text;
+    if (!list.starts_with("[")) return "manifest.json's ranks are not a list";
+    list.remove_prefix(1);
+    while (!list.empty()) {
+      const std::size_t digit = list.find_first_of("0123456789");
+      if (digit == std::string_view::npos) break;
+      list.remove_prefix(digit);
+      const std::size_t stop = std::min(list.find_first_not_of("0123456789"), list.size());
+      const auto r = manifest_number(list.substr(0, stop));
+      if (!r || *r >= world) return "manifest.json lists a rank outside its world";
+      listed.insert(*r);
+      list.remove_prefix(stop);
+    }
+  }
+  const std::uint64_t expected_traces = all ? world : listed.size();
+  if (files != expected_traces) return "manifest.json's file count does not match its ranks";
+  std::uint64_t traces = 0;
+  bool groups = false;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string entry = it->path().filename().string();
+    std::error_code type_error;
+    const fs::file_status status = fs::symlink_status(it->path(), type_error);
+    if (type_error || !fs::is_regular_file(status)) return "\"" + entry + "\" is not a file the set holds";
+    if (entry == chakra_manifest_file) continue;
+    if (entry == chakra_comm_groups_file) {
+      groups = true;
+      continue;
+    }
+    std::optional<std::uint64_t> rank;
+    if (entry.starts_with(prefix) && entry.ends_with(".et"))
+      rank = manifest_number(std::string_view(entry).substr(prefix.size(), entry.size() - prefix.size() - 3));
+    if (!rank || *rank >= world || (!all && !listed.contains(*rank)) ||
+        std::to_string(*rank) != entry.substr(prefix.size(), entry.size() - prefix.size() - 3))
+      return "\"" + entry + "\" is not a file the manifest lists";
+    ++traces;
+  }
+  if (ec) return "the directory cannot be listed: " + ec.message();
+  if (!groups || traces != expected_traces) return "files the manifest lists are missing";
+  return {};
+}
+
+// A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
+// Refuses a rank list with a rank outside the world or a rank twice.
+inline void check_chakra_ranks(const std::vector<std::uint64_t>& ranks, std::uint64_t world) {
   std::vector<std::uint64_t> sorted = ranks;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
@@ -10907,11 +11173,36 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     if (i > 0 && sorted[i] == sorted[i - 1])
       AICB_THROW(config_error("ranks", std::to_string(sorted[i]), "a rank is listed twice"));
   }
-  atomic_directory out(directory, std::string(chakra_manifest_file));
+}
+
+// The bytes of comm_groups.json for groups of `size` members, `count` of them, in a world of `world`.
+inline std::uint64_t chakra_group_file_bytes(std::uint64_t count, std::uint64_t size, std::uint64_t world) {
+  const std::uint64_t digits = std::to_string(world).size() + 2;  // "N, "
+  return checked_add(checked_mul(checked_mul(count, size, "comm_groups.json"), digits, "comm_groups.json"),
+                     32, "comm_groups.json");
+}
+
+// A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
+// `estimated_bytes` (0: not estimated) is checked against the free space before anything is written.
+// Memory holds one rank at a time, never a list of every rank or every group's members.
+template <class WriteRank>
+chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_t world,
+                                      const chakra_groups& numbers, const chakra_set_options& options,
+                                      WriteRank&& write_rank, std::uint64_t estimated_bytes = 0) {
+  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
+      options.name == "..")
+    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
+  check_chakra_ranks(options.ranks, world);
+  const bool all_ranks = options.ranks.empty();
+  const std::uint64_t rank_count = all_ranks ? world : options.ranks.size();
+  atomic_directory out(directory, why_not_a_previous_chakra_set);
+  if (estimated_bytes > 0) require_free_space(directory, estimated_bytes);
   chakra_set_result result{.directory = directory};
   std::set<group_id> groups;
-  for (const std::uint64_t rank : ranks) {
-    atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"), {}, 1 << 16);
+  for (std::uint64_t i = 0; i < rank_count; ++i) {
+    const std::uint64_t rank = all_ranks ? i : options.ranks[i];
+    atomic_file file(out.file(options.name + "." + std::to_string(rank) + ".et"),
+                     {.remove_stale_temporaries = false}, 1 << 16);
     const chakra_rank_summary s = write_rank([&](std::string_view bytes) { file.write(bytes); }, rank);
     file.commit();
     ++result.files;
@@ -10922,21 +11213,29 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     result.sends += s.sends;
     result.recvs += s.recvs;
     groups.insert(s.groups.begin(), s.groups.end());
-    if (options.progress) options.progress(result.files, ranks.size());
+    if (options.progress) options.progress(result.files, rank_count);
   }
   {
+    // Streamed: a data-parallel group of a large world has millions of members.
+    atomic_file file(out.file(chakra_comm_groups_file), {.remove_stale_temporaries = false}, 1 << 16);
     std::string text = "{";
     bool first = true;
     for (const group_id& g : groups) {  // ascending kind and index: ascending numbers
       text.append(first ? "\n  \"" : ",\n  \"").append(std::to_string(numbers.id(g))).append("\": [");
       const rank_group members = numbers.members(g);
-      for (std::uint64_t j = 0; j < members.size(); ++j)
+      for (std::uint64_t j = 0; j < members.size(); ++j) {
         text.append(j ? ", " : "").append(std::to_string(members.member(j)));
+        if (text.size() >= (1 << 16)) {
+          file.write(text);
+          text.clear();
+        }
+      }
       text.append("]");
       first = false;
     }
     text.append("\n}\n");
-    write_file_atomically(out.file(chakra_comm_groups_file), text);
+    file.write(text);
+    file.commit();
   }
   result.groups = groups.size();
   json_writer m;
@@ -10950,7 +11249,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     m.member("ranks", "all");
   } else {
     m.key("ranks").begin_array();
-    for (const std::uint64_t r : ranks)
+    for (const std::uint64_t r : options.ranks)
       m.value(r);
     m.end_array();
   }
@@ -10962,12 +11261,63 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
   m.end_object();
   if (options.about) options.about(m);
   m.end_object();
-  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n");
+  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n", {.remove_stale_temporaries = false});
   out.commit();
   return result;
 }
 
 }  // namespace detail
+
+/// About the bytes write_chakra_set writes for `job` and `options`: one iteration of the first
+/// chosen rank of each pipeline stage, counted (not written), times the iterations and the stage's
+/// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
+/// (an absurd iteration count, say); the writer checks it against the free space before writing.
+[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
+                                                             const chakra_groups& numbers,
+                                                             const compute_model& compute,
+                                                             const chakra_set_options& options) {
+  const process_grid& grid = numbers.grid();
+  const std::uint64_t world = job.parallel.world_size, stages = job.parallel.pipeline_parallel;
+  detail::check_chakra_ranks(options.ranks, world);
+  // The chosen ranks of each stage, and the first of them.
+  std::vector<std::uint64_t> count(stages, 0), first(stages, world);
+  if (options.ranks.empty()) {
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      count[s] = world / stages;
+      first[s] = first_rank_of_stage(job, s);
+    }
+  } else {
+    for (const std::uint64_t r : options.ranks) {
+      const std::uint64_t s = grid.coordinates(r).pp;
+      ++count[s];
+      first[s] = std::min(first[s], r);
+    }
+  }
+  rank_schedule_options once = options.schedule;
+  once.iterations = 1;
+  const std::uint64_t iterations = std::max<std::uint64_t>(options.schedule.iterations, 1);
+  std::uint64_t total = 0;
+  std::set<group_kind> kinds;
+  for (std::uint64_t s = 0; s < stages; ++s) {
+    if (count[s] == 0) continue;
+    rank_schedule schedule(job, first[s], once);
+    const chakra_rank_summary one =
+        write_chakra_operations([](std::string_view) {}, schedule, first[s], world, numbers, compute);
+    const std::uint64_t per_rank =
+        checked_mul(one.bytes, iterations, "bytes of a rank's trace (x iterations)");
+    total = checked_add(total, checked_mul(per_rank, count[s], "bytes of the traces"), "bytes of the traces");
+    for (const group_id& g : one.groups)
+      kinds.insert(g.kind);
+  }
+  const std::uint64_t chosen = options.ranks.empty() ? world : options.ranks.size();
+  for (const group_kind k : kinds)
+    total =
+        checked_add(total,
+                    detail::chakra_group_file_bytes(std::min(chosen, grid.group_count(k)),
+                                                    grid.group(k, first_rank_of_stage(job, 0)).size(), world),
+                    "bytes of the set");
+  return total;
+}
 
 /// Writes the Chakra traces of `job`'s ranks into `directory`: NAME.RANK.et for each rank,
 /// comm_groups.json (`{"<pg_name>": [members…]}` for every group the files name) and manifest.json
@@ -10987,10 +11337,12 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
     if (options.about) options.about(j);
   };
   return detail::write_chakra_set_of(
-      directory, job.parallel.world_size, numbers, with_job, [&](auto&& write, std::uint64_t rank) {
+      directory, job.parallel.world_size, numbers, with_job,
+      [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(job, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
-      });
+      },
+      estimate_chakra_set_bytes(job, numbers, compute, options));
 }
 
 /// The Chakra traces of one serving step (aicb::inference_step) on every GPU of `serving` (or the
@@ -11132,6 +11484,12 @@ enum class simai_column : std::uint8_t { forward, input_grad, weight_grad };
 /// Largest message SimAI's analytical backend can time (its efficiency table ends at 16 GiB).
 inline constexpr std::uint64_t simai_max_message = 16ULL << 30;
 
+/// The largest compute time (ns) of one record's column that SimAI simulates. SimAI-Analytical
+/// truncates a time to 32 bits after adding a few hundred nanoseconds to it (`Sys::generate_time`):
+/// 2,147,483,500 ns was verified to simulate, 2,147,483,640 ns and every larger value give an empty
+/// result with exit 0. The writer refuses and lint rejects anything above this.
+inline constexpr std::int64_t simai_max_compute_time = 2'147'483'500;
+
 /// The largest integer SimAI reads with `std::stoi` — every header value and the record count on
 /// line 2. A larger one throws std::out_of_range inside SimAI: it aborts.
 inline constexpr std::uint64_t simai_max_int = 2147483647;
@@ -11214,6 +11572,7 @@ AICB_END_NAMESPACE
 
 #include <algorithm>
 #include <charconv>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -11248,6 +11607,7 @@ class simai_writer {
   /// Appends one record.
   void write(const record& r) {
     ++written_;
+    check_simulable(r);
     if (strict_) check(r);
     // Fields are copied and formatted straight into a flat buffer (the hot path of large workloads).
     if (used_ + r.name.size() + max_record_tail > buffer_size) flush();
@@ -11268,6 +11628,7 @@ class simai_writer {
     }
     std::size_t length = 0;
     for (const record& r : block) {
+      check_simulable(r);
       if (strict_) check(r);
       if (r.name.size() + max_record_tail > buffer_size)
         AICB_THROW(
@@ -11339,9 +11700,10 @@ class simai_writer {
     *p++ = '\t';
     p = copy(p, simai_comm_token(ph.comm, column));
     *p++ = '\t';
-    return integer(p, static_cast<std::int64_t>(ph.comm.size.count()));
+    return integer(p, ph.comm.size.count());  // unsigned: a size above 2^63 is printed as it is
   }
-  static char* integer(char* p, std::int64_t value) {
+  template <std::integral I>
+  static char* integer(char* p, I value) {
     if (value >= 0 && value < 10) {  // most fields: 0, 1
       *p = static_cast<char>('0' + value);
       return p + 1;
@@ -11396,6 +11758,20 @@ class simai_writer {
       AICB_THROW(config_error("pp_comm", h.pp_comm,
                               "pp_comm must be 0 exactly when pp is 1 (SimAI warns otherwise)"));
   }
+  // What SimAI cannot simulate, in any mode (aicb's own files included: SimAI would exit 0 with an
+  // empty result): a compute time at or above simai_max_compute_time. Refused, naming the record.
+  static void check_simulable(const record& r) {
+    const std::pair<const aicb::phase*, const char*> columns[] = {
+        {&r.forward, "forward"}, {&r.input_grad, "input-gradient"}, {&r.weight_grad, "weight-gradient"}};
+    for (const auto& [p, column] : columns)
+      if (p->compute.count() > simai_max_compute_time)
+        AICB_THROW(config_error(
+            "compute", r.name + ": " + column + " compute time " + std::to_string(p->compute.count()) + " ns",
+            "SimAI cannot simulate a compute time above " + std::to_string(simai_max_compute_time) +
+                " ns (it truncates times to 32 bits and exits 0 with an empty result): use a smaller "
+                "micro batch or more tensor parallelism, or write Chakra traces (no such limit)"));
+  }
+
   void check(const record& r) {
     if (r.name.empty() || r.name.find_first_of(" \t\r\n") != std::string::npos)
       AICB_THROW(config_error("name", r.name, "a SimAI record name is one token: non-empty, no whitespace"));
@@ -12074,6 +12450,11 @@ inline constexpr std::string_view sidecar_schema = "aicb.sidecar/1";
 /// be). aicb's default places: `results/workload/` (SimAI), `results/mocked_workload/` (CSV).
 [[nodiscard]] inline std::string output_path_or_default(const std::string& output, const std::string& folder,
                                                         const std::string& name) {
+  // "-" means standard output to most tools; a file named "-" is never what was meant.
+  if (output == "-")
+    AICB_THROW(config_error("output", "-",
+                            "aicb writes files, not standard output: give a file name (or /dev/stdout "
+                            "with -q --no-sidecar, so that nothing else mixes in)"));
   if (!output.empty()) return output;
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
@@ -14184,6 +14565,7 @@ AICB_END_NAMESPACE
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 AICB_BEGIN_NAMESPACE
 
@@ -14191,9 +14573,9 @@ AICB_BEGIN_NAMESPACE
 /// (A100 → dgx-a100), a preset's GPU; neither: H100 on dgx-h100. A GPU given with a cluster replaces
 /// the preset's GPU (same network, other GPUs).
 struct describe_request {
-  job_spec job;
-  std::string gpu;             ///< catalogue name; empty: the cluster's
-  std::string cluster;         ///< preset name; empty: the GPU's preset
+  job_spec job{};
+  std::string gpu{};           ///< catalogue name; empty: the cluster's
+  std::string cluster{};       ///< preset name; empty: the GPU's preset
   bool estimate = true;        ///< estimate the iteration (runs every pipeline stage's schedule)
   estimate_options overlap{};  ///< the estimate's overlap options
 };
@@ -14204,6 +14586,9 @@ struct describe_result {
   std::optional<iteration_estimate> estimate;
   cluster_spec cluster{};  ///< the machines the estimate ran on
   estimate_options overlap{};
+  /// With an estimate: what makes it unreal, e.g. a stage that needs more memory than its GPU has
+  /// (the estimate times a layout that cannot run; it is printed marked so).
+  std::vector<std::string> warnings{};
 };
 
 /// Describes `request.job`; config_error naming the field for a broken job, an unknown GPU or preset.
@@ -14215,6 +14600,16 @@ struct describe_result {
   d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  const gpu_spec& gpu = require_gpu(d.cluster.gpu);
+  const double capacity = gpu.memory_gb * 1e9;
+  for (const stage_report& s : d.report.stages) {
+    const double need = static_cast<double>(s.memory.total().count());
+    if (need > capacity)
+      d.warnings.push_back("stage " + std::to_string(s.stage) + " needs " + to_iec_string(s.memory.total()) +
+                           " per GPU, more than the " + std::string(gpu.name) + "'s " +
+                           to_iec_string(bytes{static_cast<std::uint64_t>(capacity)}) +
+                           ": this layout does not fit (more TP/PP, recomputation or a smaller micro batch)");
+  }
   return d;
 }
 
@@ -14260,6 +14655,11 @@ inline std::string estimate_number(const char* format, double value) {
     }
     w.end_array();
     w.member("simai_command", simai_command_line(d));
+    w.member("fits_in_memory", d.warnings.empty());
+    w.key("warnings").begin_array();
+    for (const std::string& text : d.warnings)
+      w.value(text);
+    w.end_array();
     w.end_object();
   }
   w.end_object();
@@ -14273,7 +14673,10 @@ inline std::string estimate_number(const char* format, double value) {
   const iteration_estimate& e = *d.estimate;
   using detail::estimate_number;
   using detail::row;
-  out += "\niteration estimate (";
+  for (const std::string& text : d.warnings)
+    out.append("\nwarning: ").append(text);
+  out += d.warnings.empty() ? "\niteration estimate ("
+                            : "\n\niteration estimate of a layout that does not fit (";
   out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
   out += row("compute", e.compute);
   std::string overlap;
@@ -14371,6 +14774,9 @@ struct serving_report {
                                                      const compute_model& compute,
                                                      const cluster_spec& cluster,
                                                      double memory_fraction = 0.9) {
+  if (!(memory_fraction > 0 && memory_fraction <= 1))
+    AICB_THROW(config_error("memory_fraction", std::to_string(memory_fraction),
+                            "expected a fraction in (0, 1] of the GPU's memory"));
   const inference_step step(model, serving, 0);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
   serving_report r;
@@ -14435,15 +14841,16 @@ struct serving_report {
       std::string(to_string(s.kv_cache)).c_str(),
       s.expert_parallel > 1 ? (s.fp8_dispatch ? ", FP8 dispatch" : ", BF16 dispatch") : "");
   add("\nper GPU (%s)\n", r.gpu.c_str());
-  add("  weights              %10.2f GB  (%.3f G parameters)\n", r.weight_bytes / 1e9,
+  constexpr double gib = 1024.0 * 1024 * 1024;  // memory in GiB, as every aicb report gives it
+  add("  weights              %10.2f GiB (%.3f G parameters)\n", r.weight_bytes / gib,
       static_cast<double>(r.weights) / 1e9);
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
   if (r.state_bytes_per_request > 0)
-    add("  linear-attention state %8.2f MB per request (any context length)\n",
-        r.state_bytes_per_request / 1e6);
-  add("  KV cache, this batch %10.2f GB\n", r.kv_bytes / 1e9);
-  add("  memory limit         %10.2f GB  -> at most %llu requests of this length%s\n", r.memory_limit / 1e9,
+    add("  linear-attention state %8.2f MiB per request (any context length)\n",
+        r.state_bytes_per_request / (1024.0 * 1024));
+  add("  KV cache, this batch %10.2f GiB\n", r.kv_bytes / gib);
+  add("  memory limit         %10.2f GiB -> at most %llu requests of this length%s\n", r.memory_limit / gib,
       static_cast<unsigned long long>(r.max_batch),
       r.weight_bytes >= r.memory_limit ? " (the weights alone do not fit)" : "");
   add("  FLOPs / step         %10.4g     bytes / step %.4g  (%.1f FLOP/B; ridge %.0f: %s-bound)\n", r.flops,
@@ -14910,21 +15317,26 @@ class aicb_workload {
                          "with --aiob_enable aicb profiles on a GPU; give --comp_filepath with a profile"));
       cache_ = aicb_cache_from_profile(*profile, a_.recompute_activations);
     }
-    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable)
+    check_divisibility();
+    // aicb fails where its generator reaches an entry, not before: a stage with no layers (more
+    // stages than layers) has no attention_linear or MoE entry, and aicb writes its file.
+    bool linear_entry = false, moe_entry = false;
+    for_each_entry([&](const detail::aicb_entry& e) {
+      total_ += e.params;
+      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
+      linear_entry = linear_entry || e.name.find("attention_linear") != std::string_view::npos;
+      moe_entry = moe_entry || e.name.find("moelayer") != std::string_view::npos;
+    });
+    if (deepseek && a_.enable_sequence_parallel && !a_.aiob_enable && linear_entry)
       AICB_THROW(
           config_error("aiob_enable", "false",
                        "aicb crashes here: --frame DeepSeek with sequence parallelism needs --aiob_enable "
                        "(AttributeError: 'NoneType' object has no attribute 'keys', aicb BUG-04)"));
-    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable)
+    if (deepseek && a_.enable_sequence_parallel && a_.aiob_enable && !a_.moe_enable && moe_entry)
       AICB_THROW(
           config_error("moe_enable", "false",
                        "aicb crashes here: --frame DeepSeek with sequence parallelism and --aiob_enable "
                        "emits MoE items, which need --moe_enable"));
-    check_divisibility();
-    for_each_entry([&](const detail::aicb_entry& e) {
-      total_ += e.params;
-      if (e.name.find("moe") != std::string_view::npos) moe_ += e.params;
-    });
     header_.tensor_parallel = a_.tensor_model_parallel_size;
     header_.expert_parallel = a_.expert_model_parallel_size;
     header_.pipeline_parallel = a_.pipeline_model_parallel;
@@ -16266,6 +16678,7 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16559,11 +16972,33 @@ class hf_reader {
 
 /// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
 /// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+///
+/// `path` may name the model's directory (a checkpoint as downloaded): its config.json is read.
+/// The model is named for what the user knows it by — `_name_or_path`'s last component, else the
+/// directory of a file named config.json, else the file's name without .json — and model_type
+/// only when none of these is a usable name.
 [[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "config.json").string() : path;
   // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
-  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a Hugging Face config.json");
-  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a Hugging Face config.json"));
-  return parse_hf_config(in.text, path, options);
+  const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));
+  hf_import imported = parse_hf_config(in.text, file, options);
+  std::string name;
+  try {
+    const nlohmann::json config = nlohmann::json::parse(in.text);
+    if (const auto it = config.find("_name_or_path"); it != config.end() && it->is_string())
+      name = fs::path(it->get<std::string>()).filename().string();
+  } catch (const nlohmann::json::exception&) {
+  }
+  const fs::path as_given = fs::absolute(fs::path(file), ec).lexically_normal();
+  if (name.empty() && as_given.filename() == "config.json") name = as_given.parent_path().filename().string();
+  if (name.empty() || name == "config") name = fs::path(file).stem().string();
+  const bool usable = !name.empty() && name.size() < sizeof(spec_name{}.data) && name != "config" &&
+                      name.find_first_of(" \t\r\n/\\") == std::string::npos;
+  if (usable) imported.model.name = spec_name::from(name);
+  return imported;
 }
 
 AICB_END_NAMESPACE
@@ -16749,6 +17184,9 @@ struct generate_request {
   std::string format = "simai";  ///< simai | csv | chakra
   std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
   std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
+  /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
+  std::string cluster{};
   std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
@@ -16901,7 +17339,9 @@ struct chosen_compute {
   std::string kind = r.compute;
   if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
   chosen_compute c;
-  c.gpu = f.given("gpu_type") ? f.text("gpu_type") : "H100";
+  c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
+          : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
+                               : "H100";
   if (kind == "constant") {
     c.model = std::make_unique<constant_model>();
   } else if (kind == "roofline") {
@@ -16943,7 +17383,8 @@ struct chosen_compute {
   names.seq_length = job.batch.seq_length;
   names.moe_enable = job.model.is_moe();
   names.moe_grouped_gemm = f.on("moe_grouped_gemm");
-  names.use_flash_attn = f.on("use_flash_attn");
+  // The job's own attention kernel (flash unless the job says otherwise), whatever aicb's flag said.
+  names.use_flash_attn = job.parallel.attention == attention_kind::flash;
   return aicb_file_name(names);
 }
 
@@ -17115,7 +17556,10 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
-  if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
+  if (!r.cluster.empty())
+    out.simai_command = simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size,
+                                           out.path);
+  else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
 }
@@ -17140,7 +17584,9 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
   if (events.planned) events.planned(out);
   chakra_set_options o{
       .name = "workload",
-      .ranks = r.ranks.empty() ? std::vector<std::uint64_t>{} : parse_ranks(r.ranks, job.parallel.world_size),
+      // "all" is every rank without a list of them (a world of 2^31 ranks is not held in memory).
+      .ranks = r.ranks.empty() || r.ranks == "all" ? std::vector<std::uint64_t>{}
+                                                   : parse_ranks(r.ranks, job.parallel.world_size),
       .schedule = {.iterations = out.iterations},
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);
@@ -17172,6 +17618,10 @@ inline generate_result generate_workload(const generate_request& r, const genera
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
+  if (r.compat == "aicb" && !r.cluster.empty())
+    AICB_THROW(config_error("cluster", r.cluster,
+                            "aicb has no such option: --compat aicb writes aicb's file; name its GPU "
+                            "with --gpu_type"));
   if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",
@@ -18256,7 +18706,7 @@ class simai_reader {
     read_phase(r.forward, simai_column_forward);
     read_phase(r.input_grad, simai_column_input);
     read_phase(r.weight_grad, simai_column_weight);
-    r.update = nanoseconds{static_cast<std::int64_t>(integer(expect("update time"), false))};
+    r.update = time(expect("update time"));
     if (fields_per_record_ == 13) (void)expect("parallelism of the record");
     ++read_;
     return true;
@@ -18329,8 +18779,17 @@ class simai_reader {
         parse_error(in_.path(), t.line, t.column,
                     "expected a non-negative integer, found '" + std::string(t.text.substr(0, 40)) + "'"));
   }
+  // A time in ns: a non-negative integer that nanoseconds (signed 64-bit) holds.
+  nanoseconds time(const simai_token& t) {
+    const std::uint64_t v = integer(t, false);
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+      AICB_THROW(parse_error(in_.path(), t.line, t.column,
+                             "the time " + std::string(t.text.substr(0, 40)) +
+                                 " ns is above 2^63-1 ns, the most a time holds (SimAI cannot simulate it)"));
+    return nanoseconds{static_cast<std::int64_t>(v)};
+  }
   void read_phase(phase& p, int column) {
-    p.compute = nanoseconds{static_cast<std::int64_t>(integer(expect("compute time (ns)"), false))};
+    p.compute = time(expect("compute time (ns)"));
     const simai_token token = expect("communication type");
     detail::grammar::simai::comm_token comm;
     if (!detail::grammar::simai::parse_comm(token.text, comm))
@@ -18747,6 +19206,11 @@ class simai_linter {
             ++forward_times_;
             if (value == 1) ++forward_ones_;
           }
+          if (f == field::compute && value > static_cast<std::uint64_t>(simai_max_compute_time))
+            error(t, std::string(field_names[index]) + " " + shown() + " is above " +
+                         std::to_string(simai_max_compute_time) +
+                         " ns: SimAI truncates compute times to 32 bits and exits 0 with an empty result "
+                         "(verified on SimAI-Analytical); split the computation over records");
           if (f == field::size && value > 0 && comm_none_ && !sized_none_++) first_sized_none_ = t;
           // SimAI scales every value in float: above 2^24 it rounds. That matters for a compute time
           // once the error reaches a microsecond; for byte counts it never does.
@@ -19087,10 +19551,12 @@ AICB_END_NAMESPACE
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -19158,7 +19624,29 @@ struct replay_options {
   std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
   std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+  /// Told each phase as it starts ("setup", "warm-up 1/2", "check", "iteration 3/5"), on every rank;
+  /// the tool prints rank 0's, flushed, so a long run is never silent.
+  std::function<void(std::string_view)> progress{};
 };
+
+/// The most a replay's scale, time limit and iteration counts may be.
+inline constexpr double max_replay_compute_scale = 1e6;
+inline constexpr std::chrono::milliseconds max_replay_timeout{std::chrono::hours(24 * 7)};
+inline constexpr std::uint64_t max_replay_iterations = 1'000'000;
+
+/// Refuses, naming the field, options no replay can mean: a compute scale that is negative, not
+/// finite or above 10^6; a timeout of zero or beyond a week; more than 10^6 iterations.
+inline void validate(const replay_options& o) {
+  if (!(o.compute_scale >= 0 && o.compute_scale <= max_replay_compute_scale))
+    AICB_THROW(config_error("compute_scale", std::to_string(o.compute_scale),
+                            "expected a finite factor from 0 (communication only) to 10^6"));
+  if (o.timeout <= std::chrono::milliseconds::zero() || o.timeout > max_replay_timeout)
+    AICB_THROW(config_error("timeout", std::to_string(o.timeout.count()) + " ms",
+                            "expected more than 0 and at most a week"));
+  if (o.iterations > max_replay_iterations || o.warmup > max_replay_iterations)
+    AICB_THROW(config_error(o.iterations > max_replay_iterations ? "iterations" : "warmup",
+                            std::to_string(std::max(o.iterations, o.warmup)), "expected at most 10^6"));
+}
 
 /// One operation's measurements on this rank.
 struct replayed_operation {
@@ -19318,10 +19806,16 @@ class replay_watchdog {
                                           const process_grid& grid, const compute_model* compute,
                                           const replay_options& options,
                                           std::span<const std::chrono::nanoseconds> durations_given = {}) {
+  validate(options);
+  const auto progress = [&](const std::string& phase) {
+    if (options.progress) options.progress(phase);
+  };
+  progress("setup");
   replay_result result;
   result.rank = transport.rank();
   result.world = transport.world();
   result.options = options;
+  result.options.progress = nullptr;
   const std::uint64_t rank = result.rank;
 
   // 1. The same configuration everywhere, before any traffic.
@@ -19527,11 +20021,21 @@ class replay_watchdog {
               .count());
   };
 
-  for (std::uint64_t w = 0; w < options.warmup; ++w)
+  const auto of = [](std::uint64_t i, std::uint64_t n) {
+    return std::to_string(i + 1) + "/" + std::to_string(n);
+  };
+  for (std::uint64_t w = 0; w < options.warmup; ++w) {
+    progress("warm-up " + of(w, options.warmup));
     run_iteration(false, false);
-  if (options.check) run_iteration(false, true);
-  for (std::uint64_t it = 0; it < options.iterations; ++it)
+  }
+  if (options.check) {
+    progress("check");
+    run_iteration(false, true);
+  }
+  for (std::uint64_t it = 0; it < options.iterations; ++it) {
+    progress("iteration " + of(it, options.iterations));
     run_iteration(true, false);
+  }
   transport.barrier();
 
   // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
@@ -19781,8 +20285,15 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
     saved.ops.push_back(op);
     saved.durations.push_back(duration);
   }
+  if (saved.ops.empty())
+    AICB_THROW(io_error(trace_path, "holds no operations (only the trace's metadata): rank " +
+                                        std::to_string(rank) + " would wait for peers that never come"));
   return saved;
 }
+
+/// The largest Chakra trace of one rank that aicb replays: about a million operations, which a
+/// rank holds in memory (with their names) while it replays them.
+inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 20;
 
 /// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
 [[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
@@ -19792,8 +20303,11 @@ void read_fields(T& descriptor, const nlohmann::json& object, const std::string&
   if (!manifest.whole) AICB_THROW(io_error(manifest_path, "is larger than 64 MiB"));
   const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
   const detail::file_prefix trace =
-      detail::read_file_prefix(trace_path, std::uint64_t{1} << 34, "a Chakra trace");
-  if (!trace.whole) AICB_THROW(io_error(trace_path, "is larger than 16 GiB"));
+      detail::read_file_prefix(trace_path, max_replayed_trace_bytes, "a Chakra trace");
+  if (!trace.whole)
+    AICB_THROW(io_error(trace_path,
+                        "is larger than 64 MiB, the most aicb replays for one rank (about a "
+                        "million operations); write the set with fewer iterations or micro batches"));
   return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
 }
 

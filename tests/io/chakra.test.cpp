@@ -277,6 +277,44 @@ TEST_CASE("chakra: only a set aicb wrote, unchanged, is ever replaced", "[io][ch
   CHECK(fs::exists(noted / "workload.3.et"));
 }
 
+TEST_CASE("chakra: a set's size is known before it is written, and bounded", "[io][chakra][disk]") {
+  aicb::job_spec job{aicb::presets::llama3_8b,
+                     {.world_size = 8, .tensor_parallel = 2, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 8, .seq_length = 256}};
+  job.model.num_layers = 2;
+  const aicb::chakra_groups numbers(job);
+  const aicb::constant_model compute;
+  // The estimate against what is written: every rank of a stage is the same size, so it is close.
+  const std::string dir = "chakra-estimate";
+  fs::remove_all(dir);
+  for (const std::uint64_t iterations : {1, 3}) {
+    const aicb::chakra_set_options o{.schedule = {.iterations = iterations}};
+    const std::uint64_t estimate = aicb::estimate_chakra_set_bytes(job, numbers, compute, o);
+    const aicb::chakra_set_result r = aicb::write_chakra_set(dir, job, compute, o);
+    std::uint64_t on_disk = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".et" || e.path().filename() == "comm_groups.json") on_disk += e.file_size();
+    INFO("iterations " << iterations << ": estimate " << estimate << ", written " << on_disk);
+    CHECK(r.files == 8);
+    CHECK(static_cast<double>(estimate) >= 0.8 * static_cast<double>(on_disk));
+    CHECK(static_cast<double>(estimate) <= 1.25 * static_cast<double>(on_disk));
+  }
+  // An iteration count no disk holds is refused before anything is written, at once.
+  fs::remove_all(dir);
+  CHECK_THROWS_AS(aicb::write_chakra_set(dir, job, compute, {.schedule = {.iterations = ~std::uint64_t{0}}}),
+                  aicb::config_error);
+  CHECK_FALSE(fs::exists(dir));
+  // A world of 2^31 - 1 ranks, one of them written: the estimate holds one rank, not the world;
+  // the group file of its data-parallel group of every rank is counted (about 25 GB).
+  aicb::job_spec huge{aicb::presets::llama3_8b,
+                      {.world_size = (1ULL << 31) - 1},
+                      {.micro_batch = 1, .global_batch = (1ULL << 31) - 1, .seq_length = 256}};
+  huge.model.num_layers = 1;
+  const std::uint64_t big =
+      aicb::estimate_chakra_set_bytes(huge, aicb::chakra_groups(huge), compute, {.ranks = {0}});
+  CHECK(big > (std::uint64_t{1} << 34));
+}
+
 TEST_CASE("atomic outputs: temporaries of killed writers are removed, others kept",
           "[io][atomic][data-loss]") {
   const fs::path area = "stale-temporaries";

@@ -428,3 +428,5 @@ aicb_cli_test(schedule_microbatch_beyond STATUS 2 EXPECT "microbatch = 999: must
               ARGS schedule -m llama3-8b --num-layers 2 --world-size 2 --global-batch 8 --microbatch 999)
 aicb_cli_test(check_beyond_stream_limit STATUS 2 EXPECT "world_size = 1000000000: checking streams every rank" "hour"
               ARGS check -m llama3-8b --num-layers 2 --world-size 1000000000 --global-batch 1000000000)
+aicb_cli_test(timeline_too_many_ranks STATUS 2 EXPECT "ranks = all: names 2048 ranks; at most 1024 can be chosen here"
+              ARGS timeline --model llama3-8b --num-layers 2 --world-size 2048 --global-batch 2048 --ranks all -o t.html)

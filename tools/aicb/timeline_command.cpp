@@ -8,6 +8,7 @@
 #include "estimate_flags.hpp"
 #include "job_flags.hpp"
 
+#include <aicb/checked.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/timeline_html.hpp>
@@ -44,8 +45,22 @@ int run_timeline(const timeline_options& o) {
   const aicb::roofline_model compute(machines.gpu);
   const std::vector<std::uint64_t> ranks =
       o.ranks.empty() ? std::vector<std::uint64_t>{} : aicb::parse_ranks(o.ranks, job.parallel.world_size);
+  // A timeline is for a person to look at: beyond a thousand ranks no viewer draws it, and the file
+  // would be gigabytes (every rank's operations: aicb generate --format chakra is for that).
+  constexpr std::size_t most_ranks = 1024;
+  if (ranks.size() > most_ranks)
+    throw aicb::config_error("ranks", o.ranks,
+                             "a timeline shows at most 1024 ranks (" + std::to_string(ranks.size()) +
+                                 " asked); every rank's operations: aicb generate --format chakra");
   const std::string format = format_of(o);
   aicb::iteration_estimate e;
+  if (ranks.size() > 8 && o.output != "-") {
+    // Its size, from one rank's events, against the free space before anything is written.
+    std::uint64_t one = 0;
+    (void)aicb::write_trace_events([&](std::string_view text) { one += text.size(); }, job, compute, machines,
+                                   o.overlap, std::vector<std::uint64_t>{ranks.front()});
+    aicb::require_free_space(o.output, aicb::checked_mul(one, ranks.size(), "bytes of the timeline"));
+  }
   const auto produce = [&](auto&& write) {
     if (format == "json") {
       e = aicb::write_trace_events(write, job, compute, machines, o.overlap, ranks);

@@ -469,7 +469,9 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
   if (events.planned) events.planned(out);
   chakra_set_options o{
       .name = "workload",
-      .ranks = r.ranks.empty() ? std::vector<std::uint64_t>{} : parse_ranks(r.ranks, job.parallel.world_size),
+      // "all" is every rank without a list of them (a world of 2^31 ranks is not held in memory).
+      .ranks = r.ranks.empty() || r.ranks == "all" ? std::vector<std::uint64_t>{}
+                                                   : parse_ranks(r.ranks, job.parallel.world_size),
       .schedule = {.iterations = out.iterations},
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);

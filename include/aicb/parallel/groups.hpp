@@ -382,13 +382,19 @@ class process_grid {
 }
 
 /// The ranks a list names, in the order given: "all", or comma-separated ranks and inclusive ranges
-/// ("0-7,12,56-63"), each below `world_size`, none twice. Errors name the list and the rule.
-[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size) {
+/// ("0-7,12,56-63"), each below `world_size`, none twice, at most `most` of them (the list is held in
+/// memory: 2^24 ranks are 128 MiB). Errors name the list and the rule.
+[[nodiscard]] inline std::vector<std::uint64_t> parse_ranks(std::string_view text, std::uint64_t world_size,
+                                                            std::uint64_t most = std::uint64_t{1} << 24) {
   const auto refuse = [&](const std::string& rule) {
     AICB_THROW(config_error("ranks", std::string(text), rule));
   };
+  const auto too_many = [&](std::uint64_t count) {
+    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) + " can be chosen here");
+  };
   std::vector<std::uint64_t> ranks;
   if (text == "all") {
+    if (world_size > most) too_many(world_size);
     ranks.resize(world_size);
     for (std::uint64_t r = 0; r < world_size; ++r)
       ranks[r] = r;
@@ -414,6 +420,8 @@ class process_grid {
     const std::uint64_t last = dash == std::string_view::npos ? first : number(item.substr(dash + 1));
     if (last < first) refuse("a range must not run backwards");
     if (last - first >= world_size - ranks.size()) refuse("a rank is listed twice");  // more than there are
+    if (last - first >= most - std::min<std::uint64_t>(most, ranks.size()))
+      too_many(ranks.size() + (last - first) + 1);
     for (std::uint64_t r = first; r <= last; ++r)
       ranks.push_back(r);
     start = comma + 1;

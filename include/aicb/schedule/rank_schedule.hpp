@@ -212,6 +212,16 @@ class rank_schedule {
       return options.bucket_params != 0 ? options.bucket_params
                                         : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
     }
+    // Refuses a buffer of `elements` that buckets of `bucket` would split into more collectives
+    // than any framework issues (a stream and every projection of it grow with them).
+    static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
+      constexpr std::uint64_t most = 1 << 16;
+      if (bucket == 0 || elements / bucket >= most)
+        AICB_THROW(config_error("bucket_params", std::to_string(bucket),
+                                "buckets of this many parameters split " + std::string(name) + "'s " +
+                                    std::to_string(elements) + " into more than 65536 collectives: raise "
+                                    "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
+    }
 
     job_spec job;
     rank_schedule_options options;
@@ -1075,6 +1085,7 @@ inline void rank_schedule::state::build_zero() {
   const std::uint64_t bucket = bucket_params(dp.size());
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
+    check_buckets(name, elements, bucket);
     detail::template_builder x{into, job.batch.dtype};
     for (std::uint64_t done = 0; done < elements; done += bucket)
       x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
@@ -1125,6 +1136,7 @@ inline void rank_schedule::cursor::finalize() {
     if (group.size() <= 1 || elements == 0) return;
     const bool buckets = (p.overlap_grad_reduce && st.stage == 0 && chunk == 0) || p.zero_stage >= 1;
     const std::uint64_t step = buckets ? bucket : elements;
+    if (buckets) state::check_buckets(name, elements, step);
     for (std::uint64_t done = 0; done < elements; done += step)
       collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
   };
