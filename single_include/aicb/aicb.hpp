@@ -2462,7 +2462,8 @@ class process_grid {
     AICB_THROW(config_error("ranks", std::string(text), rule));
   };
   const auto too_many = [&](std::uint64_t count) {
-    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) + " can be chosen here");
+    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) +
+           " can be chosen here");
   };
   std::vector<std::uint64_t> ranks;
   if (text == "all") {
@@ -3753,10 +3754,11 @@ class rank_schedule {
     static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
       constexpr std::uint64_t most = 1 << 16;
       if (bucket == 0 || elements / bucket >= most)
-        AICB_THROW(config_error("bucket_params", std::to_string(bucket),
-                                "buckets of this many parameters split " + std::string(name) + "'s " +
-                                    std::to_string(elements) + " into more than 65536 collectives: raise "
-                                    "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
+        AICB_THROW(config_error(
+            "bucket_params", std::to_string(bucket),
+            "buckets of this many parameters split " + std::string(name) + "'s " + std::to_string(elements) +
+                " into more than 65536 collectives: raise "
+                "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
     }
 
     job_spec job;
@@ -8530,13 +8532,34 @@ struct group_placement {
   std::uint64_t per_node = 1;  ///< members on each node (the most on any node)
 };
 
-/// The placement of `group` on `cluster` (consecutive ranks fill a node).
+/// The placement of `group` on `cluster` (consecutive ranks fill a node). Members ascend, so a
+/// node's members are consecutive: the nodes are the runs of one node, `per_node` the longest run.
+/// A group of more than 2^20 members (a data-parallel group of a huge world) is a lattice that
+/// repeats from node to node: its first node's run stands for every node, so the cost does not
+/// grow with the group.
 [[nodiscard]] inline group_placement place(const rank_group& group, const cluster_spec& cluster) {
   group_placement p{.size = group.size(), .nodes = 0, .per_node = 0};
-  std::map<std::uint64_t, std::uint64_t> count;  // members per node
-  for (std::uint64_t j = 0; j < group.size(); ++j)
-    p.per_node = std::max(p.per_node, ++count[cluster.node_of(group.member(j))]);
-  p.nodes = std::max<std::uint64_t>(count.size(), 1);
+  const std::uint64_t n = group.size();
+  if (n > (std::uint64_t{1} << 20)) {
+    const std::uint64_t first = cluster.node_of(group.member(0));
+    std::uint64_t run = 0;
+    while (run < n && cluster.node_of(group.member(run)) == first)
+      ++run;
+    p.per_node = run;
+    p.nodes = (n + run - 1) / run;
+    return p;
+  }
+  std::uint64_t run = 0, node = 0;
+  for (std::uint64_t j = 0; j < n; ++j) {
+    const std::uint64_t here = cluster.node_of(group.member(j));
+    if (j == 0 || here != node) {
+      ++p.nodes;
+      run = 0;
+      node = here;
+    }
+    p.per_node = std::max(p.per_node, ++run);
+  }
+  p.nodes = std::max<std::uint64_t>(p.nodes, 1);
   p.per_node = std::max<std::uint64_t>(p.per_node, 1);
   return p;
 }
@@ -9090,6 +9113,9 @@ namespace detail {
   const std::uint64_t gpus = r.job.parallel.world_size;
   const std::uint64_t global = r.job.batch.global_batch;
   if (gpus == 0) AICB_THROW(config_error("world_size", "0", "the plan needs the GPU count"));
+  if (gpus > max_world_size)
+    AICB_THROW(config_error("world_size", std::to_string(gpus),
+                            "must be at most 2^31 - 1 (NCCL, MPI and SimAI number ranks with an int)"));
   if (r.estimate_limit == 0)
     AICB_THROW(config_error("estimate_limit", "0", "at least one layout must be estimated to rank any"));
   if (global == 0) AICB_THROW(config_error("global_batch", "0", "the plan needs the global batch"));
@@ -11035,7 +11061,7 @@ inline chakra_attribute read_chakra_attribute(std::string_view bytes, const std:
 
 /// What write_chakra_set writes.
 struct chakra_set_options {
-  std::string name = "workload";     ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
+  std::string name = "workload";       ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
   std::vector<std::uint64_t> ranks{};  ///< the ranks to write; empty: every rank
   rank_schedule_options schedule{};
   /// More members of manifest.json (the job, the compute model), written by the caller.
@@ -13283,11 +13309,13 @@ inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_w
                      "sets (AttributeError, aicb BUG-21); no file is written"));
   const collective kind = sweep_collective(a.test_comm);
   const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  std::string text = "MICRO\n" + std::to_string(sizes.size()) + "\n";
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
+  std::string text = "MICRO\n";
+  text.append(std::to_string(sizes.size())).append("\n");
   for (std::uint64_t size : sizes) {
     text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
     text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
-    text += "\t" + std::to_string(size) + "\t1\n";
+    text.append("\t").append(std::to_string(size)).append("\t1\n");
   }
   return text;
 }
@@ -16980,7 +17008,10 @@ class hf_reader {
 [[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "config.json").string() : path;
+  const bool directory = fs::is_directory(path, ec);
+  const std::string file = directory ? (fs::path(path) / "config.json").string() : path;
+  if (directory && !fs::exists(fs::path(file), ec))
+    AICB_THROW(io_error(path, "is a directory without a config.json (give the model's folder or the file)"));
   // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
   const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
   if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));
@@ -17187,7 +17218,7 @@ struct generate_request {
   /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
   /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
   std::string cluster{};
-  std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
+  std::uint64_t iterations = 1;          ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
   bool strict = false;                   ///< refuse a profile whose provenance does not match the job
@@ -17225,6 +17256,8 @@ struct generate_result {
 struct generate_events {
   std::function<void(const generate_result&)> planned{};
   std::function<void(const std::string& path, std::uint64_t records, std::uint64_t bytes)> writing{};
+  /// A Chakra set's estimated size, before its first trace: the directory, the traces, the bytes.
+  std::function<void(const std::string& path, std::uint64_t traces, std::uint64_t bytes)> writing_set{};
 };
 
 /// The job a request describes, as the corrected generator builds it, for every format: aicb's
@@ -17557,8 +17590,8 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
   if (!r.cluster.empty())
-    out.simai_command = simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size,
-                                           out.path);
+    out.simai_command =
+        simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
@@ -17591,6 +17624,9 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);
       }};
+  if (events.writing_set)
+    events.writing_set(out.path, o.ranks.empty() ? job.parallel.world_size : o.ranks.size(),
+                       estimate_chakra_set_bytes(job, chakra_groups(job), *compute.model, o));
   const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
   out.items = written.nodes;
   out.files = written.files;

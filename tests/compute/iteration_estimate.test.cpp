@@ -60,6 +60,20 @@ TEST_CASE("estimate: collectives cost latency steps and bytes over the group's b
   CHECK(dp.per_node == 1);
   const aicb::group_placement tp = aicb::place(grid.group(aicb::group_kind::tp, 0), c);
   CHECK(tp.nodes == 1);
+  // A data-parallel group of a huge world (TP 2: ranks 0, 2, 4, …, four on each 8-GPU node) is placed
+  // without walking its members: the same answer as the walk gives a smaller group of the same shape.
+  for (const std::uint64_t world : {std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
+    aicb::job_spec wide = gpt22b(false);
+    wide.parallel.world_size = world;
+    wide.parallel.tensor_parallel = 2;
+    wide.parallel.pipeline_parallel = 1;
+    wide.batch.global_batch = world / 2 * wide.batch.micro_batch;
+    const aicb::group_placement p = aicb::place(aicb::process_grid(wide).group(aicb::group_kind::dp, 1), c);
+    INFO("world " << world);
+    CHECK(p.size == world / 2);
+    CHECK(p.per_node == 4);
+    CHECK(p.nodes == world / 8);
+  }
   CHECK(aicb::transfer_us(1e6, 0, 8, c) == Approx(6 + 1e6 / 23.5e3));
   CHECK(aicb::transfer_us(1e6, 0, 1, c) == Approx(3 + 1e6 / 240e3));
 }

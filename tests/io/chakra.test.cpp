@@ -293,7 +293,8 @@ TEST_CASE("chakra: a set's size is known before it is written, and bounded", "[i
     const aicb::chakra_set_result r = aicb::write_chakra_set(dir, job, compute, o);
     std::uint64_t on_disk = 0;
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".et" || e.path().filename() == "comm_groups.json") on_disk += e.file_size();
+      if (e.path().extension() == ".et" || e.path().filename() == "comm_groups.json")
+        on_disk += e.file_size();
     INFO("iterations " << iterations << ": estimate " << estimate << ", written " << on_disk);
     CHECK(r.files == 8);
     CHECK(static_cast<double>(estimate) >= 0.8 * static_cast<double>(on_disk));

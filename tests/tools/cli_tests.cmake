@@ -398,7 +398,7 @@ aicb_schema_test(generate_json_schema_chakra generate.schema.json -- $<TARGET_FI
 aicb_schema_test(check_json_schema check.schema.json -- $<TARGET_FILE:aicb_tool>
                  check --model llama2-7b --world-size 16 --tp 2 --pp 2 --global-batch 16 --json)
 aicb_schema_test(lint_json_schema lint.schema.json -- sh -c
-                 "\"$0\" lint --json \"$1\" \"$2\" /nonexistent.txt; test $? -eq 2" $<TARGET_FILE:aicb_tool>
+                 "\"$0\" lint --json \"$1\" \"$2\" /nonexistent.txt || test $? -eq 2" $<TARGET_FILE:aicb_tool>
                  "${PROJECT_SOURCE_DIR}/tests/data/simai/good/valid.txt"
                  "${PROJECT_SOURCE_DIR}/tests/data/simai/bad/10_negative.txt")
 aicb_cli_test(generate_cluster EXPECT "wrote generate_cluster.txt" "simulate: .*-g_type A100"
@@ -430,3 +430,11 @@ aicb_cli_test(check_beyond_stream_limit STATUS 2 EXPECT "world_size = 1000000000
               ARGS check -m llama3-8b --num-layers 2 --world-size 1000000000 --global-batch 1000000000)
 aicb_cli_test(timeline_too_many_ranks STATUS 2 EXPECT "ranks = all: names 2048 ranks; at most 1024 can be chosen here"
               ARGS timeline --model llama3-8b --num-layers 2 --world-size 2048 --global-batch 2048 --ranks all -o t.html)
+aicb_cli_test(describe_phase_world_size STATUS 2 EXPECT "world_size = 8: a serving step runs on --tp x --dp-attention GPUs \\(2\\)"
+              ARGS describe -m llama3-8b --tp 2 --world-size 8 --phase decode --batch 64 --context 4096)
+aicb_cli_test(describe_phase_prompt_in_decode STATUS 2 EXPECT "prompt = 512: a decode step has no prompt"
+              ARGS describe -m llama3-8b --tp 8 --phase decode --batch 64 --context 4096 --prompt 512)
+aicb_cli_test(describe_phase_mtp_wrap STATUS 2 EXPECT "mtp_drafts = 18446744073709551615: must be at most 256"
+              ARGS describe -m llama3-8b --tp 8 --phase decode --batch 64 --context 4096 --mtp-drafts 18446744073709551615)
+aicb_cli_test(describe_phase_memory_fraction STATUS 2 EXPECT "memory_fraction = 2.0+: expected a fraction in .0, 1. of the GPU"
+              ARGS describe -m llama3-8b --tp 8 --phase decode --batch 64 --context 4096 --memory-fraction 2)

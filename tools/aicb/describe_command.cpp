@@ -32,6 +32,13 @@ struct describe_options {
 int run_describe_serving(describe_options& o) {
   const aicb::job_spec job = o.job.job();
   const aicb::serving_spec s = o.serving.spec(job.parallel.tensor_parallel, job.parallel.expert_parallel);
+  // A serving step's GPUs are TP x DP-attention: a --world-size that says otherwise is not ignored.
+  for (const auto& [field, text] : o.job.request().fields)
+    if (field == "world_size" && text != std::to_string(s.gpus()))
+      throw aicb::config_error("world_size", text,
+                               "a serving step runs on --tp x --dp-attention GPUs (" +
+                                   std::to_string(s.gpus()) + "): give --dp-attention " +
+                                   "for more GPUs, or leave --world-size out");
   const aicb::cluster_spec machines = aicb::choose_cluster(o.request.gpu, o.request.cluster);
   const aicb::serving_report r = aicb::describe_serving(job.model, s, aicb::roofline_model(machines.gpu),
                                                         machines, o.serving.memory_fraction);

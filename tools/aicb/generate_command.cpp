@@ -300,7 +300,14 @@ int run_generate(const generate_options& o) {
   aicb::generate_events events;
   const bool text = !o.json;
   events.planned = [&](const aicb::generate_result& r) { print_plan(r, o.quiet || !text); };
-  if (!o.quiet && text) events.writing = print_writing;
+  if (!o.quiet && text) {
+    events.writing = print_writing;
+    events.writing_set = [](const std::string& path, std::uint64_t traces, std::uint64_t bytes) {
+      std::printf("writing %s/: %llu Chakra trace(s), about %s\n", path.c_str(),
+                  static_cast<unsigned long long>(traces), aicb::to_iec_string(aicb::bytes{bytes}).c_str());
+      std::fflush(stdout);
+    };
+  }
   const aicb::generate_result r = aicb::generate_workload(to_request(o), events);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.json)

@@ -117,7 +117,8 @@ int run_lint(const lint_options& o) {
     throw aicb::config_error("output", o.output,
                              "-o goes with --fix and exactly one input (use --in-place to fix several)");
   if (o.in_place && !o.fix) throw aicb::config_error("in-place", "--in-place", "--in-place goes with --fix");
-  if (o.json && o.fix) throw aicb::config_error("json", "--json", "--json reports; it does not go with --fix");
+  if (o.json && o.fix)
+    throw aicb::config_error("json", "--json", "--json reports; it does not go with --fix");
   int status = 0;
   std::vector<linted_file> report;
   for (const std::string& file : o.files) {

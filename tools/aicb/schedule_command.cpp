@@ -205,7 +205,9 @@ int run_check(const check_options& o) {
     else
       w.member("problem", r.problem);
     w.member("ranks_streamed", r.ranks_streamed).member("ranks_run", r.ranks_run);
-    w.member("operations", r.operations).member("transfers", r.transfers).member("collectives", r.collectives);
+    w.member("operations", r.operations)
+        .member("transfers", r.transfers)
+        .member("collectives", r.collectives);
     w.member("seconds", seconds).end_object();
     std::cout << w.str() << "\n";
     return r.ok ? 0 : 1;

@@ -43,15 +43,12 @@ int run_timeline(const timeline_options& o) {
   aicb::validate(job);
   const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);
   const aicb::roofline_model compute(machines.gpu);
-  const std::vector<std::uint64_t> ranks =
-      o.ranks.empty() ? std::vector<std::uint64_t>{} : aicb::parse_ranks(o.ranks, job.parallel.world_size);
   // A timeline is for a person to look at: beyond a thousand ranks no viewer draws it, and the file
   // would be gigabytes (every rank's operations: aicb generate --format chakra is for that).
   constexpr std::size_t most_ranks = 1024;
-  if (ranks.size() > most_ranks)
-    throw aicb::config_error("ranks", o.ranks,
-                             "a timeline shows at most 1024 ranks (" + std::to_string(ranks.size()) +
-                                 " asked); every rank's operations: aicb generate --format chakra");
+  const std::vector<std::uint64_t> ranks =
+      o.ranks.empty() ? std::vector<std::uint64_t>{}
+                      : aicb::parse_ranks(o.ranks, job.parallel.world_size, most_ranks);
   const std::string format = format_of(o);
   aicb::iteration_estimate e;
   if (ranks.size() > 8 && o.output != "-") {

@@ -72,7 +72,7 @@ struct generate_request {
   /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
   /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
   std::string cluster{};
-  std::uint64_t iterations = 1;  ///< training iterations in the file (1: aicb's --epoch_num if given)
+  std::uint64_t iterations = 1;          ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
   bool strict = false;                   ///< refuse a profile whose provenance does not match the job
@@ -110,6 +110,8 @@ struct generate_result {
 struct generate_events {
   std::function<void(const generate_result&)> planned{};
   std::function<void(const std::string& path, std::uint64_t records, std::uint64_t bytes)> writing{};
+  /// A Chakra set's estimated size, before its first trace: the directory, the traces, the bytes.
+  std::function<void(const std::string& path, std::uint64_t traces, std::uint64_t bytes)> writing_set{};
 };
 
 /// The job a request describes, as the corrected generator builds it, for every format: aicb's
@@ -442,8 +444,8 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
   if (!r.cluster.empty())
-    out.simai_command = simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size,
-                                           out.path);
+    out.simai_command =
+        simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
@@ -476,6 +478,9 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .about = [&](json_writer& j) {
         j.member("compute_model", out.compute_model).member("iterations", out.iterations);
       }};
+  if (events.writing_set)
+    events.writing_set(out.path, o.ranks.empty() ? job.parallel.world_size : o.ranks.size(),
+                       estimate_chakra_set_bytes(job, chakra_groups(job), *compute.model, o));
   const chakra_set_result written = write_chakra_set(out.path, job, *compute.model, o);
   out.items = written.nodes;
   out.files = written.files;

@@ -105,13 +105,34 @@ struct group_placement {
   std::uint64_t per_node = 1;  ///< members on each node (the most on any node)
 };
 
-/// The placement of `group` on `cluster` (consecutive ranks fill a node).
+/// The placement of `group` on `cluster` (consecutive ranks fill a node). Members ascend, so a
+/// node's members are consecutive: the nodes are the runs of one node, `per_node` the longest run.
+/// A group of more than 2^20 members (a data-parallel group of a huge world) is a lattice that
+/// repeats from node to node: its first node's run stands for every node, so the cost does not
+/// grow with the group.
 [[nodiscard]] inline group_placement place(const rank_group& group, const cluster_spec& cluster) {
   group_placement p{.size = group.size(), .nodes = 0, .per_node = 0};
-  std::map<std::uint64_t, std::uint64_t> count;  // members per node
-  for (std::uint64_t j = 0; j < group.size(); ++j)
-    p.per_node = std::max(p.per_node, ++count[cluster.node_of(group.member(j))]);
-  p.nodes = std::max<std::uint64_t>(count.size(), 1);
+  const std::uint64_t n = group.size();
+  if (n > (std::uint64_t{1} << 20)) {
+    const std::uint64_t first = cluster.node_of(group.member(0));
+    std::uint64_t run = 0;
+    while (run < n && cluster.node_of(group.member(run)) == first)
+      ++run;
+    p.per_node = run;
+    p.nodes = (n + run - 1) / run;
+    return p;
+  }
+  std::uint64_t run = 0, node = 0;
+  for (std::uint64_t j = 0; j < n; ++j) {
+    const std::uint64_t here = cluster.node_of(group.member(j));
+    if (j == 0 || here != node) {
+      ++p.nodes;
+      run = 0;
+      node = here;
+    }
+    p.per_node = std::max(p.per_node, ++run);
+  }
+  p.nodes = std::max<std::uint64_t>(p.nodes, 1);
   p.per_node = std::max<std::uint64_t>(p.per_node, 1);
   return p;
 }

@@ -99,6 +99,9 @@ namespace detail {
   const std::uint64_t gpus = r.job.parallel.world_size;
   const std::uint64_t global = r.job.batch.global_batch;
   if (gpus == 0) AICB_THROW(config_error("world_size", "0", "the plan needs the GPU count"));
+  if (gpus > max_world_size)
+    AICB_THROW(config_error("world_size", std::to_string(gpus),
+                            "must be at most 2^31 - 1 (NCCL, MPI and SimAI number ranks with an int)"));
   if (r.estimate_limit == 0)
     AICB_THROW(config_error("estimate_limit", "0", "at least one layout must be estimated to rank any"));
   if (global == 0) AICB_THROW(config_error("global_batch", "0", "the plan needs the global batch"));

@@ -196,11 +196,13 @@ inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_w
                      "sets (AttributeError, aicb BUG-21); no file is written"));
   const collective kind = sweep_collective(a.test_comm);
   const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  std::string text = "MICRO\n" + std::to_string(sizes.size()) + "\n";
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
+  std::string text = "MICRO\n";
+  text.append(std::to_string(sizes.size())).append("\n");
   for (std::uint64_t size : sizes) {
     text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
     text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
-    text += "\t" + std::to_string(size) + "\t1\n";
+    text.append("\t").append(std::to_string(size)).append("\t1\n");
   }
   return text;
 }

@@ -435,7 +435,7 @@ inline chakra_attribute read_chakra_attribute(std::string_view bytes, const std:
 
 /// What write_chakra_set writes.
 struct chakra_set_options {
-  std::string name = "workload";     ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
+  std::string name = "workload";       ///< the files' prefix: NAME.RANK.et (ASTRA-sim's workload path)
   std::vector<std::uint64_t> ranks{};  ///< the ranks to write; empty: every rank
   rank_schedule_options schedule{};
   /// More members of manifest.json (the job, the compute model), written by the caller.

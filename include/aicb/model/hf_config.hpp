@@ -327,7 +327,10 @@ class hf_reader {
 [[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "config.json").string() : path;
+  const bool directory = fs::is_directory(path, ec);
+  const std::string file = directory ? (fs::path(path) / "config.json").string() : path;
+  if (directory && !fs::exists(fs::path(file), ec))
+    AICB_THROW(io_error(path, "is a directory without a config.json (give the model's folder or the file)"));
   // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
   const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
   if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));

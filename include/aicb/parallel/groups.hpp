@@ -390,7 +390,8 @@ class process_grid {
     AICB_THROW(config_error("ranks", std::string(text), rule));
   };
   const auto too_many = [&](std::uint64_t count) {
-    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) + " can be chosen here");
+    refuse("names " + std::to_string(count) + " ranks; at most " + std::to_string(most) +
+           " can be chosen here");
   };
   std::vector<std::uint64_t> ranks;
   if (text == "all") {

@@ -217,10 +217,11 @@ class rank_schedule {
     static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
       constexpr std::uint64_t most = 1 << 16;
       if (bucket == 0 || elements / bucket >= most)
-        AICB_THROW(config_error("bucket_params", std::to_string(bucket),
-                                "buckets of this many parameters split " + std::string(name) + "'s " +
-                                    std::to_string(elements) + " into more than 65536 collectives: raise "
-                                    "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
+        AICB_THROW(config_error(
+            "bucket_params", std::to_string(bucket),
+            "buckets of this many parameters split " + std::string(name) + "'s " + std::to_string(elements) +
+                " into more than 65536 collectives: raise "
+                "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
     }
 
     job_spec job;
