@@ -12637,6 +12637,19 @@ void require_csv_space(const std::string& path, OneEpoch&& one_epoch, std::uint6
   require_free_space(path, total >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total));
 }
 
+/// The bytes of the CSV lines `generate` (which feeds a sink) produces, counted, not written.
+template <class Generate>
+[[nodiscard]] std::uint64_t csv_bytes(Generate&& generate) {
+  std::uint64_t bytes = 0;
+  std::string line;
+  generate([&](const csv_item& item) {
+    line.clear();
+    append_csv_line(line, item);
+    bytes += line.size();
+  });
+  return bytes;
+}
+
 /// Streams a CSV generator's items (`generate` feeds a sink) into `path`, which appears complete or
 /// not at all. Returns the items written.
 template <class Generate>
@@ -13398,8 +13411,9 @@ class csv_projection {
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
-    // iteration (every iteration runs the same operations).
-    for (const operation& op : rank_schedule(job_, rank_)) {
+    // iteration of the fewest micro batches the schedule allows (every iteration, and every micro
+    // batch, runs the same operations: a job of 10^7 micro batches is not walked to learn them).
+    for (const operation& op : rank_schedule(with_fewest_microbatches(job_), rank_)) {
       intern(op);
       if (op.type == op_type::send || op.type == op_type::recv) {
         note_group(csv_group::pp_group, p.pipeline_parallel);
@@ -17470,9 +17484,27 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   if (r.check_space) {
     csv_projection_options one = options;
     one.iterations = 1;
-    const csv_projection one_iteration(job, one);
-    require_csv_space(
-        out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
+    // An iteration's bytes grow linearly with its micro batches: measured at the fewest the schedule
+    // allows and at twice that, then extrapolated — an iteration of 10^7 micro batches is not
+    // generated twice, once to be measured.
+    const job_spec few = with_fewest_microbatches(job);
+    const std::uint64_t m0 = microbatches(few), m = microbatches(job);
+    if (m <= 2 * m0) {
+      const csv_projection one_iteration(job, one);
+      require_csv_space(
+          out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
+    } else {
+      job_spec twice = few;
+      twice.batch.global_batch *= 2;
+      const csv_projection at_few(few, one), at_twice(twice, one);
+      const std::uint64_t b0 = csv_bytes([&](auto&& sink) { at_few.generate(sink); });
+      const std::uint64_t b1 = csv_bytes([&](auto&& sink) { at_twice.generate(sink); });
+      const std::uint64_t per_microbatch = (b1 > b0 ? b1 - b0 : 0) / m0;
+      const std::uint64_t fixed = b0 - std::min(b0, per_microbatch * m0);
+      const std::uint64_t iteration =
+          checked_add(fixed, checked_mul(per_microbatch, m, "CSV bytes of an iteration"), "CSV bytes");
+      require_free_space(out.path, checked_mul(iteration, out.iterations, "CSV bytes (x iterations)"));
+    }
   }
   out.items = write_csv_file(
       out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));

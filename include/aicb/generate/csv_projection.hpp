@@ -75,8 +75,9 @@ class csv_projection {
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
-    // iteration (every iteration runs the same operations).
-    for (const operation& op : rank_schedule(job_, rank_)) {
+    // iteration of the fewest micro batches the schedule allows (every iteration, and every micro
+    // batch, runs the same operations: a job of 10^7 micro batches is not walked to learn them).
+    for (const operation& op : rank_schedule(with_fewest_microbatches(job_), rank_)) {
       intern(op);
       if (op.type == op_type::send || op.type == op_type::recv) {
         note_group(csv_group::pp_group, p.pipeline_parallel);

@@ -212,6 +212,19 @@ void require_csv_space(const std::string& path, OneEpoch&& one_epoch, std::uint6
   require_free_space(path, total >= 1.8e19 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total));
 }
 
+/// The bytes of the CSV lines `generate` (which feeds a sink) produces, counted, not written.
+template <class Generate>
+[[nodiscard]] std::uint64_t csv_bytes(Generate&& generate) {
+  std::uint64_t bytes = 0;
+  std::string line;
+  generate([&](const csv_item& item) {
+    line.clear();
+    append_csv_line(line, item);
+    bytes += line.size();
+  });
+  return bytes;
+}
+
 /// Streams a CSV generator's items (`generate` feeds a sink) into `path`, which appears complete or
 /// not at all. Returns the items written.
 template <class Generate>
