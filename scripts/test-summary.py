@@ -21,10 +21,10 @@ def main() -> int:
         print("no test summary: the build or ctest failed")
         return 1
     failed, total = map(int, summary[-1])
-    skipped = re.findall(r"^\s*\d+ - (\S+) \(Skipped\)", output, re.M)
+    skipped = re.findall(r"^\s*\d+ - (.+) \(Skipped\)\s*$", output, re.M)
     # Each test's output in LastTest.log, to find the line that says why it skipped.
     outputs = {}
-    for m in re.finditer(r'^\d+/\d+ Test: (\S+)\n.*?^Output:\n-+\n(.*?)<end of output>', log, re.M | re.S):
+    for m in re.finditer(r'^\d+/\d+ Test: (.+?)\n.*?^Output:\n-+\n(.*?)<end of output>', log, re.M | re.S):
         outputs[m.group(1)] = m.group(2)
     if skipped:
         print(f"skipped ({len(skipped)}):")
