@@ -148,13 +148,17 @@ int run_lint(const lint_options& o) {
       }
       status = std::max(status, lint_one(checked, o));
     } catch (const aicb::config_error& e) {
-      if (o.json) report.push_back({file, std::nullopt, e.what()});
-      if (!o.json) std::fprintf(stderr, "aicb: configuration error: %s\n", printable(e.what()).c_str());
+      if (o.json)
+        report.push_back({file, std::nullopt, e.what()});
+      else
+        std::fprintf(stderr, "aicb: configuration error: %s\n", printable(e.what()).c_str());
       status = 2;
     } catch (const aicb::error& e) {
       // Unreadable (missing, a directory, a FIFO …): say so and go on with the next file.
-      if (o.json) report.push_back({file, std::nullopt, e.what()});
-      if (!o.json) std::fprintf(stderr, "aicb: error: %s\n", printable(e.what()).c_str());
+      if (o.json)
+        report.push_back({file, std::nullopt, e.what()});
+      else
+        std::fprintf(stderr, "aicb: error: %s\n", printable(e.what()).c_str());
       status = std::max(status, 1);
     }
   }

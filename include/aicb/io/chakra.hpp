@@ -37,6 +37,7 @@
 #include <aicb/checked.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/config.hpp>
+#include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/json_writer.hpp>
@@ -54,7 +55,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -490,15 +490,13 @@ inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& di
   const fs::path manifest_path = dir / std::string(chakra_manifest_file);
   const fs::file_status manifest_status = fs::symlink_status(manifest_path, ec);
   if (ec || !fs::is_regular_file(manifest_status)) return "no manifest.json of a set aicb wrote";
-  const std::uintmax_t size = fs::file_size(manifest_path, ec);
-  if (ec || size > (std::uintmax_t{64} << 20)) return "manifest.json is not one aicb wrote";
-  std::string text(static_cast<std::size_t>(size), '\0');
-  {
-    std::FILE* f = std::fopen(manifest_path.c_str(), "rb");
-    if (!f) return "manifest.json cannot be read";
-    const std::size_t got = std::fread(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    if (got != text.size()) return "manifest.json cannot be read";
+  std::string text;
+  try {
+    detail::file_prefix in = detail::read_file_prefix(manifest_path.string(), 64 << 20, "manifest.json");
+    if (!in.whole) return "manifest.json is not one aicb wrote";
+    text = std::move(in.text);
+  } catch (const io_error&) {
+    return "manifest.json cannot be read";
   }
   const auto member = [&](std::string_view key) { return manifest_member(text, key); };
   const auto schema = member("schema");
