@@ -36,6 +36,7 @@
 // Schedule: every rank's operations, lazily.
 #include <aicb/schedule/inference_step.hpp>
 #include <aicb/schedule/job_check.hpp>
+#include <aicb/schedule/layer.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/pipeline.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
@@ -67,9 +68,8 @@
 #include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
 
-// Generate: the corrected workloads, projected from the per-rank graph; DeepSpeed and collective sweeps.
+// Generate: the corrected workloads, projected from the per-rank graph; collective sweeps.
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/generate/csv_projection.hpp>
-#include <aicb/generate/deepspeed.hpp>
 #include <aicb/generate/inference_projection.hpp>
 #include <aicb/generate/simai_projection.hpp>

@@ -5,7 +5,8 @@
 /// @file
 /// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
 /// reproduced byte for byte — its SimAI text (aicb::aicb_workload), its Megatron / DeepSeek CSV
-/// (aicb::megatron_csv_workload) and its inference SimAI text (aicb::aicb_inference_workload). The corrected
+/// (aicb::megatron_csv_workload), its DeepSpeed ZeRO CSV (aicb::generate_deepspeed_csv) and its inference
+/// SimAI text (aicb::aicb_inference_workload). The corrected
 /// generators in `<aicb/aicb.hpp>` do not need it; docs/compatibility.md lists where the two differ.
 ///
 /// ```cpp
@@ -21,4 +22,5 @@
 #include <aicb/compat/aicb_flags.hpp>
 #include <aicb/compat/aicb_inference.hpp>
 #include <aicb/compat/aicb_simai.hpp>
+#include <aicb/compat/deepspeed_csv.hpp>
 #include <aicb/compat/megatron_csv.hpp>

@@ -69,14 +69,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Training FLOPs per iteration, counted from the GEMMs of every layer as Megatron-LM counts them
-/// (2 FLOPs per multiply-add; backward = 2 × forward), with grouped-query attention, SwiGLU,
-/// mixture-of-experts (router, top-k routed and shared experts) and multi-head latent attention.
+/// Training FLOPs per iteration: the sums of the matrix products and attention cores of the layer
+/// description (aicb/schedule/layer.hpp), 2 FLOPs per multiply-add, over the whole job's tokens —
+/// grouped-query and latent attention, SwiGLU, mixtures of experts (router, top-k routed and shared
+/// experts), Gated DeltaNet layers, multi-token prediction. Backward is twice the forward (each GEMM's
+/// input- and weight-gradient products; attention's four products from the stored probabilities).
 ///
-/// For a dense GPT layer (MHA, GeLU, ffn = 4h) the forward pass is 24·B·s·h² + 4·B·s²·h and the
-/// logits 2·B·s·h·V, so with full recomputation the iteration costs exactly Narayanan et al. 2021,
-/// Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Core attention counts the full s×s score matrix
-/// (no halving for the causal mask), like that paper; set `causal_halving` to halve it.
+/// Core attention counts the full s×s score matrix (no halving for the causal mask), as Narayanan et
+/// al. 2021 do; set `causal_halving` to halve it. For a dense GPT layer (MHA, GeLU, ffn = 4h) the
+/// forward pass is then 24·B·s·h² + 4·B·s²·h and the logits 2·B·s·h·V, so with full recomputation
+/// the iteration costs exactly their Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) — a test checks it.
 
 // #include <aicb/config.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -1368,17 +1370,25 @@ constexpr bool validate(const job_spec& job) {
   return true;
 }
 
-/// validate(job) and the rules of training workloads: hybrid linear-attention layouts and gated
-/// attention outputs are modelled for serving only (aicb::inference_step); the training schedule,
-/// calculators and generators would price them as plain softmax attention.
+/// validate(job) and the rules of training workloads: a hybrid layout's Gated DeltaNet heads split
+/// evenly over TP, and no context parallelism with it (each sequence's recurrent state would pass
+/// from CP rank to CP rank, which the schedule does not model).
 constexpr bool validate_training(const job_spec& job) {
   validate(job);
-  detail::require(!job.model.is_hybrid(), "full_attention_interval", job.model.full_attention_interval,
-                  "hybrid linear-attention layouts are modelled for serving only (aicb inference, aicb "
-                  "describe --phase); training workloads need softmax attention in every layer");
-  detail::require(!job.model.attention_output_gate, "attention_output_gate", 1,
-                  "gated attention outputs are modelled for serving only (aicb inference, aicb describe "
-                  "--phase)");
+  const model_spec& m = job.model;
+  if (m.is_hybrid()) {
+    const std::uint64_t t = job.parallel.tensor_parallel;
+    detail::require(m.linear_num_key_heads % t == 0, "tensor_parallel", t,
+                    "tensor_parallel must divide linear_num_key_heads (Gated DeltaNet's heads are split over TP)",
+                    "linear_num_key_heads", m.linear_num_key_heads);
+    detail::require(m.linear_num_value_heads % t == 0, "tensor_parallel", t,
+                    "tensor_parallel must divide linear_num_value_heads (Gated DeltaNet's heads are split over TP)",
+                    "linear_num_value_heads", m.linear_num_value_heads);
+    detail::require(job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+                    "context parallelism with Gated DeltaNet layers is not modelled (each sequence's state "
+                    "passes from CP rank to CP rank); use context_parallel = 1",
+                    "full_attention_interval", m.full_attention_interval);
+  }
   return true;
 }
 
@@ -1389,687 +1399,296 @@ inline constexpr job_spec checked_job = (validate(J), job_spec{resolve(J.model),
 
 AICB_END_NAMESPACE
 // #include <aicb/model/spec.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// FLOPs of one training iteration over the whole job (all GPUs), by pass.
-struct flop_counts {
-  double forward = 0;    ///< forward pass, layers and logits
-  double backward = 0;   ///< input- and weight-gradient passes (2 × forward)
-  double recompute = 0;  ///< forward work repeated by activation recomputation
-
-  /// What the hardware executes.
-  [[nodiscard]] constexpr double total() const noexcept { return forward + backward + recompute; }
-  /// The model FLOPs of MFU: forward + backward, recomputation excluded.
-  [[nodiscard]] constexpr double model() const noexcept { return forward + backward; }
-};
-
-/// Options of the FLOP count.
-struct flop_options {
-  bool causal_halving = false;  ///< count half of the s×s attention scores (the causal mask's zeros skipped)
-};
-
-/// Forward FLOPs of one transformer layer over `tokens` tokens of sequence length `seq`, split into
-/// GEMMs and core attention (scores and weighted values), so recomputation can repeat either.
-struct layer_flops {
-  double gemm = 0;
-  double core_attention = 0;
-};
-
-/// Forward FLOPs of layer `layer` (0-based; decides dense or MoE) for `tokens` tokens.
-[[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
-                                                        double tokens, double seq,
-                                                        flop_options options = {}) noexcept {
-  const model_spec m = resolve(spec);
-  const double h = static_cast<double>(m.hidden_size), a = static_cast<double>(m.num_attention_heads);
-  layer_flops f;
-  // Attention projections.
-  double qk_dim = 0, v_dim = 0;
-  if (m.is_mla()) {
-    const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
-    const double qr = static_cast<double>(m.q_lora_rank), kvr = static_cast<double>(m.kv_lora_rank);
-    f.gemm += 2 * tokens * (qr > 0 ? h * qr + qr * a * qk : h * a * qk);
-    f.gemm += 2 * tokens *
-              (h * (kvr + static_cast<double>(m.qk_rope_head_dim)) +
-               kvr * a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim));
-    f.gemm += 2 * tokens * a * static_cast<double>(m.v_head_dim) * h;
-    qk_dim = qk;
-    v_dim = static_cast<double>(m.v_head_dim);
-  } else {
-    const double d = static_cast<double>(m.head_dim);
-    const double q = a * d, kv = static_cast<double>(m.num_kv_heads) * d;
-    f.gemm += 2 * tokens * h * (q + 2 * kv) + 2 * tokens * q * h;
-    qk_dim = v_dim = d;
-  }
-  // Scores (Q·Kᵀ) and weighted values (P·V): 2·tokens·seq·heads·dim each.
-  f.core_attention = 2 * tokens * seq * a * (qk_dim + v_dim) * (options.causal_halving ? 0.5 : 1.0);
-  // MLP.
-  const double gated = m.activation == activation_kind::swiglu ? 3 : 2;
-  if (m.is_moe() && layer >= m.first_dense_layers) {
-    f.gemm += 2 * tokens * h * static_cast<double>(m.num_experts);  // router
-    f.gemm += 2 * tokens * h * gated *
-              (static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) +
-               static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size));
-  } else {
-    f.gemm += 2 * tokens * h * gated * static_cast<double>(m.ffn_hidden_size);
-  }
-  return f;
-}
-
-/// FLOPs of one training iteration of `job` over all GPUs: global batch × sequence length tokens
-/// through every layer and the logits, and through each multi-token-prediction module (its
-/// projection, layer and logits). Recomputation: `full` repeats every layer's forward,
-/// `selective` repeats core attention; logits are never recomputed.
-[[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
-  const model_spec m = resolve(job.model);
-  const double seq = static_cast<double>(job.batch.seq_length);
-  const double tokens = static_cast<double>(global_batch(job)) * seq;
-  double layers_forward = 0, recompute = 0;
-  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer) {
-    const layer_flops f = forward_layer_flops(m, layer, tokens, seq, options);
-    layers_forward += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
-  }
-  const double h = static_cast<double>(m.hidden_size);
-  const double logits = 2 * tokens * h * static_cast<double>(m.vocab_size);
-  // Multi-token prediction (DeepSeek-V3): each module projects 2h → h, runs one transformer layer
-  // built like the last decoder layer, and computes its own logits.
-  double mtp = 0;
-  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
-    const layer_flops f = forward_layer_flops(m, m.num_layers, tokens, seq, options);
-    mtp += 2 * tokens * 2 * h * h + f.gemm + f.core_attention + logits;
-    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
-  }
-  flop_counts c;
-  c.forward = layers_forward + logits + mtp;
-  c.backward = 2 * c.forward;
-  c.recompute = recompute;
-  return c;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/calc/memory.hpp>
+// #include <aicb/schedule/layer.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
+/// The one description of a model's layers — what each block computes, communicates and holds on
+/// one GPU — that every consumer instantiates: the training schedule (aicb::rank_schedule), the
+/// serving step (aicb::inference_step), the parameter counts (aicb::count_params, params_on_gpu)
+/// and the FLOP count (aicb::training_flops).
 ///
-/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
-///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
-///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
-///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
-///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
-///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
-/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
-///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
-///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
-///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
-///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
-///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
-///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
-///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
-///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
-///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
-///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
-
-// #include <aicb/calc/params.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Exact parameter counts: of a whole model (total, active per token, by component) and of the
-/// shard one GPU holds under a parallel layout (by pipeline stage, tensor, expert parallelism).
-///
-/// Conventions (docs/calculators.md):
-/// - `total` is the headline count: embeddings, every layer, final norm, the output projection when
-///   untied; multi-token-prediction modules are counted apart (`mtp`), as model cards do.
-/// - `active` counts what one token uses: all dense weights, the router, top-k routed experts and
-///   the shared experts — input embedding included; active_without_input_embedding() is the
-///   convention of DeepSeek's and Qwen's "activated parameters".
-/// - Shards follow Megatron: column/row-parallel weights and their split biases divided by TP, row
-///   biases, norms, routers and MLA down-projections replicated, the vocabulary padded and split by
-///   TP, routed experts split by EP (and by the expert tensor-parallel size).
-
-// #include <aicb/config.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/spec.hpp>
-
-#include <algorithm>
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// Parameter counts of a whole model, by component. See the file comment for conventions.
-struct param_counts {
-  std::uint64_t embedding = 0;       ///< input embedding (+ learned position table)
-  std::uint64_t output = 0;          ///< output projection (0 when tied to the embedding)
-  std::uint64_t attention = 0;       ///< all layers: projections, their biases, q/k norms, MLA latent norms
-  std::uint64_t dense_mlp = 0;       ///< all dense-MLP layers
-  std::uint64_t routed_experts = 0;  ///< all routed experts of all MoE layers
-  std::uint64_t shared_experts = 0;  ///< all shared experts of all MoE layers
-  std::uint64_t router = 0;          ///< routers (and their score biases)
-  std::uint64_t norms = 0;           ///< per-layer norms and the final norm
-  std::uint64_t active_routed = 0;   ///< the routed-expert weights one token uses (top-k per MoE layer)
-  std::uint64_t mtp = 0;             ///< multi-token-prediction modules (not in total)
-
-  /// Every weight of the model (the headline count).
-  [[nodiscard]] constexpr std::uint64_t total() const noexcept {
-    return embedding + output + attention + dense_mlp + routed_experts + shared_experts + router + norms;
-  }
-  /// The weights one token uses, input embedding included.
-  [[nodiscard]] constexpr std::uint64_t active() const noexcept {
-    return total() - routed_experts + active_routed;
-  }
-  /// The weights one token uses, without the input embedding (a table lookup, not a matrix product).
-  [[nodiscard]] constexpr std::uint64_t active_without_input_embedding() const noexcept {
-    return active() - embedding;
-  }
-};
-
-namespace detail {
-
-/// Weights of one norm over `n` features.
-[[nodiscard]] constexpr std::uint64_t norm_weights(const model_spec& m, std::uint64_t n) noexcept {
-  return m.norm == norm_kind::layernorm ? 2 * n : n;
-}
-
-/// Weights of one MLP with intermediate size `ffn`.
-[[nodiscard]] constexpr std::uint64_t mlp_weights(const model_spec& m, std::uint64_t ffn) noexcept {
-  const bool gated = m.activation == activation_kind::swiglu;
-  const std::uint64_t matrices = (gated ? 3 : 2) * m.hidden_size * ffn;
-  const std::uint64_t biases = m.linear_bias ? (gated ? 2 * ffn : ffn) + m.hidden_size : 0;
-  return matrices + biases;
-}
-
-/// Weights of one attention block (projections, biases, q/k norms, MLA latent norms).
-[[nodiscard]] constexpr std::uint64_t attention_weights(const model_spec& m) noexcept {
-  const std::uint64_t h = m.hidden_size, a = m.num_attention_heads;
-  if (m.is_mla()) {
-    const std::uint64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    const std::uint64_t q = m.q_lora_rank > 0
-                                ? h * m.q_lora_rank + norm_weights(m, m.q_lora_rank) + m.q_lora_rank * a * qk
-                                : h * a * qk;
-    const std::uint64_t kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + norm_weights(m, m.kv_lora_rank) +
-                             m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
-    const std::uint64_t out = a * m.v_head_dim * h + (m.linear_bias ? h : 0);
-    return q + kv + out;
-  }
-  // With an output gate the query projection also produces the gate: twice its width.
-  const std::uint64_t q = a * m.head_dim, kv = m.num_kv_heads * m.head_dim;
-  const std::uint64_t q_out = m.attention_output_gate ? 2 * q : q;
-  std::uint64_t weights = h * (q_out + 2 * kv) + q * h;
-  if (m.linear_bias || m.qkv_bias) weights += q_out + 2 * kv;
-  if (m.linear_bias) weights += h;
-  if (m.qk_norm) weights += 2 * norm_weights(m, m.head_dim);
-  return weights;
-}
-
-/// Weights of one Gated DeltaNet block on a TP rank of `t` (its heads split over TP): the input
-/// projection to q, k, v, the output gate z (2·key + 2·value) and the per-value-head decay and
-/// update gates (2·nv); the depthwise convolution over q, k, v (conv_dim × kernel); the per-head
-/// decay parameters A and dt bias (2·nv); the gated norm over one value head (replicated); the
-/// output projection (value → h). No biases.
-[[nodiscard]] constexpr std::uint64_t linear_attention_weights(const model_spec& m,
-                                                               std::uint64_t t = 1) noexcept {
-  const std::uint64_t h = m.hidden_size, nv = m.linear_num_value_heads;
-  const std::uint64_t key = m.linear_key_dim(), value = m.linear_value_dim();
-  return (h * (2 * key + 2 * value + 2 * nv) + m.linear_conv_dim() * m.linear_conv_kernel_dim + 2 * nv +
-          value * h) /
-             t +
-         m.linear_value_head_dim;
-}
-
-/// Router weights of one MoE layer.
-[[nodiscard]] constexpr std::uint64_t router_weights(const model_spec& m) noexcept {
-  return m.hidden_size * m.num_experts + (m.moe_router_bias ? m.num_experts : 0);
-}
-
-}  // namespace detail
-
-/// Exact parameter counts of a model (defaults resolved first). Pure; usable at compile time.
-/// `sequence_length` sizes a learned position table when max_position_embeddings is 0.
-[[nodiscard]] constexpr param_counts count_params(const model_spec& spec,
-                                                  std::uint64_t sequence_length = 0) noexcept {
-  const model_spec m = resolve(spec);
-  const std::uint64_t h = m.hidden_size;
-  param_counts c;
-  const std::uint64_t positions =
-      m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
-  c.embedding = m.vocab_size * h + (m.position == position_kind::learned ? positions * h : 0);
-  c.output = m.tied_embeddings ? 0 : m.vocab_size * h;
-  const std::uint64_t linear_layers = m.num_linear_attention_layers();
-  c.attention = (m.num_layers - linear_layers) * detail::attention_weights(m) +
-                linear_layers * detail::linear_attention_weights(m);
-  c.norms = (2 * m.num_layers + 1) * detail::norm_weights(m, h);
-  c.dense_mlp = m.num_dense_layers() * detail::mlp_weights(m, m.ffn_hidden_size);
-  const std::uint64_t moe_layers = m.num_moe_layers();
-  const std::uint64_t expert = detail::mlp_weights(m, m.moe_ffn_hidden_size);
-  c.routed_experts = moe_layers * m.num_experts * expert;
-  c.active_routed = moe_layers * m.moe_top_k * expert;
-  const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
-  c.shared_experts =
-      moe_layers *
-      (m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate);
-  c.router = moe_layers * detail::router_weights(m);
-  // One DeepSeek-V3 MTP module: two input norms, a 2h→h projection, one MoE transformer layer and
-  // an output norm; embedding and output head are shared with the main model.
-  const std::uint64_t mtp_layer =
-      detail::attention_weights(m) + 2 * detail::norm_weights(m, h) +
-      (m.is_moe()
-           ? m.num_experts * expert + detail::router_weights(m) +
-                 m.num_shared_experts * detail::mlp_weights(m, m.shared_expert_ffn_hidden_size) + shared_gate
-           : detail::mlp_weights(m, m.ffn_hidden_size));
-  c.mtp = m.num_mtp_layers * (3 * detail::norm_weights(m, h) + 2 * h * h + mtp_layer);
-  return c;
-}
-
-/// The weights one GPU holds, split into those reduced over data parallel (`dense`) and those
-/// reduced over the expert-data-parallel group (`expert`, the routed experts).
-struct shard_params {
-  std::uint64_t dense = 0;
-  std::uint64_t expert = 0;
-
-  [[nodiscard]] constexpr std::uint64_t total() const noexcept { return dense + expert; }
-  [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
-};
-
-/// First layer (0-based) held by pipeline stage `stage`.
-[[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
-  std::uint64_t first = 0;
-  for (std::uint64_t s = 0; s < stage; ++s)
-    first += stage_layers(job, s);
-  return first;
-}
-
-/// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount).
-[[nodiscard]] constexpr shard_params params_on_gpu(const job_spec& job, std::uint64_t stage = 0) noexcept {
-  const model_spec m = resolve(job.model);
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t h = m.hidden_size, t = p.tensor_parallel;
-  const std::uint64_t vocab_shard = padded_vocab(job) / t * h;
-  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
-  shard_params s;
-  if (first) {
-    s.dense += vocab_shard;
-    if (m.position == position_kind::learned)
-      s.dense += (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h;
-  }
-  // The output projection lives on the last stage; tied, the last stage keeps a copy of the
-  // embedding (Megatron's embedding group), so the count is the same either way.
-  if (last && (!m.tied_embeddings || p.pipeline_parallel > 1)) s.dense += vocab_shard;
-  if (last) s.dense += detail::norm_weights(m, h);  // final norm
-
-  // One attention block's share on a TP rank.
-  std::uint64_t attention = 0;
-  const std::uint64_t a = m.num_attention_heads;
-  if (m.is_mla()) {
-    const std::uint64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    attention = m.q_lora_rank > 0
-                    ? h * m.q_lora_rank + detail::norm_weights(m, m.q_lora_rank) + m.q_lora_rank * a * qk / t
-                    : h * a * qk / t;
-    attention += h * (m.kv_lora_rank + m.qk_rope_head_dim) + detail::norm_weights(m, m.kv_lora_rank) +
-                 m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim) / t;
-    attention += a * m.v_head_dim * h / t + (m.linear_bias ? h : 0);
-  } else {
-    // With replicated key/value heads each rank holds at least one whole head.
-    const std::uint64_t q = a * m.head_dim / t, q_out = m.attention_output_gate ? 2 * q : q;
-    const std::uint64_t kv = std::max<std::uint64_t>(m.num_kv_heads / t, 1) * m.head_dim;
-    attention = h * (q_out + 2 * kv) + q * h;
-    if (m.linear_bias || m.qkv_bias) attention += q_out + 2 * kv;
-    if (m.linear_bias) attention += h;
-    if (m.qk_norm) attention += 2 * detail::norm_weights(m, m.head_dim);
-  }
-  const auto mlp_shard = [&](std::uint64_t ffn, std::uint64_t tp) {
-    const bool gated = m.activation == activation_kind::swiglu;
-    return (gated ? 3 : 2) * h * ffn / tp + (m.linear_bias ? (gated ? 2 * ffn : ffn) / tp + h : 0);
-  };
-  const std::uint64_t etp = expert_tensor_parallel(job);
-  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
-  for (std::uint64_t layer = begin; layer < end; ++layer) {
-    s.dense += (m.is_linear_attention_layer(layer) ? detail::linear_attention_weights(m, t) : attention) +
-               2 * detail::norm_weights(m, h);
-    const std::uint64_t shared_gate = m.shared_expert_gate ? h : 0;
-    if (m.is_moe() && layer >= m.first_dense_layers) {
-      // The router's score bias (DeepSeek-V3) is a buffer in Megatron-Core, not a trained weight: it has
-      // no gradient or optimizer state, so only the router's matrix is counted here.
-      s.dense += m.hidden_size * m.num_experts +
-                 m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) + shared_gate;
-      s.expert += m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp);
-    } else {
-      s.dense += mlp_shard(m.ffn_hidden_size, t);
-    }
-  }
-  // Multi-token prediction on the last stage (Megatron-Core's default placement): per module enorm,
-  // hnorm and a final norm, the column-parallel 2h → h projection and a transformer layer built like the
-  // last decoder layer; and the embedding they look tokens up in, a copy of the first stage's unless
-  // the stage holds it already (one stage, or the tied output layer's copy).
-  if (last && m.num_mtp_layers > 0) {
-    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
-    const std::uint64_t module_dense =
-        3 * detail::norm_weights(m, h) + 2 * h * h / t + attention + 2 * detail::norm_weights(m, h) +
-        (moe ? h * m.num_experts + m.num_shared_experts * mlp_shard(m.shared_expert_ffn_hidden_size, t) +
-                   (m.shared_expert_gate ? h : 0)
-             : mlp_shard(m.ffn_hidden_size, t));
-    const std::uint64_t module_expert =
-        moe ? m.num_experts / p.expert_parallel * mlp_shard(m.moe_ffn_hidden_size, etp) : 0;
-    s.dense += m.num_mtp_layers * module_dense;
-    s.expert += m.num_mtp_layers * module_expert;
-    if (!first && !m.tied_embeddings) s.dense += vocab_shard;
-  }
-  return s;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/units/bytes.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::bytes — a byte count as a strong type.
-///
-/// Every size aicb handles (messages, parameters, memory) is in bytes, and mixing them up with
-/// element counts is the classic workload-generator bug (bf16 = 2 bytes per element, fp32 = 4).
-/// So a byte count is never built implicitly from an integer:
+/// A block is written once, as a function of a `layer_context` (the model, the GPU's share of the
+/// parallel layout, its tokens, training or serving) that tells a sink, in order, its operations:
 ///
 /// ```cpp
-/// using namespace aicb::literals;
-/// aicb::bytes a{4096};        // explicit: fine
-/// aicb::bytes b = 16_MiB;     // literal: fine
-/// aicb::bytes c = 4096;       // does not compile
+/// sink.compute(name, compute_op)                      // a computation on this GPU
+/// sink.collective(name, collective, group_kind, size) // a collective over one of its groups
+/// sink.ring(name, step, reverse, size)                // a context-parallel ring exchange
+/// sink.weights(weight_part, weight_sharing, elements) // weights the operation just before reads
 /// ```
 ///
-/// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
-
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-
-#include <compare>
-#include <concepts>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <type_traits>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
-// kernels that use bytes compute sizes far below the limit).
-[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
-  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
-                          "a byte count must stay between 0 and 2^64-1"));
-}
-}  // namespace detail
-
-#if defined(__CUDA_ARCH__)
-#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
-#else
-#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
-    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
-#endif
-
-/// A non-negative number of bytes.
+/// Forward builders declare each weight with the operation that reads it; backward builders list
+/// the gradient passes in the order they run. Sinks are plain structs: a schedule's template
+/// collects operations, a counter adds up weights or FLOPs — at compile time if it likes (every
+/// builder is constexpr).
 ///
-/// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
-/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
-/// negative integer, a difference that would go below zero, a product that would wrap) throws
-/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
-class bytes {
- public:
-  using rep = std::uint64_t;
-
-  constexpr bytes() noexcept = default;
-
-  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
-  /// value is an error.
-  template <std::integral I>
-  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
-      : count_(static_cast<rep>(n)) {
-    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
-  }
-
-  /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
-  explicit bytes(double) = delete;
-  explicit bytes(float) = delete;
-
-  /// The number of bytes.
-  [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }
-
-  [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
-
-  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
-    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
-    count_ += other.count_;
-    return *this;
-  }
-  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
-    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
-    count_ -= other.count_;
-    return *this;
-  }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
-    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
-    const rep factor = static_cast<rep>(k);
-    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
-    return bytes{a.count_ * factor};
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
-    return a * k;
-  }
-  /// Floor division, as byte counts split into shards are.
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator/(bytes a, I k) noexcept {
-    return bytes{a.count_ / static_cast<rep>(k)};
-  }
-  /// How many times `b` fits into `a` (floor): a dimensionless count.
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr rep operator/(bytes a, bytes b) noexcept {
-    return a.count_ / b.count_;
-  }
-  template <std::integral I>
-  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator%(bytes a, I k) noexcept {
-    return bytes{a.count_ % static_cast<rep>(k)};
-  }
-
- private:
-  rep count_ = 0;
-};
-
-/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
-/// config_error when it exceeds 2^64 − 1.
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
-  return bytes{n} * element_size;
-}
-
-/// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".
-/// For display only; files always carry exact integers.
-[[nodiscard]] inline std::string to_iec_string(bytes b) {
-  constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (b.count() < 1024) return std::to_string(b.count()) + " B";
-  double value = static_cast<double>(b.count());
-  int unit = 0;
-  while (value >= 1024.0 && unit < 6) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f %s", value, units[unit]);
-  return text;
-}
-
-namespace literals {
-
-// IEC (binary) multiples — what message and memory sizes use.
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_B(unsigned long long n) noexcept {
-  return bytes{n};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KiB(unsigned long long n) noexcept {
-  return bytes{n << 10};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MiB(unsigned long long n) noexcept {
-  return bytes{n << 20};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GiB(unsigned long long n) noexcept {
-  return bytes{n << 30};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_TiB(unsigned long long n) noexcept {
-  return bytes{n << 40};
-}
-// SI (decimal) multiples — what datasheets use for memory capacity ("80 GB").
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KB(unsigned long long n) noexcept {
-  return bytes{n * 1000ULL};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MB(unsigned long long n) noexcept {
-  return bytes{n * 1000'000ULL};
-}
-[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GB(unsigned long long n) noexcept {
-  return bytes{n * 1000'000'000ULL};
-}
-
-}  // namespace literals
-
-AICB_END_NAMESPACE
-
-#include <algorithm>
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// Memory one GPU of a pipeline stage needs.
-struct memory_estimate {
-  bytes weights{};
-  bytes gradients{};
-  bytes optimizer{};
-  bytes activations{};
-  std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
-
-  [[nodiscard]] constexpr bytes total() const { return weights + gradients + optimizer + activations; }
-};
-
-/// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
-/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers).
-[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn) noexcept {
-  const model_spec m = resolve(job.model);
-  const parallel_spec& p = job.parallel;
-  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
-  const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
-  const double t = static_cast<double>(p.tensor_parallel);
-  const double h = static_cast<double>(m.hidden_size);
-  if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
-  // Fused attention: no score matrix is held, with or without selective recomputation.
-  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h) / t;
-  return sbh * (10 + (8 + 4 * ffn / h) / t);
-}
-
-/// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
-[[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
-  const model_spec m = resolve(job.model);
-  const parallel_spec& p = job.parallel;
-  const shard_params params = params_on_gpu(job, stage);
-  const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
-  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
-  constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
-
-  // Bytes per parameter group, each divided by its data-parallel size where sharded.
-  const auto sharded = [](std::uint64_t n, std::uint64_t per, std::uint64_t over, bool shard) {
-    return shard ? n * per / over : n * per;
-  };
-  const bool shard_optimizer = p.distributed_optimizer || p.zero_stage >= 1;
-  const bool shard_gradients = p.zero_stage >= 2, shard_weights = p.zero_stage >= 3;
-  memory_estimate e;
-  e.weights = bytes{sharded(params.dense, weight_size, dp, shard_weights) +
-                    sharded(params.expert, weight_size, edp, shard_weights)};
-  e.gradients = bytes{sharded(params.dense, grad_size, dp, shard_gradients) +
-                      sharded(params.expert, grad_size, edp, shard_gradients)};
-  e.optimizer = bytes{sharded(params.dense, adam_size, dp, shard_optimizer) +
-                      sharded(params.expert, adam_size, edp, shard_optimizer)};
-
-  // Activations.
-  const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
-  e.in_flight_microbatches = std::min(pp - stage, ga);
-  const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
-                                                               static_cast<double>(pp * p.virtual_pipeline)
-                                                   : 1.0;
-  double per_microbatch = 0;
-  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
-  for (std::uint64_t layer = begin; layer < end; ++layer) {
-    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += layer_activation_bytes(job, ffn);
-  }
-  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
-  // norms' few s·b·h are below the formula's precision).
-  if (stage + 1 == pp && m.num_mtp_layers > 0) {
-    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
-  }
-  const double t = static_cast<double>(p.tensor_parallel);
-  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
-  const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
-  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
-  double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
-  if (pp == 1)
-    activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
-  e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
-  return e;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/calc/params.hpp>
-// #include <aicb/calc/report.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
-/// communication — computed once (describe_job) and rendered as a readable table
-/// (format_description) or JSON (to_json). This is what `aicb describe` prints.
-
-// #include <aicb/calc/flops.hpp>
-// #include <aicb/calc/memory.hpp>
-// #include <aicb/calc/params.hpp>
-// #include <aicb/calc/traffic.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
-/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
-/// transfers every output projects, in the size convention of aicb::operation (a collective's whole
-/// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
+/// Blocks (the sources are in docs/schedules.md and docs/inference.md):
+/// - softmax attention: grouped-query heads over TP, optional q/k norms and a sigmoid output gate
+///   (Qwen3-Next); multi-head latent attention (replicated down-projections, latents gathered over
+///   TP; in serving decode the weight-absorbed form); context parallelism as ring attention;
+/// - Gated DeltaNet linear attention (Qwen3-Next's hybrid layout), its heads over TP;
+/// - a dense MLP (GeLU or SwiGLU) over TP; a mixture of experts with shared experts (and their
+///   gate), dispatched by Megatron's all-gather or all-to-all dispatcher in training, by DeepEP's
+///   kernels (or not at all: experts split over TP) in serving;
+/// - the vocabulary-parallel embedding, the output layer (the loss in training, the logits gathered
+///   for sampling in serving), a multi-token-prediction module's input.
 ///
-/// - tp: tensor-parallel collectives (SP gathers and scatters both ways, their backward re-gathers,
-///   the loss's all-reduces, the expert-TP collectives when ETP = TP, the SP-replicated gradients);
-/// - dp: gradient reductions over DP × CP, the distributed optimizer's weight gathers, ZeRO-2/3's
-///   per-module reduce-scatters and ZeRO-3's per-module weight gathers;
-/// - pp: bytes sent to the pipeline neighbours (activations forward, gradients backward);
-/// - ep: the MoE dispatchers' collectives (over EP, or over ETP × EP for the allgather dispatcher);
-/// - dp_ep: routed-expert gradient reductions and gathers over expert-DP;
-/// - cp: bytes sent around the context-parallel ring;
-/// - other: reductions over groups of their own (the tied word embedding, the router's expert bias).
+/// Where training and serving differ it is in what runs, not in how a block is described: serving
+/// is forward only, keeps no sequence parallelism (the tokens are scattered over TP only around
+/// expert-parallel experts), fuses the residual addition into the next norm (as its engines do) and
+/// folds a KV group's query heads into one attention problem (as its decode and prefill kernels
+/// do); training keeps Megatron's bias-dropout-add and one attention problem per query head.
 
-// #include <aicb/calc/params.hpp>
-// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
+// #include <aicb/model/compute_op.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::compute_op — one GPU operation a generator needs a duration for: what it is (its role in a
+/// layer and its kind), its shape, its dtype and which pass (forward, input gradient, weight
+/// gradient). Compute models (aicb/compute/model.hpp) answer for it; they never see the
+/// communication, which depends on the job alone.
+
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/options.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The kind of computation, which decides how FLOPs and bytes follow from the shape.
+enum class op_kind : std::uint8_t {
+  gemm,         ///< batch × (m×k)·(k×n)
+  attention,    ///< core attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
+  norm,         ///< LayerNorm / RMSNorm over m rows of n features
+  elementwise,  ///< activation functions, dropout, additions: m × n elements
+  embedding,    ///< table lookup of m rows of n features
+  optimizer,    ///< Adam step over m parameters
+  softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
+  /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
+  /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
+  linear_attention,
+};
+
+/// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
+/// a chunk tokens attend causally to each other, across chunks through the state.
+inline constexpr std::uint64_t linear_attention_chunk = 64;
+
+/// Which pass of training.
+enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
+
+/// The role of an operation in a transformer layer (what profiles name).
+enum class op_role : std::uint8_t {
+  embedding,
+  input_norm,
+  attention_qkv,
+  attention_core,
+  attention_out,
+  mla_q_down,   ///< MLA: query down-projection and its norm
+  mla_q_up,     ///< MLA: query up-projection
+  mla_kv_down,  ///< MLA: key/value down-projection and its norm
+  mla_kv_up,    ///< MLA: key/value up-projection
+  post_attention_norm,
+  mlp_fc1,
+  mlp_activation,
+  mlp_fc2,
+  moe_router,
+  moe_fc1,  ///< grouped expert GEMM, up (and gate)
+  moe_activation,
+  moe_fc2,  ///< grouped expert GEMM, down
+  final_norm,
+  logits,
+  optimizer,
+  mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
+  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
+};
+
+template <>
+struct enum_names<op_role> {
+  static constexpr std::array<std::string_view, 22> value{
+      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
+      "mtp_projection", "residual"};
+};
+template <>
+struct enum_names<pass_kind> {
+  static constexpr std::array<std::string_view, 3> value{"forward", "input_grad", "weight_grad"};
+};
+template <>
+struct enum_names<op_kind> {
+  static constexpr std::array<std::string_view, 8> value{
+      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
+};
+
+/// One operation on one GPU (its TP/EP shard), for one micro batch.
+struct compute_op {
+  op_role role = op_role::attention_qkv;
+  op_kind kind = op_kind::gemm;
+  pass_kind pass = pass_kind::forward;
+  dtype type = dtype::bf16;
+  std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
+  std::uint64_t m = 0, n = 0, k = 0;
+  bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
+  /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
+  /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
+  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
+  bool fused = true;
+  /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
+  std::uint8_t inputs = 1;
+  /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
+  /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
+  bool one_kernel = true;
+  /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
+  /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
+  /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
+  std::uint64_t v_dim = 0;
+  bool shared_kv = false;
+
+  /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
+  /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
+  /// forward. Unfused attention computes the full score matrix and its backward the four products
+  /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
+  /// product each, as the forward.
+  [[nodiscard]] constexpr double flops() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k);
+    switch (kind) {
+      case op_kind::gemm:
+        return 2 * b * M * N * K;
+      case op_kind::attention: {
+        const double QKV = K + (v_dim ? static_cast<double>(v_dim) : K);  // scores and weighted values
+        if (!fused) return 2 * b * M * N * QKV * (pass == pass_kind::forward ? 1 : 2);
+        const double forward = 2 * b * M * N * QKV * (causal ? 0.5 : 1.0);
+        return pass == pass_kind::forward ? forward : 2.5 * forward;
+      }
+      case op_kind::norm:
+        return 5 * b * M * N;
+      case op_kind::elementwise:
+        return b * M * N;
+      case op_kind::embedding:
+        return 0;
+      case op_kind::optimizer:
+        return 12 * b * M;
+      case op_kind::softmax:
+        return 5 * b * M * N;
+      case op_kind::linear_attention: {
+        // Per token and head: the state's three products — read by the key, updated by the key ×
+        // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
+        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
+        const double c = static_cast<double>(std::min<std::uint64_t>(m, linear_attention_chunk));
+        return b * M * (6 * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+      }
+    }
+    return 0;
+  }
+
+  /// Bytes read and written in device memory (each operand once; unfused attention: the sum over
+  /// its kernels, the score matrix included).
+  [[nodiscard]] constexpr double bytes() const noexcept {
+    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
+                 K = static_cast<double>(k), e = size_of(type);
+    const bool forward = pass == pass_kind::forward;
+    switch (kind) {
+      case op_kind::gemm:
+        return b * (M * K + K * N + M * N) * e;
+      case op_kind::attention:
+        if (!fused) {  // the sum over unfused_attention_kernels(): Q, K, V and outputs, and the scores S
+          const double S = b * M * N, D = (K + (v_dim ? static_cast<double>(v_dim) : K)) / 2;
+          return forward ? 2 * b * (M + N) * D * e + S * (6 * e + 1)
+                         : 4 * b * (M + N) * D * e + S * (9 * e + 1);
+        }
+        if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
+          const double V = v_dim ? static_cast<double>(v_dim) : K;
+          return b * (M * K + M * V + N * K + (shared_kv ? 0 : N * V)) * e * (forward ? 1 : 2);
+        }
+        return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
+      case op_kind::norm:
+        return b * 2 * M * N * e * (forward ? 1 : 1.5);
+      case op_kind::elementwise:
+        switch (role) {
+          case op_role::residual:  // bias + dropout + add: x and the residual in, the sum and a 1-byte mask
+                                   // out
+            return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
+          case op_role::attention_core:  // unfused attention's dropout on the probabilities
+            return b * M * N * (2 * e + 1);
+          default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
+                      // a gradient per input out
+            const double in = inputs;
+            return b * M * N * e * (forward ? in + 1 : 2 * in + 1);
+          }
+        }
+      case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
+        return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
+      case op_kind::embedding:
+        return 2 * b * M * N * e;
+      case op_kind::optimizer:
+        return b * M * optimizer_bytes_per_parameter;
+      case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
+        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
+    }
+    return 0;
+  }
+
+  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
+  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
+  /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
+  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
+  static constexpr double optimizer_bytes_per_parameter = 38;
+};
+
+/// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
+/// GEMM writing the b·heads × m × n scores), scale-mask-softmax, dropout, P·V; backward: dP = dO·Vᵀ,
+/// dV = Pᵀ·dO, dropout and softmax backward, dQ = dS·K, dK = dSᵀ·Q. Empty for any other operation.
+struct attention_kernels {
+  std::array<compute_op, 6> kernels{};
+  std::size_t count = 0;
+  [[nodiscard]] constexpr const compute_op* begin() const noexcept { return kernels.data(); }
+  [[nodiscard]] constexpr const compute_op* end() const noexcept { return kernels.data() + count; }
+};
+[[nodiscard]] constexpr attention_kernels unfused_attention_kernels(const compute_op& op) noexcept {
+  attention_kernels list;
+  if (op.kind != op_kind::attention || op.fused) return list;
+  const auto add = [&](op_kind kind, std::uint64_t rows, std::uint64_t cols, std::uint64_t inner) {
+    compute_op kernel = op;
+    kernel.kind = kind;
+    kernel.m = rows;
+    kernel.n = cols;
+    kernel.k = inner;
+    list.kernels[list.count++] = kernel;
+  };
+  // k: the query/key head size; v: the value head size (MLA's differ).
+  const std::uint64_t m = op.m, n = op.n, k = op.k, v = op.v_dim ? op.v_dim : op.k;
+  if (op.pass == pass_kind::forward) {
+    add(op_kind::gemm, m, n, k);  // scores
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::elementwise, m, n, 0);  // dropout
+    add(op_kind::gemm, m, v, n);         // context
+  } else {
+    add(op_kind::gemm, m, n, v);  // dP
+    add(op_kind::gemm, n, v, m);  // dV
+    add(op_kind::elementwise, m, n, 0);
+    add(op_kind::softmax, m, n, 0);
+    add(op_kind::gemm, m, k, n);  // dQ
+    add(op_kind::gemm, n, k, m);  // dK
+  }
+  return list;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+// #include <aicb/model/spec.hpp>
 // #include <aicb/parallel/groups.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -2527,249 +2146,179 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/model/compute_op.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/units/bytes.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::compute_op — one GPU operation a generator needs a duration for: what it is (its role in a
-/// layer and its kind), its shape, its dtype and which pass (forward, input gradient, weight
-/// gradient). Compute models (aicb/compute/model.hpp) answer for it; they never see the
-/// communication, which depends on the job alone.
+/// aicb::bytes — a byte count as a strong type.
+///
+/// Every size aicb handles (messages, parameters, memory) is in bytes, and mixing them up with
+/// element counts is the classic workload-generator bug (bf16 = 2 bytes per element, fp32 = 4).
+/// So a byte count is never built implicitly from an integer:
+///
+/// ```cpp
+/// using namespace aicb::literals;
+/// aicb::bytes a{4096};        // explicit: fine
+/// aicb::bytes b = 16_MiB;     // literal: fine
+/// aicb::bytes c = 4096;       // does not compile
+/// ```
+///
+/// Light: safe in CUDA translation units (members are AICB_HOST_DEVICE).
 
 // #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/model/options.hpp>
+// #include <aicb/error.hpp>
 
-#include <algorithm>
-#include <array>
-#include <cstddef>
+#include <compare>
+#include <concepts>
 #include <cstdint>
-#include <string_view>
+#include <cstdio>
+#include <string>
+#include <type_traits>
 
 AICB_BEGIN_NAMESPACE
 
-/// The kind of computation, which decides how FLOPs and bytes follow from the shape.
-enum class op_kind : std::uint8_t {
-  gemm,         ///< batch × (m×k)·(k×n)
-  attention,    ///< core attention: batch = b·heads, m = query tokens, n = key tokens, k = head size
-  norm,         ///< LayerNorm / RMSNorm over m rows of n features
-  elementwise,  ///< activation functions, dropout, additions: m × n elements
-  embedding,    ///< table lookup of m rows of n features
-  optimizer,    ///< Adam step over m parameters
-  softmax,      ///< softmax over m rows of n scores (unfused attention's scale-mask-softmax)
-  /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
-  /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
-  linear_attention,
-};
+namespace detail {
+// Raised by bytes arithmetic that would wrap (host code only: device code cannot throw, and the
+// kernels that use bytes compute sizes far below the limit).
+[[noreturn]] inline void bytes_overflow(const char* operation, std::uint64_t a, std::uint64_t b) {
+  AICB_THROW(config_error("bytes", std::to_string(a) + " " + operation + " " + std::to_string(b),
+                          "a byte count must stay between 0 and 2^64-1"));
+}
+}  // namespace detail
 
-/// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
-/// a chunk tokens attend causally to each other, across chunks through the state.
-inline constexpr std::uint64_t linear_attention_chunk = 64;
+#if defined(__CUDA_ARCH__)
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) ((void)0)
+#else
+#  define AICB_DETAIL_BYTES_REQUIRE(ok, operation, a, b) \
+    ((ok) ? (void)0 : ::aicb::detail::bytes_overflow(operation, a, b))
+#endif
 
-/// Which pass of training.
-enum class pass_kind : std::uint8_t { forward, input_grad, weight_grad };
+/// A non-negative number of bytes.
+///
+/// Arithmetic keeps the unit honest: bytes ± bytes and bytes × / ÷ integer give bytes;
+/// bytes ÷ bytes gives a plain count. It is also checked: a result below 0 or above 2^64 − 1 (a
+/// negative integer, a difference that would go below zero, a product that would wrap) throws
+/// aicb::config_error in host code — a compile error in a constant expression — instead of wrapping.
+class bytes {
+ public:
+  using rep = std::uint64_t;
 
-/// The role of an operation in a transformer layer (what profiles name).
-enum class op_role : std::uint8_t {
-  embedding,
-  input_norm,
-  attention_qkv,
-  attention_core,
-  attention_out,
-  mla_q_down,   ///< MLA: query down-projection and its norm
-  mla_q_up,     ///< MLA: query up-projection
-  mla_kv_down,  ///< MLA: key/value down-projection and its norm
-  mla_kv_up,    ///< MLA: key/value up-projection
-  post_attention_norm,
-  mlp_fc1,
-  mlp_activation,
-  mlp_fc2,
-  moe_router,
-  moe_fc1,  ///< grouped expert GEMM, up (and gate)
-  moe_activation,
-  moe_fc2,  ///< grouped expert GEMM, down
-  final_norm,
-  logits,
-  optimizer,
-  mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
-  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
-};
+  constexpr bytes() noexcept = default;
 
-template <>
-struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 22> value{
-      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
-      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
-      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
-      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual"};
-};
-template <>
-struct enum_names<pass_kind> {
-  static constexpr std::array<std::string_view, 3> value{"forward", "input_grad", "weight_grad"};
-};
-template <>
-struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 8> value{
-      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
-};
-
-/// One operation on one GPU (its TP/EP shard), for one micro batch.
-struct compute_op {
-  op_role role = op_role::attention_qkv;
-  op_kind kind = op_kind::gemm;
-  pass_kind pass = pass_kind::forward;
-  dtype type = dtype::bf16;
-  std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
-  std::uint64_t m = 0, n = 0, k = 0;
-  bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
-  /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
-  /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
-  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
-  bool fused = true;
-  /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
-  std::uint8_t inputs = 1;
-  /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
-  /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
-  bool one_kernel = true;
-  /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
-  /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
-  /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
-  std::uint64_t v_dim = 0;
-  bool shared_kv = false;
-
-  /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
-  /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
-  /// forward. Unfused attention computes the full score matrix and its backward the four products
-  /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
-  /// product each, as the forward.
-  [[nodiscard]] constexpr double flops() const noexcept {
-    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
-                 K = static_cast<double>(k);
-    switch (kind) {
-      case op_kind::gemm:
-        return 2 * b * M * N * K;
-      case op_kind::attention: {
-        const double QKV = K + (v_dim ? static_cast<double>(v_dim) : K);  // scores and weighted values
-        if (!fused) return 2 * b * M * N * QKV * (pass == pass_kind::forward ? 1 : 2);
-        const double forward = 2 * b * M * N * QKV * (causal ? 0.5 : 1.0);
-        return pass == pass_kind::forward ? forward : 2.5 * forward;
-      }
-      case op_kind::norm:
-        return 5 * b * M * N;
-      case op_kind::elementwise:
-        return b * M * N;
-      case op_kind::embedding:
-        return 0;
-      case op_kind::optimizer:
-        return 12 * b * M;
-      case op_kind::softmax:
-        return 5 * b * M * N;
-      case op_kind::linear_attention: {
-        // Per token and head: the state's three products — read by the key, updated by the key ×
-        // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
-        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
-        const double c = static_cast<double>(std::min<std::uint64_t>(m, linear_attention_chunk));
-        return b * M * (6 * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
-      }
-    }
-    return 0;
+  /// From any integer type except bool; explicit, so `bytes b = 5;` does not compile. A negative
+  /// value is an error.
+  template <std::integral I>
+  requires(!std::same_as<I, bool>) AICB_HOST_DEVICE constexpr explicit bytes(I n)
+      : count_(static_cast<rep>(n)) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(n >= 0, "from", 0, count_);
   }
 
-  /// Bytes read and written in device memory (each operand once; unfused attention: the sum over
-  /// its kernels, the score matrix included).
-  [[nodiscard]] constexpr double bytes() const noexcept {
-    const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
-                 K = static_cast<double>(k), e = size_of(type);
-    const bool forward = pass == pass_kind::forward;
-    switch (kind) {
-      case op_kind::gemm:
-        return b * (M * K + K * N + M * N) * e;
-      case op_kind::attention:
-        if (!fused) {  // the sum over unfused_attention_kernels(): Q, K, V and outputs, and the scores S
-          const double S = b * M * N;
-          return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
-                         : 4 * b * (M + N) * K * e + S * (9 * e + 1);
-        }
-        if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
-          const double V = v_dim ? static_cast<double>(v_dim) : K;
-          return b * (M * K + M * V + N * K + (shared_kv ? 0 : N * V)) * e * (forward ? 1 : 2);
-        }
-        return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
-      case op_kind::norm:
-        return b * 2 * M * N * e * (forward ? 1 : 1.5);
-      case op_kind::elementwise:
-        switch (role) {
-          case op_role::residual:  // bias + dropout + add: x and the residual in, the sum and a 1-byte mask
-                                   // out
-            return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
-          case op_role::attention_core:  // unfused attention's dropout on the probabilities
-            return b * M * N * (2 * e + 1);
-          default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
-                      // a gradient per input out
-            const double in = inputs;
-            return b * M * N * e * (forward ? in + 1 : 2 * in + 1);
-          }
-        }
-      case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
-        return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
-      case op_kind::embedding:
-        return 2 * b * M * N * e;
-      case op_kind::optimizer:
-        return b * M * optimizer_bytes_per_parameter;
-      case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
-        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
-    }
-    return 0;
+  /// A byte count from a floating-point number would hide rounding; use std::llround explicitly.
+  explicit bytes(double) = delete;
+  explicit bytes(float) = delete;
+
+  /// The number of bytes.
+  [[nodiscard]] AICB_HOST_DEVICE constexpr rep count() const noexcept { return count_; }
+
+  [[nodiscard]] friend constexpr auto operator<=>(bytes, bytes) noexcept = default;
+
+  AICB_HOST_DEVICE constexpr bytes& operator+=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= ~rep{0} - count_, "+", count_, other.count_);
+    count_ += other.count_;
+    return *this;
+  }
+  AICB_HOST_DEVICE constexpr bytes& operator-=(bytes other) {
+    AICB_DETAIL_BYTES_REQUIRE(other.count_ <= count_, "-", count_, other.count_);
+    count_ -= other.count_;
+    return *this;
+  }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator+(bytes a, bytes b) { return a += b; }
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator-(bytes a, bytes b) { return a -= b; }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(bytes a, I k) {
+    if constexpr (std::is_signed_v<I>) AICB_DETAIL_BYTES_REQUIRE(k >= 0, "x", a.count_, 0);
+    const rep factor = static_cast<rep>(k);
+    AICB_DETAIL_BYTES_REQUIRE(factor == 0 || a.count_ <= ~rep{0} / factor, "x", a.count_, factor);
+    return bytes{a.count_ * factor};
+  }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator*(I k, bytes a) {
+    return a * k;
+  }
+  /// Floor division, as byte counts split into shards are.
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator/(bytes a, I k) noexcept {
+    return bytes{a.count_ / static_cast<rep>(k)};
+  }
+  /// How many times `b` fits into `a` (floor): a dimensionless count.
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr rep operator/(bytes a, bytes b) noexcept {
+    return a.count_ / b.count_;
+  }
+  template <std::integral I>
+  [[nodiscard]] AICB_HOST_DEVICE friend constexpr bytes operator%(bytes a, I k) noexcept {
+    return bytes{a.count_ % static_cast<rep>(k)};
   }
 
-  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
-  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
-  /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
-  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
-  static constexpr double optimizer_bytes_per_parameter = 38;
+ private:
+  rep count_ = 0;
 };
 
-/// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
-/// GEMM writing the b·heads × m × n scores), scale-mask-softmax, dropout, P·V; backward: dP = dO·Vᵀ,
-/// dV = Pᵀ·dO, dropout and softmax backward, dQ = dS·K, dK = dSᵀ·Q. Empty for any other operation.
-struct attention_kernels {
-  std::array<compute_op, 6> kernels{};
-  std::size_t count = 0;
-  [[nodiscard]] constexpr const compute_op* begin() const noexcept { return kernels.data(); }
-  [[nodiscard]] constexpr const compute_op* end() const noexcept { return kernels.data() + count; }
-};
-[[nodiscard]] constexpr attention_kernels unfused_attention_kernels(const compute_op& op) noexcept {
-  attention_kernels list;
-  if (op.kind != op_kind::attention || op.fused) return list;
-  const auto add = [&](op_kind kind, std::uint64_t rows, std::uint64_t cols, std::uint64_t inner) {
-    compute_op kernel = op;
-    kernel.kind = kind;
-    kernel.m = rows;
-    kernel.n = cols;
-    kernel.k = inner;
-    list.kernels[list.count++] = kernel;
-  };
-  const std::uint64_t m = op.m, n = op.n, k = op.k;
-  if (op.pass == pass_kind::forward) {
-    add(op_kind::gemm, m, n, k);  // scores
-    add(op_kind::softmax, m, n, 0);
-    add(op_kind::elementwise, m, n, 0);  // dropout
-    add(op_kind::gemm, m, k, n);         // context
-  } else {
-    add(op_kind::gemm, m, n, k);  // dP
-    add(op_kind::gemm, n, k, m);  // dV
-    add(op_kind::elementwise, m, n, 0);
-    add(op_kind::softmax, m, n, 0);
-    add(op_kind::gemm, m, k, n);  // dQ
-    add(op_kind::gemm, n, k, m);  // dK
-  }
-  return list;
+/// The size of `n` elements of `element_size` bytes each (e.g. `elements(numel, 2)` for bf16);
+/// config_error when it exceeds 2^64 − 1.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes elements(std::uint64_t n, std::uint64_t element_size) {
+  return bytes{n} * element_size;
 }
 
+/// Human-readable IEC form with three significant decimals: "512 B", "1.500 KiB", "16.000 GiB".
+/// For display only; files always carry exact integers.
+[[nodiscard]] inline std::string to_iec_string(bytes b) {
+  constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (b.count() < 1024) return std::to_string(b.count()) + " B";
+  double value = static_cast<double>(b.count());
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f %s", value, units[unit]);
+  return text;
+}
+
+namespace literals {
+
+// IEC (binary) multiples — what message and memory sizes use.
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_B(unsigned long long n) noexcept {
+  return bytes{n};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KiB(unsigned long long n) noexcept {
+  return bytes{n << 10};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MiB(unsigned long long n) noexcept {
+  return bytes{n << 20};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GiB(unsigned long long n) noexcept {
+  return bytes{n << 30};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_TiB(unsigned long long n) noexcept {
+  return bytes{n << 40};
+}
+// SI (decimal) multiples — what datasheets use for memory capacity ("80 GB").
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_KB(unsigned long long n) noexcept {
+  return bytes{n * 1000ULL};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_MB(unsigned long long n) noexcept {
+  return bytes{n * 1000'000ULL};
+}
+[[nodiscard]] AICB_HOST_DEVICE constexpr bytes operator""_GB(unsigned long long n) noexcept {
+  return bytes{n * 1000'000'000ULL};
+}
+
+}  // namespace literals
+
 AICB_END_NAMESPACE
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/units/bytes.hpp>
 // #include <aicb/workload/collective.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -2922,6 +2471,1275 @@ struct operation {
 };
 
 AICB_END_NAMESPACE
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which component of the model a weight belongs to (the breakdown of aicb::param_counts).
+enum class weight_part : std::uint8_t {
+  embedding,       ///< the input embedding and a learned position table
+  output,          ///< the output projection
+  attention,       ///< projections, their biases, q/k norms, MLA latent norms, Gated DeltaNet's weights
+  dense_mlp,       ///< dense MLPs
+  routed_experts,  ///< routed experts
+  shared_experts,  ///< shared experts and their gate
+  router,          ///< routers and their score bias
+  norms,           ///< the two norms of each layer and the final norm
+  mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
+};
+
+/// How a weight is held across the GPUs, which decides how its gradient is reduced.
+enum class weight_sharing : std::uint8_t {
+  split,       ///< a TP shard (or a whole weight without TP): gradient reduced over DP × CP
+  replicated,  ///< the same on every TP rank; under sequence parallelism its gradient is a partial sum
+  expert,      ///< a routed expert's shard: gradient reduced over expert-DP
+  buffer,      ///< not trained: no gradient, no optimizer state (DeepSeek-V3's router score bias)
+};
+
+/// How a mixture of experts moves its tokens.
+enum class expert_exchange : std::uint8_t {
+  allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
+  alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
+  deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
+  tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
+};
+
+/// The kind of one decoder layer: its token mixer and its MLP.
+struct layer_kind {
+  bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
+  bool moe = false;               ///< experts instead of a dense MLP
+  [[nodiscard]] constexpr std::uint8_t index() const noexcept {
+    return static_cast<std::uint8_t>((linear_attention ? 2 : 0) + (moe ? 1 : 0));
+  }
+  friend constexpr bool operator==(layer_kind, layer_kind) = default;
+};
+
+/// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
+/// (built like the decoder's last, with softmax attention).
+[[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
+  return {.linear_attention = layer < m.num_layers && m.is_linear_attention_layer(layer),
+          .moe = m.is_moe() && layer >= m.first_dense_layers};
+}
+
+/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
+/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
+[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k, std::uint64_t ep) {
+  if (ep <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / ep;
+  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
+  double miss = 1;
+  for (std::uint64_t i = 0; i < k; ++i) {
+    if (experts - per < i + 1) {
+      miss = 0;
+      break;
+    }
+    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+  }
+  return static_cast<double>(ep) * (1 - miss);
+}
+
+/// Everything a block's description depends on: the model and one GPU's share of the work.
+struct layer_context {
+  model_spec model;  ///< resolved
+  bool training = true;
+  dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
+  dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
+  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
+  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
+  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
+  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
+  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
+  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
+  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
+  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
+  expert_exchange exchange = expert_exchange::allgather;
+  bool grouped_gemm = false;           ///< the local experts as one grouped GEMM
+  bool fp8_dispatch = true;            ///< serving: DeepEP dispatches FP8 tokens
+  std::uint64_t gpus = 1;              ///< serving: every GPU (DeepEP's expert-parallel group)
+  std::uint64_t vocab_rows = 0;        ///< vocabulary rows of the embedding and output shards
+  std::uint64_t learned_positions = 0; ///< rows of a learned position table (0: none)
+
+  /// Tokens of the GPU's sequences, and those it holds between TP blocks (its sequence shard).
+  [[nodiscard]] constexpr std::uint64_t tokens() const noexcept { return sequences * query_tokens; }
+  [[nodiscard]] constexpr std::uint64_t local_tokens() const noexcept { return sp ? tokens() / tp : tokens(); }
+  /// Bytes of one activation element.
+  [[nodiscard]] constexpr std::uint64_t element_bytes() const noexcept { return size_of(activation_type); }
+};
+
+/// The context of one GPU of a training job: its micro batch's sequence shard (seq / CP), its TP,
+/// EP and expert-TP shares, the job's dispatcher, attention kernel and recomputation.
+[[nodiscard]] constexpr layer_context training_layer_context(const job_spec& job) noexcept {
+  const parallel_spec& p = job.parallel;
+  const model_spec m = resolve(job.model);
+  layer_context c{.model = m};
+  c.training = true;
+  c.gemm_type = job.batch.dtype;
+  c.activation_type = activation_dtype(job.batch.dtype);
+  c.tp = p.tensor_parallel;
+  c.cp = p.context_parallel;
+  c.ep = p.expert_parallel;
+  c.etp = expert_tensor_parallel(job);
+  c.sp = p.sequence_parallel && p.tensor_parallel > 1;
+  c.sequences = job.batch.micro_batch;
+  c.query_tokens = job.batch.seq_length / p.context_parallel;
+  c.key_tokens = job.batch.seq_length;
+  c.fused_attention = p.attention == attention_kind::flash;
+  c.selective_recompute = p.recompute == recompute_kind::selective;
+  c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
+                                                                 : expert_exchange::allgather;
+  c.grouped_gemm = p.moe_grouped_gemm;
+  c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
+  if (m.position == position_kind::learned)
+    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
+  return c;
+}
+
+namespace detail {
+
+// Writes a block's operations to a sink with the context's shapes and formats; every block below
+// is a member, so the context, the sink and the shorthands are in scope.
+template <class Sink>
+struct layer_writer {
+  const layer_context& c;
+  Sink& out;
+  using pk = pass_kind;
+
+  constexpr std::uint64_t h() const { return c.model.hidden_size; }
+  constexpr bool tp() const { return c.tp > 1; }
+  constexpr std::uint64_t norm_weights(std::uint64_t n) const {
+    return c.model.norm == norm_kind::layernorm ? 2 * n : n;
+  }
+  constexpr std::uint64_t gated() const { return c.model.activation == activation_kind::swiglu ? 2 : 1; }
+  // The full (gathered) activation of the GPU's tokens, in bytes.
+  constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
+
+  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+    compute_op o{.role = role,
+                 .kind = kind,
+                 .pass = pass,
+                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
+                 .batch = batch,
+                 .m = m,
+                 .n = n,
+                 .k = k};
+    o.inputs = inputs;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
+  constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
+                      std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    compute_op o{.role = role, .kind = op_kind::gemm, .pass = pass, .type = c.gemm_type, .batch = batch,
+                 .m = rows, .n = n, .k = k};
+    o.one_kernel = one_kernel;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
+  constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                            std::uint64_t n, weight_part part, weight_sharing sharing, std::uint64_t batch = 1,
+                            bool one_kernel = true) {
+    gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
+    out.weights(part, sharing, batch * k * n);
+  }
+  // A GEMM's two gradient passes, input gradient first.
+  constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                           std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    gemm(name, role, pk::input_grad, rows, k, n, batch, one_kernel);
+    gemm(name, role, pk::weight_grad, rows, k, n, batch, one_kernel);
+  }
+  // A norm over `features` of `rows` rows; in forward it declares its weights.
+  constexpr void norm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
+                      std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
+    op(name, role, op_kind::norm, pass, 1, rows, features);
+    if (pass == pk::forward)
+      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
+  }
+  constexpr void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
+    out.collective(name, kind, group, size);
+  }
+
+  // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
+  // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
+  constexpr void enter(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
+    if (!tp()) return;
+    if (c.sp || scatter_tokens)
+      collective(scatter, collective::reduce_scatter, group_kind::tp, activation());
+    else
+      collective(reduce, collective::all_reduce, group_kind::tp, activation());
+  }
+  // The backward of leave(): under SP, the output gradient gathered.
+  constexpr void leave_backward(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
+  // gradient reduce-scattered (SP) or all-reduced.
+  constexpr void regather(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+
+  // ---- softmax attention ------------------------------------------------------------------------
+
+  constexpr std::uint64_t heads() const { return c.model.num_attention_heads / c.tp; }
+  constexpr std::uint64_t kv_heads() const {  // replicated where TP exceeds them
+    return std::max<std::uint64_t>(c.model.num_kv_heads / c.tp, 1);
+  }
+  constexpr std::uint64_t qk_dim() const {
+    return c.model.is_mla() ? c.model.qk_nope_head_dim + c.model.qk_rope_head_dim : c.model.head_dim;
+  }
+  constexpr std::uint64_t v_dim() const { return c.model.is_mla() ? c.model.v_head_dim : c.model.head_dim; }
+  // Query width of the QKV projection: with an output gate each head's query and its gate.
+  constexpr std::uint64_t query_width() const {
+    return (c.model.attention_output_gate ? 2 : 1) * heads() * c.model.head_dim;
+  }
+  constexpr std::uint64_t qkv_width() const { return query_width() + 2 * kv_heads() * c.model.head_dim; }
+  // Keys and values exchanged per ring step (context parallelism).
+  constexpr std::uint64_t ring_bytes() const {
+    const std::uint64_t s = c.query_tokens, b = c.sequences, w = c.element_bytes();
+    return c.model.is_mla() ? b * s * heads() * (qk_dim() + v_dim()) * w
+                            : 2 * b * s * kv_heads() * c.model.head_dim * w;
+  }
+
+  // Core attention: training runs one problem per query head over the full sequence's keys;
+  // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
+  // latent head read once from the cache).
+  constexpr compute_op core_attention() const {
+    compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
+    o.fused = c.fused_attention;
+    o.causal = !c.decode;
+    o.n = c.key_tokens;
+    const model_spec& m = c.model;
+    if (m.is_mla() && c.decode) {
+      o.batch = c.sequences;
+      o.m = c.query_tokens * heads();
+      o.k = m.kv_lora_rank + m.qk_rope_head_dim;
+      o.v_dim = m.kv_lora_rank;
+      o.shared_kv = true;
+      o.type = c.cache_type;
+      return o;
+    }
+    if (m.is_mla() || c.training) {
+      o.batch = c.sequences * heads();
+      o.m = c.query_tokens;
+    } else {
+      o.batch = c.sequences * kv_heads();
+      o.m = c.query_tokens * (heads() / kv_heads());
+    }
+    o.k = qk_dim();
+    if (v_dim() != qk_dim()) o.v_dim = v_dim();
+    if (c.decode) o.type = c.cache_type;
+    return o;
+  }
+
+  constexpr void softmax_attention_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
+    if (m.is_mla()) {
+      mla_projections_forward();
+    } else {
+      enter("attention_input_gather");
+      gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
+      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
+      if (m.linear_bias || m.qkv_bias) out.weights(weight_part::attention, weight_sharing::split, qkv_width());
+      if (m.qk_norm) {
+        op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()), hd);
+        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+      }
+    }
+    for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+      out.ring("attention_kv_ring", i, false, ring_bytes());
+    out.compute("attention_core", core_attention());
+    if (m.attention_output_gate)  // output × sigmoid(gate), element by element
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd, 0, 2);
+    if (m.is_mla() && c.decode) {
+      projection("mla_absorb_v", op_role::mla_kv_up, tokens, m.kv_lora_rank, m.v_head_dim, weight_part::attention,
+                 weight_sharing::split, heads());
+    }
+    projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(), weight_part::attention,
+               weight_sharing::split);
+    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
+  }
+
+  // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
+  // sequence shard; only the latents are gathered. Decode absorbs the key up-projection into the
+  // queries (and the value one after attention): the cache holds the latent.
+  constexpr void mla_projections_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    if (qr > 0) {
+      projection("mla_q_down", op_role::mla_q_down, local, h(), qr, weight_part::attention,
+                 weight_sharing::replicated);
+      norm("mla_q_norm", op_role::mla_q_down, pk::forward, local, qr, weight_part::attention);
+    }
+    projection("mla_kv_down", op_role::mla_kv_down, local, h(), kvr, weight_part::attention,
+               weight_sharing::replicated);
+    norm("mla_kv_norm", op_role::mla_kv_down, pk::forward, local, m.kv_lora_rank, weight_part::attention);
+    if (c.sp) {
+      if (qr > 0) collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
+      collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
+    }
+    if (qr > 0) {
+      projection("mla_q_up", op_role::mla_q_up, tokens, qr, heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    } else {
+      enter("attention_input_gather");
+      projection("mla_q", op_role::mla_q_up, tokens, h(), heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    }
+    if (c.decode) {  // the weight-absorbed form: the queries' no-position part into the latent
+      projection("mla_absorb_k", op_role::mla_kv_up, tokens, m.qk_nope_head_dim, m.kv_lora_rank,
+                 weight_part::attention, weight_sharing::split, heads());
+    } else {
+      projection("mla_kv_up", op_role::mla_kv_up, tokens, m.kv_lora_rank, heads() * (m.qk_nope_head_dim + v_dim()),
+                 weight_part::attention, weight_sharing::split);
+    }
+  }
+
+  constexpr void softmax_attention_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    leave_backward("attention_output_grad_gather");
+    gradients("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h());
+    if (m.attention_output_gate)
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
+         heads() * m.head_dim, 0, 2);
+    const compute_op core = core_attention();
+    if (c.selective_recompute) {
+      for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+        out.ring("attention_kv_ring", i, false, ring_bytes());
+      out.compute("attention_core_recompute", core);
+    }
+    // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
+    // the last step the gradients alone (2·(CP − 1) times their size in all).
+    for (std::uint64_t i = 0; i < c.cp && c.cp > 1; ++i)
+      out.ring("attention_kv_grad_ring", i, true, (i + 1 < c.cp ? ring_bytes() : 0) + (i >= 1 ? ring_bytes() : 0));
+    compute_op core_backward = core;
+    core_backward.pass = pk::input_grad;
+    out.compute("attention_core", core_backward);
+    if (m.is_mla()) {
+      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+      const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
+      // The up-projections are column-parallel over the heads: without SP their input gradient (the
+      // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+      if (tp() && !c.sp)
+        collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * m.kv_lora_rank * w);
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
+      if (qr > 0) {
+        gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads() * qk_dim());
+        if (tp() && !c.sp)
+          collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
+        gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads() * qk_dim());
+      } else {
+        regather("attention_input_regather");
+        gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h(), heads() * qk_dim());
+        leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+        gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h(), heads() * qk_dim());
+      }
+      if (c.sp) {
+        collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp, tokens * kvr * w);
+        if (qr > 0)
+          collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp, tokens * qr * w);
+      }
+      norm("mla_kv_norm", op_role::mla_kv_down, pk::input_grad, local, m.kv_lora_rank, weight_part::attention);
+      gradients("mla_kv_down", op_role::mla_kv_down, local, h(), kvr);
+      if (qr > 0) {
+        norm("mla_q_norm", op_role::mla_q_down, pk::input_grad, local, qr, weight_part::attention);
+        gradients("mla_q_down", op_role::mla_q_down, local, h(), qr);
+      }
+      return;
+    }
+    if (m.qk_norm)
+      op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
+         m.head_dim);
+    regather("attention_input_regather");
+    gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h(), qkv_width());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h(), qkv_width());
+  }
+
+  // ---- Gated DeltaNet -----------------------------------------------------------------------------
+  // Its heads split over TP: the input projections (q, k, v and the output gate z; the decay and
+  // update gates per value head), the short causal convolution over q, k, v, the gated delta rule
+  // over each sequence's state (chunked), the gated norm and the output projection. No biases.
+
+  constexpr std::uint64_t gdn_key() const { return c.model.linear_key_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value() const { return c.model.linear_value_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value_heads() const { return c.model.linear_num_value_heads / c.tp; }
+  constexpr std::uint64_t gdn_conv() const { return 2 * gdn_key() + gdn_value(); }
+  constexpr compute_op gdn_core() const {
+    return {.role = op_role::attention_core, .kind = op_kind::linear_attention, .type = c.activation_type,
+            .batch = c.sequences * gdn_value_heads(), .m = c.query_tokens, .n = c.model.linear_value_head_dim,
+            .k = c.model.linear_key_head_dim};
+  }
+
+  constexpr void gated_deltanet_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    enter("attention_input_gather");
+    projection("gdn_in_proj_qkvz", op_role::attention_qkv, tokens, h(), 2 * gdn_key() + 2 * gdn_value(),
+               weight_part::attention, weight_sharing::split);
+    projection("gdn_in_proj_ba", op_role::attention_qkv, tokens, h(), 2 * nv, weight_part::attention,
+               weight_sharing::split);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
+    // The depthwise filters, and the per-head decay A and time-step bias.
+    out.weights(weight_part::attention, weight_sharing::split, gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
+    out.compute("gdn_core", gdn_core());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv, m.linear_value_head_dim);
+    // One head's norm weight, shared by every head: replicated over TP.
+    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
+    projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
+               weight_sharing::split);
+  }
+
+  constexpr void gated_deltanet_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    leave_backward("attention_output_grad_gather");
+    gradients("gdn_out", op_role::attention_out, tokens, gdn_value(), h());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::input_grad, 1, tokens * nv, m.linear_value_head_dim);
+    compute_op core = gdn_core();
+    core.pass = pk::input_grad;
+    out.compute("gdn_core", core);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::input_grad, 1, tokens, gdn_conv());
+    regather("attention_input_regather");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * gdn_key() + 2 * gdn_value());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * gdn_key() + 2 * gdn_value());
+  }
+
+  // ---- MLPs -------------------------------------------------------------------------------------
+
+  // A dense MLP of `width` (this GPU's share) over `rows` tokens; `communicate`: its own TP
+  // collectives (a dense layer's MLP, shared experts in training).
+  struct mlp_names {
+    std::string_view gather, fc1, act, fc2, scatter, reduce;
+  };
+  static constexpr mlp_names dense_names{"mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
+                                         "mlp_output_scatter", "mlp_output_reduce"};
+  static constexpr mlp_names shared_names{"shared_input_gather", "shared_fc1", "shared_act", "shared_fc2",
+                                          "shared_output_scatter", "shared_output_reduce"};
+
+  constexpr void mlp_forward(const mlp_names& n, std::uint64_t rows, std::uint64_t width, weight_part part,
+                             bool communicate) {
+    const model_spec& m = c.model;
+    if (communicate) enter(n.gather);
+    projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
+    if (communicate) leave(n.scatter, n.reduce);
+  }
+  // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
+  // for its weight gradient, its input gradient reduce-scattered.
+  constexpr void mlp_backward(const mlp_names& n, std::uint64_t rows, std::uint64_t width) {
+    leave_backward("mlp_output_grad_gather");
+    gradients(n.fc2, op_role::mlp_fc2, rows, width, h());
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    regather("mlp_input_regather");
+    gemm(n.fc1, op_role::mlp_fc1, pk::input_grad, rows, h(), gated() * width);
+    leave("mlp_input_grad_scatter", "mlp_input_grad_reduce");
+    gemm(n.fc1, op_role::mlp_fc1, pk::weight_grad, rows, h(), gated() * width);
+  }
+
+  // ---- mixture of experts -----------------------------------------------------------------------
+  // Balanced routing: each local expert receives every GPU's tokens × k / E of the exchange group
+  // (serving rounds up: a decode step's few tokens still reach their experts).
+
+  constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
+  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
+  constexpr std::uint64_t router_tokens() const {
+    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
+  }
+  constexpr std::uint64_t local_experts() const {
+    return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
+  }
+  constexpr std::uint64_t expert_rows() const {
+    const model_spec& m = c.model;
+    const std::uint64_t T = router_tokens(), E = m.num_experts, k = m.moe_top_k;
+    switch (c.exchange) {
+      case expert_exchange::deepep:
+        return (T * c.gpus * k + E - 1) / E;
+      case expert_exchange::tensor_parallel:
+        return (T * k + E - 1) / E;
+      default:  // training's tokens are many: Megatron's balanced share, rounded down
+        return T * k * c.ep * c.etp / E;
+    }
+  }
+  constexpr std::uint64_t expert_width() const {
+    return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
+           : c.exchange == expert_exchange::deepep        ? c.model.moe_ffn_hidden_size
+                                                          : c.model.moe_ffn_hidden_size / c.etp;
+  }
+  // Shared experts: in training a TP-split MLP with its own collectives over the gathered tokens; in
+  // serving split over TP with the attention, or whole on each GPU's scattered tokens with DeepEP.
+  constexpr std::uint64_t shared_rows() const {
+    return c.exchange == expert_exchange::deepep ? router_tokens() : c.tokens();
+  }
+  constexpr std::uint64_t shared_width() const {
+    const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
+    return c.exchange == expert_exchange::deepep ? all : all / c.tp;
+  }
+  // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
+  // kernels one per distinct destination GPU (its expectation under uniform routing).
+  constexpr double deepep_messages() const {
+    const double T = static_cast<double>(router_tokens());
+    if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
+    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
+  }
+  static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
+
+  constexpr void shared_gate(std::uint64_t rows) {
+    if (!c.model.shared_expert_gate) return;
+    projection("shared_expert_gate", op_role::mlp_fc2, rows, h(), 1, weight_part::shared_experts,
+               weight_sharing::replicated);
+    op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, h(), 0, 2);
+  }
+
+  constexpr void moe_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep;
+    const bool training = c.training;
+    if (m.num_shared_experts > 0 && training)
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
+    if (m.num_shared_experts > 0 && training) shared_gate(shared_rows());
+    projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
+    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
+    const std::uint64_t token_bytes = T * k * h() * w;
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (group > 1) collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
+        if (c.ep > 1) {
+          collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
+          collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
+        }
+        if (c.etp > 1) collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1) {
+          collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
+          collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+        }
+        break;
+      case expert_exchange::deepep: {
+        // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
+        // 16-byte header.
+        const double per = c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
+        collective("moe_dispatch", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
+        break;
+      }
+      case expert_exchange::tensor_parallel:
+        break;
+    }
+    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm || !training;
+    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
+               weight_sharing::expert, n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts, weight_sharing::expert,
+               n, one);
+    if (m.num_shared_experts > 0 && !training) {
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
+      shared_gate(shared_rows());
+    }
+    // The combine, the way the tokens came.
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (c.etp > 1)
+          collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * c.etp);
+        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1)
+          collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h() * w * group);
+        break;
+      case expert_exchange::deepep:
+        collective("moe_combine", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
+        if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
+        break;
+      case expert_exchange::tensor_parallel:
+        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
+        break;
+    }
+  }
+
+  // Training only: the experts' backward (the combine's gradient comes back the way the tokens
+  // went), then the shared experts' (the reverse of their forward order).
+  constexpr void moe_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm;
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+    } else if (group > 1) {
+      collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+    }
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * c.etp);
+      if (c.ep > 1) {
+        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
+        collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+    } else if (group > 1) {
+      collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h() * w * group);
+      collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * E * 4 * group);
+    }
+    gradients("moe_router", op_role::moe_router, T, h(), E);
+    if (m.num_shared_experts > 0) {
+      if (m.shared_expert_gate) {
+        op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, shared_rows(),
+           h(), 0, 2);
+        gradients("shared_expert_gate", op_role::mlp_fc2, shared_rows(), h(), 1);
+      }
+      mlp_backward(shared_names, shared_rows(), shared_width());
+    }
+  }
+
+  // ---- a decoder layer ----------------------------------------------------------------------------
+
+  constexpr void layer_forward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms);
+    if (kind.linear_attention)
+      gated_deltanet_forward();
+    else
+      softmax_attention_forward();
+    const bool scatter = kind.moe && scatter_for_experts();
+    leave("attention_output_scatter", "attention_output_reduce", scatter);
+    // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
+    if (c.training)
+      op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+    norm("post_attention_norm", op_role::post_attention_norm, pk::forward, scatter ? c.tokens() / c.tp : local,
+         h(), weight_part::norms);
+    if (kind.moe)
+      moe_forward();
+    else
+      mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
+    if (c.training) op("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+  }
+
+  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention.
+  constexpr void layer_backward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.moe)
+      moe_backward();
+    else
+      mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
+    norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(), weight_part::norms);
+    op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.linear_attention)
+      gated_deltanet_backward();
+    else
+      softmax_attention_backward();
+    norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
+  }
+
+  // ---- embedding, output layer, multi-token prediction ----------------------------------------------
+
+  // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
+  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  constexpr void embedding_forward(std::string_view name = "embedding", std::string_view reduce = "embedding_reduce",
+                                   bool declare = true) {
+    op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
+    if (declare)
+      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
+    if (tp())
+      collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, activation());
+  }
+  constexpr void embedding_backward(std::string_view name = "embedding",
+                                    std::string_view gather = "embedding_grad_gather") {
+    if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
+    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
+  }
+
+  constexpr void final_norm_forward(std::string_view name = "final_norm", weight_part part = weight_part::norms) {
+    norm(name, op_role::final_norm, pk::forward, c.local_tokens(), h(), part);
+  }
+  constexpr void final_norm_backward(std::string_view name = "final_norm") {
+    norm(name, op_role::final_norm, pk::input_grad, c.local_tokens(), h(), weight_part::norms);
+  }
+
+  // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
+  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
+  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
+  // last in prefill, gathered over TP for sampling.
+  constexpr void output_forward(bool owned) {
+    const std::uint64_t vocab = c.vocab_rows;
+    if (!c.training) {
+      const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
+      norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
+      gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
+      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+      if (tp())
+        collective("logits_gather", collective::all_gather, group_kind::tp, rows * vocab * c.tp * c.element_bytes());
+      return;
+    }
+    const std::uint64_t tokens = c.tokens();
+    if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
+    gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
+    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+    if (tp()) {
+      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+    }
+  }
+  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
+  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
+  constexpr void output_backward() {
+    const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+    regather("logits_input_regather");
+    gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
+    leave("logits_input_grad_scatter", "logits_input_grad_reduce");
+    gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
+  }
+
+  // Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
+  // the tokens shifted by one (the main embedding's weights), enorm and hnorm, their concatenation
+  // projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP (and split onto
+  // the sequence shards under SP). Serving engines keep eh_proj whole on every GPU.
+  constexpr void mtp_input_forward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    embedding_forward("mtp_embedding", "mtp_embedding_reduce", false);
+    norm("mtp_enorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    norm("mtp_hnorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    if (!c.training) {
+      projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h(), weight_part::mtp,
+                 weight_sharing::replicated);
+      return;
+    }
+    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * activation());
+    projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h() / c.tp, weight_part::mtp,
+               weight_sharing::split);
+    if (tp()) collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, activation());
+  }
+  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
+  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
+  constexpr void mtp_input_backward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    if (c.sp) collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h(), h() / c.tp);
+    if (tp())
+      collective(c.sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
+                 c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h(), h() / c.tp);
+    norm("mtp_hnorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    norm("mtp_enorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    embedding_backward("mtp_embedding", "mtp_embedding_grad_gather");
+  }
+};
+
+}  // namespace detail
+
+/// The blocks of the layer description, written to `sink` (see the file comment).
+template <class Sink>
+constexpr void describe_layer_forward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_forward(kind);
+}
+template <class Sink>
+constexpr void describe_layer_backward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_backward(kind);
+}
+
+/// A sink that adds up the weights declared, by part and by sharing (a counter for the calculators).
+struct weight_tally {
+  std::uint64_t by_part[9] = {};
+  std::uint64_t by_sharing[4] = {};
+  constexpr void compute(std::string_view, const compute_op&) noexcept {}
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part part, weight_sharing sharing, std::uint64_t n) noexcept {
+    by_part[static_cast<int>(part)] += n;
+    by_sharing[static_cast<int>(sharing)] += n;
+  }
+  [[nodiscard]] constexpr std::uint64_t part(weight_part p) const noexcept { return by_part[static_cast<int>(p)]; }
+  [[nodiscard]] constexpr std::uint64_t sharing(weight_sharing s) const noexcept {
+    return by_sharing[static_cast<int>(s)];
+  }
+  /// Trained weights (buffers excluded).
+  [[nodiscard]] constexpr std::uint64_t trained() const noexcept {
+    return sharing(weight_sharing::split) + sharing(weight_sharing::replicated) + sharing(weight_sharing::expert);
+  }
+};
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// FLOPs of one training iteration over the whole job (all GPUs), by pass.
+struct flop_counts {
+  double forward = 0;    ///< forward pass, layers and logits
+  double backward = 0;   ///< input- and weight-gradient passes (2 × forward)
+  double recompute = 0;  ///< forward work repeated by activation recomputation
+
+  /// What the hardware executes.
+  [[nodiscard]] constexpr double total() const noexcept { return forward + backward + recompute; }
+  /// The model FLOPs of MFU: forward + backward, recomputation excluded.
+  [[nodiscard]] constexpr double model() const noexcept { return forward + backward; }
+};
+
+/// Options of the FLOP count.
+struct flop_options {
+  bool causal_halving = false;  ///< count half of the s×s attention scores (the causal mask's zeros skipped)
+};
+
+/// Forward FLOPs of one transformer layer over `tokens` tokens of sequence length `seq`, split into
+/// GEMMs and core attention (scores and weighted values), so recomputation can repeat either.
+struct layer_flops {
+  double gemm = 0;
+  double core_attention = 0;
+};
+
+namespace detail {
+
+// A sink of the layer description that adds up the FLOPs of its matrix products (GEMMs) and of its
+// attention cores (softmax and linear), the model FLOPs of MFU; norms and element-wise work are not
+// model FLOPs.
+struct flop_tally {
+  double causal_factor = 1;  // softmax attention's share of the score matrix counted
+  double gemm = 0, core_attention = 0;
+  constexpr void compute(std::string_view, const compute_op& op) noexcept {
+    if (op.kind == op_kind::gemm) gemm += op.flops();
+    if (op.kind == op_kind::attention) core_attention += op.flops() * causal_factor;
+    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
+  }
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part, weight_sharing, std::uint64_t) noexcept {}
+  [[nodiscard]] constexpr double total() const noexcept { return gemm + core_attention; }
+};
+
+// The whole job's tokens on one GPU without parallelism: `sequences` of `seq` tokens; attention
+// counted as Megatron's unfused path (the full score matrix; backward twice the forward).
+[[nodiscard]] constexpr layer_context flop_context(const model_spec& m, std::uint64_t sequences,
+                                                   std::uint64_t tokens, std::uint64_t seq) noexcept {
+  layer_context c{.model = m};
+  c.sequences = sequences;
+  c.query_tokens = tokens;
+  c.key_tokens = seq;
+  c.fused_attention = false;
+  c.vocab_rows = m.vocab_size;
+  return c;
+}
+
+}  // namespace detail
+
+/// Forward FLOPs of layer `layer` (0-based; decides its kind) for `tokens` tokens attending over
+/// `seq` keys each: the layer description's GEMMs and attention core.
+[[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
+                                                        double tokens, double seq,
+                                                        flop_options options = {}) noexcept {
+  const model_spec m = resolve(spec);
+  const layer_context c =
+      detail::flop_context(m, 1, static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(seq));
+  detail::flop_tally t{.causal_factor = options.causal_halving ? 0.5 : 1.0};
+  describe_layer_forward(c, kind_of_layer(m, layer), t);
+  return {.gemm = t.gemm, .core_attention = t.core_attention};
+}
+
+/// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
+/// backward passes over global batch × sequence length tokens — every layer, the logits, and each
+/// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
+/// every layer's forward, `selective` its core attention; logits are never recomputed.
+[[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
+  const model_spec m = resolve(job.model);
+  const std::uint64_t seq = job.batch.seq_length;
+  const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
+  const double factor = options.causal_halving ? 0.5 : 1.0;
+  flop_counts r;
+  const auto layer = [&](layer_kind kind) {
+    detail::flop_tally f{.causal_factor = factor}, b{.causal_factor = factor};
+    describe_layer_forward(c, kind, f);
+    describe_layer_backward(c, kind, b);
+    r.forward += f.total();
+    r.backward += b.total();
+    if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
+    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.core_attention;
+  };
+  const auto head = [&](bool mtp) {
+    detail::flop_tally f, b;
+    detail::layer_writer<detail::flop_tally> wf{c, f}, wb{c, b};
+    if (mtp) {
+      wf.mtp_input_forward();
+      wb.mtp_input_backward();
+    }
+    wf.output_forward(true);
+    wb.output_backward();
+    r.forward += f.total();
+    r.backward += b.total();
+  };
+  for (std::uint64_t l = 0; l < m.num_layers; ++l)
+    layer(kind_of_layer(m, l));
+  head(false);
+  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
+    head(true);
+    layer(kind_of_layer(m, m.num_layers));
+  }
+  return r;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/memory.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
+///
+/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
+///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
+///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
+///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
+///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
+///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
+/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
+///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
+///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
+///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
+///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
+///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
+///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
+///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
+///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
+///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+
+// #include <aicb/calc/params.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Exact parameter counts: of a whole model (total, active per token, by component) and of the
+/// shard one GPU holds under a parallel layout (by pipeline stage, tensor, expert parallelism) —
+/// both sums of the weights the layer description (aicb/schedule/layer.hpp) declares.
+///
+/// Conventions (docs/calculators.md):
+/// - `total` is the headline count: embeddings, every layer, final norm, the output projection when
+///   untied; multi-token-prediction modules are counted apart (`mtp`), as model cards do.
+/// - `active` counts what one token uses: all dense weights, the router, top-k routed experts and
+///   the shared experts — input embedding included; active_without_input_embedding() is the
+///   convention of DeepSeek's and Qwen's "activated parameters".
+/// - Shards follow Megatron: column/row-parallel weights and their split biases divided by TP, row
+///   biases, norms, routers and MLA down-projections replicated, the vocabulary padded and split by
+///   TP, routed experts split by EP (and by the expert tensor-parallel size).
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/spec.hpp>
+// #include <aicb/schedule/layer.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Parameter counts of a whole model, by component. See the file comment for conventions.
+struct param_counts {
+  std::uint64_t embedding = 0;       ///< input embedding (+ learned position table)
+  std::uint64_t output = 0;          ///< output projection (0 when tied to the embedding)
+  std::uint64_t attention = 0;       ///< all layers: projections, their biases, q/k norms, MLA latent norms
+  std::uint64_t dense_mlp = 0;       ///< all dense-MLP layers
+  std::uint64_t routed_experts = 0;  ///< all routed experts of all MoE layers
+  std::uint64_t shared_experts = 0;  ///< all shared experts of all MoE layers
+  std::uint64_t router = 0;          ///< routers (and their score biases)
+  std::uint64_t norms = 0;           ///< per-layer norms and the final norm
+  std::uint64_t active_routed = 0;   ///< the routed-expert weights one token uses (top-k per MoE layer)
+  std::uint64_t mtp = 0;             ///< multi-token-prediction modules (not in total)
+
+  /// Every weight of the model (the headline count).
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept {
+    return embedding + output + attention + dense_mlp + routed_experts + shared_experts + router + norms;
+  }
+  /// The weights one token uses, input embedding included.
+  [[nodiscard]] constexpr std::uint64_t active() const noexcept {
+    return total() - routed_experts + active_routed;
+  }
+  /// The weights one token uses, without the input embedding (a table lookup, not a matrix product).
+  [[nodiscard]] constexpr std::uint64_t active_without_input_embedding() const noexcept {
+    return active() - embedding;
+  }
+};
+
+namespace detail {
+
+// One GPU that holds the whole model (no parallelism), for the model's own counts.
+[[nodiscard]] constexpr layer_context whole_model_context(const model_spec& m, std::uint64_t sequence_length) noexcept {
+  layer_context c{.model = m};
+  c.vocab_rows = m.vocab_size;
+  if (m.position == position_kind::learned)
+    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
+  return c;
+}
+
+// The weights of one multi-token-prediction module but its layer (enorm, hnorm, eh_proj, its final
+// norm) and of its layer, as the layer description declares them.
+template <class Writer>
+constexpr void mtp_module(Writer& w, const model_spec& m) {
+  w.mtp_input_forward();
+  w.layer_forward(kind_of_layer(m, m.num_layers));
+  w.final_norm_forward("mtp_final_norm", weight_part::mtp);
+}
+
+}  // namespace detail
+
+/// Exact parameter counts of a model (defaults resolved first): the sums of the weights the layer
+/// description (aicb/schedule/layer.hpp) declares. Pure; usable at compile time.
+/// `sequence_length` sizes a learned position table when max_position_embeddings is 0.
+[[nodiscard]] constexpr param_counts count_params(const model_spec& spec,
+                                                  std::uint64_t sequence_length = 0) noexcept {
+  const model_spec m = resolve(spec);
+  const layer_context c = detail::whole_model_context(m, sequence_length);
+  weight_tally t;
+  detail::layer_writer<weight_tally> w{c, t};
+  w.embedding_forward();
+  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer)
+    w.layer_forward(kind_of_layer(m, layer));
+  w.final_norm_forward();
+  w.output_forward(!m.tied_embeddings);
+  param_counts r;
+  r.embedding = t.part(weight_part::embedding);
+  r.output = t.part(weight_part::output);
+  r.attention = t.part(weight_part::attention);
+  r.dense_mlp = t.part(weight_part::dense_mlp);
+  r.routed_experts = t.part(weight_part::routed_experts);
+  r.shared_experts = t.part(weight_part::shared_experts);
+  r.router = t.part(weight_part::router);
+  r.norms = t.part(weight_part::norms);
+  // Every MoE layer holds all experts; a token uses top-k of them.
+  if (m.num_experts > 0) r.active_routed = r.routed_experts / m.num_experts * m.moe_top_k;
+  // Multi-token-prediction modules (DeepSeek-V3): their own weights and their layer's; embedding and
+  // output layer are the main model's.
+  weight_tally u;
+  detail::layer_writer<weight_tally> mw{c, u};
+  detail::mtp_module(mw, m);
+  std::uint64_t module = 0;
+  for (const std::uint64_t n : u.by_part)
+    module += n;
+  r.mtp = m.num_mtp_layers * module;
+  return r;
+}
+
+/// The weights one GPU holds, split into those reduced over data parallel (`dense`) and those
+/// reduced over the expert-data-parallel group (`expert`, the routed experts).
+struct shard_params {
+  std::uint64_t dense = 0;
+  std::uint64_t expert = 0;
+
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept { return dense + expert; }
+  [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
+};
+
+/// First layer (0-based) held by pipeline stage `stage`.
+[[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
+  std::uint64_t first = 0;
+  for (std::uint64_t s = 0; s < stage; ++s)
+    first += stage_layers(job, s);
+  return first;
+}
+
+/// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount):
+/// the trained weights the layer description declares for its layers, the embedding on the first
+/// stage, the output layer and final norm on the last (a tied output layer's copy when the pipeline
+/// has two ends), and the multi-token-prediction modules on the last (Megatron-Core's placement) with
+/// the embedding they look tokens up in, a copy of the first stage's unless the stage holds it
+/// already. Buffers (the router's score bias) have no gradient or optimizer state: not counted.
+[[nodiscard]] constexpr shard_params params_on_gpu(const job_spec& job, std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const layer_context c = training_layer_context(job);
+  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
+  weight_tally t;
+  detail::layer_writer<weight_tally> w{c, t};
+  if (first) w.embedding_forward();
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer)
+    w.layer_forward(kind_of_layer(m, layer));
+  if (last) {
+    w.final_norm_forward();
+    w.output_forward(!m.tied_embeddings || p.pipeline_parallel > 1);
+    for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k)
+      detail::mtp_module(w, m);
+    if (m.num_mtp_layers > 0 && !first && !m.tied_embeddings)
+      t.weights(weight_part::embedding, weight_sharing::split, c.vocab_rows * m.hidden_size);
+  }
+  return {.dense = t.sharing(weight_sharing::split) + t.sharing(weight_sharing::replicated),
+          .expert = t.sharing(weight_sharing::expert)};
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/units/bytes.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Memory one GPU of a pipeline stage needs.
+struct memory_estimate {
+  bytes weights{};
+  bytes gradients{};
+  bytes optimizer{};
+  bytes activations{};
+  std::uint64_t in_flight_microbatches = 0;  ///< micro batches whose activations are held at once
+
+  [[nodiscard]] constexpr bytes total() const { return weights + gradients + optimizer + activations; }
+};
+
+/// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers).
+[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sbh = s * static_cast<double>(job.batch.micro_batch) * static_cast<double>(m.hidden_size);
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double h = static_cast<double>(m.hidden_size);
+  if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
+  // Fused attention: no score matrix is held, with or without selective recomputation.
+  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h) / t;
+  return sbh * (10 + (8 + 4 * ffn / h) / t);
+}
+
+/// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
+[[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const shard_params params = params_on_gpu(job, stage);
+  const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
+  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
+  constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
+
+  // Bytes per parameter group, each divided by its data-parallel size where sharded.
+  const auto sharded = [](std::uint64_t n, std::uint64_t per, std::uint64_t over, bool shard) {
+    return shard ? n * per / over : n * per;
+  };
+  const bool shard_optimizer = p.distributed_optimizer || p.zero_stage >= 1;
+  const bool shard_gradients = p.zero_stage >= 2, shard_weights = p.zero_stage >= 3;
+  memory_estimate e;
+  e.weights = bytes{sharded(params.dense, weight_size, dp, shard_weights) +
+                    sharded(params.expert, weight_size, edp, shard_weights)};
+  e.gradients = bytes{sharded(params.dense, grad_size, dp, shard_gradients) +
+                      sharded(params.expert, grad_size, edp, shard_gradients)};
+  e.optimizer = bytes{sharded(params.dense, adam_size, dp, shard_optimizer) +
+                      sharded(params.expert, adam_size, edp, shard_optimizer)};
+
+  // Activations.
+  const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
+  e.in_flight_microbatches = std::min(pp - stage, ga);
+  const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
+                                                               static_cast<double>(pp * p.virtual_pipeline)
+                                                   : 1.0;
+  double per_microbatch = 0;
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer) {
+    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += layer_activation_bytes(job, ffn);
+  }
+  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
+  // norms' few s·b·h are below the formula's precision).
+  if (stage + 1 == pp && m.num_mtp_layers > 0) {
+    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                           : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+  }
+  const double t = static_cast<double>(p.tensor_parallel);
+  const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
+  const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
+  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+  double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
+  if (pp == 1)
+    activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
+  e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
+  return e;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/report.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
+/// communication — computed once (describe_job) and rendered as a readable table
+/// (format_description) or JSON (to_json). This is what `aicb describe` prints.
+
+// #include <aicb/calc/flops.hpp>
+// #include <aicb/calc/memory.hpp>
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/traffic.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
+/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
+/// transfers every output projects, in the size convention of aicb::operation (a collective's whole
+/// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
+///
+/// - tp: tensor-parallel collectives (SP gathers and scatters both ways, their backward re-gathers,
+///   the loss's all-reduces, the expert-TP collectives when ETP = TP, the SP-replicated gradients);
+/// - dp: gradient reductions over DP × CP, the distributed optimizer's weight gathers, ZeRO-2/3's
+///   per-module reduce-scatters and ZeRO-3's per-module weight gathers;
+/// - pp: bytes sent to the pipeline neighbours (activations forward, gradients backward);
+/// - ep: the MoE dispatchers' collectives (over EP, or over ETP × EP for the allgather dispatcher);
+/// - dp_ep: routed-expert gradient reductions and gathers over expert-DP;
+/// - cp: bytes sent around the context-parallel ring;
+/// - other: reductions over groups of their own (the tied word embedding, the router's expert bias).
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -2983,6 +3801,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/compute_op.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/layer.hpp>
 // #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/pipeline.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -3600,6 +4419,7 @@ template <class Ranges>
 AICB_END_NAMESPACE
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -3704,6 +4524,7 @@ class rank_schedule {
       }
       if (options.iterations == 0)
         AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+      context = training_layer_context(job);
       stage = coords.pp;
       chunks = p.virtual_pipeline;
       layers_per_chunk = stage_layers(job, stage) / chunks;
@@ -3733,14 +4554,18 @@ class rank_schedule {
         round += stage_layers(job, s) / chunks;
       return c * round + before;
     }
-    bool moe_layer(std::uint64_t layer) const {
-      return job.model.is_moe() && layer >= job.model.first_dense_layers;
-    }
-    // An MTP module's transformer layer is built like the decoder's last layer.
-    bool mtp_layer_is_moe() const { return moe_layer(job.model.num_layers); }
+    bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
+    layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
+    // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
+    layer_kind mtp_kind() const { return kind_of_layer(job.model, job.model.num_layers); }
+    bool mtp_layer_is_moe() const { return mtp_kind().moe; }
+    const block& forward_of(layer_kind k) const { return layer_forward_[k.index()]; }
+    const block& backward_of(layer_kind k) const { return layer_backward_[k.index()]; }
+    const block& zero_gather_of(layer_kind k) const { return zero_gather_layer_[k.index()]; }
+    const block& zero_scatter_of(layer_kind k) const { return zero_scatter_layer_[k.index()]; }
 
     void build();
-    void build_layer(bool moe);
+    void build_layer(layer_kind kind);
     void build_embedding_and_head();
     void build_mtp();
     void build_zero();
@@ -3768,15 +4593,19 @@ class rank_schedule {
     rank_coordinates coords;
     std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
     pipeline_options pipeline;
-    // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
-    // layer, the recomputation of a layer's forward.
-    block dense_forward, dense_backward, moe_forward, moe_backward;
+    layer_context context;  // the layer description's shapes for this rank
+    // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
+    // embedding and the output layer.
+    std::array<block, 4> layer_forward_, layer_backward_;
+    std::array<detail::chunk_weights, 4> layer_weights_{};
+    std::array<bool, 4> layer_built_{};
     block embedding_forward, embedding_backward;
     block final_norm_forward, final_norm_backward;  // the decoder's last norm
     block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
     // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
     // otherwise): a layer, the embedding, the head (final norm and output layer).
-    block zero_gather_layer, zero_scatter_layer, zero_gather_embedding, zero_scatter_embedding;
+    std::array<block, 4> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
+    block zero_gather_embedding, zero_scatter_embedding;
     block zero_gather_head, zero_scatter_head;
     // One multi-token-prediction module around its transformer layer: before it, the embedding of the
     // shifted tokens, the two norms and the projection; after it, its own final norm.
@@ -3784,8 +4613,7 @@ class rank_schedule {
     std::vector<detail::chunk_weights> weights;  // per chunk
     std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
     std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
-    // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
-    detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
+    // Weights (elements) of the embedding, the output layer and the final norm.
     std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
     detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
   };
@@ -3942,8 +4770,8 @@ class rank_schedule::cursor {
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l) {
-      emit(s_->zero_gather_layer, op_phase::forward, mb, chunk, l);
-      emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+      emit(s_->zero_gather_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
+      emit(s_->forward_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
     }
     if (last) {
       emit(s_->zero_gather_head, op_phase::forward, mb, chunk, no_layer);
@@ -3953,8 +4781,7 @@ class rank_schedule::cursor {
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
       for (std::uint64_t k = 0; k < mtp; ++k) {
         emit(s_->mtp_input_forward, op_phase::forward, mb, chunk, L + k);
-        emit(s_->mtp_layer_is_moe() ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk,
-             L + k);
+        emit(s_->forward_of(s_->mtp_kind()), op_phase::forward, mb, chunk, L + k);
         emit(s_->mtp_norm_forward, op_phase::forward, mb, chunk, L + k);
       }
       for (std::uint64_t k = 0; k < mtp; ++k)
@@ -3977,11 +4804,10 @@ class rank_schedule::cursor {
       for (std::uint64_t k = mtp; k-- > 0;)
         emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
       for (std::uint64_t k = mtp; k-- > 0;) {
-        const bool moe = s_->mtp_layer_is_moe();
+        const layer_kind kind = s_->mtp_kind();
         emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
-        if (recompute == recompute_kind::full)
-          emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, L + k);
-        emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, L + k);
+        if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
+        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k);
         emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
       }
       emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
@@ -3989,12 +4815,11 @@ class rank_schedule::cursor {
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
-      const bool moe = s_->moe_layer(l);
-      emit(s_->zero_gather_layer, op_phase::backward, mb, chunk, l);
-      if (recompute == recompute_kind::full)
-        emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
-      emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
-      emit(s_->zero_scatter_layer, op_phase::backward, mb, chunk, l);
+      const layer_kind kind = s_->kind_of(l);
+      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l);
+      if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, l);
+      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l);
     }
     if (first) {
       emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
@@ -4111,31 +4936,16 @@ inline rank_schedule::iterator rank_schedule::begin() {
 
 namespace detail {
 
-// Appends templates to a block, with the shapes of one rank's share.
-struct template_builder {
+// A layer description's sink that appends templates to a block and adds up the weights declared.
+struct template_sink {
   std::vector<op_template>& out;
-  dtype type;
+  chunk_weights* held = nullptr;
 
-  void compute(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-               std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
+  void compute(std::string_view name, const compute_op& op) {
     op_template t;
     t.name = name;
-    // GEMMs run in the job's dtype; everything else in its activation format (BF16 when that is FP8).
-    t.compute = {.role = role,
-                 .kind = kind,
-                 .pass = pass,
-                 .type = kind == op_kind::gemm ? type : activation_dtype(type),
-                 .batch = batch,
-                 .m = m,
-                 .n = n,
-                 .k = k};
+    t.compute = op;
     out.push_back(t);
-  }
-  // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
-  void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
-    out.back().compute.one_kernel = one_kernel;
   }
   void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
     op_template t;
@@ -4155,415 +4965,67 @@ struct template_builder {
     t.size = size;
     out.push_back(t);
   }
+  void weights(weight_part, weight_sharing sharing, std::uint64_t n) {
+    if (!held) return;
+    switch (sharing) {
+      case weight_sharing::split:
+        held->dense += n;
+        break;
+      case weight_sharing::replicated:
+        held->dense += n;
+        held->replicated += n;
+        break;
+      case weight_sharing::expert:
+        held->expert += n;
+        break;
+      case weight_sharing::buffer:
+        break;
+    }
+  }
 };
 
 }  // namespace detail
 
-// ---- building the templates -------------------------------------------------------------------
+// ---- building the templates: instances of the layer description (aicb/schedule/layer.hpp) --------
 
-inline void rank_schedule::state::build_layer(bool moe) {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w;  // the full (gathered) activation of a micro batch on a TP rank
-  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
-  const auto norm_weights = [&](std::uint64_t n) { return m.norm == norm_kind::layernorm ? 2 * n : n; };
-  block& fwd = moe ? moe_forward : dense_forward;
-  block& bwd = moe ? moe_backward : dense_backward;
-  detail::chunk_weights& weights_of = moe ? layer_moe_weights_ : layer_dense_weights_;
-  detail::template_builder f{fwd, job.batch.dtype}, g{bwd, job.batch.dtype};
-  std::vector<detail::op_template> backward;  // built in forward order, reversed in parts below
-  using pk = pass_kind;
-  const auto into = [&](block& target) { return detail::template_builder{target, job.batch.dtype}; };
-
-  // Entering a TP block: under SP, an all-gather of the (norm) output; leaving it: a reduce-scatter
-  // under SP, an all-reduce without.
-  const auto enter = [&](detail::template_builder& x, std::string_view name) {
-    if (sp) x.collective(name, collective::all_gather, group_kind::tp, A);
-  };
-  const auto leave = [&](detail::template_builder& x, std::string_view name) {
-    if (tp) x.collective(name, sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, A);
-  };
-
-  // ---- attention -----------------------------------------------------------------------------
-  const std::uint64_t heads = m.num_attention_heads / t;
-  const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
-  std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
-  f.compute("input_norm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-  // The backward of the attention block, in the order it runs (built alongside the forward).
-  block attention_backward;
-  auto ab = into(attention_backward);
-  if (m.is_mla()) {
-    qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    v_dim = m.v_head_dim;
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    // Down-projections replicated over TP, on the rank's own sequence shard; only the latents are
-    // gathered (their gradients reduce-scattered).
-    if (qr > 0) {
-      f.gemm("mla_q_down", op_role::mla_q_down, pk::forward, local_tokens, h, qr);
-      f.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::forward, 1, local_tokens, qr);
-      weights_of.dense += h * qr + norm_weights(qr);
-      weights_of.replicated += h * qr + norm_weights(qr);
-    }
-    f.gemm("mla_kv_down", op_role::mla_kv_down, pk::forward, local_tokens, h, kvr);
-    f.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::forward, 1, local_tokens,
-              m.kv_lora_rank);
-    weights_of.dense += h * kvr + norm_weights(m.kv_lora_rank);
-    weights_of.replicated += h * kvr + norm_weights(m.kv_lora_rank);
-    if (sp) {
-      if (qr > 0)
-        f.collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
-      f.collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
-    }
-    if (qr > 0) {
-      f.gemm("mla_q_up", op_role::mla_q_up, pk::forward, tokens, qr, heads * qk_dim);
-      weights_of.dense += qr * heads * qk_dim;
-    } else {
-      enter(f, "attention_input_gather");
-      f.gemm("mla_q", op_role::mla_q_up, pk::forward, tokens, h, heads * qk_dim);
-      weights_of.dense += h * heads * qk_dim;
-    }
-    f.gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
-           heads * (m.qk_nope_head_dim + v_dim));
-    weights_of.dense += m.kv_lora_rank * heads * (m.qk_nope_head_dim + v_dim);
-  } else {
-    enter(f, "attention_input_gather");
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    f.gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h, width);
-    weights_of.dense += h * width + (m.linear_bias || m.qkv_bias ? width : 0);
-    if (m.qk_norm) {
-      f.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads + kv_heads),
-                m.head_dim);
-      weights_of.dense += 2 * norm_weights(m.head_dim);
-      weights_of.replicated += 2 * norm_weights(m.head_dim);
-    }
-  }
-  // Core attention; with CP, ring exchanges of the keys and values with the CP neighbours.
-  const std::uint64_t kv_bytes =
-      m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
-  const compute_op core{.role = op_role::attention_core,
-                        .kind = op_kind::attention,
-                        .type = activation_dtype(job.batch.dtype),
-                        .batch = b * heads,
-                        .m = s,
-                        .n = job.batch.seq_length,
-                        .k = (qk_dim + v_dim) / 2,
-                        .fused = p.attention == attention_kind::flash};
-  for (std::uint64_t i = 0; i + 1 < cp; ++i)
-    f.ring("attention_kv_ring", i, false, kv_bytes);
-  fwd.push_back({op_type::compute, "attention_core", core});
-  f.gemm("attention_out", op_role::attention_out, pk::forward, tokens, heads * v_dim, h);
-  weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
-  if (m.linear_bias) weights_of.replicated += h;
-  leave(f, "attention_output_scatter");
-  // The residual connection: Megatron's fused bias-dropout-add, on the rank's (sequence) shard.
-  f.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
-  f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
-            h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-
-  // Backward of the attention block (output side first).
-  ab.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens,
-             h);
-  if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
-  ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
-  ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
-  if (p.recompute == recompute_kind::selective) {
-    for (std::uint64_t i = 0; i + 1 < cp; ++i)
-      ab.ring("attention_kv_ring", i, false, kv_bytes);
-    compute_op again = core;
-    attention_backward.push_back({op_type::compute, "attention_core_recompute", again});
-  }
-  // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
-  // the last step the gradients alone (2·(CP − 1) times their size in all).
-  for (std::uint64_t i = 0; i < cp && cp > 1; ++i)
-    ab.ring("attention_kv_grad_ring", i, true, (i + 1 < cp ? kv_bytes : 0) + (i >= 1 ? kv_bytes : 0));
-  compute_op core_backward = core;
-  core_backward.pass = pk::input_grad;
-  attention_backward.push_back({op_type::compute, "attention_core", core_backward});
-  if (m.is_mla()) {
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
-    // The up-projections are column-parallel over the heads: without SP their input gradient (the
-    // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
-    if (tp && !sp)
-      ab.collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
-                    tokens * m.kv_lora_rank * w);
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
-    if (qr > 0) {
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
-      if (tp && !sp)
-        ab.collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
-    } else {
-      if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-      ab.gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h, heads * qk_dim);
-      leave(ab, "attention_input_grad_scatter");
-      ab.gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h, heads * qk_dim);
-    }
-    if (sp) {
-      ab.collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                    tokens * kvr * w);
-      if (qr > 0)
-        ab.collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                      tokens * qr * w);
-    }
-    ab.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::input_grad, 1, local_tokens,
-               m.kv_lora_rank);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::input_grad, local_tokens, h, kvr);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::weight_grad, local_tokens, h, kvr);
-    if (qr > 0) {
-      ab.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::input_grad, 1, local_tokens, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
-    }
-  } else {
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    if (m.qk_norm)
-      ab.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1,
-                 tokens * (heads + kv_heads), m.head_dim);
-    if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h, width);
-    leave(ab, "attention_input_grad_scatter");
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h, width);
-  }
-  ab.compute("input_norm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-
-  // ---- MLP: dense, or experts (with shared experts) ---------------------------------------------
-  block mlp_backward;
-  auto mb_ = into(mlp_backward);
-  const auto dense_mlp = [&](detail::template_builder& x, detail::template_builder& y, std::uint64_t ffn,
-                             std::string_view prefix_in, std::string_view fc1, std::string_view act,
-                             std::string_view fc2, std::string_view prefix_out, bool count_replicated) {
-    enter(x, prefix_in);
-    x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
-    x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
-    x.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
-    leave(x, prefix_out);
-    weights_of.dense += gated * h * ffn / t + ffn / t * h;
-    if (m.linear_bias) {
-      weights_of.dense += (gated * ffn) / t + h;
-      if (count_replicated) weights_of.replicated += h;
-    }
-    // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
-    // for its weight gradient, its input gradient reduce-scattered.
-    if (sp) y.collective("mlp_output_grad_gather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
-    y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
-    y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
-    y.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
-    leave(y, "mlp_input_grad_scatter");
-    y.gemm(fc1, op_role::mlp_fc1, pk::weight_grad, tokens, h, gated * ffn / t);
-  };
-  if (!moe) {
-    dense_mlp(f, mb_, m.ffn_hidden_size, "mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
-              "mlp_output_scatter", true);
-  } else {
-    const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job), k = m.moe_top_k;
-    const std::uint64_t experts = m.num_experts, local_experts = experts / e;
-    const std::uint64_t group = etp * e;  // the ETP x EP group
-    const std::uint64_t T = local_tokens;
-    const std::uint64_t rows = T * k * e * etp / experts;  // per local expert, balanced routing
-    const std::uint64_t ffn = m.moe_ffn_hidden_size / etp;
-    if (m.num_shared_experts > 0)
-      dense_mlp(f, mb_, m.num_shared_experts * m.shared_expert_ffn_hidden_size, "shared_input_gather",
-                "shared_fc1", "shared_act", "shared_fc2", "shared_output_scatter", true);
-    f.gemm("moe_router", op_role::moe_router, pk::forward, T, h, experts);
-    weights_of.dense += h * experts;
-    weights_of.replicated += h * experts;
-    const std::uint64_t token_bytes = T * k * h * w;
-    block expert_backward;
-    auto eb = into(expert_backward);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (group > 1)
-        f.collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, experts * 8 * group);
-      if (e > 1) {
-        f.collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
-        f.collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-      if (etp > 1)
-        f.collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * etp);
-    } else if (group > 1) {
-      f.collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * experts * group);
-      f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
-      f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
-    const bool grouped = p.moe_grouped_gemm;
-    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
-    f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
-              ffn);
-    f.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
-    weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
-    // Backward of the experts: the combine's gradient comes back the way the tokens went.
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (e > 1) eb.collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp,
-                      token_bytes * etp);
-    } else if (group > 1) {
-      eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts, grouped);
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
-    eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
-               ffn);
-    eb.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
-                      token_bytes * etp);
-      if (e > 1) {
-        eb.collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
-        eb.collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-    } else if (group > 1) {
-      eb.collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * h * w * group);
-      eb.collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * experts * 4 * group);
-    }
-    eb.gemm("moe_router", op_role::moe_router, pk::input_grad, T, h, experts);
-    eb.gemm("moe_router", op_role::moe_router, pk::weight_grad, T, h, experts);
-    // Forward combine (after the experts).
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        f.collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * etp);
-      if (e > 1) f.collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
-    } else if (group > 1) {
-      f.collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h * w * group);
-    }
-    // The MLP backward: experts, then the shared experts (the reverse of their forward order).
-    block shared_backward = std::move(mlp_backward);
-    mlp_backward = std::move(expert_backward);
-    mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
-  }
-  f.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
-  g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
-            local_tokens, h);
-  // The layer's backward: the MLP's residual, the MLP, its norm (pushed above, so move it after the
-  // MLP), attention.
-  block norm_backward = std::move(bwd);
-  bwd.clear();
-  g.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens, h);
-  bwd.insert(bwd.end(), mlp_backward.begin(), mlp_backward.end());
-  bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
-  bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
-  (void)backward;
+inline void rank_schedule::state::build_layer(layer_kind kind) {
+  const std::uint8_t i = kind.index();
+  if (layer_built_[i]) return;
+  layer_built_[i] = true;
+  detail::template_sink forward{layer_forward_[i], &layer_weights_[i]}, backward{layer_backward_[i]};
+  describe_layer_forward(context, kind, forward);
+  describe_layer_backward(context, kind, backward);
 }
 
 inline void rank_schedule::state::build_embedding_and_head() {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
-  using pk = pass_kind;
-  detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
-  detail::template_builder hf{logits_forward, job.batch.dtype}, hb{logits_backward, job.batch.dtype};
-  // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
-  ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
-  if (tp)
-    ef.collective("embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
-                  group_kind::tp, A);
-  if (sp) eb.collective("embedding_grad_gather", collective::all_gather, group_kind::tp, A);
-  eb.compute("embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
-  embedding_weights_ =
-      vocab * h +
-      (m.position == position_kind::learned
-           ? (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h
-           : 0);
-  // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
-  // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
-  detail::template_builder nf{final_norm_forward, job.batch.dtype}, nb{final_norm_backward, job.batch.dtype};
-  nf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
-  hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
-  hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
-  if (tp) {
-    hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
-  }
-  hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
-  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
-  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
-  if (sp) hb.collective("logits_input_regather", collective::all_gather, group_kind::tp, A);
-  hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
-  if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
-  if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
-  hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
-  nb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  output_weights_ = vocab * h;
-  final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
+  detail::chunk_weights embedding, output, norm;
+  detail::template_sink ef{embedding_forward, &embedding}, eb{embedding_backward};
+  detail::template_sink hf{logits_forward, &output}, hb{logits_backward};
+  detail::template_sink nf{final_norm_forward, &norm}, nb{final_norm_backward};
+  detail::layer_writer<detail::template_sink>{context, ef}.embedding_forward();
+  detail::layer_writer<detail::template_sink>{context, eb}.embedding_backward();
+  detail::layer_writer<detail::template_sink>{context, hf}.output_forward(true);
+  detail::layer_writer<detail::template_sink>{context, hb}.output_backward();
+  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward();
+  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward();
+  embedding_weights_ = embedding.dense;
+  output_weights_ = output.dense;
+  final_norm_weights_ = norm.dense;
 }
 
-// Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
-// the tokens shifted by one (the main embedding's weights, a copy on the last stage), enorm and hnorm,
-// their concatenation projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP
-// (and split onto the sequence shards under SP), the transformer layer, a final norm; its logits and
-// loss use the main output layer.
+// One multi-token-prediction module around its transformer layer: before it, the embedding of the
+// shifted tokens, the two norms and the projection; after it, its own final norm.
 inline void rank_schedule::state::build_mtp() {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, b = job.batch.micro_batch, h = m.hidden_size;
-  const std::uint64_t tokens = job.batch.seq_length / p.context_parallel * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens, A = tokens * h * w;
-  const std::uint64_t norm = m.norm == norm_kind::layernorm ? 2 * h : h;
-  using pk = pass_kind;
-  detail::template_builder f{mtp_input_forward, job.batch.dtype}, bw{mtp_input_backward, job.batch.dtype};
-  // The same vocabulary-parallel lookup and reduction as the first stage's embedding.
-  f.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
-  if (tp)
-    f.collective("mtp_embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
-                 group_kind::tp, A);
-  f.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  f.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  if (sp) f.collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * A);
-  f.gemm("mtp_eh_proj", op_role::mtp_projection, pk::forward, tokens, 2 * h, h / t);
-  if (tp) f.collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, A);
-  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
-  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
-  if (sp) bw.collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, A);
-  if (sp) bw.collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * A);
-  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h, h / t);
-  if (tp)
-    bw.collective(sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
-                  sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, 2 * A);
-  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h, h / t);
-  bw.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  bw.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  if (sp) bw.collective("mtp_embedding_grad_gather", collective::all_gather, group_kind::tp, A);
-  bw.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
-  detail::template_builder nf{mtp_norm_forward, job.batch.dtype}, nb{mtp_norm_backward, job.batch.dtype};
-  nf.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  nb.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  mtp_weights_ = {.dense = 3 * norm + 2 * h * h / t, .replicated = 3 * norm};
+  mtp_weights_ = {};
+  detail::template_sink f{mtp_input_forward, &mtp_weights_}, b{mtp_input_backward};
+  detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
+  detail::layer_writer<detail::template_sink>{context, f}.mtp_input_forward();
+  detail::layer_writer<detail::template_sink>{context, b}.mtp_input_backward();
+  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm", weight_part::mtp);
+  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward("mtp_final_norm");
 }
 
-inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
+inline void rank_schedule::state::build() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
@@ -4578,20 +5040,18 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
     cp_prev = ring.member((at + cp - 1) % cp);
   }
   weights.assign(chunks, {});
-  build_layer(false);
-  if (m.is_moe()) build_layer(true);
-  build_embedding_and_head();
-  if (m.num_mtp_layers > 0) build_mtp();
-  // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
+  // The templates of the layer kinds this rank runs, and their weights per chunk.
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t begin = first_layer(c);
     for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
-      const detail::chunk_weights& lw = moe_layer(l) ? layer_moe_weights_ : layer_dense_weights_;
+      build_layer(kind_of(l));
+      const detail::chunk_weights& lw = layer_weights_[kind_of(l).index()];
       weights[c].dense += lw.dense;
       weights[c].expert += lw.expert;
       weights[c].replicated += lw.replicated;
     }
   }
+  build_embedding_and_head();
   if (stage == 0) {
     weights[0].dense += embedding_weights_;
   }
@@ -4603,7 +5063,9 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
     if (m.num_mtp_layers > 0) {
       // MTP modules; and their embedding, a copy of the first stage's (the tied output layer is that
       // copy already).
-      const detail::chunk_weights& lw = mtp_layer_is_moe() ? layer_moe_weights_ : layer_dense_weights_;
+      build_mtp();
+      build_layer(mtp_kind());
+      const detail::chunk_weights& lw = layer_weights_[mtp_kind().index()];
       detail::chunk_weights& last = weights[chunks - 1];
       last.dense += m.num_mtp_layers * (mtp_weights_.dense + lw.dense);
       last.expert += m.num_mtp_layers * lw.expert;
@@ -4624,7 +5086,7 @@ inline void rank_schedule::state::build_zero() {
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
     check_buckets(name, elements, bucket);
-    detail::template_builder x{into, job.batch.dtype};
+    detail::template_sink x{into};
     for (std::uint64_t done = 0; done < elements; done += bucket)
       x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
   };
@@ -4632,7 +5094,9 @@ inline void rank_schedule::state::build_zero() {
     if (p.zero_stage == 3) bucketed(gather, "zero_param_gather", collective::all_gather, used, w);
     bucketed(scatter, "zero_grad_scatter", collective::reduce_scatter, owned, g);
   };
-  module(zero_gather_layer, zero_scatter_layer, layer_dense_weights_.dense, layer_dense_weights_.dense);
+  for (std::uint8_t i = 0; i < layer_built_.size(); ++i)
+    if (layer_built_[i])
+      module(zero_gather_layer_[i], zero_scatter_layer_[i], layer_weights_[i].dense, layer_weights_[i].dense);
   if (stage == 0)
     module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
   if (stage + 1 == p.pipeline_parallel) {
@@ -6637,6 +7101,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/serving.hpp>
 // #include <aicb/model/spec.hpp>
 // #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/layer.hpp>
 // #include <aicb/schedule/operation.hpp>
 
 #include <algorithm>
@@ -6646,23 +7111,6 @@ AICB_END_NAMESPACE
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
-
-/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
-/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
-[[nodiscard]] inline double expected_destinations(std::uint64_t experts, std::uint64_t k, std::uint64_t ep) {
-  if (ep <= 1 || experts == 0) return 1;
-  const std::uint64_t per = experts / ep;
-  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
-  double miss = 1;
-  for (std::uint64_t i = 0; i < k; ++i) {
-    if (experts - per < i + 1) {
-      miss = 0;
-      break;
-    }
-    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
-  }
-  return static_cast<double>(ep) * (1 - miss);
-}
 
 /// The serving layout as a training job's process grid: TP × DP-attention ranks (TP fastest), the
 /// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's.
@@ -6736,12 +7184,12 @@ class inference_step {
   }
 
  private:
-  operation& push(op_type type, std::string_view name, std::uint64_t layer) {
+  operation& push(op_type type, std::string_view name) {
     operation op;
     op.index = ops_.size();
     op.type = type;
     op.name = name;
-    op.layer = layer;
+    op.layer = layer_;
     if (!ops_.empty()) {
       op.after[0] = ops_.size() - 1;
       op.after_count = 1;
@@ -6749,235 +7197,79 @@ class inference_step {
     ops_.push_back(op);
     return ops_.back();
   }
-  // A computation; `weights` elements of the GPU's weights it reads (GEMMs).
-  void compute(std::string_view name, std::uint64_t layer, op_role role, op_kind kind, std::uint64_t batch,
-               std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t weights = 0) {
-    operation& op = push(op_type::compute, name, layer);
-    op.compute.role = role;
-    op.compute.kind = kind;
-    op.compute.batch = batch;
-    op.compute.m = m;
-    op.compute.n = n;
-    op.compute.k = k;
-    op.compute.causal = false;
-    op.compute.type = kind == op_kind::gemm ? s_.weights : dtype::bf16;
-    weights_ += weights;
-  }
-  void gemm(std::string_view name, std::uint64_t layer, op_role role, std::uint64_t m, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1) {
-    compute(name, layer, role, op_kind::gemm, batch, m, n, k, batch * k * n);
-  }
-  void collective(std::string_view name, std::uint64_t layer, collective kind, group_kind group,
-                  std::uint64_t size) {
-    operation& op = push(op_type::collective, name, layer);
-    const rank_group g = grid_.group(group, rank_);
-    op.kind = kind;
-    op.group = g.id();
-    op.group_size = g.size();
-    op.size = aicb::bytes{size};
-  }
 
-  void attention(std::uint64_t layer, std::uint64_t requests, std::uint64_t q, std::uint64_t tokens) {
-    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
-    const bool decode = s_.phase == inference_phase::decode;
-    const std::uint64_t heads = m_.num_attention_heads / t;
-    const std::uint64_t kv_len = decode ? s_.context : s_.prompt;
-    if (m_.is_mla()) {
-      const std::uint64_t nope = m_.qk_nope_head_dim, rope = m_.qk_rope_head_dim, v = m_.v_head_dim;
-      const std::uint64_t latent = m_.kv_lora_rank;
-      if (m_.q_lora_rank > 0) {
-        gemm("mla_q_down", layer, op_role::mla_q_down, tokens, h, m_.q_lora_rank);
-        compute("mla_q_norm", layer, op_role::mla_q_down, op_kind::norm, 1, tokens, m_.q_lora_rank, 0);
-        gemm("mla_q_up", layer, op_role::mla_q_up, tokens, m_.q_lora_rank, heads * (nope + rope));
-      } else {
-        gemm("mla_q", layer, op_role::mla_q_up, tokens, h, heads * (nope + rope));
-      }
-      gemm("mla_kv_down", layer, op_role::mla_kv_down, tokens, h, latent + rope);
-      compute("mla_kv_norm", layer, op_role::mla_kv_down, op_kind::norm, 1, tokens, latent, 0);
-      if (decode) {  // weight-absorbed: queries into the latent, one latent head for keys and values
-        gemm("mla_absorb_k", layer, op_role::mla_kv_up, tokens, nope, latent, heads);
-        compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests, q * heads,
-                kv_len, latent + rope);
-        ops_.back().compute.v_dim = latent;
-        ops_.back().compute.shared_kv = true;
-        ops_.back().compute.type = s_.kv_cache;
-        gemm("mla_absorb_v", layer, op_role::mla_kv_up, tokens, latent, v, heads);
-      } else {  // prefill: keys and values decompressed, multi-head attention over the prompt
-        gemm("mla_kv_up", layer, op_role::mla_kv_up, tokens, latent, heads * (nope + v));
-        compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests * heads, q,
-                kv_len, nope + rope);
-        ops_.back().compute.v_dim = v;
-        ops_.back().compute.causal = true;
-      }
-      gemm("attention_out", layer, op_role::attention_out, tokens, heads * v, h);
-      return;
+  // The layer description's sink: operations in order, the weights they read.
+  struct sink {
+    inference_step& step;
+    void compute(std::string_view name, const compute_op& op) {
+      step.push(op_type::compute, name).compute = op;
     }
-    const std::uint64_t hd = m_.head_dim;
-    const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);  // replicated past TP
-    // A gated output doubles the query projection: each head's query and its output gate.
-    const std::uint64_t q_width = (m_.attention_output_gate ? 2 : 1) * heads;
-    gemm("attention_qkv", layer, op_role::attention_qkv, tokens, h, (q_width + 2 * kv_heads) * hd);
-    if (m_.qk_norm)
-      compute("attention_qk_norm", layer, op_role::attention_qkv, op_kind::norm, 1,
-              tokens * (heads + kv_heads), hd, 0);
-    // Grouped-query attention reads each KV head once for its group of query heads.
-    const std::uint64_t group = heads / kv_heads;
-    compute("attention_core", layer, op_role::attention_core, op_kind::attention, requests * kv_heads,
-            q * group, kv_len, hd);
-    ops_.back().compute.causal = !decode;
-    if (decode) ops_.back().compute.type = s_.kv_cache;
-    if (m_.attention_output_gate) {  // output × sigmoid(gate), element by element
-      compute("attention_gate", layer, op_role::attention_out, op_kind::elementwise, 1, tokens, heads * hd,
-              0);
-      ops_.back().compute.inputs = 2;
+    void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
+      operation& op = step.push(op_type::collective, name);
+      const rank_group g = step.grid_.group(group, step.rank_);
+      op.kind = kind;
+      op.group = g.id();
+      op.group_size = g.size();
+      op.size = aicb::bytes{size};
     }
-    gemm("attention_out", layer, op_role::attention_out, tokens, heads * hd, h);
-  }
+    void ring(std::string_view, std::uint64_t, bool, std::uint64_t) {}  // no context parallelism here
+    void weights(weight_part, weight_sharing sharing, std::uint64_t n) {
+      if (sharing != weight_sharing::buffer) step.weights_ += n;
+    }
+  };
 
-  // Gated DeltaNet (hybrid layouts' linear attention), its heads split over TP: the input
-  // projections (q, k, v, the output gate z; the decay and update gates per value head), the short
-  // causal convolution over q, k, v, the gated delta rule over each sequence's state, the gated norm
-  // and the output projection. In place of a KV cache each sequence keeps a state per value head
-  // and the convolution's last inputs.
-  void linear_attention(std::uint64_t layer, std::uint64_t requests, std::uint64_t q, std::uint64_t tokens) {
-    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
-    const std::uint64_t key = m_.linear_key_dim() / t, value = m_.linear_value_dim() / t;
-    const std::uint64_t value_heads = m_.linear_num_value_heads / t;
-    gemm("gdn_in_proj_qkvz", layer, op_role::attention_qkv, tokens, h, 2 * key + 2 * value);
-    gemm("gdn_in_proj_ba", layer, op_role::attention_qkv, tokens, h, 2 * value_heads);
-    compute("gdn_conv", layer, op_role::attention_qkv, op_kind::elementwise, 1, tokens, 2 * key + value, 0);
-    weights_ += (2 * key + value) * m_.linear_conv_kernel_dim + 2 * value_heads;  // the filters; A, dt bias
-    compute("gdn_core", layer, op_role::attention_core, op_kind::linear_attention, requests * value_heads, q,
-            m_.linear_value_head_dim, m_.linear_key_head_dim);
-    compute("gdn_norm", layer, op_role::attention_core, op_kind::norm, 1, tokens * value_heads,
-            m_.linear_value_head_dim, 0);
-    weights_ += m_.linear_value_head_dim;  // the gated norm's weight (one head's, shared)
-    gemm("gdn_out", layer, op_role::attention_out, tokens, value, h);
-  }
-
-  void mlp(std::uint64_t layer, std::uint64_t tokens, std::uint64_t width, op_role fc1, op_role act,
-           op_role fc2, std::string_view up, std::string_view activation, std::string_view down,
-           std::uint64_t groups = 1) {
-    const bool swiglu = m_.activation == activation_kind::swiglu;
-    gemm(up, layer, fc1, tokens, m_.hidden_size, (swiglu ? 2 : 1) * width, groups);
-    compute(activation, layer, act, op_kind::elementwise, groups, tokens, width, 0);
-    ops_.back().compute.inputs = swiglu ? 2 : 1;
-    gemm(down, layer, fc2, tokens, width, m_.hidden_size, groups);
-  }
-
-  void layer(std::uint64_t i, std::uint64_t requests, std::uint64_t q, bool moe_layer, bool linear) {
-    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size, tokens = requests * q;
-    const bool ep = moe_layer && s_.expert_parallel > 1;
-    compute("input_norm", i, op_role::input_norm, op_kind::norm, 1, tokens, h, 0);
-    if (linear)
-      linear_attention(i, requests, q, tokens);
-    else
-      attention(i, requests, q, tokens);
-    const std::uint64_t hidden_bytes = 2 * tokens * h;  // BF16 hidden states
-    std::uint64_t local = tokens;
-    if (t > 1) {
-      if (ep) {  // scatter the tokens over TP for the experts
-        collective("attention_reduce_scatter", i, collective::reduce_scatter, group_kind::tp, hidden_bytes);
-        local = tokens / t;
-      } else {
-        collective("attention_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
-      }
-    }
-    compute("post_attention_norm", i, op_role::post_attention_norm, op_kind::norm, 1, local, h, 0);
-    if (!moe_layer) {
-      mlp(i, tokens, m_.ffn_hidden_size / t, op_role::mlp_fc1, op_role::mlp_activation, op_role::mlp_fc2,
-          "mlp_fc1", "mlp_activation", "mlp_fc2");
-      if (t > 1) collective("mlp_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
-      return;
-    }
-    const std::uint64_t E = m_.num_experts, k = m_.moe_top_k;
-    gemm("moe_router", i, op_role::moe_router, local, h, E);
-    if (ep) {
-      const std::uint64_t per_gpu = E / s_.expert_parallel;
-      const bool decode = s_.phase == inference_phase::decode;
-      const double messages =
-          decode ? static_cast<double>(local * k)
-                 : static_cast<double>(local) * expected_destinations(E, k, s_.expert_parallel);
-      const double per_message =
-          s_.fp8_dispatch ? static_cast<double>(h + h / 128 * 4) : 2.0 * static_cast<double>(h);
-      const double header = decode ? 16 : 0;  // low-latency kernels: a 16-byte header per (token, expert)
-      collective("moe_dispatch", i, collective::all_to_all, group_kind::ep,
-                 static_cast<std::uint64_t>(std::llround(messages * (per_message + header))));
-      // The tokens each local expert receives, balanced: every GPU's tokens × k / E.
-      const std::uint64_t routed = (local * s_.gpus() * k + E - 1) / E;
-      mlp(i, routed, m_.moe_ffn_hidden_size, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
-          "moe_fc1", "moe_activation", "moe_fc2", per_gpu);
-      if (m_.num_shared_experts > 0) {
-        mlp(i, local, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts, op_role::mlp_fc1,
-            op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
-            "shared_expert_fc2");
-        shared_gate(i, local);
-      }
-      collective("moe_combine", i, collective::all_to_all, group_kind::ep,
-                 static_cast<std::uint64_t>(std::llround(messages * 2.0 * static_cast<double>(h))));
-      if (t > 1) collective("moe_all_gather", i, collective::all_gather, group_kind::tp, hidden_bytes);
-      moe_tokens_ = local;
-      return;
-    }
-    // Experts sharded over TP with the attention: every expert's shard, then an all-reduce.
-    const std::uint64_t routed = (tokens * k + E - 1) / E;
-    mlp(i, routed, m_.moe_ffn_hidden_size / t, op_role::moe_fc1, op_role::moe_activation, op_role::moe_fc2,
-        "moe_fc1", "moe_activation", "moe_fc2", E);
-    if (m_.num_shared_experts > 0) {
-      mlp(i, tokens, m_.shared_expert_ffn_hidden_size * m_.num_shared_experts / t, op_role::mlp_fc1,
-          op_role::mlp_activation, op_role::mlp_fc2, "shared_expert_fc1", "shared_expert_activation",
-          "shared_expert_fc2");
-      shared_gate(i, tokens);
-    }
-    if (t > 1) collective("moe_all_reduce", i, collective::all_reduce, group_kind::tp, hidden_bytes);
-    moe_tokens_ = tokens;
-  }
-
-  // The shared experts' sigmoid gate (replicated): one score per token, then output × score.
-  void shared_gate(std::uint64_t layer, std::uint64_t tokens) {
-    if (!m_.shared_expert_gate) return;
-    gemm("shared_expert_gate", layer, op_role::mlp_fc2, tokens, m_.hidden_size, 1);
-    compute("shared_expert_scale", layer, op_role::mlp_activation, op_kind::elementwise, 1, tokens,
-            m_.hidden_size, 0);
-    ops_.back().compute.inputs = 2;
-  }
-
-  void head(std::uint64_t requests, std::uint64_t q, std::uint64_t layer_id) {
-    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
-    const std::uint64_t rows = s_.phase == inference_phase::prefill ? requests : requests * q;
-    const std::uint64_t vocab = (m_.vocab_size + t - 1) / t;
-    compute("final_norm", layer_id, op_role::final_norm, op_kind::norm, 1, rows, h, 0);
-    gemm("logits", layer_id, op_role::logits, rows, h, vocab);
-    if (t > 1)
-      collective("logits_all_gather", layer_id, collective::all_gather, group_kind::tp, rows * vocab * t * 2);
+  // The step's shapes: the group's requests, the tokens of each in this step, the keys they attend.
+  layer_context context() const {
+    layer_context c{.model = m_};
+    c.training = false;
+    c.gemm_type = s_.weights;
+    c.activation_type = dtype::bf16;
+    c.cache_type = s_.kv_cache;
+    c.tp = s_.tensor_parallel;
+    c.ep = s_.expert_parallel;
+    c.etp = s_.expert_parallel > 1 ? 1 : s_.tensor_parallel;
+    c.decode = s_.phase == inference_phase::decode;
+    c.sequences = s_.requests_per_group();
+    c.query_tokens = s_.tokens_per_request();
+    c.key_tokens = c.decode ? s_.context : s_.prompt;
+    c.exchange = s_.expert_parallel > 1 ? expert_exchange::deepep : expert_exchange::tensor_parallel;
+    c.fp8_dispatch = s_.fp8_dispatch;
+    c.gpus = s_.gpus();
+    c.vocab_rows = (m_.vocab_size + s_.tensor_parallel - 1) / s_.tensor_parallel;
+    return c;
   }
 
   void build() {
-    const std::uint64_t requests = s_.requests_per_group(), q = s_.tokens_per_request();
-    const std::uint64_t t = s_.tensor_parallel, h = m_.hidden_size;
-    tokens_ = requests * q;
-    moe_tokens_ = tokens_;
-    // The vocabulary-parallel embedding: a lookup of the GPU's shard, summed over TP.
-    compute("embedding", no_layer, op_role::embedding, op_kind::embedding, 1, tokens_, h, 0);
-    weights_ += (m_.vocab_size + t - 1) / t * h;
-    if (t > 1)
-      collective("embedding_all_reduce", no_layer, collective::all_reduce, group_kind::tp, 2 * tokens_ * h);
-    for (std::uint64_t i = 0; i < m_.num_layers; ++i)
-      layer(i, requests, q, m_.is_moe() && i >= m_.first_dense_layers, m_.is_linear_attention_layer(i));
-    head(requests, q, no_layer);
-    const bool untied = !m_.tied_embeddings;
-    if (!untied) weights_ -= (m_.vocab_size + t - 1) / t * h;  // the head reused the embedding's table
-    // MTP: each draft runs the module's layer (the decoder's last kind) on one token per request.
+    const layer_context c = context();
+    sink out{*this};
+    detail::layer_writer<sink> write{c, out};
+    tokens_ = c.tokens();
+    moe_tokens_ = m_.is_moe() ? write.router_tokens() : tokens_;
+    layer_ = no_layer;
+    write.embedding_forward();
+    for (std::uint64_t i = 0; i < m_.num_layers; ++i) {
+      layer_ = i;
+      write.layer_forward(kind_of_layer(m_, i));
+    }
+    layer_ = no_layer;
+    write.output_forward(!m_.tied_embeddings);  // tied: the embedding's table
+    // MTP: each draft runs the module (its input, a layer of the decoder's last kind with softmax
+    // attention, its head) on one token per request, with one module's weights.
     if (s_.mtp_drafts > 0 && m_.num_mtp_layers > 0) {
+      layer_context one = c;
+      one.query_tokens = 1;
+      detail::layer_writer<sink> draft{one, out};
       const std::uint64_t held = weights_;
+      layer_ = m_.num_layers;
       for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
-        gemm("mtp_projection", m_.num_layers, op_role::mtp_projection, requests, 2 * h, h);
-        layer(m_.num_layers, requests, 1, m_.is_moe(), false);  // MTP layers use softmax attention
-        head(requests, 1, m_.num_layers);
+        draft.mtp_input_forward();
+        draft.layer_forward(kind_of_layer(m_, m_.num_layers));
+        draft.output_forward(false);
         if (d == 0) mtp_weights_ = weights_ - held;
       }
-      weights_ = held + mtp_weights_;  // the drafts reuse one module's weights
+      weights_ = held + mtp_weights_;
     }
+    const std::uint64_t t = s_.tensor_parallel;
     // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads —
     // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
     // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
@@ -7009,6 +7301,7 @@ class inference_step {
   std::uint64_t rank_ = 0;
   process_grid grid_;
   std::vector<operation> ops_;
+  std::uint64_t layer_ = no_layer;  // the layer of the operations being added
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
 };
@@ -7413,6 +7706,7 @@ template <class = void>
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/schedule/layer.hpp>
 // #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/pipeline.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
@@ -12739,7 +13033,7 @@ std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
 
 AICB_END_NAMESPACE
 
-// Generate: the corrected workloads, projected from the per-rank graph; DeepSpeed and collective sweeps.
+// Generate: the corrected workloads, projected from the per-rank graph; collective sweeps.
 // #include <aicb/generate/collective_bench.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -13670,489 +13964,6 @@ class csv_projection {
   std::deque<std::string> stage_text_;  // stable addresses
   std::map<std::string, std::string_view, std::less<>> stages_;
 };
-
-AICB_END_NAMESPACE
-// #include <aicb/generate/deepspeed.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// DeepSpeed ZeRO stages 1, 2 and 3 as aicb's physical-cluster CSV (docs/csv.md, docs/zero.md).
-///
-/// The model is the LLaMA-shaped one aicb mocks for DeepSpeed: embedding, per layer two norms,
-/// q/k/v/o, gate/down/up, the final norm and an untied head — no tensor or pipeline parallelism,
-/// so the data-parallel group is every GPU. The generators walk that parameter list the way
-/// DeepSpeed's engine does:
-///
-/// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
-///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
-///   of the flat gradient buffer), then all-gather the updated parameters in shards of
-///   `allgather_bucket_size`;
-/// - stage 3 all-gathers parameters just in time, prefetching along the recorded parameter order,
-///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
-///   gradients in buckets.
-///
-/// `compat_mode::aicb` reproduces aicb's CSV byte for byte; `compat_mode::corrected` drops the
-/// zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives an
-/// `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). Items go to a sink one at a
-/// time; nothing but the parameter list is stored.
-
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/presets.hpp>
-// #include <aicb/model/sizing.hpp>
-// #include <aicb/workload/csv_item.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <deque>
-#include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// One parameter tensor of the mocked DeepSpeed model: its 2-D shape (norms are (h, 1)).
-struct deepspeed_param {
-  std::uint64_t rows = 0, cols = 0;
-  [[nodiscard]] constexpr std::uint64_t numel() const noexcept { return rows * cols; }
-  [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return 2 * numel(); }  ///< 16-bit elements
-};
-
-/// The parameters in module order: embed; per layer input norm, q, k, v, o, post-attention norm,
-/// gate, down, up; final norm; lm_head. The vocabulary is not padded (there is no TP).
-[[nodiscard]] inline std::vector<deepspeed_param> deepspeed_params(const aicb_args& a) {
-  const aicb_derived d = derive(a);
-  const std::uint64_t h = a.hidden_size, heads = d.heads, head_dim = h / heads, v = a.vocab_size;
-  const std::uint64_t f = d.ffn;
-  std::vector<deepspeed_param> params;
-  params.reserve(9 * a.num_layers + 3);
-  params.push_back({v, h});
-  for (std::uint64_t layer = 0; layer < a.num_layers; ++layer) {
-    params.push_back({h, 1});
-    for (int i = 0; i < 3; ++i)
-      params.push_back({h, heads * head_dim});
-    params.push_back({heads * head_dim, h});
-    params.push_back({h, 1});
-    params.push_back({h, f});
-    params.push_back({f, h});
-    params.push_back({h, f});
-  }
-  params.push_back({h, 1});
-  params.push_back({h, v});
-  return params;
-}
-
-/// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
-/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
-[[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
-  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
-}
-
-/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
-/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
-/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
-/// DeepSpeed does in the training dtype.
-[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
-  const aicb_derived d = derive(a);
-  job_spec job;
-  job.model = presets::llama2_7b;
-  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
-  job.model.num_layers = a.num_layers;
-  job.model.hidden_size = a.hidden_size;
-  job.model.num_attention_heads =
-      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
-  job.model.num_kv_heads = job.model.num_attention_heads;
-  job.model.ffn_hidden_size = d.ffn;
-  job.model.vocab_size = a.vocab_size;
-  job.parallel.world_size = a.world_size;
-  job.parallel.zero_stage = a.stage;
-  job.batch.global_batch = a.global_batch;
-  job.batch.micro_batch = a.micro_batch;
-  job.batch.seq_length = a.seq_length;
-  job.batch.grad_dtype = dtype::bf16;
-  return job;
-}
-
-/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
-[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
-  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
-         std::to_string(a.world_size) + "n.txt";
-}
-
-namespace detail {
-
-/// What the ZeRO generators share: the arguments, the parameters and the item sink.
-template <class Sink>
-class deepspeed_base {
- protected:
-  deepspeed_base(const aicb_args& a, compat_mode mode, Sink& sink)
-      : a_(a), d_(derive(a)), mode_(mode), sink_(sink), params_(deepspeed_params(a)) {
-    if (a.frame != "DeepSpeed")
-      AICB_THROW(config_error("frame", a.frame, "the ZeRO generators need --frame DeepSpeed"));
-    if (a.tensor_model_parallel_size != 1 || a.pipeline_model_parallel != 1)
-      AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(a.tensor_model_parallel_size),
-                              "the DeepSpeed model has no tensor or pipeline parallelism (both must be 1)"));
-    if (a.hidden_size == 0 || a.num_layers == 0 || a.vocab_size == 0)
-      AICB_THROW(config_error("hidden_size", std::to_string(a.hidden_size),
-                              "hidden_size, num_layers and vocab_size must be positive"));
-  }
-
-  [[nodiscard]] csv_item dp_item(csv_op op, std::uint64_t bytes, std::string_view stage) const {
-    csv_item item;
-    item.op = op;
-    item.group = csv_group::dp_group;
-    item.group_size = d_.dp;
-    item.msg_size = bytes;
-    item.stage = stage;
-    return item;
-  }
-  void emit(const csv_item& item) { sink_(item); }
-  void epoch_end() { sink_(csv_item{}); }
-  /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
-  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
-    return bytes != 0 || mode_ == compat_mode::aicb;
-  }
-
-  void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
-    csv_item item;
-    item.op = csv_op::computation;
-    item.stage = stage;
-    const std::uint64_t b = a_.micro_batch, s = a_.seq_length;
-    if (!weight_grad) {
-      item.shapes = {csv_shape{{b, s, p.rows}, 3}, csv_shape{{p.rows, p.cols, 0}, 2}};
-    } else {
-      item.shapes = {csv_shape{{p.rows, b * s, 0}, 2}, csv_shape{{b * s, p.cols, 0}, 2}};
-    }
-    emit(item);
-  }
-
-  /// aicb's driver: init; epoch end; per epoch the micro-batches' forward and backward, the step
-  /// and an epoch end.
-  template <class Derived>
-  void drive(Derived& self) {
-    self.init();
-    epoch_end();
-    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
-      for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
-        self.forward();
-        self.backward();
-      }
-      self.step();
-      epoch_end();
-    }
-  }
-
-  const aicb_args& a_;
-  aicb_derived d_;
-  compat_mode mode_;
-  Sink& sink_;
-  std::vector<deepspeed_param> params_;
-};
-
-/// ZeRO stages 1 and 2.
-template <class Sink>
-class zero12_generator : deepspeed_base<Sink> {
-  using base = deepspeed_base<Sink>;
-  using base::a_, base::d_, base::mode_, base::params_;
-
- public:
-  zero12_generator(const aicb_args& a, compat_mode mode, Sink& sink) : base(a, mode, sink) {
-    // Offsets of each parameter in the flat gradient buffer (module order), for contiguous gradients.
-    offsets_.reserve(params_.size() + 1);
-    offsets_.push_back(0);
-    for (const deepspeed_param& p : params_)
-      offsets_.push_back(offsets_.back() + p.numel());
-  }
-  void run() { base::drive(*this); }
-
-  void init() {
-    if (a_.amp_enabled && mode_ == compat_mode::aicb)
-      AICB_THROW(
-          config_error("amp_enabled", "true",
-                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
-                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
-    if (!a_.amp_enabled)
-      for (const deepspeed_param& p : params_)
-        base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
-    // aicb sizes the barrier by the last parameter broadcast; a barrier carries no data.
-    csv_item barrier = base::dp_item(csv_op::barrier, mode_ == compat_mode::aicb ? params_.back().bytes() : 0,
-                                     "init.__init__");
-    barrier.group = csv_group::all;
-    base::emit(barrier);
-  }
-
-  void forward() {
-    if (!a_.computation_enable) return;
-    for (const deepspeed_param& p : params_)
-      if (p.cols != 1) base::computation(p, "forward.computation", false);
-  }
-
-  void backward() {
-    for (std::size_t i = params_.size(); i-- > 0;) {
-      const deepspeed_param& p = params_[i];
-      if (p.numel() + bucket_elements_ > a_.reduce_bucket_size) flush("backward.allreduce_bucket");
-      bucket_.push_back(i);
-      bucket_elements_ += p.numel();
-      if (a_.computation_enable && p.cols != 1) {
-        base::computation(p, "backward.computation", false);
-        base::computation(p, "backward.computation", true);
-      }
-    }
-  }
-
-  void step() {
-    flush("step.allreduce_bucket");
-    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
-    // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
-    const std::uint64_t total = offsets_.back();
-    const std::uint64_t shards =
-        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
-    const std::uint64_t shard = total / shards;
-    for (std::uint64_t i = 0; i < shards; ++i) {
-      const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
-      const std::uint64_t padded = (elements + d_.dp - 1) / d_.dp * d_.dp;
-      base::emit(base::dp_item(csv_op::all_gather, padded * 2, "step.all_gather_dp_groups"));
-    }
-  }
-
- private:
-  // Flushes the gradient bucket: one all-reduce, or (stage 2, contiguous gradients) one reduce per
-  // run of the flat buffer owned by one rank. `stage` is "backward.allreduce_bucket" or
-  // "step.allreduce_bucket"; the contiguous form names it "….average_tensor".
-  void flush(std::string_view stage) {
-    const bool contiguous = a_.stage == 2 && a_.contiguous_gradients;
-    if (!contiguous) {
-      if (base::keep(bucket_elements_ * 2))
-        base::emit(base::dp_item(csv_op::all_reduce, bucket_elements_ * 2, stage));
-    } else {
-      const std::string_view reduce_stage =
-          stage.starts_with("step") ? "step.average_tensor" : "backward.average_tensor";
-      const std::uint64_t partition = (offsets_.back() + d_.dp - 1) / d_.dp;
-      std::uint64_t run_rank = 0, run_begin = 0, run_end = 0;
-      bool open = false;
-      const auto close = [&] {
-        if (!open) return;
-        csv_item item = base::dp_item(csv_op::reduce, (run_end - run_begin) * 2, reduce_stage);
-        item.dst = static_cast<std::int64_t>(run_rank);
-        base::emit(item);
-        open = false;
-      };
-      // Forward order within the bucket: the bucket was filled walking the model backwards.
-      for (std::size_t k = bucket_.size(); k-- > 0;) {
-        std::uint64_t begin = offsets_[bucket_[k]];
-        const std::uint64_t end = offsets_[bucket_[k] + 1];
-        while (begin < end) {
-          const std::uint64_t rank = begin / partition;
-          const std::uint64_t piece_end = std::min(end, (rank + 1) * partition);
-          if (open && rank == run_rank && begin == run_end) {
-            run_end = piece_end;
-          } else {
-            close();
-            run_rank = rank, run_begin = begin, run_end = piece_end, open = true;
-          }
-          begin = piece_end;
-        }
-      }
-      close();
-    }
-    bucket_.clear();
-    bucket_elements_ = 0;
-  }
-
-  std::vector<std::uint64_t> offsets_;
-  std::vector<std::size_t> bucket_;  // parameter indices, in the order backward produced them
-  std::uint64_t bucket_elements_ = 0;
-};
-
-/// ZeRO stage 3: DeepSpeed's parameter-fetch state machine, step by step.
-template <class Sink>
-class zero3_generator : deepspeed_base<Sink> {
-  using base = deepspeed_base<Sink>;
-  using base::a_, base::mode_, base::params_;
-
- public:
-  zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
-      : base(a, mode, sink),
-        persistent_(params_.size()),
-        gathered_(params_.size()),
-        most_recent_(params_.size(), -1) {
-    std::uint64_t total = 0;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      const std::uint64_t n = params_[i].numel();
-      if (n + total > a.model_persistence_threshold) continue;
-      if (n <= a.param_persistence_threshold) {
-        persistent_[i] = true;
-        total += n;
-      }
-    }
-  }
-  void run() { base::drive(*this); }
-
-  void init() {
-    if (!a_.amp_enabled)
-      for (const deepspeed_param& p : params_) {
-        csv_item item = base::dp_item(csv_op::broadcast, p.bytes(), "init._broadcast_model");
-        item.src = 0;
-        base::emit(item);
-      }
-    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
-                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
-      csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
-      barrier.group = csv_group::all;
-      base::emit(barrier);
-    }
-    for (const deepspeed_param& p : params_)
-      base::emit(base::dp_item(csv_op::all_gather, p.bytes(), "init._allgather_params"));
-  }
-
-  void forward() {
-    forward_ = true;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      fetch(i);
-      release(i, static_cast<std::int64_t>(i));
-    }
-  }
-
-  void backward() {
-    forward_ = false;
-    const std::size_t n = params_.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = n - 1 - k;
-      fetch(i);
-      release(i, static_cast<std::int64_t>(k + n));
-      const std::uint64_t numel = params_[i].numel();
-      if (numel + reduce_bucket_ > a_.reduce_bucket_size) {
-        if (base::keep(reduce_bucket_ * 2))
-          base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "backward.reduce_scatter_fn"));
-        reduce_bucket_ = numel;
-      } else {
-        reduce_bucket_ += numel;
-      }
-    }
-    // The trace is recorded now: later passes prefetch along it (module order, then reversed).
-    queue_.clear();
-    for (std::size_t k = 0; k < 2 * n; ++k)
-      queue_.push_back({k < n ? k : 2 * n - 1 - k, static_cast<std::int64_t>(k)});
-    std::fill(most_recent_.begin(), most_recent_.end(), -1);
-  }
-
-  void step() {
-    if (base::keep(reduce_bucket_ * 2))
-      base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "step.reduce_scatter_fn"));
-    reduce_bucket_ = 0;
-    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
-    base::emit(base::dp_item(csv_op::all_reduce, 8, "step.get_grad_norm_direct"));
-    std::fill(gathered_.begin(), gathered_.end(), false);
-    live_ = 0;
-    stage_ = "step.allgather_fn";
-    for (std::size_t i = 0; i < params_.size(); ++i)
-      if (persistent_[i]) gather_directly(i);
-  }
-
- private:
-  struct queued {
-    std::size_t param;
-    std::int64_t step_id;
-  };
-
-  void fetch(std::size_t i) {
-    stage_ = forward_ ? "forward.allgather_fn" : "backward.allgather_fn";
-    if (queue_.empty())
-      gather_directly(i);
-    else
-      gather_prefetch(i);
-  }
-
-  void compute(std::size_t i) {
-    if (!a_.computation_enable || params_[i].cols == 1) return;
-    if (stage_.starts_with("forward")) {
-      base::computation(params_[i], "forward.computation", false);
-    } else if (stage_.starts_with("backward")) {
-      base::computation(params_[i], "backward.computation", false);
-      base::computation(params_[i], "", true);  // aicb gives the weight-gradient GEMM no stage
-    }
-  }
-
-  void gather_directly(std::size_t i) {
-    if (!gathered_[i]) {
-      base::emit(base::dp_item(csv_op::all_gather, params_[i].bytes(), stage_));
-      gathered_[i] = true;
-      live_ += static_cast<std::int64_t>(params_[i].numel());
-    }
-    compute(i);
-  }
-
-  void gather_prefetch(std::size_t i) {
-    bucket_.clear();
-    std::uint64_t bucket_elements = 0;
-    if (!gathered_[i]) {
-      bucket_.push_back(i);
-      bucket_elements += params_[i].numel();
-      queue_.pop_front();  // DeepSpeed expects the trace's next entry to be this parameter
-      gathered_[i] = true;
-      live_ += static_cast<std::int64_t>(params_[i].numel());
-    }
-    while (!queue_.empty() && bucket_elements < a_.prefetch_bucket_size &&
-           live_ < static_cast<std::int64_t>(a_.max_live_parameters)) {
-      const queued next = queue_.front();
-      queue_.pop_front();
-      most_recent_[next.param] = std::max(most_recent_[next.param], next.step_id);
-      if (gathered_[next.param]) continue;
-      bucket_.push_back(next.param);
-      gathered_[next.param] = true;
-      live_ += static_cast<std::int64_t>(params_[next.param].numel());
-      bucket_elements += params_[next.param].numel();
-    }
-    if (bucket_.empty()) return;
-    std::uint64_t bytes = 0;
-    for (std::size_t p : bucket_)
-      bytes += params_[p].bytes();
-    base::emit(base::dp_item(csv_op::all_gather, bytes, stage_));
-    for (std::size_t p : bucket_)
-      compute(p);
-  }
-
-  void release(std::size_t i, std::int64_t step_id) {
-    if (!queue_.empty()) {
-      if (persistent_[i]) return;
-      if (most_recent_[i] > step_id) return;  // needed again soon
-    }
-    // With an empty trace DeepSpeed releases every parameter, persistent ones included.
-    gathered_[i] = false;
-    live_ -= static_cast<std::int64_t>(params_[i].numel());
-  }
-
-  std::vector<bool> persistent_, gathered_;
-  std::vector<std::int64_t> most_recent_;  // the last trace step a parameter was prefetched for
-  std::deque<queued> queue_;
-  std::vector<std::size_t> bucket_;
-  std::int64_t live_ = 0;  // parameters gathered now (elements); DeepSpeed's count can dip below 0
-  std::uint64_t reduce_bucket_ = 0;
-  bool forward_ = true;
-  std::string_view stage_ = "forward.allgather_fn";
-};
-
-}  // namespace detail
-
-/// Generates the ZeRO workload of `a.stage` (1, 2 or 3) as CSV items passed to `sink` in order.
-template <class Sink>
-void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
-  if (a.stage == 1 || a.stage == 2) {
-    detail::zero12_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
-    g.run();
-  } else if (a.stage == 3) {
-    detail::zero3_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
-    g.run();
-  } else {
-    AICB_THROW(config_error("stage", std::to_string(a.stage), "ZeRO stages are 1, 2 and 3"));
-  }
-}
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/inference_projection.hpp>
@@ -17708,7 +17519,8 @@ AICB_END_NAMESPACE
 /// @file
 /// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
 /// reproduced byte for byte — its SimAI text (aicb::aicb_workload), its Megatron / DeepSeek CSV
-/// (aicb::megatron_csv_workload) and its inference SimAI text (aicb::aicb_inference_workload). The corrected
+/// (aicb::megatron_csv_workload), its DeepSpeed ZeRO CSV (aicb::generate_deepspeed_csv) and its inference
+/// SimAI text (aicb::aicb_inference_workload). The corrected
 /// generators in `<aicb/aicb.hpp>` do not need it; docs/compatibility.md lists where the two differ.
 ///
 /// ```cpp
@@ -18104,6 +17916,493 @@ class aicb_inference_workload {
 
 AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_simai.hpp>
+// #include <aicb/compat/deepspeed_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's DeepSpeed ZeRO stages 1, 2 and 3 CSV, emulated byte for byte (docs/zero.md), and the job
+/// aicb's DeepSpeed flags describe.
+///
+/// The emulator walks the parameter list of the LLaMA-shaped model aicb mocks for DeepSpeed
+/// (embedding, per layer two norms, q/k/v/o, gate/down/up, the final norm and an untied head — no
+/// tensor or pipeline parallelism, so the data-parallel group is every GPU) the way DeepSpeed's
+/// engine does:
+///
+/// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
+///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
+///   of the flat gradient buffer), then all-gather the updated parameters in shards of
+///   `allgather_bucket_size`;
+/// - stage 3 all-gathers parameters just in time, prefetching along the recorded parameter order,
+///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
+///   gradients in buckets.
+///
+/// `compat_mode::aicb` reproduces aicb's CSV; `compat_mode::corrected` keeps the emulator's walk but
+/// drops the zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives
+/// an `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). The corrected workload itself
+/// — what `aicb deepspeed` writes without `--compat aicb`, CSV or SimAI — is not this emulator but
+/// the per-rank model of deepspeed_job() (aicb::rank_schedule with ZeRO, projected by
+/// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
+/// Items go to a sink one at a time; nothing but the parameter list is stored.
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/model/sizing.hpp>
+// #include <aicb/workload/csv_item.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One parameter tensor of the mocked DeepSpeed model: its 2-D shape (norms are (h, 1)).
+struct deepspeed_param {
+  std::uint64_t rows = 0, cols = 0;
+  [[nodiscard]] constexpr std::uint64_t numel() const noexcept { return rows * cols; }
+  [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return 2 * numel(); }  ///< 16-bit elements
+};
+
+/// The parameters in module order: embed; per layer input norm, q, k, v, o, post-attention norm,
+/// gate, down, up; final norm; lm_head. The vocabulary is not padded (there is no TP).
+[[nodiscard]] inline std::vector<deepspeed_param> deepspeed_params(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  const std::uint64_t h = a.hidden_size, heads = d.heads, head_dim = h / heads, v = a.vocab_size;
+  const std::uint64_t f = d.ffn;
+  std::vector<deepspeed_param> params;
+  params.reserve(9 * a.num_layers + 3);
+  params.push_back({v, h});
+  for (std::uint64_t layer = 0; layer < a.num_layers; ++layer) {
+    params.push_back({h, 1});
+    for (int i = 0; i < 3; ++i)
+      params.push_back({h, heads * head_dim});
+    params.push_back({heads * head_dim, h});
+    params.push_back({h, 1});
+    params.push_back({h, f});
+    params.push_back({f, h});
+    params.push_back({h, f});
+  }
+  params.push_back({h, 1});
+  params.push_back({h, v});
+  return params;
+}
+
+/// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
+  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
+}
+
+/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
+/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
+/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
+/// DeepSpeed does in the training dtype.
+[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  job_spec job;
+  job.model = presets::llama2_7b;
+  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
+  job.model.num_layers = a.num_layers;
+  job.model.hidden_size = a.hidden_size;
+  job.model.num_attention_heads =
+      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
+  job.model.num_kv_heads = job.model.num_attention_heads;
+  job.model.ffn_hidden_size = d.ffn;
+  job.model.vocab_size = a.vocab_size;
+  job.parallel.world_size = a.world_size;
+  job.parallel.zero_stage = a.stage;
+  job.batch.global_batch = a.global_batch;
+  job.batch.micro_batch = a.micro_batch;
+  job.batch.seq_length = a.seq_length;
+  job.batch.grad_dtype = dtype::bf16;
+  return job;
+}
+
+/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
+[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
+  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
+         std::to_string(a.world_size) + "n.txt";
+}
+
+namespace detail {
+
+/// What the ZeRO generators share: the arguments, the parameters and the item sink.
+template <class Sink>
+class deepspeed_base {
+ protected:
+  deepspeed_base(const aicb_args& a, compat_mode mode, Sink& sink)
+      : a_(a), d_(derive(a)), mode_(mode), sink_(sink), params_(deepspeed_params(a)) {
+    if (a.frame != "DeepSpeed")
+      AICB_THROW(config_error("frame", a.frame, "the ZeRO generators need --frame DeepSpeed"));
+    if (a.tensor_model_parallel_size != 1 || a.pipeline_model_parallel != 1)
+      AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(a.tensor_model_parallel_size),
+                              "the DeepSpeed model has no tensor or pipeline parallelism (both must be 1)"));
+    if (a.hidden_size == 0 || a.num_layers == 0 || a.vocab_size == 0)
+      AICB_THROW(config_error("hidden_size", std::to_string(a.hidden_size),
+                              "hidden_size, num_layers and vocab_size must be positive"));
+  }
+
+  [[nodiscard]] csv_item dp_item(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    csv_item item;
+    item.op = op;
+    item.group = csv_group::dp_group;
+    item.group_size = d_.dp;
+    item.msg_size = bytes;
+    item.stage = stage;
+    return item;
+  }
+  void emit(const csv_item& item) { sink_(item); }
+  void epoch_end() { sink_(csv_item{}); }
+  /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
+  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
+    return bytes != 0 || mode_ == compat_mode::aicb;
+  }
+
+  void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
+    csv_item item;
+    item.op = csv_op::computation;
+    item.stage = stage;
+    const std::uint64_t b = a_.micro_batch, s = a_.seq_length;
+    if (!weight_grad) {
+      item.shapes = {csv_shape{{b, s, p.rows}, 3}, csv_shape{{p.rows, p.cols, 0}, 2}};
+    } else {
+      item.shapes = {csv_shape{{p.rows, b * s, 0}, 2}, csv_shape{{b * s, p.cols, 0}, 2}};
+    }
+    emit(item);
+  }
+
+  /// aicb's driver: init; epoch end; per epoch the micro-batches' forward and backward, the step
+  /// and an epoch end.
+  template <class Derived>
+  void drive(Derived& self) {
+    self.init();
+    epoch_end();
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+        self.forward();
+        self.backward();
+      }
+      self.step();
+      epoch_end();
+    }
+  }
+
+  const aicb_args& a_;
+  aicb_derived d_;
+  compat_mode mode_;
+  Sink& sink_;
+  std::vector<deepspeed_param> params_;
+};
+
+/// ZeRO stages 1 and 2.
+template <class Sink>
+class zero12_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::d_, base::mode_, base::params_;
+
+ public:
+  zero12_generator(const aicb_args& a, compat_mode mode, Sink& sink) : base(a, mode, sink) {
+    // Offsets of each parameter in the flat gradient buffer (module order), for contiguous gradients.
+    offsets_.reserve(params_.size() + 1);
+    offsets_.push_back(0);
+    for (const deepspeed_param& p : params_)
+      offsets_.push_back(offsets_.back() + p.numel());
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (a_.amp_enabled && mode_ == compat_mode::aicb)
+      AICB_THROW(
+          config_error("amp_enabled", "true",
+                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
+                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_)
+        base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
+    // aicb sizes the barrier by the last parameter broadcast; a barrier carries no data.
+    csv_item barrier = base::dp_item(csv_op::barrier, mode_ == compat_mode::aicb ? params_.back().bytes() : 0,
+                                     "init.__init__");
+    barrier.group = csv_group::all;
+    base::emit(barrier);
+  }
+
+  void forward() {
+    if (!a_.computation_enable) return;
+    for (const deepspeed_param& p : params_)
+      if (p.cols != 1) base::computation(p, "forward.computation", false);
+  }
+
+  void backward() {
+    for (std::size_t i = params_.size(); i-- > 0;) {
+      const deepspeed_param& p = params_[i];
+      if (p.numel() + bucket_elements_ > a_.reduce_bucket_size) flush("backward.allreduce_bucket");
+      bucket_.push_back(i);
+      bucket_elements_ += p.numel();
+      if (a_.computation_enable && p.cols != 1) {
+        base::computation(p, "backward.computation", false);
+        base::computation(p, "backward.computation", true);
+      }
+    }
+  }
+
+  void step() {
+    flush("step.allreduce_bucket");
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
+    const std::uint64_t total = offsets_.back();
+    const std::uint64_t shards =
+        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
+    const std::uint64_t shard = total / shards;
+    for (std::uint64_t i = 0; i < shards; ++i) {
+      const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
+      const std::uint64_t padded = (elements + d_.dp - 1) / d_.dp * d_.dp;
+      base::emit(base::dp_item(csv_op::all_gather, padded * 2, "step.all_gather_dp_groups"));
+    }
+  }
+
+ private:
+  // Flushes the gradient bucket: one all-reduce, or (stage 2, contiguous gradients) one reduce per
+  // run of the flat buffer owned by one rank. `stage` is "backward.allreduce_bucket" or
+  // "step.allreduce_bucket"; the contiguous form names it "….average_tensor".
+  void flush(std::string_view stage) {
+    const bool contiguous = a_.stage == 2 && a_.contiguous_gradients;
+    if (!contiguous) {
+      if (base::keep(bucket_elements_ * 2))
+        base::emit(base::dp_item(csv_op::all_reduce, bucket_elements_ * 2, stage));
+    } else {
+      const std::string_view reduce_stage =
+          stage.starts_with("step") ? "step.average_tensor" : "backward.average_tensor";
+      const std::uint64_t partition = (offsets_.back() + d_.dp - 1) / d_.dp;
+      std::uint64_t run_rank = 0, run_begin = 0, run_end = 0;
+      bool open = false;
+      const auto close = [&] {
+        if (!open) return;
+        csv_item item = base::dp_item(csv_op::reduce, (run_end - run_begin) * 2, reduce_stage);
+        item.dst = static_cast<std::int64_t>(run_rank);
+        base::emit(item);
+        open = false;
+      };
+      // Forward order within the bucket: the bucket was filled walking the model backwards.
+      for (std::size_t k = bucket_.size(); k-- > 0;) {
+        std::uint64_t begin = offsets_[bucket_[k]];
+        const std::uint64_t end = offsets_[bucket_[k] + 1];
+        while (begin < end) {
+          const std::uint64_t rank = begin / partition;
+          const std::uint64_t piece_end = std::min(end, (rank + 1) * partition);
+          if (open && rank == run_rank && begin == run_end) {
+            run_end = piece_end;
+          } else {
+            close();
+            run_rank = rank, run_begin = begin, run_end = piece_end, open = true;
+          }
+          begin = piece_end;
+        }
+      }
+      close();
+    }
+    bucket_.clear();
+    bucket_elements_ = 0;
+  }
+
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::size_t> bucket_;  // parameter indices, in the order backward produced them
+  std::uint64_t bucket_elements_ = 0;
+};
+
+/// ZeRO stage 3: DeepSpeed's parameter-fetch state machine, step by step.
+template <class Sink>
+class zero3_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::mode_, base::params_;
+
+ public:
+  zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
+      : base(a, mode, sink),
+        persistent_(params_.size()),
+        gathered_(params_.size()),
+        most_recent_(params_.size(), -1) {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const std::uint64_t n = params_[i].numel();
+      if (n + total > a.model_persistence_threshold) continue;
+      if (n <= a.param_persistence_threshold) {
+        persistent_[i] = true;
+        total += n;
+      }
+    }
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_) {
+        csv_item item = base::dp_item(csv_op::broadcast, p.bytes(), "init._broadcast_model");
+        item.src = 0;
+        base::emit(item);
+      }
+    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
+                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
+      csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
+      barrier.group = csv_group::all;
+      base::emit(barrier);
+    }
+    for (const deepspeed_param& p : params_)
+      base::emit(base::dp_item(csv_op::all_gather, p.bytes(), "init._allgather_params"));
+  }
+
+  void forward() {
+    forward_ = true;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      fetch(i);
+      release(i, static_cast<std::int64_t>(i));
+    }
+  }
+
+  void backward() {
+    forward_ = false;
+    const std::size_t n = params_.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = n - 1 - k;
+      fetch(i);
+      release(i, static_cast<std::int64_t>(k + n));
+      const std::uint64_t numel = params_[i].numel();
+      if (numel + reduce_bucket_ > a_.reduce_bucket_size) {
+        if (base::keep(reduce_bucket_ * 2))
+          base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "backward.reduce_scatter_fn"));
+        reduce_bucket_ = numel;
+      } else {
+        reduce_bucket_ += numel;
+      }
+    }
+    // The trace is recorded now: later passes prefetch along it (module order, then reversed).
+    queue_.clear();
+    for (std::size_t k = 0; k < 2 * n; ++k)
+      queue_.push_back({k < n ? k : 2 * n - 1 - k, static_cast<std::int64_t>(k)});
+    std::fill(most_recent_.begin(), most_recent_.end(), -1);
+  }
+
+  void step() {
+    if (base::keep(reduce_bucket_ * 2))
+      base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "step.reduce_scatter_fn"));
+    reduce_bucket_ = 0;
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    base::emit(base::dp_item(csv_op::all_reduce, 8, "step.get_grad_norm_direct"));
+    std::fill(gathered_.begin(), gathered_.end(), false);
+    live_ = 0;
+    stage_ = "step.allgather_fn";
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      if (persistent_[i]) gather_directly(i);
+  }
+
+ private:
+  struct queued {
+    std::size_t param;
+    std::int64_t step_id;
+  };
+
+  void fetch(std::size_t i) {
+    stage_ = forward_ ? "forward.allgather_fn" : "backward.allgather_fn";
+    if (queue_.empty())
+      gather_directly(i);
+    else
+      gather_prefetch(i);
+  }
+
+  void compute(std::size_t i) {
+    if (!a_.computation_enable || params_[i].cols == 1) return;
+    if (stage_.starts_with("forward")) {
+      base::computation(params_[i], "forward.computation", false);
+    } else if (stage_.starts_with("backward")) {
+      base::computation(params_[i], "backward.computation", false);
+      base::computation(params_[i], "", true);  // aicb gives the weight-gradient GEMM no stage
+    }
+  }
+
+  void gather_directly(std::size_t i) {
+    if (!gathered_[i]) {
+      base::emit(base::dp_item(csv_op::all_gather, params_[i].bytes(), stage_));
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    compute(i);
+  }
+
+  void gather_prefetch(std::size_t i) {
+    bucket_.clear();
+    std::uint64_t bucket_elements = 0;
+    if (!gathered_[i]) {
+      bucket_.push_back(i);
+      bucket_elements += params_[i].numel();
+      queue_.pop_front();  // DeepSpeed expects the trace's next entry to be this parameter
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    while (!queue_.empty() && bucket_elements < a_.prefetch_bucket_size &&
+           live_ < static_cast<std::int64_t>(a_.max_live_parameters)) {
+      const queued next = queue_.front();
+      queue_.pop_front();
+      most_recent_[next.param] = std::max(most_recent_[next.param], next.step_id);
+      if (gathered_[next.param]) continue;
+      bucket_.push_back(next.param);
+      gathered_[next.param] = true;
+      live_ += static_cast<std::int64_t>(params_[next.param].numel());
+      bucket_elements += params_[next.param].numel();
+    }
+    if (bucket_.empty()) return;
+    std::uint64_t bytes = 0;
+    for (std::size_t p : bucket_)
+      bytes += params_[p].bytes();
+    base::emit(base::dp_item(csv_op::all_gather, bytes, stage_));
+    for (std::size_t p : bucket_)
+      compute(p);
+  }
+
+  void release(std::size_t i, std::int64_t step_id) {
+    if (!queue_.empty()) {
+      if (persistent_[i]) return;
+      if (most_recent_[i] > step_id) return;  // needed again soon
+    }
+    // With an empty trace DeepSpeed releases every parameter, persistent ones included.
+    gathered_[i] = false;
+    live_ -= static_cast<std::int64_t>(params_[i].numel());
+  }
+
+  std::vector<bool> persistent_, gathered_;
+  std::vector<std::int64_t> most_recent_;  // the last trace step a parameter was prefetched for
+  std::deque<queued> queue_;
+  std::vector<std::size_t> bucket_;
+  std::int64_t live_ = 0;  // parameters gathered now (elements); DeepSpeed's count can dip below 0
+  std::uint64_t reduce_bucket_ = 0;
+  bool forward_ = true;
+  std::string_view stage_ = "forward.allgather_fn";
+};
+
+}  // namespace detail
+
+/// Generates the ZeRO workload of `a.stage` (1, 2 or 3) as CSV items passed to `sink` in order.
+template <class Sink>
+void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
+  if (a.stage == 1 || a.stage == 2) {
+    detail::zero12_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else if (a.stage == 3) {
+    detail::zero3_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else {
+    AICB_THROW(config_error("stage", std::to_string(a.stage), "ZeRO stages are 1, 2 and 3"));
+  }
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/megatron_csv.hpp>
 // #include <aicb/compat/aicb_inference_config.hpp>
 // aicb — LLM training workloads for cluster and network simulators.

@@ -90,6 +90,13 @@ TEST_CASE("params: Qwen3-Next's hybrid layers, by hand", "[calc][params]") {
   CHECK(std::llround(static_cast<double>(c.active() - c.embedding - c.output) / 1e9) == 3);
   // A shard of TP 2: each Gated DeltaNet block's projections, filters and per-head parameters
   // halved, the norm's weight whole.
-  STATIC_REQUIRE(aicb::detail::linear_attention_weights(aicb::presets::qwen3_next_80b_a3b, 2) ==
-                 (linear - 128) / 2 + 128);
+  constexpr auto gdn_weights = [](std::uint64_t tp) {
+    aicb::layer_context ctx{.model = aicb::resolve(aicb::presets::qwen3_next_80b_a3b)};
+    ctx.tp = tp;
+    aicb::weight_tally t;
+    aicb::detail::layer_writer<aicb::weight_tally>{ctx, t}.gated_deltanet_forward();
+    return t.trained();
+  };
+  STATIC_REQUIRE(gdn_weights(1) == linear);
+  STATIC_REQUIRE(gdn_weights(2) == (linear - 128) / 2 + 128);
 }

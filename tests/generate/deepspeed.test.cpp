@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/generate/deepspeed.hpp>
+#include <aicb/compat/deepspeed_csv.hpp>
 #include <aicb/io/aicb_csv.hpp>
 
 #include <catch2/catch.hpp>

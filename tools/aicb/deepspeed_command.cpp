@@ -1,14 +1,16 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// `aicb deepspeed`: DeepSpeed ZeRO stage 1, 2 or 3 workloads with aicb's flag names — aicb's
-// physical-cluster CSV (--format csv, default; --compat aicb for aicb's file byte for byte) or a
-// SimAI text workload (--format simai) of the same job, which aicb cannot write.
+// `aicb deepspeed`: DeepSpeed ZeRO stage 1, 2 or 3 workloads with aicb's flag names — the per-rank
+// model of the job (aicb::deepspeed_job) as aicb's physical-cluster CSV (--format csv, the default) or
+// as SimAI text (--format simai), the same operations in both; --compat aicb writes aicb's own CSV
+// byte for byte (its mocked LLaMA's parameter walk).
 #include "commands.hpp"
 #include "process_stats.hpp"
 #include "workload_output.hpp"
 
+#include <aicb/compat/deepspeed_csv.hpp>
 #include <aicb/compute/roofline.hpp>
-#include <aicb/generate/deepspeed.hpp>
+#include <aicb/generate/csv_projection.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/simai_writer.hpp>
@@ -113,23 +115,53 @@ int run_deepspeed_simai(const deepspeed_options& o) {
   return 0;
 }
 
-int run_deepspeed(const deepspeed_options& o) {
-  if (o.format == "simai") return run_deepspeed_simai(o);
-  const aicb::compat_mode mode = o.compat == "aicb" ? aicb::compat_mode::aicb : aicb::compat_mode::corrected;
+// aicb's CSV, emulated (--compat aicb).
+int run_deepspeed_aicb_csv(const deepspeed_options& o) {
   (void)aicb::derive(o.args);  // aicb's own checks first, before a file is created
   const std::string path = aicb::output_path_or_default(o.output, "results/mocked_workload",
                                                         aicb::deepspeed_csv_file_name(o.args));
   aicb::aicb_args one = o.args;
   one.epoch_num = 1;
+  const aicb::compat_mode mode = aicb::compat_mode::aicb;
   if (!o.no_space_check)
     aicb::require_csv_space(
         path, [&](auto&& sink) { aicb::generate_deepspeed_csv(one, mode, sink); }, o.args.epoch_num);
   const std::uint64_t items =
       aicb::write_csv_file(path, [&](auto&& sink) { aicb::generate_deepspeed_csv(o.args, mode, sink); });
   if (!o.quiet)
-    std::printf("wrote %s: %llu items (ZeRO-%llu, %s)\n", path.c_str(),
-                static_cast<unsigned long long>(items), static_cast<unsigned long long>(o.args.stage),
-                o.compat == "aicb" ? "aicb" : "corrected");
+    std::printf("wrote %s: %llu items (ZeRO-%llu, aicb)\n", path.c_str(),
+                static_cast<unsigned long long>(items), static_cast<unsigned long long>(o.args.stage));
+  if (const std::uint64_t kib = peak_memory_kib(); kib && !o.quiet)
+    std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
+  return 0;
+}
+
+// The corrected CSV: rank 0 of the per-rank model with ZeRO, the same operations the SimAI form has.
+int run_deepspeed(const deepspeed_options& o) {
+  if (o.format == "simai") return run_deepspeed_simai(o);
+  if (o.compat == "aicb") return run_deepspeed_aicb_csv(o);
+  const aicb::aicb_args& a = o.args;
+  const aicb::job_spec job = aicb::deepspeed_job(a);
+  const std::string path =
+      aicb::output_path_or_default(o.output, "results/mocked_workload", aicb::deepspeed_csv_file_name(a));
+  const aicb::csv_projection_options options{
+      .iterations = a.epoch_num, .rank = 0, .computation = a.computation_enable};
+  const aicb::csv_projection w(job, options);
+  if (!o.no_space_check) {
+    aicb::csv_projection_options one = options;
+    one.iterations = 1;
+    const aicb::csv_projection one_iteration(job, one);
+    aicb::require_csv_space(
+        path, [&](auto&& sink) { one_iteration.generate(sink); }, a.epoch_num);
+  }
+  const std::uint64_t items = aicb::write_csv_file(path, [&](auto&& sink) { w.generate(sink); });
+  for (const std::string& warning : w.warnings())
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  if (!o.quiet)
+    std::printf("wrote %s: %llu items (ZeRO-%llu, corrected: rank 0, DP %llu, %llu iteration(s))\n",
+                path.c_str(), static_cast<unsigned long long>(items),
+                static_cast<unsigned long long>(a.stage), static_cast<unsigned long long>(a.world_size),
+                static_cast<unsigned long long>(a.epoch_num));
   if (const std::uint64_t kib = peak_memory_kib(); kib && !o.quiet)
     std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
   return 0;

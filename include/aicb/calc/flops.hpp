@@ -3,20 +3,24 @@
 #pragma once
 
 /// @file
-/// Training FLOPs per iteration, counted from the GEMMs of every layer as Megatron-LM counts them
-/// (2 FLOPs per multiply-add; backward = 2 × forward), with grouped-query attention, SwiGLU,
-/// mixture-of-experts (router, top-k routed and shared experts) and multi-head latent attention.
+/// Training FLOPs per iteration: the sums of the matrix products and attention cores of the layer
+/// description (aicb/schedule/layer.hpp), 2 FLOPs per multiply-add, over the whole job's tokens —
+/// grouped-query and latent attention, SwiGLU, mixtures of experts (router, top-k routed and shared
+/// experts), Gated DeltaNet layers, multi-token prediction. Backward is twice the forward (each GEMM's
+/// input- and weight-gradient products; attention's four products from the stored probabilities).
 ///
-/// For a dense GPT layer (MHA, GeLU, ffn = 4h) the forward pass is 24·B·s·h² + 4·B·s²·h and the
-/// logits 2·B·s·h·V, so with full recomputation the iteration costs exactly Narayanan et al. 2021,
-/// Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). Core attention counts the full s×s score matrix
-/// (no halving for the causal mask), like that paper; set `causal_halving` to halve it.
+/// Core attention counts the full s×s score matrix (no halving for the causal mask), as Narayanan et
+/// al. 2021 do; set `causal_halving` to halve it. For a dense GPT layer (MHA, GeLU, ffn = 4h) the
+/// forward pass is then 24·B·s·h² + 4·B·s²·h and the logits 2·B·s·h·V, so with full recomputation
+/// the iteration costs exactly their Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) — a test checks it.
 
 #include <aicb/config.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/spec.hpp>
+#include <aicb/schedule/layer.hpp>
 
 #include <cstdint>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -44,77 +48,97 @@ struct layer_flops {
   double core_attention = 0;
 };
 
-/// Forward FLOPs of layer `layer` (0-based; decides dense or MoE) for `tokens` tokens.
+namespace detail {
+
+// A sink of the layer description that adds up the FLOPs of its matrix products (GEMMs) and of its
+// attention cores (softmax and linear), the model FLOPs of MFU; norms and element-wise work are not
+// model FLOPs.
+struct flop_tally {
+  double causal_factor = 1;  // softmax attention's share of the score matrix counted
+  double gemm = 0, core_attention = 0;
+  double softmax_attention = 0;  // the part of core_attention selective recomputation repeats
+  constexpr void compute(std::string_view, const compute_op& op) noexcept {
+    if (op.kind == op_kind::gemm) gemm += op.flops();
+    if (op.kind == op_kind::attention) {
+      core_attention += op.flops() * causal_factor;
+      softmax_attention += op.flops() * causal_factor;
+    }
+    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
+  }
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part, weight_sharing, std::uint64_t) noexcept {}
+  [[nodiscard]] constexpr double total() const noexcept { return gemm + core_attention; }
+};
+
+// The whole job's tokens on one GPU without parallelism: `sequences` of `seq` tokens; attention
+// counted as Megatron's unfused path (the full score matrix; backward twice the forward).
+[[nodiscard]] constexpr layer_context flop_context(const model_spec& m, std::uint64_t sequences,
+                                                   std::uint64_t tokens, std::uint64_t seq) noexcept {
+  layer_context c{.model = m};
+  c.sequences = sequences;
+  c.query_tokens = tokens;
+  c.key_tokens = seq;
+  c.fused_attention = false;
+  c.vocab_rows = m.vocab_size;
+  return c;
+}
+
+}  // namespace detail
+
+/// Forward FLOPs of layer `layer` (0-based; decides its kind) for `tokens` tokens attending over
+/// `seq` keys each: the layer description's GEMMs and attention core.
 [[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
                                                         double tokens, double seq,
                                                         flop_options options = {}) noexcept {
   const model_spec m = resolve(spec);
-  const double h = static_cast<double>(m.hidden_size), a = static_cast<double>(m.num_attention_heads);
-  layer_flops f;
-  // Attention projections.
-  double qk_dim = 0, v_dim = 0;
-  if (m.is_mla()) {
-    const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
-    const double qr = static_cast<double>(m.q_lora_rank), kvr = static_cast<double>(m.kv_lora_rank);
-    f.gemm += 2 * tokens * (qr > 0 ? h * qr + qr * a * qk : h * a * qk);
-    f.gemm += 2 * tokens *
-              (h * (kvr + static_cast<double>(m.qk_rope_head_dim)) +
-               kvr * a * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim));
-    f.gemm += 2 * tokens * a * static_cast<double>(m.v_head_dim) * h;
-    qk_dim = qk;
-    v_dim = static_cast<double>(m.v_head_dim);
-  } else {
-    const double d = static_cast<double>(m.head_dim);
-    const double q = a * d, kv = static_cast<double>(m.num_kv_heads) * d;
-    f.gemm += 2 * tokens * h * (q + 2 * kv) + 2 * tokens * q * h;
-    qk_dim = v_dim = d;
-  }
-  // Scores (Q·Kᵀ) and weighted values (P·V): 2·tokens·seq·heads·dim each.
-  f.core_attention = 2 * tokens * seq * a * (qk_dim + v_dim) * (options.causal_halving ? 0.5 : 1.0);
-  // MLP.
-  const double gated = m.activation == activation_kind::swiglu ? 3 : 2;
-  if (m.is_moe() && layer >= m.first_dense_layers) {
-    f.gemm += 2 * tokens * h * static_cast<double>(m.num_experts);  // router
-    f.gemm += 2 * tokens * h * gated *
-              (static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) +
-               static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size));
-  } else {
-    f.gemm += 2 * tokens * h * gated * static_cast<double>(m.ffn_hidden_size);
-  }
-  return f;
+  const layer_context c =
+      detail::flop_context(m, 1, static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(seq));
+  detail::flop_tally t{.causal_factor = options.causal_halving ? 0.5 : 1.0};
+  describe_layer_forward(c, kind_of_layer(m, layer), t);
+  return {.gemm = t.gemm, .core_attention = t.core_attention};
 }
 
-/// FLOPs of one training iteration of `job` over all GPUs: global batch × sequence length tokens
-/// through every layer and the logits, and through each multi-token-prediction module (its
-/// projection, layer and logits). Recomputation: `full` repeats every layer's forward,
-/// `selective` repeats core attention; logits are never recomputed.
+/// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
+/// backward passes over global batch × sequence length tokens — every layer, the logits, and each
+/// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
+/// every layer's forward, `selective` its softmax attention core (Megatron's core_attention; Gated
+/// DeltaNet layers are not recomputed); logits are never recomputed.
 [[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
   const model_spec m = resolve(job.model);
-  const double seq = static_cast<double>(job.batch.seq_length);
-  const double tokens = static_cast<double>(global_batch(job)) * seq;
-  double layers_forward = 0, recompute = 0;
-  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer) {
-    const layer_flops f = forward_layer_flops(m, layer, tokens, seq, options);
-    layers_forward += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
-  }
-  const double h = static_cast<double>(m.hidden_size);
-  const double logits = 2 * tokens * h * static_cast<double>(m.vocab_size);
-  // Multi-token prediction (DeepSeek-V3): each module projects 2h → h, runs one transformer layer
-  // built like the last decoder layer, and computes its own logits.
-  double mtp = 0;
+  const std::uint64_t seq = job.batch.seq_length;
+  const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
+  const double factor = options.causal_halving ? 0.5 : 1.0;
+  flop_counts r;
+  const auto layer = [&](layer_kind kind) {
+    detail::flop_tally f{.causal_factor = factor}, b{.causal_factor = factor};
+    describe_layer_forward(c, kind, f);
+    describe_layer_backward(c, kind, b);
+    r.forward += f.total();
+    r.backward += b.total();
+    if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
+    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.softmax_attention;
+  };
+  const auto head = [&](bool mtp) {
+    detail::flop_tally f, b;
+    detail::layer_writer<detail::flop_tally> wf{c, f}, wb{c, b};
+    if (mtp) {
+      wf.mtp_input_forward();
+      wb.mtp_input_backward();
+    }
+    wf.output_forward(true);
+    wb.output_backward();
+    r.forward += f.total();
+    r.backward += b.total();
+  };
+  for (std::uint64_t l = 0; l < m.num_layers; ++l)
+    layer(kind_of_layer(m, l));
+  head(false);
   for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
-    const layer_flops f = forward_layer_flops(m, m.num_layers, tokens, seq, options);
-    mtp += 2 * tokens * 2 * h * h + f.gemm + f.core_attention + logits;
-    if (job.parallel.recompute == recompute_kind::full) recompute += f.gemm + f.core_attention;
-    if (job.parallel.recompute == recompute_kind::selective) recompute += f.core_attention;
+    head(true);
+    layer(kind_of_layer(m, m.num_layers));
   }
-  flop_counts c;
-  c.forward = layers_forward + logits + mtp;
-  c.backward = 2 * c.forward;
-  c.recompute = recompute;
-  return c;
+  return r;
 }
 
 AICB_END_NAMESPACE

@@ -159,9 +159,9 @@ struct compute_op {
         return b * (M * K + K * N + M * N) * e;
       case op_kind::attention:
         if (!fused) {  // the sum over unfused_attention_kernels(): Q, K, V and outputs, and the scores S
-          const double S = b * M * N;
-          return forward ? 2 * b * (M + N) * K * e + S * (6 * e + 1)
-                         : 4 * b * (M + N) * K * e + S * (9 * e + 1);
+          const double S = b * M * N, D = (K + (v_dim ? static_cast<double>(v_dim) : K)) / 2;
+          return forward ? 2 * b * (M + N) * D * e + S * (6 * e + 1)
+                         : 4 * b * (M + N) * D * e + S * (9 * e + 1);
         }
         if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
           const double V = v_dim ? static_cast<double>(v_dim) : K;
@@ -222,15 +222,16 @@ struct attention_kernels {
     kernel.k = inner;
     list.kernels[list.count++] = kernel;
   };
-  const std::uint64_t m = op.m, n = op.n, k = op.k;
+  // k: the query/key head size; v: the value head size (MLA's differ).
+  const std::uint64_t m = op.m, n = op.n, k = op.k, v = op.v_dim ? op.v_dim : op.k;
   if (op.pass == pass_kind::forward) {
     add(op_kind::gemm, m, n, k);  // scores
     add(op_kind::softmax, m, n, 0);
     add(op_kind::elementwise, m, n, 0);  // dropout
-    add(op_kind::gemm, m, k, n);         // context
+    add(op_kind::gemm, m, v, n);         // context
   } else {
-    add(op_kind::gemm, m, n, k);  // dP
-    add(op_kind::gemm, n, k, m);  // dV
+    add(op_kind::gemm, m, n, v);  // dP
+    add(op_kind::gemm, n, v, m);  // dV
     add(op_kind::elementwise, m, n, 0);
     add(op_kind::softmax, m, n, 0);
     add(op_kind::gemm, m, k, n);  // dQ

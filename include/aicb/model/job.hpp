@@ -258,17 +258,27 @@ constexpr bool validate(const job_spec& job) {
   return true;
 }
 
-/// validate(job) and the rules of training workloads: hybrid linear-attention layouts and gated
-/// attention outputs are modelled for serving only (aicb::inference_step); the training schedule,
-/// calculators and generators would price them as plain softmax attention.
+/// validate(job) and the rules of training workloads: a hybrid layout's Gated DeltaNet heads split
+/// evenly over TP, and no context parallelism with it (each sequence's recurrent state would pass
+/// from CP rank to CP rank, which the schedule does not model).
 constexpr bool validate_training(const job_spec& job) {
   validate(job);
-  detail::require(!job.model.is_hybrid(), "full_attention_interval", job.model.full_attention_interval,
-                  "hybrid linear-attention layouts are modelled for serving only (aicb inference, aicb "
-                  "describe --phase); training workloads need softmax attention in every layer");
-  detail::require(!job.model.attention_output_gate, "attention_output_gate", 1,
-                  "gated attention outputs are modelled for serving only (aicb inference, aicb describe "
-                  "--phase)");
+  const model_spec& m = job.model;
+  if (m.is_hybrid()) {
+    const std::uint64_t t = job.parallel.tensor_parallel;
+    detail::require(
+        m.linear_num_key_heads % t == 0, "tensor_parallel", t,
+        "tensor_parallel must divide linear_num_key_heads (Gated DeltaNet's heads are split over TP)",
+        "linear_num_key_heads", m.linear_num_key_heads);
+    detail::require(
+        m.linear_num_value_heads % t == 0, "tensor_parallel", t,
+        "tensor_parallel must divide linear_num_value_heads (Gated DeltaNet's heads are split over TP)",
+        "linear_num_value_heads", m.linear_num_value_heads);
+    detail::require(job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+                    "context parallelism with Gated DeltaNet layers is not modelled (each sequence's state "
+                    "passes from CP rank to CP rank); use context_parallel = 1",
+                    "full_attention_interval", m.full_attention_interval);
+  }
   return true;
 }
 

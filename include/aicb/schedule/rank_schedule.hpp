@@ -59,10 +59,12 @@
 #include <aicb/model/compute_op.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/layer.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/pipeline.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -167,6 +169,7 @@ class rank_schedule {
       }
       if (options.iterations == 0)
         AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+      context = training_layer_context(job);
       stage = coords.pp;
       chunks = p.virtual_pipeline;
       layers_per_chunk = stage_layers(job, stage) / chunks;
@@ -196,14 +199,18 @@ class rank_schedule {
         round += stage_layers(job, s) / chunks;
       return c * round + before;
     }
-    bool moe_layer(std::uint64_t layer) const {
-      return job.model.is_moe() && layer >= job.model.first_dense_layers;
-    }
-    // An MTP module's transformer layer is built like the decoder's last layer.
-    bool mtp_layer_is_moe() const { return moe_layer(job.model.num_layers); }
+    bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
+    layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
+    // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
+    layer_kind mtp_kind() const { return kind_of_layer(job.model, job.model.num_layers); }
+    bool mtp_layer_is_moe() const { return mtp_kind().moe; }
+    const block& forward_of(layer_kind k) const { return layer_forward_[k.index()]; }
+    const block& backward_of(layer_kind k) const { return layer_backward_[k.index()]; }
+    const block& zero_gather_of(layer_kind k) const { return zero_gather_layer_[k.index()]; }
+    const block& zero_scatter_of(layer_kind k) const { return zero_scatter_layer_[k.index()]; }
 
     void build();
-    void build_layer(bool moe);
+    void build_layer(layer_kind kind);
     void build_embedding_and_head();
     void build_mtp();
     void build_zero();
@@ -231,15 +238,19 @@ class rank_schedule {
     rank_coordinates coords;
     std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
     pipeline_options pipeline;
-    // Templates: forward and backward of a dense and an MoE layer, the embedding and the output
-    // layer, the recomputation of a layer's forward.
-    block dense_forward, dense_backward, moe_forward, moe_backward;
+    layer_context context;  // the layer description's shapes for this rank
+    // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
+    // embedding and the output layer.
+    std::array<block, 4> layer_forward_, layer_backward_;
+    std::array<detail::chunk_weights, 4> layer_weights_{};
+    std::array<bool, 4> layer_built_{};
     block embedding_forward, embedding_backward;
     block final_norm_forward, final_norm_backward;  // the decoder's last norm
     block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
     // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
     // otherwise): a layer, the embedding, the head (final norm and output layer).
-    block zero_gather_layer, zero_scatter_layer, zero_gather_embedding, zero_scatter_embedding;
+    std::array<block, 4> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
+    block zero_gather_embedding, zero_scatter_embedding;
     block zero_gather_head, zero_scatter_head;
     // One multi-token-prediction module around its transformer layer: before it, the embedding of the
     // shifted tokens, the two norms and the projection; after it, its own final norm.
@@ -247,8 +258,7 @@ class rank_schedule {
     std::vector<detail::chunk_weights> weights;  // per chunk
     std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
     std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
-    // Weights (elements) of one layer, of the embedding, the output layer and the final norm.
-    detail::chunk_weights layer_dense_weights_, layer_moe_weights_;
+    // Weights (elements) of the embedding, the output layer and the final norm.
     std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
     detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
   };
@@ -405,8 +415,8 @@ class rank_schedule::cursor {
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l) {
-      emit(s_->zero_gather_layer, op_phase::forward, mb, chunk, l);
-      emit(s_->moe_layer(l) ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk, l);
+      emit(s_->zero_gather_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
+      emit(s_->forward_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
     }
     if (last) {
       emit(s_->zero_gather_head, op_phase::forward, mb, chunk, no_layer);
@@ -416,8 +426,7 @@ class rank_schedule::cursor {
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
       for (std::uint64_t k = 0; k < mtp; ++k) {
         emit(s_->mtp_input_forward, op_phase::forward, mb, chunk, L + k);
-        emit(s_->mtp_layer_is_moe() ? s_->moe_forward : s_->dense_forward, op_phase::forward, mb, chunk,
-             L + k);
+        emit(s_->forward_of(s_->mtp_kind()), op_phase::forward, mb, chunk, L + k);
         emit(s_->mtp_norm_forward, op_phase::forward, mb, chunk, L + k);
       }
       for (std::uint64_t k = 0; k < mtp; ++k)
@@ -440,11 +449,11 @@ class rank_schedule::cursor {
       for (std::uint64_t k = mtp; k-- > 0;)
         emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
       for (std::uint64_t k = mtp; k-- > 0;) {
-        const bool moe = s_->mtp_layer_is_moe();
+        const layer_kind kind = s_->mtp_kind();
         emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
         if (recompute == recompute_kind::full)
-          emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, L + k);
-        emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, L + k);
+          emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
+        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k);
         emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
       }
       emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
@@ -452,12 +461,11 @@ class rank_schedule::cursor {
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
-      const bool moe = s_->moe_layer(l);
-      emit(s_->zero_gather_layer, op_phase::backward, mb, chunk, l);
-      if (recompute == recompute_kind::full)
-        emit(moe ? s_->moe_forward : s_->dense_forward, op_phase::recompute, mb, chunk, l);
-      emit(moe ? s_->moe_backward : s_->dense_backward, op_phase::backward, mb, chunk, l);
-      emit(s_->zero_scatter_layer, op_phase::backward, mb, chunk, l);
+      const layer_kind kind = s_->kind_of(l);
+      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l);
+      if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, l);
+      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l);
     }
     if (first) {
       emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
@@ -574,31 +582,16 @@ inline rank_schedule::iterator rank_schedule::begin() {
 
 namespace detail {
 
-// Appends templates to a block, with the shapes of one rank's share.
-struct template_builder {
+// A layer description's sink that appends templates to a block and adds up the weights declared.
+struct template_sink {
   std::vector<op_template>& out;
-  dtype type;
+  chunk_weights* held = nullptr;
 
-  void compute(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-               std::uint64_t m, std::uint64_t n, std::uint64_t k = 0) {
+  void compute(std::string_view name, const compute_op& op) {
     op_template t;
     t.name = name;
-    // GEMMs run in the job's dtype; everything else in its activation format (BF16 when that is FP8).
-    t.compute = {.role = role,
-                 .kind = kind,
-                 .pass = pass,
-                 .type = kind == op_kind::gemm ? type : activation_dtype(type),
-                 .batch = batch,
-                 .m = m,
-                 .n = n,
-                 .k = k};
+    t.compute = op;
     out.push_back(t);
-  }
-  // A GEMM rows x k times k x n; in backward its input gradient and weight gradient passes.
-  void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-            std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    compute(name, role, op_kind::gemm, pass, batch, rows, n, k);
-    out.back().compute.one_kernel = one_kernel;
   }
   void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
     op_template t;
@@ -618,415 +611,68 @@ struct template_builder {
     t.size = size;
     out.push_back(t);
   }
+  void weights(weight_part, weight_sharing sharing, std::uint64_t n) {
+    if (!held) return;
+    switch (sharing) {
+      case weight_sharing::split:
+        held->dense += n;
+        break;
+      case weight_sharing::replicated:
+        held->dense += n;
+        held->replicated += n;
+        break;
+      case weight_sharing::expert:
+        held->expert += n;
+        break;
+      case weight_sharing::buffer:
+        break;
+    }
+  }
 };
 
 }  // namespace detail
 
-// ---- building the templates -------------------------------------------------------------------
+// ---- building the templates: instances of the layer description (aicb/schedule/layer.hpp) --------
 
-inline void rank_schedule::state::build_layer(bool moe) {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w;  // the full (gathered) activation of a micro batch on a TP rank
-  const std::uint64_t gated = m.activation == activation_kind::swiglu ? 2 : 1;
-  const auto norm_weights = [&](std::uint64_t n) { return m.norm == norm_kind::layernorm ? 2 * n : n; };
-  block& fwd = moe ? moe_forward : dense_forward;
-  block& bwd = moe ? moe_backward : dense_backward;
-  detail::chunk_weights& weights_of = moe ? layer_moe_weights_ : layer_dense_weights_;
-  detail::template_builder f{fwd, job.batch.dtype}, g{bwd, job.batch.dtype};
-  std::vector<detail::op_template> backward;  // built in forward order, reversed in parts below
-  using pk = pass_kind;
-  const auto into = [&](block& target) { return detail::template_builder{target, job.batch.dtype}; };
-
-  // Entering a TP block: under SP, an all-gather of the (norm) output; leaving it: a reduce-scatter
-  // under SP, an all-reduce without.
-  const auto enter = [&](detail::template_builder& x, std::string_view name) {
-    if (sp) x.collective(name, collective::all_gather, group_kind::tp, A);
-  };
-  const auto leave = [&](detail::template_builder& x, std::string_view name) {
-    if (tp) x.collective(name, sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, A);
-  };
-
-  // ---- attention -----------------------------------------------------------------------------
-  const std::uint64_t heads = m.num_attention_heads / t;
-  const std::uint64_t kv_heads = std::max<std::uint64_t>(m.num_kv_heads / t, 1);
-  std::uint64_t qk_dim = m.head_dim, v_dim = m.head_dim;
-  f.compute("input_norm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-  // The backward of the attention block, in the order it runs (built alongside the forward).
-  block attention_backward;
-  auto ab = into(attention_backward);
-  if (m.is_mla()) {
-    qk_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    v_dim = m.v_head_dim;
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    // Down-projections replicated over TP, on the rank's own sequence shard; only the latents are
-    // gathered (their gradients reduce-scattered).
-    if (qr > 0) {
-      f.gemm("mla_q_down", op_role::mla_q_down, pk::forward, local_tokens, h, qr);
-      f.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::forward, 1, local_tokens, qr);
-      weights_of.dense += h * qr + norm_weights(qr);
-      weights_of.replicated += h * qr + norm_weights(qr);
-    }
-    f.gemm("mla_kv_down", op_role::mla_kv_down, pk::forward, local_tokens, h, kvr);
-    f.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::forward, 1, local_tokens,
-              m.kv_lora_rank);
-    weights_of.dense += h * kvr + norm_weights(m.kv_lora_rank);
-    weights_of.replicated += h * kvr + norm_weights(m.kv_lora_rank);
-    if (sp) {
-      if (qr > 0)
-        f.collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
-      f.collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
-    }
-    if (qr > 0) {
-      f.gemm("mla_q_up", op_role::mla_q_up, pk::forward, tokens, qr, heads * qk_dim);
-      weights_of.dense += qr * heads * qk_dim;
-    } else {
-      enter(f, "attention_input_gather");
-      f.gemm("mla_q", op_role::mla_q_up, pk::forward, tokens, h, heads * qk_dim);
-      weights_of.dense += h * heads * qk_dim;
-    }
-    f.gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
-           heads * (m.qk_nope_head_dim + v_dim));
-    weights_of.dense += m.kv_lora_rank * heads * (m.qk_nope_head_dim + v_dim);
-  } else {
-    enter(f, "attention_input_gather");
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    f.gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h, width);
-    weights_of.dense += h * width + (m.linear_bias || m.qkv_bias ? width : 0);
-    if (m.qk_norm) {
-      f.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads + kv_heads),
-                m.head_dim);
-      weights_of.dense += 2 * norm_weights(m.head_dim);
-      weights_of.replicated += 2 * norm_weights(m.head_dim);
-    }
-  }
-  // Core attention; with CP, ring exchanges of the keys and values with the CP neighbours.
-  const std::uint64_t kv_bytes =
-      m.is_mla() ? b * s * heads * (qk_dim + v_dim) * w : 2 * b * s * kv_heads * m.head_dim * w;
-  const compute_op core{.role = op_role::attention_core,
-                        .kind = op_kind::attention,
-                        .type = activation_dtype(job.batch.dtype),
-                        .batch = b * heads,
-                        .m = s,
-                        .n = job.batch.seq_length,
-                        .k = (qk_dim + v_dim) / 2,
-                        .fused = p.attention == attention_kind::flash};
-  for (std::uint64_t i = 0; i + 1 < cp; ++i)
-    f.ring("attention_kv_ring", i, false, kv_bytes);
-  fwd.push_back({op_type::compute, "attention_core", core});
-  f.gemm("attention_out", op_role::attention_out, pk::forward, tokens, heads * v_dim, h);
-  weights_of.dense += heads * v_dim * h + (m.linear_bias ? h : 0);
-  if (m.linear_bias) weights_of.replicated += h;
-  leave(f, "attention_output_scatter");
-  // The residual connection: Megatron's fused bias-dropout-add, on the rank's (sequence) shard.
-  f.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
-  f.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::forward, 1, local_tokens,
-            h);
-  weights_of.dense += norm_weights(h);
-  weights_of.replicated += norm_weights(h);
-
-  // Backward of the attention block (output side first).
-  ab.compute("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens,
-             h);
-  if (sp) ab.collective("attention_output_grad_gather", collective::all_gather, group_kind::tp, A);
-  ab.gemm("attention_out", op_role::attention_out, pk::input_grad, tokens, heads * v_dim, h);
-  ab.gemm("attention_out", op_role::attention_out, pk::weight_grad, tokens, heads * v_dim, h);
-  if (p.recompute == recompute_kind::selective) {
-    for (std::uint64_t i = 0; i + 1 < cp; ++i)
-      ab.ring("attention_kv_ring", i, false, kv_bytes);
-    compute_op again = core;
-    attention_backward.push_back({op_type::compute, "attention_core_recompute", again});
-  }
-  // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
-  // the last step the gradients alone (2·(CP − 1) times their size in all).
-  for (std::uint64_t i = 0; i < cp && cp > 1; ++i)
-    ab.ring("attention_kv_grad_ring", i, true, (i + 1 < cp ? kv_bytes : 0) + (i >= 1 ? kv_bytes : 0));
-  compute_op core_backward = core;
-  core_backward.pass = pk::input_grad;
-  attention_backward.push_back({op_type::compute, "attention_core", core_backward});
-  if (m.is_mla()) {
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    const std::uint64_t kv_up = heads * (m.qk_nope_head_dim + v_dim);
-    // The up-projections are column-parallel over the heads: without SP their input gradient (the
-    // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
-    if (tp && !sp)
-      ab.collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
-                    tokens * m.kv_lora_rank * w);
-    ab.gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
-    if (qr > 0) {
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads * qk_dim);
-      if (tp && !sp)
-        ab.collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
-      ab.gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads * qk_dim);
-    } else {
-      if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-      ab.gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h, heads * qk_dim);
-      leave(ab, "attention_input_grad_scatter");
-      ab.gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h, heads * qk_dim);
-    }
-    if (sp) {
-      ab.collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                    tokens * kvr * w);
-      if (qr > 0)
-        ab.collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
-                      tokens * qr * w);
-    }
-    ab.compute("mla_kv_norm", op_role::mla_kv_down, op_kind::norm, pk::input_grad, 1, local_tokens,
-               m.kv_lora_rank);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::input_grad, local_tokens, h, kvr);
-    ab.gemm("mla_kv_down", op_role::mla_kv_down, pk::weight_grad, local_tokens, h, kvr);
-    if (qr > 0) {
-      ab.compute("mla_q_norm", op_role::mla_q_down, op_kind::norm, pk::input_grad, 1, local_tokens, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::input_grad, local_tokens, h, qr);
-      ab.gemm("mla_q_down", op_role::mla_q_down, pk::weight_grad, local_tokens, h, qr);
-    }
-  } else {
-    const std::uint64_t width = (heads + 2 * kv_heads) * m.head_dim;
-    if (m.qk_norm)
-      ab.compute("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1,
-                 tokens * (heads + kv_heads), m.head_dim);
-    if (sp) ab.collective("attention_input_regather", collective::all_gather, group_kind::tp, A);
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h, width);
-    leave(ab, "attention_input_grad_scatter");
-    ab.gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h, width);
-  }
-  ab.compute("input_norm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-
-  // ---- MLP: dense, or experts (with shared experts) ---------------------------------------------
-  block mlp_backward;
-  auto mb_ = into(mlp_backward);
-  const auto dense_mlp = [&](detail::template_builder& x, detail::template_builder& y, std::uint64_t ffn,
-                             std::string_view prefix_in, std::string_view fc1, std::string_view act,
-                             std::string_view fc2, std::string_view prefix_out, bool count_replicated) {
-    enter(x, prefix_in);
-    x.gemm(fc1, op_role::mlp_fc1, pk::forward, tokens, h, gated * ffn / t);
-    x.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, tokens, ffn / t);
-    x.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    x.gemm(fc2, op_role::mlp_fc2, pk::forward, tokens, ffn / t, h);
-    leave(x, prefix_out);
-    weights_of.dense += gated * h * ffn / t + ffn / t * h;
-    if (m.linear_bias) {
-      weights_of.dense += (gated * ffn) / t + h;
-      if (count_replicated) weights_of.replicated += h;
-    }
-    // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
-    // for its weight gradient, its input gradient reduce-scattered.
-    if (sp) y.collective("mlp_output_grad_gather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc2, op_role::mlp_fc2, pk::input_grad, tokens, ffn / t, h);
-    y.gemm(fc2, op_role::mlp_fc2, pk::weight_grad, tokens, ffn / t, h);
-    y.compute(act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, tokens, ffn / t);
-    y.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    if (sp) y.collective("mlp_input_regather", collective::all_gather, group_kind::tp, A);
-    y.gemm(fc1, op_role::mlp_fc1, pk::input_grad, tokens, h, gated * ffn / t);
-    leave(y, "mlp_input_grad_scatter");
-    y.gemm(fc1, op_role::mlp_fc1, pk::weight_grad, tokens, h, gated * ffn / t);
-  };
-  if (!moe) {
-    dense_mlp(f, mb_, m.ffn_hidden_size, "mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
-              "mlp_output_scatter", true);
-  } else {
-    const std::uint64_t e = p.expert_parallel, etp = expert_tensor_parallel(job), k = m.moe_top_k;
-    const std::uint64_t experts = m.num_experts, local_experts = experts / e;
-    const std::uint64_t group = etp * e;  // the ETP x EP group
-    const std::uint64_t T = local_tokens;
-    const std::uint64_t rows = T * k * e * etp / experts;  // per local expert, balanced routing
-    const std::uint64_t ffn = m.moe_ffn_hidden_size / etp;
-    if (m.num_shared_experts > 0)
-      dense_mlp(f, mb_, m.num_shared_experts * m.shared_expert_ffn_hidden_size, "shared_input_gather",
-                "shared_fc1", "shared_act", "shared_fc2", "shared_output_scatter", true);
-    f.gemm("moe_router", op_role::moe_router, pk::forward, T, h, experts);
-    weights_of.dense += h * experts;
-    weights_of.replicated += h * experts;
-    const std::uint64_t token_bytes = T * k * h * w;
-    block expert_backward;
-    auto eb = into(expert_backward);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (group > 1)
-        f.collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, experts * 8 * group);
-      if (e > 1) {
-        f.collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
-        f.collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-      if (etp > 1)
-        f.collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * etp);
-    } else if (group > 1) {
-      f.collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * experts * group);
-      f.collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * experts * 4 * group);
-      f.collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
-    const bool grouped = p.moe_grouped_gemm;
-    f.gemm("moe_fc1", op_role::moe_fc1, pk::forward, rows, h, gated * ffn, local_experts, grouped);
-    f.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, local_experts, rows,
-              ffn);
-    f.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    f.gemm("moe_fc2", op_role::moe_fc2, pk::forward, rows, ffn, h, local_experts, grouped);
-    weights_of.expert += local_experts * (gated * h * ffn + ffn * h);
-    // Backward of the experts: the combine's gradient comes back the way the tokens went.
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (e > 1) eb.collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp,
-                      token_bytes * etp);
-    } else if (group > 1) {
-      eb.collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h * w * group);
-    }
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::input_grad, rows, ffn, h, local_experts, grouped);
-    eb.gemm("moe_fc2", op_role::moe_fc2, pk::weight_grad, rows, ffn, h, local_experts, grouped);
-    eb.compute("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, local_experts, rows,
-               ffn);
-    eb.out.back().compute.inputs = static_cast<std::uint8_t>(gated);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::input_grad, rows, h, gated * ffn, local_experts, grouped);
-    eb.gemm("moe_fc1", op_role::moe_fc1, pk::weight_grad, rows, h, gated * ffn, local_experts, grouped);
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        eb.collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
-                      token_bytes * etp);
-      if (e > 1) {
-        eb.collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
-        eb.collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-    } else if (group > 1) {
-      eb.collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * h * w * group);
-      eb.collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                    T * experts * 4 * group);
-    }
-    eb.gemm("moe_router", op_role::moe_router, pk::input_grad, T, h, experts);
-    eb.gemm("moe_router", op_role::moe_router, pk::weight_grad, T, h, experts);
-    // Forward combine (after the experts).
-    if (p.moe_dispatcher == moe_dispatcher_kind::alltoall) {
-      if (etp > 1)
-        f.collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * etp);
-      if (e > 1) f.collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
-    } else if (group > 1) {
-      f.collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h * w * group);
-    }
-    // The MLP backward: experts, then the shared experts (the reverse of their forward order).
-    block shared_backward = std::move(mlp_backward);
-    mlp_backward = std::move(expert_backward);
-    mlp_backward.insert(mlp_backward.end(), shared_backward.begin(), shared_backward.end());
-  }
-  f.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local_tokens, h);
-  g.compute("post_attention_norm", op_role::post_attention_norm, op_kind::norm, pk::input_grad, 1,
-            local_tokens, h);
-  // The layer's backward: the MLP's residual, the MLP, its norm (pushed above, so move it after the
-  // MLP), attention.
-  block norm_backward = std::move(bwd);
-  bwd.clear();
-  g.compute("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local_tokens, h);
-  bwd.insert(bwd.end(), mlp_backward.begin(), mlp_backward.end());
-  bwd.insert(bwd.end(), norm_backward.begin(), norm_backward.end());
-  bwd.insert(bwd.end(), attention_backward.begin(), attention_backward.end());
-  (void)backward;
+inline void rank_schedule::state::build_layer(layer_kind kind) {
+  const std::uint8_t i = kind.index();
+  if (layer_built_[i]) return;
+  layer_built_[i] = true;
+  detail::template_sink forward{layer_forward_[i], &layer_weights_[i]}, backward{layer_backward_[i]};
+  describe_layer_forward(context, kind, forward);
+  describe_layer_backward(context, kind, backward);
 }
 
 inline void rank_schedule::state::build_embedding_and_head() {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, cp = p.context_parallel, b = job.batch.micro_batch,
-                      h = m.hidden_size;
-  const std::uint64_t s = job.batch.seq_length / cp, tokens = s * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens;
-  const std::uint64_t A = tokens * h * w, vocab = padded_vocab(job) / t;
-  using pk = pass_kind;
-  detail::template_builder ef{embedding_forward, job.batch.dtype}, eb{embedding_backward, job.batch.dtype};
-  detail::template_builder hf{logits_forward, job.batch.dtype}, hb{logits_backward, job.batch.dtype};
-  // Vocabulary-parallel embedding: each rank looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
-  ef.compute("embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
-  if (tp)
-    ef.collective("embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
-                  group_kind::tp, A);
-  if (sp) eb.collective("embedding_grad_gather", collective::all_gather, group_kind::tp, A);
-  eb.compute("embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
-  embedding_weights_ =
-      vocab * h +
-      (m.position == position_kind::learned
-           ? (m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length) * h
-           : 0);
-  // Output layer: final norm, logits (column-parallel over the vocabulary), the loss's three
-  // all-reduces of one float per token over TP (max, sum of exponentials, target logit).
-  detail::template_builder nf{final_norm_forward, job.batch.dtype}, nb{final_norm_backward, job.batch.dtype};
-  nf.compute("final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  if (sp) hf.collective("logits_input_gather", collective::all_gather, group_kind::tp, A);
-  hf.gemm("logits", op_role::logits, pk::forward, tokens, h, vocab);
-  hf.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
-  if (tp) {
-    hf.collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-    hf.collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
-  }
-  hb.compute("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
-  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
-  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
-  if (sp) hb.collective("logits_input_regather", collective::all_gather, group_kind::tp, A);
-  hb.gemm("logits", op_role::logits, pk::input_grad, tokens, h, vocab);
-  if (sp) hb.collective("logits_input_grad_scatter", collective::reduce_scatter, group_kind::tp, A);
-  if (tp && !sp) hb.collective("logits_input_grad_reduce", collective::all_reduce, group_kind::tp, A);
-  hb.gemm("logits", op_role::logits, pk::weight_grad, tokens, h, vocab);
-  nb.compute("final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  output_weights_ = vocab * h;
-  final_norm_weights_ = m.norm == norm_kind::layernorm ? 2 * h : h;
+  detail::chunk_weights embedding, output, norm;
+  detail::template_sink ef{embedding_forward, &embedding}, eb{embedding_backward};
+  detail::template_sink hf{logits_forward, &output}, hb{logits_backward};
+  detail::template_sink nf{final_norm_forward, &norm}, nb{final_norm_backward};
+  detail::layer_writer<detail::template_sink>{context, ef}.embedding_forward();
+  detail::layer_writer<detail::template_sink>{context, eb}.embedding_backward();
+  detail::layer_writer<detail::template_sink>{context, hf}.output_forward(true);
+  detail::layer_writer<detail::template_sink>{context, hb}.output_backward();
+  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward();
+  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward();
+  embedding_weights_ = embedding.dense;
+  output_weights_ = output.dense;
+  final_norm_weights_ = norm.dense;
 }
 
-// Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
-// the tokens shifted by one (the main embedding's weights, a copy on the last stage), enorm and hnorm,
-// their concatenation projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP
-// (and split onto the sequence shards under SP), the transformer layer, a final norm; its logits and
-// loss use the main output layer.
+// One multi-token-prediction module around its transformer layer: before it, the embedding of the
+// shifted tokens, the two norms and the projection; after it, its own final norm.
 inline void rank_schedule::state::build_mtp() {
-  const model_spec& m = job.model;
-  const parallel_spec& p = job.parallel;
-  const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
-  const std::uint64_t t = p.tensor_parallel, b = job.batch.micro_batch, h = m.hidden_size;
-  const std::uint64_t tokens = job.batch.seq_length / p.context_parallel * b;
-  const bool sp = p.sequence_parallel && t > 1, tp = t > 1;
-  const std::uint64_t local_tokens = sp ? tokens / t : tokens, A = tokens * h * w;
-  const std::uint64_t norm = m.norm == norm_kind::layernorm ? 2 * h : h;
-  using pk = pass_kind;
-  detail::template_builder f{mtp_input_forward, job.batch.dtype}, bw{mtp_input_backward, job.batch.dtype};
-  // The same vocabulary-parallel lookup and reduction as the first stage's embedding.
-  f.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::forward, 1, tokens, h);
-  if (tp)
-    f.collective("mtp_embedding_reduce", sp ? collective::reduce_scatter : collective::all_reduce,
-                 group_kind::tp, A);
-  f.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  f.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  if (sp) f.collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * A);
-  f.gemm("mtp_eh_proj", op_role::mtp_projection, pk::forward, tokens, 2 * h, h / t);
-  if (tp) f.collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, A);
-  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
-  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
-  if (sp) bw.collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, A);
-  if (sp) bw.collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * A);
-  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h, h / t);
-  if (tp)
-    bw.collective(sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
-                  sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, 2 * A);
-  bw.gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h, h / t);
-  bw.compute("mtp_hnorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  bw.compute("mtp_enorm", op_role::input_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  if (sp) bw.collective("mtp_embedding_grad_gather", collective::all_gather, group_kind::tp, A);
-  bw.compute("mtp_embedding", op_role::embedding, op_kind::embedding, pk::weight_grad, 1, tokens, h);
-  detail::template_builder nf{mtp_norm_forward, job.batch.dtype}, nb{mtp_norm_backward, job.batch.dtype};
-  nf.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::forward, 1, local_tokens, h);
-  nb.compute("mtp_final_norm", op_role::final_norm, op_kind::norm, pk::input_grad, 1, local_tokens, h);
-  mtp_weights_ = {.dense = 3 * norm + 2 * h * h / t, .replicated = 3 * norm};
+  mtp_weights_ = {};
+  detail::template_sink f{mtp_input_forward, &mtp_weights_}, b{mtp_input_backward};
+  detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
+  detail::layer_writer<detail::template_sink>{context, f}.mtp_input_forward();
+  detail::layer_writer<detail::template_sink>{context, b}.mtp_input_backward();
+  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm",
+                                                                              weight_part::mtp);
+  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward("mtp_final_norm");
 }
 
-inline void rank_schedule::state::build() {  // NOLINT(readability-function-size)
+inline void rank_schedule::state::build() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
@@ -1041,20 +687,18 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
     cp_prev = ring.member((at + cp - 1) % cp);
   }
   weights.assign(chunks, {});
-  build_layer(false);
-  if (m.is_moe()) build_layer(true);
-  build_embedding_and_head();
-  if (m.num_mtp_layers > 0) build_mtp();
-  // Weights per chunk: the layers' (counted by the templates), the embedding and the output layer.
+  // The templates of the layer kinds this rank runs, and their weights per chunk.
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t begin = first_layer(c);
     for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
-      const detail::chunk_weights& lw = moe_layer(l) ? layer_moe_weights_ : layer_dense_weights_;
+      build_layer(kind_of(l));
+      const detail::chunk_weights& lw = layer_weights_[kind_of(l).index()];
       weights[c].dense += lw.dense;
       weights[c].expert += lw.expert;
       weights[c].replicated += lw.replicated;
     }
   }
+  build_embedding_and_head();
   if (stage == 0) {
     weights[0].dense += embedding_weights_;
   }
@@ -1066,7 +710,9 @@ inline void rank_schedule::state::build() {  // NOLINT(readability-function-size
     if (m.num_mtp_layers > 0) {
       // MTP modules; and their embedding, a copy of the first stage's (the tied output layer is that
       // copy already).
-      const detail::chunk_weights& lw = mtp_layer_is_moe() ? layer_moe_weights_ : layer_dense_weights_;
+      build_mtp();
+      build_layer(mtp_kind());
+      const detail::chunk_weights& lw = layer_weights_[mtp_kind().index()];
       detail::chunk_weights& last = weights[chunks - 1];
       last.dense += m.num_mtp_layers * (mtp_weights_.dense + lw.dense);
       last.expert += m.num_mtp_layers * lw.expert;
@@ -1087,7 +733,7 @@ inline void rank_schedule::state::build_zero() {
   const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
     check_buckets(name, elements, bucket);
-    detail::template_builder x{into, job.batch.dtype};
+    detail::template_sink x{into};
     for (std::uint64_t done = 0; done < elements; done += bucket)
       x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
   };
@@ -1095,7 +741,9 @@ inline void rank_schedule::state::build_zero() {
     if (p.zero_stage == 3) bucketed(gather, "zero_param_gather", collective::all_gather, used, w);
     bucketed(scatter, "zero_grad_scatter", collective::reduce_scatter, owned, g);
   };
-  module(zero_gather_layer, zero_scatter_layer, layer_dense_weights_.dense, layer_dense_weights_.dense);
+  for (std::uint8_t i = 0; i < layer_built_.size(); ++i)
+    if (layer_built_[i])
+      module(zero_gather_layer_[i], zero_scatter_layer_[i], layer_weights_[i].dense, layer_weights_[i].dense);
   if (stage == 0)
     module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
   if (stage + 1 == p.pipeline_parallel) {

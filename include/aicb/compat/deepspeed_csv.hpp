@@ -3,12 +3,13 @@
 #pragma once
 
 /// @file
-/// DeepSpeed ZeRO stages 1, 2 and 3 as aicb's physical-cluster CSV (docs/csv.md, docs/zero.md).
+/// aicb's DeepSpeed ZeRO stages 1, 2 and 3 CSV, emulated byte for byte (docs/zero.md), and the job
+/// aicb's DeepSpeed flags describe.
 ///
-/// The model is the LLaMA-shaped one aicb mocks for DeepSpeed: embedding, per layer two norms,
-/// q/k/v/o, gate/down/up, the final norm and an untied head — no tensor or pipeline parallelism,
-/// so the data-parallel group is every GPU. The generators walk that parameter list the way
-/// DeepSpeed's engine does:
+/// The emulator walks the parameter list of the LLaMA-shaped model aicb mocks for DeepSpeed
+/// (embedding, per layer two norms, q/k/v/o, gate/down/up, the final norm and an untied head — no
+/// tensor or pipeline parallelism, so the data-parallel group is every GPU) the way DeepSpeed's
+/// engine does:
 ///
 /// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
 ///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
@@ -18,10 +19,13 @@
 ///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
 ///   gradients in buckets.
 ///
-/// `compat_mode::aicb` reproduces aicb's CSV byte for byte; `compat_mode::corrected` drops the
-/// zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives an
-/// `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). Items go to a sink one at a
-/// time; nothing but the parameter list is stored.
+/// `compat_mode::aicb` reproduces aicb's CSV; `compat_mode::corrected` keeps the emulator's walk but
+/// drops the zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives
+/// an `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). The corrected workload itself
+/// — what `aicb deepspeed` writes without `--compat aicb`, CSV or SimAI — is not this emulator but
+/// the per-rank model of deepspeed_job() (aicb::rank_schedule with ZeRO, projected by
+/// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
+/// Items go to a sink one at a time; nothing but the parameter list is stored.
 
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>

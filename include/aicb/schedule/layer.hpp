@@ -1,0 +1,919 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// The one description of a model's layers — what each block computes, communicates and holds on
+/// one GPU — that every consumer instantiates: the training schedule (aicb::rank_schedule), the
+/// serving step (aicb::inference_step), the parameter counts (aicb::count_params, params_on_gpu)
+/// and the FLOP count (aicb::training_flops).
+///
+/// A block is written once, as a function of a `layer_context` (the model, the GPU's share of the
+/// parallel layout, its tokens, training or serving) that tells a sink, in order, its operations:
+///
+/// ```cpp
+/// sink.compute(name, compute_op)                      // a computation on this GPU
+/// sink.collective(name, collective, group_kind, size) // a collective over one of its groups
+/// sink.ring(name, step, reverse, size)                // a context-parallel ring exchange
+/// sink.weights(weight_part, weight_sharing, elements) // weights the operation just before reads
+/// ```
+///
+/// Forward builders declare each weight with the operation that reads it; backward builders list
+/// the gradient passes in the order they run. Sinks are plain structs: a schedule's template
+/// collects operations, a counter adds up weights or FLOPs — at compile time if it likes (every
+/// builder is constexpr).
+///
+/// Blocks (the sources are in docs/schedules.md and docs/inference.md):
+/// - softmax attention: grouped-query heads over TP, optional q/k norms and a sigmoid output gate
+///   (Qwen3-Next); multi-head latent attention (replicated down-projections, latents gathered over
+///   TP; in serving decode the weight-absorbed form); context parallelism as ring attention;
+/// - Gated DeltaNet linear attention (Qwen3-Next's hybrid layout), its heads over TP;
+/// - a dense MLP (GeLU or SwiGLU) over TP; a mixture of experts with shared experts (and their
+///   gate), dispatched by Megatron's all-gather or all-to-all dispatcher in training, by DeepEP's
+///   kernels (or not at all: experts split over TP) in serving;
+/// - the vocabulary-parallel embedding, the output layer (the loss in training, the logits gathered
+///   for sampling in serving), a multi-token-prediction module's input.
+///
+/// Where training and serving differ it is in what runs, not in how a block is described: serving
+/// is forward only, keeps no sequence parallelism (the tokens are scattered over TP only around
+/// expert-parallel experts), fuses the residual addition into the next norm (as its engines do) and
+/// folds a KV group's query heads into one attention problem (as its decode and prefill kernels
+/// do); training keeps Megatron's bias-dropout-add and one attention problem per query head.
+
+#include <aicb/config.hpp>
+#include <aicb/dtype.hpp>
+#include <aicb/model/compute_op.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/model/options.hpp>
+#include <aicb/model/spec.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/operation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which component of the model a weight belongs to (the breakdown of aicb::param_counts).
+enum class weight_part : std::uint8_t {
+  embedding,       ///< the input embedding and a learned position table
+  output,          ///< the output projection
+  attention,       ///< projections, their biases, q/k norms, MLA latent norms, Gated DeltaNet's weights
+  dense_mlp,       ///< dense MLPs
+  routed_experts,  ///< routed experts
+  shared_experts,  ///< shared experts and their gate
+  router,          ///< routers and their score bias
+  norms,           ///< the two norms of each layer and the final norm
+  mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
+};
+
+/// How a weight is held across the GPUs, which decides how its gradient is reduced.
+enum class weight_sharing : std::uint8_t {
+  split,       ///< a TP shard (or a whole weight without TP): gradient reduced over DP × CP
+  replicated,  ///< the same on every TP rank; under sequence parallelism its gradient is a partial sum
+  expert,      ///< a routed expert's shard: gradient reduced over expert-DP
+  buffer,      ///< not trained: no gradient, no optimizer state (DeepSeek-V3's router score bias)
+};
+
+/// How a mixture of experts moves its tokens.
+enum class expert_exchange : std::uint8_t {
+  allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
+  alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
+  deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
+  tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
+};
+
+/// The kind of one decoder layer: its token mixer and its MLP.
+struct layer_kind {
+  bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
+  bool moe = false;               ///< experts instead of a dense MLP
+  [[nodiscard]] constexpr std::uint8_t index() const noexcept {
+    return static_cast<std::uint8_t>((linear_attention ? 2 : 0) + (moe ? 1 : 0));
+  }
+  friend constexpr bool operator==(layer_kind, layer_kind) = default;
+};
+
+/// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
+/// (built like the decoder's last, with softmax attention).
+[[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
+  return {.linear_attention = layer < m.num_layers && m.is_linear_attention_layer(layer),
+          .moe = m.is_moe() && layer >= m.first_dense_layers};
+}
+
+/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
+/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
+[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
+                                                     std::uint64_t ep) {
+  if (ep <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / ep;
+  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
+  double miss = 1;
+  for (std::uint64_t i = 0; i < k; ++i) {
+    if (experts - per < i + 1) {
+      miss = 0;
+      break;
+    }
+    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+  }
+  return static_cast<double>(ep) * (1 - miss);
+}
+
+/// Everything a block's description depends on: the model and one GPU's share of the work.
+struct layer_context {
+  model_spec model;  ///< resolved
+  bool training = true;
+  dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
+  dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
+  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
+  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
+  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
+  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
+  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
+  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
+  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
+  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
+  expert_exchange exchange = expert_exchange::allgather;
+  bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
+  bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
+  std::uint64_t gpus = 1;               ///< serving: every GPU (DeepEP's expert-parallel group)
+  std::uint64_t vocab_rows = 0;         ///< vocabulary rows of the embedding and output shards
+  std::uint64_t learned_positions = 0;  ///< rows of a learned position table (0: none)
+
+  /// Tokens of the GPU's sequences, and those it holds between TP blocks (its sequence shard).
+  [[nodiscard]] constexpr std::uint64_t tokens() const noexcept { return sequences * query_tokens; }
+  [[nodiscard]] constexpr std::uint64_t local_tokens() const noexcept {
+    return sp ? tokens() / tp : tokens();
+  }
+  /// Bytes of one activation element.
+  [[nodiscard]] constexpr std::uint64_t element_bytes() const noexcept { return size_of(activation_type); }
+};
+
+/// The context of one GPU of a training job: its micro batch's sequence shard (seq / CP), its TP,
+/// EP and expert-TP shares, the job's dispatcher, attention kernel and recomputation.
+[[nodiscard]] constexpr layer_context training_layer_context(const job_spec& job) noexcept {
+  const parallel_spec& p = job.parallel;
+  const model_spec m = resolve(job.model);
+  layer_context c{.model = m};
+  c.training = true;
+  c.gemm_type = job.batch.dtype;
+  c.activation_type = activation_dtype(job.batch.dtype);
+  c.tp = p.tensor_parallel;
+  c.cp = p.context_parallel;
+  c.ep = p.expert_parallel;
+  c.etp = expert_tensor_parallel(job);
+  c.sp = p.sequence_parallel && p.tensor_parallel > 1;
+  c.sequences = job.batch.micro_batch;
+  c.query_tokens = job.batch.seq_length / p.context_parallel;
+  c.key_tokens = job.batch.seq_length;
+  c.fused_attention = p.attention == attention_kind::flash;
+  c.selective_recompute = p.recompute == recompute_kind::selective;
+  c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
+                                                                 : expert_exchange::allgather;
+  c.grouped_gemm = p.moe_grouped_gemm;
+  c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
+  if (m.position == position_kind::learned)
+    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
+  return c;
+}
+
+namespace detail {
+
+// Writes a block's operations to a sink with the context's shapes and formats; every block below
+// is a member, so the context, the sink and the shorthands are in scope.
+template <class Sink>
+struct layer_writer {
+  const layer_context& c;
+  Sink& out;
+  using pk = pass_kind;
+
+  constexpr std::uint64_t h() const { return c.model.hidden_size; }
+  constexpr bool tp() const { return c.tp > 1; }
+  constexpr std::uint64_t norm_weights(std::uint64_t n) const {
+    return c.model.norm == norm_kind::layernorm ? 2 * n : n;
+  }
+  constexpr std::uint64_t gated() const { return c.model.activation == activation_kind::swiglu ? 2 : 1; }
+  // The full (gathered) activation of the GPU's tokens, in bytes.
+  constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
+
+  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+    compute_op o{.role = role,
+                 .kind = kind,
+                 .pass = pass,
+                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
+                 .batch = batch,
+                 .m = m,
+                 .n = n,
+                 .k = k};
+    o.inputs = inputs;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
+  constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
+                      std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    compute_op o{.role = role,
+                 .kind = op_kind::gemm,
+                 .pass = pass,
+                 .type = c.gemm_type,
+                 .batch = batch,
+                 .m = rows,
+                 .n = n,
+                 .k = k};
+    o.one_kernel = one_kernel;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
+  constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                            std::uint64_t n, weight_part part, weight_sharing sharing,
+                            std::uint64_t batch = 1, bool one_kernel = true) {
+    gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
+    out.weights(part, sharing, batch * k * n);
+  }
+  // A GEMM's two gradient passes, input gradient first.
+  constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                           std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    gemm(name, role, pk::input_grad, rows, k, n, batch, one_kernel);
+    gemm(name, role, pk::weight_grad, rows, k, n, batch, one_kernel);
+  }
+  // A norm over `features` of `rows` rows; in forward it declares its weights.
+  constexpr void norm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
+                      std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
+    op(name, role, op_kind::norm, pass, 1, rows, features);
+    if (pass == pk::forward)
+      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
+  }
+  constexpr void collective(std::string_view name, aicb::collective kind, group_kind group,
+                            std::uint64_t size) {
+    out.collective(name, kind, group, size);
+  }
+
+  // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
+  // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
+  constexpr void enter(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
+    if (!tp()) return;
+    if (c.sp || scatter_tokens)
+      collective(scatter, collective::reduce_scatter, group_kind::tp, activation());
+    else
+      collective(reduce, collective::all_reduce, group_kind::tp, activation());
+  }
+  // The backward of leave(): under SP, the output gradient gathered.
+  constexpr void leave_backward(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
+  // gradient reduce-scattered (SP) or all-reduced.
+  constexpr void regather(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+
+  // ---- softmax attention ------------------------------------------------------------------------
+
+  constexpr std::uint64_t heads() const { return c.model.num_attention_heads / c.tp; }
+  constexpr std::uint64_t kv_heads() const {  // replicated where TP exceeds them
+    return std::max<std::uint64_t>(c.model.num_kv_heads / c.tp, 1);
+  }
+  constexpr std::uint64_t qk_dim() const {
+    return c.model.is_mla() ? c.model.qk_nope_head_dim + c.model.qk_rope_head_dim : c.model.head_dim;
+  }
+  constexpr std::uint64_t v_dim() const { return c.model.is_mla() ? c.model.v_head_dim : c.model.head_dim; }
+  // Query width of the QKV projection: with an output gate each head's query and its gate.
+  constexpr std::uint64_t query_width() const {
+    return (c.model.attention_output_gate ? 2 : 1) * heads() * c.model.head_dim;
+  }
+  constexpr std::uint64_t qkv_width() const { return query_width() + 2 * kv_heads() * c.model.head_dim; }
+  // Keys and values exchanged per ring step (context parallelism).
+  constexpr std::uint64_t ring_bytes() const {
+    const std::uint64_t s = c.query_tokens, b = c.sequences, w = c.element_bytes();
+    return c.model.is_mla() ? b * s * heads() * (qk_dim() + v_dim()) * w
+                            : 2 * b * s * kv_heads() * c.model.head_dim * w;
+  }
+
+  // Core attention: training runs one problem per query head over the full sequence's keys;
+  // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
+  // latent head read once from the cache).
+  constexpr compute_op core_attention() const {
+    compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
+    o.fused = c.fused_attention;
+    o.causal = !c.decode;
+    o.n = c.key_tokens;
+    const model_spec& m = c.model;
+    if (m.is_mla() && c.decode) {
+      o.batch = c.sequences;
+      o.m = c.query_tokens * heads();
+      o.k = m.kv_lora_rank + m.qk_rope_head_dim;
+      o.v_dim = m.kv_lora_rank;
+      o.shared_kv = true;
+      o.type = c.cache_type;
+      return o;
+    }
+    if (m.is_mla() || c.training) {
+      o.batch = c.sequences * heads();
+      o.m = c.query_tokens;
+    } else {
+      o.batch = c.sequences * kv_heads();
+      o.m = c.query_tokens * (heads() / kv_heads());
+    }
+    o.k = qk_dim();
+    if (v_dim() != qk_dim()) o.v_dim = v_dim();
+    if (c.decode) o.type = c.cache_type;
+    return o;
+  }
+
+  constexpr void softmax_attention_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
+    if (m.is_mla()) {
+      mla_projections_forward();
+    } else {
+      enter("attention_input_gather");
+      gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
+      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
+      if (m.linear_bias || m.qkv_bias)
+        out.weights(weight_part::attention, weight_sharing::split, qkv_width());
+      if (m.qk_norm) {
+        op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
+           hd);
+        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+      }
+    }
+    for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+      out.ring("attention_kv_ring", i, false, ring_bytes());
+    out.compute("attention_core", core_attention());
+    if (m.attention_output_gate)  // output × sigmoid(gate), element by element
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
+         0, 2);
+    if (m.is_mla() && c.decode) {
+      projection("mla_absorb_v", op_role::mla_kv_up, tokens, m.kv_lora_rank, m.v_head_dim,
+                 weight_part::attention, weight_sharing::split, heads());
+    }
+    projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(),
+               weight_part::attention, weight_sharing::split);
+    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
+  }
+
+  // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
+  // sequence shard; only the latents are gathered. Decode absorbs the key up-projection into the
+  // queries (and the value one after attention): the cache holds the latent.
+  constexpr void mla_projections_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    if (qr > 0) {
+      projection("mla_q_down", op_role::mla_q_down, local, h(), qr, weight_part::attention,
+                 weight_sharing::replicated);
+      norm("mla_q_norm", op_role::mla_q_down, pk::forward, local, qr, weight_part::attention);
+    }
+    projection("mla_kv_down", op_role::mla_kv_down, local, h(), kvr, weight_part::attention,
+               weight_sharing::replicated);
+    norm("mla_kv_norm", op_role::mla_kv_down, pk::forward, local, m.kv_lora_rank, weight_part::attention);
+    if (c.sp) {
+      if (qr > 0) collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
+      collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
+    }
+    if (qr > 0) {
+      projection("mla_q_up", op_role::mla_q_up, tokens, qr, heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    } else {
+      enter("attention_input_gather");
+      projection("mla_q", op_role::mla_q_up, tokens, h(), heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    }
+    if (c.decode) {  // the weight-absorbed form: the queries' no-position part into the latent
+      projection("mla_absorb_k", op_role::mla_kv_up, tokens, m.qk_nope_head_dim, m.kv_lora_rank,
+                 weight_part::attention, weight_sharing::split, heads());
+    } else {
+      projection("mla_kv_up", op_role::mla_kv_up, tokens, m.kv_lora_rank,
+                 heads() * (m.qk_nope_head_dim + v_dim()), weight_part::attention, weight_sharing::split);
+    }
+  }
+
+  constexpr void softmax_attention_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    leave_backward("attention_output_grad_gather");
+    gradients("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h());
+    if (m.attention_output_gate)
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
+         heads() * m.head_dim, 0, 2);
+    const compute_op core = core_attention();
+    if (c.selective_recompute) {
+      for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+        out.ring("attention_kv_ring", i, false, ring_bytes());
+      out.compute("attention_core_recompute", core);
+    }
+    // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
+    // the last step the gradients alone (2·(CP − 1) times their size in all).
+    for (std::uint64_t i = 0; i < c.cp && c.cp > 1; ++i)
+      out.ring("attention_kv_grad_ring", i, true,
+               (i + 1 < c.cp ? ring_bytes() : 0) + (i >= 1 ? ring_bytes() : 0));
+    compute_op core_backward = core;
+    core_backward.pass = pk::input_grad;
+    out.compute("attention_core", core_backward);
+    if (m.is_mla()) {
+      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+      const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
+      // The up-projections are column-parallel over the heads: without SP their input gradient (the
+      // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+      if (tp() && !c.sp)
+        collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
+                   tokens * m.kv_lora_rank * w);
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
+      if (qr > 0) {
+        gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads() * qk_dim());
+        if (tp() && !c.sp)
+          collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
+        gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads() * qk_dim());
+      } else {
+        regather("attention_input_regather");
+        gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h(), heads() * qk_dim());
+        leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+        gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h(), heads() * qk_dim());
+      }
+      if (c.sp) {
+        collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                   tokens * kvr * w);
+        if (qr > 0)
+          collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                     tokens * qr * w);
+      }
+      norm("mla_kv_norm", op_role::mla_kv_down, pk::input_grad, local, m.kv_lora_rank,
+           weight_part::attention);
+      gradients("mla_kv_down", op_role::mla_kv_down, local, h(), kvr);
+      if (qr > 0) {
+        norm("mla_q_norm", op_role::mla_q_down, pk::input_grad, local, qr, weight_part::attention);
+        gradients("mla_q_down", op_role::mla_q_down, local, h(), qr);
+      }
+      return;
+    }
+    if (m.qk_norm)
+      op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
+         m.head_dim);
+    regather("attention_input_regather");
+    gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h(), qkv_width());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h(), qkv_width());
+  }
+
+  // ---- Gated DeltaNet -----------------------------------------------------------------------------
+  // Its heads split over TP: the input projections (q, k, v and the output gate z; the decay and
+  // update gates per value head), the short causal convolution over q, k, v, the gated delta rule
+  // over each sequence's state (chunked), the gated norm and the output projection. No biases.
+
+  constexpr std::uint64_t gdn_key() const { return c.model.linear_key_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value() const { return c.model.linear_value_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value_heads() const { return c.model.linear_num_value_heads / c.tp; }
+  constexpr std::uint64_t gdn_conv() const { return 2 * gdn_key() + gdn_value(); }
+  constexpr compute_op gdn_core() const {
+    return {.role = op_role::attention_core,
+            .kind = op_kind::linear_attention,
+            .type = c.activation_type,
+            .batch = c.sequences * gdn_value_heads(),
+            .m = c.query_tokens,
+            .n = c.model.linear_value_head_dim,
+            .k = c.model.linear_key_head_dim};
+  }
+
+  constexpr void gated_deltanet_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    enter("attention_input_gather");
+    projection("gdn_in_proj_qkvz", op_role::attention_qkv, tokens, h(), 2 * gdn_key() + 2 * gdn_value(),
+               weight_part::attention, weight_sharing::split);
+    projection("gdn_in_proj_ba", op_role::attention_qkv, tokens, h(), 2 * nv, weight_part::attention,
+               weight_sharing::split);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
+    // The depthwise filters, and the per-head decay A and time-step bias.
+    out.weights(weight_part::attention, weight_sharing::split,
+                gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
+    out.compute("gdn_core", gdn_core());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv,
+       m.linear_value_head_dim);
+    // One head's norm weight, shared by every head: replicated over TP.
+    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
+    projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
+               weight_sharing::split);
+  }
+
+  constexpr void gated_deltanet_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    leave_backward("attention_output_grad_gather");
+    gradients("gdn_out", op_role::attention_out, tokens, gdn_value(), h());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::input_grad, 1, tokens * nv,
+       m.linear_value_head_dim);
+    compute_op core = gdn_core();
+    core.pass = pk::input_grad;
+    out.compute("gdn_core", core);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::input_grad, 1, tokens, gdn_conv());
+    regather("attention_input_regather");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::input_grad, tokens, h(),
+         2 * gdn_key() + 2 * gdn_value());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::weight_grad, tokens, h(),
+         2 * gdn_key() + 2 * gdn_value());
+  }
+
+  // ---- MLPs -------------------------------------------------------------------------------------
+
+  // A dense MLP of `width` (this GPU's share) over `rows` tokens; `communicate`: its own TP
+  // collectives (a dense layer's MLP, shared experts in training).
+  struct mlp_names {
+    std::string_view gather, fc1, act, fc2, scatter, reduce;
+  };
+  static constexpr mlp_names dense_names{"mlp_input_gather",   "mlp_fc1",          "mlp_act", "mlp_fc2",
+                                         "mlp_output_scatter", "mlp_output_reduce"};
+  static constexpr mlp_names shared_names{
+      "shared_input_gather",   "shared_fc1",          "shared_act", "shared_fc2",
+      "shared_output_scatter", "shared_output_reduce"};
+
+  constexpr void mlp_forward(const mlp_names& n, std::uint64_t rows, std::uint64_t width, weight_part part,
+                             bool communicate) {
+    const model_spec& m = c.model;
+    if (communicate) enter(n.gather);
+    projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
+    if (communicate) leave(n.scatter, n.reduce);
+  }
+  // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
+  // for its weight gradient, its input gradient reduce-scattered.
+  constexpr void mlp_backward(const mlp_names& n, std::uint64_t rows, std::uint64_t width) {
+    leave_backward("mlp_output_grad_gather");
+    gradients(n.fc2, op_role::mlp_fc2, rows, width, h());
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    regather("mlp_input_regather");
+    gemm(n.fc1, op_role::mlp_fc1, pk::input_grad, rows, h(), gated() * width);
+    leave("mlp_input_grad_scatter", "mlp_input_grad_reduce");
+    gemm(n.fc1, op_role::mlp_fc1, pk::weight_grad, rows, h(), gated() * width);
+  }
+
+  // ---- mixture of experts -----------------------------------------------------------------------
+  // Balanced routing: each local expert receives every GPU's tokens × k / E of the exchange group
+  // (serving rounds up: a decode step's few tokens still reach their experts).
+
+  constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
+  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
+  constexpr std::uint64_t router_tokens() const {
+    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
+  }
+  constexpr std::uint64_t local_experts() const {
+    return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
+  }
+  constexpr std::uint64_t expert_rows() const {
+    const model_spec& m = c.model;
+    const std::uint64_t T = router_tokens(), E = m.num_experts, k = m.moe_top_k;
+    switch (c.exchange) {
+      case expert_exchange::deepep:
+        return (T * c.gpus * k + E - 1) / E;
+      case expert_exchange::tensor_parallel:
+        return (T * k + E - 1) / E;
+      default:  // training's tokens are many: Megatron's balanced share, rounded down
+        return T * k * c.ep * c.etp / E;
+    }
+  }
+  constexpr std::uint64_t expert_width() const {
+    return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
+           : c.exchange == expert_exchange::deepep        ? c.model.moe_ffn_hidden_size
+                                                          : c.model.moe_ffn_hidden_size / c.etp;
+  }
+  // Shared experts: in training a TP-split MLP with its own collectives over the gathered tokens; in
+  // serving split over TP with the attention, or whole on each GPU's scattered tokens with DeepEP.
+  constexpr std::uint64_t shared_rows() const {
+    return c.exchange == expert_exchange::deepep ? router_tokens() : c.tokens();
+  }
+  constexpr std::uint64_t shared_width() const {
+    const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
+    return c.exchange == expert_exchange::deepep ? all : all / c.tp;
+  }
+  // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
+  // kernels one per distinct destination GPU (its expectation under uniform routing).
+  constexpr double deepep_messages() const {
+    const double T = static_cast<double>(router_tokens());
+    if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
+    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
+  }
+  static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
+
+  constexpr void shared_gate(std::uint64_t rows) {
+    if (!c.model.shared_expert_gate) return;
+    projection("shared_expert_gate", op_role::mlp_fc2, rows, h(), 1, weight_part::shared_experts,
+               weight_sharing::replicated);
+    op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, h(), 0, 2);
+  }
+
+  constexpr void moe_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep;
+    const bool training = c.training;
+    if (m.num_shared_experts > 0 && training)
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
+    // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
+    if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
+    projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
+    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
+    const std::uint64_t token_bytes = T * k * h() * w;
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (group > 1)
+          collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
+        if (c.ep > 1) {
+          collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
+          collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
+        }
+        if (c.etp > 1)
+          collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1) {
+          collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
+          collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+        }
+        break;
+      case expert_exchange::deepep: {
+        // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
+        // 16-byte header.
+        const double per =
+            c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
+        collective("moe_dispatch", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
+        break;
+      }
+      case expert_exchange::tensor_parallel:
+        break;
+    }
+    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm || !training;
+    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
+               weight_sharing::expert, n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts,
+               weight_sharing::expert, n, one);
+    if (m.num_shared_experts > 0 && !training) {
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
+      shared_gate(shared_rows());
+    }
+    // The combine, the way the tokens came.
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (c.etp > 1)
+          collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
+                     token_bytes * c.etp);
+        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1)
+          collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                     T * h() * w * group);
+        break;
+      case expert_exchange::deepep:
+        collective("moe_combine", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
+        if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
+        break;
+      case expert_exchange::tensor_parallel:
+        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
+        break;
+    }
+  }
+
+  // Training only: the experts' backward (the combine's gradient comes back the way the tokens
+  // went), then the shared experts' (the reverse of their forward order).
+  constexpr void moe_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm;
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+    } else if (group > 1) {
+      collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+    }
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
+                   token_bytes * c.etp);
+      if (c.ep > 1) {
+        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
+        collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+    } else if (group > 1) {
+      collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                 T * h() * w * group);
+      collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * E * 4 * group);
+    }
+    gradients("moe_router", op_role::moe_router, T, h(), E);
+    if (m.num_shared_experts > 0) {
+      if (m.shared_expert_gate) {
+        op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1,
+           c.local_tokens(), h(), 0, 2);
+        gradients("shared_expert_gate", op_role::mlp_fc2, c.local_tokens(), h(), 1);
+      }
+      mlp_backward(shared_names, shared_rows(), shared_width());
+    }
+  }
+
+  // ---- a decoder layer ----------------------------------------------------------------------------
+
+  constexpr void layer_forward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms);
+    if (kind.linear_attention)
+      gated_deltanet_forward();
+    else
+      softmax_attention_forward();
+    const bool scatter = kind.moe && scatter_for_experts();
+    leave("attention_output_scatter", "attention_output_reduce", scatter);
+    // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
+    if (c.training)
+      op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+    norm("post_attention_norm", op_role::post_attention_norm, pk::forward,
+         scatter ? c.tokens() / c.tp : local, h(), weight_part::norms);
+    if (kind.moe)
+      moe_forward();
+    else
+      mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
+    if (c.training) op("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+  }
+
+  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention.
+  constexpr void layer_backward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.moe)
+      moe_backward();
+    else
+      mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
+    norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(), weight_part::norms);
+    op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.linear_attention)
+      gated_deltanet_backward();
+    else
+      softmax_attention_backward();
+    norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
+  }
+
+  // ---- embedding, output layer, multi-token prediction ----------------------------------------------
+
+  // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
+  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  constexpr void embedding_forward(std::string_view name = "embedding",
+                                   std::string_view reduce = "embedding_reduce", bool declare = true) {
+    op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
+    if (declare)
+      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
+    if (tp())
+      collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
+                 activation());
+  }
+  constexpr void embedding_backward(std::string_view name = "embedding",
+                                    std::string_view gather = "embedding_grad_gather") {
+    if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
+    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
+  }
+
+  constexpr void final_norm_forward(std::string_view name = "final_norm",
+                                    weight_part part = weight_part::norms) {
+    norm(name, op_role::final_norm, pk::forward, c.local_tokens(), h(), part);
+  }
+  constexpr void final_norm_backward(std::string_view name = "final_norm") {
+    norm(name, op_role::final_norm, pk::input_grad, c.local_tokens(), h(), weight_part::norms);
+  }
+
+  // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
+  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
+  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
+  // last in prefill, gathered over TP for sampling.
+  constexpr void output_forward(bool owned) {
+    const std::uint64_t vocab = c.vocab_rows;
+    if (!c.training) {
+      const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
+      norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
+      gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
+      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+      if (tp())
+        collective("logits_gather", collective::all_gather, group_kind::tp,
+                   rows * vocab * c.tp * c.element_bytes());
+      return;
+    }
+    const std::uint64_t tokens = c.tokens();
+    if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
+    gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
+    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+    if (tp()) {
+      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+    }
+  }
+  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
+  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
+  constexpr void output_backward() {
+    const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+    regather("logits_input_regather");
+    gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
+    leave("logits_input_grad_scatter", "logits_input_grad_reduce");
+    gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
+  }
+
+  // Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
+  // the tokens shifted by one (the main embedding's weights), enorm and hnorm, their concatenation
+  // projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP (and split onto
+  // the sequence shards under SP). Serving engines keep eh_proj whole on every GPU.
+  constexpr void mtp_input_forward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    embedding_forward("mtp_embedding", "mtp_embedding_reduce", false);
+    norm("mtp_enorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    norm("mtp_hnorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    if (!c.training) {
+      projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h(), weight_part::mtp,
+                 weight_sharing::replicated);
+      return;
+    }
+    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * activation());
+    projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h() / c.tp, weight_part::mtp,
+               weight_sharing::split);
+    if (tp()) collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, activation());
+  }
+  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
+  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
+  constexpr void mtp_input_backward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    if (c.sp) collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h(), h() / c.tp);
+    if (tp())
+      collective(c.sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
+                 c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
+                 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h(), h() / c.tp);
+    norm("mtp_hnorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    norm("mtp_enorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    embedding_backward("mtp_embedding", "mtp_embedding_grad_gather");
+  }
+};
+
+}  // namespace detail
+
+/// The blocks of the layer description, written to `sink` (see the file comment).
+template <class Sink>
+constexpr void describe_layer_forward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_forward(kind);
+}
+template <class Sink>
+constexpr void describe_layer_backward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_backward(kind);
+}
+
+/// A sink that adds up the weights declared, by part and by sharing (a counter for the calculators).
+struct weight_tally {
+  std::uint64_t by_part[9] = {};
+  std::uint64_t by_sharing[4] = {};
+  constexpr void compute(std::string_view, const compute_op&) noexcept {}
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part part, weight_sharing sharing, std::uint64_t n) noexcept {
+    by_part[static_cast<int>(part)] += n;
+    by_sharing[static_cast<int>(sharing)] += n;
+  }
+  [[nodiscard]] constexpr std::uint64_t part(weight_part p) const noexcept {
+    return by_part[static_cast<int>(p)];
+  }
+  [[nodiscard]] constexpr std::uint64_t sharing(weight_sharing s) const noexcept {
+    return by_sharing[static_cast<int>(s)];
+  }
+  /// Trained weights (buffers excluded).
+  [[nodiscard]] constexpr std::uint64_t trained() const noexcept {
+    return sharing(weight_sharing::split) + sharing(weight_sharing::replicated) +
+           sharing(weight_sharing::expert);
+  }
+};
+
+AICB_END_NAMESPACE

@@ -1,0 +1,261 @@
+// The one layer description: the calculators' parameter and FLOP counts are sums over the schedules
+// built from it (training and serving), and agree with the published counts and the paper formulas.
+#include <aicb/calc/flops.hpp>
+#include <aicb/calc/params.hpp>
+#include <aicb/compat/deepspeed_csv.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/generate/csv_projection.hpp>
+#include <aicb/generate/simai_projection.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/parallel/groups.hpp>
+#include <aicb/schedule/inference_step.hpp>
+#include <aicb/schedule/layer.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// The four kinds of model, each on a layout that exercises its parallelism: tensor and sequence
+// parallelism everywhere, pipeline stages, experts over EP; the vocabulary padded to itself so the
+// calculators (which count the model's own vocabulary) and the shards agree exactly.
+aicb::job_spec job_of(aicb::model_spec m, u64 tp, u64 pp, u64 dp, u64 ep) {
+  aicb::job_spec j;
+  j.model = m;
+  j.parallel.world_size = tp * pp * dp;
+  j.parallel.tensor_parallel = tp;
+  j.parallel.pipeline_parallel = pp;
+  j.parallel.expert_parallel = ep;
+  j.parallel.sequence_parallel = tp > 1;
+  j.parallel.vocab_divisible_by = 1;
+  j.parallel.attention = aicb::attention_kind::unfused;  // the model FLOPs' convention: the full scores
+  j.parallel.moe_grouped_gemm = true;
+  j.batch.seq_length = 4096;
+  j.batch.micro_batch = 1;
+  j.batch.global_batch = 2 * dp;
+  return j;
+}
+
+struct named_job {
+  const char* what;
+  aicb::job_spec job;
+};
+
+std::vector<named_job> jobs() {
+  aicb::model_spec mla = aicb::presets::deepseek_v2_lite;  // MLA, experts, shared experts, a dense layer
+  mla.num_mtp_layers = 1;
+  return {
+      {"dense (Llama 3 8B)", job_of(aicb::presets::llama3_8b, 2, 2, 2, 1)},
+      {"MoE (Mixtral 8x7B)", job_of(aicb::presets::mixtral_8x7b, 2, 2, 2, 2)},
+      {"MLA + MTP (DeepSeek-V2-Lite)", job_of(mla, 2, 3, 2, 2)},
+      {"hybrid (Qwen3-Next 80B-A3B)", job_of(aicb::presets::qwen3_next_80b_a3b, 2, 2, 2, 2)},
+  };
+}
+
+// Model FLOPs of one rank's iteration, by phase: matrix products and attention cores.
+struct phase_flops {
+  double forward = 0, backward = 0, recompute = 0;
+};
+bool model_flop(const aicb::compute_op& op) {
+  return op.kind == aicb::op_kind::gemm || op.kind == aicb::op_kind::attention ||
+         op.kind == aicb::op_kind::linear_attention;
+}
+phase_flops schedule_flops(const aicb::job_spec& job) {
+  phase_flops f;
+  for (u64 r = 0; r < job.parallel.world_size; ++r)
+    for (const aicb::operation& op : aicb::rank_schedule(job, r)) {
+      if (op.type != aicb::op_type::compute || !model_flop(op.compute)) continue;
+      // Selective recomputation repeats core attention inside the layer's backward.
+      const bool recomputed = op.phase == aicb::op_phase::recompute || op.name == "attention_core_recompute";
+      if (recomputed)
+        f.recompute += op.compute.flops();
+      else if (op.phase == aicb::op_phase::forward)
+        f.forward += op.compute.flops();
+      else if (op.phase == aicb::op_phase::backward)
+        f.backward += op.compute.flops();
+    }
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("layer description: each stage's weights are the calculators' shard, and sum to the model",
+          "[schedule][layer]") {
+  for (const auto& [what, job] : jobs()) {
+    INFO(what);
+    u64 held = 0;
+    for (u64 stage = 0; stage < job.parallel.pipeline_parallel; ++stage) {
+      const aicb::rank_schedule s(job, aicb::first_rank_of_stage(job, stage));
+      const aicb::shard_params p = aicb::params_on_gpu(job, stage);
+      CHECK(s.dense_weights() == p.dense);
+      CHECK(s.expert_weights() == p.expert);
+      held += p.total();
+    }
+    CHECK(held > 0);
+    // One GPU holding everything: the model's count, less the buffers (no gradient: DeepSeek's router
+    // score bias) and plus the MTP modules, which model cards count apart.
+    aicb::job_spec one = job;
+    one.parallel = {};
+    one.parallel.vocab_divisible_by = 1;
+    one.batch.global_batch = 1;
+    const aicb::param_counts c = aicb::count_params(job.model, job.batch.seq_length);
+    const aicb::model_spec m = aicb::resolve(job.model);
+    const u64 buffers = m.moe_router_bias ? m.num_moe_layers() * m.num_experts : 0;
+    const aicb::rank_schedule whole(one, 0);
+    CHECK(whole.dense_weights() + whole.expert_weights() == c.total() + c.mtp - buffers);
+  }
+  // The published counts (the models' config.json / safetensors totals).
+  STATIC_REQUIRE(aicb::count_params(aicb::presets::llama3_8b).total() == 8'030'261'248);
+  STATIC_REQUIRE(aicb::count_params(aicb::presets::mixtral_8x7b).total() == 46'702'792'704);
+  STATIC_REQUIRE(aicb::count_params(aicb::presets::deepseek_v3).total() == 671'026'419'200);
+  CHECK(static_cast<double>(aicb::count_params(aicb::presets::qwen3_next_80b_a3b).total()) ==
+        Approx(80e9).epsilon(0.005));
+}
+
+TEST_CASE("layer description: training FLOPs are the sums over every rank's schedule", "[schedule][layer]") {
+  for (auto [what, job] : jobs()) {
+    for (const aicb::recompute_kind recompute :
+         {aicb::recompute_kind::none, aicb::recompute_kind::selective, aicb::recompute_kind::full}) {
+      INFO(what << ", recompute " << static_cast<int>(recompute));
+      job.parallel.recompute = recompute;
+      const aicb::flop_counts closed = aicb::training_flops(job);
+      const phase_flops summed = schedule_flops(job);
+      CHECK(summed.forward == Approx(closed.forward).epsilon(1e-12));
+      CHECK(summed.backward == Approx(closed.backward).epsilon(1e-12));
+      CHECK(summed.recompute == Approx(closed.recompute).epsilon(1e-12).margin(1));
+      CHECK(closed.backward == Approx(2 * closed.forward).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("layer description: a GPT schedule's FLOPs are Narayanan et al.'s Eq. 3", "[schedule][layer]") {
+  // GPT-3 1.3B shape, MHA, GeLU, ffn 4h, full recomputation: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)).
+  aicb::job_spec job = job_of(aicb::presets::gpt3_1_3b, 2, 2, 1, 1);
+  job.parallel.recompute = aicb::recompute_kind::full;
+  job.batch.seq_length = 2048;
+  const phase_flops f = schedule_flops(job);
+  const double B = 2, s = 2048, l = 24, h = 2048, V = 50257;
+  const double eq3 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  // The schedule pads the vocabulary to TP; Eq. 3 counts the model's own.
+  const double padding = 6 * B * s * h * (50258 - V);
+  CHECK(f.forward + f.backward + f.recompute == Approx(eq3 + padding).epsilon(1e-12));
+}
+
+TEST_CASE("layer description: a serving step is the same layers, forward only", "[schedule][layer]") {
+  // One request's prefill of 4096 tokens on one GPU: each layer's GEMMs are the training forward's;
+  // its core attention is the causal half (fused kernels); the weights are the model's, but buffers.
+  for (const auto& [what, job] : jobs()) {
+    INFO(what);
+    const aicb::model_spec m = aicb::resolve(job.model);
+    const aicb::serving_spec s{.phase = aicb::inference_phase::prefill, .batch = 1, .prompt = 4096};
+    const aicb::inference_step step(m, s);
+    std::vector<double> gemm(m.num_layers, 0), core(m.num_layers, 0);
+    for (const aicb::operation& op : step.operations()) {
+      if (op.type != aicb::op_type::compute || op.layer >= m.num_layers) continue;
+      if (op.compute.kind == aicb::op_kind::gemm) gemm[op.layer] += op.compute.flops();
+      if (op.compute.kind == aicb::op_kind::attention || op.compute.kind == aicb::op_kind::linear_attention)
+        core[op.layer] += op.compute.flops();
+    }
+    for (u64 l = 0; l < m.num_layers; ++l) {
+      INFO("layer " << l);
+      const aicb::layer_flops t = aicb::forward_layer_flops(m, l, 4096, 4096, {.causal_halving = true});
+      CHECK(gemm[l] == Approx(t.gemm).epsilon(1e-12));
+      CHECK(core[l] == Approx(t.core_attention).epsilon(1e-12));
+    }
+    const aicb::param_counts c = aicb::count_params(m);
+    const u64 buffers = m.moe_router_bias ? m.num_moe_layers() * m.num_experts : 0;
+    CHECK(step.weights() == c.total() - buffers);
+  }
+}
+
+TEST_CASE("layer description: a Gated DeltaNet training layer, by hand", "[schedule][layer]") {
+  // Qwen3-Next's linear-attention layer on one GPU, one sequence of T = 4096 tokens: h = 2048, 16
+  // key heads and 32 value heads of 128; in_proj_qkvz h → 2·2048 + 2·4096, in_proj_ba h → 2·32,
+  // out_proj 4096 → h; the gated delta rule per value head: per token the state's three products
+  // (3 · 2·128·128) and, within a chunk of 64, the causal scores and weighted values (32 · 2·256).
+  aicb::job_spec job = job_of(aicb::presets::qwen3_next_80b_a3b, 1, 1, 1, 1);
+  job.batch.global_batch = 1;
+  const double T = 4096, h = 2048;
+  const double projections = 2 * T * h * 12288 + 2 * T * h * 64 + 2 * T * 4096 * h;
+  const double core = 32 * T * (6 * 128 * 128 + 64 * 256);
+  double forward = 0, backward = 0, core_bytes = 0;
+  std::vector<std::string> names;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.layer != 0 || op.type != aicb::op_type::compute) continue;
+    if (!std::string(op.name).starts_with("gdn_")) continue;
+    if (op.phase == aicb::op_phase::forward) names.emplace_back(op.name);
+    const double f = model_flop(op.compute) ? op.compute.flops() : 0;
+    (op.phase == aicb::op_phase::forward ? forward : backward) += f;
+    if (op.name == "gdn_core" && op.phase == aicb::op_phase::forward) core_bytes = op.compute.bytes();
+  }
+  CHECK(names == std::vector<std::string>{"gdn_in_proj_qkvz", "gdn_in_proj_ba", "gdn_conv", "gdn_core",
+                                          "gdn_norm", "gdn_out"});
+  CHECK(forward == Approx(projections + core).epsilon(1e-12));
+  CHECK(backward == Approx(2 * (projections + core)).epsilon(1e-12));
+  // q, k, v in and the output out per token and head (2·128 + 2·128), the 128 × 128 state read and
+  // written, BF16.
+  CHECK(core_bytes == Approx(32 * (T * 512 + 2 * 128 * 128) * 2.0));
+  // The layer description's count of the layer is the calculators' (36 of them in the model).
+  const aicb::param_counts c = aicb::count_params(job.model);
+  CHECK(c.attention == 12 * 27'263'488ull + 36 * 33'718'464ull);
+}
+
+TEST_CASE("layer description: DeepSpeed's CSV and SimAI forms carry the same collectives",
+          "[schedule][layer]") {
+  for (const u64 stage : {1, 2, 3}) {
+    INFO("ZeRO-" << stage);
+    aicb::aicb_args a;
+    a.stage = stage;
+    a.world_size = 8;
+    a.global_batch = 16;
+    a.num_layers = 4;
+    a.hidden_size = 1024;
+    a.num_attention_heads = 8;
+    a.ffn_hidden_size = 2816;
+    a.vocab_size = 32000;
+    const aicb::job_spec job = aicb::deepspeed_job(a);
+    using entry = std::pair<aicb::collective, u64>;
+    std::vector<entry> csv, simai;
+    bool warm_up = true;
+    aicb::csv_projection(job, {.rank = 0}).generate([&](const aicb::csv_item& item) {
+      if (item.op == aicb::csv_op::epoch_end) warm_up = false;
+      if (warm_up) return;
+      switch (item.op) {
+        case aicb::csv_op::all_reduce:
+          csv.emplace_back(aicb::collective::all_reduce, item.msg_size);
+          break;
+        case aicb::csv_op::all_gather:
+          csv.emplace_back(aicb::collective::all_gather, item.msg_size);
+          break;
+        case aicb::csv_op::reduce_scatter:
+          csv.emplace_back(aicb::collective::reduce_scatter, item.msg_size);
+          break;
+        default:
+          break;
+      }
+    });
+    const aicb::constant_model compute;
+    const aicb::simai_projection w(job, compute);
+    for (const aicb::record& r : w.records())
+      for (const aicb::phase* p : {&r.forward, &r.input_grad, &r.weight_grad})
+        if (p->comm.active()) simai.emplace_back(p->comm.kind, p->comm.size.count());
+    std::sort(csv.begin(), csv.end());
+    std::sort(simai.begin(), simai.end());
+    CHECK(!csv.empty());
+    CHECK(csv == simai);
+    // ZeRO-2/3 reduce-scatter gradients module by module; ZeRO-3 gathers weights before use.
+    const auto has = [&](aicb::collective k) {
+      return std::any_of(csv.begin(), csv.end(), [&](const entry& e) { return e.first == k; });
+    };
+    CHECK(has(aicb::collective::reduce_scatter));
+    CHECK(has(aicb::collective::all_gather));
+  }
+}
