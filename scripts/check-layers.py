@@ -15,7 +15,8 @@
 # A header may include its own layer and those below. Placed by what they need rather than by folder:
 # `io/json_writer.hpp` (depends on nothing but the configuration: every layer may render JSON with it)
 # and `compat/aicb_args.hpp` (aicb's argument set, a descriptor) are core and vocabulary;
-# `model/sizing.hpp` and `model/job_request.hpp` (shapes chosen by parameter count) are calculators;
+# `model/sizing.hpp` and `model/job_request.hpp` (shapes chosen by parameter count) are calculators, and
+# so is `schedule/layer.hpp` (the layer description the calculators sum and the schedules instantiate);
 # `calc/traffic.hpp` and `calc/report.hpp` sum the per-rank graph, so they sit with the schedules; the
 # grammars under `detail/grammar/` belong to the formats that parse with them.
 #
@@ -35,7 +36,7 @@ LAYERS = [
     (5, ["detail/grammar/"]),
     (0, ["config.hpp", "version.hpp", "error.hpp", "checked.hpp", "dtype.hpp", "concepts.hpp", "fwd.hpp",
          "units/", "detail/"]),
-    (2, ["model/sizing.hpp", "model/job_request.hpp"]),
+    (2, ["model/sizing.hpp", "model/job_request.hpp", "schedule/layer.hpp"]),
     (1, ["workload/", "model/"]),
     (2, ["parallel/", "calc/"]),
     (3, ["schedule/"]),

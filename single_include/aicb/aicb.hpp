@@ -1378,12 +1378,14 @@ constexpr bool validate_training(const job_spec& job) {
   const model_spec& m = job.model;
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;
-    detail::require(m.linear_num_key_heads % t == 0, "tensor_parallel", t,
-                    "tensor_parallel must divide linear_num_key_heads (Gated DeltaNet's heads are split over TP)",
-                    "linear_num_key_heads", m.linear_num_key_heads);
-    detail::require(m.linear_num_value_heads % t == 0, "tensor_parallel", t,
-                    "tensor_parallel must divide linear_num_value_heads (Gated DeltaNet's heads are split over TP)",
-                    "linear_num_value_heads", m.linear_num_value_heads);
+    detail::require(
+        m.linear_num_key_heads % t == 0, "tensor_parallel", t,
+        "tensor_parallel must divide linear_num_key_heads (Gated DeltaNet's heads are split over TP)",
+        "linear_num_key_heads", m.linear_num_key_heads);
+    detail::require(
+        m.linear_num_value_heads % t == 0, "tensor_parallel", t,
+        "tensor_parallel must divide linear_num_value_heads (Gated DeltaNet's heads are split over TP)",
+        "linear_num_value_heads", m.linear_num_value_heads);
     detail::require(job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
                     "context parallelism with Gated DeltaNet layers is not modelled (each sequence's state "
                     "passes from CP rank to CP rank); use context_parallel = 1",
@@ -2126,27 +2128,1266 @@ class process_grid {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/schedule/operation.hpp>
+// #include <aicb/workload/collective.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::operation — one thing one rank does in a training iteration: a computation, a collective
-/// over one of its process groups, or a point-to-point send or receive to a peer rank — with where
-/// it sits in the schedule (micro batch, model chunk, layer, pass) and what it waits for.
+/// aicb::collective — the kinds of communication a workload record can carry.
 ///
-/// This is the vocabulary of the per-rank operation graph (aicb/schedule/rank_schedule.hpp), the
-/// one corrected model that every output projects.
-///
-/// Sizes: a collective's `size` follows the convention of aicb's and SimAI's files — the whole
-/// buffer: an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input, an
-/// all-to-all's send buffer; `per_rank_size()` gives what one rank contributes (the shard for
-/// all-gather and reduce-scatter). Durations are not here: a compute model prices an operation's
-/// `compute` (FLOPs, bytes), so the communication pattern never depends on where times come from.
+/// These are the library's own names. How a file format spells them (SimAI's `ALLREDUCE`,
+/// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
 
 // #include <aicb/config.hpp>
-// #include <aicb/model/compute_op.hpp>
-// #include <aicb/parallel/groups.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A communication operation among the ranks of one group.
+enum class collective : std::uint8_t {
+  none,            ///< no communication
+  all_reduce,      ///< every rank ends with the reduction of all inputs
+  all_gather,      ///< every rank ends with the concatenation of all inputs
+  reduce_scatter,  ///< every rank ends with one shard of the reduction
+  all_to_all,      ///< every rank sends a distinct shard to every other rank
+  broadcast,       ///< one rank's buffer is copied to all
+  reduce,          ///< the reduction lands on one rank
+  send,            ///< point-to-point send (pipeline activations and gradients)
+  recv,            ///< point-to-point receive
+  barrier,         ///< synchronisation only
+};
+
+/// Every collective kind, in declaration order (for tables, tests and parsers).
+inline constexpr std::array<collective, 10> all_collectives{
+    collective::none,       collective::all_reduce, collective::all_gather, collective::reduce_scatter,
+    collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
+    collective::recv,       collective::barrier};
+
+/// The library's name of a collective: "none", "all_reduce", "all_gather", …
+[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
+  switch (c) {
+    case collective::none:
+      return "none";
+    case collective::all_reduce:
+      return "all_reduce";
+    case collective::all_gather:
+      return "all_gather";
+    case collective::reduce_scatter:
+      return "reduce_scatter";
+    case collective::all_to_all:
+      return "all_to_all";
+    case collective::broadcast:
+      return "broadcast";
+    case collective::reduce:
+      return "reduce";
+    case collective::send:
+      return "send";
+    case collective::recv:
+      return "recv";
+    case collective::barrier:
+      return "barrier";
+  }
+  return "?";
+}
+
+/// The collective named `name` (as to_string spells it), or nothing.
+[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
+  for (collective c : all_collectives)
+    if (to_string(c) == name) return c;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which component of the model a weight belongs to (the breakdown of aicb::param_counts).
+enum class weight_part : std::uint8_t {
+  embedding,       ///< the input embedding and a learned position table
+  output,          ///< the output projection
+  attention,       ///< projections, their biases, q/k norms, MLA latent norms, Gated DeltaNet's weights
+  dense_mlp,       ///< dense MLPs
+  routed_experts,  ///< routed experts
+  shared_experts,  ///< shared experts and their gate
+  router,          ///< routers and their score bias
+  norms,           ///< the two norms of each layer and the final norm
+  mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
+};
+
+/// How a weight is held across the GPUs, which decides how its gradient is reduced.
+enum class weight_sharing : std::uint8_t {
+  split,       ///< a TP shard (or a whole weight without TP): gradient reduced over DP × CP
+  replicated,  ///< the same on every TP rank; under sequence parallelism its gradient is a partial sum
+  expert,      ///< a routed expert's shard: gradient reduced over expert-DP
+  buffer,      ///< not trained: no gradient, no optimizer state (DeepSeek-V3's router score bias)
+};
+
+/// How a mixture of experts moves its tokens.
+enum class expert_exchange : std::uint8_t {
+  allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
+  alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
+  deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
+  tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
+};
+
+/// The kind of one decoder layer: its token mixer and its MLP.
+struct layer_kind {
+  bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
+  bool moe = false;               ///< experts instead of a dense MLP
+  [[nodiscard]] constexpr std::uint8_t index() const noexcept {
+    return static_cast<std::uint8_t>((linear_attention ? 2 : 0) + (moe ? 1 : 0));
+  }
+  friend constexpr bool operator==(layer_kind, layer_kind) = default;
+};
+
+/// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
+/// (built like the decoder's last, with softmax attention).
+[[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
+  return {.linear_attention = layer < m.num_layers && m.is_linear_attention_layer(layer),
+          .moe = m.is_moe() && layer >= m.first_dense_layers};
+}
+
+/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
+/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
+[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
+                                                     std::uint64_t ep) {
+  if (ep <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / ep;
+  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
+  double miss = 1;
+  for (std::uint64_t i = 0; i < k; ++i) {
+    if (experts - per < i + 1) {
+      miss = 0;
+      break;
+    }
+    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+  }
+  return static_cast<double>(ep) * (1 - miss);
+}
+
+/// Everything a block's description depends on: the model and one GPU's share of the work.
+struct layer_context {
+  model_spec model;  ///< resolved
+  bool training = true;
+  dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
+  dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
+  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
+  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
+  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
+  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
+  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
+  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
+  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
+  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
+  expert_exchange exchange = expert_exchange::allgather;
+  bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
+  bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
+  std::uint64_t gpus = 1;               ///< serving: every GPU (DeepEP's expert-parallel group)
+  std::uint64_t vocab_rows = 0;         ///< vocabulary rows of the embedding and output shards
+  std::uint64_t learned_positions = 0;  ///< rows of a learned position table (0: none)
+
+  /// Tokens of the GPU's sequences, and those it holds between TP blocks (its sequence shard).
+  [[nodiscard]] constexpr std::uint64_t tokens() const noexcept { return sequences * query_tokens; }
+  [[nodiscard]] constexpr std::uint64_t local_tokens() const noexcept {
+    return sp ? tokens() / tp : tokens();
+  }
+  /// Bytes of one activation element.
+  [[nodiscard]] constexpr std::uint64_t element_bytes() const noexcept { return size_of(activation_type); }
+};
+
+/// The context of one GPU of a training job: its micro batch's sequence shard (seq / CP), its TP,
+/// EP and expert-TP shares, the job's dispatcher, attention kernel and recomputation.
+[[nodiscard]] constexpr layer_context training_layer_context(const job_spec& job) noexcept {
+  const parallel_spec& p = job.parallel;
+  const model_spec m = resolve(job.model);
+  layer_context c{.model = m};
+  c.training = true;
+  c.gemm_type = job.batch.dtype;
+  c.activation_type = activation_dtype(job.batch.dtype);
+  c.tp = p.tensor_parallel;
+  c.cp = p.context_parallel;
+  c.ep = p.expert_parallel;
+  c.etp = expert_tensor_parallel(job);
+  c.sp = p.sequence_parallel && p.tensor_parallel > 1;
+  c.sequences = job.batch.micro_batch;
+  c.query_tokens = job.batch.seq_length / p.context_parallel;
+  c.key_tokens = job.batch.seq_length;
+  c.fused_attention = p.attention == attention_kind::flash;
+  c.selective_recompute = p.recompute == recompute_kind::selective;
+  c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
+                                                                 : expert_exchange::allgather;
+  c.grouped_gemm = p.moe_grouped_gemm;
+  c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
+  if (m.position == position_kind::learned)
+    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
+  return c;
+}
+
+namespace detail {
+
+// Writes a block's operations to a sink with the context's shapes and formats; every block below
+// is a member, so the context, the sink and the shorthands are in scope.
+template <class Sink>
+struct layer_writer {
+  const layer_context& c;
+  Sink& out;
+  using pk = pass_kind;
+
+  constexpr std::uint64_t h() const { return c.model.hidden_size; }
+  constexpr bool tp() const { return c.tp > 1; }
+  constexpr std::uint64_t norm_weights(std::uint64_t n) const {
+    return c.model.norm == norm_kind::layernorm ? 2 * n : n;
+  }
+  constexpr std::uint64_t gated() const { return c.model.activation == activation_kind::swiglu ? 2 : 1; }
+  // The full (gathered) activation of the GPU's tokens, in bytes.
+  constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
+
+  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+    compute_op o{.role = role,
+                 .kind = kind,
+                 .pass = pass,
+                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
+                 .batch = batch,
+                 .m = m,
+                 .n = n,
+                 .k = k};
+    o.inputs = inputs;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
+  constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
+                      std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    compute_op o{.role = role,
+                 .kind = op_kind::gemm,
+                 .pass = pass,
+                 .type = c.gemm_type,
+                 .batch = batch,
+                 .m = rows,
+                 .n = n,
+                 .k = k};
+    o.one_kernel = one_kernel;
+    o.causal = c.training;
+    out.compute(name, o);
+  }
+  // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
+  constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                            std::uint64_t n, weight_part part, weight_sharing sharing,
+                            std::uint64_t batch = 1, bool one_kernel = true) {
+    gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
+    out.weights(part, sharing, batch * k * n);
+  }
+  // A GEMM's two gradient passes, input gradient first.
+  constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
+                           std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
+    gemm(name, role, pk::input_grad, rows, k, n, batch, one_kernel);
+    gemm(name, role, pk::weight_grad, rows, k, n, batch, one_kernel);
+  }
+  // A norm over `features` of `rows` rows; in forward it declares its weights.
+  constexpr void norm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
+                      std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
+    op(name, role, op_kind::norm, pass, 1, rows, features);
+    if (pass == pk::forward)
+      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
+  }
+  constexpr void collective(std::string_view name, aicb::collective kind, group_kind group,
+                            std::uint64_t size) {
+    out.collective(name, kind, group, size);
+  }
+
+  // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
+  // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
+  constexpr void enter(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
+    if (!tp()) return;
+    if (c.sp || scatter_tokens)
+      collective(scatter, collective::reduce_scatter, group_kind::tp, activation());
+    else
+      collective(reduce, collective::all_reduce, group_kind::tp, activation());
+  }
+  // The backward of leave(): under SP, the output gradient gathered.
+  constexpr void leave_backward(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+  // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
+  // gradient reduce-scattered (SP) or all-reduced.
+  constexpr void regather(std::string_view name) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  }
+
+  // ---- softmax attention ------------------------------------------------------------------------
+
+  constexpr std::uint64_t heads() const { return c.model.num_attention_heads / c.tp; }
+  constexpr std::uint64_t kv_heads() const {  // replicated where TP exceeds them
+    return std::max<std::uint64_t>(c.model.num_kv_heads / c.tp, 1);
+  }
+  constexpr std::uint64_t qk_dim() const {
+    return c.model.is_mla() ? c.model.qk_nope_head_dim + c.model.qk_rope_head_dim : c.model.head_dim;
+  }
+  constexpr std::uint64_t v_dim() const { return c.model.is_mla() ? c.model.v_head_dim : c.model.head_dim; }
+  // Query width of the QKV projection: with an output gate each head's query and its gate.
+  constexpr std::uint64_t query_width() const {
+    return (c.model.attention_output_gate ? 2 : 1) * heads() * c.model.head_dim;
+  }
+  constexpr std::uint64_t qkv_width() const { return query_width() + 2 * kv_heads() * c.model.head_dim; }
+  // Keys and values exchanged per ring step (context parallelism).
+  constexpr std::uint64_t ring_bytes() const {
+    const std::uint64_t s = c.query_tokens, b = c.sequences, w = c.element_bytes();
+    return c.model.is_mla() ? b * s * heads() * (qk_dim() + v_dim()) * w
+                            : 2 * b * s * kv_heads() * c.model.head_dim * w;
+  }
+
+  // Core attention: training runs one problem per query head over the full sequence's keys;
+  // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
+  // latent head read once from the cache).
+  constexpr compute_op core_attention() const {
+    compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
+    o.fused = c.fused_attention;
+    o.causal = !c.decode;
+    o.n = c.key_tokens;
+    const model_spec& m = c.model;
+    if (m.is_mla() && c.decode) {
+      o.batch = c.sequences;
+      o.m = c.query_tokens * heads();
+      o.k = m.kv_lora_rank + m.qk_rope_head_dim;
+      o.v_dim = m.kv_lora_rank;
+      o.shared_kv = true;
+      o.type = c.cache_type;
+      return o;
+    }
+    if (m.is_mla() || c.training) {
+      o.batch = c.sequences * heads();
+      o.m = c.query_tokens;
+    } else {
+      o.batch = c.sequences * kv_heads();
+      o.m = c.query_tokens * (heads() / kv_heads());
+    }
+    o.k = qk_dim();
+    if (v_dim() != qk_dim()) o.v_dim = v_dim();
+    if (c.decode) o.type = c.cache_type;
+    return o;
+  }
+
+  constexpr void softmax_attention_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
+    if (m.is_mla()) {
+      mla_projections_forward();
+    } else {
+      enter("attention_input_gather");
+      gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
+      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
+      if (m.linear_bias || m.qkv_bias)
+        out.weights(weight_part::attention, weight_sharing::split, qkv_width());
+      if (m.qk_norm) {
+        op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
+           hd);
+        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+      }
+    }
+    for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+      out.ring("attention_kv_ring", i, false, ring_bytes());
+    out.compute("attention_core", core_attention());
+    if (m.attention_output_gate)  // output × sigmoid(gate), element by element
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
+         0, 2);
+    if (m.is_mla() && c.decode) {
+      projection("mla_absorb_v", op_role::mla_kv_up, tokens, m.kv_lora_rank, m.v_head_dim,
+                 weight_part::attention, weight_sharing::split, heads());
+    }
+    projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(),
+               weight_part::attention, weight_sharing::split);
+    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
+  }
+
+  // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
+  // sequence shard; only the latents are gathered. Decode absorbs the key up-projection into the
+  // queries (and the value one after attention): the cache holds the latent.
+  constexpr void mla_projections_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+    if (qr > 0) {
+      projection("mla_q_down", op_role::mla_q_down, local, h(), qr, weight_part::attention,
+                 weight_sharing::replicated);
+      norm("mla_q_norm", op_role::mla_q_down, pk::forward, local, qr, weight_part::attention);
+    }
+    projection("mla_kv_down", op_role::mla_kv_down, local, h(), kvr, weight_part::attention,
+               weight_sharing::replicated);
+    norm("mla_kv_norm", op_role::mla_kv_down, pk::forward, local, m.kv_lora_rank, weight_part::attention);
+    if (c.sp) {
+      if (qr > 0) collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
+      collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
+    }
+    if (qr > 0) {
+      projection("mla_q_up", op_role::mla_q_up, tokens, qr, heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    } else {
+      enter("attention_input_gather");
+      projection("mla_q", op_role::mla_q_up, tokens, h(), heads() * qk_dim(), weight_part::attention,
+                 weight_sharing::split);
+    }
+    if (c.decode) {  // the weight-absorbed form: the queries' no-position part into the latent
+      projection("mla_absorb_k", op_role::mla_kv_up, tokens, m.qk_nope_head_dim, m.kv_lora_rank,
+                 weight_part::attention, weight_sharing::split, heads());
+    } else {
+      projection("mla_kv_up", op_role::mla_kv_up, tokens, m.kv_lora_rank,
+                 heads() * (m.qk_nope_head_dim + v_dim()), weight_part::attention, weight_sharing::split);
+    }
+  }
+
+  constexpr void softmax_attention_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
+    leave_backward("attention_output_grad_gather");
+    gradients("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h());
+    if (m.attention_output_gate)
+      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
+         heads() * m.head_dim, 0, 2);
+    const compute_op core = core_attention();
+    if (c.selective_recompute) {
+      for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
+        out.ring("attention_kv_ring", i, false, ring_bytes());
+      out.compute("attention_core_recompute", core);
+    }
+    // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
+    // the last step the gradients alone (2·(CP − 1) times their size in all).
+    for (std::uint64_t i = 0; i < c.cp && c.cp > 1; ++i)
+      out.ring("attention_kv_grad_ring", i, true,
+               (i + 1 < c.cp ? ring_bytes() : 0) + (i >= 1 ? ring_bytes() : 0));
+    compute_op core_backward = core;
+    core_backward.pass = pk::input_grad;
+    out.compute("attention_core", core_backward);
+    if (m.is_mla()) {
+      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
+      const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
+      // The up-projections are column-parallel over the heads: without SP their input gradient (the
+      // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
+      if (tp() && !c.sp)
+        collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp,
+                   tokens * m.kv_lora_rank * w);
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
+      if (qr > 0) {
+        gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads() * qk_dim());
+        if (tp() && !c.sp)
+          collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
+        gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads() * qk_dim());
+      } else {
+        regather("attention_input_regather");
+        gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h(), heads() * qk_dim());
+        leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+        gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h(), heads() * qk_dim());
+      }
+      if (c.sp) {
+        collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                   tokens * kvr * w);
+        if (qr > 0)
+          collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp,
+                     tokens * qr * w);
+      }
+      norm("mla_kv_norm", op_role::mla_kv_down, pk::input_grad, local, m.kv_lora_rank,
+           weight_part::attention);
+      gradients("mla_kv_down", op_role::mla_kv_down, local, h(), kvr);
+      if (qr > 0) {
+        norm("mla_q_norm", op_role::mla_q_down, pk::input_grad, local, qr, weight_part::attention);
+        gradients("mla_q_down", op_role::mla_q_down, local, h(), qr);
+      }
+      return;
+    }
+    if (m.qk_norm)
+      op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
+         m.head_dim);
+    regather("attention_input_regather");
+    gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h(), qkv_width());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h(), qkv_width());
+  }
+
+  // ---- Gated DeltaNet -----------------------------------------------------------------------------
+  // Its heads split over TP: the input projections (q, k, v and the output gate z; the decay and
+  // update gates per value head), the short causal convolution over q, k, v, the gated delta rule
+  // over each sequence's state (chunked), the gated norm and the output projection. No biases.
+
+  constexpr std::uint64_t gdn_key() const { return c.model.linear_key_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value() const { return c.model.linear_value_dim() / c.tp; }
+  constexpr std::uint64_t gdn_value_heads() const { return c.model.linear_num_value_heads / c.tp; }
+  constexpr std::uint64_t gdn_conv() const { return 2 * gdn_key() + gdn_value(); }
+  constexpr compute_op gdn_core() const {
+    return {.role = op_role::attention_core,
+            .kind = op_kind::linear_attention,
+            .type = c.activation_type,
+            .batch = c.sequences * gdn_value_heads(),
+            .m = c.query_tokens,
+            .n = c.model.linear_value_head_dim,
+            .k = c.model.linear_key_head_dim};
+  }
+
+  constexpr void gated_deltanet_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    enter("attention_input_gather");
+    projection("gdn_in_proj_qkvz", op_role::attention_qkv, tokens, h(), 2 * gdn_key() + 2 * gdn_value(),
+               weight_part::attention, weight_sharing::split);
+    projection("gdn_in_proj_ba", op_role::attention_qkv, tokens, h(), 2 * nv, weight_part::attention,
+               weight_sharing::split);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
+    // The depthwise filters, and the per-head decay A and time-step bias.
+    out.weights(weight_part::attention, weight_sharing::split,
+                gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
+    out.compute("gdn_core", gdn_core());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv,
+       m.linear_value_head_dim);
+    // One head's norm weight, shared by every head: replicated over TP.
+    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
+    projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
+               weight_sharing::split);
+  }
+
+  constexpr void gated_deltanet_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
+    leave_backward("attention_output_grad_gather");
+    gradients("gdn_out", op_role::attention_out, tokens, gdn_value(), h());
+    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::input_grad, 1, tokens * nv,
+       m.linear_value_head_dim);
+    compute_op core = gdn_core();
+    core.pass = pk::input_grad;
+    out.compute("gdn_core", core);
+    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::input_grad, 1, tokens, gdn_conv());
+    regather("attention_input_regather");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::input_grad, tokens, h(),
+         2 * gdn_key() + 2 * gdn_value());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * nv);
+    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::weight_grad, tokens, h(),
+         2 * gdn_key() + 2 * gdn_value());
+  }
+
+  // ---- MLPs -------------------------------------------------------------------------------------
+
+  // A dense MLP of `width` (this GPU's share) over `rows` tokens; `communicate`: its own TP
+  // collectives (a dense layer's MLP, shared experts in training).
+  struct mlp_names {
+    std::string_view gather, fc1, act, fc2, scatter, reduce;
+  };
+  static constexpr mlp_names dense_names{"mlp_input_gather",   "mlp_fc1",          "mlp_act", "mlp_fc2",
+                                         "mlp_output_scatter", "mlp_output_reduce"};
+  static constexpr mlp_names shared_names{
+      "shared_input_gather",   "shared_fc1",          "shared_act", "shared_fc2",
+      "shared_output_scatter", "shared_output_reduce"};
+
+  constexpr void mlp_forward(const mlp_names& n, std::uint64_t rows, std::uint64_t width, weight_part part,
+                             bool communicate) {
+    const model_spec& m = c.model;
+    if (communicate) enter(n.gather);
+    projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
+    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
+    if (communicate) leave(n.scatter, n.reduce);
+  }
+  // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
+  // for its weight gradient, its input gradient reduce-scattered.
+  constexpr void mlp_backward(const mlp_names& n, std::uint64_t rows, std::uint64_t width) {
+    leave_backward("mlp_output_grad_gather");
+    gradients(n.fc2, op_role::mlp_fc2, rows, width, h());
+    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, rows, width, 0,
+       static_cast<std::uint8_t>(gated()));
+    regather("mlp_input_regather");
+    gemm(n.fc1, op_role::mlp_fc1, pk::input_grad, rows, h(), gated() * width);
+    leave("mlp_input_grad_scatter", "mlp_input_grad_reduce");
+    gemm(n.fc1, op_role::mlp_fc1, pk::weight_grad, rows, h(), gated() * width);
+  }
+
+  // ---- mixture of experts -----------------------------------------------------------------------
+  // Balanced routing: each local expert receives every GPU's tokens × k / E of the exchange group
+  // (serving rounds up: a decode step's few tokens still reach their experts).
+
+  constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
+  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
+  constexpr std::uint64_t router_tokens() const {
+    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
+  }
+  constexpr std::uint64_t local_experts() const {
+    return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
+  }
+  constexpr std::uint64_t expert_rows() const {
+    const model_spec& m = c.model;
+    const std::uint64_t T = router_tokens(), E = m.num_experts, k = m.moe_top_k;
+    switch (c.exchange) {
+      case expert_exchange::deepep:
+        return (T * c.gpus * k + E - 1) / E;
+      case expert_exchange::tensor_parallel:
+        return (T * k + E - 1) / E;
+      default:  // training's tokens are many: Megatron's balanced share, rounded down
+        return T * k * c.ep * c.etp / E;
+    }
+  }
+  constexpr std::uint64_t expert_width() const {
+    return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
+           : c.exchange == expert_exchange::deepep        ? c.model.moe_ffn_hidden_size
+                                                          : c.model.moe_ffn_hidden_size / c.etp;
+  }
+  // Shared experts: in training a TP-split MLP with its own collectives over the gathered tokens; in
+  // serving split over TP with the attention, or whole on each GPU's scattered tokens with DeepEP.
+  constexpr std::uint64_t shared_rows() const {
+    return c.exchange == expert_exchange::deepep ? router_tokens() : c.tokens();
+  }
+  constexpr std::uint64_t shared_width() const {
+    const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
+    return c.exchange == expert_exchange::deepep ? all : all / c.tp;
+  }
+  // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
+  // kernels one per distinct destination GPU (its expectation under uniform routing).
+  constexpr double deepep_messages() const {
+    const double T = static_cast<double>(router_tokens());
+    if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
+    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
+  }
+  static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
+
+  constexpr void shared_gate(std::uint64_t rows) {
+    if (!c.model.shared_expert_gate) return;
+    projection("shared_expert_gate", op_role::mlp_fc2, rows, h(), 1, weight_part::shared_experts,
+               weight_sharing::replicated);
+    op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, h(), 0, 2);
+  }
+
+  constexpr void moe_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep;
+    const bool training = c.training;
+    if (m.num_shared_experts > 0 && training)
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
+    // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
+    if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
+    projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
+    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
+    const std::uint64_t token_bytes = T * k * h() * w;
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (group > 1)
+          collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
+        if (c.ep > 1) {
+          collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
+          collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
+        }
+        if (c.etp > 1)
+          collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1) {
+          collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
+          collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+        }
+        break;
+      case expert_exchange::deepep: {
+        // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
+        // 16-byte header.
+        const double per =
+            c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
+        collective("moe_dispatch", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
+        break;
+      }
+      case expert_exchange::tensor_parallel:
+        break;
+    }
+    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm || !training;
+    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
+               weight_sharing::expert, n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts,
+               weight_sharing::expert, n, one);
+    if (m.num_shared_experts > 0 && !training) {
+      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
+      shared_gate(shared_rows());
+    }
+    // The combine, the way the tokens came.
+    switch (c.exchange) {
+      case expert_exchange::alltoall:
+        if (c.etp > 1)
+          collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
+                     token_bytes * c.etp);
+        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+        break;
+      case expert_exchange::allgather:
+        if (group > 1)
+          collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                     T * h() * w * group);
+        break;
+      case expert_exchange::deepep:
+        collective("moe_combine", collective::all_to_all, group_kind::ep,
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
+        if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
+        break;
+      case expert_exchange::tensor_parallel:
+        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
+        break;
+    }
+  }
+
+  // Training only: the experts' backward (the combine's gradient comes back the way the tokens
+  // went), then the shared experts' (the reverse of their forward order).
+  constexpr void moe_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
+    const bool one = c.grouped_gemm;
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+    } else if (group > 1) {
+      collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+    }
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
+       static_cast<std::uint8_t>(gated()));
+    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
+    if (c.exchange == expert_exchange::alltoall) {
+      if (c.etp > 1)
+        collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
+                   token_bytes * c.etp);
+      if (c.ep > 1) {
+        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
+        collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
+      }
+    } else if (group > 1) {
+      collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                 T * h() * w * group);
+      collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * E * 4 * group);
+    }
+    gradients("moe_router", op_role::moe_router, T, h(), E);
+    if (m.num_shared_experts > 0) {
+      if (m.shared_expert_gate) {
+        op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1,
+           c.local_tokens(), h(), 0, 2);
+        gradients("shared_expert_gate", op_role::mlp_fc2, c.local_tokens(), h(), 1);
+      }
+      mlp_backward(shared_names, shared_rows(), shared_width());
+    }
+  }
+
+  // ---- a decoder layer ----------------------------------------------------------------------------
+
+  constexpr void layer_forward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms);
+    if (kind.linear_attention)
+      gated_deltanet_forward();
+    else
+      softmax_attention_forward();
+    const bool scatter = kind.moe && scatter_for_experts();
+    leave("attention_output_scatter", "attention_output_reduce", scatter);
+    // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
+    if (c.training)
+      op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+    norm("post_attention_norm", op_role::post_attention_norm, pk::forward,
+         scatter ? c.tokens() / c.tp : local, h(), weight_part::norms);
+    if (kind.moe)
+      moe_forward();
+    else
+      mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
+    if (c.training) op("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+  }
+
+  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention.
+  constexpr void layer_backward(layer_kind kind) {
+    const std::uint64_t local = c.local_tokens();
+    op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.moe)
+      moe_backward();
+    else
+      mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
+    norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(), weight_part::norms);
+    op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+    if (kind.linear_attention)
+      gated_deltanet_backward();
+    else
+      softmax_attention_backward();
+    norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
+  }
+
+  // ---- embedding, output layer, multi-token prediction ----------------------------------------------
+
+  // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
+  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  constexpr void embedding_forward(std::string_view name = "embedding",
+                                   std::string_view reduce = "embedding_reduce", bool declare = true) {
+    op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
+    if (declare)
+      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
+    if (tp())
+      collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
+                 activation());
+  }
+  constexpr void embedding_backward(std::string_view name = "embedding",
+                                    std::string_view gather = "embedding_grad_gather") {
+    if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
+    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
+  }
+
+  constexpr void final_norm_forward(std::string_view name = "final_norm",
+                                    weight_part part = weight_part::norms) {
+    norm(name, op_role::final_norm, pk::forward, c.local_tokens(), h(), part);
+  }
+  constexpr void final_norm_backward(std::string_view name = "final_norm") {
+    norm(name, op_role::final_norm, pk::input_grad, c.local_tokens(), h(), weight_part::norms);
+  }
+
+  // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
+  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
+  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
+  // last in prefill, gathered over TP for sampling.
+  constexpr void output_forward(bool owned) {
+    const std::uint64_t vocab = c.vocab_rows;
+    if (!c.training) {
+      const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
+      norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
+      gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
+      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+      if (tp())
+        collective("logits_gather", collective::all_gather, group_kind::tp,
+                   rows * vocab * c.tp * c.element_bytes());
+      return;
+    }
+    const std::uint64_t tokens = c.tokens();
+    if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
+    gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
+    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+    if (tp()) {
+      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+    }
+  }
+  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
+  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
+  constexpr void output_backward() {
+    const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
+    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+    regather("logits_input_regather");
+    gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
+    leave("logits_input_grad_scatter", "logits_input_grad_reduce");
+    gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
+  }
+
+  // Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
+  // the tokens shifted by one (the main embedding's weights), enorm and hnorm, their concatenation
+  // projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP (and split onto
+  // the sequence shards under SP). Serving engines keep eh_proj whole on every GPU.
+  constexpr void mtp_input_forward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    embedding_forward("mtp_embedding", "mtp_embedding_reduce", false);
+    norm("mtp_enorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    norm("mtp_hnorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
+    if (!c.training) {
+      projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h(), weight_part::mtp,
+                 weight_sharing::replicated);
+      return;
+    }
+    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * activation());
+    projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h() / c.tp, weight_part::mtp,
+               weight_sharing::split);
+    if (tp()) collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, activation());
+  }
+  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
+  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
+  constexpr void mtp_input_backward() {
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
+    if (c.sp) collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h(), h() / c.tp);
+    if (tp())
+      collective(c.sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
+                 c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
+                 2 * activation());
+    gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h(), h() / c.tp);
+    norm("mtp_hnorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    norm("mtp_enorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
+    embedding_backward("mtp_embedding", "mtp_embedding_grad_gather");
+  }
+};
+
+}  // namespace detail
+
+/// The blocks of the layer description, written to `sink` (see the file comment).
+template <class Sink>
+constexpr void describe_layer_forward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_forward(kind);
+}
+template <class Sink>
+constexpr void describe_layer_backward(const layer_context& c, layer_kind kind, Sink& sink) {
+  detail::layer_writer<Sink>{c, sink}.layer_backward(kind);
+}
+
+/// A sink that adds up the weights declared, by part and by sharing (a counter for the calculators).
+struct weight_tally {
+  std::uint64_t by_part[9] = {};
+  std::uint64_t by_sharing[4] = {};
+  constexpr void compute(std::string_view, const compute_op&) noexcept {}
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part part, weight_sharing sharing, std::uint64_t n) noexcept {
+    by_part[static_cast<int>(part)] += n;
+    by_sharing[static_cast<int>(sharing)] += n;
+  }
+  [[nodiscard]] constexpr std::uint64_t part(weight_part p) const noexcept {
+    return by_part[static_cast<int>(p)];
+  }
+  [[nodiscard]] constexpr std::uint64_t sharing(weight_sharing s) const noexcept {
+    return by_sharing[static_cast<int>(s)];
+  }
+  /// Trained weights (buffers excluded).
+  [[nodiscard]] constexpr std::uint64_t trained() const noexcept {
+    return sharing(weight_sharing::split) + sharing(weight_sharing::replicated) +
+           sharing(weight_sharing::expert);
+  }
+};
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// FLOPs of one training iteration over the whole job (all GPUs), by pass.
+struct flop_counts {
+  double forward = 0;    ///< forward pass, layers and logits
+  double backward = 0;   ///< input- and weight-gradient passes (2 × forward)
+  double recompute = 0;  ///< forward work repeated by activation recomputation
+
+  /// What the hardware executes.
+  [[nodiscard]] constexpr double total() const noexcept { return forward + backward + recompute; }
+  /// The model FLOPs of MFU: forward + backward, recomputation excluded.
+  [[nodiscard]] constexpr double model() const noexcept { return forward + backward; }
+};
+
+/// Options of the FLOP count.
+struct flop_options {
+  bool causal_halving = false;  ///< count half of the s×s attention scores (the causal mask's zeros skipped)
+};
+
+/// Forward FLOPs of one transformer layer over `tokens` tokens of sequence length `seq`, split into
+/// GEMMs and core attention (scores and weighted values), so recomputation can repeat either.
+struct layer_flops {
+  double gemm = 0;
+  double core_attention = 0;
+};
+
+namespace detail {
+
+// A sink of the layer description that adds up the FLOPs of its matrix products (GEMMs) and of its
+// attention cores (softmax and linear), the model FLOPs of MFU; norms and element-wise work are not
+// model FLOPs.
+struct flop_tally {
+  double causal_factor = 1;  // softmax attention's share of the score matrix counted
+  double gemm = 0, core_attention = 0;
+  double softmax_attention = 0;  // the part of core_attention selective recomputation repeats
+  constexpr void compute(std::string_view, const compute_op& op) noexcept {
+    if (op.kind == op_kind::gemm) gemm += op.flops();
+    if (op.kind == op_kind::attention) {
+      core_attention += op.flops() * causal_factor;
+      softmax_attention += op.flops() * causal_factor;
+    }
+    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
+  }
+  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
+  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
+  constexpr void weights(weight_part, weight_sharing, std::uint64_t) noexcept {}
+  [[nodiscard]] constexpr double total() const noexcept { return gemm + core_attention; }
+};
+
+// The whole job's tokens on one GPU without parallelism: `sequences` of `seq` tokens; attention
+// counted as Megatron's unfused path (the full score matrix; backward twice the forward).
+[[nodiscard]] constexpr layer_context flop_context(const model_spec& m, std::uint64_t sequences,
+                                                   std::uint64_t tokens, std::uint64_t seq) noexcept {
+  layer_context c{.model = m};
+  c.sequences = sequences;
+  c.query_tokens = tokens;
+  c.key_tokens = seq;
+  c.fused_attention = false;
+  c.vocab_rows = m.vocab_size;
+  return c;
+}
+
+}  // namespace detail
+
+/// Forward FLOPs of layer `layer` (0-based; decides its kind) for `tokens` tokens attending over
+/// `seq` keys each: the layer description's GEMMs and attention core.
+[[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
+                                                        double tokens, double seq,
+                                                        flop_options options = {}) noexcept {
+  const model_spec m = resolve(spec);
+  const layer_context c =
+      detail::flop_context(m, 1, static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(seq));
+  detail::flop_tally t{.causal_factor = options.causal_halving ? 0.5 : 1.0};
+  describe_layer_forward(c, kind_of_layer(m, layer), t);
+  return {.gemm = t.gemm, .core_attention = t.core_attention};
+}
+
+/// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
+/// backward passes over global batch × sequence length tokens — every layer, the logits, and each
+/// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
+/// every layer's forward, `selective` its softmax attention core (Megatron's core_attention; Gated
+/// DeltaNet layers are not recomputed); logits are never recomputed.
+[[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
+  const model_spec m = resolve(job.model);
+  const std::uint64_t seq = job.batch.seq_length;
+  const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
+  const double factor = options.causal_halving ? 0.5 : 1.0;
+  flop_counts r;
+  const auto layer = [&](layer_kind kind) {
+    detail::flop_tally f{.causal_factor = factor}, b{.causal_factor = factor};
+    describe_layer_forward(c, kind, f);
+    describe_layer_backward(c, kind, b);
+    r.forward += f.total();
+    r.backward += b.total();
+    if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
+    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.softmax_attention;
+  };
+  const auto head = [&](bool mtp) {
+    detail::flop_tally f, b;
+    detail::layer_writer<detail::flop_tally> wf{c, f}, wb{c, b};
+    if (mtp) {
+      wf.mtp_input_forward();
+      wb.mtp_input_backward();
+    }
+    wf.output_forward(true);
+    wb.output_backward();
+    r.forward += f.total();
+    r.backward += b.total();
+  };
+  for (std::uint64_t l = 0; l < m.num_layers; ++l)
+    layer(kind_of_layer(m, l));
+  head(false);
+  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
+    head(true);
+    layer(kind_of_layer(m, m.num_layers));
+  }
+  return r;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/memory.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
+///
+/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
+///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
+///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
+///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
+///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
+///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
+/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
+///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
+///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
+///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
+///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
+///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
+///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
+///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
+///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
+///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
+///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+
+// #include <aicb/calc/params.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Exact parameter counts: of a whole model (total, active per token, by component) and of the
+/// shard one GPU holds under a parallel layout (by pipeline stage, tensor, expert parallelism) —
+/// both sums of the weights the layer description (aicb/schedule/layer.hpp) declares.
+///
+/// Conventions (docs/calculators.md):
+/// - `total` is the headline count: embeddings, every layer, final norm, the output projection when
+///   untied; multi-token-prediction modules are counted apart (`mtp`), as model cards do.
+/// - `active` counts what one token uses: all dense weights, the router, top-k routed experts and
+///   the shared experts — input embedding included; active_without_input_embedding() is the
+///   convention of DeepSeek's and Qwen's "activated parameters".
+/// - Shards follow Megatron: column/row-parallel weights and their split biases divided by TP, row
+///   biases, norms, routers and MLA down-projections replicated, the vocabulary padded and split by
+///   TP, routed experts split by EP (and by the expert tensor-parallel size).
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/spec.hpp>
+// #include <aicb/schedule/layer.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// Parameter counts of a whole model, by component. See the file comment for conventions.
+struct param_counts {
+  std::uint64_t embedding = 0;       ///< input embedding (+ learned position table)
+  std::uint64_t output = 0;          ///< output projection (0 when tied to the embedding)
+  std::uint64_t attention = 0;       ///< all layers: projections, their biases, q/k norms, MLA latent norms
+  std::uint64_t dense_mlp = 0;       ///< all dense-MLP layers
+  std::uint64_t routed_experts = 0;  ///< all routed experts of all MoE layers
+  std::uint64_t shared_experts = 0;  ///< all shared experts of all MoE layers
+  std::uint64_t router = 0;          ///< routers (and their score biases)
+  std::uint64_t norms = 0;           ///< per-layer norms and the final norm
+  std::uint64_t active_routed = 0;   ///< the routed-expert weights one token uses (top-k per MoE layer)
+  std::uint64_t mtp = 0;             ///< multi-token-prediction modules (not in total)
+
+  /// Every weight of the model (the headline count).
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept {
+    return embedding + output + attention + dense_mlp + routed_experts + shared_experts + router + norms;
+  }
+  /// The weights one token uses, input embedding included.
+  [[nodiscard]] constexpr std::uint64_t active() const noexcept {
+    return total() - routed_experts + active_routed;
+  }
+  /// The weights one token uses, without the input embedding (a table lookup, not a matrix product).
+  [[nodiscard]] constexpr std::uint64_t active_without_input_embedding() const noexcept {
+    return active() - embedding;
+  }
+};
+
+namespace detail {
+
+// One GPU that holds the whole model (no parallelism), for the model's own counts.
+[[nodiscard]] constexpr layer_context whole_model_context(const model_spec& m,
+                                                          std::uint64_t sequence_length) noexcept {
+  layer_context c{.model = m};
+  c.vocab_rows = m.vocab_size;
+  if (m.position == position_kind::learned)
+    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
+  return c;
+}
+
+// The weights of one multi-token-prediction module but its layer (enorm, hnorm, eh_proj, its final
+// norm) and of its layer, as the layer description declares them.
+template <class Writer>
+constexpr void mtp_module(Writer& w, const model_spec& m) {
+  w.mtp_input_forward();
+  w.layer_forward(kind_of_layer(m, m.num_layers));
+  w.final_norm_forward("mtp_final_norm", weight_part::mtp);
+}
+
+}  // namespace detail
+
+/// Exact parameter counts of a model (defaults resolved first): the sums of the weights the layer
+/// description (aicb/schedule/layer.hpp) declares. Pure; usable at compile time.
+/// `sequence_length` sizes a learned position table when max_position_embeddings is 0.
+[[nodiscard]] constexpr param_counts count_params(const model_spec& spec,
+                                                  std::uint64_t sequence_length = 0) noexcept {
+  const model_spec m = resolve(spec);
+  const layer_context c = detail::whole_model_context(m, sequence_length);
+  weight_tally t;
+  detail::layer_writer<weight_tally> w{c, t};
+  w.embedding_forward();
+  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer)
+    w.layer_forward(kind_of_layer(m, layer));
+  w.final_norm_forward();
+  w.output_forward(!m.tied_embeddings);
+  param_counts r;
+  r.embedding = t.part(weight_part::embedding);
+  r.output = t.part(weight_part::output);
+  r.attention = t.part(weight_part::attention);
+  r.dense_mlp = t.part(weight_part::dense_mlp);
+  r.routed_experts = t.part(weight_part::routed_experts);
+  r.shared_experts = t.part(weight_part::shared_experts);
+  r.router = t.part(weight_part::router);
+  r.norms = t.part(weight_part::norms);
+  // Every MoE layer holds all experts; a token uses top-k of them.
+  if (m.num_experts > 0) r.active_routed = r.routed_experts / m.num_experts * m.moe_top_k;
+  // Multi-token-prediction modules (DeepSeek-V3): their own weights and their layer's; embedding and
+  // output layer are the main model's.
+  weight_tally u;
+  detail::layer_writer<weight_tally> mw{c, u};
+  detail::mtp_module(mw, m);
+  std::uint64_t module = 0;
+  for (const std::uint64_t n : u.by_part)
+    module += n;
+  r.mtp = m.num_mtp_layers * module;
+  return r;
+}
+
+/// The weights one GPU holds, split into those reduced over data parallel (`dense`) and those
+/// reduced over the expert-data-parallel group (`expert`, the routed experts).
+struct shard_params {
+  std::uint64_t dense = 0;
+  std::uint64_t expert = 0;
+
+  [[nodiscard]] constexpr std::uint64_t total() const noexcept { return dense + expert; }
+  [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
+};
+
+/// First layer (0-based) held by pipeline stage `stage`.
+[[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
+  std::uint64_t first = 0;
+  for (std::uint64_t s = 0; s < stage; ++s)
+    first += stage_layers(job, s);
+  return first;
+}
+
+/// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount):
+/// the trained weights the layer description declares for its layers, the embedding on the first
+/// stage, the output layer and final norm on the last (a tied output layer's copy when the pipeline
+/// has two ends), and the multi-token-prediction modules on the last (Megatron-Core's placement) with
+/// the embedding they look tokens up in, a copy of the first stage's unless the stage holds it
+/// already. Buffers (the router's score bias) have no gradient or optimizer state: not counted.
+[[nodiscard]] constexpr shard_params params_on_gpu(const job_spec& job, std::uint64_t stage = 0) noexcept {
+  const model_spec m = resolve(job.model);
+  const parallel_spec& p = job.parallel;
+  const layer_context c = training_layer_context(job);
+  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
+  weight_tally t;
+  detail::layer_writer<weight_tally> w{c, t};
+  if (first) w.embedding_forward();
+  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
+  for (std::uint64_t layer = begin; layer < end; ++layer)
+    w.layer_forward(kind_of_layer(m, layer));
+  if (last) {
+    w.final_norm_forward();
+    w.output_forward(!m.tied_embeddings || p.pipeline_parallel > 1);
+    for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k)
+      detail::mtp_module(w, m);
+    if (m.num_mtp_layers > 0 && !first && !m.tied_embeddings)
+      t.weights(weight_part::embedding, weight_sharing::split, c.vocab_rows * m.hidden_size);
+  }
+  return {.dense = t.sharing(weight_sharing::split) + t.sharing(weight_sharing::replicated),
+          .expert = t.sharing(weight_sharing::expert)};
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/model/job.hpp>
 // #include <aicb/units/bytes.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -2319,1296 +3560,6 @@ namespace literals {
 }  // namespace literals
 
 AICB_END_NAMESPACE
-// #include <aicb/workload/collective.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::collective — the kinds of communication a workload record can carry.
-///
-/// These are the library's own names. How a file format spells them (SimAI's `ALLREDUCE`,
-/// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
-
-// #include <aicb/config.hpp>
-
-#include <array>
-#include <cstdint>
-#include <optional>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// A communication operation among the ranks of one group.
-enum class collective : std::uint8_t {
-  none,            ///< no communication
-  all_reduce,      ///< every rank ends with the reduction of all inputs
-  all_gather,      ///< every rank ends with the concatenation of all inputs
-  reduce_scatter,  ///< every rank ends with one shard of the reduction
-  all_to_all,      ///< every rank sends a distinct shard to every other rank
-  broadcast,       ///< one rank's buffer is copied to all
-  reduce,          ///< the reduction lands on one rank
-  send,            ///< point-to-point send (pipeline activations and gradients)
-  recv,            ///< point-to-point receive
-  barrier,         ///< synchronisation only
-};
-
-/// Every collective kind, in declaration order (for tables, tests and parsers).
-inline constexpr std::array<collective, 10> all_collectives{
-    collective::none,       collective::all_reduce, collective::all_gather, collective::reduce_scatter,
-    collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
-    collective::recv,       collective::barrier};
-
-/// The library's name of a collective: "none", "all_reduce", "all_gather", …
-[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
-  switch (c) {
-    case collective::none:
-      return "none";
-    case collective::all_reduce:
-      return "all_reduce";
-    case collective::all_gather:
-      return "all_gather";
-    case collective::reduce_scatter:
-      return "reduce_scatter";
-    case collective::all_to_all:
-      return "all_to_all";
-    case collective::broadcast:
-      return "broadcast";
-    case collective::reduce:
-      return "reduce";
-    case collective::send:
-      return "send";
-    case collective::recv:
-      return "recv";
-    case collective::barrier:
-      return "barrier";
-  }
-  return "?";
-}
-
-/// The collective named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
-  for (collective c : all_collectives)
-    if (to_string(c) == name) return c;
-  return std::nullopt;
-}
-
-AICB_END_NAMESPACE
-
-#include <array>
-#include <cstdint>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// What an operation is.
-enum class op_type : std::uint8_t { compute, collective, send, recv };
-
-template <>
-struct enum_names<op_type> {
-  static constexpr std::array<std::string_view, 4> value{"compute", "collective", "send", "recv"};
-};
-
-/// Where in the iteration an operation belongs.
-enum class op_phase : std::uint8_t {
-  forward,    ///< a micro batch's forward pass
-  backward,   ///< its backward pass (input and weight gradients)
-  recompute,  ///< forward work repeated in the backward pass (activation recomputation)
-  finalize,   ///< once per iteration, after the last backward: gradient reduction, optimizer step
-};
-
-template <>
-struct enum_names<op_phase> {
-  static constexpr std::array<std::string_view, 4> value{"forward", "backward", "recompute", "finalize"};
-};
-
-/// "No layer": an operation of the embedding, the output layer, the pipeline or the iteration.
-inline constexpr std::uint64_t no_layer = ~std::uint64_t{0};
-
-/// One operation of one rank. See the file comment.
-struct operation {
-  std::uint64_t index = 0;  ///< position in the rank's stream (what dependencies name)
-  op_type type = op_type::compute;
-  std::string_view name;  ///< what it is, e.g. "attention_qkv", "grad_reduce" (static text)
-  op_phase phase = op_phase::forward;
-  std::uint64_t microbatch = 0;  ///< forward, backward, recompute
-  std::uint64_t chunk = 0;       ///< model chunk (virtual pipeline stage) of this stage
-  std::uint64_t layer = no_layer;
-
-  compute_op compute{};  ///< compute: kind, shapes, dtype, pass; FLOPs and bytes through its methods
-
-  collective kind = collective::none;  ///< collective: which
-  group_id group{};                    ///< collective: its group (members through aicb::process_grid)
-  std::uint64_t group_size = 1;        ///< collective: ranks in the group
-  bytes size{};                        ///< collective (the whole buffer, see the file comment), send, recv
-
-  std::uint64_t peer = 0;  ///< send, recv: the other rank
-  std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
-
-  /// Operations of the same rank this one waits for (indices; at most 8).
-  std::array<std::uint64_t, 8> after{};
-  std::uint8_t after_count = 0;
-
-  /// What one rank contributes to a collective: the shard for all-gather and reduce-scatter, the
-  /// whole buffer otherwise.
-  [[nodiscard]] constexpr bytes per_rank_size() const {
-    if ((kind == collective::all_gather || kind == collective::reduce_scatter) && group_size > 0)
-      return size / group_size;
-    return size;
-  }
-  [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
-  /// A point-to-point send or receive.
-  [[nodiscard]] constexpr bool is_transfer() const noexcept {
-    return type == op_type::send || type == op_type::recv;
-  }
-  /// Part of micro batch `mb`'s passes (forward, backward, recompute); the finalize belongs to none.
-  [[nodiscard]] constexpr bool in_microbatch(std::uint64_t mb) const noexcept {
-    return phase != op_phase::finalize && microbatch == mb;
-  }
-  /// A micro batch's backward work: its backward pass and the forward work recomputed in it.
-  [[nodiscard]] constexpr bool is_backward_work() const noexcept {
-    return phase == op_phase::backward || phase == op_phase::recompute;
-  }
-};
-
-AICB_END_NAMESPACE
-
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// Which component of the model a weight belongs to (the breakdown of aicb::param_counts).
-enum class weight_part : std::uint8_t {
-  embedding,       ///< the input embedding and a learned position table
-  output,          ///< the output projection
-  attention,       ///< projections, their biases, q/k norms, MLA latent norms, Gated DeltaNet's weights
-  dense_mlp,       ///< dense MLPs
-  routed_experts,  ///< routed experts
-  shared_experts,  ///< shared experts and their gate
-  router,          ///< routers and their score bias
-  norms,           ///< the two norms of each layer and the final norm
-  mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
-};
-
-/// How a weight is held across the GPUs, which decides how its gradient is reduced.
-enum class weight_sharing : std::uint8_t {
-  split,       ///< a TP shard (or a whole weight without TP): gradient reduced over DP × CP
-  replicated,  ///< the same on every TP rank; under sequence parallelism its gradient is a partial sum
-  expert,      ///< a routed expert's shard: gradient reduced over expert-DP
-  buffer,      ///< not trained: no gradient, no optimizer state (DeepSeek-V3's router score bias)
-};
-
-/// How a mixture of experts moves its tokens.
-enum class expert_exchange : std::uint8_t {
-  allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
-  alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
-  deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
-  tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
-};
-
-/// The kind of one decoder layer: its token mixer and its MLP.
-struct layer_kind {
-  bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
-  bool moe = false;               ///< experts instead of a dense MLP
-  [[nodiscard]] constexpr std::uint8_t index() const noexcept {
-    return static_cast<std::uint8_t>((linear_attention ? 2 : 0) + (moe ? 1 : 0));
-  }
-  friend constexpr bool operator==(layer_kind, layer_kind) = default;
-};
-
-/// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
-/// (built like the decoder's last, with softmax attention).
-[[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
-  return {.linear_attention = layer < m.num_layers && m.is_linear_attention_layer(layer),
-          .moe = m.is_moe() && layer >= m.first_dense_layers};
-}
-
-/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
-/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
-[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k, std::uint64_t ep) {
-  if (ep <= 1 || experts == 0) return 1;
-  const std::uint64_t per = experts / ep;
-  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
-  double miss = 1;
-  for (std::uint64_t i = 0; i < k; ++i) {
-    if (experts - per < i + 1) {
-      miss = 0;
-      break;
-    }
-    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
-  }
-  return static_cast<double>(ep) * (1 - miss);
-}
-
-/// Everything a block's description depends on: the model and one GPU's share of the work.
-struct layer_context {
-  model_spec model;  ///< resolved
-  bool training = true;
-  dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
-  dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
-  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
-  std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
-  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
-  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
-  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
-  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
-  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
-  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
-  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
-  expert_exchange exchange = expert_exchange::allgather;
-  bool grouped_gemm = false;           ///< the local experts as one grouped GEMM
-  bool fp8_dispatch = true;            ///< serving: DeepEP dispatches FP8 tokens
-  std::uint64_t gpus = 1;              ///< serving: every GPU (DeepEP's expert-parallel group)
-  std::uint64_t vocab_rows = 0;        ///< vocabulary rows of the embedding and output shards
-  std::uint64_t learned_positions = 0; ///< rows of a learned position table (0: none)
-
-  /// Tokens of the GPU's sequences, and those it holds between TP blocks (its sequence shard).
-  [[nodiscard]] constexpr std::uint64_t tokens() const noexcept { return sequences * query_tokens; }
-  [[nodiscard]] constexpr std::uint64_t local_tokens() const noexcept { return sp ? tokens() / tp : tokens(); }
-  /// Bytes of one activation element.
-  [[nodiscard]] constexpr std::uint64_t element_bytes() const noexcept { return size_of(activation_type); }
-};
-
-/// The context of one GPU of a training job: its micro batch's sequence shard (seq / CP), its TP,
-/// EP and expert-TP shares, the job's dispatcher, attention kernel and recomputation.
-[[nodiscard]] constexpr layer_context training_layer_context(const job_spec& job) noexcept {
-  const parallel_spec& p = job.parallel;
-  const model_spec m = resolve(job.model);
-  layer_context c{.model = m};
-  c.training = true;
-  c.gemm_type = job.batch.dtype;
-  c.activation_type = activation_dtype(job.batch.dtype);
-  c.tp = p.tensor_parallel;
-  c.cp = p.context_parallel;
-  c.ep = p.expert_parallel;
-  c.etp = expert_tensor_parallel(job);
-  c.sp = p.sequence_parallel && p.tensor_parallel > 1;
-  c.sequences = job.batch.micro_batch;
-  c.query_tokens = job.batch.seq_length / p.context_parallel;
-  c.key_tokens = job.batch.seq_length;
-  c.fused_attention = p.attention == attention_kind::flash;
-  c.selective_recompute = p.recompute == recompute_kind::selective;
-  c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
-                                                                 : expert_exchange::allgather;
-  c.grouped_gemm = p.moe_grouped_gemm;
-  c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
-  if (m.position == position_kind::learned)
-    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
-  return c;
-}
-
-namespace detail {
-
-// Writes a block's operations to a sink with the context's shapes and formats; every block below
-// is a member, so the context, the sink and the shorthands are in scope.
-template <class Sink>
-struct layer_writer {
-  const layer_context& c;
-  Sink& out;
-  using pk = pass_kind;
-
-  constexpr std::uint64_t h() const { return c.model.hidden_size; }
-  constexpr bool tp() const { return c.tp > 1; }
-  constexpr std::uint64_t norm_weights(std::uint64_t n) const {
-    return c.model.norm == norm_kind::layernorm ? 2 * n : n;
-  }
-  constexpr std::uint64_t gated() const { return c.model.activation == activation_kind::swiglu ? 2 : 1; }
-  // The full (gathered) activation of the GPU's tokens, in bytes.
-  constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
-
-  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
-    compute_op o{.role = role,
-                 .kind = kind,
-                 .pass = pass,
-                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
-                 .batch = batch,
-                 .m = m,
-                 .n = n,
-                 .k = k};
-    o.inputs = inputs;
-    o.causal = c.training;
-    out.compute(name, o);
-  }
-  // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
-  constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows, std::uint64_t k,
-                      std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    compute_op o{.role = role, .kind = op_kind::gemm, .pass = pass, .type = c.gemm_type, .batch = batch,
-                 .m = rows, .n = n, .k = k};
-    o.one_kernel = one_kernel;
-    o.causal = c.training;
-    out.compute(name, o);
-  }
-  // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
-  constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
-                            std::uint64_t n, weight_part part, weight_sharing sharing, std::uint64_t batch = 1,
-                            bool one_kernel = true) {
-    gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
-    out.weights(part, sharing, batch * k * n);
-  }
-  // A GEMM's two gradient passes, input gradient first.
-  constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
-                           std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    gemm(name, role, pk::input_grad, rows, k, n, batch, one_kernel);
-    gemm(name, role, pk::weight_grad, rows, k, n, batch, one_kernel);
-  }
-  // A norm over `features` of `rows` rows; in forward it declares its weights.
-  constexpr void norm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
-                      std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
-    op(name, role, op_kind::norm, pass, 1, rows, features);
-    if (pass == pk::forward)
-      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
-  }
-  constexpr void collective(std::string_view name, aicb::collective kind, group_kind group, std::uint64_t size) {
-    out.collective(name, kind, group, size);
-  }
-
-  // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
-  // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
-  constexpr void enter(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
-  }
-  constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
-    if (!tp()) return;
-    if (c.sp || scatter_tokens)
-      collective(scatter, collective::reduce_scatter, group_kind::tp, activation());
-    else
-      collective(reduce, collective::all_reduce, group_kind::tp, activation());
-  }
-  // The backward of leave(): under SP, the output gradient gathered.
-  constexpr void leave_backward(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
-  }
-  // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
-  // gradient reduce-scattered (SP) or all-reduced.
-  constexpr void regather(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
-  }
-
-  // ---- softmax attention ------------------------------------------------------------------------
-
-  constexpr std::uint64_t heads() const { return c.model.num_attention_heads / c.tp; }
-  constexpr std::uint64_t kv_heads() const {  // replicated where TP exceeds them
-    return std::max<std::uint64_t>(c.model.num_kv_heads / c.tp, 1);
-  }
-  constexpr std::uint64_t qk_dim() const {
-    return c.model.is_mla() ? c.model.qk_nope_head_dim + c.model.qk_rope_head_dim : c.model.head_dim;
-  }
-  constexpr std::uint64_t v_dim() const { return c.model.is_mla() ? c.model.v_head_dim : c.model.head_dim; }
-  // Query width of the QKV projection: with an output gate each head's query and its gate.
-  constexpr std::uint64_t query_width() const {
-    return (c.model.attention_output_gate ? 2 : 1) * heads() * c.model.head_dim;
-  }
-  constexpr std::uint64_t qkv_width() const { return query_width() + 2 * kv_heads() * c.model.head_dim; }
-  // Keys and values exchanged per ring step (context parallelism).
-  constexpr std::uint64_t ring_bytes() const {
-    const std::uint64_t s = c.query_tokens, b = c.sequences, w = c.element_bytes();
-    return c.model.is_mla() ? b * s * heads() * (qk_dim() + v_dim()) * w
-                            : 2 * b * s * kv_heads() * c.model.head_dim * w;
-  }
-
-  // Core attention: training runs one problem per query head over the full sequence's keys;
-  // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
-  // latent head read once from the cache).
-  constexpr compute_op core_attention() const {
-    compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
-    o.fused = c.fused_attention;
-    o.causal = !c.decode;
-    o.n = c.key_tokens;
-    const model_spec& m = c.model;
-    if (m.is_mla() && c.decode) {
-      o.batch = c.sequences;
-      o.m = c.query_tokens * heads();
-      o.k = m.kv_lora_rank + m.qk_rope_head_dim;
-      o.v_dim = m.kv_lora_rank;
-      o.shared_kv = true;
-      o.type = c.cache_type;
-      return o;
-    }
-    if (m.is_mla() || c.training) {
-      o.batch = c.sequences * heads();
-      o.m = c.query_tokens;
-    } else {
-      o.batch = c.sequences * kv_heads();
-      o.m = c.query_tokens * (heads() / kv_heads());
-    }
-    o.k = qk_dim();
-    if (v_dim() != qk_dim()) o.v_dim = v_dim();
-    if (c.decode) o.type = c.cache_type;
-    return o;
-  }
-
-  constexpr void softmax_attention_forward() {
-    const model_spec& m = c.model;
-    const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
-    if (m.is_mla()) {
-      mla_projections_forward();
-    } else {
-      enter("attention_input_gather");
-      gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
-      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
-      if (m.linear_bias || m.qkv_bias) out.weights(weight_part::attention, weight_sharing::split, qkv_width());
-      if (m.qk_norm) {
-        op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()), hd);
-        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
-      }
-    }
-    for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
-      out.ring("attention_kv_ring", i, false, ring_bytes());
-    out.compute("attention_core", core_attention());
-    if (m.attention_output_gate)  // output × sigmoid(gate), element by element
-      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd, 0, 2);
-    if (m.is_mla() && c.decode) {
-      projection("mla_absorb_v", op_role::mla_kv_up, tokens, m.kv_lora_rank, m.v_head_dim, weight_part::attention,
-                 weight_sharing::split, heads());
-    }
-    projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(), weight_part::attention,
-               weight_sharing::split);
-    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
-  }
-
-  // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
-  // sequence shard; only the latents are gathered. Decode absorbs the key up-projection into the
-  // queries (and the value one after attention): the cache holds the latent.
-  constexpr void mla_projections_forward() {
-    const model_spec& m = c.model;
-    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
-    const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-    if (qr > 0) {
-      projection("mla_q_down", op_role::mla_q_down, local, h(), qr, weight_part::attention,
-                 weight_sharing::replicated);
-      norm("mla_q_norm", op_role::mla_q_down, pk::forward, local, qr, weight_part::attention);
-    }
-    projection("mla_kv_down", op_role::mla_kv_down, local, h(), kvr, weight_part::attention,
-               weight_sharing::replicated);
-    norm("mla_kv_norm", op_role::mla_kv_down, pk::forward, local, m.kv_lora_rank, weight_part::attention);
-    if (c.sp) {
-      if (qr > 0) collective("mla_q_latent_gather", collective::all_gather, group_kind::tp, tokens * qr * w);
-      collective("mla_kv_latent_gather", collective::all_gather, group_kind::tp, tokens * kvr * w);
-    }
-    if (qr > 0) {
-      projection("mla_q_up", op_role::mla_q_up, tokens, qr, heads() * qk_dim(), weight_part::attention,
-                 weight_sharing::split);
-    } else {
-      enter("attention_input_gather");
-      projection("mla_q", op_role::mla_q_up, tokens, h(), heads() * qk_dim(), weight_part::attention,
-                 weight_sharing::split);
-    }
-    if (c.decode) {  // the weight-absorbed form: the queries' no-position part into the latent
-      projection("mla_absorb_k", op_role::mla_kv_up, tokens, m.qk_nope_head_dim, m.kv_lora_rank,
-                 weight_part::attention, weight_sharing::split, heads());
-    } else {
-      projection("mla_kv_up", op_role::mla_kv_up, tokens, m.kv_lora_rank, heads() * (m.qk_nope_head_dim + v_dim()),
-                 weight_part::attention, weight_sharing::split);
-    }
-  }
-
-  constexpr void softmax_attention_backward() {
-    const model_spec& m = c.model;
-    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
-    leave_backward("attention_output_grad_gather");
-    gradients("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h());
-    if (m.attention_output_gate)
-      op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
-         heads() * m.head_dim, 0, 2);
-    const compute_op core = core_attention();
-    if (c.selective_recompute) {
-      for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
-        out.ring("attention_kv_ring", i, false, ring_bytes());
-      out.compute("attention_core_recompute", core);
-    }
-    // The reverse ring: step 0 sends the keys and values, the middle steps them and their gradients,
-    // the last step the gradients alone (2·(CP − 1) times their size in all).
-    for (std::uint64_t i = 0; i < c.cp && c.cp > 1; ++i)
-      out.ring("attention_kv_grad_ring", i, true, (i + 1 < c.cp ? ring_bytes() : 0) + (i >= 1 ? ring_bytes() : 0));
-    compute_op core_backward = core;
-    core_backward.pass = pk::input_grad;
-    out.compute("attention_core", core_backward);
-    if (m.is_mla()) {
-      const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
-      const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
-      // The up-projections are column-parallel over the heads: without SP their input gradient (the
-      // latent's) is a partial sum, all-reduced over TP; under SP the latents' gathers reduce-scatter it.
-      gemm("mla_kv_up", op_role::mla_kv_up, pk::input_grad, tokens, m.kv_lora_rank, kv_up);
-      if (tp() && !c.sp)
-        collective("mla_kv_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * m.kv_lora_rank * w);
-      gemm("mla_kv_up", op_role::mla_kv_up, pk::weight_grad, tokens, m.kv_lora_rank, kv_up);
-      if (qr > 0) {
-        gemm("mla_q_up", op_role::mla_q_up, pk::input_grad, tokens, qr, heads() * qk_dim());
-        if (tp() && !c.sp)
-          collective("mla_q_latent_grad_reduce", collective::all_reduce, group_kind::tp, tokens * qr * w);
-        gemm("mla_q_up", op_role::mla_q_up, pk::weight_grad, tokens, qr, heads() * qk_dim());
-      } else {
-        regather("attention_input_regather");
-        gemm("mla_q", op_role::mla_q_up, pk::input_grad, tokens, h(), heads() * qk_dim());
-        leave("attention_input_grad_scatter", "attention_input_grad_reduce");
-        gemm("mla_q", op_role::mla_q_up, pk::weight_grad, tokens, h(), heads() * qk_dim());
-      }
-      if (c.sp) {
-        collective("mla_kv_latent_grad_scatter", collective::reduce_scatter, group_kind::tp, tokens * kvr * w);
-        if (qr > 0)
-          collective("mla_q_latent_grad_scatter", collective::reduce_scatter, group_kind::tp, tokens * qr * w);
-      }
-      norm("mla_kv_norm", op_role::mla_kv_down, pk::input_grad, local, m.kv_lora_rank, weight_part::attention);
-      gradients("mla_kv_down", op_role::mla_kv_down, local, h(), kvr);
-      if (qr > 0) {
-        norm("mla_q_norm", op_role::mla_q_down, pk::input_grad, local, qr, weight_part::attention);
-        gradients("mla_q_down", op_role::mla_q_down, local, h(), qr);
-      }
-      return;
-    }
-    if (m.qk_norm)
-      op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
-         m.head_dim);
-    regather("attention_input_regather");
-    gemm("attention_qkv", op_role::attention_qkv, pk::input_grad, tokens, h(), qkv_width());
-    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
-    gemm("attention_qkv", op_role::attention_qkv, pk::weight_grad, tokens, h(), qkv_width());
-  }
-
-  // ---- Gated DeltaNet -----------------------------------------------------------------------------
-  // Its heads split over TP: the input projections (q, k, v and the output gate z; the decay and
-  // update gates per value head), the short causal convolution over q, k, v, the gated delta rule
-  // over each sequence's state (chunked), the gated norm and the output projection. No biases.
-
-  constexpr std::uint64_t gdn_key() const { return c.model.linear_key_dim() / c.tp; }
-  constexpr std::uint64_t gdn_value() const { return c.model.linear_value_dim() / c.tp; }
-  constexpr std::uint64_t gdn_value_heads() const { return c.model.linear_num_value_heads / c.tp; }
-  constexpr std::uint64_t gdn_conv() const { return 2 * gdn_key() + gdn_value(); }
-  constexpr compute_op gdn_core() const {
-    return {.role = op_role::attention_core, .kind = op_kind::linear_attention, .type = c.activation_type,
-            .batch = c.sequences * gdn_value_heads(), .m = c.query_tokens, .n = c.model.linear_value_head_dim,
-            .k = c.model.linear_key_head_dim};
-  }
-
-  constexpr void gated_deltanet_forward() {
-    const model_spec& m = c.model;
-    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
-    enter("attention_input_gather");
-    projection("gdn_in_proj_qkvz", op_role::attention_qkv, tokens, h(), 2 * gdn_key() + 2 * gdn_value(),
-               weight_part::attention, weight_sharing::split);
-    projection("gdn_in_proj_ba", op_role::attention_qkv, tokens, h(), 2 * nv, weight_part::attention,
-               weight_sharing::split);
-    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
-    // The depthwise filters, and the per-head decay A and time-step bias.
-    out.weights(weight_part::attention, weight_sharing::split, gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
-    out.compute("gdn_core", gdn_core());
-    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv, m.linear_value_head_dim);
-    // One head's norm weight, shared by every head: replicated over TP.
-    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
-    projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
-               weight_sharing::split);
-  }
-
-  constexpr void gated_deltanet_backward() {
-    const model_spec& m = c.model;
-    const std::uint64_t tokens = c.tokens(), nv = gdn_value_heads();
-    leave_backward("attention_output_grad_gather");
-    gradients("gdn_out", op_role::attention_out, tokens, gdn_value(), h());
-    op("gdn_norm", op_role::attention_core, op_kind::norm, pk::input_grad, 1, tokens * nv, m.linear_value_head_dim);
-    compute_op core = gdn_core();
-    core.pass = pk::input_grad;
-    out.compute("gdn_core", core);
-    op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::input_grad, 1, tokens, gdn_conv());
-    regather("attention_input_regather");
-    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * nv);
-    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::input_grad, tokens, h(), 2 * gdn_key() + 2 * gdn_value());
-    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
-    gemm("gdn_in_proj_ba", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * nv);
-    gemm("gdn_in_proj_qkvz", op_role::attention_qkv, pk::weight_grad, tokens, h(), 2 * gdn_key() + 2 * gdn_value());
-  }
-
-  // ---- MLPs -------------------------------------------------------------------------------------
-
-  // A dense MLP of `width` (this GPU's share) over `rows` tokens; `communicate`: its own TP
-  // collectives (a dense layer's MLP, shared experts in training).
-  struct mlp_names {
-    std::string_view gather, fc1, act, fc2, scatter, reduce;
-  };
-  static constexpr mlp_names dense_names{"mlp_input_gather", "mlp_fc1", "mlp_act", "mlp_fc2",
-                                         "mlp_output_scatter", "mlp_output_reduce"};
-  static constexpr mlp_names shared_names{"shared_input_gather", "shared_fc1", "shared_act", "shared_fc2",
-                                          "shared_output_scatter", "shared_output_reduce"};
-
-  constexpr void mlp_forward(const mlp_names& n, std::uint64_t rows, std::uint64_t width, weight_part part,
-                             bool communicate) {
-    const model_spec& m = c.model;
-    if (communicate) enter(n.gather);
-    projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
-    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
-       static_cast<std::uint8_t>(gated()));
-    projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
-    if (communicate) leave(n.scatter, n.reduce);
-  }
-  // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
-  // for its weight gradient, its input gradient reduce-scattered.
-  constexpr void mlp_backward(const mlp_names& n, std::uint64_t rows, std::uint64_t width) {
-    leave_backward("mlp_output_grad_gather");
-    gradients(n.fc2, op_role::mlp_fc2, rows, width, h());
-    op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, rows, width, 0,
-       static_cast<std::uint8_t>(gated()));
-    regather("mlp_input_regather");
-    gemm(n.fc1, op_role::mlp_fc1, pk::input_grad, rows, h(), gated() * width);
-    leave("mlp_input_grad_scatter", "mlp_input_grad_reduce");
-    gemm(n.fc1, op_role::mlp_fc1, pk::weight_grad, rows, h(), gated() * width);
-  }
-
-  // ---- mixture of experts -----------------------------------------------------------------------
-  // Balanced routing: each local expert receives every GPU's tokens × k / E of the exchange group
-  // (serving rounds up: a decode step's few tokens still reach their experts).
-
-  constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
-  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
-  constexpr std::uint64_t router_tokens() const {
-    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
-  }
-  constexpr std::uint64_t local_experts() const {
-    return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
-  }
-  constexpr std::uint64_t expert_rows() const {
-    const model_spec& m = c.model;
-    const std::uint64_t T = router_tokens(), E = m.num_experts, k = m.moe_top_k;
-    switch (c.exchange) {
-      case expert_exchange::deepep:
-        return (T * c.gpus * k + E - 1) / E;
-      case expert_exchange::tensor_parallel:
-        return (T * k + E - 1) / E;
-      default:  // training's tokens are many: Megatron's balanced share, rounded down
-        return T * k * c.ep * c.etp / E;
-    }
-  }
-  constexpr std::uint64_t expert_width() const {
-    return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
-           : c.exchange == expert_exchange::deepep        ? c.model.moe_ffn_hidden_size
-                                                          : c.model.moe_ffn_hidden_size / c.etp;
-  }
-  // Shared experts: in training a TP-split MLP with its own collectives over the gathered tokens; in
-  // serving split over TP with the attention, or whole on each GPU's scattered tokens with DeepEP.
-  constexpr std::uint64_t shared_rows() const {
-    return c.exchange == expert_exchange::deepep ? router_tokens() : c.tokens();
-  }
-  constexpr std::uint64_t shared_width() const {
-    const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
-    return c.exchange == expert_exchange::deepep ? all : all / c.tp;
-  }
-  // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
-  // kernels one per distinct destination GPU (its expectation under uniform routing).
-  constexpr double deepep_messages() const {
-    const double T = static_cast<double>(router_tokens());
-    if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
-    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
-  }
-  static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
-
-  constexpr void shared_gate(std::uint64_t rows) {
-    if (!c.model.shared_expert_gate) return;
-    projection("shared_expert_gate", op_role::mlp_fc2, rows, h(), 1, weight_part::shared_experts,
-               weight_sharing::replicated);
-    op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, h(), 0, 2);
-  }
-
-  constexpr void moe_forward() {
-    const model_spec& m = c.model;
-    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
-    const std::uint64_t T = router_tokens(), group = c.etp * c.ep;
-    const bool training = c.training;
-    if (m.num_shared_experts > 0 && training)
-      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
-    if (m.num_shared_experts > 0 && training) shared_gate(shared_rows());
-    projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
-    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
-    const std::uint64_t token_bytes = T * k * h() * w;
-    switch (c.exchange) {
-      case expert_exchange::alltoall:
-        if (group > 1) collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
-        if (c.ep > 1) {
-          collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
-          collective("moe_dispatch_probs", collective::all_to_all, group_kind::ep, T * k * 4);
-        }
-        if (c.etp > 1) collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
-        break;
-      case expert_exchange::allgather:
-        if (group > 1) {
-          collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
-          collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
-          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
-        }
-        break;
-      case expert_exchange::deepep: {
-        // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
-        // 16-byte header.
-        const double per = c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
-        collective("moe_dispatch", collective::all_to_all, group_kind::ep,
-                   rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
-        break;
-      }
-      case expert_exchange::tensor_parallel:
-        break;
-    }
-    // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
-    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
-    const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
-               weight_sharing::expert, n, one);
-    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
-       static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts, weight_sharing::expert,
-               n, one);
-    if (m.num_shared_experts > 0 && !training) {
-      mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
-      shared_gate(shared_rows());
-    }
-    // The combine, the way the tokens came.
-    switch (c.exchange) {
-      case expert_exchange::alltoall:
-        if (c.etp > 1)
-          collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * c.etp);
-        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
-        break;
-      case expert_exchange::allgather:
-        if (group > 1)
-          collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h() * w * group);
-        break;
-      case expert_exchange::deepep:
-        collective("moe_combine", collective::all_to_all, group_kind::ep,
-                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
-        if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
-        break;
-      case expert_exchange::tensor_parallel:
-        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
-        break;
-    }
-  }
-
-  // Training only: the experts' backward (the combine's gradient comes back the way the tokens
-  // went), then the shared experts' (the reverse of their forward order).
-  constexpr void moe_backward() {
-    const model_spec& m = c.model;
-    const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
-    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
-    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
-    const bool one = c.grouped_gemm;
-    if (c.exchange == expert_exchange::alltoall) {
-      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
-      if (c.etp > 1)
-        collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
-    } else if (group > 1) {
-      collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
-    }
-    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
-    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
-       static_cast<std::uint8_t>(gated()));
-    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
-    if (c.exchange == expert_exchange::alltoall) {
-      if (c.etp > 1)
-        collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp, token_bytes * c.etp);
-      if (c.ep > 1) {
-        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
-        collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
-      }
-    } else if (group > 1) {
-      collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * h() * w * group);
-      collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * E * 4 * group);
-    }
-    gradients("moe_router", op_role::moe_router, T, h(), E);
-    if (m.num_shared_experts > 0) {
-      if (m.shared_expert_gate) {
-        op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1, shared_rows(),
-           h(), 0, 2);
-        gradients("shared_expert_gate", op_role::mlp_fc2, shared_rows(), h(), 1);
-      }
-      mlp_backward(shared_names, shared_rows(), shared_width());
-    }
-  }
-
-  // ---- a decoder layer ----------------------------------------------------------------------------
-
-  constexpr void layer_forward(layer_kind kind) {
-    const std::uint64_t local = c.local_tokens();
-    norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms);
-    if (kind.linear_attention)
-      gated_deltanet_forward();
-    else
-      softmax_attention_forward();
-    const bool scatter = kind.moe && scatter_for_experts();
-    leave("attention_output_scatter", "attention_output_reduce", scatter);
-    // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
-    if (c.training)
-      op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
-    norm("post_attention_norm", op_role::post_attention_norm, pk::forward, scatter ? c.tokens() / c.tp : local,
-         h(), weight_part::norms);
-    if (kind.moe)
-      moe_forward();
-    else
-      mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
-    if (c.training) op("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
-  }
-
-  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention.
-  constexpr void layer_backward(layer_kind kind) {
-    const std::uint64_t local = c.local_tokens();
-    op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
-    if (kind.moe)
-      moe_backward();
-    else
-      mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
-    norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(), weight_part::norms);
-    op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
-    if (kind.linear_attention)
-      gated_deltanet_backward();
-    else
-      softmax_attention_backward();
-    norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
-  }
-
-  // ---- embedding, output layer, multi-token prediction ----------------------------------------------
-
-  // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
-  constexpr void embedding_forward(std::string_view name = "embedding", std::string_view reduce = "embedding_reduce",
-                                   bool declare = true) {
-    op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
-    if (declare)
-      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
-    if (tp())
-      collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, activation());
-  }
-  constexpr void embedding_backward(std::string_view name = "embedding",
-                                    std::string_view gather = "embedding_grad_gather") {
-    if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
-    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
-  }
-
-  constexpr void final_norm_forward(std::string_view name = "final_norm", weight_part part = weight_part::norms) {
-    norm(name, op_role::final_norm, pk::forward, c.local_tokens(), h(), part);
-  }
-  constexpr void final_norm_backward(std::string_view name = "final_norm") {
-    norm(name, op_role::final_norm, pk::input_grad, c.local_tokens(), h(), weight_part::norms);
-  }
-
-  // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
-  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
-  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
-  // last in prefill, gathered over TP for sampling.
-  constexpr void output_forward(bool owned) {
-    const std::uint64_t vocab = c.vocab_rows;
-    if (!c.training) {
-      const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
-      norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
-      gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
-      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
-      if (tp())
-        collective("logits_gather", collective::all_gather, group_kind::tp, rows * vocab * c.tp * c.element_bytes());
-      return;
-    }
-    const std::uint64_t tokens = c.tokens();
-    if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
-    gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
-    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
-    if (tp()) {
-      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
-    }
-  }
-  // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
-  // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
-  constexpr void output_backward() {
-    const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
-    regather("logits_input_regather");
-    gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
-    leave("logits_input_grad_scatter", "logits_input_grad_reduce");
-    gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
-  }
-
-  // Megatron-Core's MultiTokenPredictionLayer (transformer/multi_token_prediction.py): the embedding of
-  // the tokens shifted by one (the main embedding's weights), enorm and hnorm, their concatenation
-  // projected 2h → h by a column-parallel eh_proj whose output is all-gathered over TP (and split onto
-  // the sequence shards under SP). Serving engines keep eh_proj whole on every GPU.
-  constexpr void mtp_input_forward() {
-    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
-    embedding_forward("mtp_embedding", "mtp_embedding_reduce", false);
-    norm("mtp_enorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
-    norm("mtp_hnorm", op_role::input_norm, pk::forward, local, h(), weight_part::mtp);
-    if (!c.training) {
-      projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h(), weight_part::mtp,
-                 weight_sharing::replicated);
-      return;
-    }
-    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * activation());
-    projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h() / c.tp, weight_part::mtp,
-               weight_sharing::split);
-    if (tp()) collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, activation());
-  }
-  // Backward: the sequence split's gradient is gathered (SP); the hidden-dimension gather's is split
-  // (no communication); eh_proj as any column-parallel layer; the norms; the embedding's backward.
-  constexpr void mtp_input_backward() {
-    const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
-    if (c.sp) collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, activation());
-    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * activation());
-    gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h(), h() / c.tp);
-    if (tp())
-      collective(c.sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",
-                 c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp, 2 * activation());
-    gemm("mtp_eh_proj", op_role::mtp_projection, pk::weight_grad, tokens, 2 * h(), h() / c.tp);
-    norm("mtp_hnorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
-    norm("mtp_enorm", op_role::input_norm, pk::input_grad, local, h(), weight_part::mtp);
-    embedding_backward("mtp_embedding", "mtp_embedding_grad_gather");
-  }
-};
-
-}  // namespace detail
-
-/// The blocks of the layer description, written to `sink` (see the file comment).
-template <class Sink>
-constexpr void describe_layer_forward(const layer_context& c, layer_kind kind, Sink& sink) {
-  detail::layer_writer<Sink>{c, sink}.layer_forward(kind);
-}
-template <class Sink>
-constexpr void describe_layer_backward(const layer_context& c, layer_kind kind, Sink& sink) {
-  detail::layer_writer<Sink>{c, sink}.layer_backward(kind);
-}
-
-/// A sink that adds up the weights declared, by part and by sharing (a counter for the calculators).
-struct weight_tally {
-  std::uint64_t by_part[9] = {};
-  std::uint64_t by_sharing[4] = {};
-  constexpr void compute(std::string_view, const compute_op&) noexcept {}
-  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
-  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
-  constexpr void weights(weight_part part, weight_sharing sharing, std::uint64_t n) noexcept {
-    by_part[static_cast<int>(part)] += n;
-    by_sharing[static_cast<int>(sharing)] += n;
-  }
-  [[nodiscard]] constexpr std::uint64_t part(weight_part p) const noexcept { return by_part[static_cast<int>(p)]; }
-  [[nodiscard]] constexpr std::uint64_t sharing(weight_sharing s) const noexcept {
-    return by_sharing[static_cast<int>(s)];
-  }
-  /// Trained weights (buffers excluded).
-  [[nodiscard]] constexpr std::uint64_t trained() const noexcept {
-    return sharing(weight_sharing::split) + sharing(weight_sharing::replicated) + sharing(weight_sharing::expert);
-  }
-};
-
-AICB_END_NAMESPACE
-
-#include <cstdint>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// FLOPs of one training iteration over the whole job (all GPUs), by pass.
-struct flop_counts {
-  double forward = 0;    ///< forward pass, layers and logits
-  double backward = 0;   ///< input- and weight-gradient passes (2 × forward)
-  double recompute = 0;  ///< forward work repeated by activation recomputation
-
-  /// What the hardware executes.
-  [[nodiscard]] constexpr double total() const noexcept { return forward + backward + recompute; }
-  /// The model FLOPs of MFU: forward + backward, recomputation excluded.
-  [[nodiscard]] constexpr double model() const noexcept { return forward + backward; }
-};
-
-/// Options of the FLOP count.
-struct flop_options {
-  bool causal_halving = false;  ///< count half of the s×s attention scores (the causal mask's zeros skipped)
-};
-
-/// Forward FLOPs of one transformer layer over `tokens` tokens of sequence length `seq`, split into
-/// GEMMs and core attention (scores and weighted values), so recomputation can repeat either.
-struct layer_flops {
-  double gemm = 0;
-  double core_attention = 0;
-};
-
-namespace detail {
-
-// A sink of the layer description that adds up the FLOPs of its matrix products (GEMMs) and of its
-// attention cores (softmax and linear), the model FLOPs of MFU; norms and element-wise work are not
-// model FLOPs.
-struct flop_tally {
-  double causal_factor = 1;  // softmax attention's share of the score matrix counted
-  double gemm = 0, core_attention = 0;
-  constexpr void compute(std::string_view, const compute_op& op) noexcept {
-    if (op.kind == op_kind::gemm) gemm += op.flops();
-    if (op.kind == op_kind::attention) core_attention += op.flops() * causal_factor;
-    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
-  }
-  constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
-  constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
-  constexpr void weights(weight_part, weight_sharing, std::uint64_t) noexcept {}
-  [[nodiscard]] constexpr double total() const noexcept { return gemm + core_attention; }
-};
-
-// The whole job's tokens on one GPU without parallelism: `sequences` of `seq` tokens; attention
-// counted as Megatron's unfused path (the full score matrix; backward twice the forward).
-[[nodiscard]] constexpr layer_context flop_context(const model_spec& m, std::uint64_t sequences,
-                                                   std::uint64_t tokens, std::uint64_t seq) noexcept {
-  layer_context c{.model = m};
-  c.sequences = sequences;
-  c.query_tokens = tokens;
-  c.key_tokens = seq;
-  c.fused_attention = false;
-  c.vocab_rows = m.vocab_size;
-  return c;
-}
-
-}  // namespace detail
-
-/// Forward FLOPs of layer `layer` (0-based; decides its kind) for `tokens` tokens attending over
-/// `seq` keys each: the layer description's GEMMs and attention core.
-[[nodiscard]] constexpr layer_flops forward_layer_flops(const model_spec& spec, std::uint64_t layer,
-                                                        double tokens, double seq,
-                                                        flop_options options = {}) noexcept {
-  const model_spec m = resolve(spec);
-  const layer_context c =
-      detail::flop_context(m, 1, static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(seq));
-  detail::flop_tally t{.causal_factor = options.causal_halving ? 0.5 : 1.0};
-  describe_layer_forward(c, kind_of_layer(m, layer), t);
-  return {.gemm = t.gemm, .core_attention = t.core_attention};
-}
-
-/// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
-/// backward passes over global batch × sequence length tokens — every layer, the logits, and each
-/// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
-/// every layer's forward, `selective` its core attention; logits are never recomputed.
-[[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
-  const model_spec m = resolve(job.model);
-  const std::uint64_t seq = job.batch.seq_length;
-  const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
-  const double factor = options.causal_halving ? 0.5 : 1.0;
-  flop_counts r;
-  const auto layer = [&](layer_kind kind) {
-    detail::flop_tally f{.causal_factor = factor}, b{.causal_factor = factor};
-    describe_layer_forward(c, kind, f);
-    describe_layer_backward(c, kind, b);
-    r.forward += f.total();
-    r.backward += b.total();
-    if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
-    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.core_attention;
-  };
-  const auto head = [&](bool mtp) {
-    detail::flop_tally f, b;
-    detail::layer_writer<detail::flop_tally> wf{c, f}, wb{c, b};
-    if (mtp) {
-      wf.mtp_input_forward();
-      wb.mtp_input_backward();
-    }
-    wf.output_forward(true);
-    wb.output_backward();
-    r.forward += f.total();
-    r.backward += b.total();
-  };
-  for (std::uint64_t l = 0; l < m.num_layers; ++l)
-    layer(kind_of_layer(m, l));
-  head(false);
-  for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k) {
-    head(true);
-    layer(kind_of_layer(m, m.num_layers));
-  }
-  return r;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/calc/memory.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Per-GPU memory of a training job: weights, gradients, optimizer states and activations.
-///
-/// - Weights, gradients, optimizer (Megatron-LM theoretical_memory_usage.py): weights in the job's
-///   dtype (2 B for bf16), gradients in grad_dtype (Megatron: fp32, 4 B), Adam states 12 B (fp32
-///   master weights, m, v) — 18 B per parameter, or 6 + 12/DP with the distributed optimizer
-///   (expert weights divide by the expert-data-parallel size instead). DeepSpeed ZeRO stages shard,
-///   over DP, the optimizer states (1), also the gradients (2), also the weights (3) — Rajbhandari et
-///   al. 2019: (2 + 2 + K)·Ψ / N for stage 3 with bf16 gradients and K = 12.
-/// - Activations per layer (Korthikanti et al. 2022, Table 2, generalised to any FFN width as
-///   Megatron does): s·b·h·(18 + 4F/h) / TP with sequence parallelism; without sequence
-///   parallelism 10 of those bytes per s·b·h are replicated over TP; full recompute keeps 2·s·b·h
-///   (the layer input). Attention is fused (as in the operation graph, and Megatron-Core with
-///   Transformer Engine): the score matrix, its softmax and dropout mask (Table 2's 5·a·s/h) are
-///   never stored, so selective recomputation saves nothing more and no recomputation costs the same;
-///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
-///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
-///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
-///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
-///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
-
-// #include <aicb/calc/params.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Exact parameter counts: of a whole model (total, active per token, by component) and of the
-/// shard one GPU holds under a parallel layout (by pipeline stage, tensor, expert parallelism) —
-/// both sums of the weights the layer description (aicb/schedule/layer.hpp) declares.
-///
-/// Conventions (docs/calculators.md):
-/// - `total` is the headline count: embeddings, every layer, final norm, the output projection when
-///   untied; multi-token-prediction modules are counted apart (`mtp`), as model cards do.
-/// - `active` counts what one token uses: all dense weights, the router, top-k routed experts and
-///   the shared experts — input embedding included; active_without_input_embedding() is the
-///   convention of DeepSeek's and Qwen's "activated parameters".
-/// - Shards follow Megatron: column/row-parallel weights and their split biases divided by TP, row
-///   biases, norms, routers and MLA down-projections replicated, the vocabulary padded and split by
-///   TP, routed experts split by EP (and by the expert tensor-parallel size).
-
-// #include <aicb/config.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/spec.hpp>
-// #include <aicb/schedule/layer.hpp>
-
-#include <algorithm>
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// Parameter counts of a whole model, by component. See the file comment for conventions.
-struct param_counts {
-  std::uint64_t embedding = 0;       ///< input embedding (+ learned position table)
-  std::uint64_t output = 0;          ///< output projection (0 when tied to the embedding)
-  std::uint64_t attention = 0;       ///< all layers: projections, their biases, q/k norms, MLA latent norms
-  std::uint64_t dense_mlp = 0;       ///< all dense-MLP layers
-  std::uint64_t routed_experts = 0;  ///< all routed experts of all MoE layers
-  std::uint64_t shared_experts = 0;  ///< all shared experts of all MoE layers
-  std::uint64_t router = 0;          ///< routers (and their score biases)
-  std::uint64_t norms = 0;           ///< per-layer norms and the final norm
-  std::uint64_t active_routed = 0;   ///< the routed-expert weights one token uses (top-k per MoE layer)
-  std::uint64_t mtp = 0;             ///< multi-token-prediction modules (not in total)
-
-  /// Every weight of the model (the headline count).
-  [[nodiscard]] constexpr std::uint64_t total() const noexcept {
-    return embedding + output + attention + dense_mlp + routed_experts + shared_experts + router + norms;
-  }
-  /// The weights one token uses, input embedding included.
-  [[nodiscard]] constexpr std::uint64_t active() const noexcept {
-    return total() - routed_experts + active_routed;
-  }
-  /// The weights one token uses, without the input embedding (a table lookup, not a matrix product).
-  [[nodiscard]] constexpr std::uint64_t active_without_input_embedding() const noexcept {
-    return active() - embedding;
-  }
-};
-
-namespace detail {
-
-// One GPU that holds the whole model (no parallelism), for the model's own counts.
-[[nodiscard]] constexpr layer_context whole_model_context(const model_spec& m, std::uint64_t sequence_length) noexcept {
-  layer_context c{.model = m};
-  c.vocab_rows = m.vocab_size;
-  if (m.position == position_kind::learned)
-    c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : sequence_length;
-  return c;
-}
-
-// The weights of one multi-token-prediction module but its layer (enorm, hnorm, eh_proj, its final
-// norm) and of its layer, as the layer description declares them.
-template <class Writer>
-constexpr void mtp_module(Writer& w, const model_spec& m) {
-  w.mtp_input_forward();
-  w.layer_forward(kind_of_layer(m, m.num_layers));
-  w.final_norm_forward("mtp_final_norm", weight_part::mtp);
-}
-
-}  // namespace detail
-
-/// Exact parameter counts of a model (defaults resolved first): the sums of the weights the layer
-/// description (aicb/schedule/layer.hpp) declares. Pure; usable at compile time.
-/// `sequence_length` sizes a learned position table when max_position_embeddings is 0.
-[[nodiscard]] constexpr param_counts count_params(const model_spec& spec,
-                                                  std::uint64_t sequence_length = 0) noexcept {
-  const model_spec m = resolve(spec);
-  const layer_context c = detail::whole_model_context(m, sequence_length);
-  weight_tally t;
-  detail::layer_writer<weight_tally> w{c, t};
-  w.embedding_forward();
-  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer)
-    w.layer_forward(kind_of_layer(m, layer));
-  w.final_norm_forward();
-  w.output_forward(!m.tied_embeddings);
-  param_counts r;
-  r.embedding = t.part(weight_part::embedding);
-  r.output = t.part(weight_part::output);
-  r.attention = t.part(weight_part::attention);
-  r.dense_mlp = t.part(weight_part::dense_mlp);
-  r.routed_experts = t.part(weight_part::routed_experts);
-  r.shared_experts = t.part(weight_part::shared_experts);
-  r.router = t.part(weight_part::router);
-  r.norms = t.part(weight_part::norms);
-  // Every MoE layer holds all experts; a token uses top-k of them.
-  if (m.num_experts > 0) r.active_routed = r.routed_experts / m.num_experts * m.moe_top_k;
-  // Multi-token-prediction modules (DeepSeek-V3): their own weights and their layer's; embedding and
-  // output layer are the main model's.
-  weight_tally u;
-  detail::layer_writer<weight_tally> mw{c, u};
-  detail::mtp_module(mw, m);
-  std::uint64_t module = 0;
-  for (const std::uint64_t n : u.by_part)
-    module += n;
-  r.mtp = m.num_mtp_layers * module;
-  return r;
-}
-
-/// The weights one GPU holds, split into those reduced over data parallel (`dense`) and those
-/// reduced over the expert-data-parallel group (`expert`, the routed experts).
-struct shard_params {
-  std::uint64_t dense = 0;
-  std::uint64_t expert = 0;
-
-  [[nodiscard]] constexpr std::uint64_t total() const noexcept { return dense + expert; }
-  [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
-};
-
-/// First layer (0-based) held by pipeline stage `stage`.
-[[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
-  std::uint64_t first = 0;
-  for (std::uint64_t s = 0; s < stage; ++s)
-    first += stage_layers(job, s);
-  return first;
-}
-
-/// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount):
-/// the trained weights the layer description declares for its layers, the embedding on the first
-/// stage, the output layer and final norm on the last (a tied output layer's copy when the pipeline
-/// has two ends), and the multi-token-prediction modules on the last (Megatron-Core's placement) with
-/// the embedding they look tokens up in, a copy of the first stage's unless the stage holds it
-/// already. Buffers (the router's score bias) have no gradient or optimizer state: not counted.
-[[nodiscard]] constexpr shard_params params_on_gpu(const job_spec& job, std::uint64_t stage = 0) noexcept {
-  const model_spec m = resolve(job.model);
-  const parallel_spec& p = job.parallel;
-  const layer_context c = training_layer_context(job);
-  const bool first = stage == 0, last = stage + 1 == p.pipeline_parallel;
-  weight_tally t;
-  detail::layer_writer<weight_tally> w{c, t};
-  if (first) w.embedding_forward();
-  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
-  for (std::uint64_t layer = begin; layer < end; ++layer)
-    w.layer_forward(kind_of_layer(m, layer));
-  if (last) {
-    w.final_norm_forward();
-    w.output_forward(!m.tied_embeddings || p.pipeline_parallel > 1);
-    for (std::uint64_t k = 0; k < m.num_mtp_layers; ++k)
-      detail::mtp_module(w, m);
-    if (m.num_mtp_layers > 0 && !first && !m.tied_embeddings)
-      t.weights(weight_part::embedding, weight_sharing::split, c.vocab_rows * m.hidden_size);
-  }
-  return {.dense = t.sharing(weight_sharing::split) + t.sharing(weight_sharing::replicated),
-          .expert = t.sharing(weight_sharing::expert)};
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/units/bytes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -3740,6 +3691,106 @@ AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/operation.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::operation — one thing one rank does in a training iteration: a computation, a collective
+/// over one of its process groups, or a point-to-point send or receive to a peer rank — with where
+/// it sits in the schedule (micro batch, model chunk, layer, pass) and what it waits for.
+///
+/// This is the vocabulary of the per-rank operation graph (aicb/schedule/rank_schedule.hpp), the
+/// one corrected model that every output projects.
+///
+/// Sizes: a collective's `size` follows the convention of aicb's and SimAI's files — the whole
+/// buffer: an all-reduce's buffer, an all-gather's gathered output, a reduce-scatter's input, an
+/// all-to-all's send buffer; `per_rank_size()` gives what one rank contributes (the shard for
+/// all-gather and reduce-scatter). Durations are not here: a compute model prices an operation's
+/// `compute` (FLOPs, bytes), so the communication pattern never depends on where times come from.
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/units/bytes.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// What an operation is.
+enum class op_type : std::uint8_t { compute, collective, send, recv };
+
+template <>
+struct enum_names<op_type> {
+  static constexpr std::array<std::string_view, 4> value{"compute", "collective", "send", "recv"};
+};
+
+/// Where in the iteration an operation belongs.
+enum class op_phase : std::uint8_t {
+  forward,    ///< a micro batch's forward pass
+  backward,   ///< its backward pass (input and weight gradients)
+  recompute,  ///< forward work repeated in the backward pass (activation recomputation)
+  finalize,   ///< once per iteration, after the last backward: gradient reduction, optimizer step
+};
+
+template <>
+struct enum_names<op_phase> {
+  static constexpr std::array<std::string_view, 4> value{"forward", "backward", "recompute", "finalize"};
+};
+
+/// "No layer": an operation of the embedding, the output layer, the pipeline or the iteration.
+inline constexpr std::uint64_t no_layer = ~std::uint64_t{0};
+
+/// One operation of one rank. See the file comment.
+struct operation {
+  std::uint64_t index = 0;  ///< position in the rank's stream (what dependencies name)
+  op_type type = op_type::compute;
+  std::string_view name;  ///< what it is, e.g. "attention_qkv", "grad_reduce" (static text)
+  op_phase phase = op_phase::forward;
+  std::uint64_t microbatch = 0;  ///< forward, backward, recompute
+  std::uint64_t chunk = 0;       ///< model chunk (virtual pipeline stage) of this stage
+  std::uint64_t layer = no_layer;
+
+  compute_op compute{};  ///< compute: kind, shapes, dtype, pass; FLOPs and bytes through its methods
+
+  collective kind = collective::none;  ///< collective: which
+  group_id group{};                    ///< collective: its group (members through aicb::process_grid)
+  std::uint64_t group_size = 1;        ///< collective: ranks in the group
+  bytes size{};                        ///< collective (the whole buffer, see the file comment), send, recv
+
+  std::uint64_t peer = 0;  ///< send, recv: the other rank
+  std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
+
+  /// Operations of the same rank this one waits for (indices; at most 8).
+  std::array<std::uint64_t, 8> after{};
+  std::uint8_t after_count = 0;
+
+  /// What one rank contributes to a collective: the shard for all-gather and reduce-scatter, the
+  /// whole buffer otherwise.
+  [[nodiscard]] constexpr bytes per_rank_size() const {
+    if ((kind == collective::all_gather || kind == collective::reduce_scatter) && group_size > 0)
+      return size / group_size;
+    return size;
+  }
+  [[nodiscard]] constexpr bool is_communication() const noexcept { return type != op_type::compute; }
+  /// A point-to-point send or receive.
+  [[nodiscard]] constexpr bool is_transfer() const noexcept {
+    return type == op_type::send || type == op_type::recv;
+  }
+  /// Part of micro batch `mb`'s passes (forward, backward, recompute); the finalize belongs to none.
+  [[nodiscard]] constexpr bool in_microbatch(std::uint64_t mb) const noexcept {
+    return phase != op_phase::finalize && microbatch == mb;
+  }
+  /// A micro batch's backward work: its backward pass and the forward work recomputed in it.
+  [[nodiscard]] constexpr bool is_backward_work() const noexcept {
+    return phase == op_phase::backward || phase == op_phase::recompute;
+  }
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/schedule/rank_schedule.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -4806,7 +4857,8 @@ class rank_schedule::cursor {
       for (std::uint64_t k = mtp; k-- > 0;) {
         const layer_kind kind = s_->mtp_kind();
         emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
-        if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
+        if (recompute == recompute_kind::full)
+          emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
         emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k);
         emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
       }
@@ -5021,7 +5073,8 @@ inline void rank_schedule::state::build_mtp() {
   detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
   detail::layer_writer<detail::template_sink>{context, f}.mtp_input_forward();
   detail::layer_writer<detail::template_sink>{context, b}.mtp_input_backward();
-  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm", weight_part::mtp);
+  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm",
+                                                                              weight_part::mtp);
   detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward("mtp_final_norm");
 }
 

@@ -1,6 +1,7 @@
 // The one layer description: the calculators' parameter and FLOP counts are sums over the schedules
 // built from it (training and serving), and agree with the published counts and the paper formulas.
 #include <aicb/calc/flops.hpp>
+#include <aicb/calc/memory.hpp>
 #include <aicb/calc/params.hpp>
 #include <aicb/compat/deepspeed_csv.hpp>
 #include <aicb/compute/model.hpp>
@@ -97,6 +98,12 @@ TEST_CASE("layer description: each stage's weights are the calculators' shard, a
       const aicb::shard_params p = aicb::params_on_gpu(job, stage);
       CHECK(s.dense_weights() == p.dense);
       CHECK(s.expert_weights() == p.expert);
+      // The memory report's weights, gradients and Adam state are the schedule's weights (BF16
+      // weights and gradients, 12 bytes of optimizer state each, nothing sharded).
+      const aicb::memory_estimate mem = aicb::memory_per_gpu(job, stage);
+      const u64 weights = s.dense_weights() + s.expert_weights();
+      CHECK(mem.weights.count() == 2 * weights);
+      CHECK(mem.optimizer.count() == 12 * weights);
       held += p.total();
     }
     CHECK(held > 0);

@@ -85,7 +85,7 @@ aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces 
 aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML timeline, one decode step, [0-9.]+ ms"
               ARGS inference --format timeline --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
                    --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
-# Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request), not trained.
+# Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request) and trained.
 aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(the whole model's: 24576 B\\)"
               "linear-attention state +18.84 MiB per request" "memory-bound"
               ARGS describe --model qwen3-next-80b-a3b --phase decode --batch 64 --context 4096 --tp 2 --dp-attention 2
@@ -93,8 +93,22 @@ aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(th
 aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records, one prefill step"
               ARGS inference --model qwen3-next-80b-a3b --phase prefill --batch 4 --prompt 4096 --tp 2
                    --dp-attention 2 --ep 4 -o inference_hybrid.txt)
-aicb_cli_test(describe_hybrid_training_refused STATUS 2 EXPECT "full_attention_interval = 4: .*serving only"
-              ARGS describe --model qwen3-next-80b-a3b --world-size 8 --ep 8)
+set(hybrid_job --model qwen3-next-80b-a3b --world-size 16 --tp 2 --sp --ep 4 --global-batch 16 --seq 4096)
+aicb_cli_test(describe_hybrid_training EXPECT "79674391296|79,674,391,296" "iteration"
+              ARGS describe ${hybrid_job})
+aicb_cli_test(check_hybrid_training EXPECT "ok: all 16 ranks ran jointly" ARGS check ${hybrid_job})
+aicb_cli_test(generate_hybrid_training EXPECT "wrote hybrid.txt: [0-9]+ records"
+              ARGS generate ${hybrid_job} --no-sidecar -o hybrid.txt)
+aicb_cli_test(lint_hybrid_training EXPECT "records, 0 errors, 0 warnings" ARGS lint hybrid.txt)
+set_tests_properties(cli.lint_hybrid_training PROPERTIES DEPENDS cli.generate_hybrid_training)
+aicb_cli_test(chakra_hybrid_training EXPECT "wrote hybrid_chakra/: 16 Chakra traces"
+              ARGS generate ${hybrid_job} --format chakra -q -o hybrid_chakra)
+aicb_cli_test(chakra_hybrid_training_quiet EXPECT "wrote hybrid_chakra2/: 2 Chakra traces"
+              ARGS generate ${hybrid_job} --format chakra --ranks 0-1 -o hybrid_chakra2)
+aicb_cli_test(schedule_hybrid_training EXPECT "gdn_core" "attention_gate" ARGS schedule ${hybrid_job} --rank 0)
+aicb_cli_test(hybrid_training_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with Gated DeltaNet"
+              ARGS describe --model qwen3-next-80b-a3b --world-size 16 --tp 2 --sp --cp 2 --ep 4 --global-batch 16
+                   --seq 4096)
 aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
 aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
               ARGS inference -m qwen3-235B --phase decode)
@@ -237,6 +251,10 @@ foreach(stage 1 2 3)
                      --hidden_size 4096 --num_attention_heads 32 --ffn_hidden_size 11008 -o zero${stage}.txt)
   aicb_cli_test(lint_zero${stage} EXPECT "records, 0 errors, 0 warnings" ARGS lint zero${stage}.txt)
   set_tests_properties(cli.lint_zero${stage} PROPERTIES DEPENDS cli.deepspeed_zero${stage}_simai)
+  # The CSV of the same job: the per-rank model's rank 0, the operations of the SimAI form.
+  aicb_cli_test(deepspeed_zero${stage}_csv EXPECT "wrote zero${stage}.csv: [0-9]+ items \\(ZeRO-${stage}, corrected: rank 0, DP 64"
+                ARGS deepspeed --stage ${stage} --world_size 64 --global_batch 128 --num_layers 8
+                     --hidden_size 4096 --num_attention_heads 32 --ffn_hidden_size 11008 -o zero${stage}.csv)
 endforeach()
 aicb_cli_test(micro_sweep EXPECT "wrote sweep.txt: 33 records \\(11 sizes x 3 collectives x 1\\), run with SimAI -g 16"
               ARGS micro --world_size 16 --test_comm all_reduce,all_gather,all_to_all --begin_size 1048576

@@ -47,7 +47,7 @@
 #include <aicb/model/options.hpp>
 #include <aicb/model/spec.hpp>
 #include <aicb/parallel/groups.hpp>
-#include <aicb/schedule/operation.hpp>
+#include <aicb/workload/collective.hpp>
 
 #include <algorithm>
 #include <cmath>
