@@ -176,17 +176,26 @@ TEST_CASE("job: the sequence fits a learned position table", "[model][job]") {
   CHECK(aicb::validate(j));
 }
 
-TEST_CASE("job: hybrid linear-attention models are refused for training, naming the field", "[model][job]") {
-  // Their serving steps are modelled (aicb::inference_step); a training workload would price every
-  // layer as softmax attention.
+TEST_CASE("job: hybrid linear-attention models train, within the rules of their Gated DeltaNet heads",
+          "[model][job]") {
   aicb::job_spec job{aicb::presets::qwen3_next_80b_a3b, {.world_size = 8, .expert_parallel = 8}, {}};
-  CHECK(aicb::validate(job));
-  CHECK_THROWS_WITH(aicb::validate_training(job),
-                    Catch::Contains("full_attention_interval") && Catch::Contains("serving only"));
-  job.model.full_attention_interval = 0;
-  job.model.linear_num_key_heads = job.model.linear_num_value_heads = 0;
-  job.model.linear_key_head_dim = job.model.linear_value_head_dim = job.model.linear_conv_kernel_dim = 0;
-  CHECK_THROWS_WITH(aicb::validate_training(job), Catch::Contains("attention_output_gate"));
-  job.model.attention_output_gate = false;
-  CHECK(aicb::validate_training(job));  // the shared expert's gate is trained as any weight
+  CHECK(aicb::validate_training(job));
+  // The heads split over TP: 16 key heads and 32 value heads; TP 32 divides neither's 16.
+  aicb::job_spec wide = job;
+  wide.model.num_attention_heads = 64;
+  wide.model.num_kv_heads = 32;
+  wide.parallel = {.world_size = 32,
+                   .tensor_parallel = 32,
+                   .expert_parallel = 32,
+                   .expert_tensor_parallel = 1,
+                   .sequence_parallel = true};
+  CHECK(aicb::validate(wide));
+  CHECK_THROWS_WITH(aicb::validate_training(wide),
+                    Catch::Contains("tensor_parallel = 32") && Catch::Contains("linear_num_key_heads"));
+  // A sequence's recurrent state would cross the CP ranks.
+  aicb::job_spec cp = job;
+  cp.parallel = {.world_size = 16, .context_parallel = 2, .expert_parallel = 8};
+  CHECK(aicb::validate(cp));
+  CHECK_THROWS_WITH(aicb::validate_training(cp),
+                    Catch::Contains("context_parallel = 2") && Catch::Contains("Gated DeltaNet"));
 }

@@ -89,8 +89,10 @@ TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", 
   const u64 attention =
       7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 128 * 128 * 512 + 128 * 512 * 128 + 128 * 128 * 7168;
   const u64 expert = 3ull * 7168 * 2048;
+  // And the norms, whole: two per layer, MLA's latent norms (1536, 512), the final norm.
+  const u64 norms = 61 * (2 * 7168 + 1536 + 512) + 7168;
   const u64 expected = 61 * attention + 3 * (3ull * 7168 * 18432) + 58 * (32 * expert + expert + 7168 * 256) +
-                       2ull * 129280 * 7168;
+                       2ull * 129280 * 7168 + norms;
   CHECK(step.weights() == expected);
   CHECK(step.weight_bytes() == Approx(static_cast<double>(expected)));  // FP8
   // KV cache: the latent and the rotary key, 576 BF16 values per layer: 70,272 B per token.
@@ -136,8 +138,10 @@ TEST_CASE("inference step: Qwen3-235B decode, TP 4 + EP 8, by hand", "[schedule]
   CHECK(fc1.compute.flops() == Approx(gemm_flops(4, h, 2 * 1536, 16)));
   // Weights: attention over TP 4, 16 experts whole, the router, vocabulary over TP 4 twice (untied).
   const u64 attention = 4096ull * 18 * 128 + 16ull * 128 * 4096;
+  // And the norms, whole: two per layer, the q and k norms of 128, the final norm.
+  const u64 norms = 94 * (2 * 4096 + 2 * 128) + 4096;
   const u64 expected =
-      94 * (attention + 16 * 3ull * 4096 * 1536 + 4096ull * 128) + 2ull * (151936 / 4) * 4096;
+      94 * (attention + 16 * 3ull * 4096 * 1536 + 4096ull * 128) + 2ull * (151936 / 4) * 4096 + norms;
   CHECK(step.weights() == expected);
   CHECK(step.weight_bytes() == Approx(2.0 * static_cast<double>(expected)));
   // KV: 2 (K, V) x 1 head x 128 x 2 B x 94 layers per GPU; the model's 4 heads: 192,512 B.
