@@ -5054,12 +5054,13 @@ inline void rank_schedule::state::build_embedding_and_head() {
   detail::template_sink ef{embedding_forward, &embedding}, eb{embedding_backward};
   detail::template_sink hf{logits_forward, &output}, hb{logits_backward};
   detail::template_sink nf{final_norm_forward, &norm}, nb{final_norm_backward};
-  detail::layer_writer<detail::template_sink>{context, ef}.embedding_forward();
-  detail::layer_writer<detail::template_sink>{context, eb}.embedding_backward();
-  detail::layer_writer<detail::template_sink>{context, hf}.output_forward(true);
-  detail::layer_writer<detail::template_sink>{context, hb}.output_backward();
-  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward();
-  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward();
+  using writer = detail::layer_writer<detail::template_sink>;
+  writer{context, ef}.embedding_forward();
+  writer{context, eb}.embedding_backward();
+  writer{context, hf}.output_forward(true);
+  writer{context, hb}.output_backward();
+  writer{context, nf}.final_norm_forward();
+  writer{context, nb}.final_norm_backward();
   embedding_weights_ = embedding.dense;
   output_weights_ = output.dense;
   final_norm_weights_ = norm.dense;
@@ -5071,11 +5072,11 @@ inline void rank_schedule::state::build_mtp() {
   mtp_weights_ = {};
   detail::template_sink f{mtp_input_forward, &mtp_weights_}, b{mtp_input_backward};
   detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
-  detail::layer_writer<detail::template_sink>{context, f}.mtp_input_forward();
-  detail::layer_writer<detail::template_sink>{context, b}.mtp_input_backward();
-  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm",
-                                                                              weight_part::mtp);
-  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward("mtp_final_norm");
+  using writer = detail::layer_writer<detail::template_sink>;
+  writer{context, f}.mtp_input_forward();
+  writer{context, b}.mtp_input_backward();
+  writer{context, nf}.final_norm_forward("mtp_final_norm", weight_part::mtp);
+  writer{context, nb}.final_norm_backward("mtp_final_norm");
 }
 
 inline void rank_schedule::state::build() {
@@ -13785,14 +13786,17 @@ AICB_END_NAMESPACE
 /// in warnings(). Non-GEMM computations (attention, norms, element-wise) have no CSV form (aicb's
 /// replay can only multiply matrices): see `aicb schedule` for them.
 
+// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/workload_file.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
 // #include <aicb/workload/csv_item.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -14017,6 +14021,34 @@ class csv_projection {
   std::deque<std::string> stage_text_;  // stable addresses
   std::map<std::string, std::string_view, std::less<>> stages_;
 };
+
+/// Refuses (aicb::require_free_space) a CSV of `job` projected with `options` that `path`'s file system
+/// cannot hold. An iteration's bytes grow linearly with its micro batches: measured at the fewest the
+/// schedule allows and at twice that, then extrapolated — an iteration of 10^7 micro batches is not
+/// generated to be measured.
+inline void require_csv_projection_space(const job_spec& job, csv_projection_options options,
+                                         const std::string& path) {
+  const std::uint64_t iterations = options.iterations;
+  options.iterations = 1;
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t m0 = microbatches(few), m = microbatches(job);
+  if (m <= 2 * m0) {
+    const csv_projection one_iteration(job, options);
+    require_csv_space(
+        path, [&](auto&& sink) { one_iteration.generate(sink); }, iterations);
+    return;
+  }
+  job_spec twice = few;
+  twice.batch.global_batch *= 2;
+  const csv_projection at_few(few, options), at_twice(twice, options);
+  const std::uint64_t b0 = csv_bytes([&](auto&& sink) { at_few.generate(sink); });
+  const std::uint64_t b1 = csv_bytes([&](auto&& sink) { at_twice.generate(sink); });
+  const std::uint64_t per_microbatch = (b1 > b0 ? b1 - b0 : 0) / m0;
+  const std::uint64_t fixed = b0 - std::min(b0, per_microbatch * m0);
+  const std::uint64_t iteration =
+      checked_add(fixed, checked_mul(per_microbatch, m, "CSV bytes of an iteration"), "CSV bytes");
+  require_free_space(path, checked_mul(iteration, iterations, "CSV bytes (x iterations)"));
+}
 
 AICB_END_NAMESPACE
 // #include <aicb/generate/inference_projection.hpp>
@@ -17343,31 +17375,7 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   out.path = output_path_or_default(r.output, "results/mocked_workload",
                                     corrected_csv_file_name(job, out.iterations, options.computation));
   if (events.planned) events.planned(out);
-  if (r.check_space) {
-    csv_projection_options one = options;
-    one.iterations = 1;
-    // An iteration's bytes grow linearly with its micro batches: measured at the fewest the schedule
-    // allows and at twice that, then extrapolated — an iteration of 10^7 micro batches is not
-    // generated twice, once to be measured.
-    const job_spec few = with_fewest_microbatches(job);
-    const std::uint64_t m0 = microbatches(few), m = microbatches(job);
-    if (m <= 2 * m0) {
-      const csv_projection one_iteration(job, one);
-      require_csv_space(
-          out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
-    } else {
-      job_spec twice = few;
-      twice.batch.global_batch *= 2;
-      const csv_projection at_few(few, one), at_twice(twice, one);
-      const std::uint64_t b0 = csv_bytes([&](auto&& sink) { at_few.generate(sink); });
-      const std::uint64_t b1 = csv_bytes([&](auto&& sink) { at_twice.generate(sink); });
-      const std::uint64_t per_microbatch = (b1 > b0 ? b1 - b0 : 0) / m0;
-      const std::uint64_t fixed = b0 - std::min(b0, per_microbatch * m0);
-      const std::uint64_t iteration =
-          checked_add(fixed, checked_mul(per_microbatch, m, "CSV bytes of an iteration"), "CSV bytes");
-      require_free_space(out.path, checked_mul(iteration, out.iterations, "CSV bytes (x iterations)"));
-    }
-  }
+  if (r.check_space) require_csv_projection_space(job, options, out.path);
   out.items = write_csv_file(
       out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
   out.warnings = w.warnings();

@@ -147,13 +147,7 @@ int run_deepspeed(const deepspeed_options& o) {
   const aicb::csv_projection_options options{
       .iterations = a.epoch_num, .rank = 0, .computation = a.computation_enable};
   const aicb::csv_projection w(job, options);
-  if (!o.no_space_check) {
-    aicb::csv_projection_options one = options;
-    one.iterations = 1;
-    const aicb::csv_projection one_iteration(job, one);
-    aicb::require_csv_space(
-        path, [&](auto&& sink) { one_iteration.generate(sink); }, a.epoch_num);
-  }
+  if (!o.no_space_check) aicb::require_csv_projection_space(job, options, path);
   const std::uint64_t items = aicb::write_csv_file(path, [&](auto&& sink) { w.generate(sink); });
   for (const std::string& warning : w.warnings())
     std::fprintf(stderr, "warning: %s\n", warning.c_str());

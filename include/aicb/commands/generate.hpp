@@ -321,31 +321,7 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   out.path = output_path_or_default(r.output, "results/mocked_workload",
                                     corrected_csv_file_name(job, out.iterations, options.computation));
   if (events.planned) events.planned(out);
-  if (r.check_space) {
-    csv_projection_options one = options;
-    one.iterations = 1;
-    // An iteration's bytes grow linearly with its micro batches: measured at the fewest the schedule
-    // allows and at twice that, then extrapolated — an iteration of 10^7 micro batches is not
-    // generated twice, once to be measured.
-    const job_spec few = with_fewest_microbatches(job);
-    const std::uint64_t m0 = microbatches(few), m = microbatches(job);
-    if (m <= 2 * m0) {
-      const csv_projection one_iteration(job, one);
-      require_csv_space(
-          out.path, [&](auto&& sink) { one_iteration.generate(sink); }, out.iterations);
-    } else {
-      job_spec twice = few;
-      twice.batch.global_batch *= 2;
-      const csv_projection at_few(few, one), at_twice(twice, one);
-      const std::uint64_t b0 = csv_bytes([&](auto&& sink) { at_few.generate(sink); });
-      const std::uint64_t b1 = csv_bytes([&](auto&& sink) { at_twice.generate(sink); });
-      const std::uint64_t per_microbatch = (b1 > b0 ? b1 - b0 : 0) / m0;
-      const std::uint64_t fixed = b0 - std::min(b0, per_microbatch * m0);
-      const std::uint64_t iteration =
-          checked_add(fixed, checked_mul(per_microbatch, m, "CSV bytes of an iteration"), "CSV bytes");
-      require_free_space(out.path, checked_mul(iteration, out.iterations, "CSV bytes (x iterations)"));
-    }
-  }
+  if (r.check_space) require_csv_projection_space(job, options, out.path);
   out.items = write_csv_file(
       out.path, [&](auto&& sink) { w.generate(sink); }, generate_inputs(r));
   out.warnings = w.warnings();

@@ -26,14 +26,17 @@
 /// in warnings(). Non-GEMM computations (attention, norms, element-wise) have no CSV form (aicb's
 /// replay can only multiply matrices): see `aicb schedule` for them.
 
+#include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/workload_file.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/workload/csv_item.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -258,5 +261,33 @@ class csv_projection {
   std::deque<std::string> stage_text_;  // stable addresses
   std::map<std::string, std::string_view, std::less<>> stages_;
 };
+
+/// Refuses (aicb::require_free_space) a CSV of `job` projected with `options` that `path`'s file system
+/// cannot hold. An iteration's bytes grow linearly with its micro batches: measured at the fewest the
+/// schedule allows and at twice that, then extrapolated — an iteration of 10^7 micro batches is not
+/// generated to be measured.
+inline void require_csv_projection_space(const job_spec& job, csv_projection_options options,
+                                         const std::string& path) {
+  const std::uint64_t iterations = options.iterations;
+  options.iterations = 1;
+  const job_spec few = with_fewest_microbatches(job);
+  const std::uint64_t m0 = microbatches(few), m = microbatches(job);
+  if (m <= 2 * m0) {
+    const csv_projection one_iteration(job, options);
+    require_csv_space(
+        path, [&](auto&& sink) { one_iteration.generate(sink); }, iterations);
+    return;
+  }
+  job_spec twice = few;
+  twice.batch.global_batch *= 2;
+  const csv_projection at_few(few, options), at_twice(twice, options);
+  const std::uint64_t b0 = csv_bytes([&](auto&& sink) { at_few.generate(sink); });
+  const std::uint64_t b1 = csv_bytes([&](auto&& sink) { at_twice.generate(sink); });
+  const std::uint64_t per_microbatch = (b1 > b0 ? b1 - b0 : 0) / m0;
+  const std::uint64_t fixed = b0 - std::min(b0, per_microbatch * m0);
+  const std::uint64_t iteration =
+      checked_add(fixed, checked_mul(per_microbatch, m, "CSV bytes of an iteration"), "CSV bytes");
+  require_free_space(path, checked_mul(iteration, iterations, "CSV bytes (x iterations)"));
+}
 
 AICB_END_NAMESPACE

@@ -648,12 +648,13 @@ inline void rank_schedule::state::build_embedding_and_head() {
   detail::template_sink ef{embedding_forward, &embedding}, eb{embedding_backward};
   detail::template_sink hf{logits_forward, &output}, hb{logits_backward};
   detail::template_sink nf{final_norm_forward, &norm}, nb{final_norm_backward};
-  detail::layer_writer<detail::template_sink>{context, ef}.embedding_forward();
-  detail::layer_writer<detail::template_sink>{context, eb}.embedding_backward();
-  detail::layer_writer<detail::template_sink>{context, hf}.output_forward(true);
-  detail::layer_writer<detail::template_sink>{context, hb}.output_backward();
-  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward();
-  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward();
+  using writer = detail::layer_writer<detail::template_sink>;
+  writer{context, ef}.embedding_forward();
+  writer{context, eb}.embedding_backward();
+  writer{context, hf}.output_forward(true);
+  writer{context, hb}.output_backward();
+  writer{context, nf}.final_norm_forward();
+  writer{context, nb}.final_norm_backward();
   embedding_weights_ = embedding.dense;
   output_weights_ = output.dense;
   final_norm_weights_ = norm.dense;
@@ -665,11 +666,11 @@ inline void rank_schedule::state::build_mtp() {
   mtp_weights_ = {};
   detail::template_sink f{mtp_input_forward, &mtp_weights_}, b{mtp_input_backward};
   detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
-  detail::layer_writer<detail::template_sink>{context, f}.mtp_input_forward();
-  detail::layer_writer<detail::template_sink>{context, b}.mtp_input_backward();
-  detail::layer_writer<detail::template_sink>{context, nf}.final_norm_forward("mtp_final_norm",
-                                                                              weight_part::mtp);
-  detail::layer_writer<detail::template_sink>{context, nb}.final_norm_backward("mtp_final_norm");
+  using writer = detail::layer_writer<detail::template_sink>;
+  writer{context, f}.mtp_input_forward();
+  writer{context, b}.mtp_input_backward();
+  writer{context, nf}.final_norm_forward("mtp_final_norm", weight_part::mtp);
+  writer{context, nb}.final_norm_backward("mtp_final_norm");
 }
 
 inline void rank_schedule::state::build() {
