@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace {
 constexpr aicb::model_spec dense{
@@ -56,6 +58,57 @@ TEST_CASE("job: derived layout quantities", "[model][job]") {
       moe, {.world_size = 64, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true}, {}};
   STATIC_REQUIRE(aicb::validate(experts));
   STATIC_REQUIRE(aicb::expert_data_parallel(experts) == 4);  // 64 / (1 * 2 * 8)
+}
+
+TEST_CASE("job: Megatron's pipeline split with the embedding and the loss counted as layers", "[model][job]") {
+  // Llama-3.1-405B's 126 layers on PP 8 x VPP 8: 126 + 2 = 128 slots, 2 per model chunk; the very
+  // first chunk gives one to the embedding, the very last one to the loss.
+  constexpr aicb::job_spec split{aicb::presets::llama3_1_405b,
+                                 {.world_size = 64,
+                                  .tensor_parallel = 8,
+                                  .pipeline_parallel = 8,
+                                  .virtual_pipeline = 8,
+                                  .account_for_embedding_in_pipeline_split = true,
+                                  .account_for_loss_in_pipeline_split = true},
+                                 {.global_batch = 8}};
+  STATIC_REQUIRE(aicb::validate(split));
+  STATIC_REQUIRE(aicb::chunk_layers(split, 0, 0) == 1 && aicb::chunk_layers(split, 0, 1) == 2);
+  STATIC_REQUIRE(aicb::chunk_layers(split, 7, 7) == 1 && aicb::chunk_layers(split, 7, 6) == 2);
+  STATIC_REQUIRE(aicb::chunk_first_layer(split, 0, 0) == 0 && aicb::chunk_first_layer(split, 1, 0) == 1);
+  STATIC_REQUIRE(aicb::chunk_first_layer(split, 0, 1) == 15);  // slot 16, less the embedding's
+  STATIC_REQUIRE(aicb::chunk_first_layer(split, 7, 7) == 125);
+  STATIC_REQUIRE(aicb::stage_layers(split, 0) == 15 && aicb::stage_layers(split, 3) == 16 &&
+                 aicb::stage_layers(split, 7) == 15);
+  // Every layer is held exactly once, by the chunks in Megatron's virtual-stage order.
+  std::vector<int> held(126, 0);
+  std::uint64_t expected_next = 0;
+  for (std::uint64_t chunk = 0; chunk < 8; ++chunk)
+    for (std::uint64_t stage = 0; stage < 8; ++stage) {
+      CHECK(aicb::chunk_first_layer(split, stage, chunk) == expected_next);
+      expected_next += aicb::chunk_layers(split, stage, chunk);
+    }
+  CHECK(expected_next == 126);
+  for (std::uint64_t stage = 0; stage < 8; ++stage)
+    aicb::for_each_stage_layer(split, stage, [&](std::uint64_t l) { ++held.at(l); });
+  CHECK(std::count(held.begin(), held.end(), 1) == 126);
+  // Only the embedding counted: 127 slots do not split into 64 chunks; the loss alone neither.
+  auto j = split;
+  j.parallel.account_for_loss_in_pipeline_split = false;
+  CHECK(fault(j) == "num_layers");
+  j.parallel.virtual_pipeline = 1;  // 127 slots over 8 stages: no
+  CHECK(fault(j) == "num_layers");
+  j.model.num_layers = 127;  // 128 slots: 16 per stage, 15 on the first
+  j.batch.global_batch = 1;
+  CHECK(fault(j).empty());
+  CHECK(aicb::stage_layers(j, 0) == 15);
+  CHECK(aicb::stage_layers(j, 7) == 16);
+  // Not with explicit first/last stage sizes; not when a chunk would be left with no layer.
+  j = split;
+  j.parallel.first_stage_layers = 14;
+  CHECK(fault(j) == "first_stage_layers");
+  j = split;
+  j.model.num_layers = 62;  // 64 slots: 1 per chunk, none left beside the embedding
+  CHECK(fault(j) == "num_layers");
 }
 
 TEST_CASE("job: every layout rule names its field at run time", "[model][job]") {

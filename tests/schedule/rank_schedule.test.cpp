@@ -157,7 +157,26 @@ TEST_CASE("rank schedule: the weights behind the gradient collectives are the ca
         .sequence_parallel = true,
         .first_stage_layers = 5,
         .last_stage_layers = 8},
-       {.global_batch = 64, .seq_length = 4096}}};
+       {.global_batch = 64, .seq_length = 4096}},
+      // 61 layers + the embedding: 30 on the first stage, 31 on the second.
+      {deepseek,
+       {.world_size = 32,
+        .tensor_parallel = 2,
+        .pipeline_parallel = 2,
+        .expert_parallel = 8,
+        .sequence_parallel = true,
+        .account_for_embedding_in_pipeline_split = true},
+       {.global_batch = 64, .seq_length = 4096}},
+      // 126 layers + the embedding + the loss: 2 slots per model chunk.
+      {aicb::presets::llama3_1_405b,
+       {.world_size = 64,
+        .tensor_parallel = 8,
+        .pipeline_parallel = 8,
+        .virtual_pipeline = 8,
+        .sequence_parallel = true,
+        .account_for_embedding_in_pipeline_split = true,
+        .account_for_loss_in_pipeline_split = true},
+       {.global_batch = 8, .seq_length = 4096}}};
   for (const aicb::job_spec& job : jobs) {
     for (std::uint64_t stage = 0; stage < job.parallel.pipeline_parallel; ++stage) {
       INFO(job.model.name.view() << " stage " << stage);
@@ -168,6 +187,38 @@ TEST_CASE("rank schedule: the weights behind the gradient collectives are the ca
       CHECK(s.expert_weights() == p.expert);
     }
   }
+}
+
+TEST_CASE("rank schedule: each model chunk runs the layers Megatron's accounted pipeline split gives it",
+          "[schedule]") {
+  const aicb::job_spec job{aicb::presets::llama3_1_405b,
+                           {.world_size = 64,
+                            .tensor_parallel = 8,
+                            .pipeline_parallel = 8,
+                            .virtual_pipeline = 8,
+                            .sequence_parallel = true,
+                            .account_for_embedding_in_pipeline_split = true,
+                            .account_for_loss_in_pipeline_split = true},
+                           {.global_batch = 8, .seq_length = 4096}};
+  std::vector<int> runs(126, 0);
+  for (std::uint64_t stage = 0; stage < 8; ++stage) {
+    INFO("stage " << stage);
+    // The layers of each chunk's first forward micro batch, in the order they run.
+    std::map<std::uint64_t, std::vector<std::uint64_t>> layers;
+    for (const aicb::operation& op : aicb::rank_schedule(job, stage * 8))
+      if (op.phase == op_phase::forward && op.microbatch == 0 && op.layer != aicb::no_layer &&
+          (layers[op.chunk].empty() || layers[op.chunk].back() != op.layer))
+        layers[op.chunk].push_back(op.layer);
+    for (std::uint64_t c = 0; c < 8; ++c) {
+      std::vector<std::uint64_t> expected;
+      for (std::uint64_t l = 0; l < aicb::chunk_layers(job, stage, c); ++l)
+        expected.push_back(aicb::chunk_first_layer(job, stage, c) + l);
+      CHECK(layers[c] == expected);
+      for (const std::uint64_t l : expected)
+        ++runs.at(l);
+    }
+  }
+  CHECK(std::count(runs.begin(), runs.end(), 1) == 126);
 }
 
 TEST_CASE("rank schedule: finalize reduces gradients as Megatron-Core does", "[schedule]") {

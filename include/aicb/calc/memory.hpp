@@ -91,14 +91,13 @@ struct memory_estimate {
                                                                static_cast<double>(pp * p.virtual_pipeline)
                                                    : 1.0;
   double per_microbatch = 0;
-  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
-  for (std::uint64_t layer = begin; layer < end; ++layer) {
+  for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
     const bool moe = m.is_moe() && layer >= m.first_dense_layers;
     const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                  m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                            : static_cast<double>(m.ffn_hidden_size);
     per_microbatch += layer_activation_bytes(job, ffn);
-  }
+  });
   // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
   // norms' few s·b·h are below the formula's precision).
   if (stage + 1 == pp && m.num_mtp_layers > 0) {

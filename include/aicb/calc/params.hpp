@@ -124,12 +124,9 @@ struct shard_params {
   [[nodiscard]] friend constexpr bool operator==(const shard_params&, const shard_params&) = default;
 };
 
-/// First layer (0-based) held by pipeline stage `stage`.
+/// First layer (0-based) held by pipeline stage `stage`: the first of its first model chunk.
 [[nodiscard]] constexpr std::uint64_t stage_first_layer(const job_spec& job, std::uint64_t stage) noexcept {
-  std::uint64_t first = 0;
-  for (std::uint64_t s = 0; s < stage; ++s)
-    first += stage_layers(job, s);
-  return first;
+  return chunk_first_layer(job, stage, 0);
 }
 
 /// Weights held by one GPU of pipeline stage `stage` (every GPU of a stage holds the same amount):
@@ -146,9 +143,7 @@ struct shard_params {
   weight_tally t;
   detail::layer_writer<weight_tally> w{c, t};
   if (first) w.embedding_forward();
-  const std::uint64_t begin = stage_first_layer(job, stage), end = begin + stage_layers(job, stage);
-  for (std::uint64_t layer = begin; layer < end; ++layer)
-    w.layer_forward(kind_of_layer(m, layer));
+  for_each_stage_layer(job, stage, [&](std::uint64_t layer) { w.layer_forward(kind_of_layer(m, layer)); });
   if (last) {
     w.final_norm_forward();
     w.output_forward(!m.tied_embeddings || p.pipeline_parallel > 1);

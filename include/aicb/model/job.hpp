@@ -79,8 +79,25 @@ struct job_spec {
   return (j.model.vocab_size + multiple - 1) / multiple * multiple;
 }
 
-/// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
-[[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
+/// Whether the pipeline split counts the embedding and/or the loss as layers (Megatron's
+/// --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split).
+[[nodiscard]] constexpr bool pipeline_split_accounts(const parallel_spec& p) noexcept {
+  return p.account_for_embedding_in_pipeline_split || p.account_for_loss_in_pipeline_split;
+}
+
+namespace detail {
+// Layer slots of one model chunk when the split accounts for the embedding and the loss: the
+// layers and the accounted ends, spread evenly over PP x VPP chunks.
+[[nodiscard]] constexpr std::uint64_t accounted_chunk_slots(const job_spec& j) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t chunks = std::max<std::uint64_t>(p.pipeline_parallel, 1) *
+                               std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  const std::uint64_t slots = j.model.num_layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
+                              (p.account_for_loss_in_pipeline_split ? 1 : 0);
+  return slots / chunks;
+}
+// Layers of stage `stage` under an explicit first/last split (or the even one).
+[[nodiscard]] constexpr std::uint64_t explicit_stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
   const auto& p = j.parallel;
   const std::uint64_t pp = p.pipeline_parallel == 0 ? 1 : p.pipeline_parallel;
   if (pp == 1) return j.model.num_layers;
@@ -90,6 +107,64 @@ struct job_spec {
   const std::uint64_t middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
   const std::uint64_t middle_layers = j.model.num_layers - p.first_stage_layers - p.last_stage_layers;
   return middle_stages == 0 ? 0 : middle_layers / middle_stages;
+}
+}  // namespace detail
+
+/// Transformer layers of model chunk `chunk` (0-based, < virtual_pipeline) on pipeline stage
+/// `stage`. A stage's layers divide evenly over its chunks, except when the split accounts for the
+/// embedding or the loss: every chunk then has the same number of slots, and the embedding takes one
+/// of the very first chunk's (stage 0, chunk 0), the loss one of the very last chunk's.
+[[nodiscard]] constexpr std::uint64_t chunk_layers(const job_spec& j, std::uint64_t stage,
+                                                   std::uint64_t chunk) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
+  const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (!pipeline_split_accounts(p)) return detail::explicit_stage_layers(j, stage) / vpp;
+  std::uint64_t n = detail::accounted_chunk_slots(j);
+  if (p.account_for_embedding_in_pipeline_split && stage == 0 && chunk == 0 && n > 0) --n;
+  if (p.account_for_loss_in_pipeline_split && stage + 1 == pp && chunk + 1 == vpp && n > 0) --n;
+  return n;
+}
+
+/// The first layer (0-based, global) of model chunk `chunk` on stage `stage`: Megatron's
+/// virtual-stage order — chunk 0 of every stage in stage order, then chunk 1 of every stage, ...
+[[nodiscard]] constexpr std::uint64_t chunk_first_layer(const job_spec& j, std::uint64_t stage,
+                                                        std::uint64_t chunk) noexcept {
+  const auto& p = j.parallel;
+  const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
+  const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (pipeline_split_accounts(p)) {
+    const std::uint64_t slot = (chunk * pp + stage) * detail::accounted_chunk_slots(j);
+    return slot - (p.account_for_embedding_in_pipeline_split && slot > 0 ? 1 : 0);
+  }
+  std::uint64_t before = 0;  // layers on earlier stages within the same chunk round
+  std::uint64_t round = 0;   // layers of one whole chunk round (every stage's chunk)
+  for (std::uint64_t s = 0; s < pp; ++s) {
+    const std::uint64_t n = detail::explicit_stage_layers(j, s) / vpp;
+    if (s < stage) before += n;
+    round += n;
+  }
+  return chunk * round + before;
+}
+
+/// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
+[[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
+  if (!pipeline_split_accounts(j.parallel)) return detail::explicit_stage_layers(j, stage);
+  std::uint64_t n = 0;
+  for (std::uint64_t c = 0; c < std::max<std::uint64_t>(j.parallel.virtual_pipeline, 1); ++c)
+    n += chunk_layers(j, stage, c);
+  return n;
+}
+
+/// Calls `f(layer)` for each layer (global index) of stage `stage`, chunk by chunk, in the order the
+/// stage's forward pass runs them within each chunk.
+template <class F>
+constexpr void for_each_stage_layer(const job_spec& j, std::uint64_t stage, F&& f) {
+  for (std::uint64_t c = 0; c < std::max<std::uint64_t>(j.parallel.virtual_pipeline, 1); ++c) {
+    const std::uint64_t begin = chunk_first_layer(j, stage, c);
+    for (std::uint64_t l = begin; l < begin + chunk_layers(j, stage, c); ++l)
+      f(l);
+  }
 }
 
 /// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
@@ -171,6 +246,28 @@ constexpr bool validate(const job_spec& job) {
             "an uneven pipeline split needs pipeline_parallel > 1");
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
             "virtual_pipeline > 1 needs pipeline_parallel > 1");
+  } else if (pipeline_split_accounts(p)) {
+    require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
+            "first_stage_layers and last_stage_layers cannot be combined with accounting for the embedding or "
+            "the loss in the pipeline split (Megatron refuses the combination too)",
+            "last_stage_layers", p.last_stage_layers);
+    const std::uint64_t ends = (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
+                               (p.account_for_loss_in_pipeline_split ? 1 : 0);
+    const auto chunk_count = product_within({p.pipeline_parallel, p.virtual_pipeline}, max_layers);
+    require(chunk_count.has_value(), "virtual_pipeline", p.virtual_pipeline,
+            "pipeline_parallel x virtual_pipeline (the model chunks) must not exceed 2^20", "pipeline_parallel",
+            p.pipeline_parallel);
+    const std::uint64_t chunks = *chunk_count;
+    require((m.num_layers + ends) % chunks == 0, "num_layers", m.num_layers,
+            "with the embedding or the loss accounted in the pipeline split, num_layers plus the accounted "
+            "ends must divide evenly over pipeline_parallel x virtual_pipeline model chunks",
+            "PPxVPP", chunks);
+    for (const std::uint64_t stage : {std::uint64_t{0}, p.pipeline_parallel - 1})
+      for (const std::uint64_t chunk : {std::uint64_t{0}, p.virtual_pipeline - 1})
+        require(chunk_layers(job, stage, chunk) > 0, "num_layers", m.num_layers,
+                "every model chunk needs at least one transformer layer after the embedding and the loss "
+                "take their slots (use fewer chunks)",
+                "layers per chunk", (m.num_layers + ends) / chunks);
   } else {
     require(p.first_stage_layers <= m.num_layers && p.last_stage_layers <= m.num_layers, "first_stage_layers",
             p.first_stage_layers, "first_stage_layers and last_stage_layers must not exceed num_layers",

@@ -4,7 +4,8 @@
 
 /// @file
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages and an optional uneven split), context, expert (with its own tensor-parallel size) and
+/// stages, and an uneven split given as first/last stage sizes or by counting the embedding and the
+/// loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and
 /// the data parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
@@ -32,6 +33,8 @@ AICB_BEGIN_NAMESPACE
   ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
   ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
   ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
+  ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \

@@ -172,7 +172,6 @@ class rank_schedule {
       context = training_layer_context(job);
       stage = coords.pp;
       chunks = p.virtual_pipeline;
-      layers_per_chunk = stage_layers(job, stage) / chunks;
       pipeline = {.stages = p.pipeline_parallel,
                   .stage = stage,
                   .microbatches = microbatches(job),
@@ -188,17 +187,9 @@ class rank_schedule {
       return j;
     }
 
-    // The first layer (global index) of chunk `c` on this stage: Megatron's virtual-stage order.
-    std::uint64_t first_layer(std::uint64_t c) const {
-      const parallel_spec& p = job.parallel;
-      std::uint64_t before = 0;  // layers on earlier stages within the same chunk round
-      for (std::uint64_t s = 0; s < stage; ++s)
-        before += stage_layers(job, s) / chunks;
-      std::uint64_t round = 0;  // layers of one whole chunk round (every stage's chunk)
-      for (std::uint64_t s = 0; s < p.pipeline_parallel; ++s)
-        round += stage_layers(job, s) / chunks;
-      return c * round + before;
-    }
+    // The first layer (global index) of chunk `c` on this stage, and its number of layers.
+    std::uint64_t first_layer(std::uint64_t c) const { return chunk_first_layer(job, stage, c); }
+    std::uint64_t layers_of_chunk(std::uint64_t c) const { return chunk_layers(job, stage, c); }
     bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
     layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
     // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
@@ -236,7 +227,7 @@ class rank_schedule {
     process_grid grid;
     std::uint64_t rank;
     rank_coordinates coords;
-    std::uint64_t stage = 0, chunks = 1, layers_per_chunk = 0;
+    std::uint64_t stage = 0, chunks = 1;
     pipeline_options pipeline;
     layer_context context;  // the layer description's shapes for this rank
     // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
@@ -414,7 +405,7 @@ class rank_schedule::cursor {
       emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin; l < begin + s_->layers_per_chunk; ++l) {
+    for (std::uint64_t l = begin; l < begin + s_->layers_of_chunk(chunk); ++l) {
       emit(s_->zero_gather_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
       emit(s_->forward_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
     }
@@ -460,7 +451,7 @@ class rank_schedule::cursor {
       emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin + s_->layers_per_chunk; l-- > begin;) {
+    for (std::uint64_t l = begin + s_->layers_of_chunk(chunk); l-- > begin;) {
       const layer_kind kind = s_->kind_of(l);
       emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l);
       if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, l);
@@ -691,7 +682,7 @@ inline void rank_schedule::state::build() {
   // The templates of the layer kinds this rank runs, and their weights per chunk.
   for (std::uint64_t c = 0; c < chunks; ++c) {
     const std::uint64_t begin = first_layer(c);
-    for (std::uint64_t l = begin; l < begin + layers_per_chunk; ++l) {
+    for (std::uint64_t l = begin; l < begin + layers_of_chunk(c); ++l) {
       build_layer(kind_of(l));
       const detail::chunk_weights& lw = layer_weights_[kind_of(l).index()];
       weights[c].dense += lw.dense;
@@ -815,7 +806,7 @@ inline void rank_schedule::cursor::finalize() {
   if (m.is_moe() && m.moe_router_bias) {
     std::uint64_t moe_layers = 0;
     for (std::uint64_t c = 0; c < st.chunks; ++c)
-      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_per_chunk; ++l)
+      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_of_chunk(c); ++l)
         moe_layers += st.moe_layer(l) ? 1 : 0;
     if (st.stage + 1 == p.pipeline_parallel && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
     if (moe_layers > 0)
