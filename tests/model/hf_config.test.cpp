@@ -89,6 +89,57 @@ TEST_CASE("reference: imported configs equal the presets of the same models", "[
   }
 }
 
+TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and to its presets",
+          "[model][hf_config]") {
+  // tests/data/hf/gpt-oss-*.json: the config.json files of openai/gpt-oss-120b and openai/gpt-oss-20b
+  // on Hugging Face. The model card (arXiv 2508.10925, Table 1) gives 116.83B parameters in all and
+  // 5.13B active per token for gpt-oss-120b, 20.91B and 3.61B for gpt-oss-20b — active counting the
+  // unembedding, not the input embedding.
+  const struct {
+    const char* file;
+    aicb::model_spec preset;
+    std::uint64_t total, active;
+    double published_total, published_active;
+  } cases[] = {{"gpt-oss-120b.json", aicb::presets::gpt_oss_120b, 116'829'156'672, 5'132'849'472, 116.83, 5.13},
+               {"gpt-oss-20b.json", aicb::presets::gpt_oss_20b, 20'914'757'184, 3'608'307'264, 20.91, 3.61}};
+  for (const auto& c : cases) {
+    INFO(c.file);
+    const aicb::hf_import imported =
+        aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/" + c.file);
+    CHECK(imported.ignored_keys.empty());
+    const aicb::param_counts counts = aicb::count_params(imported.model);
+    CHECK(counts.total() == c.total);
+    CHECK(counts.active_without_input_embedding() == c.active);
+    CHECK(std::abs(static_cast<double>(counts.total()) / 1e9 - c.published_total) < 0.005);
+    CHECK(std::abs(static_cast<double>(counts.active_without_input_embedding()) / 1e9 - c.published_active) <
+          0.005);
+    aicb::model_spec m = aicb::resolve(imported.model);
+    const aicb::model_spec expected = aicb::resolve(c.preset);
+    m.name = expected.name;
+    m.max_position_embeddings = expected.max_position_embeddings;
+    CHECK(m == expected);
+    CHECK(m.is_sliding_window_layer(0));
+    CHECK_FALSE(m.is_sliding_window_layer(1));
+  }
+  // A layout other than the published alternation is refused, naming layer_types.
+  nlohmann::json config;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/gpt-oss-20b.json");
+    in >> config;
+  }
+  config["layer_types"][0] = "full_attention";
+  try {
+    (void)aicb::from_hf_config(config);
+    FAIL("a non-alternating GPT-OSS layout imported");
+  } catch (const aicb::config_error& e) {
+    CHECK(e.field() == "layer_types");
+  }
+  // Mistral 7B v0.1's window covers every layer; Qwen's inactive window is no window.
+  const auto dir = aicb_test::reference_dir("hf-configs");
+  CHECK(aicb::load_hf_config((dir / "Mistral-7B-v0.1.json").string()).model.sliding_window == 4096);
+  CHECK(aicb::load_hf_config((dir / "Qwen2.5-7B.json").string()).model.sliding_window == 0);
+}
+
 TEST_CASE("hf_config: unknown and missing keys are errors that list them all", "[model][hf_config]") {
   nlohmann::json config = {{"model_type", "llama"},      {"hidden_size", 4096},
                            {"num_hidden_layers", 32},    {"num_attention_heads", 32},

@@ -16,6 +16,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -213,6 +215,77 @@ TEST_CASE("layer description: a Gated DeltaNet training layer, by hand", "[sched
   // The layer description's count of the layer is the calculators' (36 of them in the model).
   const aicb::param_counts c = aicb::count_params(job.model);
   CHECK(c.attention == 12 * 27'263'488ull + 36 * 33'718'464ull);
+}
+
+TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by hand", "[schedule][layer]") {
+  // GPT-OSS-20B on one GPU, one sequence of S = 4096 tokens, flash attention: layer 0 attends over a
+  // window of W = 128 keys, layer 1 over the whole causal context; 64 query heads of 64, a sink each.
+  aicb::job_spec job = job_of(aicb::presets::gpt_oss_20b, 1, 1, 1, 1);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.global_batch = 1;
+  const double S = 4096, W = 128, heads = 64, d = 64;
+  // Query-key pairs: each query sees min(position, W) keys: S·W − W²/2; the causal triangle S²/2.
+  const double window_pairs = S * W - W * W / 2, causal_pairs = S * S / 2;
+  const double sink_forward = 2 * heads * S, sink_backward = 4 * heads * S;
+  std::map<std::pair<u64, int>, double> core_flops;  // (layer, forward?) -> FLOPs
+  std::map<u64, double> core_bytes;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != aicb::op_type::compute || op.name != std::string_view("attention_core") || op.layer > 1)
+      continue;
+    const bool forward = op.phase == aicb::op_phase::forward;
+    core_flops[{op.layer, forward ? 1 : 0}] += op.compute.flops();
+    if (forward) core_bytes[op.layer] = op.compute.bytes();
+  }
+  CHECK(core_flops[{0, 1}] == Approx(2 * heads * window_pairs * 2 * d + sink_forward).epsilon(1e-12));
+  CHECK(core_flops[{0, 0}] == Approx(2.5 * 2 * heads * window_pairs * 2 * d + sink_backward).epsilon(1e-12));
+  CHECK(core_flops[{1, 1}] == Approx(2 * heads * causal_pairs * 2 * d + sink_forward).epsilon(1e-12));
+  // A fused kernel reads Q, K, V and writes O once, window or not: (2·S·d + 2·S·d) per head, BF16.
+  CHECK(core_bytes[0] == Approx(heads * 4 * S * d * 2));
+  CHECK(core_bytes[1] == core_bytes[0]);
+  // Decode over a 100000-token context: the window layer reads its 128 cached keys and values, the
+  // full layer all of them.
+  aicb::compute_op decode{.role = aicb::op_role::attention_core, .kind = aicb::op_kind::attention};
+  decode.causal = false;
+  decode.batch = 8;  // KV heads
+  decode.m = 8;      // a group's query heads, one token
+  decode.n = 100000;
+  decode.k = 64;
+  aicb::compute_op windowed = decode;
+  windowed.window = 128;
+  CHECK(windowed.flops() == Approx(2 * 8 * 8 * 128 * 128.0));
+  CHECK(windowed.bytes() == Approx(8 * (2 * 8 * 64 + 2 * 128 * 64) * 2.0));
+  CHECK(decode.bytes() == Approx(8 * (2 * 8 * 64 + 2 * 100000 * 64) * 2.0));
+  // The sinks are one weight per head and layer; GPT-OSS-20B's model card counts 20.91B in all.
+  const aicb::param_counts c = aicb::count_params(job.model);
+  const u64 per_layer_attention = 2880 * 4096 + 4096 + 2 * (2880 * 512 + 512) + 4096 * 2880 + 2880 + 64;
+  CHECK(c.attention == 24 * per_layer_attention);
+  CHECK(c.total() == 20'914'757'184ull);
+}
+
+TEST_CASE("layer description: Megatron's MoE bookkeeping kernels around the token exchange", "[schedule][layer]") {
+  // Mixtral 8x7B, EP 2 with the all-to-all dispatcher: per layer and micro batch the router's
+  // softmax, top-k and load-balancing loss over T x E, the per-expert histogram, the permutation
+  // of the T·k token copies before the exchange, the sort of the received chunks by local expert
+  // (4 of them) and back, and the probability-weighted unpermutation after the combine.
+  aicb::job_spec job = job_of(aicb::presets::mixtral_8x7b, 1, 1, 2, 2);
+  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+  job.batch.global_batch = 2;
+  std::vector<std::string> forward;
+  double permute_bytes = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.layer != 0 || op.phase != aicb::op_phase::forward) continue;
+    const std::string name(op.name);
+    if (name.starts_with("moe_") && name != "moe_fc1" && name != "moe_fc2" && name != "moe_act")
+      forward.push_back(name);
+    if (name == "moe_permute") permute_bytes = op.compute.bytes();
+  }
+  CHECK(forward == std::vector<std::string>{"moe_router", "moe_router_softmax", "moe_router_topk",
+                                            "moe_aux_loss", "moe_token_histogram", "moe_permute",
+                                            "moe_token_counts", "moe_dispatch", "moe_dispatch_probs",
+                                            "moe_sort_chunks", "moe_sort_chunks_back", "moe_combine",
+                                            "moe_unpermute"});
+  // T·k = 4096 · 2 rows of h = 4096 read and written in BF16.
+  CHECK(permute_bytes == Approx(4096.0 * 2 * 4096 * 2 * 2));
 }
 
 TEST_CASE("layer description: DeepSpeed's CSV and SimAI forms carry the same collectives",

@@ -147,6 +147,8 @@ class aiob_model final : public compute_model {
         return {{"mtp_projection"}};
       case op_role::residual:  // aicb's profiles time no residual kernel: the fallback prices it
         return {{"residual"}};
+      case op_role::moe_permute:  // nor the MoE dispatcher's permutations
+        return {{"moe_permute"}};
     }
     return {};
   }

@@ -65,16 +65,17 @@ enum class op_role : std::uint8_t {
   optimizer,
   mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
   residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
+  moe_permute,     ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 22> value{
+  static constexpr std::array<std::string_view, 23> value{
       "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
       "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
       "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
       "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual"};
+      "mtp_projection", "residual",       "moe_permute"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -109,9 +110,26 @@ struct compute_op {
   /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
   std::uint64_t v_dim = 0;
   bool shared_kv = false;
+  /// Attention only: sliding-window attention — each query attends to at most `window` keys, itself
+  /// included (0: every key of `n`).
+  std::uint64_t window = 0;
+  /// Attention only: a learned sink logit per head joins each query's softmax (GPT-OSS): 2 FLOPs
+  /// per query row forward (its exponential and its share of the sum), 4 backward (its probability's
+  /// gradient and the sink's).
+  bool sinks = false;
 
-  /// Floating-point operations (2 per multiply-add). Fused attention skips the causal mask's zero half
-  /// and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
+  /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
+  /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
+  /// w) keys; without the causal mask (decode) m·min(n, w).
+  [[nodiscard]] constexpr double attended_pairs() const noexcept {
+    const double M = static_cast<double>(m), N = static_cast<double>(n), W = static_cast<double>(window);
+    const bool windowed = window > 0 && window < n;
+    if (!causal) return M * (windowed ? W : N);
+    return windowed ? M * W * (1 - W / (2 * N)) : M * N * 0.5;
+  }
+
+  /// Floating-point operations (2 per multiply-add). Fused attention computes the attended pairs
+  /// (attended_pairs: the causal triangle, or the band of a sliding window) and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
   /// forward. Unfused attention computes the full score matrix and its backward the four products
   /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
   /// product each, as the forward.
@@ -123,9 +141,14 @@ struct compute_op {
         return 2 * b * M * N * K;
       case op_kind::attention: {
         const double QKV = K + (v_dim ? static_cast<double>(v_dim) : K);  // scores and weighted values
-        if (!fused) return 2 * b * M * N * QKV * (pass == pass_kind::forward ? 1 : 2);
-        const double forward = 2 * b * M * N * QKV * (causal ? 0.5 : 1.0);
-        return pass == pass_kind::forward ? forward : 2.5 * forward;
+        const bool forward_pass = pass == pass_kind::forward;
+        const double sink = sinks ? b * M * (forward_pass ? 2 : 4) : 0;
+        if (!fused) {  // the full score matrix (a window counts its keys: the convention of FLOP formulas)
+          const double keys = window > 0 && window < n ? static_cast<double>(window) : N;
+          return 2 * b * M * keys * QKV * (forward_pass ? 1 : 2) + sink;
+        }
+        const double forward = 2 * b * attended_pairs() * QKV;
+        return (forward_pass ? forward : 2.5 * forward) + sink;
       }
       case op_kind::norm:
         return 5 * b * M * N;
@@ -163,11 +186,15 @@ struct compute_op {
           return forward ? 2 * b * (M + N) * D * e + S * (6 * e + 1)
                          : 4 * b * (M + N) * D * e + S * (9 * e + 1);
         }
-        if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
-          const double V = v_dim ? static_cast<double>(v_dim) : K;
-          return b * (M * K + M * V + N * K + (shared_kv ? 0 : N * V)) * e * (forward ? 1 : 2);
+        {
+          // Decode reads only the window's keys and values of a sliding-window layer's cache.
+          const double keys = !causal && window > 0 && window < n ? static_cast<double>(window) : N;
+          if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
+            const double V = v_dim ? static_cast<double>(v_dim) : K;
+            return b * (M * K + M * V + keys * K + (shared_kv ? 0 : keys * V)) * e * (forward ? 1 : 2);
+          }
+          return b * (2 * M * K + 2 * keys * K) * e * (forward ? 1 : 2);
         }
-        return b * (2 * M * K + 2 * N * K) * e * (forward ? 1 : 2);
       case op_kind::norm:
         return b * 2 * M * N * e * (forward ? 1 : 1.5);
       case op_kind::elementwise:

@@ -3,8 +3,10 @@
 #pragma once
 
 /// @file
-/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral, Mixtral, Qwen2 (with
-/// its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE, DeepSeek-V2 and -V3.
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral (with its sliding window),
+/// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
+/// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
+/// attention sinks, biased experts).
 ///
 /// Every key is accounted for: a key that shapes the model is read; a key known not to (token
 /// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
@@ -49,7 +51,7 @@ struct hf_import {
 namespace detail {
 
 // Keys that do not change the shape or the training cost of a model.
-inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_path",
+inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_path",
                                                                      "architectures",
                                                                      "attention_dropout",
                                                                      "auto_map",
@@ -76,9 +78,10 @@ inline constexpr std::array<std::string_view, 36> hf_irrelevant_keys{"_name_or_p
                                                                      "transformers_version",
                                                                      "use_cache",
                                                                      "use_mrope",
-                                                                     "sliding_window",
-                                                                     "use_sliding_window",
                                                                      "max_window_layers",
+                                                                     "swiglu_limit",
+                                                                     "initial_context_length",
+                                                                     "experts_per_token",
                                                                      "hidden_dropout",
                                                                      "router_jitter_noise",
                                                                      "residual_dropout",
@@ -179,14 +182,14 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 10> supported{
-      "llama", "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
-      "qwen3", "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3"};
+  static constexpr std::array<std::string_view, 11> supported{
+      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe", "qwen3",
+      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3"));
+                     "qwen3_next, deepseek_v2, deepseek_v3, gpt_oss"));
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -209,7 +212,13 @@ class hf_reader {
     AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
 
   const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
-  if (attention_bias && mlp_bias)
+  if (type == "gpt_oss") {
+    // Biases on q, k, v, o, on the router and on every expert: one bias on every linear layer.
+    if (!attention_bias)
+      AICB_THROW(config_error("attention_bias", "false",
+                              "GPT-OSS without attention biases is not a GPT-OSS model aicb knows"));
+    m.linear_bias = true;
+  } else if (attention_bias && mlp_bias)
     m.linear_bias = true;
   else if (attention_bias || mlp_bias)
     AICB_THROW(
@@ -220,7 +229,39 @@ class hf_reader {
   if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
     m.qk_norm = true;  // Qwen3 always normalises q, k heads
 
-  if (type == "mixtral") {
+  // A sliding window: Mistral's on every layer (null: none); Qwen's only when use_sliding_window is
+  // set, with its per-layer rule (not modelled); GPT-OSS's on the layers layer_types names.
+  const nlohmann::json* window = r.peek("sliding_window");
+  const bool qwen = type.rfind("qwen", 0) == 0;
+  const bool use_window = r.flag("use_sliding_window", !qwen);
+  if (window && !window->is_null() && use_window) {
+    if (qwen)
+      AICB_THROW(config_error("use_sliding_window", "true",
+                              "Qwen's sliding window (on the layers from max_window_layers on) is not modelled"));
+    m.sliding_window = r.required("sliding_window");
+  }
+
+  if (type == "gpt_oss") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+    m.attention_sinks = true;
+    // layer_types alternates sliding_attention and full_attention, sliding first: every second layer
+    // is full. Any other list is refused, naming it.
+    const nlohmann::json* types = r.peek("layer_types");
+    m.sliding_window_pattern = 2;
+    bool alternating = types && types->is_array() && types->size() == m.num_layers;
+    for (std::size_t i = 0; alternating && i < types->size(); ++i) {
+      const auto& t = (*types)[i];
+      alternating = t.is_string() && t.get<std::string>() == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+    }
+    if (!alternating)
+      AICB_THROW(config_error("layer_types", types ? types->dump().substr(0, 200) : "(missing)",
+                              "GPT-OSS's layout is modelled as it is published: sliding_attention and "
+                              "full_attention alternating, sliding first, one entry per layer"));
+    if (m.sliding_window == 0)
+      AICB_THROW(config_error("sliding_window", "(missing)", "GPT-OSS's sliding layers need sliding_window"));
+  } else if (type == "mixtral") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = m.ffn_hidden_size;

@@ -81,7 +81,12 @@ inline constexpr model_spec llama3_8b = llama("llama3-8b", 32, 4096, 32, 8, 1433
 inline constexpr model_spec llama3_70b = llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256);
 inline constexpr model_spec llama3_1_405b = llama("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256);
 // Mistral 7B v0.1 config.json.
-inline constexpr model_spec mistral_7b = llama("mistral-7b", 32, 4096, 32, 8, 14336, 32000);
+[[nodiscard]] constexpr model_spec mistral(spec_name name) {
+  model_spec m = llama(name, 32, 4096, 32, 8, 14336, 32000);
+  m.sliding_window = 4096;  // on every layer
+  return m;
+}
+inline constexpr model_spec mistral_7b = mistral("mistral-7b");
 
 // ---- Mixtral (config.json of mistralai/Mixtral-8x7B-v0.1 and 8x22B-v0.1): 8 experts, top-2.
 [[nodiscard]] constexpr model_spec mixtral(spec_name name, std::uint64_t layers, std::uint64_t hidden,
@@ -146,6 +151,24 @@ inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4
   return m;
 }
 inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b");
+
+// ---- GPT-OSS (config.json of openai/gpt-oss-120b and gpt-oss-20b): 64 query heads of 64 over a
+// 2880-wide residual, 8 KV heads, sliding-window (128) and full attention alternating, a learned
+// sink per head, biases on every linear layer (router and experts too), 4 of E experts of 2880.
+[[nodiscard]] constexpr model_spec gpt_oss(spec_name name, std::uint64_t layers, std::uint64_t experts) {
+  model_spec m = llama(name, layers, 2880, 64, 8, 2880, 201088);
+  m.head_dim = 64;
+  m.linear_bias = true;
+  m.num_experts = experts;
+  m.moe_top_k = 4;
+  m.moe_ffn_hidden_size = 2880;
+  m.sliding_window = 128;
+  m.sliding_window_pattern = 2;
+  m.attention_sinks = true;
+  return m;
+}
+inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);
+inline constexpr model_spec gpt_oss_20b = gpt_oss("gpt-oss-20b", 24, 32);
 
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
@@ -255,7 +278,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 38> all_presets{{
+inline constexpr std::array<preset, 40> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -280,6 +303,8 @@ inline constexpr std::array<preset, 38> all_presets{{
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
+    {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
      "aicb's own shape (36 layers, vocab 50257); not a published model"},
     {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,

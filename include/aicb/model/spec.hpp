@@ -6,7 +6,8 @@
 /// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
 /// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
 /// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
-/// leading dense layers) and DeepSeek's multi-head latent attention (MLA).
+/// leading dense layers), DeepSeek's multi-head latent attention (MLA), Qwen3-Next's hybrid Gated
+/// DeltaNet layers, and sliding-window attention with attention sinks (Mistral, GPT-OSS).
 ///
 /// A literal, structural type: usable at run time, in constant expressions and as a template
 /// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
@@ -79,7 +80,10 @@ using spec_name = fixed_string<48>;
   ((std::uint64_t, linear_value_head_dim, 0, "Gated DeltaNet value head size (hybrid layouts)"))                 \
   ((std::uint64_t, linear_conv_kernel_dim, 0, "Gated DeltaNet short-convolution width (hybrid layouts)"))        \
   ((bool, attention_output_gate, false, "softmax attention output gated per element by sigmoid(x W_g): q_proj twice as wide (Qwen3-Next)")) \
-  ((bool, shared_expert_gate, false, "shared experts' output scaled by sigmoid(x w), w of h weights (Qwen2-MoE, Qwen3-Next)"))
+  ((bool, shared_expert_gate, false, "shared experts' output scaled by sigmoid(x w), w of h weights (Qwen2-MoE, Qwen3-Next)")) \
+  ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
+  ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
+  ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -111,6 +115,17 @@ struct model_spec {
   /// Layers with linear attention.
   [[nodiscard]] constexpr std::uint64_t num_linear_attention_layers() const noexcept {
     return is_hybrid() ? num_layers - num_layers / full_attention_interval : 0;
+  }
+  /// Whether layer `layer` (0-based) attends over a sliding window: every softmax layer when
+  /// sliding_window_pattern is 0, else all but layers N−1, 2N−1, … (N = sliding_window_pattern).
+  [[nodiscard]] constexpr bool is_sliding_window_layer(std::uint64_t layer) const noexcept {
+    return sliding_window > 0 && !is_linear_attention_layer(layer) &&
+           (sliding_window_pattern == 0 || (layer + 1) % sliding_window_pattern != 0);
+  }
+  /// Layers with sliding-window attention.
+  [[nodiscard]] constexpr std::uint64_t num_sliding_window_layers() const noexcept {
+    if (sliding_window == 0) return 0;
+    return sliding_window_pattern == 0 ? num_layers : num_layers - num_layers / sliding_window_pattern;
   }
   /// Gated DeltaNet sizes: all query/key heads' width, all value heads' width, and the channels of
   /// the short convolution over q, k and v (2·key + value).
@@ -302,6 +317,18 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.shared_expert_gate || m.num_shared_experts > 0, "shared_expert_gate", 1,
           "shared_expert_gate needs shared experts (num_shared_experts > 0)");
+  require(m.sliding_window <= max_derived_size, "sliding_window", m.sliding_window,
+          "a model dimension must not exceed 2^50");
+  require(m.sliding_window_pattern == 0 || m.sliding_window > 0, "sliding_window_pattern",
+          m.sliding_window_pattern, "sliding_window_pattern needs a sliding window (sliding_window > 0)");
+  if (m.sliding_window > 0) {
+    require(!m.is_mla(), "sliding_window", m.sliding_window,
+            "sliding-window attention with multi-head latent attention is not modelled");
+    require(!m.is_hybrid(), "sliding_window", m.sliding_window,
+            "sliding-window attention in a hybrid linear-attention layout is not modelled");
+  }
+  require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
+          "attention sinks with multi-head latent attention are not modelled");
   return true;
 }
 

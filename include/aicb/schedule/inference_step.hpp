@@ -96,7 +96,8 @@ class inference_step {
     return static_cast<double>(weights_) * size_of(s_.weights);
   }
   /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
-  /// rank, GQA's heads are split over TP, replicated where TP exceeds them).
+  /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Sliding-window layers
+  /// count while the context is within their window: beyond it their share stops growing.
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
@@ -106,8 +107,11 @@ class inference_step {
   [[nodiscard]] double model_state_bytes_per_request() const noexcept { return model_state_per_request_; }
   /// The cache of one request on this GPU: its tokens' KV and its linear-attention state.
   [[nodiscard]] double cache_bytes_per_request() const noexcept {
-    return static_cast<double>(s_.phase == inference_phase::decode ? s_.context : s_.prompt) * kv_per_token_ +
-           state_per_request_;
+    const std::uint64_t tokens = s_.phase == inference_phase::decode ? s_.context : s_.prompt;
+    // Sliding-window layers keep the window's last tokens only.
+    const std::uint64_t windowed = m_.sliding_window > 0 ? std::min(tokens, m_.sliding_window) : tokens;
+    return static_cast<double>(tokens) * (kv_per_token_ - window_kv_per_token_) +
+           static_cast<double>(windowed) * window_kv_per_token_ + state_per_request_;
   }
   /// The KV cache (and linear-attention state) this step reads (decode: every request's context) or
   /// writes (prefill), on this GPU.
@@ -238,6 +242,7 @@ class inference_step {
       const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);
       model_kv_per_token_ = 2.0 * static_cast<double>(m_.num_kv_heads * m_.head_dim) * e * layers;
       kv_per_token_ = 2.0 * static_cast<double>(kv_heads * m_.head_dim) * e * layers;
+      window_kv_per_token_ = kv_per_token_ * static_cast<double>(m_.num_sliding_window_layers()) / layers;
     }
   }
 
@@ -249,6 +254,7 @@ class inference_step {
   std::uint64_t layer_ = no_layer;  // the layer of the operations being added
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
+  double window_kv_per_token_ = 0;  // the sliding-window layers' part of kv_per_token_
 };
 
 AICB_END_NAMESPACE

@@ -89,17 +89,22 @@ enum class expert_exchange : std::uint8_t {
 struct layer_kind {
   bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
   bool moe = false;               ///< experts instead of a dense MLP
+  bool sliding_window = false;    ///< softmax attention over the model's sliding window
+  /// Distinct kinds (index() is below it).
+  static constexpr std::size_t count = 8;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
-    return static_cast<std::uint8_t>((linear_attention ? 2 : 0) + (moe ? 1 : 0));
+    return static_cast<std::uint8_t>((sliding_window ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
 
 /// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
-/// (built like the decoder's last, with softmax attention).
+/// (built like the decoder's last, with full softmax attention).
 [[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
-  return {.linear_attention = layer < m.num_layers && m.is_linear_attention_layer(layer),
-          .moe = m.is_moe() && layer >= m.first_dense_layers};
+  const bool decoder = layer < m.num_layers;
+  return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
+          .moe = m.is_moe() && layer >= m.first_dense_layers,
+          .sliding_window = decoder && m.is_sliding_window_layer(layer)};
 }
 
 /// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
@@ -299,11 +304,13 @@ struct layer_writer {
   // Core attention: training runs one problem per query head over the full sequence's keys;
   // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
   // latent head read once from the cache).
-  constexpr compute_op core_attention() const {
+  constexpr compute_op core_attention(bool sliding) const {
     compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
     o.fused = c.fused_attention;
     o.causal = !c.decode;
     o.n = c.key_tokens;
+    if (sliding) o.window = c.model.sliding_window;
+    o.sinks = c.model.attention_sinks;
     const model_spec& m = c.model;
     if (m.is_mla() && c.decode) {
       o.batch = c.sequences;
@@ -327,7 +334,7 @@ struct layer_writer {
     return o;
   }
 
-  constexpr void softmax_attention_forward() {
+  constexpr void softmax_attention_forward(bool sliding = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
@@ -346,7 +353,8 @@ struct layer_writer {
     }
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
-    out.compute("attention_core", core_attention());
+    out.compute("attention_core", core_attention(sliding));
+    if (m.attention_sinks) out.weights(weight_part::attention, weight_sharing::split, heads());
     if (m.attention_output_gate)  // output × sigmoid(gate), element by element
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
          0, 2);
@@ -395,7 +403,7 @@ struct layer_writer {
     }
   }
 
-  constexpr void softmax_attention_backward() {
+  constexpr void softmax_attention_backward(bool sliding = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
     leave_backward("attention_output_grad_gather");
@@ -403,7 +411,7 @@ struct layer_writer {
     if (m.attention_output_gate)
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
          heads() * m.head_dim, 0, 2);
-    const compute_op core = core_attention();
+    const compute_op core = core_attention(sliding);
     if (c.selective_recompute) {
       for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
         out.ring("attention_kv_ring", i, false, ring_bytes());
@@ -626,10 +634,25 @@ struct layer_writer {
     // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
     if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
     projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
+    if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
     if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
     const std::uint64_t token_bytes = T * k * h() * w;
+    // Megatron's router and token bookkeeping in training (serving runtimes fuse them into their
+    // expert kernels): the scores' softmax, the top-k, the load-balancing loss (none with the
+    // expert-bias method), the per-expert token histogram.
+    if (training) {
+      op("moe_router_softmax", op_role::moe_router, op_kind::softmax, pk::forward, 1, T, E);
+      op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+      if (!m.moe_router_bias)
+        op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+      op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
+    }
+    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     switch (c.exchange) {
       case expert_exchange::alltoall:
+        // Each token copied once per chosen expert, grouped by destination; after the exchange the
+        // received chunks sorted by local expert.
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
         if (group > 1)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
@@ -638,6 +661,8 @@ struct layer_writer {
         }
         if (c.etp > 1)
           collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
+        if (n > 1)
+          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
@@ -645,6 +670,8 @@ struct layer_writer {
           collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
           collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
         }
+        // The gathered tokens of this GPU's experts, grouped by expert.
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
         break;
       case expert_exchange::deepep: {
         // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
@@ -659,14 +686,15 @@ struct layer_writer {
         break;
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
-    const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm || !training;
     projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
+    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
     projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
+    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * h());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -674,12 +702,17 @@ struct layer_writer {
     // The combine, the way the tokens came.
     switch (c.exchange) {
       case expert_exchange::alltoall:
+        if (n > 1)
+          op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
         if (c.etp > 1)
           collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
                      token_bytes * c.etp);
         if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
+        // Each token's expert outputs weighted by their probabilities and summed into its row.
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
         break;
       case expert_exchange::allgather:
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
         if (group > 1)
           collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
                      T * h() * w * group);
@@ -703,18 +736,26 @@ struct layer_writer {
     const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
+    const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
+      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, h());
+    };
     if (c.exchange == expert_exchange::alltoall) {
+      permute_grad("moe_unpermute", T * k);
       if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
       if (c.etp > 1)
         collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
-    } else if (group > 1) {
-      collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+      if (n > 1) permute_grad("moe_sort_chunks_back", rows * n);
+    } else {
+      if (group > 1)
+        collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+      permute_grad("moe_unpermute", rows * n);
     }
     gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
     gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
     if (c.exchange == expert_exchange::alltoall) {
+      if (n > 1) permute_grad("moe_sort_chunks", rows * n);
       if (c.etp > 1)
         collective("moe_expert_tp_grad_scatter", collective::reduce_scatter, group_kind::etp,
                    token_bytes * c.etp);
@@ -722,11 +763,20 @@ struct layer_writer {
         collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, token_bytes);
         collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
       }
-    } else if (group > 1) {
-      collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                 T * h() * w * group);
-      collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep, T * E * 4 * group);
+      permute_grad("moe_permute", T * k);
+    } else {
+      permute_grad("moe_permute", rows * n);
+      if (group > 1) {
+        collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                   T * h() * w * group);
+        collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
+                   T * E * 4 * group);
+      }
     }
+    if (!m.moe_router_bias)
+      op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
+    op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
+    op("moe_router_softmax", op_role::moe_router, op_kind::softmax, pk::input_grad, 1, T, E);
     gradients("moe_router", op_role::moe_router, T, h(), E);
     if (m.num_shared_experts > 0) {
       if (m.shared_expert_gate) {
@@ -746,7 +796,7 @@ struct layer_writer {
     if (kind.linear_attention)
       gated_deltanet_forward();
     else
-      softmax_attention_forward();
+      softmax_attention_forward(kind.sliding_window);
     const bool scatter = kind.moe && scatter_for_experts();
     leave("attention_output_scatter", "attention_output_reduce", scatter);
     // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
@@ -774,7 +824,7 @@ struct layer_writer {
     if (kind.linear_attention)
       gated_deltanet_backward();
     else
-      softmax_attention_backward();
+      softmax_attention_backward(kind.sliding_window);
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
 

@@ -232,15 +232,15 @@ class rank_schedule {
     layer_context context;  // the layer description's shapes for this rank
     // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
     // embedding and the output layer.
-    std::array<block, 4> layer_forward_, layer_backward_;
-    std::array<detail::chunk_weights, 4> layer_weights_{};
-    std::array<bool, 4> layer_built_{};
+    std::array<block, layer_kind::count> layer_forward_, layer_backward_;
+    std::array<detail::chunk_weights, layer_kind::count> layer_weights_{};
+    std::array<bool, layer_kind::count> layer_built_{};
     block embedding_forward, embedding_backward;
     block final_norm_forward, final_norm_backward;  // the decoder's last norm
     block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
     // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
     // otherwise): a layer, the embedding, the head (final norm and output layer).
-    std::array<block, 4> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
+    std::array<block, layer_kind::count> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
     block zero_gather_embedding, zero_scatter_embedding;
     block zero_gather_head, zero_scatter_head;
     // One multi-token-prediction module around its transformer layer: before it, the embedding of the
