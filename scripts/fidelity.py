@@ -117,9 +117,11 @@ def job_flags(row):
         notes.append("sequence parallelism not published: on (TP > 1)")
     if deepseek:
         # The preset's MLA and experts (the row's notes list the same); the first layer dense, no MTP.
+        # The dispatcher is not in the row: every MoE recipe of these code bases runs the all-to-all one.
         flags = ["--model", "deepseek-v" + deepseek.group(1), "--num-layers", layers, "--first-dense-layers", 1,
-                 "--num-mtp-layers", 0, "--moe-grouped-gemm"]
-        notes.append("preset's MLA and experts; 1 dense layer; grouped GEMM; Megatron's default dispatcher")
+                 "--num-mtp-layers", 0, "--moe-grouped-gemm", "--moe-dispatcher", "alltoall"]
+        notes.append("preset's MLA and experts; 1 dense layer; grouped GEMM; all-to-all dispatcher (not "
+                     "published)")
     else:
         flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
                  "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab]
@@ -131,7 +133,11 @@ def job_flags(row):
               "--world-size", int(row["gpus"]), "--tp", tp, "--pp", pp, "--vpp", vpp, "--cp", cp, "--ep", ep,
               "--dtype", dtype, "--attention", "unfused" if row["attention"].strip() == "unfused" else "flash",
               "--recompute", recompute]
-    if pp > 1 and layers % pp:
+    if pp > 1 and vpp > 1 and layers % (pp * vpp) and (layers + 2) % (pp * vpp) == 0:
+        # Megatron's split for such layouts: the embedding and the loss count as one layer each.
+        flags += ["--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"]
+        notes.append("embedding and loss counted as pipeline layers (%d + 2 over %d chunks)" % (layers, pp * vpp))
+    elif pp > 1 and layers % pp:
         # Megatron's uneven split: the first and last stages hold the remainder's shortfall.
         per = -(-layers // pp)
         edge = (layers - per * (pp - 2)) // 2
@@ -149,6 +155,25 @@ def job_flags(row):
     if "PP overlap" in row["notes"]:
         overlaps.append("--overlap-p2p")
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
+
+
+def family(row):
+    """The row's family for the per-family summary: MoE, long context (sequence of 16k or more, or
+    context parallelism) or dense."""
+    name = row["model"].lower()
+    if (number(row["ep"]) or 1) > 1 or "deepseek" in name or "moe" in name or "mixtral" in name:
+        return "MoE"
+    if int(row["seq"]) >= 16384 or (number(row["cp"]) or 1) > 1:
+        return "long context"
+    return "dense"
+
+
+# The 2020-22 sources (A100/V100, unfused attention); the others are 2023 and later.
+EARLY_SOURCES = ("Korthikanti2022", "Narayanan2021", "MegatronLM_README_2020")
+
+
+def era(source):
+    return "2020-22" if source.startswith(EARLY_SOURCES) else "2023-26"
 
 
 # aicb generate takes describe's names too, except where aicb's own flag has the name: its --recompute is
@@ -273,7 +298,8 @@ def main():
           "MFU est. / pub. | HFU est. / pub. | assumptions |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     estimate_errors, simai_errors, mfu_gaps, skipped = [], [], [], []
-    by_source = {}  # source → (estimate errors, SimAI errors)
+    by_source = {}  # source → (estimate errors, SimAI errors, GPUs)
+    by_family, by_era = {}, {}  # → (estimate errors, SimAI errors)
     for index, row in enumerate(rows, 1):
         label = "%s %s" % (row["source"].split(" [")[0], row["model"])
         measured, how = derived_time(row)
@@ -304,9 +330,14 @@ def main():
         entry[0].append(e_err)
         if gpu not in entry[2]:
             entry[2].append(gpu)
+        groups = [by_family.setdefault(family(row), ([], [])), by_era.setdefault(era(source), ([], []))]
+        for g in groups:
+            g[0].append(e_err)
         if simai_s is not None:
             simai_errors.append(simai_s / measured - 1)
             by_source[source][1].append(simai_s / measured - 1)
+            for g in groups:
+                g[1].append(simai_s / measured - 1)
         pub_mfu, pub_hfu = published_utilisation(row["notes"])
         if pub_mfu is not None:
             mfu_gaps.append(estimate["mfu"] - pub_mfu)
@@ -327,16 +358,25 @@ def main():
     summary("aicb estimate", estimate_errors)
     summary("SimAI-Analytical on the generated files", simai_errors)
     print()
+    def cell(errors):
+        if not errors:
+            return "– | –"
+        return "%+.1f%% | %.1f%%" % (100 * statistics.median(errors),
+                                    100 * statistics.median(abs(x) for x in errors))
+
     print("| source | GPU | runs | aicb estimate: median error | median absolute | SimAI-Analytical: median error "
           "| median absolute |")
     print("|---|---|---|---|---|---|---|")
     for source, (e, m, gpus) in by_source.items():
-        def cell(errors):
-            if not errors:
-                return "– | –"
-            return "%+.1f%% | %.1f%%" % (100 * statistics.median(errors),
-                                        100 * statistics.median(abs(x) for x in errors))
         print("| %s | %s | %d | %s | %s |" % (source, ", ".join(gpus), len(e), cell(e), cell(m)))
+    for title, groups in (("family", by_family), ("era", by_era)):
+        print()
+        print("| %s | runs (SimAI) | aicb estimate: median error | median absolute | SimAI-Analytical: median "
+              "error | median absolute |" % title)
+        print("|---|---|---|---|---|---|")
+        for name in sorted(groups):
+            e, m = groups[name]
+            print("| %s | %d (%d) | %s | %s |" % (name, len(e), len(m), cell(e), cell(m)))
     if mfu_gaps:
         print("- estimated MFU minus published MFU: median %+.1f points, largest %.1f points, over %d runs" % (
             100 * statistics.median(mfu_gaps), 100 * max(abs(g) for g in mfu_gaps), len(mfu_gaps)))

@@ -100,8 +100,9 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
     aicb::model_spec preset;
     std::uint64_t total, active;
     double published_total, published_active;
-  } cases[] = {{"gpt-oss-120b.json", aicb::presets::gpt_oss_120b, 116'829'156'672, 5'132'849'472, 116.83, 5.13},
-               {"gpt-oss-20b.json", aicb::presets::gpt_oss_20b, 20'914'757'184, 3'608'307'264, 20.91, 3.61}};
+  } cases[] = {
+      {"gpt-oss-120b.json", aicb::presets::gpt_oss_120b, 116'829'156'672, 5'132'849'472, 116.83, 5.13},
+      {"gpt-oss-20b.json", aicb::presets::gpt_oss_20b, 20'914'757'184, 3'608'307'264, 20.91, 3.61}};
   for (const auto& c : cases) {
     INFO(c.file);
     const aicb::hf_import imported =
@@ -138,6 +139,49 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
   const auto dir = aicb_test::reference_dir("hf-configs");
   CHECK(aicb::load_hf_config((dir / "Mistral-7B-v0.1.json").string()).model.sliding_window == 4096);
   CHECK(aicb::load_hf_config((dir / "Qwen2.5-7B.json").string()).model.sliding_window == 0);
+}
+
+TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card's counts and its preset",
+          "[model][hf_config]") {
+  // tests/data/hf/nemotron-3-nano-30b-a3b.json: the keys of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B's
+  // config.json on Hugging Face. Its model card: 31.6B parameters in all, about 3.2B active per
+  // token (3.6B with the embeddings).
+  const aicb::hf_import imported =
+      aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-nano-30b-a3b.json");
+  CHECK(imported.ignored_keys.empty());
+  const aicb::param_counts c = aicb::count_params(imported.model);
+  // By hand: Mamba-2 layer 2688·10304 + 6144·5 + 3·64 + 4096 + 4096·2688 + 2688; attention layer
+  // 2688·(4096 + 2·256) + 4096·2688 + 2688; MoE layer 2688·128 + 128·2·2688·1856 + 2·2688·3712 + 2688
+  // and the router's 128 score-correction biases (counted as DeepSeek-V3's are); 23 + 6 + 23 of
+  // them, two 131072 x 2688 embeddings and the final norm.
+  const std::uint64_t mamba = 2688ull * 10304 + 6144 * 5 + 3 * 64 + 4096 + 4096ull * 2688 + 2688;
+  const std::uint64_t attention = 2688ull * (4096 + 2 * 256) + 4096ull * 2688 + 2688;
+  const std::uint64_t moe = 2688ull * 128 + 128 + 128ull * 2 * 2688 * 1856 + 2ull * 2688 * 3712 + 2688;
+  CHECK(c.total() == 23 * mamba + 6 * attention + 23 * moe + 2 * 131072ull * 2688 + 2688);
+  CHECK(std::abs(static_cast<double>(c.total()) / 1e9 - 31.6) < 0.05);
+  CHECK(std::abs(static_cast<double>(c.active_without_input_embedding()) / 1e9 - 3.2) < 0.05);
+  CHECK(std::abs(static_cast<double>(c.active()) / 1e9 - 3.6) < 0.05);
+  aicb::model_spec m = aicb::resolve(imported.model);
+  const aicb::model_spec expected = aicb::resolve(aicb::presets::nemotron3_nano_30b_a3b);
+  m.name = expected.name;
+  m.max_position_embeddings = expected.max_position_embeddings;
+  CHECK(m == expected);
+  CHECK(m.pattern_count('M') == 23);
+  CHECK(m.pattern_count('E') == 23);
+  CHECK(m.pattern_count('*') == 6);
+  // Latent experts (Nemotron 3 Super) are refused, naming the key.
+  nlohmann::json config;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-nano-30b-a3b.json");
+    in >> config;
+  }
+  config["moe_latent_size"] = 1024;
+  try {
+    (void)aicb::from_hf_config(config);
+    FAIL("latent experts imported");
+  } catch (const aicb::config_error& e) {
+    CHECK(e.field() == "moe_latent_size");
+  }
 }
 
 TEST_CASE("hf_config: unknown and missing keys are errors that list them all", "[model][hf_config]") {

@@ -60,7 +60,8 @@ TEST_CASE("job: derived layout quantities", "[model][job]") {
   STATIC_REQUIRE(aicb::expert_data_parallel(experts) == 4);  // 64 / (1 * 2 * 8)
 }
 
-TEST_CASE("job: Megatron's pipeline split with the embedding and the loss counted as layers", "[model][job]") {
+TEST_CASE("job: Megatron's pipeline split with the embedding and the loss counted as layers",
+          "[model][job]") {
   // Llama-3.1-405B's 126 layers on PP 8 x VPP 8: 126 + 2 = 128 slots, 2 per model chunk; the very
   // first chunk gives one to the embedding, the very last one to the loss.
   constexpr aicb::job_spec split{aicb::presets::llama3_1_405b,

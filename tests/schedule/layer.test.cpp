@@ -16,10 +16,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <map>
-#include <string_view>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -262,7 +262,50 @@ TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by 
   CHECK(c.total() == 20'914'757'184ull);
 }
 
-TEST_CASE("layer description: Megatron's MoE bookkeeping kernels around the token exchange", "[schedule][layer]") {
+TEST_CASE("layer description: a Mamba-2 training layer (Nemotron 3 Nano), by hand", "[schedule][layer]") {
+  // Layer 0 (M) on one GPU, one sequence of T = 4096 tokens: h = 2688, 64 heads of 64 (inner 4096),
+  // 8 groups of state 128. in_proj h → 2·4096 + 2·8·128 + 64 = 10304, out_proj 4096 → h; the SSD scan
+  // per head and token: the state's two products (2 · 2·128·64) and, within a chunk of 128, the
+  // causal scores and weighted values (128 · (128 + 64)).
+  aicb::job_spec job = job_of(aicb::presets::nemotron3_nano_30b_a3b, 1, 1, 1, 1);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.global_batch = 1;
+  const double T = 4096, h = 2688;
+  const double projections = 2 * T * h * 10304 + 2 * T * 4096 * h;
+  const double scan = 64 * T * (4 * 128 * 64 + 128 * (128 + 64));
+  double forward = 0, backward = 0, scan_bytes = 0;
+  std::vector<std::string> names;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.layer != 0 || op.type != aicb::op_type::compute) continue;
+    if (op.phase == aicb::op_phase::forward) names.emplace_back(op.name);
+    const double f = model_flop(op.compute) ? op.compute.flops() : 0;
+    (op.phase == aicb::op_phase::forward ? forward : backward) += f;
+    if (op.name == std::string_view("mamba_scan") && op.phase == aicb::op_phase::forward)
+      scan_bytes = op.compute.bytes();
+  }
+  // One block: its norm, the mixer, the residual — no MLP.
+  CHECK(names == std::vector<std::string>{"input_norm", "mamba_in_proj", "mamba_conv", "mamba_scan",
+                                          "mamba_norm", "mamba_out_proj", "attention_residual"});
+  CHECK(forward == Approx(projections + scan).epsilon(1e-12));
+  CHECK(backward == Approx(2 * (projections + scan)).epsilon(1e-12));
+  // x and y (64 each), B and C (128 each) per token and head, the 128 x 64 state read and written, BF16.
+  CHECK(scan_bytes == Approx(64 * (T * (2 * 128 + 2 * 64) + 2 * 128 * 64) * 2.0));
+  // Layer 1 (E) is experts alone, layer 5 (*) attention alone.
+  std::vector<std::string> moe_layer, attention_layer;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.phase != aicb::op_phase::forward || op.microbatch != 0) continue;
+    if (op.layer == 1) moe_layer.emplace_back(op.name);
+    if (op.layer == 5) attention_layer.emplace_back(op.name);
+  }
+  CHECK(std::count(moe_layer.begin(), moe_layer.end(), "moe_fc1") == 1);
+  CHECK(std::count(moe_layer.begin(), moe_layer.end(), "attention_qkv") == 0);
+  CHECK(std::count(moe_layer.begin(), moe_layer.end(), "post_attention_norm") == 0);
+  CHECK(std::count(attention_layer.begin(), attention_layer.end(), "attention_core") == 1);
+  CHECK(std::count(attention_layer.begin(), attention_layer.end(), "mlp_fc1") == 0);
+}
+
+TEST_CASE("layer description: Megatron's MoE bookkeeping kernels around the token exchange",
+          "[schedule][layer]") {
   // Mixtral 8x7B, EP 2 with the all-to-all dispatcher: per layer and micro batch the router's
   // softmax, top-k and load-balancing loss over T x E, the per-expert histogram, the permutation
   // of the T·k token copies before the exchange, the sort of the received chunks by local expert

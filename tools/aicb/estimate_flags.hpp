@@ -24,7 +24,16 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
   command.add_flag("--tp-comm-overlap", overlap.tp_comm_overlap,
                    "tensor-parallel collectives under their GEMMs (Megatron --tp-comm-overlap)");
   command.add_flag("--overlap-p2p", overlap.overlap_p2p,
-                   "pipeline transfers posted ahead (Megatron --overlap-p2p-communication)");
+                   "pipeline transfers posted ahead (Megatron --overlap-p2p-communication; an interleaved "
+                   "schedule's default)");
+  command.add_flag("--no-overlap-p2p{false}", overlap.interleaved_p2p_overlap,
+                   "an interleaved schedule's transfers on the critical path (Megatron "
+                   "--no-overlap-p2p-communication)");
+  command
+      .add_option("--overlap-slowdown", overlap.overlap_slowdown,
+                  "how much slower computation runs under a hidden collective (default 0.189, measured; "
+                  "docs/cluster.md; 0 = free overlap)")
+      ->check(CLI::Range(0.0, 10.0));
 }
 
 }  // namespace aicb_tool

@@ -47,8 +47,12 @@ struct memory_estimate {
 };
 
 /// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
-/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers).
-[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn) noexcept {
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers). A layer of
+/// one block (a layer pattern's M or * layer: `mlp` false; its - or E layer: `mixer` false) holds its
+/// block's share of the terms: the attention side 10/t (SP) or 5 + 8/t, the MLP side (8 + 4F/h)/t or
+/// 5 + (4F/h)/t — Mamba-2 and Gated DeltaNet mixers priced as attention's side.
+[[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn, bool mixer = true,
+                                                      bool mlp = true) noexcept {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
@@ -57,8 +61,9 @@ struct memory_estimate {
   const double h = static_cast<double>(m.hidden_size);
   if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
   // Fused attention: no score matrix is held, with or without selective recomputation.
-  if (p.sequence_parallel) return sbh * (18 + 4 * ffn / h) / t;
-  return sbh * (10 + (8 + 4 * ffn / h) / t);
+  const double attention_side = p.sequence_parallel ? 10 / t : 5 + 8 / t;
+  const double mlp_side = p.sequence_parallel ? (8 + 4 * ffn / h) / t : 5 + 4 * ffn / h / t;
+  return sbh * ((mixer ? attention_side : 0) + (mlp ? mlp_side : 0));
 }
 
 /// Per-GPU memory of pipeline stage `stage` (0 = the first, which holds the most activations).
@@ -92,11 +97,13 @@ struct memory_estimate {
                                                    : 1.0;
   double per_microbatch = 0;
   for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
-    const bool moe = m.is_moe() && layer >= m.first_dense_layers;
+    const bool moe = m.is_moe_layer(layer);
     const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                  m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                            : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += layer_activation_bytes(job, ffn);
+    const char block = m.pattern_at(layer);  // '\0' without a pattern: attention and MLP
+    per_microbatch +=
+        layer_activation_bytes(job, ffn, block != '-' && block != 'E', block != 'M' && block != '*');
   });
   // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
   // norms' few s·b·h are below the formula's precision).

@@ -101,7 +101,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
-    w.member("p2p", d.overlap.overlap_p2p);
+    w.member("p2p", overlaps_p2p(d.report.job, d.overlap)).member("slowdown", d.overlap.overlap_slowdown);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     w.member("mfu", e.mfu).member("hfu", e.hfu);
@@ -111,6 +111,7 @@ inline std::string estimate_number(const char* format, double value) {
       w.begin_object().member("stage", s.stage).member("rank", s.rank);
       w.member("end_s", s.end_us * 1e-6).member("compute_s", s.compute_us * 1e-6);
       w.member("communication_s", s.communication_us * 1e-6).member("wait_s", s.wait_us * 1e-6);
+      w.member("contention_s", s.contention_us * 1e-6);
       w.end_object();
     }
     w.end_array();
@@ -143,7 +144,10 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
-  if (d.overlap.overlap_p2p) overlap += "p2p ";
+  if (overlaps_p2p(d.report.job, d.overlap)) overlap += "p2p ";
+  if (!overlap.empty())
+    overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
+                               100 * d.overlap.overlap_slowdown);
   out += row("overlap", overlap.empty() ? "none" : overlap);
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
@@ -153,6 +157,7 @@ inline std::string estimate_number(const char* format, double value) {
     std::string text = estimate_number("compute %.4g s", s.compute_us * 1e-6);
     text += estimate_number(", communication %.4g s", s.communication_us * 1e-6);
     text += estimate_number(", waiting %.4g s", s.wait_us * 1e-6);
+    if (s.contention_us > 0) text += estimate_number(", overlap contention %.4g s", s.contention_us * 1e-6);
     std::string label = "stage ";
     label.append(std::to_string(s.stage)).append(" (rank ").append(std::to_string(s.rank)).append(")");
     out += row(label, text);

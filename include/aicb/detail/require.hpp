@@ -36,6 +36,12 @@ namespace detail {
   AICB_THROW(config_error(std::string(field), text, std::string(rule)));
 }
 
+/// The same for a rule on a text field.
+[[noreturn]] inline void rule_violated_text(std::string_view field, std::string_view value,
+                                            std::string_view rule) {
+  AICB_THROW(config_error(std::string(field), std::string(value), std::string(rule)));
+}
+
 /// Checks one rule. `other_field`/`other_value` name the field the rule relates `field` to, shown
 /// in the run-time message ("tensor_parallel must divide num_attention_heads (num_attention_heads = 48)").
 constexpr void require(bool ok, std::string_view field, std::uint64_t value, std::string_view rule,

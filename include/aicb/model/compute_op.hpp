@@ -117,6 +117,11 @@ struct compute_op {
   /// per query row forward (its exponential and its share of the sum), 4 backward (its probability's
   /// gradient and the sink's).
   bool sinks = false;
+  /// Linear attention only: the state products per token and head (Gated DeltaNet: 3 — read by the
+  /// key, updated, read by the query; Mamba-2's SSD: 2 — updated by B·x, read by C), and the chunk
+  /// the kernel's causal blocks span (0: linear_attention_chunk).
+  std::uint8_t state_products = 3;
+  std::uint64_t chunk = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
@@ -129,10 +134,10 @@ struct compute_op {
   }
 
   /// Floating-point operations (2 per multiply-add). Fused attention computes the attended pairs
-  /// (attended_pairs: the causal triangle, or the band of a sliding window) and its backward recomputes the scores and computes four products (FlashAttention-2): 2.5 ×
-  /// forward. Unfused attention computes the full score matrix and its backward the four products
-  /// from the stored probabilities: 2 × forward. A GEMM's input- and weight-gradient passes are one
-  /// product each, as the forward.
+  /// (attended_pairs: the causal triangle, or the band of a sliding window) and its backward recomputes the
+  /// scores and computes four products (FlashAttention-2): 2.5 × forward. Unfused attention computes the full
+  /// score matrix and its backward the four products from the stored probabilities: 2 × forward. A GEMM's
+  /// input- and weight-gradient passes are one product each, as the forward.
   [[nodiscard]] constexpr double flops() const noexcept {
     const double b = static_cast<double>(batch), M = static_cast<double>(m), N = static_cast<double>(n),
                  K = static_cast<double>(k);
@@ -164,8 +169,9 @@ struct compute_op {
         // Per token and head: the state's three products — read by the key, updated by the key ×
         // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
         // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
-        const double c = static_cast<double>(std::min<std::uint64_t>(m, linear_attention_chunk));
-        return b * M * (6 * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+        const double c =
+            static_cast<double>(std::min<std::uint64_t>(m, chunk ? chunk : linear_attention_chunk));
+        return b * M * (2.0 * state_products * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
       }
     }
     return 0;

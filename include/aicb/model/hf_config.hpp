@@ -182,14 +182,14 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 11> supported{
+  static constexpr std::array<std::string_view, 12> supported{
       "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe", "qwen3",
-      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss",   "nemotron_h"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, gpt_oss"));
+                     "qwen3_next, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h"));
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -203,13 +203,18 @@ class hf_reader {
   m.norm = norm_kind::rmsnorm;
   m.position = position_kind::rope;
   m.tied_embeddings = r.flag("tie_word_embeddings", false);
-  const std::string act = r.text("hidden_act", "silu");
+  const bool nemotron_h = type == "nemotron_h";
+  const std::string act_key = nemotron_h ? "mlp_hidden_act" : "hidden_act";
+  const std::string act = r.text(act_key, nemotron_h ? "relu2" : "silu");
   if (act == "silu" || act == "swiglu")
     m.activation = activation_kind::swiglu;
   else if (act.rfind("gelu", 0) == 0)
     m.activation = activation_kind::gelu;
+  else if (act == "relu2")
+    m.activation = activation_kind::squared_relu;
   else
-    AICB_THROW(config_error("hidden_act", act, "supported activations: silu (SwiGLU), gelu"));
+    AICB_THROW(
+        config_error(act_key, act, "supported activations: silu (SwiGLU), gelu, relu2 (squared ReLU)"));
 
   const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
   if (type == "gpt_oss") {
@@ -236,12 +241,64 @@ class hf_reader {
   const bool use_window = r.flag("use_sliding_window", !qwen);
   if (window && !window->is_null() && use_window) {
     if (qwen)
-      AICB_THROW(config_error("use_sliding_window", "true",
-                              "Qwen's sliding window (on the layers from max_window_layers on) is not modelled"));
+      AICB_THROW(
+          config_error("use_sliding_window", "true",
+                       "Qwen's sliding window (on the layers from max_window_layers on) is not modelled"));
     m.sliding_window = r.required("sliding_window");
   }
 
-  if (type == "gpt_oss") {
+  if (nemotron_h) {
+    // One block per layer from hybrid_override_pattern: Mamba-2 (M), attention (*), MLP (-), experts (E).
+    const std::string pattern = r.text("hybrid_override_pattern", "");
+    if (pattern.empty())
+      AICB_THROW(config_error("hybrid_override_pattern", "(missing)",
+                              "a nemotron_h config needs its layer pattern"));
+    if (pattern.size() >= sizeof(layer_pattern_text{}.data))
+      AICB_THROW(
+          config_error("hybrid_override_pattern", std::to_string(pattern.size()) + " layers",
+                       "at most " + std::to_string(sizeof(layer_pattern_text{}.data) - 1) + " layers"));
+    m.layer_pattern = layer_pattern_text::from(pattern);
+    m.mamba_num_heads = r.required("mamba_num_heads");
+    m.mamba_head_dim = r.required("mamba_head_dim");
+    m.mamba_state_dim = r.required("ssm_state_size");
+    m.mamba_num_groups = r.required("n_groups");
+    m.mamba_conv_kernel = r.required("conv_kernel");
+    m.mamba_chunk_size = r.optional("chunk_size", 128);
+    r.peek("expand");  // the heads define the inner width; expand is only its ratio to hidden_size
+    if (r.flag("mamba_proj_bias", false))
+      AICB_THROW(
+          config_error("mamba_proj_bias", "true", "biases on the Mamba-2 projections are not modelled"));
+    if (!r.flag("use_conv_bias", true))
+      AICB_THROW(
+          config_error("use_conv_bias", "false", "a Mamba-2 convolution without bias is not modelled"));
+    if (const std::string mamba_act = r.text("mamba_hidden_act", "silu"); mamba_act != "silu")
+      AICB_THROW(config_error("mamba_hidden_act", mamba_act, "Mamba-2 is modelled with silu"));
+    if (r.flag("use_bias", false))
+      AICB_THROW(
+          config_error("use_bias", "true", "biases on every linear layer of nemotron_h are not modelled"));
+    for (const char* key :
+         {"use_mamba_kernels", "mamba_ssm_cache_dtype", "time_step_min", "time_step_max", "time_step_floor",
+          "time_step_limit", "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
+          "layer_norm_epsilon", "partial_rotary_factor", "n_group", "moe_shared_expert_overlap", "dtype"})
+      r.peek(key);  // kernels, caches, initialisation and numerics: no change to shapes or cost
+    if (const std::uint64_t experts = r.optional("n_routed_experts", 0); experts > 0) {
+      m.num_experts = experts;
+      m.moe_top_k = r.required("num_experts_per_tok");
+      m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+      m.num_shared_experts = r.optional("n_shared_experts", 0);
+      if (m.num_shared_experts > 0)
+        m.shared_expert_ffn_hidden_size =
+            r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
+      m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
+      if (const auto* latent = r.peek("moe_latent_size"); latent && !latent->is_null())
+        AICB_THROW(config_error("moe_latent_size", latent->dump(),
+                                "latent experts (Nemotron 3 Super) are not modelled"));
+    }
+    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0)
+      AICB_THROW(config_error("num_nextn_predict_layers", std::to_string(m.num_mtp_layers),
+                              "multi-token prediction with a layer pattern is not modelled"));
+    r.peek("mtp_hybrid_override_pattern");
+  } else if (type == "gpt_oss") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = m.ffn_hidden_size;
@@ -253,7 +310,8 @@ class hf_reader {
     bool alternating = types && types->is_array() && types->size() == m.num_layers;
     for (std::size_t i = 0; alternating && i < types->size(); ++i) {
       const auto& t = (*types)[i];
-      alternating = t.is_string() && t.get<std::string>() == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+      alternating =
+          t.is_string() && t.get<std::string>() == (i % 2 == 0 ? "sliding_attention" : "full_attention");
     }
     if (!alternating)
       AICB_THROW(config_error("layer_types", types ? types->dump().substr(0, 200) : "(missing)",

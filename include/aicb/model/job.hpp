@@ -90,8 +90,8 @@ namespace detail {
 // layers and the accounted ends, spread evenly over PP x VPP chunks.
 [[nodiscard]] constexpr std::uint64_t accounted_chunk_slots(const job_spec& j) noexcept {
   const auto& p = j.parallel;
-  const std::uint64_t chunks = std::max<std::uint64_t>(p.pipeline_parallel, 1) *
-                               std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  const std::uint64_t chunks =
+      std::max<std::uint64_t>(p.pipeline_parallel, 1) * std::max<std::uint64_t>(p.virtual_pipeline, 1);
   const std::uint64_t slots = j.model.num_layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
                               (p.account_for_loss_in_pipeline_split ? 1 : 0);
   return slots / chunks;
@@ -247,16 +247,17 @@ constexpr bool validate(const job_spec& job) {
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
             "virtual_pipeline > 1 needs pipeline_parallel > 1");
   } else if (pipeline_split_accounts(p)) {
-    require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
-            "first_stage_layers and last_stage_layers cannot be combined with accounting for the embedding or "
-            "the loss in the pipeline split (Megatron refuses the combination too)",
-            "last_stage_layers", p.last_stage_layers);
-    const std::uint64_t ends = (p.account_for_embedding_in_pipeline_split ? 1 : 0) +
-                               (p.account_for_loss_in_pipeline_split ? 1 : 0);
+    require(
+        p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
+        "first_stage_layers and last_stage_layers cannot be combined with accounting for the embedding or "
+        "the loss in the pipeline split (Megatron refuses the combination too)",
+        "last_stage_layers", p.last_stage_layers);
+    const std::uint64_t ends =
+        (p.account_for_embedding_in_pipeline_split ? 1 : 0) + (p.account_for_loss_in_pipeline_split ? 1 : 0);
     const auto chunk_count = product_within({p.pipeline_parallel, p.virtual_pipeline}, max_layers);
     require(chunk_count.has_value(), "virtual_pipeline", p.virtual_pipeline,
-            "pipeline_parallel x virtual_pipeline (the model chunks) must not exceed 2^20", "pipeline_parallel",
-            p.pipeline_parallel);
+            "pipeline_parallel x virtual_pipeline (the model chunks) must not exceed 2^20",
+            "pipeline_parallel", p.pipeline_parallel);
     const std::uint64_t chunks = *chunk_count;
     require((m.num_layers + ends) % chunks == 0, "num_layers", m.num_layers,
             "with the embedding or the loss accounted in the pipeline split, num_layers plus the accounted "
@@ -362,11 +363,26 @@ constexpr bool validate(const job_spec& job) {
 constexpr bool validate_training(const job_spec& job) {
   validate(job);
   const model_spec& m = job.model;
-  if (m.sliding_window > 0 && m.sliding_window < job.batch.seq_length) {
+  if (m.pattern_count('M') > 0) {
+    const std::uint64_t t = job.parallel.tensor_parallel;
+    detail::require(m.mamba_num_heads % t == 0, "tensor_parallel", t,
+                    "tensor_parallel must divide mamba_num_heads (Mamba-2's heads are split over TP)",
+                    "mamba_num_heads", m.mamba_num_heads);
+    detail::require(
+        m.mamba_num_groups % t == 0, "tensor_parallel", t,
+        "tensor_parallel must divide mamba_num_groups (Megatron splits Mamba-2's B/C groups over TP)",
+        "mamba_num_groups", m.mamba_num_groups);
     detail::require(job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
-                    "context parallelism with sliding-window attention is not modelled (which key blocks each "
-                    "CP rank's window reaches); use context_parallel = 1",
-                    "sliding_window", m.sliding_window);
+                    "context parallelism with Mamba-2 layers is not modelled (each sequence's state passes "
+                    "from CP rank to CP rank); use context_parallel = 1",
+                    "mamba_num_heads", m.mamba_num_heads);
+  }
+  if (m.sliding_window > 0 && m.sliding_window < job.batch.seq_length) {
+    detail::require(
+        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+        "context parallelism with sliding-window attention is not modelled (which key blocks each "
+        "CP rank's window reaches); use context_parallel = 1",
+        "sliding_window", m.sliding_window);
     detail::require(job.parallel.attention == attention_kind::flash, "attention", 1,
                     "sliding-window attention runs in fused kernels (Transformer Engine, FlashAttention); "
                     "Megatron's unfused path has no window: use attention = flash",

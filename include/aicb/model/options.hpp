@@ -22,8 +22,9 @@
 
 AICB_BEGIN_NAMESPACE
 
-/// MLP activation. `swiglu` (and any gated unit) has three weight matrices, `gelu` two.
-enum class activation_kind : std::uint8_t { gelu, swiglu };
+/// MLP activation. `swiglu` (and any gated unit) has three weight matrices; `gelu` and
+/// `squared_relu` (relu(x)², Nemotron-H's) two.
+enum class activation_kind : std::uint8_t { gelu, swiglu, squared_relu };
 /// Normalisation layer. `layernorm` has a weight and a bias, `rmsnorm` only a weight.
 enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
 /// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none.
@@ -46,7 +47,7 @@ struct enum_names;
 
 template <>
 struct enum_names<activation_kind> {
-  static constexpr std::array<std::string_view, 2> value{"gelu", "swiglu"};
+  static constexpr std::array<std::string_view, 3> value{"gelu", "swiglu", "squared_relu"};
 };
 template <>
 struct enum_names<norm_kind> {

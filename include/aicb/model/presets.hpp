@@ -170,6 +170,30 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
 inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);
 inline constexpr model_spec gpt_oss_20b = gpt_oss("gpt-oss-20b", 24, 32);
 
+// ---- Nemotron 3 (config.json of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B): 52 layers of one block
+// each — 23 Mamba-2, 23 mixture-of-experts (128 squared-ReLU experts, top-6, one shared), 6 GQA
+// attention — over a 2688-wide residual.
+[[nodiscard]] constexpr model_spec nemotron3_nano(spec_name name) {
+  model_spec m = llama(name, 52, 2688, 32, 2, 1856, 131072);
+  m.head_dim = 128;
+  m.activation = activation_kind::squared_relu;
+  m.layer_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+  m.mamba_num_heads = 64;
+  m.mamba_head_dim = 64;
+  m.mamba_state_dim = 128;
+  m.mamba_num_groups = 8;
+  m.mamba_conv_kernel = 4;
+  m.mamba_chunk_size = 128;
+  m.num_experts = 128;
+  m.moe_top_k = 6;
+  m.moe_ffn_hidden_size = 1856;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 3712;
+  m.moe_router_bias = true;
+  return m;
+}
+inline constexpr model_spec nemotron3_nano_30b_a3b = nemotron3_nano("nemotron3-nano-30b-a3b");
+
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
 // leading dense layers.
@@ -278,7 +302,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 40> all_presets{{
+inline constexpr std::array<preset, 41> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -305,6 +329,8 @@ inline constexpr std::array<preset, 40> all_presets{{
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
+    {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
+     "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json"},
     {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
      "aicb's own shape (36 layers, vocab 50257); not a published model"},
     {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,

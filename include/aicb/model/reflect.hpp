@@ -122,7 +122,9 @@ void parse_value(std::string_view field, std::string_view text, V& value) {
       fail("a number");
     value = parsed;
   } else {
-    value = V::from(text);  // fixed_string: throws when too long
+    if (text.size() >= sizeof(value.data))  // fixed_string: the field's own capacity
+      fail("at most " + std::to_string(sizeof(value.data) - 1) + " characters");
+    value = V::from(text);
   }
 }
 

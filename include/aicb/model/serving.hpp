@@ -117,6 +117,12 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
     refuse("tensor_parallel", s.tensor_parallel,
            "must divide linear_num_key_heads (" + std::to_string(model.linear_num_key_heads) +
                "): the linear-attention heads are split over TP");
+  if (model.pattern_count('M') > 0 &&
+      (model.mamba_num_heads % s.tensor_parallel != 0 || model.mamba_num_groups % s.tensor_parallel != 0))
+    refuse("tensor_parallel", s.tensor_parallel,
+           "must divide mamba_num_heads (" + std::to_string(model.mamba_num_heads) +
+               ") and mamba_num_groups (" + std::to_string(model.mamba_num_groups) +
+               "): the Mamba-2 heads and groups are split over TP");
   if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
     refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
   const bool moe = model.num_experts > 0;

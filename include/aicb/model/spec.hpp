@@ -7,7 +7,8 @@
 /// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
 /// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
 /// leading dense layers), DeepSeek's multi-head latent attention (MLA), Qwen3-Next's hybrid Gated
-/// DeltaNet layers, and sliding-window attention with attention sinks (Mistral, GPT-OSS).
+/// DeltaNet layers, sliding-window attention with attention sinks (Mistral, GPT-OSS), and hybrid
+/// layer patterns of Mamba-2, attention, MLP and expert layers (Nemotron-H, Nemotron 3).
 ///
 /// A literal, structural type: usable at run time, in constant expressions and as a template
 /// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
@@ -39,6 +40,8 @@ AICB_BEGIN_NAMESPACE
 
 /// Capacity of descriptor names (47 characters and the terminator).
 using spec_name = fixed_string<48>;
+/// Capacity of a hybrid layer pattern: one character per layer, up to 511 layers.
+using layer_pattern_text = fixed_string<512>;
 
 // (type, name, default, help) — the single definition of model_spec's fields.
 // clang-format off
@@ -52,7 +55,7 @@ using spec_name = fixed_string<48>;
   ((std::uint64_t, ffn_hidden_size, 0, "dense MLP intermediate size; 0 = 4h (gelu) or floor(8h/3/64)*64 (swiglu)")) \
   ((std::uint64_t, vocab_size, 0, "vocabulary size (before padding)"))                                         \
   ((std::uint64_t, max_position_embeddings, 0, "rows of a learned position table; 0 = the sequence length"))   \
-  ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu"))                               \
+  ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu | squared_relu"))                               \
   ((norm_kind, norm, norm_kind::layernorm, "normalisation: layernorm | rmsnorm"))                              \
   ((position_kind, position, position_kind::learned, "position encoding: learned | rope"))                     \
   ((bool, linear_bias, false, "biases on every linear layer (GPT-style)"))                                     \
@@ -83,7 +86,14 @@ using spec_name = fixed_string<48>;
   ((bool, shared_expert_gate, false, "shared experts' output scaled by sigmoid(x w), w of h weights (Qwen2-MoE, Qwen3-Next)")) \
   ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
   ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
-  ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer"))
+  ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer")) \
+  ((layer_pattern_text, layer_pattern, {}, "hybrid layers, one character each (Megatron's hybrid_override_pattern, Nemotron-H): M Mamba-2, * attention, - MLP, E experts; empty = every layer attention then MLP")) \
+  ((std::uint64_t, mamba_num_heads, 0, "Mamba-2 heads (the M layers of layer_pattern)")) \
+  ((std::uint64_t, mamba_head_dim, 0, "Mamba-2 head size")) \
+  ((std::uint64_t, mamba_state_dim, 0, "Mamba-2 state size per head (ssm_state_size)")) \
+  ((std::uint64_t, mamba_num_groups, 0, "Mamba-2 groups sharing B and C (n_groups)")) \
+  ((std::uint64_t, mamba_conv_kernel, 0, "Mamba-2 short-convolution width")) \
+  ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -96,13 +106,48 @@ struct model_spec {
   [[nodiscard]] constexpr bool is_moe() const noexcept { return num_experts > 0; }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
   [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
+  /// token mixer followed by an MLP.
+  [[nodiscard]] constexpr bool has_layer_pattern() const noexcept { return !layer_pattern.empty(); }
+  /// The pattern's character for layer `layer` ('\0' without a pattern or past its end).
+  [[nodiscard]] constexpr char pattern_at(std::uint64_t layer) const noexcept {
+    const std::string_view p = layer_pattern.view();
+    return layer < p.size() ? p[layer] : '\0';
+  }
+  /// Layers of the pattern that are `block` ('M', '*', '-' or 'E').
+  [[nodiscard]] constexpr std::uint64_t pattern_count(char block) const noexcept {
+    std::uint64_t n = 0;
+    for (const char ch : layer_pattern.view())
+      n += ch == block ? 1 : 0;
+    return n;
+  }
+  /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern, or — without
+  /// one — every layer after the leading dense ones of an MoE model.
+  [[nodiscard]] constexpr bool is_moe_layer(std::uint64_t layer) const noexcept {
+    if (has_layer_pattern()) return pattern_at(layer) == 'E';
+    return is_moe() && layer >= first_dense_layers;
+  }
+  /// Whether layer `layer` is a Mamba-2 layer (an M of the pattern).
+  [[nodiscard]] constexpr bool is_mamba_layer(std::uint64_t layer) const noexcept {
+    return pattern_at(layer) == 'M';
+  }
   /// Layers whose MLP is a mixture of experts.
   [[nodiscard]] constexpr std::uint64_t num_moe_layers() const noexcept {
+    if (has_layer_pattern()) return pattern_count('E');
     return is_moe() ? num_layers - first_dense_layers : 0;
   }
   /// Layers with a dense MLP.
   [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
+    if (has_layer_pattern()) return pattern_count('-');
     return num_layers - num_moe_layers();
+  }
+  /// Mamba-2 sizes: the inner width (heads × head size) and the convolution's channels (the inner
+  /// width and each group's B and C).
+  [[nodiscard]] constexpr std::uint64_t mamba_inner_dim() const noexcept {
+    return mamba_num_heads * mamba_head_dim;
+  }
+  [[nodiscard]] constexpr std::uint64_t mamba_conv_dim() const noexcept {
+    return mamba_inner_dim() + 2 * mamba_num_groups * mamba_state_dim;
   }
   /// True for hybrid layouts: Gated DeltaNet linear attention in most layers, softmax attention in
   /// every `full_attention_interval`-th (Qwen3-Next: 3 linear, then 1 softmax, repeated).
@@ -158,6 +203,7 @@ inline constexpr std::uint64_t max_layers = std::uint64_t{1} << 20;
     m.ffn_hidden_size =
         m.activation == activation_kind::swiglu ? default_swiglu_ffn(m.hidden_size) : 4 * m.hidden_size;
   if (m.is_moe() && m.moe_ffn_hidden_size == 0) m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  if (m.pattern_count('M') > 0 && m.mamba_chunk_size == 0) m.mamba_chunk_size = 128;
   if (m.num_shared_experts > 0 && m.shared_expert_ffn_hidden_size == 0)
     m.shared_expert_ffn_hidden_size = m.moe_ffn_hidden_size;
   return m;
@@ -329,6 +375,53 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
           "attention sinks with multi-head latent attention are not modelled");
+  // A hybrid layer pattern: one known block per layer, each with the sizes it needs.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, std::uint64_t>{"mamba_num_heads", m.mamba_num_heads},
+        {"mamba_head_dim", m.mamba_head_dim},
+        {"mamba_state_dim", m.mamba_state_dim},
+        {"mamba_num_groups", m.mamba_num_groups},
+        {"mamba_conv_kernel", m.mamba_conv_kernel},
+        {"mamba_chunk_size", m.mamba_chunk_size}}) {
+    require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
+    if (m.pattern_count('M') > 0)
+      require(value > 0, field, value, "Mamba-2 layers (M in layer_pattern) need every mamba_* size");
+    else
+      require(value == 0, field, value, "Mamba-2 sizes need Mamba-2 layers (M in layer_pattern)");
+  }
+  if (m.has_layer_pattern()) {
+    const std::string_view pattern = m.layer_pattern.view();
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      if (pattern[i] != 'M' && pattern[i] != '*' && pattern[i] != '-' && pattern[i] != 'E')
+        detail::rule_violated_text(
+            "layer_pattern", pattern.substr(i, 1),
+            "layer_pattern holds one block per layer: M (Mamba-2), * (attention), - (MLP) "
+            "or E (experts)");
+    require(pattern.size() == m.num_layers, "layer_pattern", pattern.size(),
+            "layer_pattern needs one character per layer", "num_layers", m.num_layers);
+    require(m.is_moe() == (m.pattern_count('E') > 0), "num_experts", m.num_experts,
+            "experts (num_experts > 0) go with the E layers of layer_pattern, and E layers need them");
+    require(m.first_dense_layers == 0, "first_dense_layers", m.first_dense_layers,
+            "with a layer_pattern, the E characters place the experts (first_dense_layers must be 0)");
+    require(
+        !m.is_hybrid() && !m.is_mla() && m.sliding_window == 0, "layer_pattern", pattern.size(),
+        "a layer_pattern with Gated DeltaNet layers, multi-head latent attention or a sliding window is not "
+        "modelled");
+    require(m.num_mtp_layers == 0, "num_mtp_layers", m.num_mtp_layers,
+            "multi-token prediction with a layer_pattern is not modelled");
+  }
+  if (m.pattern_count('M') > 0) {
+    require(m.mamba_num_heads % m.mamba_num_groups == 0, "mamba_num_groups", m.mamba_num_groups,
+            "mamba_num_groups must divide mamba_num_heads (each group's B and C serve whole heads)",
+            "mamba_num_heads", m.mamba_num_heads);
+    const auto inner = product_within({m.mamba_num_heads, m.mamba_head_dim}, max_derived_size);
+    const auto groups = product_within({2, m.mamba_num_groups, m.mamba_state_dim}, max_derived_size);
+    require(inner.has_value() && groups.has_value() &&
+                fits({m.num_layers, m.hidden_size, 3 * *inner + *groups + m.mamba_num_heads}),
+            "mamba_num_heads", m.mamba_num_heads,
+            "num_layers x hidden_size x the Mamba-2 projections' width must not exceed 2^50", "hidden_size",
+            m.hidden_size);
+  }
   return true;
 }
 

@@ -223,7 +223,9 @@ class inference_step {
     // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
     // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
     const double e = size_of(s_.kv_cache),
-                 layers = static_cast<double>(m_.num_layers - m_.num_linear_attention_layers());
+                 layers = static_cast<double>(m_.has_layer_pattern()
+                                                  ? m_.pattern_count('*')
+                                                  : m_.num_layers - m_.num_linear_attention_layers());
     if (m_.is_hybrid()) {
       const auto state = [&](std::uint64_t split) {
         const double heads = static_cast<double>(m_.linear_num_value_heads / split);
@@ -235,6 +237,18 @@ class inference_step {
       state_per_request_ = state(s_.tensor_parallel);
       model_state_per_request_ = state(1);
     }
+    if (m_.pattern_count('M') > 0) {
+      // Mamba-2 layers keep, per sequence, a head size × state size state per head and the
+      // convolution's last kernel − 1 inputs, in BF16.
+      const auto state = [&](std::uint64_t split) {
+        const double heads = static_cast<double>(m_.mamba_num_heads / split);
+        const double conv = static_cast<double>(m_.mamba_conv_dim() / split * (m_.mamba_conv_kernel - 1));
+        return (heads * static_cast<double>(m_.mamba_head_dim * m_.mamba_state_dim) + conv) *
+               size_of(dtype::bf16) * static_cast<double>(m_.pattern_count('M'));
+      };
+      state_per_request_ += state(s_.tensor_parallel);
+      model_state_per_request_ += state(1);
+    }
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       kv_per_token_ = model_kv_per_token_;
@@ -242,7 +256,8 @@ class inference_step {
       const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);
       model_kv_per_token_ = 2.0 * static_cast<double>(m_.num_kv_heads * m_.head_dim) * e * layers;
       kv_per_token_ = 2.0 * static_cast<double>(kv_heads * m_.head_dim) * e * layers;
-      window_kv_per_token_ = kv_per_token_ * static_cast<double>(m_.num_sliding_window_layers()) / layers;
+      window_kv_per_token_ =
+          layers > 0 ? kv_per_token_ * static_cast<double>(m_.num_sliding_window_layers()) / layers : 0;
     }
   }
 

@@ -90,18 +90,30 @@ struct layer_kind {
   bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
   bool moe = false;               ///< experts instead of a dense MLP
   bool sliding_window = false;    ///< softmax attention over the model's sliding window
+  bool mamba = false;             ///< a Mamba-2 mixer instead of attention
+  bool no_mixer = false;          ///< an MLP (or experts) alone: a pattern's - or E layer
+  bool no_mlp = false;            ///< a token mixer alone: a pattern's M or * layer
   /// Distinct kinds (index() is below it).
-  static constexpr std::size_t count = 8;
+  static constexpr std::size_t count = 64;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
-    return static_cast<std::uint8_t>((sliding_window ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
+    return static_cast<std::uint8_t>((no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) + (mamba ? 8 : 0) +
+                                     (sliding_window ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
 
 /// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
-/// (built like the decoder's last, with full softmax attention).
+/// (built like the decoder's last, with full softmax attention). A layer pattern gives each layer
+/// one block: M a Mamba-2 mixer, * attention, - an MLP, E experts.
 [[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
   const bool decoder = layer < m.num_layers;
+  if (decoder && m.has_layer_pattern()) {
+    const char block = m.pattern_at(layer);
+    return {.moe = block == 'E',
+            .mamba = block == 'M',
+            .no_mixer = block == '-' || block == 'E',
+            .no_mlp = block == 'M' || block == '*'};
+  }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
           .moe = m.is_moe() && layer >= m.first_dense_layers,
           .sliding_window = decoder && m.is_sliding_window_layer(layer)};
@@ -532,6 +544,63 @@ struct layer_writer {
          2 * gdn_key() + 2 * gdn_value());
   }
 
+  // ---- Mamba-2 ------------------------------------------------------------------------------------
+  // Megatron's MambaMixer, its heads (and B/C groups) split over TP: the input projection (z, x, B,
+  // C and the time step per head), the short causal convolution over x, B and C, the chunked SSD
+  // scan over each sequence's state, the gated RMSNorm over the inner width, the output projection.
+
+  constexpr std::uint64_t mamba_heads() const { return c.model.mamba_num_heads / c.tp; }
+  constexpr std::uint64_t mamba_inner() const { return c.model.mamba_inner_dim() / c.tp; }
+  constexpr std::uint64_t mamba_bc() const {
+    return 2 * (c.model.mamba_num_groups / c.tp) * c.model.mamba_state_dim;
+  }
+  constexpr std::uint64_t mamba_in_width() const { return 2 * mamba_inner() + mamba_bc() + mamba_heads(); }
+  constexpr std::uint64_t mamba_conv() const { return mamba_inner() + mamba_bc(); }
+  constexpr compute_op mamba_scan() const {
+    compute_op o{.role = op_role::attention_core,
+                 .kind = op_kind::linear_attention,
+                 .type = c.activation_type,
+                 .batch = c.sequences * mamba_heads(),
+                 .m = c.query_tokens,
+                 .n = c.model.mamba_head_dim,
+                 .k = c.model.mamba_state_dim};
+    o.state_products = 2;
+    o.chunk = c.model.mamba_chunk_size;
+    return o;
+  }
+
+  constexpr void mamba_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens();
+    enter("attention_input_gather");
+    projection("mamba_in_proj", op_role::attention_qkv, tokens, h(), mamba_in_width(), weight_part::attention,
+               weight_sharing::split);
+    op("mamba_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, mamba_conv());
+    // The depthwise filters and their bias; per head the decay A, the skip D and the time-step bias.
+    out.weights(weight_part::attention, weight_sharing::split,
+                mamba_conv() * (m.mamba_conv_kernel + 1) + 3 * mamba_heads());
+    out.compute("mamba_scan", mamba_scan());
+    op("mamba_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens, mamba_inner());
+    out.weights(weight_part::attention, weight_sharing::split, mamba_inner());
+    projection("mamba_out_proj", op_role::attention_out, tokens, mamba_inner(), h(), weight_part::attention,
+               weight_sharing::split);
+  }
+
+  constexpr void mamba_backward() {
+    const std::uint64_t tokens = c.tokens();
+    leave_backward("attention_output_grad_gather");
+    gradients("mamba_out_proj", op_role::attention_out, tokens, mamba_inner(), h());
+    op("mamba_norm", op_role::attention_core, op_kind::norm, pk::input_grad, 1, tokens, mamba_inner());
+    compute_op scan = mamba_scan();
+    scan.pass = pk::input_grad;
+    out.compute("mamba_scan", scan);
+    op("mamba_conv", op_role::attention_qkv, op_kind::elementwise, pk::input_grad, 1, tokens, mamba_conv());
+    regather("attention_input_regather");
+    gemm("mamba_in_proj", op_role::attention_qkv, pk::input_grad, tokens, h(), mamba_in_width());
+    leave("attention_input_grad_scatter", "attention_input_grad_reduce");
+    gemm("mamba_in_proj", op_role::attention_qkv, pk::weight_grad, tokens, h(), mamba_in_width());
+  }
+
   // ---- MLPs -------------------------------------------------------------------------------------
 
   // A dense MLP of `width` (this GPU's share) over `rows` tokens; `communicate`: its own TP
@@ -703,7 +772,8 @@ struct layer_writer {
     switch (c.exchange) {
       case expert_exchange::alltoall:
         if (n > 1)
-          op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+          op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+             h());
         if (c.etp > 1)
           collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
                      token_bytes * c.etp);
@@ -793,17 +863,22 @@ struct layer_writer {
   constexpr void layer_forward(layer_kind kind) {
     const std::uint64_t local = c.local_tokens();
     norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms);
-    if (kind.linear_attention)
-      gated_deltanet_forward();
-    else
-      softmax_attention_forward(kind.sliding_window);
     const bool scatter = kind.moe && scatter_for_experts();
-    leave("attention_output_scatter", "attention_output_reduce", scatter);
-    // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
-    if (c.training)
-      op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
-    norm("post_attention_norm", op_role::post_attention_norm, pk::forward,
-         scatter ? c.tokens() / c.tp : local, h(), weight_part::norms);
+    if (!kind.no_mixer) {
+      if (kind.linear_attention)
+        gated_deltanet_forward();
+      else if (kind.mamba)
+        mamba_forward();
+      else
+        softmax_attention_forward(kind.sliding_window);
+      leave("attention_output_scatter", "attention_output_reduce", scatter && !kind.no_mlp);
+      // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
+      if (c.training)
+        op("attention_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
+      if (kind.no_mlp) return;
+      norm("post_attention_norm", op_role::post_attention_norm, pk::forward,
+           scatter ? c.tokens() / c.tp : local, h(), weight_part::norms);
+    }
     if (kind.moe)
       moe_forward();
     else
@@ -811,20 +886,29 @@ struct layer_writer {
     if (c.training) op("mlp_residual", op_role::residual, op_kind::elementwise, pk::forward, 1, local, h());
   }
 
-  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention.
+  // Training: the MLP's residual, the MLP, its norm, attention's residual and attention (a pattern's
+  // layer: its one block).
   constexpr void layer_backward(layer_kind kind) {
     const std::uint64_t local = c.local_tokens();
-    op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
-    if (kind.moe)
-      moe_backward();
-    else
-      mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
-    norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(), weight_part::norms);
-    op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
-    if (kind.linear_attention)
-      gated_deltanet_backward();
-    else
-      softmax_attention_backward(kind.sliding_window);
+    if (!kind.no_mlp) {
+      op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      if (kind.moe)
+        moe_backward();
+      else
+        mlp_backward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp);
+      if (!kind.no_mixer)
+        norm("post_attention_norm", op_role::post_attention_norm, pk::input_grad, local, h(),
+             weight_part::norms);
+    }
+    if (!kind.no_mixer) {
+      op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      if (kind.linear_attention)
+        gated_deltanet_backward();
+      else if (kind.mamba)
+        mamba_backward();
+      else
+        softmax_attention_backward(kind.sliding_window);
+    }
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
 
