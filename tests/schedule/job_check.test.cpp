@@ -103,6 +103,16 @@ TEST_CASE("job check: a large job is checked in two passes, and says so", "[sche
   CHECK(r.ranks_streamed == 8);
   CHECK(r.ranks_run == 4);  // one pipeline group
   CHECK_THAT(r.proved, Catch::Contains("pipeline group 0 (4 ranks) ran jointly"));
+  // With context parallelism the ring's ranks exchange keys and values: the pipeline groups of one
+  // ring run jointly.
+  aicb::job_spec ring = job;
+  ring.parallel.context_parallel = 2;
+  ring.parallel.world_size = 16;
+  const aicb::job_check c = aicb::check_job(ring, {}, {.joint_world_limit = 2});
+  CHECK(c.problem == "");
+  CHECK(c.ok);
+  CHECK(c.ranks_run == 8);
+  CHECK_THAT(c.proved, Catch::Contains("context-parallel ring 0 (8 ranks) ran jointly"));
 }
 
 TEST_CASE("job check: broken graphs fail, naming the rank, the operation and its counterpart",

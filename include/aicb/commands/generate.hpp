@@ -419,6 +419,16 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
       corrected_simai_file_name(job, named_gpu ? std::optional<std::string>(compute.gpu) : std::nullopt,
                                 r.flags));
   out.warnings = w.warnings();
+  // What the job overlaps that SimAI's format has no way to say (docs/workloads.md, "What a SimAI file cannot
+  // say").
+  if (job.parallel.overlap_grad_reduce)
+    out.notes.push_back(
+        "overlap_grad_reduce: SimAI's format cannot place the gradient reduction under the last backward "
+        "pass; SimAI-Analytical prices it after the backward, exposed (aicb describe prices the overlap)");
+  if (job.model.is_moe() && job.parallel.expert_parallel > 1)
+    out.notes.push_back(
+        "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "
+        "with the experts' computation");
   if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get()))
     for (op_role role : aiob->missing_roles())
       out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +

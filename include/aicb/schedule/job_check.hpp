@@ -18,7 +18,8 @@
 /// which is fine for small jobs. For large ones the check runs in two passes: (1) every rank's
 /// stream is generated and reduced to a signature that leaves out group indices, peers and tags —
 /// ranks of the same pipeline stage must have equal signatures (the job is symmetric); (2) the
-/// ranks of one pipeline group (one rank per stage) run jointly, with real matching of their
+/// ranks of one pipeline group (one rank per stage; with context parallelism, the pipeline groups of
+/// one context-parallel ring, which exchange keys and values) run jointly, with real matching of their
 /// point-to-point transfers and of collectives among them (the tied-embedding group spans the first
 /// and last stage), while a collective whose other members lie outside the group completes at once:
 /// those members run the same operations (pass 1) on isomorphic pipeline groups, so they reach it
@@ -31,6 +32,7 @@
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -377,18 +379,24 @@ template <class = void>
       return result;
     }
   }
-  // Pass 2: one pipeline group, jointly.
-  const rank_group pp = grid.group(group_kind::pp, 0);
+  // Pass 2: one pipeline group jointly — with context parallelism, the pipeline groups of one
+  // context-parallel ring, whose ranks exchange keys and values point to point.
+  const rank_group cp = grid.group(group_kind::cp, 0);
   std::vector<std::uint64_t> ranks;
-  for (std::uint64_t i = 0; i < pp.size(); ++i)
-    ranks.push_back(pp.member(i));
+  for (std::uint64_t c = 0; c < cp.size(); ++c) {
+    const rank_group pp = grid.group(group_kind::pp, cp.member(c));
+    for (std::uint64_t i = 0; i < pp.size(); ++i)
+      ranks.push_back(pp.member(i));
+  }
+  std::sort(ranks.begin(), ranks.end());
   job_check joint = run_jointly(grid, ranks, streams);
   joint.ranks_streamed = result.ranks_streamed;
   if (joint.ok)
     joint.proved =
         "all " + std::to_string(world) +
         " ranks streamed: every rank runs the operations of its "
-        "stage's first rank (up to group ids, peers and tags); pipeline group 0 (" +
+        "stage's first rank (up to group ids, peers and tags); " +
+        (cp.size() > 1 ? "the pipeline groups of context-parallel ring 0 (" : "pipeline group 0 (") +
         std::to_string(ranks.size()) +
         " ranks) ran jointly: every transfer matched, every collective "
         "among them entered in the same order with the same size, no deadlock — the other pipeline "
