@@ -6211,7 +6211,9 @@ template <class T>
     if constexpr (std::is_arithmetic_v<V>)
       if (value == V{}) return;
     if (name == "name") return;
-    line += std::string(name) + "=" + format_value(value) + " ";
+    const std::string text = format_value(value);
+    if (text.empty()) return;  // an empty text field (no layer pattern)
+    line += std::string(name) + "=" + text + " ";
   });
   return line;
 }

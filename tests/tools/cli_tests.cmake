@@ -107,6 +107,38 @@ aicb_cli_test(schedule_hybrid_training EXPECT "gdn_core" "attention_gate" ARGS s
 aicb_cli_test(hybrid_training_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with Gated DeltaNet"
               ARGS describe --model qwen3-next-80b-a3b --world-size 16 --tp 2 --sp --cp 2 --ep 4 --global-batch 16
                    --seq 4096)
+# 2025-26 families: GPT-OSS (sliding windows, sinks, biased experts), Nemotron 3 Nano (Mamba-2 and
+# experts in a layer pattern), Llama-3.1-405B on PP 8 x VPP 8 with the embedding and the loss counted.
+set(gpt_oss_job --model gpt-oss-120b --world-size 32 --ep 16 --pp 2 --global-batch 32 --seq 4096
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_gpt_oss EXPECT "116829156672|116,829,156,672" "iteration" ARGS describe ${gpt_oss_job})
+aicb_cli_test(check_gpt_oss EXPECT "ok: all 32 ranks ran jointly" ARGS check ${gpt_oss_job})
+aicb_cli_test(generate_gpt_oss EXPECT "wrote gpt_oss.txt: [0-9]+ records" ARGS generate ${gpt_oss_job} --no-sidecar -o gpt_oss.txt)
+aicb_cli_test(lint_gpt_oss EXPECT "records, 0 errors, 0 warnings" ARGS lint gpt_oss.txt)
+set_tests_properties(cli.lint_gpt_oss PROPERTIES DEPENDS cli.generate_gpt_oss)
+aicb_cli_test(gpt_oss_window_with_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with sliding-window"
+              ARGS describe --model gpt-oss-20b --world-size 4 --cp 2 --ep 2 --global-batch 2 --seq 8192)
+aicb_cli_test(describe_gpt_oss_serving EXPECT "KV cache per token" ARGS describe --model gpt-oss-120b --phase decode
+              --batch 64 --context 32768 --tp 8 --gpu H100)
+set(nemotron_job --model nemotron3-nano-30b-a3b --world-size 16 --tp 2 --sp --ep 4 --pp 2 --global-batch 16 --seq 8192
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_nemotron EXPECT "31577940288|31,577,940,288" "iteration" ARGS describe ${nemotron_job})
+aicb_cli_test(check_nemotron EXPECT "ok: all 16 ranks ran jointly" ARGS check ${nemotron_job})
+aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
+              ARGS generate ${nemotron_job} --format chakra -o nemotron_chakra)
+aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --rank 0)
+aicb_cli_test(describe_nemotron_serving EXPECT "linear-attention state" ARGS describe --model nemotron3-nano-30b-a3b
+              --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
+set(split_job --model llama3.1-405b --world-size 512 --tp 8 --sp --pp 8 --vpp 8 --global-batch 64 --seq 8192
+    --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split)
+aicb_cli_test(describe_accounted_split EXPECT "layers per pipeline stage +15 16 16 16 16 16 16 15" ARGS describe ${split_job})
+aicb_cli_test(check_accounted_split_cp EXPECT "context-parallel ring 0 \\(16 ranks\\) ran jointly"
+              ARGS check --model llama3.1-405b --world-size 256 --tp 8 --sp --pp 8 --vpp 8 --cp 2 --global-batch 16
+                   --seq 8192 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split
+                   --joint-limit 8)
+aicb_cli_test(accounted_split_uneven_refused STATUS 2 EXPECT "num_layers = 125"
+              ARGS describe --model llama3.1-405b --num-layers 125 --world-size 512 --tp 8 --sp --pp 8 --vpp 8
+                   --global-batch 64 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split)
 aicb_cli_test(inference_corrected_needs_phase STATUS 2 EXPECT "phase = \\(none\\)" ARGS inference --model qwen3-235b-a22b)
 aicb_cli_test(inference_corrected_rejects_aicb_flags STATUS 2 EXPECT "-m = \\(flag\\).*--compat aicb"
               ARGS inference -m qwen3-235B --phase decode)

@@ -196,7 +196,7 @@ void print_plan(const aicb::generate_result& r, bool quiet) {
     std::printf("job: %s\n",
                 std::string(job.model.name.empty() ? "(unnamed)" : job.model.name.view()).c_str());
     for (const auto& [k, v] : aicb::to_key_values(job.model))
-      if (v != "0" && v != "false" && k != "name") std::printf("  %s=%s", k.c_str(), v.c_str());
+      if (!v.empty() && v != "0" && v != "false" && k != "name") std::printf("  %s=%s", k.c_str(), v.c_str());
     std::printf("\n ");
     for (const auto& [k, v] : aicb::to_key_values(job.parallel))
       if (v != "0" && v != "false") std::printf(" %s=%s", k.c_str(), v.c_str());
