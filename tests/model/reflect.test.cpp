@@ -72,7 +72,8 @@ TEST_CASE("reflect: set_field parses each kind of value and rejects bad text nam
                     "hidden_size = 12x: expected a non-negative integer");
   CHECK_THROWS_WITH(aicb::set_field(m, "hidden_size", "-1"),
                     "hidden_size = -1: expected a non-negative integer");
-  CHECK_THROWS_WITH(aicb::set_field(m, "activation", "relu"), "activation = relu: expected gelu | swiglu | squared_relu");
+  CHECK_THROWS_WITH(aicb::set_field(m, "activation", "relu"),
+                    "activation = relu: expected gelu | swiglu | squared_relu");
   CHECK_THROWS_WITH(aicb::set_field(m, "qk_norm", "maybe"), "qk_norm = maybe: expected true or false");
   CHECK_THROWS_AS(aicb::set_field(m, "moe_capacity_factor", "nan"), aicb::config_error);
   aicb::batch_spec b;
