@@ -7684,11 +7684,11 @@ class inference_step {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
-  /// Linear-attention state per request on this GPU (all linear layers; 0 without them), and for
+  /// Recurrent state per request on this GPU (Gated DeltaNet and Mamba-2 layers; 0 without them), and for
   /// the whole model on one copy. It does not grow with the context.
   [[nodiscard]] double state_bytes_per_request() const noexcept { return state_per_request_; }
   [[nodiscard]] double model_state_bytes_per_request() const noexcept { return model_state_per_request_; }
-  /// The cache of one request on this GPU: its tokens' KV and its linear-attention state.
+  /// The cache of one request on this GPU: its tokens' KV and its recurrent state.
   [[nodiscard]] double cache_bytes_per_request() const noexcept {
     const std::uint64_t tokens = s_.phase == inference_phase::decode ? s_.context : s_.prompt;
     // Sliding-window layers keep the window's last tokens only.
@@ -7696,7 +7696,7 @@ class inference_step {
     return static_cast<double>(tokens) * (kv_per_token_ - window_kv_per_token_) +
            static_cast<double>(windowed) * window_kv_per_token_ + state_per_request_;
   }
-  /// The KV cache (and linear-attention state) this step reads (decode: every request's context) or
+  /// The KV cache (and recurrent state) this step reads (decode: every request's context) or
   /// writes (prefill), on this GPU.
   [[nodiscard]] double kv_bytes() const noexcept {
     return static_cast<double>(s_.requests_per_group()) * cache_bytes_per_request();
@@ -15304,7 +15304,7 @@ struct serving_report {
   double weight_bytes = 0;
   double kv_bytes_per_token = 0;        ///< this GPU's share, all layers
   double model_kv_bytes_per_token = 0;  ///< one copy of the whole model's
-  double state_bytes_per_request = 0;   ///< linear-attention state per request on this GPU (hybrid layouts)
+  double state_bytes_per_request = 0;   ///< recurrent state (Gated DeltaNet, Mamba-2) per request on this GPU
   double kv_bytes = 0;                  ///< the step's requests' KV cache (and state) on this GPU
   double memory_limit = 0;              ///< bytes the weights and KV cache may use (fraction of the GPU's)
   std::uint64_t max_batch = 0;      ///< the most requests (all groups) whose KV cache fits beside the weights
@@ -15400,7 +15400,7 @@ struct serving_report {
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
   if (r.state_bytes_per_request > 0)
-    add("  linear-attention state %8.2f MiB per request (any context length)\n",
+    add("  recurrent state      %10.2f MiB per request (any context length)\n",
         r.state_bytes_per_request / (1024.0 * 1024));
   add("  KV cache, this batch %10.2f GiB\n", r.kv_bytes / gib);
   add("  memory limit         %10.2f GiB -> at most %llu requests of this length%s\n", r.memory_limit / gib,

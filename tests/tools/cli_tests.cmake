@@ -87,7 +87,7 @@ aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML 
                    --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
 # Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request) and trained.
 aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(the whole model's: 24576 B\\)"
-              "linear-attention state +18.84 MiB per request" "memory-bound"
+              "recurrent state +18.84 MiB per request" "memory-bound"
               ARGS describe --model qwen3-next-80b-a3b --phase decode --batch 64 --context 4096 --tp 2 --dp-attention 2
                    --ep 4 --gpu H100)
 aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records, one prefill step"
@@ -127,7 +127,7 @@ aicb_cli_test(check_nemotron EXPECT "ok: all 16 ranks ran jointly" ARGS check ${
 aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
               ARGS generate ${nemotron_job} --format chakra -o nemotron_chakra)
 aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --rank 0)
-aicb_cli_test(describe_nemotron_serving EXPECT "linear-attention state" ARGS describe --model nemotron3-nano-30b-a3b
+aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
 set(split_job --model llama3.1-405b --world-size 512 --tp 8 --sp --pp 8 --vpp 8 --global-batch 64 --seq 8192
     --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split)

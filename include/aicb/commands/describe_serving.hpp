@@ -47,7 +47,7 @@ struct serving_report {
   double weight_bytes = 0;
   double kv_bytes_per_token = 0;        ///< this GPU's share, all layers
   double model_kv_bytes_per_token = 0;  ///< one copy of the whole model's
-  double state_bytes_per_request = 0;   ///< linear-attention state per request on this GPU (hybrid layouts)
+  double state_bytes_per_request = 0;   ///< recurrent state (Gated DeltaNet, Mamba-2) per request on this GPU
   double kv_bytes = 0;                  ///< the step's requests' KV cache (and state) on this GPU
   double memory_limit = 0;              ///< bytes the weights and KV cache may use (fraction of the GPU's)
   std::uint64_t max_batch = 0;      ///< the most requests (all groups) whose KV cache fits beside the weights
@@ -143,7 +143,7 @@ struct serving_report {
   add("  KV cache per token   %10.0f B   (the whole model's: %.0f B)\n", r.kv_bytes_per_token,
       r.model_kv_bytes_per_token);
   if (r.state_bytes_per_request > 0)
-    add("  linear-attention state %8.2f MiB per request (any context length)\n",
+    add("  recurrent state      %10.2f MiB per request (any context length)\n",
         r.state_bytes_per_request / (1024.0 * 1024));
   add("  KV cache, this batch %10.2f GiB\n", r.kv_bytes / gib);
   add("  memory limit         %10.2f GiB -> at most %llu requests of this length%s\n", r.memory_limit / gib,

@@ -101,11 +101,11 @@ class inference_step {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
-  /// Linear-attention state per request on this GPU (all linear layers; 0 without them), and for
+  /// Recurrent state per request on this GPU (Gated DeltaNet and Mamba-2 layers; 0 without them), and for
   /// the whole model on one copy. It does not grow with the context.
   [[nodiscard]] double state_bytes_per_request() const noexcept { return state_per_request_; }
   [[nodiscard]] double model_state_bytes_per_request() const noexcept { return model_state_per_request_; }
-  /// The cache of one request on this GPU: its tokens' KV and its linear-attention state.
+  /// The cache of one request on this GPU: its tokens' KV and its recurrent state.
   [[nodiscard]] double cache_bytes_per_request() const noexcept {
     const std::uint64_t tokens = s_.phase == inference_phase::decode ? s_.context : s_.prompt;
     // Sliding-window layers keep the window's last tokens only.
@@ -113,7 +113,7 @@ class inference_step {
     return static_cast<double>(tokens) * (kv_per_token_ - window_kv_per_token_) +
            static_cast<double>(windowed) * window_kv_per_token_ + state_per_request_;
   }
-  /// The KV cache (and linear-attention state) this step reads (decode: every request's context) or
+  /// The KV cache (and recurrent state) this step reads (decode: every request's context) or
   /// writes (prefill), on this GPU.
   [[nodiscard]] double kv_bytes() const noexcept {
     return static_cast<double>(s_.requests_per_group()) * cache_bytes_per_request();
