@@ -2556,7 +2556,7 @@ struct layer_kind {
             .no_mlp = block == 'M' || block == '*'};
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
-          .moe = m.is_moe() && layer >= m.first_dense_layers,
+          .moe = m.is_moe_layer(layer),
           .sliding_window = decoder && m.is_sliding_window_layer(layer)};
 }
 
@@ -3804,6 +3804,7 @@ AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/model/job.hpp>
+// #include <aicb/schedule/layer.hpp>
 // #include <aicb/units/bytes.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -4044,13 +4045,11 @@ struct memory_estimate {
                                                    : 1.0;
   double per_microbatch = 0;
   for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
-    const bool moe = m.is_moe_layer(layer);
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    const char block = m.pattern_at(layer);  // '\0' without a pattern: attention and MLP
-    per_microbatch +=
-        layer_activation_bytes(job, ffn, block != '-' && block != 'E', block != 'M' && block != '*');
+    const layer_kind kind = kind_of_layer(m, layer);
+    const double ffn = kind.moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                      m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                                : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
   });
   // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
   // norms' few s·b·h are below the formula's precision).
@@ -7809,29 +7808,25 @@ class inference_step {
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
                                                   : m_.num_layers - m_.num_linear_attention_layers());
-    if (m_.is_hybrid()) {
-      const auto state = [&](std::uint64_t split) {
-        const double heads = static_cast<double>(m_.linear_num_value_heads / split);
-        const double conv =
-            static_cast<double>(m_.linear_conv_dim() / split * (m_.linear_conv_kernel_dim - 1));
-        return (heads * static_cast<double>(m_.linear_key_head_dim * m_.linear_value_head_dim) + conv) *
-               size_of(dtype::bf16) * static_cast<double>(m_.num_linear_attention_layers());
-      };
-      state_per_request_ = state(s_.tensor_parallel);
-      model_state_per_request_ = state(1);
-    }
-    if (m_.pattern_count('M') > 0) {
-      // Mamba-2 layers keep, per sequence, a head size × state size state per head and the
-      // convolution's last kernel − 1 inputs, in BF16.
-      const auto state = [&](std::uint64_t split) {
-        const double heads = static_cast<double>(m_.mamba_num_heads / split);
-        const double conv = static_cast<double>(m_.mamba_conv_dim() / split * (m_.mamba_conv_kernel - 1));
-        return (heads * static_cast<double>(m_.mamba_head_dim * m_.mamba_state_dim) + conv) *
-               size_of(dtype::bf16) * static_cast<double>(m_.pattern_count('M'));
-      };
-      state_per_request_ += state(s_.tensor_parallel);
-      model_state_per_request_ += state(1);
-    }
+    // Per request and recurrent layer: `heads` states of `state` elements and the convolution's
+    // last kernel − 1 inputs over `conv` channels, split over `split` GPUs; BF16.
+    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
+                              std::uint64_t kernel, std::uint64_t layers, std::uint64_t split) {
+      return (static_cast<double>(heads / split) * static_cast<double>(state) +
+              static_cast<double>(conv / split * (kernel - 1))) *
+             size_of(dtype::bf16) * static_cast<double>(layers);
+    };
+    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
+                                   std::uint64_t kernel, std::uint64_t layers) {
+      state_per_request_ += recurrent(heads, state, conv, kernel, layers, s_.tensor_parallel);
+      model_state_per_request_ += recurrent(heads, state, conv, kernel, layers, 1);
+    };
+    if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
+      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
+                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
+    if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, m_.mamba_conv_dim(),
+                    m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       kv_per_token_ = model_kv_per_token_;
@@ -9354,7 +9349,7 @@ struct estimate_options {
   /// What hiding a collective behind computation costs: the computation it overlaps runs this much
   /// slower, its kernels sharing the multiprocessors and memory with the communication kernels'
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
-  /// MI250 and MI210; an H100 NCCL all-gather holds 24 of its 132 SMs). 0: overlap is free.
+  /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
 };
 

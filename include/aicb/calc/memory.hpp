@@ -28,6 +28,7 @@
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/model/job.hpp>
+#include <aicb/schedule/layer.hpp>
 #include <aicb/units/bytes.hpp>
 
 #include <algorithm>
@@ -97,13 +98,11 @@ struct memory_estimate {
                                                    : 1.0;
   double per_microbatch = 0;
   for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
-    const bool moe = m.is_moe_layer(layer);
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    const char block = m.pattern_at(layer);  // '\0' without a pattern: attention and MLP
-    per_microbatch +=
-        layer_activation_bytes(job, ffn, block != '-' && block != 'E', block != 'M' && block != '*');
+    const layer_kind kind = kind_of_layer(m, layer);
+    const double ffn = kind.moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                      m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                                : static_cast<double>(m.ffn_hidden_size);
+    per_microbatch += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
   });
   // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
   // norms' few s·b·h are below the formula's precision).

@@ -74,7 +74,7 @@ struct estimate_options {
   /// What hiding a collective behind computation costs: the computation it overlaps runs this much
   /// slower, its kernels sharing the multiprocessors and memory with the communication kernels'
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
-  /// MI250 and MI210; an H100 NCCL all-gather holds 24 of its 132 SMs). 0: overlap is free.
+  /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
 };
 

@@ -226,29 +226,25 @@ class inference_step {
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
                                                   : m_.num_layers - m_.num_linear_attention_layers());
-    if (m_.is_hybrid()) {
-      const auto state = [&](std::uint64_t split) {
-        const double heads = static_cast<double>(m_.linear_num_value_heads / split);
-        const double conv =
-            static_cast<double>(m_.linear_conv_dim() / split * (m_.linear_conv_kernel_dim - 1));
-        return (heads * static_cast<double>(m_.linear_key_head_dim * m_.linear_value_head_dim) + conv) *
-               size_of(dtype::bf16) * static_cast<double>(m_.num_linear_attention_layers());
-      };
-      state_per_request_ = state(s_.tensor_parallel);
-      model_state_per_request_ = state(1);
-    }
-    if (m_.pattern_count('M') > 0) {
-      // Mamba-2 layers keep, per sequence, a head size × state size state per head and the
-      // convolution's last kernel − 1 inputs, in BF16.
-      const auto state = [&](std::uint64_t split) {
-        const double heads = static_cast<double>(m_.mamba_num_heads / split);
-        const double conv = static_cast<double>(m_.mamba_conv_dim() / split * (m_.mamba_conv_kernel - 1));
-        return (heads * static_cast<double>(m_.mamba_head_dim * m_.mamba_state_dim) + conv) *
-               size_of(dtype::bf16) * static_cast<double>(m_.pattern_count('M'));
-      };
-      state_per_request_ += state(s_.tensor_parallel);
-      model_state_per_request_ += state(1);
-    }
+    // Per request and recurrent layer: `heads` states of `state` elements and the convolution's
+    // last kernel − 1 inputs over `conv` channels, split over `split` GPUs; BF16.
+    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
+                              std::uint64_t kernel, std::uint64_t layers, std::uint64_t split) {
+      return (static_cast<double>(heads / split) * static_cast<double>(state) +
+              static_cast<double>(conv / split * (kernel - 1))) *
+             size_of(dtype::bf16) * static_cast<double>(layers);
+    };
+    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
+                                   std::uint64_t kernel, std::uint64_t layers) {
+      state_per_request_ += recurrent(heads, state, conv, kernel, layers, s_.tensor_parallel);
+      model_state_per_request_ += recurrent(heads, state, conv, kernel, layers, 1);
+    };
+    if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
+      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
+                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
+    if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, m_.mamba_conv_dim(),
+                    m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       kv_per_token_ = model_kv_per_token_;

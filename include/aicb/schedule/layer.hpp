@@ -115,7 +115,7 @@ struct layer_kind {
             .no_mlp = block == 'M' || block == '*'};
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
-          .moe = m.is_moe() && layer >= m.first_dense_layers,
+          .moe = m.is_moe_layer(layer),
           .sliding_window = decoder && m.is_sliding_window_layer(layer)};
 }
 
