@@ -122,6 +122,10 @@ def job_flags(row):
                  "--num-mtp-layers", 0, "--moe-grouped-gemm", "--moe-dispatcher", "alltoall"]
         notes.append("preset's MLA and experts; 1 dense layer; grouped GEMM; all-to-all dispatcher (not "
                      "published)")
+        capacity = re.search(r"capacity factor ([0-9.]+)( w/ pad)?", row["notes"])
+        if capacity:
+            flags += ["--moe-capacity-factor", capacity.group(1)] + (
+                ["--moe-pad-to-capacity"] if capacity.group(2) else [])
     else:
         flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
                  "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab]

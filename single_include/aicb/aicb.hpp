@@ -897,7 +897,9 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
   ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
   ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
-  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless, routing assumed perfectly balanced")) \
+  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless (Megatron --moe-expert-capacity-factor): an expert takes at most factor x its balanced share of tokens, the rest dropped")) \
+  ((bool, moe_pad_to_capacity, false, "pad every expert's tokens to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs moe_capacity_factor)")) \
+  ((double, moe_load_skew, 0.0, "routing imbalance: the busiest GPU's experts receive (1 + skew) x their balanced share of tokens, which the step waits for; 0 = balanced")) \
   ((std::uint64_t, q_lora_rank, 0, "MLA query compression rank; 0 = uncompressed queries"))                    \
   ((std::uint64_t, kv_lora_rank, 0, "MLA key/value compression rank; > 0 selects multi-head latent attention")) \
   ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
@@ -932,6 +934,15 @@ struct model_spec {
 
   /// True for mixture-of-experts models.
   [[nodiscard]] constexpr bool is_moe() const noexcept { return num_experts > 0; }
+  /// How many times its balanced share of routed tokens the busiest GPU's experts compute (the
+  /// expert exchange waits for it): 1 + moe_load_skew when dropless; the capacity factor when
+  /// padded to capacity; otherwise the lesser of the two (tokens beyond the capacity dropped).
+  [[nodiscard]] constexpr double moe_load_factor() const noexcept {
+    const double load = 1.0 + moe_load_skew;
+    if (moe_capacity_factor <= 0.0) return load;
+    if (moe_pad_to_capacity) return moe_capacity_factor;
+    return load < moe_capacity_factor ? load : moe_capacity_factor;
+  }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
   [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
@@ -1137,9 +1148,22 @@ constexpr bool validate(const model_spec& spec) {
           "moe_capacity_factor", factor,
           "moe_capacity_factor must be 0 (dropless) or between 1 and num_experts (an expert takes each token "
           "at most once)");
+    if (!(m.moe_load_skew >= 0.0 && m.moe_load_skew + 1.0 <= static_cast<double>(m.num_experts)))
+      detail::rule_violated_by(
+          "moe_load_skew", m.moe_load_skew,
+          "moe_load_skew must be at least 0 and 1 + moe_load_skew at most num_experts (a "
+          "GPU's experts cannot receive more than every token)");
+    if (m.moe_pad_to_capacity && factor == 0.0)
+      detail::rule_violated_text(
+          "moe_pad_to_capacity", "true",
+          "moe_pad_to_capacity needs moe_capacity_factor > 0 (a dropless expert has no "
+          "capacity to pad to)");
   } else {
-    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
-            "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
+    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
+                m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+            "num_experts", 0,
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_capacity_factor, moe_load_skew and "
+            "moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -3101,8 +3125,21 @@ struct layer_writer {
       case expert_exchange::tensor_parallel:
         return (T * k + E - 1) / E;
       default:  // training's tokens are many: Megatron's balanced share, rounded down
-        return T * k * c.ep * c.etp / E;
+        return scaled_by_load(T * k * c.ep * c.etp, E);
     }
+  }
+  // numerator / denominator, rounded down when routing is balanced; times the model's load factor
+  // (the busiest GPU's share: skew, capacity, padding), rounded up, when it is not.
+  constexpr std::uint64_t scaled_by_load(std::uint64_t numerator, std::uint64_t denominator) const {
+    const double factor = c.model.moe_load_factor();
+    if (factor == 1.0) return numerator / denominator;
+    const double exact = static_cast<double>(numerator) / static_cast<double>(denominator) * factor;
+    const auto whole = static_cast<std::uint64_t>(exact);
+    return static_cast<double>(whole) < exact ? whole + 1 : whole;
+  }
+  // Bytes of the routed token copies the busiest GPU exchanges (its send buffer when balanced).
+  constexpr std::uint64_t routed_bytes() const {
+    return scaled_by_load(router_tokens() * c.model.moe_top_k * h() * c.element_bytes(), 1);
   }
   constexpr std::uint64_t expert_width() const {
     return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
@@ -3146,7 +3183,7 @@ struct layer_writer {
     projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
     if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
     if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
-    const std::uint64_t token_bytes = T * k * h() * w;
+    const std::uint64_t token_bytes = routed_bytes();
     // Megatron's router and token bookkeeping in training (serving runtimes fuse them into their
     // expert kernels): the scores' softmax, the top-k, the load-balancing loss (none with the
     // expert-bias method), the per-expert token histogram.
@@ -3244,7 +3281,7 @@ struct layer_writer {
   constexpr void moe_backward() {
     const model_spec& m = c.model;
     const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
-    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = routed_bytes();
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
     const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
@@ -9311,6 +9348,15 @@ AICB_END_NAMESPACE
 ///   Megatron-Core's does (`interleaved_p2p_overlap`). Without them every collective and transfer is
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
+///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
+///   run since the previous one (Megatron pairs one micro batch's forward with another's backward).
+/// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
+///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
+///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
+///   pipeline transfers under batch_p2p_sync. Layouts of large kernels never notice; layouts of
+///   tiny ones run at the host's pace (`host_us` per stage).
+/// - Routing imbalance is the model's (`moe_load_skew`, `moe_capacity_factor`,
+///   `moe_pad_to_capacity`): the representative rank is the busiest, whose experts the step waits for.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -9351,12 +9397,52 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
+  /// Megatron --overlap-moe-expert-parallel-comm: the expert-parallel all-to-alls of one micro batch
+  /// run under the computation of another (its forward and backward passes merged pairwise, with the
+  /// weight gradients delayed); each exchange hides behind the computation since the previous one.
+  bool overlap_moe_expert_parallel_comm = false;
+  /// The host: the CPU time the training process takes to issue one kernel or collective
+  /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
+  /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
+  /// PyTorch operation issued to an idle H200 takes 15.1 µs from the event before it to the event
+  /// after it (median of the 12 element-wise kernels of 1–4 MiB in docs/measurements/h200/memory.csv,
+  /// flat across those sizes), of which the roofline's launch and the kernel are about 3 µs.
+  /// 0: a host that is never the bottleneck (CUDA graphs).
+  double host_us_per_launch = 12;
+  /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
+  /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
+  bool batch_p2p_sync = true;
 };
+
+/// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
+/// MoE token counts are gathered (the dropless dispatchers read them on the host to size the
+/// exchange and the grouped GEMM), before the optimizer step (the gradient norm and the overflow
+/// check are read on the host), and after non-overlapped pipeline transfers (batch_p2p_sync).
+enum class host_sync : std::uint8_t { none, before, after };
 
 /// Whether the estimate of `job` overlaps pipeline transfers: asked for, or an interleaved schedule
 /// run with Megatron-Core's default.
 [[nodiscard]] constexpr bool overlaps_p2p(const job_spec& job, const estimate_options& o) noexcept {
   return o.overlap_p2p || (o.interleaved_p2p_overlap && job.parallel.virtual_pipeline > 1);
+}
+
+/// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
+/// unfused attention, and an FP8 GEMM's cast of its operand.
+[[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
+  if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
+  std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
+  if (op.kind == op_kind::gemm && op.type == dtype::fp8 && op.pass != pass_kind::weight_grad) ++n;
+  return n;
+}
+
+/// Where the host waits for the GPU around `op` (see host_sync). `reads_counts`: `op` is the first
+/// operation of an MoE layer's forward that needs the routed token counts on the host.
+[[nodiscard]] inline host_sync host_sync_of(const operation& op, bool reads_counts, bool overlap_p2p,
+                                            const estimate_options& o) noexcept {
+  if (reads_counts) return op.type == op_type::collective ? host_sync::after : host_sync::before;
+  if (op.type == op_type::compute && op.compute.kind == op_kind::optimizer) return host_sync::before;
+  if (op.is_transfer() && op.layer == no_layer && o.batch_p2p_sync && !overlap_p2p) return host_sync::after;
+  return host_sync::none;
 }
 
 /// One pipeline stage's iteration, as its representative rank runs it (microseconds).
@@ -9367,6 +9453,7 @@ struct stage_estimate {
   double communication_us = 0;  ///< collectives and transfers on the critical path
   double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
   double contention_us = 0;     ///< computation slowed by the collectives hidden behind it
+  double host_us = 0;           ///< the GPU idle, waiting for the host to issue its next operation
 };
 
 /// One interval of a representative rank's iteration, as the estimate played it: an operation on one
@@ -9478,10 +9565,13 @@ struct estimate_lane {
   rank_schedule::iterator at;
   stage_estimate result;
   double clock = 0;
-  double backward_stretch = 0;  // compute of the backward work since the last forward operation
-  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
-  operation pending_op{};       // that all-gather
-  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
+  double backward_stretch = 0;   // compute of the backward work since the last forward operation
+  double pending_tp = 0;         // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};        // that all-gather
+  double last_gemm = 0;          // the GEMM just run, which a TP reduce-scatter can hide behind
+  double since_exchange = 0;     // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
+  double host = 0;               // when the host has issued everything so far
+  bool moe_counts_read = false;  // the host has read this MoE layer's token counts
   bool done = false;
 };
 
@@ -9535,6 +9625,25 @@ struct estimate_lane {
     lane.clock += cost;
     lane.result.contention_us += cost;
   };
+  // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
+  // is issued, and finishes the operation no earlier than the last is.
+  const double launch_us = options.host_us_per_launch;
+  const auto issue = [&](detail::estimate_lane& lane, std::uint64_t launches) {
+    if (!(launch_us > 0)) return;
+    const double first = lane.host + launch_us;
+    lane.host += launch_us * static_cast<double>(launches);
+    if (first > lane.clock) {
+      lane.result.host_us += first - lane.clock;
+      lane.clock = first;
+    }
+  };
+  const auto host_bound_end = [&](detail::estimate_lane& lane) {
+    if (lane.host > lane.clock) {
+      lane.result.host_us += lane.host - lane.clock;
+      lane.clock = lane.host;
+    }
+  };
+  const auto host_waits = [&](detail::estimate_lane& lane) { lane.host = std::max(lane.host, lane.clock); };
   const auto flush_tp = [&](detail::estimate_lane& lane) {
     if (lane.pending_tp > 0)
       report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
@@ -9553,16 +9662,32 @@ struct estimate_lane {
           const auto sent = in_flight.find(key);
           if (sent == in_flight.end()) break;  // blocked until that stage sends
           flush_tp(lane);
+          issue(lane, 1);
           if (sent->second > lane.clock) {
             report(lane, "waiting", op, lane.clock, sent->second);
             lane.result.wait_us += sent->second - lane.clock;
             lane.clock = sent->second;
           }
+          if (host_sync_of(op, false, overlap_p2p, options) == host_sync::after) host_waits(lane);
           in_flight.erase(sent);
           progressed = true;
           continue;
         }
         progressed = true;
+        const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
+        if (op.type == op_type::compute && forward_pass && op.compute.role == op_role::moe_permute &&
+            op.name == "moe_token_histogram")
+          lane.moe_counts_read = false;  // a new MoE layer's routing
+        const bool reads_counts = forward_pass && !lane.moe_counts_read &&
+                                  ((op.type == op_type::collective && op.name == "moe_token_counts") ||
+                                   (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
+        if (reads_counts) lane.moe_counts_read = true;
+        const host_sync sync = host_sync_of(op, reads_counts, overlap_p2p, options);
+        if (sync == host_sync::before) {
+          flush_tp(lane);
+          host_waits(lane);
+        }
+        issue(lane, op.type == op_type::compute ? kernel_launches(op.compute) : 1);
         switch (op.type) {
           case op_type::compute: {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
@@ -9581,7 +9706,9 @@ struct estimate_lane {
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
+            host_bound_end(lane);
             lane.result.compute_us += us;
+            lane.since_exchange += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;
             if (op.is_backward_work()) lane.backward_stretch += us;
             break;
@@ -9599,6 +9726,18 @@ struct estimate_lane {
                 contend(lane, hidden);
                 us -= hidden;
               }
+            }
+            if (options.overlap_moe_expert_parallel_comm && op.group.kind == group_kind::ep &&
+                op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
+              const double hidden = std::min(us, lane.since_exchange);
+              lane.since_exchange = 0;
+              flush_tp(lane);
+              report(lane, "collectives", op, lane.clock - hidden, lane.clock - hidden + us);
+              contend(lane, hidden);
+              lane.last_gemm = 0;
+              lane.clock += us - hidden;
+              lane.result.communication_us += us - hidden;
+              break;
             }
             if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
                 op.phase != op_phase::finalize) {
@@ -9632,6 +9771,7 @@ struct estimate_lane {
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
                   lane.clock + (overlap_p2p ? 0 : us);
+            if (sync == host_sync::after) lane.host = std::max(lane.host, lane.clock + us);
             break;
           }
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
@@ -9643,6 +9783,10 @@ struct estimate_lane {
             lane.result.communication_us += us;
             break;
           }
+        }
+        if (sync == host_sync::after) {
+          flush_tp(lane);
+          host_waits(lane);
         }
       }
       if (!lane.done && lane.at == std::default_sentinel) {
@@ -15184,7 +15328,13 @@ inline std::string estimate_number(const char* format, double value) {
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
-    w.member("p2p", overlaps_p2p(d.report.job, d.overlap)).member("slowdown", d.overlap.overlap_slowdown);
+    w.member("p2p", overlaps_p2p(d.report.job, d.overlap));
+    w.member("moe_expert_parallel_comm", d.overlap.overlap_moe_expert_parallel_comm);
+    w.member("slowdown", d.overlap.overlap_slowdown);
+    w.end_object();
+    w.key("host").begin_object();
+    w.member("us_per_launch", d.overlap.host_us_per_launch)
+        .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     w.member("mfu", e.mfu).member("hfu", e.hfu);
@@ -15194,7 +15344,7 @@ inline std::string estimate_number(const char* format, double value) {
       w.begin_object().member("stage", s.stage).member("rank", s.rank);
       w.member("end_s", s.end_us * 1e-6).member("compute_s", s.compute_us * 1e-6);
       w.member("communication_s", s.communication_us * 1e-6).member("wait_s", s.wait_us * 1e-6);
-      w.member("contention_s", s.contention_us * 1e-6);
+      w.member("contention_s", s.contention_us * 1e-6).member("host_s", s.host_us * 1e-6);
       w.end_object();
     }
     w.end_array();
@@ -15228,10 +15378,15 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
   if (overlaps_p2p(d.report.job, d.overlap)) overlap += "p2p ";
+  if (d.overlap.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
   if (!overlap.empty())
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);
   out += row("overlap", overlap.empty() ? "none" : overlap);
+  out += row("host", d.overlap.host_us_per_launch > 0
+                         ? estimate_number("%.3g us per launch", d.overlap.host_us_per_launch) +
+                               (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
+                         : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
   out += row("MFU / HFU",
@@ -15241,6 +15396,7 @@ inline std::string estimate_number(const char* format, double value) {
     text += estimate_number(", communication %.4g s", s.communication_us * 1e-6);
     text += estimate_number(", waiting %.4g s", s.wait_us * 1e-6);
     if (s.contention_us > 0) text += estimate_number(", overlap contention %.4g s", s.contention_us * 1e-6);
+    if (s.host_us > 0) text += estimate_number(", waiting for the host %.4g s", s.host_us * 1e-6);
     std::string label = "stage ";
     label.append(std::to_string(s.stage)).append(" (rank ").append(std::to_string(s.rank)).append(")");
     out += row(label, text);

@@ -88,8 +88,11 @@ TEST_CASE("estimate: one GPU's iteration is the sum of its operations' durations
     REQUIRE(op.type == aicb::op_type::compute);
     sum_us += static_cast<double>(gpu.duration(op.compute).count()) / 1000;
   }
-  const aicb::iteration_estimate e = aicb::estimate_iteration(job, gpu, aicb::cluster_preset("dgx-h100"));
+  // A host that is never the bottleneck: the GPU runs the operations back to back.
+  const aicb::iteration_estimate e =
+      aicb::estimate_iteration(job, gpu, aicb::cluster_preset("dgx-h100"), {.host_us_per_launch = 0});
   REQUIRE(e.stages.size() == 1);
+  CHECK(e.stages[0].host_us == 0);
   CHECK(e.iteration_s == Approx(sum_us * 1e-6));
   CHECK(e.stages[0].compute_us == Approx(sum_us));
   CHECK(e.stages[0].communication_us == 0);
@@ -169,4 +172,98 @@ TEST_CASE("estimate: GPT-22B on 8 A100s lands near its published iteration times
   aicb::job_spec flash = gpt22b(true);
   flash.parallel.attention = aicb::attention_kind::flash;
   CHECK(aicb::estimate_iteration(flash, gpu, c).iteration_s < selective.iteration_s);
+}
+
+TEST_CASE("estimate: the host issues every launch; tiny kernels run at the host's pace",
+          "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  // Large kernels: the host runs ahead, and only its first launch and the wait before the optimizer
+  // step (which reads the gradient norm) leave the GPU idle — one launch each.
+  aicb::job_spec big{
+      aicb::presets::llama2_7b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 2, .seq_length = 1024}};
+  big.model.num_layers = 4;
+  const aicb::iteration_estimate free = aicb::estimate_iteration(big, gpu, c, {.host_us_per_launch = 0});
+  const aicb::iteration_estimate hosted = aicb::estimate_iteration(big, gpu, c);
+  std::uint64_t optimizer_ops = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(big, 0))
+    optimizer_ops += op.type == aicb::op_type::compute && op.compute.kind == aicb::op_kind::optimizer;
+  REQUIRE(optimizer_ops > 0);
+  CHECK(hosted.stages[0].host_us == Approx(12.0 * static_cast<double>(1 + optimizer_ops)));
+  CHECK(hosted.iteration_s * 1e6 == Approx(free.iteration_s * 1e6 + hosted.stages[0].host_us));
+  // Tiny kernels (a 64-wide model): every launch takes longer to issue than to run, so the
+  // iteration is the host's: at least one launch per operation, at most that plus the GPU's time.
+  aicb::job_spec tiny{aicb::model_spec{.hidden_size = 64,
+                                       .num_layers = 2,
+                                       .num_attention_heads = 2,
+                                       .ffn_hidden_size = 256,
+                                       .vocab_size = 512},
+                      {.world_size = 1},
+                      {.micro_batch = 1, .global_batch = 1, .seq_length = 16}};
+  double launches = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(tiny, 0))
+    launches += static_cast<double>(aicb::kernel_launches(op.compute));
+  const aicb::iteration_estimate slow = aicb::estimate_iteration(tiny, gpu, c);
+  const aicb::iteration_estimate fast = aicb::estimate_iteration(tiny, gpu, c, {.host_us_per_launch = 0});
+  CHECK(slow.iteration_s * 1e6 >= 12 * launches);
+  CHECK(slow.iteration_s * 1e6 <= 12 * launches + fast.iteration_s * 1e6);
+  CHECK(slow.stages[0].compute_us == Approx(fast.stages[0].compute_us));
+  CHECK(slow.stages[0].host_us > 0.5 * slow.iteration_s * 1e6);
+  // Kernels counted as the host launches them: one per problem of a GEMM loop, the FP8 cast.
+  aicb::compute_op loop{.kind = aicb::op_kind::gemm, .batch = 8, .m = 64, .n = 64, .k = 64};
+  loop.one_kernel = false;
+  CHECK(aicb::kernel_launches(loop) == 8);
+  loop.one_kernel = true;
+  CHECK(aicb::kernel_launches(loop) == 1);
+  loop.type = aicb::dtype::fp8;
+  CHECK(aicb::kernel_launches(loop) == 2);
+  loop.pass = aicb::pass_kind::weight_grad;
+  CHECK(aicb::kernel_launches(loop) == 1);
+}
+
+TEST_CASE("estimate: batch_p2p_sync makes the host wait at every pipeline transfer", "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 2, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 8, .seq_length = 1024}};
+  job.model.num_layers = 4;
+  const aicb::iteration_estimate synced = aicb::estimate_iteration(job, gpu, c);
+  const aicb::iteration_estimate unsynced = aicb::estimate_iteration(job, gpu, c, {.batch_p2p_sync = false});
+  // Each synchronisation leaves the GPU idle for at least the next launch.
+  CHECK(synced.stages[0].host_us > unsynced.stages[0].host_us + 8 * 12.0 - 1e-6);
+  CHECK(synced.iteration_s > unsynced.iteration_s);
+  // An interleaved schedule overlaps its transfers (no batched call, no synchronisation).
+  job.parallel.virtual_pipeline = 2;
+  const aicb::iteration_estimate a = aicb::estimate_iteration(job, gpu, c);
+  const aicb::iteration_estimate b = aicb::estimate_iteration(job, gpu, c, {.batch_p2p_sync = false});
+  CHECK(a.stages[0].host_us == Approx(b.stages[0].host_us));
+}
+
+TEST_CASE("estimate: MoE layers wait on the host for their token counts; EP all-to-alls can overlap",
+          "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 8,
+                      .expert_parallel = 8,
+                      .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                      .moe_grouped_gemm = true},
+                     {.micro_batch = 1, .global_batch = 16, .seq_length = 2048}};
+  job.model.num_layers = 2;
+  const aicb::iteration_estimate plain = aicb::estimate_iteration(job, gpu, c);
+  // One wait per MoE layer forward (2 layers x 2 micro batches) and the optimizer's, each at least
+  // a launch; the first launch of the iteration too.
+  CHECK(plain.stages[0].host_us >= (2 * 2 + 1 + 1) * 12.0 - 1e-6);
+  const aicb::iteration_estimate hidden =
+      aicb::estimate_iteration(job, gpu, c, {.overlap_moe_expert_parallel_comm = true});
+  CHECK(hidden.stages[0].communication_us < plain.stages[0].communication_us);
+  CHECK(hidden.stages[0].contention_us > 0);
+  CHECK(hidden.iteration_s < plain.iteration_s);
+  CHECK(hidden.stages[0].compute_us == Approx(plain.stages[0].compute_us));
+  // Imbalanced routing: the busiest GPU computes and exchanges more, and the step waits for it.
+  job.model.moe_load_skew = 0.5;
+  const aicb::iteration_estimate skewed = aicb::estimate_iteration(job, gpu, c);
+  CHECK(skewed.iteration_s > plain.iteration_s);
+  CHECK(skewed.stages[0].compute_us > plain.stages[0].compute_us);
 }

@@ -331,6 +331,44 @@ TEST_CASE("layer description: Megatron's MoE bookkeeping kernels around the toke
   CHECK(permute_bytes == Approx(4096.0 * 2 * 4096 * 2 * 2));
 }
 
+TEST_CASE("layer description: routing imbalance, capacity and padding size the busiest GPU's experts",
+          "[schedule][layer]") {
+  // Mixtral 8x7B, EP 2, all-to-all: T = 4096 tokens, k = 2, E = 8, so a local expert's balanced
+  // share is 4096 * 2 * 2 / 8 = 2048 rows, and the exchange 4096 * 2 copies of h = 4096 in BF16.
+  const auto sizes = [](double capacity, bool pad, double skew) {
+    aicb::job_spec job = job_of(aicb::presets::mixtral_8x7b, 1, 1, 2, 2);
+    job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+    job.batch.global_batch = 2;
+    job.model.moe_capacity_factor = capacity;
+    job.model.moe_pad_to_capacity = pad;
+    job.model.moe_load_skew = skew;
+    std::pair<u64, double> out{0, 0};
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+      if (op.layer != 0 || op.phase != aicb::op_phase::forward) continue;
+      if (op.name == "moe_fc1") out.first = op.compute.m;
+      if (op.name == "moe_dispatch") out.second = static_cast<double>(op.size.count());
+    }
+    return out;
+  };
+  const double exchange = 4096.0 * 2 * 4096 * 2;
+  CHECK(sizes(0, false, 0) == std::pair<u64, double>{2048, exchange});
+  CHECK(sizes(0, false, 0.25) == std::pair<u64, double>{2560, 1.25 * exchange});  // dropless: all of it
+  CHECK(sizes(1.1, false, 0.25).first == 2253);  // dropped beyond 1.1 x 2048 = 2252.8, rounded up
+  CHECK(sizes(1.5, false, 0.25).first == 2560);  // under the capacity: nothing dropped
+  CHECK(sizes(1.5, true, 0).first == 3072);      // padded to the capacity
+  aicb::model_spec m = aicb::presets::mixtral_8x7b;
+  m.moe_load_skew = -0.1;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("moe_load_skew = -0.1"));
+  m.moe_load_skew = 7.5;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("at most num_experts"));
+  m.moe_load_skew = 0;
+  m.moe_pad_to_capacity = true;
+  CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("moe_pad_to_capacity needs moe_capacity_factor"));
+  aicb::model_spec dense = aicb::presets::llama2_7b;
+  dense.moe_load_skew = 0.5;
+  CHECK_THROWS_WITH(aicb::validate(dense), Catch::Contains("need num_experts > 0"));
+}
+
 TEST_CASE("layer description: DeepSpeed's CSV and SimAI forms carry the same collectives",
           "[schedule][layer]") {
   for (const u64 stage : {1, 2, 3}) {

@@ -101,7 +101,13 @@ inline std::string estimate_number(const char* format, double value) {
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
-    w.member("p2p", overlaps_p2p(d.report.job, d.overlap)).member("slowdown", d.overlap.overlap_slowdown);
+    w.member("p2p", overlaps_p2p(d.report.job, d.overlap));
+    w.member("moe_expert_parallel_comm", d.overlap.overlap_moe_expert_parallel_comm);
+    w.member("slowdown", d.overlap.overlap_slowdown);
+    w.end_object();
+    w.key("host").begin_object();
+    w.member("us_per_launch", d.overlap.host_us_per_launch)
+        .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     w.member("mfu", e.mfu).member("hfu", e.hfu);
@@ -111,7 +117,7 @@ inline std::string estimate_number(const char* format, double value) {
       w.begin_object().member("stage", s.stage).member("rank", s.rank);
       w.member("end_s", s.end_us * 1e-6).member("compute_s", s.compute_us * 1e-6);
       w.member("communication_s", s.communication_us * 1e-6).member("wait_s", s.wait_us * 1e-6);
-      w.member("contention_s", s.contention_us * 1e-6);
+      w.member("contention_s", s.contention_us * 1e-6).member("host_s", s.host_us * 1e-6);
       w.end_object();
     }
     w.end_array();
@@ -145,10 +151,15 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
   if (overlaps_p2p(d.report.job, d.overlap)) overlap += "p2p ";
+  if (d.overlap.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
   if (!overlap.empty())
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);
   out += row("overlap", overlap.empty() ? "none" : overlap);
+  out += row("host", d.overlap.host_us_per_launch > 0
+                         ? estimate_number("%.3g us per launch", d.overlap.host_us_per_launch) +
+                               (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
+                         : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
   out += row("MFU / HFU",
@@ -158,6 +169,7 @@ inline std::string estimate_number(const char* format, double value) {
     text += estimate_number(", communication %.4g s", s.communication_us * 1e-6);
     text += estimate_number(", waiting %.4g s", s.wait_us * 1e-6);
     if (s.contention_us > 0) text += estimate_number(", overlap contention %.4g s", s.contention_us * 1e-6);
+    if (s.host_us > 0) text += estimate_number(", waiting for the host %.4g s", s.host_us * 1e-6);
     std::string label = "stage ";
     label.append(std::to_string(s.stage)).append(" (rank ").append(std::to_string(s.rank)).append(")");
     out += row(label, text);

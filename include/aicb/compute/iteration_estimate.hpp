@@ -36,6 +36,15 @@
 ///   Megatron-Core's does (`interleaved_p2p_overlap`). Without them every collective and transfer is
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
+///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
+///   run since the previous one (Megatron pairs one micro batch's forward with another's backward).
+/// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
+///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
+///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
+///   pipeline transfers under batch_p2p_sync. Layouts of large kernels never notice; layouts of
+///   tiny ones run at the host's pace (`host_us` per stage).
+/// - Routing imbalance is the model's (`moe_load_skew`, `moe_capacity_factor`,
+///   `moe_pad_to_capacity`): the representative rank is the busiest, whose experts the step waits for.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -76,12 +85,52 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
+  /// Megatron --overlap-moe-expert-parallel-comm: the expert-parallel all-to-alls of one micro batch
+  /// run under the computation of another (its forward and backward passes merged pairwise, with the
+  /// weight gradients delayed); each exchange hides behind the computation since the previous one.
+  bool overlap_moe_expert_parallel_comm = false;
+  /// The host: the CPU time the training process takes to issue one kernel or collective
+  /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
+  /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
+  /// PyTorch operation issued to an idle H200 takes 15.1 µs from the event before it to the event
+  /// after it (median of the 12 element-wise kernels of 1–4 MiB in docs/measurements/h200/memory.csv,
+  /// flat across those sizes), of which the roofline's launch and the kernel are about 3 µs.
+  /// 0: a host that is never the bottleneck (CUDA graphs).
+  double host_us_per_launch = 12;
+  /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
+  /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
+  bool batch_p2p_sync = true;
 };
+
+/// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
+/// MoE token counts are gathered (the dropless dispatchers read them on the host to size the
+/// exchange and the grouped GEMM), before the optimizer step (the gradient norm and the overflow
+/// check are read on the host), and after non-overlapped pipeline transfers (batch_p2p_sync).
+enum class host_sync : std::uint8_t { none, before, after };
 
 /// Whether the estimate of `job` overlaps pipeline transfers: asked for, or an interleaved schedule
 /// run with Megatron-Core's default.
 [[nodiscard]] constexpr bool overlaps_p2p(const job_spec& job, const estimate_options& o) noexcept {
   return o.overlap_p2p || (o.interleaved_p2p_overlap && job.parallel.virtual_pipeline > 1);
+}
+
+/// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
+/// unfused attention, and an FP8 GEMM's cast of its operand.
+[[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
+  if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
+  std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
+  if (op.kind == op_kind::gemm && op.type == dtype::fp8 && op.pass != pass_kind::weight_grad) ++n;
+  return n;
+}
+
+/// Where the host waits for the GPU around `op` (see host_sync). `reads_counts`: `op` is the first
+/// operation of an MoE layer's forward that needs the routed token counts on the host.
+[[nodiscard]] inline host_sync host_sync_of(const operation& op, bool reads_counts, bool overlap_p2p,
+                                            const estimate_options& o) noexcept {
+  if (reads_counts) return op.type == op_type::collective ? host_sync::after : host_sync::before;
+  if (op.type == op_type::compute && op.compute.kind == op_kind::optimizer) return host_sync::before;
+  if (op.is_transfer() && op.layer == no_layer && o.batch_p2p_sync && !overlap_p2p) return host_sync::after;
+  return host_sync::none;
 }
 
 /// One pipeline stage's iteration, as its representative rank runs it (microseconds).
@@ -92,6 +141,7 @@ struct stage_estimate {
   double communication_us = 0;  ///< collectives and transfers on the critical path
   double wait_us = 0;           ///< waiting for another stage (the pipeline bubble)
   double contention_us = 0;     ///< computation slowed by the collectives hidden behind it
+  double host_us = 0;           ///< the GPU idle, waiting for the host to issue its next operation
 };
 
 /// One interval of a representative rank's iteration, as the estimate played it: an operation on one
@@ -203,10 +253,13 @@ struct estimate_lane {
   rank_schedule::iterator at;
   stage_estimate result;
   double clock = 0;
-  double backward_stretch = 0;  // compute of the backward work since the last forward operation
-  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
-  operation pending_op{};       // that all-gather
-  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
+  double backward_stretch = 0;   // compute of the backward work since the last forward operation
+  double pending_tp = 0;         // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};        // that all-gather
+  double last_gemm = 0;          // the GEMM just run, which a TP reduce-scatter can hide behind
+  double since_exchange = 0;     // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
+  double host = 0;               // when the host has issued everything so far
+  bool moe_counts_read = false;  // the host has read this MoE layer's token counts
   bool done = false;
 };
 
@@ -260,6 +313,25 @@ struct estimate_lane {
     lane.clock += cost;
     lane.result.contention_us += cost;
   };
+  // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
+  // is issued, and finishes the operation no earlier than the last is.
+  const double launch_us = options.host_us_per_launch;
+  const auto issue = [&](detail::estimate_lane& lane, std::uint64_t launches) {
+    if (!(launch_us > 0)) return;
+    const double first = lane.host + launch_us;
+    lane.host += launch_us * static_cast<double>(launches);
+    if (first > lane.clock) {
+      lane.result.host_us += first - lane.clock;
+      lane.clock = first;
+    }
+  };
+  const auto host_bound_end = [&](detail::estimate_lane& lane) {
+    if (lane.host > lane.clock) {
+      lane.result.host_us += lane.host - lane.clock;
+      lane.clock = lane.host;
+    }
+  };
+  const auto host_waits = [&](detail::estimate_lane& lane) { lane.host = std::max(lane.host, lane.clock); };
   const auto flush_tp = [&](detail::estimate_lane& lane) {
     if (lane.pending_tp > 0)
       report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
@@ -278,16 +350,32 @@ struct estimate_lane {
           const auto sent = in_flight.find(key);
           if (sent == in_flight.end()) break;  // blocked until that stage sends
           flush_tp(lane);
+          issue(lane, 1);
           if (sent->second > lane.clock) {
             report(lane, "waiting", op, lane.clock, sent->second);
             lane.result.wait_us += sent->second - lane.clock;
             lane.clock = sent->second;
           }
+          if (host_sync_of(op, false, overlap_p2p, options) == host_sync::after) host_waits(lane);
           in_flight.erase(sent);
           progressed = true;
           continue;
         }
         progressed = true;
+        const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
+        if (op.type == op_type::compute && forward_pass && op.compute.role == op_role::moe_permute &&
+            op.name == "moe_token_histogram")
+          lane.moe_counts_read = false;  // a new MoE layer's routing
+        const bool reads_counts = forward_pass && !lane.moe_counts_read &&
+                                  ((op.type == op_type::collective && op.name == "moe_token_counts") ||
+                                   (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
+        if (reads_counts) lane.moe_counts_read = true;
+        const host_sync sync = host_sync_of(op, reads_counts, overlap_p2p, options);
+        if (sync == host_sync::before) {
+          flush_tp(lane);
+          host_waits(lane);
+        }
+        issue(lane, op.type == op_type::compute ? kernel_launches(op.compute) : 1);
         switch (op.type) {
           case op_type::compute: {
             const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
@@ -306,7 +394,9 @@ struct estimate_lane {
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
+            host_bound_end(lane);
             lane.result.compute_us += us;
+            lane.since_exchange += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;
             if (op.is_backward_work()) lane.backward_stretch += us;
             break;
@@ -324,6 +414,18 @@ struct estimate_lane {
                 contend(lane, hidden);
                 us -= hidden;
               }
+            }
+            if (options.overlap_moe_expert_parallel_comm && op.group.kind == group_kind::ep &&
+                op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
+              const double hidden = std::min(us, lane.since_exchange);
+              lane.since_exchange = 0;
+              flush_tp(lane);
+              report(lane, "collectives", op, lane.clock - hidden, lane.clock - hidden + us);
+              contend(lane, hidden);
+              lane.last_gemm = 0;
+              lane.clock += us - hidden;
+              lane.result.communication_us += us - hidden;
+              break;
             }
             if (options.tp_comm_overlap && op.group.kind == group_kind::tp &&
                 op.phase != op_phase::finalize) {
@@ -357,6 +459,7 @@ struct estimate_lane {
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
                   lane.clock + (overlap_p2p ? 0 : us);
+            if (sync == host_sync::after) lane.host = std::max(lane.host, lane.clock + us);
             break;
           }
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
@@ -368,6 +471,10 @@ struct estimate_lane {
             lane.result.communication_us += us;
             break;
           }
+        }
+        if (sync == host_sync::after) {
+          flush_tp(lane);
+          host_waits(lane);
         }
       }
       if (!lane.done && lane.at == std::default_sentinel) {

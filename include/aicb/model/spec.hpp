@@ -69,7 +69,9 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
   ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
   ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
-  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless, routing assumed perfectly balanced")) \
+  ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless (Megatron --moe-expert-capacity-factor): an expert takes at most factor x its balanced share of tokens, the rest dropped")) \
+  ((bool, moe_pad_to_capacity, false, "pad every expert's tokens to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs moe_capacity_factor)")) \
+  ((double, moe_load_skew, 0.0, "routing imbalance: the busiest GPU's experts receive (1 + skew) x their balanced share of tokens, which the step waits for; 0 = balanced")) \
   ((std::uint64_t, q_lora_rank, 0, "MLA query compression rank; 0 = uncompressed queries"))                    \
   ((std::uint64_t, kv_lora_rank, 0, "MLA key/value compression rank; > 0 selects multi-head latent attention")) \
   ((std::uint64_t, qk_nope_head_dim, 0, "MLA per-head query/key size without rotary part"))                    \
@@ -104,6 +106,15 @@ struct model_spec {
 
   /// True for mixture-of-experts models.
   [[nodiscard]] constexpr bool is_moe() const noexcept { return num_experts > 0; }
+  /// How many times its balanced share of routed tokens the busiest GPU's experts compute (the
+  /// expert exchange waits for it): 1 + moe_load_skew when dropless; the capacity factor when
+  /// padded to capacity; otherwise the lesser of the two (tokens beyond the capacity dropped).
+  [[nodiscard]] constexpr double moe_load_factor() const noexcept {
+    const double load = 1.0 + moe_load_skew;
+    if (moe_capacity_factor <= 0.0) return load;
+    if (moe_pad_to_capacity) return moe_capacity_factor;
+    return load < moe_capacity_factor ? load : moe_capacity_factor;
+  }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
   [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
@@ -309,9 +320,22 @@ constexpr bool validate(const model_spec& spec) {
           "moe_capacity_factor", factor,
           "moe_capacity_factor must be 0 (dropless) or between 1 and num_experts (an expert takes each token "
           "at most once)");
+    if (!(m.moe_load_skew >= 0.0 && m.moe_load_skew + 1.0 <= static_cast<double>(m.num_experts)))
+      detail::rule_violated_by(
+          "moe_load_skew", m.moe_load_skew,
+          "moe_load_skew must be at least 0 and 1 + moe_load_skew at most num_experts (a "
+          "GPU's experts cannot receive more than every token)");
+    if (m.moe_pad_to_capacity && factor == 0.0)
+      detail::rule_violated_text(
+          "moe_pad_to_capacity", "true",
+          "moe_pad_to_capacity needs moe_capacity_factor > 0 (a dropless expert has no "
+          "capacity to pad to)");
   } else {
-    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0, "num_experts", 0,
-            "moe_top_k, num_shared_experts and first_dense_layers need num_experts > 0");
+    require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
+                m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+            "num_experts", 0,
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_capacity_factor, moe_load_skew and "
+            "moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,

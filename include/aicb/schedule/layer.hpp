@@ -660,8 +660,21 @@ struct layer_writer {
       case expert_exchange::tensor_parallel:
         return (T * k + E - 1) / E;
       default:  // training's tokens are many: Megatron's balanced share, rounded down
-        return T * k * c.ep * c.etp / E;
+        return scaled_by_load(T * k * c.ep * c.etp, E);
     }
+  }
+  // numerator / denominator, rounded down when routing is balanced; times the model's load factor
+  // (the busiest GPU's share: skew, capacity, padding), rounded up, when it is not.
+  constexpr std::uint64_t scaled_by_load(std::uint64_t numerator, std::uint64_t denominator) const {
+    const double factor = c.model.moe_load_factor();
+    if (factor == 1.0) return numerator / denominator;
+    const double exact = static_cast<double>(numerator) / static_cast<double>(denominator) * factor;
+    const auto whole = static_cast<std::uint64_t>(exact);
+    return static_cast<double>(whole) < exact ? whole + 1 : whole;
+  }
+  // Bytes of the routed token copies the busiest GPU exchanges (its send buffer when balanced).
+  constexpr std::uint64_t routed_bytes() const {
+    return scaled_by_load(router_tokens() * c.model.moe_top_k * h() * c.element_bytes(), 1);
   }
   constexpr std::uint64_t expert_width() const {
     return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
@@ -705,7 +718,7 @@ struct layer_writer {
     projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
     if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
     if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
-    const std::uint64_t token_bytes = T * k * h() * w;
+    const std::uint64_t token_bytes = routed_bytes();
     // Megatron's router and token bookkeeping in training (serving runtimes fuse them into their
     // expert kernels): the scores' softmax, the top-k, the load-balancing loss (none with the
     // expert-bias method), the per-expert token histogram.
@@ -803,7 +816,7 @@ struct layer_writer {
   constexpr void moe_backward() {
     const model_spec& m = c.model;
     const std::uint64_t E = m.num_experts, k = m.moe_top_k, w = c.element_bytes();
-    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = T * k * h() * w;
+    const std::uint64_t T = router_tokens(), group = c.etp * c.ep, token_bytes = routed_bytes();
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
     const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
