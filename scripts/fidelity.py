@@ -126,6 +126,8 @@ def job_flags(row):
         if capacity:
             flags += ["--moe-capacity-factor", capacity.group(1)] + (
                 ["--moe-pad-to-capacity"] if capacity.group(2) else [])
+            notes.append("capacity factor %s%s (row's notes)" % (capacity.group(1),
+                                                                  " padded" if capacity.group(2) else ""))
     else:
         flags = ["--num-layers", layers, "--hidden-size", hidden, "--num-attention-heads", heads, "--num-kv-heads", kv,
                  "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab]

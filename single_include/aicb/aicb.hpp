@@ -6682,6 +6682,32 @@ inline constexpr model_spec deepseek_v3 = [] {
   return m;
 }();
 
+// Kimi K2 (config.json of moonshotai/Kimi-K2-Instruct): DeepSeek-V3's architecture with 64 heads,
+// 384 experts and one dense layer, no MTP module.
+inline constexpr model_spec kimi_k2 = [] {
+  model_spec m = deepseek("kimi-k2", 61, 7168, 64, 18432, 163840, 1536, 384, 8, 2048, 1, 1);
+  m.moe_router_bias = true;
+  return m;
+}();
+
+// ---- GLM-4.5 (config.json of zai-org/GLM-4.5-Air): DeepSeek-V3-style experts (sigmoid scores
+// with a score-correction bias, one shared expert, a leading dense layer, one MTP module) on
+// grouped-query attention: 96 query heads of 128 over a 4096-wide residual, 8 KV heads, biases on
+// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not priced.
+inline constexpr model_spec glm4_5_air = [] {
+  model_spec m = llama("glm-4.5-air", 46, 4096, 96, 8, 10944, 151552);
+  m.head_dim = 128;
+  m.qkv_bias = true;
+  m.num_experts = 128;
+  m.moe_top_k = 8;
+  m.moe_ffn_hidden_size = 1408;
+  m.num_shared_experts = 1;
+  m.first_dense_layers = 1;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}();
+
 // ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
 // deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
 // linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
@@ -6758,7 +6784,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 41> all_presets{{
+inline constexpr std::array<preset, 43> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -6783,6 +6809,8 @@ inline constexpr std::array<preset, 41> all_presets{{
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
+    {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
@@ -17461,14 +17489,16 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 12> supported{
-      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe", "qwen3",
-      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss",   "nemotron_h"};
+  static constexpr std::array<std::string_view, 14> supported{
+      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
+      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h"));
+                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
+  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -17502,6 +17532,10 @@ class hf_reader {
       AICB_THROW(config_error("attention_bias", "false",
                               "GPT-OSS without attention biases is not a GPT-OSS model aicb knows"));
     m.linear_bias = true;
+  } else if (type == "glm4_moe") {
+    // GLM-4.5's attention_bias biases q, k and v only (its o_proj and MLPs have none).
+    if (mlp_bias) AICB_THROW(config_error("mlp_bias", "true", "GLM-4.5's MLPs have no biases"));
+    m.qkv_bias = attention_bias;
   } else if (attention_bias && mlp_bias)
     m.linear_bias = true;
   else if (attention_bias || mlp_bias)
@@ -17640,7 +17674,19 @@ class hf_reader {
                                   "then full_attention every full_attention_interval-th layer)"));
       }
     }
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+  } else if (type == "glm4_moe") {
+    // DeepSeek-V3's experts — sigmoid scores with a score-correction bias, shared experts, leading
+    // dense layers, MTP modules — on grouped-query attention (transformers' modeling_glm4_moe.py).
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    m.moe_router_bias = true;
+    m.qk_norm = r.flag("use_qk_norm", false);
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+    r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+  } else if (deepseek) {
     m.num_experts = r.required("n_routed_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");

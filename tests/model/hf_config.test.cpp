@@ -141,6 +141,66 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
   CHECK(aicb::load_hf_config((dir / "Qwen2.5-7B.json").string()).model.sliding_window == 0);
 }
 
+TEST_CASE("hf_config: GLM-4.5-Air and Kimi K2 import to their model cards' counts and their presets",
+          "[model][hf_config]") {
+  // tests/data/hf/glm-4.5-air.json: zai-org/GLM-4.5-Air's config.json (its Glm4MoeConfig as
+  // transformers 4.54.1 prints it). Model card: 106B parameters in all, 12B active.
+  // By hand: attention 4096·12288 (q) + 2·4096·1024 (k, v) + 12288·4096 (o), biases on q, k, v
+  // (12288 + 2·1024), two norms, on 46 layers; layer 0's MLP 3·4096·10944; 45 MoE layers of 129
+  // experts (128 routed, 1 shared) of 3·4096·1408, a 128 x 4096 router and its 128 score-correction
+  // biases; two 151552 x 4096 embeddings and the final norm. Active: 9 of the 129 experts.
+  {
+    const aicb::hf_import glm =
+        aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/glm-4.5-air.json");
+    CHECK(glm.ignored_keys.empty());
+    const std::uint64_t attention = 4096ull * 12288 * 2 + 2 * 4096ull * 1024 + 12288 + 2 * 1024 + 2 * 4096;
+    const std::uint64_t expert = 3ull * 4096 * 1408, router = 128ull * 4096 + 128;
+    const std::uint64_t embedding = 151552ull * 4096;
+    const aicb::param_counts c = aicb::count_params(glm.model);
+    CHECK(c.total() ==
+          46 * attention + 3ull * 4096 * 10944 + 45 * (129 * expert + router) + 2 * embedding + 4096);
+    CHECK(c.total() == 106'852'251'264ull);
+    CHECK(c.active_without_input_embedding() ==
+          46 * attention + 3ull * 4096 * 10944 + 45 * (9 * expert + router) + embedding + 4096);
+    CHECK(std::floor(static_cast<double>(c.total()) / 1e9) == 106);
+    CHECK(std::floor(static_cast<double>(c.active_without_input_embedding() - embedding) / 1e9) == 12);
+    CHECK(glm.model.qkv_bias);
+    CHECK_FALSE(glm.model.linear_bias);
+    CHECK(glm.model.num_mtp_layers == 1);
+    aicb::model_spec m = aicb::resolve(glm.model);
+    const aicb::model_spec expected = aicb::resolve(aicb::presets::glm4_5_air);
+    m.name = expected.name;
+    m.max_position_embeddings = expected.max_position_embeddings;
+    CHECK(m == expected);
+  }
+  // tests/data/hf/kimi-k2-instruct.json: the keys of moonshotai/Kimi-K2-Instruct's config.json
+  // (model_type kimi_k2: DeepSeek-V3's architecture, Moonshot's model card), as public
+  // repositories record them. Model card: 1T parameters in all, 32B activated.
+  // By hand: MLA 7168·1536 + 1536 + 1536·64·192 + 7168·576 + 512 + 512·64·256 + 64·128·7168 and two
+  // norms on 61 layers; layer 0's MLP 3·7168·18432; 60 MoE layers of 385 experts of 3·7168·2048, a
+  // 384 x 7168 router and its biases; two 163840 x 7168 embeddings, the final norm.
+  {
+    const aicb::hf_import k2 =
+        aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/kimi-k2-instruct.json");
+    CHECK(k2.ignored_keys.empty());
+    const std::uint64_t attention = 7168ull * 1536 + 1536 + 1536ull * 64 * 192 + 7168ull * 576 + 512 +
+                                    512ull * 64 * 256 + 64ull * 128 * 7168 + 2 * 7168;
+    const std::uint64_t expert = 3ull * 7168 * 2048, router = 384ull * 7168 + 384;
+    const std::uint64_t embedding = 163840ull * 7168, dense = 3ull * 7168 * 18432;
+    const aicb::param_counts c = aicb::count_params(k2.model);
+    CHECK(c.total() == 61 * attention + dense + 60 * (385 * expert + router) + 2 * embedding + 7168);
+    CHECK(c.active_without_input_embedding() ==
+          61 * attention + dense + 60 * (9 * expert + router) + embedding + 7168);
+    CHECK(std::llround(static_cast<double>(c.total()) / 1e12) == 1);
+    CHECK(std::floor(static_cast<double>(c.active()) / 1e9) == 32);
+    aicb::model_spec m = aicb::resolve(k2.model);
+    const aicb::model_spec expected = aicb::resolve(aicb::presets::kimi_k2);
+    m.name = expected.name;
+    m.max_position_embeddings = expected.max_position_embeddings;
+    CHECK(m == expected);
+  }
+}
+
 TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card's counts and its preset",
           "[model][hf_config]") {
   // tests/data/hf/nemotron-3-nano-30b-a3b.json: the keys of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B's

@@ -129,6 +129,27 @@ aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
 aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --rank 0)
 aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
+# GLM-4.5-Air (grouped-query attention with q/k/v biases, DeepSeek-V3-style experts, an MTP module)
+# and Kimi K2 (DeepSeek-V3's architecture under model_type kimi_k2), from their config.json too.
+set(glm_job --model glm-4.5-air --world-size 16 --ep 8 --pp 2 --global-batch 16 --seq 4096
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_glm EXPECT "106852251264|106,852,251,264" "iteration" ARGS describe ${glm_job})
+aicb_cli_test(check_glm EXPECT "ok: all 16 ranks ran jointly" ARGS check ${glm_job})
+aicb_cli_test(hf_kimi_k2 EXPECT "1026408232448|1,026,408,232,448"
+              ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/kimi-k2-instruct.json" --no-estimate)
+# The host, EP overlap and routing imbalance in the estimate.
+set(host_job --model mixtral-8x7b --num-layers 2 --world-size 8 --ep 8 --global-batch 16 --seq 2048
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_host EXPECT "host +12 us per launch" "waiting for the host [0-9.e-]+ s" ARGS describe ${host_job})
+aicb_cli_test(describe_host_json EXPECT "\"host_s\": [0-9.e-]+" "\"us_per_launch\": 12"
+              ARGS describe ${host_job} --json)
+aicb_cli_test(describe_no_host EXPECT "host +never the bottleneck" ARGS describe ${host_job} --host-overhead-us 0)
+aicb_cli_test(describe_ep_overlap EXPECT "overlap +moe-expert-parallel-comm" "overlap contention"
+              ARGS describe ${host_job} --overlap-moe-expert-parallel-comm)
+aicb_cli_test(skew_refused STATUS 2 EXPECT "moe_load_skew = -1"
+              ARGS describe ${host_job} --moe-load-skew -1)
+aicb_cli_test(pad_refused STATUS 2 EXPECT "moe_pad_to_capacity needs moe_capacity_factor"
+              ARGS describe ${host_job} --moe-pad-to-capacity)
 set(split_job --model llama3.1-405b --world-size 512 --tp 8 --sp --pp 8 --vpp 8 --global-batch 64 --seq 8192
     --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split)
 aicb_cli_test(describe_accounted_split EXPECT "layers per pipeline stage +15 16 16 16 16 16 16 15" ARGS describe ${split_job})

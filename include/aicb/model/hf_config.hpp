@@ -182,14 +182,16 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 12> supported{
-      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe", "qwen3",
-      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "gpt_oss",   "nemotron_h"};
+  static constexpr std::array<std::string_view, 14> supported{
+      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
+      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h"));
+                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
+  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -223,6 +225,10 @@ class hf_reader {
       AICB_THROW(config_error("attention_bias", "false",
                               "GPT-OSS without attention biases is not a GPT-OSS model aicb knows"));
     m.linear_bias = true;
+  } else if (type == "glm4_moe") {
+    // GLM-4.5's attention_bias biases q, k and v only (its o_proj and MLPs have none).
+    if (mlp_bias) AICB_THROW(config_error("mlp_bias", "true", "GLM-4.5's MLPs have no biases"));
+    m.qkv_bias = attention_bias;
   } else if (attention_bias && mlp_bias)
     m.linear_bias = true;
   else if (attention_bias || mlp_bias)
@@ -361,7 +367,19 @@ class hf_reader {
                                   "then full_attention every full_attention_interval-th layer)"));
       }
     }
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
+  } else if (type == "glm4_moe") {
+    // DeepSeek-V3's experts — sigmoid scores with a score-correction bias, shared experts, leading
+    // dense layers, MTP modules — on grouped-query attention (transformers' modeling_glm4_moe.py).
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    m.moe_router_bias = true;
+    m.qk_norm = r.flag("use_qk_norm", false);
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+    r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+  } else if (deepseek) {
     m.num_experts = r.required("n_routed_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");

@@ -226,6 +226,32 @@ inline constexpr model_spec deepseek_v3 = [] {
   return m;
 }();
 
+// Kimi K2 (config.json of moonshotai/Kimi-K2-Instruct): DeepSeek-V3's architecture with 64 heads,
+// 384 experts and one dense layer, no MTP module.
+inline constexpr model_spec kimi_k2 = [] {
+  model_spec m = deepseek("kimi-k2", 61, 7168, 64, 18432, 163840, 1536, 384, 8, 2048, 1, 1);
+  m.moe_router_bias = true;
+  return m;
+}();
+
+// ---- GLM-4.5 (config.json of zai-org/GLM-4.5-Air): DeepSeek-V3-style experts (sigmoid scores
+// with a score-correction bias, one shared expert, a leading dense layer, one MTP module) on
+// grouped-query attention: 96 query heads of 128 over a 4096-wide residual, 8 KV heads, biases on
+// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not priced.
+inline constexpr model_spec glm4_5_air = [] {
+  model_spec m = llama("glm-4.5-air", 46, 4096, 96, 8, 10944, 151552);
+  m.head_dim = 128;
+  m.qkv_bias = true;
+  m.num_experts = 128;
+  m.moe_top_k = 8;
+  m.moe_ffn_hidden_size = 1408;
+  m.num_shared_experts = 1;
+  m.first_dense_layers = 1;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}();
+
 // ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
 // deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
 // linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
@@ -302,7 +328,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 41> all_presets{{
+inline constexpr std::array<preset, 43> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -327,6 +353,8 @@ inline constexpr std::array<preset, 41> all_presets{{
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
+    {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
