@@ -2,7 +2,8 @@
 # aicb — LLM training workloads for cluster and network simulators.
 # SPDX-License-Identifier: Apache-2.0
 """The closing lines of a ctest run: every skipped test with the reason it printed, then one line
-"N passed, N failed, N skipped" (ctest counts a skipped test as passed and hides it below).
+"N passed, N failed, N skipped" (ctest counts a skipped test as passed and hides it below). A test that
+ran nothing (Catch's "No test cases matched") is counted as failed, and the exit status is 1.
 
     test-summary.py CTEST_OUTPUT LAST_TEST_LOG
 """
@@ -32,8 +33,16 @@ def main() -> int:
             text = outputs.get(name, "")
             reason = next((line.strip() for line in text.splitlines() if re.search(r"skip", line, re.I)), "")
             print(f"  {name}: {reason[:160] or '(no reason printed)'}")
-    print(f"{total - failed - len(skipped)} passed, {failed} failed, {len(skipped)} skipped")
-    return 0
+    # A Catch test whose name reached ctest mangled matches nothing, and Catch exits 0: ctest says
+    # passed although it ran nothing. Such a test is a failure.
+    empty = sorted(name for name, text in outputs.items() if "No test cases matched" in text)
+    if empty:
+        print(f"ran nothing ({len(empty)}), counted as failed:")
+        for name in empty:
+            print(f"  {name}")
+    print(f"{total - failed - len(skipped) - len(empty)} passed, {failed + len(empty)} failed, "
+          f"{len(skipped)} skipped")
+    return 1 if empty else 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-TEST_CASE("checked: products and sums that fit are exact; at compile time too", "[checked]") {
+TEST_CASE("checked: products and sums that fit are exact, at compile time too", "[checked]") {
   STATIC_REQUIRE(aicb::checked_mul(1ULL << 32, (1ULL << 32) - 1, "x") == 0xFFFF'FFFF'0000'0000ULL);
   STATIC_REQUIRE(aicb::checked_add(aicb::max_u64 - 1, 1, "x") == aicb::max_u64);
   STATIC_REQUIRE(aicb::mul_fits(0, aicb::max_u64));

@@ -16,7 +16,7 @@ struct counting_sink {
 };
 }  // namespace
 
-TEST_CASE("concepts: containers and lazy views of records are RecordRanges; other ranges are not",
+TEST_CASE("concepts: containers and lazy views of records are RecordRanges, other ranges are not",
           "[concepts]") {
   STATIC_REQUIRE(aicb::RecordRange<std::vector<aicb::record>>);
   STATIC_REQUIRE(aicb::RecordRange<std::list<aicb::record>>);

@@ -94,7 +94,7 @@ TEST_CASE("memory: Korthikanti et al. Table 2 per-layer activations for the othe
   CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(2 * sbh / t));
 }
 
-TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight; interleaving adds its penalty",
+TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight, interleaving adds its penalty",
           "[calc][memory]") {
   auto job = gpt22b(8, 4, 64, 256);  // 2 DP ranks, 32 micro batches
   CHECK(aicb::memory_per_gpu(job, 0).in_flight_microbatches == 4);

@@ -39,7 +39,7 @@ TEST_CASE("traffic: DP gradient reduction per the ZeRO paper's volumes", "[calc]
   CHECK(aicb::comm_volume(job).dp.count() == 0);  // no data parallelism, no gradient traffic
 }
 
-TEST_CASE("traffic: MoE dispatchers move tokens over ETP x EP or EP; MLA reduces its latents",
+TEST_CASE("traffic: MoE dispatchers move tokens over ETP x EP or EP, MLA reduces its latents",
           "[calc][traffic]") {
   // Mixtral on TP 2 with SP, EP 4 (ETP x EP = 8 ranks), T = 4096 / 2 local tokens, k = 2, E = 8.
   aicb::job_spec moe{aicb::presets::mixtral_8x7b,

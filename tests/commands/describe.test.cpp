@@ -19,7 +19,7 @@ aicb::job_spec small_job(aicb::dtype type = aicb::dtype::bf16) {
 
 }  // namespace
 
-TEST_CASE("describe: the GPU and the cluster choose each other; the estimate runs on them",
+TEST_CASE("describe: the GPU and the cluster choose each other, the estimate runs on them",
           "[commands][describe]") {
   const aicb::describe_result plain = aicb::describe({.job = small_job()});
   REQUIRE(plain.estimate);

@@ -92,7 +92,7 @@ TEST_CASE("deepspeed: the file name aicb chooses", "[generate][deepspeed]") {
   CHECK(aicb::deepspeed_csv_file_name(a) == "deepspeed_stage2_llama3_workload.csv");
 }
 
-TEST_CASE("deepspeed: corrected mode drops zero-byte collectives; aicb's are kept in compat mode",
+TEST_CASE("deepspeed: corrected mode drops zero-byte collectives, aicb's are kept in compat mode",
           "[generate][deepspeed]") {
   for (std::uint64_t stage : {1, 3}) {
     aicb::aicb_args a = llama_l2(stage);

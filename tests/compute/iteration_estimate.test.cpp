@@ -104,7 +104,7 @@ TEST_CASE("estimate: one GPU's iteration is the sum of its operations' durations
   CHECK_THAT(e.compute, Catch::Contains("roofline"));
 }
 
-TEST_CASE("estimate: pipeline stages wait for each other; more micro batches shrink the bubble",
+TEST_CASE("estimate: pipeline stages wait for each other, more micro batches shrink the bubble",
           "[compute][estimate]") {
   const aicb::roofline_model gpu("H100");
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
@@ -174,12 +174,13 @@ TEST_CASE("estimate: GPT-22B on 8 A100s lands near its published iteration times
   CHECK(aicb::estimate_iteration(flash, gpu, c).iteration_s < selective.iteration_s);
 }
 
-TEST_CASE("estimate: the host issues every launch; tiny kernels run at the host's pace",
+TEST_CASE("estimate: the host issues every launch, tiny kernels run at the host's pace",
           "[compute][estimate]") {
   const aicb::roofline_model gpu("H100");
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
   // Large kernels: the host runs ahead, and only its first launch and the wait before the optimizer
-  // step (which reads the gradient norm) leave the GPU idle — one launch each.
+  // step (which reads the gradient norm) leave the GPU idle — a launch each, and a little more where
+  // the kernels right after them are shorter than a launch.
   aicb::job_spec big{
       aicb::presets::llama2_7b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 2, .seq_length = 1024}};
   big.model.num_layers = 4;
@@ -189,15 +190,19 @@ TEST_CASE("estimate: the host issues every launch; tiny kernels run at the host'
   for (const aicb::operation& op : aicb::rank_schedule(big, 0))
     optimizer_ops += op.type == aicb::op_type::compute && op.compute.kind == aicb::op_kind::optimizer;
   REQUIRE(optimizer_ops > 0);
-  CHECK(hosted.stages[0].host_us == Approx(12.0 * static_cast<double>(1 + optimizer_ops)));
+  const double waits = static_cast<double>(1 + optimizer_ops);
+  CHECK(hosted.stages[0].host_us >= 12 * waits - 1e-9);
+  CHECK(hosted.stages[0].host_us < 2 * 12 * waits);
+  CHECK(free.stages[0].host_us == 0);
   CHECK(hosted.iteration_s * 1e6 == Approx(free.iteration_s * 1e6 + hosted.stages[0].host_us));
-  // Tiny kernels (a 64-wide model): every launch takes longer to issue than to run, so the
-  // iteration is the host's: at least one launch per operation, at most that plus the GPU's time.
-  aicb::job_spec tiny{aicb::model_spec{.hidden_size = 64,
+  // Tiny kernels (16 tokens of a 1024-wide model: each a few microseconds): every launch takes
+  // longer to issue than to run, so the iteration is the host's: at least one launch per operation,
+  // at most that plus the GPU's time.
+  aicb::job_spec tiny{aicb::model_spec{.hidden_size = 1024,
                                        .num_layers = 2,
-                                       .num_attention_heads = 2,
-                                       .ffn_hidden_size = 256,
-                                       .vocab_size = 512},
+                                       .num_attention_heads = 8,
+                                       .ffn_hidden_size = 4096,
+                                       .vocab_size = 1024},
                       {.world_size = 1},
                       {.micro_batch = 1, .global_batch = 1, .seq_length = 16}};
   double launches = 0;
@@ -208,7 +213,8 @@ TEST_CASE("estimate: the host issues every launch; tiny kernels run at the host'
   CHECK(slow.iteration_s * 1e6 >= 12 * launches);
   CHECK(slow.iteration_s * 1e6 <= 12 * launches + fast.iteration_s * 1e6);
   CHECK(slow.stages[0].compute_us == Approx(fast.stages[0].compute_us));
-  CHECK(slow.stages[0].host_us > 0.5 * slow.iteration_s * 1e6);
+  CHECK(slow.iteration_s > 1.3 * fast.iteration_s);
+  CHECK(slow.iteration_s * 1e6 == Approx(fast.iteration_s * 1e6 + slow.stages[0].host_us));
   // Kernels counted as the host launches them: one per problem of a GEMM loop, the FP8 cast.
   aicb::compute_op loop{.kind = aicb::op_kind::gemm, .batch = 8, .m = 64, .n = 64, .k = 64};
   loop.one_kernel = false;
@@ -240,7 +246,7 @@ TEST_CASE("estimate: batch_p2p_sync makes the host wait at every pipeline transf
   CHECK(a.stages[0].host_us == Approx(b.stages[0].host_us));
 }
 
-TEST_CASE("estimate: MoE layers wait on the host for their token counts; EP all-to-alls can overlap",
+TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-to-alls can overlap",
           "[compute][estimate]") {
   const aicb::roofline_model gpu("H100");
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");

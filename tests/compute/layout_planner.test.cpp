@@ -45,7 +45,7 @@ TEST_CASE("planner: valid layouts that fit, fastest first, each estimated as on 
   CHECK_THAT(aicb::format_plan(plan, c, 3), Catch::Contains("TP  CP  PP VPP"));
 }
 
-TEST_CASE("planner: fields the user fixed stay; too large a model fits nowhere", "[compute][planner]") {
+TEST_CASE("planner: fields the user fixed stay, too large a model fits nowhere", "[compute][planner]") {
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
   aicb::job_spec job = llama8b(16);
   job.parallel.tensor_parallel = 2;

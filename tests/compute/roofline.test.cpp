@@ -72,7 +72,7 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(us(h100, fp8) == Approx(fp8_gemm).margin(0.002));
 }
 
-TEST_CASE("roofline: unfused attention is its kernels; fused attention skips the causal half",
+TEST_CASE("roofline: unfused attention is its kernels, fused attention skips the causal half",
           "[compute][roofline]") {
   const aicb::roofline_model a100("A100");
   // 8 heads x 2048 x 2048 scores of head size 128, fp16.

@@ -55,7 +55,7 @@ TEST_CASE("atomic_file: an output that is one of the inputs is refused before an
   std::filesystem::remove(input);
 }
 
-TEST_CASE("atomic_file: directories and other non-regular files are never replaced; devices are written into",
+TEST_CASE("atomic_file: directories and other non-regular files are never replaced, devices are written into",
           "[io][atomic]") {
   std::filesystem::create_directory("atomic_dir");
   CHECK_THROWS_WITH(aicb::atomic_file("atomic_dir"), Catch::Contains("is a directory"));
@@ -70,7 +70,7 @@ TEST_CASE("atomic_file: directories and other non-regular files are never replac
   }
 }
 
-TEST_CASE("atomic_file: a symbolic link stays; the file it points to is replaced", "[io][atomic]") {
+TEST_CASE("atomic_file: a symbolic link stays, the file it points to is replaced", "[io][atomic]") {
   aicb::write_file_atomically("atomic_link_target.txt", "old\n");
   std::filesystem::remove("atomic_link.txt");
   std::filesystem::create_symlink("atomic_link_target.txt", "atomic_link.txt");
@@ -81,7 +81,7 @@ TEST_CASE("atomic_file: a symbolic link stays; the file it points to is replaced
   std::filesystem::remove("atomic_link_target.txt");
 }
 
-TEST_CASE("atomic_file: names up to 255 bytes work; longer ones are an error naming the limit",
+TEST_CASE("atomic_file: names up to 255 bytes work, longer ones are an error naming the limit",
           "[io][atomic]") {
   const std::string longest(255, 'n');
   aicb::write_file_atomically(longest, "x");  // the temporary's name is kept within the limit too

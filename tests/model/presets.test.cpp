@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-TEST_CASE("presets: every preset is valid, uniquely keyed and sourced; aicb's say how they differ",
+TEST_CASE("presets: every preset is valid, uniquely keyed and sourced, aicb's say how they differ",
           "[model][presets]") {
   std::set<std::string_view> keys;
   for (const aicb::preset& p : aicb::all_presets) {

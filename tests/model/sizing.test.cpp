@@ -66,7 +66,7 @@ TEST_CASE("sizing: the shape is chosen for the job's own model, and its count is
   CHECK_THROWS_WITH(aicb::shape_for_size(base, 15'000'000'000ULL, 4096), Catch::Contains("key/value heads"));
 }
 
-TEST_CASE("sizing: parameter counts parse with suffixes; nonsense is an error", "[model][sizing]") {
+TEST_CASE("sizing: parameter counts parse with suffixes, nonsense is an error", "[model][sizing]") {
   CHECK(aicb::parse_param_count("15B") == 15'000'000'000ULL);
   CHECK(aicb::parse_param_count("1.3b") == 1'300'000'000ULL);
   CHECK(aicb::parse_param_count("350M") == 350'000'000ULL);

@@ -129,7 +129,7 @@ TEST_CASE("groups: more layouts, derived by hand from the rank formula", "[paral
   }
 }
 
-TEST_CASE("groups: every rank is in exactly one group of each kind; ids are stable", "[parallel]") {
+TEST_CASE("groups: every rank is in exactly one group of each kind, ids are stable", "[parallel]") {
   for (const auto& j : {job(64, 2, 4, 2), job(48, 2, 2, 1, 4), job(32, 4, 2, 2, 2, 2), job(8, 1, 1, 1)}) {
     const aicb::process_grid grid(j);
     for (int k = 0; k <= static_cast<int>(group_kind::world); ++k) {

@@ -17,7 +17,7 @@ TEST_CASE("record: a default record does nothing", "[workload][record]") {
   CHECK(r.update == 0ns);
 }
 
-TEST_CASE("record: phases hold compute and an optional collective; equality is member-wise",
+TEST_CASE("record: phases hold compute and an optional collective, equality is member-wise",
           "[workload][record]") {
   aicb::record r{"attention_row",
                  {910'000ns, {aicb::collective::reduce_scatter, aicb::comm_group::tp, 16_MiB}},
