@@ -14,11 +14,14 @@ import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests")
 bad = []
+# The name is the first literal after TEST_CASE(, on the same line or the next.
+name_pattern = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"')
 for path in sorted(glob.glob(os.path.join(root, "**", "*.test.cpp"), recursive=True)):
-    for number, line in enumerate(open(path, encoding="utf-8"), 1):
-        for name in re.findall(r'TEST_CASE\("((?:[^"\\]|\\.)*)"', line):
-            if ";" in name:
-                bad.append("%s:%d: %s" % (os.path.relpath(path, root), number, name))
+    text = open(path, encoding="utf-8").read()
+    for match in name_pattern.finditer(text):
+        if ";" in match.group(1):
+            line = text.count("\n", 0, match.start()) + 1
+            bad.append("%s:%d: %s" % (os.path.relpath(path, root), line, match.group(1)))
 if bad:
     print("test names with ';' (CTest would run none of them):\n  " + "\n  ".join(bad))
     sys.exit(1)

@@ -172,7 +172,7 @@ TEST_CASE("roofline: the model reproduces the H200 GEMM measurements it was cali
 }
 
 TEST_CASE(
-    "roofline: efficiency is adjustable; provenance names the GPU and the curve; unknown GPUs are errors",
+    "roofline: efficiency is adjustable, provenance names the GPU and the curve, unknown GPUs are errors",
     "[compute][roofline]") {
   const aicb::compute_op gemm{.kind = aicb::op_kind::gemm, .m = 8192, .n = 8192, .k = 8192};
   const aicb::roofline_model slow("H100", {.gemm_fraction = 0.4});
