@@ -9656,20 +9656,17 @@ struct estimate_lane {
   // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
   // is issued, and finishes the operation no earlier than the last is.
   const double launch_us = options.host_us_per_launch;
+  const auto gpu_waits_until = [&](detail::estimate_lane& lane, double issued) {
+    if (issued > lane.clock) {
+      lane.result.host_us += issued - lane.clock;
+      lane.clock = issued;
+    }
+  };
   const auto issue = [&](detail::estimate_lane& lane, std::uint64_t launches) {
     if (!(launch_us > 0)) return;
     const double first = lane.host + launch_us;
     lane.host += launch_us * static_cast<double>(launches);
-    if (first > lane.clock) {
-      lane.result.host_us += first - lane.clock;
-      lane.clock = first;
-    }
-  };
-  const auto host_bound_end = [&](detail::estimate_lane& lane) {
-    if (lane.host > lane.clock) {
-      lane.result.host_us += lane.host - lane.clock;
-      lane.clock = lane.host;
-    }
+    gpu_waits_until(lane, first);
   };
   const auto host_waits = [&](detail::estimate_lane& lane) { lane.host = std::max(lane.host, lane.clock); };
   const auto flush_tp = [&](detail::estimate_lane& lane) {
@@ -9703,9 +9700,7 @@ struct estimate_lane {
         }
         progressed = true;
         const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
-        if (op.type == op_type::compute && forward_pass && op.compute.role == op_role::moe_permute &&
-            op.name == "moe_token_histogram")
-          lane.moe_counts_read = false;  // a new MoE layer's routing
+        if (forward_pass && op.name == "moe_token_histogram") lane.moe_counts_read = false;  // a new layer
         const bool reads_counts = forward_pass && !lane.moe_counts_read &&
                                   ((op.type == op_type::collective && op.name == "moe_token_counts") ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
@@ -9734,7 +9729,7 @@ struct estimate_lane {
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
-            host_bound_end(lane);
+            gpu_waits_until(lane, lane.host);  // its last kernel issued
             lane.result.compute_us += us;
             lane.since_exchange += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;
@@ -17674,33 +17669,30 @@ class hf_reader {
                                   "then full_attention every full_attention_interval-th layer)"));
       }
     }
-  } else if (type == "glm4_moe") {
-    // DeepSeek-V3's experts — sigmoid scores with a score-correction bias, shared experts, leading
-    // dense layers, MTP modules — on grouped-query attention (transformers' modeling_glm4_moe.py).
+  } else if (deepseek || type == "glm4_moe") {
+    // DeepSeek's experts: fine-grained, with shared experts, leading dense layers and MTP modules.
     m.num_experts = r.required("n_routed_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
     m.num_shared_experts = r.optional("n_shared_experts", 0);
     m.first_dense_layers = r.optional("first_k_dense_replace", 0);
-    m.moe_router_bias = true;
-    m.qk_norm = r.flag("use_qk_norm", false);
     m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
-    r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
-  } else if (deepseek) {
-    m.num_experts = r.required("n_routed_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
     if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
       AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
-    m.q_lora_rank = r.optional("q_lora_rank", 0);
-    m.kv_lora_rank = r.required("kv_lora_rank");
-    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
-    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
-    m.v_head_dim = r.required("v_head_dim");
-    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+    if (deepseek) {  // multi-head latent attention
+      m.q_lora_rank = r.optional("q_lora_rank", 0);
+      m.kv_lora_rank = r.required("kv_lora_rank");
+      m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+      m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+      m.v_head_dim = r.required("v_head_dim");
+      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    } else {
+      // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
+      // (transformers' modeling_glm4_moe.py).
+      m.moe_router_bias = true;
+      m.qk_norm = r.flag("use_qk_norm", false);
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+    }
   }
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};
   validate(result.model);

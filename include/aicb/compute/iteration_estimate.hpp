@@ -316,20 +316,17 @@ struct estimate_lane {
   // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
   // is issued, and finishes the operation no earlier than the last is.
   const double launch_us = options.host_us_per_launch;
+  const auto gpu_waits_until = [&](detail::estimate_lane& lane, double issued) {
+    if (issued > lane.clock) {
+      lane.result.host_us += issued - lane.clock;
+      lane.clock = issued;
+    }
+  };
   const auto issue = [&](detail::estimate_lane& lane, std::uint64_t launches) {
     if (!(launch_us > 0)) return;
     const double first = lane.host + launch_us;
     lane.host += launch_us * static_cast<double>(launches);
-    if (first > lane.clock) {
-      lane.result.host_us += first - lane.clock;
-      lane.clock = first;
-    }
-  };
-  const auto host_bound_end = [&](detail::estimate_lane& lane) {
-    if (lane.host > lane.clock) {
-      lane.result.host_us += lane.host - lane.clock;
-      lane.clock = lane.host;
-    }
+    gpu_waits_until(lane, first);
   };
   const auto host_waits = [&](detail::estimate_lane& lane) { lane.host = std::max(lane.host, lane.clock); };
   const auto flush_tp = [&](detail::estimate_lane& lane) {
@@ -363,9 +360,7 @@ struct estimate_lane {
         }
         progressed = true;
         const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
-        if (op.type == op_type::compute && forward_pass && op.compute.role == op_role::moe_permute &&
-            op.name == "moe_token_histogram")
-          lane.moe_counts_read = false;  // a new MoE layer's routing
+        if (forward_pass && op.name == "moe_token_histogram") lane.moe_counts_read = false;  // a new layer
         const bool reads_counts = forward_pass && !lane.moe_counts_read &&
                                   ((op.type == op_type::collective && op.name == "moe_token_counts") ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
@@ -394,7 +389,7 @@ struct estimate_lane {
               lane.clock += us;
               lane.last_gemm = gemm ? us : 0;
             }
-            host_bound_end(lane);
+            gpu_waits_until(lane, lane.host);  // its last kernel issued
             lane.result.compute_us += us;
             lane.since_exchange += us;
             if (op.phase == op_phase::forward) lane.backward_stretch = 0;

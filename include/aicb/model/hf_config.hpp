@@ -367,33 +367,30 @@ class hf_reader {
                                   "then full_attention every full_attention_interval-th layer)"));
       }
     }
-  } else if (type == "glm4_moe") {
-    // DeepSeek-V3's experts — sigmoid scores with a score-correction bias, shared experts, leading
-    // dense layers, MTP modules — on grouped-query attention (transformers' modeling_glm4_moe.py).
+  } else if (deepseek || type == "glm4_moe") {
+    // DeepSeek's experts: fine-grained, with shared experts, leading dense layers and MTP modules.
     m.num_experts = r.required("n_routed_experts");
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
     m.num_shared_experts = r.optional("n_shared_experts", 0);
     m.first_dense_layers = r.optional("first_k_dense_replace", 0);
-    m.moe_router_bias = true;
-    m.qk_norm = r.flag("use_qk_norm", false);
     m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
-    r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
-  } else if (deepseek) {
-    m.num_experts = r.required("n_routed_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
     if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
       AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
-    m.q_lora_rank = r.optional("q_lora_rank", 0);
-    m.kv_lora_rank = r.required("kv_lora_rank");
-    m.qk_nope_head_dim = r.required("qk_nope_head_dim");
-    m.qk_rope_head_dim = r.required("qk_rope_head_dim");
-    m.v_head_dim = r.required("v_head_dim");
-    m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+    if (deepseek) {  // multi-head latent attention
+      m.q_lora_rank = r.optional("q_lora_rank", 0);
+      m.kv_lora_rank = r.required("kv_lora_rank");
+      m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+      m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+      m.v_head_dim = r.required("v_head_dim");
+      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    } else {
+      // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
+      // (transformers' modeling_glm4_moe.py).
+      m.moe_router_bias = true;
+      m.qk_norm = r.flag("use_qk_norm", false);
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+    }
   }
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};
   validate(result.model);
