@@ -7,7 +7,7 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/simai_writer.hpp>
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>
 
 #include <cstdio>
 #include <map>

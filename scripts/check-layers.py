@@ -1,57 +1,43 @@
 #!/usr/bin/env python3
-# aicb — fails when a header includes a header of a higher layer. The layers, lowest first:
+# aicb — fails when a header includes a header of a higher floor. Each folder of include/aicb is a
+# floor; the floors, lowest first:
 #
-#   0 core        config, version, error, checked, dtype, concepts, fwd, units/, detail/
+#   0 core        the top-level headers (configuration, version, errors, checked arithmetic, dtypes,
+#                 concepts, the JSON writer), units/, detail/
 #   1 vocabulary  workload/ (records, collectives, groups, record streams), model/ (descriptors)
-#   2 layout      parallel/ (ranks and groups), calc/ (parameters, FLOPs, memory, traffic)
-#   3 schedules   schedule/ (the per-rank operation graph)
-#   4 compute     compute/ (compute models, profiles, the profiling plan)
-#   5 formats     io/ (readers, writers, lint)
-#   6 generators  generate/ (projections of the graph onto formats' records and items)
-#   7 compat      compat/ (aicb's emulators)
-#   8 front ends  commands/ (what the tool's subcommands do, as functions); aicb.hpp, core.hpp,
-#                 readers.hpp, compat.hpp, all.hpp
+#   2 layout      parallel/ (ranks and groups)
+#   3 schedules   schedule/ (the layer description and the per-rank operation graph)
+#   4 calculators calc/ (parameters, FLOPs, memory, traffic, reports, shapes by size): sums of the graph
+#   5 compute     compute/ (compute models, profiles, the estimate and the planner)
+#   6 formats     io/ (readers, writers, lint; their grammars in io/detail/)
+#   7 generators  generate/ (projections of the graph onto formats' records and items), run/ (replay)
+#   8 compat      compat/ (aicb's emulators): nothing below it includes it, so corrected code never
+#                 depends on an emulator
+#   9 front ends  commands/ (what the tool's subcommands do, as functions) and the umbrellas
+#                 aicb.hpp, core.hpp, readers.hpp, compat.hpp, all.hpp
 #
-# A header may include its own layer and those below. Placed by what they need rather than by folder:
-# `io/json_writer.hpp` (depends on nothing but the configuration: every layer may render JSON with it)
-# and `compat/aicb_args.hpp` (aicb's argument set, a descriptor) are core and vocabulary;
-# `model/sizing.hpp` and `model/job_request.hpp` (shapes chosen by parameter count) are calculators, and
-# so is `schedule/layer.hpp` (the layer description the calculators sum and the schedules instantiate);
-# `calc/traffic.hpp` and `calc/report.hpp` sum the per-rank graph, so they sit with the schedules; the
-# grammars under `detail/grammar/` belong to the formats that parse with them.
+# A header may include its own floor and those below. A header's floor is its folder's, with no
+# exception for single files; the umbrellas are the top-level headers that gather the others.
 #
 # It also keeps the light headers light: nothing `<aicb/core.hpp>` reaches may include range-v3, Spirit or
 # nlohmann-json, and nothing `<aicb/aicb.hpp>` reaches may include Spirit or nlohmann-json (the readers,
-# in `<aicb/readers.hpp>`, are where those live).
+# in `<aicb/readers.hpp>`, are where those live) or an emulator (`<aicb/compat.hpp>` is where those live).
 #
 #   scripts/check-layers.py [include-dir]
 import pathlib
 import re
 import sys
 
-LAYERS = [
-    (0, ["io/json_writer.hpp"]),
-    (1, ["compat/aicb_args.hpp"]),
-    (3, ["calc/traffic.hpp", "calc/report.hpp"]),
-    (5, ["detail/grammar/"]),
-    (0, ["config.hpp", "version.hpp", "error.hpp", "checked.hpp", "dtype.hpp", "concepts.hpp", "fwd.hpp",
-         "units/", "detail/"]),
-    (2, ["model/sizing.hpp", "model/job_request.hpp", "schedule/layer.hpp"]),
-    (1, ["workload/", "model/"]),
-    (2, ["parallel/", "calc/"]),
-    (3, ["schedule/"]),
-    (4, ["compute/"]),
-    (5, ["io/"]),
-    (6, ["generate/", "run/"]),
-    (7, ["compat/"]),
-    (8, ["aicb.hpp", "core.hpp", "readers.hpp", "compat.hpp", "all.hpp", "commands/"]),
-]
-NAMES = {0: "core", 1: "vocabulary", 2: "layout", 3: "schedules", 4: "compute", 5: "formats",
-         6: "generators", 7: "compat", 8: "front ends"}
+UMBRELLAS = {"aicb.hpp", "core.hpp", "readers.hpp", "compat.hpp", "all.hpp"}
+FOLDERS = {"units": 0, "detail": 0, "workload": 1, "model": 1, "parallel": 2, "schedule": 3, "calc": 4,
+           "compute": 5, "io": 6, "generate": 7, "run": 7, "compat": 8, "commands": 9}
+NAMES = {0: "core", 1: "vocabulary", 2: "layout", 3: "schedules", 4: "calculators", 5: "compute",
+         6: "formats", 7: "generators", 8: "compat", 9: "front ends"}
 INCLUDE = re.compile(r'#\s*include\s*<aicb/([^>]+)>')
 ANY_INCLUDE = re.compile(r'#\s*include\s*<([^>]+)>')
 # What each light header may not reach, by include-path prefix.
-HEAVY = {"core.hpp": ["range/v3/", "boost/spirit/", "nlohmann/"], "aicb.hpp": ["boost/spirit/", "nlohmann/"]}
+HEAVY = {"core.hpp": ["range/v3/", "boost/spirit/", "nlohmann/", "aicb/compat/"],
+         "aicb.hpp": ["boost/spirit/", "nlohmann/", "aicb/compat/"]}
 
 
 def heavy_reached(base: pathlib.Path, root: str, banned: list[str]) -> list[str]:
@@ -67,19 +53,20 @@ def heavy_reached(base: pathlib.Path, root: str, banned: list[str]) -> list[str]
             if not m:
                 continue
             target = m.group(1)
-            if target.startswith("aicb/"):
-                stack.append(target[len("aicb/"):])
-            elif any(target.startswith(prefix) for prefix in banned):
+            if any(target.startswith(prefix) for prefix in banned):
                 found.append(f"aicb/{root} reaches <{target}> through aicb/{name}")
+            elif target.startswith("aicb/"):
+                stack.append(target[len("aicb/"):])
     return found
 
 
 def layer(path: str) -> int:
-    for number, prefixes in LAYERS:  # first match wins: specific files before their folders
-        for prefix in prefixes:
-            if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
-                return number
-    raise SystemExit(f"check-layers: no layer for aicb/{path}: add it to scripts/check-layers.py")
+    folder, _, rest = path.partition("/")
+    if not rest:
+        return 9 if path in UMBRELLAS else 0
+    if folder not in FOLDERS:
+        raise SystemExit(f"check-layers: no floor for the folder aicb/{folder}/: add it to scripts/check-layers.py")
+    return FOLDERS[folder]
 
 
 def main() -> int:

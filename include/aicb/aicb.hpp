@@ -60,7 +60,7 @@
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>

@@ -21,6 +21,7 @@
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
 #include <aicb/compat/aicb_inference.hpp>
+#include <aicb/compat/aicb_micro.hpp>
 #include <aicb/compat/aicb_simai.hpp>
 #include <aicb/compat/deepspeed_csv.hpp>
 #include <aicb/compat/megatron_csv.hpp>

@@ -39,7 +39,7 @@
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/serving.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/model/spec.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/units/bytes.hpp>

@@ -23,4 +23,4 @@
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/model/hf_config.hpp>
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>

@@ -5766,7 +5766,7 @@ struct traffic {
 
 AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -5996,7 +5996,7 @@ template <class Range>
 AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/options.hpp>
 
@@ -6995,7 +6995,7 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/model/sizing.hpp>
+// #include <aicb/calc/sizing.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -8345,7 +8345,7 @@ AICB_END_NAMESPACE
 /// ```
 
 // #include <aicb/config.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/operation.hpp>
 
@@ -10091,7 +10091,7 @@ class roofline_model final : public compute_model {
 AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/version.hpp>
 
@@ -11560,7 +11560,7 @@ struct file_prefix {
 AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/io/protobuf_wire.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -12506,7 +12506,7 @@ inline chakra_set_result write_inference_chakra_set(const std::string& directory
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/io/protobuf_wire.hpp>
 // #include <aicb/io/simai_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -13305,7 +13305,7 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/serving.hpp>
 // #include <aicb/parallel/groups.hpp>
@@ -13569,7 +13569,7 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 // #include <aicb/io/atomic_file.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/io/simai_writer.hpp>
 // #include <aicb/units/bytes.hpp>
@@ -13790,484 +13790,20 @@ AICB_END_NAMESPACE
 
 /// @file
 /// Collective micro-benchmarks: a sweep of message sizes, begin_size · 2^i up to end_size, for one
-/// or more collectives, in three forms (docs/micro.md):
+/// or more collectives, as SimAI text (docs/micro.md):
 ///
 /// - collective_sweep_workload — SimAI text in the `HYBRID_TRANSFORMER_FWD_IN_BCKWD` form that
 ///   SimAI-Analytical runs: one record per collective, size and iteration, whose weight-gradient
 ///   column holds the collective on the data-parallel group (every GPU: TP = PP = 1). SimAI reports
 ///   each record's communication time. This is the default of `aicb micro`.
-/// - write_collective_csv() — aicb's physical-cluster CSV of `--frame collective_test`
-///   (byte-identical to aicb): `iter_num` warm-up runs at begin_size, then `iter_num` runs per size.
-/// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
-///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/compat/aicb_args.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
-/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
-/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
-/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
-/// option names and its presets, which overwrite model dimensions given on the command line.
 ///
-/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
-/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+/// aicb's own two forms of the test — its physical-cluster CSV and its SimAI `MICRO` file, byte for
+/// byte — are aicb emulators and live in <aicb/compat/aicb_micro.hpp>.
 
 // #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
-enum class compat_mode : std::uint8_t { aicb, corrected };
-
-/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
-struct aicb_args {
-  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
-  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
-  std::uint64_t world_size = 1;
-  std::uint64_t tensor_model_parallel_size = 1;
-  std::uint64_t pipeline_model_parallel = 1;
-  std::uint64_t global_batch = 4;
-  std::uint64_t micro_batch = 1;
-  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
-  std::optional<std::uint64_t> ffn_hidden_size;
-  std::optional<std::string> model_name;
-  std::uint64_t hidden_size = 1024;
-  std::uint64_t num_layers = 24;
-  std::uint64_t seq_length = 2048;
-  std::optional<std::uint64_t> num_attention_heads;
-  std::uint64_t vocab_size = 32000;
-  std::uint64_t max_position_embeddings = 4096;
-  bool add_bias_linear = false;
-  bool use_flash_attn = false;
-  bool swiglu = false;
-  bool enable_sequence_parallel = false;
-  bool use_distributed_optimizer = false;
-  std::uint64_t make_vocab_size_divisible_by = 128;
-  bool moe_enable = false;
-  std::uint64_t expert_model_parallel_size = 1;
-  std::uint64_t num_experts = 1;
-  std::uint64_t moe_router_topk = 1;
-  bool moe_grouped_gemm = false;
-  bool aiob_enable = false;
-  std::optional<std::string> comp_filepath;
-  bool recompute_activations = false;
-  std::string dtype = "bfloat16";
-  // DeepSeek
-  std::uint64_t n_dense_layers = 3;
-  std::uint64_t n_shared_expert = 2;
-  std::uint64_t qk_rope_dim = 64;
-  std::uint64_t qk_nope_dim = 128;
-  std::uint64_t q_lora_rank = 1536;
-  std::uint64_t kv_lora_rank = 512;
-  std::uint64_t v_head_dim = 128;
-  // The physical-cluster CSV generators.
-  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
-  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
-  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
-  std::uint64_t stage = 3;
-  bool amp_enabled = false;
-  std::uint64_t reduce_bucket_size = 500'000'000;
-  std::uint64_t allgather_bucket_size = 500'000'000;
-  bool contiguous_gradients = false;
-  std::uint64_t param_persistence_threshold = 100'000;
-  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
-  std::uint64_t max_live_parameters = 1'000'000'000;
-  std::uint64_t prefetch_bucket_size = 1'000'000'000;
-  // Collective tests.
-  std::uint64_t begin_size = 1'048'576;
-  std::uint64_t end_size = 1'048'576;
-  std::string test_comm = "all_reduce";
-  std::uint64_t iter_num = 500;
-  bool multi_all_reduce_enable = false;
-};
-
-/// What aicb derives from its arguments (utils.get_params, in aicb's order).
-struct aicb_derived {
-  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
-  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
-  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
-  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
-  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
-  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
-};
-
-/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
-[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
-  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
-    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
-  };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
-      a.frame != "collective_test")
-    AICB_THROW(config_error("frame", a.frame,
-                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
-  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
-  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
-  // a wrapped number.
-  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
-                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
-                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
-                                     {"global_batch", a.global_batch},
-                                     {"micro_batch", a.micro_batch},
-                                     {"seq_length", a.seq_length},
-                                     {"hidden_size", a.hidden_size},
-                                     {"num_layers", a.num_layers},
-                                     {"vocab_size", a.vocab_size},
-                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
-                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
-                                     {"max_position_embeddings", a.max_position_embeddings},
-                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
-                                     {"num_experts", a.num_experts},
-                                     {"moe_router_topk", a.moe_router_topk},
-                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
-                                     {"epoch_num", a.epoch_num},
-                                     {"q_lora_rank", a.q_lora_rank},
-                                     {"kv_lora_rank", a.kv_lora_rank},
-                                     {"qk_rope_dim", a.qk_rope_dim},
-                                     {"qk_nope_dim", a.qk_nope_dim},
-                                     {"v_head_dim", a.v_head_dim},
-                                     {"n_shared_expert", a.n_shared_expert},
-                                     {"n_dense_layers", a.n_dense_layers}})
-    if (value > max_derived_size)
-      AICB_THROW(
-          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const auto times = [](std::uint64_t x, std::uint64_t y) {
-    return product_within({x, y}).value_or(max_u64);
-  };
-  const std::uint64_t widest =
-      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
-                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
-                a.num_experts, times(a.moe_router_topk, a.hidden_size),
-                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
-                      a.num_attention_heads.value_or(a.num_layers))});
-  for (const auto& [field, value, what] :
-       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
-            "seq_length", a.seq_length,
-            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
-        {"hidden_size", a.hidden_size,
-         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
-        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
-        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
-         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
-                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
-                        max_derived_size)}})
-    if (!what)
-      AICB_THROW(config_error(field, std::to_string(value),
-                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
-                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
-                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0)
-    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
-  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
-  if (a.world_size % (t * p) != 0)
-    fail("world_size", a.world_size,
-         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
-  if (a.moe_enable && !a.enable_sequence_parallel)
-    fail("enable_sequence_parallel", 0,
-         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
-  aicb_derived d;
-  d.dp = a.world_size / (t * p);
-  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
-  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
-  d.heads = a.num_attention_heads.value_or(a.num_layers);
-  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
-  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
-  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
-          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
-                            : 4 * a.hidden_size;
-  if (a.expert_model_parallel_size > 1) {
-    if (a.num_experts % a.expert_model_parallel_size != 0)
-      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
-    if (a.dtype == "float16")
-      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
-  }
-  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
-    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
-  d.layers = a.num_layers / p;
-  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
-  return d;
-}
-
-/// Python's str() of a bool, as aicb's file names spell it.
-[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
-
-/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
-/// with Python's None/True/False spellings.
-[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
-         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
-         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
-         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
-         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
-}
-
-/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
-/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
-/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
-[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
-  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
-                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
-                     std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
-}
-
-/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
-struct aicb_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame, gpu_type, comp_filepath;
-  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
-      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
-      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
-};
-
-/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
-struct aicb_script_result {
-  aicb_args args;
-  std::string preset;                   ///< the model_name the preset chose
-  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
-  bool fell_back = false;               ///< an unknown -m became gpt_13B
-};
-
-namespace detail {
-
-// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
-// parsing), noting every option it overwrites.
-template <class ScriptArgs>
-struct script_preset {
-  const ScriptArgs& given;
-  aicb_script_result& r;
-
-  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
-    if (was_given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
-                             std::to_string(value));
-    field = value;
-  }
-  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
-    aicb_args& a = r.args;
-    r.preset = name;
-    a.model_name = name;
-    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
-    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
-    std::uint64_t h = *a.num_attention_heads;
-    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
-    a.num_attention_heads = h;
-  }
-  void ffn(std::uint64_t value) {
-    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
-    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
-    r.args.ffn_hidden_size = f;
-  }
-  void tp(std::uint64_t value) {
-    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
-        given.tensor_model_parallel_size.has_value());
-  }
-  void pp(std::uint64_t value) {
-    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
-        given.pipeline_model_parallel.has_value());
-  }
-};
-
-}  // namespace detail
-
-/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
-[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  // The script's defaults (lines 4-27).
-  a.frame = s.frame.value_or("Megatron");
-  a.world_size = s.world_size.value_or(32);
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.global_batch = s.global_batch.value_or(1024);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(4096);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.gpu_type = s.gpu_type;  // "None" when absent
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.recompute_activations = s.recompute;
-  a.comp_filepath = s.comp_filepath;
-  a.use_distributed_optimizer = true;
-
-  // The preset case (lines 124-237) runs after option parsing and overwrites.
-  detail::script_preset<aicb_script_args> preset{s, r};
-  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
-                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
-                            std::uint64_t shared, std::uint64_t dense) {
-    preset.shape(name, layers, hidden, heads);
-    preset.ffn(f);
-    preset.tp(1);
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-    a.q_lora_rank = q_lora;
-    a.kv_lora_rank = 512;
-    a.qk_nope_dim = 128;
-    a.qk_rope_dim = 64;
-    a.v_head_dim = 128;
-    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
-    a.n_shared_expert = shared;
-    a.n_dense_layers = dense;
-  };
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-    preset.tp(4);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(4);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else if (m == "deepseek671") {
-    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
-  } else if (m == "deepseek236") {
-    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
-  } else if (m == "deepseek16") {
-    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
-  } else if (m == "deepseek") {
-    r.preset = "DeepSeek";
-    a.model_name = "DeepSeek";
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-  } else {
-    // "Only support model size 175, 22,13 or 7; using default size 13"
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  return r;
-}
-
-/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
-/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
-/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
-/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
-/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
-struct megatron_gpt_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame;
-  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
-      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
-      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
-      expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
-       moe = false;
-};
-
-/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
-[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  a.frame = s.frame.value_or("Megatron");
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(2048);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.swiglu = s.swiglu;
-  a.moe_enable = s.moe;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.use_distributed_optimizer = true;
-  detail::script_preset<megatron_gpt_script_args> preset{s, r};
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-    preset.tp(8);
-    preset.pp(16);
-  } else if (m == "65") {
-    preset.shape("llama_65B", 80, 8192, 64);
-    preset.ffn(28672);
-    preset.tp(8);
-    preset.pp(2);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(2);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else {
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  const std::uint64_t tp = a.tensor_model_parallel_size;
-  if (tp == 0 || a.pipeline_model_parallel == 0)
-    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
-                            "aicb's script fails here: it divides world_size by tp and pp"));
-  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
-  a.global_batch = 2 * dp * a.micro_batch;
-  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
-  return r;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/simai_format.hpp>
-// #include <aicb/workload/csv_item.hpp>
 // #include <aicb/workload/record.hpp>
 // #include <aicb/workload/record_stream.hpp>
 
@@ -14383,74 +13919,6 @@ class collective_sweep_source {
 
 inline record_stream<collective_sweep_source> collective_sweep_workload::records() const& {
   return record_stream<collective_sweep_source>(collective_sweep_source(*this));
-}
-
-/// aicb's collective-test CSV items (`--frame collective_test`), passed one by one to `sink`.
-/// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
-template <class Sink>
-void generate_collective_csv(const aicb_args& a, Sink&& sink) {
-  const auto op = csv_op_from_string(a.test_comm);
-  if (!op)
-    AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
-  const aicb_derived d = derive(a);
-  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  csv_item item;
-  item.op = *op;
-  item.group = csv_group::dp_group;
-  item.group_size = d.dp;
-  item.msg_size = a.begin_size;
-  item.stage = "warmup";
-  for (std::uint64_t i = 0; i < a.iter_num; ++i)
-    sink(item);
-  const csv_item epoch_end{};
-  sink(epoch_end);
-  if (a.multi_all_reduce_enable) {
-    item.group = csv_group::pp_group;
-    item.group_size = a.pipeline_model_parallel;
-  }
-  item.stage = "test_step";
-  for (std::uint64_t epoch = 0; epoch < a.epoch_num; ++epoch) {
-    for (std::uint64_t size : sizes) {
-      item.msg_size = size;
-      for (std::uint64_t i = 0; i < a.iter_num; ++i)
-        sink(item);
-    }
-    sink(epoch_end);
-  }
-}
-
-/// Items generate_collective_csv produces for `a` (known before writing: the sweep's repetitions are
-/// the user's, and may be enormous); config_error when the count exceeds 2^64 − 1.
-[[nodiscard]] inline std::uint64_t collective_csv_items(const aicb_args& a) {
-  const std::uint64_t sizes = sweep_sizes(a.begin_size, a.end_size).size();
-  const std::uint64_t per_epoch =
-      checked_add(checked_mul(sizes, a.iter_num, "CSV items of an epoch (sizes x iter_num)"), 1, "CSV items");
-  return checked_add(checked_add(a.iter_num, 1, "CSV items"),
-                     checked_mul(a.epoch_num, per_epoch, "CSV items (epoch_num x items)"), "CSV items");
-}
-
-/// The CSV file aicb writes for its collective test: always this name.
-inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_workload.csv";
-
-/// aicb's SimAI `MICRO` file: `MICRO`, the record count, one `micro_test` record per size.
-/// Throws where aicb does: an unsupported collective, or `multi_all_reduce_enable` (aicb BUG-21).
-[[nodiscard]] inline std::string micro_file_text(const aicb_args& a) {
-  if (a.multi_all_reduce_enable)
-    AICB_THROW(
-        config_error("multi_all_reduce_enable", "1",
-                     "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
-                     "sets (AttributeError, aicb BUG-21); no file is written"));
-  const collective kind = sweep_collective(a.test_comm);
-  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
-  std::string text = "MICRO\n";
-  text.append(std::to_string(sizes.size())).append("\n");
-  for (std::uint64_t size : sizes) {
-    text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
-    text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
-    text.append("\t").append(std::to_string(size)).append("\t1\n");
-  }
-  return text;
 }
 
 AICB_END_NAMESPACE
@@ -15269,7 +14737,7 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/roofline.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 
 #include <cstdio>
@@ -15457,7 +14925,7 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/serving.hpp>
 // #include <aicb/schedule/inference_step.hpp>
 // #include <aicb/version.hpp>
@@ -15669,6 +15137,541 @@ AICB_END_NAMESPACE
 // #include <aicb/calc/report.hpp>
 // #include <aicb/checked.hpp>
 // #include <aicb/compat/aicb_args.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
+/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
+/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
+/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
+/// option names and its presets, which overwrite model dimensions given on the command line.
+///
+/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
+/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/file_names.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The names of the files aicb writes, in aicb's naming scheme, so a corrected workload lands where a
+/// user of aicb looks for it. One implementation for both modes: the aicb emulators
+/// (<aicb/compat/aicb_args.hpp>) name their files through these functions too.
+///
+/// ```cpp
+/// aicb::simai_file_name({.gpu = "H100", .model = "llama2-7b", .world_size = 4096, .tensor_parallel = 2, …});
+/// // "H100-llama2-7b-world_size4096-tp2-pp1-ep1-gbs…-mbs…-seq…-MOE-False-GEMM-False-flash_attn-True.txt"
+/// ```
+
+// #include <aicb/config.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Python's str() of a bool, as aicb's file names spell it.
+[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
+
+/// What names a SimAI workload file. Absent names are written as Python's `None`, as aicb does.
+struct simai_file_fields {
+  std::optional<std::string> gpu;    ///< the GPU that timed the compute (aicb's --gpu_type)
+  std::optional<std::string> model;  ///< the model's name
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_parallel = 1;
+  std::uint64_t pipeline_parallel = 1;
+  std::uint64_t expert_parallel = 1;
+  std::uint64_t global_batch = 1;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t seq_length = 1;
+  bool moe = false;
+  bool grouped_gemm = false;
+  bool flash_attention = false;
+};
+
+/// `{gpu}-{model}-world_size{W}-tp{T}-pp{P}-ep{E}-gbs{G}-mbs{M}-seq{S}-MOE-{bool}-GEMM-{bool}-flash_attn-{bool}.txt`
+/// (aicb writes it under results/workload/).
+[[nodiscard]] inline std::string simai_file_name(const simai_file_fields& f) {
+  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" + std::to_string(f.world_size) +
+         "-tp" + std::to_string(f.tensor_parallel) + "-pp" + std::to_string(f.pipeline_parallel) + "-ep" +
+         std::to_string(f.expert_parallel) + "-gbs" + std::to_string(f.global_batch) + "-mbs" +
+         std::to_string(f.micro_batch) + "-seq" + std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) +
+         "-GEMM-" + python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
+}
+
+/// What names a physical-cluster CSV workload file.
+struct csv_file_fields {
+  std::string_view generator = "megatron";  ///< "megatron", "deepspeed_stage2", …
+  std::optional<std::string> model;         ///< the model's name
+  bool sequence_parallel = false;
+  std::uint64_t iterations = 1;  ///< aicb's epoch_num
+  bool computation = false;      ///< compute times in the file (aicb's computation_enable)
+  std::uint64_t world_size = 1;
+};
+
+/// `{generator}_{model}_sp_{SP}_iteration_{N}_computationEnable_{CE}_{W}n`, cut at its first '.' (aicb
+/// keeps the name's stem), plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string csv_file_name(const csv_file_fields& f) {
+  std::string name = std::string(f.generator) + "_" + f.model.value_or("None") + "_sp_" +
+                     python_bool(f.sequence_parallel) + "_iteration_" + std::to_string(f.iterations) +
+                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) + "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
+}
+
+AICB_END_NAMESPACE
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
+enum class compat_mode : std::uint8_t { aicb, corrected };
+
+/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
+struct aicb_args {
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
+  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_model_parallel_size = 1;
+  std::uint64_t pipeline_model_parallel = 1;
+  std::uint64_t global_batch = 4;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
+  std::optional<std::uint64_t> ffn_hidden_size;
+  std::optional<std::string> model_name;
+  std::uint64_t hidden_size = 1024;
+  std::uint64_t num_layers = 24;
+  std::uint64_t seq_length = 2048;
+  std::optional<std::uint64_t> num_attention_heads;
+  std::uint64_t vocab_size = 32000;
+  std::uint64_t max_position_embeddings = 4096;
+  bool add_bias_linear = false;
+  bool use_flash_attn = false;
+  bool swiglu = false;
+  bool enable_sequence_parallel = false;
+  bool use_distributed_optimizer = false;
+  std::uint64_t make_vocab_size_divisible_by = 128;
+  bool moe_enable = false;
+  std::uint64_t expert_model_parallel_size = 1;
+  std::uint64_t num_experts = 1;
+  std::uint64_t moe_router_topk = 1;
+  bool moe_grouped_gemm = false;
+  bool aiob_enable = false;
+  std::optional<std::string> comp_filepath;
+  bool recompute_activations = false;
+  std::string dtype = "bfloat16";
+  // DeepSeek
+  std::uint64_t n_dense_layers = 3;
+  std::uint64_t n_shared_expert = 2;
+  std::uint64_t qk_rope_dim = 64;
+  std::uint64_t qk_nope_dim = 128;
+  std::uint64_t q_lora_rank = 1536;
+  std::uint64_t kv_lora_rank = 512;
+  std::uint64_t v_head_dim = 128;
+  // The physical-cluster CSV generators.
+  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
+  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
+  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
+  std::uint64_t stage = 3;
+  bool amp_enabled = false;
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  bool contiguous_gradients = false;
+  std::uint64_t param_persistence_threshold = 100'000;
+  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t prefetch_bucket_size = 1'000'000'000;
+  // Collective tests.
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::string test_comm = "all_reduce";
+  std::uint64_t iter_num = 500;
+  bool multi_all_reduce_enable = false;
+};
+
+/// What aicb derives from its arguments (utils.get_params, in aicb's order).
+struct aicb_derived {
+  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
+};
+
+/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
+[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
+  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
+  };
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
+      a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame,
+                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
+  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
+  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
+  // a wrapped number.
+  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
+                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
+                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
+                                     {"global_batch", a.global_batch},
+                                     {"micro_batch", a.micro_batch},
+                                     {"seq_length", a.seq_length},
+                                     {"hidden_size", a.hidden_size},
+                                     {"num_layers", a.num_layers},
+                                     {"vocab_size", a.vocab_size},
+                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
+                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
+                                     {"max_position_embeddings", a.max_position_embeddings},
+                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
+                                     {"num_experts", a.num_experts},
+                                     {"moe_router_topk", a.moe_router_topk},
+                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
+                                     {"epoch_num", a.epoch_num},
+                                     {"q_lora_rank", a.q_lora_rank},
+                                     {"kv_lora_rank", a.kv_lora_rank},
+                                     {"qk_rope_dim", a.qk_rope_dim},
+                                     {"qk_nope_dim", a.qk_nope_dim},
+                                     {"v_head_dim", a.v_head_dim},
+                                     {"n_shared_expert", a.n_shared_expert},
+                                     {"n_dense_layers", a.n_dense_layers}})
+    if (value > max_derived_size)
+      AICB_THROW(
+          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const auto times = [](std::uint64_t x, std::uint64_t y) {
+    return product_within({x, y}).value_or(max_u64);
+  };
+  const std::uint64_t widest =
+      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
+                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
+                a.num_experts, times(a.moe_router_topk, a.hidden_size),
+                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
+                      a.num_attention_heads.value_or(a.num_layers))});
+  for (const auto& [field, value, what] :
+       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
+            "seq_length", a.seq_length,
+            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
+        {"hidden_size", a.hidden_size,
+         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
+        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
+        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
+         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
+                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
+                        max_derived_size)}})
+    if (!what)
+      AICB_THROW(config_error(field, std::to_string(value),
+                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
+                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
+                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
+  if (t == 0 || p == 0)
+    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
+  if (a.world_size % (t * p) != 0)
+    fail("world_size", a.world_size,
+         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+  if (a.moe_enable && !a.enable_sequence_parallel)
+    fail("enable_sequence_parallel", 0,
+         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+  aicb_derived d;
+  d.dp = a.world_size / (t * p);
+  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
+  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
+  d.heads = a.num_attention_heads.value_or(a.num_layers);
+  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
+  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
+          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
+                            : 4 * a.hidden_size;
+  if (a.expert_model_parallel_size > 1) {
+    if (a.num_experts % a.expert_model_parallel_size != 0)
+      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
+    if (a.dtype == "float16")
+      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+  }
+  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
+    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
+  d.layers = a.num_layers / p;
+  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
+  return d;
+}
+
+/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
+/// with Python's None/True/False spellings (aicb::simai_file_name).
+[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
+  return simai_file_name({.gpu = a.gpu_type,
+                          .model = a.model_name,
+                          .world_size = a.world_size,
+                          .tensor_parallel = a.tensor_model_parallel_size,
+                          .pipeline_parallel = a.pipeline_model_parallel,
+                          .expert_parallel = a.expert_model_parallel_size,
+                          .global_batch = a.global_batch,
+                          .micro_batch = a.micro_batch,
+                          .seq_length = a.seq_length,
+                          .moe = a.moe_enable,
+                          .grouped_gemm = a.moe_grouped_gemm,
+                          .flash_attention = a.use_flash_attn});
+}
+
+/// The CSV file aicb's physical-cluster generators write (aicb::csv_file_name). `generator`:
+/// "megatron", "deepspeed_stage2", ….
+[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
+  return csv_file_name({.generator = generator,
+                        .model = a.model_name,
+                        .sequence_parallel = a.enable_sequence_parallel,
+                        .iterations = a.epoch_num,
+                        .computation = a.computation_enable || a.aiob_enable,
+                        .world_size = a.world_size});
+}
+
+/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
+struct aicb_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame, gpu_type, comp_filepath;
+  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
+      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
+      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
+};
+
+/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
+struct aicb_script_result {
+  aicb_args args;
+  std::string preset;                   ///< the model_name the preset chose
+  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;               ///< an unknown -m became gpt_13B
+};
+
+namespace detail {
+
+// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
+// parsing), noting every option it overwrites.
+template <class ScriptArgs>
+struct script_preset {
+  const ScriptArgs& given;
+  aicb_script_result& r;
+
+  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
+    if (was_given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  }
+  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    aicb_args& a = r.args;
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  }
+  void ffn(std::uint64_t value) {
+    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
+    r.args.ffn_hidden_size = f;
+  }
+  void tp(std::uint64_t value) {
+    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
+        given.tensor_model_parallel_size.has_value());
+  }
+  void pp(std::uint64_t value) {
+    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
+        given.pipeline_model_parallel.has_value());
+  }
+};
+
+}  // namespace detail
+
+/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
+[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  // The script's defaults (lines 4-27).
+  a.frame = s.frame.value_or("Megatron");
+  a.world_size = s.world_size.value_or(32);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.global_batch = s.global_batch.value_or(1024);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(4096);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.gpu_type = s.gpu_type;  // "None" when absent
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.recompute_activations = s.recompute;
+  a.comp_filepath = s.comp_filepath;
+  a.use_distributed_optimizer = true;
+
+  // The preset case (lines 124-237) runs after option parsing and overwrites.
+  detail::script_preset<aicb_script_args> preset{s, r};
+  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
+                            std::uint64_t shared, std::uint64_t dense) {
+    preset.shape(name, layers, hidden, heads);
+    preset.ffn(f);
+    preset.tp(1);
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+    a.q_lora_rank = q_lora;
+    a.kv_lora_rank = 512;
+    a.qk_nope_dim = 128;
+    a.qk_rope_dim = 64;
+    a.v_head_dim = 128;
+    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    a.n_shared_expert = shared;
+    a.n_dense_layers = dense;
+  };
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+    preset.tp(4);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(4);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else if (m == "deepseek671") {
+    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+  } else if (m == "deepseek236") {
+    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+  } else if (m == "deepseek16") {
+    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+  } else if (m == "deepseek") {
+    r.preset = "DeepSeek";
+    a.model_name = "DeepSeek";
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+  } else {
+    // "Only support model size 175, 22,13 or 7; using default size 13"
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  return r;
+}
+
+/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
+/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
+/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
+/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
+/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
+struct megatron_gpt_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame;
+  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
+      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
+      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
+      expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
+       moe = false;
+};
+
+/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
+[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  a.frame = s.frame.value_or("Megatron");
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(2048);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.swiglu = s.swiglu;
+  a.moe_enable = s.moe;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.use_distributed_optimizer = true;
+  detail::script_preset<megatron_gpt_script_args> preset{s, r};
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+    preset.tp(8);
+    preset.pp(16);
+  } else if (m == "65") {
+    preset.shape("llama_65B", 80, 8192, 64);
+    preset.ffn(28672);
+    preset.tp(8);
+    preset.pp(2);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(2);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else {
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  const std::uint64_t tp = a.tensor_model_parallel_size;
+  if (tp == 0 || a.pipeline_model_parallel == 0)
+    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
+                            "aicb's script fails here: it divides world_size by tp and pp"));
+  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
+  a.global_batch = 2 * dp * a.micro_batch;
+  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
+  return r;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_flags.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -16961,6 +16964,7 @@ AICB_END_NAMESPACE
 // #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/generate/csv_projection.hpp>
+// #include <aicb/generate/file_names.hpp>
 // #include <aicb/generate/simai_projection.hpp>
 // #include <aicb/io/aiob_reader.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -16981,7 +16985,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/detail/grammar/aiob_def.hpp>
+// #include <aicb/io/detail/aiob_def.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 // IWYU pragma: private, include <aicb/io/aiob_reader.hpp>
@@ -17265,10 +17269,10 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
 
 AICB_END_NAMESPACE
 // #include <aicb/io/chakra.hpp>
-// #include <aicb/io/json_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/io/workload_file.hpp>
 // #include <aicb/model/job.hpp>
-// #include <aicb/model/job_request.hpp>
+// #include <aicb/calc/job_request.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
@@ -17771,7 +17775,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/presets.hpp>
 // #include <aicb/model/reflect.hpp>
-// #include <aicb/model/sizing.hpp>
+// #include <aicb/calc/sizing.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -17927,7 +17931,7 @@ inline void set_job_field(job_spec& job, const std::string& field, const std::st
 
 AICB_END_NAMESPACE
 // #include <aicb/model/reflect.hpp>
-// #include <aicb/model/sizing.hpp>
+// #include <aicb/calc/sizing.hpp>
 // #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -18139,34 +18143,33 @@ struct chosen_compute {
 [[nodiscard]] inline std::string corrected_simai_file_name(const job_spec& job,
                                                            const std::optional<std::string>& gpu,
                                                            const aicb_flag_values& f) {
-  aicb_args names;
-  names.gpu_type = gpu;
-  names.model_name = std::string(job.model.name.empty() ? "custom" : job.model.name.view());
-  names.world_size = job.parallel.world_size;
-  names.tensor_model_parallel_size = job.parallel.tensor_parallel;
-  names.pipeline_model_parallel = job.parallel.pipeline_parallel;
-  names.expert_model_parallel_size = job.parallel.expert_parallel;
-  names.global_batch = global_batch(job);
-  names.micro_batch = job.batch.micro_batch;
-  names.seq_length = job.batch.seq_length;
-  names.moe_enable = job.model.is_moe();
-  names.moe_grouped_gemm = f.on("moe_grouped_gemm");
-  // The job's own attention kernel (flash unless the job says otherwise), whatever aicb's flag said.
-  names.use_flash_attn = job.parallel.attention == attention_kind::flash;
-  return aicb_file_name(names);
+  return simai_file_name({.gpu = gpu,
+                          .model = std::string(job.model.name.empty() ? "custom" : job.model.name.view()),
+                          .world_size = job.parallel.world_size,
+                          .tensor_parallel = job.parallel.tensor_parallel,
+                          .pipeline_parallel = job.parallel.pipeline_parallel,
+                          .expert_parallel = job.parallel.expert_parallel,
+                          .global_batch = global_batch(job),
+                          .micro_batch = job.batch.micro_batch,
+                          .seq_length = job.batch.seq_length,
+                          .moe = job.model.is_moe(),
+                          .grouped_gemm = f.on("moe_grouped_gemm"),
+                          // The job's own attention kernel (flash unless the job says otherwise),
+                          // whatever aicb's flag said.
+                          .flash_attention = job.parallel.attention == attention_kind::flash});
 }
 
 /// aicb's file name for a corrected CSV workload (its Megatron CSV naming scheme).
 [[nodiscard]] inline std::string corrected_csv_file_name(const job_spec& job, std::uint64_t iterations,
                                                          bool computation) {
-  aicb_args names;
-  names.model_name =
-      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
-  names.enable_sequence_parallel = job.parallel.sequence_parallel;
-  names.epoch_num = iterations;
-  names.computation_enable = computation;
-  names.world_size = job.parallel.world_size;
-  return megatron_csv_file_name(names);
+  return csv_file_name({.generator = "megatron",
+                        .model = job.model.name.empty()
+                                     ? std::nullopt
+                                     : std::optional<std::string>(std::string(job.model.name.view())),
+                        .sequence_parallel = job.parallel.sequence_parallel,
+                        .iterations = iterations,
+                        .computation = computation,
+                        .world_size = job.parallel.world_size});
 }
 
 namespace detail {
@@ -18813,6 +18816,103 @@ class aicb_inference_workload {
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/compat/aicb_micro.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's collective micro-test (`--frame collective_test`), byte for byte (docs/micro.md):
+///
+/// - generate_collective_csv() — aicb's physical-cluster CSV: `iter_num` warm-up runs at begin_size,
+///   then `iter_num` runs per size of the sweep, each epoch closed by an empty item.
+/// - micro_file_text() — aicb's SimAI `MICRO` file. SimAI-Analytical cannot run it: the MICRO policy
+///   never sets the TP/PP/EP sizes, and its report divides by them. The corrected sweep SimAI runs is
+///   aicb::collective_sweep_workload (<aicb/generate/collective_bench.hpp>).
+
+// #include <aicb/checked.hpp>
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/collective_bench.hpp>
+// #include <aicb/io/simai_format.hpp>
+// #include <aicb/workload/csv_item.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// aicb's collective-test CSV items (`--frame collective_test`), passed one by one to `sink`.
+/// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
+template <class Sink>
+void generate_collective_csv(const aicb_args& a, Sink&& sink) {
+  const auto op = csv_op_from_string(a.test_comm);
+  if (!op)
+    AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
+  const aicb_derived d = derive(a);
+  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
+  csv_item item;
+  item.op = *op;
+  item.group = csv_group::dp_group;
+  item.group_size = d.dp;
+  item.msg_size = a.begin_size;
+  item.stage = "warmup";
+  for (std::uint64_t i = 0; i < a.iter_num; ++i)
+    sink(item);
+  const csv_item epoch_end{};
+  sink(epoch_end);
+  if (a.multi_all_reduce_enable) {
+    item.group = csv_group::pp_group;
+    item.group_size = a.pipeline_model_parallel;
+  }
+  item.stage = "test_step";
+  for (std::uint64_t epoch = 0; epoch < a.epoch_num; ++epoch) {
+    for (std::uint64_t size : sizes) {
+      item.msg_size = size;
+      for (std::uint64_t i = 0; i < a.iter_num; ++i)
+        sink(item);
+    }
+    sink(epoch_end);
+  }
+}
+
+/// Items generate_collective_csv produces for `a` (known before writing: the sweep's repetitions are
+/// the user's, and may be enormous); config_error when the count exceeds 2^64 − 1.
+[[nodiscard]] inline std::uint64_t collective_csv_items(const aicb_args& a) {
+  const std::uint64_t sizes = sweep_sizes(a.begin_size, a.end_size).size();
+  const std::uint64_t per_epoch =
+      checked_add(checked_mul(sizes, a.iter_num, "CSV items of an epoch (sizes x iter_num)"), 1, "CSV items");
+  return checked_add(checked_add(a.iter_num, 1, "CSV items"),
+                     checked_mul(a.epoch_num, per_epoch, "CSV items (epoch_num x items)"), "CSV items");
+}
+
+/// The CSV file aicb writes for its collective test: always this name.
+inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_workload.csv";
+
+/// aicb's SimAI `MICRO` file: `MICRO`, the record count, one `micro_test` record per size.
+/// Throws where aicb does: an unsupported collective, or `multi_all_reduce_enable` (aicb BUG-21).
+[[nodiscard]] inline std::string micro_file_text(const aicb_args& a) {
+  if (a.multi_all_reduce_enable)
+    AICB_THROW(
+        config_error("multi_all_reduce_enable", "1",
+                     "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
+                     "sets (AttributeError, aicb BUG-21); no file is written"));
+  const collective kind = sweep_collective(a.test_comm);
+  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
+  std::string text = "MICRO\n";
+  text.append(std::to_string(sizes.size())).append("\n");
+  for (std::uint64_t size : sizes) {
+    text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
+    text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
+    text.append("\t").append(std::to_string(size)).append("\t1\n");
+  }
+  return text;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_simai.hpp>
 // #include <aicb/compat/deepspeed_csv.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -18849,7 +18949,7 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/presets.hpp>
-// #include <aicb/model/sizing.hpp>
+// #include <aicb/calc/sizing.hpp>
 // #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -19634,7 +19734,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/edit_distance.hpp>
-// #include <aicb/detail/grammar/simai_def.hpp>
+// #include <aicb/io/detail/simai_def.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 // IWYU pragma: private, include <aicb/io/simai_reader.hpp>
@@ -19738,11 +19838,11 @@ AICB_END_NAMESPACE
 /// for (const aicb::record& r : in.records()) ...   // parse_error (file:line:col) on a bad record
 /// ```
 ///
-/// Token classification uses Spirit X3 (aicb/detail/grammar/simai_def.hpp). aicb/io/simai_lint.hpp
+/// Token classification uses Spirit X3 (aicb/io/detail/simai_def.hpp). aicb/io/simai_lint.hpp
 /// checks a file against everything SimAI silently misreads.
 
 // #include <aicb/config.hpp>
-// #include <aicb/detail/grammar/simai_def.hpp>
+// #include <aicb/io/detail/simai_def.hpp>
 // #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/io/simai_format.hpp>
@@ -20705,7 +20805,7 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
 AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
 // #include <aicb/model/hf_config.hpp>
-// #include <aicb/model/job_request.hpp>
+// #include <aicb/calc/job_request.hpp>
 // #include <aicb/run/bandwidth.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0

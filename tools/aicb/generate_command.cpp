@@ -18,7 +18,7 @@
 #include <aicb/model/reflect.hpp>
 #include <aicb/units/bytes.hpp>
 
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>

@@ -19,7 +19,7 @@
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -8,9 +8,9 @@
 #pragma once
 
 #include <aicb/model/job.hpp>
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>
 #include <aicb/model/reflect.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -9,7 +9,7 @@
 #include "process_stats.hpp"
 
 #include <aicb/error.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/version.hpp>
 

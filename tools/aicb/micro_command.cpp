@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "workload_output.hpp"
 
+#include <aicb/compat/aicb_micro.hpp>
 #include <aicb/generate/collective_bench.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_writer.hpp>

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 
 #include <aicb/calc/params.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
 

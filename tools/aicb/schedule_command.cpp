@@ -6,7 +6,7 @@
 #include "exit_status.hpp"
 #include "job_flags.hpp"
 
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/schedule/schedule_json.hpp>

@@ -12,7 +12,7 @@
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/traffic.hpp>
 #include <aicb/config.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/units/bytes.hpp>

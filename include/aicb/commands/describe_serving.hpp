@@ -26,7 +26,7 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/serving.hpp>
 #include <aicb/schedule/inference_step.hpp>
 #include <aicb/version.hpp>

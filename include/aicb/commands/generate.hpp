@@ -38,15 +38,16 @@
 #include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
 #include <aicb/generate/csv_projection.hpp>
+#include <aicb/generate/file_names.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/chakra.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/model/job.hpp>
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>
 #include <aicb/model/reflect.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -258,34 +259,33 @@ struct chosen_compute {
 [[nodiscard]] inline std::string corrected_simai_file_name(const job_spec& job,
                                                            const std::optional<std::string>& gpu,
                                                            const aicb_flag_values& f) {
-  aicb_args names;
-  names.gpu_type = gpu;
-  names.model_name = std::string(job.model.name.empty() ? "custom" : job.model.name.view());
-  names.world_size = job.parallel.world_size;
-  names.tensor_model_parallel_size = job.parallel.tensor_parallel;
-  names.pipeline_model_parallel = job.parallel.pipeline_parallel;
-  names.expert_model_parallel_size = job.parallel.expert_parallel;
-  names.global_batch = global_batch(job);
-  names.micro_batch = job.batch.micro_batch;
-  names.seq_length = job.batch.seq_length;
-  names.moe_enable = job.model.is_moe();
-  names.moe_grouped_gemm = f.on("moe_grouped_gemm");
-  // The job's own attention kernel (flash unless the job says otherwise), whatever aicb's flag said.
-  names.use_flash_attn = job.parallel.attention == attention_kind::flash;
-  return aicb_file_name(names);
+  return simai_file_name({.gpu = gpu,
+                          .model = std::string(job.model.name.empty() ? "custom" : job.model.name.view()),
+                          .world_size = job.parallel.world_size,
+                          .tensor_parallel = job.parallel.tensor_parallel,
+                          .pipeline_parallel = job.parallel.pipeline_parallel,
+                          .expert_parallel = job.parallel.expert_parallel,
+                          .global_batch = global_batch(job),
+                          .micro_batch = job.batch.micro_batch,
+                          .seq_length = job.batch.seq_length,
+                          .moe = job.model.is_moe(),
+                          .grouped_gemm = f.on("moe_grouped_gemm"),
+                          // The job's own attention kernel (flash unless the job says otherwise),
+                          // whatever aicb's flag said.
+                          .flash_attention = job.parallel.attention == attention_kind::flash});
 }
 
 /// aicb's file name for a corrected CSV workload (its Megatron CSV naming scheme).
 [[nodiscard]] inline std::string corrected_csv_file_name(const job_spec& job, std::uint64_t iterations,
                                                          bool computation) {
-  aicb_args names;
-  names.model_name =
-      job.model.name.empty() ? std::nullopt : std::optional<std::string>(std::string(job.model.name.view()));
-  names.enable_sequence_parallel = job.parallel.sequence_parallel;
-  names.epoch_num = iterations;
-  names.computation_enable = computation;
-  names.world_size = job.parallel.world_size;
-  return megatron_csv_file_name(names);
+  return csv_file_name({.generator = "megatron",
+                        .model = job.model.name.empty()
+                                     ? std::nullopt
+                                     : std::optional<std::string>(std::string(job.model.name.view())),
+                        .sequence_parallel = job.parallel.sequence_parallel,
+                        .iterations = iterations,
+                        .computation = computation,
+                        .world_size = job.parallel.world_size});
 }
 
 namespace detail {

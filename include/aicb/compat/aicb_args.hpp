@@ -15,6 +15,7 @@
 #include <aicb/checked.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/generate/file_names.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -199,29 +200,32 @@ struct aicb_derived {
   return d;
 }
 
-/// Python's str() of a bool, as aicb's file names spell it.
-[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
-
 /// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
-/// with Python's None/True/False spellings.
+/// with Python's None/True/False spellings (aicb::simai_file_name).
 [[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  return a.gpu_type.value_or("None") + "-" + a.model_name.value_or("None") + "-world_size" +
-         std::to_string(a.world_size) + "-tp" + std::to_string(a.tensor_model_parallel_size) + "-pp" +
-         std::to_string(a.pipeline_model_parallel) + "-ep" + std::to_string(a.expert_model_parallel_size) +
-         "-gbs" + std::to_string(a.global_batch) + "-mbs" + std::to_string(a.micro_batch) + "-seq" +
-         std::to_string(a.seq_length) + "-MOE-" + python_bool(a.moe_enable) + "-GEMM-" +
-         python_bool(a.moe_grouped_gemm) + "-flash_attn-" + python_bool(a.use_flash_attn) + ".txt";
+  return simai_file_name({.gpu = a.gpu_type,
+                          .model = a.model_name,
+                          .world_size = a.world_size,
+                          .tensor_parallel = a.tensor_model_parallel_size,
+                          .pipeline_parallel = a.pipeline_model_parallel,
+                          .expert_parallel = a.expert_model_parallel_size,
+                          .global_batch = a.global_batch,
+                          .micro_batch = a.micro_batch,
+                          .seq_length = a.seq_length,
+                          .moe = a.moe_enable,
+                          .grouped_gemm = a.moe_grouped_gemm,
+                          .flash_attention = a.use_flash_attn});
 }
 
-/// The CSV file aicb's physical-cluster generators write (under results/mocked_workload/):
-/// `{generator}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`, cut at its first '.'
-/// (aicb keeps the name's stem), plus `_workload.csv`. `generator`: "megatron", "deepspeed_stage2", ….
+/// The CSV file aicb's physical-cluster generators write (aicb::csv_file_name). `generator`:
+/// "megatron", "deepspeed_stage2", ….
 [[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
-  std::string name = std::string(generator) + "_" + a.model_name.value_or("None") + "_sp_" +
-                     python_bool(a.enable_sequence_parallel) + "_iteration_" + std::to_string(a.epoch_num) +
-                     "_computationEnable_" + python_bool(a.computation_enable || a.aiob_enable) + "_" +
-                     std::to_string(a.world_size) + "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
+  return csv_file_name({.generator = generator,
+                        .model = a.model_name,
+                        .sequence_parallel = a.enable_sequence_parallel,
+                        .iterations = a.epoch_num,
+                        .computation = a.computation_enable || a.aiob_enable,
+                        .world_size = a.world_size});
 }
 
 /// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).

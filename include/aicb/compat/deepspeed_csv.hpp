@@ -33,7 +33,7 @@
 #include <aicb/error.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/presets.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>

@@ -33,7 +33,7 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/version.hpp>
 

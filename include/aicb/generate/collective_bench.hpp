@@ -4,24 +4,20 @@
 
 /// @file
 /// Collective micro-benchmarks: a sweep of message sizes, begin_size · 2^i up to end_size, for one
-/// or more collectives, in three forms (docs/micro.md):
+/// or more collectives, as SimAI text (docs/micro.md):
 ///
 /// - collective_sweep_workload — SimAI text in the `HYBRID_TRANSFORMER_FWD_IN_BCKWD` form that
 ///   SimAI-Analytical runs: one record per collective, size and iteration, whose weight-gradient
 ///   column holds the collective on the data-parallel group (every GPU: TP = PP = 1). SimAI reports
 ///   each record's communication time. This is the default of `aicb micro`.
-/// - write_collective_csv() — aicb's physical-cluster CSV of `--frame collective_test`
-///   (byte-identical to aicb): `iter_num` warm-up runs at begin_size, then `iter_num` runs per size.
-/// - write_micro_file() — aicb's SimAI `MICRO` file (byte-identical to aicb). SimAI-Analytical cannot
-///   run it: the MICRO policy never sets the TP/PP/EP sizes, and its report divides by them.
+///
+/// aicb's own two forms of the test — its physical-cluster CSV and its SimAI `MICRO` file, byte for
+/// byte — are aicb emulators and live in <aicb/compat/aicb_micro.hpp>.
 
 #include <aicb/checked.hpp>
-#include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/atomic_file.hpp>
 #include <aicb/io/simai_format.hpp>
-#include <aicb/workload/csv_item.hpp>
 #include <aicb/workload/record.hpp>
 #include <aicb/workload/record_stream.hpp>
 
@@ -137,74 +133,6 @@ class collective_sweep_source {
 
 inline record_stream<collective_sweep_source> collective_sweep_workload::records() const& {
   return record_stream<collective_sweep_source>(collective_sweep_source(*this));
-}
-
-/// aicb's collective-test CSV items (`--frame collective_test`), passed one by one to `sink`.
-/// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
-template <class Sink>
-void generate_collective_csv(const aicb_args& a, Sink&& sink) {
-  const auto op = csv_op_from_string(a.test_comm);
-  if (!op)
-    AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
-  const aicb_derived d = derive(a);
-  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  csv_item item;
-  item.op = *op;
-  item.group = csv_group::dp_group;
-  item.group_size = d.dp;
-  item.msg_size = a.begin_size;
-  item.stage = "warmup";
-  for (std::uint64_t i = 0; i < a.iter_num; ++i)
-    sink(item);
-  const csv_item epoch_end{};
-  sink(epoch_end);
-  if (a.multi_all_reduce_enable) {
-    item.group = csv_group::pp_group;
-    item.group_size = a.pipeline_model_parallel;
-  }
-  item.stage = "test_step";
-  for (std::uint64_t epoch = 0; epoch < a.epoch_num; ++epoch) {
-    for (std::uint64_t size : sizes) {
-      item.msg_size = size;
-      for (std::uint64_t i = 0; i < a.iter_num; ++i)
-        sink(item);
-    }
-    sink(epoch_end);
-  }
-}
-
-/// Items generate_collective_csv produces for `a` (known before writing: the sweep's repetitions are
-/// the user's, and may be enormous); config_error when the count exceeds 2^64 − 1.
-[[nodiscard]] inline std::uint64_t collective_csv_items(const aicb_args& a) {
-  const std::uint64_t sizes = sweep_sizes(a.begin_size, a.end_size).size();
-  const std::uint64_t per_epoch =
-      checked_add(checked_mul(sizes, a.iter_num, "CSV items of an epoch (sizes x iter_num)"), 1, "CSV items");
-  return checked_add(checked_add(a.iter_num, 1, "CSV items"),
-                     checked_mul(a.epoch_num, per_epoch, "CSV items (epoch_num x items)"), "CSV items");
-}
-
-/// The CSV file aicb writes for its collective test: always this name.
-inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_workload.csv";
-
-/// aicb's SimAI `MICRO` file: `MICRO`, the record count, one `micro_test` record per size.
-/// Throws where aicb does: an unsupported collective, or `multi_all_reduce_enable` (aicb BUG-21).
-[[nodiscard]] inline std::string micro_file_text(const aicb_args& a) {
-  if (a.multi_all_reduce_enable)
-    AICB_THROW(
-        config_error("multi_all_reduce_enable", "1",
-                     "aicb crashes here: its MICRO writer reads self.ga_num, which the micro test never "
-                     "sets (AttributeError, aicb BUG-21); no file is written"));
-  const collective kind = sweep_collective(a.test_comm);
-  const std::vector<std::uint64_t> sizes = sweep_sizes(a.begin_size, a.end_size);
-  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
-  std::string text = "MICRO\n";
-  text.append(std::to_string(sizes.size())).append("\n");
-  for (std::uint64_t size : sizes) {
-    text += "micro_test\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\t";
-    text += simai_comm_token({kind, comm_group::dp, bytes{size}}, simai_column::weight_grad);
-    text.append("\t").append(std::to_string(size)).append("\t1\n");
-  }
-  return text;
 }
 
 AICB_END_NAMESPACE

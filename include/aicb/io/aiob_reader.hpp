@@ -17,7 +17,7 @@
 
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/config.hpp>
-#include <aicb/detail/grammar/aiob_def.hpp>
+#include <aicb/io/detail/aiob_def.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 

@@ -40,7 +40,7 @@
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/reflect.hpp>

@@ -14,11 +14,11 @@
 /// for (const aicb::record& r : in.records()) ...   // parse_error (file:line:col) on a bad record
 /// ```
 ///
-/// Token classification uses Spirit X3 (aicb/detail/grammar/simai_def.hpp). aicb/io/simai_lint.hpp
+/// Token classification uses Spirit X3 (aicb/io/detail/simai_def.hpp). aicb/io/simai_lint.hpp
 /// checks a file against everything SimAI silently misreads.
 
 #include <aicb/config.hpp>
-#include <aicb/detail/grammar/simai_def.hpp>
+#include <aicb/io/detail/simai_def.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/simai_format.hpp>

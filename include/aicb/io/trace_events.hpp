@@ -23,7 +23,7 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/serving.hpp>
 #include <aicb/parallel/groups.hpp>

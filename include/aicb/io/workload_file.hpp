@@ -24,7 +24,7 @@
 #include <aicb/error.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/units/bytes.hpp>

@@ -18,7 +18,7 @@
 #include <aicb/detail/edit_distance.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/fixed_string.hpp>
 #include <aicb/model/options.hpp>
 

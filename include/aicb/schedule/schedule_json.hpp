@@ -16,7 +16,7 @@
 /// ```
 
 #include <aicb/config.hpp>
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/operation.hpp>
 

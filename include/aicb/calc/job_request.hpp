@@ -34,7 +34,7 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 
 #include <cstdint>
 #include <optional>

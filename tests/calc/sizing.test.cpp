@@ -1,7 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/calc/params.hpp>
-#include <aicb/model/sizing.hpp>
+#include <aicb/calc/sizing.hpp>
 
 #include <catch2/catch.hpp>
 

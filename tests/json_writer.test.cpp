@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/io/json_writer.hpp>
+#include <aicb/json_writer.hpp>
 
 #include <catch2/catch.hpp>
 

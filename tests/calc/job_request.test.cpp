@@ -1,6 +1,6 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-#include <aicb/model/job_request.hpp>
+#include <aicb/calc/job_request.hpp>
 
 #include <catch2/catch.hpp>
 
