@@ -4,10 +4,10 @@
 // it onto SimAI's records, iterate them — here to write the file `aicb generate` writes for the same
 // job, byte for byte, and to sum what the representative rank communicates.
 //! [write_simai]
+#include <aicb/calc/job_request.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/simai_writer.hpp>
-#include <aicb/calc/job_request.hpp>
 
 #include <cstdio>
 #include <map>

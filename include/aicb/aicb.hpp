@@ -23,7 +23,9 @@
 /// The CUDA headers (`cuda/`) are never included from here.
 
 // Describe: descriptors, presets, the rank grid, calculators.
+#include <aicb/calc/report_format.hpp>
 #include <aicb/core.hpp>
+#include <aicb/model/reflect.hpp>
 
 // Vocabulary of workloads.
 #include <aicb/concepts.hpp>
@@ -60,13 +62,13 @@
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
+#include <aicb/json_writer.hpp>
 
 // Generate: the corrected workloads, projected from the per-rank graph; collective sweeps.
 #include <aicb/generate/collective_bench.hpp>

@@ -12,18 +12,22 @@
 ///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
 ///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
 /// static_assert(aicb::validate(job));
-/// std::fputs(aicb::format_description(aicb::describe_job(job)).c_str(), stdout);
+/// const aicb::job_report report = aicb::describe_job(job);
+/// std::printf("%llu parameters\n", static_cast<unsigned long long>(report.params.total()));
 /// ```
 ///
-/// Descriptors (model, parallelism, batch, job) with their rules and reflection, the presets and
-/// shapes by size, the rank grid and its groups, and the calculators. No schedules, generators,
-/// formats or readers, and none of range-v3, Spirit or nlohmann-json: this is the header to include
-/// where a program only needs to reason about jobs (docs/headers.md lists what it costs).
+/// Descriptors (model, parallelism, batch, job, layouts fixed at compile time) with their rules, the
+/// presets and shapes by size, the rank grid and its groups, and the calculators. No schedules,
+/// generators, formats or readers, no printing of reports (<aicb/calc/report_format.hpp>) and no
+/// reflection (<aicb/model/reflect.hpp>), and none of range-v3, Spirit, nlohmann-json or Boost.Hana:
+/// this is the header to include where a program only needs to reason about jobs (docs/headers.md
+/// lists what it costs).
 
 #include <aicb/calc/flops.hpp>
 #include <aicb/calc/memory.hpp>
 #include <aicb/calc/params.hpp>
 #include <aicb/calc/report.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/calc/traffic.hpp>
 #include <aicb/checked.hpp>
 #include <aicb/config.hpp>
@@ -37,10 +41,9 @@
 #include <aicb/model/options.hpp>
 #include <aicb/model/parallel.hpp>
 #include <aicb/model/presets.hpp>
-#include <aicb/model/reflect.hpp>
 #include <aicb/model/serving.hpp>
-#include <aicb/calc/sizing.hpp>
 #include <aicb/model/spec.hpp>
+#include <aicb/model/strategy.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/units/bytes.hpp>
 #include <aicb/units/duration.hpp>

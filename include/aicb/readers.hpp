@@ -18,9 +18,9 @@
 /// cost seconds to compile; `<aicb/aicb.hpp>` leaves them out so that programs which only generate
 /// do not pay for them. `<aicb/all.hpp>` includes both.
 
+#include <aicb/calc/job_request.hpp>
 #include <aicb/io/aicb_csv_reader.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/model/hf_config.hpp>
-#include <aicb/calc/job_request.hpp>

@@ -42,27 +42,29 @@
 /// The CUDA headers (`cuda/`) are never included from here.
 
 // Describe: descriptors, presets, the rank grid, calculators.
-// #include <aicb/core.hpp>
+// #include <aicb/calc/report_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// The light header: describe a job and compute what it costs, nothing else.
+/// A job's report (aicb::describe_job) rendered: as a readable table (format_description) or as a
+/// versioned JSON document (to_json, `aicb.describe/1`). This is what `aicb describe` prints.
 ///
 /// ```cpp
-/// #include <aicb/core.hpp>
-///
-/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
-///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
-///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
-/// static_assert(aicb::validate(job));
 /// std::fputs(aicb::format_description(aicb::describe_job(job)).c_str(), stdout);
 /// ```
 ///
-/// Descriptors (model, parallelism, batch, job) with their rules and reflection, the presets and
-/// shapes by size, the rank grid and its groups, and the calculators. No schedules, generators,
-/// formats or readers, and none of range-v3, Spirit or nlohmann-json: this is the header to include
-/// where a program only needs to reason about jobs (docs/headers.md lists what it costs).
+/// Apart from the report itself because it reflects the descriptors (<aicb/model/reflect.hpp>, Boost.Hana):
+/// a program that only computes a job's costs (<aicb/core.hpp>) does not pay for printing them.
+
+// #include <aicb/calc/report.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
+/// communication — computed once (describe_job). <aicb/calc/report_format.hpp> renders it as a
+/// readable table (format_description) or JSON (to_json): what `aicb describe` prints.
 
 // #include <aicb/calc/flops.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -475,22 +477,23 @@ AICB_END_NAMESPACE
 
 // AICB_DETAIL_REFLECTED_FIELDS(self, fields) — declares a descriptor's fields once, as a
 // Boost.Preprocessor sequence of (type, name, default, "help") tuples, and derives from that one
-// list: the data members with their defaults, a visitor that hands each field's name and member to
-// a function in declaration order, and a help lookup. Printing, key=value parsing, JSON and the CLI
-// flags are all driven from this, so no field is ever listed by hand twice.
+// list the data members with their defaults and a help lookup. The same list makes the descriptor a
+// Boost.Hana Struct (AICB_DETAIL_HANA_STRUCT, expanded in <aicb/model/reflect.hpp>), from which
+// printing, key=value parsing, JSON, diffs and the CLI flags are all driven, so no field is ever
+// listed by hand twice.
 //
-// The visitor is plain code the preprocessor writes out (one call per field), not a
-// metaprogramming tuple: a descriptor of sixty fields costs its users no template instantiation
-// beyond the function they pass.
+// The Hana adaptation lives apart from the descriptors on purpose: a translation unit that only
+// describes jobs (or nvcc, which compiles the descriptors) pays nothing for Hana.
 
 // #include <aicb/config.hpp>
 
+#include <boost/preprocessor/punctuation/comma_if.hpp>
 #include <boost/preprocessor/seq/for_each.hpp>
+#include <boost/preprocessor/seq/for_each_i.hpp>
 #include <boost/preprocessor/stringize.hpp>
 #include <boost/preprocessor/tuple/elem.hpp>
 
 #include <string_view>
-#include <type_traits>
 
 #define AICB_DETAIL_FIELD_TYPE(field) BOOST_PP_TUPLE_ELEM(4, 0, field)
 #define AICB_DETAIL_FIELD_NAME(field) BOOST_PP_TUPLE_ELEM(4, 1, field)
@@ -500,27 +503,36 @@ AICB_END_NAMESPACE
 #define AICB_DETAIL_REFLECTED_MEMBER(r, data, field) \
   AICB_DETAIL_FIELD_TYPE(field) AICB_DETAIL_FIELD_NAME(field) = AICB_DETAIL_FIELD_DEFAULT(field);
 
-#define AICB_DETAIL_REFLECTED_VISIT(r, data, field)                            \
-  visit(::std::string_view{BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))}, \
-                           self.AICB_DETAIL_FIELD_NAME(field));
-
 #define AICB_DETAIL_REFLECTED_HELP(r, data, field) \
   if (field_name == BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))) return AICB_DETAIL_FIELD_HELP(field);
 
-#define AICB_DETAIL_REFLECTED_FIELDS(self_type, fields)                                        \
+#define AICB_DETAIL_REFLECTED_FIELDS(fields)                                                   \
   BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_MEMBER, ~, fields)                               \
-  /** Calls visit(name, member) for each field of `self` (this type, const or not), in         \
-      declaration order: what aicb::for_each_field runs. */                                    \
-  template <class Self, class Visit>                                                           \
-  static constexpr void visit_fields(Self& self, Visit& visit) {                               \
-    static_assert(::std::is_same_v<::std::remove_const_t<Self>, self_type>);                   \
-    BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_VISIT, ~, fields)                              \
-  }                                                                                            \
   /** The help text of field `field_name` (empty for an unknown name). */                      \
   [[nodiscard]] static constexpr std::string_view help(std::string_view field_name) noexcept { \
     BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_HELP, ~, fields)                               \
     return {};                                                                                 \
   }
+
+// AICB_DETAIL_HANA_STRUCT(type, fields) — makes `type` a Boost.Hana Struct from its field list: a
+// specialisation of hana::accessors_impl whose accessors are (name, member) pairs in declaration
+// order, the names compile-time hana::strings. Expand it at global scope, after including
+// <boost/hana/pair.hpp>, <boost/hana/string.hpp> and <boost/hana/tuple.hpp>. `apply` is a template
+// (of the type itself) so that its sixty pairs are instantiated only where a program reflects, not in
+// every translation unit that includes the adaptation.
+#define AICB_DETAIL_HANA_MEMBER(r, type, i, field)                                  \
+  BOOST_PP_COMMA_IF(i)::boost::hana::make_pair(                                     \
+      ::aicb::detail::hana_name<BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))>, \
+                                ::aicb::detail::member_of<&Self::AICB_DETAIL_FIELD_NAME(field)>{})
+
+#define AICB_DETAIL_HANA_STRUCT(type, fields)                                                           \
+  template <>                                                                                           \
+  struct boost::hana::accessors_impl<type> {                                                            \
+    template <class Self = type>                                                                        \
+    static constexpr auto apply() {                                                                     \
+      return ::boost::hana::make_tuple(BOOST_PP_SEQ_FOR_EACH_I(AICB_DETAIL_HANA_MEMBER, type, fields)); \
+    }                                                                                                   \
+  };
 // #include <aicb/dtype.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -615,7 +627,7 @@ AICB_BEGIN_NAMESPACE
 
 /// The batch of a training job. See the file comment.
 struct batch_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(batch_spec, AICB_BATCH_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_BATCH_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const batch_spec&, const batch_spec&) = default;
 };
@@ -763,7 +775,7 @@ AICB_BEGIN_NAMESPACE
 
 /// The parallel layout of a training job. See the file comment.
 struct parallel_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_PARALLEL_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
 };
@@ -928,7 +940,7 @@ using layer_pattern_text = fixed_string<512>;
 
 /// The shape of a transformer language model. See the file comment.
 struct model_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(model_spec, AICB_MODEL_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_MODEL_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const model_spec&, const model_spec&) = default;
 
@@ -4110,18 +4122,6 @@ struct memory_estimate {
 
 AICB_END_NAMESPACE
 // #include <aicb/calc/params.hpp>
-// #include <aicb/calc/report.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The description of a job — resolved descriptors, derived layout, parameters, FLOPs, memory and
-/// communication — computed once (describe_job) and rendered as a readable table
-/// (format_description) or JSON (to_json). This is what `aicb describe` prints.
-
-// #include <aicb/calc/flops.hpp>
-// #include <aicb/calc/memory.hpp>
-// #include <aicb/calc/params.hpp>
 // #include <aicb/calc/traffic.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -5766,6 +5766,62 @@ struct traffic {
 
 AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/units/bytes.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What one GPU of a pipeline stage holds, needs and sends.
+struct stage_report {
+  std::uint64_t stage = 0;
+  std::uint64_t layers = 0;
+  shard_params params;
+  memory_estimate memory;
+  traffic comm;
+};
+
+/// Everything aicb computes about a job.
+struct job_report {
+  job_spec job;  ///< as given, with the model's defaults resolved
+  std::uint64_t data_parallel = 0, expert_tensor_parallel = 0, expert_data_parallel = 0;
+  std::uint64_t global_batch = 0, microbatches = 0, padded_vocab = 0, tokens_per_iteration = 0;
+  param_counts params;
+  flop_counts flops;
+  std::vector<stage_report> stages;
+};
+
+/// Computes the report of `job`, after validating it (config_error on a broken rule).
+[[nodiscard]] inline job_report describe_job(const job_spec& input) {
+  validate_training(input);
+  job_report r;
+  r.job = input;
+  r.job.model = resolve(input.model);
+  const job_spec& job = r.job;
+  r.data_parallel = data_parallel(job);
+  r.expert_tensor_parallel = expert_tensor_parallel(job);
+  r.expert_data_parallel = expert_data_parallel(job);
+  r.global_batch = global_batch(job);
+  r.microbatches = microbatches(job);
+  r.padded_vocab = padded_vocab(job);
+  r.tokens_per_iteration = r.global_batch * job.batch.seq_length;
+  r.params = count_params(job.model, job.batch.seq_length);
+  r.flops = training_flops(job);
+  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s)
+    r.stages.push_back(
+        {s, stage_layers(job, s), params_on_gpu(job, s), memory_per_gpu(job, s), comm_volume(job, s)});
+  return r;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/config.hpp>
 // #include <aicb/json_writer.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -5930,16 +5986,24 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Generic access to the descriptors' fields by name: iterate, print and set them from text.
-/// Everything here is driven by the single field list of each descriptor (its `visit_fields`), so a
-/// field added to a descriptor is printable, parsable and a CLI flag without further code.
+/// The descriptors (model_spec, parallel_spec, batch_spec) as Boost.Hana Structs, and what is built
+/// on that: iterate their fields, print them, set them from text, write them as JSON, compare two.
+/// Everything here is driven by the single field list of each descriptor (AICB_MODEL_SPEC_FIELDS and
+/// its siblings), so a field added to a descriptor is printable, parsable, diffed and a CLI flag
+/// without further code.
 ///
 /// ```cpp
 /// aicb::model_spec m;
 /// aicb::set_field(m, "hidden_size", "5120");      // throws config_error on a bad value
 /// aicb::set_field(m, "activation", "swiglu");
 /// for (const auto& [key, value] : aicb::to_key_values(m)) std::cout << key << '=' << value << '\n';
+/// static_assert(boost::hana::contains(boost::hana::keys(aicb::model_spec{}),
+/// BOOST_HANA_STRING("hidden_size")));
 /// ```
+///
+/// Hana's own algorithms work on the descriptors too (hana::keys, hana::members, hana::accessors,
+/// hana::to<hana::map_tag>); this header is the one place Hana enters the library, so a translation
+/// unit that does not reflect does not pay for it.
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/edit_distance.hpp>
@@ -5994,12 +6058,28 @@ template <class Range>
 
 }  // namespace detail
 AICB_END_NAMESPACE
+// #include <aicb/detail/reflect.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/json_writer.hpp>
+// #include <aicb/model/batch.hpp>
 // #include <aicb/model/fixed_string.hpp>
+// #include <aicb/model/job.hpp>
 // #include <aicb/model/options.hpp>
+// #include <aicb/model/parallel.hpp>
+// #include <aicb/model/spec.hpp>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -6010,26 +6090,78 @@ AICB_END_NAMESPACE
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+namespace detail {
 
-/// A descriptor whose fields are reflected (model_spec, parallel_spec, batch_spec).
-template <class T>
-concept ReflectedDescriptor = requires(T& object, void (*visit)(std::string_view, const int&)) {
-  T::visit_fields(object, visit);
+/// A Hana accessor: the member `Member` of the object it is given (const or not).
+template <auto Member>
+struct member_of {
+  template <class T>
+  constexpr auto& operator()(T& object) const noexcept {
+    return object.*Member;
+  }
 };
+
+/// A string literal as a template argument (C++20: a literal class type).
+template <std::size_t N>
+struct name_literal {
+  char text[N];
+  constexpr name_literal(const char (&s)[N]) noexcept {  // NOLINT: implicit, from the literal
+    for (std::size_t i = 0; i < N; ++i)
+      text[i] = s[i];
+  }
+};
+
+template <name_literal Name, std::size_t... I>
+constexpr auto hana_name_of(std::index_sequence<I...>) noexcept {
+  return boost::hana::string<Name.text[I]...>{};
+}
+
+/// The compile-time hana::string of a field's name: what BOOST_HANA_STRING makes, without the local
+/// lambda and class it costs per use.
+template <name_literal Name>
+inline constexpr auto hana_name = hana_name_of<Name>(std::make_index_sequence<sizeof(Name.text) - 1>{});
+
+}  // namespace detail
+AICB_END_NAMESPACE
+
+AICB_DETAIL_HANA_STRUCT(::aicb::model_spec, AICB_MODEL_SPEC_FIELDS)
+AICB_DETAIL_HANA_STRUCT(::aicb::parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+AICB_DETAIL_HANA_STRUCT(::aicb::batch_spec, AICB_BATCH_SPEC_FIELDS)
+// A job is its three descriptors (the type and default of a field play no part in its accessors).
+#define AICB_DETAIL_JOB_SPEC_FIELDS ((, model, , ))((, parallel, , ))((, batch, , ))
+AICB_DETAIL_HANA_STRUCT(::aicb::job_spec, AICB_DETAIL_JOB_SPEC_FIELDS)
+#undef AICB_DETAIL_JOB_SPEC_FIELDS
+
+AICB_BEGIN_NAMESPACE
+
+/// A descriptor whose fields are reflected: a Boost.Hana Struct (model_spec, parallel_spec, batch_spec,
+/// and job_spec, whose fields are those three).
+template <class T>
+concept ReflectedDescriptor = boost::hana::Struct<T>::value;
 
 /// Calls `f(name, value)` for each field of `obj`, in declaration order; `value` is a reference to
 /// the member (const when `obj` is const).
 template <class T, class F>
 requires ReflectedDescriptor<std::remove_const_t<T>>
-constexpr void for_each_field(T& obj, F&& f) { std::remove_const_t<T>::visit_fields(obj, f); }
+constexpr void for_each_field(T& obj, F&& f) {
+  // One fold over all the accessors rather than hana::for_each's call per field: the same calls,
+  // without a lambda instantiated for each of a descriptor's sixty fields.
+  boost::hana::unpack(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto... field) {
+    (f(std::string_view(boost::hana::first(field).c_str()), boost::hana::second(field)(obj)), ...);
+  });
+}
+
+/// The field names of `T`, in declaration order, known at compile time.
+template <ReflectedDescriptor T>
+inline constexpr auto field_names_of = boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
+  return std::array<std::string_view, sizeof...(field)>{
+      std::string_view(boost::hana::first(field).c_str())...};
+});
 
 /// The field names of `T`, in declaration order.
 template <ReflectedDescriptor T>
-[[nodiscard]] std::vector<std::string_view> field_names() {
-  std::vector<std::string_view> names;
-  const T sample{};
-  for_each_field(sample, [&](std::string_view name, const auto&) { names.push_back(name); });
-  return names;
+[[nodiscard]] constexpr const auto& field_names() noexcept {
+  return field_names_of<T>;
 }
 
 /// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in
@@ -6130,33 +6262,55 @@ template <ReflectedDescriptor T>
   return pairs;
 }
 
-/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings.
+/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings,
+/// a nested descriptor (a job's model, parallel layout and batch) as a nested object: a job is
+/// {"model": …, "parallel": …, "batch": …}, each field by name — what the JSON outputs that name their
+/// job hold, and what aicb::load_chakra_rank reads back with set_field.
 template <ReflectedDescriptor T>
 void write_json(json_writer& w, const T& descriptor) {
   w.begin_object();
   for_each_field(descriptor, [&](std::string_view name, const auto& value) {
     using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_arithmetic_v<V>)
+    if constexpr (ReflectedDescriptor<V>) {
+      w.key(name);
+      write_json(w, value);
+    } else if constexpr (std::is_arithmetic_v<V>) {
       w.member(name, value);
-    else
+    } else {
       w.member(name, format_value(value));
+    }
   });
   w.end_object();
 }
 
-/// Writes a job — an object with descriptor members `model`, `parallel` and `batch` (aicb::job_spec)
-/// — as {"model": …, "parallel": …, "batch": …}, each field by name: what the JSON outputs that name
-/// their job hold, and what aicb::load_chakra_rank reads back with set_field.
-template <class Job>
-void write_job_json(json_writer& w, const Job& job) {
-  w.begin_object();
-  w.key("model");
-  write_json(w, job.model);
-  w.key("parallel");
-  write_json(w, job.parallel);
-  w.key("batch");
-  write_json(w, job.batch);
-  w.end_object();
+/// A field whose value differs between two descriptors: its path ("hidden_size", or
+/// "model.hidden_size" within a job) and both values as text.
+struct field_difference {
+  std::string field;
+  std::string before;
+  std::string after;
+};
+
+/// The fields in which `after` differs from `before`, in declaration order; a nested descriptor's
+/// fields are named by their path (`model.num_layers`). Empty when the two are equal.
+template <ReflectedDescriptor T>
+[[nodiscard]] std::vector<field_difference> differences(const T& before, const T& after,
+                                                        std::string_view prefix = {}) {
+  std::vector<field_difference> found;
+  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
+    const auto& old_value = boost::hana::second(field)(before);
+    const auto& new_value = boost::hana::second(field)(after);
+    std::string path(prefix);
+    path += boost::hana::first(field).c_str();
+    using V = std::remove_cvref_t<decltype(old_value)>;
+    if constexpr (ReflectedDescriptor<V>) {
+      for (field_difference& d : differences(old_value, new_value, path + "."))
+        found.push_back(std::move(d));
+    } else if (!(old_value == new_value)) {
+      found.push_back({std::move(path), format_value(old_value), format_value(new_value)});
+    }
+  });
+  return found;
 }
 
 AICB_END_NAMESPACE
@@ -6169,50 +6323,8 @@ AICB_END_NAMESPACE
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 AICB_BEGIN_NAMESPACE
-
-/// What one GPU of a pipeline stage holds, needs and sends.
-struct stage_report {
-  std::uint64_t stage = 0;
-  std::uint64_t layers = 0;
-  shard_params params;
-  memory_estimate memory;
-  traffic comm;
-};
-
-/// Everything aicb computes about a job.
-struct job_report {
-  job_spec job;  ///< as given, with the model's defaults resolved
-  std::uint64_t data_parallel = 0, expert_tensor_parallel = 0, expert_data_parallel = 0;
-  std::uint64_t global_batch = 0, microbatches = 0, padded_vocab = 0, tokens_per_iteration = 0;
-  param_counts params;
-  flop_counts flops;
-  std::vector<stage_report> stages;
-};
-
-/// Computes the report of `job`, after validating it (config_error on a broken rule).
-[[nodiscard]] inline job_report describe_job(const job_spec& input) {
-  validate_training(input);
-  job_report r;
-  r.job = input;
-  r.job.model = resolve(input.model);
-  const job_spec& job = r.job;
-  r.data_parallel = data_parallel(job);
-  r.expert_tensor_parallel = expert_tensor_parallel(job);
-  r.expert_data_parallel = expert_data_parallel(job);
-  r.global_batch = global_batch(job);
-  r.microbatches = microbatches(job);
-  r.padded_vocab = padded_vocab(job);
-  r.tokens_per_iteration = r.global_batch * job.batch.seq_length;
-  r.params = count_params(job.model, job.batch.seq_length);
-  r.flops = training_flops(job);
-  for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s)
-    r.stages.push_back(
-        {s, stage_layers(job, s), params_on_gpu(job, s), memory_per_gpu(job, s), comm_volume(job, s)});
-  return r;
-}
 
 namespace detail {
 
@@ -6408,52 +6520,63 @@ inline void write_json_members(json_writer& w, const job_report& r) {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/calc/traffic.hpp>
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/fwd.hpp>
+// #include <aicb/core.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Forward declarations of aicb's public types.
+/// The light header: describe a job and compute what it costs, nothing else.
 ///
-/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
-/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
-/// Default template arguments, when aicb has any, are given here and only here.
+/// ```cpp
+/// #include <aicb/core.hpp>
+///
+/// constexpr aicb::job_spec job{aicb::presets::llama2_7b,
+///                              {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
+///                              {.micro_batch = 1, .global_batch = 256, .seq_length = 4096}};
+/// static_assert(aicb::validate(job));
+/// const aicb::job_report report = aicb::describe_job(job);
+/// std::printf("%llu parameters\n", static_cast<unsigned long long>(report.params.total()));
+/// ```
+///
+/// Descriptors (model, parallelism, batch, job, layouts fixed at compile time) with their rules, the
+/// presets and shapes by size, the rank grid and its groups, and the calculators. No schedules,
+/// generators, formats or readers, no printing of reports (<aicb/calc/report_format.hpp>) and no
+/// reflection (<aicb/model/reflect.hpp>), and none of range-v3, Spirit, nlohmann-json or Boost.Hana:
+/// this is the header to include where a program only needs to reason about jobs (docs/headers.md
+/// lists what it costs).
 
+// #include <aicb/calc/flops.hpp>
+// #include <aicb/calc/memory.hpp>
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/report.hpp>
+// #include <aicb/calc/sizing.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// A standard shape for a parameter count: "give me a 15B model".
+///
+/// The shape is chosen for the model the job actually has: its activation, attention (heads of
+/// 128, key/value heads), vocabulary, embedding tying, norms, biases and — with learned positions —
+/// a position table as long as the sequence. The count that comes out is the job's real count.
+///
+/// The rule (docs/models.md), starting from a base model whose dimensions left at 0 are free:
+/// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
+///    (so tensor parallelism up to 8 divides the heads) and of the key/value heads;
+/// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
+/// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
+///    target (even, so common pipeline sizes divide it);
+/// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
+///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
+///    within 2%, the closest count.
+/// Dimensions the base gives (hidden size, layers, heads, FFN) stay as they are. The family
+/// templates: `gpt` (GPT-3: GeLU, LayerNorm, biases, learned positions) and `llama` (Llama 3:
+/// SwiGLU, RMSNorm, 8 key/value heads, RoPE).
+/// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
+
+// #include <aicb/calc/params.hpp>
 // #include <aicb/config.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-// units/
-class bytes;      // <aicb/units/bytes.hpp>
-class byte_rate;  // <aicb/units/rate.hpp>
-
-// error.hpp
-class error;
-class parse_error;
-class config_error;
-class io_error;
-
-// workload/
-enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
-enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
-struct collective_op;                  // <aicb/workload/record.hpp>
-struct phase;                          // <aicb/workload/record.hpp>
-struct record;                         // <aicb/workload/record.hpp>
-
-AICB_END_NAMESPACE
-// #include <aicb/model/batch.hpp>
-// #include <aicb/model/compute_op.hpp>
-// #include <aicb/model/fixed_string.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/options.hpp>
-// #include <aicb/model/parallel.hpp>
+// #include <aicb/error.hpp>
 // #include <aicb/model/presets.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -6850,7 +6973,190 @@ inline constexpr std::array<preset, 43> all_presets{{
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/model/reflect.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The head size a model of hidden size `hidden` gets when its heads are not given: 128 when it
+/// divides the hidden size, else 64 (so heads = hidden / standard_head_size(hidden)).
+[[nodiscard]] constexpr std::uint64_t standard_head_size(std::uint64_t hidden) noexcept {
+  return hidden % 128 == 0 ? 128 : 64;
+}
+
+/// A model family a shape can be proposed for.
+enum class model_family : std::uint8_t { gpt, llama };
+
+template <>
+struct enum_names<model_family> {
+  static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
+};
+
+/// The template of a family, with its dimensions (hidden size, layers, heads, FFN) left free.
+[[nodiscard]] constexpr model_spec family_template(model_family family) noexcept {
+  model_spec m = family == model_family::gpt ? presets::gpt3_template : presets::llama3_8b;
+  m.name = {};
+  m.hidden_size = m.num_layers = m.num_attention_heads = m.head_dim = m.ffn_hidden_size = 0;
+  m.max_position_embeddings = 0;  // learned positions: a table as long as the sequence
+  return m;
+}
+
+/// The shape closest to `target_params` for `base` by the rule of the file comment: the dimensions
+/// `base` leaves at 0 (hidden size, layers, heads, FFN) are chosen, the rest of `base` is kept.
+/// `seq_length` sizes a learned position table that `base` leaves at 0.
+[[nodiscard]] inline model_spec shape_for_size(const model_spec& base, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
+  if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
+  const bool gated = base.activation == activation_kind::swiglu;
+  const std::uint64_t kv = base.num_kv_heads;
+  model_spec best;
+  bool found = false;
+  double best_error = 1e300, best_aspect = 1e300;
+  const double target = static_cast<double>(target_params);
+  for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
+    model_spec m = base;
+    if (m.num_attention_heads == 0) {
+      if (m.hidden_size != 0) {
+        if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
+        m.num_attention_heads = m.hidden_size / standard_head_size(m.hidden_size);
+      } else {
+        m.num_attention_heads = heads;
+      }
+    } else if (heads != 8) {
+      break;  // heads fixed: one candidate
+    }
+    if (m.hidden_size == 0) m.hidden_size = 128 * m.num_attention_heads;
+    if (m.num_attention_heads == 0 || (kv != 0 && m.num_attention_heads % kv != 0)) continue;
+    if (m.ffn_hidden_size == 0)
+      m.ffn_hidden_size = gated ? (8 * m.hidden_size / 3 + 255) / 256 * 256 : 4 * m.hidden_size;
+    if (m.num_layers == 0) {
+      m.num_layers = 1;
+      const std::uint64_t one = count_params(m, seq_length).total();
+      m.num_layers = 2;
+      const std::uint64_t per_layer = count_params(m, seq_length).total() - one;
+      const double fixed = static_cast<double>(one - per_layer);
+      const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
+      if (layers < 2 || layers > static_cast<double>(max_layers)) continue;
+      m.num_layers = static_cast<std::uint64_t>(layers);
+    }
+    const double error = std::abs(static_cast<double>(count_params(m, seq_length).total()) - target) / target;
+    const double aspect =
+        std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
+    const bool within = error <= 0.02, best_within = best_error <= 0.02;
+    if ((within && (!best_within || aspect < best_aspect)) ||
+        (!within && !best_within && error < best_error)) {
+      best = m;
+      best_error = error;
+      best_aspect = aspect;
+      found = true;
+    }
+  }
+  if (!found)
+    AICB_THROW(
+        config_error("size", std::to_string(target_params),
+                     "no shape with the given dimensions reaches this size (key/value heads must divide "
+                     "the heads; at least two layers)"));
+  return best;
+}
+
+/// A name for a shape: family and exact size, e.g. "gpt-15.0B".
+[[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
+  char name[48];
+  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
+                static_cast<double>(params) / 1e9);
+  return spec_name::from(name);
+}
+
+/// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
+/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
+[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
+                                               std::uint64_t seq_length = 2048) {
+  model_spec m = shape_for_size(family_template(family), target_params, seq_length);
+  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
+  m.name = shape_name(to_string(family), count_params(m, seq_length).total());
+  return m;
+}
+
+/// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
+[[nodiscard]] inline std::uint64_t parse_param_count(std::string_view text) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &used);
+  } catch (...) {
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  }
+  double scale = 1;
+  const std::string suffix = s.substr(used);
+  if (suffix == "B" || suffix == "b")
+    scale = 1e9;
+  else if (suffix == "M" || suffix == "m")
+    scale = 1e6;
+  else if (suffix == "T" || suffix == "t")
+    scale = 1e12;
+  else if (!suffix.empty())
+    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
+  if (!(value > 0) || !(value * scale < 1e18))
+    AICB_THROW(config_error("size", s, "the size must be positive and below 10^18 parameters"));
+  return static_cast<std::uint64_t>(std::llround(value * scale));
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/traffic.hpp>
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/fwd.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Forward declarations of aicb's public types.
+///
+/// Include this in headers that only name aicb types (parameters, pointers, friend declarations):
+/// it costs almost nothing to compile and pulls in no Boost, range-v3 or standard containers.
+/// Default template arguments, when aicb has any, are given here and only here.
+
+// #include <aicb/config.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// units/
+class bytes;      // <aicb/units/bytes.hpp>
+class byte_rate;  // <aicb/units/rate.hpp>
+
+// error.hpp
+class error;
+class parse_error;
+class config_error;
+class io_error;
+
+// workload/
+enum class collective : std::uint8_t;  // <aicb/workload/collective.hpp>
+enum class comm_group : std::uint8_t;  // <aicb/workload/group.hpp>
+struct collective_op;                  // <aicb/workload/record.hpp>
+struct phase;                          // <aicb/workload/record.hpp>
+struct record;                         // <aicb/workload/record.hpp>
+
+AICB_END_NAMESPACE
+// #include <aicb/model/batch.hpp>
+// #include <aicb/model/compute_op.hpp>
+// #include <aicb/model/fixed_string.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/options.hpp>
+// #include <aicb/model/parallel.hpp>
+// #include <aicb/model/presets.hpp>
 // #include <aicb/model/serving.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -6995,173 +7301,110 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/calc/sizing.hpp>
+// #include <aicb/model/spec.hpp>
+// #include <aicb/model/strategy.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// A standard shape for a parameter count: "give me a 15B model".
+/// Parallel layouts fixed at compile time, as types. A simulator built for one layout names it once,
+/// each dimension by its tag, in any order (those not named are 1, or off):
 ///
-/// The shape is chosen for the model the job actually has: its activation, attention (heads of
-/// 128, key/value heads), vocabulary, embedding tying, norms, biases and — with learned positions —
-/// a position table as long as the sequence. The count that comes out is the job's real count.
+/// ```cpp
+/// using layout = aicb::parallel_strategy<aicb::tp<8>, aicb::pp<4>, aicb::ep<8>, aicb::sp>;
+/// constexpr aicb::job_spec job = layout::job<aicb::presets::mixtral_8x7b, 256>;   // 256 GPUs
+/// aicb::rank_schedule schedule(job, 0);
+/// ```
 ///
-/// The rule (docs/models.md), starting from a base model whose dimensions left at 0 are free:
-/// 1. heads of 128: hidden = 128 · heads, for every head count from 8 to 256 that is a multiple of 8
-///    (so tensor parallelism up to 8 divides the heads) and of the key/value heads;
-/// 2. FFN from hidden: 4h (GeLU) or 8h/3 rounded up to a multiple of 256 (SwiGLU, as LLaMA);
-/// 3. for each hidden size, the even layer count whose exact parameter count is closest to the
-///    target (even, so common pipeline sizes divide it);
-/// 4. among the candidates within 2% of the target, the one whose aspect ratio hidden/layers is
-///    closest to 128 (GPT-3 6.7B-175B, Llama 7B/13B and Llama 3.1 405B have 128-130); if none is
-///    within 2%, the closest count.
-/// Dimensions the base gives (hidden size, layers, heads, FFN) stay as they are. The family
-/// templates: `gpt` (GPT-3: GeLU, LayerNorm, biases, learned positions) and `llama` (Llama 3:
-/// SwiGLU, RMSNorm, 8 key/value heads, RoPE).
-/// The result is an ordinary model_spec: its count is exact, and every field can still be changed.
+/// A layout that cannot work is a compile error naming the rule: a dimension given twice or of size 0
+/// fails the strategy's own `static_assert`; a layout that does not fit the model or the world size
+/// (48 heads on TP 5, EP 3 over 8 experts) fails aicb::validate in a constant expression, whose notes
+/// carry the rule's text, as at run time the same call throws aicb::config_error naming it.
 
-// #include <aicb/calc/params.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/presets.hpp>
+// #include <aicb/model/batch.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/parallel.hpp>
 // #include <aicb/model/spec.hpp>
 
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <string>
-#include <string_view>
+#include <type_traits>
 
 AICB_BEGIN_NAMESPACE
 
-/// The head size a model of hidden size `hidden` gets when its heads are not given: 128 when it
-/// divides the hidden size, else 64 (so heads = hidden / standard_head_size(hidden)).
-[[nodiscard]] constexpr std::uint64_t standard_head_size(std::uint64_t hidden) noexcept {
-  return hidden % 128 == 0 ? 128 : 64;
-}
-
-/// A model family a shape can be proposed for.
-enum class model_family : std::uint8_t { gpt, llama };
-
-template <>
-struct enum_names<model_family> {
-  static constexpr std::array<std::string_view, 2> value{"gpt", "llama"};
+/// One size of a strategy: sets `Field` of parallel_spec to `N`.
+template <std::uint64_t parallel_spec::*Field, std::uint64_t N>
+struct parallel_size {
+  static_assert(N >= 1, "a parallel size must be at least 1");
+  static constexpr void apply(parallel_spec& p) noexcept { p.*Field = N; }
+  static constexpr auto field = Field;
 };
 
-/// The template of a family, with its dimensions (hidden size, layers, heads, FFN) left free.
-[[nodiscard]] constexpr model_spec family_template(model_family family) noexcept {
-  model_spec m = family == model_family::gpt ? presets::gpt3_template : presets::llama3_8b;
-  m.name = {};
-  m.hidden_size = m.num_layers = m.num_attention_heads = m.head_dim = m.ffn_hidden_size = 0;
-  m.max_position_embeddings = 0;  // learned positions: a table as long as the sequence
-  return m;
+/// A switch of a strategy: sets `Field` of parallel_spec.
+template <bool parallel_spec::*Field>
+struct parallel_switch {
+  static constexpr void apply(parallel_spec& p) noexcept { p.*Field = true; }
+  static constexpr auto field = Field;
+};
+
+template <std::uint64_t N>
+using tp = parallel_size<&parallel_spec::tensor_parallel, N>;  ///< tensor parallel
+template <std::uint64_t N>
+using pp = parallel_size<&parallel_spec::pipeline_parallel, N>;  ///< pipeline parallel
+template <std::uint64_t N>
+using vpp = parallel_size<&parallel_spec::virtual_pipeline, N>;  ///< model chunks per stage (interleaved)
+template <std::uint64_t N>
+using cp = parallel_size<&parallel_spec::context_parallel, N>;  ///< context parallel
+template <std::uint64_t N>
+using ep = parallel_size<&parallel_spec::expert_parallel, N>;  ///< expert parallel
+template <std::uint64_t N>
+using etp = parallel_size<&parallel_spec::expert_tensor_parallel, N>;  ///< tensor parallel inside experts
+using sp = parallel_switch<&parallel_spec::sequence_parallel>;         ///< sequence parallel
+using distributed_optimizer =
+    parallel_switch<&parallel_spec::distributed_optimizer>;  ///< optimizer sharded over DP
+
+namespace detail {
+
+// Whether two dimensions set the same field (fields of different types never coincide).
+template <class A, class B>
+[[nodiscard]] constexpr bool same_field() noexcept {
+  if constexpr (std::is_same_v<decltype(A::field), decltype(B::field)>)
+    return A::field == B::field;
+  else
+    return false;
 }
 
-/// The shape closest to `target_params` for `base` by the rule of the file comment: the dimensions
-/// `base` leaves at 0 (hidden size, layers, heads, FFN) are chosen, the rest of `base` is kept.
-/// `seq_length` sizes a learned position table that `base` leaves at 0.
-[[nodiscard]] inline model_spec shape_for_size(const model_spec& base, std::uint64_t target_params,
-                                               std::uint64_t seq_length = 2048) {
-  if (target_params < 100'000'000ULL || target_params > 10'000'000'000'000ULL)
-    AICB_THROW(
-        config_error("size", std::to_string(target_params), "a size between 0.1B and 10000B parameters"));
-  const bool gated = base.activation == activation_kind::swiglu;
-  const std::uint64_t kv = base.num_kv_heads;
-  model_spec best;
-  bool found = false;
-  double best_error = 1e300, best_aspect = 1e300;
-  const double target = static_cast<double>(target_params);
-  for (std::uint64_t heads = 8; heads <= 256; heads += 8) {
-    model_spec m = base;
-    if (m.num_attention_heads == 0) {
-      if (m.hidden_size != 0) {
-        if (heads != 8) break;  // hidden fixed: its heads of 128 (or 64), one candidate
-        m.num_attention_heads = m.hidden_size / standard_head_size(m.hidden_size);
-      } else {
-        m.num_attention_heads = heads;
-      }
-    } else if (heads != 8) {
-      break;  // heads fixed: one candidate
-    }
-    if (m.hidden_size == 0) m.hidden_size = 128 * m.num_attention_heads;
-    if (m.num_attention_heads == 0 || (kv != 0 && m.num_attention_heads % kv != 0)) continue;
-    if (m.ffn_hidden_size == 0)
-      m.ffn_hidden_size = gated ? (8 * m.hidden_size / 3 + 255) / 256 * 256 : 4 * m.hidden_size;
-    if (m.num_layers == 0) {
-      m.num_layers = 1;
-      const std::uint64_t one = count_params(m, seq_length).total();
-      m.num_layers = 2;
-      const std::uint64_t per_layer = count_params(m, seq_length).total() - one;
-      const double fixed = static_cast<double>(one - per_layer);
-      const double layers = 2 * std::round((target - fixed) / static_cast<double>(per_layer) / 2);
-      if (layers < 2 || layers > static_cast<double>(max_layers)) continue;
-      m.num_layers = static_cast<std::uint64_t>(layers);
-    }
-    const double error = std::abs(static_cast<double>(count_params(m, seq_length).total()) - target) / target;
-    const double aspect =
-        std::abs(std::log(static_cast<double>(m.hidden_size) / static_cast<double>(m.num_layers) / 128.0));
-    const bool within = error <= 0.02, best_within = best_error <= 0.02;
-    if ((within && (!best_within || aspect < best_aspect)) ||
-        (!within && !best_within && error < best_error)) {
-      best = m;
-      best_error = error;
-      best_aspect = aspect;
-      found = true;
-    }
+template <class First, class... Rest>
+inline constexpr bool given_once = (!same_field<First, Rest>() && ...);
+
+template <class... Dimensions>
+inline constexpr bool each_given_once = true;
+template <class First, class... Rest>
+inline constexpr bool each_given_once<First, Rest...> = given_once<First, Rest...>&& each_given_once<Rest...>;
+
+}  // namespace detail
+
+/// A parallel layout as a type: the sizes and switches `Dimensions` (tp, pp, vpp, cp, ep, etp, sp,
+/// distributed_optimizer), each at most once; data parallelism takes the GPUs that remain.
+template <class... Dimensions>
+struct parallel_strategy {
+  static_assert(detail::each_given_once<Dimensions...>,
+                "each dimension of a parallel_strategy is given once (a size or switch is given twice)");
+
+  /// The layout on `world_size` GPUs.
+  [[nodiscard]] static constexpr parallel_spec on(std::uint64_t world_size) noexcept {
+    parallel_spec p{.world_size = world_size};
+    (Dimensions::apply(p), ...);
+    return p;
   }
-  if (!found)
-    AICB_THROW(
-        config_error("size", std::to_string(target_params),
-                     "no shape with the given dimensions reaches this size (key/value heads must divide "
-                     "the heads; at least two layers)"));
-  return best;
-}
 
-/// A name for a shape: family and exact size, e.g. "gpt-15.0B".
-[[nodiscard]] inline spec_name shape_name(std::string_view family, std::uint64_t params) {
-  char name[48];
-  std::snprintf(name, sizeof name, "%.20s-%.1fB", std::string(family).c_str(),
-                static_cast<double>(params) / 1e9);
-  return spec_name::from(name);
-}
-
-/// The shape of `family` closest to `target_params` (its template, dimensions chosen), named for
-/// its exact size. A learned position table gets `seq_length` rows, so the model stands alone.
-[[nodiscard]] inline model_spec shape_for_size(model_family family, std::uint64_t target_params,
-                                               std::uint64_t seq_length = 2048) {
-  model_spec m = shape_for_size(family_template(family), target_params, seq_length);
-  if (m.position == position_kind::learned) m.max_position_embeddings = seq_length;
-  m.name = shape_name(to_string(family), count_params(m, seq_length).total());
-  return m;
-}
-
-/// Parses a size such as "15B", "1.3b", "350M", "7e9" into a parameter count.
-[[nodiscard]] inline std::uint64_t parse_param_count(std::string_view text) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(s, &used);
-  } catch (...) {
-    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
-  }
-  double scale = 1;
-  const std::string suffix = s.substr(used);
-  if (suffix == "B" || suffix == "b")
-    scale = 1e9;
-  else if (suffix == "M" || suffix == "m")
-    scale = 1e6;
-  else if (suffix == "T" || suffix == "t")
-    scale = 1e12;
-  else if (!suffix.empty())
-    AICB_THROW(config_error("size", s, "expected a parameter count such as 15B, 1.3B or 350M"));
-  if (!(value > 0) || !(value * scale < 1e18))
-    AICB_THROW(config_error("size", s, "the size must be positive and below 10^18 parameters"));
-  return static_cast<std::uint64_t>(std::llround(value * scale));
-}
+  /// `Model` trained with this layout on `WorldSize` GPUs, checked: a rule the layout breaks is a
+  /// compile error naming it (aicb::checked_job).
+  template <model_spec Model, std::uint64_t WorldSize, batch_spec Batch = batch_spec{}>
+  static constexpr job_spec job = checked_job<job_spec{Model, on(WorldSize), Batch}>;
+};
 
 AICB_END_NAMESPACE
-// #include <aicb/model/spec.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/units/duration.hpp>
@@ -7284,6 +7527,7 @@ template <class Rep, class Period>
 
 AICB_END_NAMESPACE
 // #include <aicb/version.hpp>
+// #include <aicb/model/reflect.hpp>
 
 // Vocabulary of workloads.
 // #include <aicb/concepts.hpp>
@@ -11560,7 +11804,6 @@ struct file_prefix {
 AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
-// #include <aicb/json_writer.hpp>
 // #include <aicb/io/protobuf_wire.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -11790,6 +12033,7 @@ void for_each_packed(const protobuf_field& f, F&& use, const std::string& where 
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/reflect.hpp>
 // #include <aicb/model/serving.hpp>
@@ -12479,7 +12723,7 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   chakra_set_options with_job = options;
   with_job.about = [&](json_writer& j) {
     j.key("job");
-    write_job_json(j, job);
+    write_json(j, job);
     if (options.about) options.about(j);
   };
   return detail::write_chakra_set_of(
@@ -12506,7 +12750,6 @@ inline chakra_set_result write_inference_chakra_set(const std::string& directory
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/json_writer.hpp>
 // #include <aicb/io/protobuf_wire.hpp>
 // #include <aicb/io/simai_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -13569,9 +13812,9 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 // #include <aicb/io/atomic_file.hpp>
-// #include <aicb/json_writer.hpp>
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/io/simai_writer.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/version.hpp>
 // #include <aicb/workload/csv_item.hpp>
@@ -13782,6 +14025,7 @@ std::uint64_t write_csv_file(const std::string& path, Generate&& generate,
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/json_writer.hpp>
 
 // Generate: the corrected workloads, projected from the per-rank graph; collective sweeps.
 // #include <aicb/generate/collective_bench.hpp>
@@ -14731,7 +14975,7 @@ AICB_END_NAMESPACE
 /// std::cout << aicb::format_description(d);                   // or aicb::to_json(d)
 /// ```
 
-// #include <aicb/calc/report.hpp>
+// #include <aicb/calc/report_format.hpp>
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/iteration_estimate.hpp>
 // #include <aicb/compute/roofline.hpp>
@@ -15134,7 +15378,666 @@ AICB_END_NAMESPACE
 /// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
 /// `<aicb/all.hpp>` includes it.
 
-// #include <aicb/calc/report.hpp>
+// #include <aicb/calc/job_request.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::job_request — a job as a person describes it: where the model comes from (one of a preset,
+/// a Hugging Face config.json, or a parameter count) and the fields they set on top, by name, as
+/// text. aicb::build_job turns it into a job_spec, the same way for every caller (the command line's
+/// subcommands and library users alike):
+///
+/// 1. the model source: `model` is a preset key (`aicb models`), one of aicb's own model names
+///    (`7 13 22 175` its GPT shapes, `65 405 moe deepseek671 deepseek236 deepseek16` the real models
+///    they stand for) or a parameter count (`15`, `15B`, `1.3B`, `350M`: a bare number is billions);
+///    `hf_config` a config.json; `size` a parameter count — at most one of the three;
+/// 2. every field of `fields`, in order (model, parallel and batch fields by their names; an unknown
+///    name is an error that suggests the nearest);
+/// 3. for a parameter count, the standard shape of `family` closest to it, chosen last so that it
+///    fits the fields given (activation, vocabulary, sequence length) — and named for its size unless
+///    a name was given.
+///
+/// The job is not validated here (aicb::validate does that): a request may describe part of a job
+/// that other code completes.
+///
+/// ```cpp
+/// aicb::job_request r{.model = "llama3-70b", .fields = {{"world_size", "64"}, {"tensor_parallel", "8"}}};
+/// aicb::job_spec job = aicb::build_job(r).job;
+/// ```
+
+// #include <aicb/calc/params.hpp>
+// #include <aicb/calc/sizing.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/edit_distance.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/hf_config.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral (with its sliding window),
+/// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
+/// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
+/// attention sinks, biased experts).
+///
+/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
+/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
+/// is ignored; any other key is an error that lists them all, as is every missing required key —
+/// so a config from a newer architecture is never imported silently wrong.
+///
+/// ```cpp
+/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json").model;
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Options of the import.
+struct hf_import_options {
+  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
+  /// `ignored_keys` of the result).
+  bool allow_unknown_keys = false;
+};
+
+/// A model imported from a config.json.
+struct hf_import {
+  model_spec model;
+  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
+};
+
+namespace detail {
+
+// Keys that do not change the shape or the training cost of a model.
+inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_path",
+                                                                     "architectures",
+                                                                     "attention_dropout",
+                                                                     "auto_map",
+                                                                     "aux_loss_alpha",
+                                                                     "bos_token_id",
+                                                                     "eos_token_id",
+                                                                     "pad_token_id",
+                                                                     "ep_size",
+                                                                     "initializer_range",
+                                                                     "n_group",
+                                                                     "norm_topk_prob",
+                                                                     "output_router_logits",
+                                                                     "pretraining_tp",
+                                                                     "quantization_config",
+                                                                     "rms_norm_eps",
+                                                                     "rope_scaling",
+                                                                     "rope_theta",
+                                                                     "routed_scaling_factor",
+                                                                     "router_aux_loss_coef",
+                                                                     "scoring_func",
+                                                                     "seq_aux",
+                                                                     "topk_group",
+                                                                     "torch_dtype",
+                                                                     "transformers_version",
+                                                                     "use_cache",
+                                                                     "use_mrope",
+                                                                     "max_window_layers",
+                                                                     "swiglu_limit",
+                                                                     "initial_context_length",
+                                                                     "experts_per_token",
+                                                                     "hidden_dropout",
+                                                                     "router_jitter_noise",
+                                                                     "residual_dropout",
+                                                                     "embedding_dropout",
+                                                                     "tokenizer_class",
+                                                                     "layer_norm_eps"};
+
+class hf_reader {
+ public:
+  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
+    if (!config_.is_object())
+      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
+  }
+
+  /// The value of a required integer key.
+  std::uint64_t required(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) {
+      missing_.emplace_back(key);
+      return 0;
+    }
+    return integer(key, *it);
+  }
+  /// The value of an optional integer key (`fallback` when absent or null).
+  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
+  }
+  bool flag(std::string_view key, bool fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
+    return it->get<bool>();
+  }
+  std::string text(std::string_view key, std::string fallback) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    if (it == config_.end() || it->is_null()) return fallback;
+    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
+    return it->get<std::string>();
+  }
+  /// Marks a key as read (its value is checked by the caller).
+  const nlohmann::json* peek(std::string_view key) {
+    used_.emplace_back(key);
+    const auto it = config_.find(std::string(key));
+    return it == config_.end() ? nullptr : &*it;
+  }
+
+  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
+  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
+    if (!missing_.empty())
+      AICB_THROW(config_error(source_, model_type,
+                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
+    std::vector<std::string> unknown;
+    for (const auto& [key, value] : config_.items()) {
+      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
+      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
+        continue;
+      unknown.push_back(key);
+    }
+    if (!unknown.empty() && !allow_unknown)
+      AICB_THROW(
+          config_error(source_, model_type,
+                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
+                           "; check that they do not change the model, then import with allow_unknown_keys "
+                           "(--allow-unknown-keys)"));
+    return unknown;
+  }
+
+ private:
+  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
+    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
+      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
+    return value.get<std::uint64_t>();
+  }
+  static std::string join(const std::vector<std::string>& keys) {
+    std::string text;
+    for (const auto& k : keys)
+      text += (text.empty() ? "" : ", ") + k;
+    return text;
+  }
+
+  const nlohmann::json& config_;
+  std::string source_;
+  std::vector<std::string> used_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace detail
+
+/// Builds a model from a parsed config.json. `source` names it in errors.
+[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
+                                              std::string source = "config.json",
+                                              hf_import_options options = {}) {
+  detail::hf_reader r(config, source);
+  const std::string type = r.text("model_type", "");
+  static constexpr std::array<std::string_view, 14> supported{
+      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
+      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
+  if (std::find(supported.begin(), supported.end(), type) == supported.end())
+    AICB_THROW(
+        config_error("model_type", type.empty() ? "(missing)" : type,
+                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
+  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
+  model_spec m;
+  m.name = spec_name::from(type);
+  m.hidden_size = r.required("hidden_size");
+  m.num_layers = r.required("num_hidden_layers");
+  m.num_attention_heads = r.required("num_attention_heads");
+  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
+  m.head_dim = r.optional("head_dim", 0);
+  m.ffn_hidden_size = r.required("intermediate_size");
+  m.vocab_size = r.required("vocab_size");
+  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
+  m.norm = norm_kind::rmsnorm;
+  m.position = position_kind::rope;
+  m.tied_embeddings = r.flag("tie_word_embeddings", false);
+  const bool nemotron_h = type == "nemotron_h";
+  const std::string act_key = nemotron_h ? "mlp_hidden_act" : "hidden_act";
+  const std::string act = r.text(act_key, nemotron_h ? "relu2" : "silu");
+  if (act == "silu" || act == "swiglu")
+    m.activation = activation_kind::swiglu;
+  else if (act.rfind("gelu", 0) == 0)
+    m.activation = activation_kind::gelu;
+  else if (act == "relu2")
+    m.activation = activation_kind::squared_relu;
+  else
+    AICB_THROW(
+        config_error(act_key, act, "supported activations: silu (SwiGLU), gelu, relu2 (squared ReLU)"));
+
+  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
+  if (type == "gpt_oss") {
+    // Biases on q, k, v, o, on the router and on every expert: one bias on every linear layer.
+    if (!attention_bias)
+      AICB_THROW(config_error("attention_bias", "false",
+                              "GPT-OSS without attention biases is not a GPT-OSS model aicb knows"));
+    m.linear_bias = true;
+  } else if (type == "glm4_moe") {
+    // GLM-4.5's attention_bias biases q, k and v only (its o_proj and MLPs have none).
+    if (mlp_bias) AICB_THROW(config_error("mlp_bias", "true", "GLM-4.5's MLPs have no biases"));
+    m.qkv_bias = attention_bias;
+  } else if (attention_bias && mlp_bias)
+    m.linear_bias = true;
+  else if (attention_bias || mlp_bias)
+    AICB_THROW(
+        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
+                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
+                     "qkv_bias explicitly"));
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
+  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
+    m.qk_norm = true;  // Qwen3 always normalises q, k heads
+
+  // A sliding window: Mistral's on every layer (null: none); Qwen's only when use_sliding_window is
+  // set, with its per-layer rule (not modelled); GPT-OSS's on the layers layer_types names.
+  const nlohmann::json* window = r.peek("sliding_window");
+  const bool qwen = type.rfind("qwen", 0) == 0;
+  const bool use_window = r.flag("use_sliding_window", !qwen);
+  if (window && !window->is_null() && use_window) {
+    if (qwen)
+      AICB_THROW(
+          config_error("use_sliding_window", "true",
+                       "Qwen's sliding window (on the layers from max_window_layers on) is not modelled"));
+    m.sliding_window = r.required("sliding_window");
+  }
+
+  if (nemotron_h) {
+    // One block per layer from hybrid_override_pattern: Mamba-2 (M), attention (*), MLP (-), experts (E).
+    const std::string pattern = r.text("hybrid_override_pattern", "");
+    if (pattern.empty())
+      AICB_THROW(config_error("hybrid_override_pattern", "(missing)",
+                              "a nemotron_h config needs its layer pattern"));
+    if (pattern.size() >= sizeof(layer_pattern_text{}.data))
+      AICB_THROW(
+          config_error("hybrid_override_pattern", std::to_string(pattern.size()) + " layers",
+                       "at most " + std::to_string(sizeof(layer_pattern_text{}.data) - 1) + " layers"));
+    m.layer_pattern = layer_pattern_text::from(pattern);
+    m.mamba_num_heads = r.required("mamba_num_heads");
+    m.mamba_head_dim = r.required("mamba_head_dim");
+    m.mamba_state_dim = r.required("ssm_state_size");
+    m.mamba_num_groups = r.required("n_groups");
+    m.mamba_conv_kernel = r.required("conv_kernel");
+    m.mamba_chunk_size = r.optional("chunk_size", 128);
+    r.peek("expand");  // the heads define the inner width; expand is only its ratio to hidden_size
+    if (r.flag("mamba_proj_bias", false))
+      AICB_THROW(
+          config_error("mamba_proj_bias", "true", "biases on the Mamba-2 projections are not modelled"));
+    if (!r.flag("use_conv_bias", true))
+      AICB_THROW(
+          config_error("use_conv_bias", "false", "a Mamba-2 convolution without bias is not modelled"));
+    if (const std::string mamba_act = r.text("mamba_hidden_act", "silu"); mamba_act != "silu")
+      AICB_THROW(config_error("mamba_hidden_act", mamba_act, "Mamba-2 is modelled with silu"));
+    if (r.flag("use_bias", false))
+      AICB_THROW(
+          config_error("use_bias", "true", "biases on every linear layer of nemotron_h are not modelled"));
+    for (const char* key :
+         {"use_mamba_kernels", "mamba_ssm_cache_dtype", "time_step_min", "time_step_max", "time_step_floor",
+          "time_step_limit", "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
+          "layer_norm_epsilon", "partial_rotary_factor", "n_group", "moe_shared_expert_overlap", "dtype"})
+      r.peek(key);  // kernels, caches, initialisation and numerics: no change to shapes or cost
+    if (const std::uint64_t experts = r.optional("n_routed_experts", 0); experts > 0) {
+      m.num_experts = experts;
+      m.moe_top_k = r.required("num_experts_per_tok");
+      m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+      m.num_shared_experts = r.optional("n_shared_experts", 0);
+      if (m.num_shared_experts > 0)
+        m.shared_expert_ffn_hidden_size =
+            r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
+      m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
+      if (const auto* latent = r.peek("moe_latent_size"); latent && !latent->is_null())
+        AICB_THROW(config_error("moe_latent_size", latent->dump(),
+                                "latent experts (Nemotron 3 Super) are not modelled"));
+    }
+    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0)
+      AICB_THROW(config_error("num_nextn_predict_layers", std::to_string(m.num_mtp_layers),
+                              "multi-token prediction with a layer pattern is not modelled"));
+    r.peek("mtp_hybrid_override_pattern");
+  } else if (type == "gpt_oss") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+    m.attention_sinks = true;
+    // layer_types alternates sliding_attention and full_attention, sliding first: every second layer
+    // is full. Any other list is refused, naming it.
+    const nlohmann::json* types = r.peek("layer_types");
+    m.sliding_window_pattern = 2;
+    bool alternating = types && types->is_array() && types->size() == m.num_layers;
+    for (std::size_t i = 0; alternating && i < types->size(); ++i) {
+      const auto& t = (*types)[i];
+      alternating =
+          t.is_string() && t.get<std::string>() == (i % 2 == 0 ? "sliding_attention" : "full_attention");
+    }
+    if (!alternating)
+      AICB_THROW(config_error("layer_types", types ? types->dump().substr(0, 200) : "(missing)",
+                              "GPT-OSS's layout is modelled as it is published: sliding_attention and "
+                              "full_attention alternating, sliding first, one entry per layer"));
+    if (m.sliding_window == 0)
+      AICB_THROW(config_error("sliding_window", "(missing)", "GPT-OSS's sliding layers need sliding_window"));
+  } else if (type == "mixtral") {
+    m.num_experts = r.required("num_local_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = m.ffn_hidden_size;
+  } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
+    m.num_experts = r.required("num_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
+      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
+                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
+    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
+      AICB_THROW(
+          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
+    if (type == "qwen2_moe" || type == "qwen3_next") {  // one shared expert, scaled by a sigmoid gate
+      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
+      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
+      m.shared_expert_gate = m.num_shared_experts > 0;
+    }
+    if (type == "qwen3_next") {  // Gated DeltaNet layers with gated softmax attention every N-th
+      m.attention_output_gate = true;
+      m.full_attention_interval = r.required("full_attention_interval");
+      m.linear_num_key_heads = r.required("linear_num_key_heads");
+      m.linear_num_value_heads = r.required("linear_num_value_heads");
+      m.linear_key_head_dim = r.required("linear_key_head_dim");
+      m.linear_value_head_dim = r.required("linear_value_head_dim");
+      m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      // An explicit per-layer list must be the pattern the interval describes.
+      if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
+        bool pattern = types->is_array() && types->size() == m.num_layers;
+        for (std::size_t i = 0; pattern && i < types->size(); ++i) {
+          const auto& t = (*types)[i];
+          const bool linear = m.full_attention_interval > 1 && (i + 1) % m.full_attention_interval != 0;
+          pattern = t.is_string() && t.get<std::string>() == (linear ? "linear_attention" : "full_attention");
+        }
+        if (!pattern)
+          AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
+                                  "only the layout of full_attention_interval is modelled (linear_attention, "
+                                  "then full_attention every full_attention_interval-th layer)"));
+      }
+    }
+  } else if (deepseek || type == "glm4_moe") {
+    // DeepSeek's experts: fine-grained, with shared experts, leading dense layers and MTP modules.
+    m.num_experts = r.required("n_routed_experts");
+    m.moe_top_k = r.required("num_experts_per_tok");
+    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
+    m.num_shared_experts = r.optional("n_shared_experts", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
+    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
+      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
+    if (deepseek) {  // multi-head latent attention
+      m.q_lora_rank = r.optional("q_lora_rank", 0);
+      m.kv_lora_rank = r.required("kv_lora_rank");
+      m.qk_nope_head_dim = r.required("qk_nope_head_dim");
+      m.qk_rope_head_dim = r.required("qk_rope_head_dim");
+      m.v_head_dim = r.required("v_head_dim");
+      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+    } else {
+      // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
+      // (transformers' modeling_glm4_moe.py).
+      m.moe_router_bias = true;
+      m.qk_norm = r.flag("use_qk_norm", false);
+      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+    }
+  }
+  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
+  validate(result.model);
+  return result;
+}
+
+/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
+/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
+/// keys do not describe a supported model.
+[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
+                                               const std::string& source = "config.json",
+                                               hf_import_options options = {}) {
+  // 1-based line and column of byte `offset`.
+  const auto position = [&](std::size_t offset) {
+    offset = std::min(offset, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    return std::pair{line, column};
+  };
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
+    const std::string message = e.what();
+    const std::size_t quote = message.find('\'');
+    const std::string token = quote == std::string::npos
+                                  ? std::string()
+                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
+    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
+    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
+  }
+  return from_hf_config(config, source, options);
+}
+
+/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
+/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
+///
+/// `path` may name the model's directory (a checkpoint as downloaded): its config.json is read.
+/// The model is named for what the user knows it by — `_name_or_path`'s last component, else the
+/// directory of a file named config.json, else the file's name without .json — and model_type
+/// only when none of these is a usable name.
+[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool directory = fs::is_directory(path, ec);
+  const std::string file = directory ? (fs::path(path) / "config.json").string() : path;
+  if (directory && !fs::exists(fs::path(file), ec))
+    AICB_THROW(io_error(path, "is a directory without a config.json (give the model's folder or the file)"));
+  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
+  const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
+  if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));
+  hf_import imported = parse_hf_config(in.text, file, options);
+  std::string name;
+  try {
+    const nlohmann::json config = nlohmann::json::parse(in.text);
+    if (const auto it = config.find("_name_or_path"); it != config.end() && it->is_string())
+      name = fs::path(it->get<std::string>()).filename().string();
+  } catch (const nlohmann::json::exception&) {
+  }
+  const fs::path as_given = fs::absolute(fs::path(file), ec).lexically_normal();
+  if (name.empty() && as_given.filename() == "config.json") name = as_given.parent_path().filename().string();
+  if (name.empty() || name == "config") name = fs::path(file).stem().string();
+  const bool usable = !name.empty() && name.size() < sizeof(spec_name{}.data) && name != "config" &&
+                      name.find_first_of(" \t\r\n/\\") == std::string::npos;
+  if (usable) imported.model.name = spec_name::from(name);
+  return imported;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/model/reflect.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// A job as described: a model source and fields by name. See the file comment.
+struct job_request {
+  std::string model{};              ///< a preset key, one of aicb's model names, or a parameter count
+  std::string hf_config{};          ///< a Hugging Face config.json to import
+  bool allow_unknown_keys = false;  ///< accept config.json keys aicb does not know
+  std::string size{};               ///< a parameter count (15B, 1.3B, 350M)
+  std::string family = "llama";     ///< the family of a shape chosen by size: gpt | llama
+  /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
+  std::vector<std::pair<std::string, std::string>> fields{};
+};
+
+/// The job a request describes, and what build_job decided on the user's behalf (one line each).
+struct built_job {
+  job_spec job;
+  std::vector<std::string> notes;
+};
+
+namespace detail {
+
+// aicb's model names (its shell scripts' -m): the GPT shapes stay aicb's; the others are the real
+// models they are named after.
+[[nodiscard]] inline const model_spec* aicb_model_name(std::string_view name) {
+  static const std::pair<std::string_view, model_spec> names[] = {{"7", presets::aicb_gpt_7b},
+                                                                  {"13", presets::aicb_gpt_13b},
+                                                                  {"22", presets::aicb_gpt_22b},
+                                                                  {"175", presets::aicb_gpt_175b},
+                                                                  {"65", presets::llama_65b},
+                                                                  {"405", presets::llama3_1_405b},
+                                                                  {"moe", presets::mixtral_8x7b},
+                                                                  {"deepseek671", presets::deepseek_v3},
+                                                                  {"deepseek236", presets::deepseek_v2},
+                                                                  {"deepseek16", presets::deepseek_v2_lite}};
+  for (const auto& [key, model] : names)
+    if (key == name) return &model;
+  return nullptr;
+}
+
+// A parameter count as written after -m: "15", "15B", "1.3b", "350M".
+[[nodiscard]] inline bool looks_like_size(std::string_view text) {
+  if (text.empty() || (text.front() < '0' || text.front() > '9')) return false;
+  const char last = text.back();
+  const std::string_view digits =
+      last == 'B' || last == 'b' || last == 'M' || last == 'm' ? text.substr(0, text.size() - 1) : text;
+  return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+}  // namespace detail
+
+/// Where a request's model comes from: the model, and for a parameter count the target (the shape is
+/// chosen by fit_size once the job's other fields are known).
+struct model_choice {
+  model_spec model;                   ///< the preset or import; for a size, the family's template
+  std::optional<std::uint64_t> size;  ///< the parameter count asked for
+  std::string size_text;              ///< as written
+};
+
+/// Step 1 of build_job: the model source of `request`. Throws as build_job.
+[[nodiscard]] inline model_choice select_model(const job_request& request) {
+  model_choice out;
+  const int sources = !request.model.empty() + !request.hf_config.empty() + !request.size.empty();
+  if (sources > 1)
+    AICB_THROW(config_error("model", request.model + request.hf_config + request.size,
+                            "give only one model source: a model (preset, aicb name or size), a "
+                            "config.json, or a size"));
+  out.size_text = request.size;
+  if (!request.model.empty()) {
+    if (const preset* p = find_preset(request.model)) {
+      out.model = p->model;
+    } else if (const model_spec* m = detail::aicb_model_name(request.model)) {
+      out.model = *m;
+    } else if (detail::looks_like_size(request.model)) {
+      const char last = request.model.back();
+      out.size_text = last >= '0' && last <= '9' ? request.model + "B" : request.model;
+    } else {
+      std::vector<std::string_view> keys;
+      for (const auto& p : all_presets)
+        keys.push_back(p.key);
+      const std::string_view near = detail::nearest(request.model, keys);
+      AICB_THROW(config_error(
+          "model", request.model,
+          "unknown model" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?") +
+              " (`aicb models` lists the presets; a number is a size in billions)"));
+    }
+  } else if (!request.hf_config.empty()) {
+    out.model = load_hf_config(request.hf_config, {request.allow_unknown_keys}).model;
+  }
+  if (!out.size_text.empty()) {
+    const auto family = from_string<model_family>(request.family);
+    if (!family) AICB_THROW(config_error("family", request.family, "expected gpt | llama"));
+    out.size = parse_param_count(out.size_text);
+    out.model = family_template(*family);
+  }
+  return out;
+}
+
+/// Step 3 of build_job: for a size, the standard shape of `family` closest to it, for the job as its
+/// fields describe it. Returns the note that says what was chosen (empty when no size was asked).
+[[nodiscard]] inline std::string fit_size(job_spec& job, const model_choice& choice,
+                                          std::string_view family) {
+  if (!choice.size) return {};
+  const spec_name given = job.model.name;
+  job.model = shape_for_size(job.model, *choice.size, job.batch.seq_length);
+  const std::uint64_t count = count_params(job.model, job.batch.seq_length).total();
+  job.model.name = given.empty() ? shape_name(family, count) : given;
+  return "size " + choice.size_text + ": the standard " + std::string(family) + " shape " +
+         std::string(shape_name(family, count).view()) + ", " + std::to_string(job.model.num_layers) +
+         " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
+         " parameters as this job has them (" + std::string(to_string(job.model.activation)) +
+         ", vocabulary " + std::to_string(job.model.vocab_size) + ")";
+}
+
+/// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
+/// name (suggesting the nearest) or a bad value.
+inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
+  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
+      set_field(job.batch, field, text))
+    return;
+  std::vector<std::string_view> names;
+  for (auto f : field_names<model_spec>())
+    names.push_back(f);
+  for (auto f : field_names<parallel_spec>())
+    names.push_back(f);
+  for (auto f : field_names<batch_spec>())
+    names.push_back(f);
+  const std::string_view near = detail::nearest(field, names);
+  AICB_THROW(config_error(field, text,
+                          "no such field of a job" +
+                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
+}
+
+/// The job `request` describes (not validated). Throws config_error for an unknown model or field, a
+/// bad value, or more than one model source; io_error / parse_error for a config.json it cannot use.
+[[nodiscard]] inline built_job build_job(const job_request& request) {
+  built_job out;
+  const model_choice choice = select_model(request);
+  out.job.model = choice.model;
+  for (const auto& [field, text] : request.fields)
+    set_job_field(out.job, field, text);
+  if (std::string note = fit_size(out.job, choice, request.family); !note.empty())
+    out.notes.push_back(std::move(note));
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/calc/report_format.hpp>
+// #include <aicb/calc/sizing.hpp>
 // #include <aicb/checked.hpp>
 // #include <aicb/compat/aicb_args.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -15198,11 +16101,12 @@ struct simai_file_fields {
 /// `{gpu}-{model}-world_size{W}-tp{T}-pp{P}-ep{E}-gbs{G}-mbs{M}-seq{S}-MOE-{bool}-GEMM-{bool}-flash_attn-{bool}.txt`
 /// (aicb writes it under results/workload/).
 [[nodiscard]] inline std::string simai_file_name(const simai_file_fields& f) {
-  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" + std::to_string(f.world_size) +
-         "-tp" + std::to_string(f.tensor_parallel) + "-pp" + std::to_string(f.pipeline_parallel) + "-ep" +
-         std::to_string(f.expert_parallel) + "-gbs" + std::to_string(f.global_batch) + "-mbs" +
-         std::to_string(f.micro_batch) + "-seq" + std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) +
-         "-GEMM-" + python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
+  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" +
+         std::to_string(f.world_size) + "-tp" + std::to_string(f.tensor_parallel) + "-pp" +
+         std::to_string(f.pipeline_parallel) + "-ep" + std::to_string(f.expert_parallel) + "-gbs" +
+         std::to_string(f.global_batch) + "-mbs" + std::to_string(f.micro_batch) + "-seq" +
+         std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) + "-GEMM-" +
+         python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
 }
 
 /// What names a physical-cluster CSV workload file.
@@ -15220,7 +16124,8 @@ struct csv_file_fields {
 [[nodiscard]] inline std::string csv_file_name(const csv_file_fields& f) {
   std::string name = std::string(f.generator) + "_" + f.model.value_or("None") + "_sp_" +
                      python_bool(f.sequence_parallel) + "_iteration_" + std::to_string(f.iterations) +
-                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) + "n";
+                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) +
+                     "n";
   return name.substr(0, name.find('.')) + "_workload.csv";
 }
 
@@ -16985,6 +17890,8 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
 // #include <aicb/io/detail/aiob_def.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -17087,8 +17994,6 @@ BOOST_SPIRIT_DEFINE(line_end, number, iterations, stat_key, name, comment_text, 
 
 }  // namespace detail::grammar::aiob
 AICB_END_NAMESPACE
-// #include <aicb/detail/input_file.hpp>
-// #include <aicb/error.hpp>
 
 #include <cctype>
 #include <charconv>
@@ -17269,669 +18174,10 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
 
 AICB_END_NAMESPACE
 // #include <aicb/io/chakra.hpp>
-// #include <aicb/json_writer.hpp>
 // #include <aicb/io/workload_file.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
-// #include <aicb/calc/job_request.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::job_request — a job as a person describes it: where the model comes from (one of a preset,
-/// a Hugging Face config.json, or a parameter count) and the fields they set on top, by name, as
-/// text. aicb::build_job turns it into a job_spec, the same way for every caller (the command line's
-/// subcommands and library users alike):
-///
-/// 1. the model source: `model` is a preset key (`aicb models`), one of aicb's own model names
-///    (`7 13 22 175` its GPT shapes, `65 405 moe deepseek671 deepseek236 deepseek16` the real models
-///    they stand for) or a parameter count (`15`, `15B`, `1.3B`, `350M`: a bare number is billions);
-///    `hf_config` a config.json; `size` a parameter count — at most one of the three;
-/// 2. every field of `fields`, in order (model, parallel and batch fields by their names; an unknown
-///    name is an error that suggests the nearest);
-/// 3. for a parameter count, the standard shape of `family` closest to it, chosen last so that it
-///    fits the fields given (activation, vocabulary, sequence length) — and named for its size unless
-///    a name was given.
-///
-/// The job is not validated here (aicb::validate does that): a request may describe part of a job
-/// that other code completes.
-///
-/// ```cpp
-/// aicb::job_request r{.model = "llama3-70b", .fields = {{"world_size", "64"}, {"tensor_parallel", "8"}}};
-/// aicb::job_spec job = aicb::build_job(r).job;
-/// ```
-
-// #include <aicb/calc/params.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/edit_distance.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/hf_config.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral (with its sliding window),
-/// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
-/// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
-/// attention sinks, biased experts).
-///
-/// Every key is accounted for: a key that shapes the model is read; a key known not to (token
-/// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
-/// is ignored; any other key is an error that lists them all, as is every missing required key —
-/// so a config from a newer architecture is never imported silently wrong.
-///
-/// ```cpp
-/// aicb::model_spec m = aicb::load_hf_config("Meta-Llama-3-8B/config.json").model;
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/detail/input_file.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/model/spec.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <filesystem>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// Options of the import.
-struct hf_import_options {
-  /// Accept keys that are neither read nor known to be irrelevant (they are still reported through
-  /// `ignored_keys` of the result).
-  bool allow_unknown_keys = false;
-};
-
-/// A model imported from a config.json.
-struct hf_import {
-  model_spec model;
-  std::vector<std::string> ignored_keys;  ///< unknown keys accepted under allow_unknown_keys
-};
-
-namespace detail {
-
-// Keys that do not change the shape or the training cost of a model.
-inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_path",
-                                                                     "architectures",
-                                                                     "attention_dropout",
-                                                                     "auto_map",
-                                                                     "aux_loss_alpha",
-                                                                     "bos_token_id",
-                                                                     "eos_token_id",
-                                                                     "pad_token_id",
-                                                                     "ep_size",
-                                                                     "initializer_range",
-                                                                     "n_group",
-                                                                     "norm_topk_prob",
-                                                                     "output_router_logits",
-                                                                     "pretraining_tp",
-                                                                     "quantization_config",
-                                                                     "rms_norm_eps",
-                                                                     "rope_scaling",
-                                                                     "rope_theta",
-                                                                     "routed_scaling_factor",
-                                                                     "router_aux_loss_coef",
-                                                                     "scoring_func",
-                                                                     "seq_aux",
-                                                                     "topk_group",
-                                                                     "torch_dtype",
-                                                                     "transformers_version",
-                                                                     "use_cache",
-                                                                     "use_mrope",
-                                                                     "max_window_layers",
-                                                                     "swiglu_limit",
-                                                                     "initial_context_length",
-                                                                     "experts_per_token",
-                                                                     "hidden_dropout",
-                                                                     "router_jitter_noise",
-                                                                     "residual_dropout",
-                                                                     "embedding_dropout",
-                                                                     "tokenizer_class",
-                                                                     "layer_norm_eps"};
-
-class hf_reader {
- public:
-  hf_reader(const nlohmann::json& config, std::string source) : config_(config), source_(std::move(source)) {
-    if (!config_.is_object())
-      AICB_THROW(config_error(source_, "(not an object)", "a config.json must be a JSON object"));
-  }
-
-  /// The value of a required integer key.
-  std::uint64_t required(std::string_view key) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) {
-      missing_.emplace_back(key);
-      return 0;
-    }
-    return integer(key, *it);
-  }
-  /// The value of an optional integer key (`fallback` when absent or null).
-  std::uint64_t optional(std::string_view key, std::uint64_t fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    return it == config_.end() || it->is_null() ? fallback : integer(key, *it);
-  }
-  bool flag(std::string_view key, bool fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) AICB_THROW(config_error(std::string(key), it->dump(), "expected true or false"));
-    return it->get<bool>();
-  }
-  std::string text(std::string_view key, std::string fallback) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    if (it == config_.end() || it->is_null()) return fallback;
-    if (!it->is_string()) AICB_THROW(config_error(std::string(key), it->dump(), "expected a string"));
-    return it->get<std::string>();
-  }
-  /// Marks a key as read (its value is checked by the caller).
-  const nlohmann::json* peek(std::string_view key) {
-    used_.emplace_back(key);
-    const auto it = config_.find(std::string(key));
-    return it == config_.end() ? nullptr : &*it;
-  }
-
-  /// Throws one error listing all missing keys, then one listing all unknown keys (unless allowed).
-  std::vector<std::string> finish(const std::string& model_type, bool allow_unknown) {
-    if (!missing_.empty())
-      AICB_THROW(config_error(source_, model_type,
-                              "missing required keys for model_type " + model_type + ": " + join(missing_)));
-    std::vector<std::string> unknown;
-    for (const auto& [key, value] : config_.items()) {
-      if (std::find(used_.begin(), used_.end(), key) != used_.end()) continue;
-      if (std::find(hf_irrelevant_keys.begin(), hf_irrelevant_keys.end(), key) != hf_irrelevant_keys.end())
-        continue;
-      unknown.push_back(key);
-    }
-    if (!unknown.empty() && !allow_unknown)
-      AICB_THROW(
-          config_error(source_, model_type,
-                       "unknown keys (not read, not known to be irrelevant): " + join(unknown) +
-                           "; check that they do not change the model, then import with allow_unknown_keys "
-                           "(--allow-unknown-keys)"));
-    return unknown;
-  }
-
- private:
-  std::uint64_t integer(std::string_view key, const nlohmann::json& value) const {
-    if (value.is_number_unsigned()) return value.get<std::uint64_t>();  // up to 2^64-1; the rules bound it
-    if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
-      AICB_THROW(config_error(std::string(key), value.dump(), "expected a non-negative integer"));
-    return value.get<std::uint64_t>();
-  }
-  static std::string join(const std::vector<std::string>& keys) {
-    std::string text;
-    for (const auto& k : keys)
-      text += (text.empty() ? "" : ", ") + k;
-    return text;
-  }
-
-  const nlohmann::json& config_;
-  std::string source_;
-  std::vector<std::string> used_;
-  std::vector<std::string> missing_;
-};
-
-}  // namespace detail
-
-/// Builds a model from a parsed config.json. `source` names it in errors.
-[[nodiscard]] inline hf_import from_hf_config(const nlohmann::json& config,
-                                              std::string source = "config.json",
-                                              hf_import_options options = {}) {
-  detail::hf_reader r(config, source);
-  const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 14> supported{
-      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
-      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
-  if (std::find(supported.begin(), supported.end(), type) == supported.end())
-    AICB_THROW(
-        config_error("model_type", type.empty() ? "(missing)" : type,
-                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
-  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
-  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
-  model_spec m;
-  m.name = spec_name::from(type);
-  m.hidden_size = r.required("hidden_size");
-  m.num_layers = r.required("num_hidden_layers");
-  m.num_attention_heads = r.required("num_attention_heads");
-  m.num_kv_heads = r.optional("num_key_value_heads", m.num_attention_heads);
-  m.head_dim = r.optional("head_dim", 0);
-  m.ffn_hidden_size = r.required("intermediate_size");
-  m.vocab_size = r.required("vocab_size");
-  m.max_position_embeddings = r.optional("max_position_embeddings", 0);
-  m.norm = norm_kind::rmsnorm;
-  m.position = position_kind::rope;
-  m.tied_embeddings = r.flag("tie_word_embeddings", false);
-  const bool nemotron_h = type == "nemotron_h";
-  const std::string act_key = nemotron_h ? "mlp_hidden_act" : "hidden_act";
-  const std::string act = r.text(act_key, nemotron_h ? "relu2" : "silu");
-  if (act == "silu" || act == "swiglu")
-    m.activation = activation_kind::swiglu;
-  else if (act.rfind("gelu", 0) == 0)
-    m.activation = activation_kind::gelu;
-  else if (act == "relu2")
-    m.activation = activation_kind::squared_relu;
-  else
-    AICB_THROW(
-        config_error(act_key, act, "supported activations: silu (SwiGLU), gelu, relu2 (squared ReLU)"));
-
-  const bool attention_bias = r.flag("attention_bias", false), mlp_bias = r.flag("mlp_bias", false);
-  if (type == "gpt_oss") {
-    // Biases on q, k, v, o, on the router and on every expert: one bias on every linear layer.
-    if (!attention_bias)
-      AICB_THROW(config_error("attention_bias", "false",
-                              "GPT-OSS without attention biases is not a GPT-OSS model aicb knows"));
-    m.linear_bias = true;
-  } else if (type == "glm4_moe") {
-    // GLM-4.5's attention_bias biases q, k and v only (its o_proj and MLPs have none).
-    if (mlp_bias) AICB_THROW(config_error("mlp_bias", "true", "GLM-4.5's MLPs have no biases"));
-    m.qkv_bias = attention_bias;
-  } else if (attention_bias && mlp_bias)
-    m.linear_bias = true;
-  else if (attention_bias || mlp_bias)
-    AICB_THROW(
-        config_error(attention_bias ? "attention_bias" : "mlp_bias", "true",
-                     "biases on attention only or on the MLP only are not modelled; set linear_bias or "
-                     "qkv_bias explicitly"));
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;  // Qwen2 always biases q, k, v
-  if (type == "qwen3" || type == "qwen3_moe" || type == "qwen3_next")
-    m.qk_norm = true;  // Qwen3 always normalises q, k heads
-
-  // A sliding window: Mistral's on every layer (null: none); Qwen's only when use_sliding_window is
-  // set, with its per-layer rule (not modelled); GPT-OSS's on the layers layer_types names.
-  const nlohmann::json* window = r.peek("sliding_window");
-  const bool qwen = type.rfind("qwen", 0) == 0;
-  const bool use_window = r.flag("use_sliding_window", !qwen);
-  if (window && !window->is_null() && use_window) {
-    if (qwen)
-      AICB_THROW(
-          config_error("use_sliding_window", "true",
-                       "Qwen's sliding window (on the layers from max_window_layers on) is not modelled"));
-    m.sliding_window = r.required("sliding_window");
-  }
-
-  if (nemotron_h) {
-    // One block per layer from hybrid_override_pattern: Mamba-2 (M), attention (*), MLP (-), experts (E).
-    const std::string pattern = r.text("hybrid_override_pattern", "");
-    if (pattern.empty())
-      AICB_THROW(config_error("hybrid_override_pattern", "(missing)",
-                              "a nemotron_h config needs its layer pattern"));
-    if (pattern.size() >= sizeof(layer_pattern_text{}.data))
-      AICB_THROW(
-          config_error("hybrid_override_pattern", std::to_string(pattern.size()) + " layers",
-                       "at most " + std::to_string(sizeof(layer_pattern_text{}.data) - 1) + " layers"));
-    m.layer_pattern = layer_pattern_text::from(pattern);
-    m.mamba_num_heads = r.required("mamba_num_heads");
-    m.mamba_head_dim = r.required("mamba_head_dim");
-    m.mamba_state_dim = r.required("ssm_state_size");
-    m.mamba_num_groups = r.required("n_groups");
-    m.mamba_conv_kernel = r.required("conv_kernel");
-    m.mamba_chunk_size = r.optional("chunk_size", 128);
-    r.peek("expand");  // the heads define the inner width; expand is only its ratio to hidden_size
-    if (r.flag("mamba_proj_bias", false))
-      AICB_THROW(
-          config_error("mamba_proj_bias", "true", "biases on the Mamba-2 projections are not modelled"));
-    if (!r.flag("use_conv_bias", true))
-      AICB_THROW(
-          config_error("use_conv_bias", "false", "a Mamba-2 convolution without bias is not modelled"));
-    if (const std::string mamba_act = r.text("mamba_hidden_act", "silu"); mamba_act != "silu")
-      AICB_THROW(config_error("mamba_hidden_act", mamba_act, "Mamba-2 is modelled with silu"));
-    if (r.flag("use_bias", false))
-      AICB_THROW(
-          config_error("use_bias", "true", "biases on every linear layer of nemotron_h are not modelled"));
-    for (const char* key :
-         {"use_mamba_kernels", "mamba_ssm_cache_dtype", "time_step_min", "time_step_max", "time_step_floor",
-          "time_step_limit", "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
-          "layer_norm_epsilon", "partial_rotary_factor", "n_group", "moe_shared_expert_overlap", "dtype"})
-      r.peek(key);  // kernels, caches, initialisation and numerics: no change to shapes or cost
-    if (const std::uint64_t experts = r.optional("n_routed_experts", 0); experts > 0) {
-      m.num_experts = experts;
-      m.moe_top_k = r.required("num_experts_per_tok");
-      m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-      m.num_shared_experts = r.optional("n_shared_experts", 0);
-      if (m.num_shared_experts > 0)
-        m.shared_expert_ffn_hidden_size =
-            r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
-      m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
-      if (const auto* latent = r.peek("moe_latent_size"); latent && !latent->is_null())
-        AICB_THROW(config_error("moe_latent_size", latent->dump(),
-                                "latent experts (Nemotron 3 Super) are not modelled"));
-    }
-    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0)
-      AICB_THROW(config_error("num_nextn_predict_layers", std::to_string(m.num_mtp_layers),
-                              "multi-token prediction with a layer pattern is not modelled"));
-    r.peek("mtp_hybrid_override_pattern");
-  } else if (type == "gpt_oss") {
-    m.num_experts = r.required("num_local_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = m.ffn_hidden_size;
-    m.attention_sinks = true;
-    // layer_types alternates sliding_attention and full_attention, sliding first: every second layer
-    // is full. Any other list is refused, naming it.
-    const nlohmann::json* types = r.peek("layer_types");
-    m.sliding_window_pattern = 2;
-    bool alternating = types && types->is_array() && types->size() == m.num_layers;
-    for (std::size_t i = 0; alternating && i < types->size(); ++i) {
-      const auto& t = (*types)[i];
-      alternating =
-          t.is_string() && t.get<std::string>() == (i % 2 == 0 ? "sliding_attention" : "full_attention");
-    }
-    if (!alternating)
-      AICB_THROW(config_error("layer_types", types ? types->dump().substr(0, 200) : "(missing)",
-                              "GPT-OSS's layout is modelled as it is published: sliding_attention and "
-                              "full_attention alternating, sliding first, one entry per layer"));
-    if (m.sliding_window == 0)
-      AICB_THROW(config_error("sliding_window", "(missing)", "GPT-OSS's sliding layers need sliding_window"));
-  } else if (type == "mixtral") {
-    m.num_experts = r.required("num_local_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = m.ffn_hidden_size;
-  } else if (type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next") {
-    m.num_experts = r.required("num_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    if (const std::uint64_t step = r.optional("decoder_sparse_step", 1); step != 1)
-      AICB_THROW(config_error("decoder_sparse_step", std::to_string(step),
-                              "only every-layer MoE (decoder_sparse_step = 1) is modelled"));
-    if (const auto* only = r.peek("mlp_only_layers"); only && !(only->is_array() && only->empty()))
-      AICB_THROW(
-          config_error("mlp_only_layers", only->dump(), "dense layers among MoE layers are not modelled"));
-    if (type == "qwen2_moe" || type == "qwen3_next") {  // one shared expert, scaled by a sigmoid gate
-      m.shared_expert_ffn_hidden_size = r.required("shared_expert_intermediate_size");
-      m.num_shared_experts = m.shared_expert_ffn_hidden_size > 0 ? 1 : 0;
-      m.shared_expert_gate = m.num_shared_experts > 0;
-    }
-    if (type == "qwen3_next") {  // Gated DeltaNet layers with gated softmax attention every N-th
-      m.attention_output_gate = true;
-      m.full_attention_interval = r.required("full_attention_interval");
-      m.linear_num_key_heads = r.required("linear_num_key_heads");
-      m.linear_num_value_heads = r.required("linear_num_value_heads");
-      m.linear_key_head_dim = r.required("linear_key_head_dim");
-      m.linear_value_head_dim = r.required("linear_value_head_dim");
-      m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
-      // An explicit per-layer list must be the pattern the interval describes.
-      if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
-        bool pattern = types->is_array() && types->size() == m.num_layers;
-        for (std::size_t i = 0; pattern && i < types->size(); ++i) {
-          const auto& t = (*types)[i];
-          const bool linear = m.full_attention_interval > 1 && (i + 1) % m.full_attention_interval != 0;
-          pattern = t.is_string() && t.get<std::string>() == (linear ? "linear_attention" : "full_attention");
-        }
-        if (!pattern)
-          AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
-                                  "only the layout of full_attention_interval is modelled (linear_attention, "
-                                  "then full_attention every full_attention_interval-th layer)"));
-      }
-    }
-  } else if (deepseek || type == "glm4_moe") {
-    // DeepSeek's experts: fine-grained, with shared experts, leading dense layers and MTP modules.
-    m.num_experts = r.required("n_routed_experts");
-    m.moe_top_k = r.required("num_experts_per_tok");
-    m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
-    m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
-    m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
-    if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
-      AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
-    if (deepseek) {  // multi-head latent attention
-      m.q_lora_rank = r.optional("q_lora_rank", 0);
-      m.kv_lora_rank = r.required("kv_lora_rank");
-      m.qk_nope_head_dim = r.required("qk_nope_head_dim");
-      m.qk_rope_head_dim = r.required("qk_rope_head_dim");
-      m.v_head_dim = r.required("v_head_dim");
-      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-    } else {
-      // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
-      // (transformers' modeling_glm4_moe.py).
-      m.moe_router_bias = true;
-      m.qk_norm = r.flag("use_qk_norm", false);
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
-    }
-  }
-  hf_import result{m, r.finish(type, options.allow_unknown_keys)};
-  validate(result.model);
-  return result;
-}
-
-/// Parses and imports config.json text; `source` names it in errors. parse_error (with line and
-/// column) when it is not JSON, or holds a number no parser can hold ("1e400"); config_error when its
-/// keys do not describe a supported model.
-[[nodiscard]] inline hf_import parse_hf_config(std::string_view text,
-                                               const std::string& source = "config.json",
-                                               hf_import_options options = {}) {
-  // 1-based line and column of byte `offset`.
-  const auto position = [&](std::size_t offset) {
-    offset = std::min(offset, text.size());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i)
-      text[i] == '\n' ? (++line, column = 1) : ++column;
-    return std::pair{line, column};
-  };
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, column] = position(e.byte == 0 ? 0 : e.byte - 1);
-    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // A number beyond what JSON parsers hold ("1e400"): located by the text the message quotes.
-    const std::string message = e.what();
-    const std::size_t quote = message.find('\'');
-    const std::string token = quote == std::string::npos
-                                  ? std::string()
-                                  : message.substr(quote + 1, message.find('\'', quote + 1) - quote - 1);
-    const std::size_t at = token.empty() ? std::string_view::npos : text.find(token);
-    const auto [line, column] = position(at == std::string_view::npos ? 0 : at);
-    AICB_THROW(parse_error(source, line, column, "not a usable JSON value: " + message));
-  }
-  return from_hf_config(config, source, options);
-}
-
-/// Reads and imports a config.json file. Throws io_error when it cannot be read (or is not a
-/// regular file, or is larger than 16 MiB), otherwise as parse_hf_config.
-///
-/// `path` may name the model's directory (a checkpoint as downloaded): its config.json is read.
-/// The model is named for what the user knows it by — `_name_or_path`'s last component, else the
-/// directory of a file named config.json, else the file's name without .json — and model_type
-/// only when none of these is a usable name.
-[[nodiscard]] inline hf_import load_hf_config(const std::string& path, hf_import_options options = {}) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const bool directory = fs::is_directory(path, ec);
-  const std::string file = directory ? (fs::path(path) / "config.json").string() : path;
-  if (directory && !fs::exists(fs::path(file), ec))
-    AICB_THROW(io_error(path, "is a directory without a config.json (give the model's folder or the file)"));
-  // A config.json is a few KiB; 16 MiB bounds what a wrong file costs.
-  const detail::file_prefix in = detail::read_file_prefix(file, 16 << 20, "a Hugging Face config.json");
-  if (!in.whole) AICB_THROW(io_error(file, "is larger than 16 MiB: not a Hugging Face config.json"));
-  hf_import imported = parse_hf_config(in.text, file, options);
-  std::string name;
-  try {
-    const nlohmann::json config = nlohmann::json::parse(in.text);
-    if (const auto it = config.find("_name_or_path"); it != config.end() && it->is_string())
-      name = fs::path(it->get<std::string>()).filename().string();
-  } catch (const nlohmann::json::exception&) {
-  }
-  const fs::path as_given = fs::absolute(fs::path(file), ec).lexically_normal();
-  if (name.empty() && as_given.filename() == "config.json") name = as_given.parent_path().filename().string();
-  if (name.empty() || name == "config") name = fs::path(file).stem().string();
-  const bool usable = !name.empty() && name.size() < sizeof(spec_name{}.data) && name != "config" &&
-                      name.find_first_of(" \t\r\n/\\") == std::string::npos;
-  if (usable) imported.model.name = spec_name::from(name);
-  return imported;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/presets.hpp>
 // #include <aicb/model/reflect.hpp>
-// #include <aicb/calc/sizing.hpp>
-
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// A job as described: a model source and fields by name. See the file comment.
-struct job_request {
-  std::string model{};              ///< a preset key, one of aicb's model names, or a parameter count
-  std::string hf_config{};          ///< a Hugging Face config.json to import
-  bool allow_unknown_keys = false;  ///< accept config.json keys aicb does not know
-  std::string size{};               ///< a parameter count (15B, 1.3B, 350M)
-  std::string family = "llama";     ///< the family of a shape chosen by size: gpt | llama
-  /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
-  std::vector<std::pair<std::string, std::string>> fields{};
-};
-
-/// The job a request describes, and what build_job decided on the user's behalf (one line each).
-struct built_job {
-  job_spec job;
-  std::vector<std::string> notes;
-};
-
-namespace detail {
-
-// aicb's model names (its shell scripts' -m): the GPT shapes stay aicb's; the others are the real
-// models they are named after.
-[[nodiscard]] inline const model_spec* aicb_model_name(std::string_view name) {
-  static const std::pair<std::string_view, model_spec> names[] = {{"7", presets::aicb_gpt_7b},
-                                                                  {"13", presets::aicb_gpt_13b},
-                                                                  {"22", presets::aicb_gpt_22b},
-                                                                  {"175", presets::aicb_gpt_175b},
-                                                                  {"65", presets::llama_65b},
-                                                                  {"405", presets::llama3_1_405b},
-                                                                  {"moe", presets::mixtral_8x7b},
-                                                                  {"deepseek671", presets::deepseek_v3},
-                                                                  {"deepseek236", presets::deepseek_v2},
-                                                                  {"deepseek16", presets::deepseek_v2_lite}};
-  for (const auto& [key, model] : names)
-    if (key == name) return &model;
-  return nullptr;
-}
-
-// A parameter count as written after -m: "15", "15B", "1.3b", "350M".
-[[nodiscard]] inline bool looks_like_size(std::string_view text) {
-  if (text.empty() || (text.front() < '0' || text.front() > '9')) return false;
-  const char last = text.back();
-  const std::string_view digits =
-      last == 'B' || last == 'b' || last == 'M' || last == 'm' ? text.substr(0, text.size() - 1) : text;
-  return !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos;
-}
-
-}  // namespace detail
-
-/// Where a request's model comes from: the model, and for a parameter count the target (the shape is
-/// chosen by fit_size once the job's other fields are known).
-struct model_choice {
-  model_spec model;                   ///< the preset or import; for a size, the family's template
-  std::optional<std::uint64_t> size;  ///< the parameter count asked for
-  std::string size_text;              ///< as written
-};
-
-/// Step 1 of build_job: the model source of `request`. Throws as build_job.
-[[nodiscard]] inline model_choice select_model(const job_request& request) {
-  model_choice out;
-  const int sources = !request.model.empty() + !request.hf_config.empty() + !request.size.empty();
-  if (sources > 1)
-    AICB_THROW(config_error("model", request.model + request.hf_config + request.size,
-                            "give only one model source: a model (preset, aicb name or size), a "
-                            "config.json, or a size"));
-  out.size_text = request.size;
-  if (!request.model.empty()) {
-    if (const preset* p = find_preset(request.model)) {
-      out.model = p->model;
-    } else if (const model_spec* m = detail::aicb_model_name(request.model)) {
-      out.model = *m;
-    } else if (detail::looks_like_size(request.model)) {
-      const char last = request.model.back();
-      out.size_text = last >= '0' && last <= '9' ? request.model + "B" : request.model;
-    } else {
-      std::vector<std::string_view> keys;
-      for (const auto& p : all_presets)
-        keys.push_back(p.key);
-      const std::string_view near = detail::nearest(request.model, keys);
-      AICB_THROW(config_error(
-          "model", request.model,
-          "unknown model" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?") +
-              " (`aicb models` lists the presets; a number is a size in billions)"));
-    }
-  } else if (!request.hf_config.empty()) {
-    out.model = load_hf_config(request.hf_config, {request.allow_unknown_keys}).model;
-  }
-  if (!out.size_text.empty()) {
-    const auto family = from_string<model_family>(request.family);
-    if (!family) AICB_THROW(config_error("family", request.family, "expected gpt | llama"));
-    out.size = parse_param_count(out.size_text);
-    out.model = family_template(*family);
-  }
-  return out;
-}
-
-/// Step 3 of build_job: for a size, the standard shape of `family` closest to it, for the job as its
-/// fields describe it. Returns the note that says what was chosen (empty when no size was asked).
-[[nodiscard]] inline std::string fit_size(job_spec& job, const model_choice& choice,
-                                          std::string_view family) {
-  if (!choice.size) return {};
-  const spec_name given = job.model.name;
-  job.model = shape_for_size(job.model, *choice.size, job.batch.seq_length);
-  const std::uint64_t count = count_params(job.model, job.batch.seq_length).total();
-  job.model.name = given.empty() ? shape_name(family, count) : given;
-  return "size " + choice.size_text + ": the standard " + std::string(family) + " shape " +
-         std::string(shape_name(family, count).view()) + ", " + std::to_string(job.model.num_layers) +
-         " layers x hidden " + std::to_string(job.model.hidden_size) + ", " + std::to_string(count) +
-         " parameters as this job has them (" + std::string(to_string(job.model.activation)) +
-         ", vocabulary " + std::to_string(job.model.vocab_size) + ")";
-}
-
-/// A job field set by name from text (model, parallel or batch). Throws config_error for an unknown
-/// name (suggesting the nearest) or a bad value.
-inline void set_job_field(job_spec& job, const std::string& field, const std::string& text) {
-  if (set_field(job.model, field, text) || set_field(job.parallel, field, text) ||
-      set_field(job.batch, field, text))
-    return;
-  std::vector<std::string_view> names;
-  for (auto f : field_names<model_spec>())
-    names.push_back(f);
-  for (auto f : field_names<parallel_spec>())
-    names.push_back(f);
-  for (auto f : field_names<batch_spec>())
-    names.push_back(f);
-  const std::string_view near = detail::nearest(field, names);
-  AICB_THROW(config_error(field, text,
-                          "no such field of a job" +
-                              (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-}
-
-/// The job `request` describes (not validated). Throws config_error for an unknown model or field, a
-/// bad value, or more than one model source; io_error / parse_error for a config.json it cannot use.
-[[nodiscard]] inline built_job build_job(const job_request& request) {
-  built_job out;
-  const model_choice choice = select_model(request);
-  out.job.model = choice.model;
-  for (const auto& [field, text] : request.fields)
-    set_job_field(out.job, field, text);
-  if (std::string note = fit_size(out.job, choice, request.family); !note.empty())
-    out.notes.push_back(std::move(note));
-  return out;
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/model/reflect.hpp>
-// #include <aicb/calc/sizing.hpp>
 // #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -18324,7 +18570,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
-                            .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .job = [&](json_writer& j) { write_json(j, w.job()); },
                             .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
                             .warnings = out.warnings};
   if (r.sidecar)
@@ -18943,13 +19189,13 @@ AICB_END_NAMESPACE
 /// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
 /// Items go to a sink one at a time; nothing but the parameter list is stored.
 
+// #include <aicb/calc/sizing.hpp>
 // #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/presets.hpp>
-// #include <aicb/calc/sizing.hpp>
 // #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>
@@ -19486,6 +19732,7 @@ AICB_END_NAMESPACE
 /// cost seconds to compile; `<aicb/aicb.hpp>` leaves them out so that programs which only generate
 /// do not pay for them. `<aicb/all.hpp>` includes both.
 
+// #include <aicb/calc/job_request.hpp>
 // #include <aicb/io/aicb_csv_reader.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -19734,6 +19981,8 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/edit_distance.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/detail/simai_def.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -19820,8 +20069,6 @@ inline bool parse_signed(std::string_view token, std::int64_t& out) {
 
 }  // namespace detail::grammar::simai
 AICB_END_NAMESPACE
-// #include <aicb/error.hpp>
-// #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/simai_reader.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -19842,9 +20089,9 @@ AICB_END_NAMESPACE
 /// checks a file against everything SimAI silently misreads.
 
 // #include <aicb/config.hpp>
-// #include <aicb/io/detail/simai_def.hpp>
 // #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/detail/simai_def.hpp>
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/workload/record.hpp>
 // #include <aicb/workload/record_stream.hpp>
@@ -20805,7 +21052,6 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
 AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
 // #include <aicb/model/hf_config.hpp>
-// #include <aicb/calc/job_request.hpp>
 // #include <aicb/run/bandwidth.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0

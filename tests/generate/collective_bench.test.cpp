@@ -58,4 +58,3 @@ TEST_CASE("collective bench: the SimAI sweep is a workload SimAI-Analytical runs
       aicb::collective_sweep_workload({.world_size = 8, .collectives = {aicb::collective::broadcast}}),
       aicb::config_error);
 }
-

@@ -6,6 +6,10 @@
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/spec.hpp>
 
+#include <boost/hana/at_key.hpp>
+#include <boost/hana/contains.hpp>
+#include <boost/hana/keys.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -80,4 +84,47 @@ TEST_CASE("reflect: set_field parses each kind of value and rejects bad text nam
   CHECK(aicb::set_field(b, "dtype", "fp16"));
   CHECK(b.dtype == aicb::dtype::fp16);
   CHECK(aicb::format_value(b.dtype) == "fp16");
+}
+
+TEST_CASE("reflect: the descriptors are Hana Structs, their keys known at compile time", "[model][reflect]") {
+  namespace hana = boost::hana;
+  static_assert(hana::contains(hana::keys(aicb::model_spec{}), BOOST_HANA_STRING("hidden_size")));
+  static_assert(!hana::contains(hana::keys(aicb::model_spec{}), BOOST_HANA_STRING("tensor_parallel")));
+  static_assert(aicb::field_names<aicb::parallel_spec>()[1] == "tensor_parallel");
+  static_assert(hana::length(hana::keys(aicb::job_spec{})) == hana::size_c<3>);
+  constexpr aicb::model_spec m{.hidden_size = 4096};
+  static_assert(hana::at_key(m, BOOST_HANA_STRING("hidden_size")) == 4096);
+  static_assert(hana::at_key(m, BOOST_HANA_STRING("num_layers")) == 0);
+}
+
+TEST_CASE("reflect: differences name each changed field by its path, with both values", "[model][reflect]") {
+  aicb::job_spec before{aicb::model_spec{.hidden_size = 4096, .num_layers = 32}, {.world_size = 8}, {}};
+  CHECK(aicb::differences(before, before).empty());
+  aicb::job_spec after = before;
+  after.model.num_layers = 40;
+  after.parallel.sequence_parallel = true;
+  after.batch.seq_length = 8192;
+  const auto found = aicb::differences(before, after);
+  REQUIRE(found.size() == 3);
+  CHECK(found[0].field == "model.num_layers");
+  CHECK(found[0].before == "32");
+  CHECK(found[0].after == "40");
+  CHECK(found[1].field == "parallel.sequence_parallel");
+  CHECK(found[1].after == "true");
+  CHECK(found[2].field == "batch.seq_length");
+  CHECK(found[2].after == "8192");
+  const auto models = aicb::differences(before.model, after.model);
+  REQUIRE(models.size() == 1);
+  CHECK(models[0].field == "num_layers");
+}
+
+TEST_CASE("reflect: a job is written as JSON with its descriptors nested", "[model][reflect]") {
+  aicb::json_writer w;
+  aicb::write_json(w, aicb::job_spec{aicb::model_spec{.hidden_size = 4096}, {.world_size = 8}, {}});
+  const std::string text = w.str();
+  CHECK(text.find("\"model\": {") != std::string::npos);
+  CHECK(text.find("\"hidden_size\": 4096") != std::string::npos);
+  CHECK(text.find("\"parallel\": {") != std::string::npos);
+  CHECK(text.find("\"world_size\": 8") != std::string::npos);
+  CHECK(text.find("\"batch\": {") != std::string::npos);
 }

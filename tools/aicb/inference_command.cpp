@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "serving_flags.hpp"
 
+#include <aicb/calc/job_request.hpp>
 #include <aicb/commands/describe_serving.hpp>
 #include <aicb/compat/aicb_inference.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>
@@ -19,7 +20,6 @@
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/io/workload_file.hpp>
-#include <aicb/calc/job_request.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -7,10 +7,10 @@
 // always win over the preset (aicb::build_job), and the resolved job is what the tool prints.
 #pragma once
 
-#include <aicb/model/job.hpp>
 #include <aicb/calc/job_request.hpp>
-#include <aicb/model/reflect.hpp>
 #include <aicb/calc/sizing.hpp>
+#include <aicb/model/job.hpp>
+#include <aicb/model/reflect.hpp>
 
 #include <CLI/CLI.hpp>
 

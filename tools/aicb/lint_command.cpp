@@ -9,8 +9,8 @@
 #include "process_stats.hpp"
 
 #include <aicb/error.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/simai_lint.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>

@@ -16,9 +16,9 @@
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/run/replay.hpp>
 #include <aicb/run/saved_workload.hpp>
 #include <aicb/schedule/rank_schedule.hpp>

@@ -27,6 +27,7 @@
 /// ```
 
 #include <aicb/calc/params.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/edit_distance.hpp>
 #include <aicb/error.hpp>
@@ -34,7 +35,6 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
-#include <aicb/calc/sizing.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -13,7 +13,7 @@
 /// std::cout << aicb::format_description(d);                   // or aicb::to_json(d)
 /// ```
 
-#include <aicb/calc/report.hpp>
+#include <aicb/calc/report_format.hpp>
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/roofline.hpp>

@@ -24,7 +24,9 @@
 /// This header reads files (a config.json, an AIOB profile), so it is not part of `<aicb/aicb.hpp>`;
 /// `<aicb/all.hpp>` includes it.
 
-#include <aicb/calc/report.hpp>
+#include <aicb/calc/job_request.hpp>
+#include <aicb/calc/report_format.hpp>
+#include <aicb/calc/sizing.hpp>
 #include <aicb/checked.hpp>
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
@@ -42,12 +44,10 @@
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/chakra.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/workload_file.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
-#include <aicb/calc/job_request.hpp>
 #include <aicb/model/reflect.hpp>
-#include <aicb/calc/sizing.hpp>
 #include <aicb/parallel/groups.hpp>
 
 #include <cstdint>
@@ -440,7 +440,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
-                            .job = [&](json_writer& j) { write_job_json(j, w.job()); },
+                            .job = [&](json_writer& j) { write_json(j, w.job()); },
                             .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
                             .warnings = out.warnings};
   if (r.sidecar)

@@ -27,13 +27,13 @@
 /// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
 /// Items go to a sink one at a time; nothing but the parameter list is stored.
 
+#include <aicb/calc/sizing.hpp>
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/presets.hpp>
-#include <aicb/calc/sizing.hpp>
 #include <aicb/workload/csv_item.hpp>
 
 #include <algorithm>

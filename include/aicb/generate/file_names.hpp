@@ -43,11 +43,12 @@ struct simai_file_fields {
 /// `{gpu}-{model}-world_size{W}-tp{T}-pp{P}-ep{E}-gbs{G}-mbs{M}-seq{S}-MOE-{bool}-GEMM-{bool}-flash_attn-{bool}.txt`
 /// (aicb writes it under results/workload/).
 [[nodiscard]] inline std::string simai_file_name(const simai_file_fields& f) {
-  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" + std::to_string(f.world_size) +
-         "-tp" + std::to_string(f.tensor_parallel) + "-pp" + std::to_string(f.pipeline_parallel) + "-ep" +
-         std::to_string(f.expert_parallel) + "-gbs" + std::to_string(f.global_batch) + "-mbs" +
-         std::to_string(f.micro_batch) + "-seq" + std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) +
-         "-GEMM-" + python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
+  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" +
+         std::to_string(f.world_size) + "-tp" + std::to_string(f.tensor_parallel) + "-pp" +
+         std::to_string(f.pipeline_parallel) + "-ep" + std::to_string(f.expert_parallel) + "-gbs" +
+         std::to_string(f.global_batch) + "-mbs" + std::to_string(f.micro_batch) + "-seq" +
+         std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) + "-GEMM-" +
+         python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
 }
 
 /// What names a physical-cluster CSV workload file.
@@ -65,7 +66,8 @@ struct csv_file_fields {
 [[nodiscard]] inline std::string csv_file_name(const csv_file_fields& f) {
   std::string name = std::string(f.generator) + "_" + f.model.value_or("None") + "_sp_" +
                      python_bool(f.sequence_parallel) + "_iteration_" + std::to_string(f.iterations) +
-                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) + "n";
+                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) +
+                     "n";
   return name.substr(0, name.find('.')) + "_workload.csv";
 }
 

@@ -17,9 +17,9 @@
 
 #include <aicb/compute/aiob_profile.hpp>
 #include <aicb/config.hpp>
-#include <aicb/io/detail/aiob_def.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/detail/aiob_def.hpp>
 
 #include <cctype>
 #include <charconv>

@@ -40,8 +40,8 @@
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/protobuf_wire.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/model/serving.hpp>
@@ -731,7 +731,7 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   chakra_set_options with_job = options;
   with_job.about = [&](json_writer& j) {
     j.key("job");
-    write_job_json(j, job);
+    write_json(j, job);
     if (options.about) options.about(j);
   };
   return detail::write_chakra_set_of(

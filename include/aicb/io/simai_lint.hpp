@@ -17,9 +17,9 @@
 
 #include <aicb/config.hpp>
 #include <aicb/detail/edit_distance.hpp>
-#include <aicb/io/detail/simai_def.hpp>
 #include <aicb/error.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/detail/simai_def.hpp>
 #include <aicb/io/simai_reader.hpp>
 
 #include <algorithm>

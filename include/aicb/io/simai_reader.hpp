@@ -18,9 +18,9 @@
 /// checks a file against everything SimAI silently misreads.
 
 #include <aicb/config.hpp>
-#include <aicb/io/detail/simai_def.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/detail/simai_def.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/workload/record.hpp>
 #include <aicb/workload/record_stream.hpp>

@@ -24,9 +24,9 @@
 #include <aicb/error.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/json_writer.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/units/bytes.hpp>
 #include <aicb/version.hpp>
 #include <aicb/workload/csv_item.hpp>

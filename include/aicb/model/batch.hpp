@@ -26,7 +26,7 @@ AICB_BEGIN_NAMESPACE
 
 /// The batch of a training job. See the file comment.
 struct batch_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(batch_spec, AICB_BATCH_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_BATCH_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const batch_spec&, const batch_spec&) = default;
 };

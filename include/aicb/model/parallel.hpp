@@ -47,7 +47,7 @@ AICB_BEGIN_NAMESPACE
 
 /// The parallel layout of a training job. See the file comment.
 struct parallel_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_PARALLEL_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
 };

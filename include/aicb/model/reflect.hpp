@@ -3,25 +3,49 @@
 #pragma once
 
 /// @file
-/// Generic access to the descriptors' fields by name: iterate, print and set them from text.
-/// Everything here is driven by the single field list of each descriptor (its `visit_fields`), so a
-/// field added to a descriptor is printable, parsable and a CLI flag without further code.
+/// The descriptors (model_spec, parallel_spec, batch_spec) as Boost.Hana Structs, and what is built
+/// on that: iterate their fields, print them, set them from text, write them as JSON, compare two.
+/// Everything here is driven by the single field list of each descriptor (AICB_MODEL_SPEC_FIELDS and
+/// its siblings), so a field added to a descriptor is printable, parsable, diffed and a CLI flag
+/// without further code.
 ///
 /// ```cpp
 /// aicb::model_spec m;
 /// aicb::set_field(m, "hidden_size", "5120");      // throws config_error on a bad value
 /// aicb::set_field(m, "activation", "swiglu");
 /// for (const auto& [key, value] : aicb::to_key_values(m)) std::cout << key << '=' << value << '\n';
+/// static_assert(boost::hana::contains(boost::hana::keys(aicb::model_spec{}),
+/// BOOST_HANA_STRING("hidden_size")));
 /// ```
+///
+/// Hana's own algorithms work on the descriptors too (hana::keys, hana::members, hana::accessors,
+/// hana::to<hana::map_tag>); this header is the one place Hana enters the library, so a translation
+/// unit that does not reflect does not pay for it.
 
 #include <aicb/config.hpp>
 #include <aicb/detail/edit_distance.hpp>
+#include <aicb/detail/reflect.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/error.hpp>
 #include <aicb/json_writer.hpp>
+#include <aicb/model/batch.hpp>
 #include <aicb/model/fixed_string.hpp>
+#include <aicb/model/job.hpp>
 #include <aicb/model/options.hpp>
+#include <aicb/model/parallel.hpp>
+#include <aicb/model/spec.hpp>
 
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/pair.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -32,26 +56,78 @@
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+namespace detail {
 
-/// A descriptor whose fields are reflected (model_spec, parallel_spec, batch_spec).
-template <class T>
-concept ReflectedDescriptor = requires(T& object, void (*visit)(std::string_view, const int&)) {
-  T::visit_fields(object, visit);
+/// A Hana accessor: the member `Member` of the object it is given (const or not).
+template <auto Member>
+struct member_of {
+  template <class T>
+  constexpr auto& operator()(T& object) const noexcept {
+    return object.*Member;
+  }
 };
+
+/// A string literal as a template argument (C++20: a literal class type).
+template <std::size_t N>
+struct name_literal {
+  char text[N];
+  constexpr name_literal(const char (&s)[N]) noexcept {  // NOLINT: implicit, from the literal
+    for (std::size_t i = 0; i < N; ++i)
+      text[i] = s[i];
+  }
+};
+
+template <name_literal Name, std::size_t... I>
+constexpr auto hana_name_of(std::index_sequence<I...>) noexcept {
+  return boost::hana::string<Name.text[I]...>{};
+}
+
+/// The compile-time hana::string of a field's name: what BOOST_HANA_STRING makes, without the local
+/// lambda and class it costs per use.
+template <name_literal Name>
+inline constexpr auto hana_name = hana_name_of<Name>(std::make_index_sequence<sizeof(Name.text) - 1>{});
+
+}  // namespace detail
+AICB_END_NAMESPACE
+
+AICB_DETAIL_HANA_STRUCT(::aicb::model_spec, AICB_MODEL_SPEC_FIELDS)
+AICB_DETAIL_HANA_STRUCT(::aicb::parallel_spec, AICB_PARALLEL_SPEC_FIELDS)
+AICB_DETAIL_HANA_STRUCT(::aicb::batch_spec, AICB_BATCH_SPEC_FIELDS)
+// A job is its three descriptors (the type and default of a field play no part in its accessors).
+#define AICB_DETAIL_JOB_SPEC_FIELDS ((, model, , ))((, parallel, , ))((, batch, , ))
+AICB_DETAIL_HANA_STRUCT(::aicb::job_spec, AICB_DETAIL_JOB_SPEC_FIELDS)
+#undef AICB_DETAIL_JOB_SPEC_FIELDS
+
+AICB_BEGIN_NAMESPACE
+
+/// A descriptor whose fields are reflected: a Boost.Hana Struct (model_spec, parallel_spec, batch_spec,
+/// and job_spec, whose fields are those three).
+template <class T>
+concept ReflectedDescriptor = boost::hana::Struct<T>::value;
 
 /// Calls `f(name, value)` for each field of `obj`, in declaration order; `value` is a reference to
 /// the member (const when `obj` is const).
 template <class T, class F>
 requires ReflectedDescriptor<std::remove_const_t<T>>
-constexpr void for_each_field(T& obj, F&& f) { std::remove_const_t<T>::visit_fields(obj, f); }
+constexpr void for_each_field(T& obj, F&& f) {
+  // One fold over all the accessors rather than hana::for_each's call per field: the same calls,
+  // without a lambda instantiated for each of a descriptor's sixty fields.
+  boost::hana::unpack(boost::hana::accessors<std::remove_const_t<T>>(), [&](auto... field) {
+    (f(std::string_view(boost::hana::first(field).c_str()), boost::hana::second(field)(obj)), ...);
+  });
+}
+
+/// The field names of `T`, in declaration order, known at compile time.
+template <ReflectedDescriptor T>
+inline constexpr auto field_names_of = boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
+  return std::array<std::string_view, sizeof...(field)>{
+      std::string_view(boost::hana::first(field).c_str())...};
+});
 
 /// The field names of `T`, in declaration order.
 template <ReflectedDescriptor T>
-[[nodiscard]] std::vector<std::string_view> field_names() {
-  std::vector<std::string_view> names;
-  const T sample{};
-  for_each_field(sample, [&](std::string_view name, const auto&) { names.push_back(name); });
-  return names;
+[[nodiscard]] constexpr const auto& field_names() noexcept {
+  return field_names_of<T>;
 }
 
 /// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in
@@ -152,33 +228,55 @@ template <ReflectedDescriptor T>
   return pairs;
 }
 
-/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings.
+/// Writes the descriptor as a JSON object: numbers and booleans as such, enums and names as strings,
+/// a nested descriptor (a job's model, parallel layout and batch) as a nested object: a job is
+/// {"model": …, "parallel": …, "batch": …}, each field by name — what the JSON outputs that name their
+/// job hold, and what aicb::load_chakra_rank reads back with set_field.
 template <ReflectedDescriptor T>
 void write_json(json_writer& w, const T& descriptor) {
   w.begin_object();
   for_each_field(descriptor, [&](std::string_view name, const auto& value) {
     using V = std::remove_cvref_t<decltype(value)>;
-    if constexpr (std::is_arithmetic_v<V>)
+    if constexpr (ReflectedDescriptor<V>) {
+      w.key(name);
+      write_json(w, value);
+    } else if constexpr (std::is_arithmetic_v<V>) {
       w.member(name, value);
-    else
+    } else {
       w.member(name, format_value(value));
+    }
   });
   w.end_object();
 }
 
-/// Writes a job — an object with descriptor members `model`, `parallel` and `batch` (aicb::job_spec)
-/// — as {"model": …, "parallel": …, "batch": …}, each field by name: what the JSON outputs that name
-/// their job hold, and what aicb::load_chakra_rank reads back with set_field.
-template <class Job>
-void write_job_json(json_writer& w, const Job& job) {
-  w.begin_object();
-  w.key("model");
-  write_json(w, job.model);
-  w.key("parallel");
-  write_json(w, job.parallel);
-  w.key("batch");
-  write_json(w, job.batch);
-  w.end_object();
+/// A field whose value differs between two descriptors: its path ("hidden_size", or
+/// "model.hidden_size" within a job) and both values as text.
+struct field_difference {
+  std::string field;
+  std::string before;
+  std::string after;
+};
+
+/// The fields in which `after` differs from `before`, in declaration order; a nested descriptor's
+/// fields are named by their path (`model.num_layers`). Empty when the two are equal.
+template <ReflectedDescriptor T>
+[[nodiscard]] std::vector<field_difference> differences(const T& before, const T& after,
+                                                        std::string_view prefix = {}) {
+  std::vector<field_difference> found;
+  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
+    const auto& old_value = boost::hana::second(field)(before);
+    const auto& new_value = boost::hana::second(field)(after);
+    std::string path(prefix);
+    path += boost::hana::first(field).c_str();
+    using V = std::remove_cvref_t<decltype(old_value)>;
+    if constexpr (ReflectedDescriptor<V>) {
+      for (field_difference& d : differences(old_value, new_value, path + "."))
+        found.push_back(std::move(d));
+    } else if (!(old_value == new_value)) {
+      found.push_back({std::move(path), format_value(old_value), format_value(new_value)});
+    }
+  });
+  return found;
 }
 
 AICB_END_NAMESPACE

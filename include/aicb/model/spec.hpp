@@ -100,7 +100,7 @@ using layer_pattern_text = fixed_string<512>;
 
 /// The shape of a transformer language model. See the file comment.
 struct model_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(model_spec, AICB_MODEL_SPEC_FIELDS)
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_MODEL_SPEC_FIELDS)
 
   [[nodiscard]] friend constexpr bool operator==(const model_spec&, const model_spec&) = default;
 
