@@ -10,8 +10,8 @@ TEST_CASE("dtype: sizes and names", "[dtype]") {
   STATIC_REQUIRE(aicb::size_of(aicb::dtype::fp32) == 4);
   STATIC_REQUIRE(aicb::size_of(aicb::dtype::fp8) == 1);
   for (aicb::dtype t : aicb::all_dtypes)
-    CHECK(aicb::dtype_from_string(aicb::to_string(t)) == t);
-  CHECK(aicb::dtype_from_string("bfloat16") == aicb::dtype::bf16);
-  CHECK(aicb::dtype_from_string("float32") == aicb::dtype::fp32);
-  CHECK_FALSE(aicb::dtype_from_string("int8").has_value());
+    CHECK(aicb::from_string<aicb::dtype>(aicb::to_string(t)) == t);
+  CHECK(aicb::from_string<aicb::dtype>("bfloat16") == aicb::dtype::bf16);
+  CHECK(aicb::from_string<aicb::dtype>("float32") == aicb::dtype::fp32);
+  CHECK_FALSE(aicb::from_string<aicb::dtype>("int8").has_value());
 }

@@ -8,11 +8,13 @@
 /// Light: safe in CUDA translation units.
 
 #include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 AICB_BEGIN_NAMESPACE
 
@@ -48,30 +50,18 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return t == dtype::fp8 ? dtype::bf16 : t;
 }
 
-/// "bf16", "fp16", "fp32", "fp8".
-[[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
-  switch (t) {
-    case dtype::bf16:
-      return "bf16";
-    case dtype::fp16:
-      return "fp16";
-    case dtype::fp32:
-      return "fp32";
-    case dtype::fp8:
-      return "fp8";
-  }
-  return "?";
-}
-
-/// Parses the names to_string gives, and PyTorch's spellings ("bfloat16", "float16", "float32").
-[[nodiscard]] constexpr std::optional<dtype> dtype_from_string(std::string_view name) noexcept {
-  for (dtype t : all_dtypes)
-    if (to_string(t) == name) return t;
-  if (name == "bfloat16") return dtype::bf16;
-  if (name == "float16" || name == "half") return dtype::fp16;
-  if (name == "float32" || name == "float") return dtype::fp32;
-  if (name == "float8" || name == "fp8_e4m3") return dtype::fp8;
-  return std::nullopt;
-}
+/// "bf16", "fp16", "fp32", "fp8"; from_string<dtype> also reads PyTorch's spellings ("bfloat16",
+/// "float16", "half", "float32", "float", "float8", "fp8_e4m3").
+template <>
+struct enum_names<dtype> {
+  static constexpr std::array<std::string_view, 4> value{"bf16", "fp16", "fp32", "fp8"};
+  static constexpr std::array<std::pair<std::string_view, dtype>, 7> aliases{{{"bfloat16", dtype::bf16},
+                                                                              {"float16", dtype::fp16},
+                                                                              {"half", dtype::fp16},
+                                                                              {"float32", dtype::fp32},
+                                                                              {"float", dtype::fp32},
+                                                                              {"float8", dtype::fp8},
+                                                                              {"fp8_e4m3", dtype::fp8}}};
+};
 
 AICB_END_NAMESPACE

@@ -543,11 +543,68 @@ AICB_END_NAMESPACE
 /// Light: safe in CUDA translation units.
 
 // #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The one way an enum of the library has names: a specialisation of aicb::enum_names listing them,
+/// indexed by the enum's underlying value, and optionally `aliases`, other spellings a parser accepts.
+/// From it come aicb::to_string and aicb::from_string, and the descriptors' printing, parsing and
+/// flags (<aicb/model/reflect.hpp>).
+///
+/// ```cpp
+/// aicb::to_string(aicb::dtype::bf16);                 // "bf16"
+/// aicb::from_string<aicb::dtype>("bfloat16");         // std::optional{dtype::bf16} (an alias)
+/// aicb::from_string<aicb::collective>("all_gather");  // std::optional{collective::all_gather}
+/// ```
+
+// #include <aicb/config.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+AICB_BEGIN_NAMESPACE
+
+/// Names of an enum's values, indexed by the underlying value (`static constexpr std::array<
+/// std::string_view, N> value`), and optionally `aliases` (an array of (name, value) pairs) that
+/// from_string accepts too. Specialised for each named enum.
+template <class E>
+struct enum_names;
+
+/// An enum whose values have names (a specialisation of enum_names exists).
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires {
+  enum_names<E>::value;
+};
+
+/// The name of `e` ("?" for a value outside the enum).
+template <NamedEnum E>
+[[nodiscard]] constexpr std::string_view to_string(E e) noexcept {
+  const auto i = static_cast<std::size_t>(e);
+  return i < enum_names<E>::value.size() ? enum_names<E>::value[i] : std::string_view{"?"};
+}
+
+/// The value named `name` (its name, or one of its aliases), or nothing.
+template <NamedEnum E>
+[[nodiscard]] constexpr std::optional<E> from_string(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < enum_names<E>::value.size(); ++i)
+    if (enum_names<E>::value[i] == name) return static_cast<E>(i);
+  if constexpr (requires { enum_names<E>::aliases; })
+    for (const auto& [alias, value] : enum_names<E>::aliases)
+      if (alias == name) return value;
+  return std::nullopt;
+}
+
+AICB_END_NAMESPACE
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 AICB_BEGIN_NAMESPACE
 
@@ -583,31 +640,19 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return t == dtype::fp8 ? dtype::bf16 : t;
 }
 
-/// "bf16", "fp16", "fp32", "fp8".
-[[nodiscard]] constexpr std::string_view to_string(dtype t) noexcept {
-  switch (t) {
-    case dtype::bf16:
-      return "bf16";
-    case dtype::fp16:
-      return "fp16";
-    case dtype::fp32:
-      return "fp32";
-    case dtype::fp8:
-      return "fp8";
-  }
-  return "?";
-}
-
-/// Parses the names to_string gives, and PyTorch's spellings ("bfloat16", "float16", "float32").
-[[nodiscard]] constexpr std::optional<dtype> dtype_from_string(std::string_view name) noexcept {
-  for (dtype t : all_dtypes)
-    if (to_string(t) == name) return t;
-  if (name == "bfloat16") return dtype::bf16;
-  if (name == "float16" || name == "half") return dtype::fp16;
-  if (name == "float32" || name == "float") return dtype::fp32;
-  if (name == "float8" || name == "fp8_e4m3") return dtype::fp8;
-  return std::nullopt;
-}
+/// "bf16", "fp16", "fp32", "fp8"; from_string<dtype> also reads PyTorch's spellings ("bfloat16",
+/// "float16", "half", "float32", "float", "float8", "fp8_e4m3").
+template <>
+struct enum_names<dtype> {
+  static constexpr std::array<std::string_view, 4> value{"bf16", "fp16", "fp32", "fp8"};
+  static constexpr std::array<std::pair<std::string_view, dtype>, 7> aliases{{{"bfloat16", dtype::bf16},
+                                                                              {"float16", dtype::fp16},
+                                                                              {"half", dtype::fp16},
+                                                                              {"float32", dtype::fp32},
+                                                                              {"float", dtype::fp32},
+                                                                              {"float8", dtype::fp8},
+                                                                              {"fp8_e4m3", dtype::fp8}}};
+};
 
 AICB_END_NAMESPACE
 
@@ -662,6 +707,7 @@ AICB_END_NAMESPACE
 /// ```
 
 // #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstddef>
@@ -691,10 +737,6 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
 
-/// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
-template <class E>
-struct enum_names;
-
 template <>
 struct enum_names<activation_kind> {
   static constexpr std::array<std::string_view, 3> value{"gelu", "swiglu", "squared_relu"};
@@ -719,27 +761,6 @@ template <>
 struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
-
-/// An enum whose values have names (a specialisation of enum_names exists).
-template <class E>
-concept NamedEnum = std::is_enum_v<E> && requires {
-  enum_names<E>::value;
-};
-
-/// The name of `e`.
-template <NamedEnum E>
-[[nodiscard]] constexpr std::string_view to_string(E e) noexcept {
-  const auto i = static_cast<std::size_t>(e);
-  return i < enum_names<E>::value.size() ? enum_names<E>::value[i] : std::string_view{"?"};
-}
-
-/// The value named `name`, or nothing.
-template <NamedEnum E>
-[[nodiscard]] constexpr std::optional<E> from_string(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < enum_names<E>::value.size(); ++i)
-    if (enum_names<E>::value[i] == name) return static_cast<E>(i);
-  return std::nullopt;
-}
 
 AICB_END_NAMESPACE
 
@@ -2462,6 +2483,7 @@ AICB_END_NAMESPACE
 /// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
 
 // #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -2490,39 +2512,14 @@ inline constexpr std::array<collective, 10> all_collectives{
     collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
     collective::recv,       collective::barrier};
 
-/// The library's name of a collective: "none", "all_reduce", "all_gather", …
-[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
-  switch (c) {
-    case collective::none:
-      return "none";
-    case collective::all_reduce:
-      return "all_reduce";
-    case collective::all_gather:
-      return "all_gather";
-    case collective::reduce_scatter:
-      return "reduce_scatter";
-    case collective::all_to_all:
-      return "all_to_all";
-    case collective::broadcast:
-      return "broadcast";
-    case collective::reduce:
-      return "reduce";
-    case collective::send:
-      return "send";
-    case collective::recv:
-      return "recv";
-    case collective::barrier:
-      return "barrier";
-  }
-  return "?";
-}
-
-/// The collective named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
-  for (collective c : all_collectives)
-    if (to_string(c) == name) return c;
-  return std::nullopt;
-}
+/// The library's names of the collectives: "none", "all_reduce", "all_gather", … (aicb::to_string,
+/// aicb::from_string<collective>).
+template <>
+struct enum_names<collective> {
+  static constexpr std::array<std::string_view, 10> value{
+      "none",      "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+      "broadcast", "reduce",     "send",       "recv",           "barrier"};
+};
 
 AICB_END_NAMESPACE
 
@@ -5215,7 +5212,7 @@ class rank_schedule::cursor {
         const bool has_before = wait_count_ > 0;
         const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
         const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
-        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        const std::uint64_t tag = ring_tag(microbatch, layer, t.ring_step, t.ring_reverse, phase);
         operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
         send.peer = to;
         send.size = bytes{t.size};
@@ -5234,15 +5231,14 @@ class rank_schedule::cursor {
   }
 
   // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
-  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t chunk, std::uint64_t layer,
-                         std::uint64_t step, bool reverse, op_phase phase) const {
+  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
+                         op_phase phase) const {
     std::uint64_t t = iteration_;
     t = t * s_->pipeline.microbatches + microbatch;
     t = t * s_->job.model.num_layers + (layer == no_layer ? 0 : layer);
     t = t * (s_->job.parallel.context_parallel + 1) + step;
     t = t * 2 + (reverse ? 1 : 0);
     t = t * 2 + (phase == op_phase::recompute ? 1 : 0);
-    (void)chunk;
     return t;
   }
   std::uint64_t pipeline_tag(const p2p_op& op, bool send) const {
@@ -6170,8 +6166,6 @@ template <class V>
 [[nodiscard]] std::string format_value(const V& value) {
   if constexpr (std::is_same_v<V, bool>) {
     return value ? "true" : "false";
-  } else if constexpr (std::is_same_v<V, dtype>) {
-    return std::string(to_string(value));
   } else if constexpr (NamedEnum<V>) {
     return std::string(to_string(value));
   } else if constexpr (std::is_integral_v<V>) {
@@ -6211,10 +6205,6 @@ void parse_value(std::string_view field, std::string_view text, V& value) {
       value = false;
     else
       fail("true or false");
-  } else if constexpr (std::is_same_v<V, dtype>) {
-    const auto parsed = dtype_from_string(text);
-    if (!parsed) fail("bf16 | fp16 | fp32 | fp8");
-    value = *parsed;
   } else if constexpr (NamedEnum<V>) {
     const auto parsed = from_string<V>(text);
     if (!parsed) fail(detail::enum_choices<V>());
@@ -7547,9 +7537,12 @@ AICB_BEGIN_NAMESPACE
 /// A range whose elements can be read as workload records: what generators return and what
 /// writers, linters and simulators consume. Any input range qualifies — lazy views included —
 /// so a consumer never needs the whole workload in memory.
+// clang-format 14 reads the concept's template arguments as comparisons: kept as written.
+// clang-format off
 template <class R>
-concept RecordRange = std::ranges::input_range<R> && std::convertible_to < std::ranges::range_reference_t<R>,
-const record& > ;
+concept RecordRange =
+    std::ranges::input_range<R> && std::convertible_to<std::ranges::range_reference_t<R>, const record&>;
+// clang-format on
 
 /// Something that accepts records one at a time (a file writer, a counter, a simulator front end).
 template <class S>
@@ -7569,6 +7562,7 @@ AICB_END_NAMESPACE
 /// (<aicb/io/aicb_csv.hpp>) and reader consume. docs/csv.md describes the columns.
 
 // #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstddef>
@@ -7594,28 +7588,23 @@ enum class csv_op : std::uint8_t {
   epoch_end,
   all_to_all,
 };
-inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
-                                                               "isend",
-                                                               "irecv",
-                                                               "broadcast",
-                                                               "all_gather",
-                                                               "reduce_scatter",
-                                                               "barrier",
-                                                               "reduce",
-                                                               "reduce_scatter_tensor",
-                                                               "all_gather_into_tensor",
-                                                               "computation",
-                                                               "epoch_end",
-                                                               "all_to_all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
-  return csv_op_names[static_cast<std::size_t>(op)];
-}
-/// The operation named `name` (aicb's value spelling, e.g. "all_gather").
-[[nodiscard]] constexpr std::optional<csv_op> csv_op_from_string(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < csv_op_names.size(); ++i)
-    if (csv_op_names[i] == name) return static_cast<csv_op>(i);
-  return std::nullopt;
-}
+/// aicb's value spellings of the operations, e.g. "all_gather" (aicb::to_string, aicb::from_string<csv_op>).
+template <>
+struct enum_names<csv_op> {
+  static constexpr std::array<std::string_view, 13> value{"all_reduce",
+                                                          "isend",
+                                                          "irecv",
+                                                          "broadcast",
+                                                          "all_gather",
+                                                          "reduce_scatter",
+                                                          "barrier",
+                                                          "reduce",
+                                                          "reduce_scatter_tensor",
+                                                          "all_gather_into_tensor",
+                                                          "computation",
+                                                          "epoch_end",
+                                                          "all_to_all"};
+};
 
 /// The process groups of aicb's `CommGroup` enumeration; `none` is Python's None.
 enum class csv_group : std::uint8_t {
@@ -7629,12 +7618,13 @@ enum class csv_group : std::uint8_t {
   embedding_group,
   all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
 };
-inline constexpr std::array<std::string_view, 9> csv_group_names{
-    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
-    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
-  return csv_group_names[static_cast<std::size_t>(g)];
-}
+/// The groups as aicb's CSV names them ("None" for none).
+template <>
+struct enum_names<csv_group> {
+  static constexpr std::array<std::string_view, 9> value{"None",        "dp_group",        "pp_group",
+                                                         "tp_group",    "ep_group",        "ep_dp_group",
+                                                         "ep_tp_group", "embedding_group", "all"};
+};
 
 /// The shape of one GEMM operand of a computation item: 2 or 3 dimensions.
 struct csv_shape {
@@ -7679,6 +7669,7 @@ AICB_END_NAMESPACE
 /// and the expert-data-parallel group ("DP within EP") has DP·CP / EP ranks.
 
 // #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -7703,33 +7694,12 @@ inline constexpr std::array<comm_group, 7> all_comm_groups{
     comm_group::tp,    comm_group::dp, comm_group::pp,   comm_group::ep,
     comm_group::dp_ep, comm_group::cp, comm_group::world};
 
-/// The library's name of a group: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world".
-[[nodiscard]] constexpr std::string_view to_string(comm_group g) noexcept {
-  switch (g) {
-    case comm_group::tp:
-      return "tp";
-    case comm_group::dp:
-      return "dp";
-    case comm_group::pp:
-      return "pp";
-    case comm_group::ep:
-      return "ep";
-    case comm_group::dp_ep:
-      return "dp_ep";
-    case comm_group::cp:
-      return "cp";
-    case comm_group::world:
-      return "world";
-  }
-  return "?";
-}
-
-/// The group named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<comm_group> comm_group_from_string(std::string_view name) noexcept {
-  for (comm_group g : all_comm_groups)
-    if (to_string(g) == name) return g;
-  return std::nullopt;
-}
+/// The library's names of the groups: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world" (aicb::to_string,
+/// aicb::from_string<comm_group>).
+template <>
+struct enum_names<comm_group> {
+  static constexpr std::array<std::string_view, 7> value{"tp", "dp", "pp", "ep", "dp_ep", "cp", "world"};
+};
 
 AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
@@ -14678,9 +14648,7 @@ class simai_projection {
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
   // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert
   // (aicb::is_data_parallel).
-
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
-    const parallel_spec& p = job_.parallel;
     switch (op.group.kind) {
       case group_kind::tp:
         return comm_group::tp;
@@ -14697,7 +14665,6 @@ class simai_projection {
       case group_kind::edp:
         return comm_group::dp_ep;
       default:
-        (void)p;
         return std::nullopt;
     }
   }
@@ -17098,7 +17065,8 @@ class aicb_workload {
     const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
     const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
                         o_row = row(a * v, h);
-    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
+    const bool dense = (layer < a_.n_dense_layers);
+    const bool shared = (a_.n_shared_expert > 0);
     const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
     if (sp) {
       f(detail::aicb_entry{"attention_linear_q_lora", q_lora});
@@ -18282,7 +18250,7 @@ struct generate_events {
     if (f.given(flag.name) && !flag.field.empty()) {
       std::string value = f.text(flag.name);
       if (flag.name == "dtype") {
-        const auto t = dtype_from_string(value);
+        const auto t = from_string<dtype>(value);
         if (!t) AICB_THROW(config_error("dtype", value, "expected bfloat16 | float16 | float32 | fp8"));
         value = std::string(to_string(*t));
       }
@@ -19094,7 +19062,7 @@ AICB_BEGIN_NAMESPACE
 /// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
 template <class Sink>
 void generate_collective_csv(const aicb_args& a, Sink&& sink) {
-  const auto op = csv_op_from_string(a.test_comm);
+  const auto op = from_string<csv_op>(a.test_comm);
   if (!op)
     AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
   const aicb_derived d = derive(a);
@@ -19788,7 +19756,7 @@ class csv_line_parser {
     csv_item item;
     constexpr std::string_view type_prefix = "CommType.";
     if (!f[0].starts_with(type_prefix)) fail(at[0], "comm_type must read CommType.<operation>");
-    const auto op = csv_op_from_string(f[0].substr(type_prefix.size()));
+    const auto op = from_string<csv_op>(f[0].substr(type_prefix.size()));
     if (!op) fail(at[0], "unknown comm_type '" + std::string(f[0]) + "'");
     item.op = *op;
 
@@ -19798,8 +19766,8 @@ class csv_line_parser {
       constexpr std::string_view group_prefix = "CommGroup.";
       bool found = false;
       if (f[1].starts_with(group_prefix))
-        for (std::size_t g = 1; g < csv_group_names.size(); ++g)
-          if (f[1].substr(group_prefix.size()) == csv_group_names[g]) {
+        for (std::size_t g = 1; g < enum_names<csv_group>::value.size(); ++g)
+          if (f[1].substr(group_prefix.size()) == enum_names<csv_group>::value[g]) {
             item.group = static_cast<csv_group>(g);
             found = true;
           }

@@ -19,11 +19,12 @@ std::string line(const aicb::csv_item& item) {
 
 TEST_CASE("aicb csv: operation and group names are aicb's enum members", "[io][csv]") {
   CHECK(aicb::to_string(aicb::csv_op::reduce_scatter) == "reduce_scatter");
-  CHECK(aicb::csv_op_from_string("all_to_all") == aicb::csv_op::all_to_all);
-  CHECK(aicb::csv_op_from_string("computation") == aicb::csv_op::computation);
-  CHECK_FALSE(aicb::csv_op_from_string("allreduce").has_value());
-  for (std::size_t i = 0; i < aicb::csv_op_names.size(); ++i)
-    CHECK(aicb::csv_op_from_string(aicb::csv_op_names[i]) == static_cast<aicb::csv_op>(i));
+  CHECK(aicb::from_string<aicb::csv_op>("all_to_all") == aicb::csv_op::all_to_all);
+  CHECK(aicb::from_string<aicb::csv_op>("computation") == aicb::csv_op::computation);
+  CHECK_FALSE(aicb::from_string<aicb::csv_op>("allreduce").has_value());
+  for (std::size_t i = 0; i < aicb::enum_names<aicb::csv_op>::value.size(); ++i)
+    CHECK(aicb::from_string<aicb::csv_op>(aicb::enum_names<aicb::csv_op>::value[i]) ==
+          static_cast<aicb::csv_op>(i));
   CHECK(aicb::to_string(aicb::csv_group::ep_dp_group) == "ep_dp_group");
 }
 

@@ -13,10 +13,10 @@ TEST_CASE("collective: every kind has a distinct name that parses back", "[workl
     const auto name = aicb::to_string(c);
     CHECK(name != "?");
     CHECK(names.insert(name).second);
-    CHECK(aicb::collective_from_string(name) == c);
+    CHECK(aicb::from_string<aicb::collective>(name) == c);
   }
   CHECK(names.size() == aicb::all_collectives.size());
   STATIC_REQUIRE(aicb::to_string(aicb::collective::all_reduce) == "all_reduce");
-  STATIC_REQUIRE(aicb::collective_from_string("reduce_scatter") == aicb::collective::reduce_scatter);
-  STATIC_REQUIRE(!aicb::collective_from_string("ALLREDUCE").has_value());
+  STATIC_REQUIRE(aicb::from_string<aicb::collective>("reduce_scatter") == aicb::collective::reduce_scatter);
+  STATIC_REQUIRE(!aicb::from_string<aicb::collective>("ALLREDUCE").has_value());
 }

@@ -7,12 +7,12 @@
 #include <cstddef>
 
 TEST_CASE("csv item: operation names are aicb's CommType values and read back", "[workload][csv]") {
-  for (std::size_t i = 0; i < aicb::csv_op_names.size(); ++i) {
+  for (std::size_t i = 0; i < aicb::enum_names<aicb::csv_op>::value.size(); ++i) {
     const auto op = static_cast<aicb::csv_op>(i);
-    CHECK(aicb::csv_op_from_string(aicb::to_string(op)) == op);
+    CHECK(aicb::from_string<aicb::csv_op>(aicb::to_string(op)) == op);
   }
   CHECK(aicb::to_string(aicb::csv_op::all_to_all) == "all_to_all");  // aicb's last member
-  CHECK_FALSE(aicb::csv_op_from_string("alltoall").has_value());
+  CHECK_FALSE(aicb::from_string<aicb::csv_op>("alltoall").has_value());
   CHECK(aicb::to_string(aicb::csv_group::none) == "None");
   CHECK(aicb::to_string(aicb::csv_group::embedding_group) == "embedding_group");
 }

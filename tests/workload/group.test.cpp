@@ -11,8 +11,8 @@ TEST_CASE("group: every group has a distinct name that parses back", "[workload]
   std::set<std::string_view> names;
   for (aicb::comm_group g : aicb::all_comm_groups) {
     CHECK(names.insert(aicb::to_string(g)).second);
-    CHECK(aicb::comm_group_from_string(aicb::to_string(g)) == g);
+    CHECK(aicb::from_string<aicb::comm_group>(aicb::to_string(g)) == g);
   }
   CHECK(names == std::set<std::string_view>{"tp", "dp", "pp", "ep", "dp_ep", "cp", "world"});
-  STATIC_REQUIRE(!aicb::comm_group_from_string("DP").has_value());
+  STATIC_REQUIRE(!aicb::from_string<aicb::comm_group>("DP").has_value());
 }

@@ -127,7 +127,7 @@ inline std::vector<aicb::operation> sweep_operations(const run_options& o, std::
   if (high < low) throw aicb::config_error("sizes", o.sizes, "MIN must not exceed MAX");
   std::vector<aicb::operation> ops;
   for (const std::string& name : o.sweep) {
-    const auto kind = aicb::collective_from_string(name);
+    const auto kind = aicb::from_string<aicb::collective>(name);
     if (!kind || (*kind != aicb::collective::all_reduce && *kind != aicb::collective::all_gather &&
                   *kind != aicb::collective::reduce_scatter && *kind != aicb::collective::all_to_all))
       throw aicb::config_error("sweep", name,
@@ -329,7 +329,7 @@ inline void write_run_csv(const run_options& o, const prepared_run& p, const aic
       item = projection->item(m.op);
     } else {  // a sweep: every rank's group
       item.emplace();
-      item->op = *aicb::csv_op_from_string(aicb::to_string(m.op.kind));
+      item->op = *aicb::from_string<aicb::csv_op>(aicb::to_string(m.op.kind));
       item->group = aicb::csv_group::all;
       item->group_size = m.op.group_size;
       item->msg_size = m.op.size.count();

@@ -54,7 +54,7 @@ struct serving_flags {
 
   [[nodiscard]] aicb::serving_spec spec(std::uint64_t tensor_parallel, std::uint64_t expert_parallel) const {
     const auto format = [](const std::string& field, const std::string& text) {
-      const auto t = aicb::dtype_from_string(text);
+      const auto t = aicb::from_string<aicb::dtype>(text);
       if (!t || (*t != aicb::dtype::bf16 && *t != aicb::dtype::fp8 && *t != aicb::dtype::fp16))
         throw aicb::config_error(field, text, "expected bf16 | fp16 | fp8");
       return *t;

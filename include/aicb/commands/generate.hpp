@@ -152,7 +152,7 @@ struct generate_events {
     if (f.given(flag.name) && !flag.field.empty()) {
       std::string value = f.text(flag.name);
       if (flag.name == "dtype") {
-        const auto t = dtype_from_string(value);
+        const auto t = from_string<dtype>(value);
         if (!t) AICB_THROW(config_error("dtype", value, "expected bfloat16 | float16 | float32 | fp8"));
         value = std::string(to_string(*t));
       }

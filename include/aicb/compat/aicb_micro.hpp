@@ -30,7 +30,7 @@ AICB_BEGIN_NAMESPACE
 /// With `multi_all_reduce_enable` the test runs on the pipeline group, as aicb's does.
 template <class Sink>
 void generate_collective_csv(const aicb_args& a, Sink&& sink) {
-  const auto op = csv_op_from_string(a.test_comm);
+  const auto op = from_string<csv_op>(a.test_comm);
   if (!op)
     AICB_THROW(config_error("test_comm", a.test_comm, "aicb fails here: not one of aicb's CommType values"));
   const aicb_derived d = derive(a);

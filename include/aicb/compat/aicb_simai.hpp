@@ -208,7 +208,8 @@ class aicb_workload {
     const std::uint64_t q_lora = linear(h, qr), q_column = column(qr, a * (nope + rope));
     const std::uint64_t kv_lora = linear(h, kvr + rope), kv_column = column(kvr, a * (nope + v)),
                         o_row = row(a * v, h);
-    const bool dense = layer<a_.n_dense_layers, shared = a_.n_shared_expert> 0;
+    const bool dense = (layer < a_.n_dense_layers);
+    const bool shared = (a_.n_shared_expert > 0);
     const std::uint64_t moe = 3 * h * (F_ * local_experts / t) + (shared ? mlp_column + mlp_row : 0);
     if (sp) {
       f(detail::aicb_entry{"attention_linear_q_lora", q_lora});

@@ -135,9 +135,7 @@ class simai_projection {
   // Where a collective of the graph goes in SimAI's terms: its group there, or nothing.
   // Groups SimAI gives only to the weight-gradient column: data parallelism, dense or expert
   // (aicb::is_data_parallel).
-
   [[nodiscard]] std::optional<comm_group> simai_group(const operation& op, bool weight_column) const {
-    const parallel_spec& p = job_.parallel;
     switch (op.group.kind) {
       case group_kind::tp:
         return comm_group::tp;
@@ -154,7 +152,6 @@ class simai_projection {
       case group_kind::edp:
         return comm_group::dp_ep;
       default:
-        (void)p;
         return std::nullopt;
     }
   }

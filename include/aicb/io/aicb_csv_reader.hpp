@@ -53,7 +53,7 @@ class csv_line_parser {
     csv_item item;
     constexpr std::string_view type_prefix = "CommType.";
     if (!f[0].starts_with(type_prefix)) fail(at[0], "comm_type must read CommType.<operation>");
-    const auto op = csv_op_from_string(f[0].substr(type_prefix.size()));
+    const auto op = from_string<csv_op>(f[0].substr(type_prefix.size()));
     if (!op) fail(at[0], "unknown comm_type '" + std::string(f[0]) + "'");
     item.op = *op;
 
@@ -63,8 +63,8 @@ class csv_line_parser {
       constexpr std::string_view group_prefix = "CommGroup.";
       bool found = false;
       if (f[1].starts_with(group_prefix))
-        for (std::size_t g = 1; g < csv_group_names.size(); ++g)
-          if (f[1].substr(group_prefix.size()) == csv_group_names[g]) {
+        for (std::size_t g = 1; g < enum_names<csv_group>::value.size(); ++g)
+          if (f[1].substr(group_prefix.size()) == enum_names<csv_group>::value[g]) {
             item.group = static_cast<csv_group>(g);
             found = true;
           }

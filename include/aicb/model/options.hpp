@@ -12,6 +12,7 @@
 /// ```
 
 #include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstddef>
@@ -41,10 +42,6 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
 
-/// Names of an enum's values, indexed by the underlying value. Specialised for each named enum.
-template <class E>
-struct enum_names;
-
 template <>
 struct enum_names<activation_kind> {
   static constexpr std::array<std::string_view, 3> value{"gelu", "swiglu", "squared_relu"};
@@ -69,26 +66,5 @@ template <>
 struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
-
-/// An enum whose values have names (a specialisation of enum_names exists).
-template <class E>
-concept NamedEnum = std::is_enum_v<E> && requires {
-  enum_names<E>::value;
-};
-
-/// The name of `e`.
-template <NamedEnum E>
-[[nodiscard]] constexpr std::string_view to_string(E e) noexcept {
-  const auto i = static_cast<std::size_t>(e);
-  return i < enum_names<E>::value.size() ? enum_names<E>::value[i] : std::string_view{"?"};
-}
-
-/// The value named `name`, or nothing.
-template <NamedEnum E>
-[[nodiscard]] constexpr std::optional<E> from_string(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < enum_names<E>::value.size(); ++i)
-    if (enum_names<E>::value[i] == name) return static_cast<E>(i);
-  return std::nullopt;
-}
 
 AICB_END_NAMESPACE

@@ -136,8 +136,6 @@ template <class V>
 [[nodiscard]] std::string format_value(const V& value) {
   if constexpr (std::is_same_v<V, bool>) {
     return value ? "true" : "false";
-  } else if constexpr (std::is_same_v<V, dtype>) {
-    return std::string(to_string(value));
   } else if constexpr (NamedEnum<V>) {
     return std::string(to_string(value));
   } else if constexpr (std::is_integral_v<V>) {
@@ -177,10 +175,6 @@ void parse_value(std::string_view field, std::string_view text, V& value) {
       value = false;
     else
       fail("true or false");
-  } else if constexpr (std::is_same_v<V, dtype>) {
-    const auto parsed = dtype_from_string(text);
-    if (!parsed) fail("bf16 | fp16 | fp32 | fp8");
-    value = *parsed;
   } else if constexpr (NamedEnum<V>) {
     const auto parsed = from_string<V>(text);
     if (!parsed) fail(detail::enum_choices<V>());

@@ -351,7 +351,7 @@ class rank_schedule::cursor {
         const bool has_before = wait_count_ > 0;
         const std::uint64_t to = t.ring_reverse ? s_->cp_prev : s_->cp_next;
         const std::uint64_t from = t.ring_reverse ? s_->cp_next : s_->cp_prev;
-        const std::uint64_t tag = ring_tag(microbatch, chunk, layer, t.ring_step, t.ring_reverse, phase);
+        const std::uint64_t tag = ring_tag(microbatch, layer, t.ring_step, t.ring_reverse, phase);
         operation& send = push(op_type::send, t.name, phase, microbatch, chunk, layer);
         send.peer = to;
         send.size = bytes{t.size};
@@ -370,15 +370,14 @@ class rank_schedule::cursor {
   }
 
   // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
-  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t chunk, std::uint64_t layer,
-                         std::uint64_t step, bool reverse, op_phase phase) const {
+  std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
+                         op_phase phase) const {
     std::uint64_t t = iteration_;
     t = t * s_->pipeline.microbatches + microbatch;
     t = t * s_->job.model.num_layers + (layer == no_layer ? 0 : layer);
     t = t * (s_->job.parallel.context_parallel + 1) + step;
     t = t * 2 + (reverse ? 1 : 0);
     t = t * 2 + (phase == op_phase::recompute ? 1 : 0);
-    (void)chunk;
     return t;
   }
   std::uint64_t pipeline_tag(const p2p_op& op, bool send) const {

@@ -9,6 +9,7 @@
 /// aicb CSV's `CommType.all_reduce`, Chakra's enum numbers) is each writer's business.
 
 #include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -37,38 +38,13 @@ inline constexpr std::array<collective, 10> all_collectives{
     collective::all_to_all, collective::broadcast,  collective::reduce,     collective::send,
     collective::recv,       collective::barrier};
 
-/// The library's name of a collective: "none", "all_reduce", "all_gather", …
-[[nodiscard]] constexpr std::string_view to_string(collective c) noexcept {
-  switch (c) {
-    case collective::none:
-      return "none";
-    case collective::all_reduce:
-      return "all_reduce";
-    case collective::all_gather:
-      return "all_gather";
-    case collective::reduce_scatter:
-      return "reduce_scatter";
-    case collective::all_to_all:
-      return "all_to_all";
-    case collective::broadcast:
-      return "broadcast";
-    case collective::reduce:
-      return "reduce";
-    case collective::send:
-      return "send";
-    case collective::recv:
-      return "recv";
-    case collective::barrier:
-      return "barrier";
-  }
-  return "?";
-}
-
-/// The collective named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<collective> collective_from_string(std::string_view name) noexcept {
-  for (collective c : all_collectives)
-    if (to_string(c) == name) return c;
-  return std::nullopt;
-}
+/// The library's names of the collectives: "none", "all_reduce", "all_gather", … (aicb::to_string,
+/// aicb::from_string<collective>).
+template <>
+struct enum_names<collective> {
+  static constexpr std::array<std::string_view, 10> value{
+      "none",      "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+      "broadcast", "reduce",     "send",       "recv",           "barrier"};
+};
 
 AICB_END_NAMESPACE

@@ -8,6 +8,7 @@
 /// (<aicb/io/aicb_csv.hpp>) and reader consume. docs/csv.md describes the columns.
 
 #include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstddef>
@@ -33,28 +34,23 @@ enum class csv_op : std::uint8_t {
   epoch_end,
   all_to_all,
 };
-inline constexpr std::array<std::string_view, 13> csv_op_names{"all_reduce",
-                                                               "isend",
-                                                               "irecv",
-                                                               "broadcast",
-                                                               "all_gather",
-                                                               "reduce_scatter",
-                                                               "barrier",
-                                                               "reduce",
-                                                               "reduce_scatter_tensor",
-                                                               "all_gather_into_tensor",
-                                                               "computation",
-                                                               "epoch_end",
-                                                               "all_to_all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_op op) noexcept {
-  return csv_op_names[static_cast<std::size_t>(op)];
-}
-/// The operation named `name` (aicb's value spelling, e.g. "all_gather").
-[[nodiscard]] constexpr std::optional<csv_op> csv_op_from_string(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < csv_op_names.size(); ++i)
-    if (csv_op_names[i] == name) return static_cast<csv_op>(i);
-  return std::nullopt;
-}
+/// aicb's value spellings of the operations, e.g. "all_gather" (aicb::to_string, aicb::from_string<csv_op>).
+template <>
+struct enum_names<csv_op> {
+  static constexpr std::array<std::string_view, 13> value{"all_reduce",
+                                                          "isend",
+                                                          "irecv",
+                                                          "broadcast",
+                                                          "all_gather",
+                                                          "reduce_scatter",
+                                                          "barrier",
+                                                          "reduce",
+                                                          "reduce_scatter_tensor",
+                                                          "all_gather_into_tensor",
+                                                          "computation",
+                                                          "epoch_end",
+                                                          "all_to_all"};
+};
 
 /// The process groups of aicb's `CommGroup` enumeration; `none` is Python's None.
 enum class csv_group : std::uint8_t {
@@ -68,12 +64,13 @@ enum class csv_group : std::uint8_t {
   embedding_group,
   all,  ///< aicb's `CommGroup.all` (value "all_nodes"): every rank
 };
-inline constexpr std::array<std::string_view, 9> csv_group_names{
-    "None",        "dp_group",    "pp_group",        "tp_group", "ep_group",
-    "ep_dp_group", "ep_tp_group", "embedding_group", "all"};
-[[nodiscard]] constexpr std::string_view to_string(csv_group g) noexcept {
-  return csv_group_names[static_cast<std::size_t>(g)];
-}
+/// The groups as aicb's CSV names them ("None" for none).
+template <>
+struct enum_names<csv_group> {
+  static constexpr std::array<std::string_view, 9> value{"None",        "dp_group",        "pp_group",
+                                                         "tp_group",    "ep_group",        "ep_dp_group",
+                                                         "ep_tp_group", "embedding_group", "all"};
+};
 
 /// The shape of one GEMM operand of a computation item: 2 or 3 dimensions.
 struct csv_shape {

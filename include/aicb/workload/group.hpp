@@ -10,6 +10,7 @@
 /// and the expert-data-parallel group ("DP within EP") has DP·CP / EP ranks.
 
 #include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
 
 #include <array>
 #include <cstdint>
@@ -34,32 +35,11 @@ inline constexpr std::array<comm_group, 7> all_comm_groups{
     comm_group::tp,    comm_group::dp, comm_group::pp,   comm_group::ep,
     comm_group::dp_ep, comm_group::cp, comm_group::world};
 
-/// The library's name of a group: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world".
-[[nodiscard]] constexpr std::string_view to_string(comm_group g) noexcept {
-  switch (g) {
-    case comm_group::tp:
-      return "tp";
-    case comm_group::dp:
-      return "dp";
-    case comm_group::pp:
-      return "pp";
-    case comm_group::ep:
-      return "ep";
-    case comm_group::dp_ep:
-      return "dp_ep";
-    case comm_group::cp:
-      return "cp";
-    case comm_group::world:
-      return "world";
-  }
-  return "?";
-}
-
-/// The group named `name` (as to_string spells it), or nothing.
-[[nodiscard]] constexpr std::optional<comm_group> comm_group_from_string(std::string_view name) noexcept {
-  for (comm_group g : all_comm_groups)
-    if (to_string(g) == name) return g;
-  return std::nullopt;
-}
+/// The library's names of the groups: "tp", "dp", "pp", "ep", "dp_ep", "cp", "world" (aicb::to_string,
+/// aicb::from_string<comm_group>).
+template <>
+struct enum_names<comm_group> {
+  static constexpr std::array<std::string_view, 7> value{"tp", "dp", "pp", "ep", "dp_ep", "cp", "world"};
+};
 
 AICB_END_NAMESPACE
