@@ -4125,7 +4125,7 @@ AICB_END_NAMESPACE
 
 /// @file
 /// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
-/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
+/// operation graph (aicb/schedule/rank_pass.hpp; docs/schedules.md) — the same collectives and
 /// transfers every output projects, in the size convention of aicb::operation (a collective's whole
 /// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
 ///
@@ -4246,17 +4246,20 @@ struct operation {
 };
 
 AICB_END_NAMESPACE
-// #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/schedule/rank_pass.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::rank_schedule — what one rank of a Megatron-Core training job does in an iteration, in the
-/// order it does it: its computations, its collectives (with their groups) and its point-to-point
-/// sends and receives (with their peers), each with what it waits for.
+/// aicb::rank_pass — the engine behind aicb::rank_schedule (<aicb/schedule/rank_schedule.hpp>, the
+/// range-v3 view every projection reads): what one rank of a Megatron-Core training job does in an
+/// iteration, in the order it does it — its computations, its collectives (with their groups) and
+/// its point-to-point sends and receives (with their peers), each with what it waits for — produced
+/// one operation at a time by a cursor (current, next, done). It needs no range library, so the
+/// calculators of <aicb/core.hpp> walk it too (aicb::for_each_operation).
 ///
 /// ```cpp
-/// for (const aicb::operation& op : aicb::rank_schedule(job, 42)) ...   // lazily, any job size
+/// aicb::for_each_operation(job, 42, [](const aicb::operation& op) { ... });   // lazily, any job size
 /// ```
 ///
 /// What it models, after Megatron-Core (the citations are in docs/schedules.md):
@@ -4299,8 +4302,7 @@ AICB_END_NAMESPACE
 /// with context parallelism or learned positions; a job that is not valid.
 ///
 /// Memory holds the rank's layer templates and one pipeline step's operations: it does not grow
-/// with micro batches, iterations or world size. The stream owns everything it refers to, so
-/// `for (auto& op : aicb::rank_schedule(job, r))` is safe.
+/// with micro batches, iterations or world size.
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
@@ -4335,11 +4337,11 @@ AICB_END_NAMESPACE
 /// stage never sends activations on nor receives gradients from beyond — except, with interleaving,
 /// between the model chunks of the last and the first stage, which are neighbours on the ring.
 ///
-/// Steps are produced lazily: memory does not grow with micro batches.
+/// Steps are produced lazily, by a cursor: memory does not grow with micro batches.
 ///
 /// ```cpp
-/// aicb::pipeline_schedule s({.stages = 4, .stage = 1, .microbatches = 8});
-/// for (const aicb::pipeline_step& step : s) ...   // F(0) send … F(1) … B(0) …
+/// for (const aicb::pipeline_step& step : aicb::pipeline_steps({.stages = 4, .stage = 1, .microbatches = 8}))
+///   ...   // F(0) send … F(1) … B(0) …   (the range-v3 view, <aicb/schedule/rank_schedule.hpp>)
 /// ```
 
 // #include <aicb/config.hpp>
@@ -4489,12 +4491,13 @@ class pipeline_schedule {
   /// Micro batches per group of the interleaved schedule's table (N).
   [[nodiscard]] std::uint64_t microbatch_group() const noexcept { return group_; }
 
-  class iterator;
-  [[nodiscard]] iterator begin() const;
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  class cursor;
+  /// A pass over the steps, from the first (the schedule must outlive it). aicb::pipeline_steps
+  /// (<aicb/schedule/rank_schedule.hpp>) is the same pass as a range-v3 view.
+  [[nodiscard]] cursor begin_cursor() const;
 
  private:
-  friend class iterator;
+  friend class cursor;
 
   // Megatron's schedule table (get_schedule_table): for each group of N micro batches — the last
   // group takes all that remain — every chunk in turn runs the group's micro batches in order.
@@ -4519,27 +4522,18 @@ class pipeline_schedule {
   pipeline_counts counts_;
 };
 
-/// Walks a schedule: each turn of Megatron's loop fills a small buffer with its steps.
-class pipeline_schedule::iterator {
+/// Walks a schedule, a cursor (read, next, done): each turn of Megatron's loop fills a small buffer
+/// with its steps. A value: copies walk on independently.
+class pipeline_schedule::cursor {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = pipeline_step;
-  using difference_type = std::ptrdiff_t;
-  using reference = const pipeline_step&;
-  using pointer = const pipeline_step*;
+  cursor() = default;
+  explicit cursor(const pipeline_schedule* s) : s_(s) { advance(); }
 
-  iterator() = default;
-  explicit iterator(const pipeline_schedule* s) : s_(s) { advance(); }
-
-  reference operator*() const { return buffer_[head_]; }
-  pointer operator->() const { return &buffer_[head_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+  /// The step at the cursor (not when done()).
+  [[nodiscard]] const pipeline_step& read() const noexcept { return buffer_[head_]; }
+  void next() { advance(); }
+  /// Whether the pass is over.
+  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
 
  private:
   using part = pipeline_step::part;
@@ -4774,7 +4768,7 @@ class pipeline_schedule::iterator {
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
 };
 
-inline pipeline_schedule::iterator pipeline_schedule::begin() const { return iterator(this); }
+inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
 
 /// The stage and chunk at the other end of a point-to-point operation of stage `stage` (of
 /// `stages`): activations go one virtual stage on — from the last stage to the first stage's next
@@ -4798,24 +4792,23 @@ struct pipeline_check {
   std::uint64_t calls = 0;       ///< calls completed
 };
 
-/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
-/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
-/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
-/// call only when it completes. Checks that every tensor is sent once and received once, by the
-/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
-/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
-/// and its counterpart.
-template <class Ranges>
-[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
-  const std::uint64_t p = std::size(steps);
-  using iterator_t = decltype(std::begin(steps[0]));
-  using sentinel_t = decltype(std::end(steps[0]));
-  std::vector<iterator_t> at;
-  std::vector<sentinel_t> end;
-  for (const auto& range : steps) {
-    at.push_back(std::begin(range));
-    end.push_back(std::end(range));
-  }
+namespace detail {
+
+// A range's iterator and sentinel as a cursor (read, next, done), so that check_p2p walks ranges and
+// schedules' own cursors alike.
+template <class Iterator, class Sentinel>
+struct range_cursor {
+  Iterator at;
+  Sentinel end;
+  [[nodiscard]] decltype(auto) read() const { return *at; }
+  void next() { ++at; }
+  [[nodiscard]] bool done() const { return at == end; }
+};
+
+// check_p2p over one cursor per stage (the documentation is check_p2p's, below).
+template <class Cursor>
+[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks) {
+  const std::uint64_t p = at.size();
   std::vector<bool> posted(p, false);
   // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
   using tensor = std::array<std::uint64_t, 4>;
@@ -4846,8 +4839,8 @@ template <class Ranges>
   for (bool progress = true; progress;) {
     progress = false;
     for (std::uint64_t s = 0; s < p; ++s) {
-      while (at[s] != end[s]) {
-        const pipeline_step& step = *at[s];
+      while (!at[s].done()) {
+        const pipeline_step& step = at[s].read();
         if (step.what == pipeline_step::kind::communicate) {
           if (!posted[s]) {
             for (const p2p_op& op : step) {
@@ -4885,14 +4878,14 @@ template <class Ranges>
           ++result.calls;
           posted[s] = false;
         }
-        ++at[s];
+        at[s].next();
         progress = true;
       }
     }
   }
   for (std::uint64_t s = 0; s < p; ++s)
-    if (at[s] != end[s]) {
-      const pipeline_step& step = *at[s];
+    if (!at[s].done()) {
+      const pipeline_step& step = at[s].read();
       for (const p2p_op& op : step) {
         const auto it = flight.find(key(s, op));
         if (it == flight.end() || !it->second.sent || !it->second.received)
@@ -4911,6 +4904,24 @@ template <class Ranges>
   return result;
 }
 
+}  // namespace detail
+
+/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
+/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
+/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
+/// call only when it completes. Checks that every tensor is sent once and received once, by the
+/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
+/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
+/// and its counterpart.
+template <class Ranges>
+[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
+  using cursor = detail::range_cursor<decltype(std::begin(steps[0])), decltype(std::end(steps[0]))>;
+  std::vector<cursor> at;
+  for (const auto& range : steps)
+    at.push_back({std::begin(range), std::end(range)});
+  return detail::check_p2p_cursors(at, chunks);
+}
+
 /// check_p2p over the schedules of every stage of `o` (its `stage` is ignored).
 [[nodiscard]] inline pipeline_check check_pipeline(pipeline_options o) {
   std::vector<pipeline_schedule> schedules;
@@ -4919,7 +4930,10 @@ template <class Ranges>
     o.stage = s;
     schedules.emplace_back(o);
   }
-  return check_p2p(schedules, o.chunks);
+  std::vector<pipeline_schedule::cursor> at;
+  for (const pipeline_schedule& schedule : schedules)
+    at.push_back(schedule.begin_cursor());
+  return detail::check_p2p_cursors(at, o.chunks);
 }
 
 AICB_END_NAMESPACE
@@ -4928,7 +4942,6 @@ AICB_END_NAMESPACE
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -4966,172 +4979,154 @@ struct chunk_weights {
   std::uint64_t dense = 0, expert = 0, replicated = 0;
 };
 
-}  // namespace detail
+using op_block = std::vector<op_template>;
 
-/// One rank's operations, lazily, as a single-pass input range. See the file comment.
-class rank_schedule {
- public:
-  rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
-      : state_(std::make_unique<state>(job, rank, options)) {}
+// What a rank's passes read, built once per rank: the job, the rank's place in it, its pipeline
+// schedule's options and the templates of everything it runs (layers by kind, embedding, head,
+// MTP modules, ZeRO's gathers and scatters), at a stable address (passes point into it).
+struct rank_plan {
+  rank_plan(const job_spec& j, std::uint64_t r, rank_schedule_options o)
+      : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
+    validate_training(job);
+    const parallel_spec& p = job.parallel;
+    if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
+      AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
+                              "multi-token prediction with context parallelism is not modelled yet (its "
+                              "token roll crosses the CP ranks); set num_mtp_layers = 0 or context_parallel "
+                              "= 1"));
+    if (job.model.num_mtp_layers > 0 && job.model.position == position_kind::learned)
+      AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
+                              "multi-token prediction is modelled with rotary positions only (a learned "
+                              "position table would need a copy on the last stage)"));
+    if (p.zero_stage >= 2) {
+      const auto refuse = [&](const std::string& what) {
+        AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
+                                "ZeRO stages 2 and 3 are modelled for dense models without pipeline "
+                                "parallelism, as DeepSpeed runs them; this job has " +
+                                    what + " (use zero_stage 0 or 1: the distributed optimizer)"));
+      };
+      if (job.model.is_moe()) refuse("experts (ZeRO does not shard them over expert data parallelism)");
+      if (job.model.num_mtp_layers > 0) refuse("multi-token prediction");
+      if (p.pipeline_parallel > 1) refuse("pipeline_parallel = " + std::to_string(p.pipeline_parallel));
+    }
+    if (options.iterations == 0) AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
+    context = training_layer_context(job);
+    stage = coords.pp;
+    chunks = p.virtual_pipeline;
+    pipeline = {.stages = p.pipeline_parallel,
+                .stage = stage,
+                .microbatches = microbatches(job),
+                .chunks = chunks,
+                .overlap_p2p = options.overlap_p2p};
+    (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
+    build();
+  }
 
-  class iterator;
-  /// Starts the pass (once: the stream is single-pass). The iterator refers to this schedule.
-  [[nodiscard]] iterator begin();
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  static job_spec with_resolved_model(job_spec j) {
+    validate(j);
+    j.model = resolve(j.model);
+    return j;
+  }
 
-  /// The rank, its coordinates and its pipeline stage.
-  [[nodiscard]] std::uint64_t rank() const noexcept { return state_->rank; }
-  [[nodiscard]] const rank_coordinates& coordinates() const noexcept { return state_->coords; }
-  [[nodiscard]] const process_grid& grid() const noexcept { return state_->grid; }
-  [[nodiscard]] const job_spec& job() const noexcept { return state_->job; }
-  /// The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
-  [[nodiscard]] std::uint64_t dense_weights() const noexcept {
+  // The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
+  std::uint64_t dense_weights() const noexcept {
     std::uint64_t n = 0;
-    for (const auto& c : state_->weights)
+    for (const auto& c : weights)
       n += c.dense;
     return n;
   }
-  [[nodiscard]] std::uint64_t expert_weights() const noexcept {
+  std::uint64_t expert_weights() const noexcept {
     std::uint64_t n = 0;
-    for (const auto& c : state_->weights)
+    for (const auto& c : weights)
       n += c.expert;
     return n;
   }
 
- private:
-  using block = std::vector<detail::op_template>;
+  // The first layer (global index) of chunk `c` on this stage, and its number of layers.
+  std::uint64_t first_layer(std::uint64_t c) const { return chunk_first_layer(job, stage, c); }
+  std::uint64_t layers_of_chunk(std::uint64_t c) const { return chunk_layers(job, stage, c); }
+  bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
+  layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
+  // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
+  layer_kind mtp_kind() const { return kind_of_layer(job.model, job.model.num_layers); }
+  bool mtp_layer_is_moe() const { return mtp_kind().moe; }
+  const op_block& forward_of(layer_kind k) const { return layer_forward_[k.index()]; }
+  const op_block& backward_of(layer_kind k) const { return layer_backward_[k.index()]; }
+  const op_block& zero_gather_of(layer_kind k) const { return zero_gather_layer_[k.index()]; }
+  const op_block& zero_scatter_of(layer_kind k) const { return zero_scatter_layer_[k.index()]; }
 
-  // Everything the stream needs, at a stable address (iterators point into it).
-  struct state {
-    state(const job_spec& j, std::uint64_t r, rank_schedule_options o)
-        : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
-      validate_training(job);
-      const parallel_spec& p = job.parallel;
-      if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
-        AICB_THROW(
-            config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
-                         "multi-token prediction with context parallelism is not modelled yet (its "
-                         "token roll crosses the CP ranks); set num_mtp_layers = 0 or context_parallel "
-                         "= 1"));
-      if (job.model.num_mtp_layers > 0 && job.model.position == position_kind::learned)
-        AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
-                                "multi-token prediction is modelled with rotary positions only (a learned "
-                                "position table would need a copy on the last stage)"));
-      if (p.zero_stage >= 2) {
-        const auto refuse = [&](const std::string& what) {
-          AICB_THROW(config_error("zero_stage", std::to_string(p.zero_stage),
-                                  "ZeRO stages 2 and 3 are modelled for dense models without pipeline "
-                                  "parallelism, as DeepSpeed runs them; this job has " +
-                                      what + " (use zero_stage 0 or 1: the distributed optimizer)"));
-        };
-        if (job.model.is_moe()) refuse("experts (ZeRO does not shard them over expert data parallelism)");
-        if (job.model.num_mtp_layers > 0) refuse("multi-token prediction");
-        if (p.pipeline_parallel > 1) refuse("pipeline_parallel = " + std::to_string(p.pipeline_parallel));
-      }
-      if (options.iterations == 0)
-        AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
-      context = training_layer_context(job);
-      stage = coords.pp;
-      chunks = p.virtual_pipeline;
-      pipeline = {.stages = p.pipeline_parallel,
-                  .stage = stage,
-                  .microbatches = microbatches(job),
-                  .chunks = chunks,
-                  .overlap_p2p = options.overlap_p2p};
-      (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
-      build();
-    }
+  void build();
+  void build_layer(layer_kind kind);
+  void build_embedding_and_head();
+  void build_mtp();
+  void build_zero();
+  // Parameters per gradient or weight bucket over a data-parallel group of `ranks`.
+  std::uint64_t bucket_params(std::uint64_t ranks) const {
+    return options.bucket_params != 0 ? options.bucket_params
+                                      : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
+  }
+  // Refuses a buffer of `elements` that buckets of `bucket` would split into more collectives
+  // than any framework issues (a stream and every projection of it grow with them).
+  static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
+    constexpr std::uint64_t most = 1 << 16;
+    if (bucket == 0 || elements / bucket >= most)
+      AICB_THROW(config_error("bucket_params", std::to_string(bucket),
+                              "buckets of this many parameters split " + std::string(name) + "'s " +
+                                  std::to_string(elements) +
+                                  " into more than 65536 collectives: raise "
+                                  "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
+  }
 
-    static job_spec with_resolved_model(job_spec j) {
-      validate(j);
-      j.model = resolve(j.model);
-      return j;
-    }
-
-    // The first layer (global index) of chunk `c` on this stage, and its number of layers.
-    std::uint64_t first_layer(std::uint64_t c) const { return chunk_first_layer(job, stage, c); }
-    std::uint64_t layers_of_chunk(std::uint64_t c) const { return chunk_layers(job, stage, c); }
-    bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
-    layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
-    // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
-    layer_kind mtp_kind() const { return kind_of_layer(job.model, job.model.num_layers); }
-    bool mtp_layer_is_moe() const { return mtp_kind().moe; }
-    const block& forward_of(layer_kind k) const { return layer_forward_[k.index()]; }
-    const block& backward_of(layer_kind k) const { return layer_backward_[k.index()]; }
-    const block& zero_gather_of(layer_kind k) const { return zero_gather_layer_[k.index()]; }
-    const block& zero_scatter_of(layer_kind k) const { return zero_scatter_layer_[k.index()]; }
-
-    void build();
-    void build_layer(layer_kind kind);
-    void build_embedding_and_head();
-    void build_mtp();
-    void build_zero();
-    // Parameters per gradient or weight bucket over a data-parallel group of `ranks`.
-    std::uint64_t bucket_params(std::uint64_t ranks) const {
-      return options.bucket_params != 0 ? options.bucket_params
-                                        : std::max<std::uint64_t>(40'000'000, 1'000'000 * ranks);
-    }
-    // Refuses a buffer of `elements` that buckets of `bucket` would split into more collectives
-    // than any framework issues (a stream and every projection of it grow with them).
-    static void check_buckets(std::string_view name, std::uint64_t elements, std::uint64_t bucket) {
-      constexpr std::uint64_t most = 1 << 16;
-      if (bucket == 0 || elements / bucket >= most)
-        AICB_THROW(config_error(
-            "bucket_params", std::to_string(bucket),
-            "buckets of this many parameters split " + std::string(name) + "'s " + std::to_string(elements) +
-                " into more than 65536 collectives: raise "
-                "the bucket size (DeepSpeed: reduce_bucket_size, allgather_bucket_size)"));
-    }
-
-    job_spec job;
-    rank_schedule_options options;
-    process_grid grid;
-    std::uint64_t rank;
-    rank_coordinates coords;
-    std::uint64_t stage = 0, chunks = 1;
-    pipeline_options pipeline;
-    layer_context context;  // the layer description's shapes for this rank
-    // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
-    // embedding and the output layer.
-    std::array<block, layer_kind::count> layer_forward_, layer_backward_;
-    std::array<detail::chunk_weights, layer_kind::count> layer_weights_{};
-    std::array<bool, layer_kind::count> layer_built_{};
-    block embedding_forward, embedding_backward;
-    block final_norm_forward, final_norm_backward;  // the decoder's last norm
-    block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
-    // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
-    // otherwise): a layer, the embedding, the head (final norm and output layer).
-    std::array<block, layer_kind::count> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
-    block zero_gather_embedding, zero_scatter_embedding;
-    block zero_gather_head, zero_scatter_head;
-    // One multi-token-prediction module around its transformer layer: before it, the embedding of the
-    // shifted tokens, the two norms and the projection; after it, its own final norm.
-    block mtp_input_forward, mtp_input_backward, mtp_norm_forward, mtp_norm_backward;
-    std::vector<detail::chunk_weights> weights;  // per chunk
-    std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
-    std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
-    // Weights (elements) of the embedding, the output layer and the final norm.
-    std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
-    detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
-  };
-
-  class cursor;
-  std::unique_ptr<state> state_;
-  std::unique_ptr<cursor> cursor_;  // the pass in progress (begin() starts it)
+  job_spec job;
+  rank_schedule_options options;
+  process_grid grid;
+  std::uint64_t rank;
+  rank_coordinates coords;
+  std::uint64_t stage = 0, chunks = 1;
+  pipeline_options pipeline;
+  layer_context context;  // the layer description's shapes for this rank
+  // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
+  // embedding and the output layer.
+  std::array<op_block, layer_kind::count> layer_forward_, layer_backward_;
+  std::array<detail::chunk_weights, layer_kind::count> layer_weights_{};
+  std::array<bool, layer_kind::count> layer_built_{};
+  op_block embedding_forward, embedding_backward;
+  op_block final_norm_forward, final_norm_backward;  // the decoder's last norm
+  op_block logits_forward, logits_backward;          // the output layer and the loss (also each MTP module's)
+  // ZeRO-3's weight gathers and ZeRO-2/3's gradient reduce-scatters around each module (empty blocks
+  // otherwise): a layer, the embedding, the head (final norm and output layer).
+  std::array<op_block, layer_kind::count> zero_gather_layer_, zero_scatter_layer_;  // by layer kind
+  op_block zero_gather_embedding, zero_scatter_embedding;
+  op_block zero_gather_head, zero_scatter_head;
+  // One multi-token-prediction module around its transformer layer: before it, the embedding of the
+  // shifted tokens, the two norms and the projection; after it, its own final norm.
+  op_block mtp_input_forward, mtp_input_backward, mtp_norm_forward, mtp_norm_backward;
+  std::vector<detail::chunk_weights> weights;  // per chunk
+  std::uint64_t p2p_bytes = 0;                 // one pipeline transfer
+  std::uint64_t cp_next = 0, cp_prev = 0;      // ring neighbours
+  // Weights (elements) of the embedding, the output layer and the final norm.
+  std::uint64_t embedding_weights_ = 0, output_weights_ = 0, final_norm_weights_ = 0;
+  detail::chunk_weights mtp_weights_;  // one MTP module but its transformer layer
 };
 
-/// Walks a rank's schedule: each pipeline step (and the finalize of each iteration) becomes a block
-/// of operations, numbered and linked to what they wait for.
-class rank_schedule::cursor {
+}  // namespace detail
+
+/// One pass over a rank's operations, a cursor: each pipeline step (and the finalize of each
+/// iteration) becomes a block of operations, numbered and linked to what they wait for. It refers to
+/// its plan, which must outlive it (aicb::rank_schedule holds both).
+class rank_pass {
  public:
-  explicit cursor(const state* s) : s_(s), schedule_(std::make_unique<pipeline_schedule>(s->pipeline)) {
-    step_ = schedule_->begin();
+  explicit rank_pass(const detail::rank_plan& plan)
+      : s_(&plan), schedule_(std::make_unique<pipeline_schedule>(plan.pipeline)) {
+    step_ = schedule_->begin_cursor();
     advance();
   }
 
-  [[nodiscard]] const operation& current() const { return ops_[at_]; }
-  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
+  /// The operation at the cursor (not when done()), valid until next().
+  [[nodiscard]] const operation& read() const noexcept { return ops_[at_]; }
   void next() { advance(); }
+  /// Whether the pass is over.
+  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
 
  private:
   void advance() {
@@ -5150,8 +5145,8 @@ class rank_schedule::cursor {
   // The next block: a pipeline step, or the finalize of an iteration; false at the end.
   bool fill() {
     if (iteration_ == s_->options.iterations) return false;
-    if (step_ != std::default_sentinel) {
-      const pipeline_step& step = *step_;
+    if (!step_.done()) {
+      const pipeline_step& step = step_.read();
       switch (step.what) {
         case pipeline_step::kind::forward:
           forward(step.microbatch, step.chunk);
@@ -5163,12 +5158,12 @@ class rank_schedule::cursor {
           communicate(step);
           break;
       }
-      ++step_;
+      step_.next();
       return true;
     }
     finalize();
     if (++iteration_ < s_->options.iterations) {
-      step_ = schedule_->begin();
+      step_ = schedule_->begin_cursor();
     }
     return true;
   }
@@ -5193,7 +5188,7 @@ class rank_schedule::cursor {
   }
 
   // Instantiates a template block.
-  void emit(const block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
+  void emit(const detail::op_block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
             std::uint64_t layer) {
     for (const detail::op_template& t : b) {
       if (t.type == op_type::compute) {
@@ -5371,9 +5366,9 @@ class rank_schedule::cursor {
 
   void finalize();
 
-  const state* s_ = nullptr;
+  const detail::rank_plan* s_ = nullptr;
   std::unique_ptr<pipeline_schedule> schedule_;
-  pipeline_schedule::iterator step_;
+  pipeline_schedule::cursor step_;
   std::vector<operation> ops_;
   std::size_t at_ = 0;
   std::uint64_t iteration_ = 0, next_index_ = 0;
@@ -5382,36 +5377,6 @@ class rank_schedule::cursor {
   // Overlapped calls not yet waited for (at most one call of two operations each).
   std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
-};
-
-/// The stream's iterator: a reference to the pass in progress (held by the schedule, at a stable
-/// address), so iterators copy, as std's and range-v3's input ranges both require, and stay
-/// single-pass.
-class rank_schedule::iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = operation;
-  using difference_type = std::ptrdiff_t;
-  using reference = const operation&;
-  using pointer = const operation*;
-
-  iterator() = default;
-  explicit iterator(cursor* pass) : pass_(pass) {}
-
-  reference operator*() const { return pass_->current(); }
-  pointer operator->() const { return &pass_->current(); }
-  iterator& operator++() {
-    pass_->next();
-    return *this;
-  }
-  void operator++(int) { pass_->next(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept {
-    return i.pass_ == nullptr || i.pass_->done();
-  }
-
- private:
-  cursor* pass_ = nullptr;
 };
 
 /// `job` with the fewest micro batches its schedule allows (one, or pipeline_parallel when
@@ -5426,9 +5391,14 @@ class rank_schedule::iterator {
   return few;
 }
 
-inline rank_schedule::iterator rank_schedule::begin() {
-  cursor_ = std::make_unique<cursor>(state_.get());
-  return iterator(cursor_.get());
+/// Calls `f(op)` for each operation of `rank` in `job`, in schedule order: one pass of the rank's
+/// schedule, without a range library (what the calculators of <aicb/core.hpp> sum). The operation
+/// is valid during the call only.
+template <class F>
+void for_each_operation(const job_spec& job, std::uint64_t rank, F&& f, rank_schedule_options options = {}) {
+  const detail::rank_plan plan(job, rank, options);
+  for (rank_pass pass(plan); !pass.done(); pass.next())
+    f(pass.read());
 }
 
 namespace detail {
@@ -5485,7 +5455,7 @@ struct template_sink {
 
 // ---- building the templates: instances of the layer description (aicb/schedule/layer.hpp) --------
 
-inline void rank_schedule::state::build_layer(layer_kind kind) {
+inline void detail::rank_plan::build_layer(layer_kind kind) {
   const std::uint8_t i = kind.index();
   if (layer_built_[i]) return;
   layer_built_[i] = true;
@@ -5494,7 +5464,7 @@ inline void rank_schedule::state::build_layer(layer_kind kind) {
   describe_layer_backward(context, kind, backward);
 }
 
-inline void rank_schedule::state::build_embedding_and_head() {
+inline void detail::rank_plan::build_embedding_and_head() {
   detail::chunk_weights embedding, output, norm;
   detail::template_sink ef{embedding_forward, &embedding}, eb{embedding_backward};
   detail::template_sink hf{logits_forward, &output}, hb{logits_backward};
@@ -5513,7 +5483,7 @@ inline void rank_schedule::state::build_embedding_and_head() {
 
 // One multi-token-prediction module around its transformer layer: before it, the embedding of the
 // shifted tokens, the two norms and the projection; after it, its own final norm.
-inline void rank_schedule::state::build_mtp() {
+inline void detail::rank_plan::build_mtp() {
   mtp_weights_ = {};
   detail::template_sink f{mtp_input_forward, &mtp_weights_}, b{mtp_input_backward};
   detail::template_sink nf{mtp_norm_forward, &mtp_weights_}, nb{mtp_norm_backward};
@@ -5524,7 +5494,7 @@ inline void rank_schedule::state::build_mtp() {
   writer{context, nb}.final_norm_backward("mtp_final_norm");
 }
 
-inline void rank_schedule::state::build() {
+inline void detail::rank_plan::build() {
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
   const std::uint64_t w = size_of(activation_dtype(job.batch.dtype));
@@ -5576,20 +5546,20 @@ inline void rank_schedule::state::build() {
 }
 
 // DeepSpeed ZeRO-2/3 around each module, over DP×CP (where the distributed optimizer shards too).
-inline void rank_schedule::state::build_zero() {
+inline void detail::rank_plan::build_zero() {
   const parallel_spec& p = job.parallel;
   const rank_group dp = grid.group(group_kind::dp_cp, rank);
   if (p.zero_stage < 2 || dp.size() <= 1) return;
   const std::uint64_t w = size_of(activation_dtype(job.batch.dtype)), g = size_of(job.batch.grad_dtype);
   const std::uint64_t bucket = bucket_params(dp.size());
-  const auto bucketed = [&](block& into, std::string_view name, collective kind, std::uint64_t elements,
+  const auto bucketed = [&](op_block& into, std::string_view name, collective kind, std::uint64_t elements,
                             std::uint64_t element_bytes) {
     check_buckets(name, elements, bucket);
     detail::template_sink x{into};
     for (std::uint64_t done = 0; done < elements; done += bucket)
       x.collective(name, kind, group_kind::dp_cp, std::min(bucket, elements - done) * element_bytes);
   };
-  const auto module = [&](block& gather, block& scatter, std::uint64_t used, std::uint64_t owned) {
+  const auto module = [&](op_block& gather, op_block& scatter, std::uint64_t used, std::uint64_t owned) {
     if (p.zero_stage == 3) bucketed(gather, "zero_param_gather", collective::all_gather, used, w);
     bucketed(scatter, "zero_grad_scatter", collective::reduce_scatter, owned, g);
   };
@@ -5609,10 +5579,10 @@ inline void rank_schedule::state::build_zero() {
 
 // ---- once per iteration ----------------------------------------------------------------------
 
-inline void rank_schedule::cursor::finalize() {
+inline void rank_pass::finalize() {
   wait_for(pending_forward_, pending_forward_count_);
   wait_for(pending_backward_, pending_backward_count_);
-  const state& st = *s_;
+  const detail::rank_plan& st = *s_;
   const job_spec& job = st.job;
   const model_spec& m = job.model;
   const parallel_spec& p = job.parallel;
@@ -5637,7 +5607,7 @@ inline void rank_schedule::cursor::finalize() {
     if (group.size() <= 1 || elements == 0) return;
     const bool buckets = (p.overlap_grad_reduce && st.stage == 0 && chunk == 0) || p.zero_stage >= 1;
     const std::uint64_t step = buckets ? bucket : elements;
-    if (buckets) state::check_buckets(name, elements, step);
+    if (buckets) detail::rank_plan::check_buckets(name, elements, step);
     for (std::uint64_t done = 0; done < elements; done += step)
       collective_op(name, kind, group, std::min(step, elements - done) * element_bytes, chunk);
   };
@@ -5712,7 +5682,7 @@ struct traffic {
 };
 
 /// The communication of one iteration on the first rank of pipeline stage `stage`, summed from that
-/// rank's operation graph (aicb/schedule/rank_schedule.hpp): every collective's size (SimAI's and
+/// rank's operation graph (aicb/schedule/rank_pass.hpp): every collective's size (SimAI's and
 /// aicb's convention: the whole buffer) by the group it runs on, and the point-to-point bytes it
 /// sends.
 [[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
@@ -5743,8 +5713,8 @@ struct traffic {
     }
   };
   constexpr std::string_view what = "bytes communicated per iteration";
-  for (const operation& op : rank_schedule(few, rank)) {
-    if (op.type != op_type::collective && op.type != op_type::send) continue;
+  for_each_operation(few, rank, [&](const operation& op) {
+    if (op.type != op_type::collective && op.type != op_type::send) return;
     if (op.phase == op_phase::finalize) {
       std::uint64_t& sum = per_iteration[category(op)];
       sum = checked_add(sum, op.size.count(), what);
@@ -5752,7 +5722,7 @@ struct traffic {
       std::uint64_t& sum = per_microbatch[category(op)];
       sum = checked_add(sum, op.size.count(), what);
     }
-  }
+  });
   const std::uint64_t ga = microbatches(job);
   std::array<bytes, 7> total{};
   for (std::size_t i = 0; i < total.size(); ++i)
@@ -8163,6 +8133,112 @@ AICB_END_NAMESPACE
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/operation.hpp>
 // #include <aicb/schedule/rank_schedule.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::rank_schedule — what one rank of a Megatron-Core training job does in an iteration, in the
+/// order it does it (its computations, collectives with their groups, sends and receives with their
+/// peers, each with what it waits for), as a lazy range-v3 view; aicb::pipeline_steps — one stage's
+/// pipeline schedule, step by step, the same way. What the schedule models is in
+/// <aicb/schedule/rank_pass.hpp>, the engine behind the view, and docs/schedules.md.
+///
+/// ```cpp
+/// for (const aicb::operation& op : aicb::rank_schedule(job, 42)) ...   // lazily, any job size
+/// auto first = aicb::rank_schedule(job, 42) | aicb::views::collectives | ranges::views::take(100);
+/// ```
+///
+/// The views compose with range-v3's adaptors and with aicb::views (<aicb/schedule/views.hpp>), and
+/// are safe on temporaries: a view owns what its passes read, shared by its copies, and an iterator
+/// keeps its pass alive. Each begin() starts a new pass from the first operation; iterators of one
+/// pass share it (an input range: an operation is valid until its iterator moves on). Memory holds
+/// the rank's layer templates and one pipeline step's operations: it does not grow with micro
+/// batches, iterations or world size.
+
+// #include <aicb/config.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/pipeline.hpp>
+// #include <aicb/schedule/rank_pass.hpp>
+
+#include <range/v3/view/facade.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+AICB_BEGIN_NAMESPACE
+
+/// One rank's operations, in schedule order, as a range-v3 view. See the file comment.
+class rank_schedule : public ranges::view_facade<rank_schedule, ranges::finite> {
+ public:
+  /// An empty view (views are default-constructible); iterate only a constructed one.
+  rank_schedule() = default;
+  /// Validates the job (aicb::config_error naming the broken rule) and builds the rank's templates.
+  rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
+      : plan_(std::make_shared<const detail::rank_plan>(job, rank, options)) {}
+
+  /// The rank, its coordinates, its grid and its job (with the model's defaults resolved).
+  [[nodiscard]] std::uint64_t rank() const noexcept { return plan_->rank; }
+  [[nodiscard]] const rank_coordinates& coordinates() const noexcept { return plan_->coords; }
+  [[nodiscard]] const process_grid& grid() const noexcept { return plan_->grid; }
+  [[nodiscard]] const job_spec& job() const noexcept { return plan_->job; }
+  /// The weights of the rank's model chunks (elements), as the gradient buffers hold them.
+  [[nodiscard]] std::uint64_t dense_weights() const noexcept { return plan_->dense_weights(); }
+  [[nodiscard]] std::uint64_t expert_weights() const noexcept { return plan_->expert_weights(); }
+
+ private:
+  friend ranges::range_access;
+
+  // A pass and the plan it reads, kept alive together by the iterators that walk it.
+  struct pass_state {
+    explicit pass_state(std::shared_ptr<const detail::rank_plan> p) : plan(std::move(p)), pass(*plan) {}
+    std::shared_ptr<const detail::rank_plan> plan;
+    rank_pass pass;
+  };
+
+  struct cursor {
+    using single_pass = std::true_type;
+    std::shared_ptr<pass_state> state;
+    [[nodiscard]] const operation& read() const noexcept { return state->pass.read(); }
+    void next() { state->pass.next(); }
+    [[nodiscard]] bool equal(ranges::default_sentinel_t) const noexcept { return state->pass.done(); }
+  };
+  [[nodiscard]] cursor begin_cursor() const { return {std::make_shared<pass_state>(plan_)}; }
+
+  std::shared_ptr<const detail::rank_plan> plan_;
+};
+
+/// One stage's pipeline schedule (aicb::pipeline_schedule), step by step, as a range-v3 view: each
+/// begin() walks the steps from the first, and iterators walk on independently.
+class pipeline_steps : public ranges::view_facade<pipeline_steps, ranges::finite> {
+ public:
+  pipeline_steps() = default;
+  /// Checks Megatron-Core's constraints on the options (aicb::config_error naming the rule).
+  explicit pipeline_steps(const pipeline_options& options)
+      : schedule_(std::make_shared<const pipeline_schedule>(options)) {}
+  explicit pipeline_steps(const pipeline_schedule& schedule)
+      : schedule_(std::make_shared<const pipeline_schedule>(schedule)) {}
+
+  [[nodiscard]] const pipeline_schedule& schedule() const noexcept { return *schedule_; }
+
+ private:
+  friend ranges::range_access;
+
+  struct cursor {
+    std::shared_ptr<const pipeline_schedule> schedule;  // keeps the walk's schedule alive
+    pipeline_schedule::cursor at;
+    [[nodiscard]] const pipeline_step& read() const noexcept { return at.read(); }
+    void next() { at.next(); }
+    [[nodiscard]] bool equal(ranges::default_sentinel_t) const noexcept { return at.done(); }
+  };
+  [[nodiscard]] cursor begin_cursor() const { return {schedule_, schedule_->begin_cursor()}; }
+
+  std::shared_ptr<const pipeline_schedule> schedule_;
+};
+
+AICB_END_NAMESPACE
 
 #include <algorithm>
 #include <cstdint>
@@ -9804,7 +9880,7 @@ namespace detail {
 // One pipeline stage's representative rank, advancing through its schedule.
 struct estimate_lane {
   rank_schedule schedule;
-  rank_schedule::iterator at;
+  ranges::iterator_t<rank_schedule> at;
   stage_estimate result;
   double clock = 0;
   double backward_stretch = 0;   // compute of the backward work since the last forward operation
@@ -9894,7 +9970,7 @@ struct estimate_lane {
   for (bool progressed = true; progressed;) {
     progressed = false;
     for (auto& lane : lanes) {
-      for (; !lane.done && !(lane.at == std::default_sentinel); ++lane.at) {
+      for (; !lane.done && !(lane.at == ranges::default_sentinel); ++lane.at) {
         const operation& op = *lane.at;
         if (op.type == op_type::recv && stage_of_rank.count(op.peer)) {
           const auto key = std::make_tuple(op.peer, lane.result.rank, op.tag);
@@ -10026,7 +10102,7 @@ struct estimate_lane {
           host_waits(lane);
         }
       }
-      if (!lane.done && lane.at == std::default_sentinel) {
+      if (!lane.done && lane.at == ranges::default_sentinel) {
         flush_tp(lane);
         lane.done = true;
         lane.result.end_us = lane.clock;
@@ -13549,7 +13625,7 @@ namespace detail {
 struct trace_follower {
   std::uint64_t rank = 0, stage = 0;
   rank_schedule schedule;
-  rank_schedule::iterator at{};
+  ranges::iterator_t<rank_schedule> at{};
   bool started = false;
 
   const operation& operation_at(std::uint64_t index) {
@@ -13557,9 +13633,9 @@ struct trace_follower {
       at = schedule.begin();
       started = true;
     }
-    while (!(at == std::default_sentinel) && (*at).index < index)
+    while (!(at == ranges::default_sentinel) && (*at).index < index)
       ++at;
-    if (at == std::default_sentinel || (*at).index != index)
+    if (at == ranges::default_sentinel || (*at).index != index)
       AICB_THROW(error("rank " + std::to_string(rank) + " has no operation " + std::to_string(index) +
                        " where its stage's representative has one: the ranks of a stage differ"));
     return *at;

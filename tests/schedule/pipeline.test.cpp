@@ -18,7 +18,8 @@ std::string render(const aicb::pipeline_schedule& s) {
   static constexpr const char* names[] = {"sp", "rp", "sn", "rn"};
   const bool chunks = s.options().chunks > 1;
   std::string out;
-  for (const pipeline_step& step : s) {
+  for (auto cursor = s.begin_cursor(); !cursor.done(); cursor.next()) {
+    const pipeline_step& step = cursor.read();
     if (!out.empty()) out += ' ';
     if (step.what == pipeline_step::kind::communicate) {
       out += '[';
@@ -40,8 +41,9 @@ std::string render(const aicb::pipeline_schedule& s) {
 
 std::vector<pipeline_step> steps(const aicb::pipeline_options& o) {
   std::vector<pipeline_step> out;
-  for (const pipeline_step& step : aicb::pipeline_schedule(o))
-    out.push_back(step);
+  const aicb::pipeline_schedule s(o);
+  for (auto cursor = s.begin_cursor(); !cursor.done(); cursor.next())
+    out.push_back(cursor.read());
   return out;
 }
 
@@ -80,7 +82,7 @@ TEST_CASE("pipeline: 1F1B counts are Wu = min(p - s - 1, m), R = m - Wu, for any
         CHECK(sc.counts().warmup == wu);
         CHECK(sc.counts().steady == m - wu);
         std::uint64_t forwards = 0, backwards = 0, warmup_forwards = 0;
-        for (const pipeline_step& step : sc) {
+        for (const pipeline_step& step : steps(sc.options())) {
           forwards += step.what == pipeline_step::kind::forward;
           backwards += step.what == pipeline_step::kind::backward;
           warmup_forwards +=
@@ -113,7 +115,7 @@ TEST_CASE("pipeline: interleaving follows Megatron-Core's schedule table", "[sch
           CHECK(sc.counts().warmup == std::min(m * v, 2 * (p - s - 1) + (v - 1) * p));
           CHECK(sc.counts().total == m * v);
           std::uint64_t forwards = 0, backwards = 0;
-          for (const pipeline_step& step : sc) {
+          for (const pipeline_step& step : steps(sc.options())) {
             forwards += step.what == pipeline_step::kind::forward;
             backwards += step.what == pipeline_step::kind::backward;
           }
@@ -130,13 +132,13 @@ TEST_CASE("pipeline: interleaved calls, overlapped (Megatron's default) and batc
         "[arp0.0] F0.0 [arp1.0 asn0.0] F1.0 [arp0.1 asn1.0] F0.1 [arp1.1] B0.1 [gsp0.1] F1.1 B1.1 [grn0.0 "
         "gsp1.1] "
         "B0.0 [grn1.0 gsp0.0] B1.0 [gsp1.0]");
-  for (const pipeline_step& step : odd)
+  for (const pipeline_step& step : steps(odd.options()))
     if (step.what == pipeline_step::kind::communicate) CHECK_FALSE(step.batched);
   // Without overlap (p = 3 here: Megatron needs it on 2 stages), one batched call per steady step.
   bool four_way = false;
   for (std::uint64_t stage = 0; stage < 3; ++stage)
-    for (const pipeline_step& step : aicb::pipeline_schedule(
-             {.stages = 3, .stage = stage, .microbatches = 3, .chunks = 2, .overlap_p2p = false})) {
+    for (const pipeline_step& step :
+         steps({.stages = 3, .stage = stage, .microbatches = 3, .chunks = 2, .overlap_p2p = false})) {
       if (step.what != pipeline_step::kind::communicate) continue;
       CHECK(step.batched);
       for (std::uint8_t i = 1; i < step.op_count; ++i)  // send_prev, recv_prev, send_next, recv_next

@@ -3,12 +3,16 @@
 #include <aicb/calc/params.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/schedule/views.hpp>
+
+#include <range/v3/view/take.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <ranges>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -495,4 +499,42 @@ TEST_CASE("rank schedule: ZeRO-2/3 gather and reduce-scatter module by module", 
   aicb::job_spec moe{
       aicb::presets::mixtral_8x7b, {.world_size = 8, .expert_parallel = 8, .zero_stage = 3}, {}};
   CHECK_THROWS_WITH(aicb::rank_schedule(moe, 0), Catch::Contains("experts"));
+}
+
+TEST_CASE("rank schedule: a range-v3 view, composed with adaptors, safe on temporaries, passes independent",
+          "[schedule][views]") {
+  const aicb::job_spec job = llama(16, 2, 2, true);
+  static_assert(ranges::view_<aicb::rank_schedule>);
+  static_assert(std::ranges::input_range<aicb::rank_schedule>);
+  // A temporary piped into range-v3 adaptors: the view is moved into the pipeline, which owns it.
+  std::vector<aicb::operation> first;
+  for (const aicb::operation& op :
+       aicb::rank_schedule(job, 3) | aicb::views::collectives | ranges::views::take(100))
+    first.push_back(op);
+  REQUIRE(first.size() == 100);
+  for (const aicb::operation& op : first)
+    CHECK(op.type == aicb::op_type::collective);
+  // The same selection written by hand over a named schedule gives the same operations.
+  const aicb::rank_schedule schedule(job, 3);
+  std::vector<std::uint64_t> by_hand;
+  for (const aicb::operation& op : schedule) {
+    if (op.type != aicb::op_type::collective) continue;
+    by_hand.push_back(op.index);
+    if (by_hand.size() == 100) break;
+  }
+  REQUIRE(by_hand.size() == 100);
+  for (std::size_t i = 0; i < by_hand.size(); ++i)
+    CHECK(first[i].index == by_hand[i]);
+  // Each begin() is a pass of its own, from the first operation; an iterator keeps its pass (and the
+  // plan it reads) alive after the view is gone.
+  auto it = aicb::rank_schedule(job, 3).begin();
+  CHECK((*it).index == 0);
+  ++it;
+  CHECK((*it).index == 1);
+  CHECK((*schedule.begin()).index == 0);
+  // One stage's pipeline steps are a view too: four stages, 8 micro batches, 1F1B on stage 1.
+  std::uint64_t forwards = 0;
+  for (const aicb::pipeline_step& step : aicb::pipeline_steps({.stages = 4, .stage = 1, .microbatches = 8}))
+    forwards += step.what == aicb::pipeline_step::kind::forward;
+  CHECK(forwards == 8);
 }

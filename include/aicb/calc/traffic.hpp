@@ -4,7 +4,7 @@
 
 /// @file
 /// Communication volume of one training iteration on one GPU, by group: the sum of the rank's
-/// operation graph (aicb/schedule/rank_schedule.hpp; docs/schedules.md) — the same collectives and
+/// operation graph (aicb/schedule/rank_pass.hpp; docs/schedules.md) — the same collectives and
 /// transfers every output projects, in the size convention of aicb::operation (a collective's whole
 /// buffer: all-reduce input, all-gather output, reduce-scatter input, all-to-all send buffer).
 ///
@@ -25,7 +25,7 @@
 #include <aicb/model/job.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/operation.hpp>
-#include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/schedule/rank_pass.hpp>
 #include <aicb/units/bytes.hpp>
 
 #include <array>
@@ -48,7 +48,7 @@ struct traffic {
 };
 
 /// The communication of one iteration on the first rank of pipeline stage `stage`, summed from that
-/// rank's operation graph (aicb/schedule/rank_schedule.hpp): every collective's size (SimAI's and
+/// rank's operation graph (aicb/schedule/rank_pass.hpp): every collective's size (SimAI's and
 /// aicb's convention: the whole buffer) by the group it runs on, and the point-to-point bytes it
 /// sends.
 [[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
@@ -79,8 +79,8 @@ struct traffic {
     }
   };
   constexpr std::string_view what = "bytes communicated per iteration";
-  for (const operation& op : rank_schedule(few, rank)) {
-    if (op.type != op_type::collective && op.type != op_type::send) continue;
+  for_each_operation(few, rank, [&](const operation& op) {
+    if (op.type != op_type::collective && op.type != op_type::send) return;
     if (op.phase == op_phase::finalize) {
       std::uint64_t& sum = per_iteration[category(op)];
       sum = checked_add(sum, op.size.count(), what);
@@ -88,7 +88,7 @@ struct traffic {
       std::uint64_t& sum = per_microbatch[category(op)];
       sum = checked_add(sum, op.size.count(), what);
     }
-  }
+  });
   const std::uint64_t ga = microbatches(job);
   std::array<bytes, 7> total{};
   for (std::size_t i = 0; i < total.size(); ++i)

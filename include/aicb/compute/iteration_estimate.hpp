@@ -250,7 +250,7 @@ namespace detail {
 // One pipeline stage's representative rank, advancing through its schedule.
 struct estimate_lane {
   rank_schedule schedule;
-  rank_schedule::iterator at;
+  ranges::iterator_t<rank_schedule> at;
   stage_estimate result;
   double clock = 0;
   double backward_stretch = 0;   // compute of the backward work since the last forward operation
@@ -340,7 +340,7 @@ struct estimate_lane {
   for (bool progressed = true; progressed;) {
     progressed = false;
     for (auto& lane : lanes) {
-      for (; !lane.done && !(lane.at == std::default_sentinel); ++lane.at) {
+      for (; !lane.done && !(lane.at == ranges::default_sentinel); ++lane.at) {
         const operation& op = *lane.at;
         if (op.type == op_type::recv && stage_of_rank.count(op.peer)) {
           const auto key = std::make_tuple(op.peer, lane.result.rank, op.tag);
@@ -472,7 +472,7 @@ struct estimate_lane {
           host_waits(lane);
         }
       }
-      if (!lane.done && lane.at == std::default_sentinel) {
+      if (!lane.done && lane.at == ranges::default_sentinel) {
         flush_tp(lane);
         lane.done = true;
         lane.result.end_us = lane.clock;

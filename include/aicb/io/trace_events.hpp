@@ -54,7 +54,7 @@ namespace detail {
 struct trace_follower {
   std::uint64_t rank = 0, stage = 0;
   rank_schedule schedule;
-  rank_schedule::iterator at{};
+  ranges::iterator_t<rank_schedule> at{};
   bool started = false;
 
   const operation& operation_at(std::uint64_t index) {
@@ -62,9 +62,9 @@ struct trace_follower {
       at = schedule.begin();
       started = true;
     }
-    while (!(at == std::default_sentinel) && (*at).index < index)
+    while (!(at == ranges::default_sentinel) && (*at).index < index)
       ++at;
-    if (at == std::default_sentinel || (*at).index != index)
+    if (at == ranges::default_sentinel || (*at).index != index)
       AICB_THROW(error("rank " + std::to_string(rank) + " has no operation " + std::to_string(index) +
                        " where its stage's representative has one: the ranks of a stage differ"));
     return *at;

@@ -24,11 +24,11 @@
 /// stage never sends activations on nor receives gradients from beyond — except, with interleaving,
 /// between the model chunks of the last and the first stage, which are neighbours on the ring.
 ///
-/// Steps are produced lazily: memory does not grow with micro batches.
+/// Steps are produced lazily, by a cursor: memory does not grow with micro batches.
 ///
 /// ```cpp
-/// aicb::pipeline_schedule s({.stages = 4, .stage = 1, .microbatches = 8});
-/// for (const aicb::pipeline_step& step : s) ...   // F(0) send … F(1) … B(0) …
+/// for (const aicb::pipeline_step& step : aicb::pipeline_steps({.stages = 4, .stage = 1, .microbatches = 8}))
+///   ...   // F(0) send … F(1) … B(0) …   (the range-v3 view, <aicb/schedule/rank_schedule.hpp>)
 /// ```
 
 #include <aicb/config.hpp>
@@ -178,12 +178,13 @@ class pipeline_schedule {
   /// Micro batches per group of the interleaved schedule's table (N).
   [[nodiscard]] std::uint64_t microbatch_group() const noexcept { return group_; }
 
-  class iterator;
-  [[nodiscard]] iterator begin() const;
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
+  class cursor;
+  /// A pass over the steps, from the first (the schedule must outlive it). aicb::pipeline_steps
+  /// (<aicb/schedule/rank_schedule.hpp>) is the same pass as a range-v3 view.
+  [[nodiscard]] cursor begin_cursor() const;
 
  private:
-  friend class iterator;
+  friend class cursor;
 
   // Megatron's schedule table (get_schedule_table): for each group of N micro batches — the last
   // group takes all that remain — every chunk in turn runs the group's micro batches in order.
@@ -208,27 +209,18 @@ class pipeline_schedule {
   pipeline_counts counts_;
 };
 
-/// Walks a schedule: each turn of Megatron's loop fills a small buffer with its steps.
-class pipeline_schedule::iterator {
+/// Walks a schedule, a cursor (read, next, done): each turn of Megatron's loop fills a small buffer
+/// with its steps. A value: copies walk on independently.
+class pipeline_schedule::cursor {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using iterator_concept = std::input_iterator_tag;
-  using value_type = pipeline_step;
-  using difference_type = std::ptrdiff_t;
-  using reference = const pipeline_step&;
-  using pointer = const pipeline_step*;
+  cursor() = default;
+  explicit cursor(const pipeline_schedule* s) : s_(s) { advance(); }
 
-  iterator() = default;
-  explicit iterator(const pipeline_schedule* s) : s_(s) { advance(); }
-
-  reference operator*() const { return buffer_[head_]; }
-  pointer operator->() const { return &buffer_[head_]; }
-  iterator& operator++() {
-    advance();
-    return *this;
-  }
-  void operator++(int) { advance(); }
-  friend bool operator==(const iterator& i, std::default_sentinel_t) noexcept { return i.s_ == nullptr; }
+  /// The step at the cursor (not when done()).
+  [[nodiscard]] const pipeline_step& read() const noexcept { return buffer_[head_]; }
+  void next() { advance(); }
+  /// Whether the pass is over.
+  [[nodiscard]] bool done() const noexcept { return s_ == nullptr; }
 
  private:
   using part = pipeline_step::part;
@@ -463,7 +455,7 @@ class pipeline_schedule::iterator {
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
 };
 
-inline pipeline_schedule::iterator pipeline_schedule::begin() const { return iterator(this); }
+inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
 
 /// The stage and chunk at the other end of a point-to-point operation of stage `stage` (of
 /// `stages`): activations go one virtual stage on — from the last stage to the first stage's next
@@ -487,24 +479,23 @@ struct pipeline_check {
   std::uint64_t calls = 0;       ///< calls completed
 };
 
-/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
-/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
-/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
-/// call only when it completes. Checks that every tensor is sent once and received once, by the
-/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
-/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
-/// and its counterpart.
-template <class Ranges>
-[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
-  const std::uint64_t p = std::size(steps);
-  using iterator_t = decltype(std::begin(steps[0]));
-  using sentinel_t = decltype(std::end(steps[0]));
-  std::vector<iterator_t> at;
-  std::vector<sentinel_t> end;
-  for (const auto& range : steps) {
-    at.push_back(std::begin(range));
-    end.push_back(std::end(range));
-  }
+namespace detail {
+
+// A range's iterator and sentinel as a cursor (read, next, done), so that check_p2p walks ranges and
+// schedules' own cursors alike.
+template <class Iterator, class Sentinel>
+struct range_cursor {
+  Iterator at;
+  Sentinel end;
+  [[nodiscard]] decltype(auto) read() const { return *at; }
+  void next() { ++at; }
+  [[nodiscard]] bool done() const { return at == end; }
+};
+
+// check_p2p over one cursor per stage (the documentation is check_p2p's, below).
+template <class Cursor>
+[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks) {
+  const std::uint64_t p = at.size();
   std::vector<bool> posted(p, false);
   // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
   using tensor = std::array<std::uint64_t, 4>;
@@ -535,8 +526,8 @@ template <class Ranges>
   for (bool progress = true; progress;) {
     progress = false;
     for (std::uint64_t s = 0; s < p; ++s) {
-      while (at[s] != end[s]) {
-        const pipeline_step& step = *at[s];
+      while (!at[s].done()) {
+        const pipeline_step& step = at[s].read();
         if (step.what == pipeline_step::kind::communicate) {
           if (!posted[s]) {
             for (const p2p_op& op : step) {
@@ -574,14 +565,14 @@ template <class Ranges>
           ++result.calls;
           posted[s] = false;
         }
-        ++at[s];
+        at[s].next();
         progress = true;
       }
     }
   }
   for (std::uint64_t s = 0; s < p; ++s)
-    if (at[s] != end[s]) {
-      const pipeline_step& step = *at[s];
+    if (!at[s].done()) {
+      const pipeline_step& step = at[s].read();
       for (const p2p_op& op : step) {
         const auto it = flight.find(key(s, op));
         if (it == flight.end() || !it->second.sent || !it->second.received)
@@ -600,6 +591,24 @@ template <class Ranges>
   return result;
 }
 
+}  // namespace detail
+
+/// Runs the step sequences of all `stages` stages together (`steps[s]`: any range of pipeline_step),
+/// as NCCL would: a call posts its operations when its stage reaches it and completes once every
+/// operation's counterpart — the other end of the same tensor — is posted; a stage goes on past a
+/// call only when it completes. Checks that every tensor is sent once and received once, by the
+/// stage and chunk the sender addressed, and that the run ends: no deadlock, nothing left
+/// unmatched. Memory holds the tensors in flight only. A failure names the stage, the operation
+/// and its counterpart.
+template <class Ranges>
+[[nodiscard]] pipeline_check check_p2p(const Ranges& steps, std::uint64_t chunks) {
+  using cursor = detail::range_cursor<decltype(std::begin(steps[0])), decltype(std::end(steps[0]))>;
+  std::vector<cursor> at;
+  for (const auto& range : steps)
+    at.push_back({std::begin(range), std::end(range)});
+  return detail::check_p2p_cursors(at, chunks);
+}
+
 /// check_p2p over the schedules of every stage of `o` (its `stage` is ignored).
 [[nodiscard]] inline pipeline_check check_pipeline(pipeline_options o) {
   std::vector<pipeline_schedule> schedules;
@@ -608,7 +617,10 @@ template <class Ranges>
     o.stage = s;
     schedules.emplace_back(o);
   }
-  return check_p2p(schedules, o.chunks);
+  std::vector<pipeline_schedule::cursor> at;
+  for (const pipeline_schedule& schedule : schedules)
+    at.push_back(schedule.begin_cursor());
+  return detail::check_p2p_cursors(at, o.chunks);
 }
 
 AICB_END_NAMESPACE
