@@ -1,7 +1,8 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 // One rank's operations through range-v3 views: the collectives of one micro batch, by group — a
-// projection written as a pipeline over the lazy stream.
+// projection written as a pipeline over the lazy stream. The schedule is a view: a temporary piped
+// into adaptors is owned by the pipeline.
 //! [rank_views]
 #include <aicb/model/presets.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
@@ -16,10 +17,11 @@ int main() {
       aicb::presets::llama2_7b,
       {.world_size = 16, .tensor_parallel = 4, .pipeline_parallel = 2, .sequence_parallel = true},
       {.micro_batch = 1, .global_batch = 8, .seq_length = 4096}};
-  aicb::rank_schedule schedule(job, /*rank=*/8);  // the first rank of the last stage
   std::map<std::string, std::uint64_t> bytes;
   std::uint64_t n = 0;
-  for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0)) {
+  // Rank 8, the first rank of the last stage: its collectives of micro batch 0.
+  for (const aicb::operation& op :
+       aicb::rank_schedule(job, /*rank=*/8) | aicb::views::collectives | aicb::views::in_microbatch(0)) {
     bytes[std::string(aicb::to_string(op.group.kind))] += op.size.count();
     ++n;
   }

@@ -49,3 +49,22 @@ TEST_CASE("record_stream: a lazy input range, for std::ranges and range-v3 alike
   stream small(counter{4, &made2, 0, {}});
   CHECK(std::ranges::distance(small.begin(), small.end()) == 4);
 }
+
+TEST_CASE("record_stream: a range-v3 view, owning its source, piped from a temporary", "[generate][stream]") {
+  using stream = aicb::record_stream<counter>;
+  STATIC_REQUIRE(ranges::view_<stream>);
+  std::uint64_t made = 0;
+  std::uint64_t seen = 0;
+  // The temporary stream moves into the pipeline, which owns its source until the loop ends.
+  for (const aicb::record& r : stream(counter{10, &made, 0, {}}) | ranges::views::take(3)) {
+    CHECK(r.name == std::string("r").append(std::to_string(seen)));
+    ++seen;
+  }
+  CHECK(seen == 3);
+  // Copies share the source: a second pass continues where the first stopped (single pass).
+  stream s(counter{4, &made, 0, {}});
+  const stream copy = s;
+  auto first = s.begin();
+  CHECK((*first).name == "r0");
+  CHECK((*copy.begin()).name == "r1");
+}

@@ -8,14 +8,14 @@
 /// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
 ///
 /// ```cpp
-/// aicb::rank_schedule schedule(job, rank);
-/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
+/// for (const aicb::operation& op : aicb::rank_schedule(job, rank) | aicb::views::collectives |
+///                                      aicb::views::in_microbatch(0))
 ///   sum[op.group.kind] += op.size.count();
 /// ```
 ///
-/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
-/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
-/// views).
+/// A schedule is a view: pipe a named one or a temporary (the pipeline then owns it). range-v3 enters
+/// the schedule floor here and in <aicb/schedule/rank_schedule.hpp>; nvcc-compiled code includes
+/// neither (nvcc rejects range-v3 views).
 
 #include <aicb/config.hpp>
 #include <aicb/schedule/operation.hpp>

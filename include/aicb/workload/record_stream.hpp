@@ -4,9 +4,9 @@
 
 /// @file
 /// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
-/// into a lazy input range of records, so a workload of any length is produced on demand and never
-/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
-/// views compose with it:
+/// into a lazy range-v3 view of records, so a workload of any length is produced on demand and never
+/// held in memory. It models range-v3's view and std::ranges::input_range, so range-v3's adaptors
+/// compose with it:
 ///
 /// ```cpp
 /// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
@@ -20,11 +20,13 @@
 #include <aicb/config.hpp>
 #include <aicb/workload/record.hpp>
 
+#include <range/v3/view/facade.hpp>
+
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 AICB_BEGIN_NAMESPACE
@@ -38,49 +40,36 @@ struct record_run {
   std::uint64_t times = 1;
 };
 
-/// A lazy, single-pass range over the records a Source produces.
+/// A lazy, single-pass range-v3 view over the records a Source produces. Copies share the source
+/// (the view owns it, and an iterator keeps it alive): a pass continues where the last one stopped.
 template <class Source>
-class record_stream {
+class record_stream : public ranges::view_facade<record_stream<Source>, ranges::finite> {
  public:
-  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
+  /// An empty stream (views are default-constructible); iterate only a constructed one.
+  record_stream() = default;
+  explicit record_stream(Source source) : source_(std::make_shared<Source>(std::move(source))) {}
 
-  class iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using iterator_concept = std::input_iterator_tag;
-    using value_type = record;
-    using difference_type = std::ptrdiff_t;
-    using reference = const record&;
-    using pointer = const record*;
-
-    iterator() = default;
-    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
-
-    reference operator*() const { return *current_; }
-    pointer operator->() const { return current_; }
-    iterator& operator++() {
-      advance();
-      return *this;
-    }
-    void operator++(int) { advance(); }
-    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
-
-   private:
-    void advance() {
-      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
-    }
-    record_stream* owner_ = nullptr;
-    const record* current_ = nullptr;
-  };
-
-  /// Starts the pass. A record_stream is single-pass: call begin() once.
-  [[nodiscard]] iterator begin() { return iterator(this); }
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
   /// Records the stream produces in total.
   [[nodiscard]] std::uint64_t size() const { return source_->size(); }
 
  private:
-  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
+  friend ranges::range_access;
+
+  struct cursor {
+    using single_pass = std::true_type;
+    std::shared_ptr<Source> source;
+    const record* current = nullptr;
+    [[nodiscard]] const record& read() const noexcept { return *current; }
+    void next() { current = source->next(); }
+    [[nodiscard]] bool equal(ranges::default_sentinel_t) const noexcept { return current == nullptr; }
+  };
+  [[nodiscard]] cursor begin_cursor() const {
+    cursor c{source_};
+    c.next();
+    return c;
+  }
+
+  std::shared_ptr<Source> source_;
 };
 
 AICB_END_NAMESPACE
