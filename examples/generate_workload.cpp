@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   const aicb::generate_result simai = aicb::generate_workload(request);
 
   // The same job as aicb's CSV: every format is projected from the same job.
-  request.format = "csv";
+  request.format = aicb::workload_format::csv;
   request.output = folder + "llama.csv";
   const aicb::generate_result csv = aicb::generate_workload(request);
 

@@ -7747,9 +7747,9 @@ AICB_END_NAMESPACE
 
 /// @file
 /// aicb::record_stream — turns a generator (a small state machine that fills one record at a time)
-/// into a lazy input range of records, so a workload of any length is produced on demand and never
-/// held in memory. It models both std::ranges::input_range and range-v3's InputRange, so range-v3
-/// views compose with it:
+/// into a lazy range-v3 view of records, so a workload of any length is produced on demand and never
+/// held in memory. It models range-v3's view and std::ranges::input_range, so range-v3's adaptors
+/// compose with it:
 ///
 /// ```cpp
 /// for (const aicb::record& r : generator.records()) sink(r);            // one record at a time
@@ -7763,11 +7763,13 @@ AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/workload/record.hpp>
 
+#include <range/v3/view/facade.hpp>
+
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 AICB_BEGIN_NAMESPACE
@@ -7781,49 +7783,36 @@ struct record_run {
   std::uint64_t times = 1;
 };
 
-/// A lazy, single-pass range over the records a Source produces.
+/// A lazy, single-pass range-v3 view over the records a Source produces. Copies share the source
+/// (the view owns it, and an iterator keeps it alive): a pass continues where the last one stopped.
 template <class Source>
-class record_stream {
+class record_stream : public ranges::view_facade<record_stream<Source>, ranges::finite> {
  public:
-  explicit record_stream(Source source) : source_(std::make_unique<Source>(std::move(source))) {}
+  /// An empty stream (views are default-constructible); iterate only a constructed one.
+  record_stream() = default;
+  explicit record_stream(Source source) : source_(std::make_shared<Source>(std::move(source))) {}
 
-  class iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using iterator_concept = std::input_iterator_tag;
-    using value_type = record;
-    using difference_type = std::ptrdiff_t;
-    using reference = const record&;
-    using pointer = const record*;
-
-    iterator() = default;
-    explicit iterator(record_stream* owner) : owner_(owner) { advance(); }
-
-    reference operator*() const { return *current_; }
-    pointer operator->() const { return current_; }
-    iterator& operator++() {
-      advance();
-      return *this;
-    }
-    void operator++(int) { advance(); }
-    friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.owner_ == nullptr; }
-
-   private:
-    void advance() {
-      if (owner_ && !(current_ = owner_->source_->next())) owner_ = nullptr;
-    }
-    record_stream* owner_ = nullptr;
-    const record* current_ = nullptr;
-  };
-
-  /// Starts the pass. A record_stream is single-pass: call begin() once.
-  [[nodiscard]] iterator begin() { return iterator(this); }
-  [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
   /// Records the stream produces in total.
   [[nodiscard]] std::uint64_t size() const { return source_->size(); }
 
  private:
-  std::unique_ptr<Source> source_;  // stable address: iterators point at the stream
+  friend ranges::range_access;
+
+  struct cursor {
+    using single_pass = std::true_type;
+    std::shared_ptr<Source> source;
+    const record* current = nullptr;
+    [[nodiscard]] const record& read() const noexcept { return *current; }
+    void next() { current = source->next(); }
+    [[nodiscard]] bool equal(ranges::default_sentinel_t) const noexcept { return current == nullptr; }
+  };
+  [[nodiscard]] cursor begin_cursor() const {
+    cursor c{source_};
+    c.next();
+    return c;
+  }
+
+  std::shared_ptr<Source> source_;
 };
 
 AICB_END_NAMESPACE
@@ -8747,14 +8736,14 @@ AICB_END_NAMESPACE
 /// views. Lazy — a pipeline over a rank's stream holds one operation at a time.
 ///
 /// ```cpp
-/// aicb::rank_schedule schedule(job, rank);
-/// for (const aicb::operation& op : schedule | aicb::views::collectives | aicb::views::in_microbatch(0))
+/// for (const aicb::operation& op : aicb::rank_schedule(job, rank) | aicb::views::collectives |
+///                                      aicb::views::in_microbatch(0))
 ///   sum[op.group.kind] += op.size.count();
 /// ```
 ///
-/// The stream is single-pass: pipe a named schedule (an lvalue), once. This header is the one place
-/// range-v3 enters the schedule layer; nvcc-compiled code never includes it (nvcc rejects range-v3
-/// views).
+/// A schedule is a view: pipe a named one or a temporary (the pipeline then owns it). range-v3 enters
+/// the schedule floor here and in <aicb/schedule/rank_schedule.hpp>; nvcc-compiled code includes
+/// neither (nvcc rejects range-v3 views).
 
 // #include <aicb/config.hpp>
 // #include <aicb/schedule/operation.hpp>
@@ -13843,7 +13832,7 @@ AICB_END_NAMESPACE
 ///
 /// ```cpp
 /// const aicb::simai_projection w(job, h100);
-/// aicb::simai_sidecar about{.generator = "my-tool", .mode = "corrected", .compute_model =
+/// aicb::simai_sidecar about{.generator = "my-tool", .compute_model =
 /// h100.provenance()}; const aicb::simai_file_summary s = aicb::write_simai_file(w, "llama.txt", {
 ///     .sidecar = [&](const aicb::simai_file_summary& written) { return aicb::to_json(about, "llama.txt",
 ///     w.header(), written); }});
@@ -13864,6 +13853,57 @@ AICB_END_NAMESPACE
 // #include <aicb/units/bytes.hpp>
 // #include <aicb/version.hpp>
 // #include <aicb/workload/csv_item.hpp>
+// #include <aicb/workload/modes.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The choices every generating command shares, as named enums (aicb::to_string, aicb::from_string,
+/// and aicb::parse_value's errors listing them): which model writes the file, in which format, timed
+/// by which compute model. The front ends (`aicb generate`, `deepspeed`, `micro`, `inference`) read
+/// their flags into these and nothing else.
+
+// #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+AICB_BEGIN_NAMESPACE
+
+/// Which output a generator produces: the corrected model's (the default), or aicb's, byte for byte
+/// and bugs included. `none` (the command line's spelling of "no compatibility") reads as corrected.
+enum class compat_mode : std::uint8_t { corrected, aicb };
+
+/// The file format a workload is written in.
+enum class workload_format : std::uint8_t {
+  simai,   ///< SimAI's workload text (one representative rank)
+  csv,     ///< aicb's physical-cluster CSV (one rank)
+  chakra,  ///< Chakra execution traces, one per rank, and the communicator groups
+};
+
+/// Where compute times come from: an AIOB profile, the roofline model of a GPU, a constant; or
+/// `automatic` — the profile when one is given, the roofline otherwise.
+enum class compute_source : std::uint8_t { automatic, aiob, roofline, constant };
+
+template <>
+struct enum_names<compat_mode> {
+  static constexpr std::array<std::string_view, 2> value{"corrected", "aicb"};
+  static constexpr std::array<std::pair<std::string_view, compat_mode>, 1> aliases{
+      {{"none", compat_mode::corrected}}};
+};
+template <>
+struct enum_names<workload_format> {
+  static constexpr std::array<std::string_view, 3> value{"simai", "csv", "chakra"};
+};
+template <>
+struct enum_names<compute_source> {
+  static constexpr std::array<std::string_view, 4> value{"auto", "aiob", "roofline", "constant"};
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 // #include <aicb/workload/record_stream.hpp>
 
@@ -13973,9 +14013,9 @@ simai_file_summary write_simai_file(const Workload& w, const std::string& path,
 /// What a sidecar says beyond what the file and its writing show.
 struct simai_sidecar {
   std::string generator = "aicb";  ///< the program that wrote it
-  std::string mode = "corrected";  ///< corrected | aicb
-  std::string compute_model{};     ///< how compute was timed (compute_model::provenance)
-  std::uint64_t iterations = 1;    ///< training iterations in the file
+  compat_mode mode = compat_mode::corrected;
+  std::string compute_model{};   ///< how compute was timed (compute_model::provenance)
+  std::uint64_t iterations = 1;  ///< training iterations in the file
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
@@ -13989,7 +14029,7 @@ struct simai_sidecar {
                                          const simai_header& header, const simai_file_summary& written) {
   json_writer w;
   w.begin_object().member("schema", sidecar_schema).member("aicb_version", AICB_VERSION_STRING);
-  w.member("generator", about.generator).member("mode", about.mode);
+  w.member("generator", about.generator).member("mode", to_string(about.mode));
   w.member("workload", std::filesystem::path(path).filename().string());
   w.member("format", "SimAI HYBRID_TRANSFORMER_FWD_IN_BCKWD text; times in ns, sizes in bytes");
   w.member("holds", std::to_string(about.iterations) + " training iteration(s) of one pipeline stage, " +
@@ -16173,6 +16213,7 @@ struct csv_file_fields {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/workload/modes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -16184,9 +16225,6 @@ AICB_END_NAMESPACE
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
-
-/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
-enum class compat_mode : std::uint8_t { aicb, corrected };
 
 /// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
 struct aicb_args {
@@ -18223,6 +18261,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/reflect.hpp>
 // #include <aicb/parallel/groups.hpp>
+// #include <aicb/workload/modes.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -18239,11 +18278,12 @@ struct generate_request {
   /// The model source (`model`: a preset, one of aicb's model names or a size; `hf_config`; `size`
   /// with `family`, empty meaning llama with a note) and descriptor fields that have no aicb name.
   job_request job{.family = ""};
-  aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
-  std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
-  std::string format = "simai";  ///< simai | csv | chakra
-  std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
-  std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  aicb_flag_values flags{};                         ///< aicb's generator flags, by aicb's names
+  compat_mode compat = compat_mode::corrected;      ///< corrected, or aicb's file byte for byte
+  workload_format format = workload_format::simai;  ///< simai | csv | chakra
+  std::string output{};  ///< the file (chakra: the directory); empty: aicb's name under results/
+  /// aiob | roofline | constant; automatic: aiob with a profile, else roofline
+  compute_source compute = compute_source::automatic;
   /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
   /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
   std::string cluster{};
@@ -18260,9 +18300,9 @@ struct generate_request {
 
 /// What generate_workload decided and wrote.
 struct generate_result {
-  std::string path;                  ///< the file written
-  std::string format = "simai";      ///< simai | csv | chakra
-  std::string mode = "corrected";    ///< corrected | aicb
+  std::string path;  ///< the file written
+  workload_format format = workload_format::simai;
+  compat_mode mode = compat_mode::corrected;
   std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
   std::string compute_model{};       ///< SimAI: how compute was timed
   std::vector<std::string> notes{};  ///< what was decided for the user, one line each
@@ -18398,17 +18438,18 @@ struct chosen_compute {
 [[nodiscard]] inline chosen_compute choose_compute(const generate_request& r, const job_spec& job,
                                                    std::vector<std::string>& notes) {
   const aicb_flag_values& f = r.flags;
-  std::string kind = r.compute;
-  if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
+  compute_source kind = r.compute;
+  if (kind == compute_source::automatic)
+    kind = f.on("aiob_enable") || f.given("comp_filepath") ? compute_source::aiob : compute_source::roofline;
   chosen_compute c;
   c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
           : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
                                : "H100";
-  if (kind == "constant") {
+  if (kind == compute_source::constant) {
     c.model = std::make_unique<constant_model>();
-  } else if (kind == "roofline") {
+  } else if (kind == compute_source::roofline) {
     c.model = std::make_unique<roofline_model>(c.gpu);
-  } else if (kind == "aiob") {
+  } else {  // aiob
     if (!f.given("comp_filepath"))
       AICB_THROW(config_error("comp_filepath", "(none)", "--compute aiob needs a profile"));
     const std::string file = f.text("comp_filepath");
@@ -18422,8 +18463,6 @@ struct chosen_compute {
           config_error("comp_filepath", file, "the profile does not match the job (see above; --strict)"));
     c.fallback = std::make_unique<roofline_model>(c.gpu);
     c.model = std::make_unique<aiob_model>(std::move(profile), file, c.fallback.get());
-  } else {
-    AICB_THROW(config_error("compute", kind, "expected aiob | roofline | constant"));
   }
   return c;
 }
@@ -18473,7 +18512,7 @@ namespace detail {
 
 inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "csv";
+  out.format = workload_format::csv;
   const job_spec job = corrected_job(r, out.notes);
   validate_training(job);
   std::optional<std::uint64_t> stage = r.stage;
@@ -18504,8 +18543,8 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
 
 inline generate_result generate_aicb_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "csv";
-  out.mode = "aicb";
+  out.format = workload_format::csv;
+  out.mode = compat_mode::aicb;
   aicb_args args = megatron_args_from_flags(r.flags, r.job.model, r.nnodes, r.nproc_per_node, out.notes);
   if (r.iterations != 1) args.epoch_num = r.iterations;
   const megatron_csv_workload w(args);
@@ -18537,7 +18576,7 @@ inline simai_file_options simai_options(const generate_request& r, const generat
 
 inline generate_result generate_aicb_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.mode = "aicb";
+  out.mode = compat_mode::aicb;
   const aicb_args args = aicb_args_from_flags(r.flags, r.job.model, out.notes);
   if (r.iterations != 1)
     AICB_THROW(config_error("iterations", std::to_string(r.iterations),
@@ -18555,7 +18594,7 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
   // The sidecar's description outlives the options that refer to it.
   const simai_sidecar about{
       .generator = "aicb generate",
-      .mode = "aicb",
+      .mode = compat_mode::aicb,
       .compute_model = out.compute_model,
       .iterations = 1,
       .pipeline_stage = std::nullopt,
@@ -18610,7 +18649,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   if (events.planned) events.planned(out);
   simai_file_options o = simai_options(r, events, w.size(), out.path);
   const simai_sidecar about{.generator = "aicb generate",
-                            .mode = "corrected",
+                            .mode = compat_mode::corrected,
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
@@ -18631,7 +18670,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
 
 inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "chakra";
+  out.format = workload_format::chakra;
   const job_spec job = corrected_job(r, out.notes);
   validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
@@ -18669,14 +18708,11 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
 
 /// Writes the workload a request asks for (see the file comment) and says what it did.
 inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
-  if (r.compat != "aicb" && r.compat != "none")
-    AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
-  if (r.format != "simai" && r.format != "csv" && r.format != "chakra")
-    AICB_THROW(config_error("format", r.format, "expected simai | csv | chakra"));
-  if (r.format == "chakra") {
-    if (r.compat == "aicb")
-      AICB_THROW(config_error("compat", r.compat,
-                              "aicb writes no Chakra traces; --format chakra is corrected only"));
+  const bool aicb = r.compat == compat_mode::aicb;
+  if (r.format == workload_format::chakra) {
+    if (aicb)
+      AICB_THROW(
+          config_error("compat", "aicb", "aicb writes no Chakra traces; --format chakra is corrected only"));
     if (r.stage)
       AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
                               "Chakra traces are written per rank: choose them with --ranks"));
@@ -18686,20 +18722,18 @@ inline generate_result generate_workload(const generate_request& r, const genera
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
-  if (r.compat == "aicb" && !r.cluster.empty())
+  if (aicb && !r.cluster.empty())
     AICB_THROW(config_error("cluster", r.cluster,
                             "aicb has no such option: --compat aicb writes aicb's file; name its GPU "
                             "with --gpu_type"));
-  if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
+  if (aicb && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",
                      r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
                      "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
-  if (r.format == "csv")
-    return r.compat == "aicb" ? detail::generate_aicb_csv(r, events)
-                              : detail::generate_corrected_csv(r, events);
-  return r.compat == "aicb" ? detail::generate_aicb_simai(r, events)
-                            : detail::generate_corrected_simai(r, events);
+  if (r.format == workload_format::csv)
+    return aicb ? detail::generate_aicb_csv(r, events) : detail::generate_corrected_csv(r, events);
+  return aicb ? detail::generate_aicb_simai(r, events) : detail::generate_corrected_simai(r, events);
 }
 
 AICB_END_NAMESPACE

@@ -31,7 +31,7 @@ TEST_CASE("generate: every format is built from the same job", "[commands][gener
   aicb::generate_request r = llama_request();
   r.output = "gen_same.txt";
   const aicb::generate_result simai = aicb::generate_workload(r);
-  r.format = "csv";
+  r.format = aicb::workload_format::csv;
   r.output = "gen_same.csv";
   const aicb::generate_result csv = aicb::generate_workload(r);
   REQUIRE(simai.job);
@@ -87,7 +87,7 @@ TEST_CASE("generate: what cannot be honoured is an error before any file", "[com
   aicb::generate_request r = llama_request();
   r.output = "gen_refused.txt";
   std::filesystem::remove(r.output);
-  r.compat = "aicb";
+  r.compat = aicb::compat_mode::aicb;
   r.job.size = "15B";
   CHECK_THROWS_WITH(aicb::generate_workload(r), Catch::Contains("aicb has no such option"));
   r.job.size.clear();
@@ -95,13 +95,14 @@ TEST_CASE("generate: what cannot be honoured is an error before any file", "[com
   CHECK_THROWS_WITH(aicb::generate_workload(r), Catch::Contains("one iteration"));
   r = llama_request();
   r.output = "gen_refused.txt";
-  r.compute = "aiob";  // no profile
+  r.compute = aicb::compute_source::aiob;  // no profile
   CHECK_THROWS_WITH(aicb::generate_workload(r), Catch::Contains("comp_filepath"));
-  r.compute = "guess";
-  CHECK_THROWS_AS(aicb::generate_workload(r), aicb::config_error);
-  r.compute.clear();
+  // A compute model is one of the named choices: an unknown name is refused where text becomes a request.
+  CHECK_THROWS_WITH(aicb::parse_value("compute", "guess", r.compute),
+                    "compute = guess: expected auto | aiob | roofline | constant");
+  r.compute = aicb::compute_source::automatic;
   r.stage = 3;
-  r.format = "csv";
+  r.format = aicb::workload_format::csv;
   CHECK_THROWS_WITH(aicb::generate_workload(r), Catch::Contains("pipeline_parallel"));
   CHECK_FALSE(std::filesystem::exists("gen_refused.txt"));
 }

@@ -27,7 +27,7 @@ TEST_CASE("workload file: a SimAI file and its sidecar, counted as written", "[i
   std::filesystem::remove("wf.txt.json");
   std::uint64_t estimated = 0;
   const aicb::simai_sidecar about{
-      .generator = "test", .mode = "corrected", .compute_model = compute.provenance()};
+      .generator = "test", .mode = aicb::compat_mode::corrected, .compute_model = compute.provenance()};
   aicb::simai_file_options options;
   options.sidecar = [&](const aicb::simai_file_summary& s) {
     return aicb::to_json(about, "dir/wf.txt", w.header(), s);

@@ -171,10 +171,10 @@ aicb::generate_request to_request(const generate_options& o) {
     if (!text.empty()) r.job.fields.emplace_back(field, text);
   for (const auto& [name, text] : o.aicb)
     if (!text.empty()) r.flags.set(name, text);
-  r.compat = o.compat;
-  r.format = o.format;
+  aicb::parse_value("compat", o.compat, r.compat);
+  aicb::parse_value("format", o.format, r.format);
   r.output = o.output;
-  r.compute = o.compute;
+  if (!o.compute.empty()) aicb::parse_value("compute", o.compute, r.compute);
   r.cluster = o.cluster;
   r.iterations = o.iterations;
   r.stage = o.stage;
@@ -191,7 +191,7 @@ aicb::generate_request to_request(const generate_options& o) {
 // what was decided for the user.
 void print_plan(const aicb::generate_result& r, bool quiet) {
   if (quiet) return;
-  if ((r.format == "simai" || r.format == "chakra") && r.job) {
+  if (r.format != aicb::workload_format::csv && r.job) {
     const aicb::job_spec& job = *r.job;
     std::printf("job: %s\n",
                 std::string(job.model.name.empty() ? "(unnamed)" : job.model.name.view()).c_str());
@@ -210,11 +210,11 @@ void print_plan(const aicb::generate_result& r, bool quiet) {
 
 // After: what was written, where, and what to do next.
 void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
-  if (r.format == "csv") {
+  if (r.format == aicb::workload_format::csv) {
     for (const std::string& warning : r.warnings)
       std::fprintf(stderr, "warning: %s\n", warning.c_str());
     if (quiet) return;
-    if (r.mode == "aicb")
+    if (r.mode == aicb::compat_mode::aicb)
       std::printf("wrote %s: %llu items (aicb, pipeline stage %llu)\n", r.path.c_str(),
                   static_cast<unsigned long long>(r.items),
                   static_cast<unsigned long long>(r.pipeline_stage));
@@ -225,7 +225,7 @@ void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
                   static_cast<unsigned long long>(r.iterations));
     return;
   }
-  if (r.format == "chakra") {
+  if (r.format == aicb::workload_format::chakra) {
     for (const std::string& w : r.warnings)
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (quiet) return;
@@ -268,9 +268,11 @@ void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
 void print_json(const aicb::generate_result& r, double seconds) {
   aicb::json_writer w;
   w.begin_object().member("schema", "aicb.generate/1").member("aicb_version", AICB_VERSION_STRING);
-  w.member("format", r.format).member("mode", r.mode).member("path", r.path);
+  w.member("format", aicb::to_string(r.format))
+      .member("mode", aicb::to_string(r.mode))
+      .member("path", r.path);
   w.member("iterations", r.iterations);
-  if (r.format == "simai") {
+  if (r.format == aicb::workload_format::simai) {
     w.member("records", r.written.records).member("micro_batches", r.header.ga);
     w.member("sidecar", r.sidecar);
     w.key("collective_bytes").begin_object();
@@ -279,7 +281,7 @@ void print_json(const aicb::generate_result& r, double seconds) {
         w.member(std::string(aicb::to_string(g)), n);
     w.end_object();
     if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
-  } else if (r.format == "csv") {
+  } else if (r.format == aicb::workload_format::csv) {
     w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
   } else {
     w.member("files", r.files).member("nodes", r.items);

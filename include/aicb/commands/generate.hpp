@@ -49,6 +49,7 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/parallel/groups.hpp>
+#include <aicb/workload/modes.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -65,11 +66,12 @@ struct generate_request {
   /// The model source (`model`: a preset, one of aicb's model names or a size; `hf_config`; `size`
   /// with `family`, empty meaning llama with a note) and descriptor fields that have no aicb name.
   job_request job{.family = ""};
-  aicb_flag_values flags{};      ///< aicb's generator flags, by aicb's names
-  std::string compat = "none";   ///< none: corrected; aicb: aicb's file byte for byte
-  std::string format = "simai";  ///< simai | csv | chakra
-  std::string output{};          ///< the file (chakra: the directory); empty: aicb's name under results/
-  std::string compute{};         ///< aiob | roofline | constant; empty: aiob with a profile, else roofline
+  aicb_flag_values flags{};                         ///< aicb's generator flags, by aicb's names
+  compat_mode compat = compat_mode::corrected;      ///< corrected, or aicb's file byte for byte
+  workload_format format = workload_format::simai;  ///< simai | csv | chakra
+  std::string output{};  ///< the file (chakra: the directory); empty: aicb's name under results/
+  /// aiob | roofline | constant; automatic: aiob with a profile, else roofline
+  compute_source compute = compute_source::automatic;
   /// A cluster preset (docs/cluster.md): its GPU times the computation unless `--gpu_type` names one,
   /// and the SimAI command line printed runs on its machines. Empty: the GPU's preset.
   std::string cluster{};
@@ -86,9 +88,9 @@ struct generate_request {
 
 /// What generate_workload decided and wrote.
 struct generate_result {
-  std::string path;                  ///< the file written
-  std::string format = "simai";      ///< simai | csv | chakra
-  std::string mode = "corrected";    ///< corrected | aicb
+  std::string path;  ///< the file written
+  workload_format format = workload_format::simai;
+  compat_mode mode = compat_mode::corrected;
   std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
   std::string compute_model{};       ///< SimAI: how compute was timed
   std::vector<std::string> notes{};  ///< what was decided for the user, one line each
@@ -224,17 +226,18 @@ struct chosen_compute {
 [[nodiscard]] inline chosen_compute choose_compute(const generate_request& r, const job_spec& job,
                                                    std::vector<std::string>& notes) {
   const aicb_flag_values& f = r.flags;
-  std::string kind = r.compute;
-  if (kind.empty()) kind = f.on("aiob_enable") || f.given("comp_filepath") ? "aiob" : "roofline";
+  compute_source kind = r.compute;
+  if (kind == compute_source::automatic)
+    kind = f.on("aiob_enable") || f.given("comp_filepath") ? compute_source::aiob : compute_source::roofline;
   chosen_compute c;
   c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
           : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
                                : "H100";
-  if (kind == "constant") {
+  if (kind == compute_source::constant) {
     c.model = std::make_unique<constant_model>();
-  } else if (kind == "roofline") {
+  } else if (kind == compute_source::roofline) {
     c.model = std::make_unique<roofline_model>(c.gpu);
-  } else if (kind == "aiob") {
+  } else {  // aiob
     if (!f.given("comp_filepath"))
       AICB_THROW(config_error("comp_filepath", "(none)", "--compute aiob needs a profile"));
     const std::string file = f.text("comp_filepath");
@@ -248,8 +251,6 @@ struct chosen_compute {
           config_error("comp_filepath", file, "the profile does not match the job (see above; --strict)"));
     c.fallback = std::make_unique<roofline_model>(c.gpu);
     c.model = std::make_unique<aiob_model>(std::move(profile), file, c.fallback.get());
-  } else {
-    AICB_THROW(config_error("compute", kind, "expected aiob | roofline | constant"));
   }
   return c;
 }
@@ -299,7 +300,7 @@ namespace detail {
 
 inline generate_result generate_corrected_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "csv";
+  out.format = workload_format::csv;
   const job_spec job = corrected_job(r, out.notes);
   validate_training(job);
   std::optional<std::uint64_t> stage = r.stage;
@@ -330,8 +331,8 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
 
 inline generate_result generate_aicb_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "csv";
-  out.mode = "aicb";
+  out.format = workload_format::csv;
+  out.mode = compat_mode::aicb;
   aicb_args args = megatron_args_from_flags(r.flags, r.job.model, r.nnodes, r.nproc_per_node, out.notes);
   if (r.iterations != 1) args.epoch_num = r.iterations;
   const megatron_csv_workload w(args);
@@ -363,7 +364,7 @@ inline simai_file_options simai_options(const generate_request& r, const generat
 
 inline generate_result generate_aicb_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.mode = "aicb";
+  out.mode = compat_mode::aicb;
   const aicb_args args = aicb_args_from_flags(r.flags, r.job.model, out.notes);
   if (r.iterations != 1)
     AICB_THROW(config_error("iterations", std::to_string(r.iterations),
@@ -381,7 +382,7 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
   // The sidecar's description outlives the options that refer to it.
   const simai_sidecar about{
       .generator = "aicb generate",
-      .mode = "aicb",
+      .mode = compat_mode::aicb,
       .compute_model = out.compute_model,
       .iterations = 1,
       .pipeline_stage = std::nullopt,
@@ -436,7 +437,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   if (events.planned) events.planned(out);
   simai_file_options o = simai_options(r, events, w.size(), out.path);
   const simai_sidecar about{.generator = "aicb generate",
-                            .mode = "corrected",
+                            .mode = compat_mode::corrected,
                             .compute_model = out.compute_model,
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
@@ -457,7 +458,7 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
 
 inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {
   generate_result out;
-  out.format = "chakra";
+  out.format = workload_format::chakra;
   const job_spec job = corrected_job(r, out.notes);
   validate_training(job);
   const chosen_compute compute = choose_compute(r, job, out.notes);
@@ -495,14 +496,11 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
 
 /// Writes the workload a request asks for (see the file comment) and says what it did.
 inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
-  if (r.compat != "aicb" && r.compat != "none")
-    AICB_THROW(config_error("compat", r.compat, "expected aicb | none"));
-  if (r.format != "simai" && r.format != "csv" && r.format != "chakra")
-    AICB_THROW(config_error("format", r.format, "expected simai | csv | chakra"));
-  if (r.format == "chakra") {
-    if (r.compat == "aicb")
-      AICB_THROW(config_error("compat", r.compat,
-                              "aicb writes no Chakra traces; --format chakra is corrected only"));
+  const bool aicb = r.compat == compat_mode::aicb;
+  if (r.format == workload_format::chakra) {
+    if (aicb)
+      AICB_THROW(
+          config_error("compat", "aicb", "aicb writes no Chakra traces; --format chakra is corrected only"));
     if (r.stage)
       AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
                               "Chakra traces are written per rank: choose them with --ranks"));
@@ -512,20 +510,18 @@ inline generate_result generate_workload(const generate_request& r, const genera
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
-  if (r.compat == "aicb" && !r.cluster.empty())
+  if (aicb && !r.cluster.empty())
     AICB_THROW(config_error("cluster", r.cluster,
                             "aicb has no such option: --compat aicb writes aicb's file; name its GPU "
                             "with --gpu_type"));
-  if (r.compat == "aicb" && (!r.job.hf_config.empty() || !r.job.size.empty()))
+  if (aicb && (!r.job.hf_config.empty() || !r.job.size.empty()))
     AICB_THROW(
         config_error(r.job.hf_config.empty() ? "size" : "hf_config",
                      r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
                      "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
-  if (r.format == "csv")
-    return r.compat == "aicb" ? detail::generate_aicb_csv(r, events)
-                              : detail::generate_corrected_csv(r, events);
-  return r.compat == "aicb" ? detail::generate_aicb_simai(r, events)
-                            : detail::generate_corrected_simai(r, events);
+  if (r.format == workload_format::csv)
+    return aicb ? detail::generate_aicb_csv(r, events) : detail::generate_corrected_csv(r, events);
+  return aicb ? detail::generate_aicb_simai(r, events) : detail::generate_corrected_simai(r, events);
 }
 
 AICB_END_NAMESPACE

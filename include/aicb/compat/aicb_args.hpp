@@ -16,6 +16,7 @@
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/generate/file_names.hpp>
+#include <aicb/workload/modes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -27,9 +28,6 @@
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
-
-/// Which output a generator produces: aicb's, byte for byte and bugs included, or the corrected one.
-enum class compat_mode : std::uint8_t { aicb, corrected };
 
 /// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
 struct aicb_args {

@@ -9,7 +9,7 @@
 ///
 /// ```cpp
 /// const aicb::simai_projection w(job, h100);
-/// aicb::simai_sidecar about{.generator = "my-tool", .mode = "corrected", .compute_model =
+/// aicb::simai_sidecar about{.generator = "my-tool", .compute_model =
 /// h100.provenance()}; const aicb::simai_file_summary s = aicb::write_simai_file(w, "llama.txt", {
 ///     .sidecar = [&](const aicb::simai_file_summary& written) { return aicb::to_json(about, "llama.txt",
 ///     w.header(), written); }});
@@ -30,6 +30,7 @@
 #include <aicb/units/bytes.hpp>
 #include <aicb/version.hpp>
 #include <aicb/workload/csv_item.hpp>
+#include <aicb/workload/modes.hpp>
 #include <aicb/workload/record.hpp>
 #include <aicb/workload/record_stream.hpp>
 
@@ -139,9 +140,9 @@ simai_file_summary write_simai_file(const Workload& w, const std::string& path,
 /// What a sidecar says beyond what the file and its writing show.
 struct simai_sidecar {
   std::string generator = "aicb";  ///< the program that wrote it
-  std::string mode = "corrected";  ///< corrected | aicb
-  std::string compute_model{};     ///< how compute was timed (compute_model::provenance)
-  std::uint64_t iterations = 1;    ///< training iterations in the file
+  compat_mode mode = compat_mode::corrected;
+  std::string compute_model{};   ///< how compute was timed (compute_model::provenance)
+  std::uint64_t iterations = 1;  ///< training iterations in the file
   std::optional<std::uint64_t> pipeline_stage{};
   /// Writes the job as a JSON value (descriptors, or aicb's arguments); none: null.
   std::function<void(json_writer&)> job{};
@@ -155,7 +156,7 @@ struct simai_sidecar {
                                          const simai_header& header, const simai_file_summary& written) {
   json_writer w;
   w.begin_object().member("schema", sidecar_schema).member("aicb_version", AICB_VERSION_STRING);
-  w.member("generator", about.generator).member("mode", about.mode);
+  w.member("generator", about.generator).member("mode", to_string(about.mode));
   w.member("workload", std::filesystem::path(path).filename().string());
   w.member("format", "SimAI HYBRID_TRANSFORMER_FWD_IN_BCKWD text; times in ns, sizes in bytes");
   w.member("holds", std::to_string(about.iterations) + " training iteration(s) of one pipeline stage, " +
