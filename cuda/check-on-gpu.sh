@@ -49,7 +49,7 @@ step "profile mixtral-8x7b" "$out/mixtral-8x7b.log" "$aicb" profile --model mixt
 # `aicb run` on NCCL, one process on one GPU (no MPI needed): a sweep with its data check — times and
 # algorithm bandwidths (bus bandwidth is 0 for a group of one, as in nccl-tests).
 step "aicb run, nccl backend" "$out/run-nccl.log" "$aicb" run --backend nccl \
-  --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:1GiB --warmup 5 --iterations 20 --check \
+  --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:1GiB --warmup 5 --repeat 20 --check \
   -o "$out/run-nccl.json"
 
 # Read back by aicb's own reader rules and by the library.

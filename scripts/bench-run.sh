@@ -18,7 +18,7 @@ ratios=()
 echo "1000 x 1 MiB all-reduce, 2 ranks ($(nproc) cores): bare loop vs aicb run, microseconds"
 for i in $(seq "$pairs"); do
   bare=$(mpirun -np 2 "$work/bare" 1048576 1000 10)
-  mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1MiB --iterations 1000 --warmup 10 -q -o "$work/run.json"
+  mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1MiB --repeat 1000 --warmup 10 -q -o "$work/run.json"
   replay=$(python3 -c "import json,sys; print(sum(json.load(open(sys.argv[1]))['iterations_us']))" "$work/run.json")
   ratio=$(awk "BEGIN{printf \"%.4f\", $replay/$bare}")
   ratios+=("$ratio")

@@ -11738,7 +11738,7 @@ AICB_END_NAMESPACE
 /// A file is a stream of length-delimited messages: a `GlobalMetadata` (version "0.0.4"), then one
 /// `Node` per operation, in schedule order. What ASTRA-sim's feeder reads, with the field types it
 /// reads (docs/chakra.md):
-/// - `id` = the operation's index in the rank's stream (`aicb schedule --rank R` lists the same
+/// - `id` = the operation's index in the rank's stream (`aicb schedule --ranks R` lists the same
 ///   numbers), `name` = the operation's name, `data_deps` = what it waits for;
 /// - compute (COMP_NODE): `duration_micros` from the compute model, rounded so that the rank's
 ///   running total stays within half a microsecond of the exact one (a run of sub-microsecond kernels

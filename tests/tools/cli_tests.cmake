@@ -103,7 +103,7 @@ aicb_cli_test(lint_hybrid_training EXPECT "records, 0 errors, 0 warnings" ARGS l
 set_tests_properties(cli.lint_hybrid_training PROPERTIES DEPENDS cli.generate_hybrid_training)
 aicb_cli_test(chakra_hybrid_training EXPECT "wrote hybrid_chakra/: 16 Chakra traces"
               ARGS generate ${hybrid_job} --format chakra -o hybrid_chakra)
-aicb_cli_test(schedule_hybrid_training EXPECT "gdn_core" "attention_gate" ARGS schedule ${hybrid_job} --rank 0)
+aicb_cli_test(schedule_hybrid_training EXPECT "gdn_core" "attention_gate" ARGS schedule ${hybrid_job} --ranks 0)
 aicb_cli_test(hybrid_training_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with Gated DeltaNet"
               ARGS describe --model qwen3-next-80b-a3b --world-size 16 --tp 2 --sp --cp 2 --ep 4 --global-batch 16
                    --seq 4096)
@@ -126,7 +126,7 @@ aicb_cli_test(describe_nemotron EXPECT "31577940288|31,577,940,288" "iteration" 
 aicb_cli_test(check_nemotron EXPECT "ok: all 16 ranks ran jointly" ARGS check ${nemotron_job})
 aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
               ARGS generate ${nemotron_job} --format chakra -o nemotron_chakra)
-aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --rank 0)
+aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --ranks 0)
 aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
 # GLM-4.5-Air (grouped-query attention with q/k/v biases, DeepSeek-V3-style experts, an MTP module)
@@ -333,7 +333,7 @@ aicb_cli_test(profile_without_gpu STATUS 1 EXPECT "aicb: profile: .*(aicb profil
               ARGS profile --model llama2-7b --world-size 8 --tp 2 -o never_profile.txt)
 set_tests_properties(cli.profile_without_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
 # Its former --iterations (timed calls; training iterations elsewhere) warns and names the new flag.
-aicb_cli_test(profile_iterations_renamed STATUS 1 EXPECT "(--iterations is now --timed-calls|built without CUDA)"
+aicb_cli_test(profile_iterations_renamed STATUS 1 EXPECT "(--iterations is an old spelling of --repeat|built without CUDA)"
               ARGS profile --model llama2-7b --iterations 3 -o never_profile.txt)
 set_tests_properties(cli.profile_iterations_renamed PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
 
@@ -404,21 +404,21 @@ aicb_cli_test(schedule_rank EXPECT "rank 21 of 64: tp 1, cp 0, dp 1, pp 1" "tp\\
                                    "recv +forward .*recv_activation +from 5 tag"
                                    "collective +finalize .*grad_reduce +reduce_scatter dp_cp\\[5\\]/4"
               ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --distributed-optimizer
-                   --global-batch 32 --seq 4096 --rank 21)
+                   --global-batch 32 --seq 4096 --ranks 21)
 aicb_cli_test(schedule_json EXPECT "\"rank\": 21" "\"operations\": ." "\"type\": \"collective\""
               ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 32
-                   --seq 4096 --rank 21 --json --limit 50)
+                   --seq 4096 --ranks 21 --json --limit 50)
 aicb_cli_test(schedule_only_transfers EXPECT "recv +forward +0 .*recv_activation +from 0 tag 0"
                                             "send +backward +3 .*send_gradient +to 0 tag 15"
               REJECT "collective" " compute "
               ARGS schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 16 --seq 4096
-                   --rank 8 --only transfer)
+                   --ranks 8 --only transfer)
 aicb_cli_test(schedule_one_microbatch EXPECT "collective +forward +3 .*attention_output_reduce"
               REJECT "forward +[0-2] " "finalize"
               ARGS schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --global-batch 16 --seq 4096
-                   --rank 8 --only collective --microbatch 3)
+                   --ranks 8 --only collective --microbatch 3)
 aicb_cli_test(schedule_rank_out_of_range STATUS 2 EXPECT "rank = 64: a rank must be below world_size \\(64\\)"
-              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --rank 64)
+              ARGS schedule --model llama2-7b --world-size 64 --tp 4 --ranks 64)
 aicb_cli_test(schedule_interleaved_refused STATUS 2 EXPECT "a multiple of pipeline_parallel, as Megatron-Core requires"
               ARGS schedule --model llama2-7b --world-size 64 --tp 4 --pp 4 --vpp 2 --sp --global-batch 24 --seq 4096)
 aicb_cli_test(check_job EXPECT "ok: all 64 ranks ran jointly" "transfers"
@@ -428,7 +428,7 @@ aicb_cli_test(check_job_two_passes EXPECT "ok: all 64 ranks streamed" "pipeline 
                    --joint-limit 16)
 add_test(NAME cli.schedule_json_is_json
          COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/json_output.py" operations $<TARGET_FILE:aicb_tool>
-                 schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 8 --seq 2048 --rank 9 --json)
+                 schedule --model llama2-7b --world-size 16 --tp 2 --pp 2 --sp --global-batch 8 --seq 2048 --ranks 9 --json)
 set_tests_properties(cli.schedule_json_is_json PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "valid JSON")
 
 # --- Versioned documents validate against their schemas (docs/schemas/) ---------------------------
@@ -459,7 +459,7 @@ aicb_schema_test(inference_timeline_json_schema trace.schema.json -- $<TARGET_FI
                  inference --format timeline --model deepseek-v3 --phase decode --batch 64 --context 1024 --dp-attention 8
                  --ep 8 --weights fp8 -q -o /dev/stdout)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
-                 schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --rank 9 --json)
+                 schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --ranks 9 --json)
 aicb_schema_test(generate_json_schema_simai generate.schema.json -- $<TARGET_FILE:aicb_tool>
                  generate -m llama3-8b --num-layers 2 --world-size 16 --tp 2 --sp --gbs 32 --cluster dgx-a100
                  -o generate_json.txt --json)
@@ -509,3 +509,13 @@ aicb_cli_test(describe_phase_mtp_wrap STATUS 2 EXPECT "mtp_drafts = 184467440737
               ARGS describe -m llama3-8b --tp 8 --phase decode --batch 64 --context 4096 --mtp-drafts 18446744073709551615)
 aicb_cli_test(describe_phase_memory_fraction STATUS 2 EXPECT "memory_fraction = 2.0+: expected a fraction in .0, 1. of the GPU"
               ARGS describe -m llama3-8b --tp 8 --phase decode --batch 64 --context 4096 --memory-fraction 2)
+
+# One vocabulary: every subcommand's flags listed, and no meaning with two spellings shown
+# (tools/aicb/vocabulary.hpp). Old spellings still work, with a warning naming the new one.
+add_test(NAME cli.flag_vocabulary
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/tools/flag_vocabulary.py" $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.flag_vocabulary PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "subcommands checked: one spelling")
+aicb_cli_test(old_spelling_rank EXPECT "--rank is an old spelling of --ranks" "rank 3"
+              ARGS schedule --model llama2-7b --num-layers 2 --world-size 8 --tp 2 --global-batch 4 --rank 3 --limit 1)
+aicb_cli_test(old_spelling_micro_iterations EXPECT "--iterations is an old spelling of --repeat"
+              ARGS micro --world_size 8 --iterations 2 -o old_spelling_micro.txt)

@@ -46,7 +46,7 @@ verified="check: [1-9][0-9]* elements verified, 0 wrong"
 # A small model; computation as a thousandth of its roofline time.
 model=(--hidden-size 256 --num-attention-heads 8 --num-layers 8 --vocab-size 1024 --seq-length 128 --micro-batch 1
        --warmup 1 --compute-scale 0.001 --check)
-small=("${model[@]}" --iterations 2)
+small=("${model[@]}" --repeat 2)
 
 expect 0 "dense TP 2 x DP 2: values right" "$verified" "all_reduce +dp_cp +2 " -- \
   mpirun -np 4 "$aicb" run "${small[@]}" --world-size 4 --tp 2 --global-batch 8 -o dense.json --csv dense.csv
@@ -64,14 +64,14 @@ expect 0 "MoE with the all-to-all dispatcher, EP 4 x TP 2" "^all_to_all +ep +4 "
   --moe-dispatcher alltoall --global-batch 8
 expect 0 "collective sweep over 8 ranks" "^all_to_all +world +8 +1048576 " "$verified" -- \
   mpirun -np 8 "$aicb" run --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 4KiB:1MiB \
-  --iterations 3 --check -o sweep.json
+  --repeat 3 --check -o sweep.json
 expect 0 "a saved Chakra set is written" "wrote saved/" -- \
   "$aicb" generate --format chakra --hidden-size 256 --num-attention-heads 8 --num-layers 8 --vocab-size 1024 \
   --seq-length 128 --micro-batch 1 --world-size 4 --tp 2 --pp 2 --global-batch 8 -o saved
 expect 0 "the saved set replays, each rank its own trace" "Chakra set saved" "^send +pp " "$verified" -- \
-  mpirun -np 4 "$aicb" run --chakra saved --iterations 2 --warmup 1 --compute-scale 0.001 --check
+  mpirun -np 4 "$aicb" run --chakra saved --repeat 2 --warmup 1 --compute-scale 0.001 --check
 expect 0 "one process without mpirun is a world of 1" "on 1 ranks" -- \
-  "$aicb" run --sweep all_reduce --sizes 64KiB --iterations 2
+  "$aicb" run --sweep all_reduce --sizes 64KiB --repeat 2
 # Every bus bandwidth is finite, positive and algbw times nccl-tests' factor.
 for f in dense.json moe.json sweep.json; do
   if python3 - "$f" <<'PY'
@@ -154,13 +154,13 @@ expect 0 "the world size defaults to mpirun's, with progress" "^aicb run: setup"
 build=$(dirname "$(dirname "$aicb")")
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1 && [[ -x prefix/bin/aicb-run ]]; then
   expect 0 "the installed aicb run works under mpirun" "on 2 ranks" "$verified" -- \
-    mpirun -np 2 "$work/prefix/bin/aicb" run --sweep all_reduce --sizes 4KiB --iterations 1 --check
+    mpirun -np 2 "$work/prefix/bin/aicb" run --sweep all_reduce --sizes 4KiB --repeat 1 --check
 else
   fail "cmake --install did not install aicb-run: $(tail -3 install.log)"
 fi
 
 # A rank killed mid-run ends every rank (within 30 s) and no results file appears.
-long=("$aicb" run "${model[@]}" --world-size 4 --tp 2 --pp 2 --global-batch 8 --iterations 1000000 -o killed.json)
+long=("$aicb" run "${model[@]}" --world-size 4 --tp 2 --pp 2 --global-batch 8 --repeat 1000000 -o killed.json)
 start=$(date +%s)
 mpirun -np 4 "${long[@]}" >killed.log 2>&1 &
 launcher=$!
@@ -178,7 +178,7 @@ else
 fi
 
 # A rank that hangs (stopped) is named by its peers' watchdog: the operation and the rank.
-mpirun -np 4 "$aicb" run "${model[@]}" --world-size 4 --tp 2 --pp 2 --global-batch 8 --iterations 1000000 \
+mpirun -np 4 "$aicb" run "${model[@]}" --world-size 4 --tp 2 --pp 2 --global-batch 8 --repeat 1000000 \
   --timeout 3 -o hung.json >hung.log 2>&1 &
 launcher=$!
 sleep 5

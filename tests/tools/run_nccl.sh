@@ -8,7 +8,7 @@ set -u
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-out=$(timeout 300 "$1" --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:4MiB --iterations 2 \
+out=$(timeout 300 "$1" --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:4MiB --repeat 2 \
   --check -o nccl.json 2>&1)
 rc=$?
 echo "$out"

@@ -4,6 +4,7 @@
 // (--format simai, default), aicb's collective-test CSV (--format csv) or aicb's SimAI MICRO file
 // (--format micro, which SimAI-Analytical cannot run). aicb's flag names are accepted.
 #include "commands.hpp"
+#include "vocabulary.hpp"
 #include "workload_output.hpp"
 
 #include <aicb/compat/aicb_micro.hpp>
@@ -66,8 +67,9 @@ void add_micro_options(CLI::App& app, micro_options& o, CLI::App*& command) {
       ->capture_default_str();
   command->add_option("--end_size,--end-size", a.end_size, "last message size at most (bytes)")
       ->capture_default_str();
-  command->add_option("--iter_num,--iterations", o.iterations,
+  command->add_option("--repeat,--iter_num", o.iterations,
                       "runs per size (csv: default 500, as aicb; simai: default 1 record per size)");
+  add_old_spelling(*command, "--iterations", "--repeat", o.iterations);
   command->add_option("--epoch_num,--epoch-num", a.epoch_num, "csv: sweeps in the file")
       ->capture_default_str();
   command

@@ -11,6 +11,7 @@
 
 #include "job_flags.hpp"
 #include "sibling_program.hpp"
+#include "vocabulary.hpp"
 
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/profiling.hpp>
@@ -46,21 +47,10 @@ inline void add_profile_options(CLI::App& command, profile_options& o) {
   o.job.add_to(command);
   command.add_option("-o,--output", o.output, "the profile to write")->capture_default_str();
   command.add_option("--warmup", o.warmup, "untimed calls per operation")->capture_default_str();
-  command.add_option("--timed-calls", o.iterations, "timed calls per operation")->capture_default_str();
-  // --iterations was this option's name; elsewhere it means training iterations. Accepted, with a
-  // warning, for one release.
-  command
-      .add_option_function<std::uint32_t>(
-          "--iterations",
-          [&o](const std::uint32_t& n) {
-            std::fprintf(
-                stderr,
-                "warning: aicb profile --iterations is now --timed-calls (--iterations means training "
-                "iterations in aicb generate); the old name will be removed\n");
-            o.iterations = n;
-          },
-          "deprecated: --timed-calls")
-      ->group("");
+  command.add_option("--repeat", o.iterations, "timed calls per operation")->capture_default_str();
+  // Its former names: --timed-calls, and --iterations (which elsewhere means training iterations).
+  add_old_spelling(command, "--timed-calls", "--repeat", o.iterations);
+  add_old_spelling(command, "--iterations", "--repeat", o.iterations);
   command.add_flag("--no-l2-flush", o.no_l2_flush, "do not flush the L2 cache before each timed call");
   command.add_flag("--check-only", o.check_only, "only compare every kernel with its float64 reference");
   command.add_flag("--skip-check", o.skip_check, "do not run the kernel checks first");

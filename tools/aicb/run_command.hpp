@@ -10,6 +10,7 @@
 #pragma once
 
 #include "job_flags.hpp"
+#include "vocabulary.hpp"
 
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/roofline.hpp>
@@ -71,8 +72,10 @@ inline void add_run_options(CLI::App& command, run_options& o) {
           "mpi (CPU buffers, MPI collectives; the default where built with MPI) or nccl (GPU buffers, "
           "NCCL; one GPU per rank)")
       ->check(CLI::IsMember({"mpi", "nccl"}));
-  command.add_option("--warmup", o.warmup, "untimed iterations first")->capture_default_str();
-  command.add_option("--iterations", o.iterations, "measured iterations")->capture_default_str();
+  command.add_option("--warmup", o.warmup, "untimed repetitions first")->capture_default_str();
+  command.add_option("--repeat", o.iterations, "timed repetitions (of the job's iteration, or of each size)")
+      ->capture_default_str();
+  add_old_spelling(command, "--iterations", "--repeat", o.iterations);
   command
       .add_option("--compute-scale", o.compute_scale,
                   "computation as a busy wait of the roofline duration times this (0: communication only)")

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "exit_status.hpp"
 #include "job_flags.hpp"
+#include "vocabulary.hpp"
 
 #include <aicb/json_writer.hpp>
 #include <aicb/schedule/job_check.hpp>
@@ -42,7 +43,8 @@ void add_schedule_options(CLI::App& app, schedule_options& o, CLI::App*& command
   command = app.add_subcommand("schedule",
                                "Show what one rank of a job does: its groups and its operations in order");
   o.job.add_to(*command);
-  command->add_option("--rank", o.rank, "the global rank")->capture_default_str();
+  command->add_option("--ranks", o.rank, "the global rank to show (one)")->capture_default_str();
+  add_old_spelling(*command, "--rank", "--ranks", o.rank);
   command->add_option("--iterations", o.iterations, "consecutive training iterations")->capture_default_str();
   command->add_option("--limit", o.limit, "print at most this many operations");
   command->add_option("--only", o.only, "one type of operation: compute | collective | transfer")
