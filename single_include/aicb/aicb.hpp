@@ -4427,7 +4427,7 @@ struct pipeline_counts {
   std::uint64_t total = 0;     ///< forwards (= backwards) of the stage: m · V
 };
 
-/// One stage's schedule: a lazy, single-pass range of steps. See the file comment.
+/// One stage's schedule: its rules, counts and table, and cursors over its steps. See the file comment.
 class pipeline_schedule {
  public:
   explicit pipeline_schedule(const pipeline_options& o) : o_(o) {
