@@ -6038,7 +6038,6 @@ AICB_END_NAMESPACE
 #include <boost/hana/accessors.hpp>
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
 #include <boost/hana/pair.hpp>
 #include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
@@ -6117,17 +6116,21 @@ constexpr void for_each_field(T& obj, F&& f) {
   });
 }
 
-/// The field names of `T`, in declaration order, known at compile time.
+namespace detail {
+
+// The field names of `T`, in declaration order, as a constant array (what field_names returns).
 template <ReflectedDescriptor T>
 inline constexpr auto field_names_of = boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
   return std::array<std::string_view, sizeof...(field)>{
       std::string_view(boost::hana::first(field).c_str())...};
 });
 
-/// The field names of `T`, in declaration order.
+}  // namespace detail
+
+/// The field names of `T`, in declaration order, known at compile time.
 template <ReflectedDescriptor T>
 [[nodiscard]] constexpr const auto& field_names() noexcept {
-  return field_names_of<T>;
+  return detail::field_names_of<T>;
 }
 
 /// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in

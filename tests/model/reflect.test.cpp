@@ -9,6 +9,7 @@
 #include <boost/hana/at_key.hpp>
 #include <boost/hana/contains.hpp>
 #include <boost/hana/keys.hpp>
+#include <boost/hana/length.hpp>
 
 #include <catch2/catch.hpp>
 
