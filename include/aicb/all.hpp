@@ -15,9 +15,14 @@
 /// vendored file holds the whole library under the umbrella's include path.
 
 #include <aicb/aicb.hpp>
+#include <aicb/commands/deepspeed.hpp>
 #include <aicb/commands/describe.hpp>
 #include <aicb/commands/describe_serving.hpp>
 #include <aicb/commands/generate.hpp>
+#include <aicb/commands/inference.hpp>
+#include <aicb/commands/micro.hpp>
+#include <aicb/commands/run.hpp>
+#include <aicb/commands/written.hpp>
 #include <aicb/compat.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>
 #include <aicb/readers.hpp>

@@ -13885,7 +13885,15 @@ enum class workload_format : std::uint8_t {
   simai,   ///< SimAI's workload text (one representative rank)
   csv,     ///< aicb's physical-cluster CSV (one rank)
   chakra,  ///< Chakra execution traces, one per rank, and the communicator groups
+  micro,   ///< aicb's SimAI MICRO file (collective tests only; SimAI-Analytical cannot run it)
 };
+
+/// The one rule for a writing command's default format: SimAI text, except under `--compat aicb`
+/// where it is the format aicb itself writes for that command (`aicb_format`: DeepSpeed's CSV).
+[[nodiscard]] constexpr workload_format default_format(compat_mode mode,
+                                                       workload_format aicb_format = workload_format::simai) {
+  return mode == compat_mode::aicb ? aicb_format : workload_format::simai;
+}
 
 /// Where compute times come from: an AIOB profile, the roofline model of a GPU, a constant; or
 /// `automatic` — the profile when one is given, the roofline otherwise.
@@ -13899,7 +13907,7 @@ struct enum_names<compat_mode> {
 };
 template <>
 struct enum_names<workload_format> {
-  static constexpr std::array<std::string_view, 3> value{"simai", "csv", "chakra"};
+  static constexpr std::array<std::string_view, 4> value{"simai", "csv", "chakra", "micro"};
 };
 template <>
 struct enum_names<compute_source> {
@@ -15046,6 +15054,1263 @@ inline record_stream<simai_projection_source> simai_projection::records() const&
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/commands/deepspeed.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// What `aicb deepspeed` does, as a library call: a DeepSpeed ZeRO stage 1, 2 or 3 job, described by
+/// aicb's flags (aicb::aicb_args), written as SimAI text or as aicb's physical-cluster CSV — the same
+/// operations of the per-rank model (aicb::deepspeed_job) in both — or, under compat_mode::aicb, as
+/// aicb's own CSV byte for byte (its mocked LLaMA's parameter walk).
+///
+/// ```cpp
+/// aicb::deepspeed_request r;
+/// r.args.stage = 3;
+/// r.args.world_size = 64;
+/// const aicb::written_workload w = aicb::write_deepspeed(r);   // deepspeed_stage3_None_64n.txt
+/// ```
+///
+/// The format follows the one rule (aicb::default_format): SimAI text unless asked, aicb's CSV under
+/// compat_mode::aicb (aicb writes no SimAI file for DeepSpeed: asking for one is refused).
+
+// #include <aicb/commands/written.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// What a writing command did, in one shape for all of them — `generate`, `deepspeed`, `micro` and
+/// `inference` each return an aicb::written_workload — with its two reports: a line for a person
+/// (aicb::format_written) and a versioned JSON document for a program (aicb::written_json,
+/// `aicb.generate/1`, `aicb.deepspeed/1`, … with the members docs/schemas/generate.schema.json
+/// describes).
+///
+/// ```cpp
+/// const aicb::written_workload w = aicb::generate_workload(request);
+/// std::fputs(aicb::written_json(w, "generate", seconds).c_str(), stdout);
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/io/workload_file.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/version.hpp>
+// #include <aicb/workload/modes.hpp>
+// #include <aicb/workload/record.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What a writing command decided and wrote.
+struct written_workload {
+  std::string path;  ///< the file written (chakra: the directory)
+  workload_format format = workload_format::simai;
+  compat_mode mode = compat_mode::corrected;
+  std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
+  std::string compute_model{};       ///< SimAI: how compute was timed
+  std::vector<std::string> notes{};  ///< what was decided for the user, one line each
+  std::vector<std::string> warnings{};  ///< what the workload cannot express, and profile gaps
+  std::uint64_t iterations = 1;
+  simai_header header{};                       ///< SimAI
+  simai_file_summary written{};                ///< SimAI: records and bytes per group
+  bool sidecar = false;                        ///< SimAI: FILE.json written
+  std::uint64_t items = 0;                     ///< CSV: items written; chakra: nodes
+  std::uint64_t files = 0;                     ///< chakra: rank files written
+  std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
+  /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
+  /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
+  std::string simai_command{};
+  std::string about{};     ///< what the file holds, in a few words ("ZeRO-3, DP 64, …")
+  std::string timeline{};  ///< a timeline written beside it (inference --timeline)
+  std::string details{};   ///< further lines for a person (a serving step's report, how to simulate)
+};
+
+/// `generate` is the first of the writing commands; its result is the shared shape.
+using generate_result = written_workload;
+
+/// The count a file's summary leads with: SimAI records, CSV items or Chakra nodes.
+[[nodiscard]] inline std::uint64_t written_entries(const written_workload& w) {
+  return w.format == workload_format::simai || w.format == workload_format::micro ? w.written.records
+                                                                                  : w.items;
+}
+
+/// "wrote PATH: N records (ABOUT)", the line a writing command prints (the noun by format; none
+/// when only a timeline was written), then the details.
+[[nodiscard]] inline std::string format_written(const written_workload& w) {
+  if (w.path.empty()) return w.details;
+  const bool chakra = w.format == workload_format::chakra;
+  std::string line = "wrote " + w.path + (chakra ? "/" : "") + ": ";
+  if (chakra) line += std::to_string(w.files) + " Chakra traces and ";
+  line += std::to_string(written_entries(w));
+  line += w.format == workload_format::csv ? " items" : chakra ? " nodes" : " records";
+  if (!w.about.empty()) line += " (" + w.about + ")";
+  return line + "\n" + w.details;
+}
+
+/// The document `aicb.COMMAND/1` (docs/schemas/generate.schema.json): format, mode, path, the counts
+/// of its format, the compute model, notes, warnings and the seconds it took.
+[[nodiscard]] inline std::string written_json(const written_workload& r, std::string_view command,
+                                              double seconds) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb." + std::string(command) + "/1");
+  w.member("aicb_version", AICB_VERSION_STRING);
+  w.member("format", to_string(r.format)).member("mode", to_string(r.mode)).member("path", r.path);
+  w.member("iterations", r.iterations);
+  if (r.format == workload_format::simai || r.format == workload_format::micro) {
+    w.member("records", r.written.records).member("micro_batches", r.header.ga);
+    w.member("sidecar", r.sidecar);
+    w.key("collective_bytes").begin_object();
+    for (comm_group g : all_comm_groups)
+      if (const auto n = r.written.bytes_by_group[static_cast<std::size_t>(g)])
+        w.member(std::string(to_string(g)), n);
+    w.end_object();
+    if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
+  } else if (r.format == workload_format::csv) {
+    w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
+  } else {
+    w.member("files", r.files).member("nodes", r.items);
+  }
+  if (!r.compute_model.empty()) w.member("compute_model", r.compute_model);
+  if (!r.about.empty()) w.member("about", r.about);
+  if (!r.timeline.empty()) w.member("timeline", r.timeline);
+  w.key("notes").begin_array();
+  for (const std::string& n : r.notes)
+    w.value(n);
+  w.end_array().key("warnings").begin_array();
+  for (const std::string& n : r.warnings)
+    w.value(n);
+  w.end_array().member("seconds", seconds).end_object();
+  return w.str() + "\n";
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compat/aicb_args.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
+/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
+/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
+/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
+/// option names and its presets, which overwrite model dimensions given on the command line.
+///
+/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
+/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/file_names.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The names of the files aicb writes, in aicb's naming scheme, so a corrected workload lands where a
+/// user of aicb looks for it. One implementation for both modes: the aicb emulators
+/// (<aicb/compat/aicb_args.hpp>) name their files through these functions too.
+///
+/// ```cpp
+/// aicb::simai_file_name({.gpu = "H100", .model = "llama2-7b", .world_size = 4096, .tensor_parallel = 2, …});
+/// // "H100-llama2-7b-world_size4096-tp2-pp1-ep1-gbs…-mbs…-seq…-MOE-False-GEMM-False-flash_attn-True.txt"
+/// ```
+
+// #include <aicb/config.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// Python's str() of a bool, as aicb's file names spell it.
+[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
+
+/// What names a SimAI workload file. Absent names are written as Python's `None`, as aicb does.
+struct simai_file_fields {
+  std::optional<std::string> gpu;    ///< the GPU that timed the compute (aicb's --gpu_type)
+  std::optional<std::string> model;  ///< the model's name
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_parallel = 1;
+  std::uint64_t pipeline_parallel = 1;
+  std::uint64_t expert_parallel = 1;
+  std::uint64_t global_batch = 1;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t seq_length = 1;
+  bool moe = false;
+  bool grouped_gemm = false;
+  bool flash_attention = false;
+};
+
+/// `{gpu}-{model}-world_size{W}-tp{T}-pp{P}-ep{E}-gbs{G}-mbs{M}-seq{S}-MOE-{bool}-GEMM-{bool}-flash_attn-{bool}.txt`
+/// (aicb writes it under results/workload/).
+[[nodiscard]] inline std::string simai_file_name(const simai_file_fields& f) {
+  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" +
+         std::to_string(f.world_size) + "-tp" + std::to_string(f.tensor_parallel) + "-pp" +
+         std::to_string(f.pipeline_parallel) + "-ep" + std::to_string(f.expert_parallel) + "-gbs" +
+         std::to_string(f.global_batch) + "-mbs" + std::to_string(f.micro_batch) + "-seq" +
+         std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) + "-GEMM-" +
+         python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
+}
+
+/// What names a physical-cluster CSV workload file.
+struct csv_file_fields {
+  std::string_view generator = "megatron";  ///< "megatron", "deepspeed_stage2", …
+  std::optional<std::string> model;         ///< the model's name
+  bool sequence_parallel = false;
+  std::uint64_t iterations = 1;  ///< aicb's epoch_num
+  bool computation = false;      ///< compute times in the file (aicb's computation_enable)
+  std::uint64_t world_size = 1;
+};
+
+/// `{generator}_{model}_sp_{SP}_iteration_{N}_computationEnable_{CE}_{W}n`, cut at its first '.' (aicb
+/// keeps the name's stem), plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string csv_file_name(const csv_file_fields& f) {
+  std::string name = std::string(f.generator) + "_" + f.model.value_or("None") + "_sp_" +
+                     python_bool(f.sequence_parallel) + "_iteration_" + std::to_string(f.iterations) +
+                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) +
+                     "n";
+  return name.substr(0, name.find('.')) + "_workload.csv";
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/workload/modes.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
+struct aicb_args {
+  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
+  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
+  std::uint64_t world_size = 1;
+  std::uint64_t tensor_model_parallel_size = 1;
+  std::uint64_t pipeline_model_parallel = 1;
+  std::uint64_t global_batch = 4;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
+  std::optional<std::uint64_t> ffn_hidden_size;
+  std::optional<std::string> model_name;
+  std::uint64_t hidden_size = 1024;
+  std::uint64_t num_layers = 24;
+  std::uint64_t seq_length = 2048;
+  std::optional<std::uint64_t> num_attention_heads;
+  std::uint64_t vocab_size = 32000;
+  std::uint64_t max_position_embeddings = 4096;
+  bool add_bias_linear = false;
+  bool use_flash_attn = false;
+  bool swiglu = false;
+  bool enable_sequence_parallel = false;
+  bool use_distributed_optimizer = false;
+  std::uint64_t make_vocab_size_divisible_by = 128;
+  bool moe_enable = false;
+  std::uint64_t expert_model_parallel_size = 1;
+  std::uint64_t num_experts = 1;
+  std::uint64_t moe_router_topk = 1;
+  bool moe_grouped_gemm = false;
+  bool aiob_enable = false;
+  std::optional<std::string> comp_filepath;
+  bool recompute_activations = false;
+  std::string dtype = "bfloat16";
+  // DeepSeek
+  std::uint64_t n_dense_layers = 3;
+  std::uint64_t n_shared_expert = 2;
+  std::uint64_t qk_rope_dim = 64;
+  std::uint64_t qk_nope_dim = 128;
+  std::uint64_t q_lora_rank = 1536;
+  std::uint64_t kv_lora_rank = 512;
+  std::uint64_t v_head_dim = 128;
+  // The physical-cluster CSV generators.
+  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
+  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
+  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
+  std::uint64_t stage = 3;
+  bool amp_enabled = false;
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  bool contiguous_gradients = false;
+  std::uint64_t param_persistence_threshold = 100'000;
+  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t prefetch_bucket_size = 1'000'000'000;
+  // Collective tests.
+  std::uint64_t begin_size = 1'048'576;
+  std::uint64_t end_size = 1'048'576;
+  std::string test_comm = "all_reduce";
+  std::uint64_t iter_num = 500;
+  bool multi_all_reduce_enable = false;
+};
+
+/// What aicb derives from its arguments (utils.get_params, in aicb's order).
+struct aicb_derived {
+  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
+  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
+  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
+  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
+  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
+  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
+};
+
+/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
+[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
+  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
+    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
+  };
+  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
+      a.frame != "collective_test")
+    AICB_THROW(config_error("frame", a.frame,
+                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
+  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
+  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
+  // a wrapped number.
+  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
+                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
+                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
+                                     {"global_batch", a.global_batch},
+                                     {"micro_batch", a.micro_batch},
+                                     {"seq_length", a.seq_length},
+                                     {"hidden_size", a.hidden_size},
+                                     {"num_layers", a.num_layers},
+                                     {"vocab_size", a.vocab_size},
+                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
+                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
+                                     {"max_position_embeddings", a.max_position_embeddings},
+                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
+                                     {"num_experts", a.num_experts},
+                                     {"moe_router_topk", a.moe_router_topk},
+                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
+                                     {"epoch_num", a.epoch_num},
+                                     {"q_lora_rank", a.q_lora_rank},
+                                     {"kv_lora_rank", a.kv_lora_rank},
+                                     {"qk_rope_dim", a.qk_rope_dim},
+                                     {"qk_nope_dim", a.qk_nope_dim},
+                                     {"v_head_dim", a.v_head_dim},
+                                     {"n_shared_expert", a.n_shared_expert},
+                                     {"n_dense_layers", a.n_dense_layers}})
+    if (value > max_derived_size)
+      AICB_THROW(
+          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const auto times = [](std::uint64_t x, std::uint64_t y) {
+    return product_within({x, y}).value_or(max_u64);
+  };
+  const std::uint64_t widest =
+      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
+                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
+                a.num_experts, times(a.moe_router_topk, a.hidden_size),
+                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
+                      a.num_attention_heads.value_or(a.num_layers))});
+  for (const auto& [field, value, what] :
+       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
+            "seq_length", a.seq_length,
+            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
+        {"hidden_size", a.hidden_size,
+         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
+        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
+        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
+         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
+                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
+                        max_derived_size)}})
+    if (!what)
+      AICB_THROW(config_error(field, std::to_string(value),
+                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
+                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
+                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
+  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
+  if (t == 0 || p == 0)
+    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
+  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
+  if (a.world_size % (t * p) != 0)
+    fail("world_size", a.world_size,
+         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
+  if (a.moe_enable && !a.enable_sequence_parallel)
+    fail("enable_sequence_parallel", 0,
+         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
+  aicb_derived d;
+  d.dp = a.world_size / (t * p);
+  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
+  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
+  d.heads = a.num_attention_heads.value_or(a.num_layers);
+  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
+  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
+  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
+          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
+                            : 4 * a.hidden_size;
+  if (a.expert_model_parallel_size > 1) {
+    if (a.num_experts % a.expert_model_parallel_size != 0)
+      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
+    if (a.dtype == "float16")
+      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
+  }
+  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
+    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
+  d.layers = a.num_layers / p;
+  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
+  return d;
+}
+
+/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
+/// with Python's None/True/False spellings (aicb::simai_file_name).
+[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
+  return simai_file_name({.gpu = a.gpu_type,
+                          .model = a.model_name,
+                          .world_size = a.world_size,
+                          .tensor_parallel = a.tensor_model_parallel_size,
+                          .pipeline_parallel = a.pipeline_model_parallel,
+                          .expert_parallel = a.expert_model_parallel_size,
+                          .global_batch = a.global_batch,
+                          .micro_batch = a.micro_batch,
+                          .seq_length = a.seq_length,
+                          .moe = a.moe_enable,
+                          .grouped_gemm = a.moe_grouped_gemm,
+                          .flash_attention = a.use_flash_attn});
+}
+
+/// The CSV file aicb's physical-cluster generators write (aicb::csv_file_name). `generator`:
+/// "megatron", "deepspeed_stage2", ….
+[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
+  return csv_file_name({.generator = generator,
+                        .model = a.model_name,
+                        .sequence_parallel = a.enable_sequence_parallel,
+                        .iterations = a.epoch_num,
+                        .computation = a.computation_enable || a.aiob_enable,
+                        .world_size = a.world_size});
+}
+
+/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
+struct aicb_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame, gpu_type, comp_filepath;
+  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
+      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
+      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
+};
+
+/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
+struct aicb_script_result {
+  aicb_args args;
+  std::string preset;                   ///< the model_name the preset chose
+  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
+  bool fell_back = false;               ///< an unknown -m became gpt_13B
+};
+
+namespace detail {
+
+// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
+// parsing), noting every option it overwrites.
+template <class ScriptArgs>
+struct script_preset {
+  const ScriptArgs& given;
+  aicb_script_result& r;
+
+  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
+    if (was_given && field != value)
+      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
+                             std::to_string(value));
+    field = value;
+  }
+  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
+    aicb_args& a = r.args;
+    r.preset = name;
+    a.model_name = name;
+    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
+    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
+    std::uint64_t h = *a.num_attention_heads;
+    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
+    a.num_attention_heads = h;
+  }
+  void ffn(std::uint64_t value) {
+    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
+    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
+    r.args.ffn_hidden_size = f;
+  }
+  void tp(std::uint64_t value) {
+    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
+        given.tensor_model_parallel_size.has_value());
+  }
+  void pp(std::uint64_t value) {
+    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
+        given.pipeline_model_parallel.has_value());
+  }
+};
+
+}  // namespace detail
+
+/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
+[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  // The script's defaults (lines 4-27).
+  a.frame = s.frame.value_or("Megatron");
+  a.world_size = s.world_size.value_or(32);
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.global_batch = s.global_batch.value_or(1024);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(4096);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.gpu_type = s.gpu_type;  // "None" when absent
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.recompute_activations = s.recompute;
+  a.comp_filepath = s.comp_filepath;
+  a.use_distributed_optimizer = true;
+
+  // The preset case (lines 124-237) runs after option parsing and overwrites.
+  detail::script_preset<aicb_script_args> preset{s, r};
+  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
+                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
+                            std::uint64_t shared, std::uint64_t dense) {
+    preset.shape(name, layers, hidden, heads);
+    preset.ffn(f);
+    preset.tp(1);
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+    a.q_lora_rank = q_lora;
+    a.kv_lora_rank = 512;
+    a.qk_nope_dim = 128;
+    a.qk_rope_dim = 64;
+    a.v_head_dim = 128;
+    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
+    a.n_shared_expert = shared;
+    a.n_dense_layers = dense;
+  };
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+    preset.tp(4);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(4);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else if (m == "deepseek671") {
+    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
+  } else if (m == "deepseek236") {
+    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
+  } else if (m == "deepseek16") {
+    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
+  } else if (m == "deepseek") {
+    r.preset = "DeepSeek";
+    a.model_name = "DeepSeek";
+    a.frame = "DeepSeek";
+    a.moe_enable = true;
+  } else {
+    // "Only support model size 175, 22,13 or 7; using default size 13"
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  return r;
+}
+
+/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
+/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
+/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
+/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
+/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
+struct megatron_gpt_script_args {
+  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
+  std::optional<std::string> frame;
+  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
+      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
+      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
+      expert_model_parallel_size;
+  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
+       moe = false;
+};
+
+/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
+[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
+  aicb_script_result r;
+  aicb_args& a = r.args;
+  a.frame = s.frame.value_or("Megatron");
+  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
+  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
+  a.micro_batch = s.micro_batch.value_or(1);
+  a.num_layers = s.num_layers.value_or(40);
+  a.seq_length = s.seq_length.value_or(2048);
+  a.hidden_size = s.hidden_size.value_or(5120);
+  a.epoch_num = s.epoch_num.value_or(1);
+  a.num_attention_heads = s.num_attention_heads.value_or(40);
+  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
+  a.vocab_size = 50257;
+  a.num_experts = s.num_experts.value_or(1);
+  a.ffn_hidden_size = s.ffn_hidden_size;
+  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
+  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
+  a.enable_sequence_parallel = s.sequence_parallel;
+  a.aiob_enable = s.aiob;
+  a.use_flash_attn = s.flash_attn;
+  a.swiglu = s.swiglu;
+  a.moe_enable = s.moe;
+  a.moe_grouped_gemm = s.grouped_gemm;
+  a.use_distributed_optimizer = true;
+  detail::script_preset<megatron_gpt_script_args> preset{s, r};
+  const std::string m = s.model_size.value_or("13");
+  if (m == "175") {
+    preset.shape("gpt_175B", 96, 12288, 96);
+    preset.tp(8);
+  } else if (m == "22") {
+    preset.shape("gpt_22B", 48, 6144, 64);
+    preset.tp(8);
+  } else if (m == "13") {
+    preset.shape("gpt_13B", 40, 5120, 40);
+  } else if (m == "7") {
+    preset.shape("gpt_7B", 36, 4096, 32);
+  } else if (m == "405") {
+    preset.shape("llama_405B", 128, 16384, 128);
+    preset.ffn(53248);
+    preset.tp(8);
+    preset.pp(16);
+  } else if (m == "65") {
+    preset.shape("llama_65B", 80, 8192, 64);
+    preset.ffn(28672);
+    preset.tp(8);
+    preset.pp(2);
+  } else if (m == "moe") {
+    preset.shape("Mixtral_8*7B", 32, 4096, 32);
+    preset.ffn(14336);
+    preset.tp(2);
+    a.moe_enable = true;
+    a.moe_grouped_gemm = true;
+  } else {
+    r.fell_back = true;
+    preset.shape("gpt_13B", 40, 5120, 40);
+  }
+  const std::uint64_t tp = a.tensor_model_parallel_size;
+  if (tp == 0 || a.pipeline_model_parallel == 0)
+    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
+                            "aicb's script fails here: it divides world_size by tp and pp"));
+  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
+  a.global_batch = 2 * dp * a.micro_batch;
+  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
+  return r;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compat/deepspeed_csv.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb's DeepSpeed ZeRO stages 1, 2 and 3 CSV, emulated byte for byte (docs/zero.md), and the job
+/// aicb's DeepSpeed flags describe.
+///
+/// The emulator walks the parameter list of the LLaMA-shaped model aicb mocks for DeepSpeed
+/// (embedding, per layer two norms, q/k/v/o, gate/down/up, the final norm and an untied head — no
+/// tensor or pipeline parallelism, so the data-parallel group is every GPU) the way DeepSpeed's
+/// engine does:
+///
+/// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
+///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
+///   of the flat gradient buffer), then all-gather the updated parameters in shards of
+///   `allgather_bucket_size`;
+/// - stage 3 all-gathers parameters just in time, prefetching along the recorded parameter order,
+///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
+///   gradients in buckets.
+///
+/// `compat_mode::aicb` reproduces aicb's CSV; `compat_mode::corrected` keeps the emulator's walk but
+/// drops the zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives
+/// an `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). The corrected workload itself
+/// — what `aicb deepspeed` writes without `--compat aicb`, CSV or SimAI — is not this emulator but
+/// the per-rank model of deepspeed_job() (aicb::rank_schedule with ZeRO, projected by
+/// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
+/// Items go to a sink one at a time; nothing but the parameter list is stored.
+
+// #include <aicb/calc/sizing.hpp>
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/dtype.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/presets.hpp>
+// #include <aicb/workload/csv_item.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One parameter tensor of the mocked DeepSpeed model: its 2-D shape (norms are (h, 1)).
+struct deepspeed_param {
+  std::uint64_t rows = 0, cols = 0;
+  [[nodiscard]] constexpr std::uint64_t numel() const noexcept { return rows * cols; }
+  [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return 2 * numel(); }  ///< 16-bit elements
+};
+
+/// The parameters in module order: embed; per layer input norm, q, k, v, o, post-attention norm,
+/// gate, down, up; final norm; lm_head. The vocabulary is not padded (there is no TP).
+[[nodiscard]] inline std::vector<deepspeed_param> deepspeed_params(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  const std::uint64_t h = a.hidden_size, heads = d.heads, head_dim = h / heads, v = a.vocab_size;
+  const std::uint64_t f = d.ffn;
+  std::vector<deepspeed_param> params;
+  params.reserve(9 * a.num_layers + 3);
+  params.push_back({v, h});
+  for (std::uint64_t layer = 0; layer < a.num_layers; ++layer) {
+    params.push_back({h, 1});
+    for (int i = 0; i < 3; ++i)
+      params.push_back({h, heads * head_dim});
+    params.push_back({heads * head_dim, h});
+    params.push_back({h, 1});
+    params.push_back({h, f});
+    params.push_back({f, h});
+    params.push_back({h, f});
+  }
+  params.push_back({h, 1});
+  params.push_back({h, v});
+  return params;
+}
+
+/// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
+/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
+[[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
+  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
+}
+
+/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
+/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
+/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
+/// DeepSpeed does in the training dtype.
+[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
+  const aicb_derived d = derive(a);
+  job_spec job;
+  job.model = presets::llama2_7b;
+  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
+  job.model.num_layers = a.num_layers;
+  job.model.hidden_size = a.hidden_size;
+  job.model.num_attention_heads =
+      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
+  job.model.num_kv_heads = job.model.num_attention_heads;
+  job.model.ffn_hidden_size = d.ffn;
+  job.model.vocab_size = a.vocab_size;
+  job.parallel.world_size = a.world_size;
+  job.parallel.zero_stage = a.stage;
+  job.batch.global_batch = a.global_batch;
+  job.batch.micro_batch = a.micro_batch;
+  job.batch.seq_length = a.seq_length;
+  job.batch.grad_dtype = dtype::bf16;
+  return job;
+}
+
+/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
+[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
+  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
+         std::to_string(a.world_size) + "n.txt";
+}
+
+namespace detail {
+
+/// What the ZeRO generators share: the arguments, the parameters and the item sink.
+template <class Sink>
+class deepspeed_base {
+ protected:
+  deepspeed_base(const aicb_args& a, compat_mode mode, Sink& sink)
+      : a_(a), d_(derive(a)), mode_(mode), sink_(sink), params_(deepspeed_params(a)) {
+    if (a.frame != "DeepSpeed")
+      AICB_THROW(config_error("frame", a.frame, "the ZeRO generators need --frame DeepSpeed"));
+    if (a.tensor_model_parallel_size != 1 || a.pipeline_model_parallel != 1)
+      AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(a.tensor_model_parallel_size),
+                              "the DeepSpeed model has no tensor or pipeline parallelism (both must be 1)"));
+    if (a.hidden_size == 0 || a.num_layers == 0 || a.vocab_size == 0)
+      AICB_THROW(config_error("hidden_size", std::to_string(a.hidden_size),
+                              "hidden_size, num_layers and vocab_size must be positive"));
+  }
+
+  [[nodiscard]] csv_item dp_item(csv_op op, std::uint64_t bytes, std::string_view stage) const {
+    csv_item item;
+    item.op = op;
+    item.group = csv_group::dp_group;
+    item.group_size = d_.dp;
+    item.msg_size = bytes;
+    item.stage = stage;
+    return item;
+  }
+  void emit(const csv_item& item) { sink_(item); }
+  void epoch_end() { sink_(csv_item{}); }
+  /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
+  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
+    return bytes != 0 || mode_ == compat_mode::aicb;
+  }
+
+  void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
+    csv_item item;
+    item.op = csv_op::computation;
+    item.stage = stage;
+    const std::uint64_t b = a_.micro_batch, s = a_.seq_length;
+    if (!weight_grad) {
+      item.shapes = {csv_shape{{b, s, p.rows}, 3}, csv_shape{{p.rows, p.cols, 0}, 2}};
+    } else {
+      item.shapes = {csv_shape{{p.rows, b * s, 0}, 2}, csv_shape{{b * s, p.cols, 0}, 2}};
+    }
+    emit(item);
+  }
+
+  /// aicb's driver: init; epoch end; per epoch the micro-batches' forward and backward, the step
+  /// and an epoch end.
+  template <class Derived>
+  void drive(Derived& self) {
+    self.init();
+    epoch_end();
+    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
+      for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
+        self.forward();
+        self.backward();
+      }
+      self.step();
+      epoch_end();
+    }
+  }
+
+  const aicb_args& a_;
+  aicb_derived d_;
+  compat_mode mode_;
+  Sink& sink_;
+  std::vector<deepspeed_param> params_;
+};
+
+/// ZeRO stages 1 and 2.
+template <class Sink>
+class zero12_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::d_, base::mode_, base::params_;
+
+ public:
+  zero12_generator(const aicb_args& a, compat_mode mode, Sink& sink) : base(a, mode, sink) {
+    // Offsets of each parameter in the flat gradient buffer (module order), for contiguous gradients.
+    offsets_.reserve(params_.size() + 1);
+    offsets_.push_back(0);
+    for (const deepspeed_param& p : params_)
+      offsets_.push_back(offsets_.back() + p.numel());
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (a_.amp_enabled && mode_ == compat_mode::aicb)
+      AICB_THROW(
+          config_error("amp_enabled", "true",
+                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
+                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_)
+        base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
+    // aicb sizes the barrier by the last parameter broadcast; a barrier carries no data.
+    csv_item barrier = base::dp_item(csv_op::barrier, mode_ == compat_mode::aicb ? params_.back().bytes() : 0,
+                                     "init.__init__");
+    barrier.group = csv_group::all;
+    base::emit(barrier);
+  }
+
+  void forward() {
+    if (!a_.computation_enable) return;
+    for (const deepspeed_param& p : params_)
+      if (p.cols != 1) base::computation(p, "forward.computation", false);
+  }
+
+  void backward() {
+    for (std::size_t i = params_.size(); i-- > 0;) {
+      const deepspeed_param& p = params_[i];
+      if (p.numel() + bucket_elements_ > a_.reduce_bucket_size) flush("backward.allreduce_bucket");
+      bucket_.push_back(i);
+      bucket_elements_ += p.numel();
+      if (a_.computation_enable && p.cols != 1) {
+        base::computation(p, "backward.computation", false);
+        base::computation(p, "backward.computation", true);
+      }
+    }
+  }
+
+  void step() {
+    flush("step.allreduce_bucket");
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
+    const std::uint64_t total = offsets_.back();
+    const std::uint64_t shards =
+        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
+    const std::uint64_t shard = total / shards;
+    for (std::uint64_t i = 0; i < shards; ++i) {
+      const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
+      const std::uint64_t padded = (elements + d_.dp - 1) / d_.dp * d_.dp;
+      base::emit(base::dp_item(csv_op::all_gather, padded * 2, "step.all_gather_dp_groups"));
+    }
+  }
+
+ private:
+  // Flushes the gradient bucket: one all-reduce, or (stage 2, contiguous gradients) one reduce per
+  // run of the flat buffer owned by one rank. `stage` is "backward.allreduce_bucket" or
+  // "step.allreduce_bucket"; the contiguous form names it "….average_tensor".
+  void flush(std::string_view stage) {
+    const bool contiguous = a_.stage == 2 && a_.contiguous_gradients;
+    if (!contiguous) {
+      if (base::keep(bucket_elements_ * 2))
+        base::emit(base::dp_item(csv_op::all_reduce, bucket_elements_ * 2, stage));
+    } else {
+      const std::string_view reduce_stage =
+          stage.starts_with("step") ? "step.average_tensor" : "backward.average_tensor";
+      const std::uint64_t partition = (offsets_.back() + d_.dp - 1) / d_.dp;
+      std::uint64_t run_rank = 0, run_begin = 0, run_end = 0;
+      bool open = false;
+      const auto close = [&] {
+        if (!open) return;
+        csv_item item = base::dp_item(csv_op::reduce, (run_end - run_begin) * 2, reduce_stage);
+        item.dst = static_cast<std::int64_t>(run_rank);
+        base::emit(item);
+        open = false;
+      };
+      // Forward order within the bucket: the bucket was filled walking the model backwards.
+      for (std::size_t k = bucket_.size(); k-- > 0;) {
+        std::uint64_t begin = offsets_[bucket_[k]];
+        const std::uint64_t end = offsets_[bucket_[k] + 1];
+        while (begin < end) {
+          const std::uint64_t rank = begin / partition;
+          const std::uint64_t piece_end = std::min(end, (rank + 1) * partition);
+          if (open && rank == run_rank && begin == run_end) {
+            run_end = piece_end;
+          } else {
+            close();
+            run_rank = rank, run_begin = begin, run_end = piece_end, open = true;
+          }
+          begin = piece_end;
+        }
+      }
+      close();
+    }
+    bucket_.clear();
+    bucket_elements_ = 0;
+  }
+
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::size_t> bucket_;  // parameter indices, in the order backward produced them
+  std::uint64_t bucket_elements_ = 0;
+};
+
+/// ZeRO stage 3: DeepSpeed's parameter-fetch state machine, step by step.
+template <class Sink>
+class zero3_generator : deepspeed_base<Sink> {
+  using base = deepspeed_base<Sink>;
+  using base::a_, base::mode_, base::params_;
+
+ public:
+  zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
+      : base(a, mode, sink),
+        persistent_(params_.size()),
+        gathered_(params_.size()),
+        most_recent_(params_.size(), -1) {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const std::uint64_t n = params_[i].numel();
+      if (n + total > a.model_persistence_threshold) continue;
+      if (n <= a.param_persistence_threshold) {
+        persistent_[i] = true;
+        total += n;
+      }
+    }
+  }
+  void run() { base::drive(*this); }
+
+  void init() {
+    if (!a_.amp_enabled)
+      for (const deepspeed_param& p : params_) {
+        csv_item item = base::dp_item(csv_op::broadcast, p.bytes(), "init._broadcast_model");
+        item.src = 0;
+        base::emit(item);
+      }
+    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
+                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
+      csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
+      barrier.group = csv_group::all;
+      base::emit(barrier);
+    }
+    for (const deepspeed_param& p : params_)
+      base::emit(base::dp_item(csv_op::all_gather, p.bytes(), "init._allgather_params"));
+  }
+
+  void forward() {
+    forward_ = true;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      fetch(i);
+      release(i, static_cast<std::int64_t>(i));
+    }
+  }
+
+  void backward() {
+    forward_ = false;
+    const std::size_t n = params_.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = n - 1 - k;
+      fetch(i);
+      release(i, static_cast<std::int64_t>(k + n));
+      const std::uint64_t numel = params_[i].numel();
+      if (numel + reduce_bucket_ > a_.reduce_bucket_size) {
+        if (base::keep(reduce_bucket_ * 2))
+          base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "backward.reduce_scatter_fn"));
+        reduce_bucket_ = numel;
+      } else {
+        reduce_bucket_ += numel;
+      }
+    }
+    // The trace is recorded now: later passes prefetch along it (module order, then reversed).
+    queue_.clear();
+    for (std::size_t k = 0; k < 2 * n; ++k)
+      queue_.push_back({k < n ? k : 2 * n - 1 - k, static_cast<std::int64_t>(k)});
+    std::fill(most_recent_.begin(), most_recent_.end(), -1);
+  }
+
+  void step() {
+    if (base::keep(reduce_bucket_ * 2))
+      base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "step.reduce_scatter_fn"));
+    reduce_bucket_ = 0;
+    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
+    base::emit(base::dp_item(csv_op::all_reduce, 8, "step.get_grad_norm_direct"));
+    std::fill(gathered_.begin(), gathered_.end(), false);
+    live_ = 0;
+    stage_ = "step.allgather_fn";
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      if (persistent_[i]) gather_directly(i);
+  }
+
+ private:
+  struct queued {
+    std::size_t param;
+    std::int64_t step_id;
+  };
+
+  void fetch(std::size_t i) {
+    stage_ = forward_ ? "forward.allgather_fn" : "backward.allgather_fn";
+    if (queue_.empty())
+      gather_directly(i);
+    else
+      gather_prefetch(i);
+  }
+
+  void compute(std::size_t i) {
+    if (!a_.computation_enable || params_[i].cols == 1) return;
+    if (stage_.starts_with("forward")) {
+      base::computation(params_[i], "forward.computation", false);
+    } else if (stage_.starts_with("backward")) {
+      base::computation(params_[i], "backward.computation", false);
+      base::computation(params_[i], "", true);  // aicb gives the weight-gradient GEMM no stage
+    }
+  }
+
+  void gather_directly(std::size_t i) {
+    if (!gathered_[i]) {
+      base::emit(base::dp_item(csv_op::all_gather, params_[i].bytes(), stage_));
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    compute(i);
+  }
+
+  void gather_prefetch(std::size_t i) {
+    bucket_.clear();
+    std::uint64_t bucket_elements = 0;
+    if (!gathered_[i]) {
+      bucket_.push_back(i);
+      bucket_elements += params_[i].numel();
+      queue_.pop_front();  // DeepSpeed expects the trace's next entry to be this parameter
+      gathered_[i] = true;
+      live_ += static_cast<std::int64_t>(params_[i].numel());
+    }
+    while (!queue_.empty() && bucket_elements < a_.prefetch_bucket_size &&
+           live_ < static_cast<std::int64_t>(a_.max_live_parameters)) {
+      const queued next = queue_.front();
+      queue_.pop_front();
+      most_recent_[next.param] = std::max(most_recent_[next.param], next.step_id);
+      if (gathered_[next.param]) continue;
+      bucket_.push_back(next.param);
+      gathered_[next.param] = true;
+      live_ += static_cast<std::int64_t>(params_[next.param].numel());
+      bucket_elements += params_[next.param].numel();
+    }
+    if (bucket_.empty()) return;
+    std::uint64_t bytes = 0;
+    for (std::size_t p : bucket_)
+      bytes += params_[p].bytes();
+    base::emit(base::dp_item(csv_op::all_gather, bytes, stage_));
+    for (std::size_t p : bucket_)
+      compute(p);
+  }
+
+  void release(std::size_t i, std::int64_t step_id) {
+    if (!queue_.empty()) {
+      if (persistent_[i]) return;
+      if (most_recent_[i] > step_id) return;  // needed again soon
+    }
+    // With an empty trace DeepSpeed releases every parameter, persistent ones included.
+    gathered_[i] = false;
+    live_ -= static_cast<std::int64_t>(params_[i].numel());
+  }
+
+  std::vector<bool> persistent_, gathered_;
+  std::vector<std::int64_t> most_recent_;  // the last trace step a parameter was prefetched for
+  std::deque<queued> queue_;
+  std::vector<std::size_t> bucket_;
+  std::int64_t live_ = 0;  // parameters gathered now (elements); DeepSpeed's count can dip below 0
+  std::uint64_t reduce_bucket_ = 0;
+  bool forward_ = true;
+  std::string_view stage_ = "forward.allgather_fn";
+};
+
+}  // namespace detail
+
+/// Generates the ZeRO workload of `a.stage` (1, 2 or 3) as CSV items passed to `sink` in order.
+template <class Sink>
+void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
+  if (a.stage == 1 || a.stage == 2) {
+    detail::zero12_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else if (a.stage == 3) {
+    detail::zero3_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
+    g.run();
+  } else {
+    AICB_THROW(config_error("stage", std::to_string(a.stage), "ZeRO stages are 1, 2 and 3"));
+  }
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/csv_projection.hpp>
+// #include <aicb/generate/simai_projection.hpp>
+// #include <aicb/io/workload_file.hpp>
+// #include <aicb/workload/modes.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+AICB_BEGIN_NAMESPACE
+
+/// aicb's arguments as its DeepSpeed scripts start them: frame DeepSpeed, no model parallelism.
+[[nodiscard]] inline aicb_args deepspeed_args() {
+  aicb_args a;
+  a.frame = "DeepSpeed";
+  a.tensor_model_parallel_size = a.pipeline_model_parallel = 1;
+  return a;
+}
+
+/// What `aicb deepspeed` is asked.
+struct deepspeed_request {
+  aicb_args args = deepspeed_args();            ///< the job, by aicb's flags
+  compat_mode compat = compat_mode::corrected;  ///< aicb: aicb's CSV byte for byte
+  std::optional<workload_format> format{};      ///< simai | csv; none: aicb::default_format
+  std::string output{};                         ///< the file; empty: aicb's name under results/
+  std::string gpu = "H100";                     ///< SimAI: the roofline that times computation
+  bool check_space = true;                      ///< refuse an estimate beyond the free space
+  /// Told a SimAI file's path, records and estimated bytes before it is written.
+  std::function<void(const std::string&, std::uint64_t, std::uint64_t)> writing{};
+};
+
+/// The format `r` writes: its own, or the rule's; refused where aicb has none.
+[[nodiscard]] inline workload_format deepspeed_format(const deepspeed_request& r) {
+  const workload_format f = r.format.value_or(default_format(r.compat, workload_format::csv));
+  if (f != workload_format::simai && f != workload_format::csv)
+    AICB_THROW(config_error("format", std::string(to_string(f)), "deepspeed writes simai or csv"));
+  if (f == workload_format::simai && r.compat == compat_mode::aicb)
+    AICB_THROW(config_error("format", "simai",
+                            "aicb writes no SimAI file for DeepSpeed: --compat aicb writes its CSV"));
+  return f;
+}
+
+/// Writes the workload `r` asks for and says what it wrote.
+inline written_workload write_deepspeed(const deepspeed_request& r) {
+  const aicb_args& a = r.args;
+  written_workload out;
+  out.format = deepspeed_format(r);
+  out.mode = r.compat;
+  out.iterations = a.epoch_num;
+  const std::string zero = "ZeRO-" + std::to_string(a.stage);
+  if (out.format == workload_format::simai) {  // a LLaMA-shaped model on data parallelism, with ZeRO
+    const job_spec job = deepspeed_job(a);
+    const roofline_model compute(r.gpu);
+    const simai_projection w(job, compute, {.iterations = a.epoch_num});
+    out.path = output_path_or_default(r.output, "results/workload", deepspeed_simai_file_name(a));
+    simai_file_options file{.check_space = r.check_space};
+    if (r.writing) file.on_start = [&](std::uint64_t bytes) { r.writing(out.path, w.size(), bytes); };
+    out.written = write_simai_file(w, out.path, file);
+    out.header = w.header();
+    out.job = job;
+    out.compute_model = compute.provenance();
+    out.warnings = w.warnings();
+    out.about = zero + ", DP " + std::to_string(a.world_size) + ", " + std::to_string(w.header().ga) +
+                " micro batches per iteration";
+    return out;
+  }
+  (void)derive(a);  // aicb's own checks first, before a file is created
+  out.path = output_path_or_default(r.output, "results/mocked_workload", deepspeed_csv_file_name(a));
+  if (r.compat == compat_mode::aicb) {  // aicb's CSV, emulated
+    aicb_args one = a;
+    one.epoch_num = 1;
+    if (r.check_space)
+      require_csv_space(
+          out.path, [&](auto&& sink) { generate_deepspeed_csv(one, compat_mode::aicb, sink); }, a.epoch_num);
+    out.items =
+        write_csv_file(out.path, [&](auto&& sink) { generate_deepspeed_csv(a, compat_mode::aicb, sink); });
+    out.about = zero + ", aicb";
+    return out;
+  }
+  // Corrected: rank 0 of the per-rank model, the operations the SimAI form has.
+  const job_spec job = deepspeed_job(a);
+  const csv_projection_options options{
+      .iterations = a.epoch_num, .rank = 0, .computation = a.computation_enable};
+  const csv_projection w(job, options);
+  if (r.check_space) require_csv_projection_space(job, options, out.path);
+  out.items = write_csv_file(out.path, [&](auto&& sink) { w.generate(sink); });
+  out.job = job;
+  out.warnings = w.warnings();
+  out.about = zero + ", corrected: rank 0, DP " + std::to_string(a.world_size) + ", " +
+              std::to_string(a.epoch_num) + " iteration(s)";
+  return out;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/commands/describe.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -16125,542 +17390,8 @@ AICB_END_NAMESPACE
 // #include <aicb/calc/report_format.hpp>
 // #include <aicb/calc/sizing.hpp>
 // #include <aicb/checked.hpp>
+// #include <aicb/commands/written.hpp>
 // #include <aicb/compat/aicb_args.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb's own arguments, for aicb compatibility mode: aicb::aicb_args mirrors aliyun/aicb's argument
-/// parser (the defaults of `utils.get_params()`, shared by its SimAI generator, its CSV generators
-/// for Megatron, DeepSeek and DeepSpeed, and its collective tests), and
-/// aicb::aicb_script_args emulates `scripts/megatron_workload_with_aiob.sh` — its own defaults, its
-/// option names and its presets, which overwrite model dimensions given on the command line.
-///
-/// derive() applies aicb's validation and derivations in aicb's order; where aicb fails (an
-/// assertion, or a crash further on) it throws aicb::config_error naming what aicb would trip on.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/generate/file_names.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// The names of the files aicb writes, in aicb's naming scheme, so a corrected workload lands where a
-/// user of aicb looks for it. One implementation for both modes: the aicb emulators
-/// (<aicb/compat/aicb_args.hpp>) name their files through these functions too.
-///
-/// ```cpp
-/// aicb::simai_file_name({.gpu = "H100", .model = "llama2-7b", .world_size = 4096, .tensor_parallel = 2, …});
-/// // "H100-llama2-7b-world_size4096-tp2-pp1-ep1-gbs…-mbs…-seq…-MOE-False-GEMM-False-flash_attn-True.txt"
-/// ```
-
-// #include <aicb/config.hpp>
-
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-/// Python's str() of a bool, as aicb's file names spell it.
-[[nodiscard]] constexpr const char* python_bool(bool b) noexcept { return b ? "True" : "False"; }
-
-/// What names a SimAI workload file. Absent names are written as Python's `None`, as aicb does.
-struct simai_file_fields {
-  std::optional<std::string> gpu;    ///< the GPU that timed the compute (aicb's --gpu_type)
-  std::optional<std::string> model;  ///< the model's name
-  std::uint64_t world_size = 1;
-  std::uint64_t tensor_parallel = 1;
-  std::uint64_t pipeline_parallel = 1;
-  std::uint64_t expert_parallel = 1;
-  std::uint64_t global_batch = 1;
-  std::uint64_t micro_batch = 1;
-  std::uint64_t seq_length = 1;
-  bool moe = false;
-  bool grouped_gemm = false;
-  bool flash_attention = false;
-};
-
-/// `{gpu}-{model}-world_size{W}-tp{T}-pp{P}-ep{E}-gbs{G}-mbs{M}-seq{S}-MOE-{bool}-GEMM-{bool}-flash_attn-{bool}.txt`
-/// (aicb writes it under results/workload/).
-[[nodiscard]] inline std::string simai_file_name(const simai_file_fields& f) {
-  return f.gpu.value_or("None") + "-" + f.model.value_or("None") + "-world_size" +
-         std::to_string(f.world_size) + "-tp" + std::to_string(f.tensor_parallel) + "-pp" +
-         std::to_string(f.pipeline_parallel) + "-ep" + std::to_string(f.expert_parallel) + "-gbs" +
-         std::to_string(f.global_batch) + "-mbs" + std::to_string(f.micro_batch) + "-seq" +
-         std::to_string(f.seq_length) + "-MOE-" + python_bool(f.moe) + "-GEMM-" +
-         python_bool(f.grouped_gemm) + "-flash_attn-" + python_bool(f.flash_attention) + ".txt";
-}
-
-/// What names a physical-cluster CSV workload file.
-struct csv_file_fields {
-  std::string_view generator = "megatron";  ///< "megatron", "deepspeed_stage2", …
-  std::optional<std::string> model;         ///< the model's name
-  bool sequence_parallel = false;
-  std::uint64_t iterations = 1;  ///< aicb's epoch_num
-  bool computation = false;      ///< compute times in the file (aicb's computation_enable)
-  std::uint64_t world_size = 1;
-};
-
-/// `{generator}_{model}_sp_{SP}_iteration_{N}_computationEnable_{CE}_{W}n`, cut at its first '.' (aicb
-/// keeps the name's stem), plus `_workload.csv` (aicb writes it under results/mocked_workload/).
-[[nodiscard]] inline std::string csv_file_name(const csv_file_fields& f) {
-  std::string name = std::string(f.generator) + "_" + f.model.value_or("None") + "_sp_" +
-                     python_bool(f.sequence_parallel) + "_iteration_" + std::to_string(f.iterations) +
-                     "_computationEnable_" + python_bool(f.computation) + "_" + std::to_string(f.world_size) +
-                     "n";
-  return name.substr(0, name.find('.')) + "_workload.csv";
-}
-
-AICB_END_NAMESPACE
-// #include <aicb/workload/modes.hpp>
-
-#include <algorithm>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <tuple>
-#include <utility>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// The arguments of aicb's SimAI training workload generator, with aicb's defaults.
-struct aicb_args {
-  std::string frame = "Megatron";       ///< Megatron | DeepSeek | DeepSpeed | collective_test
-  std::optional<std::string> gpu_type;  ///< only in the file name ("None" when absent)
-  std::uint64_t world_size = 1;
-  std::uint64_t tensor_model_parallel_size = 1;
-  std::uint64_t pipeline_model_parallel = 1;
-  std::uint64_t global_batch = 4;
-  std::uint64_t micro_batch = 1;
-  std::uint64_t epoch_num = 1;  ///< aicb: forward iterations when profiling; unused here
-  std::optional<std::uint64_t> ffn_hidden_size;
-  std::optional<std::string> model_name;
-  std::uint64_t hidden_size = 1024;
-  std::uint64_t num_layers = 24;
-  std::uint64_t seq_length = 2048;
-  std::optional<std::uint64_t> num_attention_heads;
-  std::uint64_t vocab_size = 32000;
-  std::uint64_t max_position_embeddings = 4096;
-  bool add_bias_linear = false;
-  bool use_flash_attn = false;
-  bool swiglu = false;
-  bool enable_sequence_parallel = false;
-  bool use_distributed_optimizer = false;
-  std::uint64_t make_vocab_size_divisible_by = 128;
-  bool moe_enable = false;
-  std::uint64_t expert_model_parallel_size = 1;
-  std::uint64_t num_experts = 1;
-  std::uint64_t moe_router_topk = 1;
-  bool moe_grouped_gemm = false;
-  bool aiob_enable = false;
-  std::optional<std::string> comp_filepath;
-  bool recompute_activations = false;
-  std::string dtype = "bfloat16";
-  // DeepSeek
-  std::uint64_t n_dense_layers = 3;
-  std::uint64_t n_shared_expert = 2;
-  std::uint64_t qk_rope_dim = 64;
-  std::uint64_t qk_nope_dim = 128;
-  std::uint64_t q_lora_rank = 1536;
-  std::uint64_t kv_lora_rank = 512;
-  std::uint64_t v_head_dim = 128;
-  // The physical-cluster CSV generators.
-  bool computation_enable = false;  ///< computation items in the CSV (implied by aiob_enable)
-  std::int64_t pp_rank = -1;        ///< Megatron CSV: the stage whose init() holds the embedding all-reduces
-  // DeepSpeed ZeRO (sizes in elements, as DeepSpeed's config).
-  std::uint64_t stage = 3;
-  bool amp_enabled = false;
-  std::uint64_t reduce_bucket_size = 500'000'000;
-  std::uint64_t allgather_bucket_size = 500'000'000;
-  bool contiguous_gradients = false;
-  std::uint64_t param_persistence_threshold = 100'000;
-  std::uint64_t model_persistence_threshold = 9'223'372'036'854'775'807ULL;  // Python's sys.maxsize
-  std::uint64_t max_live_parameters = 1'000'000'000;
-  std::uint64_t prefetch_bucket_size = 1'000'000'000;
-  // Collective tests.
-  std::uint64_t begin_size = 1'048'576;
-  std::uint64_t end_size = 1'048'576;
-  std::string test_comm = "all_reduce";
-  std::uint64_t iter_num = 500;
-  bool multi_all_reduce_enable = false;
-};
-
-/// What aicb derives from its arguments (utils.get_params, in aicb's order).
-struct aicb_derived {
-  std::uint64_t dp = 0;            ///< world_size / (tp · pp) — CP is not in the denominator
-  std::uint64_t microbatches = 0;  ///< global_batch / (micro_batch · dp), floor (may be 0)
-  std::uint64_t heads = 0;         ///< num_attention_heads, or num_layers when not given (aicb BUG-01)
-  std::uint64_t padded_vocab = 0;  ///< vocab padded to a multiple of make_vocab_size_divisible_by · tp
-  std::uint64_t ffn = 0;           ///< ffn_hidden_size, or aicb's default
-  std::uint64_t layers = 0;        ///< layers of the pipeline stage: num_layers / pp, floor
-};
-
-/// aicb's derivations and assertions. Throws config_error where aicb stops with an error.
-[[nodiscard]] inline aicb_derived derive(const aicb_args& a) {
-  const auto fail = [](const char* field, std::uint64_t value, const std::string& rule) {
-    AICB_THROW(config_error(field, std::to_string(value), "aicb fails here: " + rule));
-  };
-  if (a.frame != "Megatron" && a.frame != "DeepSeek" && a.frame != "DeepSpeed" &&
-      a.frame != "collective_test")
-    AICB_THROW(config_error("frame", a.frame,
-                            "aicb's frames are Megatron, DeepSeek, DeepSpeed and collective_test"));
-  // aicb computes with Python's unbounded integers; here sizes are 64-bit, so every input and the
-  // products that sizes are made of stay within max_derived_size (2^50) — beyond it, a refusal, never
-  // a wrapped number.
-  for (const auto& [field, value] : {std::pair<const char*, std::uint64_t>{"world_size", a.world_size},
-                                     {"tensor_model_parallel_size", a.tensor_model_parallel_size},
-                                     {"pipeline_model_parallel", a.pipeline_model_parallel},
-                                     {"global_batch", a.global_batch},
-                                     {"micro_batch", a.micro_batch},
-                                     {"seq_length", a.seq_length},
-                                     {"hidden_size", a.hidden_size},
-                                     {"num_layers", a.num_layers},
-                                     {"vocab_size", a.vocab_size},
-                                     {"ffn_hidden_size", a.ffn_hidden_size.value_or(0)},
-                                     {"num_attention_heads", a.num_attention_heads.value_or(0)},
-                                     {"max_position_embeddings", a.max_position_embeddings},
-                                     {"make_vocab_size_divisible_by", a.make_vocab_size_divisible_by},
-                                     {"num_experts", a.num_experts},
-                                     {"moe_router_topk", a.moe_router_topk},
-                                     {"expert_model_parallel_size", a.expert_model_parallel_size},
-                                     {"epoch_num", a.epoch_num},
-                                     {"q_lora_rank", a.q_lora_rank},
-                                     {"kv_lora_rank", a.kv_lora_rank},
-                                     {"qk_rope_dim", a.qk_rope_dim},
-                                     {"qk_nope_dim", a.qk_nope_dim},
-                                     {"v_head_dim", a.v_head_dim},
-                                     {"n_shared_expert", a.n_shared_expert},
-                                     {"n_dense_layers", a.n_dense_layers}})
-    if (value > max_derived_size)
-      AICB_THROW(
-          config_error(field, std::to_string(value), "must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const auto times = [](std::uint64_t x, std::uint64_t y) {
-    return product_within({x, y}).value_or(max_u64);
-  };
-  const std::uint64_t widest =
-      std::max({a.hidden_size, times(a.ffn_hidden_size.value_or(4 * a.hidden_size), 2),
-                a.vocab_size + times(a.make_vocab_size_divisible_by, a.tensor_model_parallel_size),
-                a.num_experts, times(a.moe_router_topk, a.hidden_size),
-                times(a.q_lora_rank + a.kv_lora_rank + a.qk_rope_dim + a.qk_nope_dim + a.v_head_dim,
-                      a.num_attention_heads.value_or(a.num_layers))});
-  for (const auto& [field, value, what] :
-       {std::tuple<const char*, std::uint64_t, std::optional<std::uint64_t>>{
-            "seq_length", a.seq_length,
-            product_within({a.micro_batch, a.seq_length, widest}, max_derived_size)},
-        {"hidden_size", a.hidden_size,
-         product_within({a.num_layers, a.hidden_size, widest}, max_derived_size)},
-        {"global_batch", a.global_batch, product_within({a.global_batch, a.seq_length}, max_derived_size)},
-        {"tensor_model_parallel_size", a.tensor_model_parallel_size,
-         product_within({a.tensor_model_parallel_size, a.pipeline_model_parallel,
-                         std::max<std::uint64_t>(a.make_vocab_size_divisible_by, 1), a.micro_batch},
-                        max_derived_size)}})
-    if (!what)
-      AICB_THROW(config_error(field, std::to_string(value),
-                              "the sizes derived from it (micro_batch x seq_length x the widest activation, "
-                              "layers x hidden_size x width, global_batch x seq_length, the parallel "
-                              "products) must not exceed 2^50 (aicb's sizes are 64-bit)"));
-  const std::uint64_t t = a.tensor_model_parallel_size, p = a.pipeline_model_parallel;
-  if (t == 0 || p == 0)
-    fail(t == 0 ? "tensor_model_parallel_size" : "pipeline_model_parallel", 0, "sizes must be positive");
-  if (a.micro_batch == 0) fail("micro_batch", 0, "micro_batch must be positive (aicb divides by it)");
-  if (a.world_size % (t * p) != 0)
-    fail("world_size", a.world_size,
-         "world_size % (tensor_model_parallel_size * pipeline_model_parallel) == 0");
-  if (a.moe_enable && !a.enable_sequence_parallel)
-    fail("enable_sequence_parallel", 0,
-         "moe must be enabled with sequence parallel (--enable_sequence_parallel)");
-  aicb_derived d;
-  d.dp = a.world_size / (t * p);
-  if (d.dp == 0) fail("world_size", a.world_size, "no data-parallel rank");
-  d.microbatches = a.global_batch / (d.dp * a.micro_batch);
-  d.heads = a.num_attention_heads.value_or(a.num_layers);
-  const std::uint64_t multiple = a.make_vocab_size_divisible_by * t;
-  d.padded_vocab = (a.vocab_size + multiple - 1) / multiple * multiple;
-  d.ffn = a.ffn_hidden_size ? *a.ffn_hidden_size
-          : a.swiglu        ? (4 * a.hidden_size * 2 / 3) / 64 * 64
-                            : 4 * a.hidden_size;
-  if (a.expert_model_parallel_size > 1) {
-    if (a.num_experts % a.expert_model_parallel_size != 0)
-      fail("num_experts", a.num_experts, "num_experts % expert_model_parallel_size == 0");
-    if (a.dtype == "float16")
-      fail("expert_model_parallel_size", a.expert_model_parallel_size, "expert parallel needs bfloat16");
-  }
-  if (a.moe_grouped_gemm && a.dtype != "bfloat16")
-    fail("moe_grouped_gemm", 1, "grouped GEMM needs --dtype bfloat16");
-  d.layers = a.num_layers / p;
-  if (d.heads == 0) fail("num_attention_heads", 0, "a zero head count divides by zero");
-  return d;
-}
-
-/// The file aicb writes: results/workload/{gpu_type}-{model_name}-world_size…-flash_attn-{bool}.txt,
-/// with Python's None/True/False spellings (aicb::simai_file_name).
-[[nodiscard]] inline std::string aicb_file_name(const aicb_args& a) {
-  return simai_file_name({.gpu = a.gpu_type,
-                          .model = a.model_name,
-                          .world_size = a.world_size,
-                          .tensor_parallel = a.tensor_model_parallel_size,
-                          .pipeline_parallel = a.pipeline_model_parallel,
-                          .expert_parallel = a.expert_model_parallel_size,
-                          .global_batch = a.global_batch,
-                          .micro_batch = a.micro_batch,
-                          .seq_length = a.seq_length,
-                          .moe = a.moe_enable,
-                          .grouped_gemm = a.moe_grouped_gemm,
-                          .flash_attention = a.use_flash_attn});
-}
-
-/// The CSV file aicb's physical-cluster generators write (aicb::csv_file_name). `generator`:
-/// "megatron", "deepspeed_stage2", ….
-[[nodiscard]] inline std::string aicb_csv_file_name(std::string_view generator, const aicb_args& a) {
-  return csv_file_name({.generator = generator,
-                        .model = a.model_name,
-                        .sequence_parallel = a.enable_sequence_parallel,
-                        .iterations = a.epoch_num,
-                        .computation = a.computation_enable || a.aiob_enable,
-                        .world_size = a.world_size});
-}
-
-/// The options of aicb's `scripts/megatron_workload_with_aiob.sh` (those given are set).
-struct aicb_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame, gpu_type, comp_filepath;
-  std::optional<std::uint64_t> world_size, tensor_model_parallel_size, pipeline_model_parallel, global_batch,
-      micro_batch, num_layers, seq_length, hidden_size, num_attention_heads, ffn_hidden_size, epoch_num,
-      max_position_embeddings, num_experts, moe_router_topk, expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, grouped_gemm = false, recompute = false;
-};
-
-/// A preset that overwrote dimensions given on the command line, as aicb's script silently does.
-struct aicb_script_result {
-  aicb_args args;
-  std::string preset;                   ///< the model_name the preset chose
-  std::vector<std::string> overridden;  ///< options the preset overwrote ("num_layers 10 -> 40")
-  bool fell_back = false;               ///< an unknown -m became gpt_13B
-};
-
-namespace detail {
-
-// Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
-// parsing), noting every option it overwrites.
-template <class ScriptArgs>
-struct script_preset {
-  const ScriptArgs& given;
-  aicb_script_result& r;
-
-  void set(const char* name, std::uint64_t& field, std::uint64_t value, bool was_given) {
-    if (was_given && field != value)
-      r.overridden.push_back(std::string(name) + " " + std::to_string(field) + " -> " +
-                             std::to_string(value));
-    field = value;
-  }
-  void shape(const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads) {
-    aicb_args& a = r.args;
-    r.preset = name;
-    a.model_name = name;
-    set("num_layers", a.num_layers, layers, given.num_layers.has_value());
-    set("hidden_size", a.hidden_size, hidden, given.hidden_size.has_value());
-    std::uint64_t h = *a.num_attention_heads;
-    set("num_attention_heads", h, heads, given.num_attention_heads.has_value());
-    a.num_attention_heads = h;
-  }
-  void ffn(std::uint64_t value) {
-    std::uint64_t f = r.args.ffn_hidden_size.value_or(value);
-    set("ffn_hidden_size", f, value, given.ffn_hidden_size.has_value());
-    r.args.ffn_hidden_size = f;
-  }
-  void tp(std::uint64_t value) {
-    set("tensor_model_parallel_size", r.args.tensor_model_parallel_size, value,
-        given.tensor_model_parallel_size.has_value());
-  }
-  void pp(std::uint64_t value) {
-    set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
-        given.pipeline_model_parallel.has_value());
-  }
-};
-
-}  // namespace detail
-
-/// What aicb's script passes to the generator: its defaults, then the options, then the preset.
-[[nodiscard]] inline aicb_script_result from_aicb_script(const aicb_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  // The script's defaults (lines 4-27).
-  a.frame = s.frame.value_or("Megatron");
-  a.world_size = s.world_size.value_or(32);
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.global_batch = s.global_batch.value_or(1024);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(4096);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.gpu_type = s.gpu_type;  // "None" when absent
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.recompute_activations = s.recompute;
-  a.comp_filepath = s.comp_filepath;
-  a.use_distributed_optimizer = true;
-
-  // The preset case (lines 124-237) runs after option parsing and overwrites.
-  detail::script_preset<aicb_script_args> preset{s, r};
-  const auto deepseek = [&](const char* name, std::uint64_t layers, std::uint64_t hidden, std::uint64_t heads,
-                            std::uint64_t f, std::uint64_t q_lora, std::uint64_t experts,
-                            std::uint64_t shared, std::uint64_t dense) {
-    preset.shape(name, layers, hidden, heads);
-    preset.ffn(f);
-    preset.tp(1);
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-    a.q_lora_rank = q_lora;
-    a.kv_lora_rank = 512;
-    a.qk_nope_dim = 128;
-    a.qk_rope_dim = 64;
-    a.v_head_dim = 128;
-    preset.set("num_experts", a.num_experts, experts, s.num_experts.has_value());
-    a.n_shared_expert = shared;
-    a.n_dense_layers = dense;
-  };
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-    preset.tp(4);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(4);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else if (m == "deepseek671") {
-    deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
-  } else if (m == "deepseek236") {
-    deepseek("DeepSeek_236B", 60, 12288, 128, 1536, 1536, 160, 2, 1);
-  } else if (m == "deepseek16") {
-    deepseek("DeepSeek_16B", 27, 10944, 16, 1408, 0, 64, 2, 1);
-  } else if (m == "deepseek") {
-    r.preset = "DeepSeek";
-    a.model_name = "DeepSeek";
-    a.frame = "DeepSeek";
-    a.moe_enable = true;
-  } else {
-    // "Only support model size 175, 22,13 or 7; using default size 13"
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  return r;
-}
-
-/// The options of aicb's `scripts/megatron_gpt.sh`, the front end of its CSV generator (those given
-/// are set). Unlike megatron_workload_with_aiob.sh it counts GPUs as `--nnodes` × `--nproc_per_node`
-/// (GPUs per node, taken from nvidia-smi when not given: none on a machine without a GPU), and it
-/// always computes the global batch itself: 2 micro-batches × data-parallel size × micro batch, where
-/// the data-parallel size comes from `--world_size` alone (0 when that is not given).
-struct megatron_gpt_script_args {
-  std::optional<std::string> model_size;  ///< -m / --model_size (default "13")
-  std::optional<std::string> frame;
-  std::optional<std::uint64_t> world_size, nnodes, nproc_per_node, tensor_model_parallel_size,
-      pipeline_model_parallel, micro_batch, num_layers, seq_length, hidden_size, num_attention_heads,
-      ffn_hidden_size, epoch_num, max_position_embeddings, num_experts, moe_router_topk,
-      expert_model_parallel_size;
-  bool sequence_parallel = false, aiob = false, flash_attn = false, swiglu = false, grouped_gemm = false,
-       moe = false;
-};
-
-/// What aicb's megatron_gpt.sh passes to its CSV generator: its defaults, the options, the preset.
-[[nodiscard]] inline aicb_script_result from_megatron_gpt_script(const megatron_gpt_script_args& s) {
-  aicb_script_result r;
-  aicb_args& a = r.args;
-  a.frame = s.frame.value_or("Megatron");
-  a.tensor_model_parallel_size = s.tensor_model_parallel_size.value_or(8);
-  a.pipeline_model_parallel = s.pipeline_model_parallel.value_or(1);
-  a.micro_batch = s.micro_batch.value_or(1);
-  a.num_layers = s.num_layers.value_or(40);
-  a.seq_length = s.seq_length.value_or(2048);
-  a.hidden_size = s.hidden_size.value_or(5120);
-  a.epoch_num = s.epoch_num.value_or(1);
-  a.num_attention_heads = s.num_attention_heads.value_or(40);
-  a.max_position_embeddings = s.max_position_embeddings.value_or(4096);
-  a.vocab_size = 50257;
-  a.num_experts = s.num_experts.value_or(1);
-  a.ffn_hidden_size = s.ffn_hidden_size;
-  if (s.moe_router_topk) a.moe_router_topk = *s.moe_router_topk;
-  if (s.expert_model_parallel_size) a.expert_model_parallel_size = *s.expert_model_parallel_size;
-  a.enable_sequence_parallel = s.sequence_parallel;
-  a.aiob_enable = s.aiob;
-  a.use_flash_attn = s.flash_attn;
-  a.swiglu = s.swiglu;
-  a.moe_enable = s.moe;
-  a.moe_grouped_gemm = s.grouped_gemm;
-  a.use_distributed_optimizer = true;
-  detail::script_preset<megatron_gpt_script_args> preset{s, r};
-  const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-    preset.tp(8);
-    preset.pp(16);
-  } else if (m == "65") {
-    preset.shape("llama_65B", 80, 8192, 64);
-    preset.ffn(28672);
-    preset.tp(8);
-    preset.pp(2);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(2);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
-  } else {
-    r.fell_back = true;
-    preset.shape("gpt_13B", 40, 5120, 40);
-  }
-  const std::uint64_t tp = a.tensor_model_parallel_size;
-  if (tp == 0 || a.pipeline_model_parallel == 0)
-    AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(tp),
-                            "aicb's script fails here: it divides world_size by tp and pp"));
-  const std::uint64_t dp = s.world_size.value_or(0) / tp / a.pipeline_model_parallel;
-  a.global_batch = 2 * dp * a.micro_batch;
-  a.world_size = s.nnodes.value_or(1) * s.nproc_per_node.value_or(0);
-  return r;
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/compat/aicb_flags.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -18301,27 +19032,6 @@ struct generate_request {
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
 };
 
-/// What generate_workload decided and wrote.
-struct generate_result {
-  std::string path;  ///< the file written
-  workload_format format = workload_format::simai;
-  compat_mode mode = compat_mode::corrected;
-  std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
-  std::string compute_model{};       ///< SimAI: how compute was timed
-  std::vector<std::string> notes{};  ///< what was decided for the user, one line each
-  std::vector<std::string> warnings{};  ///< what the workload cannot express, and profile gaps
-  std::uint64_t iterations = 1;
-  simai_header header{};                       ///< SimAI
-  simai_file_summary written{};                ///< SimAI: records and bytes per group
-  bool sidecar = false;                        ///< SimAI: FILE.json written
-  std::uint64_t items = 0;                     ///< CSV: items written; chakra: nodes
-  std::uint64_t files = 0;                     ///< chakra: rank files written
-  std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
-  /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
-  /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
-  std::string simai_command{};
-};
-
 /// Progress, for a caller that reports it: `planned` once everything is decided and before anything
 /// is written (path, job, compute model and notes are set); `writing` when a SimAI file's size is
 /// estimated.
@@ -18709,9 +19419,48 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
 
 }  // namespace detail
 
-/// Writes the workload a request asks for (see the file comment) and says what it did.
-inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+/// What a person reads of a generated workload: its `about` (iterations, the rank and stage) and
+/// `details` (bytes per group, the sidecar, how to check and simulate it).
+inline void describe_generated(generate_result& r) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (r.format == workload_format::csv) {
+    r.about = r.mode == compat_mode::aicb
+                  ? "aicb, pipeline stage " + n(r.pipeline_stage)
+                  : "corrected: rank " + n(r.rank) + ", pipeline stage " + n(r.pipeline_stage) + ", " +
+                        n(r.iterations) + " iteration(s)";
+    return;
+  }
+  if (r.format == workload_format::chakra) {
+    r.about = "workload.RANK.et, comm_groups.json, manifest.json: " + n(r.iterations) + " iteration(s)";
+    r.details = "simulate: AstraSim_Analytical_Congestion_Unaware --workload-configuration=" + r.path +
+                "/workload --comm-group-configuration=" + r.path +
+                "/comm_groups.json --system-configuration=... --network-configuration=... "
+                "--remote-memory-configuration=...   (docs/chakra.md)\n";
+    return;
+  }
+  r.about = n(r.iterations) + " iteration(s) x " + n(r.header.ga) + " micro batches";
+  r.details.clear();
+  for (comm_group g : all_comm_groups)
+    if (const auto bytes_moved = r.written.bytes_by_group[static_cast<std::size_t>(g)]) {
+      std::string group(to_string(g));
+      group.resize(std::max<std::size_t>(group.size(), 6), ' ');
+      r.details += "  " + group + " " + to_iec_string(bytes{bytes_moved}) + " in collectives\n";
+    }
+  if (r.sidecar) r.details += "wrote " + r.path + ".json: what the file holds and how it was made\n";
+  r.details += "next: aicb lint " + r.path +
+               " (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n";
+  if (!r.simai_command.empty())
+    r.details += "simulate: " + r.simai_command + "   (the machines: docs/cluster.md)\n";
+}
+
+namespace detail {
+
+// The writer the request's format and mode choose, after what no writer can do is refused.
+inline generate_result generate_any(const generate_request& r, const generate_events& events) {
   const bool aicb = r.compat == compat_mode::aicb;
+  if (r.format == workload_format::micro)
+    AICB_THROW(
+        config_error("format", "micro", "a MICRO file holds collective tests: aicb micro --format micro"));
   if (r.format == workload_format::chakra) {
     if (aicb)
       AICB_THROW(
@@ -18719,7 +19468,7 @@ inline generate_result generate_workload(const generate_request& r, const genera
     if (r.stage)
       AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
                               "Chakra traces are written per rank: choose them with --ranks"));
-    return detail::generate_corrected_chakra(r, events);
+    return generate_corrected_chakra(r, events);
   }
   if (!r.ranks.empty())
     AICB_THROW(config_error("ranks", r.ranks,
@@ -18735,33 +19484,42 @@ inline generate_result generate_workload(const generate_request& r, const genera
                      r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
                      "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
   if (r.format == workload_format::csv)
-    return aicb ? detail::generate_aicb_csv(r, events) : detail::generate_corrected_csv(r, events);
-  return aicb ? detail::generate_aicb_simai(r, events) : detail::generate_corrected_simai(r, events);
+    return aicb ? generate_aicb_csv(r, events) : generate_corrected_csv(r, events);
+  return aicb ? generate_aicb_simai(r, events) : generate_corrected_simai(r, events);
+}
+
+}  // namespace detail
+
+/// Writes the workload a request asks for (see the file comment) and says what it did.
+inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+  generate_result out = detail::generate_any(r, events);
+  describe_generated(out);
+  return out;
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/compat.hpp>
+// #include <aicb/commands/inference.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
-/// reproduced byte for byte — its SimAI text (aicb::aicb_workload), its Megatron / DeepSeek CSV
-/// (aicb::megatron_csv_workload), its DeepSpeed ZeRO CSV (aicb::generate_deepspeed_csv) and its inference
-/// SimAI text (aicb::aicb_inference_workload). The corrected
-/// generators in `<aicb/aicb.hpp>` do not need it; docs/compatibility.md lists where the two differ.
+/// What `aicb inference` does, as a library call: one serving step of the corrected model
+/// (aicb::inference_step) written as rank 0's SimAI text (the default format) or as every GPU's
+/// Chakra trace, and on request its timeline as the estimate plays it; or, under compat_mode::aicb,
+/// aicb's inference file byte for byte from aicb's own flags (its script's `-m -p -s -b -w -t -e` or
+/// its generator's `MODEL [CONFIG.json] --phase …`), passed verbatim.
 ///
 /// ```cpp
-/// #include <aicb/compat.hpp>
-///
-/// aicb::aicb_args args;            // aicb's defaults
-/// args.world_size = 16;
-/// args.tensor_model_parallel_size = 2;
-/// const aicb::aicb_workload w(args);   // the file aicb writes, record for record
+/// aicb::inference_request r;
+/// r.model = "deepseek-v3";
+/// r.serving = {.phase = aicb::inference_phase::decode, .batch = 64, .context = 2048,
+///              .attention_data_parallel = 8, .expert_parallel = 8};
+/// const aicb::written_workload w = aicb::write_inference(r);
 /// ```
 
-// #include <aicb/compat/aicb_args.hpp>
-// #include <aicb/compat/aicb_flags.hpp>
+// #include <aicb/calc/job_request.hpp>
+// #include <aicb/commands/describe_serving.hpp>
+// #include <aicb/commands/written.hpp>
 // #include <aicb/compat/aicb_inference.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -19143,6 +19901,271 @@ class aicb_inference_workload {
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/compat/aicb_inference_config.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The CONFIG.json aicb's inference generator takes (`MODEL CONFIG.json --phase …`): the Hugging Face
+/// config keys it reads into aicb::aicb_inference_model — `hidden_size`, `num_hidden_layers`,
+/// `moe_router_topk` (else `num_experts_per_tok`), `first_k_dense_replace`, `n_shared_experts`,
+/// `full_attention_interval`. It reads JSON (nlohmann-json), so it is apart from
+/// aicb/compat/aicb_inference.hpp.
+///
+/// ```cpp
+/// const aicb::aicb_inference_model m = aicb::read_aicb_inference_config("deepseek_default.json");
+/// ```
+
+// #include <aicb/compat/aicb_inference.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The values of a config's text (`name` names it in errors). Absent keys stay 0: the workload refuses
+/// what it needs and lacks.
+[[nodiscard]] inline aicb_inference_model parse_aicb_inference_config(std::string_view text,
+                                                                      const std::string& name) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    AICB_THROW(parse_error(name, 1, 1, std::string("not JSON: ") + e.what()));
+  }
+  if (!j.is_object()) AICB_THROW(parse_error(name, 1, 1, "a config is a JSON object"));
+  aicb_inference_model m;
+  const auto number = [&](std::string_view key) -> std::uint64_t {
+    const auto it = j.find(std::string(key));
+    if (it == j.end() || it->is_null()) return 0;
+    if (!it->is_number_unsigned())
+      AICB_THROW(config_error(std::string(key), it->dump(), name + ": expected a whole number"));
+    return it->get<std::uint64_t>();
+  };
+  m.hidden_size = number("hidden_size");
+  m.num_layers = number("num_hidden_layers");
+  m.top_k = j.contains("moe_router_topk") ? number("moe_router_topk") : number("num_experts_per_tok");
+  m.first_dense_layers = number("first_k_dense_replace");
+  m.shared_experts = number("n_shared_experts");
+  m.full_attention_interval = number("full_attention_interval");
+  return m;
+}
+
+/// The values of the config file at `path`.
+[[nodiscard]] inline aicb_inference_model read_aicb_inference_config(const std::string& path) {
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a model config.json");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a model config.json"));
+  return parse_aicb_inference_config(in.text, path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/inference_projection.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/chakra.hpp>
+// #include <aicb/io/simai_writer.hpp>
+// #include <aicb/io/timeline_html.hpp>
+// #include <aicb/io/trace_events.hpp>
+// #include <aicb/io/workload_file.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/workload/modes.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What `aicb inference` is asked.
+struct inference_request {
+  compat_mode compat = compat_mode::corrected;  ///< aicb: aicb's file from `aicb_flags`
+  std::vector<std::string> aicb_flags{};        ///< aicb's command line, verbatim (compat_mode::aicb)
+  std::string model{};                          ///< a preset (corrected)
+  std::string hf_config{};                      ///< or a Hugging Face config.json
+  std::optional<serving_spec> serving{};        ///< the step (corrected; its phase is required)
+  std::string gpu{}, cluster{};                 ///< the machines that time it
+  double memory_fraction = 0.9;                 ///< share of GPU memory for weights and KV cache
+  std::optional<workload_format> format{};      ///< simai | chakra; none: aicb::default_format
+  bool workload = true;                         ///< write the workload (false: only the timeline)
+  std::string output{};                         ///< the file (chakra: directory); empty: aicb's name
+  std::string ranks{};                          ///< chakra and timeline: the GPUs ("0-7"); empty: all
+  std::string timeline{};                       ///< also the step as played: .html a page, else JSON
+};
+
+namespace detail {
+
+// The step's timeline: HTML for a .html name, else trace-event JSON; what it says, one line.
+inline std::string write_inference_timeline(const inference_request& r, const model_spec& model,
+                                            const serving_spec& s, const roofline_model& compute,
+                                            const cluster_spec& machines) {
+  const std::vector<std::uint64_t> ranks =
+      r.ranks.empty() ? std::vector<std::uint64_t>{} : parse_ranks(r.ranks, s.gpus());
+  const bool html = r.timeline.ends_with(".html") || r.timeline.ends_with(".htm");
+  atomic_file out(r.timeline);
+  const auto write = [&](std::string_view text) { out.write(text); };
+  serving_timing t;
+  if (html) {
+    const std::string title = std::string(model.name.empty() ? "custom model" : model.name.view()) +
+                              ": one " + std::string(to_string(s.phase)) + " step on " +
+                              std::to_string(s.gpus()) + " " + std::string(machines.gpu) + ", estimated";
+    write_timeline_html(write, title, [&](const auto& sink) {
+      t = write_serving_trace_events(sink, model, s, compute, machines, ranks);
+    });
+  } else {
+    t = write_serving_trace_events(write, model, s, compute, machines, ranks);
+  }
+  out.commit();
+  char line[256];
+  std::snprintf(line, sizeof line, "wrote %s: %s, one %s step, %.3f ms (compute %.3f, communication %.3f)\n",
+                r.timeline.c_str(), html ? "an HTML timeline" : "a trace-event JSON timeline",
+                std::string(to_string(s.phase)).c_str(), t.step_us() / 1000, t.compute_us / 1000,
+                t.communication_us / 1000);
+  return line;
+}
+
+// aicb's inference file, emulated.
+inline written_workload write_aicb_inference(const inference_request& r) {
+  std::vector<std::string> flags = r.aicb_flags;
+  if (r.serving) flags.push_back("--phase=" + std::string(to_string(r.serving->phase)));
+  // The generator's form starts with MODEL; the script's with its options.
+  aicb_inference_args args;
+  if (!flags.empty() && !flags.front().starts_with("-")) {
+    std::optional<aicb_inference_model> config;
+    if (flags.size() > 1 && !flags[1].starts_with("-")) config = read_aicb_inference_config(flags[1]);
+    args = parse_aicb_inference_generator(flags, config);
+  } else {
+    args = parse_aicb_inference_script(flags);
+  }
+  const aicb_inference_workload w(args);
+  const std::string name = w.file_name();
+  // aicb would time compute from its own AIOB output when one is there: not reproduced.
+  const std::string profile = "results/aiob_outputs/" + name.substr(0, name.find("-bs")) + "-bpg" +
+                              std::to_string(args.micro_batch) + "-seq" + std::to_string(args.seq_length) +
+                              "-" + args.phase + ".txt";
+  if (std::filesystem::exists(profile))
+    AICB_THROW(config_error("aiob_outputs", profile,
+                            "aicb would read its compute times from this file; reproducing that is not "
+                            "supported: move it away, or use the corrected mode"));
+  std::string dir = args.result_dir;
+  while (dir.size() > 1 && dir.ends_with('/'))
+    dir.pop_back();
+  written_workload out;
+  out.mode = compat_mode::aicb;
+  out.path = output_path_or_default(r.output, dir, name);
+  atomic_file file(out.path);
+  file.write(w.text());
+  file.commit();
+  out.written.records = w.records();
+  out.warnings = w.warnings();
+  out.about = "aicb, " + w.model().name + ", " + args.phase;
+  return out;
+}
+
+}  // namespace detail
+
+/// Writes what `r` asks for and says what it wrote; config_error naming the field otherwise.
+inline written_workload write_inference(const inference_request& r) {
+  if (r.compat == compat_mode::aicb) {
+    if (r.format && *r.format != workload_format::simai)
+      AICB_THROW(config_error("format", std::string(to_string(*r.format)), "aicb writes SimAI text only"));
+    if (!r.timeline.empty())
+      AICB_THROW(
+          config_error("timeline", r.timeline, "a timeline is the corrected model's: drop --compat aicb"));
+    return detail::write_aicb_inference(r);
+  }
+  if (!r.aicb_flags.empty())
+    AICB_THROW(config_error(r.aicb_flags.front(), "(flag)",
+                            "not an option of aicb inference (aicb's own flags need --compat aicb)"));
+  if (!r.serving) AICB_THROW(config_error("phase", "(none)", "give --phase prefill or decode"));
+  if (r.model.empty() && r.hf_config.empty())
+    AICB_THROW(config_error("model", "(none)", "give --model PRESET or --hf-config FILE"));
+  written_workload out;
+  out.format = r.format.value_or(default_format(compat_mode::corrected));
+  if (out.format != workload_format::simai && out.format != workload_format::chakra)
+    AICB_THROW(
+        config_error("format", std::string(to_string(out.format)), "inference writes simai or chakra"));
+  if (!r.ranks.empty() && out.format != workload_format::chakra && (r.workload || r.timeline.empty()))
+    AICB_THROW(
+        config_error("ranks", r.ranks,
+                     "only --format chakra and --timeline take chosen ranks (the SimAI file is rank 0's)"));
+  job_request request;
+  request.model = r.model;
+  request.hf_config = r.hf_config;
+  const model_spec model = build_job(request).job.model;
+  const serving_spec& s = *r.serving;
+  const cluster_spec machines = choose_cluster(r.gpu, r.cluster);
+  const roofline_model compute(machines.gpu);
+  out.compute_model = compute.provenance();
+  const std::string phase(to_string(s.phase));
+  const std::string name = std::string(model.name.empty() ? "custom" : model.name.view()) + "-" + phase +
+                           "-gpus" + std::to_string(s.gpus());
+  if (!r.timeline.empty()) {
+    out.timeline = r.timeline;
+    out.details += detail::write_inference_timeline(r, model, s, compute, machines);
+  }
+  if (!r.workload) return out;                  // no path: nothing but the timeline
+  if (out.format == workload_format::chakra) {  // every GPU's step, for ASTRA-sim
+    out.path = output_path_or_default(r.output, "results/inference", name);
+    chakra_set_options options;
+    if (!r.ranks.empty()) options.ranks = parse_ranks(r.ranks, s.gpus());
+    const chakra_set_result written = write_inference_chakra_set(out.path, model, s, compute, options);
+    out.files = written.files;
+    out.items = written.nodes;
+    out.about = "workload.RANK.et, comm_groups.json, manifest.json: one " + phase + " step";
+    return out;
+  }
+  const inference_workload w = inference_records(inference_step(model, s), compute);
+  out.path = output_path_or_default(
+      r.output, "results/inference",
+      name + "-tp" + std::to_string(s.tensor_parallel) + "-dp" + std::to_string(s.attention_data_parallel) +
+          "-ep" + std::to_string(s.expert_parallel) + "-bs" + std::to_string(s.batch) + ".txt");
+  simai_writer file(out.path, w.header, w.records.size());
+  for (const record& each : w.records)
+    file.write(each);
+  file.finish();
+  out.header = w.header;
+  out.written.records = w.records.size();
+  out.about = "one " + phase + " step of rank 0, " + std::string(machines.gpu);
+  out.details += format_serving(describe_serving(model, s, compute, machines, r.memory_fraction));
+  out.simai_command = simai_command_line(machines, s.gpus(), out.path);
+  out.details += "simulate: " + out.simai_command +
+                 "   (SimAI plays the step forward, then an empty backward: docs/inference.md)\n";
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/commands/micro.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// What `aicb micro` does, as a library call: a collective micro-benchmark — message sizes doubling
+/// from a first to a last — written as a sweep SimAI-Analytical runs (workload_format::simai, the
+/// default), as aicb's collective-test CSV (csv) or as aicb's SimAI MICRO file (micro, which
+/// SimAI-Analytical cannot run: it never reads the TP, PP and EP sizes it divides by).
+///
+/// ```cpp
+/// aicb::micro_request r;
+/// r.args.world_size = 16;
+/// r.collectives = {aicb::collective::all_reduce, aicb::collective::all_to_all};
+/// const aicb::written_workload w = aicb::write_micro(r);   // microbench_all_reduce-all_to_all_16n.txt
+/// ```
+
+// #include <aicb/checked.hpp>
+// #include <aicb/commands/written.hpp>
+// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/compat/aicb_micro.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -19240,559 +20263,1469 @@ inline constexpr std::string_view collective_csv_file_name = "multi_all_reduce_w
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/compat/aicb_simai.hpp>
-// #include <aicb/compat/deepspeed_csv.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb's DeepSpeed ZeRO stages 1, 2 and 3 CSV, emulated byte for byte (docs/zero.md), and the job
-/// aicb's DeepSpeed flags describe.
-///
-/// The emulator walks the parameter list of the LLaMA-shaped model aicb mocks for DeepSpeed
-/// (embedding, per layer two norms, q/k/v/o, gate/down/up, the final norm and an untied head — no
-/// tensor or pipeline parallelism, so the data-parallel group is every GPU) the way DeepSpeed's
-/// engine does:
-///
-/// - stages 1 and 2 reduce gradients in buckets of `reduce_bucket_size` elements as backward
-///   produces them (all-reduce; stage 2 with contiguous gradients: one reduce per owner rank's run
-///   of the flat gradient buffer), then all-gather the updated parameters in shards of
-///   `allgather_bucket_size`;
-/// - stage 3 all-gathers parameters just in time, prefetching along the recorded parameter order,
-///   releases them unless they are persistent (small) or needed again soon, and reduce-scatters
-///   gradients in buckets.
-///
-/// `compat_mode::aicb` reproduces aicb's CSV; `compat_mode::corrected` keeps the emulator's walk but
-/// drops the zero-byte collectives aicb emits when one parameter is larger than a bucket, and gives
-/// an `--amp_enabled` stage 1/2 run its barrier (aicb crashes there). The corrected workload itself
-/// — what `aicb deepspeed` writes without `--compat aicb`, CSV or SimAI — is not this emulator but
-/// the per-rank model of deepspeed_job() (aicb::rank_schedule with ZeRO, projected by
-/// aicb::csv_projection or aicb::simai_projection), so both formats carry the same operations.
-/// Items go to a sink one at a time; nothing but the parameter list is stored.
-
-// #include <aicb/calc/sizing.hpp>
-// #include <aicb/compat/aicb_args.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/dtype.hpp>
 // #include <aicb/error.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/presets.hpp>
-// #include <aicb/workload/csv_item.hpp>
+// #include <aicb/generate/collective_bench.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/workload_file.hpp>
+// #include <aicb/workload/modes.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <deque>
+#include <functional>
+#include <optional>
 #include <string>
-#include <string_view>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
 
-/// One parameter tensor of the mocked DeepSpeed model: its 2-D shape (norms are (h, 1)).
-struct deepspeed_param {
-  std::uint64_t rows = 0, cols = 0;
-  [[nodiscard]] constexpr std::uint64_t numel() const noexcept { return rows * cols; }
-  [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return 2 * numel(); }  ///< 16-bit elements
-};
-
-/// The parameters in module order: embed; per layer input norm, q, k, v, o, post-attention norm,
-/// gate, down, up; final norm; lm_head. The vocabulary is not padded (there is no TP).
-[[nodiscard]] inline std::vector<deepspeed_param> deepspeed_params(const aicb_args& a) {
-  const aicb_derived d = derive(a);
-  const std::uint64_t h = a.hidden_size, heads = d.heads, head_dim = h / heads, v = a.vocab_size;
-  const std::uint64_t f = d.ffn;
-  std::vector<deepspeed_param> params;
-  params.reserve(9 * a.num_layers + 3);
-  params.push_back({v, h});
-  for (std::uint64_t layer = 0; layer < a.num_layers; ++layer) {
-    params.push_back({h, 1});
-    for (int i = 0; i < 3; ++i)
-      params.push_back({h, heads * head_dim});
-    params.push_back({heads * head_dim, h});
-    params.push_back({h, 1});
-    params.push_back({h, f});
-    params.push_back({f, h});
-    params.push_back({h, f});
-  }
-  params.push_back({h, 1});
-  params.push_back({h, v});
-  return params;
+/// aicb's arguments as its collective test starts them (frame collective_test).
+[[nodiscard]] inline aicb_args micro_args() {
+  aicb_args a;
+  a.frame = "collective_test";
+  return a;
 }
 
-/// The file aicb writes: `deepspeed_stage{S}_{model}_sp_{SP}_iteration_{epochs}_computationEnable_{CE}_{W}n`,
-/// cut at its first '.', plus `_workload.csv` (aicb writes it under results/mocked_workload/).
-[[nodiscard]] inline std::string deepspeed_csv_file_name(const aicb_args& a) {
-  return aicb_csv_file_name("deepspeed_stage" + std::to_string(a.stage), a);
-}
-
-/// The same job as a job_spec, for the corrected per-rank model (and its SimAI form, which aicb cannot
-/// write): a LLaMA-shaped model (rotary positions, RMSNorm, SwiGLU of aicb's width) on data parallelism
-/// only, with ZeRO stage `a.stage`; heads of 128 (or 64) when not given, gradients reduced in bf16 as
-/// DeepSpeed does in the training dtype.
-[[nodiscard]] inline job_spec deepspeed_job(const aicb_args& a) {
-  const aicb_derived d = derive(a);
-  job_spec job;
-  job.model = presets::llama2_7b;
-  job.model.name = spec_name::from(a.model_name.value_or("deepspeed-model"));
-  job.model.num_layers = a.num_layers;
-  job.model.hidden_size = a.hidden_size;
-  job.model.num_attention_heads =
-      a.num_attention_heads.value_or(a.hidden_size / standard_head_size(a.hidden_size));
-  job.model.num_kv_heads = job.model.num_attention_heads;
-  job.model.ffn_hidden_size = d.ffn;
-  job.model.vocab_size = a.vocab_size;
-  job.parallel.world_size = a.world_size;
-  job.parallel.zero_stage = a.stage;
-  job.batch.global_batch = a.global_batch;
-  job.batch.micro_batch = a.micro_batch;
-  job.batch.seq_length = a.seq_length;
-  job.batch.grad_dtype = dtype::bf16;
-  return job;
-}
-
-/// The SimAI form's file name: `deepspeed_stage{S}_{model}_{W}n.txt` (aicb has none).
-[[nodiscard]] inline std::string deepspeed_simai_file_name(const aicb_args& a) {
-  return "deepspeed_stage" + std::to_string(a.stage) + "_" + a.model_name.value_or("None") + "_" +
-         std::to_string(a.world_size) + "n.txt";
-}
-
-namespace detail {
-
-/// What the ZeRO generators share: the arguments, the parameters and the item sink.
-template <class Sink>
-class deepspeed_base {
- protected:
-  deepspeed_base(const aicb_args& a, compat_mode mode, Sink& sink)
-      : a_(a), d_(derive(a)), mode_(mode), sink_(sink), params_(deepspeed_params(a)) {
-    if (a.frame != "DeepSpeed")
-      AICB_THROW(config_error("frame", a.frame, "the ZeRO generators need --frame DeepSpeed"));
-    if (a.tensor_model_parallel_size != 1 || a.pipeline_model_parallel != 1)
-      AICB_THROW(config_error("tensor_model_parallel_size", std::to_string(a.tensor_model_parallel_size),
-                              "the DeepSpeed model has no tensor or pipeline parallelism (both must be 1)"));
-    if (a.hidden_size == 0 || a.num_layers == 0 || a.vocab_size == 0)
-      AICB_THROW(config_error("hidden_size", std::to_string(a.hidden_size),
-                              "hidden_size, num_layers and vocab_size must be positive"));
-  }
-
-  [[nodiscard]] csv_item dp_item(csv_op op, std::uint64_t bytes, std::string_view stage) const {
-    csv_item item;
-    item.op = op;
-    item.group = csv_group::dp_group;
-    item.group_size = d_.dp;
-    item.msg_size = bytes;
-    item.stage = stage;
-    return item;
-  }
-  void emit(const csv_item& item) { sink_(item); }
-  void epoch_end() { sink_(csv_item{}); }
-  /// Whether a collective of `bytes` is written: aicb writes zero-byte ones too (BUG-20).
-  [[nodiscard]] bool keep(std::uint64_t bytes) const noexcept {
-    return bytes != 0 || mode_ == compat_mode::aicb;
-  }
-
-  void computation(const deepspeed_param& p, std::string_view stage, bool weight_grad) {
-    csv_item item;
-    item.op = csv_op::computation;
-    item.stage = stage;
-    const std::uint64_t b = a_.micro_batch, s = a_.seq_length;
-    if (!weight_grad) {
-      item.shapes = {csv_shape{{b, s, p.rows}, 3}, csv_shape{{p.rows, p.cols, 0}, 2}};
-    } else {
-      item.shapes = {csv_shape{{p.rows, b * s, 0}, 2}, csv_shape{{b * s, p.cols, 0}, 2}};
-    }
-    emit(item);
-  }
-
-  /// aicb's driver: init; epoch end; per epoch the micro-batches' forward and backward, the step
-  /// and an epoch end.
-  template <class Derived>
-  void drive(Derived& self) {
-    self.init();
-    epoch_end();
-    for (std::uint64_t epoch = 0; epoch < a_.epoch_num; ++epoch) {
-      for (std::uint64_t m = 0; m < d_.microbatches; ++m) {
-        self.forward();
-        self.backward();
-      }
-      self.step();
-      epoch_end();
-    }
-  }
-
-  const aicb_args& a_;
-  aicb_derived d_;
-  compat_mode mode_;
-  Sink& sink_;
-  std::vector<deepspeed_param> params_;
+/// What `aicb micro` is asked.
+struct micro_request {
+  aicb_args args = micro_args();            ///< world size, sizes, aicb's test options, by aicb's flags
+  std::vector<collective> collectives{};    ///< the collectives (csv and micro: one); empty: all-reduce
+  std::optional<workload_format> format{};  ///< simai | csv | micro; none: aicb::default_format
+  std::optional<std::uint64_t> repeat{};    ///< runs per size (csv: aicb's 500; simai: 1 record)
+  std::string output{};                     ///< the file; empty: aicb's name under results/
+  bool check_space = true;                  ///< refuse an estimate beyond the free space
+  /// Told a SimAI file's path, records and estimated bytes before it is written.
+  std::function<void(const std::string&, std::uint64_t, std::uint64_t)> writing{};
 };
 
-/// ZeRO stages 1 and 2.
-template <class Sink>
-class zero12_generator : deepspeed_base<Sink> {
-  using base = deepspeed_base<Sink>;
-  using base::a_, base::d_, base::mode_, base::params_;
-
- public:
-  zero12_generator(const aicb_args& a, compat_mode mode, Sink& sink) : base(a, mode, sink) {
-    // Offsets of each parameter in the flat gradient buffer (module order), for contiguous gradients.
-    offsets_.reserve(params_.size() + 1);
-    offsets_.push_back(0);
-    for (const deepspeed_param& p : params_)
-      offsets_.push_back(offsets_.back() + p.numel());
+/// Writes the benchmark `r` asks for and says what it wrote; config_error naming the field for a
+/// collective a sweep cannot run, sizes that make no sweep, or several collectives in a one-test file.
+inline written_workload write_micro(const micro_request& r) {
+  written_workload out;
+  out.format = r.format.value_or(default_format(compat_mode::corrected));
+  if (out.format != workload_format::simai && out.format != workload_format::csv &&
+      out.format != workload_format::micro)
+    AICB_THROW(
+        config_error("format", std::string(to_string(out.format)), "micro writes simai, csv or micro"));
+  const std::vector<collective> kinds =
+      r.collectives.empty() ? std::vector<collective>{collective::all_reduce} : r.collectives;
+  std::string names;
+  for (const collective kind : kinds) {
+    if (out.format != workload_format::csv) (void)sweep_collective(to_string(kind));  // else refused by name
+    names += (names.empty() ? "" : "-") + std::string(to_string(kind));
   }
-  void run() { base::drive(*this); }
-
-  void init() {
-    if (a_.amp_enabled && mode_ == compat_mode::aicb)
-      AICB_THROW(
-          config_error("amp_enabled", "true",
-                       "aicb crashes here: its ZeRO-1/2 init() names an unbound parameter in the barrier "
-                       "item when --amp_enabled skips the broadcasts (aicb BUG-29); no file is written"));
-    if (!a_.amp_enabled)
-      for (const deepspeed_param& p : params_)
-        base::emit(base::dp_item(csv_op::broadcast, p.bytes(), "init"));
-    // aicb sizes the barrier by the last parameter broadcast; a barrier carries no data.
-    csv_item barrier = base::dp_item(csv_op::barrier, mode_ == compat_mode::aicb ? params_.back().bytes() : 0,
-                                     "init.__init__");
-    barrier.group = csv_group::all;
-    base::emit(barrier);
+  aicb_args a = r.args;
+  a.test_comm = std::string(to_string(kinds.front()));
+  if (out.format != workload_format::simai && kinds.size() > 1)
+    AICB_THROW(config_error("test_comm", names, "aicb's collective-test files hold one collective"));
+  if (out.format == workload_format::csv) {
+    if (r.repeat) a.iter_num = *r.repeat;
+    (void)sweep_sizes(a.begin_size, a.end_size);  // a zero begin size is refused before any file
+    (void)derive(a);
+    out.path =
+        output_path_or_default(r.output, "results/mocked_workload", std::string(collective_csv_file_name));
+    // A line of this CSV is at most about 100 bytes: refuse what cannot fit before writing.
+    if (r.check_space)
+      require_free_space(out.path, checked_mul(collective_csv_items(a), 100, "CSV size (bytes)"));
+    out.items = write_csv_file(out.path, [&](auto&& sink) { generate_collective_csv(a, sink); });
+    out.iterations = a.epoch_num;
+    out.about = names + ", " + std::to_string(a.iter_num) + " runs per size";
+    return out;
   }
-
-  void forward() {
-    if (!a_.computation_enable) return;
-    for (const deepspeed_param& p : params_)
-      if (p.cols != 1) base::computation(p, "forward.computation", false);
+  if (out.format == workload_format::micro) {
+    const std::string text = micro_file_text(a);
+    out.path = output_path_or_default(r.output, "results/workload", "microtest_" + a.test_comm + ".txt");
+    write_file_atomically(out.path, text);
+    out.mode = compat_mode::aicb;
+    out.warnings.push_back(
+        "SimAI-Analytical cannot run a MICRO file (it never reads the TP, PP and EP sizes it divides by); "
+        "the default --format simai can be run");
+    out.about = "aicb's MICRO file, " + a.test_comm;
+    return out;
   }
-
-  void backward() {
-    for (std::size_t i = params_.size(); i-- > 0;) {
-      const deepspeed_param& p = params_[i];
-      if (p.numel() + bucket_elements_ > a_.reduce_bucket_size) flush("backward.allreduce_bucket");
-      bucket_.push_back(i);
-      bucket_elements_ += p.numel();
-      if (a_.computation_enable && p.cols != 1) {
-        base::computation(p, "backward.computation", false);
-        base::computation(p, "backward.computation", true);
-      }
-    }
-  }
-
-  void step() {
-    flush("step.allreduce_bucket");
-    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
-    // Parameters all-gathered in shards of allgather_bucket_size, each padded to a multiple of dp.
-    const std::uint64_t total = offsets_.back();
-    const std::uint64_t shards =
-        std::max<std::uint64_t>(total / std::max<std::uint64_t>(a_.allgather_bucket_size, 1), 1);
-    const std::uint64_t shard = total / shards;
-    for (std::uint64_t i = 0; i < shards; ++i) {
-      const std::uint64_t elements = i + 1 == shards ? total - shard * (shards - 1) : shard;
-      const std::uint64_t padded = (elements + d_.dp - 1) / d_.dp * d_.dp;
-      base::emit(base::dp_item(csv_op::all_gather, padded * 2, "step.all_gather_dp_groups"));
-    }
-  }
-
- private:
-  // Flushes the gradient bucket: one all-reduce, or (stage 2, contiguous gradients) one reduce per
-  // run of the flat buffer owned by one rank. `stage` is "backward.allreduce_bucket" or
-  // "step.allreduce_bucket"; the contiguous form names it "….average_tensor".
-  void flush(std::string_view stage) {
-    const bool contiguous = a_.stage == 2 && a_.contiguous_gradients;
-    if (!contiguous) {
-      if (base::keep(bucket_elements_ * 2))
-        base::emit(base::dp_item(csv_op::all_reduce, bucket_elements_ * 2, stage));
-    } else {
-      const std::string_view reduce_stage =
-          stage.starts_with("step") ? "step.average_tensor" : "backward.average_tensor";
-      const std::uint64_t partition = (offsets_.back() + d_.dp - 1) / d_.dp;
-      std::uint64_t run_rank = 0, run_begin = 0, run_end = 0;
-      bool open = false;
-      const auto close = [&] {
-        if (!open) return;
-        csv_item item = base::dp_item(csv_op::reduce, (run_end - run_begin) * 2, reduce_stage);
-        item.dst = static_cast<std::int64_t>(run_rank);
-        base::emit(item);
-        open = false;
-      };
-      // Forward order within the bucket: the bucket was filled walking the model backwards.
-      for (std::size_t k = bucket_.size(); k-- > 0;) {
-        std::uint64_t begin = offsets_[bucket_[k]];
-        const std::uint64_t end = offsets_[bucket_[k] + 1];
-        while (begin < end) {
-          const std::uint64_t rank = begin / partition;
-          const std::uint64_t piece_end = std::min(end, (rank + 1) * partition);
-          if (open && rank == run_rank && begin == run_end) {
-            run_end = piece_end;
-          } else {
-            close();
-            run_rank = rank, run_begin = begin, run_end = piece_end, open = true;
-          }
-          begin = piece_end;
-        }
-      }
-      close();
-    }
-    bucket_.clear();
-    bucket_elements_ = 0;
-  }
-
-  std::vector<std::uint64_t> offsets_;
-  std::vector<std::size_t> bucket_;  // parameter indices, in the order backward produced them
-  std::uint64_t bucket_elements_ = 0;
-};
-
-/// ZeRO stage 3: DeepSpeed's parameter-fetch state machine, step by step.
-template <class Sink>
-class zero3_generator : deepspeed_base<Sink> {
-  using base = deepspeed_base<Sink>;
-  using base::a_, base::mode_, base::params_;
-
- public:
-  zero3_generator(const aicb_args& a, compat_mode mode, Sink& sink)
-      : base(a, mode, sink),
-        persistent_(params_.size()),
-        gathered_(params_.size()),
-        most_recent_(params_.size(), -1) {
-    std::uint64_t total = 0;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      const std::uint64_t n = params_[i].numel();
-      if (n + total > a.model_persistence_threshold) continue;
-      if (n <= a.param_persistence_threshold) {
-        persistent_[i] = true;
-        total += n;
-      }
-    }
-  }
-  void run() { base::drive(*this); }
-
-  void init() {
-    if (!a_.amp_enabled)
-      for (const deepspeed_param& p : params_) {
-        csv_item item = base::dp_item(csv_op::broadcast, p.bytes(), "init._broadcast_model");
-        item.src = 0;
-        base::emit(item);
-      }
-    for (std::string_view stage : {"init._create_fp16_partitions_with_defragmentation",
-                                   "init._setup_for_real_optimizer", "init._setup_for_real_optimizer"}) {
-      csv_item barrier = base::dp_item(csv_op::barrier, 0, stage);
-      barrier.group = csv_group::all;
-      base::emit(barrier);
-    }
-    for (const deepspeed_param& p : params_)
-      base::emit(base::dp_item(csv_op::all_gather, p.bytes(), "init._allgather_params"));
-  }
-
-  void forward() {
-    forward_ = true;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      fetch(i);
-      release(i, static_cast<std::int64_t>(i));
-    }
-  }
-
-  void backward() {
-    forward_ = false;
-    const std::size_t n = params_.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = n - 1 - k;
-      fetch(i);
-      release(i, static_cast<std::int64_t>(k + n));
-      const std::uint64_t numel = params_[i].numel();
-      if (numel + reduce_bucket_ > a_.reduce_bucket_size) {
-        if (base::keep(reduce_bucket_ * 2))
-          base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "backward.reduce_scatter_fn"));
-        reduce_bucket_ = numel;
-      } else {
-        reduce_bucket_ += numel;
-      }
-    }
-    // The trace is recorded now: later passes prefetch along it (module order, then reversed).
-    queue_.clear();
-    for (std::size_t k = 0; k < 2 * n; ++k)
-      queue_.push_back({k < n ? k : 2 * n - 1 - k, static_cast<std::int64_t>(k)});
-    std::fill(most_recent_.begin(), most_recent_.end(), -1);
-  }
-
-  void step() {
-    if (base::keep(reduce_bucket_ * 2))
-      base::emit(base::dp_item(csv_op::reduce_scatter, reduce_bucket_ * 2, "step.reduce_scatter_fn"));
-    reduce_bucket_ = 0;
-    base::emit(base::dp_item(csv_op::all_reduce, 1, "step.has_overflow"));
-    base::emit(base::dp_item(csv_op::all_reduce, 8, "step.get_grad_norm_direct"));
-    std::fill(gathered_.begin(), gathered_.end(), false);
-    live_ = 0;
-    stage_ = "step.allgather_fn";
-    for (std::size_t i = 0; i < params_.size(); ++i)
-      if (persistent_[i]) gather_directly(i);
-  }
-
- private:
-  struct queued {
-    std::size_t param;
-    std::int64_t step_id;
-  };
-
-  void fetch(std::size_t i) {
-    stage_ = forward_ ? "forward.allgather_fn" : "backward.allgather_fn";
-    if (queue_.empty())
-      gather_directly(i);
-    else
-      gather_prefetch(i);
-  }
-
-  void compute(std::size_t i) {
-    if (!a_.computation_enable || params_[i].cols == 1) return;
-    if (stage_.starts_with("forward")) {
-      base::computation(params_[i], "forward.computation", false);
-    } else if (stage_.starts_with("backward")) {
-      base::computation(params_[i], "backward.computation", false);
-      base::computation(params_[i], "", true);  // aicb gives the weight-gradient GEMM no stage
-    }
-  }
-
-  void gather_directly(std::size_t i) {
-    if (!gathered_[i]) {
-      base::emit(base::dp_item(csv_op::all_gather, params_[i].bytes(), stage_));
-      gathered_[i] = true;
-      live_ += static_cast<std::int64_t>(params_[i].numel());
-    }
-    compute(i);
-  }
-
-  void gather_prefetch(std::size_t i) {
-    bucket_.clear();
-    std::uint64_t bucket_elements = 0;
-    if (!gathered_[i]) {
-      bucket_.push_back(i);
-      bucket_elements += params_[i].numel();
-      queue_.pop_front();  // DeepSpeed expects the trace's next entry to be this parameter
-      gathered_[i] = true;
-      live_ += static_cast<std::int64_t>(params_[i].numel());
-    }
-    while (!queue_.empty() && bucket_elements < a_.prefetch_bucket_size &&
-           live_ < static_cast<std::int64_t>(a_.max_live_parameters)) {
-      const queued next = queue_.front();
-      queue_.pop_front();
-      most_recent_[next.param] = std::max(most_recent_[next.param], next.step_id);
-      if (gathered_[next.param]) continue;
-      bucket_.push_back(next.param);
-      gathered_[next.param] = true;
-      live_ += static_cast<std::int64_t>(params_[next.param].numel());
-      bucket_elements += params_[next.param].numel();
-    }
-    if (bucket_.empty()) return;
-    std::uint64_t bytes = 0;
-    for (std::size_t p : bucket_)
-      bytes += params_[p].bytes();
-    base::emit(base::dp_item(csv_op::all_gather, bytes, stage_));
-    for (std::size_t p : bucket_)
-      compute(p);
-  }
-
-  void release(std::size_t i, std::int64_t step_id) {
-    if (!queue_.empty()) {
-      if (persistent_[i]) return;
-      if (most_recent_[i] > step_id) return;  // needed again soon
-    }
-    // With an empty trace DeepSpeed releases every parameter, persistent ones included.
-    gathered_[i] = false;
-    live_ -= static_cast<std::int64_t>(params_[i].numel());
-  }
-
-  std::vector<bool> persistent_, gathered_;
-  std::vector<std::int64_t> most_recent_;  // the last trace step a parameter was prefetched for
-  std::deque<queued> queue_;
-  std::vector<std::size_t> bucket_;
-  std::int64_t live_ = 0;  // parameters gathered now (elements); DeepSpeed's count can dip below 0
-  std::uint64_t reduce_bucket_ = 0;
-  bool forward_ = true;
-  std::string_view stage_ = "forward.allgather_fn";
-};
-
-}  // namespace detail
-
-/// Generates the ZeRO workload of `a.stage` (1, 2 or 3) as CSV items passed to `sink` in order.
-template <class Sink>
-void generate_deepspeed_csv(const aicb_args& a, compat_mode mode, Sink&& sink) {
-  if (a.stage == 1 || a.stage == 2) {
-    detail::zero12_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
-    g.run();
-  } else if (a.stage == 3) {
-    detail::zero3_generator<std::remove_reference_t<Sink>> g(a, mode, sink);
-    g.run();
-  } else {
-    AICB_THROW(config_error("stage", std::to_string(a.stage), "ZeRO stages are 1, 2 and 3"));
-  }
+  collective_sweep_options s;
+  s.world_size = a.world_size;
+  s.begin_size = a.begin_size;
+  s.end_size = a.end_size;
+  s.iterations = r.repeat.value_or(1);
+  s.collectives = kinds;
+  const collective_sweep_workload w(s);
+  out.path = output_path_or_default(r.output, "results/workload",
+                                    "microbench_" + names + "_" + std::to_string(s.world_size) + "n.txt");
+  simai_file_options file{.check_space = r.check_space};
+  if (r.writing) file.on_start = [&](std::uint64_t bytes) { r.writing(out.path, w.size(), bytes); };
+  out.written = write_simai_file(w, out.path, file);
+  out.header = w.header();
+  out.about = std::to_string(w.sizes().size()) + " sizes x " + std::to_string(kinds.size()) +
+              " collectives x " + std::to_string(s.iterations) + "; run with SimAI -g " +
+              std::to_string(s.world_size);
+  return out;
 }
 
 AICB_END_NAMESPACE
-// #include <aicb/compat/megatron_csv.hpp>
-// #include <aicb/compat/aicb_inference_config.hpp>
+// #include <aicb/commands/run.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// The CONFIG.json aicb's inference generator takes (`MODEL CONFIG.json --phase …`): the Hugging Face
-/// config keys it reads into aicb::aicb_inference_model — `hidden_size`, `num_hidden_layers`,
-/// `moe_router_topk` (else `num_experts_per_tok`), `first_k_dense_replace`, `n_shared_experts`,
-/// `full_attention_interval`. It reads JSON (nlohmann-json), so it is apart from
-/// aicb/compat/aicb_inference.hpp.
+/// What `aicb run` does, as library calls: a typed aicb::run_request (a job, a collective sweep or a
+/// saved Chakra set; the replay's options; the files to write), aicb::prepare_run (what one rank
+/// replays) and aicb::run_on (replays it over a transport the caller owns — MPI, NCCL, a test's
+/// threads — and on rank 0 writes the JSON summary `aicb.run/1`, aicb's result CSV and a timeline).
 ///
 /// ```cpp
-/// const aicb::aicb_inference_model m = aicb::read_aicb_inference_config("deepseek_default.json");
+/// aicb::run_request r;
+/// r.sweep = {aicb::collective::all_reduce};
+/// r.sizes = aicb::parse_size_range("1KiB:1MiB", "sizes");
+/// const aicb::prepared_run p = aicb::prepare_run(r, transport.world(), transport.rank());
+/// const aicb::run_outcome done = aicb::run_on(transport, r, p);
+/// if (transport.rank() == 0) std::fputs(aicb::format_run_table(done, p, r).c_str(), stdout);
+/// ```
+///
+/// The job is resolved and validated once, in prepare_run; a run over N ranks spans N ranks unless
+/// the request names another world size (then it is refused: the ranks started are the job's).
+
+// #include <aicb/calc/job_request.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/csv_projection.hpp>
+// #include <aicb/io/aicb_csv.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/timeline_html.hpp>
+// #include <aicb/io/trace_events.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/run/bandwidth.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Bandwidths of a measured collective, with nccl-tests' definitions and units, so that numbers
+/// from `aicb run` compare directly with `all_reduce_perf` and friends:
+/// - size S: the whole buffer as aicb::operation counts it — an all-reduce's buffer, an
+///   all-gather's gathered output, a reduce-scatter's input, an all-to-all's send buffer, a
+///   transfer's message;
+/// - algorithm bandwidth algbw = S / time, in GB/s (10^9 bytes);
+/// - bus bandwidth busbw = algbw × a factor that makes it comparable with the hardware's peak:
+///   2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+///   broadcast, reduce, send and receive (n ranks in the group). A group of one moves nothing: 0.
+///
+/// ```cpp
+/// const double bus = aicb::bus_bandwidth(aicb::collective::all_reduce, 8, 1 << 30, 0.010);
 /// ```
 
-// #include <aicb/compat/aicb_inference.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/detail/input_file.hpp>
-// #include <aicb/error.hpp>
-
-#include <nlohmann/json.hpp>
+// #include <aicb/workload/collective.hpp>
 
 #include <cstdint>
-#include <string>
-#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
-/// The values of a config's text (`name` names it in errors). Absent keys stay 0: the workload refuses
-/// what it needs and lacks.
-[[nodiscard]] inline aicb_inference_model parse_aicb_inference_config(std::string_view text,
-                                                                      const std::string& name) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    AICB_THROW(parse_error(name, 1, 1, std::string("not JSON: ") + e.what()));
+/// nccl-tests' bus-bandwidth factor of `kind` over `n` ranks (see the file comment).
+[[nodiscard]] constexpr double busbw_factor(collective kind, std::uint64_t n) noexcept {
+  const double ranks = static_cast<double>(n);
+  switch (kind) {
+    case collective::all_reduce:
+      return n <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
+    case collective::all_gather:
+    case collective::reduce_scatter:
+    case collective::all_to_all:
+      return n <= 1 ? 0.0 : (ranks - 1) / ranks;
+    case collective::broadcast:
+    case collective::reduce:
+    case collective::send:
+    case collective::recv:
+      return n <= 1 ? 0.0 : 1.0;
+    case collective::none:
+    case collective::barrier:
+      return 0.0;
   }
-  if (!j.is_object()) AICB_THROW(parse_error(name, 1, 1, "a config is a JSON object"));
-  aicb_inference_model m;
-  const auto number = [&](std::string_view key) -> std::uint64_t {
-    const auto it = j.find(std::string(key));
-    if (it == j.end() || it->is_null()) return 0;
-    if (!it->is_number_unsigned())
-      AICB_THROW(config_error(std::string(key), it->dump(), name + ": expected a whole number"));
-    return it->get<std::uint64_t>();
-  };
-  m.hidden_size = number("hidden_size");
-  m.num_layers = number("num_hidden_layers");
-  m.top_k = j.contains("moe_router_topk") ? number("moe_router_topk") : number("num_experts_per_tok");
-  m.first_dense_layers = number("first_k_dense_replace");
-  m.shared_experts = number("n_shared_experts");
-  m.full_attention_interval = number("full_attention_interval");
-  return m;
+  return 0.0;
 }
 
-/// The values of the config file at `path`.
-[[nodiscard]] inline aicb_inference_model read_aicb_inference_config(const std::string& path) {
-  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a model config.json");
-  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a model config.json"));
-  return parse_aicb_inference_config(in.text, path);
+/// Algorithm bandwidth, GB/s: `bytes` in `seconds` (0 when no time was measured).
+[[nodiscard]] constexpr double algorithm_bandwidth(double bytes, double seconds) noexcept {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+/// Bus bandwidth, GB/s: algorithm_bandwidth × busbw_factor.
+[[nodiscard]] constexpr double bus_bandwidth(collective kind, std::uint64_t n, double bytes,
+                                             double seconds) noexcept {
+  return algorithm_bandwidth(bytes, seconds) * busbw_factor(kind, n);
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/run/replay.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::replay — runs one rank's operations for real, on a distributed engine, and measures them:
+/// the execution code every backend shares (MPI on CPUs, NCCL on GPUs). A backend implements
+/// aicb::replay_transport — buffers, the collectives over its sub-communicators, non-blocking
+/// sends and receives, a compute delay, reductions over ranks and a job-wide abort — and the
+/// executor does the rest:
+///
+/// - before any traffic, every rank's configuration fingerprint is compared (a rank started with
+///   other flags is named, and nothing is sent), and the sub-communicator of every group kind the
+///   operations use is created once, by every rank, in one order;
+/// - each rank replays its own operations (so pipeline sends meet their receives) in stream
+///   order: collectives block; sends and receives are started and completed when an operation
+///   that depends on them (or the end of the iteration) needs them; computation is a timed delay of
+///   the compute model's duration × `compute_scale` (0: communication only);
+/// - `warmup` iterations run first and are excluded (NCCL and MPI set connections up on first use);
+///   with `check`, one more untimed iteration fills every buffer with a known pattern and verifies
+///   what each collective and transfer delivered;
+/// - each operation is timed (backend clocks: wall time on CPUs, CUDA events on GPUs), each
+///   iteration by wall time, and the iteration's time is the slowest rank's;
+/// - an operation that does not complete within `timeout` ends the whole job with a message
+///   naming the rank and the operation.
+///
+/// ```cpp
+/// my_mpi_transport t;                      // one process per rank
+/// aicb::rank_schedule s(job, t.rank());
+/// const aicb::replay_result r = aicb::replay(t, {s.begin(), s.end()}, aicb::process_grid(job),
+///                                            &compute, {.warmup = 2, .iterations = 10});
+/// ```
+///
+/// Buffers hold 16-bit elements (size / 2, rounded up; all-gather, reduce-scatter and all-to-all
+/// padded to a multiple of the group), allocated before the first iteration and reused.
+
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/run/bandwidth.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The element the replay's buffers hold: 16 bits, summed with wrap-around (an integer type, so
+/// every engine can reduce it and a check is exact).
+using replay_element = std::uint16_t;
+
+/// What a distributed engine gives the executor. See the file comment.
+class replay_transport {
+ public:
+  using buffer = std::uint64_t;   ///< a buffer of the backend's (host or device memory)
+  using request = std::uint64_t;  ///< a started send or receive
+
+  virtual ~replay_transport() = default;
+  [[nodiscard]] virtual std::uint64_t rank() const = 0;
+  [[nodiscard]] virtual std::uint64_t world() const = 0;
+  /// Creates, on every rank and in this order, the sub-communicator of each of `kinds` (this
+  /// rank's group of that kind in `grid`; ranks outside every group of a kind take no part).
+  virtual void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) = 0;
+
+  /// A buffer of `elements`; and copies between it and the host (for checks).
+  [[nodiscard]] virtual buffer allocate(std::uint64_t elements) = 0;
+  virtual void write(buffer b, std::span<const replay_element> host) = 0;
+  virtual void read(buffer b, std::span<replay_element> host) = 0;
+
+  /// Runs collective `kind` over this rank's group `group` of `n` ranks on the first `elements` of
+  /// `data` — an all-reduce and an all-gather in place (all-gather: this rank's shard at its
+  /// position), a reduce-scatter's shard and an all-to-all's receive into `out` — and returns its
+  /// time in seconds once this rank's part is complete.
+  virtual double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
+                                std::uint64_t elements) = 0;
+  /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
+  [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                           std::uint64_t elements) = 0;
+  [[nodiscard]] virtual request start_receive(std::uint64_t peer, std::uint64_t tag, buffer b,
+                                              std::uint64_t elements) = 0;
+  virtual void finish(request r) = 0;
+  /// Computation taking `duration` (a spin on the device, a busy wait on a CPU); its time, s.
+  virtual double compute(std::chrono::nanoseconds duration) = 0;
+  /// Waits for everything issued (a device synchronisation; nothing on CPUs).
+  virtual void synchronize() {}
+  virtual void barrier() = 0;
+  /// Every rank's `value`, in rank order, on every rank.
+  [[nodiscard]] virtual std::vector<double> all_gather(double value) = 0;
+  /// Element-wise maximum over ranks, in place.
+  virtual void max_over_ranks(std::span<double> values) = 0;
+  /// Every rank's `values` (any length each), in rank order, on rank 0; empty elsewhere.
+  [[nodiscard]] virtual std::vector<std::vector<double>> gather_to_first(std::span<const double> values) = 0;
+  /// Sums of checked values stay at or below this (a 16-bit integer reduction: 65535; NCCL, which
+  /// reduces 16-bit elements as FP16: 2048, the largest range of integers it holds exactly).
+  [[nodiscard]] virtual std::uint64_t exact_sum_limit() const { return 65535; }
+  /// Ends every rank of the job with `message` (printed once, naming this rank). Safe to call from
+  /// the executor's watchdog thread.
+  [[noreturn]] virtual void abort(const std::string& message) = 0;
+};
+
+/// How to replay.
+struct replay_options {
+  std::uint64_t warmup = 1;                   ///< iterations run first and not measured
+  std::uint64_t iterations = 5;               ///< measured iterations
+  double compute_scale = 1;                   ///< × the compute model's durations; 0 = communication only
+  bool check = false;                         ///< one untimed iteration verifying every buffer's contents
+  std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
+  std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
+  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+  /// Told each phase as it starts ("setup", "warm-up 1/2", "check", "iteration 3/5"), on every rank;
+  /// the tool prints rank 0's, flushed, so a long run is never silent.
+  std::function<void(std::string_view)> progress{};
+};
+
+/// The most a replay's scale, time limit and iteration counts may be.
+inline constexpr double max_replay_compute_scale = 1e6;
+inline constexpr std::chrono::milliseconds max_replay_timeout{std::chrono::hours(24 * 7)};
+inline constexpr std::uint64_t max_replay_iterations = 1'000'000;
+
+/// Refuses, naming the field, options no replay can mean: a compute scale that is negative, not
+/// finite or above 10^6; a timeout of zero or beyond a week; more than 10^6 iterations.
+inline void validate(const replay_options& o) {
+  if (!(o.compute_scale >= 0 && o.compute_scale <= max_replay_compute_scale))
+    AICB_THROW(config_error("compute_scale", std::to_string(o.compute_scale),
+                            "expected a finite factor from 0 (communication only) to 10^6"));
+  if (o.timeout <= std::chrono::milliseconds::zero() || o.timeout > max_replay_timeout)
+    AICB_THROW(config_error("timeout", std::to_string(o.timeout.count()) + " ms",
+                            "expected more than 0 and at most a week"));
+  if (o.iterations > max_replay_iterations || o.warmup > max_replay_iterations)
+    AICB_THROW(config_error(o.iterations > max_replay_iterations ? "iterations" : "warmup",
+                            std::to_string(std::max(o.iterations, o.warmup)), "expected at most 10^6"));
+}
+
+/// One operation's measurements on this rank.
+struct replayed_operation {
+  operation op;
+  double modelled_us = 0;  ///< compute: the model's duration × compute_scale
+  double mean_us = 0, min_us = 0, max_us = 0;
+  /// In the last measured iteration: when it started after the iteration's start, and how long it
+  /// took (transfers: from being started to being completed), µs.
+  double last_start_us = 0, last_us = 0;
+  /// Collectives and transfers: nccl-tests' algorithm and bus bandwidth at the mean time, GB/s.
+  double algbw = 0, busbw = 0;
+};
+
+/// What a replay measured.
+struct replay_result {
+  std::uint64_t rank = 0, world = 0;
+  replay_options options;
+  std::vector<replayed_operation> operations;  ///< this rank's, in stream order
+  std::vector<double> iteration_us;            ///< wall time of each measured iteration, this rank
+  std::vector<double> slowest_iteration_us;    ///< the same, the slowest rank's
+  std::uint64_t checked = 0, wrong = 0;        ///< elements verified / wrong, over all ranks
+  std::vector<group_kind> groups;              ///< the group kinds the operations use
+};
+
+namespace detail {
+
+// Known contents: element `i` of the data member `position` of a group of `members` contributes.
+// Values stay below `limit` / members, so that no sum over the group leaves the range the engine
+// adds exactly (16-bit integer sums: some engines wrap, some vectorised reductions saturate).
+[[nodiscard]] constexpr replay_element replay_pattern(std::uint64_t position, std::uint64_t i,
+                                                      std::uint64_t members = 1,
+                                                      std::uint64_t limit = 65535) noexcept {
+  const std::uint64_t bound = limit / (members ? members : 1);
+  return static_cast<replay_element>((position * 7919 + i * 31 + 1) % (bound > 1 ? bound : 2));
+}
+
+// 64-bit FNV-1a of the configuration text, split in two exact doubles.
+[[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Elements of an operation's buffer: half its bytes rounded up, padded to the group where shards
+// are involved.
+[[nodiscard]] inline std::uint64_t replay_elements(const operation& op) {
+  std::uint64_t e = (op.size.count() + 1) / 2;
+  if (op.type == op_type::collective &&
+      (op.kind == collective::all_gather || op.kind == collective::reduce_scatter ||
+       op.kind == collective::all_to_all) &&
+      op.group_size > 1)
+    e = (e + op.group_size - 1) / op.group_size * op.group_size;
+  return e;
+}
+
+// Stops the job when one operation runs past the timeout.
+class replay_watchdog {
+ public:
+  replay_watchdog(replay_transport& t, std::chrono::milliseconds timeout) : t_(t), timeout_(timeout) {
+    thread_ = std::thread([this] { watch(); });
+  }
+  replay_watchdog(const replay_watchdog&) = delete;
+  replay_watchdog& operator=(const replay_watchdog&) = delete;
+  ~replay_watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void begin(std::string what) {
+    std::lock_guard lock(mutex_);
+    what_ = std::move(what);
+    since_ = std::chrono::steady_clock::now();
+    busy_ = true;
+  }
+  void end() {
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+
+ private:
+  void watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(100));
+      if (busy_ && std::chrono::steady_clock::now() - since_ > timeout_)
+        t_.abort(what_ + " did not complete within " + std::to_string(timeout_.count()) +
+                 " ms (a peer failed, hangs or never calls it)");
+    }
+  }
+  replay_transport& t_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread thread_;
+  bool done_ = false, busy_ = false;
+  std::string what_;
+  std::chrono::steady_clock::time_point since_{};
+};
+
+// "operation #12 grad_reduce (all_reduce over dp[1], 4 ranks, 1048576 B)".
+[[nodiscard]] inline std::string replay_describe(std::uint64_t rank, const operation& op) {
+  std::string text = "rank " + std::to_string(rank) + ": operation #" + std::to_string(op.index) + " " +
+                     std::string(op.name) + " (";
+  switch (op.type) {
+    case op_type::compute:
+      text.append("compute");
+      break;
+    case op_type::collective:
+      text.append(to_string(op.kind))
+          .append(" over ")
+          .append(to_string(op.group))
+          .append(", ")
+          .append(std::to_string(op.group_size))
+          .append(" ranks, ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+    case op_type::send:
+    case op_type::recv:
+      text.append(op.type == op_type::send ? "send to rank " : "receive from rank ")
+          .append(std::to_string(op.peer))
+          .append(", tag ")
+          .append(std::to_string(op.tag))
+          .append(", ")
+          .append(std::to_string(op.size.count()))
+          .append(" B");
+      break;
+  }
+  return text.append(")");
+}
+
+}  // namespace detail
+
+/// What a communication operation's bandwidths are computed for: its collective kind (a send or a
+/// receive as collective::send / recv) and the ranks it involves (a transfer's two).
+[[nodiscard]] constexpr collective communication_kind(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.kind
+         : op.type == op_type::send     ? collective::send
+                                        : collective::recv;
+}
+[[nodiscard]] constexpr std::uint64_t communication_ranks(const operation& op) noexcept {
+  return op.type == op_type::collective ? op.group_size : 2;
+}
+
+/// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
+/// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
+/// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
+/// workload's). Collective on every rank: all must call it with the same configuration. See the
+/// file comment.
+[[nodiscard]] inline replay_result replay(replay_transport& transport, const std::vector<operation>& ops,
+                                          const process_grid& grid, const compute_model* compute,
+                                          const replay_options& options,
+                                          std::span<const std::chrono::nanoseconds> durations_given = {}) {
+  validate(options);
+  const auto progress = [&](const std::string& phase) {
+    if (options.progress) options.progress(phase);
+  };
+  progress("setup");
+  replay_result result;
+  result.rank = transport.rank();
+  result.world = transport.world();
+  result.options = options;
+  result.options.progress = nullptr;
+  const std::uint64_t rank = result.rank;
+
+  // 1. The same configuration everywhere, before any traffic.
+  const std::uint64_t mine = detail::replay_fingerprint(options.fingerprint);
+  const std::vector<double> high = transport.all_gather(static_cast<double>(mine >> 32)),
+                            low = transport.all_gather(static_cast<double>(mine & 0xffffffffu));
+  std::string differ;
+  for (std::uint64_t r = 0; r < high.size(); ++r)
+    if (high[r] != high[0] || low[r] != low[0])
+      differ.append(differ.empty() ? "" : ", ").append(std::to_string(r));
+  if (!differ.empty())
+    AICB_THROW(
+        config_error("configuration", "ranks " + differ,
+                     "differs from rank 0's: every rank must be started with the same job and options"));
+
+  // 2. Buffers large enough for every rank's operations — refused on every rank alike when one
+  // rank's would exceed the limit.
+  std::vector<double> largest_anywhere{1};
+  for (const operation& op : ops)
+    if (op.is_communication())
+      largest_anywhere[0] = std::max(largest_anywhere[0], static_cast<double>(detail::replay_elements(op)));
+  transport.max_over_ranks(largest_anywhere);
+  const std::uint64_t largest = static_cast<std::uint64_t>(largest_anywhere[0]);
+  if (largest * sizeof(replay_element) > options.max_buffer_bytes)
+    AICB_THROW(config_error("max_buffer_bytes", std::to_string(options.max_buffer_bytes),
+                            "an operation needs a " + std::to_string(largest * sizeof(replay_element)) +
+                                "-byte buffer; raise the limit (--max-buffer) or replay a smaller job"));
+
+  // 3. The groups the operations use, on every rank (a kind any rank uses is created by all).
+  std::vector<double> used(static_cast<std::size_t>(group_kind::world) + 1, 0.0);
+  for (const operation& op : ops)
+    if (op.type == op_type::collective) used[static_cast<std::size_t>(op.group.kind)] = 1;
+  transport.max_over_ranks(used);
+  for (std::size_t k = 0; k < used.size(); ++k)
+    if (used[k] > 0) result.groups.push_back(static_cast<group_kind>(k));
+  transport.create_groups(grid, result.groups);
+
+  // 4. Buffers and durations, before the first iteration.
+  const replay_transport::buffer data = transport.allocate(largest), out = transport.allocate(largest);
+  std::vector<std::chrono::nanoseconds> durations(ops.size(), std::chrono::nanoseconds{0});
+  result.operations.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    result.operations[i].op = ops[i];
+    result.operations[i].min_us = 1e300;
+    const bool given = i < durations_given.size();
+    if (ops[i].type == op_type::compute && (compute || given) && options.compute_scale > 0) {
+      const double modelled = given ? static_cast<double>(durations_given[i].count())
+                                    : static_cast<double>(compute->duration(ops[i].compute).count());
+      const double ns = modelled * options.compute_scale;
+      durations[i] = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
+      result.operations[i].modelled_us = ns / 1000;
+    }
+  }
+  // Transfers in flight use buffers of their own, from a pool reused across iterations.
+  struct slot {
+    replay_transport::buffer b;
+    std::uint64_t elements;
+    bool busy;
+  };
+  std::vector<slot> pool;
+  const auto take = [&](std::uint64_t elements) -> std::size_t {
+    for (std::size_t s = 0; s < pool.size(); ++s)
+      if (!pool[s].busy && pool[s].elements >= elements) {
+        pool[s].busy = true;
+        return s;
+      }
+    pool.push_back({transport.allocate(elements), elements, true});
+    return pool.size() - 1;
+  };
+
+  const std::uint64_t limit = transport.exact_sum_limit();
+  detail::replay_watchdog watchdog(transport, options.timeout);
+  std::vector<replay_element> host, expected;
+  const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
+
+  std::chrono::steady_clock::time_point iteration_start{};
+  // A measured iteration's time of operation `i`, started at `began`, taking `us`.
+  const auto record = [&](std::size_t i, std::chrono::steady_clock::time_point began, double us) {
+    replayed_operation& m = result.operations[i];
+    m.mean_us += us;
+    m.min_us = std::min(m.min_us, us);
+    m.max_us = std::max(m.max_us, us);
+    m.last_start_us = std::chrono::duration<double, std::micro>(began - iteration_start).count();
+    m.last_us = us;
+  };
+  // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
+  const auto run_iteration = [&](bool measure, bool check) {
+    struct in_flight {
+      replay_transport::request r;
+      std::size_t slot;
+      std::chrono::steady_clock::time_point start;
+      bool active = false;
+    };
+    std::vector<in_flight> pending(ops.size());
+    const auto complete = [&](std::size_t i) {
+      in_flight& f = pending[i];
+      if (!f.active) return;
+      watchdog.begin(detail::replay_describe(rank, ops[i]));
+      transport.finish(f.r);
+      watchdog.end();
+      f.active = false;
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
+      if (measure) record(i, f.start, us);
+      if (check && ops[i].type == op_type::recv) {
+        const std::uint64_t n = detail::replay_elements(ops[i]);
+        host.assign(pool[f.slot].elements, 0);
+        transport.read(pool[f.slot].b, host);
+        for (std::uint64_t e = 0; e < n; ++e) {
+          ++result.checked;
+          result.wrong += host[e] != detail::replay_pattern(ops[i].tag, e, 1, limit);
+        }
+      }
+      pool[f.slot].busy = false;
+    };
+    transport.barrier();
+    iteration_start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const operation& op = ops[i];
+      const auto op_start = std::chrono::steady_clock::now();
+      for (std::uint8_t d = 0; d < op.after_count; ++d)
+        if (op.after[d] < pending.size()) complete(op.after[d]);
+      double seconds = 0;
+      bool timed = true;
+      switch (op.type) {
+        case op_type::compute:
+          if (durations[i].count() == 0) {
+            timed = false;
+            break;
+          }
+          seconds = transport.compute(durations[i]);
+          break;
+        case op_type::collective: {
+          const std::uint64_t n = detail::replay_elements(op), members = op.group_size;
+          const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
+          if (check) {  // every member's contribution is replay_pattern(position, element)
+            host.assign(largest, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = op.kind == collective::all_to_all
+                            ? detail::replay_pattern(p * members + e / shard, e % shard, 1, limit)
+                            : detail::replay_pattern(p, e, members, limit);
+            transport.write(data, host);
+          }
+          watchdog.begin(detail::replay_describe(rank, op));
+          seconds = transport.run_collective(op.kind, op.group, members, data, out, n);
+          watchdog.end();
+          if (check) {
+            host.assign(largest, 0);
+            const bool in_place = op.kind == collective::all_reduce || op.kind == collective::all_gather;
+            transport.read(in_place ? data : out, host);
+            const std::uint64_t count = op.kind == collective::reduce_scatter ? shard : n;
+            for (std::uint64_t e = 0; e < count; ++e) {
+              replay_element want = 0;
+              switch (op.kind) {
+                case collective::all_reduce:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, e, members, limit);
+                  break;
+                case collective::reduce_scatter:
+                  for (std::uint64_t q = 0; q < members; ++q)
+                    want += detail::replay_pattern(q, p * shard + e, members, limit);
+                  break;
+                case collective::all_gather:
+                  want = detail::replay_pattern(e / shard, e, members, limit);  // member q's shard, from q
+                  break;
+                case collective::all_to_all:  // block q came from member q, which sent its block p
+                  want = detail::replay_pattern((e / shard) * members + p, e % shard, 1, limit);
+                  break;
+                default:
+                  want = host[e];
+              }
+              ++result.checked;
+              result.wrong += host[e] != want;
+            }
+          }
+          break;
+        }
+        case op_type::send:
+        case op_type::recv: {
+          const std::uint64_t n = detail::replay_elements(op);
+          const std::size_t s = take(n);
+          if (check && op.type == op_type::send) {
+            host.assign(pool[s].elements, 0);
+            for (std::uint64_t e = 0; e < n; ++e)
+              host[e] = detail::replay_pattern(op.tag, e, 1, limit);
+            transport.write(pool[s].b, host);
+          }
+          pending[i] = {op.type == op_type::send ? transport.start_send(op.peer, op.tag, pool[s].b, n)
+                                                 : transport.start_receive(op.peer, op.tag, pool[s].b, n),
+                        s, std::chrono::steady_clock::now(), true};
+          timed = false;  // measured when it completes
+          break;
+        }
+      }
+      if (measure && timed) record(i, op_start, seconds * 1e6);
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      complete(i);
+    transport.synchronize();
+    if (measure)
+      result.iteration_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - iteration_start)
+              .count());
+  };
+
+  const auto of = [](std::uint64_t i, std::uint64_t n) {
+    return std::to_string(i + 1) + "/" + std::to_string(n);
+  };
+  for (std::uint64_t w = 0; w < options.warmup; ++w) {
+    progress("warm-up " + of(w, options.warmup));
+    run_iteration(false, false);
+  }
+  if (options.check) {
+    progress("check");
+    run_iteration(false, true);
+  }
+  for (std::uint64_t it = 0; it < options.iterations; ++it) {
+    progress("iteration " + of(it, options.iterations));
+    run_iteration(true, false);
+  }
+  transport.barrier();
+
+  // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
+  const double count = static_cast<double>(std::max<std::uint64_t>(options.iterations, 1));
+  for (replayed_operation& m : result.operations) {
+    if (m.min_us > m.max_us) m.min_us = 0;
+    m.mean_us /= count;
+    if (!m.op.is_communication()) continue;
+    const collective kind = communication_kind(m.op);
+    const std::uint64_t n = communication_ranks(m.op);
+    const double bytes = static_cast<double>(m.op.size.count());
+    m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
+    m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);
+  }
+  result.slowest_iteration_us = result.iteration_us;
+  transport.max_over_ranks(result.slowest_iteration_us);
+  std::vector<double> totals{static_cast<double>(result.checked), static_cast<double>(result.wrong)};
+  const std::vector<double> checked = transport.all_gather(totals[0]),
+                            wrong = transport.all_gather(totals[1]);
+  result.checked = result.wrong = 0;
+  for (std::size_t r = 0; r < checked.size(); ++r) {
+    result.checked += static_cast<std::uint64_t>(checked[r]);
+    result.wrong += static_cast<std::uint64_t>(wrong[r]);
+  }
+  return result;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/run/saved_workload.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::load_chakra_rank — one rank's operations read back from a Chakra set aicb wrote (`aicb
+/// generate --format chakra`), for replay: the saved per-rank form, so a workload generated once
+/// (and perhaps simulated) is the one measured.
+///
+/// ```cpp
+/// const aicb::saved_rank saved = aicb::load_chakra_rank("traces", rank);
+/// aicb::replay(transport, saved.ops, aicb::process_grid(saved.job), nullptr, options, saved.durations);
+/// ```
+///
+/// What comes from where: the job (for the process groups) from manifest.json's `job`; each
+/// operation from the rank's trace, node by node — a COMP node's `duration_micros` becomes its
+/// duration (the compute model the set was written with), a collective's `pg_name` becomes its
+/// group through manifest.json's `groups`, its `comm_size` its size (an all-gather's, ASTRA-sim's
+/// per-rank input, times the group's size: aicb's gathered size), a send's or receive's peer, tag
+/// and size; data dependencies become `after`. Refused, naming the file: a set without the job or
+/// the rank, a node whose group the manifest does not name, more than 8 dependencies.
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/chakra.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One rank's saved operations, ready to replay. Move-only: the operations view `names`.
+struct saved_rank {
+  saved_rank() = default;
+  saved_rank(const saved_rank&) = delete;
+  saved_rank& operator=(const saved_rank&) = delete;
+  saved_rank(saved_rank&&) = default;
+  saved_rank& operator=(saved_rank&&) = default;
+
+  job_spec job;                                     ///< the job the set was written from
+  std::vector<operation> ops;                       ///< in the trace's order
+  std::vector<std::chrono::nanoseconds> durations;  ///< per operation: computation times (0 for the rest)
+  std::deque<std::string> names;                    ///< the operations' names (ops view them)
+  std::uint64_t iterations = 1;                     ///< iterations the set holds
+};
+
+namespace detail {
+
+[[nodiscard]] inline collective collective_of_chakra(std::uint64_t type, const std::string& where) {
+  switch (static_cast<chakra_collective>(type)) {
+    case chakra_collective::all_reduce:
+      return collective::all_reduce;
+    case chakra_collective::all_gather:
+      return collective::all_gather;
+    case chakra_collective::reduce_scatter:
+      return collective::reduce_scatter;
+    case chakra_collective::all_to_all:
+      return collective::all_to_all;
+    case chakra_collective::broadcast:
+      return collective::broadcast;
+    case chakra_collective::reduce:
+      return collective::reduce;
+    case chakra_collective::barrier:
+      return collective::barrier;
+    default:
+      AICB_THROW(io_error(where, "comm_type " + std::to_string(type) + " is not a collective aicb replays"));
+  }
+}
+
+// manifest.json's job, field by field (every value as text, as the command line gives it).
+template <class T>
+void read_fields(T& descriptor, const nlohmann::json& object, const std::string& where) {
+  if (!object.is_object()) AICB_THROW(io_error(where, "the job's sections must be objects"));
+  for (const auto& [key, value] : object.items()) {
+    const std::string text = value.is_string() ? value.template get<std::string>() : value.dump();
+    if (!set_field(descriptor, key, text)) AICB_THROW(io_error(where, "the job names no field " + key));
+  }
+}
+
+}  // namespace detail
+
+/// Rank `rank`'s operations from a set's manifest.json text and the rank's trace bytes (see the
+/// file comment); the names say which files they are in errors. Throws aicb::error (io_error,
+/// config_error, parse_error) for anything it cannot replay.
+[[nodiscard]] inline saved_rank parse_chakra_rank(std::string_view manifest_text,
+                                                  std::string_view trace_bytes, std::uint64_t rank,
+                                                  const std::string& manifest_path,
+                                                  const std::string& trace_path) {
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(manifest_text);
+  } catch (const nlohmann::json::exception& e) {
+    AICB_THROW(io_error(manifest_path, std::string("is not JSON: ") + e.what()));
+  }
+  const auto member = [&](const nlohmann::json& object, const char* key) -> const nlohmann::json* {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  };
+  const nlohmann::json* schema = member(manifest, "schema");
+  const nlohmann::json* job = member(manifest, "job");
+  const nlohmann::json* group_names = member(manifest, "groups");
+  if (!schema || *schema != "aicb.chakra/1" || !job || !job->is_object() || !group_names ||
+      !group_names->is_object())
+    AICB_THROW(io_error(manifest_path,
+                        "is not the manifest of a set aicb generate --format chakra wrote "
+                        "(schema aicb.chakra/1 with the job and its groups)"));
+  saved_rank saved;
+  const nlohmann::json empty = nlohmann::json::object();
+  const auto section = [&](const char* key) -> const nlohmann::json& {
+    const nlohmann::json* s = member(*job, key);
+    return s ? *s : empty;
+  };
+  detail::read_fields(saved.job.model, section("model"), manifest_path);
+  detail::read_fields(saved.job.parallel, section("parallel"), manifest_path);
+  detail::read_fields(saved.job.batch, section("batch"), manifest_path);
+  validate(saved.job);
+  if (rank >= saved.job.parallel.world_size)
+    AICB_THROW(io_error(manifest_path, "the job has " + std::to_string(saved.job.parallel.world_size) +
+                                           " ranks: no rank " + std::to_string(rank)));
+  if (const nlohmann::json* n = member(manifest, "iterations"); n && n->is_number_unsigned())
+    saved.iterations = n->get<std::uint64_t>();
+  const process_grid grid(saved.job);
+  std::map<std::string, group_id> groups;  // pg_name -> group
+  for (const auto& [number, text] : group_names->items()) {
+    const std::string name = text.is_string() ? text.get<std::string>() : std::string();
+    const std::size_t open = name.find('[');
+    const auto kind =
+        open == std::string::npos ? std::nullopt : from_string<group_kind>(name.substr(0, open));
+    std::uint64_t index = 0;
+    const char* first = name.data() + (open == std::string::npos ? 0 : open + 1);
+    const char* last = name.data() + name.size() - 1;
+    const bool numeric =
+        kind && name.back() == ']' && first < last && std::from_chars(first, last, index).ptr == last;
+    if (!numeric) AICB_THROW(io_error(manifest_path, "group " + number + " is not KIND[INDEX]: " + name));
+    groups[number] = {*kind, index};
+  }
+
+  const chakra_trace trace = read_chakra_trace(trace_bytes, trace_path);
+  for (const chakra_node& node : trace.nodes) {
+    operation op;
+    op.index = saved.ops.size();
+    saved.names.push_back(node.name);
+    op.name = saved.names.back();
+    if (node.data_deps.size() > op.after.size())
+      AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " has more than 8 dependencies"));
+    for (const std::uint64_t d : node.data_deps)
+      op.after[op.after_count++] = d;
+    std::chrono::nanoseconds duration{0};
+    const auto number = [&](std::string_view attr) -> std::uint64_t {
+      const chakra_attribute* a = node.attr(attr);
+      if (!a)
+        AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " lacks " + std::string(attr)));
+      return a->number;
+    };
+    switch (node.type) {
+      case chakra_node_type::compute:
+        op.type = op_type::compute;
+        if (node.duration_micros > (std::uint64_t{1} << 40))  // 12 days: no kernel; and ns must fit
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": duration_micros " +
+                                              std::to_string(node.duration_micros) +
+                                              " is not a kernel's time"));
+        duration = std::chrono::microseconds(static_cast<std::int64_t>(node.duration_micros));
+        break;
+      case chakra_node_type::collective: {
+        op.type = op_type::collective;
+        op.kind = detail::collective_of_chakra(number("comm_type"), trace_path);
+        const chakra_attribute* pg = node.attr("pg_name");
+        const auto g = pg ? groups.find(pg->text) : groups.end();
+        if (g == groups.end())
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": its group " +
+                                              (pg ? pg->text : std::string("(none)")) +
+                                              " is not in manifest.json"));
+        op.group = g->second;
+        const rank_group mine = grid.group(op.group.kind, rank);
+        if (!mine.contains(rank) || mine.id() != op.group)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": group " +
+                                              to_string(op.group) + " is not one of rank " +
+                                              std::to_string(rank) + "'s groups"));
+        op.group_size = mine.size();
+        const std::uint64_t size = number("comm_size");
+        const auto whole = product_within({size, op.kind == collective::all_gather ? op.group_size : 1});
+        if (!whole)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": comm_size is too large"));
+        op.size = bytes{*whole};
+        break;
+      }
+      case chakra_node_type::send:
+      case chakra_node_type::recv: {
+        const bool send = node.type == chakra_node_type::send;
+        op.type = send ? op_type::send : op_type::recv;
+        op.peer = number(send ? "comm_dst" : "comm_src");
+        if (op.peer >= saved.job.parallel.world_size || op.peer == rank)
+          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": peer " +
+                                              std::to_string(op.peer) + " is not another rank of the job"));
+        op.tag = number("comm_tag");
+        op.size = bytes{number("comm_size")};
+        break;
+      }
+      default:
+        AICB_THROW(
+            io_error(trace_path, "node " + std::to_string(node.id) + " is of a type aicb does not replay"));
+    }
+    saved.ops.push_back(op);
+    saved.durations.push_back(duration);
+  }
+  if (saved.ops.empty())
+    AICB_THROW(io_error(trace_path, "holds no operations (only the trace's metadata): rank " +
+                                        std::to_string(rank) + " would wait for peers that never come"));
+  return saved;
+}
+
+/// The largest Chakra trace of one rank that aicb replays: about a million operations, which a
+/// rank holds in memory (with their names) while it replays them.
+inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 20;
+
+/// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
+[[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
+  const std::string manifest_path = directory + "/" + std::string(chakra_manifest_file);
+  const detail::file_prefix manifest =
+      detail::read_file_prefix(manifest_path, 64 << 20, "a Chakra set's manifest.json");
+  if (!manifest.whole) AICB_THROW(io_error(manifest_path, "is larger than 64 MiB"));
+  const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
+  const detail::file_prefix trace =
+      detail::read_file_prefix(trace_path, max_replayed_trace_bytes, "a Chakra trace");
+  if (!trace.whole)
+    AICB_THROW(io_error(trace_path,
+                        "is larger than 64 MiB, the most aicb replays for one rank (about a "
+                        "million operations); write the set with fewer iterations or micro batches"));
+  return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Where a run's operations execute: MPI collectives on CPU buffers, or NCCL on one GPU per rank;
+/// `automatic` is MPI where the program has it, else NCCL.
+enum class run_backend : std::uint8_t { automatic, mpi, nccl };
+
+template <>
+struct enum_names<run_backend> {
+  static constexpr std::array<std::string_view, 3> value{"auto", "mpi", "nccl"};
+};
+
+/// A sweep's message sizes: `low`, doubling, up to `high`.
+struct size_range {
+  std::uint64_t low = 1024;
+  std::uint64_t high = std::uint64_t{64} << 20;
+};
+
+/// "64MiB" → bytes: a number with an optional B, KiB (K), MiB (M) or GiB (G); from 1 B to 1 PB.
+/// config_error naming `field` otherwise.
+[[nodiscard]] inline std::uint64_t parse_byte_count(const std::string& text, const char* field) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (...) {
+    AICB_THROW(config_error(field, text, "expected a size: a number with an optional KiB, MiB or GiB"));
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "B"    ? 1
+                       : unit == "KiB" || unit == "K" ? 1024.0
+                       : unit == "MiB" || unit == "M" ? 1024.0 * 1024
+                       : unit == "GiB" || unit == "G" ? 1024.0 * 1024 * 1024
+                                                      : -1;
+  if (scale < 0 || !(value >= 1) || value * scale > 1e15)
+    AICB_THROW(config_error(field, text, "expected a size of 1 B to 1 PB: a number with B, KiB, MiB or GiB"));
+  return static_cast<std::uint64_t>(value * scale);
+}
+
+/// "MIN:MAX" (or one size) → a size_range; config_error naming `field` when MIN exceeds MAX.
+[[nodiscard]] inline size_range parse_size_range(const std::string& text, const char* field) {
+  const std::size_t colon = text.find(':');
+  size_range r;
+  r.low = parse_byte_count(text.substr(0, colon), field);
+  r.high = colon == std::string::npos ? r.low : parse_byte_count(text.substr(colon + 1), field);
+  if (r.high < r.low) AICB_THROW(config_error(field, text, "MIN must not exceed MAX"));
+  return r;
+}
+
+/// What `aicb run` is asked: one of three workloads (a job; `sweep` collectives; a saved `chakra`
+/// set), how to replay it, and what rank 0 writes.
+struct run_request {
+  job_request job{};                ///< the job (without world_size: the ranks started)
+  std::vector<collective> sweep{};  ///< instead of a job: these collectives over every rank
+  size_range sizes{};               ///< the sweep's sizes
+  std::string chakra{};             ///< instead of a job: the directory of a saved Chakra set
+  run_backend backend = run_backend::automatic;
+  std::uint64_t warmup = 2;  ///< untimed repetitions first
+  std::uint64_t repeat = 5;  ///< timed repetitions (of the job's iteration, or of each size)
+  double compute_scale = 1;  ///< computation: a busy wait of the roofline duration × this
+  double timeout_s = 120;    ///< seconds one operation may take before the job is ended
+  std::uint64_t max_buffer = std::uint64_t{4} << 30;  ///< largest buffer one rank may allocate
+  bool check = false;                                 ///< one untimed iteration verifying every buffer's data
+  std::string gpu{};                                  ///< the roofline's GPU; empty: the cluster's
+  std::string cluster{};                              ///< cluster preset; empty: the GPU's
+  std::string output{};                               ///< rank 0's JSON summary (aicb.run/1); empty: none
+  std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
+  std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
+  std::string fingerprint{};  ///< the configuration every rank must share (the command line)
+};
+
+/// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
+/// (before it is converted: a timeout of 1e308 s has no millisecond count), no repetition, a sweep
+/// of collectives a sweep cannot time, two workloads at once.
+inline void validate(const run_request& r) {
+  if (!(r.timeout_s > 0 && r.timeout_s <= 7 * 24 * 3600.0))
+    AICB_THROW(config_error("timeout", std::to_string(r.timeout_s),
+                            "expected seconds, more than 0 and at most a week (604800)"));
+  if (!(r.compute_scale >= 0 && r.compute_scale <= max_replay_compute_scale))
+    AICB_THROW(config_error("compute_scale", std::to_string(r.compute_scale),
+                            "expected a finite factor from 0 (communication only) to 10^6"));
+  if (r.repeat == 0) AICB_THROW(config_error("repeat", "0", "at least one repetition is measured"));
+  if (r.sizes.low == 0 || r.sizes.high < r.sizes.low)
+    AICB_THROW(config_error("sizes", std::to_string(r.sizes.low) + ":" + std::to_string(r.sizes.high),
+                            "expected 1 <= MIN <= MAX"));
+  for (const collective kind : r.sweep)
+    if (kind != collective::all_reduce && kind != collective::all_gather &&
+        kind != collective::reduce_scatter && kind != collective::all_to_all)
+      AICB_THROW(config_error("sweep", std::string(to_string(kind)),
+                              "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
+  if (!r.sweep.empty() && !r.chakra.empty())
+    AICB_THROW(config_error("chakra", r.chakra, "a run replays a sweep or a saved set, not both"));
+  if (!r.chakra.empty()) {
+    const job_request& given = r.job;
+    if (!given.model.empty() || !given.hf_config.empty() || !given.size.empty() || !given.fields.empty())
+      AICB_THROW(config_error(
+          "chakra", r.chakra,
+          "a saved set carries its own job: give no model or job flags with --chakra (" +
+              (given.fields.empty() ? std::string("--model") : "--" + given.fields.front().first) + ")"));
+    if (!r.csv.empty())
+      AICB_THROW(config_error("csv", r.csv, "the result CSV is written for jobs and sweeps, not saved sets"));
+  }
+}
+
+/// What one rank replays: its operations of one iteration, the job they come from, what it is.
+struct prepared_run {
+  std::vector<operation> ops{};
+  job_spec job{};
+  std::string what{};                                 ///< "llama3-8b job", "collective sweep", …
+  std::vector<std::chrono::nanoseconds> durations{};  ///< a saved set's computation times
+  std::deque<std::string> names{};                    ///< a saved set's operation names (ops view them)
+  bool sweep = false;
+};
+
+/// The sweep of `r` as operations over the world group, each collective through every size.
+[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world) {
+  std::vector<operation> ops;
+  for (const collective kind : r.sweep)
+    for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
+      operation op;
+      op.index = ops.size();
+      op.type = op_type::collective;
+      op.name = to_string(kind);
+      op.phase = op_phase::finalize;
+      op.kind = kind;
+      op.group = {group_kind::world, 0};
+      op.group_size = world;
+      op.size = bytes{size};
+      ops.push_back(op);
+      if (size > r.sizes.high / 2) break;
+    }
+  return ops;
+}
+
+/// The workload of rank `rank` of `world`, validated; config_error when the request describes none,
+/// or a job whose world size is not `world`.
+[[nodiscard]] inline prepared_run prepare_run(const run_request& r, std::uint64_t world, std::uint64_t rank) {
+  validate(r);
+  prepared_run p;
+  if (!r.sweep.empty()) {
+    p.ops = sweep_operations(r, world);
+    p.job.model = {.hidden_size = 64, .num_layers = 1, .num_attention_heads = 1, .vocab_size = 64};
+    p.job.parallel.world_size = world;
+    p.what = "collective sweep";
+    p.sweep = true;
+    return p;
+  }
+  const auto named = [](const job_spec& job) {
+    return std::string(job.model.name.empty() ? "custom model" : job.model.name.view());
+  };
+  if (!r.chakra.empty()) {
+    saved_rank saved = load_chakra_rank(r.chakra, rank);
+    p.job = saved.job;
+    p.ops = std::move(saved.ops);
+    p.durations = std::move(saved.durations);
+    p.names = std::move(saved.names);
+    p.what = "Chakra set " + r.chakra + " (" + named(p.job) + ")";
+  } else {
+    job_request request = r.job;
+    if (std::none_of(request.fields.begin(), request.fields.end(),
+                     [](const auto& f) { return f.first == "world_size"; }))
+      request.fields.emplace_back("world_size", std::to_string(world));
+    p.job = build_job(request).job;
+    if (p.job.parallel.world_size == world)
+      for (const operation& op : rank_schedule(p.job, rank))
+        p.ops.push_back(op);
+    p.what = named(p.job) + " job";
+  }
+  if (p.job.parallel.world_size != world)
+    AICB_THROW(config_error("world_size", std::to_string(p.job.parallel.world_size),
+                            "must equal the ranks started (" + std::to_string(world) + ")"));
+  return p;
+}
+
+/// A replay's measurements with how computation was timed.
+struct run_outcome {
+  replay_result result{};
+  std::string compute{};  ///< the compute model's provenance
+  run_backend backend = run_backend::automatic;
+};
+
+/// aicb's bus-bandwidth factor (its log analyzer's, not nccl-tests'): all-reduce 2(n-1)/n,
+/// all-gather and reduce-scatter (n-1)/n, everything else 1.
+[[nodiscard]] inline double aicb_busbw_factor(csv_op op, std::uint64_t n) {
+  const double ranks = static_cast<double>(n ? n : 1);
+  if (op == csv_op::all_reduce) return 2 * (ranks - 1) / ranks;
+  if (op == csv_op::all_gather || op == csv_op::reduce_scatter) return (ranks - 1) / ranks;
+  return 1;
+}
+
+/// The summary document `aicb.run/1` (docs/run.md): the options, each measured iteration (the
+/// slowest rank's), the check, and rank 0's operations with their times and bandwidths.
+[[nodiscard]] inline std::string run_json(const run_outcome& o, const prepared_run& p) {
+  const replay_result& r = o.result;
+  json_writer j;
+  j.begin_object().member("schema", "aicb.run/1").member("aicb_version", AICB_VERSION_STRING);
+  j.member("workload", p.what).member("world", r.world).member("backend", to_string(o.backend));
+  j.member("compute", o.compute);
+  j.key("options").begin_object();
+  j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
+  j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
+  j.end_object();
+  j.key("iterations_us").begin_array();
+  for (const double us : r.slowest_iteration_us)
+    j.value(us);
+  j.end_array();
+  if (r.options.check)
+    j.key("check").begin_object().member("elements", r.checked).member("wrong", r.wrong).end_object();
+  j.key("operations").begin_array();
+  for (const replayed_operation& m : r.operations) {
+    j.begin_object().member("index", m.op.index).member("name", std::string(m.op.name));
+    j.member("type", to_string(m.op.type));
+    if (m.op.type == op_type::collective)
+      j.member("collective", to_string(m.op.kind))
+          .member("group", to_string(m.op.group))
+          .member("group_size", m.op.group_size);
+    if (m.op.is_transfer()) j.member("peer", m.op.peer);
+    if (m.op.is_communication()) j.member("bytes", m.op.size.count());
+    if (m.op.type == op_type::compute) j.member("modelled_us", m.modelled_us);
+    j.member("mean_us", m.mean_us).member("min_us", m.min_us).member("max_us", m.max_us);
+    if (m.op.is_communication()) j.member("algbw_gb_per_s", m.algbw).member("busbw_gb_per_s", m.busbw);
+    j.end_object();
+  }
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+/// Rank 0's communication by collective, group and size with nccl-tests' columns, then the
+/// iteration's time and the check: what `aicb run` prints.
+[[nodiscard]] inline std::string format_run_table(const run_outcome& o, const prepared_run& p) {
+  const replay_result& r = o.result;
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "aicb run: %s on %llu ranks (%s), %llu warm-up + %llu measured iterations\n", p.what.c_str(),
+                static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+                static_cast<unsigned long long>(r.options.warmup),
+                static_cast<unsigned long long>(r.options.iterations));
+  out += line;
+  struct row {
+    collective kind{};
+    std::uint64_t count = 0;
+    double total_us = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>, row> rows;
+  for (const replayed_operation& m : r.operations) {
+    if (!m.op.is_communication()) continue;
+    const collective kind = communication_kind(m.op);
+    const std::string group =
+        m.op.type == op_type::collective ? std::string(to_string(m.op.group.kind)) : "pp";
+    row& each = rows[{std::string(to_string(kind)), group, communication_ranks(m.op), m.op.size.count()}];
+    each.kind = kind;
+    ++each.count;
+    each.total_us += m.mean_us;
+  }
+  std::snprintf(line, sizeof line, "\n%-15s %-10s %5s %14s %6s %12s %10s %10s\n", "operation", "group",
+                "ranks", "size (B)", "count", "time (us)", "algbw GB/s", "busbw GB/s");
+  out += line;
+  for (const auto& [key, each] : rows) {
+    const auto& [name, group, n, size] = key;
+    const double us = each.total_us / static_cast<double>(each.count), s = us * 1e-6;
+    std::snprintf(line, sizeof line, "%-15s %-10s %5llu %14llu %6llu %12.2f %10.3f %10.3f\n", name.c_str(),
+                  group.c_str(), static_cast<unsigned long long>(n), static_cast<unsigned long long>(size),
+                  static_cast<unsigned long long>(each.count), us,
+                  algorithm_bandwidth(static_cast<double>(size), s),
+                  bus_bandwidth(each.kind, n, static_cast<double>(size), s));
+    out += line;
+  }
+  if (!r.slowest_iteration_us.empty()) {
+    const auto [low, high] =
+        std::minmax_element(r.slowest_iteration_us.begin(), r.slowest_iteration_us.end());
+    double sum = 0;
+    for (const double us : r.slowest_iteration_us)
+      sum += us;
+    std::snprintf(line, sizeof line, "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms\n",
+                  sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000);
+    out += line;
+  }
+  if (r.options.check) {
+    std::snprintf(line, sizeof line, "check: %llu elements verified, %llu wrong\n",
+                  static_cast<unsigned long long>(r.checked), static_cast<unsigned long long>(r.wrong));
+    out += line;
+  }
+  return out;
+}
+
+/// Rank 0's results as aicb's run writes its log: an item per operation of one iteration (mean time
+/// in ms, aicb's bandwidths in GiB/s; count = the measured iterations), then an epoch_end per
+/// measured iteration carrying its time (the slowest rank's).
+inline void write_run_csv(const std::string& path, const prepared_run& p, const replay_result& r) {
+  csv_writer out(path);
+  std::optional<csv_projection> projection;
+  if (!p.sweep) projection.emplace(p.job, csv_projection_options{.rank = 0, .computation = true});
+  for (const replayed_operation& m : r.operations) {
+    std::optional<csv_item> item;
+    if (projection) {
+      item = projection->item(m.op);
+    } else {  // a sweep: every rank's group
+      item.emplace();
+      item->op = *from_string<csv_op>(to_string(m.op.kind));
+      item->group = csv_group::all;
+      item->group_size = m.op.group_size;
+      item->msg_size = m.op.size.count();
+      item->stage = "sweep";
+    }
+    if (!item) continue;
+    item->elapsed_time = m.mean_us / 1000;
+    item->count = r.options.iterations;
+    if (m.op.is_communication() && m.mean_us > 0) {
+      const double gib_per_s =
+          static_cast<double>(m.op.size.count()) / (m.mean_us * 1e-6) / (1024.0 * 1024 * 1024);
+      item->algbw = gib_per_s;
+      item->busbw = gib_per_s * aicb_busbw_factor(item->op, item->group_size.value_or(1));
+    }
+    out.write(*item);
+  }
+  for (const double us : r.slowest_iteration_us) {
+    csv_item end;
+    end.elapsed_time = us / 1000;
+    out.write(end);
+  }
+  out.finish();
+}
+
+/// The last measured iteration of the ranks shown (every rank up to 64, else the first rank of each
+/// pipeline stage) as a timeline on rank 0: `times[r]` holds rank r's (start, duration) per
+/// operation; the other ranks' operations are prepared again here. HTML for a .html name.
+inline void write_run_timeline(const run_request& request, const prepared_run& rank0,
+                               const std::vector<std::vector<double>>& times, const cluster_spec& machines,
+                               const std::string& compute, double iteration_s) {
+  const std::uint64_t world = times.size();
+  std::vector<std::uint64_t> shown;
+  if (world <= 64 || rank0.sweep) {
+    for (std::uint64_t r = 0; r < std::min<std::uint64_t>(world, 64); ++r)
+      shown.push_back(r);
+  } else {
+    for (std::uint64_t s = 0; s < rank0.job.parallel.pipeline_parallel; ++s)
+      shown.push_back(first_rank_of_stage(rank0.job, s));
+  }
+  const auto stream_of = [](const operation& op) -> std::size_t {
+    if (op.type == op_type::compute) return 0;
+    if (op.is_transfer()) return 3;
+    return is_data_parallel(op.group.kind) ? 2 : 1;
+  };
+  const auto produce = [&](auto&& write) {
+    detail::trace_document<std::remove_reference_t<decltype(write)>> doc(write);
+    const process_grid grid(rank0.job);
+    for (const std::uint64_t r : shown) {
+      const std::uint64_t stage = rank0.sweep ? 0 : grid.coordinates(r).pp;
+      doc.name_process(r, "rank " + std::to_string(r) + " (stage " + std::to_string(stage) + ")",
+                       stage * world + r, 4);
+      const std::vector<operation> ops = r == 0 ? rank0.ops : prepare_run(request, world, r).ops;
+      for (std::size_t i = 0; i < ops.size() && 2 * i + 1 < times[r].size(); ++i) {
+        const double dur = times[r][2 * i + 1];
+        if (dur <= 0) continue;
+        const std::size_t tid = stream_of(ops[i]);
+        doc.emit(
+            detail::operation_event(ops[i], ops[i].name, trace_streams[tid], r, tid, times[r][2 * i], dur));
+      }
+    }
+    doc.finish(machines, compute, iteration_s, 0, 0);
+  };
+  atomic_file out(request.timeline);  // the whole file or nothing
+  const auto write = [&](std::string_view text) { out.write(text); };
+  if (request.timeline.ends_with(".html") || request.timeline.ends_with(".htm")) {
+    std::string title = rank0.what;
+    title.append(" on ").append(std::to_string(world)).append(" ranks: one iteration, measured");
+    write_timeline_html(write, title, [&](const auto& sink) { produce(sink); });
+  } else {
+    produce(write);
+  }
+  out.commit();
+}
+
+/// Replays `p` over `transport` (every rank calls it, with the same request) and, on rank 0, writes
+/// the files the request names. `progress` is told each phase on every rank (the caller prints
+/// rank 0's). The measurements come back on every rank; rank 0's operations are in result.operations.
+[[nodiscard]] inline run_outcome run_on(replay_transport& transport, const run_request& request,
+                                        const prepared_run& p,
+                                        std::function<void(std::string_view)> progress = {}) {
+  const process_grid grid(p.job);
+  const cluster_spec machines = choose_cluster(request.gpu, request.cluster);
+  const roofline_model compute(machines.gpu);
+  replay_options options{
+      .warmup = request.warmup,
+      .iterations = request.repeat,
+      .compute_scale = request.compute_scale,
+      .check = request.check,
+      .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.timeout_s * 1000)),
+      .fingerprint = request.fingerprint,
+      .max_buffer_bytes = request.max_buffer,
+      .progress = std::move(progress)};
+  run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
+                .compute = compute.provenance(),
+                .backend = request.backend};
+  const replay_result& r = o.result;
+  if (!request.timeline.empty()) {  // every rank's last iteration, gathered on rank 0
+    std::vector<double> mine;
+    for (const replayed_operation& m : r.operations) {
+      mine.push_back(m.last_start_us);
+      mine.push_back(m.last_us);
+    }
+    const std::vector<std::vector<double>> times = transport.gather_to_first(mine);
+    double mean_s = 0;
+    for (const double us : r.slowest_iteration_us)
+      mean_s += us * 1e-6;
+    if (!r.slowest_iteration_us.empty()) mean_s /= static_cast<double>(r.slowest_iteration_us.size());
+    if (transport.rank() == 0) write_run_timeline(request, p, times, machines, o.compute, mean_s);
+  }
+  if (transport.rank() == 0) {
+    if (!request.csv.empty()) write_run_csv(request.csv, p, r);
+    if (!request.output.empty()) write_file_atomically(request.output, run_json(o, p));
+  }
+  return o;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/commands/written.hpp>
+// #include <aicb/compat.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// The opt-in header for aicb compatibility: aicb's argument set and flags, and its generators
+/// reproduced byte for byte — its SimAI text (aicb::aicb_workload), its Megatron / DeepSeek CSV
+/// (aicb::megatron_csv_workload), its DeepSpeed ZeRO CSV (aicb::generate_deepspeed_csv) and its inference
+/// SimAI text (aicb::aicb_inference_workload). The corrected
+/// generators in `<aicb/aicb.hpp>` do not need it; docs/compatibility.md lists where the two differ.
+///
+/// ```cpp
+/// #include <aicb/compat.hpp>
+///
+/// aicb::aicb_args args;            // aicb's defaults
+/// args.world_size = 16;
+/// args.tensor_model_parallel_size = 2;
+/// const aicb::aicb_workload w(args);   // the file aicb writes, record for record
+/// ```
+
+// #include <aicb/compat/aicb_args.hpp>
+// #include <aicb/compat/aicb_flags.hpp>
+// #include <aicb/compat/aicb_inference.hpp>
+// #include <aicb/compat/aicb_micro.hpp>
+// #include <aicb/compat/aicb_simai.hpp>
+// #include <aicb/compat/deepspeed_csv.hpp>
+// #include <aicb/compat/megatron_csv.hpp>
+// #include <aicb/compat/aicb_inference_config.hpp>
 // #include <aicb/readers.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -21134,871 +23067,5 @@ AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
 // #include <aicb/model/hf_config.hpp>
 // #include <aicb/run/bandwidth.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Bandwidths of a measured collective, with nccl-tests' definitions and units, so that numbers
-/// from `aicb run` compare directly with `all_reduce_perf` and friends:
-/// - size S: the whole buffer as aicb::operation counts it — an all-reduce's buffer, an
-///   all-gather's gathered output, a reduce-scatter's input, an all-to-all's send buffer, a
-///   transfer's message;
-/// - algorithm bandwidth algbw = S / time, in GB/s (10^9 bytes);
-/// - bus bandwidth busbw = algbw × a factor that makes it comparable with the hardware's peak:
-///   2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
-///   broadcast, reduce, send and receive (n ranks in the group). A group of one moves nothing: 0.
-///
-/// ```cpp
-/// const double bus = aicb::bus_bandwidth(aicb::collective::all_reduce, 8, 1 << 30, 0.010);
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/workload/collective.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// nccl-tests' bus-bandwidth factor of `kind` over `n` ranks (see the file comment).
-[[nodiscard]] constexpr double busbw_factor(collective kind, std::uint64_t n) noexcept {
-  const double ranks = static_cast<double>(n);
-  switch (kind) {
-    case collective::all_reduce:
-      return n <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
-    case collective::all_gather:
-    case collective::reduce_scatter:
-    case collective::all_to_all:
-      return n <= 1 ? 0.0 : (ranks - 1) / ranks;
-    case collective::broadcast:
-    case collective::reduce:
-    case collective::send:
-    case collective::recv:
-      return n <= 1 ? 0.0 : 1.0;
-    case collective::none:
-    case collective::barrier:
-      return 0.0;
-  }
-  return 0.0;
-}
-
-/// Algorithm bandwidth, GB/s: `bytes` in `seconds` (0 when no time was measured).
-[[nodiscard]] constexpr double algorithm_bandwidth(double bytes, double seconds) noexcept {
-  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
-}
-
-/// Bus bandwidth, GB/s: algorithm_bandwidth × busbw_factor.
-[[nodiscard]] constexpr double bus_bandwidth(collective kind, std::uint64_t n, double bytes,
-                                             double seconds) noexcept {
-  return algorithm_bandwidth(bytes, seconds) * busbw_factor(kind, n);
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/run/replay.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::replay — runs one rank's operations for real, on a distributed engine, and measures them:
-/// the execution code every backend shares (MPI on CPUs, NCCL on GPUs). A backend implements
-/// aicb::replay_transport — buffers, the collectives over its sub-communicators, non-blocking
-/// sends and receives, a compute delay, reductions over ranks and a job-wide abort — and the
-/// executor does the rest:
-///
-/// - before any traffic, every rank's configuration fingerprint is compared (a rank started with
-///   other flags is named, and nothing is sent), and the sub-communicator of every group kind the
-///   operations use is created once, by every rank, in one order;
-/// - each rank replays its own operations (so pipeline sends meet their receives) in stream
-///   order: collectives block; sends and receives are started and completed when an operation
-///   that depends on them (or the end of the iteration) needs them; computation is a timed delay of
-///   the compute model's duration × `compute_scale` (0: communication only);
-/// - `warmup` iterations run first and are excluded (NCCL and MPI set connections up on first use);
-///   with `check`, one more untimed iteration fills every buffer with a known pattern and verifies
-///   what each collective and transfer delivered;
-/// - each operation is timed (backend clocks: wall time on CPUs, CUDA events on GPUs), each
-///   iteration by wall time, and the iteration's time is the slowest rank's;
-/// - an operation that does not complete within `timeout` ends the whole job with a message
-///   naming the rank and the operation.
-///
-/// ```cpp
-/// my_mpi_transport t;                      // one process per rank
-/// aicb::rank_schedule s(job, t.rank());
-/// const aicb::replay_result r = aicb::replay(t, {s.begin(), s.end()}, aicb::process_grid(job),
-///                                            &compute, {.warmup = 2, .iterations = 10});
-/// ```
-///
-/// Buffers hold 16-bit elements (size / 2, rounded up; all-gather, reduce-scatter and all-to-all
-/// padded to a multiple of the group), allocated before the first iteration and reused.
-
-// #include <aicb/compute/model.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/run/bandwidth.hpp>
-// #include <aicb/schedule/operation.hpp>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <functional>
-#include <map>
-#include <mutex>
-#include <span>
-#include <string>
-#include <string_view>
-#include <thread>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// The element the replay's buffers hold: 16 bits, summed with wrap-around (an integer type, so
-/// every engine can reduce it and a check is exact).
-using replay_element = std::uint16_t;
-
-/// What a distributed engine gives the executor. See the file comment.
-class replay_transport {
- public:
-  using buffer = std::uint64_t;   ///< a buffer of the backend's (host or device memory)
-  using request = std::uint64_t;  ///< a started send or receive
-
-  virtual ~replay_transport() = default;
-  [[nodiscard]] virtual std::uint64_t rank() const = 0;
-  [[nodiscard]] virtual std::uint64_t world() const = 0;
-  /// Creates, on every rank and in this order, the sub-communicator of each of `kinds` (this
-  /// rank's group of that kind in `grid`; ranks outside every group of a kind take no part).
-  virtual void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) = 0;
-
-  /// A buffer of `elements`; and copies between it and the host (for checks).
-  [[nodiscard]] virtual buffer allocate(std::uint64_t elements) = 0;
-  virtual void write(buffer b, std::span<const replay_element> host) = 0;
-  virtual void read(buffer b, std::span<replay_element> host) = 0;
-
-  /// Runs collective `kind` over this rank's group `group` of `n` ranks on the first `elements` of
-  /// `data` — an all-reduce and an all-gather in place (all-gather: this rank's shard at its
-  /// position), a reduce-scatter's shard and an all-to-all's receive into `out` — and returns its
-  /// time in seconds once this rank's part is complete.
-  virtual double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
-                                std::uint64_t elements) = 0;
-  /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
-  [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
-                                           std::uint64_t elements) = 0;
-  [[nodiscard]] virtual request start_receive(std::uint64_t peer, std::uint64_t tag, buffer b,
-                                              std::uint64_t elements) = 0;
-  virtual void finish(request r) = 0;
-  /// Computation taking `duration` (a spin on the device, a busy wait on a CPU); its time, s.
-  virtual double compute(std::chrono::nanoseconds duration) = 0;
-  /// Waits for everything issued (a device synchronisation; nothing on CPUs).
-  virtual void synchronize() {}
-  virtual void barrier() = 0;
-  /// Every rank's `value`, in rank order, on every rank.
-  [[nodiscard]] virtual std::vector<double> all_gather(double value) = 0;
-  /// Element-wise maximum over ranks, in place.
-  virtual void max_over_ranks(std::span<double> values) = 0;
-  /// Every rank's `values` (any length each), in rank order, on rank 0; empty elsewhere.
-  [[nodiscard]] virtual std::vector<std::vector<double>> gather_to_first(std::span<const double> values) = 0;
-  /// Sums of checked values stay at or below this (a 16-bit integer reduction: 65535; NCCL, which
-  /// reduces 16-bit elements as FP16: 2048, the largest range of integers it holds exactly).
-  [[nodiscard]] virtual std::uint64_t exact_sum_limit() const { return 65535; }
-  /// Ends every rank of the job with `message` (printed once, naming this rank). Safe to call from
-  /// the executor's watchdog thread.
-  [[noreturn]] virtual void abort(const std::string& message) = 0;
-};
-
-/// How to replay.
-struct replay_options {
-  std::uint64_t warmup = 1;                   ///< iterations run first and not measured
-  std::uint64_t iterations = 5;               ///< measured iterations
-  double compute_scale = 1;                   ///< × the compute model's durations; 0 = communication only
-  bool check = false;                         ///< one untimed iteration verifying every buffer's contents
-  std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
-  std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
-  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
-  /// Told each phase as it starts ("setup", "warm-up 1/2", "check", "iteration 3/5"), on every rank;
-  /// the tool prints rank 0's, flushed, so a long run is never silent.
-  std::function<void(std::string_view)> progress{};
-};
-
-/// The most a replay's scale, time limit and iteration counts may be.
-inline constexpr double max_replay_compute_scale = 1e6;
-inline constexpr std::chrono::milliseconds max_replay_timeout{std::chrono::hours(24 * 7)};
-inline constexpr std::uint64_t max_replay_iterations = 1'000'000;
-
-/// Refuses, naming the field, options no replay can mean: a compute scale that is negative, not
-/// finite or above 10^6; a timeout of zero or beyond a week; more than 10^6 iterations.
-inline void validate(const replay_options& o) {
-  if (!(o.compute_scale >= 0 && o.compute_scale <= max_replay_compute_scale))
-    AICB_THROW(config_error("compute_scale", std::to_string(o.compute_scale),
-                            "expected a finite factor from 0 (communication only) to 10^6"));
-  if (o.timeout <= std::chrono::milliseconds::zero() || o.timeout > max_replay_timeout)
-    AICB_THROW(config_error("timeout", std::to_string(o.timeout.count()) + " ms",
-                            "expected more than 0 and at most a week"));
-  if (o.iterations > max_replay_iterations || o.warmup > max_replay_iterations)
-    AICB_THROW(config_error(o.iterations > max_replay_iterations ? "iterations" : "warmup",
-                            std::to_string(std::max(o.iterations, o.warmup)), "expected at most 10^6"));
-}
-
-/// One operation's measurements on this rank.
-struct replayed_operation {
-  operation op;
-  double modelled_us = 0;  ///< compute: the model's duration × compute_scale
-  double mean_us = 0, min_us = 0, max_us = 0;
-  /// In the last measured iteration: when it started after the iteration's start, and how long it
-  /// took (transfers: from being started to being completed), µs.
-  double last_start_us = 0, last_us = 0;
-  /// Collectives and transfers: nccl-tests' algorithm and bus bandwidth at the mean time, GB/s.
-  double algbw = 0, busbw = 0;
-};
-
-/// What a replay measured.
-struct replay_result {
-  std::uint64_t rank = 0, world = 0;
-  replay_options options;
-  std::vector<replayed_operation> operations;  ///< this rank's, in stream order
-  std::vector<double> iteration_us;            ///< wall time of each measured iteration, this rank
-  std::vector<double> slowest_iteration_us;    ///< the same, the slowest rank's
-  std::uint64_t checked = 0, wrong = 0;        ///< elements verified / wrong, over all ranks
-  std::vector<group_kind> groups;              ///< the group kinds the operations use
-};
-
-namespace detail {
-
-// Known contents: element `i` of the data member `position` of a group of `members` contributes.
-// Values stay below `limit` / members, so that no sum over the group leaves the range the engine
-// adds exactly (16-bit integer sums: some engines wrap, some vectorised reductions saturate).
-[[nodiscard]] constexpr replay_element replay_pattern(std::uint64_t position, std::uint64_t i,
-                                                      std::uint64_t members = 1,
-                                                      std::uint64_t limit = 65535) noexcept {
-  const std::uint64_t bound = limit / (members ? members : 1);
-  return static_cast<replay_element>((position * 7919 + i * 31 + 1) % (bound > 1 ? bound : 2));
-}
-
-// 64-bit FNV-1a of the configuration text, split in two exact doubles.
-[[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Elements of an operation's buffer: half its bytes rounded up, padded to the group where shards
-// are involved.
-[[nodiscard]] inline std::uint64_t replay_elements(const operation& op) {
-  std::uint64_t e = (op.size.count() + 1) / 2;
-  if (op.type == op_type::collective &&
-      (op.kind == collective::all_gather || op.kind == collective::reduce_scatter ||
-       op.kind == collective::all_to_all) &&
-      op.group_size > 1)
-    e = (e + op.group_size - 1) / op.group_size * op.group_size;
-  return e;
-}
-
-// Stops the job when one operation runs past the timeout.
-class replay_watchdog {
- public:
-  replay_watchdog(replay_transport& t, std::chrono::milliseconds timeout) : t_(t), timeout_(timeout) {
-    thread_ = std::thread([this] { watch(); });
-  }
-  replay_watchdog(const replay_watchdog&) = delete;
-  replay_watchdog& operator=(const replay_watchdog&) = delete;
-  ~replay_watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  void begin(std::string what) {
-    std::lock_guard lock(mutex_);
-    what_ = std::move(what);
-    since_ = std::chrono::steady_clock::now();
-    busy_ = true;
-  }
-  void end() {
-    std::lock_guard lock(mutex_);
-    busy_ = false;
-  }
-
- private:
-  void watch() {
-    std::unique_lock lock(mutex_);
-    while (!done_) {
-      wake_.wait_for(lock, std::chrono::milliseconds(100));
-      if (busy_ && std::chrono::steady_clock::now() - since_ > timeout_)
-        t_.abort(what_ + " did not complete within " + std::to_string(timeout_.count()) +
-                 " ms (a peer failed, hangs or never calls it)");
-    }
-  }
-  replay_transport& t_;
-  std::chrono::milliseconds timeout_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::thread thread_;
-  bool done_ = false, busy_ = false;
-  std::string what_;
-  std::chrono::steady_clock::time_point since_{};
-};
-
-// "operation #12 grad_reduce (all_reduce over dp[1], 4 ranks, 1048576 B)".
-[[nodiscard]] inline std::string replay_describe(std::uint64_t rank, const operation& op) {
-  std::string text = "rank " + std::to_string(rank) + ": operation #" + std::to_string(op.index) + " " +
-                     std::string(op.name) + " (";
-  switch (op.type) {
-    case op_type::compute:
-      text.append("compute");
-      break;
-    case op_type::collective:
-      text.append(to_string(op.kind))
-          .append(" over ")
-          .append(to_string(op.group))
-          .append(", ")
-          .append(std::to_string(op.group_size))
-          .append(" ranks, ")
-          .append(std::to_string(op.size.count()))
-          .append(" B");
-      break;
-    case op_type::send:
-    case op_type::recv:
-      text.append(op.type == op_type::send ? "send to rank " : "receive from rank ")
-          .append(std::to_string(op.peer))
-          .append(", tag ")
-          .append(std::to_string(op.tag))
-          .append(", ")
-          .append(std::to_string(op.size.count()))
-          .append(" B");
-      break;
-  }
-  return text.append(")");
-}
-
-}  // namespace detail
-
-/// What a communication operation's bandwidths are computed for: its collective kind (a send or a
-/// receive as collective::send / recv) and the ranks it involves (a transfer's two).
-[[nodiscard]] constexpr collective communication_kind(const operation& op) noexcept {
-  return op.type == op_type::collective ? op.kind
-         : op.type == op_type::send     ? collective::send
-                                        : collective::recv;
-}
-[[nodiscard]] constexpr std::uint64_t communication_ranks(const operation& op) noexcept {
-  return op.type == op_type::collective ? op.group_size : 2;
-}
-
-/// Replays `ops` (this rank's operations of one iteration, in stream order) `options.warmup` +
-/// `options.iterations` times over `transport`; `grid` gives the groups, `compute` the durations
-/// (nullptr: no computation) — or `durations`, one per operation, where they are given (a saved
-/// workload's). Collective on every rank: all must call it with the same configuration. See the
-/// file comment.
-[[nodiscard]] inline replay_result replay(replay_transport& transport, const std::vector<operation>& ops,
-                                          const process_grid& grid, const compute_model* compute,
-                                          const replay_options& options,
-                                          std::span<const std::chrono::nanoseconds> durations_given = {}) {
-  validate(options);
-  const auto progress = [&](const std::string& phase) {
-    if (options.progress) options.progress(phase);
-  };
-  progress("setup");
-  replay_result result;
-  result.rank = transport.rank();
-  result.world = transport.world();
-  result.options = options;
-  result.options.progress = nullptr;
-  const std::uint64_t rank = result.rank;
-
-  // 1. The same configuration everywhere, before any traffic.
-  const std::uint64_t mine = detail::replay_fingerprint(options.fingerprint);
-  const std::vector<double> high = transport.all_gather(static_cast<double>(mine >> 32)),
-                            low = transport.all_gather(static_cast<double>(mine & 0xffffffffu));
-  std::string differ;
-  for (std::uint64_t r = 0; r < high.size(); ++r)
-    if (high[r] != high[0] || low[r] != low[0])
-      differ.append(differ.empty() ? "" : ", ").append(std::to_string(r));
-  if (!differ.empty())
-    AICB_THROW(
-        config_error("configuration", "ranks " + differ,
-                     "differs from rank 0's: every rank must be started with the same job and options"));
-
-  // 2. Buffers large enough for every rank's operations — refused on every rank alike when one
-  // rank's would exceed the limit.
-  std::vector<double> largest_anywhere{1};
-  for (const operation& op : ops)
-    if (op.is_communication())
-      largest_anywhere[0] = std::max(largest_anywhere[0], static_cast<double>(detail::replay_elements(op)));
-  transport.max_over_ranks(largest_anywhere);
-  const std::uint64_t largest = static_cast<std::uint64_t>(largest_anywhere[0]);
-  if (largest * sizeof(replay_element) > options.max_buffer_bytes)
-    AICB_THROW(config_error("max_buffer_bytes", std::to_string(options.max_buffer_bytes),
-                            "an operation needs a " + std::to_string(largest * sizeof(replay_element)) +
-                                "-byte buffer; raise the limit (--max-buffer) or replay a smaller job"));
-
-  // 3. The groups the operations use, on every rank (a kind any rank uses is created by all).
-  std::vector<double> used(static_cast<std::size_t>(group_kind::world) + 1, 0.0);
-  for (const operation& op : ops)
-    if (op.type == op_type::collective) used[static_cast<std::size_t>(op.group.kind)] = 1;
-  transport.max_over_ranks(used);
-  for (std::size_t k = 0; k < used.size(); ++k)
-    if (used[k] > 0) result.groups.push_back(static_cast<group_kind>(k));
-  transport.create_groups(grid, result.groups);
-
-  // 4. Buffers and durations, before the first iteration.
-  const replay_transport::buffer data = transport.allocate(largest), out = transport.allocate(largest);
-  std::vector<std::chrono::nanoseconds> durations(ops.size(), std::chrono::nanoseconds{0});
-  result.operations.resize(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    result.operations[i].op = ops[i];
-    result.operations[i].min_us = 1e300;
-    const bool given = i < durations_given.size();
-    if (ops[i].type == op_type::compute && (compute || given) && options.compute_scale > 0) {
-      const double modelled = given ? static_cast<double>(durations_given[i].count())
-                                    : static_cast<double>(compute->duration(ops[i].compute).count());
-      const double ns = modelled * options.compute_scale;
-      durations[i] = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
-      result.operations[i].modelled_us = ns / 1000;
-    }
-  }
-  // Transfers in flight use buffers of their own, from a pool reused across iterations.
-  struct slot {
-    replay_transport::buffer b;
-    std::uint64_t elements;
-    bool busy;
-  };
-  std::vector<slot> pool;
-  const auto take = [&](std::uint64_t elements) -> std::size_t {
-    for (std::size_t s = 0; s < pool.size(); ++s)
-      if (!pool[s].busy && pool[s].elements >= elements) {
-        pool[s].busy = true;
-        return s;
-      }
-    pool.push_back({transport.allocate(elements), elements, true});
-    return pool.size() - 1;
-  };
-
-  const std::uint64_t limit = transport.exact_sum_limit();
-  detail::replay_watchdog watchdog(transport, options.timeout);
-  std::vector<replay_element> host, expected;
-  const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
-
-  std::chrono::steady_clock::time_point iteration_start{};
-  // A measured iteration's time of operation `i`, started at `began`, taking `us`.
-  const auto record = [&](std::size_t i, std::chrono::steady_clock::time_point began, double us) {
-    replayed_operation& m = result.operations[i];
-    m.mean_us += us;
-    m.min_us = std::min(m.min_us, us);
-    m.max_us = std::max(m.max_us, us);
-    m.last_start_us = std::chrono::duration<double, std::micro>(began - iteration_start).count();
-    m.last_us = us;
-  };
-  // One pass over the operations; `measure` records times, `check` fills and verifies buffers.
-  const auto run_iteration = [&](bool measure, bool check) {
-    struct in_flight {
-      replay_transport::request r;
-      std::size_t slot;
-      std::chrono::steady_clock::time_point start;
-      bool active = false;
-    };
-    std::vector<in_flight> pending(ops.size());
-    const auto complete = [&](std::size_t i) {
-      in_flight& f = pending[i];
-      if (!f.active) return;
-      watchdog.begin(detail::replay_describe(rank, ops[i]));
-      transport.finish(f.r);
-      watchdog.end();
-      f.active = false;
-      const double us =
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
-      if (measure) record(i, f.start, us);
-      if (check && ops[i].type == op_type::recv) {
-        const std::uint64_t n = detail::replay_elements(ops[i]);
-        host.assign(pool[f.slot].elements, 0);
-        transport.read(pool[f.slot].b, host);
-        for (std::uint64_t e = 0; e < n; ++e) {
-          ++result.checked;
-          result.wrong += host[e] != detail::replay_pattern(ops[i].tag, e, 1, limit);
-        }
-      }
-      pool[f.slot].busy = false;
-    };
-    transport.barrier();
-    iteration_start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const operation& op = ops[i];
-      const auto op_start = std::chrono::steady_clock::now();
-      for (std::uint8_t d = 0; d < op.after_count; ++d)
-        if (op.after[d] < pending.size()) complete(op.after[d]);
-      double seconds = 0;
-      bool timed = true;
-      switch (op.type) {
-        case op_type::compute:
-          if (durations[i].count() == 0) {
-            timed = false;
-            break;
-          }
-          seconds = transport.compute(durations[i]);
-          break;
-        case op_type::collective: {
-          const std::uint64_t n = detail::replay_elements(op), members = op.group_size;
-          const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
-          if (check) {  // every member's contribution is replay_pattern(position, element)
-            host.assign(largest, 0);
-            for (std::uint64_t e = 0; e < n; ++e)
-              host[e] = op.kind == collective::all_to_all
-                            ? detail::replay_pattern(p * members + e / shard, e % shard, 1, limit)
-                            : detail::replay_pattern(p, e, members, limit);
-            transport.write(data, host);
-          }
-          watchdog.begin(detail::replay_describe(rank, op));
-          seconds = transport.run_collective(op.kind, op.group, members, data, out, n);
-          watchdog.end();
-          if (check) {
-            host.assign(largest, 0);
-            const bool in_place = op.kind == collective::all_reduce || op.kind == collective::all_gather;
-            transport.read(in_place ? data : out, host);
-            const std::uint64_t count = op.kind == collective::reduce_scatter ? shard : n;
-            for (std::uint64_t e = 0; e < count; ++e) {
-              replay_element want = 0;
-              switch (op.kind) {
-                case collective::all_reduce:
-                  for (std::uint64_t q = 0; q < members; ++q)
-                    want += detail::replay_pattern(q, e, members, limit);
-                  break;
-                case collective::reduce_scatter:
-                  for (std::uint64_t q = 0; q < members; ++q)
-                    want += detail::replay_pattern(q, p * shard + e, members, limit);
-                  break;
-                case collective::all_gather:
-                  want = detail::replay_pattern(e / shard, e, members, limit);  // member q's shard, from q
-                  break;
-                case collective::all_to_all:  // block q came from member q, which sent its block p
-                  want = detail::replay_pattern((e / shard) * members + p, e % shard, 1, limit);
-                  break;
-                default:
-                  want = host[e];
-              }
-              ++result.checked;
-              result.wrong += host[e] != want;
-            }
-          }
-          break;
-        }
-        case op_type::send:
-        case op_type::recv: {
-          const std::uint64_t n = detail::replay_elements(op);
-          const std::size_t s = take(n);
-          if (check && op.type == op_type::send) {
-            host.assign(pool[s].elements, 0);
-            for (std::uint64_t e = 0; e < n; ++e)
-              host[e] = detail::replay_pattern(op.tag, e, 1, limit);
-            transport.write(pool[s].b, host);
-          }
-          pending[i] = {op.type == op_type::send ? transport.start_send(op.peer, op.tag, pool[s].b, n)
-                                                 : transport.start_receive(op.peer, op.tag, pool[s].b, n),
-                        s, std::chrono::steady_clock::now(), true};
-          timed = false;  // measured when it completes
-          break;
-        }
-      }
-      if (measure && timed) record(i, op_start, seconds * 1e6);
-    }
-    for (std::size_t i = 0; i < ops.size(); ++i)
-      complete(i);
-    transport.synchronize();
-    if (measure)
-      result.iteration_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - iteration_start)
-              .count());
-  };
-
-  const auto of = [](std::uint64_t i, std::uint64_t n) {
-    return std::to_string(i + 1) + "/" + std::to_string(n);
-  };
-  for (std::uint64_t w = 0; w < options.warmup; ++w) {
-    progress("warm-up " + of(w, options.warmup));
-    run_iteration(false, false);
-  }
-  if (options.check) {
-    progress("check");
-    run_iteration(false, true);
-  }
-  for (std::uint64_t it = 0; it < options.iterations; ++it) {
-    progress("iteration " + of(it, options.iterations));
-    run_iteration(true, false);
-  }
-  transport.barrier();
-
-  // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
-  const double count = static_cast<double>(std::max<std::uint64_t>(options.iterations, 1));
-  for (replayed_operation& m : result.operations) {
-    if (m.min_us > m.max_us) m.min_us = 0;
-    m.mean_us /= count;
-    if (!m.op.is_communication()) continue;
-    const collective kind = communication_kind(m.op);
-    const std::uint64_t n = communication_ranks(m.op);
-    const double bytes = static_cast<double>(m.op.size.count());
-    m.algbw = algorithm_bandwidth(bytes, m.mean_us * 1e-6);
-    m.busbw = bus_bandwidth(kind, n, bytes, m.mean_us * 1e-6);
-  }
-  result.slowest_iteration_us = result.iteration_us;
-  transport.max_over_ranks(result.slowest_iteration_us);
-  std::vector<double> totals{static_cast<double>(result.checked), static_cast<double>(result.wrong)};
-  const std::vector<double> checked = transport.all_gather(totals[0]),
-                            wrong = transport.all_gather(totals[1]);
-  result.checked = result.wrong = 0;
-  for (std::size_t r = 0; r < checked.size(); ++r) {
-    result.checked += static_cast<std::uint64_t>(checked[r]);
-    result.wrong += static_cast<std::uint64_t>(wrong[r]);
-  }
-  return result;
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/run/saved_workload.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::load_chakra_rank — one rank's operations read back from a Chakra set aicb wrote (`aicb
-/// generate --format chakra`), for replay: the saved per-rank form, so a workload generated once
-/// (and perhaps simulated) is the one measured.
-///
-/// ```cpp
-/// const aicb::saved_rank saved = aicb::load_chakra_rank("traces", rank);
-/// aicb::replay(transport, saved.ops, aicb::process_grid(saved.job), nullptr, options, saved.durations);
-/// ```
-///
-/// What comes from where: the job (for the process groups) from manifest.json's `job`; each
-/// operation from the rank's trace, node by node — a COMP node's `duration_micros` becomes its
-/// duration (the compute model the set was written with), a collective's `pg_name` becomes its
-/// group through manifest.json's `groups`, its `comm_size` its size (an all-gather's, ASTRA-sim's
-/// per-rank input, times the group's size: aicb's gathered size), a send's or receive's peer, tag
-/// and size; data dependencies become `after`. Refused, naming the file: a set without the job or
-/// the rank, a node whose group the manifest does not name, more than 8 dependencies.
-
-// #include <aicb/checked.hpp>
-// #include <aicb/config.hpp>
-// #include <aicb/detail/input_file.hpp>
-// #include <aicb/error.hpp>
-// #include <aicb/io/chakra.hpp>
-// #include <aicb/model/job.hpp>
-// #include <aicb/model/reflect.hpp>
-// #include <aicb/parallel/groups.hpp>
-// #include <aicb/schedule/operation.hpp>
-
-#include <nlohmann/json.hpp>
-
-#include <charconv>
-#include <chrono>
-#include <cstdint>
-#include <deque>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-AICB_BEGIN_NAMESPACE
-
-/// One rank's saved operations, ready to replay. Move-only: the operations view `names`.
-struct saved_rank {
-  saved_rank() = default;
-  saved_rank(const saved_rank&) = delete;
-  saved_rank& operator=(const saved_rank&) = delete;
-  saved_rank(saved_rank&&) = default;
-  saved_rank& operator=(saved_rank&&) = default;
-
-  job_spec job;                                     ///< the job the set was written from
-  std::vector<operation> ops;                       ///< in the trace's order
-  std::vector<std::chrono::nanoseconds> durations;  ///< per operation: computation times (0 for the rest)
-  std::deque<std::string> names;                    ///< the operations' names (ops view them)
-  std::uint64_t iterations = 1;                     ///< iterations the set holds
-};
-
-namespace detail {
-
-[[nodiscard]] inline collective collective_of_chakra(std::uint64_t type, const std::string& where) {
-  switch (static_cast<chakra_collective>(type)) {
-    case chakra_collective::all_reduce:
-      return collective::all_reduce;
-    case chakra_collective::all_gather:
-      return collective::all_gather;
-    case chakra_collective::reduce_scatter:
-      return collective::reduce_scatter;
-    case chakra_collective::all_to_all:
-      return collective::all_to_all;
-    case chakra_collective::broadcast:
-      return collective::broadcast;
-    case chakra_collective::reduce:
-      return collective::reduce;
-    case chakra_collective::barrier:
-      return collective::barrier;
-    default:
-      AICB_THROW(io_error(where, "comm_type " + std::to_string(type) + " is not a collective aicb replays"));
-  }
-}
-
-// manifest.json's job, field by field (every value as text, as the command line gives it).
-template <class T>
-void read_fields(T& descriptor, const nlohmann::json& object, const std::string& where) {
-  if (!object.is_object()) AICB_THROW(io_error(where, "the job's sections must be objects"));
-  for (const auto& [key, value] : object.items()) {
-    const std::string text = value.is_string() ? value.template get<std::string>() : value.dump();
-    if (!set_field(descriptor, key, text)) AICB_THROW(io_error(where, "the job names no field " + key));
-  }
-}
-
-}  // namespace detail
-
-/// Rank `rank`'s operations from a set's manifest.json text and the rank's trace bytes (see the
-/// file comment); the names say which files they are in errors. Throws aicb::error (io_error,
-/// config_error, parse_error) for anything it cannot replay.
-[[nodiscard]] inline saved_rank parse_chakra_rank(std::string_view manifest_text,
-                                                  std::string_view trace_bytes, std::uint64_t rank,
-                                                  const std::string& manifest_path,
-                                                  const std::string& trace_path) {
-  nlohmann::json manifest;
-  try {
-    manifest = nlohmann::json::parse(manifest_text);
-  } catch (const nlohmann::json::exception& e) {
-    AICB_THROW(io_error(manifest_path, std::string("is not JSON: ") + e.what()));
-  }
-  const auto member = [&](const nlohmann::json& object, const char* key) -> const nlohmann::json* {
-    if (!object.is_object()) return nullptr;
-    const auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-  };
-  const nlohmann::json* schema = member(manifest, "schema");
-  const nlohmann::json* job = member(manifest, "job");
-  const nlohmann::json* group_names = member(manifest, "groups");
-  if (!schema || *schema != "aicb.chakra/1" || !job || !job->is_object() || !group_names ||
-      !group_names->is_object())
-    AICB_THROW(io_error(manifest_path,
-                        "is not the manifest of a set aicb generate --format chakra wrote "
-                        "(schema aicb.chakra/1 with the job and its groups)"));
-  saved_rank saved;
-  const nlohmann::json empty = nlohmann::json::object();
-  const auto section = [&](const char* key) -> const nlohmann::json& {
-    const nlohmann::json* s = member(*job, key);
-    return s ? *s : empty;
-  };
-  detail::read_fields(saved.job.model, section("model"), manifest_path);
-  detail::read_fields(saved.job.parallel, section("parallel"), manifest_path);
-  detail::read_fields(saved.job.batch, section("batch"), manifest_path);
-  validate(saved.job);
-  if (rank >= saved.job.parallel.world_size)
-    AICB_THROW(io_error(manifest_path, "the job has " + std::to_string(saved.job.parallel.world_size) +
-                                           " ranks: no rank " + std::to_string(rank)));
-  if (const nlohmann::json* n = member(manifest, "iterations"); n && n->is_number_unsigned())
-    saved.iterations = n->get<std::uint64_t>();
-  const process_grid grid(saved.job);
-  std::map<std::string, group_id> groups;  // pg_name -> group
-  for (const auto& [number, text] : group_names->items()) {
-    const std::string name = text.is_string() ? text.get<std::string>() : std::string();
-    const std::size_t open = name.find('[');
-    const auto kind =
-        open == std::string::npos ? std::nullopt : from_string<group_kind>(name.substr(0, open));
-    std::uint64_t index = 0;
-    const char* first = name.data() + (open == std::string::npos ? 0 : open + 1);
-    const char* last = name.data() + name.size() - 1;
-    const bool numeric =
-        kind && name.back() == ']' && first < last && std::from_chars(first, last, index).ptr == last;
-    if (!numeric) AICB_THROW(io_error(manifest_path, "group " + number + " is not KIND[INDEX]: " + name));
-    groups[number] = {*kind, index};
-  }
-
-  const chakra_trace trace = read_chakra_trace(trace_bytes, trace_path);
-  for (const chakra_node& node : trace.nodes) {
-    operation op;
-    op.index = saved.ops.size();
-    saved.names.push_back(node.name);
-    op.name = saved.names.back();
-    if (node.data_deps.size() > op.after.size())
-      AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " has more than 8 dependencies"));
-    for (const std::uint64_t d : node.data_deps)
-      op.after[op.after_count++] = d;
-    std::chrono::nanoseconds duration{0};
-    const auto number = [&](std::string_view attr) -> std::uint64_t {
-      const chakra_attribute* a = node.attr(attr);
-      if (!a)
-        AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + " lacks " + std::string(attr)));
-      return a->number;
-    };
-    switch (node.type) {
-      case chakra_node_type::compute:
-        op.type = op_type::compute;
-        if (node.duration_micros > (std::uint64_t{1} << 40))  // 12 days: no kernel; and ns must fit
-          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": duration_micros " +
-                                              std::to_string(node.duration_micros) +
-                                              " is not a kernel's time"));
-        duration = std::chrono::microseconds(static_cast<std::int64_t>(node.duration_micros));
-        break;
-      case chakra_node_type::collective: {
-        op.type = op_type::collective;
-        op.kind = detail::collective_of_chakra(number("comm_type"), trace_path);
-        const chakra_attribute* pg = node.attr("pg_name");
-        const auto g = pg ? groups.find(pg->text) : groups.end();
-        if (g == groups.end())
-          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": its group " +
-                                              (pg ? pg->text : std::string("(none)")) +
-                                              " is not in manifest.json"));
-        op.group = g->second;
-        const rank_group mine = grid.group(op.group.kind, rank);
-        if (!mine.contains(rank) || mine.id() != op.group)
-          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": group " +
-                                              to_string(op.group) + " is not one of rank " +
-                                              std::to_string(rank) + "'s groups"));
-        op.group_size = mine.size();
-        const std::uint64_t size = number("comm_size");
-        const auto whole = product_within({size, op.kind == collective::all_gather ? op.group_size : 1});
-        if (!whole)
-          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": comm_size is too large"));
-        op.size = bytes{*whole};
-        break;
-      }
-      case chakra_node_type::send:
-      case chakra_node_type::recv: {
-        const bool send = node.type == chakra_node_type::send;
-        op.type = send ? op_type::send : op_type::recv;
-        op.peer = number(send ? "comm_dst" : "comm_src");
-        if (op.peer >= saved.job.parallel.world_size || op.peer == rank)
-          AICB_THROW(io_error(trace_path, "node " + std::to_string(node.id) + ": peer " +
-                                              std::to_string(op.peer) + " is not another rank of the job"));
-        op.tag = number("comm_tag");
-        op.size = bytes{number("comm_size")};
-        break;
-      }
-      default:
-        AICB_THROW(
-            io_error(trace_path, "node " + std::to_string(node.id) + " is of a type aicb does not replay"));
-    }
-    saved.ops.push_back(op);
-    saved.durations.push_back(duration);
-  }
-  if (saved.ops.empty())
-    AICB_THROW(io_error(trace_path, "holds no operations (only the trace's metadata): rank " +
-                                        std::to_string(rank) + " would wait for peers that never come"));
-  return saved;
-}
-
-/// The largest Chakra trace of one rank that aicb replays: about a million operations, which a
-/// rank holds in memory (with their names) while it replays them.
-inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 20;
-
-/// Reads rank `rank`'s operations from the Chakra set in `directory` (see the file comment).
-[[nodiscard]] inline saved_rank load_chakra_rank(const std::string& directory, std::uint64_t rank) {
-  const std::string manifest_path = directory + "/" + std::string(chakra_manifest_file);
-  const detail::file_prefix manifest =
-      detail::read_file_prefix(manifest_path, 64 << 20, "a Chakra set's manifest.json");
-  if (!manifest.whole) AICB_THROW(io_error(manifest_path, "is larger than 64 MiB"));
-  const std::string trace_path = directory + "/workload." + std::to_string(rank) + ".et";
-  const detail::file_prefix trace =
-      detail::read_file_prefix(trace_path, max_replayed_trace_bytes, "a Chakra trace");
-  if (!trace.whole)
-    AICB_THROW(io_error(trace_path,
-                        "is larger than 64 MiB, the most aicb replays for one rank (about a "
-                        "million operations); write the set with fewer iterations or micro batches"));
-  return parse_chakra_rank(manifest.text, trace.text, rank, manifest_path, trace_path);
-}
-
-AICB_END_NAMESPACE

@@ -37,13 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;  // a usage error, reported by the parser
   }
   try {
-    aicb_tool::validate_run_options(o);
-    if (!(o.timeout_s > 0 && o.timeout_s <= 7 * 24 * 3600.0) || !std::isfinite(o.compute_scale) ||
-        o.compute_scale < 0 || o.compute_scale > aicb::max_replay_compute_scale || o.iterations == 0)
+    const aicb::run_request r = aicb_tool::to_request(o);
+    if (!(r.timeout_s > 0 && r.timeout_s <= 7 * 24 * 3600.0) || !std::isfinite(r.compute_scale) ||
+        r.compute_scale < 0 || r.compute_scale > aicb::max_replay_compute_scale || r.repeat == 0 ||
+        r.max_buffer == 0 || r.sizes.low == 0 || r.sizes.high < r.sizes.low)
       __builtin_trap();
-    (void)aicb_tool::detail::parse_run_bytes(o.max_buffer, "max_buffer");
-    if (!o.sweep.empty()) {
-      const aicb_tool::prepared_run p = aicb_tool::prepare_run(o, 4, 0);
+    if (!r.sweep.empty()) {
+      const aicb::prepared_run p = aicb::prepare_run(r, 4, 0);
       for (const aicb::operation& op : p.ops)
         if (op.size.count() == 0 || op.size.count() > 1'000'000'000'000'000ULL) __builtin_trap();
     }

@@ -76,21 +76,30 @@ aicb_cli_test(describe_serving_decode EXPECT "KV cache per token +70272 B" "memo
                    --weights fp8 --gpu H200)
 aicb_cli_test(describe_serving_bad_layout STATUS 2 EXPECT "expert_parallel = 4: must be 1"
               ARGS describe --model deepseek-v3 --phase decode --batch 256 --context 4096 --dp-attention 8 --ep 4)
-aicb_cli_test(inference_corrected EXPECT "wrote inference_corrected.txt: [0-9]+ records, one decode step" "SimAI_analytical -w inference_corrected.txt -g 8"
+aicb_cli_test(inference_corrected EXPECT "wrote inference_corrected.txt: [0-9]+ records \\(one decode step of rank 0" "SimAI_analytical -w inference_corrected.txt -g 8"
               ARGS inference --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4 --dp-attention 2
                    --ep 8 -o inference_corrected.txt)
-aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces \\(workload.RANK.et, [0-9]+ nodes: one decode step\\)"
+aicb_cli_test(inference_chakra EXPECT "wrote inference_chakra/: 8 Chakra traces and [0-9]+ nodes \\(workload.RANK.et, comm_groups.json, manifest.json: one decode step\\)"
               ARGS inference --format chakra --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
                    --dp-attention 2 --ep 8 -o inference_chakra)
 aicb_cli_test(inference_timeline EXPECT "wrote inference_timeline.html: an HTML timeline, one decode step, [0-9.]+ ms"
+                                     "wrote inference_beside_timeline.txt: [0-9]+ records"
+              ARGS inference --timeline inference_timeline.html --model qwen3-235b-a22b --phase decode --batch 64
+                   --context 2048 --tp 4 --dp-attention 2 --ep 8 -o inference_beside_timeline.txt)
+aicb_cli_test(inference_timeline_old_spelling EXPECT "--format timeline is an old spelling of --timeline"
+                                                     "wrote inference_old_timeline.html: an HTML timeline"
+              REJECT "records"
               ARGS inference --format timeline --model qwen3-235b-a22b --phase decode --batch 64 --context 2048 --tp 4
-                   --dp-attention 2 --ep 8 --ranks 0,4 -o inference_timeline.html)
+                   --dp-attention 2 --ep 8 --ranks 0,4 -o inference_old_timeline.html)
+aicb_cli_test(inference_json EXPECT "\"schema\": \"aicb.inference/1\"" "\"records\": [1-9]"
+              ARGS inference --json --model qwen3-235b-a22b --phase decode --batch 8 --context 1024 --tp 4
+                   --dp-attention 2 --ep 8 -o inference_json.txt)
 # Qwen3-Next's hybrid layers: served (KV in the softmax layers only, a fixed state per request) and trained.
 aicb_cli_test(describe_serving_hybrid EXPECT "KV cache per token +12288 B +\\(the whole model's: 24576 B\\)"
               "recurrent state +18.84 MiB per request" "memory-bound"
               ARGS describe --model qwen3-next-80b-a3b --phase decode --batch 64 --context 4096 --tp 2 --dp-attention 2
                    --ep 4 --gpu H100)
-aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records, one prefill step"
+aicb_cli_test(inference_hybrid EXPECT "wrote inference_hybrid.txt: [0-9]+ records \\(one prefill step"
               ARGS inference --model qwen3-next-80b-a3b --phase prefill --batch 4 --prompt 4096 --tp 2
                    --dp-attention 2 --ep 4 -o inference_hybrid.txt)
 set(hybrid_job --model qwen3-next-80b-a3b --world-size 16 --tp 2 --sp --ep 4 --global-batch 16 --seq 4096)
@@ -304,10 +313,17 @@ foreach(stage 1 2 3)
   set_tests_properties(cli.lint_zero${stage} PROPERTIES DEPENDS cli.deepspeed_zero${stage}_simai)
   # The CSV of the same job: the per-rank model's rank 0, the operations of the SimAI form.
   aicb_cli_test(deepspeed_zero${stage}_csv EXPECT "wrote zero${stage}.csv: [0-9]+ items \\(ZeRO-${stage}, corrected: rank 0, DP 64"
-                ARGS deepspeed --stage ${stage} --world_size 64 --global_batch 128 --num_layers 8
+                ARGS deepspeed --format csv --stage ${stage} --world_size 64 --global_batch 128 --num_layers 8
                      --hidden_size 4096 --num_attention_heads 32 --ffn_hidden_size 11008 -o zero${stage}.csv)
 endforeach()
-aicb_cli_test(micro_sweep EXPECT "wrote sweep.txt: 33 records \\(11 sizes x 3 collectives x 1\\), run with SimAI -g 16"
+# One rule for the default format: SimAI text, or under --compat aicb the one aicb writes (its CSV).
+aicb_cli_test(deepspeed_default_format EXPECT "wrote default_zero.txt: [0-9]+ records \\(ZeRO-1, DP 8"
+              ARGS deepspeed --stage 1 --world_size 8 --global_batch 8 --num_layers 2 -o default_zero.txt)
+aicb_cli_test(deepspeed_compat_simai STATUS 2 EXPECT "format = simai: aicb writes no SimAI file for DeepSpeed"
+              ARGS deepspeed --compat aicb --format simai --stage 1 --world_size 8 -o never_ds.txt)
+aicb_cli_test(deepspeed_json EXPECT "\"schema\": \"aicb.deepspeed/1\"" "\"format\": \"simai\""
+              ARGS deepspeed --json --stage 2 --world_size 8 --global_batch 8 --num_layers 2 -o json_zero.txt)
+aicb_cli_test(micro_sweep EXPECT "wrote sweep.txt: 33 records \\(11 sizes x 3 collectives x 1; run with SimAI -g 16\\)"
               ARGS micro --world_size 16 --test_comm all_reduce,all_gather,all_to_all --begin_size 1048576
                    --end_size 1073741824 -o sweep.txt)
 aicb_cli_test(lint_micro_sweep EXPECT "33 records, 0 errors, 0 warnings" ARGS lint sweep.txt)
@@ -391,7 +407,7 @@ aicb_cli_test(generate_size_refused_in_compat STATUS 2 EXPECT "aicb has no such 
               ARGS generate --compat aicb --size 15B -o never_compat_size.txt)
 # CSV outputs: their size is estimated from one iteration first; what cannot fit is refused.
 aicb_cli_test(deepspeed_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
-              ARGS deepspeed --stage 1 --world_size 8 --global_batch 8 --epoch_num 1000000000000 -o never_deepspeed.csv)
+              ARGS deepspeed --format csv --stage 1 --world_size 8 --global_batch 8 --epoch_num 1000000000000 -o never_deepspeed.csv)
 aicb_cli_test(deepspeed_csv_too_large_aicb STATUS 1 EXPECT "the output would take about .* GiB but only"
               ARGS deepspeed --compat aicb --stage 1 --world_size 8 --epoch_num 1000000000000 -o never_deepspeed.csv)
 aicb_cli_test(generate_csv_too_large STATUS 1 EXPECT "the output would take about .* GiB but only"
@@ -456,8 +472,8 @@ aicb_schema_test(chakra_manifest_schema chakra.schema.json -- sh -c
 aicb_schema_test(serving_json_schema serving.schema.json -- $<TARGET_FILE:aicb_tool>
                  describe --model qwen3-235b-a22b --tp 4 --ep 8 --phase decode --batch 64 --context 2048 --dp-attention 2 --json)
 aicb_schema_test(inference_timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_tool>
-                 inference --format timeline --model deepseek-v3 --phase decode --batch 64 --context 1024 --dp-attention 8
-                 --ep 8 --weights fp8 -q -o /dev/stdout)
+                 inference --timeline /dev/stdout --model deepseek-v3 --phase decode --batch 64 --context 1024
+                 --dp-attention 8 --ep 8 --weights fp8 -q -o inference_schema_step.txt)
 aicb_schema_test(schedule_json_schema schedule.schema.json -- $<TARGET_FILE:aicb_tool>
                  schedule --model mixtral-8x7b --world-size 32 --tp 2 --pp 2 --ep 4 --sp --global-batch 16 --ranks 9 --json)
 aicb_schema_test(generate_json_schema_simai generate.schema.json -- $<TARGET_FILE:aicb_tool>

@@ -10,6 +10,9 @@ first of its list; the others are former spellings, accepted but hidden from --h
 shown by any subcommand. `--iterations` means training iterations: the subcommands that repeat a
 measurement or a sweep's records (REPEATING) say `--repeat` and must not show it. A subcommand whose
 program is not built here (aicb run without MPI, aicb profile without CUDA) is listed as not checked.
+A subcommand that prints a result (PRINTS_RESULT) offers it as a document with `--json`. A timeline
+is asked for one way: `--timeline FILE` beside another output (or `aicb timeline` itself), never as
+a `--format` value.
 """
 import re
 import subprocess
@@ -22,6 +25,8 @@ MEANINGS = {
     "a JSON document printed": ["--json", "--as-json"],
 }
 REPEATING = {"run", "micro", "profile"}
+PRINTS_RESULT = {"models", "describe", "plan", "generate", "deepspeed", "inference", "micro", "run", "schedule",
+                 "check", "lint"}
 FLAG = re.compile(r"^\s{1,8}((?:-{1,2}[A-Za-z0-9][\w-]*)(?:,\s*-{1,2}[A-Za-z0-9][\w-]*)*)")
 
 
@@ -78,6 +83,11 @@ def main() -> int:
             for old in former:
                 if old in flags:
                     problems.append(f"aicb {name}: {old} shown, where {meaning} is spelled {spelling}")
+        if path[0] in PRINTS_RESULT and "--json" not in flags:
+            problems.append(f"aicb {name}: prints a result but has no --json")
+        for line in text.splitlines():
+            if re.match(r"^\s+--format\b", line) and re.search(r"\btimeline\b", line):
+                problems.append(f"aicb {name}: --format offers a timeline, which is asked for with --timeline FILE")
         if path[0] in REPEATING and "--iterations" in flags:
             problems.append(f"aicb {name}: --iterations shown, where its timed repetitions are spelled --repeat "
                             "(--iterations means training iterations)")

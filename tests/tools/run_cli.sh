@@ -131,7 +131,7 @@ fi
 # Ranks started with different flags: refused before any traffic, naming them.
 expect 2 "ranks started differently are refused" "configuration = ranks 2, 3: differs from rank 0" -- \
   mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 4KiB : -np 2 "$aicb" run --sweep all_reduce --sizes 8KiB
-expect 2 "a job for another world size is refused" "world_size = 8: must equal the ranks mpirun started \(4\)" -- \
+expect 2 "a job for another world size is refused" "world_size = 8: must equal the ranks started \(4\)" -- \
   mpirun -np 4 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --global-batch 8
 
 # Floats that no replay can use are refused before anything runs, naming the option.

@@ -9,17 +9,12 @@
 // This file only turns flags into an aicb::generate_request and prints what aicb::generate_workload
 // did: the job, its defaults and the file names are the library's (aicb/commands/generate.hpp).
 #include "commands.hpp"
-#include "job_flags.hpp"
-#include "process_stats.hpp"
+#include "generate_flags.hpp"
 #include "workload_output.hpp"
 
 #include <aicb/commands/generate.hpp>
-#include <aicb/compat/aicb_flags.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/units/bytes.hpp>
-
-#include <aicb/json_writer.hpp>
-#include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -35,157 +30,6 @@
 
 namespace aicb_tool {
 namespace {
-
-struct generate_options {
-  std::map<std::string, std::string> aicb;   // aicb's flags by canonical name ("true" for switches)
-  std::map<std::string, std::string> extra;  // descriptor fields without an aicb name
-  std::string model_size;                    // -m
-  std::string compat = "none";
-  std::string output;
-  std::string compute;  // aiob | roofline | constant (default: by the flags)
-  std::string cluster;  // a cluster preset: its GPU and machines
-  std::string family;   // gpt | llama; empty: llama, with a note (generate's default was gpt)
-  std::string hf_config, size;
-  bool allow_unknown_keys = false;
-  std::uint64_t iterations = 1;
-  std::optional<std::uint64_t> stage;
-  std::string ranks;
-  bool strict = false, no_sidecar = false, quiet = false, no_space_check = false, json = false;
-  std::string format = "simai";
-  std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count: the world size
-};
-
-void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& command) {
-  command = app.add_subcommand("generate", "Write a training workload for SimAI (aicb's flags accepted)");
-  command
-      ->add_option("--compat", o.compat,
-                   "aicb: reproduce aliyun/aicb's output byte for byte; none: corrected")
-      ->check(CLI::IsMember({"aicb", "none"}))
-      ->capture_default_str();
-  command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/workload/)");
-  command
-      ->add_option(
-          "--format", o.format,
-          "simai: SimAI text; csv: aicb's physical-cluster CSV (with -m, as aicb's megatron_gpt.sh); "
-          "chakra: one Chakra trace per rank for ASTRA-sim, into the directory -o names")
-      ->check(CLI::IsMember({"simai", "csv", "chakra"}))
-      ->capture_default_str();
-  command
-      ->add_option("--nproc_per_node", o.nproc_per_node,
-                   "GPUs per node: with --nnodes, the world size (megatron_gpt.sh)")
-      ->group("aicb options");
-  command->add_option("--nnodes", o.nnodes, "nodes: with --nproc_per_node, the world size (megatron_gpt.sh)")
-      ->group("aicb options");
-  command->add_option("--iterations", o.iterations, "consecutive training iterations in the file")
-      ->capture_default_str();
-  command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
-  command->add_option("--ranks", o.ranks, "--format chakra: the ranks to write, e.g. 0-7,12 (default: all)");
-  command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
-      ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
-  command->add_option("--cluster", o.cluster,
-                      "cluster preset (aicb describe --help lists them): its GPU times the computation "
-                      "unless --gpu_type names one, and the SimAI command line printed runs on it");
-  command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
-  command->add_flag("--no-sidecar", o.no_sidecar, "do not write FILE.json next to the workload");
-  command->add_flag("--no-space-check", o.no_space_check,
-                    "write even when the estimated size exceeds the free space");
-  command->add_flag("-q,--quiet", o.quiet, "print only errors");
-  command->add_flag("--json", o.json,
-                    "print what was written as JSON instead of text (aicb.generate/1, "
-                    "docs/schemas/generate.schema.json)");
-  command->add_option(
-      "-m,--model_size,--model-size,--model", o.model_size,
-      "preset: aicb's 7 | 13 | 22 | 175 | 65 | 405 | moe | deepseek671 | deepseek236 | deepseek16 | "
-      "deepseek, any `aicb models` key, or a size (15 = 15B)");
-  command->add_option("--family", o.family, "family of a shape chosen by size: gpt | llama (default: llama)");
-  command->add_option("--hf-config", o.hf_config, "start from a Hugging Face config.json");
-  command->add_flag("--allow-unknown-keys", o.allow_unknown_keys,
-                    "accept config.json keys aicb does not know");
-  command->add_option("--size", o.size, "start from a standard shape of this many parameters (e.g. 15B)");
-  // Every spelling aicb's flags use, so that the descriptor's own names (those of describe, plan and
-  // timeline) can be added where they do not clash: --linear-bias beside --add_bias_linear, --vpp.
-  std::vector<std::string> taken;
-  for (const aicb::aicb_flag& flag : aicb::aicb_flags)
-    for (std::string_view rest = flag.spellings; !rest.empty();) {
-      const std::size_t comma = rest.find(',');
-      taken.emplace_back(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
-  const auto free = [&](const std::string& spelling) {
-    return std::find(taken.begin(), taken.end(), spelling) == taken.end();
-  };
-  const auto descriptor_spellings = [&](std::string_view field) {
-    std::string out, dashed(field);
-    for (char& c : dashed)
-      if (c == '_') c = '-';
-    for (const std::string& name : {"--" + dashed, "--" + std::string(field)})
-      if (free(name) && (out + ",").find("," + name + ",") == std::string::npos) out.append(",").append(name);
-    for (const auto& [alias, target_field] : short_aliases)
-      if (target_field == field && free("--" + alias)) out.append(",--").append(alias);
-    return out;
-  };
-  for (const aicb::aicb_flag& flag : aicb::aicb_flags) {
-    std::string& target = o.aicb[std::string(flag.name)];
-    std::string spellings(flag.spellings);
-    if (!flag.field.empty()) spellings += descriptor_spellings(flag.field);
-    const std::string help(flag.help);
-    auto* option = flag.is_switch ? command->add_flag(spellings, target, help)
-                                  : command->add_option(spellings, target, help);
-    option->group("aicb options");
-  }
-  // Descriptor fields aicb has no name for.
-  const auto add_extra = [&](std::string_view field, std::string_view help, bool is_bool) {
-    for (const aicb::aicb_flag& flag : aicb::aicb_flags)
-      if (field == flag.field) return;
-    if (field == "name" || field == "recompute" || field == "activation" || field == "sequence_parallel")
-      return;
-    const std::string spellings = descriptor_spellings(field);
-    if (spellings.empty()) return;                  // every name is aicb's, for another flag
-    const std::string names = spellings.substr(1);  // without the leading comma
-    std::string& target = o.extra[std::string(field)];
-    (is_bool ? command->add_flag(names, target, std::string(help))
-             : command->add_option(names, target, std::string(help)))
-        ->group("model and layout");
-  };
-  for (auto f : aicb::field_names<aicb::model_spec>())
-    add_extra(f, aicb::model_spec::help(f), is_bool_field<aicb::model_spec>(f));
-  for (auto f : aicb::field_names<aicb::parallel_spec>())
-    add_extra(f, aicb::parallel_spec::help(f), is_bool_field<aicb::parallel_spec>(f));
-  for (auto f : aicb::field_names<aicb::batch_spec>())
-    add_extra(f, aicb::batch_spec::help(f), is_bool_field<aicb::batch_spec>(f));
-  command->add_option("--activation", o.extra["activation"], "MLP activation: gelu | swiglu")
-      ->group("model and layout");
-  command->add_option("--recompute-granularity", o.extra["recompute"], "none | selective | full")
-      ->group("model and layout");
-}
-
-// The request the flags make.
-aicb::generate_request to_request(const generate_options& o) {
-  aicb::generate_request r;
-  r.job.model = o.model_size;
-  r.job.hf_config = o.hf_config;
-  r.job.allow_unknown_keys = o.allow_unknown_keys;
-  r.job.size = o.size;
-  r.job.family = o.family;
-  for (const auto& [field, text] : o.extra)
-    if (!text.empty()) r.job.fields.emplace_back(field, text);
-  for (const auto& [name, text] : o.aicb)
-    if (!text.empty()) r.flags.set(name, text);
-  aicb::parse_value("compat", o.compat, r.compat);
-  aicb::parse_value("format", o.format, r.format);
-  r.output = o.output;
-  if (!o.compute.empty()) aicb::parse_value("compute", o.compute, r.compute);
-  r.cluster = o.cluster;
-  r.iterations = o.iterations;
-  r.stage = o.stage;
-  r.ranks = o.ranks;
-  r.strict = o.strict;
-  r.sidecar = !o.no_sidecar;
-  r.check_space = !o.no_space_check;
-  r.nproc_per_node = o.nproc_per_node;
-  r.nnodes = o.nnodes;
-  return r;
-}
 
 // Before anything is written: the corrected SimAI job as resolved and how compute is timed, then
 // what was decided for the user.
@@ -208,95 +52,6 @@ void print_plan(const aicb::generate_result& r, bool quiet) {
     std::fprintf(stderr, "note: %s\n", n.c_str());
 }
 
-// After: what was written, where, and what to do next.
-void print_summary(const aicb::generate_result& r, bool quiet, double seconds) {
-  if (r.format == aicb::workload_format::csv) {
-    for (const std::string& warning : r.warnings)
-      std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    if (quiet) return;
-    if (r.mode == aicb::compat_mode::aicb)
-      std::printf("wrote %s: %llu items (aicb, pipeline stage %llu)\n", r.path.c_str(),
-                  static_cast<unsigned long long>(r.items),
-                  static_cast<unsigned long long>(r.pipeline_stage));
-    else
-      std::printf("wrote %s: %llu items (corrected: rank %llu, pipeline stage %llu, %llu iteration(s))\n",
-                  r.path.c_str(), static_cast<unsigned long long>(r.items),
-                  static_cast<unsigned long long>(r.rank), static_cast<unsigned long long>(r.pipeline_stage),
-                  static_cast<unsigned long long>(r.iterations));
-    return;
-  }
-  if (r.format == aicb::workload_format::chakra) {
-    for (const std::string& w : r.warnings)
-      std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (quiet) return;
-    std::printf(
-        "wrote %s/: %llu Chakra traces (workload.RANK.et, %llu nodes, %llu iteration(s)), "
-        "comm_groups.json, manifest.json, %.3f s\n",
-        r.path.c_str(), static_cast<unsigned long long>(r.files), static_cast<unsigned long long>(r.items),
-        static_cast<unsigned long long>(r.iterations), seconds);
-    if (const std::uint64_t kib = peak_memory_kib())
-      std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
-    std::printf(
-        "simulate: AstraSim_Analytical_Congestion_Unaware --workload-configuration=%s/workload "
-        "--comm-group-configuration=%s/comm_groups.json --system-configuration=... "
-        "--network-configuration=... --remote-memory-configuration=...   (docs/chakra.md)\n",
-        r.path.c_str(), r.path.c_str());
-    return;
-  }
-  if (quiet) return;
-  std::printf("wrote %s: %llu records (%llu iteration(s) x %llu micro batches), %.3f s\n", r.path.c_str(),
-              static_cast<unsigned long long>(r.written.records),
-              static_cast<unsigned long long>(r.iterations), static_cast<unsigned long long>(r.header.ga),
-              seconds);
-  for (aicb::comm_group g : aicb::all_comm_groups)
-    if (const auto n = r.written.bytes_by_group[static_cast<std::size_t>(g)])
-      std::printf("  %-6s %s in collectives\n", std::string(aicb::to_string(g)).c_str(),
-                  aicb::to_iec_string(aicb::bytes{n}).c_str());
-  if (r.sidecar) std::printf("wrote %s.json: what the file holds and how it was made\n", r.path.c_str());
-  for (const std::string& w : r.warnings)
-    std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (const std::uint64_t kib = peak_memory_kib())
-    std::printf("peak memory: %.1f MiB\n", static_cast<double>(kib) / 1024);
-  std::printf(
-      "next: aicb lint %s (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n",
-      r.path.c_str());
-  if (!r.simai_command.empty())
-    std::printf("simulate: %s   (the machines: docs/cluster.md)\n", r.simai_command.c_str());
-}
-
-// With --json: what was written, as one document (the text summary's facts, notes and warnings).
-void print_json(const aicb::generate_result& r, double seconds) {
-  aicb::json_writer w;
-  w.begin_object().member("schema", "aicb.generate/1").member("aicb_version", AICB_VERSION_STRING);
-  w.member("format", aicb::to_string(r.format))
-      .member("mode", aicb::to_string(r.mode))
-      .member("path", r.path);
-  w.member("iterations", r.iterations);
-  if (r.format == aicb::workload_format::simai) {
-    w.member("records", r.written.records).member("micro_batches", r.header.ga);
-    w.member("sidecar", r.sidecar);
-    w.key("collective_bytes").begin_object();
-    for (aicb::comm_group g : aicb::all_comm_groups)
-      if (const auto n = r.written.bytes_by_group[static_cast<std::size_t>(g)])
-        w.member(std::string(aicb::to_string(g)), n);
-    w.end_object();
-    if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
-  } else if (r.format == aicb::workload_format::csv) {
-    w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
-  } else {
-    w.member("files", r.files).member("nodes", r.items);
-  }
-  if (!r.compute_model.empty()) w.member("compute_model", r.compute_model);
-  w.key("notes").begin_array();
-  for (const std::string& n : r.notes)
-    w.value(n);
-  w.end_array().key("warnings").begin_array();
-  for (const std::string& n : r.warnings)
-    w.value(n);
-  w.end_array().member("seconds", seconds).end_object();
-  std::fputs((w.str() + "\n").c_str(), stdout);
-}
-
 int run_generate(const generate_options& o) {
   const auto start = std::chrono::steady_clock::now();
   aicb::generate_events events;
@@ -310,13 +65,8 @@ int run_generate(const generate_options& o) {
       std::fflush(stdout);
     };
   }
-  const aicb::generate_result r = aicb::generate_workload(to_request(o), events);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (o.json)
-    print_json(r, seconds);
-  else
-    print_summary(r, o.quiet, seconds);
-  return 0;
+  return report_written(aicb::generate_workload(to_request(o), events), "generate", o.quiet, o.json, start,
+                        true);
 }
 
 }  // namespace

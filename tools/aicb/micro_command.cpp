@@ -1,24 +1,19 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// `aicb micro`: collective micro-benchmarks — a sweep of message sizes for SimAI-Analytical
-// (--format simai, default), aicb's collective-test CSV (--format csv) or aicb's SimAI MICRO file
-// (--format micro, which SimAI-Analytical cannot run). aicb's flag names are accepted.
+// `aicb micro`: collective micro-benchmarks with aicb's flag names. This file is its flags; what it
+// writes is aicb::write_micro (aicb/commands/micro.hpp): a sweep SimAI-Analytical runs (--format
+// simai, the default), aicb's collective-test CSV (csv) or aicb's MICRO file (micro).
 #include "commands.hpp"
 #include "vocabulary.hpp"
 #include "workload_output.hpp"
 
-#include <aicb/compat/aicb_micro.hpp>
-#include <aicb/generate/collective_bench.hpp>
-#include <aicb/io/atomic_file.hpp>
-#include <aicb/io/simai_writer.hpp>
-#include <aicb/io/workload_file.hpp>
+#include <aicb/commands/micro.hpp>
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
+#include <chrono>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,26 +21,24 @@ namespace aicb_tool {
 namespace {
 
 struct micro_options {
-  aicb::aicb_args args;
-  std::string format = "simai", output;
+  aicb::micro_request request;
+  std::string format;
   std::vector<std::string> test_comm;
-  std::optional<std::uint64_t> iterations;
   std::uint64_t multi_all_reduce = 0;
-  bool quiet = false, no_space_check = false;
+  bool quiet = false, no_space_check = false, json = false;
 };
 
 void add_micro_options(CLI::App& app, micro_options& o, CLI::App*& command) {
   command = app.add_subcommand("micro", "Write a collective micro-benchmark sweep (aicb's flags accepted)");
-  aicb::aicb_args& a = o.args;
-  a.frame = "collective_test";
+  aicb::aicb_args& a = o.request.args;
   command
       ->add_option("--format", o.format,
-                   "simai: a sweep SimAI-Analytical runs; csv: aicb's collective-test CSV; micro: aicb's "
-                   "MICRO file (SimAI-Analytical cannot run it)")
-      ->check(CLI::IsMember({"simai", "csv", "micro"}))
-      ->capture_default_str();
-  command->add_option("-o,--output", o.output, "output file (default: aicb's name under results/)");
+                   "simai: a sweep SimAI-Analytical runs (the default); csv: aicb's collective-test CSV; "
+                   "micro: aicb's MICRO file (SimAI-Analytical cannot run it)")
+      ->check(CLI::IsMember({"simai", "csv", "micro"}));
+  command->add_option("-o,--output", o.request.output, "output file (default: aicb's name under results/)");
   command->add_flag("-q,--quiet", o.quiet, "print only errors");
+  command->add_flag("--json", o.json, "print what was written as JSON (aicb.micro/1)");
   command->add_flag("--no-space-check", o.no_space_check,
                     "write even when the estimated size exceeds the free space");
   command->add_option("--frame", a.frame, "collective_test (aicb)")->capture_default_str();
@@ -67,9 +60,9 @@ void add_micro_options(CLI::App& app, micro_options& o, CLI::App*& command) {
       ->capture_default_str();
   command->add_option("--end_size,--end-size", a.end_size, "last message size at most (bytes)")
       ->capture_default_str();
-  command->add_option("--repeat,--iter_num", o.iterations,
+  command->add_option("--repeat,--iter_num", o.request.repeat,
                       "runs per size (csv: default 500, as aicb; simai: default 1 record per size)");
-  add_old_spelling(*command, "--iterations", "--repeat", o.iterations);
+  add_old_spelling(*command, "--iterations", "--repeat", o.request.repeat);
   command->add_option("--epoch_num,--epoch-num", a.epoch_num, "csv: sweeps in the file")
       ->capture_default_str();
   command
@@ -78,62 +71,22 @@ void add_micro_options(CLI::App& app, micro_options& o, CLI::App*& command) {
       ->capture_default_str();
 }
 
-int run_micro(micro_options o) {
-  aicb::aicb_args& a = o.args;
-  if (!o.test_comm.empty()) a.test_comm = o.test_comm.front();
-  a.multi_all_reduce_enable = o.multi_all_reduce != 0;
-  if (o.format == "csv") {
-    if (o.test_comm.size() > 1)
-      throw aicb::config_error("test_comm", a.test_comm + ",...",
-                               "aicb's collective-test CSV holds one collective");
-    if (o.iterations) a.iter_num = *o.iterations;
-    (void)aicb::sweep_sizes(a.begin_size, a.end_size);  // a zero begin size is refused before any file
-    (void)aicb::derive(a);
-    const std::string path = aicb::output_path_or_default(o.output, "results/mocked_workload",
-                                                          std::string(aicb::collective_csv_file_name));
-    // A line of this CSV is at most about 100 bytes: refuse what cannot fit before writing.
-    const std::uint64_t expected = aicb::collective_csv_items(a);
-    if (!o.no_space_check)
-      aicb::require_free_space(path, aicb::checked_mul(expected, 100, "CSV size (bytes)"));
-    const std::uint64_t items =
-        aicb::write_csv_file(path, [&](auto&& sink) { aicb::generate_collective_csv(a, sink); });
-    if (!o.quiet) std::printf("wrote %s: %llu items\n", path.c_str(), static_cast<unsigned long long>(items));
-    return 0;
+int run_micro(micro_options& o) {
+  const auto start = std::chrono::steady_clock::now();
+  aicb::micro_request& r = o.request;
+  r.args.multi_all_reduce_enable = o.multi_all_reduce != 0;
+  r.collectives.clear();
+  for (const std::string& name : o.test_comm) {
+    const auto kind = aicb::from_string<aicb::collective>(name);
+    if (!kind)
+      throw aicb::config_error("test_comm", name,
+                               "not a collective (all_reduce, all_gather, reduce_scatter, all_to_all, ...)");
+    r.collectives.push_back(*kind);
   }
-  if (o.format == "micro") {
-    const std::string text = aicb::micro_file_text(a);
-    const std::string path =
-        aicb::output_path_or_default(o.output, "results/workload", "microtest_" + a.test_comm + ".txt");
-    aicb::write_file_atomically(path, text);
-    if (!o.quiet)
-      std::fprintf(
-          stderr,
-          "note: SimAI-Analytical cannot run a MICRO file (it never reads the TP, PP and EP sizes it "
-          "divides by); the default --format simai can be run\n");
-    if (!o.quiet) std::printf("wrote %s\n", path.c_str());
-    return 0;
-  }
-  aicb::collective_sweep_options s;
-  s.world_size = a.world_size;
-  s.begin_size = a.begin_size;
-  s.end_size = a.end_size;
-  s.iterations = o.iterations.value_or(1);
-  s.collectives.clear();
-  for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
-    s.collectives.push_back(aicb::sweep_collective(name));
-  const aicb::collective_sweep_workload w(s);
-  std::string names;
-  for (const std::string& name : o.test_comm.empty() ? std::vector<std::string>{"all_reduce"} : o.test_comm)
-    names += (names.empty() ? "" : "-") + name;
-  const std::string path = aicb::output_path_or_default(
-      o.output, "results/workload", "microbench_" + names + "_" + std::to_string(s.world_size) + "n.txt");
-  (void)aicb::write_simai_file(w, path, file_options(path, w.size(), o.quiet, o.no_space_check));
-  if (!o.quiet)
-    std::printf("wrote %s: %llu records (%zu sizes x %zu collectives x %llu), run with SimAI -g %llu\n",
-                path.c_str(), static_cast<unsigned long long>(w.size()), w.sizes().size(),
-                s.collectives.size(), static_cast<unsigned long long>(s.iterations),
-                static_cast<unsigned long long>(s.world_size));
-  return 0;
+  if (!o.format.empty()) r.format = *aicb::from_string<aicb::workload_format>(o.format);
+  r.check_space = !o.no_space_check;
+  if (!o.quiet && !o.json) r.writing = print_writing;
+  return report_written(aicb::write_micro(r), "micro", o.quiet, o.json, start);
 }
 
 }  // namespace

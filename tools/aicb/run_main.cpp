@@ -76,25 +76,29 @@ std::optional<int> on_every_rank(int rank, Step&& step) {
 }
 
 // The transports of this process and the run.
-int replay_everywhere(aicb_tool::run_options& options) {
+int replay_everywhere(const aicb_tool::run_options& flags, const std::string& command_line) {
 #if defined(AICB_WITH_MPI)
   aicb_tool::mpi_transport mpi;
   aicb::replay_transport* host = &mpi;
   const std::uint64_t rank = mpi.rank(), world = mpi.world();
-  if (options.backend.empty()) options.backend = "mpi";
+  constexpr aicb::run_backend built_in = aicb::run_backend::mpi;
 #else
   aicb::replay_transport* host = nullptr;
   const std::uint64_t rank = 0, world = 1;
-  if (options.backend.empty()) options.backend = "nccl";
+  constexpr aicb::run_backend built_in = aicb::run_backend::nccl;
 #endif
   std::unique_ptr<aicb::replay_transport> owned;
   aicb::replay_transport* transport = host;
-  aicb_tool::prepared_run prepared;
+  aicb::run_request request;
+  aicb::prepared_run prepared;
   if (const auto failed = on_every_rank(static_cast<int>(rank), [&] {
-        if (options.backend == "mpi" && !host)
+        request = aicb_tool::to_request(flags);
+        request.fingerprint = command_line;
+        if (request.backend == aicb::run_backend::automatic) request.backend = built_in;
+        if (request.backend == aicb::run_backend::mpi && !host)
           throw aicb::config_error("backend", "mpi",
                                    "this aicb-run was built without MPI: use --backend nccl");
-        if (options.backend == "nccl") {
+        if (request.backend == aicb::run_backend::nccl) {
 #if defined(AICB_WITH_NCCL)
           std::string why;
           if (!aicb::cuda::nccl_device_available(why))
@@ -113,14 +117,29 @@ int replay_everywhere(aicb_tool::run_options& options) {
                                    "installed)");
 #endif
         }
-        prepared = aicb_tool::prepare_run(options, world, rank);
+        prepared = aicb::prepare_run(request, world, rank);
       }))
     return *failed;
-  int status = 0;
-  if (const auto failed = on_every_rank(
-          static_cast<int>(rank), [&] { status = aicb_tool::run_replay(*transport, options, prepared); }))
+  const bool talk = rank == 0 && !flags.quiet && !flags.json;
+  aicb::run_outcome done;
+  if (const auto failed = on_every_rank(static_cast<int>(rank), [&] {
+        done = aicb::run_on(*transport, request, prepared, [talk](std::string_view phase) {
+          if (!talk) return;
+          std::printf("aicb run: %.*s\n", static_cast<int>(phase.size()), phase.data());
+          std::fflush(stdout);  // under mpirun stdout is a pipe: unflushed, nothing shows until the end
+        });
+      }))
     return *failed;
-  return status;
+  const aicb::replay_result& r = done.result;
+  if (rank == 0 && flags.json) std::fputs(aicb::run_json(done, prepared).c_str(), stdout);
+  if (talk) std::fputs(aicb::format_run_table(done, prepared).c_str(), stdout);
+  if (r.options.check && r.wrong > 0) {
+    if (rank == 0)
+      std::fprintf(stderr, "aicb: run: the check found %llu wrong elements\n",
+                   static_cast<unsigned long long>(r.wrong));
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -130,8 +149,9 @@ int main(int argc, char** argv) {
   CLI::App app{std::string("aicb run: ") + aicb_tool::run_description, "aicb run"};
   aicb_tool::run_options options;
   aicb_tool::add_run_options(app, options);
+  std::string command_line;  // the fingerprint every rank must share
   for (int i = 1; i < argc; ++i)
-    options.command_line.emplace_back(argv[i]);
+    command_line.append(argv[i]).append(1, '\n');
   if (const auto status = aicb_tool::parse_arguments(app, argc, argv)) return *status;
 #if defined(AICB_WITH_MPI)
   int provided = 0;
@@ -139,10 +159,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "aicb: run: MPI could not start\n");
     return 1;
   }
-  const int status = replay_everywhere(options);
+  const int status = replay_everywhere(options, command_line);
   MPI_Finalize();
   return status;
 #else
-  return replay_everywhere(options);
+  return replay_everywhere(options, command_line);
 #endif
 }

@@ -28,6 +28,7 @@
 #include <aicb/calc/report_format.hpp>
 #include <aicb/calc/sizing.hpp>
 #include <aicb/checked.hpp>
+#include <aicb/commands/written.hpp>
 #include <aicb/compat/aicb_args.hpp>
 #include <aicb/compat/aicb_flags.hpp>
 #include <aicb/compat/aicb_simai.hpp>
@@ -84,27 +85,6 @@ struct generate_request {
   /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
   /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
-};
-
-/// What generate_workload decided and wrote.
-struct generate_result {
-  std::string path;  ///< the file written
-  workload_format format = workload_format::simai;
-  compat_mode mode = compat_mode::corrected;
-  std::optional<job_spec> job{};     ///< the corrected job, its model's defaults resolved (not in aicb mode)
-  std::string compute_model{};       ///< SimAI: how compute was timed
-  std::vector<std::string> notes{};  ///< what was decided for the user, one line each
-  std::vector<std::string> warnings{};  ///< what the workload cannot express, and profile gaps
-  std::uint64_t iterations = 1;
-  simai_header header{};                       ///< SimAI
-  simai_file_summary written{};                ///< SimAI: records and bytes per group
-  bool sidecar = false;                        ///< SimAI: FILE.json written
-  std::uint64_t items = 0;                     ///< CSV: items written; chakra: nodes
-  std::uint64_t files = 0;                     ///< chakra: rank files written
-  std::uint64_t rank = 0, pipeline_stage = 0;  ///< the rank projected (corrected) and its stage
-  /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
-  /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
-  std::string simai_command{};
 };
 
 /// Progress, for a caller that reports it: `planned` once everything is decided and before anything
@@ -494,9 +474,48 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
 
 }  // namespace detail
 
-/// Writes the workload a request asks for (see the file comment) and says what it did.
-inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+/// What a person reads of a generated workload: its `about` (iterations, the rank and stage) and
+/// `details` (bytes per group, the sidecar, how to check and simulate it).
+inline void describe_generated(generate_result& r) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (r.format == workload_format::csv) {
+    r.about = r.mode == compat_mode::aicb
+                  ? "aicb, pipeline stage " + n(r.pipeline_stage)
+                  : "corrected: rank " + n(r.rank) + ", pipeline stage " + n(r.pipeline_stage) + ", " +
+                        n(r.iterations) + " iteration(s)";
+    return;
+  }
+  if (r.format == workload_format::chakra) {
+    r.about = "workload.RANK.et, comm_groups.json, manifest.json: " + n(r.iterations) + " iteration(s)";
+    r.details = "simulate: AstraSim_Analytical_Congestion_Unaware --workload-configuration=" + r.path +
+                "/workload --comm-group-configuration=" + r.path +
+                "/comm_groups.json --system-configuration=... --network-configuration=... "
+                "--remote-memory-configuration=...   (docs/chakra.md)\n";
+    return;
+  }
+  r.about = n(r.iterations) + " iteration(s) x " + n(r.header.ga) + " micro batches";
+  r.details.clear();
+  for (comm_group g : all_comm_groups)
+    if (const auto bytes_moved = r.written.bytes_by_group[static_cast<std::size_t>(g)]) {
+      std::string group(to_string(g));
+      group.resize(std::max<std::size_t>(group.size(), 6), ' ');
+      r.details += "  " + group + " " + to_iec_string(bytes{bytes_moved}) + " in collectives\n";
+    }
+  if (r.sidecar) r.details += "wrote " + r.path + ".json: what the file holds and how it was made\n";
+  r.details += "next: aicb lint " + r.path +
+               " (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n";
+  if (!r.simai_command.empty())
+    r.details += "simulate: " + r.simai_command + "   (the machines: docs/cluster.md)\n";
+}
+
+namespace detail {
+
+// The writer the request's format and mode choose, after what no writer can do is refused.
+inline generate_result generate_any(const generate_request& r, const generate_events& events) {
   const bool aicb = r.compat == compat_mode::aicb;
+  if (r.format == workload_format::micro)
+    AICB_THROW(
+        config_error("format", "micro", "a MICRO file holds collective tests: aicb micro --format micro"));
   if (r.format == workload_format::chakra) {
     if (aicb)
       AICB_THROW(
@@ -504,7 +523,7 @@ inline generate_result generate_workload(const generate_request& r, const genera
     if (r.stage)
       AICB_THROW(config_error("pipeline_stage", std::to_string(*r.stage),
                               "Chakra traces are written per rank: choose them with --ranks"));
-    return detail::generate_corrected_chakra(r, events);
+    return generate_corrected_chakra(r, events);
   }
   if (!r.ranks.empty())
     AICB_THROW(config_error("ranks", r.ranks,
@@ -520,8 +539,17 @@ inline generate_result generate_workload(const generate_request& r, const genera
                      r.job.hf_config.empty() ? r.job.size : r.job.hf_config,
                      "aicb has no such option: --compat aicb takes aicb's flags (-m, or the dimensions)"));
   if (r.format == workload_format::csv)
-    return aicb ? detail::generate_aicb_csv(r, events) : detail::generate_corrected_csv(r, events);
-  return aicb ? detail::generate_aicb_simai(r, events) : detail::generate_corrected_simai(r, events);
+    return aicb ? generate_aicb_csv(r, events) : generate_corrected_csv(r, events);
+  return aicb ? generate_aicb_simai(r, events) : generate_corrected_simai(r, events);
+}
+
+}  // namespace detail
+
+/// Writes the workload a request asks for (see the file comment) and says what it did.
+inline generate_result generate_workload(const generate_request& r, const generate_events& events = {}) {
+  generate_result out = detail::generate_any(r, events);
+  describe_generated(out);
+  return out;
 }
 
 AICB_END_NAMESPACE

@@ -27,7 +27,15 @@ enum class workload_format : std::uint8_t {
   simai,   ///< SimAI's workload text (one representative rank)
   csv,     ///< aicb's physical-cluster CSV (one rank)
   chakra,  ///< Chakra execution traces, one per rank, and the communicator groups
+  micro,   ///< aicb's SimAI MICRO file (collective tests only; SimAI-Analytical cannot run it)
 };
+
+/// The one rule for a writing command's default format: SimAI text, except under `--compat aicb`
+/// where it is the format aicb itself writes for that command (`aicb_format`: DeepSpeed's CSV).
+[[nodiscard]] constexpr workload_format default_format(compat_mode mode,
+                                                       workload_format aicb_format = workload_format::simai) {
+  return mode == compat_mode::aicb ? aicb_format : workload_format::simai;
+}
 
 /// Where compute times come from: an AIOB profile, the roofline model of a GPU, a constant; or
 /// `automatic` — the profile when one is given, the roofline otherwise.
@@ -41,7 +49,7 @@ struct enum_names<compat_mode> {
 };
 template <>
 struct enum_names<workload_format> {
-  static constexpr std::array<std::string_view, 3> value{"simai", "csv", "chakra"};
+  static constexpr std::array<std::string_view, 4> value{"simai", "csv", "chakra", "micro"};
 };
 template <>
 struct enum_names<compute_source> {

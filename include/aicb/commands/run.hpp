@@ -1,0 +1,469 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// What `aicb run` does, as library calls: a typed aicb::run_request (a job, a collective sweep or a
+/// saved Chakra set; the replay's options; the files to write), aicb::prepare_run (what one rank
+/// replays) and aicb::run_on (replays it over a transport the caller owns — MPI, NCCL, a test's
+/// threads — and on rank 0 writes the JSON summary `aicb.run/1`, aicb's result CSV and a timeline).
+///
+/// ```cpp
+/// aicb::run_request r;
+/// r.sweep = {aicb::collective::all_reduce};
+/// r.sizes = aicb::parse_size_range("1KiB:1MiB", "sizes");
+/// const aicb::prepared_run p = aicb::prepare_run(r, transport.world(), transport.rank());
+/// const aicb::run_outcome done = aicb::run_on(transport, r, p);
+/// if (transport.rank() == 0) std::fputs(aicb::format_run_table(done, p, r).c_str(), stdout);
+/// ```
+///
+/// The job is resolved and validated once, in prepare_run; a run over N ranks spans N ranks unless
+/// the request names another world size (then it is refused: the ranks started are the job's).
+
+#include <aicb/calc/job_request.hpp>
+#include <aicb/compute/cluster.hpp>
+#include <aicb/compute/roofline.hpp>
+#include <aicb/config.hpp>
+#include <aicb/enum_names.hpp>
+#include <aicb/error.hpp>
+#include <aicb/generate/csv_projection.hpp>
+#include <aicb/io/aicb_csv.hpp>
+#include <aicb/io/atomic_file.hpp>
+#include <aicb/io/timeline_html.hpp>
+#include <aicb/io/trace_events.hpp>
+#include <aicb/json_writer.hpp>
+#include <aicb/run/bandwidth.hpp>
+#include <aicb/run/replay.hpp>
+#include <aicb/run/saved_workload.hpp>
+#include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/version.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// Where a run's operations execute: MPI collectives on CPU buffers, or NCCL on one GPU per rank;
+/// `automatic` is MPI where the program has it, else NCCL.
+enum class run_backend : std::uint8_t { automatic, mpi, nccl };
+
+template <>
+struct enum_names<run_backend> {
+  static constexpr std::array<std::string_view, 3> value{"auto", "mpi", "nccl"};
+};
+
+/// A sweep's message sizes: `low`, doubling, up to `high`.
+struct size_range {
+  std::uint64_t low = 1024;
+  std::uint64_t high = std::uint64_t{64} << 20;
+};
+
+/// "64MiB" → bytes: a number with an optional B, KiB (K), MiB (M) or GiB (G); from 1 B to 1 PB.
+/// config_error naming `field` otherwise.
+[[nodiscard]] inline std::uint64_t parse_byte_count(const std::string& text, const char* field) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (...) {
+    AICB_THROW(config_error(field, text, "expected a size: a number with an optional KiB, MiB or GiB"));
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "B"    ? 1
+                       : unit == "KiB" || unit == "K" ? 1024.0
+                       : unit == "MiB" || unit == "M" ? 1024.0 * 1024
+                       : unit == "GiB" || unit == "G" ? 1024.0 * 1024 * 1024
+                                                      : -1;
+  if (scale < 0 || !(value >= 1) || value * scale > 1e15)
+    AICB_THROW(config_error(field, text, "expected a size of 1 B to 1 PB: a number with B, KiB, MiB or GiB"));
+  return static_cast<std::uint64_t>(value * scale);
+}
+
+/// "MIN:MAX" (or one size) → a size_range; config_error naming `field` when MIN exceeds MAX.
+[[nodiscard]] inline size_range parse_size_range(const std::string& text, const char* field) {
+  const std::size_t colon = text.find(':');
+  size_range r;
+  r.low = parse_byte_count(text.substr(0, colon), field);
+  r.high = colon == std::string::npos ? r.low : parse_byte_count(text.substr(colon + 1), field);
+  if (r.high < r.low) AICB_THROW(config_error(field, text, "MIN must not exceed MAX"));
+  return r;
+}
+
+/// What `aicb run` is asked: one of three workloads (a job; `sweep` collectives; a saved `chakra`
+/// set), how to replay it, and what rank 0 writes.
+struct run_request {
+  job_request job{};                ///< the job (without world_size: the ranks started)
+  std::vector<collective> sweep{};  ///< instead of a job: these collectives over every rank
+  size_range sizes{};               ///< the sweep's sizes
+  std::string chakra{};             ///< instead of a job: the directory of a saved Chakra set
+  run_backend backend = run_backend::automatic;
+  std::uint64_t warmup = 2;  ///< untimed repetitions first
+  std::uint64_t repeat = 5;  ///< timed repetitions (of the job's iteration, or of each size)
+  double compute_scale = 1;  ///< computation: a busy wait of the roofline duration × this
+  double timeout_s = 120;    ///< seconds one operation may take before the job is ended
+  std::uint64_t max_buffer = std::uint64_t{4} << 30;  ///< largest buffer one rank may allocate
+  bool check = false;                                 ///< one untimed iteration verifying every buffer's data
+  std::string gpu{};                                  ///< the roofline's GPU; empty: the cluster's
+  std::string cluster{};                              ///< cluster preset; empty: the GPU's
+  std::string output{};                               ///< rank 0's JSON summary (aicb.run/1); empty: none
+  std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
+  std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
+  std::string fingerprint{};  ///< the configuration every rank must share (the command line)
+};
+
+/// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
+/// (before it is converted: a timeout of 1e308 s has no millisecond count), no repetition, a sweep
+/// of collectives a sweep cannot time, two workloads at once.
+inline void validate(const run_request& r) {
+  if (!(r.timeout_s > 0 && r.timeout_s <= 7 * 24 * 3600.0))
+    AICB_THROW(config_error("timeout", std::to_string(r.timeout_s),
+                            "expected seconds, more than 0 and at most a week (604800)"));
+  if (!(r.compute_scale >= 0 && r.compute_scale <= max_replay_compute_scale))
+    AICB_THROW(config_error("compute_scale", std::to_string(r.compute_scale),
+                            "expected a finite factor from 0 (communication only) to 10^6"));
+  if (r.repeat == 0) AICB_THROW(config_error("repeat", "0", "at least one repetition is measured"));
+  if (r.sizes.low == 0 || r.sizes.high < r.sizes.low)
+    AICB_THROW(config_error("sizes", std::to_string(r.sizes.low) + ":" + std::to_string(r.sizes.high),
+                            "expected 1 <= MIN <= MAX"));
+  for (const collective kind : r.sweep)
+    if (kind != collective::all_reduce && kind != collective::all_gather &&
+        kind != collective::reduce_scatter && kind != collective::all_to_all)
+      AICB_THROW(config_error("sweep", std::string(to_string(kind)),
+                              "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
+  if (!r.sweep.empty() && !r.chakra.empty())
+    AICB_THROW(config_error("chakra", r.chakra, "a run replays a sweep or a saved set, not both"));
+  if (!r.chakra.empty()) {
+    const job_request& given = r.job;
+    if (!given.model.empty() || !given.hf_config.empty() || !given.size.empty() || !given.fields.empty())
+      AICB_THROW(config_error(
+          "chakra", r.chakra,
+          "a saved set carries its own job: give no model or job flags with --chakra (" +
+              (given.fields.empty() ? std::string("--model") : "--" + given.fields.front().first) + ")"));
+    if (!r.csv.empty())
+      AICB_THROW(config_error("csv", r.csv, "the result CSV is written for jobs and sweeps, not saved sets"));
+  }
+}
+
+/// What one rank replays: its operations of one iteration, the job they come from, what it is.
+struct prepared_run {
+  std::vector<operation> ops{};
+  job_spec job{};
+  std::string what{};                                 ///< "llama3-8b job", "collective sweep", …
+  std::vector<std::chrono::nanoseconds> durations{};  ///< a saved set's computation times
+  std::deque<std::string> names{};                    ///< a saved set's operation names (ops view them)
+  bool sweep = false;
+};
+
+/// The sweep of `r` as operations over the world group, each collective through every size.
+[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world) {
+  std::vector<operation> ops;
+  for (const collective kind : r.sweep)
+    for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
+      operation op;
+      op.index = ops.size();
+      op.type = op_type::collective;
+      op.name = to_string(kind);
+      op.phase = op_phase::finalize;
+      op.kind = kind;
+      op.group = {group_kind::world, 0};
+      op.group_size = world;
+      op.size = bytes{size};
+      ops.push_back(op);
+      if (size > r.sizes.high / 2) break;
+    }
+  return ops;
+}
+
+/// The workload of rank `rank` of `world`, validated; config_error when the request describes none,
+/// or a job whose world size is not `world`.
+[[nodiscard]] inline prepared_run prepare_run(const run_request& r, std::uint64_t world, std::uint64_t rank) {
+  validate(r);
+  prepared_run p;
+  if (!r.sweep.empty()) {
+    p.ops = sweep_operations(r, world);
+    p.job.model = {.hidden_size = 64, .num_layers = 1, .num_attention_heads = 1, .vocab_size = 64};
+    p.job.parallel.world_size = world;
+    p.what = "collective sweep";
+    p.sweep = true;
+    return p;
+  }
+  const auto named = [](const job_spec& job) {
+    return std::string(job.model.name.empty() ? "custom model" : job.model.name.view());
+  };
+  if (!r.chakra.empty()) {
+    saved_rank saved = load_chakra_rank(r.chakra, rank);
+    p.job = saved.job;
+    p.ops = std::move(saved.ops);
+    p.durations = std::move(saved.durations);
+    p.names = std::move(saved.names);
+    p.what = "Chakra set " + r.chakra + " (" + named(p.job) + ")";
+  } else {
+    job_request request = r.job;
+    if (std::none_of(request.fields.begin(), request.fields.end(),
+                     [](const auto& f) { return f.first == "world_size"; }))
+      request.fields.emplace_back("world_size", std::to_string(world));
+    p.job = build_job(request).job;
+    if (p.job.parallel.world_size == world)
+      for (const operation& op : rank_schedule(p.job, rank))
+        p.ops.push_back(op);
+    p.what = named(p.job) + " job";
+  }
+  if (p.job.parallel.world_size != world)
+    AICB_THROW(config_error("world_size", std::to_string(p.job.parallel.world_size),
+                            "must equal the ranks started (" + std::to_string(world) + ")"));
+  return p;
+}
+
+/// A replay's measurements with how computation was timed.
+struct run_outcome {
+  replay_result result{};
+  std::string compute{};  ///< the compute model's provenance
+  run_backend backend = run_backend::automatic;
+};
+
+/// aicb's bus-bandwidth factor (its log analyzer's, not nccl-tests'): all-reduce 2(n-1)/n,
+/// all-gather and reduce-scatter (n-1)/n, everything else 1.
+[[nodiscard]] inline double aicb_busbw_factor(csv_op op, std::uint64_t n) {
+  const double ranks = static_cast<double>(n ? n : 1);
+  if (op == csv_op::all_reduce) return 2 * (ranks - 1) / ranks;
+  if (op == csv_op::all_gather || op == csv_op::reduce_scatter) return (ranks - 1) / ranks;
+  return 1;
+}
+
+/// The summary document `aicb.run/1` (docs/run.md): the options, each measured iteration (the
+/// slowest rank's), the check, and rank 0's operations with their times and bandwidths.
+[[nodiscard]] inline std::string run_json(const run_outcome& o, const prepared_run& p) {
+  const replay_result& r = o.result;
+  json_writer j;
+  j.begin_object().member("schema", "aicb.run/1").member("aicb_version", AICB_VERSION_STRING);
+  j.member("workload", p.what).member("world", r.world).member("backend", to_string(o.backend));
+  j.member("compute", o.compute);
+  j.key("options").begin_object();
+  j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
+  j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
+  j.end_object();
+  j.key("iterations_us").begin_array();
+  for (const double us : r.slowest_iteration_us)
+    j.value(us);
+  j.end_array();
+  if (r.options.check)
+    j.key("check").begin_object().member("elements", r.checked).member("wrong", r.wrong).end_object();
+  j.key("operations").begin_array();
+  for (const replayed_operation& m : r.operations) {
+    j.begin_object().member("index", m.op.index).member("name", std::string(m.op.name));
+    j.member("type", to_string(m.op.type));
+    if (m.op.type == op_type::collective)
+      j.member("collective", to_string(m.op.kind))
+          .member("group", to_string(m.op.group))
+          .member("group_size", m.op.group_size);
+    if (m.op.is_transfer()) j.member("peer", m.op.peer);
+    if (m.op.is_communication()) j.member("bytes", m.op.size.count());
+    if (m.op.type == op_type::compute) j.member("modelled_us", m.modelled_us);
+    j.member("mean_us", m.mean_us).member("min_us", m.min_us).member("max_us", m.max_us);
+    if (m.op.is_communication()) j.member("algbw_gb_per_s", m.algbw).member("busbw_gb_per_s", m.busbw);
+    j.end_object();
+  }
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+/// Rank 0's communication by collective, group and size with nccl-tests' columns, then the
+/// iteration's time and the check: what `aicb run` prints.
+[[nodiscard]] inline std::string format_run_table(const run_outcome& o, const prepared_run& p) {
+  const replay_result& r = o.result;
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "aicb run: %s on %llu ranks (%s), %llu warm-up + %llu measured iterations\n", p.what.c_str(),
+                static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+                static_cast<unsigned long long>(r.options.warmup),
+                static_cast<unsigned long long>(r.options.iterations));
+  out += line;
+  struct row {
+    collective kind{};
+    std::uint64_t count = 0;
+    double total_us = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::uint64_t, std::uint64_t>, row> rows;
+  for (const replayed_operation& m : r.operations) {
+    if (!m.op.is_communication()) continue;
+    const collective kind = communication_kind(m.op);
+    const std::string group =
+        m.op.type == op_type::collective ? std::string(to_string(m.op.group.kind)) : "pp";
+    row& each = rows[{std::string(to_string(kind)), group, communication_ranks(m.op), m.op.size.count()}];
+    each.kind = kind;
+    ++each.count;
+    each.total_us += m.mean_us;
+  }
+  std::snprintf(line, sizeof line, "\n%-15s %-10s %5s %14s %6s %12s %10s %10s\n", "operation", "group",
+                "ranks", "size (B)", "count", "time (us)", "algbw GB/s", "busbw GB/s");
+  out += line;
+  for (const auto& [key, each] : rows) {
+    const auto& [name, group, n, size] = key;
+    const double us = each.total_us / static_cast<double>(each.count), s = us * 1e-6;
+    std::snprintf(line, sizeof line, "%-15s %-10s %5llu %14llu %6llu %12.2f %10.3f %10.3f\n", name.c_str(),
+                  group.c_str(), static_cast<unsigned long long>(n), static_cast<unsigned long long>(size),
+                  static_cast<unsigned long long>(each.count), us,
+                  algorithm_bandwidth(static_cast<double>(size), s),
+                  bus_bandwidth(each.kind, n, static_cast<double>(size), s));
+    out += line;
+  }
+  if (!r.slowest_iteration_us.empty()) {
+    const auto [low, high] =
+        std::minmax_element(r.slowest_iteration_us.begin(), r.slowest_iteration_us.end());
+    double sum = 0;
+    for (const double us : r.slowest_iteration_us)
+      sum += us;
+    std::snprintf(line, sizeof line, "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms\n",
+                  sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000);
+    out += line;
+  }
+  if (r.options.check) {
+    std::snprintf(line, sizeof line, "check: %llu elements verified, %llu wrong\n",
+                  static_cast<unsigned long long>(r.checked), static_cast<unsigned long long>(r.wrong));
+    out += line;
+  }
+  return out;
+}
+
+/// Rank 0's results as aicb's run writes its log: an item per operation of one iteration (mean time
+/// in ms, aicb's bandwidths in GiB/s; count = the measured iterations), then an epoch_end per
+/// measured iteration carrying its time (the slowest rank's).
+inline void write_run_csv(const std::string& path, const prepared_run& p, const replay_result& r) {
+  csv_writer out(path);
+  std::optional<csv_projection> projection;
+  if (!p.sweep) projection.emplace(p.job, csv_projection_options{.rank = 0, .computation = true});
+  for (const replayed_operation& m : r.operations) {
+    std::optional<csv_item> item;
+    if (projection) {
+      item = projection->item(m.op);
+    } else {  // a sweep: every rank's group
+      item.emplace();
+      item->op = *from_string<csv_op>(to_string(m.op.kind));
+      item->group = csv_group::all;
+      item->group_size = m.op.group_size;
+      item->msg_size = m.op.size.count();
+      item->stage = "sweep";
+    }
+    if (!item) continue;
+    item->elapsed_time = m.mean_us / 1000;
+    item->count = r.options.iterations;
+    if (m.op.is_communication() && m.mean_us > 0) {
+      const double gib_per_s =
+          static_cast<double>(m.op.size.count()) / (m.mean_us * 1e-6) / (1024.0 * 1024 * 1024);
+      item->algbw = gib_per_s;
+      item->busbw = gib_per_s * aicb_busbw_factor(item->op, item->group_size.value_or(1));
+    }
+    out.write(*item);
+  }
+  for (const double us : r.slowest_iteration_us) {
+    csv_item end;
+    end.elapsed_time = us / 1000;
+    out.write(end);
+  }
+  out.finish();
+}
+
+/// The last measured iteration of the ranks shown (every rank up to 64, else the first rank of each
+/// pipeline stage) as a timeline on rank 0: `times[r]` holds rank r's (start, duration) per
+/// operation; the other ranks' operations are prepared again here. HTML for a .html name.
+inline void write_run_timeline(const run_request& request, const prepared_run& rank0,
+                               const std::vector<std::vector<double>>& times, const cluster_spec& machines,
+                               const std::string& compute, double iteration_s) {
+  const std::uint64_t world = times.size();
+  std::vector<std::uint64_t> shown;
+  if (world <= 64 || rank0.sweep) {
+    for (std::uint64_t r = 0; r < std::min<std::uint64_t>(world, 64); ++r)
+      shown.push_back(r);
+  } else {
+    for (std::uint64_t s = 0; s < rank0.job.parallel.pipeline_parallel; ++s)
+      shown.push_back(first_rank_of_stage(rank0.job, s));
+  }
+  const auto stream_of = [](const operation& op) -> std::size_t {
+    if (op.type == op_type::compute) return 0;
+    if (op.is_transfer()) return 3;
+    return is_data_parallel(op.group.kind) ? 2 : 1;
+  };
+  const auto produce = [&](auto&& write) {
+    detail::trace_document<std::remove_reference_t<decltype(write)>> doc(write);
+    const process_grid grid(rank0.job);
+    for (const std::uint64_t r : shown) {
+      const std::uint64_t stage = rank0.sweep ? 0 : grid.coordinates(r).pp;
+      doc.name_process(r, "rank " + std::to_string(r) + " (stage " + std::to_string(stage) + ")",
+                       stage * world + r, 4);
+      const std::vector<operation> ops = r == 0 ? rank0.ops : prepare_run(request, world, r).ops;
+      for (std::size_t i = 0; i < ops.size() && 2 * i + 1 < times[r].size(); ++i) {
+        const double dur = times[r][2 * i + 1];
+        if (dur <= 0) continue;
+        const std::size_t tid = stream_of(ops[i]);
+        doc.emit(
+            detail::operation_event(ops[i], ops[i].name, trace_streams[tid], r, tid, times[r][2 * i], dur));
+      }
+    }
+    doc.finish(machines, compute, iteration_s, 0, 0);
+  };
+  atomic_file out(request.timeline);  // the whole file or nothing
+  const auto write = [&](std::string_view text) { out.write(text); };
+  if (request.timeline.ends_with(".html") || request.timeline.ends_with(".htm")) {
+    std::string title = rank0.what;
+    title.append(" on ").append(std::to_string(world)).append(" ranks: one iteration, measured");
+    write_timeline_html(write, title, [&](const auto& sink) { produce(sink); });
+  } else {
+    produce(write);
+  }
+  out.commit();
+}
+
+/// Replays `p` over `transport` (every rank calls it, with the same request) and, on rank 0, writes
+/// the files the request names. `progress` is told each phase on every rank (the caller prints
+/// rank 0's). The measurements come back on every rank; rank 0's operations are in result.operations.
+[[nodiscard]] inline run_outcome run_on(replay_transport& transport, const run_request& request,
+                                        const prepared_run& p,
+                                        std::function<void(std::string_view)> progress = {}) {
+  const process_grid grid(p.job);
+  const cluster_spec machines = choose_cluster(request.gpu, request.cluster);
+  const roofline_model compute(machines.gpu);
+  replay_options options{
+      .warmup = request.warmup,
+      .iterations = request.repeat,
+      .compute_scale = request.compute_scale,
+      .check = request.check,
+      .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.timeout_s * 1000)),
+      .fingerprint = request.fingerprint,
+      .max_buffer_bytes = request.max_buffer,
+      .progress = std::move(progress)};
+  run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
+                .compute = compute.provenance(),
+                .backend = request.backend};
+  const replay_result& r = o.result;
+  if (!request.timeline.empty()) {  // every rank's last iteration, gathered on rank 0
+    std::vector<double> mine;
+    for (const replayed_operation& m : r.operations) {
+      mine.push_back(m.last_start_us);
+      mine.push_back(m.last_us);
+    }
+    const std::vector<std::vector<double>> times = transport.gather_to_first(mine);
+    double mean_s = 0;
+    for (const double us : r.slowest_iteration_us)
+      mean_s += us * 1e-6;
+    if (!r.slowest_iteration_us.empty()) mean_s /= static_cast<double>(r.slowest_iteration_us.size());
+    if (transport.rank() == 0) write_run_timeline(request, p, times, machines, o.compute, mean_s);
+  }
+  if (transport.rank() == 0) {
+    if (!request.csv.empty()) write_run_csv(request.csv, p, r);
+    if (!request.output.empty()) write_file_atomically(request.output, run_json(o, p));
+  }
+  return o;
+}
+
+AICB_END_NAMESPACE

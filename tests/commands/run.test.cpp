@@ -1,0 +1,122 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// `aicb run` as library calls: sizes parsed with their units, requests refused by field, what a
+// rank replays (a sweep's sizes, a job's schedule), and a replay over one in-process rank that
+// writes the JSON summary, aicb's result CSV and a timeline. (Many ranks: tests/tools/run_cli.sh.)
+#include <aicb/commands/run.hpp>
+
+#include "../loopback_transport.hpp"
+#include "../text_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+TEST_CASE("run: sizes with units, and ranges of them", "[commands][run]") {
+  CHECK(aicb::parse_byte_count("64MiB", "sizes") == 64ull << 20);
+  CHECK(aicb::parse_byte_count("1.5K", "sizes") == 1536u);
+  CHECK(aicb::parse_byte_count("4096", "sizes") == 4096u);
+  CHECK_THROWS_WITH(aicb::parse_byte_count("0", "sizes"), Catch::Contains("sizes = 0"));
+  CHECK_THROWS_WITH(aicb::parse_byte_count("3XB", "max_buffer"), Catch::Contains("max_buffer = 3XB"));
+  CHECK_THROWS_WITH(aicb::parse_byte_count("2000000GiB", "sizes"), Catch::Contains("1 PB"));
+  CHECK_THROWS_WITH(aicb::parse_byte_count("lots", "sizes"), Catch::Contains("expected a size"));
+  const aicb::size_range r = aicb::parse_size_range("1KiB:8KiB", "sizes");
+  CHECK(r.low == 1024u);
+  CHECK(r.high == 8192u);
+  CHECK(aicb::parse_size_range("2MiB", "sizes").high == 2u << 20);
+  CHECK_THROWS_WITH(aicb::parse_size_range("8KiB:1KiB", "sizes"), Catch::Contains("MIN must not exceed MAX"));
+}
+
+TEST_CASE("run: a request no replay can mean is refused by field", "[commands][run]") {
+  aicb::run_request r;
+  r.timeout_s = 0;
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("timeout"));
+  r = {};
+  r.compute_scale = -1;
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("compute_scale"));
+  r = {};
+  r.repeat = 0;
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("repeat = 0"));
+  r = {};
+  r.sweep = {aicb::collective::broadcast};
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("sweep = broadcast"));
+  r = {};
+  r.chakra = "saved";
+  r.job.model = "llama3-8b";
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("give no model or job flags with --chakra (--model)"));
+  r.job = {};
+  r.csv = "out.csv";
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("not saved sets"));
+  CHECK_NOTHROW(aicb::validate(aicb::run_request{}));
+}
+
+TEST_CASE("run: what a rank replays — a sweep's sizes, a job's schedule", "[commands][run]") {
+  aicb::run_request sweep;
+  sweep.sweep = {aicb::collective::all_reduce, aicb::collective::all_to_all};
+  sweep.sizes = {.low = 1024, .high = 8192};
+  const aicb::prepared_run s = aicb::prepare_run(sweep, 4, 1);
+  CHECK(s.sweep);
+  REQUIRE(s.ops.size() == 8u);  // 1, 2, 4, 8 KiB of each
+  CHECK(s.ops[0].kind == aicb::collective::all_reduce);
+  CHECK(s.ops[3].size.count() == 8192u);
+  CHECK(s.ops[4].kind == aicb::collective::all_to_all);
+  CHECK(s.ops[4].group_size == 4u);
+  // Without a world size the job spans the ranks started; its operations are the rank's schedule.
+  aicb::run_request job;
+  job.job.model = "llama3-8b";
+  job.job.fields = {{"num_layers", "2"}, {"tensor_parallel", "2"}, {"global_batch", "4"}};
+  const aicb::prepared_run p = aicb::prepare_run(job, 4, 3);
+  CHECK(p.job.parallel.world_size == 4u);
+  CHECK(p.what == "llama3-8b job");
+  std::vector<aicb::operation> expected;
+  for (const aicb::operation& op : aicb::rank_schedule(p.job, 3))
+    expected.push_back(op);
+  REQUIRE(p.ops.size() == expected.size());
+  CHECK(p.ops.back().index == expected.back().index);
+  job.job.fields.emplace_back("world_size", "8");
+  CHECK_THROWS_WITH(aicb::prepare_run(job, 4, 0),
+                    Catch::Contains("world_size = 8: must equal the ranks started (4)"));
+}
+
+TEST_CASE("run: a replay writes its summary, aicb's result CSV and a timeline on rank 0", "[commands][run]") {
+  aicb::run_request r;
+  r.sweep = {aicb::collective::all_reduce};
+  r.sizes = {.low = 4096, .high = 8192};
+  r.warmup = 1;
+  r.repeat = 2;
+  r.backend = aicb::run_backend::mpi;
+  r.output = "run_summary.json";
+  r.csv = "run_results.csv";
+  r.timeline = "run_timeline.json";
+  std::filesystem::remove(r.output);
+  const aicb::prepared_run p = aicb::prepare_run(r, 1, 0);
+  aicb_test::loopback transport;
+  std::vector<std::string> phases;
+  const aicb::run_outcome done =
+      aicb::run_on(transport, r, p, [&](std::string_view phase) { phases.emplace_back(phase); });
+  CHECK(done.result.slowest_iteration_us.size() == 2u);
+  CHECK(!phases.empty());
+  const std::string json = aicb_test::read_text(r.output);
+  CHECK(json == aicb::run_json(done, p));
+  CHECK(json.find("\"schema\": \"aicb.run/1\"") != std::string::npos);
+  CHECK(json.find("\"backend\": \"mpi\"") != std::string::npos);
+  CHECK(json.find("\"bytes\": 8192") != std::string::npos);
+  // aicb's CSV: an item per operation (the measured count), then an epoch_end per measured iteration.
+  const std::string csv = aicb_test::read_text(r.csv);
+  CHECK(csv.find("all_reduce") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 + 2);  // header, 2 sizes, 2 iterations
+  CHECK(aicb_test::read_text(r.timeline).find("\"schema\": \"aicb.trace/1\"") != std::string::npos);
+  const std::string table = aicb::format_run_table(done, p);
+  CHECK(table.find("collective sweep on 1 ranks (mpi), 1 warm-up + 2 measured iterations") !=
+        std::string::npos);
+  CHECK(table.find("iteration (slowest rank): mean") != std::string::npos);
+}
+
+TEST_CASE("run: aicb's bus-bandwidth factors are its own, not nccl-tests'", "[commands][run]") {
+  CHECK(aicb::aicb_busbw_factor(aicb::csv_op::all_reduce, 8) == Approx(2.0 * 7 / 8));
+  CHECK(aicb::aicb_busbw_factor(aicb::csv_op::all_gather, 4) == Approx(0.75));
+  CHECK(aicb::aicb_busbw_factor(aicb::csv_op::all_to_all, 8) == 1.0);  // nccl-tests: 7/8
+  CHECK(aicb::busbw_factor(aicb::collective::all_to_all, 8) == Approx(7.0 / 8));
+}
