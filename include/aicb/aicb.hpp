@@ -43,6 +43,7 @@
 #include <aicb/schedule/pipeline.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/schedule/schedule_json.hpp>
+#include <aicb/schedule/schedule_text.hpp>
 #include <aicb/schedule/views.hpp>
 
 // Time: compute models, AIOB profiles, what the profiler measures.

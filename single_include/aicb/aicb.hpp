@@ -2689,8 +2689,10 @@ struct layer_writer {
   // The full (gathered) activation of the GPU's tokens, in bytes.
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
-  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+  // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
+  // activations'; causal when training.
+  constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                              std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
                  .kind = kind,
                  .pass = pass,
@@ -2699,23 +2701,20 @@ struct layer_writer {
                  .m = m,
                  .n = n,
                  .k = k};
-    o.inputs = inputs;
     o.causal = c.training;
+    return o;
+  }
+  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+    compute_op o = shaped(role, kind, pass, batch, m, n, k);
+    o.inputs = inputs;
     out.compute(name, o);
   }
   // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
   constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
                       std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    compute_op o{.role = role,
-                 .kind = op_kind::gemm,
-                 .pass = pass,
-                 .type = c.gemm_type,
-                 .batch = batch,
-                 .m = rows,
-                 .n = n,
-                 .k = k};
+    compute_op o = shaped(role, op_kind::gemm, pass, batch, rows, n, k);
     o.one_kernel = one_kernel;
-    o.causal = c.training;
     out.compute(name, o);
   }
   // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
@@ -8121,6 +8120,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 // #include <aicb/parallel/groups.hpp>
 // #include <aicb/schedule/operation.hpp>
@@ -8231,6 +8231,7 @@ class pipeline_steps : public ranges::view_facade<pipeline_steps, ranges::finite
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/version.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -8604,6 +8605,23 @@ template <class = void>
   return joint;
 }
 
+/// The check as the document `aicb.check/1` (docs/schemas/check.schema.json): whether the job of
+/// `world_size` ranks is consistent, what was proved or the first problem, the counts and the time.
+[[nodiscard]] inline std::string job_check_json(const job_check& r, std::uint64_t world_size,
+                                                double seconds) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb.check/1").member("aicb_version", AICB_VERSION_STRING);
+  w.member("world_size", world_size).member("ok", r.ok);
+  if (r.ok)
+    w.member("proved", r.proved);
+  else
+    w.member("problem", r.problem);
+  w.member("ranks_streamed", r.ranks_streamed).member("ranks_run", r.ranks_run);
+  w.member("operations", r.operations).member("transfers", r.transfers).member("collectives", r.collectives);
+  w.member("seconds", seconds).end_object();
+  return w.str() + "\n";
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/schedule/layer.hpp>
 // #include <aicb/schedule/operation.hpp>
@@ -8725,6 +8743,129 @@ std::uint64_t write_schedule_json(const process_grid& grid, std::uint64_t rank, 
     ++n;
   }
   sink(std::string_view("\n  ]\n}\n"));
+  return n;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/schedule/schedule_text.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// One rank's schedule as text for a person — what `aicb schedule` prints: the rank's coordinates,
+/// its process groups (the first members and the last of a large one), then a row per operation
+/// (index, type, phase, micro batch, chunk, layer, name, and what it does). Streamed like
+/// aicb::write_schedule_json, its JSON counterpart.
+///
+/// ```cpp
+/// aicb::rank_schedule schedule(job, 5);
+/// aicb::write_schedule_text(schedule.grid(), 5, schedule | aicb::views::collectives, 100,
+///                           [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout);
+///                           });
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/schedule/schedule_json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A group's members as text: all of them up to 16, else the first 8, "...", the last and the count.
+[[nodiscard]] inline std::string group_members_text(const rank_group& g) {
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict, PR 105329) on chained operator+ here.
+  std::string text = "[";
+  const std::uint64_t n = g.size(), shown = n <= 16 ? n : 8;
+  for (std::uint64_t i = 0; i < shown; ++i) {
+    if (i > 0) text.append(1, ' ');
+    text.append(std::to_string(g.member(i)));
+  }
+  if (shown < n)
+    text.append(" ... ")
+        .append(std::to_string(g.last()))
+        .append("] (")
+        .append(std::to_string(n))
+        .append(" ranks)");
+  else
+    text.append("]");
+  return text;
+}
+
+/// What an operation does, in a few words: a computation's kind, pass, shape, FLOP and bytes; a
+/// collective's kind, group and size; a transfer's peer, tag and size.
+[[nodiscard]] inline std::string operation_details(const operation& op) {
+  char text[256];
+  switch (op.type) {
+    case op_type::compute:
+      std::snprintf(
+          text, sizeof text, "%s %s b=%llu m=%llu n=%llu k=%llu %.4g FLOP %.4g B",
+          std::string(to_string(op.compute.kind)).c_str(), std::string(to_string(op.compute.pass)).c_str(),
+          static_cast<unsigned long long>(op.compute.batch), static_cast<unsigned long long>(op.compute.m),
+          static_cast<unsigned long long>(op.compute.n), static_cast<unsigned long long>(op.compute.k),
+          op.compute.flops(), op.compute.bytes());
+      return op.compute.one_kernel || op.compute.batch == 1 ? std::string(text)
+                                                            : std::string(text) + " (one kernel per problem)";
+    case op_type::collective:
+      return std::string(to_string(op.kind)) + " " + to_string(op.group) + "/" +
+             std::to_string(op.group_size) + " " + std::to_string(op.size.count()) + " B";
+    case op_type::send:
+    case op_type::recv:
+      return std::string(op.type == op_type::send ? "to " : "from ") + std::to_string(op.peer) + " tag " +
+             std::to_string(op.tag) + " " + std::to_string(op.size.count()) + " B";
+  }
+  return {};
+}
+
+/// Streams rank `rank`'s schedule as text to `sink`: the header from `grid`, then each of
+/// `operations` (any range of aicb::operation), at most `limit`, with a last line saying the rest was
+/// cut. Returns the operations written.
+template <class Operations, class Sink>
+std::uint64_t write_schedule_text(const process_grid& grid, std::uint64_t rank, Operations&& operations,
+                                  std::uint64_t limit, Sink&& sink) {
+  char line[512];
+  const auto emit = [&](int length) {
+    sink(std::string_view(line, static_cast<std::size_t>(std::min<int>(length, sizeof line - 1))));
+  };
+  const rank_coordinates c = grid.coordinates(rank);
+  emit(std::snprintf(line, sizeof line,
+                     "rank %llu of %llu: tp %llu, cp %llu, dp %llu, pp %llu (expert grid: etp %llu, ep %llu, "
+                     "edp %llu)\n",
+                     static_cast<unsigned long long>(rank),
+                     static_cast<unsigned long long>(grid.world_size()),
+                     static_cast<unsigned long long>(c.tp), static_cast<unsigned long long>(c.cp),
+                     static_cast<unsigned long long>(c.dp), static_cast<unsigned long long>(c.pp),
+                     static_cast<unsigned long long>(c.etp), static_cast<unsigned long long>(c.ep),
+                     static_cast<unsigned long long>(c.edp)));
+  for (const group_kind kind : schedule_groups)
+    if (grid.in_group(kind, rank)) {
+      const rank_group g = grid.group(kind, rank);
+      sink(std::string_view("  "));
+      std::string id = to_string(g.id());
+      id.resize(std::max<std::size_t>(id.size(), 12), ' ');
+      sink(std::string_view(id.append(" ").append(group_members_text(g)).append("\n")));
+    }
+  emit(std::snprintf(line, sizeof line, "\n%7s %-10s %-9s %4s %3s %5s  %-30s %s\n", "index", "type", "phase",
+                     "mb", "ch", "layer", "name", "details"));
+  std::uint64_t n = 0;
+  for (const operation& op : operations) {
+    if (n == limit) {
+      emit(std::snprintf(line, sizeof line, "... (--limit %llu)\n", static_cast<unsigned long long>(limit)));
+      break;
+    }
+    ++n;
+    const std::string layer = op.layer == no_layer ? "-" : std::to_string(op.layer);
+    emit(std::snprintf(line, sizeof line, "%7llu %-10s %-9s %4llu %3llu %5s  %-30s %s\n",
+                       static_cast<unsigned long long>(op.index), std::string(to_string(op.type)).c_str(),
+                       std::string(to_string(op.phase)).c_str(),
+                       static_cast<unsigned long long>(op.microbatch),
+                       static_cast<unsigned long long>(op.chunk), layer.c_str(), std::string(op.name).c_str(),
+                       operation_details(op).c_str()));
+  }
   return n;
 }
 
@@ -15513,6 +15654,36 @@ namespace detail {
 
 // Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
 // parsing), noting every option it overwrites.
+// One `-m` preset of aicb's scripts: the shape it sets, and the layout (0: left as it is).
+struct script_shape {
+  std::string_view key;  // -m's value
+  const char* name;      // the model name aicb gives it
+  std::uint64_t layers, hidden, heads;
+  std::uint64_t ffn = 0, tp = 0, pp = 0;
+  bool moe = false;  // MoE with grouped GEMMs
+};
+
+// megatron_workload_with_aiob.sh's presets (its DeepSeek ones set MLA too: from_aicb_script).
+inline constexpr script_shape aicb_script_shapes[] = {
+    {"175", "gpt_175B", 96, 12288, 96, 0, 8},
+    {"22", "gpt_22B", 48, 6144, 64, 0, 8},
+    {"13", "gpt_13B", 40, 5120, 40},
+    {"7", "gpt_7B", 36, 4096, 32, 0, 4},
+    {"405", "llama_405B", 128, 16384, 128, 53248},
+    {"moe", "Mixtral_8*7B", 32, 4096, 32, 14336, 4, 0, true},
+};
+
+// megatron_gpt.sh's presets: other layouts for the same names, and a 65B.
+inline constexpr script_shape megatron_gpt_script_shapes[] = {
+    {"175", "gpt_175B", 96, 12288, 96, 0, 8},
+    {"22", "gpt_22B", 48, 6144, 64, 0, 8},
+    {"13", "gpt_13B", 40, 5120, 40},
+    {"7", "gpt_7B", 36, 4096, 32},
+    {"405", "llama_405B", 128, 16384, 128, 53248, 8, 16},
+    {"65", "llama_65B", 80, 8192, 64, 28672, 8, 2},
+    {"moe", "Mixtral_8*7B", 32, 4096, 32, 14336, 2, 0, true},
+};
+
 template <class ScriptArgs>
 struct script_preset {
   const ScriptArgs& given;
@@ -15547,7 +15718,23 @@ struct script_preset {
     set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
         given.pipeline_model_parallel.has_value());
   }
+  // A row of a script's table, in the script's order: shape, MLP width, TP, PP, MoE switches.
+  void apply(const script_shape& row) {
+    shape(row.name, row.layers, row.hidden, row.heads);
+    if (row.ffn) ffn(row.ffn);
+    if (row.tp) tp(row.tp);
+    if (row.pp) pp(row.pp);
+    if (row.moe) r.args.moe_enable = r.args.moe_grouped_gemm = true;
+  }
 };
+
+// The row of `table` that `-m key` names, or none.
+template <std::size_t N>
+[[nodiscard]] constexpr const script_shape* find_shape(const script_shape (&table)[N], std::string_view key) {
+  for (const script_shape& row : table)
+    if (row.key == key) return &row;
+  return nullptr;
+}
 
 }  // namespace detail
 
@@ -15602,26 +15789,8 @@ struct script_preset {
     a.n_dense_layers = dense;
   };
   const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-    preset.tp(4);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(4);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
+  if (const detail::script_shape* row = detail::find_shape(detail::aicb_script_shapes, m)) {
+    preset.apply(*row);
   } else if (m == "deepseek671") {
     deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
   } else if (m == "deepseek236") {
@@ -15685,32 +15854,8 @@ struct megatron_gpt_script_args {
   a.use_distributed_optimizer = true;
   detail::script_preset<megatron_gpt_script_args> preset{s, r};
   const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-    preset.tp(8);
-    preset.pp(16);
-  } else if (m == "65") {
-    preset.shape("llama_65B", 80, 8192, 64);
-    preset.ffn(28672);
-    preset.tp(8);
-    preset.pp(2);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(2);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
+  if (const detail::script_shape* row = detail::find_shape(detail::megatron_gpt_script_shapes, m)) {
+    preset.apply(*row);
   } else {
     r.fell_back = true;
     preset.shape("gpt_13B", 40, 5120, 40);
@@ -17511,6 +17656,18 @@ inline constexpr aicb_flag aicb_flags[] = {
     {"kv_lora_rank", "--kv_lora_rank,--kv-lora-rank", false, "kv_lora_rank", "DeepSeek: key/value rank"},
     {"v_head_dim", "--v_head_dim,--v-head-dim", false, "v_head_dim", "DeepSeek: value head size"},
 };
+
+/// True when `spelling` ("--tp", "--world_size") is one of aicb's flags' spellings: a front end
+/// that also offers the descriptors' own names offers them only where they do not clash.
+[[nodiscard]] constexpr bool is_aicb_spelling(std::string_view spelling) {
+  for (const aicb_flag& flag : aicb_flags)
+    for (std::string_view rest = flag.spellings; !rest.empty();) {
+      const std::size_t comma = rest.find(',');
+      if (rest.substr(0, comma) == spelling) return true;
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  return false;
+}
 
 /// aicb's flags as given: canonical name to text ("true" or "false" for a switch). A name that is
 /// not one of aicb_flags is refused.
@@ -22456,6 +22613,8 @@ inline record_stream<simai_reader_source> simai_reader::records() & {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/json_writer.hpp>
+// #include <aicb/version.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -23061,6 +23220,39 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
   std::fclose(source);
   out.commit();
   return fix;
+}
+
+/// One file of a lint run: its result, or why it could not be checked.
+struct linted_file {
+  std::string file;
+  std::optional<lint_result> result{};  ///< none: the file could not be read
+  std::string failure{};
+};
+
+/// Every file's result as one document, `aicb.lint/1` (docs/schemas/lint.schema.json): what
+/// `aicb lint --json` prints.
+[[nodiscard]] inline std::string lint_json(const std::vector<linted_file>& files) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb.lint/1").member("aicb_version", AICB_VERSION_STRING);
+  w.key("files").begin_array();
+  for (const linted_file& f : files) {
+    w.begin_object().member("file", f.file);
+    if (!f.result) {
+      w.member("failure", f.failure).end_object();
+      continue;
+    }
+    const lint_result& r = *f.result;
+    w.member("records", r.records).member("errors", r.errors).member("warnings", r.warnings);
+    w.key("diagnostics").begin_array();
+    for (const lint_diagnostic& d : r.diagnostics) {
+      w.begin_object().member("line", d.line).member("column", d.column);
+      w.member("severity", d.severity == lint_severity::error ? "error" : "warning");
+      w.member("message", d.message).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
 }
 
 AICB_END_NAMESPACE

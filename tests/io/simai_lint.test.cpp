@@ -157,3 +157,16 @@ TEST_CASE("lint: an EP group SimAI would spread over more GPUs than the job has"
   CHECK_THAT(r.diagnostics[0].message, Catch::Contains("TP x ep = 32 GPUs, more than all_gpus 8"));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("lint: the document holds each file's diagnostics, or why it was not read", "[io][lint]") {
+  aicb::lint_result r;
+  r.records = 4;
+  r.errors = 1;
+  r.diagnostics.push_back({.line = 3, .column = 7, .severity = aicb::lint_severity::error, .message = "bad"});
+  const std::string text = aicb::lint_json({{"a.txt", r, {}}, {"gone.txt", std::nullopt, "cannot open"}});
+  CHECK(text.find("\"schema\": \"aicb.lint/1\"") != std::string::npos);
+  CHECK(text.find("\"records\": 4") != std::string::npos);
+  CHECK(text.find("\"line\": 3") != std::string::npos);
+  CHECK(text.find("\"severity\": \"error\"") != std::string::npos);
+  CHECK(text.find("\"failure\": \"cannot open\"") != std::string::npos);
+}

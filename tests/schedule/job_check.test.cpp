@@ -167,3 +167,22 @@ TEST_CASE("job check: broken graphs fail, naming the rank, the operation and its
     CHECK_THAT(r.problem, Catch::StartsWith("deadlock: "));
   }
 }
+
+TEST_CASE("job check: the document says what was proved, or the problem", "[schedule][check]") {
+  aicb::job_check ok;
+  ok.proved = "every transfer matched";
+  ok.transfers = 12;
+  const std::string good = aicb::job_check_json(ok, 16, 0.25);
+  CHECK(good.find("\"schema\": \"aicb.check/1\"") != std::string::npos);
+  CHECK(good.find("\"world_size\": 16") != std::string::npos);
+  CHECK(good.find("\"proved\": \"every transfer matched\"") != std::string::npos);
+  CHECK(good.find("\"problem\"") == std::string::npos);
+  CHECK(good.find("\"transfers\": 12") != std::string::npos);
+  aicb::job_check bad;
+  bad.ok = false;
+  bad.problem = "rank 3 waits for rank 5";
+  const std::string failed = aicb::job_check_json(bad, 16, 0);
+  CHECK(failed.find("\"ok\": false") != std::string::npos);
+  CHECK(failed.find("\"problem\": \"rank 3 waits for rank 5\"") != std::string::npos);
+  CHECK(failed.find("\"proved\"") == std::string::npos);
+}

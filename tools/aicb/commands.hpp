@@ -23,7 +23,8 @@ void add_generate_command(CLI::App& app, action& chosen);   // generate_command.
 void add_deepspeed_command(CLI::App& app, action& chosen);  // deepspeed_command.cpp
 void add_inference_command(CLI::App& app, action& chosen);  // inference_command.cpp
 void add_micro_command(CLI::App& app, action& chosen);      // micro_command.cpp
-void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.cpp: schedule, check
+void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.cpp: schedule, then check
+void add_check_command(CLI::App& app, action& chosen);      // check_command.cpp
 void add_lint_command(CLI::App& app, action& chosen);       // lint_command.cpp
 void add_aiob_commands(CLI::App& app, action& chosen);      // aiob_command.cpp: show, check, convert
 

@@ -91,16 +91,7 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
   command->add_option("--size", o.size, "start from a standard shape of this many parameters (e.g. 15B)");
   // Every spelling aicb's flags use, so that the descriptor's own names (those of describe, plan and
   // timeline) can be added where they do not clash: --linear-bias beside --add_bias_linear, --vpp.
-  std::vector<std::string> taken;
-  for (const aicb::aicb_flag& flag : aicb::aicb_flags)
-    for (std::string_view rest = flag.spellings; !rest.empty();) {
-      const std::size_t comma = rest.find(',');
-      taken.emplace_back(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
-  const auto free = [&](const std::string& spelling) {
-    return std::find(taken.begin(), taken.end(), spelling) == taken.end();
-  };
+  const auto free = [](const std::string& spelling) { return !aicb::is_aicb_spelling(spelling); };
   const auto descriptor_spellings = [&](std::string_view field) {
     std::string out, dashed(field);
     for (char& c : dashed)

@@ -10,17 +10,14 @@
 
 #include <aicb/error.hpp>
 #include <aicb/io/simai_lint.hpp>
-#include <aicb/json_writer.hpp>
-#include <aicb/version.hpp>
 
 #include <CLI/CLI.hpp>
-
-#include <memory>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,37 +47,6 @@ void add_lint_options(CLI::App& app, lint_options& o, CLI::App*& command) {
   command->add_flag("-q,--quiet", o.quiet, "print only diagnostics");
   command->add_flag("--json", o.json,
                     "print one JSON document for all files (aicb.lint/1, docs/schemas/lint.schema.json)");
-}
-
-// With --json: every file's result, printed as one document at the end.
-struct linted_file {
-  std::string file;
-  std::optional<aicb::lint_result> result;  // none: the file could not be read
-  std::string failure;
-};
-
-void print_lint_json(const std::vector<linted_file>& files) {
-  aicb::json_writer w;
-  w.begin_object().member("schema", "aicb.lint/1").member("aicb_version", AICB_VERSION_STRING);
-  w.key("files").begin_array();
-  for (const linted_file& f : files) {
-    w.begin_object().member("file", f.file);
-    if (!f.result) {
-      w.member("failure", f.failure).end_object();
-      continue;
-    }
-    const aicb::lint_result& r = *f.result;
-    w.member("records", r.records).member("errors", r.errors).member("warnings", r.warnings);
-    w.key("diagnostics").begin_array();
-    for (const aicb::lint_diagnostic& d : r.diagnostics) {
-      w.begin_object().member("line", d.line).member("column", d.column);
-      w.member("severity", d.severity == aicb::lint_severity::error ? "error" : "warning");
-      w.member("message", d.message).end_object();
-    }
-    w.end_array().end_object();
-  }
-  w.end_array().end_object();
-  std::fputs((w.str() + "\n").c_str(), stdout);
 }
 
 // Lints one file and prints its diagnostics; the exit status it calls for (0, or 2 on errors).
@@ -120,7 +86,7 @@ int run_lint(const lint_options& o) {
   if (o.json && o.fix)
     throw aicb::config_error("json", "--json", "--json reports; it does not go with --fix");
   int status = 0;
-  std::vector<linted_file> report;
+  std::vector<aicb::linted_file> report;
   for (const std::string& file : o.files) {
     try {
       std::string checked = file;
@@ -162,7 +128,7 @@ int run_lint(const lint_options& o) {
       status = std::max(status, 1);
     }
   }
-  if (o.json) print_lint_json(report);
+  if (o.json) std::fputs(aicb::lint_json(report).c_str(), stdout);
   return status;
 }
 

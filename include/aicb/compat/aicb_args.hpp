@@ -248,6 +248,36 @@ namespace detail {
 
 // Applies one of aicb's shell-script model presets over the options, as the scripts do (after option
 // parsing), noting every option it overwrites.
+// One `-m` preset of aicb's scripts: the shape it sets, and the layout (0: left as it is).
+struct script_shape {
+  std::string_view key;  // -m's value
+  const char* name;      // the model name aicb gives it
+  std::uint64_t layers, hidden, heads;
+  std::uint64_t ffn = 0, tp = 0, pp = 0;
+  bool moe = false;  // MoE with grouped GEMMs
+};
+
+// megatron_workload_with_aiob.sh's presets (its DeepSeek ones set MLA too: from_aicb_script).
+inline constexpr script_shape aicb_script_shapes[] = {
+    {"175", "gpt_175B", 96, 12288, 96, 0, 8},
+    {"22", "gpt_22B", 48, 6144, 64, 0, 8},
+    {"13", "gpt_13B", 40, 5120, 40},
+    {"7", "gpt_7B", 36, 4096, 32, 0, 4},
+    {"405", "llama_405B", 128, 16384, 128, 53248},
+    {"moe", "Mixtral_8*7B", 32, 4096, 32, 14336, 4, 0, true},
+};
+
+// megatron_gpt.sh's presets: other layouts for the same names, and a 65B.
+inline constexpr script_shape megatron_gpt_script_shapes[] = {
+    {"175", "gpt_175B", 96, 12288, 96, 0, 8},
+    {"22", "gpt_22B", 48, 6144, 64, 0, 8},
+    {"13", "gpt_13B", 40, 5120, 40},
+    {"7", "gpt_7B", 36, 4096, 32},
+    {"405", "llama_405B", 128, 16384, 128, 53248, 8, 16},
+    {"65", "llama_65B", 80, 8192, 64, 28672, 8, 2},
+    {"moe", "Mixtral_8*7B", 32, 4096, 32, 14336, 2, 0, true},
+};
+
 template <class ScriptArgs>
 struct script_preset {
   const ScriptArgs& given;
@@ -282,7 +312,23 @@ struct script_preset {
     set("pipeline_model_parallel", r.args.pipeline_model_parallel, value,
         given.pipeline_model_parallel.has_value());
   }
+  // A row of a script's table, in the script's order: shape, MLP width, TP, PP, MoE switches.
+  void apply(const script_shape& row) {
+    shape(row.name, row.layers, row.hidden, row.heads);
+    if (row.ffn) ffn(row.ffn);
+    if (row.tp) tp(row.tp);
+    if (row.pp) pp(row.pp);
+    if (row.moe) r.args.moe_enable = r.args.moe_grouped_gemm = true;
+  }
 };
+
+// The row of `table` that `-m key` names, or none.
+template <std::size_t N>
+[[nodiscard]] constexpr const script_shape* find_shape(const script_shape (&table)[N], std::string_view key) {
+  for (const script_shape& row : table)
+    if (row.key == key) return &row;
+  return nullptr;
+}
 
 }  // namespace detail
 
@@ -337,26 +383,8 @@ struct script_preset {
     a.n_dense_layers = dense;
   };
   const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-    preset.tp(4);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(4);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
+  if (const detail::script_shape* row = detail::find_shape(detail::aicb_script_shapes, m)) {
+    preset.apply(*row);
   } else if (m == "deepseek671") {
     deepseek("DeepSeek_671B", 61, 18432, 128, 2048, 1536, 256, 1, 3);
   } else if (m == "deepseek236") {
@@ -420,32 +448,8 @@ struct megatron_gpt_script_args {
   a.use_distributed_optimizer = true;
   detail::script_preset<megatron_gpt_script_args> preset{s, r};
   const std::string m = s.model_size.value_or("13");
-  if (m == "175") {
-    preset.shape("gpt_175B", 96, 12288, 96);
-    preset.tp(8);
-  } else if (m == "22") {
-    preset.shape("gpt_22B", 48, 6144, 64);
-    preset.tp(8);
-  } else if (m == "13") {
-    preset.shape("gpt_13B", 40, 5120, 40);
-  } else if (m == "7") {
-    preset.shape("gpt_7B", 36, 4096, 32);
-  } else if (m == "405") {
-    preset.shape("llama_405B", 128, 16384, 128);
-    preset.ffn(53248);
-    preset.tp(8);
-    preset.pp(16);
-  } else if (m == "65") {
-    preset.shape("llama_65B", 80, 8192, 64);
-    preset.ffn(28672);
-    preset.tp(8);
-    preset.pp(2);
-  } else if (m == "moe") {
-    preset.shape("Mixtral_8*7B", 32, 4096, 32);
-    preset.ffn(14336);
-    preset.tp(2);
-    a.moe_enable = true;
-    a.moe_grouped_gemm = true;
+  if (const detail::script_shape* row = detail::find_shape(detail::megatron_gpt_script_shapes, m)) {
+    preset.apply(*row);
   } else {
     r.fell_back = true;
     preset.shape("gpt_13B", 40, 5120, 40);

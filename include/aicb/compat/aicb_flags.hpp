@@ -118,6 +118,18 @@ inline constexpr aicb_flag aicb_flags[] = {
     {"v_head_dim", "--v_head_dim,--v-head-dim", false, "v_head_dim", "DeepSeek: value head size"},
 };
 
+/// True when `spelling` ("--tp", "--world_size") is one of aicb's flags' spellings: a front end
+/// that also offers the descriptors' own names offers them only where they do not clash.
+[[nodiscard]] constexpr bool is_aicb_spelling(std::string_view spelling) {
+  for (const aicb_flag& flag : aicb_flags)
+    for (std::string_view rest = flag.spellings; !rest.empty();) {
+      const std::size_t comma = rest.find(',');
+      if (rest.substr(0, comma) == spelling) return true;
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  return false;
+}
+
 /// aicb's flags as given: canonical name to text ("true" or "false" for a switch). A name that is
 /// not one of aicb_flags is refused.
 class aicb_flag_values {

@@ -21,6 +21,8 @@
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/detail/simai_def.hpp>
 #include <aicb/io/simai_reader.hpp>
+#include <aicb/json_writer.hpp>
+#include <aicb/version.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -626,6 +628,39 @@ inline simai_fix fix_simai(const std::string& path, std::optional<std::uint64_t>
   std::fclose(source);
   out.commit();
   return fix;
+}
+
+/// One file of a lint run: its result, or why it could not be checked.
+struct linted_file {
+  std::string file;
+  std::optional<lint_result> result{};  ///< none: the file could not be read
+  std::string failure{};
+};
+
+/// Every file's result as one document, `aicb.lint/1` (docs/schemas/lint.schema.json): what
+/// `aicb lint --json` prints.
+[[nodiscard]] inline std::string lint_json(const std::vector<linted_file>& files) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb.lint/1").member("aicb_version", AICB_VERSION_STRING);
+  w.key("files").begin_array();
+  for (const linted_file& f : files) {
+    w.begin_object().member("file", f.file);
+    if (!f.result) {
+      w.member("failure", f.failure).end_object();
+      continue;
+    }
+    const lint_result& r = *f.result;
+    w.member("records", r.records).member("errors", r.errors).member("warnings", r.warnings);
+    w.key("diagnostics").begin_array();
+    for (const lint_diagnostic& d : r.diagnostics) {
+      w.begin_object().member("line", d.line).member("column", d.column);
+      w.member("severity", d.severity == lint_severity::error ? "error" : "warning");
+      w.member("message", d.message).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
 }
 
 AICB_END_NAMESPACE

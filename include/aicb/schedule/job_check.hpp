@@ -27,10 +27,12 @@
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 #include <aicb/parallel/groups.hpp>
 #include <aicb/schedule/operation.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
+#include <aicb/version.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -402,6 +404,23 @@ template <class = void>
         "among them entered in the same order with the same size, no deadlock — the other pipeline "
         "groups run the same operations";
   return joint;
+}
+
+/// The check as the document `aicb.check/1` (docs/schemas/check.schema.json): whether the job of
+/// `world_size` ranks is consistent, what was proved or the first problem, the counts and the time.
+[[nodiscard]] inline std::string job_check_json(const job_check& r, std::uint64_t world_size,
+                                                double seconds) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb.check/1").member("aicb_version", AICB_VERSION_STRING);
+  w.member("world_size", world_size).member("ok", r.ok);
+  if (r.ok)
+    w.member("proved", r.proved);
+  else
+    w.member("problem", r.problem);
+  w.member("ranks_streamed", r.ranks_streamed).member("ranks_run", r.ranks_run);
+  w.member("operations", r.operations).member("transfers", r.transfers).member("collectives", r.collectives);
+  w.member("seconds", seconds).end_object();
+  return w.str() + "\n";
 }
 
 AICB_END_NAMESPACE

@@ -215,8 +215,10 @@ struct layer_writer {
   // The full (gathered) activation of the GPU's tokens, in bytes.
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
-  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
-                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+  // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
+  // activations'; causal when training.
+  constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                              std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
                  .kind = kind,
                  .pass = pass,
@@ -225,23 +227,20 @@ struct layer_writer {
                  .m = m,
                  .n = n,
                  .k = k};
-    o.inputs = inputs;
     o.causal = c.training;
+    return o;
+  }
+  constexpr void op(std::string_view name, op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
+                    std::uint64_t m, std::uint64_t n, std::uint64_t k = 0, std::uint8_t inputs = 1) {
+    compute_op o = shaped(role, kind, pass, batch, m, n, k);
+    o.inputs = inputs;
     out.compute(name, o);
   }
   // A GEMM rows × k times k × n (`batch` of them; one kernel or one after another).
   constexpr void gemm(std::string_view name, op_role role, pass_kind pass, std::uint64_t rows,
                       std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
-    compute_op o{.role = role,
-                 .kind = op_kind::gemm,
-                 .pass = pass,
-                 .type = c.gemm_type,
-                 .batch = batch,
-                 .m = rows,
-                 .n = n,
-                 .k = k};
+    compute_op o = shaped(role, op_kind::gemm, pass, batch, rows, n, k);
     o.one_kernel = one_kernel;
-    o.causal = c.training;
     out.compute(name, o);
   }
   // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
