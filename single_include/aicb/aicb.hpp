@@ -1705,6 +1705,36 @@ constexpr bool validate_training(const job_spec& job) {
   return true;
 }
 
+class validated_job;
+[[nodiscard]] validated_job with_fewest_microbatches(const validated_job& job);
+
+/// A training job that passed validate_training once, its model resolved (the defaults its family
+/// leaves open filled in): what a path through the library carries after its first step. The
+/// schedules and projections given one check and resolve nothing again; given a job_spec, they make
+/// one. Only this constructor (and the schedule's smallest batch of a job made so) creates one.
+///
+/// ```cpp
+/// const aicb::validated_job job(spec);                          // config_error here, naming the rule
+/// const aicb::simai_projection w(job, compute);                 // neither validates again
+/// for (const aicb::operation& op : aicb::rank_schedule(job, 0)) ...
+/// ```
+class validated_job {
+ public:
+  explicit validated_job(const job_spec& job) : job_(job) {
+    validate_training(job_);
+    job_.model = resolve(job_.model);
+  }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec* operator->() const noexcept { return &job_; }
+
+ private:
+  struct already_checked {};
+  validated_job(const job_spec& job, already_checked) : job_(job) {}
+  friend validated_job with_fewest_microbatches(const validated_job& job);
+
+  job_spec job_;
+};
+
 /// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
 /// any use of `checked_job<J>` a compile error whose notes carry the rule.
 template <job_spec J>
@@ -4985,8 +5015,9 @@ using op_block = std::vector<op_template>;
 // MTP modules, ZeRO's gathers and scatters), at a stable address (passes point into it).
 struct rank_plan {
   rank_plan(const job_spec& j, std::uint64_t r, rank_schedule_options o)
-      : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
-    validate_training(job);
+      : rank_plan(validated_job(j), r, o) {}
+  rank_plan(const validated_job& j, std::uint64_t r, rank_schedule_options o)
+      : job(j.job()), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
     const parallel_spec& p = job.parallel;
     if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
       AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
@@ -5019,12 +5050,6 @@ struct rank_plan {
                 .overlap_p2p = options.overlap_p2p};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
-  }
-
-  static job_spec with_resolved_model(job_spec j) {
-    validate(j);
-    j.model = resolve(j.model);
-    return j;
   }
 
   // The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
@@ -5388,6 +5413,12 @@ class rank_pass {
   few.batch.global_batch =
       job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
   return few;
+}
+
+/// The same for a validated job, which stays valid: its global batch is the smallest multiple of
+/// micro_batch × data parallelism the schedule allows.
+[[nodiscard]] inline validated_job with_fewest_microbatches(const validated_job& job) {
+  return validated_job(with_fewest_microbatches(job.job()), validated_job::already_checked{});
 }
 
 /// Calls `f(op)` for each operation of `rank` in `job`, in schedule order: one pass of the rank's
@@ -8169,6 +8200,9 @@ class rank_schedule : public ranges::view_facade<rank_schedule, ranges::finite> 
   rank_schedule() = default;
   /// Validates the job (aicb::config_error naming the broken rule) and builds the rank's templates.
   rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
+      : plan_(std::make_shared<const detail::rank_plan>(job, rank, options)) {}
+  /// A job already validated (and its model resolved) is not checked again.
+  rank_schedule(const validated_job& job, std::uint64_t rank, rank_schedule_options options = {})
       : plan_(std::make_shared<const detail::rank_plan>(job, rank, options)) {}
 
   /// The rank, its coordinates, its grid and its job (with the model's defaults resolved).
@@ -12896,7 +12930,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
-  validate(job);
+  const validated_job checked(job);  // once: every rank's schedule below starts from it
   const chakra_groups numbers(job);
   // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
   chakra_set_options with_job = options;
@@ -12908,7 +12942,7 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   return detail::write_chakra_set_of(
       directory, job.parallel.world_size, numbers, with_job,
       [&](auto&& write, std::uint64_t rank) {
-        rank_schedule schedule(job, rank, options.schedule);
+        rank_schedule schedule(checked, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
       },
       estimate_chakra_set_bytes(job, numbers, compute, options));
@@ -14467,20 +14501,23 @@ struct csv_projection_options {
 class csv_projection {
  public:
   explicit csv_projection(const job_spec& job, csv_projection_options options = {})
-      : job_(validated(job)), options_(options), grid_(job_) {
-    const parallel_spec& p = job_.parallel;
+      : csv_projection(validated_job(job), options) {}
+  /// A job already validated is not checked again.
+  explicit csv_projection(const validated_job& job, csv_projection_options options = {})
+      : job_(job), options_(options), grid_(job_.job()) {
+    const parallel_spec& p = job_->parallel;
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     if (p.context_parallel > 1)
       AICB_THROW(config_error("context_parallel", std::to_string(p.context_parallel),
                               "aicb's CSV cannot express the context-parallel ring: its transfers go to "
                               "pipeline neighbours only (see `aicb schedule` for the ring)"));
-    if (resolve(job_.model).is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
+    if (job_->model.is_moe() && expert_tensor_parallel(job_.job()) != p.tensor_parallel)
       AICB_THROW(
-          config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+          config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_.job())),
                        "aicb's CSV groups assume expert tensor parallelism equal to tensor_parallel (" +
                            std::to_string(p.tensor_parallel) + ")"));
-    rank_ = options_.rank.value_or(first_rank_of_stage(job_, p.pipeline_parallel - 1));
+    rank_ = options_.rank.value_or(first_rank_of_stage(job_.job(), p.pipeline_parallel - 1));
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
@@ -14510,7 +14547,7 @@ class csv_projection {
   /// The rank projected.
   [[nodiscard]] std::uint64_t rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint64_t pipeline_stage() const { return grid_.coordinates(rank_).pp; }
-  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_.job(); }
   /// What the projection left out, one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
@@ -14609,7 +14646,7 @@ class csv_projection {
         const bool activation = op.phase == op_phase::forward;
         item.op = send ? csv_op::isend : csv_op::irecv;
         item.group = csv_group::pp_group;
-        item.group_size = job_.parallel.pipeline_parallel;
+        item.group_size = job_->parallel.pipeline_parallel;
         item.msg_size = op.size.count();
         // Activations go to the next stage, gradients to the previous one.
         item.additional =
@@ -14619,11 +14656,6 @@ class csv_projection {
     }
     item.stage = stage_of(op);
     return item;
-  }
-
-  static job_spec validated(const job_spec& job) {
-    validate_training(job);
-    return job;
   }
 
   // "<phase>.<name>": kept once (items hold their stage as a view), found again by stage_of().
@@ -14658,7 +14690,7 @@ class csv_projection {
     warnings_.push_back(line);
   }
 
-  job_spec job_;
+  validated_job job_;
   csv_projection_options options_;
   process_grid grid_;
   std::uint64_t rank_ = 0;
@@ -14844,10 +14876,12 @@ struct simai_projection_options {
 class simai_projection {
  public:
   simai_projection(const job_spec& job, const compute_model& compute, simai_projection_options options = {})
+      : simai_projection(validated_job(job), compute, options) {}
+  /// A job already validated is not checked again.
+  simai_projection(const validated_job& job, const compute_model& compute,
+                   simai_projection_options options = {})
       : job_(job), options_(options) {
-    validate_training(job_);
-    job_.model = resolve(job_.model);
-    const parallel_spec& p = job_.parallel;
+    const parallel_spec& p = job_->parallel;
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
@@ -14859,26 +14893,26 @@ class simai_projection {
           config_error("context_parallel", std::to_string(p.context_parallel),
                        "SimAI cannot express a cp collective: its workloads have no context-parallel group "
                        "(see `aicb schedule` for the ring's transfers)"));
-    if (job_.model.is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
-      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+    if (job_->model.is_moe() && expert_tensor_parallel(job_.job()) != p.tensor_parallel)
+      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_.job())),
                               "a SimAI workload cannot express expert tensor parallelism different from "
                               "tensor_parallel (" +
                                   std::to_string(p.tensor_parallel) +
                                   "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for the "
                                   "per-rank operations"));
-    rank_ = first_rank_of_stage(job_, stage_);
+    rank_ = first_rank_of_stage(job_.job(), stage_);
     build(compute);
     header_.tensor_parallel = p.tensor_parallel;
     header_.expert_parallel = p.expert_parallel;
     header_.pipeline_parallel = p.pipeline_parallel;
     header_.vpp = p.virtual_pipeline;
-    header_.ga = microbatches(job_);
+    header_.ga = microbatches(job_.job());
     header_.all_gpus = p.world_size;
     header_.pp_comm = p.pipeline_parallel == 1 ? "0" : std::to_string(pp_bytes_);
   }
 
   [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_.job(); }
   [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return stage_; }
   /// The rank projected.
   [[nodiscard]] std::uint64_t rank() const noexcept { return rank_; }
@@ -14925,7 +14959,7 @@ class simai_projection {
       case group_kind::ep:
         return comm_group::ep;
       case group_kind::etp_ep:
-        if (expert_tensor_parallel(job_) == 1) return comm_group::ep;
+        if (expert_tensor_parallel(job_.job()) == 1) return comm_group::ep;
         return std::nullopt;
       case group_kind::dp:
       case group_kind::dp_cp:
@@ -14968,9 +15002,9 @@ class simai_projection {
     // TP then EP, a reduce-scatter over EP then TP: the same bytes reach every rank).
     const auto pieces = [&](const operation& op, bool weight_column) {
       std::vector<collective_op> out;
-      if (op.group.kind == group_kind::etp_ep && expert_tensor_parallel(job_) > 1 &&
+      if (op.group.kind == group_kind::etp_ep && expert_tensor_parallel(job_.job()) > 1 &&
           (op.kind == collective::all_gather || op.kind == collective::reduce_scatter)) {
-        const std::uint64_t ep = job_.parallel.expert_parallel;
+        const std::uint64_t ep = job_->parallel.expert_parallel;
         const collective_op tp_step{op.kind, comm_group::tp, op.size / ep};
         const collective_op ep_step{op.kind, comm_group::ep, op.size};
         if (op.kind == collective::all_gather)
@@ -14986,7 +15020,7 @@ class simai_projection {
     // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
     // batch runs the same operations, and the finalize does not depend on their number: the stream of
     // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
-    const job_spec few = with_fewest_microbatches(job_);
+    const validated_job few = with_fewest_microbatches(job_);
     std::vector<operation> backward, finalize;
     bool pp_seen = false;
     for (const operation& op : rank_schedule(few, rank_)) {
@@ -15151,7 +15185,7 @@ class simai_projection {
     }
   }
 
-  job_spec job_;
+  validated_job job_;
   simai_projection_options options_;
   std::uint64_t stage_ = 0, rank_ = 0, pp_bytes_ = 0;
   std::vector<record> microbatch_, prologue_;
@@ -19384,7 +19418,7 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   generate_result out;
   out.format = workload_format::csv;
   const job_spec job = corrected_job(r, out.notes);
-  validate_training(job);
+  const validated_job checked(job);  // once on this path: the projection checks nothing again
   std::optional<std::uint64_t> stage = r.stage;
   if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
     stage = r.flags.number("pp_rank");
@@ -19396,9 +19430,8 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
       .iterations = out.iterations,
       .computation = r.flags.on("computation_enable") || r.flags.on("aiob_enable")};
   if (stage) options.rank = first_rank_of_stage(job, *stage);
-  const csv_projection w(job, options);
-  out.job = job;
-  out.job->model = resolve(job.model);
+  const csv_projection w(checked, options);
+  out.job = checked.job();
   out.rank = w.rank();
   out.pipeline_stage = w.pipeline_stage();
   out.path = output_path_or_default(r.output, "results/mocked_workload",
@@ -19486,10 +19519,12 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
 inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
   const job_spec job = corrected_job(r, out.notes);
-  validate_training(job);
+  const validated_job checked(
+      job);  // once on this path: the projection and its schedules check nothing again
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
-  const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
+  const simai_projection w(checked, *compute.model,
+                           {.iterations = out.iterations, .pipeline_stage = r.stage});
   out.job = w.job();
   out.header = w.header();
   out.compute_model = compute.model->provenance();

@@ -253,3 +253,14 @@ TEST_CASE("job: hybrid linear-attention models train, within the rules of their 
   CHECK_THROWS_WITH(aicb::validate_training(cp),
                     Catch::Contains("context_parallel = 2") && Catch::Contains("Gated DeltaNet"));
 }
+
+TEST_CASE("validated job: checked once with the training rules, its model resolved", "[model][job]") {
+  aicb::job_spec job{dense, {.world_size = 16, .tensor_parallel = 2}, {.micro_batch = 1, .global_batch = 16}};
+  const aicb::validated_job checked(job);
+  CHECK(checked->parallel.tensor_parallel == 2u);
+  CHECK(checked.job().model == aicb::resolve(job.model));
+  CHECK(checked.job().model.head_dim == 128u);  // resolved: 4096 / 32
+  CHECK(job.model.head_dim == 0u);              // the given spec is left as it was
+  job.parallel.tensor_parallel = 3;
+  CHECK_THROWS_WITH(aicb::validated_job(job), Catch::Contains("tensor_parallel = 3"));
+}

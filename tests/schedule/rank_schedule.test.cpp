@@ -538,3 +538,26 @@ TEST_CASE("rank schedule: a range-v3 view, composed with adaptors, safe on tempo
     forwards += step.what == aicb::pipeline_step::kind::forward;
   CHECK(forwards == 8);
 }
+
+TEST_CASE("rank schedule: a validated job gives the same operations, checked once", "[schedule]") {
+  aicb::job_spec job{
+      aicb::presets::llama2_7b,
+      {.world_size = 16, .tensor_parallel = 2, .pipeline_parallel = 2, .sequence_parallel = true},
+      {.micro_batch = 1, .global_batch = 16, .seq_length = 1024}};
+  job.model.num_layers = 4;
+  const aicb::validated_job checked(job);
+  std::vector<aicb::operation> from_spec, from_checked;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 9))
+    from_spec.push_back(op);
+  for (const aicb::operation& op : aicb::rank_schedule(checked, 9))
+    from_checked.push_back(op);
+  REQUIRE(from_spec.size() == from_checked.size());
+  for (std::size_t i = 0; i < from_spec.size(); ++i) {
+    CHECK(from_spec[i].name == from_checked[i].name);
+    CHECK(from_spec[i].size == from_checked[i].size);
+  }
+  // The fewest micro batches the schedule allows, still a validated job: 1 × DP of 4.
+  const aicb::validated_job few = aicb::with_fewest_microbatches(checked);
+  CHECK(few->batch.global_batch == 4u);
+  CHECK(aicb::microbatches(few.job()) == 1u);
+}

@@ -282,7 +282,7 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   generate_result out;
   out.format = workload_format::csv;
   const job_spec job = corrected_job(r, out.notes);
-  validate_training(job);
+  const validated_job checked(job);  // once on this path: the projection checks nothing again
   std::optional<std::uint64_t> stage = r.stage;
   if (!stage && r.flags.given("pp_rank") && r.flags.text("pp_rank") != "-1")
     stage = r.flags.number("pp_rank");
@@ -294,9 +294,8 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
       .iterations = out.iterations,
       .computation = r.flags.on("computation_enable") || r.flags.on("aiob_enable")};
   if (stage) options.rank = first_rank_of_stage(job, *stage);
-  const csv_projection w(job, options);
-  out.job = job;
-  out.job->model = resolve(job.model);
+  const csv_projection w(checked, options);
+  out.job = checked.job();
   out.rank = w.rank();
   out.pipeline_stage = w.pipeline_stage();
   out.path = output_path_or_default(r.output, "results/mocked_workload",
@@ -384,10 +383,12 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
 inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
   generate_result out;
   const job_spec job = corrected_job(r, out.notes);
-  validate_training(job);
+  const validated_job checked(
+      job);  // once on this path: the projection and its schedules check nothing again
   const chosen_compute compute = choose_compute(r, job, out.notes);
   out.iterations = requested_iterations(r);
-  const simai_projection w(job, *compute.model, {.iterations = out.iterations, .pipeline_stage = r.stage});
+  const simai_projection w(checked, *compute.model,
+                           {.iterations = out.iterations, .pipeline_stage = r.stage});
   out.job = w.job();
   out.header = w.header();
   out.compute_model = compute.model->provenance();

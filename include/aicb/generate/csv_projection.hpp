@@ -61,20 +61,23 @@ struct csv_projection_options {
 class csv_projection {
  public:
   explicit csv_projection(const job_spec& job, csv_projection_options options = {})
-      : job_(validated(job)), options_(options), grid_(job_) {
-    const parallel_spec& p = job_.parallel;
+      : csv_projection(validated_job(job), options) {}
+  /// A job already validated is not checked again.
+  explicit csv_projection(const validated_job& job, csv_projection_options options = {})
+      : job_(job), options_(options), grid_(job_.job()) {
+    const parallel_spec& p = job_->parallel;
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     if (p.context_parallel > 1)
       AICB_THROW(config_error("context_parallel", std::to_string(p.context_parallel),
                               "aicb's CSV cannot express the context-parallel ring: its transfers go to "
                               "pipeline neighbours only (see `aicb schedule` for the ring)"));
-    if (resolve(job_.model).is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
+    if (job_->model.is_moe() && expert_tensor_parallel(job_.job()) != p.tensor_parallel)
       AICB_THROW(
-          config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+          config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_.job())),
                        "aicb's CSV groups assume expert tensor parallelism equal to tensor_parallel (" +
                            std::to_string(p.tensor_parallel) + ")"));
-    rank_ = options_.rank.value_or(first_rank_of_stage(job_, p.pipeline_parallel - 1));
+    rank_ = options_.rank.value_or(first_rank_of_stage(job_.job(), p.pipeline_parallel - 1));
     if (rank_ >= p.world_size)
       AICB_THROW(config_error("rank", std::to_string(rank_), "a rank must be below world_size"));
     // The groups the rank uses (in first use), the stages' text, what is left out: one pass over an
@@ -104,7 +107,7 @@ class csv_projection {
   /// The rank projected.
   [[nodiscard]] std::uint64_t rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint64_t pipeline_stage() const { return grid_.coordinates(rank_).pp; }
-  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_.job(); }
   /// What the projection left out, one line each.
   [[nodiscard]] const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
@@ -203,7 +206,7 @@ class csv_projection {
         const bool activation = op.phase == op_phase::forward;
         item.op = send ? csv_op::isend : csv_op::irecv;
         item.group = csv_group::pp_group;
-        item.group_size = job_.parallel.pipeline_parallel;
+        item.group_size = job_->parallel.pipeline_parallel;
         item.msg_size = op.size.count();
         // Activations go to the next stage, gradients to the previous one.
         item.additional =
@@ -213,11 +216,6 @@ class csv_projection {
     }
     item.stage = stage_of(op);
     return item;
-  }
-
-  static job_spec validated(const job_spec& job) {
-    validate_training(job);
-    return job;
   }
 
   // "<phase>.<name>": kept once (items hold their stage as a view), found again by stage_of().
@@ -252,7 +250,7 @@ class csv_projection {
     warnings_.push_back(line);
   }
 
-  job_spec job_;
+  validated_job job_;
   csv_projection_options options_;
   process_grid grid_;
   std::uint64_t rank_ = 0;

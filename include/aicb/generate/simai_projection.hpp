@@ -63,10 +63,12 @@ struct simai_projection_options {
 class simai_projection {
  public:
   simai_projection(const job_spec& job, const compute_model& compute, simai_projection_options options = {})
+      : simai_projection(validated_job(job), compute, options) {}
+  /// A job already validated is not checked again.
+  simai_projection(const validated_job& job, const compute_model& compute,
+                   simai_projection_options options = {})
       : job_(job), options_(options) {
-    validate_training(job_);
-    job_.model = resolve(job_.model);
-    const parallel_spec& p = job_.parallel;
+    const parallel_spec& p = job_->parallel;
     if (options_.iterations == 0)
       AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     stage_ = options_.pipeline_stage.value_or(p.pipeline_parallel - 1);
@@ -78,26 +80,26 @@ class simai_projection {
           config_error("context_parallel", std::to_string(p.context_parallel),
                        "SimAI cannot express a cp collective: its workloads have no context-parallel group "
                        "(see `aicb schedule` for the ring's transfers)"));
-    if (job_.model.is_moe() && expert_tensor_parallel(job_) != p.tensor_parallel)
-      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_)),
+    if (job_->model.is_moe() && expert_tensor_parallel(job_.job()) != p.tensor_parallel)
+      AICB_THROW(config_error("expert_tensor_parallel", std::to_string(expert_tensor_parallel(job_.job())),
                               "a SimAI workload cannot express expert tensor parallelism different from "
                               "tensor_parallel (" +
                                   std::to_string(p.tensor_parallel) +
                                   "): SimAI sizes every non-EP collective by TP; see `aicb schedule` for the "
                                   "per-rank operations"));
-    rank_ = first_rank_of_stage(job_, stage_);
+    rank_ = first_rank_of_stage(job_.job(), stage_);
     build(compute);
     header_.tensor_parallel = p.tensor_parallel;
     header_.expert_parallel = p.expert_parallel;
     header_.pipeline_parallel = p.pipeline_parallel;
     header_.vpp = p.virtual_pipeline;
-    header_.ga = microbatches(job_);
+    header_.ga = microbatches(job_.job());
     header_.all_gpus = p.world_size;
     header_.pp_comm = p.pipeline_parallel == 1 ? "0" : std::to_string(pp_bytes_);
   }
 
   [[nodiscard]] const simai_header& header() const noexcept { return header_; }
-  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_.job(); }
   [[nodiscard]] std::uint64_t pipeline_stage() const noexcept { return stage_; }
   /// The rank projected.
   [[nodiscard]] std::uint64_t rank() const noexcept { return rank_; }
@@ -144,7 +146,7 @@ class simai_projection {
       case group_kind::ep:
         return comm_group::ep;
       case group_kind::etp_ep:
-        if (expert_tensor_parallel(job_) == 1) return comm_group::ep;
+        if (expert_tensor_parallel(job_.job()) == 1) return comm_group::ep;
         return std::nullopt;
       case group_kind::dp:
       case group_kind::dp_cp:
@@ -187,9 +189,9 @@ class simai_projection {
     // TP then EP, a reduce-scatter over EP then TP: the same bytes reach every rank).
     const auto pieces = [&](const operation& op, bool weight_column) {
       std::vector<collective_op> out;
-      if (op.group.kind == group_kind::etp_ep && expert_tensor_parallel(job_) > 1 &&
+      if (op.group.kind == group_kind::etp_ep && expert_tensor_parallel(job_.job()) > 1 &&
           (op.kind == collective::all_gather || op.kind == collective::reduce_scatter)) {
-        const std::uint64_t ep = job_.parallel.expert_parallel;
+        const std::uint64_t ep = job_->parallel.expert_parallel;
         const collective_op tp_step{op.kind, comm_group::tp, op.size / ep};
         const collective_op ep_step{op.kind, comm_group::ep, op.size};
         if (op.kind == collective::all_gather)
@@ -205,7 +207,7 @@ class simai_projection {
     // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
     // batch runs the same operations, and the finalize does not depend on their number: the stream of
     // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
-    const job_spec few = with_fewest_microbatches(job_);
+    const validated_job few = with_fewest_microbatches(job_);
     std::vector<operation> backward, finalize;
     bool pp_seen = false;
     for (const operation& op : rank_schedule(few, rank_)) {
@@ -370,7 +372,7 @@ class simai_projection {
     }
   }
 
-  job_spec job_;
+  validated_job job_;
   simai_projection_options options_;
   std::uint64_t stage_ = 0, rank_ = 0, pp_bytes_ = 0;
   std::vector<record> microbatch_, prologue_;

@@ -725,7 +725,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
-  validate(job);
+  const validated_job checked(job);  // once: every rank's schedule below starts from it
   const chakra_groups numbers(job);
   // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
   chakra_set_options with_job = options;
@@ -737,7 +737,7 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
   return detail::write_chakra_set_of(
       directory, job.parallel.world_size, numbers, with_job,
       [&](auto&& write, std::uint64_t rank) {
-        rank_schedule schedule(job, rank, options.schedule);
+        rank_schedule schedule(checked, rank, options.schedule);
         return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
       },
       estimate_chakra_set_bytes(job, numbers, compute, options));

@@ -406,6 +406,36 @@ constexpr bool validate_training(const job_spec& job) {
   return true;
 }
 
+class validated_job;
+[[nodiscard]] validated_job with_fewest_microbatches(const validated_job& job);
+
+/// A training job that passed validate_training once, its model resolved (the defaults its family
+/// leaves open filled in): what a path through the library carries after its first step. The
+/// schedules and projections given one check and resolve nothing again; given a job_spec, they make
+/// one. Only this constructor (and the schedule's smallest batch of a job made so) creates one.
+///
+/// ```cpp
+/// const aicb::validated_job job(spec);                          // config_error here, naming the rule
+/// const aicb::simai_projection w(job, compute);                 // neither validates again
+/// for (const aicb::operation& op : aicb::rank_schedule(job, 0)) ...
+/// ```
+class validated_job {
+ public:
+  explicit validated_job(const job_spec& job) : job_(job) {
+    validate_training(job_);
+    job_.model = resolve(job_.model);
+  }
+  [[nodiscard]] const job_spec& job() const noexcept { return job_; }
+  [[nodiscard]] const job_spec* operator->() const noexcept { return &job_; }
+
+ private:
+  struct already_checked {};
+  validated_job(const job_spec& job, already_checked) : job_(job) {}
+  friend validated_job with_fewest_microbatches(const validated_job& job);
+
+  job_spec job_;
+};
+
 /// `J` with its model resolved, for a job that must be valid at compile time: a broken rule makes
 /// any use of `checked_job<J>` a compile error whose notes carry the rule.
 template <job_spec J>

@@ -113,8 +113,9 @@ using op_block = std::vector<op_template>;
 // MTP modules, ZeRO's gathers and scatters), at a stable address (passes point into it).
 struct rank_plan {
   rank_plan(const job_spec& j, std::uint64_t r, rank_schedule_options o)
-      : job(with_resolved_model(j)), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
-    validate_training(job);
+      : rank_plan(validated_job(j), r, o) {}
+  rank_plan(const validated_job& j, std::uint64_t r, rank_schedule_options o)
+      : job(j.job()), options(o), grid(job), rank(r), coords(grid.coordinates(r)) {
     const parallel_spec& p = job.parallel;
     if (job.model.num_mtp_layers > 0 && p.context_parallel > 1)
       AICB_THROW(config_error("num_mtp_layers", std::to_string(job.model.num_mtp_layers),
@@ -147,12 +148,6 @@ struct rank_plan {
                 .overlap_p2p = options.overlap_p2p};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
-  }
-
-  static job_spec with_resolved_model(job_spec j) {
-    validate(j);
-    j.model = resolve(j.model);
-    return j;
   }
 
   // The weights of each model chunk on this rank (elements), as the gradient buffers hold them.
@@ -516,6 +511,12 @@ class rank_pass {
   few.batch.global_batch =
       job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
   return few;
+}
+
+/// The same for a validated job, which stays valid: its global batch is the smallest multiple of
+/// micro_batch × data parallelism the schedule allows.
+[[nodiscard]] inline validated_job with_fewest_microbatches(const validated_job& job) {
+  return validated_job(with_fewest_microbatches(job.job()), validated_job::already_checked{});
 }
 
 /// Calls `f(op)` for each operation of `rank` in `job`, in schedule order: one pass of the rank's

@@ -44,6 +44,9 @@ class rank_schedule : public ranges::view_facade<rank_schedule, ranges::finite> 
   /// Validates the job (aicb::config_error naming the broken rule) and builds the rank's templates.
   rank_schedule(const job_spec& job, std::uint64_t rank, rank_schedule_options options = {})
       : plan_(std::make_shared<const detail::rank_plan>(job, rank, options)) {}
+  /// A job already validated (and its model resolved) is not checked again.
+  rank_schedule(const validated_job& job, std::uint64_t rank, rank_schedule_options options = {})
+      : plan_(std::make_shared<const detail::rank_plan>(job, rank, options)) {}
 
   /// The rank, its coordinates, its grid and its job (with the model's defaults resolved).
   [[nodiscard]] std::uint64_t rank() const noexcept { return plan_->rank; }
