@@ -75,10 +75,6 @@ inline std::string utc_now() {
   return text;
 }
 
-inline std::string cuda_version(int encoded) {  // 12040 -> "12.4"
-  return std::to_string(encoded / 1000) + "." + std::to_string(encoded % 1000 / 10);
-}
-
 inline int run_profile(const profile_options& o) {
   std::string why;
   if (!aicb::cuda::device_available(why, o.device)) {
@@ -90,7 +86,8 @@ inline int run_profile(const profile_options& o) {
   const aicb::cuda::device_info d = aicb::cuda::query_device(o.device);
   std::printf("device: %s (sm_%d%d, %d SMs, %.0f GB, driver %s, CUDA runtime %s)\n", d.name.c_str(), d.major,
               d.minor, d.sm_count, static_cast<double>(d.memory_bytes) / 1e9,
-              cuda_version(d.driver_version).c_str(), cuda_version(d.runtime_version).c_str());
+              aicb::cuda::version_text(d.driver_version).c_str(),
+              aicb::cuda::version_text(d.runtime_version).c_str());
 
   if (!o.skip_check) {
     bool failed = false;
@@ -119,21 +116,7 @@ inline int run_profile(const profile_options& o) {
               "GB/s", "backward us");
   std::vector<aicb::op_measurement> measured;
   for (const aicb::profile_entry& e : plan.entries) {
-    aicb::op_measurement m{e.role, aicb::cuda::time_operation(e.forward, run), std::nullopt};
-    // Attention's backward kernel is a direct one, far slower than FlashAttention's: it is not timed,
-    // and readers apply the stated rule instead (2.5 × forward, docs/aiob.md).
-    if (e.forward.kind != aicb::op_kind::attention && (e.input_grad || e.weight_grad)) {
-      aicb::timing_stats backward;
-      for (const auto& pass : {e.input_grad, e.weight_grad})
-        if (pass) {
-          const aicb::timing_stats t = aicb::cuda::time_operation(*pass, run);
-          backward.median_us += t.median_us;
-          backward.min_us += t.min_us;
-          backward.max_us += t.max_us;
-          backward.samples = t.samples;
-        }
-      m.backward = backward;
-    }
+    const aicb::op_measurement m = aicb::cuda::measure_entry(e, run);
     const double seconds = m.forward.median_us * 1e-6;
     const double tflops = seconds > 0 ? e.forward.flops() / seconds / 1e12 : 0;
     const double gbps = seconds > 0 ? e.forward.bytes() / seconds / 1e9 : 0;
@@ -151,16 +134,8 @@ inline int run_profile(const profile_options& o) {
     measured.push_back(m);
   }
 
-  aicb::device_provenance provenance{
-      d.name,
-      std::to_string(d.major) + "." + std::to_string(d.minor),
-      static_cast<std::uint64_t>(d.sm_count),
-      d.memory_bytes,
-      cuda_version(d.driver_version),
-      cuda_version(d.runtime_version),
-      "sm " + std::to_string(d.sm_clock_mhz) + " MHz, memory " + std::to_string(d.memory_clock_mhz) + " MHz"};
   const aicb::aiob_profile profile = aicb::make_profile(
-      plan, measured, provenance,
+      plan, measured, aicb::cuda::provenance_of(d),
       {.warmup = o.warmup, .iterations = o.iterations, .l2_flush = run.l2_flush, .date = utc_now()});
   aicb::write_file_atomically(o.output, aicb::write_aiob(profile));
   std::printf("\nwrote %s: %zu operations, %u timed calls each\n", o.output.c_str(), measured.size(),
