@@ -271,7 +271,7 @@ struct estimate_lane {
 [[nodiscard]] inline iteration_estimate estimate_iteration(
     const job_spec& job, const compute_model& compute, const cluster_spec& cluster,
     estimate_options options = {}, const std::function<void(const timed_interval&)>& on_interval = {}) {
-  validate(job);  // rank_schedule validates too; here so that errors name the job before anything runs
+  const validated_job checked(job);  // once, before anything runs: every stage's schedule starts from it
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
   if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
@@ -284,7 +284,7 @@ struct estimate_lane {
   std::map<std::uint64_t, std::uint64_t> stage_of_rank;
   for (std::uint64_t s = 0; s < stages; ++s) {
     const std::uint64_t rank = first_rank_of_stage(job, s);
-    lanes.push_back({rank_schedule(job, rank), {}, {.stage = s, .rank = rank}});
+    lanes.push_back({rank_schedule(checked, rank), {}, {.stage = s, .rank = rank}});
     stage_of_rank[rank] = s;
   }
   for (auto& lane : lanes)

@@ -33,6 +33,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -167,12 +168,14 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
   // The processes: stages (their representatives), or the chosen ranks.
   std::vector<detail::trace_follower> followers;
   const process_grid grid(job);
+  const std::optional<validated_job> checked =
+      ranks.empty() ? std::nullopt : std::optional<validated_job>(job);  // once for every chosen rank
   for (const std::uint64_t r : ranks) {
     if (r >= job.parallel.world_size)
       AICB_THROW(
           config_error("ranks", std::to_string(r),
                        "a rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
-    followers.push_back({.rank = r, .stage = grid.coordinates(r).pp, .schedule = rank_schedule(job, r)});
+    followers.push_back({.rank = r, .stage = grid.coordinates(r).pp, .schedule = rank_schedule(*checked, r)});
   }
   if (followers.empty()) {
     for (std::uint64_t s = 0; s < job.parallel.pipeline_parallel; ++s) {
