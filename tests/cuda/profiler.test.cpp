@@ -3,6 +3,7 @@
 // The CUDA profiler from host code. Without a GPU (every CI machine) it must say why it cannot run;
 // on a GPU every kernel must match its float64 reference and timings must be sane.
 #include <aicb/cuda/check.hpp>
+#include <aicb/cuda/measurement.hpp>
 #include <aicb/cuda/profiler.hpp>
 #include <aicb/error.hpp>
 
@@ -51,4 +52,25 @@ TEST_CASE("cuda profiler: on a GPU, timings are positive and ordered", "[cuda][p
   CHECK(t.median_us <= t.max_us);
   gemm.type = aicb::dtype::fp8;
   CHECK_THROWS_AS(aicb::cuda::time_operation(gemm, {}), aicb::error);
+}
+
+TEST_CASE("cuda profiler: a profile's provenance names the device and its versions", "[cuda][profiler]") {
+  CHECK(aicb::cuda::version_text(12040) == "12.4");
+  CHECK(aicb::cuda::version_text(13000) == "13.0");
+  aicb::cuda::device_info d;
+  d.name = "NVIDIA H200";
+  d.major = 9;
+  d.sm_count = 132;
+  d.memory_bytes = 150'000'000'000;
+  d.driver_version = 13000;
+  d.runtime_version = 12080;
+  d.sm_clock_mhz = 1980;
+  d.memory_clock_mhz = 3201;
+  const aicb::device_provenance p = aicb::cuda::provenance_of(d);
+  CHECK(p.gpu == "NVIDIA H200");
+  CHECK(p.compute_capability == "9.0");
+  CHECK(p.sm_count == 132u);
+  CHECK(p.driver == "13.0");
+  CHECK(p.cuda == "12.8");
+  CHECK(p.clocks == "sm 1980 MHz, memory 3201 MHz");
 }

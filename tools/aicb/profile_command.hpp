@@ -18,6 +18,7 @@
 #include <aicb/io/atomic_file.hpp>
 
 #if defined(AICB_WITH_PROFILER)
+#  include <aicb/cuda/measurement.hpp>
 #  include <aicb/cuda/profiler.hpp>
 #endif
 

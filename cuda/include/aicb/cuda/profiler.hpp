@@ -13,14 +13,12 @@
 /// CUDA events, each after an L2 flush, with its output poisoned first and checked for NaN after.
 /// check_kernels() compares every kernel with a float64 CPU reference.
 
-#include <aicb/compute/profiling.hpp>
 #include <aicb/compute/timing_stats.hpp>
 #include <aicb/config.hpp>
 #include <aicb/dtype.hpp>
 #include <aicb/model/compute_op.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,42 +82,6 @@ struct check_result {
       return 2.5e-1;
   }
   return 0;
-}
-
-/// A CUDA version as text: 12040 → "12.4".
-[[nodiscard]] inline std::string version_text(int encoded) {
-  return std::to_string(encoded / 1000) + "." + std::to_string(encoded % 1000 / 10);
-}
-
-/// What a profile records of the device (aicb::make_profile's provenance).
-[[nodiscard]] inline device_provenance provenance_of(const device_info& d) {
-  return {
-      d.name,
-      std::to_string(d.major) + "." + std::to_string(d.minor),
-      static_cast<std::uint64_t>(d.sm_count),
-      d.memory_bytes,
-      version_text(d.driver_version),
-      version_text(d.runtime_version),
-      "sm " + std::to_string(d.sm_clock_mhz) + " MHz, memory " + std::to_string(d.memory_clock_mhz) + " MHz"};
-}
-
-/// Times one entry of a profile plan: its forward, and its backward (input and weight gradients
-/// summed) — except attention's, whose direct backward kernel is far slower than FlashAttention's
-/// and is left to the readers' stated rule (2.5 × forward, docs/aiob.md).
-[[nodiscard]] inline op_measurement measure_entry(const profile_entry& e, const run_options& run) {
-  op_measurement m{e.role, time_operation(e.forward, run), std::nullopt};
-  if (e.forward.kind == op_kind::attention || (!e.input_grad && !e.weight_grad)) return m;
-  timing_stats backward;
-  for (const auto& pass : {e.input_grad, e.weight_grad})
-    if (pass) {
-      const timing_stats t = time_operation(*pass, run);
-      backward.median_us += t.median_us;
-      backward.min_us += t.min_us;
-      backward.max_us += t.max_us;
-      backward.samples = t.samples;
-    }
-  m.backward = backward;
-  return m;
 }
 
 }  // namespace cuda
