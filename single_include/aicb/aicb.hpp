@@ -20530,6 +20530,7 @@ inline written_workload write_micro(const micro_request& r) {
     const std::string text = micro_file_text(a);
     out.path = output_path_or_default(r.output, "results/workload", "microtest_" + a.test_comm + ".txt");
     write_file_atomically(out.path, text);
+    out.written.records = sweep_sizes(a.begin_size, a.end_size).size();  // one micro_test record per size
     out.mode = compat_mode::aicb;
     out.warnings.push_back(
         "SimAI-Analytical cannot run a MICRO file (it never reads the TP, PP and EP sizes it divides by); "

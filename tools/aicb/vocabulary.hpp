@@ -7,7 +7,10 @@
 //                    after --warmup N untimed ones
 //   --ranks LIST     the ranks to show or write (schedule: the one rank it shows; timeline; generate)
 //   -o, --output     the file (or directory) written
-//   --json           print the result as a JSON document
+//   --json           print the result as a JSON document (every subcommand that prints a result)
+//   --timeline FILE  also write a timeline beside the command's output (.html a page, else trace-event
+//                    JSON); `aicb timeline` writes one by itself
+//   --format         SimAI text by default; under --compat aicb, the format aicb writes for the command
 // aicb's own flags (the "aicb options" groups: --iter_num, --epoch_num, …) keep aicb's spellings. An
 // old spelling stays accepted, hidden from --help, and warns once where it is used.
 #pragma once
