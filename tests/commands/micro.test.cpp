@@ -51,7 +51,8 @@ TEST_CASE("micro: aicb's files hold one collective; the sweep only what SimAI si
   const aicb::written_workload micro = aicb::write_micro(r);
   CHECK(micro.mode == aicb::compat_mode::aicb);
   CHECK(micro.written.records == aicb::sweep_sizes(r.args.begin_size, r.args.end_size).size());
-  CHECK(aicb_test::read_text("micro_file.txt").rfind("MICRO\n" + std::to_string(micro.written.records) + "\n", 0) == 0);
+  CHECK(aicb_test::read_text("micro_file.txt")
+            .rfind("MICRO\n" + std::to_string(micro.written.records) + "\n", 0) == 0);
   CHECK(!micro.warnings.empty());  // SimAI-Analytical cannot run it
   CHECK(std::filesystem::exists("micro_file.txt"));
 }
