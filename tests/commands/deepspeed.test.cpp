@@ -29,7 +29,7 @@ TEST_CASE("deepspeed: SimAI text by default, aicb's CSV by default under compat 
   CHECK(simai.format == aicb::workload_format::simai);
   CHECK(simai.written.records > 0u);
   CHECK(simai.about.find("ZeRO-3, DP 8") == 0);
-  CHECK(aicb_test::read_text("ds_default.txt").find("DATA") != std::string::npos);
+  CHECK(aicb_test::read_text("ds_default.txt").find("all_gpus: 8") != std::string::npos);
   r.compat = aicb::compat_mode::aicb;
   r.output = "ds_aicb.csv";
   const aicb::written_workload aicb_csv = aicb::write_deepspeed(r);

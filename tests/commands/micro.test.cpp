@@ -29,7 +29,7 @@ TEST_CASE("micro: the sweep has a record per size, collective and repetition", "
   CHECK(aicb::write_micro(r).path == "results/workload/microbench_all_reduce-all_to_all_16n.txt");
 }
 
-TEST_CASE("micro: aicb's files hold one collective; the sweep only what SimAI simulates",
+TEST_CASE("micro: aicb's files hold one collective, the sweep only what SimAI simulates",
           "[commands][micro]") {
   aicb::micro_request r;
   r.args.world_size = 8;

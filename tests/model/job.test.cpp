@@ -262,5 +262,5 @@ TEST_CASE("validated job: checked once with the training rules, its model resolv
   CHECK(checked.job().model.head_dim == 128u);  // resolved: 4096 / 32
   CHECK(job.model.head_dim == 0u);              // the given spec is left as it was
   job.parallel.tensor_parallel = 3;
-  CHECK_THROWS_WITH(aicb::validated_job(job), Catch::Contains("tensor_parallel = 3"));
+  CHECK_THROWS_WITH(aicb::validated_job(job), Catch::Contains("TPxPPxCP = 3"));
 }

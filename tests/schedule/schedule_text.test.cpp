@@ -15,18 +15,18 @@
 
 TEST_CASE("schedule text: the rank, its groups, then a row per operation", "[schedule][text]") {
   constexpr aicb::job_spec job{aicb::presets::llama2_7b,
-                               {.world_size = 64, .tensor_parallel = 2, .pipeline_parallel = 2},
-                               {.micro_batch = 1, .global_batch = 16, .seq_length = 2048}};
+                               {.world_size = 128, .tensor_parallel = 2, .pipeline_parallel = 2},
+                               {.micro_batch = 1, .global_batch = 32, .seq_length = 2048}};
   aicb::rank_schedule schedule(job, 9);
   std::string text;
   const std::uint64_t written =
       aicb::write_schedule_text(schedule.grid(), 9, schedule | aicb::views::collectives, 3,
                                 [&](std::string_view piece) { text += piece; });
   CHECK(written == 3u);
-  CHECK(text.rfind("rank 9 of 64: tp 1, cp 0, dp 4, pp 0", 0) == 0);
+  CHECK(text.rfind("rank 9 of 128: tp 1, cp 0, dp 4, pp 0", 0) == 0);
   CHECK(text.find("... (--limit 3)\n") != std::string::npos);
-  // The data-parallel group has 16 members: the first 8, then the last and the count.
-  CHECK(text.find("] (16 ranks)") != std::string::npos);
+  // The data-parallel group has 32 members: the first 8, then the last and the count.
+  CHECK(text.find("[1 3 5 7 9 11 13 15 ... 63] (32 ranks)") != std::string::npos);
   std::istringstream lines(text);
   std::string line;
   std::uint64_t rows = 0;
