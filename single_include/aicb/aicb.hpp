@@ -684,9 +684,9 @@ AICB_END_NAMESPACE
 
 /// @file
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages, and an uneven split given as first/last stage sizes or by counting the embedding and the
-/// loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and
-/// the data parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+/// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
+/// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
+/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -699,7 +699,8 @@ AICB_END_NAMESPACE
 
 /// @file
 /// The enumerated choices of the descriptors — activation, normalisation, position embedding,
-/// activation recomputation — each with the names used in printing, `key=value` text and CLI flags.
+/// activation recomputation, pipeline schedule — each with the names used in printing, `key=value`
+/// text and CLI flags.
 ///
 /// ```cpp
 /// aicb::to_string(aicb::activation_kind::swiglu);           // "swiglu"
@@ -736,6 +737,13 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
+/// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
+/// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
+/// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
+///   each backward split into its input gradient (B) and its weight gradient (W) on every stage but
+///   the first, W deferred into the pipeline's bubbles. The same activation memory as 1F1B, a third
+///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W)).
+enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1 };
 
 template <>
 struct enum_names<activation_kind> {
@@ -761,6 +769,10 @@ template <>
 struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
+template <>
+struct enum_names<pipeline_schedule_kind> {
+  static constexpr std::array<std::string_view, 2> value{"megatron", "zb_h1"};
+};
 
 AICB_END_NAMESPACE
 
@@ -782,6 +794,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
   ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
   ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles)")) \
   ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
   ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
@@ -1592,6 +1605,16 @@ constexpr bool validate(const job_spec& job) {
               stage);
   }
 
+  // Zero-bubble H1 is a variant of 1F1B: one model chunk per stage, and a pipeline to fill.
+  if (p.pipeline_schedule == pipeline_schedule_kind::zb_h1) {
+    require(p.pipeline_parallel > 1, "pipeline_parallel", p.pipeline_parallel,
+            "pipeline_schedule zb_h1 needs pipeline_parallel > 1 (it fills the bubbles of a pipeline)");
+    require(
+        p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+        "pipeline_schedule zb_h1 runs one model chunk per stage (a variant of 1F1B); set virtual_pipeline "
+        "= 1 or pipeline_schedule megatron");
+  }
+
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
   const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
@@ -1726,6 +1749,13 @@ class validated_job {
   }
   [[nodiscard]] const job_spec& job() const noexcept { return job_; }
   [[nodiscard]] const job_spec* operator->() const noexcept { return &job_; }
+  /// The same job on Megatron-Core's pipeline schedule (valid whenever the job is: the other
+  /// schedules only add rules) — what a format that runs its own 1F1B is written from.
+  [[nodiscard]] validated_job on_megatron_schedule() const {
+    validated_job out = *this;
+    out.job_.parallel.pipeline_schedule = pipeline_schedule_kind::megatron;
+    return out;
+  }
 
  private:
   struct already_checked {};
@@ -4292,8 +4322,10 @@ AICB_END_NAMESPACE
 /// ```
 ///
 /// What it models, after Megatron-Core (the citations are in docs/schedules.md):
-/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B or
-///   interleaved, with the activations and gradients sent between stages;
+/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B,
+///   interleaved or zero-bubble H1, with the activations and gradients sent between stages; a split
+///   backward runs every operation but the weight-gradient computations, which its later weight step
+///   runs (the tensor-parallel gathers that feed them stay in the backward, their inputs kept);
 /// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
 ///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
 ///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
@@ -4358,6 +4390,14 @@ AICB_END_NAMESPACE
 ///   forwards, its receive rule for the stage that leads each direction, and — Megatron's
 ///   default — communication overlapped with compute: a forward call after each forward and a
 ///   backward call after each backward (`overlap_p2p_comm`; without it, one call per steady step).
+/// - **zero-bubble H1** (PP > 1, one chunk; Qi et al. 2024, the authors' patch of Megatron's 1F1B):
+///   1F1B whose backward is split on every stage but the first into the input gradient (B, what the
+///   previous stage waits for) and the weight gradient (W, a `weight` step). Stage s defers W in its
+///   first s steady steps, in its last steady step and in every cool-down step, queues it, and runs
+///   the oldest queued W after the last steady send and after each cool-down send once the micro
+///   batch's index reaches s; the rest run at the end. The stages' backward chain then carries B
+///   alone, and the deferred Ws fill the waits: a bubble of (p − 1)(F + B − W) instead of
+///   (p − 1)(F + B + W) with m ≥ p micro batches and W ≤ F, at 1F1B's activation memory.
 ///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
@@ -4375,11 +4415,13 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/model/options.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -4393,9 +4435,10 @@ AICB_BEGIN_NAMESPACE
 
 /// The pipeline schedules Megatron-Core runs.
 enum class pipeline_kind : std::uint8_t {
-  none,         ///< no pipelining (PP = 1)
-  one_f_one_b,  ///< 1F1B (PP > 1, one model chunk)
-  interleaved,  ///< interleaved 1F1B (PP > 1, several model chunks)
+  none,            ///< no pipelining (PP = 1)
+  one_f_one_b,     ///< 1F1B (PP > 1, one model chunk)
+  interleaved,     ///< interleaved 1F1B (PP > 1, several model chunks)
+  zero_bubble_h1,  ///< zero-bubble H1 (PP > 1, one model chunk; weight gradients deferred)
 };
 
 /// Where a point-to-point operation goes.
@@ -4418,15 +4461,18 @@ struct p2p_op {
 
 /// One step of a stage's schedule.
 struct pipeline_step {
-  enum class kind : std::uint8_t { forward, backward, communicate };
+  /// `weight`: the weight gradient of a backward that ran split (zero-bubble schedules).
+  enum class kind : std::uint8_t { forward, backward, weight, communicate };
   /// Which part of the schedule the step belongs to.
   enum class part : std::uint8_t { warmup, steady, cooldown };
 
   kind what = kind::forward;
   part phase = part::warmup;
-  std::uint64_t microbatch = 0;  ///< forward, backward: the micro batch
-  std::uint64_t chunk = 0;       ///< forward, backward: the model chunk
-  std::array<p2p_op, 4> ops{};   ///< communicate: the call's operations, in the order they are posted
+  std::uint64_t microbatch = 0;  ///< forward, backward, weight: the micro batch
+  std::uint64_t chunk = 0;       ///< forward, backward, weight: the model chunk
+  /// backward: the input gradient only; the weight gradient runs later, as a `weight` step.
+  bool split = false;
+  std::array<p2p_op, 4> ops{};  ///< communicate: the call's operations, in the order they are posted
   std::uint8_t op_count = 0;
   bool batched =
       true;  ///< communicate: one batched call (batch_isend_irecv), or operations posted one by one
@@ -4446,6 +4492,8 @@ struct pipeline_options {
   /// Interleaved only: micro batches per group of the schedule table
   /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
   std::uint64_t microbatch_group = 0;
+  /// Megatron-Core's schedules, or zero-bubble H1 (one chunk, PP > 1).
+  pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
 };
 
 /// The number of forward passes a stage runs before its first backward, and the rest.
@@ -4469,6 +4517,11 @@ class pipeline_schedule {
            "a stage must be below pipeline_parallel (" + std::to_string(o.stages) + ")");
     if (o.microbatches == 0) fail("microbatches", 0, "an iteration needs at least one micro batch");
     if (o.chunks == 0) fail("virtual_pipeline", 0, "virtual_pipeline must be at least 1");
+    if (o.schedule == pipeline_schedule_kind::zb_h1) {
+      if (o.stages == 1) fail("pipeline_parallel", 1, "pipeline_schedule zb_h1 needs pipeline_parallel > 1");
+      if (o.chunks > 1)
+        fail("virtual_pipeline", o.chunks, "pipeline_schedule zb_h1 runs one model chunk per stage");
+    }
     if (o.chunks > 1) {
       if (o.stages == 1)
         fail("virtual_pipeline", o.chunks, "virtual_pipeline > 1 needs pipeline_parallel > 1");
@@ -4494,12 +4547,13 @@ class pipeline_schedule {
         fail("pipeline_parallel", o.stages,
              "interleaving on 2 stages needs overlapped point-to-point communication (Megatron-Core)");
     }
-    kind_ = o.stages == 1   ? pipeline_kind::none
-            : o.chunks == 1 ? pipeline_kind::one_f_one_b
-                            : pipeline_kind::interleaved;
+    kind_ = o.stages == 1                                 ? pipeline_kind::none
+            : o.schedule == pipeline_schedule_kind::zb_h1 ? pipeline_kind::zero_bubble_h1
+            : o.chunks == 1                               ? pipeline_kind::one_f_one_b
+                                                          : pipeline_kind::interleaved;
     const std::uint64_t total = o.microbatches * o.chunks;
     std::uint64_t warmup = 0;
-    if (kind_ == pipeline_kind::one_f_one_b)
+    if (kind_ == pipeline_kind::one_f_one_b || kind_ == pipeline_kind::zero_bubble_h1)
       warmup = std::min(o.stages - o.stage - 1, o.microbatches);
     else if (kind_ == pipeline_kind::interleaved)
       warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
@@ -4584,13 +4638,15 @@ class pipeline_schedule::cursor {
     }
   }
 
-  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk) {
+  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk,
+               bool split = false) {
     pipeline_step& step = buffer_[size_++];
     step = {};
     step.what = what;
     step.phase = phase;
     step.microbatch = microbatch;
     step.chunk = chunk;
+    step.split = split;
   }
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
@@ -4627,6 +4683,7 @@ class pipeline_schedule::cursor {
       case pipeline_kind::none:
         return fill_none();
       case pipeline_kind::one_f_one_b:
+      case pipeline_kind::zero_bubble_h1:
         return fill_1f1b();
       case pipeline_kind::interleaved:
         return fill_interleaved();
@@ -4644,10 +4701,24 @@ class pipeline_schedule::cursor {
   }
 
   // 1F1B (M:sch forward_backward_pipelining_without_interleaving). Stage turns: warm-up 0..Wu−1,
-  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1.
+  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1. Zero-bubble H1 splits
+  // backwards and defers their weight gradients as the file comment says; the queued ones then run
+  // one per turn.
   bool fill_1f1b() {
     const pipeline_counts& c = s_->counts_;
-    const std::uint64_t warmup = c.warmup, steady = c.steady;
+    const std::uint64_t warmup = c.warmup, steady = c.steady, stage = o().stage;
+    const bool zero_bubble = s_->kind_ == pipeline_kind::zero_bubble_h1 && !first_stage();
+    // A backward, split or whole; a split one's weight gradient joins the queue.
+    const auto backward = [&](part phase, std::uint64_t mb, bool split) {
+      compute(pipeline_step::kind::backward, phase, mb, 0, split);
+      if (split) deferred_.push_back(mb);
+    };
+    // The oldest deferred weight gradient, once micro batch `mb` has reached this stage's index.
+    const auto weight_after = [&](part phase, std::uint64_t mb) {
+      if (!zero_bubble || mb < stage || deferred_.empty()) return;
+      compute(pipeline_step::kind::weight, phase, deferred_.front(), 0);
+      deferred_.pop_front();
+    };
     const auto recv_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_prev, true, mb, 0}; };
     const auto send_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_next, true, mb, 0}; };
     const auto recv_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_next, false, mb, 0}; };
@@ -4665,22 +4736,30 @@ class pipeline_schedule::cursor {
     }
     if (t <= warmup + steady) {
       const std::uint64_t i = t - warmup - 1, forward = warmup + i;
+      const bool last_step = i + 1 == steady;
       compute(pipeline_step::kind::forward, part::steady, forward, 0);
       if (!last_stage()) call(part::steady, {send_fwd(forward), recv_bwd(i)}, true);
-      compute(pipeline_step::kind::backward, part::steady, i, 0);
+      backward(part::steady, i, zero_bubble && (i < stage || last_step));
       if (!first_stage()) {
-        if (i + 1 == steady)
+        if (last_step)
           call(part::steady, {send_bwd(i)}, true);
         else
           call(part::steady, {send_bwd(i), recv_fwd(forward + 1)}, true);
       }
+      if (last_step) weight_after(part::steady, i);
       return true;
     }
     if (t <= warmup + steady + warmup) {
-      const std::uint64_t i = t - warmup - steady - 1, backward = steady + i;
-      if (!last_stage()) call(part::cooldown, {recv_bwd(backward)}, true);
-      compute(pipeline_step::kind::backward, part::cooldown, backward, 0);
-      if (!first_stage()) call(part::cooldown, {send_bwd(backward)}, true);
+      const std::uint64_t i = t - warmup - steady - 1, mb = steady + i;
+      if (!last_stage()) call(part::cooldown, {recv_bwd(mb)}, true);
+      backward(part::cooldown, mb, zero_bubble);
+      if (!first_stage()) call(part::cooldown, {send_bwd(mb)}, true);
+      weight_after(part::cooldown, mb);
+      return true;
+    }
+    if (!deferred_.empty()) {  // the weight gradients still queued, one per turn
+      compute(pipeline_step::kind::weight, part::cooldown, deferred_.front(), 0);
+      deferred_.pop_front();
       return true;
     }
     return false;
@@ -4795,6 +4874,7 @@ class pipeline_schedule::cursor {
   std::size_t head_ = 0, size_ = 0;
   std::uint64_t turn_ = 0;
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
+  std::deque<std::uint64_t> deferred_;   // zero-bubble: micro batches whose weight gradient waits
 };
 
 inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
@@ -4965,6 +5045,92 @@ template <class Ranges>
   return detail::check_p2p_cursors(at, o.chunks);
 }
 
+/// How long each kind of step takes, for aicb::time_pipeline: every stage alike.
+struct step_times {
+  double forward = 1;      ///< F: one micro batch's forward on one model chunk
+  double input_grad = 1;   ///< B: its backward's input gradient
+  double weight_grad = 1;  ///< W: its backward's weight gradient (a whole backward is B + W)
+  double transfer = 0;     ///< from a send to the receive's data, between neighbouring stages
+};
+
+/// The timing of a pipeline on ideal stages (aicb::time_pipeline).
+struct pipeline_time {
+  double iteration = 0;        ///< when the last stage finishes
+  double bubble = 0;           ///< the iteration minus one stage's work, m · V · (F + B + W)
+  std::vector<double> finish;  ///< each stage's last step
+};
+
+/// Plays the schedules of every stage of `o` (its `stage` is ignored) on stages that take `t` per
+/// step and do nothing else: a stage's clock advances by each forward, backward and weight step; a
+/// send leaves at the sender's clock and a receive waits for its data (`transfer` after it was sent).
+/// The pipeline schedules' bubbles as their papers state them, measured on the schedule itself —
+/// 1F1B: (p − 1)(F + B + W); zero-bubble H1: (p − 1)(F + B − W), with m ≥ p and W ≤ F (a longer W
+/// fills no more than a forward's wait).
+[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t) {
+  std::vector<pipeline_schedule> schedules;
+  schedules.reserve(o.stages);
+  for (std::uint64_t s = 0; s < o.stages; ++s) {
+    o.stage = s;
+    schedules.emplace_back(o);
+  }
+  std::vector<pipeline_schedule::cursor> at;
+  for (const pipeline_schedule& schedule : schedules)
+    at.push_back(schedule.begin_cursor());
+  const std::uint64_t p = o.stages;
+  // A tensor by its producer: (activation, micro batch, producer stage, producer chunk) → arrival.
+  std::map<std::array<std::uint64_t, 4>, double> arrivals;
+  const auto key = [&](std::uint64_t stage, const p2p_op& op) {
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    return std::array<std::uint64_t, 4>{op.activation ? 1u : 0u, op.microbatch, producer.stage,
+                                        producer.chunk};
+  };
+  pipeline_time out;
+  out.finish.assign(p, 0);
+  std::vector<bool> posted(p, false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint64_t s = 0; s < p; ++s) {
+      double& clock = out.finish[s];
+      for (; !at[s].done(); at[s].next(), progress = true) {
+        const pipeline_step& step = at[s].read();
+        if (step.what == pipeline_step::kind::forward) {
+          clock += t.forward;
+        } else if (step.what == pipeline_step::kind::backward) {
+          clock += t.input_grad + (step.split ? 0 : t.weight_grad);
+        } else if (step.what == pipeline_step::kind::weight) {
+          clock += t.weight_grad;
+        } else {
+          if (!posted[s]) {  // a call's sends leave when the stage reaches it
+            for (const p2p_op& op : step)
+              if (op.send()) arrivals[key(s, op)] = clock + t.transfer;
+            posted[s] = true;
+          }
+          bool ready = true;
+          for (const p2p_op& op : step)
+            ready = ready && (op.send() || arrivals.contains(key(s, op)));
+          if (!ready) break;
+          for (const p2p_op& op : step) {
+            if (op.send()) continue;
+            const auto it = arrivals.find(key(s, op));
+            clock = std::max(clock, it->second);
+            arrivals.erase(it);
+          }
+          posted[s] = false;
+        }
+      }
+    }
+  }
+  for (std::uint64_t s = 0; s < p; ++s)
+    if (!at[s].done())
+      AICB_THROW(
+          config_error("pipeline_parallel", std::to_string(p),
+                       "the schedule of stage " + std::to_string(s) + " waits for a transfer never sent"));
+  out.iteration = *std::max_element(out.finish.begin(), out.finish.end());
+  out.bubble = out.iteration -
+               static_cast<double>(o.microbatches * o.chunks) * (t.forward + t.input_grad + t.weight_grad);
+  return out;
+}
+
 AICB_END_NAMESPACE
 
 #include <algorithm>
@@ -5047,7 +5213,8 @@ struct rank_plan {
                 .stage = stage,
                 .microbatches = microbatches(job),
                 .chunks = chunks,
-                .overlap_p2p = options.overlap_p2p};
+                .overlap_p2p = options.overlap_p2p,
+                .schedule = p.pipeline_schedule};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
   }
@@ -5176,7 +5343,10 @@ class rank_pass {
           forward(step.microbatch, step.chunk);
           break;
         case pipeline_step::kind::backward:
-          backward(step.microbatch, step.chunk);
+          backward(step.microbatch, step.chunk, step.split ? gradients::input : gradients::both);
+          break;
+        case pipeline_step::kind::weight:
+          backward(step.microbatch, step.chunk, gradients::weight);
           break;
         case pipeline_step::kind::communicate:
           communicate(step);
@@ -5211,10 +5381,20 @@ class rank_pass {
     return op;
   }
 
-  // Instantiates a template block.
+  // Which part of a backward pass a step runs: all of it, or — split, as zero-bubble schedules do —
+  // its input gradient (every operation but the weight-gradient computations) or those alone.
+  enum class gradients : std::uint8_t { both, input, weight };
+  static bool runs(const detail::op_template& t, gradients g) {
+    if (g == gradients::both) return true;
+    const bool weight = t.type == op_type::compute && t.compute.pass == pass_kind::weight_grad;
+    return weight == (g == gradients::weight);
+  }
+
+  // Instantiates a template block (of a backward, the part `g`).
   void emit(const detail::op_block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
-            std::uint64_t layer) {
+            std::uint64_t layer, gradients g = gradients::both) {
     for (const detail::op_template& t : b) {
+      if (!runs(t, g)) continue;
       if (t.type == op_type::compute) {
         operation& op = push(op_type::compute, t.name, phase, microbatch, chunk, layer);
         op.compute = t.compute;
@@ -5305,42 +5485,45 @@ class rank_pass {
     }
   }
 
-  void backward(std::uint64_t mb, std::uint64_t chunk) {
-    wait_for(pending_backward_, pending_backward_count_);
+  // A micro batch's backward on a chunk, or the part `g` of it: a weight step (g = weight) repeats the
+  // walk with the weight-gradient computations alone (no recomputation: its backward had it).
+  void backward(std::uint64_t mb, std::uint64_t chunk, gradients g) {
+    if (g != gradients::weight) wait_for(pending_backward_, pending_backward_count_);
     const bool first = s_->stage == 0 && chunk == 0;
     const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    const recompute_kind recompute = s_->job.parallel.recompute;
+    const recompute_kind recompute =
+        g == gradients::weight ? recompute_kind::none : s_->job.parallel.recompute;
     if (last) {
       // The reverse of the forward: the losses' output layers, the MTP modules last to first, the
       // decoder's final norm.
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
-      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer, g);
       for (std::uint64_t k = mtp; k-- > 0;)
-        emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k, g);
       for (std::uint64_t k = mtp; k-- > 0;) {
         const layer_kind kind = s_->mtp_kind();
-        emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k, g);
         if (recompute == recompute_kind::full)
           emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
-        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k);
-        emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k, g);
+        emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k, g);
       }
-      emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer, g);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_of_chunk(chunk); l-- > begin;) {
       const layer_kind kind = s_->kind_of(l);
-      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l, g);
       if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, l);
-      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l);
-      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l, g);
+      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l, g);
     }
     if (first) {
-      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer, g);
     }
   }
 
@@ -15023,7 +15206,10 @@ class simai_projection {
     // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
     // batch runs the same operations, and the finalize does not depend on their number: the stream of
     // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
-    const validated_job few = with_fewest_microbatches(job_);
+    // SimAI runs its own 1F1B, each record's weight gradient right after its input gradient: the
+    // records come from Megatron's schedule whatever the job's (every schedule does the same work
+    // per micro batch; a zero-bubble one only moves weight gradients).
+    const validated_job few = with_fewest_microbatches(job_.on_megatron_schedule());
     std::vector<operation> backward, finalize;
     bool pp_seen = false;
     for (const operation& op : rank_schedule(few, rank_)) {
@@ -15277,7 +15463,6 @@ AICB_END_NAMESPACE
 // #include <aicb/workload/record.hpp>
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19546,6 +19731,11 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     out.notes.push_back(
         "overlap_grad_reduce: SimAI's format cannot place the gradient reduction under the last backward "
         "pass; SimAI-Analytical prices it after the backward, exposed (aicb describe prices the overlap)");
+  if (job.parallel.pipeline_schedule != pipeline_schedule_kind::megatron)
+    out.notes.push_back("pipeline_schedule " + std::string(to_string(job.parallel.pipeline_schedule)) +
+                        ": SimAI runs its own 1F1B (each layer's weight gradient right after its input "
+                        "gradient), so the file holds the same records as 1F1B's; the deferred weight "
+                        "gradients are in `aicb describe`, the timeline and Chakra traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

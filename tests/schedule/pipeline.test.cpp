@@ -12,7 +12,8 @@ namespace {
 
 using aicb::p2p_direction, aicb::pipeline_step;
 
-// A schedule as text: "F0 B0 …" for passes (with ".c" for the chunk when interleaved) and
+// A schedule as text: "F0 B0 …" for passes (b: a split backward, W: a weight gradient; with ".c"
+// for the chunk when interleaved) and
 // "[op op]" for calls: "<a|g><direction initial: sp rp sn rn><micro batch>".
 std::string render(const aicb::pipeline_schedule& s) {
   static constexpr const char* names[] = {"sp", "rp", "sn", "rn"};
@@ -31,7 +32,11 @@ std::string render(const aicb::pipeline_schedule& s) {
       }
       out += ']';
     } else {
-      out += step.what == pipeline_step::kind::forward ? 'F' : 'B';
+      // F forward, B whole backward, b its input gradient alone (split), W a weight gradient.
+      out += step.what == pipeline_step::kind::forward  ? 'F'
+             : step.what == pipeline_step::kind::weight ? 'W'
+             : step.split                               ? 'b'
+                                                        : 'B';
       out += std::to_string(step.microbatch);
       if (chunks) out += "." + std::to_string(step.chunk);
     }
@@ -215,4 +220,99 @@ TEST_CASE("pipeline: the check names the stage, the operation and its counterpar
                               Catch::StartsWith("deadlock: stage 1"));
   }
   (void)o;
+}
+
+TEST_CASE("pipeline: zero-bubble H1, stage by stage, derived by hand from the authors' 1F1B patch",
+          "[schedule]") {
+  // p = 4, m = 4. Stage 1: Wu = 2, R = 2. Steady step 0 (< s) and the last steady step split their
+  // backward (b) and queue W; after the last steady send, W0 (i = 1 >= s); every cool-down backward
+  // splits and is followed, after its send, by the oldest W; W3 runs at the end.
+  const aicb::pipeline_options o{
+      .stages = 4, .stage = 1, .microbatches = 4, .schedule = aicb::pipeline_schedule_kind::zb_h1};
+  const aicb::pipeline_schedule s1(o);
+  CHECK(s1.kind() == aicb::pipeline_kind::zero_bubble_h1);
+  CHECK(s1.counts().warmup == 2);
+  CHECK(render(s1) ==
+        "[arp0] F0 [asn0] [arp1] F1 [asn1] [arp2] F2 [asn2 grn0] b0 [gsp0 arp3] F3 [asn3 grn1] b1 [gsp1] W0 "
+        "[grn2] b2 [gsp2] W1 [grn3] b3 [gsp3] W2 W3");
+  // The first stage never splits: its schedule is 1F1B's.
+  auto first = o;
+  first.stage = 0;
+  auto plain = first;
+  plain.schedule = aicb::pipeline_schedule_kind::megatron;
+  CHECK(render(aicb::pipeline_schedule(first)) == render(aicb::pipeline_schedule(plain)));
+  // The last stage splits its first s steady backwards and the last one; W0 after the last send.
+  auto last = o;
+  last.stage = 3;
+  CHECK(render(aicb::pipeline_schedule(last)) ==
+        "[arp0] F0 b0 [gsp0 arp1] F1 b1 [gsp1 arp2] F2 b2 [gsp2 arp3] F3 b3 [gsp3] W0 W1 W2 W3");
+}
+
+TEST_CASE("pipeline: zero-bubble H1 runs every weight gradient once, after its backward, for any m",
+          "[schedule]") {
+  for (std::uint64_t p : {2, 3, 4, 8})
+    for (std::uint64_t m : {1, 2, 3, 4, 7, 8, 9, 16}) {
+      INFO("p " << p << " m " << m);
+      const aicb::pipeline_options o{
+          .stages = p, .microbatches = m, .schedule = aicb::pipeline_schedule_kind::zb_h1};
+      CHECK(aicb::check_pipeline(o).ok);
+      for (std::uint64_t s = 0; s < p; ++s) {
+        auto at = o;
+        at.stage = s;
+        std::vector<int> state(m, 0);  // 0 nothing, 1 input gradient done, 2 weight gradient done
+        std::uint64_t weights = 0;
+        for (const pipeline_step& step : steps(at)) {
+          if (step.what == pipeline_step::kind::backward) {
+            CHECK(state[step.microbatch] == 0);
+            state[step.microbatch] = step.split ? 1 : 2;
+            CHECK((s > 0 || !step.split));  // the first stage never splits
+          } else if (step.what == pipeline_step::kind::weight) {
+            CHECK(state[step.microbatch] == 1);
+            state[step.microbatch] = 2;
+            ++weights;
+          }
+        }
+        for (std::uint64_t mb = 0; mb < m; ++mb)
+          CHECK(state[mb] == 2);
+        if (s == 0) CHECK(weights == 0);
+      }
+    }
+}
+
+TEST_CASE("pipeline: the bubbles of 1F1B and zero-bubble H1 are their papers' formulas", "[schedule]") {
+  // Narayanan et al. 2021: 1F1B leaves (p - 1)(F + B + W), B + W being the whole backward. Qi et al.
+  // 2024 (ZB-H1): (p - 1)(F + B - W), for m >= p micro batches and W no longer than F (a deferred W
+  // fills the wait of one forward).
+  for (const aicb::step_times t : {aicb::step_times{1, 1, 1, 0}, aicb::step_times{1, 2, 1, 0},
+                                   aicb::step_times{2, 3, 2, 0}, aicb::step_times{1, 1.5, 0.5, 0}})
+    for (std::uint64_t p : {2, 4, 8})
+      for (std::uint64_t m : {p, 2 * p, 3 * p + 1}) {
+        INFO("p " << p << " m " << m << " F " << t.forward << " B " << t.input_grad << " W "
+                  << t.weight_grad);
+        aicb::pipeline_options o{.stages = p, .microbatches = m};
+        const aicb::pipeline_time one_f_one_b = aicb::time_pipeline(o, t);
+        CHECK(one_f_one_b.bubble == Approx(double(p - 1) * (t.forward + t.input_grad + t.weight_grad)));
+        o.schedule = aicb::pipeline_schedule_kind::zb_h1;
+        const aicb::pipeline_time zero_bubble = aicb::time_pipeline(o, t);
+        CHECK(zero_bubble.bubble == Approx(double(p - 1) * (t.forward + t.input_grad - t.weight_grad)));
+      }
+  // Transfers lengthen both (at least the 2(p - 1) transfers on the chain from the first forward to
+  // the last backward); zero-bubble H1 keeps its lead.
+  const aicb::step_times slow{1, 1, 1, 0.25};
+  const aicb::pipeline_time one_f_one_b = aicb::time_pipeline({.stages = 4, .microbatches = 8}, slow);
+  const aicb::pipeline_time zero_bubble = aicb::time_pipeline(
+      {.stages = 4, .microbatches = 8, .schedule = aicb::pipeline_schedule_kind::zb_h1}, slow);
+  CHECK(one_f_one_b.bubble >= 3 * 3.0 + 2 * 3 * 0.25);
+  CHECK(zero_bubble.bubble >= 3 * 1.0 + 2 * 3 * 0.25);
+  CHECK(zero_bubble.iteration < one_f_one_b.iteration);
+  CHECK(one_f_one_b.finish.size() == 4);
+}
+
+TEST_CASE("pipeline: zero-bubble H1 is refused where it has no meaning", "[schedule]") {
+  CHECK_THROWS_WITH(aicb::pipeline_schedule({.stages = 1, .schedule = aicb::pipeline_schedule_kind::zb_h1}),
+                    Catch::Contains("zb_h1 needs pipeline_parallel > 1"));
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule(
+          {.stages = 4, .microbatches = 4, .chunks = 2, .schedule = aicb::pipeline_schedule_kind::zb_h1}),
+      Catch::Contains("one model chunk per stage"));
 }

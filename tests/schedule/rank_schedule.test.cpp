@@ -561,3 +561,53 @@ TEST_CASE("rank schedule: a validated job gives the same operations, checked onc
   CHECK(few->batch.global_batch == 4u);
   CHECK(aicb::microbatches(few.job()) == 1u);
 }
+
+TEST_CASE("rank schedule: zero-bubble H1 moves weight gradients and keeps every operation", "[schedule]") {
+  // TP 2 x PP 4, 8 micro batches. Stage 2: Wu = 1, R = 7; micro batches 0, 1 (steady steps below s),
+  // 6 (the last steady step) and 7 (cool-down) run split; 2..5 run whole.
+  aicb::job_spec zb = llama(8, 2, 4, true, 1, 1, 8);
+  zb.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
+  const aicb::job_spec plain = llama(8, 2, 4, true, 1, 1, 8);
+  using key = std::tuple<op_type, std::string, op_phase, std::uint64_t, std::uint64_t, aicb::pass_kind>;
+  const auto keys = [](const std::vector<aicb::operation>& ops) {
+    std::vector<key> out;
+    for (const aicb::operation& op : ops)
+      out.emplace_back(op.type, std::string(op.name), op.phase, op.microbatch, op.layer, op.compute.pass);
+    return out;
+  };
+  // The first stage never splits: the same stream.
+  CHECK(keys(all(zb, 0)) == keys(all(plain, 0)));
+  const std::uint64_t rank = 4;  // TP rank 0 of stage 2
+  REQUIRE(aicb::process_grid(zb).coordinates(rank).pp == 2);
+  const auto ops = all(zb, rank);
+  auto a = keys(ops), b = keys(all(plain, rank));
+  CHECK(a != b);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  CHECK(a == b);  // the same operations, in another order
+  // Where a micro batch's weight gradients run relative to the gradient it sends back.
+  for (std::uint64_t mb = 0; mb < 8; ++mb) {
+    INFO("micro batch " << mb);
+    std::uint64_t sent = 0, last_weight = 0, weights = 0;
+    for (const aicb::operation& op : ops) {
+      if (op.microbatch != mb || op.phase == op_phase::finalize) continue;
+      if (op.type == op_type::send && op.name == "send_gradient") sent = op.index;
+      if (op.type == op_type::compute && op.compute.pass == aicb::pass_kind::weight_grad) {
+        last_weight = op.index;
+        ++weights;
+      }
+    }
+    CHECK(weights > 0);
+    const bool split = mb < 2 || mb >= 6;
+    CHECK((last_weight > sent) == split);
+  }
+}
+
+TEST_CASE("rank schedule: a zero-bubble job is refused where the schedule has no meaning", "[schedule]") {
+  aicb::job_spec one_stage = llama(8, 2, 1, true);
+  one_stage.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
+  CHECK_THROWS_WITH(aicb::validate(one_stage), Catch::Contains("zb_h1 needs pipeline_parallel > 1"));
+  aicb::job_spec interleaved = llama(8, 2, 4, true, 1, 2, 8);
+  interleaved.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
+  CHECK_THROWS_WITH(aicb::validate(interleaved), Catch::Contains("virtual_pipeline"));
+}

@@ -407,6 +407,11 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     out.notes.push_back(
         "overlap_grad_reduce: SimAI's format cannot place the gradient reduction under the last backward "
         "pass; SimAI-Analytical prices it after the backward, exposed (aicb describe prices the overlap)");
+  if (job.parallel.pipeline_schedule != pipeline_schedule_kind::megatron)
+    out.notes.push_back("pipeline_schedule " + std::string(to_string(job.parallel.pipeline_schedule)) +
+                        ": SimAI runs its own 1F1B (each layer's weight gradient right after its input "
+                        "gradient), so the file holds the same records as 1F1B's; the deferred weight "
+                        "gradients are in `aicb describe`, the timeline and Chakra traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

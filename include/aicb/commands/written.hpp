@@ -23,7 +23,6 @@
 #include <aicb/workload/record.hpp>
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>

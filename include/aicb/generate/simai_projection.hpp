@@ -207,7 +207,10 @@ class simai_projection {
     // backward work (kept for the walk below), the finalize, and the pipeline message. Every micro
     // batch runs the same operations, and the finalize does not depend on their number: the stream of
     // the fewest micro batches the schedule allows (one, or PP when interleaved) is enough.
-    const validated_job few = with_fewest_microbatches(job_);
+    // SimAI runs its own 1F1B, each record's weight gradient right after its input gradient: the
+    // records come from Megatron's schedule whatever the job's (every schedule does the same work
+    // per micro batch; a zero-bubble one only moves weight gradients).
+    const validated_job few = with_fewest_microbatches(job_.on_megatron_schedule());
     std::vector<operation> backward, finalize;
     bool pp_seen = false;
     for (const operation& op : rank_schedule(few, rank_)) {

@@ -293,6 +293,16 @@ constexpr bool validate(const job_spec& job) {
               stage);
   }
 
+  // Zero-bubble H1 is a variant of 1F1B: one model chunk per stage, and a pipeline to fill.
+  if (p.pipeline_schedule == pipeline_schedule_kind::zb_h1) {
+    require(p.pipeline_parallel > 1, "pipeline_parallel", p.pipeline_parallel,
+            "pipeline_schedule zb_h1 needs pipeline_parallel > 1 (it fills the bubbles of a pipeline)");
+    require(
+        p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+        "pipeline_schedule zb_h1 runs one model chunk per stage (a variant of 1F1B); set virtual_pipeline "
+        "= 1 or pipeline_schedule megatron");
+  }
+
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
   const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
@@ -427,6 +437,13 @@ class validated_job {
   }
   [[nodiscard]] const job_spec& job() const noexcept { return job_; }
   [[nodiscard]] const job_spec* operator->() const noexcept { return &job_; }
+  /// The same job on Megatron-Core's pipeline schedule (valid whenever the job is: the other
+  /// schedules only add rules) — what a format that runs its own 1F1B is written from.
+  [[nodiscard]] validated_job on_megatron_schedule() const {
+    validated_job out = *this;
+    out.job_.parallel.pipeline_schedule = pipeline_schedule_kind::megatron;
+    return out;
+  }
 
  private:
   struct already_checked {};

@@ -4,7 +4,8 @@
 
 /// @file
 /// The enumerated choices of the descriptors — activation, normalisation, position embedding,
-/// activation recomputation — each with the names used in printing, `key=value` text and CLI flags.
+/// activation recomputation, pipeline schedule — each with the names used in printing, `key=value`
+/// text and CLI flags.
 ///
 /// ```cpp
 /// aicb::to_string(aicb::activation_kind::swiglu);           // "swiglu"
@@ -41,6 +42,13 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
+/// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
+/// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
+/// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
+///   each backward split into its input gradient (B) and its weight gradient (W) on every stage but
+///   the first, W deferred into the pipeline's bubbles. The same activation memory as 1F1B, a third
+///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W)).
+enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1 };
 
 template <>
 struct enum_names<activation_kind> {
@@ -65,6 +73,10 @@ struct enum_names<moe_dispatcher_kind> {
 template <>
 struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
+};
+template <>
+struct enum_names<pipeline_schedule_kind> {
+  static constexpr std::array<std::string_view, 2> value{"megatron", "zb_h1"};
 };
 
 AICB_END_NAMESPACE

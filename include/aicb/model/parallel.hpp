@@ -4,9 +4,9 @@
 
 /// @file
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages, and an uneven split given as first/last stage sizes or by counting the embedding and the
-/// loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and
-/// the data parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+/// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
+/// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
+/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -33,6 +33,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
   ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
   ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles)")) \
   ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
   ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \

@@ -16,6 +16,14 @@
 ///   forwards, its receive rule for the stage that leads each direction, and — Megatron's
 ///   default — communication overlapped with compute: a forward call after each forward and a
 ///   backward call after each backward (`overlap_p2p_comm`; without it, one call per steady step).
+/// - **zero-bubble H1** (PP > 1, one chunk; Qi et al. 2024, the authors' patch of Megatron's 1F1B):
+///   1F1B whose backward is split on every stage but the first into the input gradient (B, what the
+///   previous stage waits for) and the weight gradient (W, a `weight` step). Stage s defers W in its
+///   first s steady steps, in its last steady step and in every cool-down step, queues it, and runs
+///   the oldest queued W after the last steady send and after each cool-down send once the micro
+///   batch's index reaches s; the rest run at the end. The stages' backward chain then carries B
+///   alone, and the deferred Ws fill the waits: a bubble of (p − 1)(F + B − W) instead of
+///   (p − 1)(F + B + W) with m ≥ p micro batches and W ≤ F, at 1F1B's activation memory.
 ///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
@@ -33,11 +41,13 @@
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/model/options.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -51,9 +61,10 @@ AICB_BEGIN_NAMESPACE
 
 /// The pipeline schedules Megatron-Core runs.
 enum class pipeline_kind : std::uint8_t {
-  none,         ///< no pipelining (PP = 1)
-  one_f_one_b,  ///< 1F1B (PP > 1, one model chunk)
-  interleaved,  ///< interleaved 1F1B (PP > 1, several model chunks)
+  none,            ///< no pipelining (PP = 1)
+  one_f_one_b,     ///< 1F1B (PP > 1, one model chunk)
+  interleaved,     ///< interleaved 1F1B (PP > 1, several model chunks)
+  zero_bubble_h1,  ///< zero-bubble H1 (PP > 1, one model chunk; weight gradients deferred)
 };
 
 /// Where a point-to-point operation goes.
@@ -76,15 +87,18 @@ struct p2p_op {
 
 /// One step of a stage's schedule.
 struct pipeline_step {
-  enum class kind : std::uint8_t { forward, backward, communicate };
+  /// `weight`: the weight gradient of a backward that ran split (zero-bubble schedules).
+  enum class kind : std::uint8_t { forward, backward, weight, communicate };
   /// Which part of the schedule the step belongs to.
   enum class part : std::uint8_t { warmup, steady, cooldown };
 
   kind what = kind::forward;
   part phase = part::warmup;
-  std::uint64_t microbatch = 0;  ///< forward, backward: the micro batch
-  std::uint64_t chunk = 0;       ///< forward, backward: the model chunk
-  std::array<p2p_op, 4> ops{};   ///< communicate: the call's operations, in the order they are posted
+  std::uint64_t microbatch = 0;  ///< forward, backward, weight: the micro batch
+  std::uint64_t chunk = 0;       ///< forward, backward, weight: the model chunk
+  /// backward: the input gradient only; the weight gradient runs later, as a `weight` step.
+  bool split = false;
+  std::array<p2p_op, 4> ops{};  ///< communicate: the call's operations, in the order they are posted
   std::uint8_t op_count = 0;
   bool batched =
       true;  ///< communicate: one batched call (batch_isend_irecv), or operations posted one by one
@@ -104,6 +118,8 @@ struct pipeline_options {
   /// Interleaved only: micro batches per group of the schedule table
   /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
   std::uint64_t microbatch_group = 0;
+  /// Megatron-Core's schedules, or zero-bubble H1 (one chunk, PP > 1).
+  pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
 };
 
 /// The number of forward passes a stage runs before its first backward, and the rest.
@@ -127,6 +143,11 @@ class pipeline_schedule {
            "a stage must be below pipeline_parallel (" + std::to_string(o.stages) + ")");
     if (o.microbatches == 0) fail("microbatches", 0, "an iteration needs at least one micro batch");
     if (o.chunks == 0) fail("virtual_pipeline", 0, "virtual_pipeline must be at least 1");
+    if (o.schedule == pipeline_schedule_kind::zb_h1) {
+      if (o.stages == 1) fail("pipeline_parallel", 1, "pipeline_schedule zb_h1 needs pipeline_parallel > 1");
+      if (o.chunks > 1)
+        fail("virtual_pipeline", o.chunks, "pipeline_schedule zb_h1 runs one model chunk per stage");
+    }
     if (o.chunks > 1) {
       if (o.stages == 1)
         fail("virtual_pipeline", o.chunks, "virtual_pipeline > 1 needs pipeline_parallel > 1");
@@ -152,12 +173,13 @@ class pipeline_schedule {
         fail("pipeline_parallel", o.stages,
              "interleaving on 2 stages needs overlapped point-to-point communication (Megatron-Core)");
     }
-    kind_ = o.stages == 1   ? pipeline_kind::none
-            : o.chunks == 1 ? pipeline_kind::one_f_one_b
-                            : pipeline_kind::interleaved;
+    kind_ = o.stages == 1                                 ? pipeline_kind::none
+            : o.schedule == pipeline_schedule_kind::zb_h1 ? pipeline_kind::zero_bubble_h1
+            : o.chunks == 1                               ? pipeline_kind::one_f_one_b
+                                                          : pipeline_kind::interleaved;
     const std::uint64_t total = o.microbatches * o.chunks;
     std::uint64_t warmup = 0;
-    if (kind_ == pipeline_kind::one_f_one_b)
+    if (kind_ == pipeline_kind::one_f_one_b || kind_ == pipeline_kind::zero_bubble_h1)
       warmup = std::min(o.stages - o.stage - 1, o.microbatches);
     else if (kind_ == pipeline_kind::interleaved)
       warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
@@ -242,13 +264,15 @@ class pipeline_schedule::cursor {
     }
   }
 
-  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk) {
+  void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk,
+               bool split = false) {
     pipeline_step& step = buffer_[size_++];
     step = {};
     step.what = what;
     step.phase = phase;
     step.microbatch = microbatch;
     step.chunk = chunk;
+    step.split = split;
   }
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
@@ -285,6 +309,7 @@ class pipeline_schedule::cursor {
       case pipeline_kind::none:
         return fill_none();
       case pipeline_kind::one_f_one_b:
+      case pipeline_kind::zero_bubble_h1:
         return fill_1f1b();
       case pipeline_kind::interleaved:
         return fill_interleaved();
@@ -302,10 +327,24 @@ class pipeline_schedule::cursor {
   }
 
   // 1F1B (M:sch forward_backward_pipelining_without_interleaving). Stage turns: warm-up 0..Wu−1,
-  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1.
+  // the receive before the steady state, steady 0..R−1, cool-down 0..Wu−1. Zero-bubble H1 splits
+  // backwards and defers their weight gradients as the file comment says; the queued ones then run
+  // one per turn.
   bool fill_1f1b() {
     const pipeline_counts& c = s_->counts_;
-    const std::uint64_t warmup = c.warmup, steady = c.steady;
+    const std::uint64_t warmup = c.warmup, steady = c.steady, stage = o().stage;
+    const bool zero_bubble = s_->kind_ == pipeline_kind::zero_bubble_h1 && !first_stage();
+    // A backward, split or whole; a split one's weight gradient joins the queue.
+    const auto backward = [&](part phase, std::uint64_t mb, bool split) {
+      compute(pipeline_step::kind::backward, phase, mb, 0, split);
+      if (split) deferred_.push_back(mb);
+    };
+    // The oldest deferred weight gradient, once micro batch `mb` has reached this stage's index.
+    const auto weight_after = [&](part phase, std::uint64_t mb) {
+      if (!zero_bubble || mb < stage || deferred_.empty()) return;
+      compute(pipeline_step::kind::weight, phase, deferred_.front(), 0);
+      deferred_.pop_front();
+    };
     const auto recv_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_prev, true, mb, 0}; };
     const auto send_fwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::send_next, true, mb, 0}; };
     const auto recv_bwd = [&](std::uint64_t mb) { return p2p_op{p2p_direction::recv_next, false, mb, 0}; };
@@ -323,22 +362,30 @@ class pipeline_schedule::cursor {
     }
     if (t <= warmup + steady) {
       const std::uint64_t i = t - warmup - 1, forward = warmup + i;
+      const bool last_step = i + 1 == steady;
       compute(pipeline_step::kind::forward, part::steady, forward, 0);
       if (!last_stage()) call(part::steady, {send_fwd(forward), recv_bwd(i)}, true);
-      compute(pipeline_step::kind::backward, part::steady, i, 0);
+      backward(part::steady, i, zero_bubble && (i < stage || last_step));
       if (!first_stage()) {
-        if (i + 1 == steady)
+        if (last_step)
           call(part::steady, {send_bwd(i)}, true);
         else
           call(part::steady, {send_bwd(i), recv_fwd(forward + 1)}, true);
       }
+      if (last_step) weight_after(part::steady, i);
       return true;
     }
     if (t <= warmup + steady + warmup) {
-      const std::uint64_t i = t - warmup - steady - 1, backward = steady + i;
-      if (!last_stage()) call(part::cooldown, {recv_bwd(backward)}, true);
-      compute(pipeline_step::kind::backward, part::cooldown, backward, 0);
-      if (!first_stage()) call(part::cooldown, {send_bwd(backward)}, true);
+      const std::uint64_t i = t - warmup - steady - 1, mb = steady + i;
+      if (!last_stage()) call(part::cooldown, {recv_bwd(mb)}, true);
+      backward(part::cooldown, mb, zero_bubble);
+      if (!first_stage()) call(part::cooldown, {send_bwd(mb)}, true);
+      weight_after(part::cooldown, mb);
+      return true;
+    }
+    if (!deferred_.empty()) {  // the weight gradients still queued, one per turn
+      compute(pipeline_step::kind::weight, part::cooldown, deferred_.front(), 0);
+      deferred_.pop_front();
       return true;
     }
     return false;
@@ -453,6 +500,7 @@ class pipeline_schedule::cursor {
   std::size_t head_ = 0, size_ = 0;
   std::uint64_t turn_ = 0;
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
+  std::deque<std::uint64_t> deferred_;   // zero-bubble: micro batches whose weight gradient waits
 };
 
 inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
@@ -621,6 +669,92 @@ template <class Ranges>
   for (const pipeline_schedule& schedule : schedules)
     at.push_back(schedule.begin_cursor());
   return detail::check_p2p_cursors(at, o.chunks);
+}
+
+/// How long each kind of step takes, for aicb::time_pipeline: every stage alike.
+struct step_times {
+  double forward = 1;      ///< F: one micro batch's forward on one model chunk
+  double input_grad = 1;   ///< B: its backward's input gradient
+  double weight_grad = 1;  ///< W: its backward's weight gradient (a whole backward is B + W)
+  double transfer = 0;     ///< from a send to the receive's data, between neighbouring stages
+};
+
+/// The timing of a pipeline on ideal stages (aicb::time_pipeline).
+struct pipeline_time {
+  double iteration = 0;        ///< when the last stage finishes
+  double bubble = 0;           ///< the iteration minus one stage's work, m · V · (F + B + W)
+  std::vector<double> finish;  ///< each stage's last step
+};
+
+/// Plays the schedules of every stage of `o` (its `stage` is ignored) on stages that take `t` per
+/// step and do nothing else: a stage's clock advances by each forward, backward and weight step; a
+/// send leaves at the sender's clock and a receive waits for its data (`transfer` after it was sent).
+/// The pipeline schedules' bubbles as their papers state them, measured on the schedule itself —
+/// 1F1B: (p − 1)(F + B + W); zero-bubble H1: (p − 1)(F + B − W), with m ≥ p and W ≤ F (a longer W
+/// fills no more than a forward's wait).
+[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t) {
+  std::vector<pipeline_schedule> schedules;
+  schedules.reserve(o.stages);
+  for (std::uint64_t s = 0; s < o.stages; ++s) {
+    o.stage = s;
+    schedules.emplace_back(o);
+  }
+  std::vector<pipeline_schedule::cursor> at;
+  for (const pipeline_schedule& schedule : schedules)
+    at.push_back(schedule.begin_cursor());
+  const std::uint64_t p = o.stages;
+  // A tensor by its producer: (activation, micro batch, producer stage, producer chunk) → arrival.
+  std::map<std::array<std::uint64_t, 4>, double> arrivals;
+  const auto key = [&](std::uint64_t stage, const p2p_op& op) {
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    return std::array<std::uint64_t, 4>{op.activation ? 1u : 0u, op.microbatch, producer.stage,
+                                        producer.chunk};
+  };
+  pipeline_time out;
+  out.finish.assign(p, 0);
+  std::vector<bool> posted(p, false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint64_t s = 0; s < p; ++s) {
+      double& clock = out.finish[s];
+      for (; !at[s].done(); at[s].next(), progress = true) {
+        const pipeline_step& step = at[s].read();
+        if (step.what == pipeline_step::kind::forward) {
+          clock += t.forward;
+        } else if (step.what == pipeline_step::kind::backward) {
+          clock += t.input_grad + (step.split ? 0 : t.weight_grad);
+        } else if (step.what == pipeline_step::kind::weight) {
+          clock += t.weight_grad;
+        } else {
+          if (!posted[s]) {  // a call's sends leave when the stage reaches it
+            for (const p2p_op& op : step)
+              if (op.send()) arrivals[key(s, op)] = clock + t.transfer;
+            posted[s] = true;
+          }
+          bool ready = true;
+          for (const p2p_op& op : step)
+            ready = ready && (op.send() || arrivals.contains(key(s, op)));
+          if (!ready) break;
+          for (const p2p_op& op : step) {
+            if (op.send()) continue;
+            const auto it = arrivals.find(key(s, op));
+            clock = std::max(clock, it->second);
+            arrivals.erase(it);
+          }
+          posted[s] = false;
+        }
+      }
+    }
+  }
+  for (std::uint64_t s = 0; s < p; ++s)
+    if (!at[s].done())
+      AICB_THROW(
+          config_error("pipeline_parallel", std::to_string(p),
+                       "the schedule of stage " + std::to_string(s) + " waits for a transfer never sent"));
+  out.iteration = *std::max_element(out.finish.begin(), out.finish.end());
+  out.bubble = out.iteration -
+               static_cast<double>(o.microbatches * o.chunks) * (t.forward + t.input_grad + t.weight_grad);
+  return out;
 }
 
 AICB_END_NAMESPACE

@@ -15,8 +15,10 @@
 /// ```
 ///
 /// What it models, after Megatron-Core (the citations are in docs/schedules.md):
-/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B or
-///   interleaved, with the activations and gradients sent between stages;
+/// - the pipeline schedule of the rank's stage (aicb/schedule/pipeline.hpp): none, 1F1B,
+///   interleaved or zero-bubble H1, with the activations and gradients sent between stages; a split
+///   backward runs every operation but the weight-gradient computations, which its later weight step
+///   runs (the tensor-parallel gathers that feed them stay in the backward, their inputs kept);
 /// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
 ///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
 ///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
@@ -145,7 +147,8 @@ struct rank_plan {
                 .stage = stage,
                 .microbatches = microbatches(job),
                 .chunks = chunks,
-                .overlap_p2p = options.overlap_p2p};
+                .overlap_p2p = options.overlap_p2p,
+                .schedule = p.pipeline_schedule};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
   }
@@ -274,7 +277,10 @@ class rank_pass {
           forward(step.microbatch, step.chunk);
           break;
         case pipeline_step::kind::backward:
-          backward(step.microbatch, step.chunk);
+          backward(step.microbatch, step.chunk, step.split ? gradients::input : gradients::both);
+          break;
+        case pipeline_step::kind::weight:
+          backward(step.microbatch, step.chunk, gradients::weight);
           break;
         case pipeline_step::kind::communicate:
           communicate(step);
@@ -309,10 +315,20 @@ class rank_pass {
     return op;
   }
 
-  // Instantiates a template block.
+  // Which part of a backward pass a step runs: all of it, or — split, as zero-bubble schedules do —
+  // its input gradient (every operation but the weight-gradient computations) or those alone.
+  enum class gradients : std::uint8_t { both, input, weight };
+  static bool runs(const detail::op_template& t, gradients g) {
+    if (g == gradients::both) return true;
+    const bool weight = t.type == op_type::compute && t.compute.pass == pass_kind::weight_grad;
+    return weight == (g == gradients::weight);
+  }
+
+  // Instantiates a template block (of a backward, the part `g`).
   void emit(const detail::op_block& b, op_phase phase, std::uint64_t microbatch, std::uint64_t chunk,
-            std::uint64_t layer) {
+            std::uint64_t layer, gradients g = gradients::both) {
     for (const detail::op_template& t : b) {
+      if (!runs(t, g)) continue;
       if (t.type == op_type::compute) {
         operation& op = push(op_type::compute, t.name, phase, microbatch, chunk, layer);
         op.compute = t.compute;
@@ -403,42 +419,45 @@ class rank_pass {
     }
   }
 
-  void backward(std::uint64_t mb, std::uint64_t chunk) {
-    wait_for(pending_backward_, pending_backward_count_);
+  // A micro batch's backward on a chunk, or the part `g` of it: a weight step (g = weight) repeats the
+  // walk with the weight-gradient computations alone (no recomputation: its backward had it).
+  void backward(std::uint64_t mb, std::uint64_t chunk, gradients g) {
+    if (g != gradients::weight) wait_for(pending_backward_, pending_backward_count_);
     const bool first = s_->stage == 0 && chunk == 0;
     const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
-    const recompute_kind recompute = s_->job.parallel.recompute;
+    const recompute_kind recompute =
+        g == gradients::weight ? recompute_kind::none : s_->job.parallel.recompute;
     if (last) {
       // The reverse of the forward: the losses' output layers, the MTP modules last to first, the
       // decoder's final norm.
       const std::uint64_t L = s_->job.model.num_layers, mtp = s_->job.model.num_mtp_layers;
-      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_gather_head, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->logits_backward, op_phase::backward, mb, chunk, no_layer, g);
       for (std::uint64_t k = mtp; k-- > 0;)
-        emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->logits_backward, op_phase::backward, mb, chunk, L + k, g);
       for (std::uint64_t k = mtp; k-- > 0;) {
         const layer_kind kind = s_->mtp_kind();
-        emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->mtp_norm_backward, op_phase::backward, mb, chunk, L + k, g);
         if (recompute == recompute_kind::full)
           emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, L + k);
-        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k);
-        emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k);
+        emit(s_->backward_of(kind), op_phase::backward, mb, chunk, L + k, g);
+        emit(s_->mtp_input_backward, op_phase::backward, mb, chunk, L + k, g);
       }
-      emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->final_norm_backward, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->zero_scatter_head, op_phase::backward, mb, chunk, no_layer, g);
     }
     const std::uint64_t begin = s_->first_layer(chunk);
     for (std::uint64_t l = begin + s_->layers_of_chunk(chunk); l-- > begin;) {
       const layer_kind kind = s_->kind_of(l);
-      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->zero_gather_of(kind), op_phase::backward, mb, chunk, l, g);
       if (recompute == recompute_kind::full) emit(s_->forward_of(kind), op_phase::recompute, mb, chunk, l);
-      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l);
-      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l);
+      emit(s_->backward_of(kind), op_phase::backward, mb, chunk, l, g);
+      emit(s_->zero_scatter_of(kind), op_phase::backward, mb, chunk, l, g);
     }
     if (first) {
-      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer);
-      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer);
+      emit(s_->zero_gather_embedding, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->embedding_backward, op_phase::backward, mb, chunk, no_layer, g);
+      emit(s_->zero_scatter_embedding, op_phase::backward, mb, chunk, no_layer, g);
     }
   }
 
