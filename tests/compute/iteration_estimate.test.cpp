@@ -273,3 +273,36 @@ TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-
   CHECK(skewed.iteration_s > plain.iteration_s);
   CHECK(skewed.stages[0].compute_us > plain.stages[0].compute_us);
 }
+
+TEST_CASE("estimate: zero-bubble H1 saves 2(p - 1) weight-gradient times over 1F1B, as its paper gives",
+          "[compute][estimate]") {
+  // Balanced stages (a 256-token vocabulary: the embedding and the loss weigh nothing), a host that is
+  // never the bottleneck. Qi et al. 2024: 1F1B's bubble is (p − 1)(F + B + W), ZB-H1's (p − 1)(F + B − W)
+  // when W ≤ F: the iteration shrinks by 2(p − 1)·W. F, B and W are one micro batch's forward, input
+  // gradient and weight gradient on a middle stage, priced by the same compute model.
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  for (const std::uint64_t pp : {4, 8}) {
+    INFO("PP " << pp);
+    aicb::job_spec job{aicb::presets::llama2_7b,
+                       {.world_size = pp, .pipeline_parallel = pp},
+                       {.micro_batch = 1, .global_batch = 2 * pp, .seq_length = 2048}};
+    job.model.num_layers = 2 * pp;
+    job.model.vocab_size = 256;
+    double forward_us = 0, weight_us = 0;
+    for (const aicb::operation& op : aicb::rank_schedule(job, 1)) {
+      if (op.type != aicb::op_type::compute || !op.in_microbatch(0)) continue;
+      const double us = static_cast<double>(gpu.duration(op.compute).count()) / 1000;
+      if (op.phase == aicb::op_phase::forward) forward_us += us;
+      if (op.compute.pass == aicb::pass_kind::weight_grad) weight_us += us;
+    }
+    REQUIRE(weight_us > 0);
+    REQUIRE(weight_us <= forward_us);
+    const aicb::estimate_options o{.host_us_per_launch = 0, .batch_p2p_sync = false};
+    const aicb::iteration_estimate one_f_one_b = aicb::estimate_iteration(job, gpu, c, o);
+    job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
+    const aicb::iteration_estimate zero_bubble = aicb::estimate_iteration(job, gpu, c, o);
+    const double saved_us = (one_f_one_b.iteration_s - zero_bubble.iteration_s) * 1e6;
+    CHECK(saved_us == Approx(2.0 * static_cast<double>(pp - 1) * weight_us).epsilon(0.01));
+  }
+}

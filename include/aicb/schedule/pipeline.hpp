@@ -48,6 +48,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -689,10 +690,15 @@ struct pipeline_time {
 /// Plays the schedules of every stage of `o` (its `stage` is ignored) on stages that take `t` per
 /// step and do nothing else: a stage's clock advances by each forward, backward and weight step; a
 /// send leaves at the sender's clock and a receive waits for its data (`transfer` after it was sent).
-/// The pipeline schedules' bubbles as their papers state them, measured on the schedule itself —
+/// `on_step(stage, step, start, end)`, when given, sees every forward, backward and weight step with
+/// its times (a picture of the schedule: docs/schedules.md). The pipeline schedules' bubbles as their
+/// papers state them, measured on the schedule itself —
 /// 1F1B: (p − 1)(F + B + W); zero-bubble H1: (p − 1)(F + B − W), with m ≥ p and W ≤ F (a longer W
 /// fills no more than a forward's wait).
-[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t) {
+using pipeline_step_observer =
+    std::function<void(std::uint64_t stage, const pipeline_step& step, double start, double end)>;
+[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t,
+                                                 const pipeline_step_observer& on_step = {}) {
   std::vector<pipeline_schedule> schedules;
   schedules.reserve(o.stages);
   for (std::uint64_t s = 0; s < o.stages; ++s) {
@@ -719,12 +725,12 @@ struct pipeline_time {
       double& clock = out.finish[s];
       for (; !at[s].done(); at[s].next(), progress = true) {
         const pipeline_step& step = at[s].read();
-        if (step.what == pipeline_step::kind::forward) {
-          clock += t.forward;
-        } else if (step.what == pipeline_step::kind::backward) {
-          clock += t.input_grad + (step.split ? 0 : t.weight_grad);
-        } else if (step.what == pipeline_step::kind::weight) {
-          clock += t.weight_grad;
+        if (step.what != pipeline_step::kind::communicate) {
+          const double start = clock;
+          clock += step.what == pipeline_step::kind::forward    ? t.forward
+                   : step.what == pipeline_step::kind::weight ? t.weight_grad
+                                                              : t.input_grad + (step.split ? 0 : t.weight_grad);
+          if (on_step) on_step(s, step, start, clock);
         } else {
           if (!posted[s]) {  // a call's sends leave when the stage reaches it
             for (const p2p_op& op : step)
