@@ -742,8 +742,12 @@ enum class attention_kind : std::uint8_t { flash, unfused };
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
 ///   each backward split into its input gradient (B) and its weight gradient (W) on every stage but
 ///   the first, W deferred into the pipeline's bubbles. The same activation memory as 1F1B, a third
-///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W)).
-enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1 };
+///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W));
+/// - `dualpipe`: DeepSeek's DualPipe (DeepSeek-V3 technical report, arXiv 2412.19437; the authors'
+///   reference implementation): a bidirectional pipeline — rank r holds stage r and stage p − 1 − r,
+///   half the micro batches enter at each end, one direction's forward runs overlapped with the other's
+///   backward — twice the weights per GPU, (p/2 − 1)(F&B + B − 3W) of bubble.
+enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1, dualpipe };
 
 template <>
 struct enum_names<activation_kind> {
@@ -771,7 +775,7 @@ struct enum_names<attention_kind> {
 };
 template <>
 struct enum_names<pipeline_schedule_kind> {
-  static constexpr std::array<std::string_view, 2> value{"megatron", "zb_h1"};
+  static constexpr std::array<std::string_view, 3> value{"megatron", "zb_h1", "dualpipe"};
 };
 
 AICB_END_NAMESPACE
@@ -794,7 +798,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
   ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
   ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
-  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles)")) \
+  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles) | dualpipe (DeepSeek's bidirectional pipeline: two stages per GPU, micro batches from both ends)")) \
   ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
   ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
@@ -1615,6 +1619,17 @@ constexpr bool validate(const job_spec& job) {
         "= 1 or pipeline_schedule megatron");
   }
 
+  // DualPipe (the reference implementation's rules): an even number of stages, half the micro batches
+  // from each end, at least two per stage.
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe) {
+    require(p.pipeline_parallel >= 2 && p.pipeline_parallel % 2 == 0, "pipeline_parallel",
+            p.pipeline_parallel,
+            "pipeline_schedule dualpipe needs an even pipeline_parallel (each rank holds stage r and stage "
+            "pipeline_parallel - 1 - r)");
+    require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+            "pipeline_schedule dualpipe places two stages per rank itself; set virtual_pipeline = 1");
+  }
+
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
   const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
@@ -1632,6 +1647,13 @@ constexpr bool validate(const job_spec& job) {
             "must be "
             "a multiple of pipeline_parallel, as Megatron-Core requires",
             "pipeline_parallel", p.pipeline_parallel);
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe) {
+    const std::uint64_t m = g / *per_step;
+    require(m % 2 == 0 && m >= 2 * p.pipeline_parallel, "global_batch", g,
+            "with pipeline_schedule dualpipe, the micro batches per iteration (global_batch / (micro_batch x "
+            "DP)) must be even and at least 2 x pipeline_parallel, as DualPipe requires",
+            "pipeline_parallel", p.pipeline_parallel);
+  }
   require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
           "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
           b.seq_length);
@@ -4326,6 +4348,9 @@ AICB_END_NAMESPACE
 ///   interleaved or zero-bubble H1, with the activations and gradients sent between stages; a split
 ///   backward runs every operation but the weight-gradient computations, which its later weight step
 ///   runs (the tensor-parallel gathers that feed them stay in the backward, their inputs kept);
+/// - DualPipe: two chunks per rank, this stage's (the forward direction) and its mirror's, p − 1 −
+///   stage (the reverse direction), each with its ends of the model; in finalize, the mirrors
+///   exchange their gradients (every stage's weights are held twice) besides the usual reductions;
 /// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
 ///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
 ///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
@@ -4398,6 +4423,17 @@ AICB_END_NAMESPACE
 ///   batch's index reaches s; the rest run at the end. The stages' backward chain then carries B
 ///   alone, and the deferred Ws fill the waits: a bubble of (p − 1)(F + B − W) instead of
 ///   (p − 1)(F + B + W) with m ≥ p micro batches and W ≤ F, at 1F1B's activation memory.
+/// - **DualPipe** (PP even, m even and ≥ 2p; DeepSeek's reference implementation, `dualpipe.py`):
+///   a bidirectional pipeline. Rank r holds two model chunks: chunk 0 is stage r of the forward
+///   direction (micro batches 0 … m/2 − 1 enter at rank 0 and flow to rank p − 1), chunk 1 is stage
+///   p − 1 − r of the reverse direction (micro batches m/2 … m − 1 enter at rank p − 1 and flow
+///   back). With h = min(r, p − 1 − r) its steps run in eight phases: forwards of its first-half
+///   direction ×2(p/2 − h − 1); forward pairs ×(h + 1); B, W, F of the second-half direction
+///   ×(p/2 − h − 1), W deferred; the main phase, a forward of one direction overlapped with a
+///   backward of the other, twice per turn, ×(m/2 − p + h + 1); B, then F&B, ×(p/2 − h − 1);
+///   backward pairs ×(h + 1), the later half split; W and B ×(p/2 − h − 1); the deferred Ws ×(h + 1).
+///   Transfers accumulate and go out as one batched call when the rank next waits for data. Its
+///   bubble: (p/2 − 1)(F&B + B − 3W), B the whole backward, F&B an overlapped pair.
 ///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
@@ -4422,6 +4458,7 @@ AICB_END_NAMESPACE
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <map>
@@ -4439,6 +4476,7 @@ enum class pipeline_kind : std::uint8_t {
   one_f_one_b,     ///< 1F1B (PP > 1, one model chunk)
   interleaved,     ///< interleaved 1F1B (PP > 1, several model chunks)
   zero_bubble_h1,  ///< zero-bubble H1 (PP > 1, one model chunk; weight gradients deferred)
+  dualpipe,        ///< DualPipe (PP even: two directions, a model chunk each)
 };
 
 /// Where a point-to-point operation goes.
@@ -4472,6 +4510,9 @@ struct pipeline_step {
   std::uint64_t chunk = 0;       ///< forward, backward, weight: the model chunk
   /// backward: the input gradient only; the weight gradient runs later, as a `weight` step.
   bool split = false;
+  /// forward: runs overlapped with the backward step after it (DualPipe's F&B pairs: one
+  /// direction's forward under the other's backward, each hiding the other's communication).
+  bool overlapped = false;
   std::array<p2p_op, 4> ops{};  ///< communicate: the call's operations, in the order they are posted
   std::uint8_t op_count = 0;
   bool batched =
@@ -4492,7 +4533,8 @@ struct pipeline_options {
   /// Interleaved only: micro batches per group of the schedule table
   /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
   std::uint64_t microbatch_group = 0;
-  /// Megatron-Core's schedules, or zero-bubble H1 (one chunk, PP > 1).
+  /// Megatron-Core's schedules, zero-bubble H1 (one chunk, PP > 1) or DualPipe (PP even, `chunks`
+  /// ignored: a chunk per direction).
   pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
 };
 
@@ -4521,6 +4563,23 @@ class pipeline_schedule {
       if (o.stages == 1) fail("pipeline_parallel", 1, "pipeline_schedule zb_h1 needs pipeline_parallel > 1");
       if (o.chunks > 1)
         fail("virtual_pipeline", o.chunks, "pipeline_schedule zb_h1 runs one model chunk per stage");
+    }
+    if (o.schedule == pipeline_schedule_kind::dualpipe) {
+      if (o.stages < 2 || o.stages % 2 != 0)
+        fail("pipeline_parallel", o.stages, "pipeline_schedule dualpipe needs an even pipeline_parallel");
+      if (o.microbatches % 2 != 0 || o.microbatches < 2 * o.stages)
+        fail("microbatches", o.microbatches,
+             "pipeline_schedule dualpipe needs an even number of micro batches, at least 2 x "
+             "pipeline_parallel (" +
+                 std::to_string(2 * o.stages) + ")");
+      o_.chunks = 2;
+      kind_ = pipeline_kind::dualpipe;
+      // Each direction's micro batches pass once: m forwards in all, before the first backward those of
+      // the first two phases.
+      const std::uint64_t half = o.stages / 2, h = std::min(o.stage, o.stages - 1 - o.stage);
+      const std::uint64_t early = 2 * (half - h - 1) + 2 * (h + 1);
+      counts_ = {early, o.microbatches - early, 0, o.microbatches};
+      return;
     }
     if (o.chunks > 1) {
       if (o.stages == 1)
@@ -4563,6 +4622,10 @@ class pipeline_schedule {
   [[nodiscard]] pipeline_kind kind() const noexcept { return kind_; }
   [[nodiscard]] const pipeline_options& options() const noexcept { return o_; }
   [[nodiscard]] const pipeline_counts& counts() const noexcept { return counts_; }
+
+  /// Whether the two model chunks of a stage are two directions (DualPipe): a transfer then stays on
+  /// its chunk, going to the neighbouring rank that direction's way.
+  [[nodiscard]] bool bidirectional() const noexcept { return kind_ == pipeline_kind::dualpipe; }
 
   /// The micro batch of forward (or backward) virtual step `k` (interleaved: Megatron's table).
   [[nodiscard]] std::uint64_t microbatch_of(std::uint64_t k) const noexcept { return table(k).first; }
@@ -4639,7 +4702,7 @@ class pipeline_schedule::cursor {
   }
 
   void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk,
-               bool split = false) {
+               bool split = false, bool overlapped = false) {
     pipeline_step& step = buffer_[size_++];
     step = {};
     step.what = what;
@@ -4647,6 +4710,7 @@ class pipeline_schedule::cursor {
     step.microbatch = microbatch;
     step.chunk = chunk;
     step.split = split;
+    step.overlapped = overlapped;
   }
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
@@ -4687,6 +4751,8 @@ class pipeline_schedule::cursor {
         return fill_1f1b();
       case pipeline_kind::interleaved:
         return fill_interleaved();
+      case pipeline_kind::dualpipe:
+        return fill_dualpipe();
     }
     return false;
   }
@@ -4869,12 +4935,181 @@ class pipeline_schedule::cursor {
     return false;
   }
 
+  // DualPipe (dualpipe.py, DualPipe.step): one turn runs one iteration of the current phase's loop.
+  // "Phase" 0/1 there is a direction relative to the rank: the forward direction (chunk 0) and the
+  // reverse one (chunk 1) for the first half of the ranks, swapped for the second half.
+  std::uint64_t direction(int relative) const {
+    const bool second_half = o().stage >= o().stages / 2;
+    return static_cast<std::uint64_t>(relative) ^ (second_half ? 1u : 0u);
+  }
+  // Where a direction starts and ends on this rank: its first stage reads the input, its last the loss.
+  bool starts(std::uint64_t d) const { return d == 0 ? first_stage() : last_stage(); }
+  bool ends(std::uint64_t d) const { return d == 0 ? last_stage() : first_stage(); }
+  // Micro batches: 0 … m/2 − 1 in the forward direction, m/2 … m − 1 in the reverse one.
+  std::uint64_t dual_microbatch(std::uint64_t d, std::uint64_t i) const {
+    return d == 0 ? i : o().microbatches / 2 + i;
+  }
+  // Transfers wait in a list until the next commit sends them as one batched call.
+  void post(p2p_direction where, bool activation, std::uint64_t d, std::uint64_t& counter) {
+    if (pending_count_ == pending_.size())
+      AICB_THROW(error("pipeline: more than four DualPipe transfers between two waits"));
+    pending_[pending_count_++] = {where, activation, dual_microbatch(d, counter++), d};
+  }
+  void recv_forward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!starts(d))
+      post(d == 0 ? p2p_direction::recv_prev : p2p_direction::recv_next, true, d, dual_.recv_f[d]);
+  }
+  void send_forward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!ends(d))
+      post(d == 0 ? p2p_direction::send_next : p2p_direction::send_prev, true, d, dual_.send_f[d]);
+  }
+  void recv_backward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!ends(d))
+      post(d == 0 ? p2p_direction::recv_next : p2p_direction::recv_prev, false, d, dual_.recv_b[d]);
+  }
+  void send_backward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!starts(d))
+      post(d == 0 ? p2p_direction::send_prev : p2p_direction::send_next, false, d, dual_.send_b[d]);
+  }
+  void commit() {
+    if (pending_count_ == 0) return;
+    pipeline_step step;
+    step.what = pipeline_step::kind::communicate;
+    step.phase = dual_part();
+    step.batched = true;
+    step.ops = pending_;
+    step.op_count = pending_count_;
+    buffer_[size_++] = step;
+    pending_count_ = 0;
+  }
+  part dual_part() const {
+    return dual_.phase <= 3 ? part::warmup : dual_.phase <= 5 ? part::steady : part::cooldown;
+  }
+  void forward_compute(int rel, bool overlapped = false) {
+    const std::uint64_t d = direction(rel);
+    compute(pipeline_step::kind::forward, dual_part(), dual_microbatch(d, dual_.f[d]++), d, false,
+            overlapped);
+  }
+  void backward_compute(int rel, bool split) {
+    const std::uint64_t d = direction(rel);
+    const std::uint64_t mb = dual_microbatch(d, dual_.b[d]++);
+    compute(pipeline_step::kind::backward, dual_part(), mb, d, split);
+    if (split) dual_.deferred.emplace_back(mb, d);
+  }
+  void forward_chunk(int rel, bool recv = true, bool send = true) {
+    if (recv) recv_forward(rel);
+    commit();
+    forward_compute(rel);
+    if (send) send_forward(rel);
+  }
+  void backward_chunk(int rel, bool split = false, bool recv = true, bool send = true) {
+    if (recv) recv_backward(rel);
+    commit();
+    backward_compute(rel, split);
+    if (send) send_backward(rel);
+  }
+  void forward_backward_chunk(int forward_rel, int backward_rel, bool recv_forward_first = true) {
+    if (recv_forward_first) recv_forward(forward_rel);
+    recv_backward(backward_rel);
+    commit();
+    forward_compute(forward_rel, true);
+    backward_compute(backward_rel, false);
+    send_forward(forward_rel);
+    send_backward(backward_rel);
+  }
+  void weight_chunk() {
+    commit();
+    const auto [mb, d] = dual_.deferred.front();
+    dual_.deferred.pop_front();
+    compute(pipeline_step::kind::weight, dual_part(), mb, d);
+  }
+
+  bool fill_dualpipe() {
+    const std::uint64_t p = o().stages, half = p / 2, h = std::min(o().stage, p - 1 - o().stage);
+    const std::uint64_t half_m = o().microbatches / 2;
+    const bool middle = o().stage + 1 == half || o().stage == half;
+    const std::uint64_t runs[9] = {
+        0,     2 * (half - h - 1), h + 1, half - h - 1, half_m - p + h + 1, half - h - 1,
+        h + 1, half - h - 1,       h + 1};
+    while (dual_.phase <= 8 && dual_.turn == runs[dual_.phase]) {
+      ++dual_.phase;
+      dual_.turn = 0;
+    }
+    const std::uint64_t i = dual_.turn++;
+    switch (dual_.phase) {
+      case 1:  // nF0
+        forward_chunk(0);
+        return true;
+      case 2:  // nF0F1
+        if (i == 0) recv_forward(0);
+        forward_chunk(0, false, middle);
+        recv_forward(0);
+        forward_chunk(1, true, !middle || i + 1 < runs[2]);
+        if (!middle) send_forward(0);
+        return true;
+      case 3:  // nB1W1F1, zero bubble
+        backward_chunk(1, true);
+        recv_forward(1);
+        weight_chunk();
+        forward_chunk(1, false);
+        return true;
+      case 4:                    // nF0B1F1B0, the main phase
+        if (i == 0 && middle) {  // not overlapped, to shorten the bubble (as the reference does)
+          forward_chunk(0, false, false);
+          send_forward(1);
+          backward_chunk(1, false, true, false);
+          send_forward(0);
+          send_backward(1);
+        } else {
+          forward_backward_chunk(0, 1, i > 0);
+        }
+        forward_backward_chunk(1, 0);
+        return true;
+      case 5:  // nB1F1B0
+        backward_chunk(1);
+        forward_backward_chunk(1, 0);
+        return true;
+      case 6:  // nB1B0, the later half split
+        if (i == runs[6] / 2 && h % 2 == 1) dual_.split = true;
+        backward_chunk(1, dual_.split);
+        if (i == runs[6] / 2 && h % 2 == 0) dual_.split = true;
+        backward_chunk(0, dual_.split);
+        return true;
+      case 7:  // nWB0
+        weight_chunk();
+        backward_chunk(0, true);
+        return true;
+      case 8:  // nW
+        weight_chunk();
+        return true;
+      default:  // the last transfers
+        if (pending_count_ == 0) return false;
+        commit();
+        return true;
+    }
+  }
+
   const pipeline_schedule* s_ = nullptr;
   std::array<pipeline_step, capacity> buffer_{};
   std::size_t head_ = 0, size_ = 0;
   std::uint64_t turn_ = 0;
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
   std::deque<std::uint64_t> deferred_;   // zero-bubble: micro batches whose weight gradient waits
+  // DualPipe: per direction, forwards and backwards run, transfers posted; its deferred weight
+  // gradients (micro batch, direction); where the loop is; whether phase 6 splits backwards yet.
+  struct dual_state {
+    std::array<std::uint64_t, 2> f{}, b{}, send_f{}, send_b{}, recv_f{}, recv_b{};
+    std::deque<std::pair<std::uint64_t, std::uint64_t>> deferred;
+    int phase = 1;
+    std::uint64_t turn = 0;
+    bool split = false;
+  } dual_;
+  std::array<p2p_op, 4> pending_{};  // DualPipe: transfers posted, not yet sent
+  std::uint8_t pending_count_ = 0;
 };
 
 inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
@@ -4886,9 +5121,11 @@ struct p2p_peer {
   std::uint64_t stage = 0;
   std::uint64_t chunk = 0;  ///< the peer's chunk the tensor belongs to (its producer or consumer)
 };
-[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage,
-                                         std::uint64_t stages) noexcept {
+/// Bidirectional (DualPipe): the tensor stays on its chunk, the direction's own.
+[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage, std::uint64_t stages,
+                                         bool bidirectional = false) noexcept {
   const bool next = op.direction == p2p_direction::send_next || op.direction == p2p_direction::recv_next;
+  if (bidirectional) return {next ? stage + 1 : stage - 1, op.chunk};
   if (next) return {(stage + 1) % stages, stage + 1 == stages ? op.chunk + 1 : op.chunk};
   return {(stage + stages - 1) % stages, stage == 0 ? op.chunk - 1 : op.chunk};
 }
@@ -4916,7 +5153,8 @@ struct range_cursor {
 
 // check_p2p over one cursor per stage (the documentation is check_p2p's, below).
 template <class Cursor>
-[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks) {
+[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks,
+                                               bool bidirectional = false) {
   const std::uint64_t p = at.size();
   std::vector<bool> posted(p, false);
   // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
@@ -4935,7 +5173,7 @@ template <class Cursor>
            " (chunk " + std::to_string(op.chunk) + ")";
   };
   const auto key = [&](std::uint64_t stage, const p2p_op& op) {
-    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p, bidirectional);
     return tensor{op.activation ? 1u : 0u, op.microbatch, producer.stage, producer.chunk};
   };
 
@@ -4953,8 +5191,8 @@ template <class Cursor>
         if (step.what == pipeline_step::kind::communicate) {
           if (!posted[s]) {
             for (const p2p_op& op : step) {
-              const p2p_peer peer = peer_of(op, s, p);
-              if (peer.chunk >= chunks)
+              const p2p_peer peer = peer_of(op, s, p, bidirectional);
+              if (peer.stage >= p || peer.chunk >= chunks)
                 return fail(name(s, op) + ": its counterpart would be chunk " + std::to_string(peer.chunk) +
                             " of stage " + std::to_string(peer.stage) + ", which does not exist");
               ends& e = flight[key(s, op)];
@@ -4999,7 +5237,7 @@ template <class Cursor>
         const auto it = flight.find(key(s, op));
         if (it == flight.end() || !it->second.sent || !it->second.received)
           return fail("deadlock: " + name(s, op) + " waits for stage " +
-                      std::to_string(peer_of(op, s, p).stage) +
+                      std::to_string(peer_of(op, s, p, bidirectional).stage) +
                       ", which never posts its counterpart before waiting itself");
       }
     }
@@ -5042,7 +5280,7 @@ template <class Ranges>
   std::vector<pipeline_schedule::cursor> at;
   for (const pipeline_schedule& schedule : schedules)
     at.push_back(schedule.begin_cursor());
-  return detail::check_p2p_cursors(at, o.chunks);
+  return detail::check_p2p_cursors(at, schedules[0].options().chunks, schedules[0].bidirectional());
 }
 
 /// How long each kind of step takes, for aicb::time_pipeline: every stage alike.
@@ -5063,10 +5301,15 @@ struct pipeline_time {
 /// Plays the schedules of every stage of `o` (its `stage` is ignored) on stages that take `t` per
 /// step and do nothing else: a stage's clock advances by each forward, backward and weight step; a
 /// send leaves at the sender's clock and a receive waits for its data (`transfer` after it was sent).
-/// The pipeline schedules' bubbles as their papers state them, measured on the schedule itself —
+/// `on_step(stage, step, start, end)`, when given, sees every forward, backward and weight step with
+/// its times (a picture of the schedule: docs/schedules.md). The pipeline schedules' bubbles as their
+/// papers state them, measured on the schedule itself —
 /// 1F1B: (p − 1)(F + B + W); zero-bubble H1: (p − 1)(F + B − W), with m ≥ p and W ≤ F (a longer W
 /// fills no more than a forward's wait).
-[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t) {
+using pipeline_step_observer =
+    std::function<void(std::uint64_t stage, const pipeline_step& step, double start, double end)>;
+[[nodiscard]] inline pipeline_time time_pipeline(pipeline_options o, const step_times& t,
+                                                 const pipeline_step_observer& on_step = {}) {
   std::vector<pipeline_schedule> schedules;
   schedules.reserve(o.stages);
   for (std::uint64_t s = 0; s < o.stages; ++s) {
@@ -5077,10 +5320,11 @@ struct pipeline_time {
   for (const pipeline_schedule& schedule : schedules)
     at.push_back(schedule.begin_cursor());
   const std::uint64_t p = o.stages;
+  const bool bidirectional = schedules[0].bidirectional();
   // A tensor by its producer: (activation, micro batch, producer stage, producer chunk) → arrival.
   std::map<std::array<std::uint64_t, 4>, double> arrivals;
   const auto key = [&](std::uint64_t stage, const p2p_op& op) {
-    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p, bidirectional);
     return std::array<std::uint64_t, 4>{op.activation ? 1u : 0u, op.microbatch, producer.stage,
                                         producer.chunk};
   };
@@ -5093,12 +5337,13 @@ struct pipeline_time {
       double& clock = out.finish[s];
       for (; !at[s].done(); at[s].next(), progress = true) {
         const pipeline_step& step = at[s].read();
-        if (step.what == pipeline_step::kind::forward) {
-          clock += t.forward;
-        } else if (step.what == pipeline_step::kind::backward) {
-          clock += t.input_grad + (step.split ? 0 : t.weight_grad);
-        } else if (step.what == pipeline_step::kind::weight) {
-          clock += t.weight_grad;
+        if (step.what != pipeline_step::kind::communicate) {
+          const double start = clock;
+          clock += step.what == pipeline_step::kind::forward ? t.forward
+                   : step.what == pipeline_step::kind::weight
+                       ? t.weight_grad
+                       : t.input_grad + (step.split ? 0 : t.weight_grad);
+          if (on_step) on_step(s, step, start, clock);
         } else {
           if (!posted[s]) {  // a call's sends leave when the stage reaches it
             for (const p2p_op& op : step)
@@ -5126,8 +5371,8 @@ struct pipeline_time {
           config_error("pipeline_parallel", std::to_string(p),
                        "the schedule of stage " + std::to_string(s) + " waits for a transfer never sent"));
   out.iteration = *std::max_element(out.finish.begin(), out.finish.end());
-  out.bubble = out.iteration -
-               static_cast<double>(o.microbatches * o.chunks) * (t.forward + t.input_grad + t.weight_grad);
+  out.bubble = out.iteration - static_cast<double>(o.microbatches * (bidirectional ? 1 : o.chunks)) *
+                                   (t.forward + t.input_grad + t.weight_grad);
   return out;
 }
 
@@ -5208,7 +5453,8 @@ struct rank_plan {
     if (options.iterations == 0) AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     context = training_layer_context(job);
     stage = coords.pp;
-    chunks = p.virtual_pipeline;
+    dualpipe = p.pipeline_schedule == pipeline_schedule_kind::dualpipe;
+    chunks = dualpipe ? 2 : p.virtual_pipeline;
     pipeline = {.stages = p.pipeline_parallel,
                 .stage = stage,
                 .microbatches = microbatches(job),
@@ -5234,8 +5480,27 @@ struct rank_plan {
   }
 
   // The first layer (global index) of chunk `c` on this stage, and its number of layers.
-  std::uint64_t first_layer(std::uint64_t c) const { return chunk_first_layer(job, stage, c); }
-  std::uint64_t layers_of_chunk(std::uint64_t c) const { return chunk_layers(job, stage, c); }
+  // The pipeline stage whose layers chunk `c` holds: this one, or — DualPipe's reverse direction —
+  // its mirror p − 1 − stage.
+  std::uint64_t model_stage(std::uint64_t c) const {
+    return dualpipe && c == 1 ? job.parallel.pipeline_parallel - 1 - stage : stage;
+  }
+  std::uint64_t first_layer(std::uint64_t c) const {
+    return chunk_first_layer(job, model_stage(c), dualpipe ? 0 : c);
+  }
+  std::uint64_t layers_of_chunk(std::uint64_t c) const {
+    return chunk_layers(job, model_stage(c), dualpipe ? 0 : c);
+  }
+  // Whether chunk `c` begins the model (the embedding) or ends it (the output layer and the loss).
+  bool holds_embedding(std::uint64_t c) const { return model_stage(c) == 0 && (dualpipe || c == 0); }
+  bool holds_head(std::uint64_t c) const {
+    return model_stage(c) + 1 == job.parallel.pipeline_parallel && (dualpipe || c + 1 == chunks);
+  }
+  // Whether any chunk of this rank holds the embedding, or the head; and the first such chunk.
+  bool any_embedding() const { return holds_embedding(0) || (chunks > 1 && holds_embedding(chunks - 1)); }
+  bool any_head() const { return holds_head(chunks - 1) || holds_head(0); }
+  std::uint64_t embedding_chunk() const { return holds_embedding(0) ? 0 : chunks - 1; }
+  std::uint64_t head_chunk() const { return holds_head(chunks - 1) ? chunks - 1 : 0; }
   bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
   layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
   // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
@@ -5274,6 +5539,7 @@ struct rank_plan {
   std::uint64_t rank;
   rank_coordinates coords;
   std::uint64_t stage = 0, chunks = 1;
+  bool dualpipe = false;  // two chunks, one per direction: this stage's and its mirror's
   pipeline_options pipeline;
   layer_context context;  // the layer description's shapes for this rank
   // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
@@ -5429,7 +5695,9 @@ class rank_pass {
     }
   }
 
-  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair;
+  // DualPipe's mirror exchange, which may (ranks 0 and 1 of two stages), takes tags above 2^62.
+  static constexpr std::uint64_t mirror_tag_base = std::uint64_t{1} << 62;
   std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
                          op_phase phase) const {
     std::uint64_t t = iteration_;
@@ -5445,7 +5713,7 @@ class rank_pass {
     const std::uint64_t p = s_->pipeline.stages;
     std::uint64_t producer_stage = s_->stage, producer_chunk = op.chunk;
     if (!send) {
-      const p2p_peer peer = peer_of(op, s_->stage, p);
+      const p2p_peer peer = peer_of(op, s_->stage, p, s_->dualpipe);
       producer_stage = peer.stage;
       producer_chunk = peer.chunk;
     }
@@ -5457,8 +5725,8 @@ class rank_pass {
 
   void forward(std::uint64_t mb, std::uint64_t chunk) {
     wait_for(pending_forward_, pending_forward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const bool first = s_->holds_embedding(chunk);
+    const bool last = s_->holds_head(chunk);
     if (first) {
       emit(s_->zero_gather_embedding, op_phase::forward, mb, chunk, no_layer);
       emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
@@ -5489,8 +5757,8 @@ class rank_pass {
   // walk with the weight-gradient computations alone (no recomputation: its backward had it).
   void backward(std::uint64_t mb, std::uint64_t chunk, gradients g) {
     if (g != gradients::weight) wait_for(pending_backward_, pending_backward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const bool first = s_->holds_embedding(chunk);
+    const bool last = s_->holds_head(chunk);
     const recompute_kind recompute =
         g == gradients::weight ? recompute_kind::none : s_->job.parallel.recompute;
     if (last) {
@@ -5734,21 +6002,21 @@ inline void detail::rank_plan::build() {
     }
   }
   build_embedding_and_head();
-  if (stage == 0) {
-    weights[0].dense += embedding_weights_;
-  }
-  if (stage + 1 == p.pipeline_parallel) {
+  for (std::uint64_t c = 0; c < chunks; ++c)
+    if (holds_embedding(c)) weights[c].dense += embedding_weights_;
+  if (any_head()) {
     // The output layer (a copy of the embedding when tied and the pipeline has two ends).
     const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
-    weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
-    weights[chunks - 1].replicated += final_norm_weights_;
+    const std::uint64_t h = head_chunk();
+    weights[h].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
+    weights[h].replicated += final_norm_weights_;
     if (m.num_mtp_layers > 0) {
       // MTP modules; and their embedding, a copy of the first stage's (the tied output layer is that
       // copy already).
       build_mtp();
       build_layer(mtp_kind());
       const detail::chunk_weights& lw = layer_weights_[mtp_kind().index()];
-      detail::chunk_weights& last = weights[chunks - 1];
+      detail::chunk_weights& last = weights[h];
       last.dense += m.num_mtp_layers * (mtp_weights_.dense + lw.dense);
       last.expert += m.num_mtp_layers * lw.expert;
       last.replicated += m.num_mtp_layers * (mtp_weights_.replicated + lw.replicated);
@@ -5779,9 +6047,9 @@ inline void detail::rank_plan::build_zero() {
   for (std::uint8_t i = 0; i < layer_built_.size(); ++i)
     if (layer_built_[i])
       module(zero_gather_layer_[i], zero_scatter_layer_[i], layer_weights_[i].dense, layer_weights_[i].dense);
-  if (stage == 0)
+  if (any_embedding())
     module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
-  if (stage + 1 == p.pipeline_parallel) {
+  if (any_head()) {
     // A tied output layer is the embedding's weight: fetched again for the logits, its gradient
     // reduced once, with the embedding's (whose backward comes last).
     const std::uint64_t output_owned = job.model.tied_embeddings ? 0 : output_weights_;
@@ -5840,18 +6108,45 @@ inline void rank_pass::finalize() {
                   replicated * g, 0);
   // The word embedding shared by the first and the last stage (tied output layer, or MTP's embedding):
   // its gradient is summed between them.
+  // (DualPipe: the first and the last rank each hold both, summed with the mirror's copies below.)
   const bool shared_embedding = m.tied_embeddings || m.num_mtp_layers > 0;
-  if (shared_embedding && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
-    collective_op(
-        "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
-        padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
+  if (shared_embedding && p.pipeline_parallel > 1 && !st.dualpipe && (st.any_embedding() || st.any_head()))
+    collective_op("embedding_grad_reduce", collective::all_reduce,
+                  st.grid.group(group_kind::embedding, st.rank),
+                  padded_vocab(job) / p.tensor_parallel * m.hidden_size * g,
+                  st.any_embedding() ? st.embedding_chunk() : st.head_chunk());
+  // DualPipe: every stage's weights live on two ranks (a stage's own chunk 0, its mirror's chunk 1),
+  // whose gradients are summed: this rank and its mirror exchange both chunks' gradients.
+  if (st.dualpipe) {
+    std::uint64_t held = 0;
+    for (const detail::chunk_weights& c : st.weights)
+      held += c.dense + c.expert;
+    const std::uint64_t mirror =
+        st.grid.group(group_kind::pp, st.rank).member(p.pipeline_parallel - 1 - st.stage);
+    const std::uint64_t tag = mirror_tag_base + iteration_;
+    const std::uint64_t before = waits_[0];
+    const bool has_before = wait_count_ > 0;
+    operation& send = push(op_type::send, "mirror_grad_exchange", op_phase::finalize, 0, 0, no_layer);
+    send.peer = mirror;
+    send.size = bytes{held * g};
+    send.tag = tag;
+    const std::uint64_t send_index = send.index;
+    waits_[0] = before;
+    wait_count_ = has_before ? 1 : 0;
+    operation& recv = push(op_type::recv, "mirror_grad_exchange", op_phase::finalize, 0, 1, no_layer);
+    recv.peer = mirror;
+    recv.size = bytes{held * g};
+    recv.tag = tag;
+    waits_ = {send_index, recv.index};
+    wait_count_ = 2;
+  }
   // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
   if (m.is_moe() && m.moe_router_bias) {
     std::uint64_t moe_layers = 0;
     for (std::uint64_t c = 0; c < st.chunks; ++c)
       for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_of_chunk(c); ++l)
         moe_layers += st.moe_layer(l) ? 1 : 0;
-    if (st.stage + 1 == p.pipeline_parallel && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
+    if (st.any_head() && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
     if (moe_layers > 0)
       collective_op("router_bias_reduce", collective::all_reduce,
                     st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);

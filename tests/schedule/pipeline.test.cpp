@@ -316,3 +316,96 @@ TEST_CASE("pipeline: zero-bubble H1 is refused where it has no meaning", "[sched
           {.stages = 4, .microbatches = 4, .chunks = 2, .schedule = aicb::pipeline_schedule_kind::zb_h1}),
       Catch::Contains("one model chunk per stage"));
 }
+
+TEST_CASE("pipeline: DualPipe, rank by rank, as DeepSeek's reference loop runs it", "[schedule]") {
+  // p = 4, m = 8: micro batches 0-3 go forward (chunk 0, from rank 0), 4-7 backward (chunk 1, from
+  // rank 3). Rank 0 (h = 0): F0 ×2, the pair phase, one B1-W1-F1 turn, the main phase (a forward
+  // under a backward, twice), one B1 + F&B turn, a backward pair, one W + B0 turn and the last W.
+  // Transfers leave in one batched call when the rank next waits for data.
+  const aicb::pipeline_options o{
+      .stages = 4, .microbatches = 8, .schedule = aicb::pipeline_schedule_kind::dualpipe};
+  auto r0 = o, r1 = o;
+  r1.stage = 1;
+  const aicb::pipeline_schedule s0(r0);
+  CHECK(s0.kind() == aicb::pipeline_kind::dualpipe);
+  CHECK(s0.bidirectional());
+  CHECK(render(s0) ==
+        "F0.0 [asn0.0] F1.0 [asn1.0] F2.0 [arn4.1] F4.1 [asn2.0] b4.1 [gsn4.1 arn5.1] W4.1 F5.1 F3.0 "
+        "B5.1 [asn3.0 gsn5.1 arn6.1 grn0.0] F6.1 B0.0 B6.1 [gsn6.1 arn7.1 grn1.0] F7.1 B1.0 B7.1 [gsn7.1 "
+        "grn2.0] b2.0 W2.0 [grn3.0] b3.0 W3.0");
+  CHECK(render(aicb::pipeline_schedule(r1)) ==
+        "[arp0.0] F0.0 [asn0.0 arp1.0 arn4.1] F4.1 [asp4.1] F1.0 [asn1.0 arp2.0 arn5.1] F5.1 F2.0 "
+        "[asp5.1 grp4.1] B4.1 [asn2.0 gsn4.1 arn6.1 grn0.0] F6.1 B0.0 [asp6.1 gsp0.0 arp3.0 grp5.1] F3.0 "
+        "B5.1 [asn3.0 gsn5.1 arn7.1 grn1.0] F7.1 B1.0 [asp7.1 gsp1.0 grp6.1] B6.1 [gsn6.1 grn2.0] B2.0 "
+        "[gsp2.0 grp7.1] b7.1 [gsn7.1 grn3.0] b3.0 [gsp3.0] W7.1 W3.0");
+}
+
+TEST_CASE("pipeline: DualPipe runs every micro batch once per rank, in its direction's chunk", "[schedule]") {
+  for (std::uint64_t p : {2, 4, 6, 8})
+    for (std::uint64_t m : {2 * p, 2 * p + 2, 4 * p, 5 * p}) {
+      INFO("p " << p << " m " << m);
+      const aicb::pipeline_options o{
+          .stages = p, .microbatches = m, .schedule = aicb::pipeline_schedule_kind::dualpipe};
+      const aicb::pipeline_check c = aicb::check_pipeline(o);
+      CHECK(c.problem == "");
+      CHECK(c.ok);
+      for (std::uint64_t s = 0; s < p; ++s) {
+        auto at = o;
+        at.stage = s;
+        std::vector<int> forwards(m, 0), state(m, 0), overlapped(m, 0);
+        for (const pipeline_step& step : steps(at)) {
+          if (step.what == pipeline_step::kind::communicate) continue;
+          CHECK(step.chunk == (step.microbatch < m / 2 ? 0u : 1u));
+          if (step.what == pipeline_step::kind::forward) {
+            ++forwards[step.microbatch];
+            overlapped[step.microbatch] += step.overlapped;
+          } else if (step.what == pipeline_step::kind::backward) {
+            CHECK(forwards[step.microbatch] == 1);
+            CHECK(state[step.microbatch] == 0);
+            state[step.microbatch] = step.split ? 1 : 2;
+          } else {
+            CHECK(state[step.microbatch] == 1);
+            state[step.microbatch] = 2;
+          }
+        }
+        int pairs = 0;
+        for (std::uint64_t mb = 0; mb < m; ++mb) {
+          CHECK(forwards[mb] == 1);
+          CHECK(state[mb] == 2);
+          pairs += overlapped[mb];
+        }
+        CHECK(pairs > 0);  // the main phase overlaps forwards with backwards on every rank
+      }
+    }
+}
+
+TEST_CASE("pipeline: DualPipe's bubble is its authors' formula", "[schedule]") {
+  // DualPipe's README: (p/2 - 1)(F&B + B - 3W), B the whole backward, F&B a forward and a backward
+  // overlapped — here, on ideal stages, the two back to back (F + B). Exact when the input gradient
+  // takes as long as the forward.
+  for (const aicb::step_times t :
+       {aicb::step_times{1, 1, 1, 0}, aicb::step_times{2, 2, 1, 0}, aicb::step_times{1, 1, 0.5, 0}})
+    for (std::uint64_t p : {2, 4, 6, 8})
+      for (std::uint64_t m : {2 * p, 3 * p + 1 + (p % 2), 4 * p}) {
+        if (m % 2 != 0) continue;
+        INFO("p " << p << " m " << m << " F " << t.forward << " B " << t.input_grad << " W "
+                  << t.weight_grad);
+        const double whole = t.input_grad + t.weight_grad, pair = t.forward + whole;
+        const aicb::pipeline_time d = aicb::time_pipeline(
+            {.stages = p, .microbatches = m, .schedule = aicb::pipeline_schedule_kind::dualpipe}, t);
+        CHECK(d.bubble == Approx(double(p / 2 - 1) * (pair + whole - 3 * t.weight_grad)).margin(1e-9));
+      }
+}
+
+TEST_CASE("pipeline: DualPipe is refused where it has no meaning", "[schedule]") {
+  using aicb::pipeline_schedule_kind;
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule({.stages = 3, .microbatches = 6, .schedule = pipeline_schedule_kind::dualpipe}),
+      Catch::Contains("even pipeline_parallel"));
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule({.stages = 4, .microbatches = 6, .schedule = pipeline_schedule_kind::dualpipe}),
+      Catch::Contains("at least 2 x pipeline_parallel (8)"));
+  CHECK_THROWS_WITH(
+      aicb::pipeline_schedule({.stages = 4, .microbatches = 9, .schedule = pipeline_schedule_kind::dualpipe}),
+      Catch::Contains("even number of micro batches"));
+}

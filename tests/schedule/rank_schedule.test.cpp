@@ -611,3 +611,52 @@ TEST_CASE("rank schedule: a zero-bubble job is refused where the schedule has no
   interleaved.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
   CHECK_THROWS_WITH(aicb::validate(interleaved), Catch::Contains("virtual_pipeline"));
 }
+
+TEST_CASE("rank schedule: DualPipe runs a stage and its mirror, both directions, and sums the two copies",
+          "[schedule]") {
+  // Llama-2-7B (32 layers), TP 2 x PP 4, 8 micro batches: rank 2 (stage 1) holds layers 8-15 as chunk 0
+  // (micro batches 0-3, entering at stage 0) and stage 2's layers 16-23 as chunk 1 (micro batches
+  // 4-7, entering at stage 3).
+  aicb::job_spec job = llama(8, 2, 4, true, 1, 1, 8);
+  job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::dualpipe;
+  const aicb::process_grid grid(job);
+  const std::uint64_t rank = 2;
+  REQUIRE(grid.coordinates(rank).pp == 1);
+  std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> layers;  // chunk -> [min, max]
+  std::map<std::uint64_t, std::uint64_t> chunk_of_microbatch;
+  std::uint64_t sent_to_mirror = 0, received_from_mirror = 0;
+  const std::uint64_t mirror = grid.group(group_kind::pp, rank).member(2);
+  for (const aicb::operation& op : aicb::rank_schedule(job, rank)) {
+    if (op.phase == op_phase::finalize) {
+      if (op.type == op_type::send && op.peer == mirror) sent_to_mirror += op.size.count();
+      if (op.type == op_type::recv && op.peer == mirror) received_from_mirror += op.size.count();
+      continue;
+    }
+    CHECK(op.name != "embedding");  // a middle stage holds neither end of the model
+    if (op.layer != aicb::no_layer) {
+      auto [it, fresh] = layers.try_emplace(op.chunk, op.layer, op.layer);
+      it->second.first = std::min(it->second.first, op.layer);
+      it->second.second = std::max(it->second.second, op.layer);
+    }
+    const auto [it, fresh] = chunk_of_microbatch.try_emplace(op.microbatch, op.chunk);
+    CHECK(it->second == op.chunk);
+  }
+  CHECK(layers[0] == std::pair<std::uint64_t, std::uint64_t>{8, 15});
+  CHECK(layers[1] == std::pair<std::uint64_t, std::uint64_t>{16, 23});
+  for (std::uint64_t mb = 0; mb < 8; ++mb)
+    CHECK(chunk_of_microbatch[mb] == (mb < 4 ? 0u : 1u));
+  // Both chunks' gradients go to the mirror and come back: 16 layers' weights over TP 2 (attention
+  // 4h², the SwiGLU MLP 3·h·11008, split; two norms of h, replicated), in the gradients' type.
+  const std::uint64_t layer_weights = 4096ULL * 4096 * 4 / 2 + 3 * 4096ULL * 11008 / 2 + 2 * 4096;
+  CHECK(sent_to_mirror == 16 * layer_weights * aicb::size_of(job.batch.grad_dtype));
+  CHECK(received_from_mirror == sent_to_mirror);
+  // The first rank holds the embedding (forward direction) and the loss (reverse direction).
+  std::uint64_t embedding_chunk = 9, loss_chunk = 9;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != op_type::compute || op.phase != op_phase::forward) continue;
+    if (op.compute.role == aicb::op_role::embedding) embedding_chunk = op.chunk;
+    if (op.compute.role == aicb::op_role::logits) loss_chunk = op.chunk;
+  }
+  CHECK(embedding_chunk == 0);
+  CHECK(loss_chunk == 1);
+}

@@ -303,6 +303,17 @@ constexpr bool validate(const job_spec& job) {
         "= 1 or pipeline_schedule megatron");
   }
 
+  // DualPipe (the reference implementation's rules): an even number of stages, half the micro batches
+  // from each end, at least two per stage.
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe) {
+    require(p.pipeline_parallel >= 2 && p.pipeline_parallel % 2 == 0, "pipeline_parallel",
+            p.pipeline_parallel,
+            "pipeline_schedule dualpipe needs an even pipeline_parallel (each rank holds stage r and stage "
+            "pipeline_parallel - 1 - r)");
+    require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
+            "pipeline_schedule dualpipe places two stages per rank itself; set virtual_pipeline = 1");
+  }
+
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
   const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);
@@ -320,6 +331,13 @@ constexpr bool validate(const job_spec& job) {
             "must be "
             "a multiple of pipeline_parallel, as Megatron-Core requires",
             "pipeline_parallel", p.pipeline_parallel);
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe) {
+    const std::uint64_t m = g / *per_step;
+    require(m % 2 == 0 && m >= 2 * p.pipeline_parallel, "global_batch", g,
+            "with pipeline_schedule dualpipe, the micro batches per iteration (global_batch / (micro_batch x "
+            "DP)) must be even and at least 2 x pipeline_parallel, as DualPipe requires",
+            "pipeline_parallel", p.pipeline_parallel);
+  }
   require(product_within({g, b.seq_length}, max_derived_size).has_value(), "global_batch", g,
           "global_batch x seq_length (the tokens of an iteration) must not exceed 2^50", "seq_length",
           b.seq_length);

@@ -47,8 +47,12 @@ enum class attention_kind : std::uint8_t { flash, unfused };
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
 ///   each backward split into its input gradient (B) and its weight gradient (W) on every stage but
 ///   the first, W deferred into the pipeline's bubbles. The same activation memory as 1F1B, a third
-///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W)).
-enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1 };
+///   of its bubble when F, B and W take equal time ((p − 1)(F + B − W) instead of (p − 1)(F + B + W));
+/// - `dualpipe`: DeepSeek's DualPipe (DeepSeek-V3 technical report, arXiv 2412.19437; the authors'
+///   reference implementation): a bidirectional pipeline — rank r holds stage r and stage p − 1 − r,
+///   half the micro batches enter at each end, one direction's forward runs overlapped with the other's
+///   backward — twice the weights per GPU, (p/2 − 1)(F&B + B − 3W) of bubble.
+enum class pipeline_schedule_kind : std::uint8_t { megatron, zb_h1, dualpipe };
 
 template <>
 struct enum_names<activation_kind> {
@@ -76,7 +80,7 @@ struct enum_names<attention_kind> {
 };
 template <>
 struct enum_names<pipeline_schedule_kind> {
-  static constexpr std::array<std::string_view, 2> value{"megatron", "zb_h1"};
+  static constexpr std::array<std::string_view, 3> value{"megatron", "zb_h1", "dualpipe"};
 };
 
 AICB_END_NAMESPACE

@@ -24,6 +24,17 @@
 ///   batch's index reaches s; the rest run at the end. The stages' backward chain then carries B
 ///   alone, and the deferred Ws fill the waits: a bubble of (p − 1)(F + B − W) instead of
 ///   (p − 1)(F + B + W) with m ≥ p micro batches and W ≤ F, at 1F1B's activation memory.
+/// - **DualPipe** (PP even, m even and ≥ 2p; DeepSeek's reference implementation, `dualpipe.py`):
+///   a bidirectional pipeline. Rank r holds two model chunks: chunk 0 is stage r of the forward
+///   direction (micro batches 0 … m/2 − 1 enter at rank 0 and flow to rank p − 1), chunk 1 is stage
+///   p − 1 − r of the reverse direction (micro batches m/2 … m − 1 enter at rank p − 1 and flow
+///   back). With h = min(r, p − 1 − r) its steps run in eight phases: forwards of its first-half
+///   direction ×2(p/2 − h − 1); forward pairs ×(h + 1); B, W, F of the second-half direction
+///   ×(p/2 − h − 1), W deferred; the main phase, a forward of one direction overlapped with a
+///   backward of the other, twice per turn, ×(m/2 − p + h + 1); B, then F&B, ×(p/2 − h − 1);
+///   backward pairs ×(h + 1), the later half split; W and B ×(p/2 − h − 1); the deferred Ws ×(h + 1).
+///   Transfers accumulate and go out as one batched call when the rank next waits for data. Its
+///   bubble: (p/2 − 1)(F&B + B − 3W), B the whole backward, F&B an overlapped pair.
 ///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
@@ -66,6 +77,7 @@ enum class pipeline_kind : std::uint8_t {
   one_f_one_b,     ///< 1F1B (PP > 1, one model chunk)
   interleaved,     ///< interleaved 1F1B (PP > 1, several model chunks)
   zero_bubble_h1,  ///< zero-bubble H1 (PP > 1, one model chunk; weight gradients deferred)
+  dualpipe,        ///< DualPipe (PP even: two directions, a model chunk each)
 };
 
 /// Where a point-to-point operation goes.
@@ -99,6 +111,9 @@ struct pipeline_step {
   std::uint64_t chunk = 0;       ///< forward, backward, weight: the model chunk
   /// backward: the input gradient only; the weight gradient runs later, as a `weight` step.
   bool split = false;
+  /// forward: runs overlapped with the backward step after it (DualPipe's F&B pairs: one
+  /// direction's forward under the other's backward, each hiding the other's communication).
+  bool overlapped = false;
   std::array<p2p_op, 4> ops{};  ///< communicate: the call's operations, in the order they are posted
   std::uint8_t op_count = 0;
   bool batched =
@@ -119,7 +134,8 @@ struct pipeline_options {
   /// Interleaved only: micro batches per group of the schedule table
   /// (`microbatch_group_size_per_vp_stage`); 0 = pipeline_parallel, Megatron's default.
   std::uint64_t microbatch_group = 0;
-  /// Megatron-Core's schedules, or zero-bubble H1 (one chunk, PP > 1).
+  /// Megatron-Core's schedules, zero-bubble H1 (one chunk, PP > 1) or DualPipe (PP even, `chunks`
+  /// ignored: a chunk per direction).
   pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
 };
 
@@ -148,6 +164,23 @@ class pipeline_schedule {
       if (o.stages == 1) fail("pipeline_parallel", 1, "pipeline_schedule zb_h1 needs pipeline_parallel > 1");
       if (o.chunks > 1)
         fail("virtual_pipeline", o.chunks, "pipeline_schedule zb_h1 runs one model chunk per stage");
+    }
+    if (o.schedule == pipeline_schedule_kind::dualpipe) {
+      if (o.stages < 2 || o.stages % 2 != 0)
+        fail("pipeline_parallel", o.stages, "pipeline_schedule dualpipe needs an even pipeline_parallel");
+      if (o.microbatches % 2 != 0 || o.microbatches < 2 * o.stages)
+        fail("microbatches", o.microbatches,
+             "pipeline_schedule dualpipe needs an even number of micro batches, at least 2 x "
+             "pipeline_parallel (" +
+                 std::to_string(2 * o.stages) + ")");
+      o_.chunks = 2;
+      kind_ = pipeline_kind::dualpipe;
+      // Each direction's micro batches pass once: m forwards in all, before the first backward those of
+      // the first two phases.
+      const std::uint64_t half = o.stages / 2, h = std::min(o.stage, o.stages - 1 - o.stage);
+      const std::uint64_t early = 2 * (half - h - 1) + 2 * (h + 1);
+      counts_ = {early, o.microbatches - early, 0, o.microbatches};
+      return;
     }
     if (o.chunks > 1) {
       if (o.stages == 1)
@@ -190,6 +223,10 @@ class pipeline_schedule {
   [[nodiscard]] pipeline_kind kind() const noexcept { return kind_; }
   [[nodiscard]] const pipeline_options& options() const noexcept { return o_; }
   [[nodiscard]] const pipeline_counts& counts() const noexcept { return counts_; }
+
+  /// Whether the two model chunks of a stage are two directions (DualPipe): a transfer then stays on
+  /// its chunk, going to the neighbouring rank that direction's way.
+  [[nodiscard]] bool bidirectional() const noexcept { return kind_ == pipeline_kind::dualpipe; }
 
   /// The micro batch of forward (or backward) virtual step `k` (interleaved: Megatron's table).
   [[nodiscard]] std::uint64_t microbatch_of(std::uint64_t k) const noexcept { return table(k).first; }
@@ -266,7 +303,7 @@ class pipeline_schedule::cursor {
   }
 
   void compute(pipeline_step::kind what, part phase, std::uint64_t microbatch, std::uint64_t chunk,
-               bool split = false) {
+               bool split = false, bool overlapped = false) {
     pipeline_step& step = buffer_[size_++];
     step = {};
     step.what = what;
@@ -274,6 +311,7 @@ class pipeline_schedule::cursor {
     step.microbatch = microbatch;
     step.chunk = chunk;
     step.split = split;
+    step.overlapped = overlapped;
   }
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
@@ -314,6 +352,8 @@ class pipeline_schedule::cursor {
         return fill_1f1b();
       case pipeline_kind::interleaved:
         return fill_interleaved();
+      case pipeline_kind::dualpipe:
+        return fill_dualpipe();
     }
     return false;
   }
@@ -496,12 +536,181 @@ class pipeline_schedule::cursor {
     return false;
   }
 
+  // DualPipe (dualpipe.py, DualPipe.step): one turn runs one iteration of the current phase's loop.
+  // "Phase" 0/1 there is a direction relative to the rank: the forward direction (chunk 0) and the
+  // reverse one (chunk 1) for the first half of the ranks, swapped for the second half.
+  std::uint64_t direction(int relative) const {
+    const bool second_half = o().stage >= o().stages / 2;
+    return static_cast<std::uint64_t>(relative) ^ (second_half ? 1u : 0u);
+  }
+  // Where a direction starts and ends on this rank: its first stage reads the input, its last the loss.
+  bool starts(std::uint64_t d) const { return d == 0 ? first_stage() : last_stage(); }
+  bool ends(std::uint64_t d) const { return d == 0 ? last_stage() : first_stage(); }
+  // Micro batches: 0 … m/2 − 1 in the forward direction, m/2 … m − 1 in the reverse one.
+  std::uint64_t dual_microbatch(std::uint64_t d, std::uint64_t i) const {
+    return d == 0 ? i : o().microbatches / 2 + i;
+  }
+  // Transfers wait in a list until the next commit sends them as one batched call.
+  void post(p2p_direction where, bool activation, std::uint64_t d, std::uint64_t& counter) {
+    if (pending_count_ == pending_.size())
+      AICB_THROW(error("pipeline: more than four DualPipe transfers between two waits"));
+    pending_[pending_count_++] = {where, activation, dual_microbatch(d, counter++), d};
+  }
+  void recv_forward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!starts(d))
+      post(d == 0 ? p2p_direction::recv_prev : p2p_direction::recv_next, true, d, dual_.recv_f[d]);
+  }
+  void send_forward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!ends(d))
+      post(d == 0 ? p2p_direction::send_next : p2p_direction::send_prev, true, d, dual_.send_f[d]);
+  }
+  void recv_backward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!ends(d))
+      post(d == 0 ? p2p_direction::recv_next : p2p_direction::recv_prev, false, d, dual_.recv_b[d]);
+  }
+  void send_backward(int rel) {
+    const std::uint64_t d = direction(rel);
+    if (!starts(d))
+      post(d == 0 ? p2p_direction::send_prev : p2p_direction::send_next, false, d, dual_.send_b[d]);
+  }
+  void commit() {
+    if (pending_count_ == 0) return;
+    pipeline_step step;
+    step.what = pipeline_step::kind::communicate;
+    step.phase = dual_part();
+    step.batched = true;
+    step.ops = pending_;
+    step.op_count = pending_count_;
+    buffer_[size_++] = step;
+    pending_count_ = 0;
+  }
+  part dual_part() const {
+    return dual_.phase <= 3 ? part::warmup : dual_.phase <= 5 ? part::steady : part::cooldown;
+  }
+  void forward_compute(int rel, bool overlapped = false) {
+    const std::uint64_t d = direction(rel);
+    compute(pipeline_step::kind::forward, dual_part(), dual_microbatch(d, dual_.f[d]++), d, false,
+            overlapped);
+  }
+  void backward_compute(int rel, bool split) {
+    const std::uint64_t d = direction(rel);
+    const std::uint64_t mb = dual_microbatch(d, dual_.b[d]++);
+    compute(pipeline_step::kind::backward, dual_part(), mb, d, split);
+    if (split) dual_.deferred.emplace_back(mb, d);
+  }
+  void forward_chunk(int rel, bool recv = true, bool send = true) {
+    if (recv) recv_forward(rel);
+    commit();
+    forward_compute(rel);
+    if (send) send_forward(rel);
+  }
+  void backward_chunk(int rel, bool split = false, bool recv = true, bool send = true) {
+    if (recv) recv_backward(rel);
+    commit();
+    backward_compute(rel, split);
+    if (send) send_backward(rel);
+  }
+  void forward_backward_chunk(int forward_rel, int backward_rel, bool recv_forward_first = true) {
+    if (recv_forward_first) recv_forward(forward_rel);
+    recv_backward(backward_rel);
+    commit();
+    forward_compute(forward_rel, true);
+    backward_compute(backward_rel, false);
+    send_forward(forward_rel);
+    send_backward(backward_rel);
+  }
+  void weight_chunk() {
+    commit();
+    const auto [mb, d] = dual_.deferred.front();
+    dual_.deferred.pop_front();
+    compute(pipeline_step::kind::weight, dual_part(), mb, d);
+  }
+
+  bool fill_dualpipe() {
+    const std::uint64_t p = o().stages, half = p / 2, h = std::min(o().stage, p - 1 - o().stage);
+    const std::uint64_t half_m = o().microbatches / 2;
+    const bool middle = o().stage + 1 == half || o().stage == half;
+    const std::uint64_t runs[9] = {
+        0,     2 * (half - h - 1), h + 1, half - h - 1, half_m - p + h + 1, half - h - 1,
+        h + 1, half - h - 1,       h + 1};
+    while (dual_.phase <= 8 && dual_.turn == runs[dual_.phase]) {
+      ++dual_.phase;
+      dual_.turn = 0;
+    }
+    const std::uint64_t i = dual_.turn++;
+    switch (dual_.phase) {
+      case 1:  // nF0
+        forward_chunk(0);
+        return true;
+      case 2:  // nF0F1
+        if (i == 0) recv_forward(0);
+        forward_chunk(0, false, middle);
+        recv_forward(0);
+        forward_chunk(1, true, !middle || i + 1 < runs[2]);
+        if (!middle) send_forward(0);
+        return true;
+      case 3:  // nB1W1F1, zero bubble
+        backward_chunk(1, true);
+        recv_forward(1);
+        weight_chunk();
+        forward_chunk(1, false);
+        return true;
+      case 4:                    // nF0B1F1B0, the main phase
+        if (i == 0 && middle) {  // not overlapped, to shorten the bubble (as the reference does)
+          forward_chunk(0, false, false);
+          send_forward(1);
+          backward_chunk(1, false, true, false);
+          send_forward(0);
+          send_backward(1);
+        } else {
+          forward_backward_chunk(0, 1, i > 0);
+        }
+        forward_backward_chunk(1, 0);
+        return true;
+      case 5:  // nB1F1B0
+        backward_chunk(1);
+        forward_backward_chunk(1, 0);
+        return true;
+      case 6:  // nB1B0, the later half split
+        if (i == runs[6] / 2 && h % 2 == 1) dual_.split = true;
+        backward_chunk(1, dual_.split);
+        if (i == runs[6] / 2 && h % 2 == 0) dual_.split = true;
+        backward_chunk(0, dual_.split);
+        return true;
+      case 7:  // nWB0
+        weight_chunk();
+        backward_chunk(0, true);
+        return true;
+      case 8:  // nW
+        weight_chunk();
+        return true;
+      default:  // the last transfers
+        if (pending_count_ == 0) return false;
+        commit();
+        return true;
+    }
+  }
+
   const pipeline_schedule* s_ = nullptr;
   std::array<pipeline_step, capacity> buffer_{};
   std::size_t head_ = 0, size_ = 0;
   std::uint64_t turn_ = 0;
   std::vector<std::uint64_t> received_;  // receives so far per chunk: activations, gradients
   std::deque<std::uint64_t> deferred_;   // zero-bubble: micro batches whose weight gradient waits
+  // DualPipe: per direction, forwards and backwards run, transfers posted; its deferred weight
+  // gradients (micro batch, direction); where the loop is; whether phase 6 splits backwards yet.
+  struct dual_state {
+    std::array<std::uint64_t, 2> f{}, b{}, send_f{}, send_b{}, recv_f{}, recv_b{};
+    std::deque<std::pair<std::uint64_t, std::uint64_t>> deferred;
+    int phase = 1;
+    std::uint64_t turn = 0;
+    bool split = false;
+  } dual_;
+  std::array<p2p_op, 4> pending_{};  // DualPipe: transfers posted, not yet sent
+  std::uint8_t pending_count_ = 0;
 };
 
 inline pipeline_schedule::cursor pipeline_schedule::begin_cursor() const { return cursor(this); }
@@ -513,9 +722,11 @@ struct p2p_peer {
   std::uint64_t stage = 0;
   std::uint64_t chunk = 0;  ///< the peer's chunk the tensor belongs to (its producer or consumer)
 };
-[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage,
-                                         std::uint64_t stages) noexcept {
+/// Bidirectional (DualPipe): the tensor stays on its chunk, the direction's own.
+[[nodiscard]] constexpr p2p_peer peer_of(const p2p_op& op, std::uint64_t stage, std::uint64_t stages,
+                                         bool bidirectional = false) noexcept {
   const bool next = op.direction == p2p_direction::send_next || op.direction == p2p_direction::recv_next;
+  if (bidirectional) return {next ? stage + 1 : stage - 1, op.chunk};
   if (next) return {(stage + 1) % stages, stage + 1 == stages ? op.chunk + 1 : op.chunk};
   return {(stage + stages - 1) % stages, stage == 0 ? op.chunk - 1 : op.chunk};
 }
@@ -543,7 +754,8 @@ struct range_cursor {
 
 // check_p2p over one cursor per stage (the documentation is check_p2p's, below).
 template <class Cursor>
-[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks) {
+[[nodiscard]] pipeline_check check_p2p_cursors(std::vector<Cursor>& at, std::uint64_t chunks,
+                                               bool bidirectional = false) {
   const std::uint64_t p = at.size();
   std::vector<bool> posted(p, false);
   // A tensor in flight, by who produced it: (activation, micro batch, producer stage, producer chunk).
@@ -562,7 +774,7 @@ template <class Cursor>
            " (chunk " + std::to_string(op.chunk) + ")";
   };
   const auto key = [&](std::uint64_t stage, const p2p_op& op) {
-    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p, bidirectional);
     return tensor{op.activation ? 1u : 0u, op.microbatch, producer.stage, producer.chunk};
   };
 
@@ -580,8 +792,8 @@ template <class Cursor>
         if (step.what == pipeline_step::kind::communicate) {
           if (!posted[s]) {
             for (const p2p_op& op : step) {
-              const p2p_peer peer = peer_of(op, s, p);
-              if (peer.chunk >= chunks)
+              const p2p_peer peer = peer_of(op, s, p, bidirectional);
+              if (peer.stage >= p || peer.chunk >= chunks)
                 return fail(name(s, op) + ": its counterpart would be chunk " + std::to_string(peer.chunk) +
                             " of stage " + std::to_string(peer.stage) + ", which does not exist");
               ends& e = flight[key(s, op)];
@@ -626,7 +838,7 @@ template <class Cursor>
         const auto it = flight.find(key(s, op));
         if (it == flight.end() || !it->second.sent || !it->second.received)
           return fail("deadlock: " + name(s, op) + " waits for stage " +
-                      std::to_string(peer_of(op, s, p).stage) +
+                      std::to_string(peer_of(op, s, p, bidirectional).stage) +
                       ", which never posts its counterpart before waiting itself");
       }
     }
@@ -669,7 +881,7 @@ template <class Ranges>
   std::vector<pipeline_schedule::cursor> at;
   for (const pipeline_schedule& schedule : schedules)
     at.push_back(schedule.begin_cursor());
-  return detail::check_p2p_cursors(at, o.chunks);
+  return detail::check_p2p_cursors(at, schedules[0].options().chunks, schedules[0].bidirectional());
 }
 
 /// How long each kind of step takes, for aicb::time_pipeline: every stage alike.
@@ -709,10 +921,11 @@ using pipeline_step_observer =
   for (const pipeline_schedule& schedule : schedules)
     at.push_back(schedule.begin_cursor());
   const std::uint64_t p = o.stages;
+  const bool bidirectional = schedules[0].bidirectional();
   // A tensor by its producer: (activation, micro batch, producer stage, producer chunk) → arrival.
   std::map<std::array<std::uint64_t, 4>, double> arrivals;
   const auto key = [&](std::uint64_t stage, const p2p_op& op) {
-    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p);
+    const p2p_peer producer = op.send() ? p2p_peer{stage, op.chunk} : peer_of(op, stage, p, bidirectional);
     return std::array<std::uint64_t, 4>{op.activation ? 1u : 0u, op.microbatch, producer.stage,
                                         producer.chunk};
   };
@@ -727,9 +940,10 @@ using pipeline_step_observer =
         const pipeline_step& step = at[s].read();
         if (step.what != pipeline_step::kind::communicate) {
           const double start = clock;
-          clock += step.what == pipeline_step::kind::forward    ? t.forward
-                   : step.what == pipeline_step::kind::weight ? t.weight_grad
-                                                              : t.input_grad + (step.split ? 0 : t.weight_grad);
+          clock += step.what == pipeline_step::kind::forward ? t.forward
+                   : step.what == pipeline_step::kind::weight
+                       ? t.weight_grad
+                       : t.input_grad + (step.split ? 0 : t.weight_grad);
           if (on_step) on_step(s, step, start, clock);
         } else {
           if (!posted[s]) {  // a call's sends leave when the stage reaches it
@@ -758,8 +972,8 @@ using pipeline_step_observer =
           config_error("pipeline_parallel", std::to_string(p),
                        "the schedule of stage " + std::to_string(s) + " waits for a transfer never sent"));
   out.iteration = *std::max_element(out.finish.begin(), out.finish.end());
-  out.bubble = out.iteration -
-               static_cast<double>(o.microbatches * o.chunks) * (t.forward + t.input_grad + t.weight_grad);
+  out.bubble = out.iteration - static_cast<double>(o.microbatches * (bidirectional ? 1 : o.chunks)) *
+                                   (t.forward + t.input_grad + t.weight_grad);
   return out;
 }
 

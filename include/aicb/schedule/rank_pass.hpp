@@ -19,6 +19,9 @@
 ///   interleaved or zero-bubble H1, with the activations and gradients sent between stages; a split
 ///   backward runs every operation but the weight-gradient computations, which its later weight step
 ///   runs (the tensor-parallel gathers that feed them stay in the backward, their inputs kept);
+/// - DualPipe: two chunks per rank, this stage's (the forward direction) and its mirror's, p − 1 −
+///   stage (the reverse direction), each with its ends of the model; in finalize, the mirrors
+///   exchange their gradients (every stage's weights are held twice) besides the usual reductions;
 /// - per layer, tensor parallelism: with sequence parallelism an all-gather before each
 ///   column-parallel block and a reduce-scatter after each row-parallel one, and in backward the
 ///   all-gather of the output gradient, the re-all-gather of the column-parallel input for the
@@ -142,7 +145,8 @@ struct rank_plan {
     if (options.iterations == 0) AICB_THROW(config_error("iterations", "0", "iterations must be at least 1"));
     context = training_layer_context(job);
     stage = coords.pp;
-    chunks = p.virtual_pipeline;
+    dualpipe = p.pipeline_schedule == pipeline_schedule_kind::dualpipe;
+    chunks = dualpipe ? 2 : p.virtual_pipeline;
     pipeline = {.stages = p.pipeline_parallel,
                 .stage = stage,
                 .microbatches = microbatches(job),
@@ -168,8 +172,27 @@ struct rank_plan {
   }
 
   // The first layer (global index) of chunk `c` on this stage, and its number of layers.
-  std::uint64_t first_layer(std::uint64_t c) const { return chunk_first_layer(job, stage, c); }
-  std::uint64_t layers_of_chunk(std::uint64_t c) const { return chunk_layers(job, stage, c); }
+  // The pipeline stage whose layers chunk `c` holds: this one, or — DualPipe's reverse direction —
+  // its mirror p − 1 − stage.
+  std::uint64_t model_stage(std::uint64_t c) const {
+    return dualpipe && c == 1 ? job.parallel.pipeline_parallel - 1 - stage : stage;
+  }
+  std::uint64_t first_layer(std::uint64_t c) const {
+    return chunk_first_layer(job, model_stage(c), dualpipe ? 0 : c);
+  }
+  std::uint64_t layers_of_chunk(std::uint64_t c) const {
+    return chunk_layers(job, model_stage(c), dualpipe ? 0 : c);
+  }
+  // Whether chunk `c` begins the model (the embedding) or ends it (the output layer and the loss).
+  bool holds_embedding(std::uint64_t c) const { return model_stage(c) == 0 && (dualpipe || c == 0); }
+  bool holds_head(std::uint64_t c) const {
+    return model_stage(c) + 1 == job.parallel.pipeline_parallel && (dualpipe || c + 1 == chunks);
+  }
+  // Whether any chunk of this rank holds the embedding, or the head; and the first such chunk.
+  bool any_embedding() const { return holds_embedding(0) || (chunks > 1 && holds_embedding(chunks - 1)); }
+  bool any_head() const { return holds_head(chunks - 1) || holds_head(0); }
+  std::uint64_t embedding_chunk() const { return holds_embedding(0) ? 0 : chunks - 1; }
+  std::uint64_t head_chunk() const { return holds_head(chunks - 1) ? chunks - 1 : 0; }
   bool moe_layer(std::uint64_t layer) const { return kind_of(layer).moe; }
   layer_kind kind_of(std::uint64_t layer) const { return kind_of_layer(job.model, layer); }
   // An MTP module's transformer layer is built like the decoder's last layer (softmax attention).
@@ -208,6 +231,7 @@ struct rank_plan {
   std::uint64_t rank;
   rank_coordinates coords;
   std::uint64_t stage = 0, chunks = 1;
+  bool dualpipe = false;  // two chunks, one per direction: this stage's and its mirror's
   pipeline_options pipeline;
   layer_context context;  // the layer description's shapes for this rank
   // Templates: forward and backward of each layer kind the rank runs (by layer_kind::index()), the
@@ -363,7 +387,9 @@ class rank_pass {
     }
   }
 
-  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair;
+  // DualPipe's mirror exchange, which may (ranks 0 and 1 of two stages), takes tags above 2^62.
+  static constexpr std::uint64_t mirror_tag_base = std::uint64_t{1} << 62;
   std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
                          op_phase phase) const {
     std::uint64_t t = iteration_;
@@ -379,7 +405,7 @@ class rank_pass {
     const std::uint64_t p = s_->pipeline.stages;
     std::uint64_t producer_stage = s_->stage, producer_chunk = op.chunk;
     if (!send) {
-      const p2p_peer peer = peer_of(op, s_->stage, p);
+      const p2p_peer peer = peer_of(op, s_->stage, p, s_->dualpipe);
       producer_stage = peer.stage;
       producer_chunk = peer.chunk;
     }
@@ -391,8 +417,8 @@ class rank_pass {
 
   void forward(std::uint64_t mb, std::uint64_t chunk) {
     wait_for(pending_forward_, pending_forward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const bool first = s_->holds_embedding(chunk);
+    const bool last = s_->holds_head(chunk);
     if (first) {
       emit(s_->zero_gather_embedding, op_phase::forward, mb, chunk, no_layer);
       emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
@@ -423,8 +449,8 @@ class rank_pass {
   // walk with the weight-gradient computations alone (no recomputation: its backward had it).
   void backward(std::uint64_t mb, std::uint64_t chunk, gradients g) {
     if (g != gradients::weight) wait_for(pending_backward_, pending_backward_count_);
-    const bool first = s_->stage == 0 && chunk == 0;
-    const bool last = s_->stage + 1 == s_->pipeline.stages && chunk + 1 == s_->chunks;
+    const bool first = s_->holds_embedding(chunk);
+    const bool last = s_->holds_head(chunk);
     const recompute_kind recompute =
         g == gradients::weight ? recompute_kind::none : s_->job.parallel.recompute;
     if (last) {
@@ -668,21 +694,21 @@ inline void detail::rank_plan::build() {
     }
   }
   build_embedding_and_head();
-  if (stage == 0) {
-    weights[0].dense += embedding_weights_;
-  }
-  if (stage + 1 == p.pipeline_parallel) {
+  for (std::uint64_t c = 0; c < chunks; ++c)
+    if (holds_embedding(c)) weights[c].dense += embedding_weights_;
+  if (any_head()) {
     // The output layer (a copy of the embedding when tied and the pipeline has two ends).
     const bool own_output = !m.tied_embeddings || p.pipeline_parallel > 1;
-    weights[chunks - 1].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
-    weights[chunks - 1].replicated += final_norm_weights_;
+    const std::uint64_t h = head_chunk();
+    weights[h].dense += (own_output ? output_weights_ : 0) + final_norm_weights_;
+    weights[h].replicated += final_norm_weights_;
     if (m.num_mtp_layers > 0) {
       // MTP modules; and their embedding, a copy of the first stage's (the tied output layer is that
       // copy already).
       build_mtp();
       build_layer(mtp_kind());
       const detail::chunk_weights& lw = layer_weights_[mtp_kind().index()];
-      detail::chunk_weights& last = weights[chunks - 1];
+      detail::chunk_weights& last = weights[h];
       last.dense += m.num_mtp_layers * (mtp_weights_.dense + lw.dense);
       last.expert += m.num_mtp_layers * lw.expert;
       last.replicated += m.num_mtp_layers * (mtp_weights_.replicated + lw.replicated);
@@ -713,9 +739,9 @@ inline void detail::rank_plan::build_zero() {
   for (std::uint8_t i = 0; i < layer_built_.size(); ++i)
     if (layer_built_[i])
       module(zero_gather_layer_[i], zero_scatter_layer_[i], layer_weights_[i].dense, layer_weights_[i].dense);
-  if (stage == 0)
+  if (any_embedding())
     module(zero_gather_embedding, zero_scatter_embedding, embedding_weights_, embedding_weights_);
-  if (stage + 1 == p.pipeline_parallel) {
+  if (any_head()) {
     // A tied output layer is the embedding's weight: fetched again for the logits, its gradient
     // reduced once, with the embedding's (whose backward comes last).
     const std::uint64_t output_owned = job.model.tied_embeddings ? 0 : output_weights_;
@@ -774,18 +800,45 @@ inline void rank_pass::finalize() {
                   replicated * g, 0);
   // The word embedding shared by the first and the last stage (tied output layer, or MTP's embedding):
   // its gradient is summed between them.
+  // (DualPipe: the first and the last rank each hold both, summed with the mirror's copies below.)
   const bool shared_embedding = m.tied_embeddings || m.num_mtp_layers > 0;
-  if (shared_embedding && p.pipeline_parallel > 1 && (st.stage == 0 || st.stage + 1 == p.pipeline_parallel))
-    collective_op(
-        "embedding_grad_reduce", collective::all_reduce, st.grid.group(group_kind::embedding, st.rank),
-        padded_vocab(job) / p.tensor_parallel * m.hidden_size * g, st.stage == 0 ? 0 : st.chunks - 1);
+  if (shared_embedding && p.pipeline_parallel > 1 && !st.dualpipe && (st.any_embedding() || st.any_head()))
+    collective_op("embedding_grad_reduce", collective::all_reduce,
+                  st.grid.group(group_kind::embedding, st.rank),
+                  padded_vocab(job) / p.tensor_parallel * m.hidden_size * g,
+                  st.any_embedding() ? st.embedding_chunk() : st.head_chunk());
+  // DualPipe: every stage's weights live on two ranks (a stage's own chunk 0, its mirror's chunk 1),
+  // whose gradients are summed: this rank and its mirror exchange both chunks' gradients.
+  if (st.dualpipe) {
+    std::uint64_t held = 0;
+    for (const detail::chunk_weights& c : st.weights)
+      held += c.dense + c.expert;
+    const std::uint64_t mirror =
+        st.grid.group(group_kind::pp, st.rank).member(p.pipeline_parallel - 1 - st.stage);
+    const std::uint64_t tag = mirror_tag_base + iteration_;
+    const std::uint64_t before = waits_[0];
+    const bool has_before = wait_count_ > 0;
+    operation& send = push(op_type::send, "mirror_grad_exchange", op_phase::finalize, 0, 0, no_layer);
+    send.peer = mirror;
+    send.size = bytes{held * g};
+    send.tag = tag;
+    const std::uint64_t send_index = send.index;
+    waits_[0] = before;
+    wait_count_ = has_before ? 1 : 0;
+    operation& recv = push(op_type::recv, "mirror_grad_exchange", op_phase::finalize, 0, 1, no_layer);
+    recv.peer = mirror;
+    recv.size = bytes{held * g};
+    recv.tag = tag;
+    waits_ = {send_index, recv.index};
+    wait_count_ = 2;
+  }
   // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
   if (m.is_moe() && m.moe_router_bias) {
     std::uint64_t moe_layers = 0;
     for (std::uint64_t c = 0; c < st.chunks; ++c)
       for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_of_chunk(c); ++l)
         moe_layers += st.moe_layer(l) ? 1 : 0;
-    if (st.stage + 1 == p.pipeline_parallel && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
+    if (st.any_head() && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
     if (moe_layers > 0)
       collective_op("router_bias_reduce", collective::all_reduce,
                     st.grid.group(group_kind::tp_dp_cp, st.rank), moe_layers * m.num_experts * 4, 0);
