@@ -3767,6 +3767,9 @@ AICB_END_NAMESPACE
 ///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
 ///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
 ///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+///   Zero-bubble H1 holds what 1F1B does (its paper's accounting). DualPipe holds two stages' weights
+///   per GPU (stage p and its mirror PP − 1 − p) and PP + 1 micro batches of one chunk in flight (its
+///   authors' table), a chunk taken as the mean of the two.
 
 // #include <aicb/calc/params.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -4145,7 +4148,14 @@ struct memory_estimate {
 [[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
-  const shard_params params = params_on_gpu(job, stage);
+  const bool dualpipe = p.pipeline_schedule == pipeline_schedule_kind::dualpipe;
+  const std::uint64_t mirror = p.pipeline_parallel - 1 - stage;
+  shard_params params = params_on_gpu(job, stage);
+  if (dualpipe) {
+    const shard_params other = params_on_gpu(job, mirror);
+    params.dense += other.dense;
+    params.expert += other.expert;
+  }
   const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
   const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
   constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
@@ -4166,31 +4176,38 @@ struct memory_estimate {
 
   // Activations.
   const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
-  e.in_flight_microbatches = std::min(pp - stage, ga);
+  e.in_flight_microbatches = dualpipe ? std::min(pp + 1, ga) : std::min(pp - stage, ga);
   const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
                                                                static_cast<double>(pp * p.virtual_pipeline)
                                                    : 1.0;
-  double per_microbatch = 0;
-  for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
-    const layer_kind kind = kind_of_layer(m, layer);
-    const double ffn = kind.moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                      m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                                : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
-  });
-  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
-  // norms' few s·b·h are below the formula's precision).
-  if (stage + 1 == pp && m.num_mtp_layers > 0) {
-    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
-  }
   const double t = static_cast<double>(p.tensor_parallel);
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
   const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
-  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+  // One micro batch's activations on the layers of pipeline stage `at`.
+  const auto stage_activations = [&](std::uint64_t at) {
+    double bytes_held = 0;
+    for_each_stage_layer(job, at, [&](std::uint64_t layer) {
+      const layer_kind kind = kind_of_layer(m, layer);
+      const double ffn = kind.moe
+                             ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                   m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                             : static_cast<double>(m.ffn_hidden_size);
+      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
+    });
+    // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
+    // norms' few s·b·h are below the formula's precision).
+    if (at + 1 == pp && m.num_mtp_layers > 0) {
+      const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+      const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                   m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                             : static_cast<double>(m.ffn_hidden_size);
+      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+    }
+    if (at == 0) bytes_held += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+    return bytes_held;
+  };
+  const double per_microbatch =
+      dualpipe ? (stage_activations(stage) + stage_activations(mirror)) / 2 : stage_activations(stage);
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
@@ -4299,6 +4316,10 @@ struct operation {
 
   std::uint64_t peer = 0;  ///< send, recv: the other rank
   std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
+
+  /// Part of an overlapped forward-and-backward pair (DualPipe's F&B: one micro batch's forward run
+  /// under another's backward), whose communication can hide under the other's computation.
+  bool paired = false;
 
   /// Operations of the same rank this one waits for (indices; at most 8).
   std::array<std::uint64_t, 8> after{};
@@ -5606,10 +5627,12 @@ class rank_pass {
       const pipeline_step& step = step_.read();
       switch (step.what) {
         case pipeline_step::kind::forward:
+          paired_ = step.overlapped;  // DualPipe: with the backward after it
           forward(step.microbatch, step.chunk);
           break;
         case pipeline_step::kind::backward:
           backward(step.microbatch, step.chunk, step.split ? gradients::input : gradients::both);
+          paired_ = false;
           break;
         case pipeline_step::kind::weight:
           backward(step.microbatch, step.chunk, gradients::weight);
@@ -5639,6 +5662,7 @@ class rank_pass {
     op.microbatch = microbatch;
     op.chunk = chunk;
     op.layer = layer;
+    op.paired = paired_;
     for (std::uint8_t i = 0; i < wait_count_; ++i)
       op.after[i] = waits_[i];
     op.after_count = wait_count_;
@@ -5849,6 +5873,7 @@ class rank_pass {
   std::uint64_t iteration_ = 0, next_index_ = 0;
   std::array<std::uint64_t, 8> waits_{};
   std::uint8_t wait_count_ = 0;
+  bool paired_ = false;  // the operations being emitted belong to an overlapped F&B pair
   // Overlapped calls not yet waited for (at most one call of two operations each).
   std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
@@ -10312,7 +10337,8 @@ AICB_END_NAMESPACE
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
 ///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
-///   run since the previous one (Megatron pairs one micro batch's forward with another's backward).
+///   run since the previous one (Megatron pairs one micro batch's forward with another's backward);
+///   DualPipe's overlapped forward-and-backward pairs do the same by schedule.
 /// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
 ///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
 ///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
@@ -10685,7 +10711,7 @@ struct estimate_lane {
                 us -= hidden;
               }
             }
-            if (options.overlap_moe_expert_parallel_comm && op.group.kind == group_kind::ep &&
+            if ((options.overlap_moe_expert_parallel_comm || op.paired) && op.group.kind == group_kind::ep &&
                 op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
               const double hidden = std::min(us, lane.since_exchange);
               lane.since_exchange = 0;
@@ -20026,11 +20052,17 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     out.notes.push_back(
         "overlap_grad_reduce: SimAI's format cannot place the gradient reduction under the last backward "
         "pass; SimAI-Analytical prices it after the backward, exposed (aicb describe prices the overlap)");
-  if (job.parallel.pipeline_schedule != pipeline_schedule_kind::megatron)
-    out.notes.push_back("pipeline_schedule " + std::string(to_string(job.parallel.pipeline_schedule)) +
-                        ": SimAI runs its own 1F1B (each layer's weight gradient right after its input "
-                        "gradient), so the file holds the same records as 1F1B's; the deferred weight "
-                        "gradients are in `aicb describe`, the timeline and Chakra traces");
+  if (job.parallel.pipeline_schedule == pipeline_schedule_kind::zb_h1)
+    out.notes.push_back(
+        "pipeline_schedule zb_h1: SimAI runs its own 1F1B (each layer's weight gradient right after its "
+        "input gradient), so the file holds the same records as 1F1B's; the deferred weight gradients are in "
+        "`aicb describe`, the timeline and Chakra traces");
+  if (job.parallel.pipeline_schedule == pipeline_schedule_kind::dualpipe)
+    out.notes.push_back(
+        "pipeline_schedule dualpipe: SimAI's format has one direction and one copy of each stage, so the "
+        "file is the same job's 1F1B; the two directions, the overlapped forward-backward pairs, the second "
+        "weight copy and the mirrors' gradient exchange are in `aicb describe`, the timeline and Chakra "
+        "traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

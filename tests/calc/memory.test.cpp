@@ -104,3 +104,19 @@ TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight, interlea
   CHECK(static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) ==
         Approx(plain * (1 + 3.0 / 8)).epsilon(1e-9));
 }
+
+TEST_CASE("memory: zero-bubble H1 holds 1F1B's; DualPipe two stages' weights and PP + 1 micro batches",
+          "[calc][memory]") {
+  auto job = gpt22b(8, 4, 64, 256);  // PP 4, 32 micro batches; stages of equal layers
+  const aicb::memory_estimate plain = aicb::memory_per_gpu(job, 1);
+  job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1;
+  CHECK(aicb::memory_per_gpu(job, 1).total() == plain.total());
+  job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::dualpipe;
+  const aicb::memory_estimate dual = aicb::memory_per_gpu(job, 1);  // stage 1 and its mirror, stage 2
+  CHECK(dual.weights == plain.weights * 2);
+  CHECK(dual.gradients == plain.gradients * 2);
+  CHECK(dual.in_flight_microbatches == 5);
+  // The same layers per stage: five micro batches where 1F1B's stage 1 holds three.
+  CHECK(static_cast<double>(dual.activations.count()) ==
+        Approx(static_cast<double>(plain.activations.count()) * 5 / 3).epsilon(1e-9));
+}

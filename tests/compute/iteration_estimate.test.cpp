@@ -306,3 +306,41 @@ TEST_CASE("estimate: zero-bubble H1 saves 2(p - 1) weight-gradient times over 1F
     CHECK(saved_us == Approx(2.0 * static_cast<double>(pp - 1) * weight_us).epsilon(0.01));
   }
 }
+
+TEST_CASE("estimate: DualPipe saves what its schedule saves on ideal stages, less its mirrors' exchange",
+          "[compute][estimate]") {
+  // Balanced stages of long sequences (compute outweighs the exchange of the two weight copies'
+  // gradients and the second copy's optimizer step), a host never the bottleneck. The saving over
+  // 1F1B is the one the two schedules give on ideal stages of the same F, B and W (which is DualPipe's
+  // formula, (p/2 - 1)(F&B + B - 3W) against (p - 1)(F + B), when B's input gradient takes F).
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  for (const std::uint64_t pp : {4, 8}) {
+    INFO("PP " << pp);
+    aicb::job_spec job{aicb::presets::llama2_7b,
+                       {.world_size = pp, .pipeline_parallel = pp},
+                       {.micro_batch = 1, .global_batch = 2 * pp, .seq_length = 16384}};
+    job.model.num_layers = 2 * pp;
+    job.model.vocab_size = 256;
+    aicb::step_times t{.forward = 0, .input_grad = 0, .weight_grad = 0};
+    for (const aicb::operation& op : aicb::rank_schedule(job, 1)) {
+      if (op.type != aicb::op_type::compute || !op.in_microbatch(0)) continue;
+      const double us = static_cast<double>(gpu.duration(op.compute).count()) / 1000;
+      (op.phase == aicb::op_phase::forward               ? t.forward
+       : op.compute.pass == aicb::pass_kind::weight_grad ? t.weight_grad
+                                                         : t.input_grad) += us;
+    }
+    const double ideal =
+        aicb::time_pipeline({.stages = pp, .microbatches = 2 * pp}, t).iteration -
+        aicb::time_pipeline(
+            {.stages = pp, .microbatches = 2 * pp, .schedule = aicb::pipeline_schedule_kind::dualpipe}, t)
+            .iteration;
+    const aicb::estimate_options o{.host_us_per_launch = 0, .batch_p2p_sync = false};
+    const aicb::iteration_estimate one_f_one_b = aicb::estimate_iteration(job, gpu, c, o);
+    job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::dualpipe;
+    const aicb::iteration_estimate dualpipe = aicb::estimate_iteration(job, gpu, c, o);
+    const double saved_us = (one_f_one_b.iteration_s - dualpipe.iteration_s) * 1e6;
+    CHECK(saved_us > 0.9 * ideal);
+    CHECK(saved_us < ideal);  // the exchange and the second optimizer step cost something
+  }
+}

@@ -659,4 +659,15 @@ TEST_CASE("rank schedule: DualPipe runs a stage and its mirror, both directions,
   }
   CHECK(embedding_chunk == 0);
   CHECK(loss_chunk == 1);
+  // The main phase's forwards run under the other direction's backwards: paired operations of both
+  // passes, on both chunks; Megatron's schedule pairs none.
+  std::map<std::pair<op_phase, std::uint64_t>, int> paired;
+  for (const aicb::operation& op : aicb::rank_schedule(job, rank))
+    if (op.paired) ++paired[{op.phase, op.chunk}];
+  CHECK(paired[{op_phase::forward, 0}] > 0);
+  CHECK(paired[{op_phase::forward, 1}] > 0);
+  CHECK(paired[{op_phase::backward, 0}] > 0);
+  CHECK(paired[{op_phase::backward, 1}] > 0);
+  for (const aicb::operation& op : aicb::rank_schedule(llama(8, 2, 4, true, 1, 1, 8), rank))
+    CHECK_FALSE(op.paired);
 }

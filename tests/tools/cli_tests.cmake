@@ -535,3 +535,19 @@ aicb_cli_test(old_spelling_rank EXPECT "--rank is an old spelling of --ranks" "r
               ARGS schedule --model llama2-7b --num-layers 2 --world-size 8 --tp 2 --global-batch 4 --rank 3 --limit 1)
 aicb_cli_test(old_spelling_micro_iterations EXPECT "--iterations is an old spelling of --repeat"
               ARGS micro --world_size 8 --iterations 2 -o old_spelling_micro.txt)
+# Zero-bubble H1 and DualPipe: checked jointly, estimated, written for SimAI with what SimAI cannot show, and as
+# Chakra traces; refused with the rule where they have no meaning.
+set(zb_job --model llama3-8b --num-layers 8 --world-size 16 --tp 2 --pp 4 --sp --global-batch 16 --seq 2048)
+aicb_cli_test(check_zb_h1 EXPECT "ok: all 16 ranks ran jointly" ARGS check ${zb_job} --pipeline-schedule zb_h1)
+aicb_cli_test(check_dualpipe EXPECT "ok: all 16 ranks ran jointly" ARGS check ${zb_job} --pipeline-schedule dualpipe)
+aicb_cli_test(describe_dualpipe EXPECT "pipeline_schedule=dualpipe" "iteration estimate"
+              ARGS describe ${zb_job} --pipeline-schedule dualpipe --gpu H100)
+aicb_cli_test(generate_zb_h1_simai EXPECT "pipeline_schedule zb_h1: SimAI runs its own 1F1B"
+              ARGS generate ${zb_job} --pipeline-schedule zb_h1 --no-sidecar -o zb_h1.txt)
+aicb_cli_test(generate_dualpipe_chakra EXPECT "wrote dualpipe_chakra/: 16 Chakra traces"
+              ARGS generate ${zb_job} --pipeline-schedule dualpipe --format chakra -o dualpipe_chakra)
+aicb_cli_test(dualpipe_odd_stages STATUS 2 EXPECT "pipeline_parallel = 3" "even pipeline_parallel"
+              ARGS check --model llama3-8b --num-layers 6 --world-size 3 --pp 3 --global-batch 6
+                   --pipeline-schedule dualpipe)
+aicb_cli_test(zb_h1_interleaved STATUS 2 EXPECT "virtual_pipeline = 2" "one model chunk per stage"
+              ARGS check ${zb_job} --vpp 2 --pipeline-schedule zb_h1)

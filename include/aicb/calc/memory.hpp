@@ -22,6 +22,9 @@
 ///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
 ///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
 ///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+///   Zero-bubble H1 holds what 1F1B does (its paper's accounting). DualPipe holds two stages' weights
+///   per GPU (stage p and its mirror PP − 1 − p) and PP + 1 micro batches of one chunk in flight (its
+///   authors' table), a chunk taken as the mean of the two.
 
 #include <aicb/calc/params.hpp>
 #include <aicb/checked.hpp>
@@ -71,7 +74,14 @@ struct memory_estimate {
 [[nodiscard]] inline memory_estimate memory_per_gpu(const job_spec& job, std::uint64_t stage = 0) {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
-  const shard_params params = params_on_gpu(job, stage);
+  const bool dualpipe = p.pipeline_schedule == pipeline_schedule_kind::dualpipe;
+  const std::uint64_t mirror = p.pipeline_parallel - 1 - stage;
+  shard_params params = params_on_gpu(job, stage);
+  if (dualpipe) {
+    const shard_params other = params_on_gpu(job, mirror);
+    params.dense += other.dense;
+    params.expert += other.expert;
+  }
   const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
   const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
   constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
@@ -92,31 +102,38 @@ struct memory_estimate {
 
   // Activations.
   const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
-  e.in_flight_microbatches = std::min(pp - stage, ga);
+  e.in_flight_microbatches = dualpipe ? std::min(pp + 1, ga) : std::min(pp - stage, ga);
   const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
                                                                static_cast<double>(pp * p.virtual_pipeline)
                                                    : 1.0;
-  double per_microbatch = 0;
-  for_each_stage_layer(job, stage, [&](std::uint64_t layer) {
-    const layer_kind kind = kind_of_layer(m, layer);
-    const double ffn = kind.moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                      m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                                : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
-  });
-  // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
-  // norms' few s·b·h are below the formula's precision).
-  if (stage + 1 == pp && m.num_mtp_layers > 0) {
-    const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
-    const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
-                                                 m.num_shared_experts * m.shared_expert_ffn_hidden_size)
-                           : static_cast<double>(m.ffn_hidden_size);
-    per_microbatch += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
-  }
   const double t = static_cast<double>(p.tensor_parallel);
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
   const double sb = s * static_cast<double>(job.batch.micro_batch), h = static_cast<double>(m.hidden_size);
-  if (stage == 0) per_microbatch += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+  // One micro batch's activations on the layers of pipeline stage `at`.
+  const auto stage_activations = [&](std::uint64_t at) {
+    double bytes_held = 0;
+    for_each_stage_layer(job, at, [&](std::uint64_t layer) {
+      const layer_kind kind = kind_of_layer(m, layer);
+      const double ffn = kind.moe
+                             ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                   m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                             : static_cast<double>(m.ffn_hidden_size);
+      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
+    });
+    // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
+    // norms' few s·b·h are below the formula's precision).
+    if (at + 1 == pp && m.num_mtp_layers > 0) {
+      const bool moe = m.is_moe() && m.num_layers >= m.first_dense_layers;
+      const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
+                                                   m.num_shared_experts * m.shared_expert_ffn_hidden_size)
+                             : static_cast<double>(m.ffn_hidden_size);
+      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+    }
+    if (at == 0) bytes_held += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
+    return bytes_held;
+  };
+  const double per_microbatch =
+      dualpipe ? (stage_activations(stage) + stage_activations(mirror)) / 2 : stage_activations(stage);
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss

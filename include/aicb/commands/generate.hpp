@@ -407,11 +407,17 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
     out.notes.push_back(
         "overlap_grad_reduce: SimAI's format cannot place the gradient reduction under the last backward "
         "pass; SimAI-Analytical prices it after the backward, exposed (aicb describe prices the overlap)");
-  if (job.parallel.pipeline_schedule != pipeline_schedule_kind::megatron)
-    out.notes.push_back("pipeline_schedule " + std::string(to_string(job.parallel.pipeline_schedule)) +
-                        ": SimAI runs its own 1F1B (each layer's weight gradient right after its input "
-                        "gradient), so the file holds the same records as 1F1B's; the deferred weight "
-                        "gradients are in `aicb describe`, the timeline and Chakra traces");
+  if (job.parallel.pipeline_schedule == pipeline_schedule_kind::zb_h1)
+    out.notes.push_back(
+        "pipeline_schedule zb_h1: SimAI runs its own 1F1B (each layer's weight gradient right after its "
+        "input gradient), so the file holds the same records as 1F1B's; the deferred weight gradients are in "
+        "`aicb describe`, the timeline and Chakra traces");
+  if (job.parallel.pipeline_schedule == pipeline_schedule_kind::dualpipe)
+    out.notes.push_back(
+        "pipeline_schedule dualpipe: SimAI's format has one direction and one copy of each stage, so the "
+        "file is the same job's 1F1B; the two directions, the overlapped forward-backward pairs, the second "
+        "weight copy and the mirrors' gradient exchange are in `aicb describe`, the timeline and Chakra "
+        "traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

@@ -37,7 +37,8 @@
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
 ///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
-///   run since the previous one (Megatron pairs one micro batch's forward with another's backward).
+///   run since the previous one (Megatron pairs one micro batch's forward with another's backward);
+///   DualPipe's overlapped forward-and-backward pairs do the same by schedule.
 /// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
 ///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
 ///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
@@ -410,7 +411,7 @@ struct estimate_lane {
                 us -= hidden;
               }
             }
-            if (options.overlap_moe_expert_parallel_comm && op.group.kind == group_kind::ep &&
+            if ((options.overlap_moe_expert_parallel_comm || op.paired) && op.group.kind == group_kind::ep &&
                 op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
               const double hidden = std::min(us, lane.since_exchange);
               lane.since_exchange = 0;

@@ -72,6 +72,10 @@ struct operation {
   std::uint64_t peer = 0;  ///< send, recv: the other rank
   std::uint64_t tag = 0;   ///< send, recv: equal on both ends of one transfer, unique per pair of ranks
 
+  /// Part of an overlapped forward-and-backward pair (DualPipe's F&B: one micro batch's forward run
+  /// under another's backward), whose communication can hide under the other's computation.
+  bool paired = false;
+
   /// Operations of the same rank this one waits for (indices; at most 8).
   std::array<std::uint64_t, 8> after{};
   std::uint8_t after_count = 0;

@@ -298,10 +298,12 @@ class rank_pass {
       const pipeline_step& step = step_.read();
       switch (step.what) {
         case pipeline_step::kind::forward:
+          paired_ = step.overlapped;  // DualPipe: with the backward after it
           forward(step.microbatch, step.chunk);
           break;
         case pipeline_step::kind::backward:
           backward(step.microbatch, step.chunk, step.split ? gradients::input : gradients::both);
+          paired_ = false;
           break;
         case pipeline_step::kind::weight:
           backward(step.microbatch, step.chunk, gradients::weight);
@@ -331,6 +333,7 @@ class rank_pass {
     op.microbatch = microbatch;
     op.chunk = chunk;
     op.layer = layer;
+    op.paired = paired_;
     for (std::uint8_t i = 0; i < wait_count_; ++i)
       op.after[i] = waits_[i];
     op.after_count = wait_count_;
@@ -541,6 +544,7 @@ class rank_pass {
   std::uint64_t iteration_ = 0, next_index_ = 0;
   std::array<std::uint64_t, 8> waits_{};
   std::uint8_t wait_count_ = 0;
+  bool paired_ = false;  // the operations being emitted belong to an overlapped F&B pair
   // Overlapped calls not yet waited for (at most one call of two operations each).
   std::array<std::uint64_t, 4> pending_forward_{}, pending_backward_{};
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
