@@ -1,8 +1,9 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
-// A picture of two pipeline schedules on ideal stages: 1F1B and zero-bubble H1 over 4 stages and 8
-// micro batches, every forward (F), input gradient (b), weight gradient (W) or whole backward (B)
-// one time unit long — and the bubble each leaves.
+// A picture of three pipeline schedules on ideal stages: 1F1B, zero-bubble H1 and DualPipe over 4
+// stages and 8 micro batches, every forward (F), input gradient (b), weight gradient (W) or whole
+// backward (B) one time unit long — and the bubble each leaves. DualPipe's micro batches 0-3 enter
+// at stage 0, 4-7 at stage 3.
 //! [pipeline_bubbles]
 #include <aicb/schedule/pipeline.hpp>
 
@@ -44,5 +45,6 @@ void draw(const char* title, aicb::pipeline_options o) {
 int main() {
   draw("1F1B", {.stages = 4, .microbatches = 8});
   draw("ZB-H1", {.stages = 4, .microbatches = 8, .schedule = aicb::pipeline_schedule_kind::zb_h1});
+  draw("DualPipe", {.stages = 4, .microbatches = 8, .schedule = aicb::pipeline_schedule_kind::dualpipe});
 }
 //! [pipeline_bubbles]

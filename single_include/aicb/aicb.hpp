@@ -5719,9 +5719,7 @@ class rank_pass {
     }
   }
 
-  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair;
-  // DualPipe's mirror exchange, which may (ranks 0 and 1 of two stages), takes tags above 2^62.
-  static constexpr std::uint64_t mirror_tag_base = std::uint64_t{1} << 62;
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
   std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
                          op_phase phase) const {
     std::uint64_t t = iteration_;
@@ -5743,8 +5741,16 @@ class rank_pass {
     }
     std::uint64_t t = iteration_;
     t = t * s_->pipeline.microbatches + op.microbatch;
-    t = t * (p * s_->chunks) + producer_chunk * p + producer_stage;
+    t = t * tag_producers() + producer_chunk * p + producer_stage;
     return t * 2 + (op.activation ? 0 : 1);
+  }
+  // Producers of pipeline tensors (virtual stages), and with DualPipe one more slot: its mirror
+  // exchange, which may share a pair of ranks with pipeline transfers (the middle ranks, or p = 2).
+  std::uint64_t tag_producers() const { return s_->pipeline.stages * s_->chunks + (s_->dualpipe ? 1 : 0); }
+  std::uint64_t mirror_tag(std::uint64_t from, std::uint64_t to) const {
+    const std::uint64_t t =
+        iteration_ * s_->pipeline.microbatches * tag_producers() + s_->pipeline.stages * s_->chunks;
+    return t * 2 + (from < to ? 0 : 1);
   }
 
   void forward(std::uint64_t mb, std::uint64_t chunk) {
@@ -6148,20 +6154,19 @@ inline void rank_pass::finalize() {
       held += c.dense + c.expert;
     const std::uint64_t mirror =
         st.grid.group(group_kind::pp, st.rank).member(p.pipeline_parallel - 1 - st.stage);
-    const std::uint64_t tag = mirror_tag_base + iteration_;
     const std::uint64_t before = waits_[0];
     const bool has_before = wait_count_ > 0;
     operation& send = push(op_type::send, "mirror_grad_exchange", op_phase::finalize, 0, 0, no_layer);
     send.peer = mirror;
     send.size = bytes{held * g};
-    send.tag = tag;
+    send.tag = mirror_tag(st.rank, mirror);
     const std::uint64_t send_index = send.index;
     waits_[0] = before;
     wait_count_ = has_before ? 1 : 0;
     operation& recv = push(op_type::recv, "mirror_grad_exchange", op_phase::finalize, 0, 1, no_layer);
     recv.peer = mirror;
     recv.size = bytes{held * g};
-    recv.tag = tag;
+    recv.tag = mirror_tag(mirror, st.rank);
     waits_ = {send_index, recv.index};
     wait_count_ = 2;
   }
@@ -10346,6 +10351,8 @@ AICB_END_NAMESPACE
 ///   tiny ones run at the host's pace (`host_us` per stage).
 /// - Routing imbalance is the model's (`moe_load_skew`, `moe_capacity_factor`,
 ///   `moe_pad_to_capacity`): the representative rank is the busiest, whose experts the step waits for.
+/// - Slow ranks (`slow_ranks`, stragglers): a stage runs at the pace of its slowest rank, computation
+///   and communication each by its factor; the pipeline played is the slow rank's.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -10371,6 +10378,55 @@ AICB_END_NAMESPACE
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+
+/// A rank that runs slower than the others — a straggler, a throttled GPU, a degraded link: its
+/// computations take `compute` times as long, its collectives and transfers `communication` times.
+struct slow_rank {
+  std::uint64_t rank = 0;
+  double compute = 1;
+  double communication = 1;
+};
+
+/// A whole node slower than the others (all its GPUs; nodes are GPUs-per-node consecutive ranks).
+struct slow_node {
+  std::uint64_t node = 0;
+  double compute = 1;
+  double communication = 1;
+};
+
+/// Parses "N:COMPUTE[:COMMUNICATION]" — a rank or node index and its slowdown factors (e.g. "12:1.5",
+/// "3:1:4") — as `what` ("slow_rank", "slow_node") names it in errors.
+[[nodiscard]] inline slow_rank parse_slowdown(std::string_view text, std::string_view what) {
+  const auto fail = [&] {
+    AICB_THROW(
+        config_error(std::string(what), std::string(text),
+                     "expected INDEX:COMPUTE[:COMMUNICATION], e.g. 12:1.5 (compute 1.5 times slower) or "
+                     "12:1:3 (communication 3 times slower)"));
+  };
+  std::vector<std::string> parts(1);
+  for (const char ch : text) {
+    if (ch == ':')
+      parts.emplace_back();
+    else
+      parts.back().push_back(ch);
+  }
+  if (parts.size() < 2 || parts.size() > 3) fail();
+  slow_rank out;
+  std::size_t used = 0;
+  try {
+    if (parts[0].empty() || parts[0].find_first_not_of("0123456789") != std::string::npos) fail();
+    out.rank = std::stoull(parts[0]);
+    out.compute = std::stod(parts[1], &used);
+    if (used != parts[1].size()) fail();
+    if (parts.size() == 3) {
+      out.communication = std::stod(parts[2], &used);
+      if (used != parts[2].size()) fail();
+    }
+  } catch (const std::logic_error&) {  // out of range, not a number
+    fail();
+  }
+  return out;
+}
 
 /// Overlap options of the estimate (see the file comment); overlap_grad_reduce is a job field.
 struct estimate_options {
@@ -10401,6 +10457,16 @@ struct estimate_options {
   /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
   /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
   bool batch_p2p_sync = true;
+  /// Ranks slower than the rest. A group finishes with its slowest member, so a slow rank sets the pace
+  /// of its whole pipeline stage (its tensor-, context- and expert-parallel collectives every layer, its
+  /// data-parallel ones at the end): the estimate plays the pipeline that holds the first slow rank,
+  /// each stage at the pace of its slowest rank anywhere in the job — exact for slow ranks of one
+  /// pipeline, an upper bound when they sit in several.
+  std::vector<slow_rank> slow_ranks{};
+  /// Nodes slower than the rest: each of their ranks, as slow_ranks (after them).
+  std::vector<slow_node> slow_nodes{};
+  /// Whether any rank or node is slow.
+  [[nodiscard]] bool any_slow() const noexcept { return !slow_ranks.empty() || !slow_nodes.empty(); }
 };
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
@@ -10554,13 +10620,14 @@ struct estimate_lane {
   ranges::iterator_t<rank_schedule> at;
   stage_estimate result;
   double clock = 0;
-  double backward_stretch = 0;   // compute of the backward work since the last forward operation
-  double pending_tp = 0;         // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
-  operation pending_op{};        // that all-gather
-  double last_gemm = 0;          // the GEMM just run, which a TP reduce-scatter can hide behind
-  double since_exchange = 0;     // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
-  double host = 0;               // when the host has issued everything so far
-  bool moe_counts_read = false;  // the host has read this MoE layer's token counts
+  double backward_stretch = 0;  // compute of the backward work since the last forward operation
+  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};       // that all-gather
+  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
+  double since_exchange = 0;    // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
+  double host = 0;              // when the host has issued everything so far
+  double compute_pace = 1, communication_pace = 1;  // a slow rank's factors (estimate_options::slow_ranks)
+  bool moe_counts_read = false;                     // the host has read this MoE layer's token counts
   bool done = false;
 };
 
@@ -10583,9 +10650,42 @@ struct estimate_lane {
   std::vector<detail::estimate_lane> lanes;
   lanes.reserve(stages);
   std::map<std::uint64_t, std::uint64_t> stage_of_rank;
+  // The pipeline played: the first rank's, or the first slow rank's; each stage's pace, its slowest rank's.
+  const process_grid grid(checked.job());
+  std::vector<double> compute_pace(stages, 1), communication_pace(stages, 1);
+  std::vector<slow_rank> slow_ranks = options.slow_ranks;
+  for (const slow_node& n : options.slow_nodes) {
+    if (n.node >= (job.parallel.world_size + cluster.gpus_per_node - 1) / cluster.gpus_per_node)
+      AICB_THROW(config_error(
+          "slow_node", std::to_string(n.node),
+          "a slow node must be one of the job's " +
+              std::to_string((job.parallel.world_size + cluster.gpus_per_node - 1) / cluster.gpus_per_node) +
+              " nodes of " + std::to_string(cluster.gpus_per_node) + " GPUs"));
+    for (std::uint64_t i = 0;
+         i < cluster.gpus_per_node && n.node * cluster.gpus_per_node + i < job.parallel.world_size; ++i)
+      slow_ranks.push_back({n.node * cluster.gpus_per_node + i, n.compute, n.communication});
+  }
+  for (const slow_rank& slow : slow_ranks) {
+    if (slow.rank >= job.parallel.world_size)
+      AICB_THROW(config_error(
+          "slow_rank", std::to_string(slow.rank),
+          "a slow rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
+    if (!(slow.compute >= 1) || !(slow.communication >= 1) || !(slow.compute < 1e6) ||
+        !(slow.communication < 1e6))
+      AICB_THROW(
+          config_error("slow_rank", std::to_string(slow.rank),
+                       "a slow rank's factors must be at least 1 (1 = as fast as the others) and finite"));
+    const std::uint64_t s = grid.coordinates(slow.rank).pp;
+    compute_pace[s] = std::max(compute_pace[s], slow.compute);
+    communication_pace[s] = std::max(communication_pace[s], slow.communication);
+  }
   for (std::uint64_t s = 0; s < stages; ++s) {
-    const std::uint64_t rank = first_rank_of_stage(job, s);
+    const std::uint64_t rank = slow_ranks.empty()
+                                   ? first_rank_of_stage(job, s)
+                                   : grid.group(group_kind::pp, slow_ranks.front().rank).member(s);
     lanes.push_back({rank_schedule(checked, rank), {}, {.stage = s, .rank = rank}});
+    lanes.back().compute_pace = compute_pace[s];
+    lanes.back().communication_pace = communication_pace[s];
     stage_of_rank[rank] = s;
   }
   for (auto& lane : lanes)
@@ -10674,7 +10774,8 @@ struct estimate_lane {
         issue(lane, op.type == op_type::compute ? kernel_launches(op.compute) : 1);
         switch (op.type) {
           case op_type::compute: {
-            const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
+            const double us =
+                static_cast<double>(compute.duration(op.compute).count()) / 1000 * lane.compute_pace;
             const bool gemm = op.compute.kind == op_kind::gemm;
             if (lane.pending_tp > 0 && gemm) {
               report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
@@ -10699,7 +10800,8 @@ struct estimate_lane {
           }
           case op_type::collective: {
             double us =
-                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
+                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster) *
+                lane.communication_pace;
             if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
                 contend(lane, us);  // under the next iteration's first forward
@@ -10750,7 +10852,8 @@ struct estimate_lane {
           case op_type::send: {
             flush_tp(lane);
             const double us =
-                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster) *
+                lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
@@ -10761,7 +10864,8 @@ struct estimate_lane {
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
             flush_tp(lane);
             const double us =
-                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster) *
+                lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
             lane.clock += us;
             lane.result.communication_us += us;
@@ -10823,14 +10927,19 @@ AICB_END_NAMESPACE
 /// - context parallel: 1, and 2, 4, 8 for sequences of 8192 tokens or more;
 /// - pipeline parallel: the divisors of the layer count up to 64, with 1, 2 or 4 virtual stages
 ///   (interleaving only where the micro batches are a multiple of the stages, as Megatron requires);
+///   without virtual stages also zero-bubble H1, and DualPipe where the stages and micro batches are
+///   even and there are at least two micro batches per stage;
 /// - expert parallel (mixtures of experts): the powers of two that divide the experts;
 /// - micro batch 1, 2 or 4; recomputation none, selective or full; the distributed optimizer on;
 /// - what remains is data parallel, which must divide the global batch.
 /// Each candidate is validated (aicb::validate) and its largest pipeline stage's memory
 /// (aicb::memory_per_gpu) must fit in `memory_fraction` of the GPU's memory. The fitting candidates
 /// are ordered by a cheap bound — recomputation first (none, selective, full), then the pipeline
-/// bubble (p − 1)/(m · v), then less tensor parallelism — and the first `estimate_limit` of them are
-/// estimated and ranked by iteration time. The others are counted, not estimated.
+/// bubble (p − 1)/(m · v); zero-bubble H1 (p − 1)/(3m) and DualPipe (p − 2)/(3m), their papers'
+/// bubbles with equal F, B and W — then less tensor parallelism — and the first `estimate_limit` of
+/// them are estimated and ranked by iteration time. The others are counted, not estimated.
+///
+/// aicb::plan_restart answers what losing GPUs costs: the best layout on the GPUs that remain.
 
 // #include <aicb/calc/flops.hpp>
 // #include <aicb/calc/memory.hpp>
@@ -11079,7 +11188,7 @@ struct plan_request {
 struct planned_layout {
   job_spec job;
   double memory_gb = 0;  ///< the largest stage's memory per GPU, GB (10^9 B)
-  double bubble = 0;     ///< (p − 1)/(m · v), the cheap bound's pipeline term
+  double bubble = 0;     ///< the cheap bound's pipeline term: (p − 1)/(m · v) for Megatron's schedules
   iteration_estimate estimate;
 };
 
@@ -11146,6 +11255,9 @@ namespace detail {
   std::vector<recompute_kind> recomputes{recompute_kind::none, recompute_kind::selective,
                                          recompute_kind::full};
   if (detail::is_fixed(r, "recompute")) recomputes = {base.recompute};
+  std::vector<pipeline_schedule_kind> schedules{
+      pipeline_schedule_kind::megatron, pipeline_schedule_kind::zb_h1, pipeline_schedule_kind::dualpipe};
+  if (detail::is_fixed(r, "pipeline_schedule")) schedules = {base.pipeline_schedule};
 
   layout_plan plan;
   std::vector<planned_layout> fitting;
@@ -11163,35 +11275,44 @@ namespace detail {
               if ((global / dp) % mbs != 0) continue;
               const std::uint64_t microbatches = global / (dp * mbs);
               if (vpp > 1 && microbatches % pp != 0) continue;
-              for (recompute_kind recompute : recomputes) {
-                ++plan.candidates;
-                job_spec job = r.job;
-                job.parallel.tensor_parallel = tp;
-                job.parallel.context_parallel = cp;
-                job.parallel.pipeline_parallel = pp;
-                job.parallel.virtual_pipeline = vpp;
-                job.parallel.expert_parallel = ep;
-                job.parallel.recompute = recompute;
-                if (!detail::is_fixed(r, "sequence_parallel")) job.parallel.sequence_parallel = tp > 1;
-                if (!detail::is_fixed(r, "distributed_optimizer")) job.parallel.distributed_optimizer = true;
-                job.batch.micro_batch = mbs;
-                try {
-                  validate(job);
-                } catch (const config_error&) {
-                  continue;
+              for (recompute_kind recompute : recomputes)
+                for (pipeline_schedule_kind schedule : schedules) {
+                  if (schedule != pipeline_schedule_kind::megatron && (pp == 1 || vpp > 1)) continue;
+                  if (schedule == pipeline_schedule_kind::dualpipe &&
+                      (pp % 2 != 0 || microbatches % 2 != 0 || microbatches < 2 * pp))
+                    continue;
+                  ++plan.candidates;
+                  job_spec job = r.job;
+                  job.parallel.pipeline_schedule = schedule;
+                  job.parallel.tensor_parallel = tp;
+                  job.parallel.context_parallel = cp;
+                  job.parallel.pipeline_parallel = pp;
+                  job.parallel.virtual_pipeline = vpp;
+                  job.parallel.expert_parallel = ep;
+                  job.parallel.recompute = recompute;
+                  if (!detail::is_fixed(r, "sequence_parallel")) job.parallel.sequence_parallel = tp > 1;
+                  if (!detail::is_fixed(r, "distributed_optimizer"))
+                    job.parallel.distributed_optimizer = true;
+                  job.batch.micro_batch = mbs;
+                  try {
+                    validate(job);
+                  } catch (const config_error&) {
+                    continue;
+                  }
+                  ++plan.valid;
+                  double memory = 0;
+                  for (std::uint64_t s = 0; s < pp; ++s)
+                    memory = std::max(memory, static_cast<double>(memory_per_gpu(job, s).total().count()));
+                  if (memory > limit) continue;
+                  ++plan.fitting;
+                  const double m = static_cast<double>(microbatches), stages = static_cast<double>(pp);
+                  const double bubble = schedule == pipeline_schedule_kind::zb_h1 ? (stages - 1) / (3 * m)
+                                        : schedule == pipeline_schedule_kind::dualpipe
+                                            ? (stages - 2) / (3 * m)
+                                            : (stages - 1) / (m * vpp);
+                  fitting.push_back(
+                      {.job = job, .memory_gb = memory / 1e9, .bubble = bubble, .estimate = {}});
                 }
-                ++plan.valid;
-                double memory = 0;
-                for (std::uint64_t s = 0; s < pp; ++s)
-                  memory = std::max(memory, static_cast<double>(memory_per_gpu(job, s).total().count()));
-                if (memory > limit) continue;
-                ++plan.fitting;
-                fitting.push_back(
-                    {.job = job,
-                     .memory_gb = memory / 1e9,
-                     .bubble = static_cast<double>(pp - 1) / static_cast<double>(microbatches * vpp),
-                     .estimate = {}});
-              }
             }
         }
       }
@@ -11213,6 +11334,86 @@ namespace detail {
   return plan;
 }
 
+/// What losing GPUs costs a job that restarts on the rest, re-laid out (aicb::plan_restart).
+struct restart_plan {
+  std::uint64_t lost = 0;        ///< the GPUs lost
+  planned_layout before;         ///< the fastest layout on every GPU
+  std::uint64_t gpus_after = 0;  ///< the GPUs the job restarts on (some of the rest may idle)
+  planned_layout after;          ///< the fastest layout on those
+  /// How much longer an iteration takes after the restart: after / before − 1.
+  [[nodiscard]] double slowdown() const {
+    return after.estimate.iteration_s / before.estimate.iteration_s - 1;
+  }
+};
+
+/// Plans `r` on all its GPUs, then again after `lost` of them are gone, for the same global batch: on
+/// the rest if some layout fits there, else on the most whole nodes below that on which one does
+/// (a job's data parallelism must divide its batch, so not every GPU count runs it). config_error
+/// when nothing fits before, or nowhere after.
+[[nodiscard]] inline restart_plan plan_restart(const plan_request& r, std::uint64_t lost) {
+  const std::uint64_t world = r.job.parallel.world_size;
+  if (lost == 0 || lost >= world)
+    AICB_THROW(config_error("lost_gpus", std::to_string(lost),
+                            "must be at least 1 and below world_size (" + std::to_string(world) + ")"));
+  restart_plan out{.lost = lost, .before = {}, .gpus_after = 0, .after = {}};
+  layout_plan full = plan_layouts(r);
+  if (full.layouts.empty())
+    AICB_THROW(
+        config_error("world_size", std::to_string(world), "no layout fits on every GPU to begin with"));
+  out.before = full.layouts.front();
+  const std::uint64_t node = std::max<std::uint64_t>(r.cluster.gpus_per_node, 1);
+  std::vector<std::uint64_t> tries{world - lost};
+  for (std::uint64_t n = (world - lost) / node * node; n > 0 && tries.size() < 16; n -= node)
+    if (n != tries.front()) tries.push_back(n);
+  for (const std::uint64_t gpus : tries) {
+    plan_request fewer = r;
+    fewer.job.parallel.world_size = gpus;
+    const layout_plan plan = plan_layouts(fewer);
+    if (plan.layouts.empty()) continue;
+    out.gpus_after = gpus;
+    out.after = plan.layouts.front();
+    return out;
+  }
+  AICB_THROW(config_error("lost_gpus", std::to_string(lost),
+                          "no layout of the global batch fits on the GPUs left (tried " +
+                              std::to_string(tries.size()) + " counts from " + std::to_string(world - lost) +
+                              " down)"));
+}
+
+/// A restart plan as text: both layouts, and what the lost GPUs cost.
+[[nodiscard]] inline std::string format_restart(const restart_plan& p) {
+  const auto layout = [](const planned_layout& l) {
+    const parallel_spec& x = l.job.parallel;
+    char text[256];
+    std::snprintf(
+        text, sizeof text, "TP %llu, CP %llu, PP %llu, VPP %llu, EP %llu, DP %llu, micro batch %llu, %s, %s",
+        static_cast<unsigned long long>(x.tensor_parallel),
+        static_cast<unsigned long long>(x.context_parallel),
+        static_cast<unsigned long long>(x.pipeline_parallel),
+        static_cast<unsigned long long>(x.virtual_pipeline),
+        static_cast<unsigned long long>(x.expert_parallel),
+        static_cast<unsigned long long>(data_parallel(l.job)),
+        static_cast<unsigned long long>(l.job.batch.micro_batch), std::string(to_string(x.recompute)).c_str(),
+        std::string(to_string(x.pipeline_schedule)).c_str());
+    return std::string(text);
+  };
+  char line[512];
+  std::string out;
+  std::snprintf(line, sizeof line, "before: %llu GPUs, %s: %.4g s per iteration\n",
+                static_cast<unsigned long long>(p.before.job.parallel.world_size), layout(p.before).c_str(),
+                p.before.estimate.iteration_s);
+  out += line;
+  std::snprintf(line, sizeof line, "after losing %llu: %llu GPUs, %s: %.4g s per iteration\n",
+                static_cast<unsigned long long>(p.lost), static_cast<unsigned long long>(p.gpus_after),
+                layout(p.after).c_str(), p.after.estimate.iteration_s);
+  out += line;
+  std::snprintf(line, sizeof line, "cost: %+.1f%% per iteration (%+.4g s), %.1f%% of the throughput lost\n",
+                100 * p.slowdown(), p.after.estimate.iteration_s - p.before.estimate.iteration_s,
+                100 * (1 - p.after.estimate.tokens_per_s / p.before.estimate.tokens_per_s));
+  out += line;
+  return out;
+}
+
 /// The schema a plan names (docs/schemas/plan.schema.json).
 inline constexpr std::string_view plan_schema = "aicb.plan/1";
 
@@ -11231,6 +11432,7 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
     w.member("pipeline_parallel", l.pipeline_parallel).member("virtual_pipeline", l.virtual_pipeline);
     w.member("expert_parallel", l.expert_parallel).member("data_parallel", data_parallel(p.job));
     w.member("micro_batch", p.job.batch.micro_batch).member("recompute", to_string(l.recompute));
+    w.member("pipeline_schedule", to_string(l.pipeline_schedule));
     w.member("sequence_parallel", l.sequence_parallel)
         .member("distributed_optimizer", l.distributed_optimizer);
     w.member("memory_gb", p.memory_gb).member("iteration_s", p.estimate.iteration_s);
@@ -11255,12 +11457,13 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                 std::string(cluster.name).c_str(), std::string(cluster.gpu).c_str());
   out += line;
   // Every column is separated by a space, whatever its width: DP 1000000 never runs into PP.
-  out += "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU\n";
+  out +=
+      "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU schedule\n";
   for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
     const planned_layout& p = plan.layouts[i];
     const parallel_spec& l = p.job.parallel;
     std::snprintf(line, sizeof line,
-                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
+                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%% %s\n",
                   static_cast<unsigned long long>(l.tensor_parallel),
                   static_cast<unsigned long long>(l.context_parallel),
                   static_cast<unsigned long long>(l.pipeline_parallel),
@@ -11269,7 +11472,8 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                   static_cast<unsigned long long>(data_parallel(p.job)),
                   static_cast<unsigned long long>(p.job.batch.micro_batch),
                   std::string(to_string(l.recompute)).c_str(), p.memory_gb * 1e9 / (1ULL << 30),
-                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
+                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu,
+                  std::string(to_string(l.pipeline_schedule)).c_str());
     out += line;
   }
   if (plan.layouts.empty())
@@ -12766,6 +12970,7 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -12914,11 +13119,12 @@ inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, s
 
 /// Writes the Chakra trace of rank `rank` of `world` ranks whose operations `operations` holds (any
 /// range of aicb::operation in stream order: a rank_schedule, an inference_step's) through
-/// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`.
+/// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`, each
+/// `compute_pace` times as long (a slow rank, a straggler).
 template <class Write, class Operations>
 chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operations, std::uint64_t rank,
                                             std::uint64_t world, const chakra_groups& numbers,
-                                            const compute_model& compute) {
+                                            const compute_model& compute, double compute_pace = 1) {
   chakra_rank_summary s{.rank = rank, .groups = {}};
   std::string buffer;
   buffer.reserve(1 << 16);
@@ -12957,7 +13163,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
       case op_type::compute: {
         message.add_uint(3, static_cast<std::uint64_t>(chakra_node_type::compute));
         message.add_packed(5, std::span(deps.data(), op.after_count));
-        exact_ns += static_cast<double>(compute.duration(op.compute).count());
+        exact_ns += static_cast<double>(compute.duration(op.compute).count()) * compute_pace;
         const auto total_us = static_cast<std::uint64_t>(std::llround(exact_ns / 1000));
         const std::uint64_t us = total_us > written_us ? total_us - written_us : 0;
         written_us += us;
@@ -13151,6 +13357,9 @@ struct chakra_set_options {
   std::function<void(json_writer&)> about{};
   /// Called after each rank's file: ranks done, ranks in all.
   std::function<void(std::uint64_t, std::uint64_t)> progress{};
+  /// Slow ranks (stragglers): rank → how many times longer its computations take. A slow link is
+  /// not the trace's to say: ASTRA-sim's network configuration sets bandwidths.
+  std::map<std::uint64_t, double> compute_pace{};
 };
 
 /// What write_chakra_set wrote.
@@ -13435,6 +13644,12 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
+  for (const auto& [rank, pace] : options.compute_pace)
+    if (rank >= job.parallel.world_size || !(pace >= 1) || !(pace < 1e6))
+      AICB_THROW(config_error("slow_rank", std::to_string(rank),
+                              "a slow rank must be below world_size (" +
+                                  std::to_string(job.parallel.world_size) +
+                                  ") and its factor at least 1 and finite"));
   const chakra_groups numbers(job);
   // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
   chakra_set_options with_job = options;
@@ -13447,7 +13662,9 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
       directory, job.parallel.world_size, numbers, with_job,
       [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(checked, rank, options.schedule);
-        return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
+        const auto pace = options.compute_pace.find(rank);
+        return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute,
+                                       pace == options.compute_pace.end() ? 1.0 : pace->second);
       },
       estimate_chakra_set_bytes(job, numbers, compute, options));
 }
@@ -17045,6 +17262,9 @@ struct describe_request {
 struct describe_result {
   job_report report;
   std::optional<iteration_estimate> estimate;
+  /// With slow ranks or nodes (estimate_options): the iteration time without them, so that what they
+  /// cost the whole job is the difference.
+  std::optional<double> healthy_iteration_s;
   cluster_spec cluster{};  ///< the machines the estimate ran on
   estimate_options overlap{};
   /// With an estimate: what makes it unreal, e.g. a stage that needs more memory than its GPU has
@@ -17061,6 +17281,12 @@ struct describe_result {
   d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  if (request.overlap.any_slow()) {
+    estimate_options healthy = request.overlap;
+    healthy.slow_ranks.clear();
+    healthy.slow_nodes.clear();
+    d.healthy_iteration_s = estimate_iteration(d.report.job, compute, d.cluster, healthy).iteration_s;
+  }
   const gpu_spec& gpu = require_gpu(d.cluster.gpu);
   const double capacity = gpu.memory_gb * 1e9;
   for (const stage_report& s : d.report.stages) {
@@ -17111,6 +17337,28 @@ inline std::string estimate_number(const char* format, double value) {
         .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
+    if (d.healthy_iteration_s) {
+      w.key("slow").begin_object();
+      w.key("ranks").begin_array();
+      for (const slow_rank& r : d.overlap.slow_ranks)
+        w.begin_object()
+            .member("rank", r.rank)
+            .member("compute", r.compute)
+            .member("communication", r.communication)
+            .end_object();
+      w.end_array();
+      w.key("nodes").begin_array();
+      for (const slow_node& n : d.overlap.slow_nodes)
+        w.begin_object()
+            .member("node", n.node)
+            .member("compute", n.compute)
+            .member("communication", n.communication)
+            .end_object();
+      w.end_array();
+      w.member("iteration_without_s", *d.healthy_iteration_s);
+      w.member("cost_s", e.iteration_s - *d.healthy_iteration_s);
+      w.end_object();
+    }
     w.member("mfu", e.mfu).member("hfu", e.hfu);
     w.member("model_flops", e.model_flops).member("hardware_flops", e.hardware_flops);
     w.key("stages").begin_array();
@@ -17162,6 +17410,26 @@ inline std::string estimate_number(const char* format, double value) {
                                (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
                          : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
+  if (d.healthy_iteration_s) {
+    std::string slow;
+    const auto factors = [&](double compute, double communication) {
+      std::string f;
+      if (compute != 1) f += estimate_number(" compute x%.3g", compute);
+      if (communication != 1) f += estimate_number(" communication x%.3g", communication);
+      return f.empty() ? std::string(" (as fast as the rest)") : f;
+    };
+    for (const slow_rank& r : d.overlap.slow_ranks)
+      slow +=
+          (slow.empty() ? "rank " : "; rank ") + std::to_string(r.rank) + factors(r.compute, r.communication);
+    for (const slow_node& n : d.overlap.slow_nodes)
+      slow +=
+          (slow.empty() ? "node " : "; node ") + std::to_string(n.node) + factors(n.compute, n.communication);
+    out += row("slow", slow);
+    const double cost = e.iteration_s - *d.healthy_iteration_s;
+    out += row("what they cost", estimate_number("%+.4g s", cost) + " per iteration (" +
+                                     estimate_number("%+.1f%%", 100 * cost / *d.healthy_iteration_s) +
+                                     estimate_number(" over %.4g s without them)", *d.healthy_iteration_s));
+  }
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
   out += row("MFU / HFU",
              estimate_number("%.1f%%", 100 * e.mfu) + " / " + estimate_number("%.1f%%", 100 * e.hfu));
@@ -19379,6 +19647,7 @@ class megatron_csv_workload {
 AICB_END_NAMESPACE
 // #include <aicb/compute/aiob_model.hpp>
 // #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/roofline.hpp>
 // #include <aicb/config.hpp>
@@ -19724,9 +19993,12 @@ struct generate_request {
   std::uint64_t iterations = 1;          ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
-  bool strict = false;                   ///< refuse a profile whose provenance does not match the job
-  bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
-  bool check_space = true;               ///< refuse an estimate beyond the free space
+  /// chakra: slow ranks (stragglers), their computations that many times longer (a trace times
+  /// computation only: a slow link is the simulator's network configuration).
+  std::vector<slow_rank> slow_ranks{};
+  bool strict = false;      ///< refuse a profile whose provenance does not match the job
+  bool sidecar = true;      ///< SimAI: write FILE.json beside the workload
+  bool check_space = true;  ///< refuse an estimate beyond the free space
   /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
   /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
@@ -20117,9 +20389,18 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .ranks = r.ranks.empty() || r.ranks == "all" ? std::vector<std::uint64_t>{}
                                                    : parse_ranks(r.ranks, job.parallel.world_size),
       .schedule = {.iterations = out.iterations},
-      .about = [&](json_writer& j) {
-        j.member("compute_model", out.compute_model).member("iterations", out.iterations);
-      }};
+      .about =
+          [&](json_writer& j) {
+            j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+          },
+      .compute_pace = {}};
+  for (const slow_rank& slow : r.slow_ranks) {
+    if (slow.communication != 1)
+      AICB_THROW(config_error("slow_rank", std::to_string(slow.rank),
+                              "a Chakra trace times computation only: a slow link is ASTRA-sim's network "
+                              "configuration (`aicb describe --slow-rank R:C:M` estimates what it costs)"));
+    o.compute_pace[slow.rank] = std::max(o.compute_pace[slow.rank], slow.compute);
+  }
   if (events.writing_set)
     events.writing_set(out.path, o.ranks.empty() ? job.parallel.world_size : o.ranks.size(),
                        estimate_chakra_set_bytes(job, chakra_groups(job), *compute.model, o));
@@ -20186,6 +20467,11 @@ inline generate_result generate_any(const generate_request& r, const generate_ev
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
+  if (!r.slow_ranks.empty())
+    AICB_THROW(
+        config_error("slow_rank", std::to_string(r.slow_ranks.front().rank),
+                     "only --format chakra writes a slow rank (a SimAI or CSV file is one workload every "
+                     "rank runs; `aicb describe --slow-rank` estimates what it costs)"));
   if (aicb && !r.cluster.empty())
     AICB_THROW(config_error("cluster", r.cluster,
                             "aicb has no such option: --compat aicb writes aicb's file; name its GPU "

@@ -344,3 +344,63 @@ TEST_CASE("estimate: DualPipe saves what its schedule saves on ideal stages, les
     CHECK(saved_us < ideal);  // the exchange and the second optimizer step cost something
   }
 }
+
+TEST_CASE("estimate: a slow rank costs what the critical path says", "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  const aicb::estimate_options fast{.host_us_per_launch = 0, .batch_p2p_sync = false};
+  // Two stages, one micro batch: the first stage's forward, backward and optimizer step are all on the
+  // critical path (it finishes last: the last stage's optimizer step runs during its backward). Stage 0
+  // (rank 0) at half speed adds each of them once more: its whole compute time.
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 2, .pipeline_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 1, .seq_length = 2048}};
+  job.model.num_layers = 4;
+  double stage0_us = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == aicb::op_type::compute)
+      stage0_us += static_cast<double>(gpu.duration(op.compute).count()) / 1000;
+  const aicb::iteration_estimate base = aicb::estimate_iteration(job, gpu, c, fast);
+  REQUIRE(base.stages[0].end_us >= base.stages[1].end_us);
+  auto slow = fast;
+  slow.slow_ranks = {{.rank = 0, .compute = 2}};
+  const aicb::iteration_estimate straggler = aicb::estimate_iteration(job, gpu, c, slow);
+  CHECK((straggler.iteration_s - base.iteration_s) * 1e6 == Approx(stage0_us).epsilon(1e-6));
+  CHECK(straggler.stages[0].compute_us == Approx(2 * base.stages[0].compute_us));
+  CHECK(straggler.stages[1].compute_us == Approx(base.stages[1].compute_us));
+
+  // Communication: TP 2 on one stage, its collectives at a third of the speed.
+  aicb::job_spec tp{aicb::presets::llama2_7b,
+                    {.world_size = 4, .tensor_parallel = 2},
+                    {.micro_batch = 1, .global_batch = 2, .seq_length = 2048}};
+  tp.model.num_layers = 2;
+  const aicb::iteration_estimate tp_base = aicb::estimate_iteration(tp, gpu, c, fast);
+  auto degraded = fast;
+  degraded.slow_ranks = {{.rank = 3, .communication = 3}};
+  const aicb::iteration_estimate tp_slow = aicb::estimate_iteration(tp, gpu, c, degraded);
+  CHECK(tp_slow.stages[0].rank == 3);  // the slow rank's pipeline is the one played
+  CHECK(tp_slow.stages[0].communication_us == Approx(3 * tp_base.stages[0].communication_us));
+  CHECK(tp_slow.stages[0].compute_us == Approx(tp_base.stages[0].compute_us));
+  CHECK((tp_slow.iteration_s - tp_base.iteration_s) * 1e6 ==
+        Approx(2 * tp_base.stages[0].communication_us).epsilon(1e-6));
+
+  // A node-wide slowdown is its ranks' (the four ranks of this job sit on node 0).
+  auto node = fast;
+  node.slow_nodes = {{.node = 0, .communication = 3}};
+  CHECK(aicb::estimate_iteration(tp, gpu, c, node).iteration_s == Approx(tp_slow.iteration_s));
+  node.slow_nodes = {{.node = 1, .compute = 2}};
+  CHECK_THROWS_WITH(aicb::estimate_iteration(tp, gpu, c, node), Catch::Contains("one of the job's 1 nodes"));
+  // The flag's text, and what is refused.
+  const aicb::slow_rank parsed = aicb::parse_slowdown("12:1.5:2", "slow_rank");
+  CHECK(parsed.rank == 12);
+  CHECK(parsed.compute == 1.5);
+  CHECK(parsed.communication == 2);
+  CHECK(aicb::parse_slowdown("3:2", "slow_rank").communication == 1);
+  for (const char* bad : {"12", "12:", "a:2", "1:2:3:4", "1:2x", "-1:2", "99999999999999999999999:2"})
+    CHECK_THROWS_WITH(aicb::parse_slowdown(bad, "slow_rank"), Catch::Contains("INDEX:COMPUTE"));
+  auto wrong = fast;
+  wrong.slow_ranks = {{.rank = 4, .compute = 2}};
+  CHECK_THROWS_WITH(aicb::estimate_iteration(tp, gpu, c, wrong), Catch::Contains("below world_size (4)"));
+  wrong.slow_ranks = {{.rank = 1, .compute = 0.5}};
+  CHECK_THROWS_WITH(aicb::estimate_iteration(tp, gpu, c, wrong), Catch::Contains("at least 1"));
+}

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 namespace {
@@ -63,4 +64,54 @@ TEST_CASE("planner: fields the user fixed stay, too large a model fits nowhere",
   CHECK_THAT(aicb::format_plan(none, c), Catch::Contains("no layout fits"));
   CHECK_THROWS_WITH(aicb::plan_layouts({.job = job, .cluster = c, .memory_fraction = 1.5}),
                     Catch::Contains("memory_fraction"));
+}
+
+TEST_CASE("planner: zero-bubble and DualPipe layouts compete with Megatron's", "[compute][planner]") {
+  aicb::plan_request r{.job = {aicb::presets::llama3_8b,
+                               {.world_size = 16, .pipeline_parallel = 4},
+                               {.micro_batch = 1, .global_batch = 64, .seq_length = 4096}},
+                       .cluster = aicb::cluster_preset("dgx-h100"),
+                       .fixed = {"pipeline_parallel", "micro_batch"},
+                       .estimate_limit = 200};
+  const aicb::layout_plan plan = aicb::plan_layouts(r);
+  std::set<aicb::pipeline_schedule_kind> seen;
+  for (const aicb::planned_layout& p : plan.layouts) {
+    seen.insert(p.job.parallel.pipeline_schedule);
+    if (p.job.parallel.pipeline_schedule != aicb::pipeline_schedule_kind::megatron)
+      CHECK(p.job.parallel.virtual_pipeline == 1);
+  }
+  CHECK(seen.size() == 3);
+  // With everything else equal, zero-bubble H1 is estimated faster than 1F1B.
+  const auto find = [&](aicb::pipeline_schedule_kind k, std::uint64_t tp, aicb::recompute_kind rc) {
+    for (const aicb::planned_layout& p : plan.layouts)
+      if (p.job.parallel.pipeline_schedule == k && p.job.parallel.tensor_parallel == tp &&
+          p.job.parallel.virtual_pipeline == 1 && p.job.parallel.recompute == rc &&
+          p.job.parallel.context_parallel == 1)
+        return p.estimate.iteration_s;
+    return 0.0;
+  };
+  const double plain = find(aicb::pipeline_schedule_kind::megatron, 4, aicb::recompute_kind::none);
+  const double zero_bubble = find(aicb::pipeline_schedule_kind::zb_h1, 4, aicb::recompute_kind::none);
+  REQUIRE(plain > 0);
+  REQUIRE(zero_bubble > 0);
+  CHECK(zero_bubble < plain);
+}
+
+TEST_CASE("planner: a restart after losing GPUs, on the most that can run the batch", "[compute][planner]") {
+  const aicb::plan_request r{.job = {aicb::presets::llama3_8b,
+                                     {.world_size = 16},
+                                     {.micro_batch = 1, .global_batch = 32, .seq_length = 2048}},
+                             .cluster = aicb::cluster_preset("dgx-h100"),
+                             .estimate_limit = 8};
+  // 16 - 3 = 13 GPUs: 13 divides neither the batch nor the layers; the next whole node count, 8, runs.
+  const aicb::restart_plan p = aicb::plan_restart(r, 3);
+  CHECK(p.gpus_after == 8);
+  CHECK(p.after.job.parallel.world_size == 8);
+  CHECK(p.before.job.parallel.world_size == 16);
+  CHECK(aicb::global_batch(p.after.job) == 32);
+  CHECK(p.slowdown() > 0);
+  CHECK(p.slowdown() == Approx(p.after.estimate.iteration_s / p.before.estimate.iteration_s - 1));
+  CHECK_THAT(aicb::format_restart(p), Catch::Contains("after losing 3: 8 GPUs"));
+  CHECK_THROWS_WITH(aicb::plan_restart(r, 16), Catch::Contains("below world_size (16)"));
+  CHECK_THROWS_WITH(aicb::plan_restart(r, 0), Catch::Contains("at least 1"));
 }

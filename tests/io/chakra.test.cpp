@@ -131,6 +131,36 @@ TEST_CASE("chakra: sub-microsecond kernels keep their total", "[io][chakra]") {
   CHECK(s.compute_us == total);
 }
 
+TEST_CASE("chakra: a slow rank's computations take its factor longer, the others' unchanged",
+          "[io][chakra]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::job_spec job = aicb_test::chakra_layouts().front().second;  // 8 ranks
+  const auto compute_us = [](const std::string& dir, std::uint64_t rank) {
+    const std::string file = dir + "/workload." + std::to_string(rank) + ".et";
+    std::uint64_t total = 0;
+    for (const aicb::chakra_node& n : aicb::read_chakra_trace(aicb_test::read_all(file), file).nodes)
+      total += n.duration_micros;
+    return total;
+  };
+  fs::remove_all("chakra-pace-base");
+  fs::remove_all("chakra-pace-slow");
+  (void)aicb::write_chakra_set("chakra-pace-base", job, gpu);
+  (void)aicb::write_chakra_set("chakra-pace-slow", job, gpu, {.compute_pace = {{5, 1.5}}});
+  for (std::uint64_t rank = 0; rank < job.parallel.world_size; ++rank) {
+    INFO("rank " << rank);
+    const auto base = static_cast<double>(compute_us("chakra-pace-base", rank));
+    const auto slow = static_cast<double>(compute_us("chakra-pace-slow", rank));
+    CHECK(slow == Approx(rank == 5 ? 1.5 * base : base).margin(1.0));  // whole microseconds
+  }
+  CHECK_THROWS_WITH(aicb::write_chakra_set("chakra-pace-bad", job, gpu, {.compute_pace = {{8, 2.0}}}),
+                    Catch::Contains("below world_size (8)"));
+  CHECK_THROWS_WITH(aicb::write_chakra_set("chakra-pace-bad", job, gpu, {.compute_pace = {{1, 0.5}}}),
+                    Catch::Contains("at least 1"));
+  CHECK_FALSE(fs::exists("chakra-pace-bad"));
+  fs::remove_all("chakra-pace-base");
+  fs::remove_all("chakra-pace-slow");
+}
+
 TEST_CASE("chakra: the reader refuses damaged files, naming the record", "[io][chakra]") {
   aicb::job_spec job{
       aicb::presets::llama3_8b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 1, .seq_length = 128}};

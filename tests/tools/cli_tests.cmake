@@ -551,3 +551,22 @@ aicb_cli_test(dualpipe_odd_stages STATUS 2 EXPECT "pipeline_parallel = 3" "even 
                    --pipeline-schedule dualpipe)
 aicb_cli_test(zb_h1_interleaved STATUS 2 EXPECT "virtual_pipeline = 2" "one model chunk per stage"
               ARGS check ${zb_job} --vpp 2 --pipeline-schedule zb_h1)
+# Slow ranks: what a straggler costs the iteration (describe), a slow rank's trace (Chakra), the refusals.
+aicb_cli_test(describe_slow_rank EXPECT "slow +rank 5 compute x1.5" "what they cost +\\+[0-9.]+(e-?[0-9]+)? s per iteration"
+              ARGS describe ${zb_job} --gpu H100 --slow-rank 5:1.5)
+aicb_cli_test(describe_slow_node EXPECT "slow +node 1 communication x4" "what they cost"
+              ARGS describe ${zb_job} --gpu H100 --slow-node 1:1:4)
+aicb_cli_test(describe_slow_rank_malformed STATUS 2 EXPECT "--slow-rank" "INDEX:COMPUTE"
+              ARGS describe ${zb_job} --slow-rank 5x)
+aicb_cli_test(describe_slow_rank_outside STATUS 2 EXPECT "slow_rank = 16" "below world_size \\(16\\)"
+              ARGS describe ${zb_job} --slow-rank 16:2)
+aicb_cli_test(chakra_slow_rank EXPECT "wrote slow_chakra/: 16 Chakra traces"
+              ARGS generate ${zb_job} --format chakra --slow-rank 5:2 -o slow_chakra)
+aicb_cli_test(simai_slow_rank STATUS 2 EXPECT "only --format chakra writes a slow rank"
+              ARGS generate ${zb_job} --slow-rank 5:2 -o slow.txt)
+aicb_cli_test(chakra_slow_link STATUS 2 EXPECT "a Chakra trace times computation only"
+              ARGS generate ${zb_job} --format chakra --slow-rank 5:1:2 -o slow_link_chakra)
+aicb_cli_test(plan_restart EXPECT "before: 16 GPUs" "after losing 3: 8 GPUs" "cost: \\+[0-9.]+% per iteration"
+              ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 2048 --lost-gpus 3 --estimate-limit 8)
+aicb_cli_test(plan_restart_json STATUS 2 EXPECT "drop --json"
+              ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --lost-gpus 3 --json)

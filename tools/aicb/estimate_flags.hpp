@@ -9,8 +9,19 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace aicb_tool {
+
+// A slowdown flag's value, its error a usage error of the flag (the callback runs while parsing).
+inline aicb::slow_rank parsed_slowdown(const std::string& text, std::string_view what) {
+  try {
+    return aicb::parse_slowdown(text, what);
+  } catch (const aicb::config_error& e) {
+    throw CLI::ValidationError(std::string("--") + (what == "slow_rank" ? "slow-rank" : "slow-node"),
+                               e.what());
+  }
+}
 
 inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string& cluster,
                                aicb::estimate_options& overlap) {
@@ -45,6 +56,28 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
   command.add_flag("--no-batch-p2p-sync{false}", overlap.batch_p2p_sync,
                    "the host does not wait for the GPU after each pipeline transfer (Megatron's "
                    "batch_p2p_sync off)");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--slow-rank",
+          [&overlap](const std::vector<std::string>& texts) {
+            for (const std::string& text : texts)
+              overlap.slow_ranks.push_back(parsed_slowdown(text, "slow_rank"));
+          },
+          "RANK:COMPUTE[:COMMUNICATION]: a straggler, its computation and communication that many times "
+          "slower (e.g. 12:1.5); repeatable; the estimate reports what it costs")
+      ->type_name("R:C[:M]");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--slow-node",
+          [&overlap](const std::vector<std::string>& texts) {
+            for (const std::string& text : texts) {
+              const aicb::slow_rank r = parsed_slowdown(text, "slow_node");
+              overlap.slow_nodes.push_back({r.rank, r.compute, r.communication});
+            }
+          },
+          "NODE:COMPUTE[:COMMUNICATION]: every GPU of a node that many times slower (e.g. 1:1:4, a degraded "
+          "NIC); repeatable")
+      ->type_name("N:C[:M]");
 }
 
 }  // namespace aicb_tool

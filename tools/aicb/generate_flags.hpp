@@ -37,6 +37,7 @@ struct generate_options {
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
   std::string ranks;
+  std::vector<std::string> slow_ranks;  // R:C (compute only)
   bool strict = false, no_sidecar = false, quiet = false, no_space_check = false, json = false;
   std::string format = "simai";
   std::optional<std::uint64_t> nproc_per_node, nnodes;  // megatron_gpt.sh's GPU count: the world size
@@ -67,6 +68,11 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
       ->capture_default_str();
   command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
   command->add_option("--ranks", o.ranks, "--format chakra: the ranks to write, e.g. 0-7,12 (default: all)");
+  command
+      ->add_option("--slow-rank", o.slow_ranks,
+                   "--format chakra: RANK:COMPUTE, a straggler whose computations take that many times as "
+                   "long (e.g. 5:1.5); repeatable")
+      ->type_name("R:C");
   command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
       ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
   command->add_option("--cluster", o.cluster,
@@ -157,6 +163,8 @@ inline aicb::generate_request to_request(const generate_options& o) {
   r.iterations = o.iterations;
   r.stage = o.stage;
   r.ranks = o.ranks;
+  for (const std::string& text : o.slow_ranks)
+    r.slow_ranks.push_back(aicb::parse_slowdown(text, "slow_rank"));
   r.strict = o.strict;
   r.sidecar = !o.no_sidecar;
   r.check_space = !o.no_space_check;

@@ -24,6 +24,7 @@ struct plan_options {
   aicb::plan_request request;
   std::string gpu, cluster;
   std::size_t top = 10;
+  std::uint64_t lost_gpus = 0;
   bool json = false;
 };
 
@@ -34,6 +35,12 @@ int run_plan(plan_options& o) {
   for (const auto& [field, value] : flags.fields)
     o.request.fixed.push_back(field);
   o.request.cluster = aicb::choose_cluster(o.gpu, o.cluster);
+  if (o.lost_gpus > 0) {  // a restart on the GPUs left
+    if (o.json)
+      throw aicb::config_error("json", "true", "a restart plan is printed as text only; drop --json");
+    std::cout << aicb::format_restart(aicb::plan_restart(o.request, o.lost_gpus));
+    return 0;
+  }
   const aicb::layout_plan plan = aicb::plan_layouts(o.request);
   if (o.json)
     std::cout << aicb::to_json(plan, o.request.cluster);
@@ -58,6 +65,9 @@ void add_plan_command(CLI::App& app, action& chosen) {
       "plan", "Rank the parallel layouts of a model on --world-size GPUs by estimated iteration time");
   command->add_flag("--json", options->json, "print JSON");
   command->add_option("--top", options->top, "layouts to print")->capture_default_str();
+  command->add_option("--lost-gpus", options->lost_gpus,
+                      "plan a restart after losing this many GPUs: the best layout before and after, and "
+                      "what the loss costs");
   command
       ->add_option("--memory-fraction", options->request.memory_fraction,
                    "of the GPU's memory a layout may use")

@@ -44,6 +44,9 @@ struct describe_request {
 struct describe_result {
   job_report report;
   std::optional<iteration_estimate> estimate;
+  /// With slow ranks or nodes (estimate_options): the iteration time without them, so that what they
+  /// cost the whole job is the difference.
+  std::optional<double> healthy_iteration_s;
   cluster_spec cluster{};  ///< the machines the estimate ran on
   estimate_options overlap{};
   /// With an estimate: what makes it unreal, e.g. a stage that needs more memory than its GPU has
@@ -60,6 +63,12 @@ struct describe_result {
   d.cluster = choose_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
+  if (request.overlap.any_slow()) {
+    estimate_options healthy = request.overlap;
+    healthy.slow_ranks.clear();
+    healthy.slow_nodes.clear();
+    d.healthy_iteration_s = estimate_iteration(d.report.job, compute, d.cluster, healthy).iteration_s;
+  }
   const gpu_spec& gpu = require_gpu(d.cluster.gpu);
   const double capacity = gpu.memory_gb * 1e9;
   for (const stage_report& s : d.report.stages) {
@@ -110,6 +119,28 @@ inline std::string estimate_number(const char* format, double value) {
         .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
+    if (d.healthy_iteration_s) {
+      w.key("slow").begin_object();
+      w.key("ranks").begin_array();
+      for (const slow_rank& r : d.overlap.slow_ranks)
+        w.begin_object()
+            .member("rank", r.rank)
+            .member("compute", r.compute)
+            .member("communication", r.communication)
+            .end_object();
+      w.end_array();
+      w.key("nodes").begin_array();
+      for (const slow_node& n : d.overlap.slow_nodes)
+        w.begin_object()
+            .member("node", n.node)
+            .member("compute", n.compute)
+            .member("communication", n.communication)
+            .end_object();
+      w.end_array();
+      w.member("iteration_without_s", *d.healthy_iteration_s);
+      w.member("cost_s", e.iteration_s - *d.healthy_iteration_s);
+      w.end_object();
+    }
     w.member("mfu", e.mfu).member("hfu", e.hfu);
     w.member("model_flops", e.model_flops).member("hardware_flops", e.hardware_flops);
     w.key("stages").begin_array();
@@ -161,6 +192,26 @@ inline std::string estimate_number(const char* format, double value) {
                                (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
                          : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
+  if (d.healthy_iteration_s) {
+    std::string slow;
+    const auto factors = [&](double compute, double communication) {
+      std::string f;
+      if (compute != 1) f += estimate_number(" compute x%.3g", compute);
+      if (communication != 1) f += estimate_number(" communication x%.3g", communication);
+      return f.empty() ? std::string(" (as fast as the rest)") : f;
+    };
+    for (const slow_rank& r : d.overlap.slow_ranks)
+      slow +=
+          (slow.empty() ? "rank " : "; rank ") + std::to_string(r.rank) + factors(r.compute, r.communication);
+    for (const slow_node& n : d.overlap.slow_nodes)
+      slow +=
+          (slow.empty() ? "node " : "; node ") + std::to_string(n.node) + factors(n.compute, n.communication);
+    out += row("slow", slow);
+    const double cost = e.iteration_s - *d.healthy_iteration_s;
+    out += row("what they cost", estimate_number("%+.4g s", cost) + " per iteration (" +
+                                     estimate_number("%+.1f%%", 100 * cost / *d.healthy_iteration_s) +
+                                     estimate_number(" over %.4g s without them)", *d.healthy_iteration_s));
+  }
   out += row("tokens / s", estimate_number("%.4g", e.tokens_per_s));
   out += row("MFU / HFU",
              estimate_number("%.1f%%", 100 * e.mfu) + " / " + estimate_number("%.1f%%", 100 * e.hfu));

@@ -35,6 +35,7 @@
 #include <aicb/compat/megatron_csv.hpp>
 #include <aicb/compute/aiob_model.hpp>
 #include <aicb/compute/cluster.hpp>
+#include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/config.hpp>
@@ -79,9 +80,12 @@ struct generate_request {
   std::uint64_t iterations = 1;          ///< training iterations in the file (1: aicb's --epoch_num if given)
   std::optional<std::uint64_t> stage{};  ///< the pipeline stage to emit (default: the last)
   std::string ranks{};                   ///< chakra: the ranks to write ("0-7,12"); empty: all
-  bool strict = false;                   ///< refuse a profile whose provenance does not match the job
-  bool sidecar = true;                   ///< SimAI: write FILE.json beside the workload
-  bool check_space = true;               ///< refuse an estimate beyond the free space
+  /// chakra: slow ranks (stragglers), their computations that many times longer (a trace times
+  /// computation only: a slow link is the simulator's network configuration).
+  std::vector<slow_rank> slow_ranks{};
+  bool strict = false;      ///< refuse a profile whose provenance does not match the job
+  bool sidecar = true;      ///< SimAI: write FILE.json beside the workload
+  bool check_space = true;  ///< refuse an estimate beyond the free space
   /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
   /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
@@ -472,9 +476,18 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .ranks = r.ranks.empty() || r.ranks == "all" ? std::vector<std::uint64_t>{}
                                                    : parse_ranks(r.ranks, job.parallel.world_size),
       .schedule = {.iterations = out.iterations},
-      .about = [&](json_writer& j) {
-        j.member("compute_model", out.compute_model).member("iterations", out.iterations);
-      }};
+      .about =
+          [&](json_writer& j) {
+            j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+          },
+      .compute_pace = {}};
+  for (const slow_rank& slow : r.slow_ranks) {
+    if (slow.communication != 1)
+      AICB_THROW(config_error("slow_rank", std::to_string(slow.rank),
+                              "a Chakra trace times computation only: a slow link is ASTRA-sim's network "
+                              "configuration (`aicb describe --slow-rank R:C:M` estimates what it costs)"));
+    o.compute_pace[slow.rank] = std::max(o.compute_pace[slow.rank], slow.compute);
+  }
   if (events.writing_set)
     events.writing_set(out.path, o.ranks.empty() ? job.parallel.world_size : o.ranks.size(),
                        estimate_chakra_set_bytes(job, chakra_groups(job), *compute.model, o));
@@ -541,6 +554,11 @@ inline generate_result generate_any(const generate_request& r, const generate_ev
     AICB_THROW(config_error("ranks", r.ranks,
                             "only --format chakra writes chosen ranks (SimAI and CSV files "
                             "describe one rank: --pp-stage)"));
+  if (!r.slow_ranks.empty())
+    AICB_THROW(
+        config_error("slow_rank", std::to_string(r.slow_ranks.front().rank),
+                     "only --format chakra writes a slow rank (a SimAI or CSV file is one workload every "
+                     "rank runs; `aicb describe --slow-rank` estimates what it costs)"));
   if (aicb && !r.cluster.empty())
     AICB_THROW(config_error("cluster", r.cluster,
                             "aicb has no such option: --compat aicb writes aicb's file; name its GPU "

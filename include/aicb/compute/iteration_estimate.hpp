@@ -46,6 +46,8 @@
 ///   tiny ones run at the host's pace (`host_us` per stage).
 /// - Routing imbalance is the model's (`moe_load_skew`, `moe_capacity_factor`,
 ///   `moe_pad_to_capacity`): the representative rank is the busiest, whose experts the step waits for.
+/// - Slow ranks (`slow_ranks`, stragglers): a stage runs at the pace of its slowest rank, computation
+///   and communication each by its factor; the pipeline played is the slow rank's.
 /// - The iteration ends when the last stage does. MFU and HFU as Megatron defines them: the model
 ///   FLOPs (forward and backward) and the hardware FLOPs (recomputation included) of the iteration
 ///   (aicb::training_flops), over time × GPUs × the GPU's dense BF16 peak.
@@ -71,6 +73,55 @@
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
+
+/// A rank that runs slower than the others — a straggler, a throttled GPU, a degraded link: its
+/// computations take `compute` times as long, its collectives and transfers `communication` times.
+struct slow_rank {
+  std::uint64_t rank = 0;
+  double compute = 1;
+  double communication = 1;
+};
+
+/// A whole node slower than the others (all its GPUs; nodes are GPUs-per-node consecutive ranks).
+struct slow_node {
+  std::uint64_t node = 0;
+  double compute = 1;
+  double communication = 1;
+};
+
+/// Parses "N:COMPUTE[:COMMUNICATION]" — a rank or node index and its slowdown factors (e.g. "12:1.5",
+/// "3:1:4") — as `what` ("slow_rank", "slow_node") names it in errors.
+[[nodiscard]] inline slow_rank parse_slowdown(std::string_view text, std::string_view what) {
+  const auto fail = [&] {
+    AICB_THROW(
+        config_error(std::string(what), std::string(text),
+                     "expected INDEX:COMPUTE[:COMMUNICATION], e.g. 12:1.5 (compute 1.5 times slower) or "
+                     "12:1:3 (communication 3 times slower)"));
+  };
+  std::vector<std::string> parts(1);
+  for (const char ch : text) {
+    if (ch == ':')
+      parts.emplace_back();
+    else
+      parts.back().push_back(ch);
+  }
+  if (parts.size() < 2 || parts.size() > 3) fail();
+  slow_rank out;
+  std::size_t used = 0;
+  try {
+    if (parts[0].empty() || parts[0].find_first_not_of("0123456789") != std::string::npos) fail();
+    out.rank = std::stoull(parts[0]);
+    out.compute = std::stod(parts[1], &used);
+    if (used != parts[1].size()) fail();
+    if (parts.size() == 3) {
+      out.communication = std::stod(parts[2], &used);
+      if (used != parts[2].size()) fail();
+    }
+  } catch (const std::logic_error&) {  // out of range, not a number
+    fail();
+  }
+  return out;
+}
 
 /// Overlap options of the estimate (see the file comment); overlap_grad_reduce is a job field.
 struct estimate_options {
@@ -101,6 +152,16 @@ struct estimate_options {
   /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
   /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
   bool batch_p2p_sync = true;
+  /// Ranks slower than the rest. A group finishes with its slowest member, so a slow rank sets the pace
+  /// of its whole pipeline stage (its tensor-, context- and expert-parallel collectives every layer, its
+  /// data-parallel ones at the end): the estimate plays the pipeline that holds the first slow rank,
+  /// each stage at the pace of its slowest rank anywhere in the job — exact for slow ranks of one
+  /// pipeline, an upper bound when they sit in several.
+  std::vector<slow_rank> slow_ranks{};
+  /// Nodes slower than the rest: each of their ranks, as slow_ranks (after them).
+  std::vector<slow_node> slow_nodes{};
+  /// Whether any rank or node is slow.
+  [[nodiscard]] bool any_slow() const noexcept { return !slow_ranks.empty() || !slow_nodes.empty(); }
 };
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
@@ -254,13 +315,14 @@ struct estimate_lane {
   ranges::iterator_t<rank_schedule> at;
   stage_estimate result;
   double clock = 0;
-  double backward_stretch = 0;   // compute of the backward work since the last forward operation
-  double pending_tp = 0;         // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
-  operation pending_op{};        // that all-gather
-  double last_gemm = 0;          // the GEMM just run, which a TP reduce-scatter can hide behind
-  double since_exchange = 0;     // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
-  double host = 0;               // when the host has issued everything so far
-  bool moe_counts_read = false;  // the host has read this MoE layer's token counts
+  double backward_stretch = 0;  // compute of the backward work since the last forward operation
+  double pending_tp = 0;        // a TP all-gather waiting for the next GEMM (tp_comm_overlap)
+  operation pending_op{};       // that all-gather
+  double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
+  double since_exchange = 0;    // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
+  double host = 0;              // when the host has issued everything so far
+  double compute_pace = 1, communication_pace = 1;  // a slow rank's factors (estimate_options::slow_ranks)
+  bool moe_counts_read = false;                     // the host has read this MoE layer's token counts
   bool done = false;
 };
 
@@ -283,9 +345,42 @@ struct estimate_lane {
   std::vector<detail::estimate_lane> lanes;
   lanes.reserve(stages);
   std::map<std::uint64_t, std::uint64_t> stage_of_rank;
+  // The pipeline played: the first rank's, or the first slow rank's; each stage's pace, its slowest rank's.
+  const process_grid grid(checked.job());
+  std::vector<double> compute_pace(stages, 1), communication_pace(stages, 1);
+  std::vector<slow_rank> slow_ranks = options.slow_ranks;
+  for (const slow_node& n : options.slow_nodes) {
+    if (n.node >= (job.parallel.world_size + cluster.gpus_per_node - 1) / cluster.gpus_per_node)
+      AICB_THROW(config_error(
+          "slow_node", std::to_string(n.node),
+          "a slow node must be one of the job's " +
+              std::to_string((job.parallel.world_size + cluster.gpus_per_node - 1) / cluster.gpus_per_node) +
+              " nodes of " + std::to_string(cluster.gpus_per_node) + " GPUs"));
+    for (std::uint64_t i = 0;
+         i < cluster.gpus_per_node && n.node * cluster.gpus_per_node + i < job.parallel.world_size; ++i)
+      slow_ranks.push_back({n.node * cluster.gpus_per_node + i, n.compute, n.communication});
+  }
+  for (const slow_rank& slow : slow_ranks) {
+    if (slow.rank >= job.parallel.world_size)
+      AICB_THROW(config_error(
+          "slow_rank", std::to_string(slow.rank),
+          "a slow rank must be below world_size (" + std::to_string(job.parallel.world_size) + ")"));
+    if (!(slow.compute >= 1) || !(slow.communication >= 1) || !(slow.compute < 1e6) ||
+        !(slow.communication < 1e6))
+      AICB_THROW(
+          config_error("slow_rank", std::to_string(slow.rank),
+                       "a slow rank's factors must be at least 1 (1 = as fast as the others) and finite"));
+    const std::uint64_t s = grid.coordinates(slow.rank).pp;
+    compute_pace[s] = std::max(compute_pace[s], slow.compute);
+    communication_pace[s] = std::max(communication_pace[s], slow.communication);
+  }
   for (std::uint64_t s = 0; s < stages; ++s) {
-    const std::uint64_t rank = first_rank_of_stage(job, s);
+    const std::uint64_t rank = slow_ranks.empty()
+                                   ? first_rank_of_stage(job, s)
+                                   : grid.group(group_kind::pp, slow_ranks.front().rank).member(s);
     lanes.push_back({rank_schedule(checked, rank), {}, {.stage = s, .rank = rank}});
+    lanes.back().compute_pace = compute_pace[s];
+    lanes.back().communication_pace = communication_pace[s];
     stage_of_rank[rank] = s;
   }
   for (auto& lane : lanes)
@@ -374,7 +469,8 @@ struct estimate_lane {
         issue(lane, op.type == op_type::compute ? kernel_launches(op.compute) : 1);
         switch (op.type) {
           case op_type::compute: {
-            const double us = static_cast<double>(compute.duration(op.compute).count()) / 1000;
+            const double us =
+                static_cast<double>(compute.duration(op.compute).count()) / 1000 * lane.compute_pace;
             const bool gemm = op.compute.kind == op_kind::gemm;
             if (lane.pending_tp > 0 && gemm) {
               report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
@@ -399,7 +495,8 @@ struct estimate_lane {
           }
           case op_type::collective: {
             double us =
-                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster);
+                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster) *
+                lane.communication_pace;
             if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
                 contend(lane, us);  // under the next iteration's first forward
@@ -450,7 +547,8 @@ struct estimate_lane {
           case op_type::send: {
             flush_tp(lane);
             const double us =
-                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster);
+                transfer_us(static_cast<double>(op.size.count()), lane.result.rank, op.peer, cluster) *
+                lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
             if (stage_of_rank.count(op.peer))
               in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
@@ -461,7 +559,8 @@ struct estimate_lane {
           case op_type::recv: {  // from a rank outside the representatives: a symmetric exchange
             flush_tp(lane);
             const double us =
-                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster);
+                transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster) *
+                lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
             lane.clock += us;
             lane.result.communication_us += us;

@@ -16,14 +16,19 @@
 /// - context parallel: 1, and 2, 4, 8 for sequences of 8192 tokens or more;
 /// - pipeline parallel: the divisors of the layer count up to 64, with 1, 2 or 4 virtual stages
 ///   (interleaving only where the micro batches are a multiple of the stages, as Megatron requires);
+///   without virtual stages also zero-bubble H1, and DualPipe where the stages and micro batches are
+///   even and there are at least two micro batches per stage;
 /// - expert parallel (mixtures of experts): the powers of two that divide the experts;
 /// - micro batch 1, 2 or 4; recomputation none, selective or full; the distributed optimizer on;
 /// - what remains is data parallel, which must divide the global batch.
 /// Each candidate is validated (aicb::validate) and its largest pipeline stage's memory
 /// (aicb::memory_per_gpu) must fit in `memory_fraction` of the GPU's memory. The fitting candidates
 /// are ordered by a cheap bound — recomputation first (none, selective, full), then the pipeline
-/// bubble (p − 1)/(m · v), then less tensor parallelism — and the first `estimate_limit` of them are
-/// estimated and ranked by iteration time. The others are counted, not estimated.
+/// bubble (p − 1)/(m · v); zero-bubble H1 (p − 1)/(3m) and DualPipe (p − 2)/(3m), their papers'
+/// bubbles with equal F, B and W — then less tensor parallelism — and the first `estimate_limit` of
+/// them are estimated and ranked by iteration time. The others are counted, not estimated.
+///
+/// aicb::plan_restart answers what losing GPUs costs: the best layout on the GPUs that remain.
 
 #include <aicb/calc/flops.hpp>
 #include <aicb/calc/memory.hpp>
@@ -60,7 +65,7 @@ struct plan_request {
 struct planned_layout {
   job_spec job;
   double memory_gb = 0;  ///< the largest stage's memory per GPU, GB (10^9 B)
-  double bubble = 0;     ///< (p − 1)/(m · v), the cheap bound's pipeline term
+  double bubble = 0;     ///< the cheap bound's pipeline term: (p − 1)/(m · v) for Megatron's schedules
   iteration_estimate estimate;
 };
 
@@ -127,6 +132,9 @@ namespace detail {
   std::vector<recompute_kind> recomputes{recompute_kind::none, recompute_kind::selective,
                                          recompute_kind::full};
   if (detail::is_fixed(r, "recompute")) recomputes = {base.recompute};
+  std::vector<pipeline_schedule_kind> schedules{
+      pipeline_schedule_kind::megatron, pipeline_schedule_kind::zb_h1, pipeline_schedule_kind::dualpipe};
+  if (detail::is_fixed(r, "pipeline_schedule")) schedules = {base.pipeline_schedule};
 
   layout_plan plan;
   std::vector<planned_layout> fitting;
@@ -144,35 +152,44 @@ namespace detail {
               if ((global / dp) % mbs != 0) continue;
               const std::uint64_t microbatches = global / (dp * mbs);
               if (vpp > 1 && microbatches % pp != 0) continue;
-              for (recompute_kind recompute : recomputes) {
-                ++plan.candidates;
-                job_spec job = r.job;
-                job.parallel.tensor_parallel = tp;
-                job.parallel.context_parallel = cp;
-                job.parallel.pipeline_parallel = pp;
-                job.parallel.virtual_pipeline = vpp;
-                job.parallel.expert_parallel = ep;
-                job.parallel.recompute = recompute;
-                if (!detail::is_fixed(r, "sequence_parallel")) job.parallel.sequence_parallel = tp > 1;
-                if (!detail::is_fixed(r, "distributed_optimizer")) job.parallel.distributed_optimizer = true;
-                job.batch.micro_batch = mbs;
-                try {
-                  validate(job);
-                } catch (const config_error&) {
-                  continue;
+              for (recompute_kind recompute : recomputes)
+                for (pipeline_schedule_kind schedule : schedules) {
+                  if (schedule != pipeline_schedule_kind::megatron && (pp == 1 || vpp > 1)) continue;
+                  if (schedule == pipeline_schedule_kind::dualpipe &&
+                      (pp % 2 != 0 || microbatches % 2 != 0 || microbatches < 2 * pp))
+                    continue;
+                  ++plan.candidates;
+                  job_spec job = r.job;
+                  job.parallel.pipeline_schedule = schedule;
+                  job.parallel.tensor_parallel = tp;
+                  job.parallel.context_parallel = cp;
+                  job.parallel.pipeline_parallel = pp;
+                  job.parallel.virtual_pipeline = vpp;
+                  job.parallel.expert_parallel = ep;
+                  job.parallel.recompute = recompute;
+                  if (!detail::is_fixed(r, "sequence_parallel")) job.parallel.sequence_parallel = tp > 1;
+                  if (!detail::is_fixed(r, "distributed_optimizer"))
+                    job.parallel.distributed_optimizer = true;
+                  job.batch.micro_batch = mbs;
+                  try {
+                    validate(job);
+                  } catch (const config_error&) {
+                    continue;
+                  }
+                  ++plan.valid;
+                  double memory = 0;
+                  for (std::uint64_t s = 0; s < pp; ++s)
+                    memory = std::max(memory, static_cast<double>(memory_per_gpu(job, s).total().count()));
+                  if (memory > limit) continue;
+                  ++plan.fitting;
+                  const double m = static_cast<double>(microbatches), stages = static_cast<double>(pp);
+                  const double bubble = schedule == pipeline_schedule_kind::zb_h1 ? (stages - 1) / (3 * m)
+                                        : schedule == pipeline_schedule_kind::dualpipe
+                                            ? (stages - 2) / (3 * m)
+                                            : (stages - 1) / (m * vpp);
+                  fitting.push_back(
+                      {.job = job, .memory_gb = memory / 1e9, .bubble = bubble, .estimate = {}});
                 }
-                ++plan.valid;
-                double memory = 0;
-                for (std::uint64_t s = 0; s < pp; ++s)
-                  memory = std::max(memory, static_cast<double>(memory_per_gpu(job, s).total().count()));
-                if (memory > limit) continue;
-                ++plan.fitting;
-                fitting.push_back(
-                    {.job = job,
-                     .memory_gb = memory / 1e9,
-                     .bubble = static_cast<double>(pp - 1) / static_cast<double>(microbatches * vpp),
-                     .estimate = {}});
-              }
             }
         }
       }
@@ -194,6 +211,86 @@ namespace detail {
   return plan;
 }
 
+/// What losing GPUs costs a job that restarts on the rest, re-laid out (aicb::plan_restart).
+struct restart_plan {
+  std::uint64_t lost = 0;        ///< the GPUs lost
+  planned_layout before;         ///< the fastest layout on every GPU
+  std::uint64_t gpus_after = 0;  ///< the GPUs the job restarts on (some of the rest may idle)
+  planned_layout after;          ///< the fastest layout on those
+  /// How much longer an iteration takes after the restart: after / before − 1.
+  [[nodiscard]] double slowdown() const {
+    return after.estimate.iteration_s / before.estimate.iteration_s - 1;
+  }
+};
+
+/// Plans `r` on all its GPUs, then again after `lost` of them are gone, for the same global batch: on
+/// the rest if some layout fits there, else on the most whole nodes below that on which one does
+/// (a job's data parallelism must divide its batch, so not every GPU count runs it). config_error
+/// when nothing fits before, or nowhere after.
+[[nodiscard]] inline restart_plan plan_restart(const plan_request& r, std::uint64_t lost) {
+  const std::uint64_t world = r.job.parallel.world_size;
+  if (lost == 0 || lost >= world)
+    AICB_THROW(config_error("lost_gpus", std::to_string(lost),
+                            "must be at least 1 and below world_size (" + std::to_string(world) + ")"));
+  restart_plan out{.lost = lost, .before = {}, .gpus_after = 0, .after = {}};
+  layout_plan full = plan_layouts(r);
+  if (full.layouts.empty())
+    AICB_THROW(
+        config_error("world_size", std::to_string(world), "no layout fits on every GPU to begin with"));
+  out.before = full.layouts.front();
+  const std::uint64_t node = std::max<std::uint64_t>(r.cluster.gpus_per_node, 1);
+  std::vector<std::uint64_t> tries{world - lost};
+  for (std::uint64_t n = (world - lost) / node * node; n > 0 && tries.size() < 16; n -= node)
+    if (n != tries.front()) tries.push_back(n);
+  for (const std::uint64_t gpus : tries) {
+    plan_request fewer = r;
+    fewer.job.parallel.world_size = gpus;
+    const layout_plan plan = plan_layouts(fewer);
+    if (plan.layouts.empty()) continue;
+    out.gpus_after = gpus;
+    out.after = plan.layouts.front();
+    return out;
+  }
+  AICB_THROW(config_error("lost_gpus", std::to_string(lost),
+                          "no layout of the global batch fits on the GPUs left (tried " +
+                              std::to_string(tries.size()) + " counts from " + std::to_string(world - lost) +
+                              " down)"));
+}
+
+/// A restart plan as text: both layouts, and what the lost GPUs cost.
+[[nodiscard]] inline std::string format_restart(const restart_plan& p) {
+  const auto layout = [](const planned_layout& l) {
+    const parallel_spec& x = l.job.parallel;
+    char text[256];
+    std::snprintf(
+        text, sizeof text, "TP %llu, CP %llu, PP %llu, VPP %llu, EP %llu, DP %llu, micro batch %llu, %s, %s",
+        static_cast<unsigned long long>(x.tensor_parallel),
+        static_cast<unsigned long long>(x.context_parallel),
+        static_cast<unsigned long long>(x.pipeline_parallel),
+        static_cast<unsigned long long>(x.virtual_pipeline),
+        static_cast<unsigned long long>(x.expert_parallel),
+        static_cast<unsigned long long>(data_parallel(l.job)),
+        static_cast<unsigned long long>(l.job.batch.micro_batch), std::string(to_string(x.recompute)).c_str(),
+        std::string(to_string(x.pipeline_schedule)).c_str());
+    return std::string(text);
+  };
+  char line[512];
+  std::string out;
+  std::snprintf(line, sizeof line, "before: %llu GPUs, %s: %.4g s per iteration\n",
+                static_cast<unsigned long long>(p.before.job.parallel.world_size), layout(p.before).c_str(),
+                p.before.estimate.iteration_s);
+  out += line;
+  std::snprintf(line, sizeof line, "after losing %llu: %llu GPUs, %s: %.4g s per iteration\n",
+                static_cast<unsigned long long>(p.lost), static_cast<unsigned long long>(p.gpus_after),
+                layout(p.after).c_str(), p.after.estimate.iteration_s);
+  out += line;
+  std::snprintf(line, sizeof line, "cost: %+.1f%% per iteration (%+.4g s), %.1f%% of the throughput lost\n",
+                100 * p.slowdown(), p.after.estimate.iteration_s - p.before.estimate.iteration_s,
+                100 * (1 - p.after.estimate.tokens_per_s / p.before.estimate.tokens_per_s));
+  out += line;
+  return out;
+}
+
 /// The schema a plan names (docs/schemas/plan.schema.json).
 inline constexpr std::string_view plan_schema = "aicb.plan/1";
 
@@ -212,6 +309,7 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
     w.member("pipeline_parallel", l.pipeline_parallel).member("virtual_pipeline", l.virtual_pipeline);
     w.member("expert_parallel", l.expert_parallel).member("data_parallel", data_parallel(p.job));
     w.member("micro_batch", p.job.batch.micro_batch).member("recompute", to_string(l.recompute));
+    w.member("pipeline_schedule", to_string(l.pipeline_schedule));
     w.member("sequence_parallel", l.sequence_parallel)
         .member("distributed_optimizer", l.distributed_optimizer);
     w.member("memory_gb", p.memory_gb).member("iteration_s", p.estimate.iteration_s);
@@ -236,12 +334,13 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                 std::string(cluster.name).c_str(), std::string(cluster.gpu).c_str());
   out += line;
   // Every column is separated by a space, whatever its width: DP 1000000 never runs into PP.
-  out += "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU\n";
+  out +=
+      "   TP  CP  PP VPP  EP       DP MBS recompute  memory GiB  iteration s    tokens/s    MFU schedule\n";
   for (std::size_t i = 0; i < plan.layouts.size() && i < top; ++i) {
     const planned_layout& p = plan.layouts[i];
     const parallel_spec& l = p.job.parallel;
     std::snprintf(line, sizeof line,
-                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%%\n",
+                  "%5llu %3llu %3llu %3llu %3llu %8llu %3llu %-10s %10.1f %12.4g %11.4g %5.1f%% %s\n",
                   static_cast<unsigned long long>(l.tensor_parallel),
                   static_cast<unsigned long long>(l.context_parallel),
                   static_cast<unsigned long long>(l.pipeline_parallel),
@@ -250,7 +349,8 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
                   static_cast<unsigned long long>(data_parallel(p.job)),
                   static_cast<unsigned long long>(p.job.batch.micro_batch),
                   std::string(to_string(l.recompute)).c_str(), p.memory_gb * 1e9 / (1ULL << 30),
-                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu);
+                  p.estimate.iteration_s, p.estimate.tokens_per_s, 100 * p.estimate.mfu,
+                  std::string(to_string(l.pipeline_schedule)).c_str());
     out += line;
   }
   if (plan.layouts.empty())

@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -205,11 +206,12 @@ inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, s
 
 /// Writes the Chakra trace of rank `rank` of `world` ranks whose operations `operations` holds (any
 /// range of aicb::operation in stream order: a rank_schedule, an inference_step's) through
-/// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`.
+/// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`, each
+/// `compute_pace` times as long (a slow rank, a straggler).
 template <class Write, class Operations>
 chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operations, std::uint64_t rank,
                                             std::uint64_t world, const chakra_groups& numbers,
-                                            const compute_model& compute) {
+                                            const compute_model& compute, double compute_pace = 1) {
   chakra_rank_summary s{.rank = rank, .groups = {}};
   std::string buffer;
   buffer.reserve(1 << 16);
@@ -248,7 +250,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
       case op_type::compute: {
         message.add_uint(3, static_cast<std::uint64_t>(chakra_node_type::compute));
         message.add_packed(5, std::span(deps.data(), op.after_count));
-        exact_ns += static_cast<double>(compute.duration(op.compute).count());
+        exact_ns += static_cast<double>(compute.duration(op.compute).count()) * compute_pace;
         const auto total_us = static_cast<std::uint64_t>(std::llround(exact_ns / 1000));
         const std::uint64_t us = total_us > written_us ? total_us - written_us : 0;
         written_us += us;
@@ -442,6 +444,9 @@ struct chakra_set_options {
   std::function<void(json_writer&)> about{};
   /// Called after each rank's file: ranks done, ranks in all.
   std::function<void(std::uint64_t, std::uint64_t)> progress{};
+  /// Slow ranks (stragglers): rank → how many times longer its computations take. A slow link is
+  /// not the trace's to say: ASTRA-sim's network configuration sets bandwidths.
+  std::map<std::uint64_t, double> compute_pace{};
 };
 
 /// What write_chakra_set wrote.
@@ -726,6 +731,12 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
+  for (const auto& [rank, pace] : options.compute_pace)
+    if (rank >= job.parallel.world_size || !(pace >= 1) || !(pace < 1e6))
+      AICB_THROW(config_error("slow_rank", std::to_string(rank),
+                              "a slow rank must be below world_size (" +
+                                  std::to_string(job.parallel.world_size) +
+                                  ") and its factor at least 1 and finite"));
   const chakra_groups numbers(job);
   // The manifest names the job (what a replay rebuilds the groups from), then the caller's keys.
   chakra_set_options with_job = options;
@@ -738,7 +749,9 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
       directory, job.parallel.world_size, numbers, with_job,
       [&](auto&& write, std::uint64_t rank) {
         rank_schedule schedule(checked, rank, options.schedule);
-        return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute);
+        const auto pace = options.compute_pace.find(rank);
+        return write_chakra_operations(write, schedule, rank, job.parallel.world_size, numbers, compute,
+                                       pace == options.compute_pace.end() ? 1.0 : pace->second);
       },
       estimate_chakra_set_bytes(job, numbers, compute, options));
 }

@@ -390,9 +390,7 @@ class rank_pass {
     }
   }
 
-  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair;
-  // DualPipe's mirror exchange, which may (ranks 0 and 1 of two stages), takes tags above 2^62.
-  static constexpr std::uint64_t mirror_tag_base = std::uint64_t{1} << 62;
+  // Tags: unique per pair of ranks and iteration. Pipeline and ring transfers never share a pair.
   std::uint64_t ring_tag(std::uint64_t microbatch, std::uint64_t layer, std::uint64_t step, bool reverse,
                          op_phase phase) const {
     std::uint64_t t = iteration_;
@@ -414,8 +412,16 @@ class rank_pass {
     }
     std::uint64_t t = iteration_;
     t = t * s_->pipeline.microbatches + op.microbatch;
-    t = t * (p * s_->chunks) + producer_chunk * p + producer_stage;
+    t = t * tag_producers() + producer_chunk * p + producer_stage;
     return t * 2 + (op.activation ? 0 : 1);
+  }
+  // Producers of pipeline tensors (virtual stages), and with DualPipe one more slot: its mirror
+  // exchange, which may share a pair of ranks with pipeline transfers (the middle ranks, or p = 2).
+  std::uint64_t tag_producers() const { return s_->pipeline.stages * s_->chunks + (s_->dualpipe ? 1 : 0); }
+  std::uint64_t mirror_tag(std::uint64_t from, std::uint64_t to) const {
+    const std::uint64_t t =
+        iteration_ * s_->pipeline.microbatches * tag_producers() + s_->pipeline.stages * s_->chunks;
+    return t * 2 + (from < to ? 0 : 1);
   }
 
   void forward(std::uint64_t mb, std::uint64_t chunk) {
@@ -819,20 +825,19 @@ inline void rank_pass::finalize() {
       held += c.dense + c.expert;
     const std::uint64_t mirror =
         st.grid.group(group_kind::pp, st.rank).member(p.pipeline_parallel - 1 - st.stage);
-    const std::uint64_t tag = mirror_tag_base + iteration_;
     const std::uint64_t before = waits_[0];
     const bool has_before = wait_count_ > 0;
     operation& send = push(op_type::send, "mirror_grad_exchange", op_phase::finalize, 0, 0, no_layer);
     send.peer = mirror;
     send.size = bytes{held * g};
-    send.tag = tag;
+    send.tag = mirror_tag(st.rank, mirror);
     const std::uint64_t send_index = send.index;
     waits_[0] = before;
     wait_count_ = has_before ? 1 : 0;
     operation& recv = push(op_type::recv, "mirror_grad_exchange", op_phase::finalize, 0, 1, no_layer);
     recv.peer = mirror;
     recv.size = bytes{held * g};
-    recv.tag = tag;
+    recv.tag = mirror_tag(mirror, st.rank);
     waits_ = {send_index, recv.index};
     wait_count_ = 2;
   }

@@ -25,7 +25,7 @@
 namespace aicb_test {
 
 /// The layouts the Chakra round trips cover: dense with TP/SP and DP, MoE with EP (both
-/// dispatchers), PP with VPP, CP; each small enough to check every rank.
+/// dispatchers), PP with VPP, zero-bubble H1 and DualPipe, CP; each small enough to check every rank.
 inline std::vector<std::pair<std::string, aicb::job_spec>> chakra_layouts() {
   std::vector<std::pair<std::string, aicb::job_spec>> jobs;
   aicb::model_spec dense = aicb::presets::llama3_8b;
@@ -57,6 +57,19 @@ inline std::vector<std::pair<std::string, aicb::job_spec>> chakra_layouts() {
   jobs.push_back({"pp4 vpp2",
                   {deep,
                    {.world_size = 4, .pipeline_parallel = 4, .virtual_pipeline = 2},
+                   {.micro_batch = 1, .global_batch = 8, .seq_length = 1024}}});
+  jobs.push_back(
+      {"pp4 zero-bubble h1",
+       {deep,
+        {.world_size = 4, .pipeline_parallel = 4, .pipeline_schedule = aicb::pipeline_schedule_kind::zb_h1},
+        {.micro_batch = 1, .global_batch = 8, .seq_length = 1024}}});
+  jobs.push_back({"pp4 dualpipe tp2",
+                  {deep,
+                   {.world_size = 8,
+                    .tensor_parallel = 2,
+                    .pipeline_parallel = 4,
+                    .sequence_parallel = true,
+                    .pipeline_schedule = aicb::pipeline_schedule_kind::dualpipe},
                    {.micro_batch = 1, .global_batch = 8, .seq_length = 1024}}});
   jobs.push_back({"cp2 tp2",
                   {dense,
