@@ -55,6 +55,10 @@ expect 0 "1F1B, PP 2 x TP 2: sends meet receives" "^send +pp " "^recv +pp " "$ve
 expect 0 "interleaved, PP 4 x VPP 2 x TP 2 on 8 ranks" "^send +pp " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --pp 4 --virtual-pipeline 2 --global-batch 16 \
   --timeline interleaved.json
+expect 0 "zero-bubble H1, PP 4 x TP 2 on 8 ranks" "^send +pp " "$verified" -- \
+  mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --pp 4 --pipeline-schedule zb_h1 --global-batch 8
+expect 0 "DualPipe, PP 4 x TP 2 on 8 ranks: both directions and the mirrors' exchange" "^send +pp " "$verified" -- \
+  mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --pp 4 --pipeline-schedule dualpipe --global-batch 8
 expect 0 "MoE, EP 4 x TP 2 on 8 ranks: the dispatcher's collectives over the expert groups" \
   "^all_gather +etp_ep +8 " "^reduce_scatter +etp_ep +8 " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --sp --ep 4 --num-experts 8 --moe-top-k 2 \
