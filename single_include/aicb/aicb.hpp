@@ -5885,15 +5885,18 @@ class rank_pass {
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
 };
 
-/// `job` with the fewest micro batches its schedule allows (one, or pipeline_parallel when
-/// interleaved). Every micro batch runs the same operations and the finalize does not depend on their
-/// number, so what one micro batch or one iteration's finalize holds can be read from this shorter
-/// stream.
+/// `job` with the fewest micro batches its schedule allows (one; pipeline_parallel when interleaved;
+/// 2 x pipeline_parallel with DualPipe). Every micro batch runs the same operations — with DualPipe,
+/// every micro batch of one direction, half of them each — and the finalize does not depend on their
+/// number, so what a micro batch or an iteration's finalize holds can be read from this shorter stream.
 [[nodiscard]] inline job_spec with_fewest_microbatches(const job_spec& job) {
   job_spec few = job;
   const parallel_spec& p = job.parallel;
-  few.batch.global_batch =
-      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  const std::uint64_t fewest = p.pipeline_schedule == pipeline_schedule_kind::dualpipe
+                                   ? 2 * p.pipeline_parallel
+                               : p.virtual_pipeline > 1 ? p.pipeline_parallel
+                                                        : 1;
+  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * fewest;
   return few;
 }
 
@@ -6225,8 +6228,8 @@ struct traffic {
 /// sends.
 [[nodiscard]] inline traffic comm_volume(const job_spec& job, std::uint64_t stage = 0) {
   validate(job);
-  // Every micro batch moves the same bytes: stream the fewest micro batches the schedule allows, and
-  // scale the per-micro-batch part.
+  // Every micro batch moves the same bytes (DualPipe: those of each direction, half of the micro
+  // batches each): stream the fewest micro batches the schedule allows, and scale their mean.
   const job_spec few = with_fewest_microbatches(job);
   const std::uint64_t rank = first_rank_of_stage(job, stage);
   std::array<std::uint64_t, 7> per_microbatch{}, per_iteration{};  // tp dp pp ep dp_ep cp other
@@ -6256,15 +6259,18 @@ struct traffic {
     if (op.phase == op_phase::finalize) {
       std::uint64_t& sum = per_iteration[category(op)];
       sum = checked_add(sum, op.size.count(), what);
-    } else if (op.microbatch == 0) {
+    } else {
       std::uint64_t& sum = per_microbatch[category(op)];
       sum = checked_add(sum, op.size.count(), what);
     }
   });
-  const std::uint64_t ga = microbatches(job);
+  const std::uint64_t ga = microbatches(job), streamed = microbatches(few);
   std::array<bytes, 7> total{};
-  for (std::size_t i = 0; i < total.size(); ++i)
-    total[i] = bytes{per_microbatch[i]} * ga + bytes{per_iteration[i]};
+  for (std::size_t i = 0; i < total.size(); ++i) {
+    // ga x the mean over the streamed micro batches, exact: their sum is a whole number of means.
+    const std::uint64_t mean = per_microbatch[i] / streamed, rest = per_microbatch[i] % streamed;
+    total[i] = bytes{mean} * ga + bytes{checked_mul(rest, ga, what) / streamed} + bytes{per_iteration[i]};
+  }
   return {total[0], total[1], total[2], total[3], total[4], total[5], total[6]};
 }
 

@@ -109,3 +109,20 @@ TEST_CASE("traffic: pipeline, expert and context parallel messages", "[calc][tra
   const std::uint64_t kv = 2ULL * 2048 * 8 * 128 * 2;
   CHECK(aicb::comm_volume(cp).cp.count() == 32 * 3 * 3 * kv);
 }
+
+TEST_CASE("traffic: DualPipe's two directions move what 1F1B's stage does, plus the mirrors' exchange",
+          "[calc][traffic]") {
+  // Llama-2-7B (32 layers) on PP 4, 8 micro batches: every stage holds 8 layers, so a micro batch in
+  // either direction moves what 1F1B's middle stage moves per micro batch; rank 0 sends one tensor per
+  // micro batch in each direction (activations of the forward direction, gradients of the reverse).
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 4, .pipeline_parallel = 4},
+                     {.global_batch = 8, .seq_length = 4096}};
+  const std::uint64_t activation = 4096ULL * 4096 * 2;
+  job.parallel.pipeline_schedule = aicb::pipeline_schedule_kind::dualpipe;
+  // The exchange: both chunks' weights (16 layers of 4h² + 3·h·11008 + 2h), in the gradients' type.
+  const std::uint64_t layer = 4 * 4096ULL * 4096 + 3 * 4096ULL * 11008 + 2 * 4096;
+  const std::uint64_t exchange = 16 * layer * aicb::size_of(job.batch.grad_dtype);
+  CHECK(aicb::comm_volume(job, 1).pp.count() == 2 * 8 * activation + exchange);
+  CHECK(aicb::comm_volume(job, 1).dp.count() == 0);
+}

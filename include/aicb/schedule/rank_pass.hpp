@@ -556,15 +556,18 @@ class rank_pass {
   std::uint8_t pending_forward_count_ = 0, pending_backward_count_ = 0;
 };
 
-/// `job` with the fewest micro batches its schedule allows (one, or pipeline_parallel when
-/// interleaved). Every micro batch runs the same operations and the finalize does not depend on their
-/// number, so what one micro batch or one iteration's finalize holds can be read from this shorter
-/// stream.
+/// `job` with the fewest micro batches its schedule allows (one; pipeline_parallel when interleaved;
+/// 2 x pipeline_parallel with DualPipe). Every micro batch runs the same operations — with DualPipe,
+/// every micro batch of one direction, half of them each — and the finalize does not depend on their
+/// number, so what a micro batch or an iteration's finalize holds can be read from this shorter stream.
 [[nodiscard]] inline job_spec with_fewest_microbatches(const job_spec& job) {
   job_spec few = job;
   const parallel_spec& p = job.parallel;
-  few.batch.global_batch =
-      job.batch.micro_batch * data_parallel(job) * (p.virtual_pipeline > 1 ? p.pipeline_parallel : 1);
+  const std::uint64_t fewest = p.pipeline_schedule == pipeline_schedule_kind::dualpipe
+                                   ? 2 * p.pipeline_parallel
+                               : p.virtual_pipeline > 1 ? p.pipeline_parallel
+                                                        : 1;
+  few.batch.global_batch = job.batch.micro_batch * data_parallel(job) * fewest;
   return few;
 }
 
