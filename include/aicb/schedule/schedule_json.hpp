@@ -41,6 +41,7 @@ inline constexpr group_kind schedule_groups[] = {
   x.begin_object().member("index", op.index).member("type", to_string(op.type)).member("name", op.name);
   x.member("phase", to_string(op.phase)).member("microbatch", op.microbatch).member("chunk", op.chunk);
   if (op.layer != no_layer) x.member("layer", op.layer);
+  if (op.paired) x.member("paired", true);  // DualPipe: part of an overlapped forward-backward pair
   if (op.type == op_type::compute) {
     x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
     x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
