@@ -105,7 +105,7 @@ TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight, interlea
         Approx(plain * (1 + 3.0 / 8)).epsilon(1e-9));
 }
 
-TEST_CASE("memory: zero-bubble H1 holds what 1F1B does, DualPipe two stages of weights and PP + 1 micro batches",
+TEST_CASE("memory: zero-bubble H1 holds what 1F1B does, DualPipe two stages and PP + 1 micro batches",
           "[calc][memory]") {
   auto job = gpt22b(8, 4, 64, 256);  // PP 4, 32 micro batches; stages of equal layers
   const aicb::memory_estimate plain = aicb::memory_per_gpu(job, 1);
