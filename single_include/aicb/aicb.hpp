@@ -490,9 +490,11 @@ AICB_END_NAMESPACE
 #include <boost/preprocessor/punctuation/comma_if.hpp>
 #include <boost/preprocessor/seq/for_each.hpp>
 #include <boost/preprocessor/seq/for_each_i.hpp>
+#include <boost/preprocessor/seq/size.hpp>
 #include <boost/preprocessor/stringize.hpp>
 #include <boost/preprocessor/tuple/elem.hpp>
 
+#include <array>
 #include <string_view>
 
 #define AICB_DETAIL_FIELD_TYPE(field) BOOST_PP_TUPLE_ELEM(4, 0, field)
@@ -506,8 +508,19 @@ AICB_END_NAMESPACE
 #define AICB_DETAIL_REFLECTED_HELP(r, data, field) \
   if (field_name == BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field))) return AICB_DETAIL_FIELD_HELP(field);
 
+#define AICB_DETAIL_REFLECTED_NAME(r, data, i, field) \
+  BOOST_PP_COMMA_IF(i) std::string_view(BOOST_PP_STRINGIZE(AICB_DETAIL_FIELD_NAME(field)))
+
+// The names are string literals, not Hana strings: a table of pointers into Hana's per-string
+// storage, kept in static data, fails to link under AddressSanitizer (GCC 12) when two translation
+// units instantiate it ("defined in discarded section").
 #define AICB_DETAIL_REFLECTED_FIELDS(fields)                                                   \
   BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_MEMBER, ~, fields)                               \
+  /** The names of the fields, in declaration order. */                                        \
+  [[nodiscard]] static constexpr std::array<std::string_view, BOOST_PP_SEQ_SIZE(fields)>       \
+  field_name_list() noexcept {                                                                 \
+    return {BOOST_PP_SEQ_FOR_EACH_I(AICB_DETAIL_REFLECTED_NAME, ~, fields)};                   \
+  }                                                                                            \
   /** The help text of field `field_name` (empty for an unknown name). */                      \
   [[nodiscard]] static constexpr std::string_view help(std::string_view field_name) noexcept { \
     BOOST_PP_SEQ_FOR_EACH(AICB_DETAIL_REFLECTED_HELP, ~, fields)                               \
@@ -6660,21 +6673,18 @@ constexpr void for_each_field(T& obj, F&& f) {
   });
 }
 
-namespace detail {
-
-// The field names of `T`, in declaration order, as a constant array (what field_names returns).
+/// The field names of `T`, in declaration order, known at compile time (an array of string_view,
+/// by value: the descriptors' own list; a Struct without one, from its Hana accessors).
 template <ReflectedDescriptor T>
-inline constexpr auto field_names_of = boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
-  return std::array<std::string_view, sizeof...(field)>{
-      std::string_view(boost::hana::first(field).c_str())...};
-});
-
-}  // namespace detail
-
-/// The field names of `T`, in declaration order, known at compile time.
-template <ReflectedDescriptor T>
-[[nodiscard]] constexpr const auto& field_names() noexcept {
-  return detail::field_names_of<T>;
+[[nodiscard]] constexpr auto field_names() noexcept {
+  if constexpr (requires { T::field_name_list(); }) {
+    return T::field_name_list();
+  } else {
+    return boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
+      return std::array<std::string_view, sizeof...(field)>{
+          std::string_view(boost::hana::first(field).c_str())...};
+    });
+  }
 }
 
 /// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in

@@ -116,21 +116,18 @@ constexpr void for_each_field(T& obj, F&& f) {
   });
 }
 
-namespace detail {
-
-// The field names of `T`, in declaration order, as a constant array (what field_names returns).
+/// The field names of `T`, in declaration order, known at compile time (an array of string_view,
+/// by value: the descriptors' own list; a Struct without one, from its Hana accessors).
 template <ReflectedDescriptor T>
-inline constexpr auto field_names_of = boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
-  return std::array<std::string_view, sizeof...(field)>{
-      std::string_view(boost::hana::first(field).c_str())...};
-});
-
-}  // namespace detail
-
-/// The field names of `T`, in declaration order, known at compile time.
-template <ReflectedDescriptor T>
-[[nodiscard]] constexpr const auto& field_names() noexcept {
-  return detail::field_names_of<T>;
+[[nodiscard]] constexpr auto field_names() noexcept {
+  if constexpr (requires { T::field_name_list(); }) {
+    return T::field_name_list();
+  } else {
+    return boost::hana::unpack(boost::hana::accessors<T>(), [](auto... field) {
+      return std::array<std::string_view, sizeof...(field)>{
+          std::string_view(boost::hana::first(field).c_str())...};
+    });
+  }
 }
 
 /// A field value as text: integers in decimal, booleans as true/false, enums by name, doubles in
