@@ -20,6 +20,7 @@
 #include <aicb/commands/describe_serving.hpp>
 #include <aicb/commands/generate.hpp>
 #include <aicb/commands/inference.hpp>
+#include <aicb/commands/job_set.hpp>
 #include <aicb/commands/micro.hpp>
 #include <aicb/commands/run.hpp>
 #include <aicb/commands/written.hpp>

@@ -104,8 +104,8 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
       if (c == '_') c = '-';
     for (const std::string& name : {"--" + dashed, "--" + std::string(field)})
       if (free(name) && (out + ",").find("," + name + ",") == std::string::npos) out.append(",").append(name);
-    for (const auto& [alias, target_field] : short_aliases)
-      if (target_field == field && free("--" + alias)) out.append(",--").append(alias);
+    for (const auto& [alias, target_field] : aicb::job_field_aliases)
+      if (target_field == field && free("--" + std::string(alias))) out.append(",--").append(alias);
     return out;
   };
   for (const aicb::aicb_flag& flag : aicb::aicb_flags) {

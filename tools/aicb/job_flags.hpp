@@ -33,12 +33,6 @@ bool is_bool_field(std::string_view name) {
   return is_bool;
 }
 
-/// Short aliases in the spirit of aicb's shell scripts; each maps to one field.
-inline const std::vector<std::pair<std::string, std::string>> short_aliases{
-    {"tp", "tensor_parallel"},  {"pp", "pipeline_parallel"}, {"ep", "expert_parallel"},
-    {"cp", "context_parallel"}, {"vpp", "virtual_pipeline"}, {"sp", "sequence_parallel"},
-    {"mbs", "micro_batch"},     {"gbs", "global_batch"},     {"seq", "seq_length"}};
-
 class job_flags {
  public:
   /// Adds the job flags to `app`.
@@ -88,8 +82,8 @@ class job_flags {
     for (std::string_view name : aicb::field_names<T>()) {
       std::string flags = "--" + dashed(name);
       if (dashed(name) != name) flags += ",--" + std::string(name);
-      for (const auto& [alias, field] : short_aliases)
-        if (field == name) flags = "--" + alias + "," + flags;
+      for (const auto& [alias, field] : aicb::job_field_aliases)
+        if (field == name) flags = "--" + std::string(alias) + "," + flags;
       std::string& target = values_[std::string(name)];
       const std::string help(T::help(name));
       auto* option =

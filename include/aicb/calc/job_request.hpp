@@ -36,6 +36,7 @@
 #include <aicb/model/presets.hpp>
 #include <aicb/model/reflect.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,6 +56,34 @@ struct job_request {
   /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
   std::vector<std::pair<std::string, std::string>> fields{};
 };
+
+/// The command line's short names for job fields (in the spirit of aicb's shell scripts), each for
+/// one field: `--tp 2` is `--tensor-parallel 2`. A job set's jobs take them too.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 9> job_field_aliases{{
+    {"tp", "tensor_parallel"},
+    {"pp", "pipeline_parallel"},
+    {"ep", "expert_parallel"},
+    {"cp", "context_parallel"},
+    {"vpp", "virtual_pipeline"},
+    {"sp", "sequence_parallel"},
+    {"mbs", "micro_batch"},
+    {"gbs", "global_batch"},
+    {"seq", "seq_length"},
+}};
+
+/// The field a flag names, as the command line spells it: "--hidden-size", "hidden_size" and
+/// "tp" all name their field ("hidden_size", "tensor_parallel"); other names come back as written,
+/// dashes made underscores.
+[[nodiscard]] inline std::string job_field_of_flag(std::string_view flag) {
+  while (flag.starts_with("-"))
+    flag.remove_prefix(1);
+  for (const auto& [alias, field] : job_field_aliases)
+    if (alias == flag) return std::string(field);
+  std::string name(flag);
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
 
 /// The job a request describes, and what build_job decided on the user's behalf (one line each).
 struct built_job {

@@ -384,9 +384,12 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
   return out;
 }
 
-inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+// The corrected SimAI file of `job` (built by the caller, with its `notes`) as request `r` asks for it:
+// its GPU, cluster, output, stage, iterations and sidecar.
+inline generate_result corrected_simai_of(const generate_request& r, const job_spec& job,
+                                          std::vector<std::string> notes, const generate_events& events) {
   generate_result out;
-  const job_spec job = corrected_job(r, out.notes);
+  out.notes = std::move(notes);
   const validated_job checked(
       job);  // once on this path: the projection and its schedules check nothing again
   const chosen_compute compute = choose_compute(r, job, out.notes);
@@ -450,6 +453,12 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
+}
+
+inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+  std::vector<std::string> notes;
+  const job_spec job = corrected_job(r, notes);
+  return corrected_simai_of(r, job, std::move(notes), events);
 }
 
 inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {

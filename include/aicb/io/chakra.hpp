@@ -155,6 +155,8 @@ class chakra_groups {
   /// The group's members, ascending.
   [[nodiscard]] rank_group members(group_id g) const { return grid_.group_at(g.kind, g.index); }
   [[nodiscard]] const process_grid& grid() const noexcept { return grid_; }
+  /// How many numbers there are (every group of every kind).
+  [[nodiscard]] std::uint64_t count() const noexcept { return end_ - 1; }
 
  private:
   process_grid grid_;
@@ -204,14 +206,27 @@ inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, s
 
 }  // namespace detail
 
+/// Where one job's ranks sit among the NPUs of a larger set of traces (several jobs on one cluster,
+/// aicb/io/chakra_job_set.hpp): the NPU each rank runs on, the set's NPU count and what is added to
+/// the job's group numbers so that no two jobs share one. The default places a job alone.
+struct chakra_placement {
+  std::span<const std::uint64_t> npus{};  ///< the NPU of each of the job's ranks; empty: its rank
+  std::uint64_t world = 0;                ///< the set's NPUs; 0: the job's world
+  std::uint64_t group_offset = 0;         ///< added to every group number of the job
+
+  [[nodiscard]] std::uint64_t npu(std::uint64_t rank) const { return npus.empty() ? rank : npus[rank]; }
+};
+
 /// Writes the Chakra trace of rank `rank` of `world` ranks whose operations `operations` holds (any
 /// range of aicb::operation in stream order: a rank_schedule, an inference_step's) through
 /// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`, each
-/// `compute_pace` times as long (a slow rank, a straggler).
+/// `compute_pace` times as long (a slow rank, a straggler). With `at`, the file is NPU
+/// `at.npu(rank)`'s of `at.world`, its peers NPUs and its groups renumbered (a job among others).
 template <class Write, class Operations>
 chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operations, std::uint64_t rank,
                                             std::uint64_t world, const chakra_groups& numbers,
-                                            const compute_model& compute, double compute_pace = 1) {
+                                            const compute_model& compute, double compute_pace = 1,
+                                            const chakra_placement& at = {}) {
   chakra_rank_summary s{.rank = rank, .groups = {}};
   std::string buffer;
   buffer.reserve(1 << 16);
@@ -230,10 +245,11 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
         .add_string(detail::chakra_attr_field::string_val, std::string("aicb ") + AICB_VERSION_STRING);
     message.add_message(2, attr);
     attr.clear();
-    attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, rank);
+    attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, at.npu(rank));
     message.add_message(2, attr);
     attr.clear();
-    attr.add_string(1, "world_size").add_uint(detail::chakra_attr_field::uint64_val, world);
+    attr.add_string(1, "world_size")
+        .add_uint(detail::chakra_attr_field::uint64_val, at.world ? at.world : world);
     message.add_message(2, attr);
     append_delimited(buffer, message);
   }
@@ -275,7 +291,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
                          static_cast<std::uint64_t>(*type));
         detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val,
                          chakra_comm_size(op));
-        pg = std::to_string(numbers.id(op.group));
+        pg = std::to_string(at.group_offset + numbers.id(op.group));
         detail::add_attr(message, attr, "pg_name", pg);
         const auto at = std::lower_bound(s.groups.begin(), s.groups.end(), op.group);
         if (at == s.groups.end() || *at != op.group) s.groups.insert(at, op.group);
@@ -290,7 +306,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
         message.add_packed(5, std::span(deps.data(), op.after_count));
         detail::add_attr(message, attr, "is_cpu_op", detail::chakra_attr_field::bool_val, 0);
         detail::add_attr(message, attr, send ? "comm_dst" : "comm_src", detail::chakra_attr_field::int32_val,
-                         detail::checked_int32(op.peer, "peer", rank, op));
+                         detail::checked_int32(at.npu(op.peer), "peer", rank, op));
         detail::add_attr(message, attr, "comm_tag", detail::chakra_attr_field::int32_val,
                          detail::checked_int32(op.tag, "tag", rank, op));
         detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val, op.size.count());
@@ -585,6 +601,37 @@ inline std::uint64_t chakra_group_file_bytes(std::uint64_t count, std::uint64_t 
                      32, "comm_groups.json");
 }
 
+// comm_groups.json, one group at a time ({"<number>": [members...], ...}), streamed: a data-parallel
+// group of a large world has millions of members.
+class chakra_comm_groups_writer {
+ public:
+  explicit chakra_comm_groups_writer(const std::string& path)
+      : file_(path, {.remove_stale_temporaries = false}, 1 << 16) {}
+  // Group `number`, its members each as `npu` places it (a job's rank → its NPU in a set).
+  void add(std::uint64_t number, const rank_group& members, const chakra_placement& npu = {}) {
+    text_.append(first_ ? "{\n  \"" : ",\n  \"").append(std::to_string(number)).append("\": [");
+    for (std::uint64_t j = 0; j < members.size(); ++j) {
+      text_.append(j ? ", " : "").append(std::to_string(npu.npu(members.member(j))));
+      if (text_.size() >= (1 << 16)) {
+        file_.write(text_);
+        text_.clear();
+      }
+    }
+    text_.append("]");
+    first_ = false;
+  }
+  void commit() {
+    text_.append(first_ ? "{\n}\n" : "\n}\n");
+    file_.write(text_);
+    file_.commit();
+  }
+
+ private:
+  atomic_file file_;
+  std::string text_;
+  bool first_ = true;
+};
+
 // A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
 // `estimated_bytes` (0: not estimated) is checked against the free space before anything is written.
 // Memory holds one rank at a time, never a list of every rank or every group's members.
@@ -618,28 +665,10 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     groups.insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, rank_count);
   }
-  {
-    // Streamed: a data-parallel group of a large world has millions of members.
-    atomic_file file(out.file(chakra_comm_groups_file), {.remove_stale_temporaries = false}, 1 << 16);
-    std::string text = "{";
-    bool first = true;
-    for (const group_id& g : groups) {  // ascending kind and index: ascending numbers
-      text.append(first ? "\n  \"" : ",\n  \"").append(std::to_string(numbers.id(g))).append("\": [");
-      const rank_group members = numbers.members(g);
-      for (std::uint64_t j = 0; j < members.size(); ++j) {
-        text.append(j ? ", " : "").append(std::to_string(members.member(j)));
-        if (text.size() >= (1 << 16)) {
-          file.write(text);
-          text.clear();
-        }
-      }
-      text.append("]");
-      first = false;
-    }
-    text.append("\n}\n");
-    file.write(text);
-    file.commit();
-  }
+  chakra_comm_groups_writer group_file(out.file(chakra_comm_groups_file));
+  for (const group_id& g : groups)  // ascending kind and index: ascending numbers
+    group_file.add(numbers.id(g), numbers.members(g));
+  group_file.commit();
   result.groups = groups.size();
   json_writer m;
   m.begin_object()
