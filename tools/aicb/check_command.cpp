@@ -5,6 +5,7 @@
 // --json. Exit status 1 when the job is inconsistent.
 #include "commands.hpp"
 #include "job_flags.hpp"
+#include "job_set_commands.hpp"
 
 #include <aicb/schedule/job_check.hpp>
 
@@ -21,6 +22,7 @@ struct check_options {
   job_flags job;
   std::uint64_t joint_limit = 256;
   std::uint64_t stream_limit = aicb::job_check_options{}.stream_limit;
+  std::string jobs;  // a job set document: every job of it
   bool batched_p2p = false, json = false;
 };
 
@@ -42,9 +44,15 @@ void add_check_options(CLI::App& app, check_options& o, CLI::App*& command) {
       "--batched-p2p", o.batched_p2p,
       "interleaved pipelines: one batched call per step instead of Megatron's overlapped calls");
   command->add_flag("--json", o.json, "print JSON (aicb.check/1, docs/schemas/check.schema.json)");
+  command->add_option("--jobs", o.jobs, "a job set (aicb.jobs/1, docs/jobs.md): check every job of it");
 }
 
 int run_check(const check_options& o) {
+  if (!o.jobs.empty()) {
+    refuse_beside_jobs(o.job.any_given(), "model");
+    return run_check_job_set(o.jobs, {.overlap_p2p = !o.batched_p2p},
+                             {.joint_world_limit = o.joint_limit, .stream_limit = o.stream_limit}, o.json);
+  }
   const aicb::job_spec job = o.job.job();
   const auto start = std::chrono::steady_clock::now();
   const auto progress = [&](std::uint64_t done, std::uint64_t world) {

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "estimate_flags.hpp"
 #include "job_flags.hpp"
+#include "job_set_commands.hpp"
 #include "serving_flags.hpp"
 
 #include <aicb/commands/describe_serving.hpp>
@@ -25,6 +26,7 @@ struct describe_options {
   job_flags job;
   aicb::describe_request request;
   serving_flags serving;
+  std::string jobs;  // a job set document: its jobs side by side
   bool json = false, no_estimate = false;
 };
 
@@ -47,6 +49,12 @@ int run_describe_serving(describe_options& o) {
 }
 
 int run_describe(describe_options& o) {
+  if (!o.jobs.empty()) {
+    refuse_beside_jobs(o.job.any_given(), "model");
+    refuse_beside_jobs(!o.request.gpu.empty() || !o.request.cluster.empty(), "cluster");
+    refuse_beside_jobs(!o.serving.phase.empty() || o.no_estimate, "phase");
+    return run_describe_job_set(o.jobs, o.request.overlap, o.json);
+  }
   o.job.require_model();
   if (!o.serving.phase.empty()) return run_describe_serving(o);
   o.request.job = o.job.job();
@@ -67,6 +75,10 @@ void add_describe_command(CLI::App& app, action& chosen) {
       "describe", "Show parameters, FLOPs, memory and communication of a job, and estimate an iteration");
   command->add_flag("--json", options->json, "print JSON");
   command->add_flag("--no-estimate", options->no_estimate, "skip the iteration estimate");
+  command->add_option(
+      "--jobs", options->jobs,
+      "a job set (aicb.jobs/1, docs/jobs.md): every job's iteration alone and beside the others, "
+      "sharing the network");
   add_estimate_flags(*command, options->request.gpu, options->request.cluster, options->request.overlap);
   options->serving.add_to(*command);
   options->job.add_to(*command);

@@ -10,6 +10,7 @@
 // did: the job, its defaults and the file names are the library's (aicb/commands/generate.hpp).
 #include "commands.hpp"
 #include "generate_flags.hpp"
+#include "job_set_commands.hpp"
 #include "workload_output.hpp"
 
 #include <aicb/commands/generate.hpp>
@@ -52,7 +53,23 @@ void print_plan(const aicb::generate_result& r, bool quiet) {
     std::fprintf(stderr, "note: %s\n", n.c_str());
 }
 
+// `--jobs FILE`: every job of a set; the flags that describe one job are refused beside it.
+int run_generate_jobs(const generate_options& o) {
+  for (const auto* flags : {&o.aicb, &o.extra})
+    for (const auto& [name, text] : *flags)
+      refuse_beside_jobs(!text.empty(), name);
+  refuse_beside_jobs(!o.model_size.empty() || !o.hf_config.empty() || !o.size.empty(), "model");
+  refuse_beside_jobs(!o.cluster.empty(), "cluster");
+  refuse_beside_jobs(o.compat != "none", "compat");
+  refuse_beside_jobs(!o.ranks.empty() || o.stage.has_value() || !o.slow_ranks.empty(), "ranks");
+  aicb::job_set_generate_request r{.file = o.jobs, .output = o.output, .iterations = o.iterations};
+  aicb::parse_value("format", o.format, r.format);
+  if (!o.compute.empty()) aicb::parse_value("compute", o.compute, r.compute);
+  return run_generate_job_set(r, o.quiet, o.json);
+}
+
 int run_generate(const generate_options& o) {
+  if (!o.jobs.empty()) return run_generate_jobs(o);
   const auto start = std::chrono::steady_clock::now();
   aicb::generate_events events;
   const bool text = !o.json;

@@ -37,6 +37,7 @@ struct generate_options {
   std::uint64_t iterations = 1;
   std::optional<std::uint64_t> stage;
   std::string ranks;
+  std::string jobs;                     // a job set document: every job of it
   std::vector<std::string> slow_ranks;  // R:C (compute only)
   bool strict = false, no_sidecar = false, quiet = false, no_space_check = false, json = false;
   std::string format = "simai";
@@ -68,6 +69,9 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
       ->capture_default_str();
   command->add_option("--pp-stage,--pipeline-stage", o.stage, "pipeline stage to emit (default: the last)");
   command->add_option("--ranks", o.ranks, "--format chakra: the ranks to write, e.g. 0-7,12 (default: all)");
+  command->add_option("--jobs", o.jobs,
+                      "a job set (aicb.jobs/1, docs/jobs.md): --format chakra writes one set for the whole "
+                      "cluster, --format simai a file per job and a manifest, into the directory -o names");
   command
       ->add_option("--slow-rank", o.slow_ranks,
                    "--format chakra: RANK:COMPUTE, a straggler whose computations take that many times as "

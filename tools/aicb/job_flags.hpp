@@ -72,6 +72,13 @@ class job_flags {
                              "no model given: name one with --model (`aicb models` lists them), "
                              "--hf-config or --size, or give its fields (--hidden-size, --num-layers, ...)");
   }
+  /// Whether any of the flags was given (a model source or a field).
+  [[nodiscard]] bool any_given() const {
+    if (!model_.empty() || !hf_config_.empty() || !size_.empty()) return true;
+    for (const auto& [name, text] : values_)
+      if (!text.empty()) return true;
+    return false;
+  }
   /// The job the flags describe (not yet validated), with what was decided for the user.
   [[nodiscard]] aicb::built_job built() const { return aicb::build_job(request()); }
   [[nodiscard]] aicb::job_spec job() const { return built().job; }

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "estimate_flags.hpp"
 #include "job_flags.hpp"
+#include "job_set_commands.hpp"
 
 #include <aicb/checked.hpp>
 #include <aicb/compute/roofline.hpp>
@@ -28,6 +29,7 @@ namespace {
 struct timeline_options {
   job_flags job;
   std::string gpu, cluster, output = "timeline.json", format, ranks;
+  std::string jobs;  // a job set document: its jobs side by side
   aicb::estimate_options overlap;
 };
 
@@ -38,6 +40,12 @@ std::string format_of(const timeline_options& o) {
 }
 
 int run_timeline(const timeline_options& o) {
+  if (!o.jobs.empty()) {
+    refuse_beside_jobs(o.job.any_given(), "model");
+    refuse_beside_jobs(!o.gpu.empty() || !o.cluster.empty(), "cluster");
+    refuse_beside_jobs(!o.ranks.empty(), "ranks");
+    return run_timeline_job_set(o.jobs, o.output, format_of(o), o.overlap);
+  }
   o.job.require_model();
   const aicb::job_spec job = o.job.job();
   aicb::validate(job);
@@ -107,6 +115,9 @@ void add_timeline_command(CLI::App& app, action& chosen) {
   command->add_option(
       "--ranks", options->ranks,
       "ranks to show, each as its own process, e.g. 0-7,56 or all (default: one per pipeline stage)");
+  command->add_option("--jobs", options->jobs,
+                      "a job set (aicb.jobs/1, docs/jobs.md): its jobs side by side, a process per job and "
+                      "stage");
   add_estimate_flags(*command, options->gpu, options->cluster, options->overlap);
   options->job.add_to(*command);
   on_chosen(command, chosen, options, run_timeline);
