@@ -570,3 +570,33 @@ aicb_cli_test(plan_restart EXPECT "before: 16 GPUs" "after losing 3: 8 GPUs" "co
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --seq 2048 --lost-gpus 3 --estimate-limit 8)
 aicb_cli_test(plan_restart_json STATUS 2 EXPECT "drop --json"
               ARGS plan --model llama3-8b --world-size 16 --global-batch 32 --lost-gpus 3 --json)
+
+# --- Job sets: several jobs on one cluster (docs/jobs.md) ------------------------------------------
+set(two_jobs "${PROJECT_SOURCE_DIR}/examples/jobs/two_jobs.json")
+set(shared_leaves "${PROJECT_SOURCE_DIR}/examples/jobs/shared_leaves.json")
+aicb_cli_test(jobs_check EXPECT "dense: ok" "moe: ok" ARGS check --jobs ${two_jobs})
+aicb_cli_test(jobs_describe EXPECT "2 job\\(s\\) on 24 GPUs of dgx-h100" "oversubscribed 4:1" "^a +0-11 +2 +2 "
+                            "^b +12-23 +2 +2 " ARGS describe --jobs ${shared_leaves})
+aicb_cli_test(jobs_generate_chakra EXPECT "wrote jobs_chakra/: 16 file" "one Chakra trace per GPU" "dense: GPUs 0-7"
+                                   "moe: GPUs 8-15" ARGS generate --jobs ${two_jobs} --format chakra -o jobs_chakra)
+aicb_cli_test(jobs_generate_simai EXPECT "wrote jobs_simai/: 5 file" "simulate: SimAI_analytical -w jobs_simai/dense.txt -g 8 "
+                                  ARGS generate --jobs ${two_jobs} --format simai -o jobs_simai)
+aicb_cli_test(jobs_timeline EXPECT "side by side" "dense \\(GPUs 0-7\\)" ARGS timeline --jobs ${two_jobs} -o jobs.html)
+aicb_cli_test(jobs_overlap STATUS 2 EXPECT "jobs.second.gpus = 4-11: GPU 4 is held by job first"
+              ARGS check --jobs "${PROJECT_SOURCE_DIR}/tests/data/jobs/overlap.json")
+aicb_cli_test(jobs_exceed STATUS 2 EXPECT "jobs.bigger.world_size = 16: the job does not fit" "big \\(GPUs 0-7\\)"
+              ARGS generate --jobs "${PROJECT_SOURCE_DIR}/tests/data/jobs/exceed.json" --format chakra -o never_written)
+aicb_cli_test(jobs_beside_job_flags STATUS 2 EXPECT "give either --jobs or a job's flags"
+              ARGS describe --jobs ${two_jobs} --model llama3-8b)
+aicb_cli_test(jobs_missing_file STATUS 1 EXPECT "no_such_jobs.json" ARGS check --jobs no_such_jobs.json)
+aicb_schema_test(jobs_schema_examples jobs.schema.json ${two_jobs} ${shared_leaves})
+aicb_schema_test(jobs_estimate_schema jobs.schema.json -- $<TARGET_FILE:aicb_tool> describe --jobs ${shared_leaves} --json)
+aicb_schema_test(jobs_check_schema jobs.schema.json -- $<TARGET_FILE:aicb_tool> check --jobs ${two_jobs} --json)
+aicb_schema_test(jobs_generate_schema jobs.schema.json -- $<TARGET_FILE:aicb_tool> generate --jobs ${two_jobs}
+                 --format simai -o jobs_simai_json --json)
+aicb_schema_test(jobs_simai_manifest_schema jobs.schema.json -- sh -c
+                 "\"$0\" generate --jobs \"$1\" --format simai -q -o jobs_simai_manifest && cat jobs_simai_manifest/manifest.json"
+                 $<TARGET_FILE:aicb_tool> ${two_jobs})
+aicb_schema_test(jobs_chakra_manifest_schema chakra.schema.json -- sh -c
+                 "\"$0\" generate --jobs \"$1\" --format chakra -q -o jobs_chakra_manifest && cat jobs_chakra_manifest/manifest.json"
+                 $<TARGET_FILE:aicb_tool> ${two_jobs})

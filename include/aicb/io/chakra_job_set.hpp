@@ -5,10 +5,10 @@
 /// @file
 /// One Chakra set for a whole cluster running several jobs (aicb::placed_job_set, docs/jobs.md): a
 /// trace per NPU — the rank its job runs there, its peers and members as NPUs of the cluster — and
-/// an empty trace (metadata only) for an NPU no job holds, so that ASTRA-sim simulates the cluster
-/// as it is. Each job's communicator groups keep their own numbers, offset past the previous jobs',
-/// so no group ever mixes jobs; comm_groups.json lists them all, manifest.json says which job holds
-/// which NPUs and which group numbers.
+/// for an NPU no job holds a trace of one computation of no time ("idle"), so that ASTRA-sim
+/// simulates the cluster as it is. Each job's communicator groups keep their own numbers, offset past the
+/// previous jobs', so no group ever mixes jobs; comm_groups.json lists them all, manifest.json says which job
+/// holds which NPUs and which group numbers.
 ///
 /// ```cpp
 /// const aicb::placed_job_set set = aicb::place_jobs(aicb::read_job_set("jobs.json"));
@@ -21,6 +21,7 @@
 #include <aicb/config.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
+#include <aicb/io/protobuf_wire.hpp>
 #include <aicb/json_writer.hpp>
 #include <aicb/model/reflect.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
@@ -42,6 +43,32 @@ struct chakra_job_set_options {
   std::function<void(json_writer&)> about{};
   std::function<void(std::uint64_t, std::uint64_t)> progress{};  ///< NPUs done, NPUs in all
 };
+
+namespace detail {
+
+// An idle NPU's trace: the metadata and one computation of no time ("idle"). ASTRA-sim's feeder
+// refuses a trace without a node ("No dependancy free nodes found, there might be deadlocks").
+template <class Write>
+chakra_rank_summary write_chakra_idle(Write& write, std::uint64_t npu, std::uint64_t world,
+                                      const chakra_groups& numbers, const compute_model& compute) {
+  chakra_rank_summary s =
+      write_chakra_operations(write, std::vector<operation>{}, npu, world, numbers, compute);
+  protobuf_message node, attr;
+  node.add_uint(1, 0).add_string(2, "idle").add_uint(3,
+                                                     static_cast<std::uint64_t>(chakra_node_type::compute));
+  add_attr(node, attr, "is_cpu_op", chakra_attr_field::bool_val, 0);
+  add_attr(node, attr, "num_ops", chakra_attr_field::int64_val, 0);
+  add_attr(node, attr, "tensor_size", chakra_attr_field::uint64_val, 0);
+  std::string bytes;
+  append_delimited(bytes, node);
+  write(std::string_view(bytes));
+  s.bytes += bytes.size();
+  ++s.nodes;
+  ++s.compute;
+  return s;
+}
+
+}  // namespace detail
 
 /// About the bytes write_chakra_job_set writes: each job's set as estimate_chakra_set_bytes counts
 /// it, plus an idle NPU's metadata.
@@ -90,13 +117,11 @@ inline chakra_set_result write_chakra_job_set(const std::string& directory, cons
                      {.remove_stale_temporaries = false}, 1 << 16);
     const auto write = [&](std::string_view bytes) { file.write(bytes); };
     const auto held = set.held(npu);
-    // An idle NPU: the metadata alone (an empty operation list), as the NPU of no job.
-    const std::vector<operation> nothing;
     const chakra_rank_summary s =
         held ? write_chakra_operations(write, rank_schedule(checked[held->job], held->rank, options.schedule),
                                        held->rank, set.jobs[held->job].job.parallel.world_size,
                                        numbers[held->job], compute, 1, placement(held->job))
-             : write_chakra_operations(write, nothing, npu, set.gpus, numbers.front(), compute);
+             : detail::write_chakra_idle(write, npu, set.gpus, numbers.front(), compute);
     file.commit();
     ++result.files;
     result.nodes += s.nodes;
