@@ -13085,6 +13085,8 @@ class chakra_groups {
   /// The group's members, ascending.
   [[nodiscard]] rank_group members(group_id g) const { return grid_.group_at(g.kind, g.index); }
   [[nodiscard]] const process_grid& grid() const noexcept { return grid_; }
+  /// How many numbers there are (every group of every kind).
+  [[nodiscard]] std::uint64_t count() const noexcept { return end_ - 1; }
 
  private:
   process_grid grid_;
@@ -13134,14 +13136,27 @@ inline std::uint64_t checked_int32(std::uint64_t value, std::string_view what, s
 
 }  // namespace detail
 
+/// Where one job's ranks sit among the NPUs of a larger set of traces (several jobs on one cluster,
+/// aicb/io/chakra_job_set.hpp): the NPU each rank runs on, the set's NPU count and what is added to
+/// the job's group numbers so that no two jobs share one. The default places a job alone.
+struct chakra_placement {
+  std::span<const std::uint64_t> npus{};  ///< the NPU of each of the job's ranks; empty: its rank
+  std::uint64_t world = 0;                ///< the set's NPUs; 0: the job's world
+  std::uint64_t group_offset = 0;         ///< added to every group number of the job
+
+  [[nodiscard]] std::uint64_t npu(std::uint64_t rank) const { return npus.empty() ? rank : npus[rank]; }
+};
+
 /// Writes the Chakra trace of rank `rank` of `world` ranks whose operations `operations` holds (any
 /// range of aicb::operation in stream order: a rank_schedule, an inference_step's) through
 /// `write(std::string_view)`; groups numbered by `numbers`, compute durations from `compute`, each
-/// `compute_pace` times as long (a slow rank, a straggler).
+/// `compute_pace` times as long (a slow rank, a straggler). With `at`, the file is NPU
+/// `at.npu(rank)`'s of `at.world`, its peers NPUs and its groups renumbered (a job among others).
 template <class Write, class Operations>
 chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operations, std::uint64_t rank,
                                             std::uint64_t world, const chakra_groups& numbers,
-                                            const compute_model& compute, double compute_pace = 1) {
+                                            const compute_model& compute, double compute_pace = 1,
+                                            const chakra_placement& at = {}) {
   chakra_rank_summary s{.rank = rank, .groups = {}};
   std::string buffer;
   buffer.reserve(1 << 16);
@@ -13160,10 +13175,11 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
         .add_string(detail::chakra_attr_field::string_val, std::string("aicb ") + AICB_VERSION_STRING);
     message.add_message(2, attr);
     attr.clear();
-    attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, rank);
+    attr.add_string(1, "rank").add_uint(detail::chakra_attr_field::uint64_val, at.npu(rank));
     message.add_message(2, attr);
     attr.clear();
-    attr.add_string(1, "world_size").add_uint(detail::chakra_attr_field::uint64_val, world);
+    attr.add_string(1, "world_size")
+        .add_uint(detail::chakra_attr_field::uint64_val, at.world ? at.world : world);
     message.add_message(2, attr);
     append_delimited(buffer, message);
   }
@@ -13205,7 +13221,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
                          static_cast<std::uint64_t>(*type));
         detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val,
                          chakra_comm_size(op));
-        pg = std::to_string(numbers.id(op.group));
+        pg = std::to_string(at.group_offset + numbers.id(op.group));
         detail::add_attr(message, attr, "pg_name", pg);
         const auto at = std::lower_bound(s.groups.begin(), s.groups.end(), op.group);
         if (at == s.groups.end() || *at != op.group) s.groups.insert(at, op.group);
@@ -13220,7 +13236,7 @@ chakra_rank_summary write_chakra_operations(Write&& write, Operations&& operatio
         message.add_packed(5, std::span(deps.data(), op.after_count));
         detail::add_attr(message, attr, "is_cpu_op", detail::chakra_attr_field::bool_val, 0);
         detail::add_attr(message, attr, send ? "comm_dst" : "comm_src", detail::chakra_attr_field::int32_val,
-                         detail::checked_int32(op.peer, "peer", rank, op));
+                         detail::checked_int32(at.npu(op.peer), "peer", rank, op));
         detail::add_attr(message, attr, "comm_tag", detail::chakra_attr_field::int32_val,
                          detail::checked_int32(op.tag, "tag", rank, op));
         detail::add_attr(message, attr, "comm_size", detail::chakra_attr_field::int64_val, op.size.count());
@@ -13515,6 +13531,37 @@ inline std::uint64_t chakra_group_file_bytes(std::uint64_t count, std::uint64_t 
                      32, "comm_groups.json");
 }
 
+// comm_groups.json, one group at a time ({"<number>": [members...], ...}), streamed: a data-parallel
+// group of a large world has millions of members.
+class chakra_comm_groups_writer {
+ public:
+  explicit chakra_comm_groups_writer(const std::string& path)
+      : file_(path, {.remove_stale_temporaries = false}, 1 << 16) {}
+  // Group `number`, its members each as `npu` places it (a job's rank → its NPU in a set).
+  void add(std::uint64_t number, const rank_group& members, const chakra_placement& npu = {}) {
+    text_.append(first_ ? "{\n  \"" : ",\n  \"").append(std::to_string(number)).append("\": [");
+    for (std::uint64_t j = 0; j < members.size(); ++j) {
+      text_.append(j ? ", " : "").append(std::to_string(npu.npu(members.member(j))));
+      if (text_.size() >= (1 << 16)) {
+        file_.write(text_);
+        text_.clear();
+      }
+    }
+    text_.append("]");
+    first_ = false;
+  }
+  void commit() {
+    text_.append(first_ ? "{\n}\n" : "\n}\n");
+    file_.write(text_);
+    file_.commit();
+  }
+
+ private:
+  atomic_file file_;
+  std::string text_;
+  bool first_ = true;
+};
+
 // A set of `world` ranks' traces (see write_chakra_set): `write_rank(write, rank)` writes one rank's.
 // `estimated_bytes` (0: not estimated) is checked against the free space before anything is written.
 // Memory holds one rank at a time, never a list of every rank or every group's members.
@@ -13548,28 +13595,10 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
     groups.insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, rank_count);
   }
-  {
-    // Streamed: a data-parallel group of a large world has millions of members.
-    atomic_file file(out.file(chakra_comm_groups_file), {.remove_stale_temporaries = false}, 1 << 16);
-    std::string text = "{";
-    bool first = true;
-    for (const group_id& g : groups) {  // ascending kind and index: ascending numbers
-      text.append(first ? "\n  \"" : ",\n  \"").append(std::to_string(numbers.id(g))).append("\": [");
-      const rank_group members = numbers.members(g);
-      for (std::uint64_t j = 0; j < members.size(); ++j) {
-        text.append(j ? ", " : "").append(std::to_string(members.member(j)));
-        if (text.size() >= (1 << 16)) {
-          file.write(text);
-          text.clear();
-        }
-      }
-      text.append("]");
-      first = false;
-    }
-    text.append("\n}\n");
-    file.write(text);
-    file.commit();
-  }
+  chakra_comm_groups_writer group_file(out.file(chakra_comm_groups_file));
+  for (const group_id& g : groups)  // ascending kind and index: ascending numbers
+    group_file.add(numbers.id(g), numbers.members(g));
+  group_file.commit();
   result.groups = groups.size();
   json_writer m;
   m.begin_object()
@@ -18207,6 +18236,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/presets.hpp>
 // #include <aicb/model/reflect.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18226,6 +18256,34 @@ struct job_request {
   /// Field names and values as text (`hidden_size` = `5120`), applied in order after the model.
   std::vector<std::pair<std::string, std::string>> fields{};
 };
+
+/// The command line's short names for job fields (in the spirit of aicb's shell scripts), each for
+/// one field: `--tp 2` is `--tensor-parallel 2`. A job set's jobs take them too.
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 9> job_field_aliases{{
+    {"tp", "tensor_parallel"},
+    {"pp", "pipeline_parallel"},
+    {"ep", "expert_parallel"},
+    {"cp", "context_parallel"},
+    {"vpp", "virtual_pipeline"},
+    {"sp", "sequence_parallel"},
+    {"mbs", "micro_batch"},
+    {"gbs", "global_batch"},
+    {"seq", "seq_length"},
+}};
+
+/// The field a flag names, as the command line spells it: "--hidden-size", "hidden_size" and
+/// "tp" all name their field ("hidden_size", "tensor_parallel"); other names come back as written,
+/// dashes made underscores.
+[[nodiscard]] inline std::string job_field_of_flag(std::string_view flag) {
+  while (flag.starts_with("-"))
+    flag.remove_prefix(1);
+  for (const auto& [alias, field] : job_field_aliases)
+    if (alias == flag) return std::string(field);
+  std::string name(flag);
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
 
 /// The job a request describes, and what build_job decided on the user's behalf (one line each).
 struct built_job {
@@ -20314,9 +20372,12 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
   return out;
 }
 
-inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+// The corrected SimAI file of `job` (built by the caller, with its `notes`) as request `r` asks for it:
+// its GPU, cluster, output, stage, iterations and sidecar.
+inline generate_result corrected_simai_of(const generate_request& r, const job_spec& job,
+                                          std::vector<std::string> notes, const generate_events& events) {
   generate_result out;
-  const job_spec job = corrected_job(r, out.notes);
+  out.notes = std::move(notes);
   const validated_job checked(
       job);  // once on this path: the projection and its schedules check nothing again
   const chosen_compute compute = choose_compute(r, job, out.notes);
@@ -20380,6 +20441,12 @@ inline generate_result generate_corrected_simai(const generate_request& r, const
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
+}
+
+inline generate_result generate_corrected_simai(const generate_request& r, const generate_events& events) {
+  std::vector<std::string> notes;
+  const job_spec job = corrected_job(r, notes);
+  return corrected_simai_of(r, job, std::move(notes), events);
 }
 
 inline generate_result generate_corrected_chakra(const generate_request& r, const generate_events& events) {
@@ -21157,6 +21224,1108 @@ inline written_workload write_inference(const inference_request& r) {
   out.simai_command = simai_command_line(machines, s.gpus(), out.path);
   out.details += "simulate: " + out.simai_command +
                  "   (SimAI plays the step forward, then an empty backward: docs/inference.md)\n";
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/commands/job_set.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// What the tool does with a job set (docs/jobs.md), as library functions: aicb::generate_job_set
+/// writes one Chakra set for the whole cluster, or one SimAI file per job with a manifest of the
+/// SimAI commands that run each on its part of the cluster; aicb::format_job_set_estimate and
+/// aicb::job_set_estimate_json show the jobs' iterations side by side (alone and sharing the
+/// network); aicb::write_job_set_trace_events draws them on one timeline; aicb::check_job_set checks
+/// every job.
+///
+/// ```cpp
+/// aicb::job_set_generate_request r{.file = "jobs.json", .output = "cluster"};
+/// const aicb::job_set_generated done = aicb::generate_job_set(r);   // cluster/workload.N.et, ...
+/// ```
+///
+/// This header reads files, so it is not part of `<aicb/aicb.hpp>`; `<aicb/all.hpp>` includes it.
+
+// #include <aicb/commands/generate.hpp>
+// #include <aicb/compute/job_set.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Several training jobs sharing one cluster (docs/jobs.md): aicb::job_set describes them — each job
+/// as the command line describes it (an aicb::job_request) with its placement, GPU ranges or a
+/// packing policy — and aicb::place_jobs builds every job, validates it and places it, refusing a GPU
+/// held by two jobs or a job the cluster cannot hold, naming both jobs. aicb::estimate_job_set plays
+/// each job's iteration side by side, with the jobs that share the network's leaf uplinks slowing
+/// each other's inter-node communication (the contention model below).
+///
+/// ```cpp
+/// aicb::job_set set{.gpus = 16};
+/// set.jobs.push_back({.name = "dense", .job = {.model = "llama3-8b", .fields = {{"world_size", "8"},
+///                     {"tensor_parallel", "2"}}}});
+/// set.jobs.push_back({.name = "moe", .job = {...}, .gpus = "8-15"});
+/// const aicb::placed_job_set placed = aicb::place_jobs(set);        // config_error naming both jobs
+/// const aicb::job_set_estimate e = aicb::estimate_job_set(placed, aicb::roofline_model("H100"));
+/// ```
+///
+/// Contention (docs/jobs.md has the derivation): nodes hang off leaf switches, `nodes_per_leaf` each,
+/// whose uplinks carry `nodes_per_leaf × node NIC bandwidth / oversubscription`. A job whose GPUs span
+/// more than one leaf sends its inter-node traffic through the uplinks of every leaf it occupies; its
+/// demand on a leaf is its GPUs there × their NIC share × its network duty cycle (the fraction of its
+/// iteration spent communicating, from its estimate alone). Where the jobs' demands on a leaf exceed
+/// the uplinks, they share them in proportion: each job's inter-node bandwidth is divided by the load
+/// factor of its most loaded leaf. A non-blocking fabric (oversubscription 1, the default) never
+/// contends: every GPU has its NIC share to itself, so jobs on disjoint GPUs do not slow each other.
+/// GPUs of different jobs on one node share its NICs as every estimate already shares them (a GPU
+/// gets its node's NIC bandwidth / GPUs per node), so a shared node costs nothing beyond that.
+
+// #include <aicb/calc/job_request.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/model/job.hpp>
+// #include <aicb/parallel/groups.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// How jobs without GPU ranges are placed, in the order the set lists them.
+enum class job_packing : std::uint8_t {
+  nodes,       ///< whole nodes: the lowest free nodes, the rest of a job's last node left idle
+  contiguous,  ///< the lowest run of consecutive free GPUs, nodes shared with the next job
+};
+template <>
+struct enum_names<job_packing> {
+  static constexpr std::array<std::string_view, 2> value{"nodes", "contiguous"};
+};
+
+/// One job of a set: its name (unique in the set, a plain file name: it names the job's files), the
+/// job as the command line describes it, and its GPUs ("0-7,16-23": the job's rank r runs on the r-th
+/// GPU listed) or empty to be packed.
+struct job_set_entry {
+  std::string name{};
+  job_request job{};
+  std::string gpus{};
+};
+
+/// The cluster's network beyond the nodes (see the file comment); the defaults never contend.
+struct job_set_network {
+  std::uint64_t nodes_per_leaf = 0;  ///< nodes under one leaf switch; 0: one non-blocking fabric
+  double oversubscription = 1;       ///< a leaf's downlink over its uplink bandwidth (1: non-blocking)
+};
+
+/// Several jobs on one cluster of `gpus` GPUs: the cluster preset and GPU (as `aicb describe`'s
+/// --cluster and --gpu; empty: the GPU's preset, H100's by default), the network, the packing policy
+/// for jobs without GPU ranges, and the jobs.
+struct job_set {
+  std::uint64_t gpus = 0;
+  std::string cluster{};
+  std::string gpu{};
+  job_set_network network{};
+  job_packing packing = job_packing::nodes;
+  std::vector<job_set_entry> jobs{};
+};
+
+/// A job of a set, built, validated and placed.
+struct placed_job {
+  std::string name;
+  job_spec job;                     ///< validated (validate_training)
+  std::vector<std::uint64_t> gpus;  ///< the cluster GPU of each of the job's ranks
+  std::vector<std::string> notes;   ///< what building it decided for the user
+  /// The GPU of rank `rank`.
+  [[nodiscard]] std::uint64_t gpu_of(std::uint64_t rank) const { return gpus.at(rank); }
+};
+
+/// A set whose jobs are built and placed: every GPU of the cluster holds at most one job's rank.
+struct placed_job_set {
+  std::uint64_t gpus = 0;
+  cluster_spec cluster{};  ///< the machines (its gpus_per_node places GPUs on nodes)
+  job_set_network network{};
+  std::vector<placed_job> jobs;
+  /// For each GPU, 1 + the index of the job that holds it, or 0 when idle.
+  std::vector<std::uint32_t> owner;
+
+  /// The job that holds GPU `gpu` and the rank it runs there, or nothing for an idle GPU.
+  struct holder {
+    std::size_t job = 0;
+    std::uint64_t rank = 0;
+  };
+  [[nodiscard]] std::optional<holder> held(std::uint64_t gpu) const {
+    if (gpu >= owner.size() || owner[gpu] == 0) return std::nullopt;
+    const placed_job& j = jobs[owner[gpu] - 1];
+    const auto at = std::find(j.gpus.begin(), j.gpus.end(), gpu);
+    return holder{owner[gpu] - 1u, static_cast<std::uint64_t>(at - j.gpus.begin())};
+  }
+  /// The GPUs no job holds.
+  [[nodiscard]] std::uint64_t idle_gpus() const {
+    return static_cast<std::uint64_t>(std::count(owner.begin(), owner.end(), 0u));
+  }
+};
+
+namespace detail {
+
+// "0-7, 16-23" as a short text, from a GPU list (ranges of consecutive GPUs joined).
+inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
+  std::vector<std::uint64_t> sorted = gpus;
+  std::sort(sorted.begin(), sorted.end());
+  std::string text;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+      ++j;
+    text.append(text.empty() ? "" : ",").append(std::to_string(sorted[i]));
+    if (j > i) text.append("-").append(std::to_string(sorted[j]));
+    i = j + 1;
+  }
+  return text;
+}
+
+// A job's error, its field named within the set ("jobs.moe.tensor_parallel").
+[[noreturn]] inline void rethrow_in_job(const config_error& e, std::string_view job) {
+  AICB_THROW(config_error("jobs." + std::string(job) + "." + e.field(), e.value(), e.rule()));
+}
+
+}  // namespace detail
+
+/// Builds, validates and places every job of `set` (see the file comment). Throws config_error: a job
+/// that is not valid (its field named as jobs.NAME.FIELD), two jobs of one name, GPU ranges beyond
+/// the cluster or that disagree with the job's world_size, a GPU two jobs hold or a job that does not
+/// fit in what the others leave (naming both jobs).
+[[nodiscard]] inline placed_job_set place_jobs(const job_set& set) {
+  placed_job_set out;
+  out.cluster = choose_cluster(set.gpu, set.cluster);
+  out.network = set.network;
+  if (set.gpus == 0) AICB_THROW(config_error("gpus", "0", "a cluster has at least one GPU"));
+  if (set.gpus > (std::uint64_t{1} << 24))
+    AICB_THROW(config_error("gpus", std::to_string(set.gpus), "at most 16777216 GPUs in a job set"));
+  if (set.jobs.empty()) AICB_THROW(config_error("jobs", "[]", "a job set lists at least one job"));
+  if (set.jobs.size() > 65535)
+    AICB_THROW(config_error("jobs", std::to_string(set.jobs.size()), "at most 65535 jobs in a set"));
+  if (set.network.nodes_per_leaf > 0 &&
+      !(set.network.oversubscription >= 1 && set.network.oversubscription < 1e6))
+    AICB_THROW(config_error("oversubscription", std::to_string(set.network.oversubscription),
+                            "a leaf's oversubscription is at least 1 (1: non-blocking) and finite"));
+  out.gpus = set.gpus;
+  out.owner.assign(set.gpus, 0);
+  const std::uint64_t per_node = out.cluster.gpus_per_node;
+  std::set<std::string, std::less<>> names;
+  for (std::size_t i = 0; i < set.jobs.size(); ++i) {
+    const job_set_entry& entry = set.jobs[i];
+    if (entry.name.empty() || entry.name.size() > 64 ||
+        entry.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            std::string::npos ||
+        entry.name.front() == '.')
+      AICB_THROW(config_error("jobs[" + std::to_string(i) + "].name", entry.name,
+                              "a job's name is 1 to 64 letters, digits, '_', '-' or '.', not starting "
+                              "with '.' (it names the job's files)"));
+    if (!names.insert(entry.name).second)
+      AICB_THROW(config_error("jobs[" + std::to_string(i) + "].name", entry.name, "two jobs have this name"));
+    placed_job p{.name = entry.name, .job = {}, .gpus = {}, .notes = {}};
+    try {
+      built_job built = build_job(entry.job);
+      p.job = std::move(built.job);
+      p.notes = std::move(built.notes);
+      if (!entry.gpus.empty()) {
+        std::vector<std::uint64_t> listed;
+        try {
+          listed = parse_ranks(entry.gpus, set.gpus);
+        } catch (const config_error& e) {
+          AICB_THROW(config_error("gpus", entry.gpus,
+                                  e.rule() + " (GPUs of a cluster of " + std::to_string(set.gpus) + ")"));
+        }
+        const bool world_given = std::any_of(entry.job.fields.begin(), entry.job.fields.end(),
+                                             [](const auto& f) { return f.first == "world_size"; });
+        if (world_given && p.job.parallel.world_size != listed.size())
+          AICB_THROW(config_error("gpus", entry.gpus,
+                                  "lists " + std::to_string(listed.size()) +
+                                      " GPUs; the job's world_size is " +
+                                      std::to_string(p.job.parallel.world_size)));
+        p.job.parallel.world_size = listed.size();
+        p.gpus = std::move(listed);
+      } else if (std::none_of(entry.job.fields.begin(), entry.job.fields.end(),
+                              [](const auto& f) { return f.first == "world_size"; })) {
+        AICB_THROW(
+            config_error("world_size", "(none)",
+                         "a job without GPU ranges (gpus) is packed: give its GPU count as world_size"));
+      }
+      validate_training(p.job);
+    } catch (const config_error& e) {
+      detail::rethrow_in_job(e, entry.name);
+    }
+    out.jobs.push_back(std::move(p));
+  }
+  const auto claim = [&](std::size_t i) {
+    for (const std::uint64_t g : out.jobs[i].gpus) {
+      if (out.owner[g] != 0)
+        AICB_THROW(config_error("jobs." + out.jobs[i].name + ".gpus", detail::gpu_ranges(out.jobs[i].gpus),
+                                "GPU " + std::to_string(g) + " is held by job " +
+                                    out.jobs[out.owner[g] - 1].name + " as well: jobs may not share a GPU"));
+      out.owner[g] = static_cast<std::uint32_t>(i + 1);
+    }
+  };
+  // Explicit ranges first, then the packed jobs in the order listed, into what is left.
+  for (std::size_t i = 0; i < out.jobs.size(); ++i)
+    if (!out.jobs[i].gpus.empty()) claim(i);
+  for (std::size_t i = 0; i < out.jobs.size(); ++i) {
+    placed_job& p = out.jobs[i];
+    if (!p.gpus.empty()) continue;
+    const std::uint64_t need = p.job.parallel.world_size;
+    const bool whole_nodes = set.packing == job_packing::nodes;
+    std::optional<std::uint64_t> start;
+    for (std::uint64_t s = 0; s + need <= set.gpus;) {
+      const std::uint64_t span =
+          whole_nodes ? std::min(set.gpus - s, (need + per_node - 1) / per_node * per_node) : need;
+      std::optional<std::uint64_t> held;
+      for (std::uint64_t g = s; g < s + span && !held; ++g)
+        if (out.owner[g] != 0) held = g;
+      if (!held) {
+        start = s;
+        break;
+      }
+      s = whole_nodes ? (*held / per_node + 1) * per_node : *held + 1;  // past the held GPU
+    }
+    if (!start) {
+      std::string holders;
+      for (std::size_t k = 0; k < out.jobs.size(); ++k)
+        if (k != i && !out.jobs[k].gpus.empty())
+          holders += (holders.empty() ? "" : ", ") + out.jobs[k].name + " (GPUs " +
+                     detail::gpu_ranges(out.jobs[k].gpus) + ")";
+      AICB_THROW(config_error(
+          "jobs." + p.name + ".world_size", std::to_string(need),
+          "the job does not fit: the cluster has " + std::to_string(set.gpus) + " GPUs" +
+              (holders.empty() ? std::string() : ", and job(s) " + holders + " hold part of them") +
+              (whole_nodes
+                   ? " (packing \"nodes\" gives a job whole nodes of " + std::to_string(per_node) + ")"
+                   : std::string())));
+    }
+    p.gpus.resize(need);
+    for (std::uint64_t r = 0; r < need; ++r)
+      p.gpus[r] = *start + r;
+    claim(i);
+  }
+  return out;
+}
+
+/// One job's iteration in a set: alone on its GPUs and with the others beside it.
+struct job_in_set_estimate {
+  std::string name;
+  std::string gpus;                     ///< its GPU ranges
+  std::uint64_t nodes = 0, leaves = 0;  ///< nodes and leaf switches it occupies
+  bool node_aligned = true;             ///< its rank r on GPU first + r, its first GPU a node's first
+  double network_duty = 0;              ///< fraction of its iteration spent communicating (alone)
+  double network_slowdown_alone = 1;    ///< its inter-node bandwidth divided by this, alone
+  double network_slowdown = 1;          ///< …and beside the other jobs
+  iteration_estimate alone;             ///< on its GPUs, the cluster otherwise empty
+  iteration_estimate shared;            ///< beside the other jobs
+};
+
+/// The jobs of a set, side by side.
+struct job_set_estimate {
+  std::vector<job_in_set_estimate> jobs;
+  std::uint64_t gpus = 0, idle_gpus = 0;
+  std::string cluster;  ///< the cluster preset's name
+};
+
+/// The cluster a job of a set is estimated on: its inter-node bandwidth divided by `slowdown` (the
+/// job's share of the leaf uplinks it crosses).
+[[nodiscard]] inline cluster_spec shared_network(cluster_spec cluster, double slowdown) {
+  cluster.nic_gb_per_s /= slowdown;
+  return cluster;
+}
+
+namespace detail {
+
+// The inter-node bandwidth divisor of each job (see the file comment): `duty[j]` is job j's network
+// duty cycle; `present[j]` whether job j counts (the others are absent, as for "alone").
+inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::vector<double>& duty,
+                                          const std::vector<bool>& present) {
+  std::vector<double> out(set.jobs.size(), 1.0);
+  const std::uint64_t per_leaf = set.network.nodes_per_leaf;
+  if (per_leaf == 0 || !(set.network.oversubscription > 1)) return out;
+  const cluster_spec& c = set.cluster;
+  const std::uint64_t gpus_per_leaf = per_leaf * c.gpus_per_node;
+  const std::uint64_t leaves = (set.gpus + gpus_per_leaf - 1) / gpus_per_leaf;
+  const double uplinks = static_cast<double>(per_leaf) * c.nic_gb_per_s *
+                         static_cast<double>(c.nics_per_node) / set.network.oversubscription;
+  // GPUs of each job on each leaf; a job that stays in one leaf sends nothing through its uplinks.
+  std::vector<std::vector<std::uint64_t>> on_leaf(set.jobs.size(), std::vector<std::uint64_t>(leaves, 0));
+  std::vector<bool> crosses(set.jobs.size(), false);
+  for (std::size_t j = 0; j < set.jobs.size(); ++j) {
+    for (const std::uint64_t g : set.jobs[j].gpus)
+      ++on_leaf[j][g / gpus_per_leaf];
+    crosses[j] =
+        std::count_if(on_leaf[j].begin(), on_leaf[j].end(), [](std::uint64_t n) { return n > 0; }) > 1;
+  }
+  std::vector<double> load(leaves, 0.0);
+  for (std::size_t j = 0; j < set.jobs.size(); ++j)
+    if (present[j] && crosses[j])
+      for (std::uint64_t l = 0; l < leaves; ++l)
+        load[l] += static_cast<double>(on_leaf[j][l]) * c.nic_gb_per_s_per_gpu() * duty[j];
+  for (std::size_t j = 0; j < set.jobs.size(); ++j) {
+    if (!present[j] || !crosses[j]) continue;
+    for (std::uint64_t l = 0; l < leaves; ++l)
+      if (on_leaf[j][l] > 0) out[j] = std::max(out[j], load[l] / uplinks);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Each job of `set` timed by `compute`, alone and beside the others (see the file comment); `options`
+/// as for estimate_iteration, without slow ranks (config_error: a set's slow GPU is not one job's rank).
+[[nodiscard]] inline job_set_estimate estimate_job_set(const placed_job_set& set,
+                                                       const compute_model& compute,
+                                                       const estimate_options& options = {}) {
+  if (options.any_slow())
+    AICB_THROW(
+        config_error("slow_rank", "(given)",
+                     "a job set's estimate takes no slow ranks; estimate the job alone with --slow-rank"));
+  job_set_estimate out;
+  out.gpus = set.gpus;
+  out.idle_gpus = set.idle_gpus();
+  out.cluster = std::string(set.cluster.name);
+  const std::size_t n = set.jobs.size();
+  const std::uint64_t per_node = set.cluster.gpus_per_node;
+  // Pass 1: each job's duty cycle, from its estimate on a fabric that does not contend.
+  std::vector<double> duty(n, 0.0);
+  std::vector<iteration_estimate> free_run(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    free_run[j] = estimate_iteration(set.jobs[j].job, compute, set.cluster, options);
+    const iteration_estimate& e = free_run[j];
+    double busiest = 0;
+    for (const stage_estimate& s : e.stages)
+      if (s.end_us > 0) busiest = std::max(busiest, s.communication_us / s.end_us);
+    duty[j] = std::clamp(busiest, 0.0, 1.0);
+  }
+  std::vector<bool> all(n, true);
+  const std::vector<double> together = detail::leaf_slowdowns(set, duty, all);
+  for (std::size_t j = 0; j < n; ++j) {
+    const placed_job& p = set.jobs[j];
+    std::vector<bool> only(n, false);
+    only[j] = true;
+    const double alone_factor = detail::leaf_slowdowns(set, duty, only)[j];
+    job_in_set_estimate r;
+    r.name = p.name;
+    r.gpus = detail::gpu_ranges(p.gpus);
+    std::set<std::uint64_t> nodes, leaves;
+    for (const std::uint64_t g : p.gpus) {
+      nodes.insert(g / per_node);
+      if (set.network.nodes_per_leaf > 0) leaves.insert(g / per_node / set.network.nodes_per_leaf);
+    }
+    r.nodes = nodes.size();
+    r.leaves = set.network.nodes_per_leaf > 0 ? leaves.size() : 1;
+    r.node_aligned = p.gpus.front() % per_node == 0;
+    for (std::uint64_t k = 0; k < p.gpus.size() && r.node_aligned; ++k)
+      r.node_aligned = p.gpus[k] == p.gpus.front() + k;
+    r.network_duty = duty[j];
+    r.network_slowdown_alone = alone_factor;
+    r.network_slowdown = together[j];
+    r.alone = alone_factor > 1
+                  ? estimate_iteration(p.job, compute, shared_network(set.cluster, alone_factor), options)
+                  : free_run[j];
+    r.shared = together[j] > 1
+                   ? estimate_iteration(p.job, compute, shared_network(set.cluster, together[j]), options)
+                   : free_run[j];
+    out.jobs.push_back(std::move(r));
+  }
+  return out;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/chakra_job_set.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// One Chakra set for a whole cluster running several jobs (aicb::placed_job_set, docs/jobs.md): a
+/// trace per NPU — the rank its job runs there, its peers and members as NPUs of the cluster — and
+/// for an NPU no job holds a trace of one computation of no time ("idle"), so that ASTRA-sim
+/// simulates the cluster as it is. Each job's communicator groups keep their own numbers, offset past the
+/// previous jobs', so no group ever mixes jobs; comm_groups.json lists them all, manifest.json says which job
+/// holds which NPUs and which group numbers.
+///
+/// ```cpp
+/// const aicb::placed_job_set set = aicb::place_jobs(aicb::read_job_set("jobs.json"));
+/// aicb::write_chakra_job_set("cluster_traces", set, aicb::roofline_model("H100"));
+/// ```
+
+// #include <aicb/checked.hpp>
+// #include <aicb/compute/job_set.hpp>
+// #include <aicb/compute/model.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/chakra.hpp>
+// #include <aicb/io/protobuf_wire.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/model/reflect.hpp>
+// #include <aicb/schedule/rank_schedule.hpp>
+// #include <aicb/version.hpp>
+
+#include <cstdint>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What write_chakra_job_set writes besides the traces' prefix: the schedule options of every job
+/// (iterations) and more members of manifest.json.
+struct chakra_job_set_options {
+  std::string name = "workload";  ///< the files' prefix: NAME.NPU.et
+  rank_schedule_options schedule{};
+  std::function<void(json_writer&)> about{};
+  std::function<void(std::uint64_t, std::uint64_t)> progress{};  ///< NPUs done, NPUs in all
+};
+
+namespace detail {
+
+// An idle NPU's trace: the metadata and one computation of no time ("idle"). ASTRA-sim's feeder
+// refuses a trace without a node ("No dependancy free nodes found, there might be deadlocks").
+template <class Write>
+chakra_rank_summary write_chakra_idle(Write& write, std::uint64_t npu, std::uint64_t world,
+                                      const chakra_groups& numbers, const compute_model& compute) {
+  chakra_rank_summary s =
+      write_chakra_operations(write, std::vector<operation>{}, npu, world, numbers, compute);
+  protobuf_message node, attr;
+  node.add_uint(1, 0).add_string(2, "idle").add_uint(3,
+                                                     static_cast<std::uint64_t>(chakra_node_type::compute));
+  add_attr(node, attr, "is_cpu_op", chakra_attr_field::bool_val, 0);
+  add_attr(node, attr, "num_ops", chakra_attr_field::int64_val, 0);
+  add_attr(node, attr, "tensor_size", chakra_attr_field::uint64_val, 0);
+  std::string bytes;
+  append_delimited(bytes, node);
+  write(std::string_view(bytes));
+  s.bytes += bytes.size();
+  ++s.nodes;
+  ++s.compute;
+  return s;
+}
+
+}  // namespace detail
+
+/// About the bytes write_chakra_job_set writes: each job's set as estimate_chakra_set_bytes counts
+/// it, plus an idle NPU's metadata.
+[[nodiscard]] inline std::uint64_t estimate_chakra_job_set_bytes(const placed_job_set& set,
+                                                                 const compute_model& compute,
+                                                                 const chakra_job_set_options& options = {}) {
+  std::uint64_t total = checked_mul(set.idle_gpus(), 64, "bytes of the set");
+  for (const placed_job& j : set.jobs)
+    total = checked_add(total,
+                        estimate_chakra_set_bytes(j.job, chakra_groups(j.job), compute,
+                                                  {.name = options.name, .schedule = options.schedule}),
+                        "bytes of the set");
+  return total;
+}
+
+/// Writes the traces of every NPU of `set` into `directory` (see the file comment): NAME.NPU.et for
+/// each of the cluster's GPUs, comm_groups.json and manifest.json (schema "aicb.chakra/1", with the
+/// jobs). The directory lands whole or not at all, as write_chakra_set's.
+inline chakra_set_result write_chakra_job_set(const std::string& directory, const placed_job_set& set,
+                                              const compute_model& compute,
+                                              const chakra_job_set_options& options = {}) {
+  if (options.name.empty() || options.name.find('/') != std::string::npos || options.name == "." ||
+      options.name == "..")
+    AICB_THROW(config_error("name", options.name, "the traces' prefix must be a plain file name"));
+  std::vector<validated_job> checked;
+  std::vector<chakra_groups> numbers;
+  std::vector<std::uint64_t> offsets;  // each job's first group number, less one
+  std::uint64_t next = 0;
+  for (const placed_job& j : set.jobs) {
+    checked.emplace_back(j.job);
+    numbers.emplace_back(j.job);
+    offsets.push_back(next);
+    next = checked_add(next, numbers.back().count(), "communicator groups of the set");
+  }
+  const auto placement = [&](std::size_t k) {
+    return chakra_placement{.npus = std::span<const std::uint64_t>(set.jobs[k].gpus),
+                            .world = set.gpus,
+                            .group_offset = offsets[k]};
+  };
+  atomic_directory out(directory, detail::why_not_a_previous_chakra_set);
+  require_free_space(directory, estimate_chakra_job_set_bytes(set, compute, options));
+  chakra_set_result result{.directory = directory};
+  std::vector<std::set<group_id>> groups(set.jobs.size());
+  for (std::uint64_t npu = 0; npu < set.gpus; ++npu) {
+    atomic_file file(out.file(options.name + "." + std::to_string(npu) + ".et"),
+                     {.remove_stale_temporaries = false}, 1 << 16);
+    const auto write = [&](std::string_view bytes) { file.write(bytes); };
+    const auto held = set.held(npu);
+    const chakra_rank_summary s =
+        held ? write_chakra_operations(write, rank_schedule(checked[held->job], held->rank, options.schedule),
+                                       held->rank, set.jobs[held->job].job.parallel.world_size,
+                                       numbers[held->job], compute, 1, placement(held->job))
+             : detail::write_chakra_idle(write, npu, set.gpus, numbers.front(), compute);
+    file.commit();
+    ++result.files;
+    result.nodes += s.nodes;
+    result.bytes += s.bytes;
+    result.compute += s.compute;
+    result.collectives += s.collectives;
+    result.sends += s.sends;
+    result.recvs += s.recvs;
+    if (held) groups[held->job].insert(s.groups.begin(), s.groups.end());
+    if (options.progress) options.progress(result.files, set.gpus);
+  }
+  detail::chakra_comm_groups_writer group_file(out.file(chakra_comm_groups_file));
+  for (std::size_t k = 0; k < set.jobs.size(); ++k)
+    for (const group_id& g : groups[k]) {
+      group_file.add(offsets[k] + numbers[k].id(g), numbers[k].members(g), placement(k));
+      ++result.groups;
+    }
+  group_file.commit();
+  json_writer m;
+  m.begin_object()
+      .member("schema", "aicb.chakra/1")
+      .member("generator", std::string("aicb ") + AICB_VERSION_STRING);
+  m.member("chakra_version", chakra_version).member("workload", options.name);
+  m.member("comm_group_configuration", chakra_comm_groups_file).member("world_size", set.gpus);
+  m.member("files", result.files).member("nodes", result.nodes).member("bytes", result.bytes);
+  m.member("ranks", "all");
+  m.member("all_gather_comm_size",
+           "per-rank input (ASTRA-sim's convention: aicb's gathered size / group size)");
+  m.key("groups").begin_object();
+  for (std::size_t k = 0; k < set.jobs.size(); ++k)
+    for (const group_id& g : groups[k])
+      m.member(std::to_string(offsets[k] + numbers[k].id(g)), set.jobs[k].name + ": " + to_string(g));
+  m.end_object();
+  m.member("cluster", set.cluster.name).member("idle_gpus", set.idle_gpus());
+  m.key("jobs").begin_array();
+  for (std::size_t k = 0; k < set.jobs.size(); ++k) {
+    m.begin_object().member("name", set.jobs[k].name).member("gpus", detail::gpu_ranges(set.jobs[k].gpus));
+    m.member("first_group", offsets[k] + 1).member("groups", numbers[k].count());
+    m.key("job");
+    write_json(m, set.jobs[k].job);
+    m.end_object();
+  }
+  m.end_array();
+  if (options.about) options.about(m);
+  m.end_object();
+  write_file_atomically(out.file(chakra_manifest_file), m.str() + "\n", {.remove_stale_temporaries = false});
+  out.commit();
+  return result;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/job_set_reader.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Reads a job set document (schema "aicb.jobs/1", docs/jobs.md, docs/schemas/jobs.schema.json) into
+/// an aicb::job_set: the cluster, its network, the packing policy, and the jobs, each as the command
+/// line describes it.
+///
+/// ```json
+/// {
+///   "schema": "aicb.jobs/1",
+///   "gpus": 16, "cluster": "dgx-h100",
+///   "jobs": [
+///     {"name": "dense", "gpus": "0-7", "job": {"model": "llama3-8b", "tp": 2, "pp": 2, "global-batch": 32}},
+///     {"name": "moe", "job": {"model": "mixtral-8x7b", "world_size": 8, "ep": 8, "global_batch": 64}}
+///   ]
+/// }
+/// ```
+///
+/// A job's keys are the command line's flags without their dashes (`"tp"`, `"hidden-size"`,
+/// `"hidden_size"`), its values strings, numbers or booleans; `model`, `hf_config`, `size`, `family`
+/// and `allow_unknown_keys` choose the model as `--model` and its companions do. Unknown keys are
+/// refused with the nearest known one; every error names its place in the document
+/// (`jobs[1].gpus`).
+
+// #include <aicb/calc/job_request.hpp>
+// #include <aicb/compute/job_set.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/edit_distance.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema a job set document declares.
+inline constexpr std::string_view job_set_schema = "aicb.jobs/1";
+
+namespace detail {
+
+// Refuses a key of `object` (at `where`) not among `known`, suggesting the nearest.
+inline void refuse_unknown_keys(const nlohmann::json& object, const std::string& where,
+                                std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string_view near = nearest(key, std::vector<std::string_view>(known));
+    AICB_THROW(config_error(
+        where.empty() ? key : where + "." + key, value.dump(),
+        "no such key" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
+  }
+}
+
+// A scalar as the command line would give it: a string as is, a number or a boolean as written.
+inline std::string flag_text(const nlohmann::json& value, const std::string& where) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number_unsigned()) return std::to_string(value.get<std::uint64_t>());
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    if (!std::isfinite(v)) AICB_THROW(config_error(where, value.dump(), "expected a finite number"));
+    return value.dump();
+  }
+  AICB_THROW(config_error(where, value.dump(), "expected a string, a number or a boolean (a flag's value)"));
+}
+
+inline std::uint64_t whole_number(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_number_unsigned()) AICB_THROW(config_error(where, value.dump(), "expected a whole number"));
+  return value.get<std::uint64_t>();
+}
+
+inline std::string text_of(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_string()) AICB_THROW(config_error(where, value.dump(), "expected a string"));
+  return value.get<std::string>();
+}
+
+// A job's "job" object: the model source and its fields, by their flags' names.
+inline job_request job_request_of(const nlohmann::json& flags, const std::string& where) {
+  if (!flags.is_object())
+    AICB_THROW(
+        config_error(where, flags.dump(), "expected an object of flags, e.g. {\"model\": \"llama3-8b\"}"));
+  job_request r;
+  for (const auto& [key, value] : flags.items()) {
+    const std::string name = job_field_of_flag(key);
+    const std::string at = where + "." + key;
+    if (name == "model" || name == "m") {
+      r.model = flag_text(value, at);
+    } else if (name == "hf_config") {
+      r.hf_config = text_of(value, at);
+    } else if (name == "size") {
+      r.size = flag_text(value, at);
+    } else if (name == "family") {
+      r.family = text_of(value, at);
+    } else if (name == "allow_unknown_keys") {
+      if (!value.is_boolean()) AICB_THROW(config_error(at, value.dump(), "expected true or false"));
+      r.allow_unknown_keys = value.get<bool>();
+    } else {
+      for (const auto& [field, _] : r.fields)
+        if (field == name)
+          AICB_THROW(config_error(at, value.dump(), "the field " + name + " is given twice"));
+      r.fields.emplace_back(name, flag_text(value, at));
+    }
+  }
+  return r;
+}
+
+}  // namespace detail
+
+/// Parses a job set document's text; `source` names it in errors. parse_error (line and column) when
+/// it is not JSON; config_error naming the key when it is not a job set of this schema.
+[[nodiscard]] inline job_set parse_job_set(std::string_view text, const std::string& source = "jobs.json") {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    const std::size_t offset = std::min<std::size_t>(
+        text.size(), e.id == 101 ? static_cast<const nlohmann::json::parse_error&>(e).byte - 1 : 0);
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
+  }
+  if (!doc.is_object())
+    AICB_THROW(config_error("(document)", doc.dump().substr(0, 40), "a job set is a JSON object"));
+  detail::refuse_unknown_keys(doc, "",
+                              {"schema", "gpus", "cluster", "gpu", "nodes_per_leaf", "oversubscription",
+                               "packing", "jobs", "description"});
+  const auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != job_set_schema)
+    AICB_THROW(config_error("schema", schema == doc.end() ? "(none)" : schema->dump(),
+                            "a job set declares \"schema\": \"" + std::string(job_set_schema) + "\""));
+  job_set set;
+  const auto gpus = doc.find("gpus");
+  if (gpus == doc.end())
+    AICB_THROW(config_error("gpus", "(none)", "a job set names its cluster's GPU count (\"gpus\": 16)"));
+  set.gpus = detail::whole_number(*gpus, "gpus");
+  if (const auto it = doc.find("cluster"); it != doc.end()) set.cluster = detail::text_of(*it, "cluster");
+  if (const auto it = doc.find("gpu"); it != doc.end()) set.gpu = detail::text_of(*it, "gpu");
+  if (const auto it = doc.find("nodes_per_leaf"); it != doc.end())
+    set.network.nodes_per_leaf = detail::whole_number(*it, "nodes_per_leaf");
+  if (const auto it = doc.find("oversubscription"); it != doc.end()) {
+    if (!it->is_number()) AICB_THROW(config_error("oversubscription", it->dump(), "expected a number"));
+    set.network.oversubscription = it->get<double>();
+    if (!(set.network.oversubscription >= 1 && set.network.oversubscription < 1e6))
+      AICB_THROW(config_error("oversubscription", it->dump(),
+                              "a leaf's oversubscription is at least 1 (1: non-blocking) and finite"));
+  }
+  if (const auto it = doc.find("packing"); it != doc.end()) {
+    const std::string text = detail::text_of(*it, "packing");
+    const auto packing = from_string<job_packing>(text);
+    if (!packing) AICB_THROW(config_error("packing", text, "expected nodes | contiguous"));
+    set.packing = *packing;
+  }
+  const auto jobs = doc.find("jobs");
+  if (jobs == doc.end() || !jobs->is_array() || jobs->empty())
+    AICB_THROW(config_error("jobs", jobs == doc.end() ? "(none)" : jobs->dump().substr(0, 40),
+                            "a job set lists its jobs: \"jobs\": [{\"name\": ..., \"job\": {...}}, ...]"));
+  for (std::size_t i = 0; i < jobs->size(); ++i) {
+    const nlohmann::json& j = (*jobs)[i];
+    const std::string where = "jobs[" + std::to_string(i) + "]";
+    if (!j.is_object()) AICB_THROW(config_error(where, j.dump().substr(0, 40), "a job is a JSON object"));
+    detail::refuse_unknown_keys(j, where, {"name", "job", "gpus", "description"});
+    job_set_entry e;
+    const auto name = j.find("name");
+    if (name == j.end()) AICB_THROW(config_error(where + ".name", "(none)", "every job has a name"));
+    e.name = detail::text_of(*name, where + ".name");
+    const auto flags = j.find("job");
+    if (flags == j.end())
+      AICB_THROW(
+          config_error(where + ".job", "(none)",
+                       "every job gives its flags, e.g. \"job\": {\"model\": \"llama3-8b\", \"tp\": 2}"));
+    e.job = detail::job_request_of(*flags, where + ".job");
+    if (const auto g = j.find("gpus"); g != j.end()) {
+      if (g->is_string()) {
+        e.gpus = g->get<std::string>();
+      } else if (g->is_array() && !g->empty()) {
+        for (const nlohmann::json& n : *g)
+          e.gpus += (e.gpus.empty() ? "" : ",") + std::to_string(detail::whole_number(n, where + ".gpus"));
+      } else {
+        AICB_THROW(config_error(where + ".gpus", g->dump(),
+                                "expected GPU ranges (\"0-7,16-23\") or a list of GPUs"));
+      }
+      if (e.gpus.empty())
+        AICB_THROW(config_error(where + ".gpus", "\"\"", "a job's GPU ranges are not empty"));
+    }
+    set.jobs.push_back(std::move(e));
+  }
+  return set;
+}
+
+/// Reads a job set document from `path` (at most 16 MiB). io_error when it cannot be read, otherwise as
+/// parse_job_set.
+[[nodiscard]] inline job_set read_job_set(const std::string& path) {
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a job set");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a job set"));
+  return parse_job_set(in.text, path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/io/trace_events.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/schedule/job_check.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema of the manifest of a job set's SimAI files.
+inline constexpr std::string_view job_set_simai_schema = "aicb.jobs.simai/1";
+
+/// What `aicb generate --jobs FILE` is asked.
+struct job_set_generate_request {
+  std::string file{};                                 ///< the job set document (aicb.jobs/1)
+  workload_format format = workload_format::chakra;   ///< chakra (one set) | simai (a file per job)
+  std::string output{};                               ///< the directory; empty: results/jobs/<document name>
+  compute_source compute = compute_source::roofline;  ///< roofline | constant
+  std::uint64_t iterations = 1;
+};
+
+/// What generate_job_set wrote.
+struct job_set_generated {
+  std::string path;  ///< the directory
+  workload_format format = workload_format::chakra;
+  std::uint64_t files = 0, items = 0;  ///< files written; Chakra nodes or SimAI records
+  std::uint64_t gpus = 0, idle_gpus = 0;
+  std::string compute_model;
+  struct job {
+    std::string name, gpus;
+    std::uint64_t world_size = 0;
+    std::string file;           ///< simai: its workload file (in the directory)
+    std::string simai_command;  ///< simai: SimAI-Analytical on the job's GPUs
+  };
+  std::vector<job> jobs;
+  std::vector<std::string> notes;  ///< "NAME: what was decided for the user"
+};
+
+namespace detail {
+
+// Why `dir` is not a job set's SimAI directory aicb wrote (manifest.json of job_set_simai_schema
+// listing exactly the files present), or "" when it is one.
+inline std::string why_not_a_previous_simai_job_set(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path manifest = dir / "manifest.json";
+  if (!fs::is_regular_file(fs::symlink_status(manifest, ec)))
+    return "no manifest.json of a job set aicb wrote";
+  std::set<std::string> listed{"manifest.json"};
+  try {
+    const file_prefix in = read_file_prefix(manifest.string(), 16 << 20, "manifest.json");
+    const nlohmann::json m = nlohmann::json::parse(in.text);
+    if (!m.is_object() || m.value("schema", "") != job_set_simai_schema || !m.contains("files") ||
+        !m["files"].is_array())
+      return "manifest.json is not the manifest of an aicb.jobs.simai/1 directory";
+    for (const nlohmann::json& f : m["files"])
+      if (f.is_string()) listed.insert(f.get<std::string>());
+  } catch (const std::exception&) {
+    return "manifest.json is not one aicb wrote";
+  }
+  std::uint64_t present = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!listed.contains(name) || !fs::is_regular_file(fs::symlink_status(it->path(), ec)))
+      return "\"" + name + "\" is not a file the manifest lists";
+    ++present;
+  }
+  if (ec) return "the directory cannot be listed: " + ec.message();
+  return present == listed.size() ? std::string() : "files the manifest lists are missing";
+}
+
+inline std::unique_ptr<compute_model> job_set_compute(compute_source source, const cluster_spec& cluster) {
+  if (source == compute_source::constant) return std::make_unique<constant_model>();
+  if (source != compute_source::roofline && source != compute_source::automatic)
+    AICB_THROW(config_error("compute", std::string(to_string(source)),
+                            "a job set is timed by roofline or constant (an AIOB profile is one job's)"));
+  return std::make_unique<roofline_model>(std::string(cluster.gpu));
+}
+
+}  // namespace detail
+
+/// Writes the workloads of the job set `r.file` names (see the file comment).
+inline job_set_generated generate_job_set(const job_set_generate_request& r) {
+  const placed_job_set set = place_jobs(read_job_set(r.file));
+  job_set_generated out;
+  out.format = r.format;
+  out.gpus = set.gpus;
+  out.idle_gpus = set.idle_gpus();
+  out.path = r.output.empty()
+                 ? (std::filesystem::path("results/jobs") / std::filesystem::path(r.file).stem()).string()
+                 : r.output;
+  const std::unique_ptr<compute_model> compute = detail::job_set_compute(r.compute, set.cluster);
+  out.compute_model = compute->provenance();
+  if (r.iterations == 0) AICB_THROW(config_error("iterations", "0", "at least one iteration"));
+  for (const placed_job& j : set.jobs) {
+    out.jobs.push_back({.name = j.name,
+                        .gpus = detail::gpu_ranges(j.gpus),
+                        .world_size = j.job.parallel.world_size,
+                        .file = {},
+                        .simai_command = {}});
+    for (const std::string& note : j.notes)
+      out.notes.push_back(j.name + ": " + note);
+  }
+  if (r.format == workload_format::chakra) {
+    const chakra_set_result written = write_chakra_job_set(
+        out.path, set, *compute,
+        {.name = "workload", .schedule = {.iterations = r.iterations}, .about = [&](json_writer& j) {
+           j.member("compute_model", out.compute_model).member("iterations", r.iterations);
+         }});
+    out.files = written.files;
+    out.items = written.nodes;
+    return out;
+  }
+  if (r.format != workload_format::simai)
+    AICB_THROW(
+        config_error("format", std::string(to_string(r.format)),
+                     "a job set is written as chakra (one set for the cluster) or simai (a file per job)"));
+  // One corrected SimAI file per job, as `aicb generate` writes it, and the manifest.
+  atomic_directory dir(out.path, detail::why_not_a_previous_simai_job_set);
+  std::vector<std::string> files;
+  for (std::size_t k = 0; k < set.jobs.size(); ++k) {
+    const placed_job& j = set.jobs[k];
+    generate_request g;
+    g.output = dir.file(j.name + ".txt");
+    g.cluster = std::string(set.cluster.name);
+    g.flags.set("gpu_type", std::string(set.cluster.gpu));
+    g.compute = r.compute;
+    g.iterations = r.iterations;
+    const generate_result written = detail::corrected_simai_of(g, j.job, {}, {});
+    for (const std::string& w : written.warnings)
+      out.notes.push_back(j.name + ": " + w);
+    out.items += written.written.records;
+    out.files += 2;  // the workload and its sidecar
+    out.jobs[k].file = j.name + ".txt";
+    files.push_back(j.name + ".txt");
+    files.push_back(j.name + ".txt.json");
+    // SimAI runs one job on its own GPUs: the rest of the cluster is the other jobs'.
+    out.jobs[k].simai_command = simai_command_line(
+        set.cluster, j.job.parallel.world_size,
+        (std::filesystem::path(out.path) / (j.name + ".txt")).string(), "aicb-" + j.name + "-");
+  }
+  json_writer m;
+  m.begin_object()
+      .member("schema", job_set_simai_schema)
+      .member("generator", std::string("aicb ") + AICB_VERSION_STRING);
+  m.member("source", std::filesystem::path(r.file).filename().string()).member("cluster", set.cluster.name);
+  m.member("gpus", set.gpus).member("idle_gpus", out.idle_gpus).member("compute_model", out.compute_model);
+  m.member("simai",
+           "SimAI-Analytical simulates one job at a time on its own GPUs: each command runs one job as if "
+           "alone (aicb describe --jobs prices the jobs' contention)");
+  m.key("files").begin_array();
+  for (const std::string& f : files)
+    m.value(f);
+  m.end_array();
+  m.key("jobs").begin_array();
+  for (const auto& j : out.jobs)
+    m.begin_object()
+        .member("name", j.name)
+        .member("gpus", j.gpus)
+        .member("world_size", j.world_size)
+        .member("workload", j.file)
+        .member("simai_command", j.simai_command)
+        .end_object();
+  m.end_array().end_object();
+  write_file_atomically(dir.file("manifest.json"), m.str() + "\n", {.remove_stale_temporaries = false});
+  ++out.files;
+  dir.commit();
+  return out;
+}
+
+/// The jobs' iterations side by side, as a person reads them.
+[[nodiscard]] inline std::string format_job_set_estimate(const job_set_estimate& e,
+                                                         const placed_job_set& set) {
+  std::string text;
+  char line[512];
+  std::snprintf(line, sizeof line, "%zu job(s) on %llu GPUs of %s (%llu idle)", e.jobs.size(),
+                static_cast<unsigned long long>(e.gpus), e.cluster.c_str(),
+                static_cast<unsigned long long>(e.idle_gpus));
+  text += line;
+  if (set.network.nodes_per_leaf > 0)
+    std::snprintf(line, sizeof line, "; leaves of %llu nodes, uplinks oversubscribed %g:1\n",
+                  static_cast<unsigned long long>(set.network.nodes_per_leaf), set.network.oversubscription);
+  else
+    std::snprintf(line, sizeof line, "; one non-blocking fabric\n");
+  text += line;
+  std::snprintf(line, sizeof line, "%-16s %-14s %5s %6s %12s %12s %9s %7s\n", "job", "GPUs", "nodes",
+                "leaves", "alone (s)", "shared (s)", "slowdown", "MFU");
+  text += line;
+  for (const job_in_set_estimate& j : e.jobs) {
+    std::snprintf(line, sizeof line, "%-16s %-14s %5llu %6llu %12.4f %12.4f %8.3fx %6.1f%%\n", j.name.c_str(),
+                  j.gpus.c_str(), static_cast<unsigned long long>(j.nodes),
+                  static_cast<unsigned long long>(j.leaves), j.alone.iteration_s, j.shared.iteration_s,
+                  j.alone.iteration_s > 0 ? j.shared.iteration_s / j.alone.iteration_s : 1.0,
+                  100 * j.shared.mfu);
+    text += line;
+  }
+  bool any_shared = false;
+  for (const job_in_set_estimate& j : e.jobs) {
+    if (j.network_slowdown > j.network_slowdown_alone) {
+      std::snprintf(line, sizeof line,
+                    "%s: network busy %.0f%% of its iteration; its leaves' uplinks carry %.2fx what they "
+                    "can beside the other jobs (%.2fx alone)\n",
+                    j.name.c_str(), 100 * j.network_duty, j.network_slowdown, j.network_slowdown_alone);
+      text += line;
+      any_shared = true;
+    }
+    if (!j.node_aligned)
+      text += j.name +
+              ": its GPUs do not start on a node boundary or are not consecutive; estimated as if its ranks "
+              "filled nodes from a node's first GPU\n";
+  }
+  if (!any_shared)
+    text += "no job slows another: no leaf's uplinks are oversubscribed by the jobs it carries\n";
+  return text;
+}
+
+/// The estimate as JSON (schema aicb.jobs.estimate/1, docs/schemas/jobs.schema.json).
+[[nodiscard]] inline std::string job_set_estimate_json(const job_set_estimate& e, const placed_job_set& set) {
+  json_writer w;
+  w.begin_object().member("schema", "aicb.jobs.estimate/1").member("aicb_version", AICB_VERSION_STRING);
+  w.member("cluster", e.cluster).member("gpus", e.gpus).member("idle_gpus", e.idle_gpus);
+  w.member("nodes_per_leaf", set.network.nodes_per_leaf)
+      .member("oversubscription", set.network.oversubscription);
+  w.key("jobs").begin_array();
+  for (const job_in_set_estimate& j : e.jobs) {
+    w.begin_object().member("name", j.name).member("gpus", j.gpus).member("nodes", j.nodes);
+    w.member("leaves", j.leaves).member("node_aligned", j.node_aligned);
+    w.member("network_duty", j.network_duty).member("network_slowdown_alone", j.network_slowdown_alone);
+    w.member("network_slowdown", j.network_slowdown);
+    w.member("alone_iteration_s", j.alone.iteration_s).member("shared_iteration_s", j.shared.iteration_s);
+    w.member("alone_mfu", j.alone.mfu).member("shared_mfu", j.shared.mfu);
+    w.member("tokens_per_s", j.shared.tokens_per_s).end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
+}
+
+/// Writes the jobs of `set`, each sharing the network as estimate_job_set prices it, on one timeline:
+/// a process per job and pipeline stage ("NAME stage S (GPU G)"), jobs stacked in the set's order.
+template <class Write>
+job_set_estimate write_job_set_trace_events(Write&& write, const placed_job_set& set,
+                                            const compute_model& compute,
+                                            const estimate_options& options = {}) {
+  const job_set_estimate e = estimate_job_set(set, compute, options);
+  detail::trace_document<Write> doc(write);
+  std::uint64_t base = 0;
+  double longest = 0;
+  for (std::size_t k = 0; k < set.jobs.size(); ++k) {
+    const job_spec& job = set.jobs[k].job;
+    const std::uint64_t stages = job.parallel.pipeline_parallel;
+    for (std::uint64_t s = 0; s < stages; ++s) {
+      std::string label = set.jobs[k].name;
+      label.append(" stage ").append(std::to_string(s)).append(" (GPU ");
+      label.append(std::to_string(set.jobs[k].gpu_of(first_rank_of_stage(job, s)))).append(")");
+      doc.name_process(base + s, label, base + s, trace_streams.size());
+    }
+    (void)estimate_iteration(
+        job, compute, shared_network(set.cluster, e.jobs[k].network_slowdown), options,
+        [&](const timed_interval& i) {
+          std::size_t tid = 0;
+          while (tid < trace_streams.size() && trace_streams[tid] != i.stream)
+            ++tid;
+          std::string name(i.stream == "waiting" ? "wait for " : "");
+          name.append(i.op->name);
+          doc.emit(detail::operation_event(*i.op, name, i.stream, base + i.stage, tid, i.start_us,
+                                           i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
+        });
+    longest = std::max(longest, e.jobs[k].shared.iteration_s);
+    base += stages;
+  }
+  doc.finish(set.cluster, compute.provenance(), longest, 0, 0);
+  return e;
+}
+
+/// One job's check in a set.
+struct job_set_check {
+  std::string name;
+  job_check check;
+  std::uint64_t world_size = 0;
+};
+
+/// check_job on every job of `set` (each on its own ranks: jobs share no group, placement checked by
+/// place_jobs).
+[[nodiscard]] inline std::vector<job_set_check> check_job_set(const placed_job_set& set,
+                                                              rank_schedule_options schedule = {},
+                                                              const job_check_options& options = {}) {
+  std::vector<job_set_check> out;
+  for (const placed_job& j : set.jobs)
+    out.push_back({.name = j.name,
+                   .check = check_job(j.job, schedule, options),
+                   .world_size = j.job.parallel.world_size});
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <aicb/commands/job_set.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/timeline_html.hpp>
 
 #include <chrono>
 #include <cstdio>
