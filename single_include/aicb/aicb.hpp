@@ -21354,6 +21354,8 @@ struct placed_job_set {
   std::vector<placed_job> jobs;
   /// For each GPU, 1 + the index of the job that holds it, or 0 when idle.
   std::vector<std::uint32_t> owner;
+  /// For each GPU held, the rank its job runs there.
+  std::vector<std::uint64_t> rank_at;
 
   /// The job that holds GPU `gpu` and the rank it runs there, or nothing for an idle GPU.
   struct holder {
@@ -21362,9 +21364,7 @@ struct placed_job_set {
   };
   [[nodiscard]] std::optional<holder> held(std::uint64_t gpu) const {
     if (gpu >= owner.size() || owner[gpu] == 0) return std::nullopt;
-    const placed_job& j = jobs[owner[gpu] - 1];
-    const auto at = std::find(j.gpus.begin(), j.gpus.end(), gpu);
-    return holder{owner[gpu] - 1u, static_cast<std::uint64_t>(at - j.gpus.begin())};
+    return holder{owner[gpu] - 1u, rank_at[gpu]};
   }
   /// The GPUs no job holds.
   [[nodiscard]] std::uint64_t idle_gpus() const {
@@ -21417,6 +21417,7 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
                             "a leaf's oversubscription is at least 1 (1: non-blocking) and finite"));
   out.gpus = set.gpus;
   out.owner.assign(set.gpus, 0);
+  out.rank_at.assign(set.gpus, 0);
   const std::uint64_t per_node = out.cluster.gpus_per_node;
   std::set<std::string, std::less<>> names;
   for (std::size_t i = 0; i < set.jobs.size(); ++i) {
@@ -21465,12 +21466,14 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
     out.jobs.push_back(std::move(p));
   }
   const auto claim = [&](std::size_t i) {
-    for (const std::uint64_t g : out.jobs[i].gpus) {
+    for (std::uint64_t r = 0; r < out.jobs[i].gpus.size(); ++r) {
+      const std::uint64_t g = out.jobs[i].gpus[r];
       if (out.owner[g] != 0)
         AICB_THROW(config_error("jobs." + out.jobs[i].name + ".gpus", detail::gpu_ranges(out.jobs[i].gpus),
                                 "GPU " + std::to_string(g) + " is held by job " +
                                     out.jobs[out.owner[g] - 1].name + " as well: jobs may not share a GPU"));
       out.owner[g] = static_cast<std::uint32_t>(i + 1);
+      out.rank_at[g] = r;
     }
   };
   // Explicit ranges first, then the packed jobs in the order listed, into what is left.
