@@ -10223,10 +10223,13 @@ struct cluster_spec {
   double nvlink_latency_us = 0;     ///< latency of one step of a collective inside a node
   double nic_latency_us = 0;        ///< latency of one step between nodes
   std::string_view simai_gpu_type;  ///< SimAI's -g_type (empty: a GPU SimAI does not know)
+  /// Where in its node the job's rank 0 runs (a job of a set placed off a node boundary: its ranks
+  /// fill the rest of that node first); 0 for a job that starts a node.
+  std::uint64_t first_gpu = 0;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
-    return gpus_per_node == 0 ? 0 : rank / gpus_per_node;
+    return gpus_per_node == 0 ? 0 : (rank + first_gpu) / gpus_per_node;
   }
   /// Network bandwidth one GPU has to itself (its share of the node's NICs), GB/s.
   [[nodiscard]] constexpr double nic_gb_per_s_per_gpu() const noexcept {
@@ -21546,6 +21549,15 @@ struct job_set_estimate {
   return cluster;
 }
 
+/// The cluster as job `job` of `set` sees it: its ranks on nodes from its first GPU's place in its
+/// node (exact for consecutive GPUs), its inter-node bandwidth divided by `slowdown`.
+[[nodiscard]] inline cluster_spec cluster_of_job(const placed_job_set& set, const placed_job& job,
+                                                 double slowdown = 1) {
+  cluster_spec c = shared_network(set.cluster, slowdown);
+  c.first_gpu = c.gpus_per_node == 0 ? 0 : job.gpus.front() % c.gpus_per_node;
+  return c;
+}
+
 namespace detail {
 
 // The inter-node bandwidth divisor of each job (see the file comment): `duty[j]` is job j's network
@@ -21603,7 +21615,7 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
   std::vector<double> duty(n, 0.0);
   std::vector<iteration_estimate> free_run(n);
   for (std::size_t j = 0; j < n; ++j) {
-    free_run[j] = estimate_iteration(set.jobs[j].job, compute, set.cluster, options);
+    free_run[j] = estimate_iteration(set.jobs[j].job, compute, cluster_of_job(set, set.jobs[j]), options);
     const iteration_estimate& e = free_run[j];
     double busiest = 0;
     for (const stage_estimate& s : e.stages)
@@ -21627,17 +21639,17 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
     }
     r.nodes = nodes.size();
     r.leaves = set.network.nodes_per_leaf > 0 ? leaves.size() : 1;
-    r.node_aligned = p.gpus.front() % per_node == 0;
+    r.node_aligned = true;  // consecutive GPUs are placed exactly, wherever the first one is
     for (std::uint64_t k = 0; k < p.gpus.size() && r.node_aligned; ++k)
       r.node_aligned = p.gpus[k] == p.gpus.front() + k;
     r.network_duty = duty[j];
     r.network_slowdown_alone = alone_factor;
     r.network_slowdown = together[j];
     r.alone = alone_factor > 1
-                  ? estimate_iteration(p.job, compute, shared_network(set.cluster, alone_factor), options)
+                  ? estimate_iteration(p.job, compute, cluster_of_job(set, p, alone_factor), options)
                   : free_run[j];
     r.shared = together[j] > 1
-                   ? estimate_iteration(p.job, compute, shared_network(set.cluster, together[j]), options)
+                   ? estimate_iteration(p.job, compute, cluster_of_job(set, p, together[j]), options)
                    : free_run[j];
     out.jobs.push_back(std::move(r));
   }
@@ -22246,8 +22258,8 @@ inline job_set_generated generate_job_set(const job_set_generate_request& r) {
     }
     if (!j.node_aligned)
       text += j.name +
-              ": its GPUs do not start on a node boundary or are not consecutive; estimated as if its ranks "
-              "filled nodes from a node's first GPU\n";
+              ": its GPUs are not consecutive; estimated as if its ranks ran on consecutive GPUs from its "
+              "first\n";
   }
   if (!any_shared)
     text += "no job slows another: no leaf's uplinks are oversubscribed by the jobs it carries\n";
@@ -22295,7 +22307,7 @@ job_set_estimate write_job_set_trace_events(Write&& write, const placed_job_set&
       doc.name_process(base + s, label, base + s, trace_streams.size());
     }
     (void)estimate_iteration(
-        job, compute, shared_network(set.cluster, e.jobs[k].network_slowdown), options,
+        job, compute, cluster_of_job(set, set.jobs[k], e.jobs[k].network_slowdown), options,
         [&](const timed_interval& i) {
           std::size_t tid = 0;
           while (tid < trace_streams.size() && trace_streams[tid] != i.stream)

@@ -275,7 +275,7 @@ TEST_CASE("job set estimate: jobs sharing an oversubscribed leaf slow each other
   }()));
   CHECK(busy.jobs[0].shared.iteration_s ==
         Approx(aicb::estimate_iteration(set.jobs[0].job, aicb::roofline_model("H100"),
-                                        aicb::shared_network(set.cluster, shared))
+                                        aicb::cluster_of_job(set, set.jobs[0], shared))
                    .iteration_s));
   const std::string text = aicb::format_job_set_estimate(busy, set);
   CHECK_THAT(text, Catch::Contains("oversubscribed 4:1") && Catch::Contains("a ") && Catch::Contains("b "));

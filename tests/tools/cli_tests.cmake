@@ -575,8 +575,8 @@ aicb_cli_test(plan_restart_json STATUS 2 EXPECT "drop --json"
 set(two_jobs "${PROJECT_SOURCE_DIR}/examples/jobs/two_jobs.json")
 set(shared_leaves "${PROJECT_SOURCE_DIR}/examples/jobs/shared_leaves.json")
 aicb_cli_test(jobs_check EXPECT "dense: ok" "moe: ok" ARGS check --jobs ${two_jobs})
-aicb_cli_test(jobs_describe EXPECT "2 job\\(s\\) on 24 GPUs of dgx-h100" "oversubscribed 4:1" "a +0-11 +2 +2 "
-                            "b +12-23 +2 +2 " ARGS describe --jobs ${shared_leaves})
+aicb_cli_test(jobs_describe EXPECT "3 job\\(s\\) on 24 GPUs of dgx-h100" "oversubscribed 4:1" "a +4-11 +2 +2 "
+                            "b +12-19 +2 +2 " ARGS describe --jobs ${shared_leaves})
 aicb_cli_test(jobs_generate_chakra EXPECT "wrote jobs_chakra/: 16 file" "one Chakra trace per GPU" "dense: GPUs 0-7"
                                    "moe: GPUs 8-15" ARGS generate --jobs ${two_jobs} --format chakra -o jobs_chakra)
 aicb_cli_test(jobs_generate_simai EXPECT "wrote jobs_simai/: 5 file" "simulate: SimAI_analytical -w jobs_simai/dense.txt -g 8 "

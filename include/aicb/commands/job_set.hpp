@@ -239,8 +239,8 @@ inline job_set_generated generate_job_set(const job_set_generate_request& r) {
     }
     if (!j.node_aligned)
       text += j.name +
-              ": its GPUs do not start on a node boundary or are not consecutive; estimated as if its ranks "
-              "filled nodes from a node's first GPU\n";
+              ": its GPUs are not consecutive; estimated as if its ranks ran on consecutive GPUs from its "
+              "first\n";
   }
   if (!any_shared)
     text += "no job slows another: no leaf's uplinks are oversubscribed by the jobs it carries\n";
@@ -288,7 +288,7 @@ job_set_estimate write_job_set_trace_events(Write&& write, const placed_job_set&
       doc.name_process(base + s, label, base + s, trace_streams.size());
     }
     (void)estimate_iteration(
-        job, compute, shared_network(set.cluster, e.jobs[k].network_slowdown), options,
+        job, compute, cluster_of_job(set, set.jobs[k], e.jobs[k].network_slowdown), options,
         [&](const timed_interval& i) {
           std::size_t tid = 0;
           while (tid < trace_streams.size() && trace_streams[tid] != i.stream)

@@ -44,10 +44,13 @@ struct cluster_spec {
   double nvlink_latency_us = 0;     ///< latency of one step of a collective inside a node
   double nic_latency_us = 0;        ///< latency of one step between nodes
   std::string_view simai_gpu_type;  ///< SimAI's -g_type (empty: a GPU SimAI does not know)
+  /// Where in its node the job's rank 0 runs (a job of a set placed off a node boundary: its ranks
+  /// fill the rest of that node first); 0 for a job that starts a node.
+  std::uint64_t first_gpu = 0;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
-    return gpus_per_node == 0 ? 0 : rank / gpus_per_node;
+    return gpus_per_node == 0 ? 0 : (rank + first_gpu) / gpus_per_node;
   }
   /// Network bandwidth one GPU has to itself (its share of the node's NICs), GB/s.
   [[nodiscard]] constexpr double nic_gb_per_s_per_gpu() const noexcept {

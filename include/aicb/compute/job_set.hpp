@@ -296,6 +296,15 @@ struct job_set_estimate {
   return cluster;
 }
 
+/// The cluster as job `job` of `set` sees it: its ranks on nodes from its first GPU's place in its
+/// node (exact for consecutive GPUs), its inter-node bandwidth divided by `slowdown`.
+[[nodiscard]] inline cluster_spec cluster_of_job(const placed_job_set& set, const placed_job& job,
+                                                 double slowdown = 1) {
+  cluster_spec c = shared_network(set.cluster, slowdown);
+  c.first_gpu = c.gpus_per_node == 0 ? 0 : job.gpus.front() % c.gpus_per_node;
+  return c;
+}
+
 namespace detail {
 
 // The inter-node bandwidth divisor of each job (see the file comment): `duty[j]` is job j's network
@@ -353,7 +362,7 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
   std::vector<double> duty(n, 0.0);
   std::vector<iteration_estimate> free_run(n);
   for (std::size_t j = 0; j < n; ++j) {
-    free_run[j] = estimate_iteration(set.jobs[j].job, compute, set.cluster, options);
+    free_run[j] = estimate_iteration(set.jobs[j].job, compute, cluster_of_job(set, set.jobs[j]), options);
     const iteration_estimate& e = free_run[j];
     double busiest = 0;
     for (const stage_estimate& s : e.stages)
@@ -377,17 +386,17 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
     }
     r.nodes = nodes.size();
     r.leaves = set.network.nodes_per_leaf > 0 ? leaves.size() : 1;
-    r.node_aligned = p.gpus.front() % per_node == 0;
+    r.node_aligned = true;  // consecutive GPUs are placed exactly, wherever the first one is
     for (std::uint64_t k = 0; k < p.gpus.size() && r.node_aligned; ++k)
       r.node_aligned = p.gpus[k] == p.gpus.front() + k;
     r.network_duty = duty[j];
     r.network_slowdown_alone = alone_factor;
     r.network_slowdown = together[j];
     r.alone = alone_factor > 1
-                  ? estimate_iteration(p.job, compute, shared_network(set.cluster, alone_factor), options)
+                  ? estimate_iteration(p.job, compute, cluster_of_job(set, p, alone_factor), options)
                   : free_run[j];
     r.shared = together[j] > 1
-                   ? estimate_iteration(p.job, compute, shared_network(set.cluster, together[j]), options)
+                   ? estimate_iteration(p.job, compute, cluster_of_job(set, p, together[j]), options)
                    : free_run[j];
     out.jobs.push_back(std::move(r));
   }
