@@ -13404,6 +13404,17 @@ struct chakra_set_result {
   std::uint64_t files = 0, nodes = 0, bytes = 0;
   std::uint64_t compute = 0, collectives = 0, sends = 0, recvs = 0;
   std::uint64_t groups = 0;  ///< communicator groups in comm_groups.json
+
+  /// Counts one rank's file.
+  void add(const chakra_rank_summary& s) noexcept {
+    ++files;
+    nodes += s.nodes;
+    bytes += s.bytes;
+    compute += s.compute;
+    collectives += s.collectives;
+    sends += s.sends;
+    recvs += s.recvs;
+  }
 };
 
 /// The name of the communicator-group file of a set (ASTRA-sim's `--comm-group-configuration`).
@@ -13588,13 +13599,7 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
                      {.remove_stale_temporaries = false}, 1 << 16);
     const chakra_rank_summary s = write_rank([&](std::string_view bytes) { file.write(bytes); }, rank);
     file.commit();
-    ++result.files;
-    result.nodes += s.nodes;
-    result.bytes += s.bytes;
-    result.compute += s.compute;
-    result.collectives += s.collectives;
-    result.sends += s.sends;
-    result.recvs += s.recvs;
+    result.add(s);
     groups.insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, rank_count);
   }
@@ -21786,13 +21791,7 @@ inline chakra_set_result write_chakra_job_set(const std::string& directory, cons
                                        numbers[held->job], compute, 1, placement(held->job))
              : detail::write_chakra_idle(write, npu, set.gpus, numbers.front(), compute);
     file.commit();
-    ++result.files;
-    result.nodes += s.nodes;
-    result.bytes += s.bytes;
-    result.compute += s.compute;
-    result.collectives += s.collectives;
-    result.sends += s.sends;
-    result.recvs += s.recvs;
+    result.add(s);
     if (held) groups[held->job].insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, set.gpus);
   }

@@ -123,13 +123,7 @@ inline chakra_set_result write_chakra_job_set(const std::string& directory, cons
                                        numbers[held->job], compute, 1, placement(held->job))
              : detail::write_chakra_idle(write, npu, set.gpus, numbers.front(), compute);
     file.commit();
-    ++result.files;
-    result.nodes += s.nodes;
-    result.bytes += s.bytes;
-    result.compute += s.compute;
-    result.collectives += s.collectives;
-    result.sends += s.sends;
-    result.recvs += s.recvs;
+    result.add(s);
     if (held) groups[held->job].insert(s.groups.begin(), s.groups.end());
     if (options.progress) options.progress(result.files, set.gpus);
   }
