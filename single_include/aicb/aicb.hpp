@@ -14662,6 +14662,19 @@ class trace_document {
   return w.str();
 }
 
+// Interval `i` of the estimate, operation `op` played in it, as an event of process `pid`: on its
+// stream's thread, named for the operation ("wait for NAME" while waiting).
+[[nodiscard]] inline std::string interval_event(const timed_interval& i, const operation& op,
+                                                std::uint64_t pid) {
+  std::size_t tid = 0;
+  while (tid < trace_streams.size() && trace_streams[tid] != i.stream)
+    ++tid;
+  std::string name(i.stream == "waiting" ? "wait for " : "");
+  name.append(op.name);
+  return operation_event(op, name, i.stream, pid, tid, i.start_us,
+                         i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+}
+
 }  // namespace detail
 
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
@@ -14673,11 +14686,6 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
                                       const cluster_spec& cluster, estimate_options options = {},
                                       const std::vector<std::uint64_t>& ranks = {}) {
   detail::trace_document<Write> doc(write);
-  const auto thread_of = [](std::string_view stream) {
-    for (std::size_t i = 0; i < trace_streams.size(); ++i)
-      if (trace_streams[i] == stream) return i;
-    return trace_streams.size();
-  };
   // The processes: stages (their representatives), or the chosen ranks.
   std::vector<detail::trace_follower> followers;
   const process_grid grid(job);
@@ -14708,10 +14716,7 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
     }
   }
   const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
-    std::string name(i.stream == "waiting" ? "wait for " : "");
-    name.append(op.name);
-    doc.emit(detail::operation_event(op, name, i.stream, pid, thread_of(i.stream), i.start_us,
-                                     i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
+    doc.emit(detail::interval_event(i, op, pid));
   };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
@@ -21444,6 +21449,8 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
       built_job built = build_job(entry.job);
       p.job = std::move(built.job);
       p.notes = std::move(built.notes);
+      const bool world_given = std::any_of(entry.job.fields.begin(), entry.job.fields.end(),
+                                           [](const auto& f) { return f.first == "world_size"; });
       if (!entry.gpus.empty()) {
         std::vector<std::uint64_t> listed;
         try {
@@ -21452,8 +21459,6 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
           AICB_THROW(config_error("gpus", entry.gpus,
                                   e.rule() + " (GPUs of a cluster of " + std::to_string(set.gpus) + ")"));
         }
-        const bool world_given = std::any_of(entry.job.fields.begin(), entry.job.fields.end(),
-                                             [](const auto& f) { return f.first == "world_size"; });
         if (world_given && p.job.parallel.world_size != listed.size())
           AICB_THROW(config_error("gpus", entry.gpus,
                                   "lists " + std::to_string(listed.size()) +
@@ -21461,8 +21466,7 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
                                       std::to_string(p.job.parallel.world_size)));
         p.job.parallel.world_size = listed.size();
         p.gpus = std::move(listed);
-      } else if (std::none_of(entry.job.fields.begin(), entry.job.fields.end(),
-                              [](const auto& f) { return f.first == "world_size"; })) {
+      } else if (!world_given) {
         AICB_THROW(
             config_error("world_size", "(none)",
                          "a job without GPU ranges (gpus) is packed: give its GPU count as world_size"));
@@ -21565,11 +21569,13 @@ struct job_set_estimate {
 
 namespace detail {
 
-// The inter-node bandwidth divisor of each job (see the file comment): `duty[j]` is job j's network
-// duty cycle; `present[j]` whether job j counts (the others are absent, as for "alone").
-inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::vector<double>& duty,
-                                          const std::vector<bool>& present) {
-  std::vector<double> out(set.jobs.size(), 1.0);
+// The inter-node bandwidth divisors of each job (see the file comment), from the jobs' network duty
+// cycles `duty`: beside the other jobs, and alone (only its own demand on its leaves).
+struct leaf_slowdowns {
+  std::vector<double> together, alone;
+};
+inline leaf_slowdowns leaf_slowdowns_of(const placed_job_set& set, const std::vector<double>& duty) {
+  leaf_slowdowns out{std::vector<double>(set.jobs.size(), 1.0), std::vector<double>(set.jobs.size(), 1.0)};
   const std::uint64_t per_leaf = set.network.nodes_per_leaf;
   if (per_leaf == 0 || !(set.network.oversubscription > 1)) return out;
   const cluster_spec& c = set.cluster;
@@ -21577,25 +21583,25 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
   const std::uint64_t leaves = (set.gpus + gpus_per_leaf - 1) / gpus_per_leaf;
   const double uplinks = static_cast<double>(per_leaf) * c.nic_gb_per_s *
                          static_cast<double>(c.nics_per_node) / set.network.oversubscription;
-  // GPUs of each job on each leaf; a job that stays in one leaf sends nothing through its uplinks.
-  std::vector<std::vector<std::uint64_t>> on_leaf(set.jobs.size(), std::vector<std::uint64_t>(leaves, 0));
-  std::vector<bool> crosses(set.jobs.size(), false);
-  for (std::size_t j = 0; j < set.jobs.size(); ++j) {
-    for (const std::uint64_t g : set.jobs[j].gpus)
-      ++on_leaf[j][g / gpus_per_leaf];
-    crosses[j] =
-        std::count_if(on_leaf[j].begin(), on_leaf[j].end(), [](std::uint64_t n) { return n > 0; }) > 1;
-  }
+  // Each job's demand on each leaf; a job that stays in one leaf sends nothing through its uplinks.
+  std::vector<std::vector<double>> demand(set.jobs.size(), std::vector<double>(leaves, 0.0));
   std::vector<double> load(leaves, 0.0);
-  for (std::size_t j = 0; j < set.jobs.size(); ++j)
-    if (present[j] && crosses[j])
-      for (std::uint64_t l = 0; l < leaves; ++l)
-        load[l] += static_cast<double>(on_leaf[j][l]) * c.nic_gb_per_s_per_gpu() * duty[j];
   for (std::size_t j = 0; j < set.jobs.size(); ++j) {
-    if (!present[j] || !crosses[j]) continue;
-    for (std::uint64_t l = 0; l < leaves; ++l)
-      if (on_leaf[j][l] > 0) out[j] = std::max(out[j], load[l] / uplinks);
+    std::vector<std::uint64_t> on_leaf(leaves, 0);
+    for (const std::uint64_t g : set.jobs[j].gpus)
+      ++on_leaf[g / gpus_per_leaf];
+    if (std::count_if(on_leaf.begin(), on_leaf.end(), [](std::uint64_t n) { return n > 0; }) < 2) continue;
+    for (std::uint64_t l = 0; l < leaves; ++l) {
+      demand[j][l] = static_cast<double>(on_leaf[l]) * c.nic_gb_per_s_per_gpu() * duty[j];
+      load[l] += demand[j][l];
+    }
   }
+  for (std::size_t j = 0; j < set.jobs.size(); ++j)
+    for (std::uint64_t l = 0; l < leaves; ++l)
+      if (demand[j][l] > 0) {
+        out.together[j] = std::max(out.together[j], load[l] / uplinks);
+        out.alone[j] = std::max(out.alone[j], demand[j][l] / uplinks);
+      }
   return out;
 }
 
@@ -21627,13 +21633,11 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
       if (s.end_us > 0) busiest = std::max(busiest, s.communication_us / s.end_us);
     duty[j] = std::clamp(busiest, 0.0, 1.0);
   }
-  std::vector<bool> all(n, true);
-  const std::vector<double> together = detail::leaf_slowdowns(set, duty, all);
+  const detail::leaf_slowdowns slowdowns = detail::leaf_slowdowns_of(set, duty);
+  const std::vector<double>& together = slowdowns.together;
   for (std::size_t j = 0; j < n; ++j) {
     const placed_job& p = set.jobs[j];
-    std::vector<bool> only(n, false);
-    only[j] = true;
-    const double alone_factor = detail::leaf_slowdowns(set, duty, only)[j];
+    const double alone_factor = slowdowns.alone[j];
     job_in_set_estimate r;
     r.name = p.name;
     r.gpus = detail::gpu_ranges(p.gpus);
@@ -22307,15 +22311,7 @@ job_set_estimate write_job_set_trace_events(Write&& write, const placed_job_set&
     }
     (void)estimate_iteration(
         job, compute, cluster_of_job(set, set.jobs[k], e.jobs[k].network_slowdown), options,
-        [&](const timed_interval& i) {
-          std::size_t tid = 0;
-          while (tid < trace_streams.size() && trace_streams[tid] != i.stream)
-            ++tid;
-          std::string name(i.stream == "waiting" ? "wait for " : "");
-          name.append(i.op->name);
-          doc.emit(detail::operation_event(*i.op, name, i.stream, base + i.stage, tid, i.start_us,
-                                           i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
-        });
+        [&](const timed_interval& i) { doc.emit(detail::interval_event(i, *i.op, base + i.stage)); });
     longest = std::max(longest, e.jobs[k].shared.iteration_s);
     base += stages;
   }

@@ -289,15 +289,7 @@ job_set_estimate write_job_set_trace_events(Write&& write, const placed_job_set&
     }
     (void)estimate_iteration(
         job, compute, cluster_of_job(set, set.jobs[k], e.jobs[k].network_slowdown), options,
-        [&](const timed_interval& i) {
-          std::size_t tid = 0;
-          while (tid < trace_streams.size() && trace_streams[tid] != i.stream)
-            ++tid;
-          std::string name(i.stream == "waiting" ? "wait for " : "");
-          name.append(i.op->name);
-          doc.emit(detail::operation_event(*i.op, name, i.stream, base + i.stage, tid, i.start_us,
-                                           i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
-        });
+        [&](const timed_interval& i) { doc.emit(detail::interval_event(i, *i.op, base + i.stage)); });
     longest = std::max(longest, e.jobs[k].shared.iteration_s);
     base += stages;
   }

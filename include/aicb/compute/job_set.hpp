@@ -186,6 +186,8 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
       built_job built = build_job(entry.job);
       p.job = std::move(built.job);
       p.notes = std::move(built.notes);
+      const bool world_given = std::any_of(entry.job.fields.begin(), entry.job.fields.end(),
+                                           [](const auto& f) { return f.first == "world_size"; });
       if (!entry.gpus.empty()) {
         std::vector<std::uint64_t> listed;
         try {
@@ -194,8 +196,6 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
           AICB_THROW(config_error("gpus", entry.gpus,
                                   e.rule() + " (GPUs of a cluster of " + std::to_string(set.gpus) + ")"));
         }
-        const bool world_given = std::any_of(entry.job.fields.begin(), entry.job.fields.end(),
-                                             [](const auto& f) { return f.first == "world_size"; });
         if (world_given && p.job.parallel.world_size != listed.size())
           AICB_THROW(config_error("gpus", entry.gpus,
                                   "lists " + std::to_string(listed.size()) +
@@ -203,8 +203,7 @@ inline std::string gpu_ranges(const std::vector<std::uint64_t>& gpus) {
                                       std::to_string(p.job.parallel.world_size)));
         p.job.parallel.world_size = listed.size();
         p.gpus = std::move(listed);
-      } else if (std::none_of(entry.job.fields.begin(), entry.job.fields.end(),
-                              [](const auto& f) { return f.first == "world_size"; })) {
+      } else if (!world_given) {
         AICB_THROW(
             config_error("world_size", "(none)",
                          "a job without GPU ranges (gpus) is packed: give its GPU count as world_size"));
@@ -307,11 +306,13 @@ struct job_set_estimate {
 
 namespace detail {
 
-// The inter-node bandwidth divisor of each job (see the file comment): `duty[j]` is job j's network
-// duty cycle; `present[j]` whether job j counts (the others are absent, as for "alone").
-inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::vector<double>& duty,
-                                          const std::vector<bool>& present) {
-  std::vector<double> out(set.jobs.size(), 1.0);
+// The inter-node bandwidth divisors of each job (see the file comment), from the jobs' network duty
+// cycles `duty`: beside the other jobs, and alone (only its own demand on its leaves).
+struct leaf_slowdowns {
+  std::vector<double> together, alone;
+};
+inline leaf_slowdowns leaf_slowdowns_of(const placed_job_set& set, const std::vector<double>& duty) {
+  leaf_slowdowns out{std::vector<double>(set.jobs.size(), 1.0), std::vector<double>(set.jobs.size(), 1.0)};
   const std::uint64_t per_leaf = set.network.nodes_per_leaf;
   if (per_leaf == 0 || !(set.network.oversubscription > 1)) return out;
   const cluster_spec& c = set.cluster;
@@ -319,25 +320,25 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
   const std::uint64_t leaves = (set.gpus + gpus_per_leaf - 1) / gpus_per_leaf;
   const double uplinks = static_cast<double>(per_leaf) * c.nic_gb_per_s *
                          static_cast<double>(c.nics_per_node) / set.network.oversubscription;
-  // GPUs of each job on each leaf; a job that stays in one leaf sends nothing through its uplinks.
-  std::vector<std::vector<std::uint64_t>> on_leaf(set.jobs.size(), std::vector<std::uint64_t>(leaves, 0));
-  std::vector<bool> crosses(set.jobs.size(), false);
-  for (std::size_t j = 0; j < set.jobs.size(); ++j) {
-    for (const std::uint64_t g : set.jobs[j].gpus)
-      ++on_leaf[j][g / gpus_per_leaf];
-    crosses[j] =
-        std::count_if(on_leaf[j].begin(), on_leaf[j].end(), [](std::uint64_t n) { return n > 0; }) > 1;
-  }
+  // Each job's demand on each leaf; a job that stays in one leaf sends nothing through its uplinks.
+  std::vector<std::vector<double>> demand(set.jobs.size(), std::vector<double>(leaves, 0.0));
   std::vector<double> load(leaves, 0.0);
-  for (std::size_t j = 0; j < set.jobs.size(); ++j)
-    if (present[j] && crosses[j])
-      for (std::uint64_t l = 0; l < leaves; ++l)
-        load[l] += static_cast<double>(on_leaf[j][l]) * c.nic_gb_per_s_per_gpu() * duty[j];
   for (std::size_t j = 0; j < set.jobs.size(); ++j) {
-    if (!present[j] || !crosses[j]) continue;
-    for (std::uint64_t l = 0; l < leaves; ++l)
-      if (on_leaf[j][l] > 0) out[j] = std::max(out[j], load[l] / uplinks);
+    std::vector<std::uint64_t> on_leaf(leaves, 0);
+    for (const std::uint64_t g : set.jobs[j].gpus)
+      ++on_leaf[g / gpus_per_leaf];
+    if (std::count_if(on_leaf.begin(), on_leaf.end(), [](std::uint64_t n) { return n > 0; }) < 2) continue;
+    for (std::uint64_t l = 0; l < leaves; ++l) {
+      demand[j][l] = static_cast<double>(on_leaf[l]) * c.nic_gb_per_s_per_gpu() * duty[j];
+      load[l] += demand[j][l];
+    }
   }
+  for (std::size_t j = 0; j < set.jobs.size(); ++j)
+    for (std::uint64_t l = 0; l < leaves; ++l)
+      if (demand[j][l] > 0) {
+        out.together[j] = std::max(out.together[j], load[l] / uplinks);
+        out.alone[j] = std::max(out.alone[j], demand[j][l] / uplinks);
+      }
   return out;
 }
 
@@ -369,13 +370,11 @@ inline std::vector<double> leaf_slowdowns(const placed_job_set& set, const std::
       if (s.end_us > 0) busiest = std::max(busiest, s.communication_us / s.end_us);
     duty[j] = std::clamp(busiest, 0.0, 1.0);
   }
-  std::vector<bool> all(n, true);
-  const std::vector<double> together = detail::leaf_slowdowns(set, duty, all);
+  const detail::leaf_slowdowns slowdowns = detail::leaf_slowdowns_of(set, duty);
+  const std::vector<double>& together = slowdowns.together;
   for (std::size_t j = 0; j < n; ++j) {
     const placed_job& p = set.jobs[j];
-    std::vector<bool> only(n, false);
-    only[j] = true;
-    const double alone_factor = detail::leaf_slowdowns(set, duty, only)[j];
+    const double alone_factor = slowdowns.alone[j];
     job_in_set_estimate r;
     r.name = p.name;
     r.gpus = detail::gpu_ranges(p.gpus);

@@ -149,6 +149,19 @@ class trace_document {
   return w.str();
 }
 
+// Interval `i` of the estimate, operation `op` played in it, as an event of process `pid`: on its
+// stream's thread, named for the operation ("wait for NAME" while waiting).
+[[nodiscard]] inline std::string interval_event(const timed_interval& i, const operation& op,
+                                                std::uint64_t pid) {
+  std::size_t tid = 0;
+  while (tid < trace_streams.size() && trace_streams[tid] != i.stream)
+    ++tid;
+  std::string name(i.stream == "waiting" ? "wait for " : "");
+  name.append(op.name);
+  return operation_event(op, name, i.stream, pid, tid, i.start_us,
+                         i.end_us > i.start_us ? i.end_us - i.start_us : 0.0);
+}
+
 }  // namespace detail
 
 /// Writes the timeline of one iteration of `job` through `write(std::string_view)` (see the file
@@ -160,11 +173,6 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
                                       const cluster_spec& cluster, estimate_options options = {},
                                       const std::vector<std::uint64_t>& ranks = {}) {
   detail::trace_document<Write> doc(write);
-  const auto thread_of = [](std::string_view stream) {
-    for (std::size_t i = 0; i < trace_streams.size(); ++i)
-      if (trace_streams[i] == stream) return i;
-    return trace_streams.size();
-  };
   // The processes: stages (their representatives), or the chosen ranks.
   std::vector<detail::trace_follower> followers;
   const process_grid grid(job);
@@ -195,10 +203,7 @@ iteration_estimate write_trace_events(Write&& write, const job_spec& job, const 
     }
   }
   const auto event = [&](const timed_interval& i, const operation& op, std::uint64_t pid) {
-    std::string name(i.stream == "waiting" ? "wait for " : "");
-    name.append(op.name);
-    doc.emit(detail::operation_event(op, name, i.stream, pid, thread_of(i.stream), i.start_us,
-                                     i.end_us > i.start_us ? i.end_us - i.start_us : 0.0));
+    doc.emit(detail::interval_event(i, op, pid));
   };
   const iteration_estimate e =
       estimate_iteration(job, compute, cluster, options, [&](const timed_interval& i) {
