@@ -4989,26 +4989,24 @@ class pipeline_schedule::cursor {
       AICB_THROW(error("pipeline: more than four DualPipe transfers between two waits"));
     pending_[pending_count_++] = {where, activation, dual_microbatch(d, counter++), d};
   }
-  void recv_forward(int rel) {
+  // One transfer of a forward activation or a backward gradient, sent or received, in direction `rel`.
+  // Direction 0 takes activations from the previous stage and passes them to the next, gradients the
+  // other way; direction 1 mirrors it. Nothing crosses the end where the direction starts or stops.
+  void transfer(int rel, bool activation, bool send) {
     const std::uint64_t d = direction(rel);
-    if (!starts(d))
-      post(d == 0 ? p2p_direction::recv_prev : p2p_direction::recv_next, true, d, dual_.recv_f[d]);
+    const bool downstream = activation == send;  // sending activations on, or receiving gradients back
+    if (downstream ? ends(d) : starts(d)) return;
+    const bool next = downstream == (d == 0);
+    const p2p_direction where = send ? (next ? p2p_direction::send_next : p2p_direction::send_prev)
+                                     : (next ? p2p_direction::recv_next : p2p_direction::recv_prev);
+    std::uint64_t& counter =
+        activation ? (send ? dual_.send_f[d] : dual_.recv_f[d]) : (send ? dual_.send_b[d] : dual_.recv_b[d]);
+    post(where, activation, d, counter);
   }
-  void send_forward(int rel) {
-    const std::uint64_t d = direction(rel);
-    if (!ends(d))
-      post(d == 0 ? p2p_direction::send_next : p2p_direction::send_prev, true, d, dual_.send_f[d]);
-  }
-  void recv_backward(int rel) {
-    const std::uint64_t d = direction(rel);
-    if (!ends(d))
-      post(d == 0 ? p2p_direction::recv_next : p2p_direction::recv_prev, false, d, dual_.recv_b[d]);
-  }
-  void send_backward(int rel) {
-    const std::uint64_t d = direction(rel);
-    if (!starts(d))
-      post(d == 0 ? p2p_direction::send_prev : p2p_direction::send_next, false, d, dual_.send_b[d]);
-  }
+  void recv_forward(int rel) { transfer(rel, true, false); }
+  void send_forward(int rel) { transfer(rel, true, true); }
+  void recv_backward(int rel) { transfer(rel, false, false); }
+  void send_backward(int rel) { transfer(rel, false, true); }
   void commit() {
     if (pending_count_ == 0) return;
     pipeline_step step;
@@ -17398,21 +17396,16 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     if (d.healthy_iteration_s) {
       w.key("slow").begin_object();
+      const auto slowdown = [&](const char* index, std::uint64_t at, double compute, double communication) {
+        w.begin_object().member(index, at).member("compute", compute).member("communication", communication);
+        w.end_object();
+      };
       w.key("ranks").begin_array();
       for (const slow_rank& r : d.overlap.slow_ranks)
-        w.begin_object()
-            .member("rank", r.rank)
-            .member("compute", r.compute)
-            .member("communication", r.communication)
-            .end_object();
-      w.end_array();
-      w.key("nodes").begin_array();
+        slowdown("rank", r.rank, r.compute, r.communication);
+      w.end_array().key("nodes").begin_array();
       for (const slow_node& n : d.overlap.slow_nodes)
-        w.begin_object()
-            .member("node", n.node)
-            .member("compute", n.compute)
-            .member("communication", n.communication)
-            .end_object();
+        slowdown("node", n.node, n.compute, n.communication);
       w.end_array();
       w.member("iteration_without_s", *d.healthy_iteration_s);
       w.member("cost_s", e.iteration_s - *d.healthy_iteration_s);

@@ -121,21 +121,16 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
     if (d.healthy_iteration_s) {
       w.key("slow").begin_object();
+      const auto slowdown = [&](const char* index, std::uint64_t at, double compute, double communication) {
+        w.begin_object().member(index, at).member("compute", compute).member("communication", communication);
+        w.end_object();
+      };
       w.key("ranks").begin_array();
       for (const slow_rank& r : d.overlap.slow_ranks)
-        w.begin_object()
-            .member("rank", r.rank)
-            .member("compute", r.compute)
-            .member("communication", r.communication)
-            .end_object();
-      w.end_array();
-      w.key("nodes").begin_array();
+        slowdown("rank", r.rank, r.compute, r.communication);
+      w.end_array().key("nodes").begin_array();
       for (const slow_node& n : d.overlap.slow_nodes)
-        w.begin_object()
-            .member("node", n.node)
-            .member("compute", n.compute)
-            .member("communication", n.communication)
-            .end_object();
+        slowdown("node", n.node, n.compute, n.communication);
       w.end_array();
       w.member("iteration_without_s", *d.healthy_iteration_s);
       w.member("cost_s", e.iteration_s - *d.healthy_iteration_s);
