@@ -28,6 +28,31 @@ aicb::job_spec gpt22b(bool selective) {
   return job;
 }
 
+// A pipeline of `pp` balanced stages, two Llama-2 7B layers each (a 256-token vocabulary: the embedding
+// and the loss weigh nothing), 2·pp micro batches of `seq` tokens.
+aicb::job_spec balanced_pipeline(std::uint64_t pp, std::uint64_t seq) {
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = pp, .pipeline_parallel = pp},
+                     {.micro_batch = 1, .global_batch = 2 * pp, .seq_length = seq}};
+  job.model.num_layers = 2 * pp;
+  job.model.vocab_size = 256;
+  return job;
+}
+
+// One micro batch's forward, input-gradient and weight-gradient computation on a middle stage (rank 1),
+// priced by `gpu`, in microseconds.
+aicb::step_times middle_stage_times(const aicb::job_spec& job, const aicb::compute_model& gpu) {
+  aicb::step_times t{.forward = 0, .input_grad = 0, .weight_grad = 0};
+  for (const aicb::operation& op : aicb::rank_schedule(job, 1)) {
+    if (op.type != aicb::op_type::compute || !op.in_microbatch(0)) continue;
+    const double us = static_cast<double>(gpu.duration(op.compute).count()) / 1000;
+    (op.phase == aicb::op_phase::forward               ? t.forward
+     : op.compute.pass == aicb::pass_kind::weight_grad ? t.weight_grad
+                                                       : t.input_grad) += us;
+  }
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("estimate: collectives cost latency steps and bytes over the group's bus bandwidth",
@@ -284,18 +309,9 @@ TEST_CASE("estimate: zero-bubble H1 saves 2(p - 1) weight-gradient times over 1F
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
   for (const std::uint64_t pp : {4, 8}) {
     INFO("PP " << pp);
-    aicb::job_spec job{aicb::presets::llama2_7b,
-                       {.world_size = pp, .pipeline_parallel = pp},
-                       {.micro_batch = 1, .global_batch = 2 * pp, .seq_length = 2048}};
-    job.model.num_layers = 2 * pp;
-    job.model.vocab_size = 256;
-    double forward_us = 0, weight_us = 0;
-    for (const aicb::operation& op : aicb::rank_schedule(job, 1)) {
-      if (op.type != aicb::op_type::compute || !op.in_microbatch(0)) continue;
-      const double us = static_cast<double>(gpu.duration(op.compute).count()) / 1000;
-      if (op.phase == aicb::op_phase::forward) forward_us += us;
-      if (op.compute.pass == aicb::pass_kind::weight_grad) weight_us += us;
-    }
+    aicb::job_spec job = balanced_pipeline(pp, 2048);
+    const aicb::step_times t = middle_stage_times(job, gpu);
+    const double forward_us = t.forward, weight_us = t.weight_grad;
     REQUIRE(weight_us > 0);
     REQUIRE(weight_us <= forward_us);
     const aicb::estimate_options o{.host_us_per_launch = 0, .batch_p2p_sync = false};
@@ -317,19 +333,8 @@ TEST_CASE("estimate: DualPipe saves what its schedule saves on ideal stages, les
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
   for (const std::uint64_t pp : {4, 8}) {
     INFO("PP " << pp);
-    aicb::job_spec job{aicb::presets::llama2_7b,
-                       {.world_size = pp, .pipeline_parallel = pp},
-                       {.micro_batch = 1, .global_batch = 2 * pp, .seq_length = 16384}};
-    job.model.num_layers = 2 * pp;
-    job.model.vocab_size = 256;
-    aicb::step_times t{.forward = 0, .input_grad = 0, .weight_grad = 0};
-    for (const aicb::operation& op : aicb::rank_schedule(job, 1)) {
-      if (op.type != aicb::op_type::compute || !op.in_microbatch(0)) continue;
-      const double us = static_cast<double>(gpu.duration(op.compute).count()) / 1000;
-      (op.phase == aicb::op_phase::forward               ? t.forward
-       : op.compute.pass == aicb::pass_kind::weight_grad ? t.weight_grad
-                                                         : t.input_grad) += us;
-    }
+    aicb::job_spec job = balanced_pipeline(pp, 16384);
+    const aicb::step_times t = middle_stage_times(job, gpu);
     const double ideal =
         aicb::time_pipeline({.stages = pp, .microbatches = 2 * pp}, t).iteration -
         aicb::time_pipeline(
