@@ -6896,11 +6896,15 @@ inline void write_precision_json(json_writer& w, const batch_spec& batch) {
 /// The schema a description names (docs/schemas/describe.schema.json).
 inline constexpr std::string_view describe_schema = "aicb.describe/1";
 
+/// The report's renderers are templates only so that the descriptors' reflection is compiled where
+/// a program renders a report, not in every translation unit that includes the header.
+///
 /// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
 /// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
 /// new one.
 /// The report's members, written into an object `w` has open (front ends add their own after them).
-inline void write_json_members(json_writer& w, const job_report& r) {
+template <class = void>
+void write_json_members(json_writer& w, const job_report& r) {
   w.member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
@@ -6950,7 +6954,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
 }
 
 /// The report as JSON; see write_json_members.
-[[nodiscard]] inline std::string to_json(const job_report& r) {
+template <class = void>
+[[nodiscard]] std::string to_json(const job_report& r) {
   json_writer w;
   w.begin_object();
   write_json_members(w, r);
@@ -6959,7 +6964,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
 }
 
 /// The report as a readable table.
-[[nodiscard]] inline std::string format_description(const job_report& r) {
+template <class = void>
+[[nodiscard]] std::string format_description(const job_report& r) {
   using detail::count_text;
   using detail::row;
   std::string out = "model " + std::string(r.job.model.name.view()) + "\n";
@@ -13640,7 +13646,8 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// chosen rank of each pipeline stage, counted (not written), times the iterations and the stage's
 /// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
 /// (an absurd iteration count, say); the writer checks it against the free space before writing.
-[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
+template <class = void>
+[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
                                                              const chakra_groups& numbers,
                                                              const compute_model& compute,
                                                              const chakra_set_options& options) {
@@ -13692,7 +13699,8 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// (schema "aicb.chakra/1"). The directory is built under a temporary name and renamed into place
 /// when complete (aicb::atomic_directory): a set lands whole or not at all. Memory holds one rank's
 /// pipeline step at a time and the set of groups named.
-inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
+template <class = void>
+chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
@@ -13723,7 +13731,8 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
 
 /// The Chakra traces of one serving step (aicb::inference_step) on every GPU of `serving` (or the
 /// ranks `options` chooses), as write_chakra_set writes a training job's.
-inline chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
+template <class = void>
+chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
                                                     const serving_spec& serving, const compute_model& compute,
                                                     const chakra_set_options& options = {}) {
   validate_serving(resolve(model), serving);

@@ -85,11 +85,15 @@ inline void write_precision_json(json_writer& w, const batch_spec& batch) {
 /// The schema a description names (docs/schemas/describe.schema.json).
 inline constexpr std::string_view describe_schema = "aicb.describe/1";
 
+/// The report's renderers are templates only so that the descriptors' reflection is compiled where
+/// a program renders a report, not in every translation unit that includes the header.
+///
 /// The report as JSON, a versioned document (`"schema": "aicb.describe/1"`): keys in a stable order,
 /// sizes in bytes, FLOPs as numbers. A key is added within a version, renamed or removed only with a
 /// new one.
 /// The report's members, written into an object `w` has open (front ends add their own after them).
-inline void write_json_members(json_writer& w, const job_report& r) {
+template <class = void>
+void write_json_members(json_writer& w, const job_report& r) {
   w.member("schema", describe_schema).member("aicb_version", AICB_VERSION_STRING);
   w.key("model");
   write_json(w, r.job.model);
@@ -139,7 +143,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
 }
 
 /// The report as JSON; see write_json_members.
-[[nodiscard]] inline std::string to_json(const job_report& r) {
+template <class = void>
+[[nodiscard]] std::string to_json(const job_report& r) {
   json_writer w;
   w.begin_object();
   write_json_members(w, r);
@@ -148,7 +153,8 @@ inline void write_json_members(json_writer& w, const job_report& r) {
 }
 
 /// The report as a readable table.
-[[nodiscard]] inline std::string format_description(const job_report& r) {
+template <class = void>
+[[nodiscard]] std::string format_description(const job_report& r) {
   using detail::count_text;
   using detail::row;
   std::string out = "model " + std::string(r.job.model.name.view()) + "\n";

@@ -709,7 +709,8 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// chosen rank of each pipeline stage, counted (not written), times the iterations and the stage's
 /// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
 /// (an absurd iteration count, say); the writer checks it against the free space before writing.
-[[nodiscard]] inline std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
+template <class = void>
+[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
                                                              const chakra_groups& numbers,
                                                              const compute_model& compute,
                                                              const chakra_set_options& options) {
@@ -761,7 +762,8 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// (schema "aicb.chakra/1"). The directory is built under a temporary name and renamed into place
 /// when complete (aicb::atomic_directory): a set lands whole or not at all. Memory holds one rank's
 /// pipeline step at a time and the set of groups named.
-inline chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
+template <class = void>
+chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
                                           const compute_model& compute,
                                           const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
@@ -792,7 +794,8 @@ inline chakra_set_result write_chakra_set(const std::string& directory, const jo
 
 /// The Chakra traces of one serving step (aicb::inference_step) on every GPU of `serving` (or the
 /// ranks `options` chooses), as write_chakra_set writes a training job's.
-inline chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
+template <class = void>
+chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
                                                     const serving_spec& serving, const compute_model& compute,
                                                     const chakra_set_options& options = {}) {
   validate_serving(resolve(model), serving);
