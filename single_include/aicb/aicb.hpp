@@ -821,7 +821,9 @@ AICB_BEGIN_NAMESPACE
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall")) \
   ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
-  ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop"))
+  ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
+  ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \
+  ((bool, delay_wgrad_compute, false, "with the combined 1F1B, the experts' weight gradients run after the forward's dispatch, under the backward's dispatch all-to-all (Megatron --delay-wgrad-compute)"))
 // clang-format on
 
 /// The parallel layout of a training job. See the file comment.
@@ -1642,6 +1644,36 @@ constexpr bool validate(const job_spec& job) {
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
             "pipeline_schedule dualpipe places two stages per rank itself; set virtual_pipeline = 1");
   }
+
+  // Megatron-Core's combined 1F1B (TransformerConfig's checks of overlap_moe_expert_parallel_comm):
+  // expert parallelism over the all-to-all dispatcher, no full recomputation, at most one MTP layer,
+  // and either no pipeline or an interleaved one (its only pipelined schedule that merges passes).
+  if (p.overlap_moe_expert_parallel_comm) {
+    const std::uint64_t on = 1;
+    require(m.is_moe() && p.expert_parallel > 1, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B overlaps expert-parallel all-to-alls: it needs a mixture of experts and "
+            "expert_parallel > 1",
+            "expert_parallel", p.expert_parallel);
+    require(p.moe_dispatcher == moe_dispatcher_kind::alltoall, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs moe_dispatcher alltoall (Megatron: the alltoall or flex dispatcher)");
+    require(p.recompute != recompute_kind::full, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B cannot run with full recomputation (Megatron refuses it); use recompute "
+            "selective or none");
+    require(m.num_mtp_layers <= 1, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B supports at most one multi-token-prediction layer (Megatron)",
+            "num_mtp_layers", m.num_mtp_layers);
+    require(p.pipeline_schedule == pipeline_schedule_kind::megatron, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B is Megatron's schedule; zb_h1 and dualpipe pair passes their own way "
+            "(dualpipe already overlaps its forward-backward pairs)");
+    require(p.pipeline_parallel == 1 || p.virtual_pipeline > 1, "overlap_moe_expert_parallel_comm", on,
+            "with pipeline_parallel > 1, Megatron runs the combined 1F1B only in its interleaved schedule: "
+            "set virtual_pipeline > 1",
+            "pipeline_parallel", p.pipeline_parallel);
+    require(b.dtype != dtype::fp32, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs a bf16 or fp16 model (Megatron); FP8 GEMMs are fine");
+  }
+  require(!p.delay_wgrad_compute || p.overlap_moe_expert_parallel_comm, "delay_wgrad_compute", 1,
+          "delay_wgrad_compute needs overlap_moe_expert_parallel_comm (Megatron)");
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
@@ -4189,7 +4221,12 @@ struct memory_estimate {
 
   // Activations.
   const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
-  e.in_flight_microbatches = dualpipe ? std::min(pp + 1, ga) : std::min(pp - stage, ga);
+  // The combined 1F1B holds one forward more: without a pipeline two micro batches at its merged
+  // steps; interleaved, one more virtual micro batch of warm-up (a chunk's share, added below).
+  const bool combined = p.overlap_moe_expert_parallel_comm;
+  e.in_flight_microbatches = dualpipe              ? std::min(pp + 1, ga)
+                             : combined && pp == 1 ? std::min<std::uint64_t>(2, ga)
+                                                   : std::min(pp - stage, ga);
   const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
                                                                static_cast<double>(pp * p.virtual_pipeline)
                                                    : 1.0;
@@ -4222,6 +4259,7 @@ struct memory_estimate {
   const double per_microbatch =
       dualpipe ? (stage_activations(stage) + stage_activations(mirror)) / 2 : stage_activations(stage);
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
+  if (combined && pp > 1) activations += per_microbatch / static_cast<double>(p.virtual_pipeline);
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
   e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
@@ -4469,6 +4507,12 @@ AICB_END_NAMESPACE
 ///   Transfers accumulate and go out as one batched call when the rank next waits for data. Its
 ///   bubble: (p/2 − 1)(F&B + B − 3W), B the whole backward, F&B an overlapped pair.
 ///
+/// - **combined 1F1B** (`combined`, Megatron's `--overlap-moe-expert-parallel-comm`; PP = 1 or
+///   interleaved): each steady forward is `overlapped` with the backward after it, which the rank's
+///   operations merge layer by layer. Without a pipeline: F(0), F(i + 1)&B(i) for i < m − 1, B(m − 1).
+///   Interleaved: one more warm-up forward than without it, and both calls of a steady step after
+///   the pair.
+///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
 /// send_next, recv_prev, send_prev, recv_next and odd stages recv_prev, send_next, recv_next,
@@ -4570,6 +4614,10 @@ struct pipeline_options {
   /// Megatron-Core's schedules, zero-bubble H1 (one chunk, PP > 1) or DualPipe (PP even, `chunks`
   /// ignored: a chunk per direction).
   pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
+  /// Megatron's combined 1F1B (`--overlap-moe-expert-parallel-comm`; PP = 1 or interleaved): each
+  /// steady forward runs merged with the backward after it (`overlapped`), and the interleaved
+  /// schedule warms up one virtual micro batch more, so that the two are independent.
+  bool combined = false;
 };
 
 /// The number of forward passes a stage runs before its first backward, and the rest.
@@ -4649,7 +4697,7 @@ class pipeline_schedule {
     if (kind_ == pipeline_kind::one_f_one_b || kind_ == pipeline_kind::zero_bubble_h1)
       warmup = std::min(o.stages - o.stage - 1, o.microbatches);
     else if (kind_ == pipeline_kind::interleaved)
-      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
+      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_ + (o.combined ? 1 : 0));
     counts_ = {warmup, total - warmup, warmup, total};
   }
 
@@ -4749,6 +4797,11 @@ class pipeline_schedule::cursor {
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
   void call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) {
+    const pipeline_step step = held_call(phase, ops, batched);
+    if (step.op_count > 0) buffer_[size_++] = step;
+  }
+  // The same call, returned rather than added (the combined 1F1B posts it after the backward).
+  pipeline_step held_call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) const {
     pipeline_step step;
     step.what = pipeline_step::kind::communicate;
     step.phase = phase;
@@ -4766,7 +4819,7 @@ class pipeline_schedule::cursor {
     for (const p2p_direction d : order)
       for (const std::optional<p2p_op>& op : ops)
         if (op && op->direction == d) step.ops[step.op_count++] = *op;
-    if (step.op_count > 0) buffer_[size_++] = step;
+    return step;
   }
 
   // Receives on chunk `chunk` are for its micro batches in order (each chunk runs them ascending).
@@ -4791,12 +4844,19 @@ class pipeline_schedule::cursor {
     return false;
   }
 
-  // PP = 1: F(i) B(i).
+  // PP = 1: F(i) B(i). Combined (combined_1f1b_schedule_for_no_pipelining): F(0), then F(i + 1)
+  // merged with B(i), then B(m − 1).
   bool fill_none() {
-    if (turn_ == o().microbatches) return false;
-    compute(pipeline_step::kind::forward, part::steady, turn_, 0);
-    compute(pipeline_step::kind::backward, part::steady, turn_, 0);
-    ++turn_;
+    const std::uint64_t m = o().microbatches, t = turn_++;
+    if (!o().combined) {
+      if (t == m) return false;
+      compute(pipeline_step::kind::forward, part::steady, t, 0);
+      compute(pipeline_step::kind::backward, part::steady, t, 0);
+      return true;
+    }
+    if (t > m) return false;
+    if (t < m) compute(pipeline_step::kind::forward, part::steady, t, 0, false, t > 0);
+    if (t > 0) compute(pipeline_step::kind::backward, part::steady, t - 1, 0);
     return true;
   }
 
@@ -4888,9 +4948,9 @@ class pipeline_schedule::cursor {
     const std::uint64_t t = turn_++;
     const auto sends_forward = [&](std::uint64_t chunk) { return !(last_stage() && chunk == v - 1); };
     const auto sends_backward = [&](std::uint64_t chunk) { return !(first_stage() && chunk == 0); };
-    const auto forward = [&](std::uint64_t k, part phase) {
+    const auto forward = [&](std::uint64_t k, part phase, bool overlapped = false) {
       const std::uint64_t chunk = s_->chunk_of(k, true);
-      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk);
+      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk, false, overlapped);
       return chunk;
     };
     const auto backward = [&](std::uint64_t k, part phase) {
@@ -4925,17 +4985,24 @@ class pipeline_schedule::cursor {
     }
     if (t <= warmup + steady) {
       const std::uint64_t k = t - warmup - 1, fk = warmup + k;
-      const std::uint64_t f_chunk = forward(fk, part::steady);
+      const bool combined = o().combined;  // the forward merged with the backward: both calls after them
+      const std::uint64_t f_chunk = forward(fk, part::steady, combined);
       auto [recv_prev, next_forward] = receive_rule(fk, true);
       if (k + 1 == steady) recv_prev = false;
       const maybe f_send = sends_forward(f_chunk)
                                ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(fk), f_chunk}}
                                : none;
+      std::optional<pipeline_step> forward_call;
       if (overlap) {
         const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
-        call(part::steady, {f_send, f_recv}, batched);
+        if (combined) {
+          forward_call = held_call(part::steady, {f_send, f_recv}, batched);
+        } else {
+          call(part::steady, {f_send, f_recv}, batched);
+        }
       }
       const std::uint64_t b_chunk = backward(k, part::steady);
+      if (forward_call && forward_call->op_count > 0) buffer_[size_++] = *forward_call;
       const auto [recv_next, next_backward] = receive_rule(k, false);
       const maybe b_send = sends_backward(b_chunk)
                                ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), b_chunk}}
@@ -5492,7 +5559,8 @@ struct rank_plan {
                 .microbatches = microbatches(job),
                 .chunks = chunks,
                 .overlap_p2p = options.overlap_p2p,
-                .schedule = p.pipeline_schedule};
+                .schedule = p.pipeline_schedule,
+                .combined = p.overlap_moe_expert_parallel_comm};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
   }
@@ -5638,6 +5706,14 @@ class rank_pass {
       const pipeline_step& step = step_.read();
       switch (step.what) {
         case pipeline_step::kind::forward:
+          if (step.overlapped && s_->pipeline.combined) {  // merged with the backward after it
+            const pipeline_step f = step;
+            step_.next();
+            if (step_.done() || step_.read().what != pipeline_step::kind::backward)
+              AICB_THROW(error("rank_pass: a combined forward without its backward"));
+            forward_backward(f, step_.read());
+            break;
+          }
           paired_ = step.overlapped;  // DualPipe: with the backward after it
           forward(step.microbatch, step.chunk);
           break;
@@ -5836,6 +5912,177 @@ class rank_pass {
     }
   }
 
+  // Megatron's combined 1F1B (combined_forward_backward_step): forward `f` and backward `b` of two
+  // micro batches as one step. Both passes are emitted as usual, each a chain of its own from what the
+  // step waits for (neither waits for the other: they hold different micro batches), then reordered
+  // into the order Megatron issues them (TransformerLayerSchedulePlan.run): forward layer i with
+  // backward layer n − 1 − i, each cut at its expert-parallel all-to-alls into attention (A),
+  // dispatch (D), experts (M) and combine (C):
+  //   C_b  A_f  M_b  D_f  [M_b's weight gradients, delay_wgrad_compute]  D_b  M_f  C_f  A_b
+  // so that every all-to-all runs between computations of the other pass. Before the layers the
+  // forward's embedding and the backward's loss and output layer; after them the forward's output
+  // layer and loss and the backward's embedding. Every operation is `paired`.
+  void forward_backward(const pipeline_step& f, const pipeline_step& b) {
+    const std::array<std::uint64_t, 8> start = waits_;
+    const std::uint8_t start_count = wait_count_;
+    const std::size_t begin = ops_.size();
+    paired_ = true;
+    forward(f.microbatch, f.chunk);
+    const std::size_t middle = ops_.size();
+    waits_ = start;  // the backward's chain starts where the forward's does
+    wait_count_ = start_count;
+    backward(b.microbatch, b.chunk, gradients::both);
+    paired_ = false;
+    interleave(begin, middle, f.chunk, b.chunk);
+  }
+
+  // The segments of a layer's operations, in the merged order (see forward_backward).
+  enum segment : std::uint8_t {
+    combine_grad,    // C_b: the backward up to its combine all-to-all
+    attention,       // A_f: the forward up to its dispatch all-to-all
+    experts_grad,    // M_b: the experts' input gradients (and weight gradients unless delayed)
+    dispatch,        // D_f: the dispatch all-to-alls
+    experts_weight,  // the experts' weight gradients, delayed
+    dispatch_grad,   // D_b: the dispatch's gradient all-to-alls
+    experts,         // M_f: the experts
+    combine,         // C_f: the combine all-to-all and what follows it
+    attention_grad,  // A_b: the rest of the backward
+  };
+  static bool is_ep_exchange(const operation& op) {
+    return op.type == op_type::collective && op.kind == collective::all_to_all &&
+           op.group.kind == group_kind::ep;
+  }
+  // Assigns segments to one layer's operations [from, to) of a pass. A layer without two exchanges
+  // (a dense layer) is one segment: attention forward, attention_grad backward.
+  void cut_layer(std::vector<std::uint8_t>& seg, std::size_t from, std::size_t to, bool forward) const {
+    // The exchanges' runs: the first (dispatch, or the combine's gradient) and the second.
+    std::size_t run = 0;
+    bool in_run = false;
+    for (std::size_t i = from; i < to; ++i) {
+      const bool exchange = is_ep_exchange(ops_[i]);
+      if (exchange && !in_run) ++run;
+      in_run = exchange;
+    }
+    if (run < 2) {
+      for (std::size_t i = from; i < to; ++i)
+        seg[i] = forward ? attention : attention_grad;
+      return;
+    }
+    const bool delay = s_->job.parallel.delay_wgrad_compute;
+    run = 0;
+    in_run = false;
+    for (std::size_t i = from; i < to; ++i) {
+      const bool exchange = is_ep_exchange(ops_[i]);
+      if (exchange && !in_run) ++run;
+      in_run = exchange;
+      const operation& op = ops_[i];
+      if (forward) {
+        seg[i] = run == 0 ? attention : run == 1 ? (exchange ? dispatch : experts) : combine;
+      } else if (run == 0 || (run == 1 && exchange)) {
+        seg[i] = combine_grad;
+      } else if (run == 1) {
+        const bool weight = op.type == op_type::compute && op.compute.pass == pass_kind::weight_grad;
+        seg[i] = delay && weight ? experts_weight : experts_grad;
+      } else {
+        seg[i] = run == 2 && exchange ? dispatch_grad : attention_grad;
+      }
+    }
+  }
+
+  // Reorders the operations of a combined step (forward in [begin, middle), backward after it) into
+  // Megatron's order, renumbers them and keeps every dependency pointing backwards.
+  void interleave(std::size_t begin, std::size_t middle, std::uint64_t f_chunk, std::uint64_t b_chunk) {
+    const std::size_t end = ops_.size(), n = end - begin;
+    if (n == 0) return;
+    std::vector<std::uint8_t> seg(end, 0);
+    std::vector<std::uint64_t> key(end, 0);
+    // Groups: 0 the forward's embedding, 1 the backward's head, 2 + g the layer pair g, then the
+    // forward's head, then the backward's embedding. Megatron runs a chunk's surplus backward layers
+    // before its surplus forward ones.
+    const std::uint64_t f_first = s_->first_layer(f_chunk), f_layers = s_->layers_of_chunk(f_chunk);
+    const std::uint64_t b_first = s_->first_layer(b_chunk), b_layers = s_->layers_of_chunk(b_chunk);
+    const std::uint64_t pairs = std::min(f_layers, b_layers), tail = 2 + f_layers + b_layers - pairs;
+    const auto assign = [&](std::size_t from, std::size_t to, bool forward) {
+      bool seen_layer = false;
+      std::size_t i = from;
+      while (i < to) {
+        const std::uint64_t layer = ops_[i].layer;
+        const std::uint64_t first = forward ? f_first : b_first, count = forward ? f_layers : b_layers;
+        if (layer == no_layer || layer < first || layer >= first + count) {  // the chunk's ends
+          key[i] = seen_layer ? (tail + (forward ? 0 : 1)) * 16 : (forward ? 0 : 1) * 16;
+          ++i;
+          continue;
+        }
+        seen_layer = true;
+        std::size_t j = i;
+        while (j < to && ops_[j].layer == layer)
+          ++j;
+        cut_layer(seg, i, j, forward);
+        const std::uint64_t at = forward ? layer - first : first + count - 1 - layer;
+        const std::uint64_t group = forward && at >= pairs ? b_layers + (at - pairs) : at;
+        for (std::size_t k = i; k < j; ++k)
+          key[k] = (2 + group) * 16 + seg[k];
+        i = j;
+      }
+    };
+    assign(begin, middle, true);
+    assign(middle, end, false);
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i)
+      order[i] = begin + i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    // Old index → new index; the block's indices are consecutive from its first operation's.
+    const std::uint64_t first_index = ops_[begin].index;
+    std::vector<std::uint64_t> new_index(n);
+    for (std::size_t k = 0; k < n; ++k)
+      new_index[order[k] - begin] = first_index + k;
+    const auto in_block = [&](std::uint64_t index) {
+      return index >= first_index && index < first_index + n;
+    };
+    // An operation that waited for a delayed weight gradient waits for what that one waited for: the
+    // weight gradients run beside the chain, under the dispatch's gradient.
+    const auto delayed = [&](std::uint64_t index) {
+      return in_block(index) && seg[begin + (index - first_index)] == experts_weight;
+    };
+    std::vector<operation> sorted;
+    sorted.reserve(n);
+    std::uint64_t f_last = first_index, b_last = first_index;
+    std::vector<std::uint64_t> todo;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t from = order[k];
+      operation op = ops_[from];
+      const bool weight_step = seg[from] == experts_weight;
+      std::array<std::uint64_t, 8> after{};
+      std::uint8_t count = 0;
+      todo.assign(op.after.begin(), op.after.begin() + op.after_count);
+      while (!todo.empty()) {
+        const std::uint64_t a = todo.back();
+        todo.pop_back();
+        if (!weight_step && delayed(a)) {
+          const operation& w = ops_[begin + (a - first_index)];
+          todo.insert(todo.end(), w.after.begin(), w.after.begin() + w.after_count);
+          continue;
+        }
+        const std::uint64_t mapped = in_block(a) ? new_index[a - first_index] : a;
+        if (in_block(a) && mapped >= first_index + k)
+          AICB_THROW(error("rank_pass: the combined step's order breaks a dependency"));
+        if (std::find(after.begin(), after.begin() + count, mapped) == after.begin() + count && count < 8)
+          after[count++] = mapped;
+      }
+      std::sort(after.begin(), after.begin() + count);
+      op.after = after;
+      op.after_count = count;
+      op.index = first_index + k;
+      (from < middle ? f_last : b_last) = op.index;
+      sorted.push_back(op);
+    }
+    std::copy(sorted.begin(), sorted.end(), ops_.begin() + static_cast<std::ptrdiff_t>(begin));
+    // What follows (the step's calls, the next passes) waits for both chains.
+    waits_ = {f_last, b_last};
+    wait_count_ = f_last == b_last ? 1 : 2;
+  }
+
   // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
   // (for activations) or backward (for gradients) waits for it — Megatron waits on the call's
   // handles there. Adds those waits to what the next operation waits for.
@@ -5846,8 +6093,11 @@ class rank_pass {
   }
 
   void communicate(const pipeline_step& step) {
-    const std::uint64_t before = waits_[0];
-    const bool has_before = wait_count_ > 0;
+    // What the call waits for: the operation before it — with the combined 1F1B, the last of each of
+    // the merged passes' chains.
+    const std::array<std::uint64_t, 8> before = waits_;
+    const std::uint8_t before_count =
+        s_->pipeline.combined ? wait_count_ : std::min<std::uint8_t>(wait_count_, 1);
     std::array<std::uint64_t, 8> call{};
     std::uint8_t n = 0;
     for (const p2p_op& p : step) {
@@ -5862,8 +6112,8 @@ class rank_pass {
       op.size = bytes{s_->p2p_bytes};
       op.tag = pipeline_tag(p, send);
       // The operations of one call are posted together: each waits for what came before the call.
-      op.after = {before};
-      op.after_count = has_before ? 1 : 0;
+      op.after = before;
+      op.after_count = before_count;
       call[n++] = op.index;
     }
     if (step.batched) {
@@ -5871,8 +6121,8 @@ class rank_pass {
       wait_count_ = n;
       return;
     }
-    waits_ = {before};
-    wait_count_ = has_before ? 1 : 0;
+    waits_ = before;
+    wait_count_ = before_count;
     const bool activations = step.ops[0].activation;
     auto& pending = activations ? pending_forward_ : pending_backward_;
     auto& count = activations ? pending_forward_count_ : pending_backward_count_;
@@ -10365,9 +10615,9 @@ AICB_END_NAMESPACE
 ///   Megatron-Core's does (`interleaved_p2p_overlap`). Without them every collective and transfer is
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
-///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
-///   run since the previous one (Megatron pairs one micro batch's forward with another's backward);
-///   DualPipe's overlapped forward-and-backward pairs do the same by schedule.
+///   The merged forward-and-backward steps of the schedule (`operation::paired`: the job's
+///   `overlap_moe_expert_parallel_comm`, Megatron's combined 1F1B, and DualPipe's F&B pairs) hide each
+///   expert-parallel all-to-all behind the computation run since the previous one.
 /// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
 ///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
 ///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
@@ -10466,10 +10716,6 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
-  /// Megatron --overlap-moe-expert-parallel-comm: the expert-parallel all-to-alls of one micro batch
-  /// run under the computation of another (its forward and backward passes merged pairwise, with the
-  /// weight gradients delayed); each exchange hides behind the computation since the previous one.
-  bool overlap_moe_expert_parallel_comm = false;
   /// The host: the CPU time the training process takes to issue one kernel or collective
   /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
   /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
@@ -10837,8 +11083,8 @@ struct estimate_lane {
                 us -= hidden;
               }
             }
-            if ((options.overlap_moe_expert_parallel_comm || op.paired) && op.group.kind == group_kind::ep &&
-                op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
+            if (op.paired && op.group.kind == group_kind::ep && op.kind == collective::all_to_all &&
+                op.phase != op_phase::finalize) {
               const double hidden = std::min(us, lane.since_exchange);
               lane.since_exchange = 0;
               flush_tp(lane);
@@ -13647,10 +13893,9 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
 /// (an absurd iteration count, say); the writer checks it against the free space before writing.
 template <class = void>
-[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
-                                                             const chakra_groups& numbers,
-                                                             const compute_model& compute,
-                                                             const chakra_set_options& options) {
+[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job, const chakra_groups& numbers,
+                                                      const compute_model& compute,
+                                                      const chakra_set_options& options) {
   const process_grid& grid = numbers.grid();
   const std::uint64_t world = job.parallel.world_size, stages = job.parallel.pipeline_parallel;
   detail::check_chakra_ranks(options.ranks, world);
@@ -13701,8 +13946,7 @@ template <class = void>
 /// pipeline step at a time and the set of groups named.
 template <class = void>
 chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
-                                          const compute_model& compute,
-                                          const chakra_set_options& options = {}) {
+                                   const compute_model& compute, const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
   for (const auto& [rank, pace] : options.compute_pace)
     if (rank >= job.parallel.world_size || !(pace >= 1) || !(pace < 1e6))
@@ -13733,8 +13977,8 @@ chakra_set_result write_chakra_set(const std::string& directory, const job_spec&
 /// ranks `options` chooses), as write_chakra_set writes a training job's.
 template <class = void>
 chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
-                                                    const serving_spec& serving, const compute_model& compute,
-                                                    const chakra_set_options& options = {}) {
+                                             const serving_spec& serving, const compute_model& compute,
+                                             const chakra_set_options& options = {}) {
   validate_serving(resolve(model), serving);
   const chakra_groups numbers(serving_layout_job(resolve(model), serving));
   return detail::write_chakra_set_of(
@@ -17395,7 +17639,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
     w.member("p2p", overlaps_p2p(d.report.job, d.overlap));
-    w.member("moe_expert_parallel_comm", d.overlap.overlap_moe_expert_parallel_comm);
+    w.member("moe_expert_parallel_comm", d.report.job.parallel.overlap_moe_expert_parallel_comm);
     w.member("slowdown", d.overlap.overlap_slowdown);
     w.end_object();
     w.key("host").begin_object();
@@ -17461,7 +17705,7 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
   if (overlaps_p2p(d.report.job, d.overlap)) overlap += "p2p ";
-  if (d.overlap.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
+  if (d.report.job.parallel.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
   if (!overlap.empty())
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);
@@ -20428,6 +20672,11 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
         "file is the same job's 1F1B; the two directions, the overlapped forward-backward pairs, the second "
         "weight copy and the mirrors' gradient exchange are in `aicb describe`, the timeline and Chakra "
         "traces");
+  if (job.parallel.overlap_moe_expert_parallel_comm)
+    out.notes.push_back(
+        "overlap_moe_expert_parallel_comm: SimAI's format describes one micro batch's layers, with no second "
+        "one to merge with, so the file holds the records of the plain schedule; the merged forward-backward "
+        "steps and the all-to-alls they hide are in `aicb describe`, the timeline and Chakra traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

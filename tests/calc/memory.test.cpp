@@ -120,3 +120,31 @@ TEST_CASE("memory: zero-bubble H1 holds what 1F1B does, DualPipe two stages and 
   CHECK(static_cast<double>(dual.activations.count()) ==
         Approx(static_cast<double>(plain.activations.count()) * 5 / 3).epsilon(1e-9));
 }
+
+TEST_CASE(
+    "memory: the combined 1F1B holds one forward more: two micro batches without a pipeline, one "
+    "virtual micro batch more interleaved",
+    "[calc][memory]") {
+  aicb::job_spec job{
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 8, .expert_parallel = 8, .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
+      {.micro_batch = 1, .global_batch = 32, .seq_length = 2048}};
+  const aicb::memory_estimate plain = aicb::memory_per_gpu(job);
+  job.parallel.overlap_moe_expert_parallel_comm = true;
+  const aicb::memory_estimate merged = aicb::memory_per_gpu(job);
+  CHECK(plain.in_flight_microbatches == 1);
+  CHECK(merged.in_flight_microbatches == 2);
+  CHECK(merged.weights == plain.weights);
+  CHECK(merged.activations > plain.activations);
+  // Interleaved, PP 2 × VPP 2 on 16 GPUs: a chunk's share (half a micro batch of the stage) more.
+  job.parallel.world_size = 16;
+  job.parallel.pipeline_parallel = 2;
+  job.parallel.virtual_pipeline = 2;
+  job.parallel.overlap_moe_expert_parallel_comm = false;
+  const double interleaved = static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count());
+  job.parallel.overlap_moe_expert_parallel_comm = true;
+  // Stage 1 holds one micro batch (of the stage) with the interleaving penalty 1 + (p − 1)/(pV) = 5/4;
+  // the extra virtual micro batch adds 1/V = 1/2 of one.
+  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) ==
+        Approx(interleaved * (1.25 + 0.5) / 1.25).epsilon(1e-9));
+}

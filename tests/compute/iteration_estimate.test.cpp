@@ -286,8 +286,9 @@ TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-
   // One wait per MoE layer forward (2 layers x 2 micro batches) and the optimizer's, each at least
   // a launch; the first launch of the iteration too.
   CHECK(plain.stages[0].host_us >= (2 * 2 + 1 + 1) * 12.0 - 1e-6);
-  const aicb::iteration_estimate hidden =
-      aicb::estimate_iteration(job, gpu, c, {.overlap_moe_expert_parallel_comm = true});
+  aicb::job_spec combined = job;  // Megatron's combined 1F1B: F(1) merged with B(0)
+  combined.parallel.overlap_moe_expert_parallel_comm = true;
+  const aicb::iteration_estimate hidden = aicb::estimate_iteration(combined, gpu, c);
   CHECK(hidden.stages[0].communication_us < plain.stages[0].communication_us);
   CHECK(hidden.stages[0].contention_us > 0);
   CHECK(hidden.iteration_s < plain.iteration_s);

@@ -264,3 +264,45 @@ TEST_CASE("validated job: checked once with the training rules, its model resolv
   job.parallel.tensor_parallel = 3;
   CHECK_THROWS_WITH(aicb::validated_job(job), Catch::Contains("TPxPPxCP = 3"));
 }
+
+TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatron needs", "[model][job]") {
+  const aicb::job_spec moe{aicb::presets::mixtral_8x7b,
+                           {.world_size = 8,
+                            .expert_parallel = 8,
+                            .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                            .overlap_moe_expert_parallel_comm = true,
+                            .delay_wgrad_compute = true},
+                           {.micro_batch = 1, .global_batch = 16, .seq_length = 2048}};
+  CHECK_NOTHROW(aicb::validate(moe));
+  const auto refused = [](aicb::job_spec j, auto change, const std::string& text) {
+    change(j);
+    INFO(text);
+    CHECK_THROWS_WITH(aicb::validate(j), Catch::Contains(text));
+  };
+  refused(
+      moe, [](aicb::job_spec& j) { j.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::allgather; },
+      "overlap_moe_expert_parallel_comm = 1: the combined 1F1B needs moe_dispatcher alltoall");
+  refused(
+      moe, [](aicb::job_spec& j) { j.parallel.recompute = aicb::recompute_kind::full; },
+      "full recomputation");
+  refused(
+      moe, [](aicb::job_spec& j) { j.parallel.expert_parallel = 1; },
+      "expert_parallel > 1 (expert_parallel = 1)");
+  refused(
+      moe,
+      [](aicb::job_spec& j) {
+        j.parallel.world_size = 16;
+        j.parallel.pipeline_parallel = 2;
+      },
+      "set virtual_pipeline > 1 (pipeline_parallel = 2)");
+  refused(
+      moe, [](aicb::job_spec& j) { j.batch.dtype = aicb::dtype::fp32; }, "bf16 or fp16");
+  refused(
+      moe, [](aicb::job_spec& j) { j.parallel.overlap_moe_expert_parallel_comm = false; },
+      "delay_wgrad_compute = 1: delay_wgrad_compute needs overlap_moe_expert_parallel_comm");
+  aicb::job_spec interleaved = moe;
+  interleaved.parallel.world_size = 16;
+  interleaved.parallel.pipeline_parallel = 2;
+  interleaved.parallel.virtual_pipeline = 2;
+  CHECK_NOTHROW(aicb::validate(interleaved));
+}

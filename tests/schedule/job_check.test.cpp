@@ -226,3 +226,28 @@ TEST_CASE("job check: the document says what was proved, or the problem", "[sche
   CHECK(failed.find("\"problem\": \"rank 3 waits for rank 5\"") != std::string::npos);
   CHECK(failed.find("\"proved\"") == std::string::npos);
 }
+
+TEST_CASE(
+    "job check: the combined 1F1B, without a pipeline and interleaved, with delayed weight "
+    "gradients, checks jointly",
+    "[schedule][check]") {
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 8,
+                      .expert_parallel = 4,
+                      .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                      .overlap_moe_expert_parallel_comm = true,
+                      .delay_wgrad_compute = true},
+                     {.micro_batch = 1, .global_batch = 16, .seq_length = 1024}};
+  job.model.num_layers = 4;
+  for (const std::uint64_t pp : {1, 2}) {
+    job.parallel.pipeline_parallel = pp;
+    job.parallel.virtual_pipeline = pp;  // interleaved when pipelined: Megatron's rule
+    job.parallel.world_size = 8 * pp;
+    INFO("PP " << pp);
+    const aicb::job_check r = aicb::check_job(job);
+    CHECK(r.problem == "");
+    CHECK(r.ok);
+    CHECK(r.ranks_run == job.parallel.world_size);
+    CHECK((r.transfers > 0) == (pp > 1));
+  }
+}

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +59,49 @@ TEST_CASE("pipeline: no pipelining runs forward and backward per micro batch", "
   const aicb::pipeline_schedule s({.stages = 1, .microbatches = 3});
   CHECK(s.kind() == aicb::pipeline_kind::none);
   CHECK(render(s) == "F0 B0 F1 B1 F2 B2");
+}
+
+TEST_CASE("pipeline: the combined 1F1B merges each forward with the previous micro batch's backward",
+          "[schedule]") {
+  // combined_1f1b_schedule_for_no_pipelining: F(0) alone, F(i + 1) with B(i), B(m − 1) alone.
+  const aicb::pipeline_schedule s({.stages = 1, .microbatches = 3, .combined = true});
+  CHECK(render(s) == "F0 F1 B0 F2 B1 B2");
+  std::vector<bool> overlapped;
+  for (const pipeline_step& step : steps({.stages = 1, .microbatches = 3, .combined = true}))
+    if (step.what == pipeline_step::kind::forward) overlapped.push_back(step.overlapped);
+  CHECK(overlapped == std::vector<bool>{false, true, true});
+  // Interleaved (p = 2, V = 2, m = 4): one more warm-up forward than Megatron's formula without it
+  // (2(p − s − 1) + (V − 1)p + 1), and in the steady state both calls after the merged pair.
+  const aicb::pipeline_schedule plain({.stages = 2, .stage = 0, .microbatches = 4, .chunks = 2});
+  const aicb::pipeline_schedule merged(
+      {.stages = 2, .stage = 0, .microbatches = 4, .chunks = 2, .combined = true});
+  CHECK(merged.counts().warmup == plain.counts().warmup + 1);
+  CHECK(merged.counts().warmup == 5);
+  CHECK(merged.counts().steady == 3);
+  const aicb::pipeline_schedule last(
+      {.stages = 2, .stage = 1, .microbatches = 4, .chunks = 2, .combined = true});
+  CHECK(last.counts().warmup == 3);
+  for (const aicb::pipeline_schedule* sch : {&merged, &last}) {
+    const std::vector<pipeline_step> all = steps(sch->options());
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (all[i].what != pipeline_step::kind::forward || !all[i].overlapped) continue;
+      ++pairs;
+      REQUIRE(i + 1 < all.size());
+      CHECK(all[i + 1].what == pipeline_step::kind::backward);  // the pair, then its calls
+      CHECK(all[i].phase == pipeline_step::part::steady);
+    }
+    CHECK(pairs == sch->counts().steady);
+  }
+  // Same passes as without merging: every micro batch's forward and backward on each chunk once.
+  for (const std::uint64_t stage : {0, 1}) {
+    std::vector<int> passes(16, 0);
+    for (const pipeline_step& step :
+         steps({.stages = 2, .stage = stage, .microbatches = 4, .chunks = 2, .combined = true}))
+      if (step.what != pipeline_step::kind::communicate)
+        ++passes[(step.what == pipeline_step::kind::forward ? 0 : 8) + step.microbatch * 2 + step.chunk];
+    CHECK(std::count(passes.begin(), passes.end(), 1) == 16);
+  }
 }
 
 TEST_CASE("pipeline: 1F1B, stage by stage, derived by hand from Megatron-Core's loop", "[schedule]") {

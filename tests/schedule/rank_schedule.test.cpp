@@ -671,3 +671,117 @@ TEST_CASE("rank schedule: DualPipe runs a stage and its mirror, both directions,
   for (const aicb::operation& op : aicb::rank_schedule(llama(8, 2, 4, true, 1, 1, 8), rank))
     CHECK_FALSE(op.paired);
 }
+
+namespace {
+
+// Mixtral with 2 layers on EP 8, the combined 1F1B (PP 1, 3 micro batches).
+aicb::job_spec combined_moe(bool delay_wgrad) {
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 8,
+                      .expert_parallel = 8,
+                      .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                      .moe_grouped_gemm = true,
+                      .overlap_moe_expert_parallel_comm = true,
+                      .delay_wgrad_compute = delay_wgrad},
+                     {.micro_batch = 1, .global_batch = 24, .seq_length = 2048}};
+  job.model.num_layers = 2;
+  return job;
+}
+
+bool is_ep_exchange(const aicb::operation& op) {
+  return op.type == op_type::collective && op.kind == collective::all_to_all &&
+         op.group.kind == group_kind::ep;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "rank schedule: the combined 1F1B merges a forward with a backward layer by layer, each "
+    "all-to-all between the other pass's computations",
+    "[schedule]") {
+  for (const bool delay : {false, true}) {
+    INFO("delay_wgrad_compute " << delay);
+    const aicb::job_spec job = combined_moe(delay);
+    const auto ops = all(job, 0);
+    // The same operations as without merging, in another order.
+    aicb::job_spec separate = job;
+    separate.parallel.overlap_moe_expert_parallel_comm = false;
+    separate.parallel.delay_wgrad_compute = false;
+    const auto plain = all(separate, 0);
+    REQUIRE(ops.size() == plain.size());
+    std::map<std::tuple<std::string, op_phase, std::uint64_t, std::uint64_t>, int> count;
+    for (const aicb::operation& op : ops)
+      ++count[{std::string(op.name), op.phase, op.microbatch, op.layer}];
+    for (const aicb::operation& op : plain)
+      --count[{std::string(op.name), op.phase, op.microbatch, op.layer}];
+    CHECK(std::all_of(count.begin(), count.end(), [](const auto& c) { return c.second == 0; }));
+    std::size_t paired = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const aicb::operation& op = ops[i];
+      CHECK(op.index == i);
+      for (std::uint8_t a = 0; a < op.after_count; ++a) {
+        CHECK(op.after[a] < op.index);  // every dependency points backwards
+        // Within a merged step (forward j + 1 with backward j) neither pass waits for the other.
+        const aicb::operation& before = ops[op.after[a]];
+        if (op.paired && before.paired) {
+          const bool forward_on_its_backward = op.phase == op_phase::forward &&
+                                               before.phase == op_phase::backward &&
+                                               before.microbatch + 1 == op.microbatch;
+          const bool backward_on_its_forward = op.phase == op_phase::backward &&
+                                               before.phase == op_phase::forward &&
+                                               before.microbatch == op.microbatch + 1;
+          CHECK_FALSE(forward_on_its_backward);
+          CHECK_FALSE(backward_on_its_forward);
+        }
+      }
+      paired += op.paired ? 1 : 0;
+    }
+    // F(0) alone, F(1)+B(0) and F(2)+B(1) merged, B(2) alone.
+    std::size_t f0 = 0, b2 = 0;
+    for (const aicb::operation& op : ops) {
+      f0 += op.phase == op_phase::forward && op.microbatch == 0;
+      b2 += op.phase == op_phase::backward && op.microbatch == 2;
+    }
+    CHECK(paired > 0);
+    CHECK(paired == 2 * f0 + 2 * b2);
+    // The first merged step: forward of micro batch 1, layer 0, with backward of micro batch 0, layer 1.
+    std::vector<std::string> exchanges;
+    std::vector<std::string> between;  // what runs between the combine's gradient and the dispatch
+    bool after_combine_grad = false;
+    for (const aicb::operation& op : ops) {
+      if (!op.paired || op.microbatch > 1) continue;
+      const bool pair = (op.phase == op_phase::forward && op.microbatch == 1 && op.layer == 0) ||
+                        (op.phase == op_phase::backward && op.microbatch == 0 && op.layer == 1);
+      if (!pair) continue;
+      if (is_ep_exchange(op)) {
+        exchanges.emplace_back(op.name);
+        after_combine_grad = op.name == "moe_combine_grad";
+      } else if (after_combine_grad && exchanges.size() == 1 && op.type == op_type::compute) {
+        between.push_back(std::string(aicb::to_string(op.phase)) + " " + std::string(op.name));
+      }
+    }
+    CHECK(exchanges == std::vector<std::string>{"moe_combine_grad", "moe_dispatch", "moe_dispatch_probs",
+                                                "moe_dispatch_grad", "moe_dispatch_probs_grad",
+                                                "moe_combine"});
+    // The forward's attention and the backward's experts hide the dispatch.
+    CHECK(std::find(between.begin(), between.end(), "forward attention_core") != between.end());
+    CHECK(std::find(between.begin(), between.end(), "backward moe_fc2") != between.end());
+    // delay_wgrad_compute: the experts' weight gradients run after the dispatch, beside the chain —
+    // the dispatch's gradient waits for the input gradients only.
+    std::uint64_t dispatch = 0, dispatch_grad = 0, last_weight = 0;
+    for (const aicb::operation& op : ops) {
+      if (!op.paired || op.microbatch > 1) continue;
+      if (op.name == "moe_dispatch" && op.microbatch == 1 && op.layer == 0) dispatch = op.index;
+      if (op.name == "moe_dispatch_grad" && op.microbatch == 0 && op.layer == 1) dispatch_grad = op.index;
+      if (op.phase == op_phase::backward && op.microbatch == 0 && op.layer == 1 &&
+          op.type == op_type::compute && op.compute.pass == aicb::pass_kind::weight_grad &&
+          (op.compute.role == aicb::op_role::moe_fc1 || op.compute.role == aicb::op_role::moe_fc2))
+        last_weight = op.index;
+    }
+    REQUIRE(dispatch_grad > 0);
+    CHECK((last_weight > dispatch) == delay);
+    const aicb::operation& grad = ops[dispatch_grad];
+    CHECK((std::find(grad.after.begin(), grad.after.begin() + grad.after_count, last_weight) !=
+           grad.after.begin() + grad.after_count) == !delay);
+  }
+}

@@ -155,6 +155,19 @@ aicb_cli_test(describe_host_json EXPECT "\"host_s\": [0-9.e-]+" "\"us_per_launch
 aicb_cli_test(describe_no_host EXPECT "host +never the bottleneck" ARGS describe ${host_job} --host-overhead-us 0)
 aicb_cli_test(describe_ep_overlap EXPECT "overlap +moe-expert-parallel-comm" "overlap contention"
               ARGS describe ${host_job} --overlap-moe-expert-parallel-comm)
+aicb_cli_test(check_ep_overlap EXPECT "ok: all 8 ranks ran jointly"
+              ARGS check ${host_job} --overlap-moe-expert-parallel-comm --delay-wgrad-compute)
+aicb_cli_test(generate_ep_overlap EXPECT "note: overlap_moe_expert_parallel_comm: SimAI's format"
+              ARGS generate ${host_job} --overlap-moe-expert-parallel-comm --no-sidecar -o ep_overlap.txt)
+aicb_cli_test(lint_ep_overlap EXPECT "records, 0 errors, 0 warnings" ARGS lint ep_overlap.txt)
+set_tests_properties(cli.lint_ep_overlap PROPERTIES DEPENDS cli.generate_ep_overlap)
+set(ep_overlap_vpp --model mixtral-8x7b --num-layers 4 --world-size 16 --ep 8 --pp 2 --vpp 2 --global-batch 32
+    --seq 2048 --moe-dispatcher alltoall --moe-grouped-gemm --overlap-moe-expert-parallel-comm --delay-wgrad-compute)
+aicb_cli_test(chakra_ep_overlap EXPECT "wrote ep_overlap_chakra/: 16 Chakra traces"
+              ARGS generate ${ep_overlap_vpp} --format chakra -o ep_overlap_chakra)
+aicb_cli_test(describe_ep_overlap_vpp EXPECT "overlap +p2p moe-expert-parallel-comm" ARGS describe ${ep_overlap_vpp})
+aicb_cli_test(ep_overlap_needs_vpp STATUS 2 EXPECT "set virtual_pipeline > 1"
+              ARGS describe ${host_job} --world-size 16 --pp 2 --overlap-moe-expert-parallel-comm)
 aicb_cli_test(skew_refused STATUS 2 EXPECT "moe_load_skew = -1"
               ARGS describe ${host_job} --moe-load-skew -1)
 aicb_cli_test(pad_refused STATUS 2 EXPECT "moe_pad_to_capacity needs moe_capacity_factor"

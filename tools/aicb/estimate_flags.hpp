@@ -45,9 +45,6 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
                   "how much slower computation runs under a hidden collective (default 0.189, measured; "
                   "docs/cluster.md; 0 = free overlap)")
       ->check(CLI::Range(0.0, 10.0));
-  command.add_flag("--overlap-moe-expert-parallel-comm", overlap.overlap_moe_expert_parallel_comm,
-                   "expert-parallel all-to-alls under another micro batch's computation (Megatron "
-                   "--overlap-moe-expert-parallel-comm)");
   command
       .add_option("--host-overhead-us", overlap.host_us_per_launch,
                   "host time to issue one kernel or collective, us (default 12, measured; docs/cluster.md; "

@@ -102,7 +102,12 @@ struct memory_estimate {
 
   // Activations.
   const std::uint64_t pp = p.pipeline_parallel, ga = microbatches(job);
-  e.in_flight_microbatches = dualpipe ? std::min(pp + 1, ga) : std::min(pp - stage, ga);
+  // The combined 1F1B holds one forward more: without a pipeline two micro batches at its merged
+  // steps; interleaved, one more virtual micro batch of warm-up (a chunk's share, added below).
+  const bool combined = p.overlap_moe_expert_parallel_comm;
+  e.in_flight_microbatches = dualpipe              ? std::min(pp + 1, ga)
+                             : combined && pp == 1 ? std::min<std::uint64_t>(2, ga)
+                                                   : std::min(pp - stage, ga);
   const double interleave = p.virtual_pipeline > 1 ? 1.0 + static_cast<double>(pp - 1) /
                                                                static_cast<double>(pp * p.virtual_pipeline)
                                                    : 1.0;
@@ -135,6 +140,7 @@ struct memory_estimate {
   const double per_microbatch =
       dualpipe ? (stage_activations(stage) + stage_activations(mirror)) / 2 : stage_activations(stage);
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
+  if (combined && pp > 1) activations += per_microbatch / static_cast<double>(p.virtual_pipeline);
   if (pp == 1)
     activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
   e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};

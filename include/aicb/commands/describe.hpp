@@ -111,7 +111,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
     w.member("p2p", overlaps_p2p(d.report.job, d.overlap));
-    w.member("moe_expert_parallel_comm", d.overlap.overlap_moe_expert_parallel_comm);
+    w.member("moe_expert_parallel_comm", d.report.job.parallel.overlap_moe_expert_parallel_comm);
     w.member("slowdown", d.overlap.overlap_slowdown);
     w.end_object();
     w.key("host").begin_object();
@@ -177,7 +177,7 @@ inline std::string estimate_number(const char* format, double value) {
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
   if (d.overlap.tp_comm_overlap) overlap += "tp-comm ";
   if (overlaps_p2p(d.report.job, d.overlap)) overlap += "p2p ";
-  if (d.overlap.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
+  if (d.report.job.parallel.overlap_moe_expert_parallel_comm) overlap += "moe-expert-parallel-comm ";
   if (!overlap.empty())
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);

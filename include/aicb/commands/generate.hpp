@@ -425,6 +425,11 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
         "file is the same job's 1F1B; the two directions, the overlapped forward-backward pairs, the second "
         "weight copy and the mirrors' gradient exchange are in `aicb describe`, the timeline and Chakra "
         "traces");
+  if (job.parallel.overlap_moe_expert_parallel_comm)
+    out.notes.push_back(
+        "overlap_moe_expert_parallel_comm: SimAI's format describes one micro batch's layers, with no second "
+        "one to merge with, so the file holds the records of the plain schedule; the merged forward-backward "
+        "steps and the all-to-alls they hide are in `aicb describe`, the timeline and Chakra traces");
   if (job.model.is_moe() && job.parallel.expert_parallel > 1)
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "

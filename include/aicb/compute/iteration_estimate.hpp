@@ -36,9 +36,9 @@
 ///   Megatron-Core's does (`interleaved_p2p_overlap`). Without them every collective and transfer is
 ///   on the critical path. Hiding is not free: the computation under a hidden collective runs
 ///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
-///   `overlap_moe_expert_parallel_comm` hides each expert-parallel all-to-all behind the computation
-///   run since the previous one (Megatron pairs one micro batch's forward with another's backward);
-///   DualPipe's overlapped forward-and-backward pairs do the same by schedule.
+///   The merged forward-and-backward steps of the schedule (`operation::paired`: the job's
+///   `overlap_moe_expert_parallel_comm`, Megatron's combined 1F1B, and DualPipe's F&B pairs) hide each
+///   expert-parallel all-to-all behind the computation run since the previous one.
 /// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
 ///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
 ///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
@@ -137,10 +137,6 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
-  /// Megatron --overlap-moe-expert-parallel-comm: the expert-parallel all-to-alls of one micro batch
-  /// run under the computation of another (its forward and backward passes merged pairwise, with the
-  /// weight gradients delayed); each exchange hides behind the computation since the previous one.
-  bool overlap_moe_expert_parallel_comm = false;
   /// The host: the CPU time the training process takes to issue one kernel or collective
   /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
   /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
@@ -508,8 +504,8 @@ struct estimate_lane {
                 us -= hidden;
               }
             }
-            if ((options.overlap_moe_expert_parallel_comm || op.paired) && op.group.kind == group_kind::ep &&
-                op.kind == collective::all_to_all && op.phase != op_phase::finalize) {
+            if (op.paired && op.group.kind == group_kind::ep && op.kind == collective::all_to_all &&
+                op.phase != op_phase::finalize) {
               const double hidden = std::min(us, lane.since_exchange);
               lane.since_exchange = 0;
               flush_tp(lane);

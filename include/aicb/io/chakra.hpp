@@ -710,10 +710,9 @@ chakra_set_result write_chakra_set_of(const std::string& directory, std::uint64_
 /// chosen ranks, plus comm_groups.json's members. config_error when that exceeds 2^64 − 1 bytes
 /// (an absurd iteration count, say); the writer checks it against the free space before writing.
 template <class = void>
-[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job,
-                                                             const chakra_groups& numbers,
-                                                             const compute_model& compute,
-                                                             const chakra_set_options& options) {
+[[nodiscard]] std::uint64_t estimate_chakra_set_bytes(const job_spec& job, const chakra_groups& numbers,
+                                                      const compute_model& compute,
+                                                      const chakra_set_options& options) {
   const process_grid& grid = numbers.grid();
   const std::uint64_t world = job.parallel.world_size, stages = job.parallel.pipeline_parallel;
   detail::check_chakra_ranks(options.ranks, world);
@@ -764,8 +763,7 @@ template <class = void>
 /// pipeline step at a time and the set of groups named.
 template <class = void>
 chakra_set_result write_chakra_set(const std::string& directory, const job_spec& job,
-                                          const compute_model& compute,
-                                          const chakra_set_options& options = {}) {
+                                   const compute_model& compute, const chakra_set_options& options = {}) {
   const validated_job checked(job);  // once: every rank's schedule below starts from it
   for (const auto& [rank, pace] : options.compute_pace)
     if (rank >= job.parallel.world_size || !(pace >= 1) || !(pace < 1e6))
@@ -796,8 +794,8 @@ chakra_set_result write_chakra_set(const std::string& directory, const job_spec&
 /// ranks `options` chooses), as write_chakra_set writes a training job's.
 template <class = void>
 chakra_set_result write_inference_chakra_set(const std::string& directory, const model_spec& model,
-                                                    const serving_spec& serving, const compute_model& compute,
-                                                    const chakra_set_options& options = {}) {
+                                             const serving_spec& serving, const compute_model& compute,
+                                             const chakra_set_options& options = {}) {
   validate_serving(resolve(model), serving);
   const chakra_groups numbers(serving_layout_job(resolve(model), serving));
   return detail::write_chakra_set_of(

@@ -314,6 +314,36 @@ constexpr bool validate(const job_spec& job) {
             "pipeline_schedule dualpipe places two stages per rank itself; set virtual_pipeline = 1");
   }
 
+  // Megatron-Core's combined 1F1B (TransformerConfig's checks of overlap_moe_expert_parallel_comm):
+  // expert parallelism over the all-to-all dispatcher, no full recomputation, at most one MTP layer,
+  // and either no pipeline or an interleaved one (its only pipelined schedule that merges passes).
+  if (p.overlap_moe_expert_parallel_comm) {
+    const std::uint64_t on = 1;
+    require(m.is_moe() && p.expert_parallel > 1, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B overlaps expert-parallel all-to-alls: it needs a mixture of experts and "
+            "expert_parallel > 1",
+            "expert_parallel", p.expert_parallel);
+    require(p.moe_dispatcher == moe_dispatcher_kind::alltoall, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs moe_dispatcher alltoall (Megatron: the alltoall or flex dispatcher)");
+    require(p.recompute != recompute_kind::full, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B cannot run with full recomputation (Megatron refuses it); use recompute "
+            "selective or none");
+    require(m.num_mtp_layers <= 1, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B supports at most one multi-token-prediction layer (Megatron)",
+            "num_mtp_layers", m.num_mtp_layers);
+    require(p.pipeline_schedule == pipeline_schedule_kind::megatron, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B is Megatron's schedule; zb_h1 and dualpipe pair passes their own way "
+            "(dualpipe already overlaps its forward-backward pairs)");
+    require(p.pipeline_parallel == 1 || p.virtual_pipeline > 1, "overlap_moe_expert_parallel_comm", on,
+            "with pipeline_parallel > 1, Megatron runs the combined 1F1B only in its interleaved schedule: "
+            "set virtual_pipeline > 1",
+            "pipeline_parallel", p.pipeline_parallel);
+    require(b.dtype != dtype::fp32, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs a bf16 or fp16 model (Megatron); FP8 GEMMs are fine");
+  }
+  require(!p.delay_wgrad_compute || p.overlap_moe_expert_parallel_comm, "delay_wgrad_compute", 1,
+          "delay_wgrad_compute needs overlap_moe_expert_parallel_comm (Megatron)");
+
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
   const auto per_step = product_within({b.micro_batch, dp}, max_derived_size);

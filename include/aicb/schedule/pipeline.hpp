@@ -36,6 +36,12 @@
 ///   Transfers accumulate and go out as one batched call when the rank next waits for data. Its
 ///   bubble: (p/2 − 1)(F&B + B − 3W), B the whole backward, F&B an overlapped pair.
 ///
+/// - **combined 1F1B** (`combined`, Megatron's `--overlap-moe-expert-parallel-comm`; PP = 1 or
+///   interleaved): each steady forward is `overlapped` with the backward after it, which the rank's
+///   operations merge layer by layer. Without a pipeline: F(0), F(i + 1)&B(i) for i < m − 1, B(m − 1).
+///   Interleaved: one more warm-up forward than without it, and both calls of a steady step after
+///   the pair.
+///
 /// Each call holds up to four operations. Batched calls list them in Megatron's batch order
 /// (send_prev, recv_prev, send_next, recv_next); overlapped calls post them one by one, even stages
 /// send_next, recv_prev, send_prev, recv_next and odd stages recv_prev, send_next, recv_next,
@@ -137,6 +143,10 @@ struct pipeline_options {
   /// Megatron-Core's schedules, zero-bubble H1 (one chunk, PP > 1) or DualPipe (PP even, `chunks`
   /// ignored: a chunk per direction).
   pipeline_schedule_kind schedule = pipeline_schedule_kind::megatron;
+  /// Megatron's combined 1F1B (`--overlap-moe-expert-parallel-comm`; PP = 1 or interleaved): each
+  /// steady forward runs merged with the backward after it (`overlapped`), and the interleaved
+  /// schedule warms up one virtual micro batch more, so that the two are independent.
+  bool combined = false;
 };
 
 /// The number of forward passes a stage runs before its first backward, and the rest.
@@ -216,7 +226,7 @@ class pipeline_schedule {
     if (kind_ == pipeline_kind::one_f_one_b || kind_ == pipeline_kind::zero_bubble_h1)
       warmup = std::min(o.stages - o.stage - 1, o.microbatches);
     else if (kind_ == pipeline_kind::interleaved)
-      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_);
+      warmup = std::min(total, 2 * (o.stages - o.stage - 1) + (o.chunks - 1) * group_ + (o.combined ? 1 : 0));
     counts_ = {warmup, total - warmup, warmup, total};
   }
 
@@ -316,6 +326,11 @@ class pipeline_schedule::cursor {
 
   // A call: its operations (those set) sorted in posting order; nothing when it has none.
   void call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) {
+    const pipeline_step step = held_call(phase, ops, batched);
+    if (step.op_count > 0) buffer_[size_++] = step;
+  }
+  // The same call, returned rather than added (the combined 1F1B posts it after the backward).
+  pipeline_step held_call(part phase, std::initializer_list<std::optional<p2p_op>> ops, bool batched) const {
     pipeline_step step;
     step.what = pipeline_step::kind::communicate;
     step.phase = phase;
@@ -333,7 +348,7 @@ class pipeline_schedule::cursor {
     for (const p2p_direction d : order)
       for (const std::optional<p2p_op>& op : ops)
         if (op && op->direction == d) step.ops[step.op_count++] = *op;
-    if (step.op_count > 0) buffer_[size_++] = step;
+    return step;
   }
 
   // Receives on chunk `chunk` are for its micro batches in order (each chunk runs them ascending).
@@ -358,12 +373,19 @@ class pipeline_schedule::cursor {
     return false;
   }
 
-  // PP = 1: F(i) B(i).
+  // PP = 1: F(i) B(i). Combined (combined_1f1b_schedule_for_no_pipelining): F(0), then F(i + 1)
+  // merged with B(i), then B(m − 1).
   bool fill_none() {
-    if (turn_ == o().microbatches) return false;
-    compute(pipeline_step::kind::forward, part::steady, turn_, 0);
-    compute(pipeline_step::kind::backward, part::steady, turn_, 0);
-    ++turn_;
+    const std::uint64_t m = o().microbatches, t = turn_++;
+    if (!o().combined) {
+      if (t == m) return false;
+      compute(pipeline_step::kind::forward, part::steady, t, 0);
+      compute(pipeline_step::kind::backward, part::steady, t, 0);
+      return true;
+    }
+    if (t > m) return false;
+    if (t < m) compute(pipeline_step::kind::forward, part::steady, t, 0, false, t > 0);
+    if (t > 0) compute(pipeline_step::kind::backward, part::steady, t - 1, 0);
     return true;
   }
 
@@ -455,9 +477,9 @@ class pipeline_schedule::cursor {
     const std::uint64_t t = turn_++;
     const auto sends_forward = [&](std::uint64_t chunk) { return !(last_stage() && chunk == v - 1); };
     const auto sends_backward = [&](std::uint64_t chunk) { return !(first_stage() && chunk == 0); };
-    const auto forward = [&](std::uint64_t k, part phase) {
+    const auto forward = [&](std::uint64_t k, part phase, bool overlapped = false) {
       const std::uint64_t chunk = s_->chunk_of(k, true);
-      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk);
+      compute(pipeline_step::kind::forward, phase, s_->microbatch_of(k), chunk, false, overlapped);
       return chunk;
     };
     const auto backward = [&](std::uint64_t k, part phase) {
@@ -492,17 +514,24 @@ class pipeline_schedule::cursor {
     }
     if (t <= warmup + steady) {
       const std::uint64_t k = t - warmup - 1, fk = warmup + k;
-      const std::uint64_t f_chunk = forward(fk, part::steady);
+      const bool combined = o().combined;  // the forward merged with the backward: both calls after them
+      const std::uint64_t f_chunk = forward(fk, part::steady, combined);
       auto [recv_prev, next_forward] = receive_rule(fk, true);
       if (k + 1 == steady) recv_prev = false;
       const maybe f_send = sends_forward(f_chunk)
                                ? maybe{{p2p_direction::send_next, true, s_->microbatch_of(fk), f_chunk}}
                                : none;
+      std::optional<pipeline_step> forward_call;
       if (overlap) {
         const maybe f_recv = recv_prev ? maybe{receive(p2p_direction::recv_prev, true, next_forward)} : none;
-        call(part::steady, {f_send, f_recv}, batched);
+        if (combined) {
+          forward_call = held_call(part::steady, {f_send, f_recv}, batched);
+        } else {
+          call(part::steady, {f_send, f_recv}, batched);
+        }
       }
       const std::uint64_t b_chunk = backward(k, part::steady);
+      if (forward_call && forward_call->op_count > 0) buffer_[size_++] = *forward_call;
       const auto [recv_next, next_backward] = receive_rule(k, false);
       const maybe b_send = sends_backward(b_chunk)
                                ? maybe{{p2p_direction::send_prev, false, s_->microbatch_of(k), b_chunk}}

@@ -152,7 +152,8 @@ struct rank_plan {
                 .microbatches = microbatches(job),
                 .chunks = chunks,
                 .overlap_p2p = options.overlap_p2p,
-                .schedule = p.pipeline_schedule};
+                .schedule = p.pipeline_schedule,
+                .combined = p.overlap_moe_expert_parallel_comm};
     (void)pipeline_schedule(pipeline);  // Megatron's constraints, checked now
     build();
   }
@@ -298,6 +299,14 @@ class rank_pass {
       const pipeline_step& step = step_.read();
       switch (step.what) {
         case pipeline_step::kind::forward:
+          if (step.overlapped && s_->pipeline.combined) {  // merged with the backward after it
+            const pipeline_step f = step;
+            step_.next();
+            if (step_.done() || step_.read().what != pipeline_step::kind::backward)
+              AICB_THROW(error("rank_pass: a combined forward without its backward"));
+            forward_backward(f, step_.read());
+            break;
+          }
           paired_ = step.overlapped;  // DualPipe: with the backward after it
           forward(step.microbatch, step.chunk);
           break;
@@ -496,6 +505,177 @@ class rank_pass {
     }
   }
 
+  // Megatron's combined 1F1B (combined_forward_backward_step): forward `f` and backward `b` of two
+  // micro batches as one step. Both passes are emitted as usual, each a chain of its own from what the
+  // step waits for (neither waits for the other: they hold different micro batches), then reordered
+  // into the order Megatron issues them (TransformerLayerSchedulePlan.run): forward layer i with
+  // backward layer n − 1 − i, each cut at its expert-parallel all-to-alls into attention (A),
+  // dispatch (D), experts (M) and combine (C):
+  //   C_b  A_f  M_b  D_f  [M_b's weight gradients, delay_wgrad_compute]  D_b  M_f  C_f  A_b
+  // so that every all-to-all runs between computations of the other pass. Before the layers the
+  // forward's embedding and the backward's loss and output layer; after them the forward's output
+  // layer and loss and the backward's embedding. Every operation is `paired`.
+  void forward_backward(const pipeline_step& f, const pipeline_step& b) {
+    const std::array<std::uint64_t, 8> start = waits_;
+    const std::uint8_t start_count = wait_count_;
+    const std::size_t begin = ops_.size();
+    paired_ = true;
+    forward(f.microbatch, f.chunk);
+    const std::size_t middle = ops_.size();
+    waits_ = start;  // the backward's chain starts where the forward's does
+    wait_count_ = start_count;
+    backward(b.microbatch, b.chunk, gradients::both);
+    paired_ = false;
+    interleave(begin, middle, f.chunk, b.chunk);
+  }
+
+  // The segments of a layer's operations, in the merged order (see forward_backward).
+  enum segment : std::uint8_t {
+    combine_grad,    // C_b: the backward up to its combine all-to-all
+    attention,       // A_f: the forward up to its dispatch all-to-all
+    experts_grad,    // M_b: the experts' input gradients (and weight gradients unless delayed)
+    dispatch,        // D_f: the dispatch all-to-alls
+    experts_weight,  // the experts' weight gradients, delayed
+    dispatch_grad,   // D_b: the dispatch's gradient all-to-alls
+    experts,         // M_f: the experts
+    combine,         // C_f: the combine all-to-all and what follows it
+    attention_grad,  // A_b: the rest of the backward
+  };
+  static bool is_ep_exchange(const operation& op) {
+    return op.type == op_type::collective && op.kind == collective::all_to_all &&
+           op.group.kind == group_kind::ep;
+  }
+  // Assigns segments to one layer's operations [from, to) of a pass. A layer without two exchanges
+  // (a dense layer) is one segment: attention forward, attention_grad backward.
+  void cut_layer(std::vector<std::uint8_t>& seg, std::size_t from, std::size_t to, bool forward) const {
+    // The exchanges' runs: the first (dispatch, or the combine's gradient) and the second.
+    std::size_t run = 0;
+    bool in_run = false;
+    for (std::size_t i = from; i < to; ++i) {
+      const bool exchange = is_ep_exchange(ops_[i]);
+      if (exchange && !in_run) ++run;
+      in_run = exchange;
+    }
+    if (run < 2) {
+      for (std::size_t i = from; i < to; ++i)
+        seg[i] = forward ? attention : attention_grad;
+      return;
+    }
+    const bool delay = s_->job.parallel.delay_wgrad_compute;
+    run = 0;
+    in_run = false;
+    for (std::size_t i = from; i < to; ++i) {
+      const bool exchange = is_ep_exchange(ops_[i]);
+      if (exchange && !in_run) ++run;
+      in_run = exchange;
+      const operation& op = ops_[i];
+      if (forward) {
+        seg[i] = run == 0 ? attention : run == 1 ? (exchange ? dispatch : experts) : combine;
+      } else if (run == 0 || (run == 1 && exchange)) {
+        seg[i] = combine_grad;
+      } else if (run == 1) {
+        const bool weight = op.type == op_type::compute && op.compute.pass == pass_kind::weight_grad;
+        seg[i] = delay && weight ? experts_weight : experts_grad;
+      } else {
+        seg[i] = run == 2 && exchange ? dispatch_grad : attention_grad;
+      }
+    }
+  }
+
+  // Reorders the operations of a combined step (forward in [begin, middle), backward after it) into
+  // Megatron's order, renumbers them and keeps every dependency pointing backwards.
+  void interleave(std::size_t begin, std::size_t middle, std::uint64_t f_chunk, std::uint64_t b_chunk) {
+    const std::size_t end = ops_.size(), n = end - begin;
+    if (n == 0) return;
+    std::vector<std::uint8_t> seg(end, 0);
+    std::vector<std::uint64_t> key(end, 0);
+    // Groups: 0 the forward's embedding, 1 the backward's head, 2 + g the layer pair g, then the
+    // forward's head, then the backward's embedding. Megatron runs a chunk's surplus backward layers
+    // before its surplus forward ones.
+    const std::uint64_t f_first = s_->first_layer(f_chunk), f_layers = s_->layers_of_chunk(f_chunk);
+    const std::uint64_t b_first = s_->first_layer(b_chunk), b_layers = s_->layers_of_chunk(b_chunk);
+    const std::uint64_t pairs = std::min(f_layers, b_layers), tail = 2 + f_layers + b_layers - pairs;
+    const auto assign = [&](std::size_t from, std::size_t to, bool forward) {
+      bool seen_layer = false;
+      std::size_t i = from;
+      while (i < to) {
+        const std::uint64_t layer = ops_[i].layer;
+        const std::uint64_t first = forward ? f_first : b_first, count = forward ? f_layers : b_layers;
+        if (layer == no_layer || layer < first || layer >= first + count) {  // the chunk's ends
+          key[i] = seen_layer ? (tail + (forward ? 0 : 1)) * 16 : (forward ? 0 : 1) * 16;
+          ++i;
+          continue;
+        }
+        seen_layer = true;
+        std::size_t j = i;
+        while (j < to && ops_[j].layer == layer)
+          ++j;
+        cut_layer(seg, i, j, forward);
+        const std::uint64_t at = forward ? layer - first : first + count - 1 - layer;
+        const std::uint64_t group = forward && at >= pairs ? b_layers + (at - pairs) : at;
+        for (std::size_t k = i; k < j; ++k)
+          key[k] = (2 + group) * 16 + seg[k];
+        i = j;
+      }
+    };
+    assign(begin, middle, true);
+    assign(middle, end, false);
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i)
+      order[i] = begin + i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+    // Old index → new index; the block's indices are consecutive from its first operation's.
+    const std::uint64_t first_index = ops_[begin].index;
+    std::vector<std::uint64_t> new_index(n);
+    for (std::size_t k = 0; k < n; ++k)
+      new_index[order[k] - begin] = first_index + k;
+    const auto in_block = [&](std::uint64_t index) {
+      return index >= first_index && index < first_index + n;
+    };
+    // An operation that waited for a delayed weight gradient waits for what that one waited for: the
+    // weight gradients run beside the chain, under the dispatch's gradient.
+    const auto delayed = [&](std::uint64_t index) {
+      return in_block(index) && seg[begin + (index - first_index)] == experts_weight;
+    };
+    std::vector<operation> sorted;
+    sorted.reserve(n);
+    std::uint64_t f_last = first_index, b_last = first_index;
+    std::vector<std::uint64_t> todo;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t from = order[k];
+      operation op = ops_[from];
+      const bool weight_step = seg[from] == experts_weight;
+      std::array<std::uint64_t, 8> after{};
+      std::uint8_t count = 0;
+      todo.assign(op.after.begin(), op.after.begin() + op.after_count);
+      while (!todo.empty()) {
+        const std::uint64_t a = todo.back();
+        todo.pop_back();
+        if (!weight_step && delayed(a)) {
+          const operation& w = ops_[begin + (a - first_index)];
+          todo.insert(todo.end(), w.after.begin(), w.after.begin() + w.after_count);
+          continue;
+        }
+        const std::uint64_t mapped = in_block(a) ? new_index[a - first_index] : a;
+        if (in_block(a) && mapped >= first_index + k)
+          AICB_THROW(error("rank_pass: the combined step's order breaks a dependency"));
+        if (std::find(after.begin(), after.begin() + count, mapped) == after.begin() + count && count < 8)
+          after[count++] = mapped;
+      }
+      std::sort(after.begin(), after.begin() + count);
+      op.after = after;
+      op.after_count = count;
+      op.index = first_index + k;
+      (from < middle ? f_last : b_last) = op.index;
+      sorted.push_back(op);
+    }
+    std::copy(sorted.begin(), sorted.end(), ops_.begin() + static_cast<std::ptrdiff_t>(begin));
+    // What follows (the step's calls, the next passes) waits for both chains.
+    waits_ = {f_last, b_last};
+    wait_count_ = f_last == b_last ? 1 : 2;
+  }
+
   // An overlapped call (interleaved, Megatron's default) does not hold the rank: the next forward
   // (for activations) or backward (for gradients) waits for it — Megatron waits on the call's
   // handles there. Adds those waits to what the next operation waits for.
@@ -506,8 +686,11 @@ class rank_pass {
   }
 
   void communicate(const pipeline_step& step) {
-    const std::uint64_t before = waits_[0];
-    const bool has_before = wait_count_ > 0;
+    // What the call waits for: the operation before it — with the combined 1F1B, the last of each of
+    // the merged passes' chains.
+    const std::array<std::uint64_t, 8> before = waits_;
+    const std::uint8_t before_count =
+        s_->pipeline.combined ? wait_count_ : std::min<std::uint8_t>(wait_count_, 1);
     std::array<std::uint64_t, 8> call{};
     std::uint8_t n = 0;
     for (const p2p_op& p : step) {
@@ -522,8 +705,8 @@ class rank_pass {
       op.size = bytes{s_->p2p_bytes};
       op.tag = pipeline_tag(p, send);
       // The operations of one call are posted together: each waits for what came before the call.
-      op.after = {before};
-      op.after_count = has_before ? 1 : 0;
+      op.after = before;
+      op.after_count = before_count;
       call[n++] = op.index;
     }
     if (step.batched) {
@@ -531,8 +714,8 @@ class rank_pass {
       wait_count_ = n;
       return;
     }
-    waits_ = {before};
-    wait_count_ = has_before ? 1 : 0;
+    waits_ = before;
+    wait_count_ = before_count;
     const bool activations = step.ops[0].activation;
     auto& pending = activations ? pending_forward_ : pending_backward_;
     auto& count = activations ? pending_forward_count_ : pending_backward_count_;
