@@ -6070,7 +6070,9 @@ class rank_pass {
         if (std::find(after.begin(), after.begin() + count, mapped) == after.begin() + count && count < 8)
           after[count++] = mapped;
       }
-      std::sort(after.begin(), after.begin() + count);
+      for (std::uint8_t x = 1; x < count; ++x)  // ascending (at most 8: an insertion sort)
+        for (std::uint8_t y = x; y > 0 && after[y - 1] > after[y]; --y)
+          std::swap(after[y - 1], after[y]);
       op.after = after;
       op.after_count = count;
       op.index = first_index + k;

@@ -167,7 +167,8 @@ aicb_cli_test(chakra_ep_overlap EXPECT "wrote ep_overlap_chakra/: 16 Chakra trac
               ARGS generate ${ep_overlap_vpp} --format chakra -o ep_overlap_chakra)
 aicb_cli_test(describe_ep_overlap_vpp EXPECT "overlap +p2p moe-expert-parallel-comm" ARGS describe ${ep_overlap_vpp})
 aicb_cli_test(ep_overlap_needs_vpp STATUS 2 EXPECT "set virtual_pipeline > 1"
-              ARGS describe ${host_job} --world-size 16 --pp 2 --overlap-moe-expert-parallel-comm)
+              ARGS describe --model mixtral-8x7b --num-layers 2 --world-size 16 --ep 8 --pp 2 --global-batch 16
+                   --seq 2048 --moe-dispatcher alltoall --overlap-moe-expert-parallel-comm)
 aicb_cli_test(skew_refused STATUS 2 EXPECT "moe_load_skew = -1"
               ARGS describe ${host_job} --moe-load-skew -1)
 aicb_cli_test(pad_refused STATUS 2 EXPECT "moe_pad_to_capacity needs moe_capacity_factor"

@@ -66,6 +66,10 @@ expect 0 "MoE, EP 4 x TP 2 on 8 ranks: the dispatcher's collectives over the exp
 expect 0 "MoE with the all-to-all dispatcher, EP 4 x TP 2" "^all_to_all +ep +4 " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --sp --ep 4 --num-experts 8 --moe-top-k 2 \
   --moe-dispatcher alltoall --global-batch 8
+expect 0 "the combined 1F1B (EP all-to-all overlap, delayed weight gradients), PP 2 x VPP 2 x EP 4" \
+  "^all_to_all +ep +4 " "^send +pp " "$verified" -- \
+  mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --ep 4 --pp 2 --virtual-pipeline 2 --num-experts 8 \
+  --moe-top-k 2 --moe-dispatcher alltoall --overlap-moe-expert-parallel-comm --delay-wgrad-compute --global-batch 8
 expect 0 "collective sweep over 8 ranks" "^all_to_all +world +8 +1048576 " "$verified" -- \
   mpirun -np 8 "$aicb" run --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 4KiB:1MiB \
   --repeat 3 --check -o sweep.json
