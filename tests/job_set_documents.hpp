@@ -32,7 +32,7 @@ inline std::string leaf_sharing_jobs(const std::string& over) {
     "nodes_per_leaf": 1, "oversubscription": )" +
          over + R"(, "jobs": [
     {"name": "a", "job": {"model": "llama3-8b", "num_layers": 2, "world_size": 12, "tp": 4, "global_batch": 6}},
-    {"name": "b", "job": {"model": "llama3-8b", "num_layers": 2, "world_size": 12, "tp": 4, "global_batch": 6}}]})";
+    {"name": "b", "job": {"model": "llama3-8b", "num_layers": 2, "world_size": 12, "tp": 2, "global_batch": 6}}]})";
 }
 
 // What placing a job set document says: the error's message, or "(accepted)".

@@ -99,7 +99,16 @@ TEST_CASE("job set estimate: jobs sharing an oversubscribed leaf slow each other
   CHECK(busy.jobs[0].network_slowdown == Approx(shared));
   CHECK(busy.jobs[1].network_slowdown ==
         Approx(std::max({1.0, over * 8 * db / 8, over * (4 * da + 4 * db) / 8})));
-  if (shared > alone) CHECK(busy.jobs[0].shared.iteration_s > busy.jobs[0].alone.iteration_s);
+  // a (TP 4 x DP 3) and b (TP 2 x DP 6) communicate in other proportions: the one of the lighter duty is
+  // slowed on the shared leaf beyond what its own load on its own leaf does.
+  REQUIRE(da != db);
+  const std::size_t lighter = da < db ? 0 : 1;
+  const double own = std::max(1.0, over * 8 * std::min(da, db) / 8), mixed = over * (4 * da + 4 * db) / 8;
+  REQUIRE(mixed > own);
+  CHECK(busy.jobs[lighter].network_slowdown_alone == Approx(own));
+  CHECK(busy.jobs[lighter].network_slowdown == Approx(mixed));
+  CHECK(busy.jobs[lighter].shared.iteration_s > busy.jobs[lighter].alone.iteration_s);
+  CHECK(busy.jobs[1 - lighter].network_slowdown == Approx(std::max(1.0, over * 8 * std::max(da, db) / 8)));
   CHECK(busy.jobs[0].shared.iteration_s >= free.jobs[0].shared.iteration_s);
   // The estimate is the job's own, on a network that much slower.
   const aicb::placed_job_set set = aicb::place_jobs(aicb::parse_job_set(aicb_test::leaf_sharing_jobs("4")));

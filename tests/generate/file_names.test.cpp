@@ -22,7 +22,8 @@ TEST_CASE("file names: a SimAI workload is named by aicb's scheme, absent names 
                                .flash_attention = true}) ==
         "H100-llama2-7b-world_size4096-tp2-pp4-ep1-gbs8192-mbs1-seq4096-MOE-False-GEMM-False-flash_attn-True."
         "txt");
-  const std::string bare = aicb::simai_file_name({.moe = true, .grouped_gemm = true});
+  const std::string bare =
+      aicb::simai_file_name({.gpu = std::nullopt, .model = std::nullopt, .moe = true, .grouped_gemm = true});
   CHECK(bare == "None-None-world_size1-tp1-pp1-ep1-gbs1-mbs1-seq1-MOE-True-GEMM-True-flash_attn-False.txt");
 }
 
