@@ -22950,6 +22950,7 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -23025,6 +23026,12 @@ struct replay_options {
   std::chrono::milliseconds timeout{120000};  ///< per operation, before the job is ended
   std::string fingerprint{};  ///< the configuration, equal on every rank (else refused before traffic)
   std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;  ///< largest buffer a rank may allocate
+  /// Stragglers: a rank's computation this many times longer (a factor of at least 1), to see what
+  /// one slow rank costs the job and that the report finds it.
+  std::map<std::uint64_t, double> slow_ranks{};
+  /// Iteration times kept for the percentiles, over all operations (8 per operation at least): past
+  /// it, every other one is dropped and iterations are sampled half as often, evenly.
+  std::uint64_t max_samples = std::uint64_t{1} << 23;
   /// Told each phase as it starts ("setup", "warm-up 1/2", "check", "iteration 3/5"), on every rank;
   /// the tool prints rank 0's, flushed, so a long run is never silent.
   std::function<void(std::string_view)> progress{};
@@ -23047,6 +23054,10 @@ inline void validate(const replay_options& o) {
   if (o.iterations > max_replay_iterations || o.warmup > max_replay_iterations)
     AICB_THROW(config_error(o.iterations > max_replay_iterations ? "iterations" : "warmup",
                             std::to_string(std::max(o.iterations, o.warmup)), "expected at most 10^6"));
+  for (const auto& [rank, factor] : o.slow_ranks)
+    if (!(factor >= 1 && factor <= max_replay_compute_scale))
+      AICB_THROW(config_error("slow_rank", std::to_string(rank) + ":" + std::to_string(factor),
+                              "a slow rank's factor must be from 1 to 10^6"));
 }
 
 /// One operation's measurements on this rank.
@@ -23054,6 +23065,13 @@ struct replayed_operation {
   operation op;
   double modelled_us = 0;  ///< compute: the model's duration × compute_scale
   double mean_us = 0, min_us = 0, max_us = 0;
+  /// Over the measured iterations (nearest rank; every iteration up to max_samples / operations of
+  /// them, then every 2nd, 4th, … evenly): the median and the 99th percentile, µs.
+  double p50_us = 0, p99_us = 0;
+  /// Rank 0 only: the same operation's mean on every rank of its pipeline stage (their streams are
+  /// alike) — the slowest rank decides a collective — and the fastest's.
+  std::uint64_t slowest_rank = 0;
+  double slowest_mean_us = 0, fastest_mean_us = 0;
   /// In the last measured iteration: when it started after the iteration's start, and how long it
   /// took (transfers: from being started to being completed), µs.
   double last_start_us = 0, last_us = 0;
@@ -23068,11 +23086,26 @@ struct replay_result {
   std::vector<replayed_operation> operations;  ///< this rank's, in stream order
   std::vector<double> iteration_us;            ///< wall time of each measured iteration, this rank
   std::vector<double> slowest_iteration_us;    ///< the same, the slowest rank's
-  std::uint64_t checked = 0, wrong = 0;        ///< elements verified / wrong, over all ranks
-  std::vector<group_kind> groups;              ///< the group kinds the operations use
+  /// Rank 0 only, by rank: each rank's mean iteration (about equal: collectives make the ranks wait
+  /// for each other) and its own computation per iteration (where a straggler shows).
+  std::vector<double> rank_mean_iteration_us, rank_compute_us;
+  /// Rank 0 only: the rank whose computation takes longest — the one the others wait for.
+  std::uint64_t slowest_rank = 0;
+  std::uint64_t checked = 0, wrong = 0;  ///< elements verified / wrong, over all ranks
+  std::vector<group_kind> groups;        ///< the group kinds the operations use
 };
 
 namespace detail {
+
+// The `q` quantile of `values` (0 < q <= 1) by the nearest-rank rule: the smallest value with at least
+// q·n of them at or below it. 0 for none. Reorders `values`.
+[[nodiscard]] inline double nearest_rank(std::vector<double>& values, double q) {
+  if (values.empty()) return 0;
+  const auto n = static_cast<double>(values.size());
+  const std::size_t k = static_cast<std::size_t>(std::max(1.0, std::ceil(q * n))) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
 
 // Known contents: element `i` of the data member `position` of a group of `members` contributes.
 // Values stay below `limit` / members, so that no sum over the group leaves the range the engine
@@ -23254,6 +23287,12 @@ class replay_watchdog {
     if (used[k] > 0) result.groups.push_back(static_cast<group_kind>(k));
   transport.create_groups(grid, result.groups);
 
+  for (const auto& [slow, factor] : options.slow_ranks)
+    if (slow >= result.world)
+      AICB_THROW(
+          config_error("slow_rank", std::to_string(slow),
+                       "a slow rank must be one of the job's " + std::to_string(result.world) + " ranks"));
+
   // 4. Buffers and durations, before the first iteration.
   const replay_transport::buffer data = transport.allocate(largest), out = transport.allocate(largest);
   std::vector<std::chrono::nanoseconds> durations(ops.size(), std::chrono::nanoseconds{0});
@@ -23265,7 +23304,9 @@ class replay_watchdog {
     if (ops[i].type == op_type::compute && (compute || given) && options.compute_scale > 0) {
       const double modelled = given ? static_cast<double>(durations_given[i].count())
                                     : static_cast<double>(compute->duration(ops[i].compute).count());
-      const double ns = modelled * options.compute_scale;
+      const auto slow = options.slow_ranks.find(rank);
+      const double ns =
+          modelled * options.compute_scale * (slow == options.slow_ranks.end() ? 1 : slow->second);
       durations[i] = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
       result.operations[i].modelled_us = ns / 1000;
     }
@@ -23293,9 +23334,17 @@ class replay_watchdog {
   const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
 
   std::chrono::steady_clock::time_point iteration_start{};
+  // Each operation's time in the sampled iterations (every `stride`-th), for its percentiles; at most
+  // `cap` each (2^23 in all): when full, every other one is dropped and the stride doubles.
+  std::vector<std::vector<double>> samples(ops.size());
+  const std::size_t cap = std::max<std::size_t>(
+      8, static_cast<std::size_t>(options.max_samples / std::max<std::size_t>(ops.size(), 1)));
+  std::uint64_t stride = 1;
+  bool sampled = false;  // the iteration being measured is sampled
   // A measured iteration's time of operation `i`, started at `began`, taking `us`.
   const auto record = [&](std::size_t i, std::chrono::steady_clock::time_point began, double us) {
     replayed_operation& m = result.operations[i];
+    if (sampled) samples[i].push_back(us);
     m.mean_us += us;
     m.min_us = std::min(m.min_us, us);
     m.max_us = std::max(m.max_us, us);
@@ -23433,17 +23482,31 @@ class replay_watchdog {
     progress("check");
     run_iteration(false, true);
   }
+  std::uint64_t sampled_iterations = 0;
   for (std::uint64_t it = 0; it < options.iterations; ++it) {
     progress("iteration " + of(it, options.iterations));
+    sampled = it % stride == 0;
     run_iteration(true, false);
+    if (sampled && ++sampled_iterations == cap) {  // keep every other sample, sample half as often
+      for (std::vector<double>& v : samples) {
+        for (std::size_t k = 0; 2 * k < v.size(); ++k)
+          v[k] = v[2 * k];
+        v.resize((v.size() + 1) / 2);
+      }
+      sampled_iterations = (cap + 1) / 2;
+      stride *= 2;
+    }
   }
   transport.barrier();
 
   // 5. Means, bandwidths, the slowest rank's iterations and the check over all ranks.
   const double count = static_cast<double>(std::max<std::uint64_t>(options.iterations, 1));
-  for (replayed_operation& m : result.operations) {
+  for (std::size_t i = 0; i < result.operations.size(); ++i) {
+    replayed_operation& m = result.operations[i];
     if (m.min_us > m.max_us) m.min_us = 0;
     m.mean_us /= count;
+    m.p50_us = detail::nearest_rank(samples[i], 0.5);
+    m.p99_us = detail::nearest_rank(samples[i], 0.99);
     if (!m.op.is_communication()) continue;
     const collective kind = communication_kind(m.op);
     const std::uint64_t n = communication_ranks(m.op);
@@ -23453,6 +23516,48 @@ class replay_watchdog {
   }
   result.slowest_iteration_us = result.iteration_us;
   transport.max_over_ranks(result.slowest_iteration_us);
+  // Every rank's operation means and mean iteration, on rank 0: the ranks of its pipeline stage run
+  // streams like its own, operation for operation.
+  std::vector<double> own_times;
+  constexpr std::size_t head = 2;  // the mean iteration and the computation, before the operations
+  own_times.reserve(result.operations.size() + head);
+  double iteration_sum = 0, compute_us = 0;
+  for (const double us : result.iteration_us)
+    iteration_sum += us;
+  for (const replayed_operation& m : result.operations)
+    if (m.op.type == op_type::compute) compute_us += m.mean_us;
+  own_times.push_back(
+      result.iteration_us.empty() ? 0 : iteration_sum / static_cast<double>(result.iteration_us.size()));
+  own_times.push_back(compute_us);
+  for (const replayed_operation& m : result.operations)
+    own_times.push_back(m.mean_us);
+  const std::vector<std::vector<double>> everyone = transport.gather_to_first(own_times);
+  if (rank == 0 && !everyone.empty()) {
+    const std::uint64_t stage = grid.world_size() == result.world ? grid.coordinates(0).pp : 0;
+    for (std::uint64_t r = 0; r < everyone.size(); ++r) {
+      const bool full = everyone[r].size() >= head;
+      result.rank_mean_iteration_us.push_back(full ? everyone[r][0] : 0);
+      result.rank_compute_us.push_back(full ? everyone[r][1] : 0);
+      if (result.rank_compute_us[r] > result.rank_compute_us[result.slowest_rank]) result.slowest_rank = r;
+    }
+    for (replayed_operation& m : result.operations) {
+      m.slowest_mean_us = m.fastest_mean_us = m.mean_us;
+      m.slowest_rank = 0;
+    }
+    for (std::uint64_t r = 1; r < everyone.size(); ++r) {
+      const bool alike = grid.world_size() != result.world || grid.coordinates(r).pp == stage;
+      if (!alike || everyone[r].size() != own_times.size()) continue;
+      for (std::size_t i = 0; i < result.operations.size(); ++i) {
+        replayed_operation& m = result.operations[i];
+        const double us = everyone[r][i + head];
+        if (us > m.slowest_mean_us) {
+          m.slowest_mean_us = us;
+          m.slowest_rank = r;
+        }
+        m.fastest_mean_us = std::min(m.fastest_mean_us, us);
+      }
+    }
+  }
   std::vector<double> totals{static_cast<double>(result.checked), static_cast<double>(result.wrong)};
   const std::vector<double> checked = transport.all_gather(totals[0]),
                             wrong = transport.all_gather(totals[1]);
@@ -23797,6 +23902,8 @@ struct run_request {
   std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
   std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
+  /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
+  std::map<std::uint64_t, double> slow_ranks{};
 };
 
 /// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
@@ -23934,6 +24041,20 @@ struct run_outcome {
   for (const double us : r.slowest_iteration_us)
     j.value(us);
   j.end_array();
+  std::vector<double> iterations = r.slowest_iteration_us;
+  j.member("iteration_p50_us", detail::nearest_rank(iterations, 0.5));
+  j.member("iteration_p99_us", detail::nearest_rank(iterations, 0.99));
+  if (!r.rank_mean_iteration_us.empty()) {
+    j.member("slowest_rank", r.slowest_rank);
+    j.key("rank_mean_iteration_us").begin_array();
+    for (const double us : r.rank_mean_iteration_us)
+      j.value(us);
+    j.end_array();
+    j.key("rank_compute_us").begin_array();
+    for (const double us : r.rank_compute_us)
+      j.value(us);
+    j.end_array();
+  }
   if (r.options.check)
     j.key("check").begin_object().member("elements", r.checked).member("wrong", r.wrong).end_object();
   j.key("operations").begin_array();
@@ -23948,6 +24069,9 @@ struct run_outcome {
     if (m.op.is_communication()) j.member("bytes", m.op.size.count());
     if (m.op.type == op_type::compute) j.member("modelled_us", m.modelled_us);
     j.member("mean_us", m.mean_us).member("min_us", m.min_us).member("max_us", m.max_us);
+    j.member("p50_us", m.p50_us).member("p99_us", m.p99_us);
+    j.member("slowest_rank", m.slowest_rank).member("slowest_mean_us", m.slowest_mean_us);
+    j.member("fastest_mean_us", m.fastest_mean_us);
     if (m.op.is_communication()) j.member("algbw_gb_per_s", m.algbw).member("busbw_gb_per_s", m.busbw);
     j.end_object();
   }
@@ -24002,8 +24126,20 @@ struct run_outcome {
     double sum = 0;
     for (const double us : r.slowest_iteration_us)
       sum += us;
-    std::snprintf(line, sizeof line, "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms\n",
-                  sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000);
+    std::vector<double> iterations = r.slowest_iteration_us;
+    std::snprintf(
+        line, sizeof line,
+        "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms, p50 %.3f ms, p99 %.3f ms\n",
+        sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000,
+        detail::nearest_rank(iterations, 0.5) / 1000, detail::nearest_rank(iterations, 0.99) / 1000);
+    out += line;
+  }
+  if (r.rank_compute_us.size() > 1) {
+    const auto fastest = std::min_element(r.rank_compute_us.begin(), r.rank_compute_us.end());
+    std::snprintf(line, sizeof line,
+                  "slowest rank: %llu (computation %.3f ms per iteration; the fastest, rank %llu, %.3f ms)\n",
+                  static_cast<unsigned long long>(r.slowest_rank), r.rank_compute_us[r.slowest_rank] / 1000,
+                  static_cast<unsigned long long>(fastest - r.rank_compute_us.begin()), *fastest / 1000);
     out += line;
   }
   if (r.options.check) {
@@ -24119,6 +24255,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.timeout_s * 1000)),
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
+      .slow_ranks = request.slow_ranks,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
                 .compute = compute.provenance(),

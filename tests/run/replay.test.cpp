@@ -114,3 +114,58 @@ TEST_CASE("replay: wrong data, other flags on another rank and oversized buffers
                     Catch::Contains("max_buffer_bytes"));
   CHECK(small.calls.empty());  // refused before any group or traffic
 }
+
+TEST_CASE("replay: percentiles by the nearest rank, over every iteration or evenly spaced ones", "[run]") {
+  std::vector<double> v{5, 1, 3, 2, 4};
+  CHECK(aicb::detail::nearest_rank(v, 0.5) == 3);
+  CHECK(aicb::detail::nearest_rank(v, 0.99) == 5);
+  CHECK(aicb::detail::nearest_rank(v, 0.2) == 1);
+  std::vector<double> none;
+  CHECK(aicb::detail::nearest_rank(none, 0.5) == 0);
+  const aicb::job_spec job = one_rank_job();
+  const std::vector<aicb::operation> ops = operations(job);
+  const aicb::constant_model compute(aicb::nanoseconds{1000});
+  // 40 iterations with room for 8 samples per operation: sampled every 1st, 2nd, 4th, 8th iteration as
+  // the samples fill up.
+  for (const std::uint64_t room : {std::uint64_t{1} << 23, std::uint64_t{1}}) {
+    INFO("samples " << room);
+    loopback t;
+    const aicb::replay_result r = aicb::replay(t, ops, aicb::process_grid(job), &compute,
+                                               {.warmup = 0, .iterations = 40, .max_samples = room});
+    for (const aicb::replayed_operation& m : r.operations) {
+      CHECK(m.p50_us >= m.min_us);
+      CHECK(m.p99_us >= m.p50_us);
+      CHECK(m.p99_us <= m.max_us);
+      if (m.op.type == aicb::op_type::collective) {
+        CHECK(m.p50_us == Approx(1.0));  // what the transport measured, every time
+        CHECK(m.p99_us == Approx(1.0));
+      }
+      // One rank: it is its stage's slowest and fastest.
+      CHECK(m.slowest_rank == 0);
+      CHECK(m.slowest_mean_us == m.mean_us);
+      CHECK(m.fastest_mean_us == m.mean_us);
+    }
+    REQUIRE(r.rank_compute_us.size() == 1);
+    CHECK(r.slowest_rank == 0);
+    CHECK(r.rank_mean_iteration_us.size() == 1);
+  }
+}
+
+TEST_CASE("replay: a slow rank's computation takes its factor longer; a slow rank must exist", "[run]") {
+  const aicb::job_spec job = one_rank_job();
+  const std::vector<aicb::operation> ops = operations(job);
+  const aicb::constant_model compute(aicb::nanoseconds{1000});
+  loopback plain, slow;
+  const aicb::replay_result a =
+      aicb::replay(plain, ops, aicb::process_grid(job), &compute, {.warmup = 0, .iterations = 2});
+  const aicb::replay_result b = aicb::replay(slow, ops, aicb::process_grid(job), &compute,
+                                             {.warmup = 0, .iterations = 2, .slow_ranks = {{0, 3.0}}});
+  CHECK(slow.compute_seconds == Approx(3 * plain.compute_seconds));
+  REQUIRE(a.rank_compute_us.size() == 1);
+  CHECK(b.rank_compute_us[0] > 2 * a.rank_compute_us[0]);
+  loopback t;
+  CHECK_THROWS_WITH(aicb::replay(t, ops, aicb::process_grid(job), &compute, {.slow_ranks = {{5, 2.0}}}),
+                    Catch::Contains("slow_rank = 5") && Catch::Contains("one of the job's 1 ranks"));
+  CHECK_THROWS_WITH(aicb::replay(t, ops, aicb::process_grid(job), &compute, {.slow_ranks = {{0, 0.5}}}),
+                    Catch::Contains("from 1 to 10^6"));
+}

@@ -70,6 +70,11 @@ expect 0 "the combined 1F1B (EP all-to-all overlap, delayed weight gradients), P
   "^all_to_all +ep +4 " "^send +pp " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --ep 4 --pp 2 --virtual-pipeline 2 --num-experts 8 \
   --moe-top-k 2 --moe-dispatcher alltoall --overlap-moe-expert-parallel-comm --delay-wgrad-compute --global-batch 8
+expect 0 "a straggler: rank 3's computation 20x longer is named the slowest rank; percentiles reported" \
+  "^slowest rank: 3 " "p50 [0-9.]+ ms, p99 [0-9.]+ ms" -- \
+  mpirun -np 4 "$aicb" run "${small[@]}" --world-size 4 --tp 2 --global-batch 8 --slow-rank 3:20
+expect 2 "a straggler beyond the ranks is refused" "slow_rank = 9" -- \
+  mpirun -np 4 "$aicb" run "${small[@]}" --world-size 4 --tp 2 --global-batch 8 --slow-rank 9:2
 expect 0 "collective sweep over 8 ranks" "^all_to_all +world +8 +1048576 " "$verified" -- \
   mpirun -np 8 "$aicb" run --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 4KiB:1MiB \
   --repeat 3 --check -o sweep.json

@@ -119,6 +119,8 @@ struct run_request {
   std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
   std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
+  /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
+  std::map<std::uint64_t, double> slow_ranks{};
 };
 
 /// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
@@ -256,6 +258,20 @@ struct run_outcome {
   for (const double us : r.slowest_iteration_us)
     j.value(us);
   j.end_array();
+  std::vector<double> iterations = r.slowest_iteration_us;
+  j.member("iteration_p50_us", detail::nearest_rank(iterations, 0.5));
+  j.member("iteration_p99_us", detail::nearest_rank(iterations, 0.99));
+  if (!r.rank_mean_iteration_us.empty()) {
+    j.member("slowest_rank", r.slowest_rank);
+    j.key("rank_mean_iteration_us").begin_array();
+    for (const double us : r.rank_mean_iteration_us)
+      j.value(us);
+    j.end_array();
+    j.key("rank_compute_us").begin_array();
+    for (const double us : r.rank_compute_us)
+      j.value(us);
+    j.end_array();
+  }
   if (r.options.check)
     j.key("check").begin_object().member("elements", r.checked).member("wrong", r.wrong).end_object();
   j.key("operations").begin_array();
@@ -270,6 +286,9 @@ struct run_outcome {
     if (m.op.is_communication()) j.member("bytes", m.op.size.count());
     if (m.op.type == op_type::compute) j.member("modelled_us", m.modelled_us);
     j.member("mean_us", m.mean_us).member("min_us", m.min_us).member("max_us", m.max_us);
+    j.member("p50_us", m.p50_us).member("p99_us", m.p99_us);
+    j.member("slowest_rank", m.slowest_rank).member("slowest_mean_us", m.slowest_mean_us);
+    j.member("fastest_mean_us", m.fastest_mean_us);
     if (m.op.is_communication()) j.member("algbw_gb_per_s", m.algbw).member("busbw_gb_per_s", m.busbw);
     j.end_object();
   }
@@ -324,8 +343,20 @@ struct run_outcome {
     double sum = 0;
     for (const double us : r.slowest_iteration_us)
       sum += us;
-    std::snprintf(line, sizeof line, "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms\n",
-                  sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000);
+    std::vector<double> iterations = r.slowest_iteration_us;
+    std::snprintf(
+        line, sizeof line,
+        "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms, p50 %.3f ms, p99 %.3f ms\n",
+        sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000,
+        detail::nearest_rank(iterations, 0.5) / 1000, detail::nearest_rank(iterations, 0.99) / 1000);
+    out += line;
+  }
+  if (r.rank_compute_us.size() > 1) {
+    const auto fastest = std::min_element(r.rank_compute_us.begin(), r.rank_compute_us.end());
+    std::snprintf(line, sizeof line,
+                  "slowest rank: %llu (computation %.3f ms per iteration; the fastest, rank %llu, %.3f ms)\n",
+                  static_cast<unsigned long long>(r.slowest_rank), r.rank_compute_us[r.slowest_rank] / 1000,
+                  static_cast<unsigned long long>(fastest - r.rank_compute_us.begin()), *fastest / 1000);
     out += line;
   }
   if (r.options.check) {
@@ -441,6 +472,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(request.timeout_s * 1000)),
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
+      .slow_ranks = request.slow_ranks,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
                 .compute = compute.provenance(),
