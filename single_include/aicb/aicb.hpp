@@ -24014,7 +24014,34 @@ struct run_outcome {
   replay_result result{};
   std::string compute{};  ///< the compute model's provenance
   run_backend backend = run_backend::automatic;
+  /// Rank 0, a job's replay: aicb's estimate of the same job's iteration on the cluster the request
+  /// names, its computation scaled as the replay's and its slow ranks as slow (aicb::estimate_iteration),
+  /// seconds; and that cluster's name. Printed beside the measured iteration: on the cluster it
+  /// describes, the two should agree; elsewhere (the CPU backend) the gap is the network's.
+  std::optional<double> estimate_s{};
+  std::string estimate_cluster{};
 };
+
+namespace detail {
+
+// A compute model's durations times a factor (the replay's compute_scale), for the estimate that runs
+// beside a replay.
+class scaled_compute final : public compute_model {
+ public:
+  scaled_compute(const compute_model& base, double scale) : base_(base), scale_(scale) {}
+  [[nodiscard]] nanoseconds duration(const compute_op& op) const override {
+    return nanoseconds{static_cast<std::int64_t>(static_cast<double>(base_.duration(op).count()) * scale_)};
+  }
+  [[nodiscard]] std::string provenance() const override {
+    return base_.provenance() + " x " + std::to_string(scale_);
+  }
+
+ private:
+  const compute_model& base_;
+  double scale_;
+};
+
+}  // namespace detail
 
 /// aicb's bus-bandwidth factor (its log analyzer's, not nccl-tests'): all-reduce 2(n-1)/n,
 /// all-gather and reduce-scatter (n-1)/n, everything else 1.
@@ -24055,6 +24082,12 @@ struct run_outcome {
       j.value(us);
     j.end_array();
   }
+  if (o.estimate_s)
+    j.key("estimate")
+        .begin_object()
+        .member("cluster", o.estimate_cluster)
+        .member("iteration_us", *o.estimate_s * 1e6)
+        .end_object();
   if (r.options.check)
     j.key("check").begin_object().member("elements", r.checked).member("wrong", r.wrong).end_object();
   j.key("operations").begin_array();
@@ -24132,6 +24165,18 @@ struct run_outcome {
         "\niteration (slowest rank): mean %.3f ms, min %.3f ms, max %.3f ms, p50 %.3f ms, p99 %.3f ms\n",
         sum / static_cast<double>(r.slowest_iteration_us.size()) / 1000, *low / 1000, *high / 1000,
         detail::nearest_rank(iterations, 0.5) / 1000, detail::nearest_rank(iterations, 0.99) / 1000);
+    out += line;
+  }
+  if (o.estimate_s && !r.slowest_iteration_us.empty()) {
+    double measured = 0;
+    for (const double us : r.slowest_iteration_us)
+      measured += us;
+    measured /= static_cast<double>(r.slowest_iteration_us.size());
+    std::snprintf(line, sizeof line,
+                  "estimate of the same job on %s (computation x %g): %.3f ms per iteration, measured / "
+                  "estimate %.2f\n",
+                  o.estimate_cluster.c_str(), r.options.compute_scale, *o.estimate_s * 1e3,
+                  *o.estimate_s > 0 ? measured * 1e-6 / *o.estimate_s : 0.0);
     out += line;
   }
   if (r.rank_compute_us.size() > 1) {
@@ -24261,6 +24306,14 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
                 .compute = compute.provenance(),
                 .backend = request.backend};
   const replay_result& r = o.result;
+  if (transport.rank() == 0 && !p.sweep && request.chakra.empty()) {
+    estimate_options side{};
+    for (const auto& [rank, factor] : request.slow_ranks)
+      side.slow_ranks.push_back({.rank = rank, .compute = factor});
+    const detail::scaled_compute scaled(compute, request.compute_scale);
+    o.estimate_s = estimate_iteration(p.job, scaled, machines, side).iteration_s;
+    o.estimate_cluster = machines.name;
+  }
   if (!request.timeline.empty()) {  // every rank's last iteration, gathered on rank 0
     std::vector<double> mine;
     for (const replayed_operation& m : r.operations) {

@@ -112,6 +112,41 @@ TEST_CASE("run: a replay writes its summary, aicb's result CSV and a timeline on
   CHECK(table.find("collective sweep on 1 ranks (mpi), 1 warm-up + 2 measured iterations") !=
         std::string::npos);
   CHECK(table.find("iteration (slowest rank): mean") != std::string::npos);
+  CHECK_FALSE(done.estimate_s);  // a sweep is no job to estimate
+  CHECK(json.find("\"estimate\"") == std::string::npos);
+}
+
+TEST_CASE("run: a job's replay prints the estimate of the same job beside it, computation scaled alike",
+          "[commands][run]") {
+  aicb::run_request r;
+  r.job.model = "llama3-8b";
+  r.job.fields = {{"num_layers", "2"}, {"global_batch", "2"}, {"seq_length", "512"}};
+  r.warmup = 0;
+  r.repeat = 1;
+  r.compute_scale = 0.001;
+  r.backend = aicb::run_backend::mpi;
+  const aicb::prepared_run p = aicb::prepare_run(r, 1, 0);
+  aicb_test::loopback transport;
+  const aicb::run_outcome done = aicb::run_on(transport, r, p);
+  REQUIRE(done.estimate_s);
+  CHECK(done.estimate_cluster == "dgx-h100");
+  const aicb::roofline_model h100("H100");
+  const aicb::detail::scaled_compute scaled(h100, 0.001);
+  const double expected =
+      aicb::estimate_iteration(p.job, scaled, aicb::cluster_preset("dgx-h100")).iteration_s;
+  CHECK(*done.estimate_s == Approx(expected));
+  CHECK(*done.estimate_s <
+        aicb::estimate_iteration(p.job, h100, aicb::cluster_preset("dgx-h100")).iteration_s);
+  CHECK_THAT(aicb::format_run_table(done, p),
+             Catch::Contains("estimate of the same job on dgx-h100 (computation x 0.001)"));
+  CHECK_THAT(aicb::run_json(done, p),
+             Catch::Contains("\"estimate\": {") && Catch::Contains("\"cluster\": \"dgx-h100\""));
+  // A straggler is one in the estimate too.
+  r.slow_ranks = {{0, 4.0}};
+  aicb_test::loopback again;
+  const aicb::run_outcome slow = aicb::run_on(again, r, p);
+  REQUIRE(slow.estimate_s);
+  CHECK(*slow.estimate_s > *done.estimate_s);
 }
 
 TEST_CASE("run: aicb's bus-bandwidth factors are its own, not nccl-tests'", "[commands][run]") {
