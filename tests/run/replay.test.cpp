@@ -151,7 +151,7 @@ TEST_CASE("replay: percentiles by the nearest rank, over every iteration or even
   }
 }
 
-TEST_CASE("replay: a slow rank's computation takes its factor longer; a slow rank must exist", "[run]") {
+TEST_CASE("replay: a slow rank's computation takes its factor longer, and a slow rank must exist", "[run]") {
   const aicb::job_spec job = one_rank_job();
   const std::vector<aicb::operation> ops = operations(job);
   const aicb::constant_model compute(aicb::nanoseconds{1000});
