@@ -48,6 +48,18 @@ inline std::vector<std::pair<std::string, aicb::job_spec>> chakra_layouts() {
                     .sequence_parallel = true,
                     .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
                    {.micro_batch = 1, .global_batch = 4, .seq_length = 1024}}});
+  aicb::model_spec moe4 = moe;
+  moe4.num_layers = 4;
+  jobs.push_back({"moe pp2 vpp2 ep4, combined 1F1B with delayed weight gradients",
+                  {moe4,
+                   {.world_size = 8,
+                    .pipeline_parallel = 2,
+                    .virtual_pipeline = 2,
+                    .expert_parallel = 4,
+                    .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                    .overlap_moe_expert_parallel_comm = true,
+                    .delay_wgrad_compute = true},
+                   {.micro_batch = 1, .global_batch = 8, .seq_length = 1024}}});
   jobs.push_back({"moe ep2 allgather",
                   {moe,
                    {.world_size = 4, .tensor_parallel = 2, .expert_parallel = 2, .sequence_parallel = true},
