@@ -23,6 +23,20 @@ inline aicb::slow_rank parsed_slowdown(const std::string& text, std::string_view
   }
 }
 
+// A repeatable slowdown flag (--slow-rank, --slow-node): each value parsed as `what` and handed, with
+// its text, to `take(const aicb::slow_rank&, const std::string&)`.
+template <class Take>
+CLI::Option* add_slowdown_option(CLI::App& command, const std::string& flag, std::string_view what, Take take,
+                                 const std::string& help) {
+  return command.add_option_function<std::vector<std::string>>(
+      flag,
+      [take, what](const std::vector<std::string>& texts) {
+        for (const std::string& text : texts)
+          take(parsed_slowdown(text, what), text);
+      },
+      help);
+}
+
 inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string& cluster,
                                aicb::estimate_options& overlap) {
   command.add_option("--gpu", gpu, "GPU (catalogue name; default: the cluster's, or H100)");
@@ -53,27 +67,19 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
   command.add_flag("--no-batch-p2p-sync{false}", overlap.batch_p2p_sync,
                    "the host does not wait for the GPU after each pipeline transfer (Megatron's "
                    "batch_p2p_sync off)");
-  command
-      .add_option_function<std::vector<std::string>>(
-          "--slow-rank",
-          [&overlap](const std::vector<std::string>& texts) {
-            for (const std::string& text : texts)
-              overlap.slow_ranks.push_back(parsed_slowdown(text, "slow_rank"));
-          },
-          "RANK:COMPUTE[:COMMUNICATION]: a straggler, its computation and communication that many times "
-          "slower (e.g. 12:1.5); repeatable; the estimate reports what it costs")
+  add_slowdown_option(
+      command, "--slow-rank", "slow_rank",
+      [&overlap](const aicb::slow_rank& r, const std::string&) { overlap.slow_ranks.push_back(r); },
+      "RANK:COMPUTE[:COMMUNICATION]: a straggler, its computation and communication that many times "
+      "slower (e.g. 12:1.5); repeatable; the estimate reports what it costs")
       ->type_name("R:C[:M]");
-  command
-      .add_option_function<std::vector<std::string>>(
-          "--slow-node",
-          [&overlap](const std::vector<std::string>& texts) {
-            for (const std::string& text : texts) {
-              const aicb::slow_rank r = parsed_slowdown(text, "slow_node");
-              overlap.slow_nodes.push_back({r.rank, r.compute, r.communication});
-            }
-          },
-          "NODE:COMPUTE[:COMMUNICATION]: every GPU of a node that many times slower (e.g. 1:1:4, a degraded "
-          "NIC); repeatable")
+  add_slowdown_option(
+      command, "--slow-node", "slow_node",
+      [&overlap](const aicb::slow_rank& r, const std::string&) {
+        overlap.slow_nodes.push_back({r.rank, r.compute, r.communication});
+      },
+      "NODE:COMPUTE[:COMMUNICATION]: every GPU of a node that many times slower (e.g. 1:1:4, a degraded "
+      "NIC); repeatable")
       ->type_name("N:C[:M]");
 }
 

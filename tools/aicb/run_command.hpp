@@ -74,20 +74,15 @@ inline void add_run_options(CLI::App& command, run_options& o) {
   command.add_option("--timeline", r.timeline,
                      "also write the last measured iteration as a timeline: an HTML page (.html) or "
                      "trace-event JSON; every rank up to 64, else the first rank of each pipeline stage");
-  command
-      .add_option_function<std::vector<std::string>>(
-          "--slow-rank",
-          [&r](const std::vector<std::string>& texts) {
-            for (const std::string& text : texts) {
-              const aicb::slow_rank s = parsed_slowdown(text, "slow_rank");
-              if (s.communication != 1)
-                throw CLI::ValidationError("--slow-rank",
-                                           text + ": the replay slows a rank's computation only");
-              r.slow_ranks[s.rank] = s.compute;
-            }
-          },
-          "RANK:FACTOR: a straggler, its computation that many times longer (e.g. 3:2); repeatable; the "
-          "report names the slowest rank")
+  add_slowdown_option(
+      command, "--slow-rank", "slow_rank",
+      [&r](const aicb::slow_rank& s, const std::string& text) {
+        if (s.communication != 1)
+          throw CLI::ValidationError("--slow-rank", text + ": the replay slows a rank's computation only");
+        r.slow_ranks[s.rank] = s.compute;
+      },
+      "RANK:FACTOR: a straggler, its computation that many times longer (e.g. 3:2); repeatable; the report "
+      "names the slowest rank")
       ->type_name("R:C");
   command.add_flag("--json", o.json, "print the summary document (aicb.run/1) instead of the table");
   command.add_flag("-q,--quiet", o.quiet, "no table");
