@@ -29,6 +29,7 @@
 
 // Vocabulary of workloads.
 #include <aicb/concepts.hpp>
+#include <aicb/workload/bandwidth.hpp>
 #include <aicb/workload/collective.hpp>
 #include <aicb/workload/csv_item.hpp>
 #include <aicb/workload/group.hpp>
@@ -53,6 +54,7 @@
 #include <aicb/compute/gpu.hpp>
 #include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/layout_planner.hpp>
+#include <aicb/compute/measured_network.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>

@@ -27,6 +27,5 @@
 #include <aicb/compat.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>
 #include <aicb/readers.hpp>
-#include <aicb/run/bandwidth.hpp>
 #include <aicb/run/replay.hpp>
 #include <aicb/run/saved_workload.hpp>

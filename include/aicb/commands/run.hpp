@@ -32,7 +32,7 @@
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/json_writer.hpp>
-#include <aicb/run/bandwidth.hpp>
+#include <aicb/workload/bandwidth.hpp>
 #include <aicb/run/replay.hpp>
 #include <aicb/run/saved_workload.hpp>
 #include <aicb/schedule/rank_schedule.hpp>

@@ -20,6 +20,7 @@
 /// ```
 
 #include <aicb/compute/gpu.hpp>
+#include <aicb/compute/measured_network.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 
@@ -47,6 +48,11 @@ struct cluster_spec {
   /// Where in its node the job's rank 0 runs (a job of a set placed off a node boundary: its ranks
   /// fill the rest of that node first); 0 for a job that starts a node.
   std::uint64_t first_gpu = 0;
+  /// Collective times measured on these machines (a cluster file written by `aicb run --sweep
+  /// --calibrate`, aicb/io/cluster_file.hpp): where a curve covers a collective's kind and
+  /// placement, the estimate prices it from the curve instead of the figures above. Not owned:
+  /// the file's aicb::cluster_descriptor keeps it alive. nullptr for the presets.
+  const measured_network* measured = nullptr;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {

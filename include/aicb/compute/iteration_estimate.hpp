@@ -263,12 +263,41 @@ struct group_placement {
   return p;
 }
 
+namespace detail {
+
+// The time of a collective from the cluster's measured curves (aicb/compute/measured_network.hpp):
+// within a node the node curve; across nodes the rail curve with the node's members sharing as many
+// rails (all-to-all: scaled by the share of the buffer that leaves the node), bounded below by the
+// node curve. Negative when no curve covers the kind and placement.
+[[nodiscard]] inline double measured_collective_us(collective kind, double size, const group_placement& p,
+                                                   const measured_network& measured) {
+  const measured_curve* node = measured.find(kind, link_class::node);
+  if (p.nodes <= 1) return node ? node->time_us(size, p.size) : -1;
+  const measured_curve* rail = measured.find(kind, link_class::rail);
+  if (!rail) return -1;
+  const double n = static_cast<double>(p.size), m = static_cast<double>(p.per_node);
+  double network = 0;
+  if (kind == collective::all_to_all) {
+    const double r = static_cast<double>(rail->group_size);
+    network = rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r);
+  } else {
+    network = rail->time_us(size, p.size) / m;
+  }
+  const double inside = node && p.per_node > 1 ? node->time_us(size, p.per_node) : 0;
+  return std::max(network, inside);
+}
+
+}  // namespace detail
+
 /// Microseconds a collective of `kind` over a group placed as `p` takes, for `size` bytes (the whole
-/// buffer, as the schedules give it). See the file comment.
+/// buffer, as the schedules give it). See the file comment; a cluster with measured curves prices
+/// the collectives they cover from them.
 [[nodiscard]] inline double collective_us(collective kind, double size, const group_placement& p,
                                           const cluster_spec& cluster) {
   const double n = static_cast<double>(p.size);
   if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
+  if (cluster.measured)
+    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0) return us;
   const bool one_node = p.nodes <= 1;
   const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
                          static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
@@ -294,11 +323,15 @@ struct group_placement {
   }
 }
 
-/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes.
+/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes (from a measured
+/// send curve where the cluster has one).
 [[nodiscard]] inline double transfer_us(double size, std::uint64_t from, std::uint64_t to,
                                         const cluster_spec& cluster) {
   if (!(size > 0)) return 0;
   const bool one_node = cluster.node_of(from) == cluster.node_of(to);
+  if (cluster.measured)
+    if (const measured_curve* c = cluster.measured->find(collective::send, one_node ? link_class::node : link_class::rail))
+      return c->time_us(size, 2);
   const double bandwidth = (one_node ? cluster.nvlink_gb_per_s : cluster.nic_gb_per_s_per_gpu()) * 1e3;
   return (one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us) + size / bandwidth;
 }

@@ -30,6 +30,7 @@
 #include <aicb/detail/edit_distance.hpp>
 #include <aicb/detail/input_file.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/detail/json_document.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -47,18 +48,6 @@ inline constexpr std::string_view job_set_schema = "aicb.jobs/1";
 
 namespace detail {
 
-// Refuses a key of `object` (at `where`) not among `known`, suggesting the nearest.
-inline void refuse_unknown_keys(const nlohmann::json& object, const std::string& where,
-                                std::initializer_list<std::string_view> known) {
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    const std::string_view near = nearest(key, std::vector<std::string_view>(known));
-    AICB_THROW(config_error(
-        where.empty() ? key : where + "." + key, value.dump(),
-        "no such key" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-  }
-}
-
 // A scalar as the command line would give it: a string as is, a number or a boolean as written.
 inline std::string flag_text(const nlohmann::json& value, const std::string& where) {
   if (value.is_string()) return value.get<std::string>();
@@ -71,16 +60,6 @@ inline std::string flag_text(const nlohmann::json& value, const std::string& whe
     return value.dump();
   }
   AICB_THROW(config_error(where, value.dump(), "expected a string, a number or a boolean (a flag's value)"));
-}
-
-inline std::uint64_t whole_number(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_number_unsigned()) AICB_THROW(config_error(where, value.dump(), "expected a whole number"));
-  return value.get<std::uint64_t>();
-}
-
-inline std::string text_of(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_string()) AICB_THROW(config_error(where, value.dump(), "expected a string"));
-  return value.get<std::string>();
 }
 
 // A job's "job" object: the model source and its fields, by their flags' names.
@@ -118,17 +97,7 @@ inline job_request job_request_of(const nlohmann::json& flags, const std::string
 /// Parses a job set document's text; `source` names it in errors. parse_error (line and column) when
 /// it is not JSON; config_error naming the key when it is not a job set of this schema.
 [[nodiscard]] inline job_set parse_job_set(std::string_view text, const std::string& source = "jobs.json") {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    const std::size_t offset = std::min<std::size_t>(
-        text.size(), e.id == 101 ? static_cast<const nlohmann::json::parse_error&>(e).byte - 1 : 0);
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i)
-      text[i] == '\n' ? (++line, column = 1) : ++column;
-    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
-  }
+  const nlohmann::json doc = detail::parse_json_document(text, source);
   if (!doc.is_object())
     AICB_THROW(config_error("(document)", doc.dump().substr(0, 40), "a job set is a JSON object"));
   detail::refuse_unknown_keys(doc, "",

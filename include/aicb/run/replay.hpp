@@ -38,7 +38,7 @@
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/parallel/groups.hpp>
-#include <aicb/run/bandwidth.hpp>
+#include <aicb/workload/bandwidth.hpp>
 #include <aicb/schedule/operation.hpp>
 
 #include <algorithm>

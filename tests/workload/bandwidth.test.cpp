@@ -3,7 +3,7 @@
 // nccl-tests' bandwidth definitions (doc/PERFORMANCE.md of nccl-tests): algbw = S / t in GB/s,
 // busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all,
 // 1 for broadcast, reduce and point-to-point.
-#include <aicb/run/bandwidth.hpp>
+#include <aicb/workload/bandwidth.hpp>
 
 #include <catch2/catch.hpp>
 
