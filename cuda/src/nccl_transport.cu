@@ -72,6 +72,13 @@ class nccl_transport final : public replay_transport {
   [[nodiscard]] std::uint64_t rank() const override { return rank_; }
   [[nodiscard]] std::uint64_t world() const override { return world_; }
   [[nodiscard]] std::uint64_t exact_sum_limit() const override { return 2048; }
+  [[nodiscard]] std::string host_name() const override { return host_ ? host_->host_name() : "localhost"; }
+  [[nodiscard]] std::string library() const override {
+    int version = 0;
+    ncclGetVersion(&version);  // 22803 for 2.28.3
+    return "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+           std::to_string(version % 100) + (host_ ? " over " + host_->library() : std::string());
+  }
 
   void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) override {
     for (const group_kind kind : kinds) {

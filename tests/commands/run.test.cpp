@@ -100,7 +100,7 @@ TEST_CASE("run: a replay writes its summary, aicb's result CSV and a timeline on
   CHECK(!phases.empty());
   const std::string json = aicb_test::read_text(r.output);
   CHECK(json == aicb::run_json(done, p));
-  CHECK(json.find("\"schema\": \"aicb.run/1\"") != std::string::npos);
+  CHECK(json.find("\"schema\": \"aicb.run/2\"") != std::string::npos);
   CHECK(json.find("\"backend\": \"mpi\"") != std::string::npos);
   CHECK(json.find("\"bytes\": 8192") != std::string::npos);
   // aicb's CSV: an item per operation (the measured count), then an epoch_end per measured iteration.
@@ -154,4 +154,88 @@ TEST_CASE("run: aicb's bus-bandwidth factors are its own, not nccl-tests'", "[co
   CHECK(aicb::aicb_busbw_factor(aicb::csv_op::all_gather, 4) == Approx(0.75));
   CHECK(aicb::aicb_busbw_factor(aicb::csv_op::all_to_all, 8) == 1.0);  // nccl-tests: 7/8
   CHECK(aicb::busbw_factor(aicb::collective::all_to_all, 8) == Approx(7.0 / 8));
+}
+
+TEST_CASE("run: a calibration sweep measures each collective within a node and across nodes", "[commands][run]") {
+  aicb::run_request r;
+  r.sweep = {aicb::collective::all_reduce, aicb::collective::all_to_all};
+  r.sizes = {.low = 1024, .high = 1 << 20};
+  r.calibration = "cluster.json";
+  CHECK_THROWS_WITH(aicb::prepare_run(r, 8, 0), Catch::Contains("ranks_per_node = 0"));
+  r.ranks_per_node = 3;
+  CHECK_THROWS_WITH(aicb::prepare_run(r, 8, 0), Catch::Contains("divisor of the 8 ranks"));
+  r.ranks_per_node = 4;
+  // Rank 5 of 2 nodes x 4: its node's ranks 4-7 (the TP group of a grid whose TP is a node), and
+  // ranks 1 and 5 (one per node: the DP group).
+  const aicb::prepared_run p = aicb::prepare_run(r, 8, 5);
+  CHECK(p.what == "calibration sweep");
+  REQUIRE(p.ops.size() == 2u * 2u * 11u);
+  const aicb::process_grid grid(p.job);
+  CHECK(p.ops[0].group == grid.group(aicb::group_kind::tp, 5).id());
+  CHECK(grid.group(aicb::group_kind::tp, 5).first() == 4u);
+  CHECK(p.ops[0].group_size == 4u);
+  CHECK(p.ops[11].group == grid.group(aicb::group_kind::dp, 5).id());
+  CHECK(grid.group(aicb::group_kind::dp, 5).member(0) == 1u);
+  CHECK(p.ops[11].group_size == 2u);
+  // One node: no rail group; one rank per node: no node group.
+  r.ranks_per_node = 8;
+  CHECK(aicb::prepare_run(r, 8, 0).ops.size() == 2u * 11u);
+  r.ranks_per_node = 1;
+  CHECK(aicb::prepare_run(r, 8, 0).ops[0].group.kind == aicb::group_kind::dp);
+  r.sweep.clear();
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("a calibration is a sweep"));
+  // Ranks must fill nodes in order.
+  CHECK(aicb::ranks_per_node_of({0, 0, 1, 1}) == 2u);
+  CHECK_THROWS_WITH(aicb::ranks_per_node_of({0, 1, 0, 1}), Catch::Contains("fill nodes in order"));
+  CHECK_THROWS_WITH(aicb::ranks_per_node_of({0, 0, 0, 1}), Catch::Contains("rank 3"));
+  CHECK(aicb::node_of_ranks({77, 77, 12, 12}) == std::vector<std::uint64_t>{0, 0, 1, 1});
+}
+
+TEST_CASE("run: a calibration's cluster file reproduces the times it was fitted to", "[commands][run]") {
+  aicb::run_request r;
+  r.sweep = {aicb::collective::all_reduce, aicb::collective::all_gather};
+  r.sizes = {.low = 1024, .high = 64 << 20};
+  r.calibration = "cluster.json";
+  r.ranks_per_node = 4;
+  const aicb::prepared_run p = aicb::prepare_run(r, 16, 0);
+  // Measured times: within a node 5 µs and 150 GB/s bus bandwidth, across nodes 12 µs and 40 GB/s,
+  // with a protocol switch at 64 KiB (the latency doubles), each time off by up to ±3%.
+  aicb::replay_result measured;
+  measured.world = 16;
+  for (const aicb::operation& op : p.ops) {
+    const bool rail = op.group.kind == aicb::group_kind::dp;
+    const double s = static_cast<double>(op.size.count());
+    const double alpha = (rail ? 12.0 : 5.0) * (s >= 65536 ? 2 : 1);
+    const double us = (alpha + s * aicb::busbw_factor(op.kind, op.group_size) / ((rail ? 40.0 : 150.0) * 1e3)) *
+                      (1 + 0.03 * std::sin(static_cast<double>(op.index)));
+    measured.operations.push_back({.op = op, .p50_us = us});
+  }
+  const aicb::cluster_descriptor d =
+      aicb::calibrate_cluster(measured, 4, aicb::cluster_preset("dgx-h100"), {{"command", "aicb run --calibrate"}});
+  REQUIRE(d.measured.curves.size() == 4u);
+  CHECK(d.gpus_per_node == 4u);
+  CHECK(d.nvlink_gb_per_s == Approx(150).epsilon(0.05));
+  CHECK(d.nic_gb_per_s == Approx(40.0 * 4 / 8).epsilon(0.05));  // a rank's rail share, over 8 NICs per node
+  CHECK_THAT(d.sources.at("nvlink_gb_per_s"), Catch::Contains("measured: all_reduce over 4 ranks of a node"));
+  CHECK_THAT(d.sources.at("nics_per_node"), Catch::Contains("preset dgx-h100"));
+  CHECK(d.provenance.at("command") == "aicb run --calibrate");
+  CHECK(d.provenance.count("generator") == 1u);
+  // The file read back prices each measured collective, through the estimate's placement of its
+  // group, within 10% of what was measured.
+  const aicb::cluster_descriptor back = aicb::parse_cluster_file(aicb::to_json(d));
+  const aicb::cluster_spec c = back.spec();
+  for (const aicb::replayed_operation& m : measured.operations) {
+    const bool rail = m.op.group.kind == aicb::group_kind::dp;
+    const aicb::group_placement place{.size = m.op.group_size, .nodes = rail ? m.op.group_size : 1, .per_node = 1};
+    const double us = aicb::collective_us(m.op.kind, static_cast<double>(m.op.size.count()),
+                                          rail ? place : aicb::group_placement{.size = 4, .nodes = 1, .per_node = 4}, c);
+    INFO(aicb::to_string(m.op.kind) << (rail ? " rail " : " node ") << m.op.size.count());
+    CHECK(std::abs(us - m.p50_us) <= 0.10 * m.p50_us);
+  }
+  for (const aicb::measured_curve& curve : back.measured.curves) {
+    CHECK(curve.bands.size() >= 2u);  // the protocol switch
+    CHECK(curve.max_error() <= aicb::band_tolerance);
+  }
+  CHECK_THAT(aicb::format_calibration(d, "cluster.json"), Catch::Contains("all_gather      rail") &&
+                                                             Catch::Contains("wrote cluster.json"));
 }

@@ -90,7 +90,7 @@ for f in dense.json moe.json sweep.json; do
   if python3 - "$f" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "aicb.run/1" and d["backend"] == "mpi", d["schema"]
+assert d["schema"] == "aicb.run/2" and d["backend"] == "mpi", d["schema"]
 assert all(t > 0 for t in d["iterations_us"]) and d["check"]["wrong"] == 0
 factor = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
           "reduce_scatter": lambda n: (n - 1) / n, "all_to_all": lambda n: (n - 1) / n}

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -47,6 +48,20 @@ class mpi_transport final : public aicb::replay_transport {
 
   [[nodiscard]] std::uint64_t rank() const override { return rank_; }
   [[nodiscard]] std::uint64_t world() const override { return world_; }
+  [[nodiscard]] std::string host_name() const override {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    return std::string(name, static_cast<std::size_t>(std::max(length, 0)));
+  }
+  [[nodiscard]] std::string library() const override {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    MPI_Get_library_version(text, &length);
+    std::string version(text, static_cast<std::size_t>(std::max(length, 0)));
+    const std::size_t end = version.find_first_of(",\n");  // "Open MPI v4.1.4, package: …"
+    return version.substr(0, end);
+  }
 
   void create_groups(const aicb::process_grid& grid, const std::vector<aicb::group_kind>& kinds) override {
     for (const aicb::group_kind kind : kinds) {

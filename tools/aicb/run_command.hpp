@@ -28,7 +28,7 @@ struct run_options {
   std::vector<std::string> sweep;  // collectives of a sweep
   std::string sizes = "1KiB:64MiB", max_buffer = "4GiB", backend = "auto";
   aicb::run_request request;  // the fields with no text form to parse
-  bool quiet = false, json = false;
+  bool quiet = false, json = false, calibrate = false;
 };
 
 inline void add_run_options(CLI::App& command, run_options& o) {
@@ -60,14 +60,23 @@ inline void add_run_options(CLI::App& command, run_options& o) {
                   "computation as a busy wait of the roofline duration times this (0: communication only)")
       ->capture_default_str();
   command.add_option("--gpu", r.gpu, "GPU whose roofline prices the computation (default: the cluster's)");
-  command.add_option("--cluster", r.cluster, "cluster preset (aicb describe --help lists them)");
+  command.add_option("--cluster", r.cluster,
+                     "cluster preset (aicb describe --help lists them) or cluster file (.json; --calibrate writes "
+                     "one), for the estimate printed beside a job's replay");
   command.add_flag("--check", r.check,
                    "one untimed iteration that verifies every collective's and transfer's data");
   command.add_option("--timeout", r.timeout_s, "seconds one operation may take before the job is ended")
       ->capture_default_str();
   command.add_option("--max-buffer", o.max_buffer, "largest buffer one rank may allocate")
       ->capture_default_str();
-  command.add_option("-o,--output", r.output, "write the JSON summary here (aicb.run/1; rank 0)");
+  command.add_option("-o,--output", r.output,
+                     "write the JSON summary here (aicb.run/2; rank 0); with --calibrate, the cluster file");
+  command.add_flag("--calibrate", o.calibrate,
+                   "with --sweep: measure each collective over the ranks of a node and over one rank per node, "
+                   "and write the cluster file fitted to the times to -o (aicb.cluster/1; docs/cluster.md)");
+  command.add_option("--ranks-per-node", r.ranks_per_node,
+                     "ranks per node for --calibrate, consecutive ranks filling a node (default: from the "
+                     "ranks' host names)");
   command.add_option("--csv", r.csv,
                      "also write rank 0's results in aicb's result-CSV form (its columns, ms, and its own "
                      "bandwidths: GiB/s, all-to-all and transfers x 1)");
@@ -84,7 +93,7 @@ inline void add_run_options(CLI::App& command, run_options& o) {
       "RANK:FACTOR: a straggler, its computation that many times longer (e.g. 3:2); repeatable; the report "
       "names the slowest rank")
       ->type_name("R:C");
-  command.add_flag("--json", o.json, "print the summary document (aicb.run/1) instead of the table");
+  command.add_flag("--json", o.json, "print the summary document (aicb.run/2) instead of the table");
   command.add_flag("-q,--quiet", o.quiet, "no table");
 }
 
@@ -102,6 +111,12 @@ inline aicb::run_request to_request(const run_options& o) {
   r.sizes = aicb::parse_size_range(o.sizes, "sizes");
   r.max_buffer = aicb::parse_byte_count(o.max_buffer, "max_buffer");
   aicb::parse_value("backend", o.backend, r.backend);
+  if (o.calibrate) {
+    if (r.output.empty())
+      throw aicb::config_error("calibrate", "(no -o)", "name the cluster file to write: --calibrate -o cluster.json");
+    r.calibration = r.output;
+    r.output.clear();
+  }
   aicb::validate(r);
   return r;
 }

@@ -6,7 +6,7 @@
 /// What `aicb run` does, as library calls: a typed aicb::run_request (a job, a collective sweep or a
 /// saved Chakra set; the replay's options; the files to write), aicb::prepare_run (what one rank
 /// replays) and aicb::run_on (replays it over a transport the caller owns — MPI, NCCL, a test's
-/// threads — and on rank 0 writes the JSON summary `aicb.run/1`, aicb's result CSV and a timeline).
+/// threads — and on rank 0 writes the JSON summary `aicb.run/2`, aicb's result CSV and a timeline).
 ///
 /// ```cpp
 /// aicb::run_request r;
@@ -29,6 +29,7 @@
 #include <aicb/generate/csv_projection.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/json_writer.hpp>
@@ -41,8 +42,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <deque>
 #include <map>
 #include <optional>
@@ -115,12 +118,18 @@ struct run_request {
   bool check = false;                                 ///< one untimed iteration verifying every buffer's data
   std::string gpu{};                                  ///< the roofline's GPU; empty: the cluster's
   std::string cluster{};                              ///< cluster preset; empty: the GPU's
-  std::string output{};                               ///< rank 0's JSON summary (aicb.run/1); empty: none
+  std::string output{};                               ///< rank 0's JSON summary (aicb.run/2); empty: none
   std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
   std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
   /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
   std::map<std::uint64_t, double> slow_ranks{};
+  /// A sweep that calibrates: each collective over the ranks of a node and over one rank per node,
+  /// and rank 0 writes the cluster file fitted to the times here (aicb.cluster/1; empty: none).
+  std::string calibration{};
+  /// Ranks per node, consecutive ranks filling a node (0: from the ranks' host names,
+  /// aicb::node_of_ranks). A calibration's placements follow it.
+  std::uint64_t ranks_per_node = 0;
 };
 
 /// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
@@ -142,6 +151,9 @@ inline void validate(const run_request& r) {
         kind != collective::reduce_scatter && kind != collective::all_to_all)
       AICB_THROW(config_error("sweep", std::string(to_string(kind)),
                               "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
+  if (!r.calibration.empty() && r.sweep.empty())
+    AICB_THROW(config_error("calibrate", r.calibration,
+                            "a calibration is a sweep: name the collectives to measure (--sweep all_reduce,...)"));
   if (!r.sweep.empty() && !r.chakra.empty())
     AICB_THROW(config_error("chakra", r.chakra, "a run replays a sweep or a saved set, not both"));
   if (!r.chakra.empty()) {
@@ -166,23 +178,51 @@ struct prepared_run {
   bool sweep = false;
 };
 
-/// The sweep of `r` as operations over the world group, each collective through every size.
-[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world) {
+namespace detail {
+
+// The job whose groups a sweep runs over: a placeholder model over `world` ranks, `tp` of them (a
+// node's, when calibrating) to a tensor-parallel group.
+[[nodiscard]] inline job_spec sweep_job(std::uint64_t world, std::uint64_t tp) {
+  job_spec job;
+  job.model = {.hidden_size = 64 * tp, .num_layers = 1, .num_attention_heads = tp, .vocab_size = 64 * tp};
+  job.parallel.world_size = world;
+  job.parallel.tensor_parallel = tp;
+  return job;
+}
+
+}  // namespace detail
+
+/// The sweep of `r` as rank `rank`'s operations, each collective through every size: over the world
+/// group; or, calibrating with `ranks_per_node` ranks per node, over the ranks of this rank's node (the
+/// tensor-parallel group of a grid whose TP is a node) and over one rank per node (its data-parallel
+/// group), each where it has two ranks or more.
+[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world,
+                                                             std::uint64_t rank = 0) {
+  const std::uint64_t per_node = r.ranks_per_node ? r.ranks_per_node : world;
+  std::vector<std::pair<group_id, std::uint64_t>> groups;
+  if (r.calibration.empty()) {
+    groups.push_back({{group_kind::world, 0}, world});
+  } else {
+    const process_grid grid(detail::sweep_job(world, per_node));
+    if (per_node > 1) groups.push_back({grid.group(group_kind::tp, rank).id(), per_node});
+    if (world / per_node > 1) groups.push_back({grid.group(group_kind::dp, rank).id(), world / per_node});
+  }
   std::vector<operation> ops;
   for (const collective kind : r.sweep)
-    for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
-      operation op;
-      op.index = ops.size();
-      op.type = op_type::collective;
-      op.name = to_string(kind);
-      op.phase = op_phase::finalize;
-      op.kind = kind;
-      op.group = {group_kind::world, 0};
-      op.group_size = world;
-      op.size = bytes{size};
-      ops.push_back(op);
-      if (size > r.sizes.high / 2) break;
-    }
+    for (const auto& [group, members] : groups)
+      for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
+        operation op;
+        op.index = ops.size();
+        op.type = op_type::collective;
+        op.name = to_string(kind);
+        op.phase = op_phase::finalize;
+        op.kind = kind;
+        op.group = group;
+        op.group_size = members;
+        op.size = bytes{size};
+        ops.push_back(op);
+        if (size > r.sizes.high / 2) break;
+      }
   return ops;
 }
 
@@ -192,10 +232,16 @@ struct prepared_run {
   validate(r);
   prepared_run p;
   if (!r.sweep.empty()) {
-    p.ops = sweep_operations(r, world);
-    p.job.model = {.hidden_size = 64, .num_layers = 1, .num_attention_heads = 1, .vocab_size = 64};
-    p.job.parallel.world_size = world;
-    p.what = "collective sweep";
+    if (!r.calibration.empty()) {
+      if (world < 2) AICB_THROW(config_error("calibrate", r.calibration, "a calibration needs 2 ranks or more"));
+      if (r.ranks_per_node == 0 || world % r.ranks_per_node != 0)
+        AICB_THROW(config_error("ranks_per_node", std::to_string(r.ranks_per_node),
+                                "expected a divisor of the " + std::to_string(world) +
+                                    " ranks: every node runs as many ranks, consecutive ranks on one node"));
+    }
+    p.ops = sweep_operations(r, world, rank);
+    p.job = detail::sweep_job(world, r.calibration.empty() ? 1 : r.ranks_per_node);
+    p.what = r.calibration.empty() ? "collective sweep" : "calibration sweep";
     p.sweep = true;
     return p;
   }
@@ -237,7 +283,113 @@ struct run_outcome {
   /// describes, the two should agree; elsewhere (the CPU backend) the gap is the network's.
   std::optional<double> estimate_s{};
   std::string estimate_cluster{};
+  /// Rank 0, a calibration: the cluster file written (aicb::calibrate_cluster).
+  std::optional<cluster_descriptor> calibrated{};
+  /// Rank 0: what produced the results (aicb::run_provenance).
+  std::map<std::string, std::string> provenance{};
 };
+
+/// The ranks per node of a job launched as `node` says (aicb::node_of_ranks of aicb::host_hashes): every node must run as many
+/// ranks, consecutive ones — config_error otherwise (a calibration could not tell its placements apart).
+[[nodiscard]] inline std::uint64_t ranks_per_node_of(const std::vector<std::uint64_t>& node) {
+  std::uint64_t per_node = 0;
+  while (per_node < node.size() && node[per_node] == node[0])
+    ++per_node;
+  for (std::size_t r = 0; r < node.size(); ++r)
+    if (node[r] != r / std::max<std::uint64_t>(per_node, 1) ||
+        (r + 1 == node.size() && per_node && node.size() % per_node != 0))  // the last node runs fewer
+      AICB_THROW(config_error("ranks_per_node", "rank " + std::to_string(r) + " on node " + std::to_string(node[r]),
+                              "ranks must fill nodes in order, as many on each (mpirun --map-by core, -N " +
+                                  std::to_string(per_node) + "), or give --ranks-per-node"));
+  return per_node;
+}
+
+/// The cluster file a calibration sweep's measurements make (rank 0's operations: a node group and a
+/// rail group through every size): one curve per collective and placement from each size's median
+/// time, fitted band by band (aicb::fit_bands); the figures of `base` the curves measure replaced —
+/// NVLink from the node all-reduce (else the first node curve), the NIC from the rail one — and every
+/// figure's source recorded; `provenance` as given, with the generator.
+[[nodiscard]] inline cluster_descriptor calibrate_cluster(const replay_result& r, std::uint64_t ranks_per_node,
+                                                          const cluster_spec& base,
+                                                          std::map<std::string, std::string> provenance) {
+  cluster_descriptor d = descriptor_of(base);
+  d.measured = {};
+  const std::uint64_t nodes = ranks_per_node ? r.world / ranks_per_node : 1;
+  d.name = "measured";
+  d.gpus_per_node = ranks_per_node;
+  d.sources["gpus_per_node"] = "measured: ranks per host name";
+  for (const replayed_operation& m : r.operations) {
+    if (m.op.type != op_type::collective) continue;
+    const link_class where = m.op.group.kind == group_kind::dp ? link_class::rail : link_class::node;
+    auto curve = std::find_if(d.measured.curves.begin(), d.measured.curves.end(),
+                              [&](const measured_curve& c) { return c.kind == m.op.kind && c.where == where; });
+    if (curve == d.measured.curves.end()) {
+      d.measured.curves.push_back({.kind = m.op.kind, .where = where, .group_size = m.op.group_size});
+      curve = d.measured.curves.end() - 1;
+    }
+    curve->points.push_back({m.op.size.count(), std::max(m.p50_us, 1e-3)});
+  }
+  for (measured_curve& c : d.measured.curves)
+    c.bands = fit_bands(c);
+  const auto describe = [](const measured_curve& c) {
+    char text[160];
+    std::snprintf(text, sizeof text, "measured: %s over %llu ranks %s, %.4g GB/s bus bandwidth at %llu B",
+                  std::string(to_string(c.kind)).c_str(), static_cast<unsigned long long>(c.group_size),
+                  c.where == link_class::node ? "of a node" : "one per node", c.peak_busbw_gb_per_s(),
+                  static_cast<unsigned long long>(c.points.back().bytes));
+    return std::string(text);
+  };
+  // A curve's smallest time as the estimate's per-step latency: all-reduce takes 2·log2 n steps, the rest log2 n.
+  const auto step_latency = [](const measured_curve& c) {
+    const double steps = std::ceil(std::log2(static_cast<double>(c.group_size)));
+    return c.points.front().us / ((c.kind == collective::all_reduce ? 2 : 1) * std::max(steps, 1.0));
+  };
+  const auto figure_source = [&](link_class where) -> const measured_curve* {
+    if (const measured_curve* c = d.measured.find(collective::all_reduce, where)) return c;
+    for (const measured_curve& c : d.measured.curves)
+      if (c.where == where && !c.bands.empty()) return &c;
+    return nullptr;
+  };
+  if (const measured_curve* c = figure_source(link_class::node)) {
+    d.nvlink_gb_per_s = c->peak_busbw_gb_per_s();
+    d.nvlink_latency_us = step_latency(*c);
+    d.sources["nvlink_gb_per_s"] = describe(*c);
+    d.sources["nvlink_latency_us"] = "measured: the smallest size's time per step";
+  }
+  if (const measured_curve* c = figure_source(link_class::rail)) {
+    d.nic_gb_per_s = c->peak_busbw_gb_per_s() * static_cast<double>(ranks_per_node) /
+                     static_cast<double>(std::max<std::uint64_t>(d.nics_per_node, 1));
+    d.nic_latency_us = step_latency(*c);
+    d.sources["nic_gb_per_s"] = describe(*c) + ", shared by the node's NICs";
+    d.sources["nic_latency_us"] = "measured: the smallest size's time per step";
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "measured by aicb run: %llu ranks on %llu node%s of %llu", 
+                static_cast<unsigned long long>(r.world), static_cast<unsigned long long>(nodes),
+                nodes == 1 ? "" : "s", static_cast<unsigned long long>(ranks_per_node));
+  d.description = text;
+  provenance["generator"] = "aicb " AICB_VERSION_STRING;
+  d.provenance = std::move(provenance);
+  return d;
+}
+
+/// The curves of a calibration, one line each, and where the file went.
+[[nodiscard]] inline std::string format_calibration(const cluster_descriptor& d, const std::string& path) {
+  std::string out = "\ncalibration (median times, fitted band by band within 5%):\n";
+  char line[256];
+  for (const measured_curve& c : d.measured.curves) {
+    std::snprintf(line, sizeof line, "  %-15s %-4s %5llu ranks  %zu band%s  max fit error %.1f%%  busbw %.3g GB/s at %llu B\n",
+                  std::string(to_string(c.kind)).c_str(), std::string(to_string(c.where)).c_str(),
+                  static_cast<unsigned long long>(c.group_size), c.bands.size(), c.bands.size() == 1 ? " " : "s",
+                  100 * c.max_error(), c.peak_busbw_gb_per_s(), static_cast<unsigned long long>(c.points.back().bytes));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "  NVLink %.4g GB/s, %.3g us per step; NIC %.4g GB/s, %.3g us per step\n",
+                d.nvlink_gb_per_s, d.nvlink_latency_us, d.nic_gb_per_s, d.nic_latency_us);
+  out += line;
+  out += "wrote " + path + " (use it: aicb describe --cluster " + path + " ...)\n";
+  return out;
+}
 
 namespace detail {
 
@@ -269,14 +421,20 @@ class scaled_compute final : public compute_model {
   return 1;
 }
 
-/// The summary document `aicb.run/1` (docs/run.md): the options, each measured iteration (the
+/// The summary document `aicb.run/2` (docs/run.md): the options, each measured iteration (the
 /// slowest rank's), the check, and rank 0's operations with their times and bandwidths.
 [[nodiscard]] inline std::string run_json(const run_outcome& o, const prepared_run& p) {
   const replay_result& r = o.result;
   json_writer j;
-  j.begin_object().member("schema", "aicb.run/1").member("aicb_version", AICB_VERSION_STRING);
+  j.begin_object().member("schema", "aicb.run/2").member("aicb_version", AICB_VERSION_STRING);
   j.member("workload", p.what).member("world", r.world).member("backend", to_string(o.backend));
   j.member("compute", o.compute);
+  if (!o.provenance.empty()) {
+    j.key("provenance").begin_object();
+    for (const auto& [key, value] : o.provenance)
+      j.member(key, value);
+    j.end_object();
+  }
   j.key("options").begin_object();
   j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
   j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
@@ -450,6 +608,38 @@ inline void write_run_csv(const std::string& path, const prepared_run& p, const 
   out.finish();
 }
 
+/// A run's provenance: generator, the command (`aicb run` and the flags every rank was given), the
+/// backend and its library, the hosts (hashed, distinct, in rank order) and the date (UTC).
+[[nodiscard]] inline std::map<std::string, std::string> run_provenance(const run_request& request,
+                                                                     const std::vector<std::uint64_t>& hosts,
+                                                                     const std::string& library) {
+  std::string joined, command = "aicb run";
+  std::vector<std::uint64_t> distinct;
+  for (const std::uint64_t h : hosts) {
+    if (std::find(distinct.begin(), distinct.end(), h) != distinct.end()) continue;
+    distinct.push_back(h);
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%012llx", static_cast<unsigned long long>(h));
+    joined += (joined.empty() ? "" : ",") + std::string(hex);
+  }
+  for (std::size_t at = 0; at < request.fingerprint.size();) {
+    const std::size_t end = std::min(request.fingerprint.find('\n', at), request.fingerprint.size());
+    command += " " + request.fingerprint.substr(at, end - at);
+    at = end + 1;
+  }
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return {{"generator", "aicb " AICB_VERSION_STRING},
+          {"command", command},
+          {"backend", std::string(to_string(request.backend))},
+          {"library", library},
+          {"hosts", joined},
+          {"date", date}};
+}
+
 /// The last measured iteration of the ranks shown (every rank up to 64, else the first rank of each
 /// pipeline stage) as a timeline on rank 0: `times[r]` holds rank r's (start, duration) per
 /// operation; the other ranks' operations are prepared again here. HTML for a .html name.
@@ -507,7 +697,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
                                         const prepared_run& p,
                                         std::function<void(std::string_view)> progress = {}) {
   const process_grid grid(p.job);
-  const cluster_spec machines = choose_cluster(request.gpu, request.cluster);
+  const cluster_spec machines = resolve_cluster(request.gpu, request.cluster);
   const roofline_model compute(machines.gpu);
   replay_options options{
       .warmup = request.warmup,
@@ -543,6 +733,23 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       mean_s += us * 1e-6;
     if (!r.slowest_iteration_us.empty()) mean_s /= static_cast<double>(r.slowest_iteration_us.size());
     if (transport.rank() == 0) write_run_timeline(request, p, times, machines, o.compute, mean_s);
+  }
+  // What produced the results (every file written records it): the command, the library, the
+  // hashed host names (gathered from every rank), the date.
+  const std::vector<std::uint64_t> hosts = host_hashes(transport);
+  if (transport.rank() == 0) {
+    o.provenance = run_provenance(request, hosts, transport.library());
+    if (!request.calibration.empty()) {
+      std::map<std::string, std::string> provenance = o.provenance;
+      std::string sweep;
+      for (const collective kind : request.sweep)
+        sweep += (sweep.empty() ? "" : ",") + std::string(to_string(kind));
+      sweep += " sizes " + std::to_string(request.sizes.low) + ":" + std::to_string(request.sizes.high) + " B, " +
+               std::to_string(request.warmup) + " warm-up + " + std::to_string(request.repeat) + " measured, medians";
+      provenance["sweep"] = sweep;
+      o.calibrated = calibrate_cluster(r, request.ranks_per_node, machines, std::move(provenance));
+      write_cluster_file(*o.calibrated, request.calibration);
+    }
   }
   if (transport.rank() == 0) {
     if (!request.csv.empty()) write_run_csv(request.csv, p, r);
