@@ -20,8 +20,8 @@
 
 #include <aicb/calc/job_request.hpp>
 #include <aicb/io/aicb_csv_reader.hpp>
-#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/aiob_reader.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/model/hf_config.hpp>

@@ -18,7 +18,8 @@ aicb::measured_curve two_regimes(aicb::collective kind, std::uint64_t n) {
   const double factor = aicb::busbw_factor(kind, n);
   for (std::uint64_t s = 1024; s <= (std::uint64_t{256} << 20); s *= 2) {
     const bool small = s < (std::uint64_t{1} << 20);
-    const double us = (small ? 10.0 : 40.0) + static_cast<double>(s) * factor / ((small ? 20.0 : 100.0) * 1e3);
+    const double us =
+        (small ? 10.0 : 40.0) + static_cast<double>(s) * factor / ((small ? 20.0 : 100.0) * 1e3);
     c.points.push_back({s, us});
   }
   c.bands = aicb::fit_bands(c);
@@ -62,7 +63,8 @@ TEST_CASE("measured network: noise within the tolerance stays in a band, beyond 
 }
 
 TEST_CASE("measured network: times falling with size make a latency-only band", "[compute][measured]") {
-  aicb::measured_curve c{.kind = aicb::collective::all_reduce, .group_size = 2,
+  aicb::measured_curve c{.kind = aicb::collective::all_reduce,
+                         .group_size = 2,
                          .points = {{1024, 20}, {2048, 19.5}, {4096, 19.8}}};
   c.bands = aicb::fit_bands(c);
   REQUIRE(c.bands.size() == 1);
@@ -71,7 +73,8 @@ TEST_CASE("measured network: times falling with size make a latency-only band", 
   CHECK(c.time_us(1e9, 2) == Approx(c.bands[0].latency_us));  // the band's line extends
 }
 
-TEST_CASE("measured network: the estimate prices measured collectives from the curves", "[compute][measured]") {
+TEST_CASE("measured network: the estimate prices measured collectives from the curves",
+          "[compute][measured]") {
   aicb::measured_network net;
   net.curves.push_back(two_regimes(aicb::collective::all_reduce, 8));
   aicb::measured_curve rail = two_regimes(aicb::collective::all_reduce, 4);

@@ -40,7 +40,8 @@ TEST_CASE("cluster file: a hand-written file describes machines no preset has", 
 TEST_CASE("cluster file: curves, sources and provenance survive a round trip", "[io][cluster]") {
   aicb::cluster_descriptor d = aicb::descriptor_of(aicb::cluster_preset("dgx-h100"));
   d.name = "measured";
-  aicb::measured_curve c{.kind = aicb::collective::all_to_all, .where = aicb::link_class::rail, .group_size = 4};
+  aicb::measured_curve c{
+      .kind = aicb::collective::all_to_all, .where = aicb::link_class::rail, .group_size = 4};
   for (std::uint64_t s = 1024; s <= (1 << 24); s *= 2)
     c.points.push_back({s, 5 + static_cast<double>(s) / (s < 65536 ? 3e3 : 9e3)});
   c.bands = aicb::fit_bands(c);
@@ -78,22 +79,27 @@ TEST_CASE("cluster file: errors name the key, the value and the rule", "[io][clu
   CHECK_THAT(message_of(R"({"schema": "aicb.cluster/1", "name": "x", "gpu": "H100", "gpus_per_node": 0,
     "nvlink_gb_per_s": 1, "nvlink_latency_us": 1, "nics_per_node": 8, "nic_gb_per_s": 1, "nic_latency_us": 1})"),
              Catch::Contains("gpus_per_node = 0"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "broadcast", "placement": "node", "group_size": 2,
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "broadcast", "placement": "node", "group_size": 2,
     "points": [[1024, 3]]}]})"),
-             Catch::Contains("curves[0].collective = broadcast"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
+      Catch::Contains("curves[0].collective = broadcast"));
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[2048, 3], [1024, 4]]}]})"),
-             Catch::Contains("curves[0].points[1][0] = 1024") && Catch::Contains("ascend"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
+      Catch::Contains("curves[0].points[1][0] = 1024") && Catch::Contains("ascend"));
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 0]]}]})"),
-             Catch::Contains("curves[0].points[0][1]"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
+      Catch::Contains("curves[0].points[0][1]"));
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 3], [2048, 4]], "bands": [[0, 0, 1, 1]]}]})"),
-             Catch::Contains("cover every point"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
+      Catch::Contains("cover every point"));
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 3]]}, {"collective": "all_reduce", "placement": "node", "group_size": 4,
     "points": [[1024, 3]]}]})"),
-             Catch::Contains("curves[1]") && Catch::Contains("once per placement"));
+      Catch::Contains("curves[1]") && Catch::Contains("once per placement"));
   CHECK_THAT(message_of(head + "\n,,}"), Catch::Contains("cluster.json:3:"));
 }
 

@@ -210,6 +210,12 @@ set_tests_properties(cli.chakra_sets PROPERTIES LABELS cli PASS_REGULAR_EXPRESSI
 # checks and bandwidths; killed and hung ranks; mismatched ranks. Without OpenMPI: skipped (CI: fails).
 add_test(NAME cli.run_under_mpirun COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/run_cli.sh" $<TARGET_FILE:aicb_tool>)
 set_tests_properties(cli.run_under_mpirun PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE)
+# The calibration loop under mpirun: a sweep's cluster file fits its measurements within 10%, and
+# describe --cluster of it predicts a replayed job within 15%.
+add_test(NAME cli.calibrate_under_mpirun
+         COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/calibrate_cli.sh" $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.calibrate_under_mpirun PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900 RUN_SERIAL TRUE
+                     PASS_REGULAR_EXPRESSION "\n0 failures")
 # aicb-run with NCCL alone, one process (where MPI and NCCL are both found, this form is built too).
 if(TARGET aicb_run_without_mpi)
   add_test(NAME cli.run_nccl_single_process

@@ -41,7 +41,7 @@ int run_describe_serving(describe_options& o) {
                                "a serving step runs on --tp x --dp-attention GPUs (" +
                                    std::to_string(s.gpus()) + "): give --dp-attention " +
                                    "for more GPUs, or leave --world-size out");
-  const aicb::cluster_spec machines = aicb::choose_cluster(o.request.gpu, o.request.cluster);
+  const aicb::cluster_spec machines = aicb::resolve_cluster(o.request.gpu, o.request.cluster);
   const aicb::serving_report r = aicb::describe_serving(job.model, s, aicb::roofline_model(machines.gpu),
                                                         machines, o.serving.memory_fraction);
   std::cout << (o.json ? aicb::to_json(r) : aicb::format_serving(r));

@@ -80,7 +80,8 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
   command->add_option("--compute", o.compute, "compute model: aiob | roofline | constant")
       ->check(CLI::IsMember({"aiob", "roofline", "constant"}));
   command->add_option("--cluster", o.cluster,
-                      "cluster preset (aicb describe --help lists them): its GPU times the computation "
+                      "cluster preset (aicb describe --help lists them) or cluster file (.json): its GPU "
+                      "times the computation "
                       "unless --gpu_type names one, and the SimAI command line printed runs on it");
   command->add_flag("--strict", o.strict, "refuse a profile whose provenance does not match the job");
   command->add_flag("--no-sidecar", o.no_sidecar, "do not write FILE.json next to the workload");

@@ -72,7 +72,8 @@ void add_inference_command(CLI::App& app, action& chosen) {
   command->add_option("--ep", o.expert_parallel, "expert parallelism: 1, or every GPU")
       ->capture_default_str();
   command->add_option("--gpu", o.request.gpu, "GPU (catalogue name; default: the cluster's, or H100)");
-  command->add_option("--cluster", o.request.cluster, "cluster preset (docs/cluster.md)");
+  command->add_option("--cluster", o.request.cluster,
+                      "cluster preset or cluster file (.json) (docs/cluster.md)");
   command
       ->add_option("--format", o.format,
                    "simai: rank 0's step as SimAI text (the default); chakra: every GPU's, for ASTRA-sim")

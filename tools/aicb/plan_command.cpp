@@ -8,6 +8,7 @@
 #include "job_flags.hpp"
 
 #include <aicb/compute/layout_planner.hpp>
+#include <aicb/io/cluster_file.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -34,7 +35,7 @@ int run_plan(plan_options& o) {
   o.request.job = aicb::build_job(flags).job;
   for (const auto& [field, value] : flags.fields)
     o.request.fixed.push_back(field);
-  o.request.cluster = aicb::choose_cluster(o.gpu, o.cluster);
+  o.request.cluster = aicb::resolve_cluster(o.gpu, o.cluster);
   if (o.lost_gpus > 0) {  // a restart on the GPUs left
     if (o.json)
       throw aicb::config_error("json", "true", "a restart plan is printed as text only; drop --json");

@@ -60,9 +60,10 @@ inline void add_run_options(CLI::App& command, run_options& o) {
                   "computation as a busy wait of the roofline duration times this (0: communication only)")
       ->capture_default_str();
   command.add_option("--gpu", r.gpu, "GPU whose roofline prices the computation (default: the cluster's)");
-  command.add_option("--cluster", r.cluster,
-                     "cluster preset (aicb describe --help lists them) or cluster file (.json; --calibrate writes "
-                     "one), for the estimate printed beside a job's replay");
+  command.add_option(
+      "--cluster", r.cluster,
+      "cluster preset (aicb describe --help lists them) or cluster file (.json; --calibrate writes "
+      "one), for the estimate printed beside a job's replay");
   command.add_flag("--check", r.check,
                    "one untimed iteration that verifies every collective's and transfer's data");
   command.add_option("--timeout", r.timeout_s, "seconds one operation may take before the job is ended")
@@ -71,9 +72,10 @@ inline void add_run_options(CLI::App& command, run_options& o) {
       ->capture_default_str();
   command.add_option("-o,--output", r.output,
                      "write the JSON summary here (aicb.run/2; rank 0); with --calibrate, the cluster file");
-  command.add_flag("--calibrate", o.calibrate,
-                   "with --sweep: measure each collective over the ranks of a node and over one rank per node, "
-                   "and write the cluster file fitted to the times to -o (aicb.cluster/1; docs/cluster.md)");
+  command.add_flag(
+      "--calibrate", o.calibrate,
+      "with --sweep: measure each collective over the ranks of a node and over one rank per node, "
+      "and write the cluster file fitted to the times to -o (aicb.cluster/1; docs/cluster.md)");
   command.add_option("--ranks-per-node", r.ranks_per_node,
                      "ranks per node for --calibrate, consecutive ranks filling a node (default: from the "
                      "ranks' host names)");
@@ -113,7 +115,8 @@ inline aicb::run_request to_request(const run_options& o) {
   aicb::parse_value("backend", o.backend, r.backend);
   if (o.calibrate) {
     if (r.output.empty())
-      throw aicb::config_error("calibrate", "(no -o)", "name the cluster file to write: --calibrate -o cluster.json");
+      throw aicb::config_error("calibrate", "(no -o)",
+                               "name the cluster file to write: --calibrate -o cluster.json");
     r.calibration = r.output;
     r.output.clear();
   }

@@ -118,7 +118,8 @@ int replay_everywhere(const aicb_tool::run_options& flags, const std::string& co
 #endif
         }
         if (!request.calibration.empty() && request.ranks_per_node == 0)
-          request.ranks_per_node = aicb::ranks_per_node_of(aicb::node_of_ranks(aicb::host_hashes(*transport)));
+          request.ranks_per_node =
+              aicb::ranks_per_node_of(aicb::node_of_ranks(aicb::host_hashes(*transport)));
         prepared = aicb::prepare_run(request, world, rank);
       }))
     return *failed;
@@ -135,7 +136,8 @@ int replay_everywhere(const aicb_tool::run_options& flags, const std::string& co
   const aicb::replay_result& r = done.result;
   if (rank == 0 && flags.json) std::fputs(aicb::run_json(done, prepared).c_str(), stdout);
   if (talk) std::fputs(aicb::format_run_table(done, prepared).c_str(), stdout);
-  if (talk && done.calibrated) std::fputs(aicb::format_calibration(*done.calibrated, request.calibration).c_str(), stdout);
+  if (talk && done.calibrated)
+    std::fputs(aicb::format_calibration(*done.calibrated, request.calibration).c_str(), stdout);
   if (r.options.check && r.wrong > 0) {
     if (rank == 0)
       std::fprintf(stderr, "aicb: run: the check found %llu wrong elements\n",

@@ -12,6 +12,7 @@
 #include <aicb/checked.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 
@@ -49,7 +50,7 @@ int run_timeline(const timeline_options& o) {
   o.job.require_model();
   const aicb::job_spec job = o.job.job();
   aicb::validate(job);
-  const aicb::cluster_spec machines = aicb::choose_cluster(o.gpu, o.cluster);
+  const aicb::cluster_spec machines = aicb::resolve_cluster(o.gpu, o.cluster);
   const aicb::roofline_model compute(machines.gpu);
   // A timeline is for a person to look at: beyond a thousand ranks no viewer draws it, and the file
   // would be gigabytes (every rank's operations: aicb generate --format chakra is for that).

@@ -19,6 +19,7 @@
 #include <aicb/compute/roofline.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
 
@@ -60,7 +61,7 @@ struct describe_result {
   d.report = describe_job(request.job);
   d.overlap = request.overlap;
   if (!request.estimate) return d;
-  d.cluster = choose_cluster(request.gpu, request.cluster);
+  d.cluster = resolve_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
   if (request.overlap.any_slow()) {

@@ -46,6 +46,7 @@
 #include <aicb/generate/simai_projection.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/chakra.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
@@ -215,7 +216,7 @@ struct chosen_compute {
     kind = f.on("aiob_enable") || f.given("comp_filepath") ? compute_source::aiob : compute_source::roofline;
   chosen_compute c;
   c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
-          : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
+          : !r.cluster.empty() ? std::string(resolve_cluster("", r.cluster).gpu)
                                : "H100";
   if (kind == compute_source::constant) {
     c.model = std::make_unique<constant_model>();
@@ -454,7 +455,7 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
   out.sidecar = r.sidecar;
   if (!r.cluster.empty())
     out.simai_command =
-        simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
+        simai_command_line(resolve_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;

@@ -29,6 +29,7 @@
 #include <aicb/generate/inference_projection.hpp>
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
+#include <aicb/io/cluster_file.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
@@ -162,7 +163,7 @@ inline written_workload write_inference(const inference_request& r) {
   request.hf_config = r.hf_config;
   const model_spec model = build_job(request).job.model;
   const serving_spec& s = *r.serving;
-  const cluster_spec machines = choose_cluster(r.gpu, r.cluster);
+  const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
   const roofline_model compute(machines.gpu);
   out.compute_model = compute.provenance();
   const std::string phase(to_string(s.phase));

@@ -33,11 +33,11 @@
 #include <aicb/io/timeline_html.hpp>
 #include <aicb/io/trace_events.hpp>
 #include <aicb/json_writer.hpp>
-#include <aicb/workload/bandwidth.hpp>
 #include <aicb/run/replay.hpp>
 #include <aicb/run/saved_workload.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 #include <aicb/version.hpp>
+#include <aicb/workload/bandwidth.hpp>
 
 #include <algorithm>
 #include <array>
@@ -152,8 +152,9 @@ inline void validate(const run_request& r) {
       AICB_THROW(config_error("sweep", std::string(to_string(kind)),
                               "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
   if (!r.calibration.empty() && r.sweep.empty())
-    AICB_THROW(config_error("calibrate", r.calibration,
-                            "a calibration is a sweep: name the collectives to measure (--sweep all_reduce,...)"));
+    AICB_THROW(
+        config_error("calibrate", r.calibration,
+                     "a calibration is a sweep: name the collectives to measure (--sweep all_reduce,...)"));
   if (!r.sweep.empty() && !r.chakra.empty())
     AICB_THROW(config_error("chakra", r.chakra, "a run replays a sweep or a saved set, not both"));
   if (!r.chakra.empty()) {
@@ -192,10 +193,14 @@ namespace detail {
 
 }  // namespace detail
 
+/// How many times a calibration runs each size back to back (as nccl-tests loops on one size): the
+/// first pays for switching sizes (caches, protocols) and is dropped, the rest give the median.
+inline constexpr std::uint64_t calibration_burst = 4;
+
 /// The sweep of `r` as rank `rank`'s operations, each collective through every size: over the world
 /// group; or, calibrating with `ranks_per_node` ranks per node, over the ranks of this rank's node (the
 /// tensor-parallel group of a grid whose TP is a node) and over one rank per node (its data-parallel
-/// group), each where it has two ranks or more.
+/// group), each where it has two ranks or more, each size calibration_burst times in a row.
 [[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world,
                                                              std::uint64_t rank = 0) {
   const std::uint64_t per_node = r.ranks_per_node ? r.ranks_per_node : world;
@@ -220,7 +225,10 @@ namespace detail {
         op.group = group;
         op.group_size = members;
         op.size = bytes{size};
-        ops.push_back(op);
+        for (std::uint64_t i = 0; i < (r.calibration.empty() ? 1 : calibration_burst); ++i) {
+          op.index = ops.size();
+          ops.push_back(op);
+        }
         if (size > r.sizes.high / 2) break;
       }
   return ops;
@@ -233,7 +241,8 @@ namespace detail {
   prepared_run p;
   if (!r.sweep.empty()) {
     if (!r.calibration.empty()) {
-      if (world < 2) AICB_THROW(config_error("calibrate", r.calibration, "a calibration needs 2 ranks or more"));
+      if (world < 2)
+        AICB_THROW(config_error("calibrate", r.calibration, "a calibration needs 2 ranks or more"));
       if (r.ranks_per_node == 0 || world % r.ranks_per_node != 0)
         AICB_THROW(config_error("ranks_per_node", std::to_string(r.ranks_per_node),
                                 "expected a divisor of the " + std::to_string(world) +
@@ -289,8 +298,9 @@ struct run_outcome {
   std::map<std::string, std::string> provenance{};
 };
 
-/// The ranks per node of a job launched as `node` says (aicb::node_of_ranks of aicb::host_hashes): every node must run as many
-/// ranks, consecutive ones — config_error otherwise (a calibration could not tell its placements apart).
+/// The ranks per node of a job launched as `node` says (aicb::node_of_ranks of aicb::host_hashes): every node
+/// must run as many ranks, consecutive ones — config_error otherwise (a calibration could not tell its
+/// placements apart).
 [[nodiscard]] inline std::uint64_t ranks_per_node_of(const std::vector<std::uint64_t>& node) {
   std::uint64_t per_node = 0;
   while (per_node < node.size() && node[per_node] == node[0])
@@ -298,18 +308,20 @@ struct run_outcome {
   for (std::size_t r = 0; r < node.size(); ++r)
     if (node[r] != r / std::max<std::uint64_t>(per_node, 1) ||
         (r + 1 == node.size() && per_node && node.size() % per_node != 0))  // the last node runs fewer
-      AICB_THROW(config_error("ranks_per_node", "rank " + std::to_string(r) + " on node " + std::to_string(node[r]),
+      AICB_THROW(config_error("ranks_per_node",
+                              "rank " + std::to_string(r) + " on node " + std::to_string(node[r]),
                               "ranks must fill nodes in order, as many on each (mpirun --map-by core, -N " +
                                   std::to_string(per_node) + "), or give --ranks-per-node"));
   return per_node;
 }
 
 /// The cluster file a calibration sweep's measurements make (rank 0's operations: a node group and a
-/// rail group through every size): one curve per collective and placement from each size's median
-/// time, fitted band by band (aicb::fit_bands); the figures of `base` the curves measure replaced —
-/// NVLink from the node all-reduce (else the first node curve), the NIC from the rail one — and every
-/// figure's source recorded; `provenance` as given, with the generator.
-[[nodiscard]] inline cluster_descriptor calibrate_cluster(const replay_result& r, std::uint64_t ranks_per_node,
+/// rail group through every size, each size a burst): one curve per collective and placement from each
+/// size's median time, fitted band by band (aicb::fit_bands); the figures of `base` the curves measure
+/// replaced — NVLink from the node all-reduce (else the first node curve), the NIC from the rail one — and
+/// every figure's source recorded; `provenance` as given, with the generator.
+[[nodiscard]] inline cluster_descriptor calibrate_cluster(const replay_result& r,
+                                                          std::uint64_t ranks_per_node,
                                                           const cluster_spec& base,
                                                           std::map<std::string, std::string> provenance) {
   cluster_descriptor d = descriptor_of(base);
@@ -318,16 +330,28 @@ struct run_outcome {
   d.name = "measured";
   d.gpus_per_node = ranks_per_node;
   d.sources["gpus_per_node"] = "measured: ranks per host name";
-  for (const replayed_operation& m : r.operations) {
-    if (m.op.type != op_type::collective) continue;
-    const link_class where = m.op.group.kind == group_kind::dp ? link_class::rail : link_class::node;
+  // A size's burst: consecutive operations of one kind, group and size; its first dropped (when it has
+  // more than one), the median of the rest's medians taken.
+  for (std::size_t i = 0; i < r.operations.size();) {
+    const operation& op = r.operations[i].op;
+    std::size_t end = i + 1;
+    while (end < r.operations.size() && r.operations[end].op.kind == op.kind &&
+           r.operations[end].op.group == op.group && r.operations[end].op.size == op.size)
+      ++end;
+    std::vector<double> times;
+    for (std::size_t k = end - i > 1 ? i + 1 : i; k < end; ++k)
+      times.push_back(r.operations[k].p50_us);
+    const double us = detail::nearest_rank(times, 0.5);
+    i = end;
+    if (op.type != op_type::collective) continue;
+    const link_class where = op.group.kind == group_kind::dp ? link_class::rail : link_class::node;
     auto curve = std::find_if(d.measured.curves.begin(), d.measured.curves.end(),
-                              [&](const measured_curve& c) { return c.kind == m.op.kind && c.where == where; });
+                              [&](const measured_curve& c) { return c.kind == op.kind && c.where == where; });
     if (curve == d.measured.curves.end()) {
-      d.measured.curves.push_back({.kind = m.op.kind, .where = where, .group_size = m.op.group_size});
+      d.measured.curves.push_back({.kind = op.kind, .where = where, .group_size = op.group_size});
       curve = d.measured.curves.end() - 1;
     }
-    curve->points.push_back({m.op.size.count(), std::max(m.p50_us, 1e-3)});
+    curve->points.push_back({op.size.count(), std::max(us, 1e-3)});
   }
   for (measured_curve& c : d.measured.curves)
     c.bands = fit_bands(c);
@@ -339,7 +363,8 @@ struct run_outcome {
                   static_cast<unsigned long long>(c.points.back().bytes));
     return std::string(text);
   };
-  // A curve's smallest time as the estimate's per-step latency: all-reduce takes 2·log2 n steps, the rest log2 n.
+  // A curve's smallest time as the estimate's per-step latency: all-reduce takes 2·log2 n steps, the rest
+  // log2 n.
   const auto step_latency = [](const measured_curve& c) {
     const double steps = std::ceil(std::log2(static_cast<double>(c.group_size)));
     return c.points.front().us / ((c.kind == collective::all_reduce ? 2 : 1) * std::max(steps, 1.0));
@@ -364,7 +389,7 @@ struct run_outcome {
     d.sources["nic_latency_us"] = "measured: the smallest size's time per step";
   }
   char text[200];
-  std::snprintf(text, sizeof text, "measured by aicb run: %llu ranks on %llu node%s of %llu", 
+  std::snprintf(text, sizeof text, "measured by aicb run: %llu ranks on %llu node%s of %llu",
                 static_cast<unsigned long long>(r.world), static_cast<unsigned long long>(nodes),
                 nodes == 1 ? "" : "s", static_cast<unsigned long long>(ranks_per_node));
   d.description = text;
@@ -378,10 +403,12 @@ struct run_outcome {
   std::string out = "\ncalibration (median times, fitted band by band within 5%):\n";
   char line[256];
   for (const measured_curve& c : d.measured.curves) {
-    std::snprintf(line, sizeof line, "  %-15s %-4s %5llu ranks  %zu band%s  max fit error %.1f%%  busbw %.3g GB/s at %llu B\n",
+    std::snprintf(line, sizeof line,
+                  "  %-15s %-4s %5llu ranks  %zu band%s  max fit error %.1f%%  busbw %.3g GB/s at %llu B\n",
                   std::string(to_string(c.kind)).c_str(), std::string(to_string(c.where)).c_str(),
-                  static_cast<unsigned long long>(c.group_size), c.bands.size(), c.bands.size() == 1 ? " " : "s",
-                  100 * c.max_error(), c.peak_busbw_gb_per_s(), static_cast<unsigned long long>(c.points.back().bytes));
+                  static_cast<unsigned long long>(c.group_size), c.bands.size(),
+                  c.bands.size() == 1 ? " " : "s", 100 * c.max_error(), c.peak_busbw_gb_per_s(),
+                  static_cast<unsigned long long>(c.points.back().bytes));
     out += line;
   }
   std::snprintf(line, sizeof line, "  NVLink %.4g GB/s, %.3g us per step; NIC %.4g GB/s, %.3g us per step\n",
@@ -610,9 +637,8 @@ inline void write_run_csv(const std::string& path, const prepared_run& p, const 
 
 /// A run's provenance: generator, the command (`aicb run` and the flags every rank was given), the
 /// backend and its library, the hosts (hashed, distinct, in rank order) and the date (UTC).
-[[nodiscard]] inline std::map<std::string, std::string> run_provenance(const run_request& request,
-                                                                     const std::vector<std::uint64_t>& hosts,
-                                                                     const std::string& library) {
+[[nodiscard]] inline std::map<std::string, std::string> run_provenance(
+    const run_request& request, const std::vector<std::uint64_t>& hosts, const std::string& library) {
   std::string joined, command = "aicb run";
   std::vector<std::uint64_t> distinct;
   for (const std::uint64_t h : hosts) {
@@ -744,8 +770,9 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       std::string sweep;
       for (const collective kind : request.sweep)
         sweep += (sweep.empty() ? "" : ",") + std::string(to_string(kind));
-      sweep += " sizes " + std::to_string(request.sizes.low) + ":" + std::to_string(request.sizes.high) + " B, " +
-               std::to_string(request.warmup) + " warm-up + " + std::to_string(request.repeat) + " measured, medians";
+      sweep += " sizes " + std::to_string(request.sizes.low) + ":" + std::to_string(request.sizes.high) +
+               " B, " + std::to_string(request.warmup) + " warm-up + " + std::to_string(request.repeat) +
+               " measured, medians";
       provenance["sweep"] = sweep;
       o.calibrated = calibrate_cluster(r, request.ranks_per_node, machines, std::move(provenance));
       write_cluster_file(*o.calibrated, request.calibration);

@@ -297,7 +297,8 @@ namespace detail {
   const double n = static_cast<double>(p.size);
   if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
   if (cluster.measured)
-    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0) return us;
+    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0)
+      return us;
   const bool one_node = p.nodes <= 1;
   const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
                          static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
@@ -330,7 +331,8 @@ namespace detail {
   if (!(size > 0)) return 0;
   const bool one_node = cluster.node_of(from) == cluster.node_of(to);
   if (cluster.measured)
-    if (const measured_curve* c = cluster.measured->find(collective::send, one_node ? link_class::node : link_class::rail))
+    if (const measured_curve* c =
+            cluster.measured->find(collective::send, one_node ? link_class::node : link_class::rail))
       return c->time_us(size, 2);
   const double bandwidth = (one_node ? cluster.nvlink_gb_per_s : cluster.nic_gb_per_s_per_gpu()) * 1e3;
   return (one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us) + size / bandwidth;

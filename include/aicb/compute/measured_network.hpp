@@ -74,9 +74,9 @@ inline constexpr double band_tolerance = 0.05;
 struct measured_curve {
   collective kind = collective::all_reduce;
   link_class where = link_class::node;
-  std::uint64_t group_size = 2;         ///< members of the measured group
-  std::vector<measured_point> points;   ///< ascending sizes
-  std::vector<fitted_band> bands;       ///< aicb::fit_bands of the points
+  std::uint64_t group_size = 2;          ///< members of the measured group
+  std::vector<measured_point> points{};  ///< ascending sizes
+  std::vector<fitted_band> bands{};      ///< aicb::fit_bands of the points
 
   /// The band's line at `bytes` for the measured group, µs.
   [[nodiscard]] double line_us(const fitted_band& b, double bytes) const noexcept {
@@ -115,8 +115,8 @@ struct measured_curve {
     for (const fitted_band& b : bands)
       for (std::size_t i = b.first; i <= b.last && i < points.size(); ++i)
         if (points[i].us > 0)
-          worst = std::max(worst,
-                           std::abs(line_us(b, static_cast<double>(points[i].bytes)) - points[i].us) / points[i].us);
+          worst = std::max(worst, std::abs(line_us(b, static_cast<double>(points[i].bytes)) - points[i].us) /
+                                      points[i].us);
     return worst;
   }
   /// Bus bandwidth at the largest measured size (what nccl-tests' table reports there), GB/s.
@@ -175,8 +175,8 @@ namespace detail {
       const fitted_band candidate = detail::fit_one_band(curve, first, last);
       bool fits = true;
       for (std::size_t i = first; i <= last && fits; ++i)
-        fits = std::abs(curve.line_us(candidate, static_cast<double>(curve.points[i].bytes)) - curve.points[i].us) <=
-               band_tolerance * curve.points[i].us;
+        fits = std::abs(curve.line_us(candidate, static_cast<double>(curve.points[i].bytes)) -
+                        curve.points[i].us) <= band_tolerance * curve.points[i].us;
       if (!fits) break;
       best = candidate;
     }

@@ -15,7 +15,8 @@
 ///   "nvlink_gb_per_s": 352, "nvlink_latency_us": 2.1, "nics_per_node": 8, "nic_gb_per_s": 46.1,
 ///   "nic_latency_us": 4.8,
 ///   "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 8,
-///               "points": [[1024, 11.2], [2048, 11.4], …], "bands": [[0, 9, 10.9, 0], [10, 18, 14.5, 351.8]]}],
+///               "points": [[1024, 11.2], [2048, 11.4], …], "bands": [[0, 9, 10.9, 0], [10, 18, 14.5,
+///               351.8]]}],
 ///   "sources": {"nvlink_gb_per_s": "measured: all_reduce over 8 ranks of a node at 256 MiB"},
 ///   "provenance": {"generator": "aicb 0.9.0", "command": "aicb run --sweep … --calibrate", "date": "…"}
 /// }
@@ -149,7 +150,8 @@ struct cluster_descriptor {
 
 namespace detail {
 
-inline std::map<std::string, std::string> string_map_of(const nlohmann::json& value, const std::string& where) {
+inline std::map<std::string, std::string> string_map_of(const nlohmann::json& value,
+                                                        const std::string& where) {
   if (!value.is_object()) AICB_THROW(config_error(where, value.dump(), "expected an object of strings"));
   std::map<std::string, std::string> out;
   for (const auto& [key, text] : value.items())
@@ -159,7 +161,8 @@ inline std::map<std::string, std::string> string_map_of(const nlohmann::json& va
 
 inline measured_curve curve_of(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) AICB_THROW(config_error(where, j.dump(), "expected a curve object"));
-  refuse_unknown_keys(j, where, {"collective", "placement", "group_size", "points", "bands", "max_fit_error"});
+  refuse_unknown_keys(j, where,
+                      {"collective", "placement", "group_size", "points", "bands", "max_fit_error"});
   for (const char* key : {"collective", "placement", "group_size", "points"})
     if (!j.contains(key)) AICB_THROW(config_error(where + "." + key, "(missing)", "a curve needs this key"));
   measured_curve c;
@@ -186,12 +189,14 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string at = where + ".points[" + std::to_string(i) + "]";
     const nlohmann::json& p = points[i];
-    if (!p.is_array() || p.size() != 2) AICB_THROW(config_error(at, p.dump(), "expected [bytes, microseconds]"));
+    if (!p.is_array() || p.size() != 2)
+      AICB_THROW(config_error(at, p.dump(), "expected [bytes, microseconds]"));
     const std::uint64_t bytes = whole_number(p[0], at + "[0]");
     const double us = number_of(p[1], at + "[1]");
     if (bytes == 0 || bytes > std::uint64_t{1} << 50)
       AICB_THROW(config_error(at + "[0]", std::to_string(bytes), "expected 1 B to 1 PiB"));
-    if (!(us > 0 && us < 1e12)) AICB_THROW(config_error(at + "[1]", p[1].dump(), "expected a time above 0 µs"));
+    if (!(us > 0 && us < 1e12))
+      AICB_THROW(config_error(at + "[1]", p[1].dump(), "expected a time above 0 µs"));
     if (!c.points.empty() && bytes <= c.points.back().bytes)
       AICB_THROW(config_error(at + "[0]", std::to_string(bytes), "sizes must ascend"));
     c.points.push_back({bytes, us});
@@ -205,17 +210,20 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
       const nlohmann::json& b = (*it)[i];
       if (!b.is_array() || b.size() != 4)
         AICB_THROW(config_error(at, b.dump(), "expected [first, last, latency µs, bus bandwidth GB/s]"));
-      fitted_band band{whole_number(b[0], at + "[0]"), whole_number(b[1], at + "[1]"), number_of(b[2], at + "[2]"),
-                       number_of(b[3], at + "[3]")};
+      fitted_band band{whole_number(b[0], at + "[0]"), whole_number(b[1], at + "[1]"),
+                       number_of(b[2], at + "[2]"), number_of(b[3], at + "[3]")};
       if (band.first != next || band.last < band.first || band.last >= c.points.size())
-        AICB_THROW(config_error(at, b.dump(), "bands must cover the points in order, each from the next point"));
-      if (!(band.latency_us >= 0 && band.latency_us < 1e12) || !(band.busbw_gb_per_s >= 0 && band.busbw_gb_per_s < 1e9))
+        AICB_THROW(
+            config_error(at, b.dump(), "bands must cover the points in order, each from the next point"));
+      if (!(band.latency_us >= 0 && band.latency_us < 1e12) ||
+          !(band.busbw_gb_per_s >= 0 && band.busbw_gb_per_s < 1e9))
         AICB_THROW(config_error(at, b.dump(), "expected a latency and a bandwidth of at least 0"));
       c.bands.push_back(band);
       next = band.last + 1;
     }
     if (next != c.points.size())
-      AICB_THROW(config_error(where + ".bands", it->dump().substr(0, 40), "the bands must cover every point"));
+      AICB_THROW(
+          config_error(where + ".bands", it->dump().substr(0, 40), "the bands must cover every point"));
   } else {
     c.bands = fit_bands(c);
   }
@@ -247,7 +255,8 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   text_field("description", d.description);
   text_field("gpu", d.gpu);
   text_field("simai_gpu_type", d.simai_gpu_type);
-  if (d.name.empty() || d.name.size() > 256) AICB_THROW(config_error("name", d.name, "expected 1 to 256 characters"));
+  if (d.name.empty() || d.name.size() > 256)
+    AICB_THROW(config_error("name", d.name, "expected 1 to 256 characters"));
   d.gpu = std::string(require_gpu(d.gpu).name);
   const auto count = [&](const char* key, std::uint64_t& out) {
     const auto it = doc.find(key);
@@ -260,7 +269,8 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
     if (it == doc.end()) AICB_THROW(config_error(key, "(missing)", "a cluster file needs this key"));
     out = detail::number_of(*it, key);
     if (!(positive ? out > 0 : out >= 0) || !(out < 1e9))
-      AICB_THROW(config_error(key, it->dump(), positive ? "expected a number above 0" : "expected a number of at least 0"));
+      AICB_THROW(config_error(key, it->dump(),
+                              positive ? "expected a number above 0" : "expected a number of at least 0"));
   };
   count("gpus_per_node", d.gpus_per_node);
   count("nics_per_node", d.nics_per_node);
@@ -276,7 +286,8 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
       measured_curve c = detail::curve_of((*it)[i], where);
       for (const measured_curve& seen : d.measured.curves)
         if (seen.kind == c.kind && seen.where == c.where)
-          AICB_THROW(config_error(where, std::string(to_string(c.kind)) + " " + std::string(to_string(c.where)),
+          AICB_THROW(config_error(where,
+                                  std::string(to_string(c.kind)) + " " + std::string(to_string(c.where)),
                                   "a collective is measured once per placement"));
       d.measured.curves.push_back(std::move(c));
     }

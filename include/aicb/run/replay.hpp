@@ -38,8 +38,8 @@
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
 #include <aicb/parallel/groups.hpp>
-#include <aicb/workload/bandwidth.hpp>
 #include <aicb/schedule/operation.hpp>
+#include <aicb/workload/bandwidth.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# aicb — LLM training workloads for cluster and network simulators.
+# SPDX-License-Identifier: Apache-2.0
+# The calibration loop on one machine, CPU backend under mpirun: `aicb run --sweep --calibrate` writes a
+# cluster file that validates against its schema and whose bands reproduce every measured time within
+# 10% (recomputed here, independently of aicb, from the file alone); a 4-rank calibration told of 2 nodes
+# measures node and rail curves; `aicb describe --cluster FILE` then predicts the replayed iteration of a
+# job within 15%; `generate --cluster FILE` prints SimAI flags from the file; mistakes are refused.
+# Prints "ok: …" or "FAIL: …" per check. Without mpirun or aicb-run: skipped (exit 77); in CI, failed.
+#
+#   calibrate_cli.sh AICB_BINARY
+set -u
+aicb=$(realpath "$1")
+here="$(realpath "$(dirname "$0")")"
+schema_check="$here/../../scripts/check-json-schema.py"
+if ! command -v mpirun >/dev/null || [[ ! -x "$(dirname "$aicb")/aicb-run" ]]; then
+  echo "skipped: mpirun or aicb-run missing (scripts/install-deps.sh installs OpenMPI)"
+  [[ -n "${CI:-}" ]] && exit 1
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader
+failures=0
+ok() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+sweep=(--sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1KiB:4MiB --warmup 2 --repeat 5 -q)
+
+# 1. Two ranks (as many as the machine's cores): one node's curves; the fit checked from the file alone.
+if timeout 300 mpirun -np 2 "$aicb" run "${sweep[@]}" --calibrate -o node.json >log 2>&1; then
+  ok "a calibration sweep on 2 ranks writes a cluster file"
+else
+  fail "calibration on 2 ranks: $(cat log)"
+fi
+python3 "$schema_check" "$here/../../docs/schemas/cluster.schema.json" node.json >/dev/null &&
+  ok "the cluster file follows docs/schemas/cluster.schema.json" || fail "schema: $(python3 "$schema_check" "$here/../../docs/schemas/cluster.schema.json" node.json)"
+python3 - node.json <<'PY' && ok "every measured time is reproduced by its band within 10% (4 curves, node placement)" || fail "fit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+factor = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+          "reduce_scatter": lambda n: (n - 1) / n, "all_to_all": lambda n: (n - 1) / n}
+curves = d["curves"]
+assert sorted(c["collective"] for c in curves) == ["all_gather", "all_reduce", "all_to_all", "reduce_scatter"], curves
+assert all(c["placement"] == "node" and c["group_size"] == 2 for c in curves)
+assert d["gpus_per_node"] == 2 and d["sources"]["nic_gb_per_s"].startswith("preset "), d["sources"]
+assert d["sources"]["nvlink_gb_per_s"].startswith("measured: all_reduce over 2 ranks of a node")
+for key in ("generator", "command", "date", "backend", "library", "hosts", "sweep"):
+    assert d["provenance"].get(key), key
+assert "--calibrate" in d["provenance"]["command"] and d["provenance"]["backend"] == "mpi"
+worst = 0
+for c in curves:
+    f = factor[c["collective"]](c["group_size"])
+    covered = set()
+    for first, last, alpha, busbw in c["bands"]:
+        for i in range(first, last + 1):
+            size, us = c["points"][i]
+            fitted = alpha + (size * f / (busbw * 1e3) if busbw > 0 else 0)
+            worst = max(worst, abs(fitted - us) / us)
+            covered.add(i)
+    assert covered == set(range(len(c["points"]))), c["collective"]
+print(f"worst fit error {worst:.3f}")
+sys.exit(0 if worst <= 0.10 else 1)
+PY
+
+# 2. Four ranks told of two nodes (oversubscribed: correctness only): node and rail curves.
+if timeout 300 mpirun -np 4 "$aicb" run --sweep all_reduce,all_to_all --sizes 4KiB:64KiB --repeat 2 -q \
+    --ranks-per-node 2 --calibrate -o two.json >log 2>&1 &&
+   python3 -c "
+import json; d = json.load(open('two.json'))
+got = sorted((c['collective'], c['placement'], c['group_size']) for c in d['curves'])
+assert got == [('all_reduce', 'node', 2), ('all_reduce', 'rail', 2), ('all_to_all', 'node', 2), ('all_to_all', 'rail', 2)], got
+assert d['sources']['nic_gb_per_s'].startswith('measured: all_reduce over 2 ranks one per node'), d['sources']
+"; then
+  ok "4 ranks as 2 nodes x 2: node and rail curves, the NIC measured"
+else
+  fail "2 nodes x 2: $(cat log)"
+fi
+
+# 3. The loop: describe's estimate on the measured file against the replayed iteration of the same job.
+# The machine's memory speed shifts between runs (a shared host), so calibration and replay run back
+# to back, up to three times; each attempt is printed.
+job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192 --seq-length 512
+     --micro-batch 1 --global-batch 1 --tp 2)
+agreed=0
+for attempt in 1 2 3; do
+  timeout 300 mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1KiB:4MiB --warmup 2 --repeat 5 -q \
+    --calibrate -o loop.json >log 2>&1 || { fail "loop calibration: $(cat log)"; break; }
+  estimate=$("$aicb" describe "${job[@]}" --world-size 2 --cluster loop.json --json |
+             python3 -c "import json,sys; print(json.load(sys.stdin)['estimate']['iteration_s'] * 1e6)")
+  timeout 300 mpirun -np 2 "$aicb" run "${job[@]}" --warmup 2 --repeat 7 --cluster loop.json -q -o loop-run.json \
+    >log 2>&1 || { fail "loop replay: $(cat log)"; break; }
+  measured=$(python3 -c "import json; print(json.load(open('loop-run.json'))['iteration_p50_us'])")
+  beside=$(python3 -c "import json; print(json.load(open('loop-run.json'))['estimate']['iteration_us'])")
+  echo "attempt $attempt: estimate $estimate us (run's own $beside us), measured $measured us"
+  if python3 -c "import sys; e, m = $estimate, $measured; sys.exit(0 if abs(e - m) <= 0.15 * m else 1)"; then
+    agreed=1
+    python3 -c "import sys; sys.exit(0 if abs($estimate - $beside) <= 1e-6 * $estimate else 1)" &&
+      ok "describe --cluster and the run's own estimate agree" || fail "describe and run estimates differ"
+    break
+  fi
+done
+[[ $agreed == 1 ]] && ok "describe --cluster FILE predicts the replayed iteration within 15%" ||
+  fail "the estimate missed the replayed iteration by more than 15% in 3 attempts"
+
+# 4. The SimAI command line from the file's figures.
+nv=$(python3 -c "import json; print('%g' % json.load(open('node.json'))['nvlink_gb_per_s'])")
+out=$("$aicb" generate --model llama3-8b --num-layers 2 --world-size 2 --tp 2 --global-batch 2 --cluster node.json \
+      -o w.txt 2>&1)
+grep -qE -- "-nv $nv -nic 48.5 " <<<"$out" && ok "generate --cluster FILE: SimAI's -nv is the measured bandwidth" ||
+  fail "generate's SimAI line: $out"
+
+# 5. Mistakes, refused before any traffic.
+out=$(timeout 120 mpirun -np 2 "$aicb" run --sweep all_reduce --calibrate 2>&1)
+[[ $? -eq 2 ]] && grep -q "calibrate = (no -o)" <<<"$out" && ok "--calibrate without -o is refused" || fail "no -o: $out"
+out=$(timeout 120 mpirun -np 2 "$aicb" run --model llama3-8b --calibrate -o x.json 2>&1)
+[[ $? -eq 2 ]] && grep -q "a calibration is a sweep" <<<"$out" && ok "--calibrate without --sweep is refused" ||
+  fail "no sweep: $out"
+out=$(timeout 120 mpirun -np 4 "$aicb" run --sweep all_reduce --ranks-per-node 3 --calibrate -o x.json 2>&1)
+[[ $? -eq 2 ]] && grep -q "ranks_per_node = 3" <<<"$out" && ok "ranks per node that do not divide the ranks are refused" ||
+  fail "ranks per node 3: $out"
+out=$("$aicb" describe --model llama3-8b --cluster missing.json 2>&1)
+[[ $? -ne 0 ]] && grep -q "missing.json" <<<"$out" && ok "a missing cluster file is named" || fail "missing file: $out"
+[[ ! -e x.json ]] && ok "no cluster file is left by a refused calibration" || fail "x.json exists"
+
+echo "$failures failures"
+[[ $failures -eq 0 ]]
