@@ -99,6 +99,23 @@ inline std::string estimate_number(const char* format, double value) {
   return simai_command_line(d.cluster, d.report.job.parallel.world_size, workload);
 }
 
+/// Where the estimate's communication prices come from, in words: the curves a cluster file measured
+/// (which collectives, where), and the figures that price the rest — a preset's datasheet figures, or
+/// a file's.
+[[nodiscard]] inline std::string network_sources(const cluster_spec& c) {
+  char figures[160];
+  std::snprintf(figures, sizeof figures, "NVLink %.4g GB/s, %.3g us per step; NIC %llu x %.4g GB/s, %.3g us per step",
+                c.nvlink_gb_per_s, c.nvlink_latency_us, static_cast<unsigned long long>(c.nics_per_node),
+                c.nic_gb_per_s, c.nic_latency_us);
+  if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures;
+  std::string measured;
+  for (const measured_curve& curve : c.measured->curves)
+    measured += (measured.empty() ? "" : ", ") + std::string(to_string(curve.kind)) +
+                (curve.where == link_class::node ? " in a node" : " across nodes") + " (" +
+                std::to_string(curve.group_size) + " ranks)";
+  return "measured: " + measured + "; the rest from the file's figures: " + figures;
+}
+
 /// The description as JSON ("aicb.describe/1": the report's keys, then "estimate" when there is one).
 [[nodiscard]] inline std::string to_json(const describe_result& d) {
   json_writer w;
@@ -108,6 +125,17 @@ inline std::string estimate_number(const char* format, double value) {
     const iteration_estimate& e = *d.estimate;
     w.key("estimate").begin_object();
     w.member("cluster", e.cluster).member("gpu", d.cluster.gpu).member("compute", e.compute);
+    w.key("network").begin_object();
+    w.member("nvlink_gb_per_s", d.cluster.nvlink_gb_per_s).member("nic_gb_per_s", d.cluster.nic_gb_per_s);
+    w.key("measured").begin_array();
+    if (d.cluster.measured)
+      for (const measured_curve& c : d.cluster.measured->curves)
+        w.begin_object()
+            .member("collective", to_string(c.kind))
+            .member("placement", to_string(c.where))
+            .member("group_size", c.group_size)
+            .end_object();
+    w.end_array().end_object();
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
@@ -173,6 +201,7 @@ inline std::string estimate_number(const char* format, double value) {
                             : "\n\niteration estimate of a layout that does not fit (";
   out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
   out += row("compute", e.compute);
+  out += row("network", network_sources(d.cluster));
   std::string overlap;
   if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
