@@ -5,7 +5,8 @@
 # cluster file that validates against its schema and whose bands reproduce every measured time within
 # 10% (recomputed here, independently of aicb, from the file alone); a 4-rank calibration told of 2 nodes
 # measures node and rail curves; `aicb describe --cluster FILE` then predicts the replayed iteration of a
-# job within 15%; `generate --cluster FILE` prints SimAI flags from the file; mistakes are refused.
+# job within 15%; `generate --cluster FILE` prints SimAI flags from the file; `--format nccl-tests` is read
+# by a reader of nccl-tests' output (nccl_tests_output.py); mistakes are refused.
 # Prints "ok: …" or "FAIL: …" per check. Without mpirun or aicb-run: skipped (exit 77); in CI, failed.
 #
 #   calibrate_cli.sh AICB_BINARY
@@ -111,7 +112,38 @@ out=$("$aicb" generate --model llama3-8b --num-layers 2 --world-size 2 --tp 2 --
 grep -qE -- "-nv $nv -nic 48.5 " <<<"$out" && ok "generate --cluster FILE: SimAI's -nv is the measured bandwidth" ||
   fail "generate's SimAI line: $out"
 
-# 5. Mistakes, refused before any traffic.
+# 5. nccl-tests' text, read by a reader of nccl-tests' output, agrees with the JSON summary of the same run.
+if timeout 300 mpirun -np 2 "$aicb" run --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 4KiB:1MiB \
+    --repeat 3 --check --format nccl-tests -o nccl.json >nccl.txt 2>&1 &&
+   python3 "$here/nccl_tests_output.py" nccl.txt >parsed.json && python3 - <<'PY'
+import json
+tables = json.load(open("parsed.json"))
+summary = json.load(open("nccl.json"))
+assert [t["test"] for t in tables] == ["all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf"], tables
+factor = {"all_reduce_perf": 1.0, "all_gather_perf": 0.5, "reduce_scatter_perf": 0.5, "alltoall_perf": 0.5}
+kind = {"all_reduce_perf": "all_reduce", "all_gather_perf": "all_gather", "reduce_scatter_perf": "reduce_scatter",
+        "alltoall_perf": "all_to_all"}
+by_op = {(o["collective"], o["bytes"]): o for o in summary["operations"]}
+for t in tables:
+    assert t["out_of_bounds"] == 0 and len(t["rows"]) == 9, t
+    in_place = t["test"] in ("all_reduce_perf", "all_gather_perf")
+    for row in t["rows"]:
+        measured = row["in_place"] if in_place else row["out_of_place"]
+        other = row["out_of_place"] if in_place else row["in_place"]
+        assert other is None and measured["wrong"] == 0, row
+        op = by_op[(kind[t["test"]], row["size"])]
+        assert abs(measured["time_us"] - op["mean_us"]) <= 0.01 + 1e-3 * op["mean_us"], (row, op)
+        assert abs(measured["busbw"] - measured["algbw"] * factor[t["test"]]) <= 0.011, row
+    avg = sum((r["in_place"] or r["out_of_place"])["busbw"] for r in t["rows"]) / len(t["rows"])
+    assert abs(avg - t["avg_busbw"]) <= 0.01 * max(avg, 1), (avg, t["avg_busbw"])
+PY
+then
+  ok "--format nccl-tests: read by a reader of nccl-tests' output; times and bandwidths as in the JSON"
+else
+  fail "--format nccl-tests: $(head -c 3000 nccl.txt)"
+fi
+
+# 6. Mistakes, refused before any traffic.
 out=$(timeout 120 mpirun -np 2 "$aicb" run --sweep all_reduce --calibrate 2>&1)
 [[ $? -eq 2 ]] && grep -q "calibrate = (no -o)" <<<"$out" && ok "--calibrate without -o is refused" || fail "no -o: $out"
 out=$(timeout 120 mpirun -np 2 "$aicb" run --model llama3-8b --calibrate -o x.json 2>&1)

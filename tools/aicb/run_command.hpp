@@ -26,7 +26,7 @@ inline constexpr const char* run_description =
 struct run_options {
   job_flags job;
   std::vector<std::string> sweep;  // collectives of a sweep
-  std::string sizes = "1KiB:64MiB", max_buffer = "4GiB", backend = "auto";
+  std::string sizes = "1KiB:64MiB", max_buffer = "4GiB", backend = "auto", format = "table";
   aicb::run_request request;  // the fields with no text form to parse
   bool quiet = false, json = false, calibrate = false;
 };
@@ -95,6 +95,12 @@ inline void add_run_options(CLI::App& command, run_options& o) {
       "RANK:FACTOR: a straggler, its computation that many times longer (e.g. 3:2); repeatable; the report "
       "names the slowest rank")
       ->type_name("R:C");
+  command
+      .add_option("--format", o.format,
+                  "table: aicb's table; nccl-tests: the collectives as nccl-tests prints them (one table per "
+                  "collective and group, its footer lines), for tools that read all_reduce_perf's output")
+      ->check(CLI::IsMember({"table", "nccl-tests"}))
+      ->capture_default_str();
   command.add_flag("--json", o.json, "print the summary document (aicb.run/2) instead of the table");
   command.add_flag("-q,--quiet", o.quiet, "no table");
 }

@@ -135,7 +135,11 @@ int replay_everywhere(const aicb_tool::run_options& flags, const std::string& co
     return *failed;
   const aicb::replay_result& r = done.result;
   if (rank == 0 && flags.json) std::fputs(aicb::run_json(done, prepared).c_str(), stdout);
-  if (talk) std::fputs(aicb::format_run_table(done, prepared).c_str(), stdout);
+  if (talk)
+    std::fputs((flags.format == "nccl-tests" ? aicb::format_nccl_tests(done, prepared, request)
+                                             : aicb::format_run_table(done, prepared))
+                   .c_str(),
+               stdout);
   if (talk && done.calibrated)
     std::fputs(aicb::format_calibration(*done.calibrated, request.calibration).c_str(), stdout);
   if (r.options.check && r.wrong > 0) {

@@ -514,6 +514,112 @@ class scaled_compute final : public compute_model {
   return j.str() + "\n";
 }
 
+/// Rank 0's collectives as nccl-tests prints them (`aicb run --format nccl-tests`), so that tools
+/// written for `all_reduce_perf` and friends read them: one table per collective and group — its
+/// sizes with count, type, redop, root, then time (µs, the mean of the measured repetitions on rank
+/// 0, as `-a 0`), algbw, busbw (GB/s, nccl-tests' definitions) and #wrong — closed by nccl-tests'
+/// footer lines. aicb times one placement of each collective, the one Megatron uses: all-reduce and
+/// all-gather in place, reduce-scatter and all-to-all out of place; the other placement's columns are
+/// blank, as nccl-tests leaves them when it replays a trace. Elements are 16 bits ("half").
+[[nodiscard]] inline std::string format_nccl_tests(const run_outcome& o, const prepared_run& p,
+                                                   const run_request& request) {
+  const replay_result& r = o.result;
+  struct row {
+    double total_us = 0;
+    std::uint64_t count = 0;
+  };
+  struct table {
+    collective kind{};
+    std::string group;
+    std::uint64_t ranks = 0;
+    std::map<std::uint64_t, row> sizes;
+  };
+  std::vector<table> tables;
+  for (const replayed_operation& m : r.operations) {
+    if (m.op.type != op_type::collective || m.op.group_size < 2) continue;
+    const std::string group(to_string(m.op.group.kind));
+    auto t = std::find_if(tables.begin(), tables.end(), [&](const table& x) {
+      return x.kind == m.op.kind && x.group == group && x.ranks == m.op.group_size;
+    });
+    if (t == tables.end()) {
+      tables.push_back({m.op.kind, group, m.op.group_size, {}});
+      t = tables.end() - 1;
+    }
+    row& each = t->sizes[m.op.size.count()];
+    each.total_us += m.mean_us;
+    ++each.count;
+  }
+  std::string out;
+  char line[512];
+  std::uint64_t low = UINT64_MAX, high = 0;
+  for (const table& t : tables)
+    for (const auto& [size, _] : t.sizes) {
+      low = std::min(low, size);
+      high = std::max(high, size);
+    }
+  std::snprintf(line, sizeof line,
+                "# aicb run: %s on %llu ranks (%s)\n# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) "
+                "warmup iters: %llu iters: %llu agg iters: 1 validation: %d graph: 0\n#\n",
+                p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+                static_cast<unsigned long long>(tables.empty() ? 0 : low), static_cast<unsigned long long>(high),
+                static_cast<unsigned long long>(request.warmup), static_cast<unsigned long long>(request.repeat),
+                request.check ? 1 : 0);
+  out += line;
+  const auto number = [](double value, int width) {  // nccl-tests' getFloatStr: 2 decimals, fewer if wide
+    char text[32];
+    for (const char* format : {"%*.2f", "%*.1f", "%*.0f"})
+      if (std::snprintf(text, sizeof text, format, width, value) <= width) return std::string(text);
+    std::snprintf(text, sizeof text, width >= 7 ? "%*.1e" : "%*.0e", width, value);
+    return std::string(text);
+  };
+  for (const table& t : tables) {
+    const bool in_place = t.kind == collective::all_reduce || t.kind == collective::all_gather;
+    const bool reduces = t.kind == collective::all_reduce || t.kind == collective::reduce_scatter;
+    std::snprintf(line, sizeof line, "# %s over %s, %llu ranks\n#\n", std::string(to_string(t.kind)).c_str(),
+                  t.group.c_str(), static_cast<unsigned long long>(t.ranks));
+    out += line;
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
+                  "", "", "", "", "");
+    out += line;
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size",
+                  "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+                  "#wrong");
+    out += line;
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)",
+                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    out += line;
+    double bus_sum = 0;
+    for (const auto& [size, each] : t.sizes) {
+      const double us = each.total_us / static_cast<double>(each.count);
+      const double alg = algorithm_bandwidth(static_cast<double>(size), us * 1e-6);
+      const double bus = bus_bandwidth(t.kind, t.ranks, static_cast<double>(size), us * 1e-6);
+      bus_sum += bus;
+      // nccl-tests counts an all-gather's and a reduce-scatter's elements per rank.
+      const std::uint64_t elements =
+          (t.kind == collective::all_gather || t.kind == collective::reduce_scatter) ? size / 2 / t.ranks : size / 2;
+      std::snprintf(line, sizeof line, "%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(size),
+                    static_cast<unsigned long long>(elements), "half", reduces ? "sum" : "none", -1);
+      out += line;
+      std::string body = "  " + number(us, 7) + "  " + number(alg, 6) + "  " + number(bus, 6);
+      if (request.check && r.wrong == 0)
+        body += "       0";
+      else
+        body += "    N/A";
+      const std::string blank(32, ' ');
+      out += in_place ? blank + body : body + blank;
+      out += "\n";
+    }
+    std::snprintf(line, sizeof line, "# %-20s : %llu %s\n", "Out of bounds values",
+                  static_cast<unsigned long long>(r.wrong), r.wrong ? "FAILED" : "OK");
+    out += line;
+    std::snprintf(line, sizeof line, "# %-20s : %g \n#\n# Collective test concluded: %s_perf\n#\n", "Avg bus bandwidth",
+                  t.sizes.empty() ? 0.0 : bus_sum / static_cast<double>(t.sizes.size()),
+                  t.kind == collective::all_to_all ? "alltoall" : std::string(to_string(t.kind)).c_str());
+    out += line;
+  }
+  return out;
+}
+
 /// Rank 0's communication by collective, group and size with nccl-tests' columns, then the
 /// iteration's time and the check: what `aicb run` prints.
 [[nodiscard]] inline std::string format_run_table(const run_outcome& o, const prepared_run& p) {

@@ -216,8 +216,10 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
         AICB_THROW(
             config_error(at, b.dump(), "bands must cover the points in order, each from the next point"));
       if (!(band.latency_us >= 0 && band.latency_us < 1e12) ||
-          !(band.busbw_gb_per_s >= 0 && band.busbw_gb_per_s < 1e9))
-        AICB_THROW(config_error(at, b.dump(), "expected a latency and a bandwidth of at least 0"));
+          !(band.busbw_gb_per_s == 0 || (band.busbw_gb_per_s >= 1e-6 && band.busbw_gb_per_s < 1e9)))
+        AICB_THROW(config_error(at, b.dump(),
+                                "expected a latency of 0 to 10^12 µs and a bus bandwidth of 0 (latency only) or "
+                                "10^-6 to 10^9 GB/s"));
       c.bands.push_back(band);
       next = band.last + 1;
     }
