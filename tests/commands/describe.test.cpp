@@ -68,11 +68,13 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
   CHECK(d.estimate->iteration_s == direct.iteration_s);
 }
 
-TEST_CASE("describe: a cluster file prices the collectives it measured, and says which", "[commands][describe]") {
+TEST_CASE("describe: a cluster file prices the collectives it measured, and says which",
+          "[commands][describe]") {
   // A cluster file whose node all-reduce is ten times slower than the preset's NVLink.
   aicb::cluster_descriptor file = aicb::descriptor_of(aicb::cluster_preset("dgx-h100"));
   file.name = "measured";
-  aicb::measured_curve c{.kind = aicb::collective::all_reduce, .where = aicb::link_class::node, .group_size = 2};
+  aicb::measured_curve c{
+      .kind = aicb::collective::all_reduce, .where = aicb::link_class::node, .group_size = 2};
   for (std::uint64_t s = 1024; s <= (std::uint64_t{1} << 30); s *= 2)
     c.points.push_back({s, 25 + static_cast<double>(s) / 36e3});  // 36 GB/s bus bandwidth
   c.bands = aicb::fit_bands(c);
@@ -82,12 +84,21 @@ TEST_CASE("describe: a cluster file prices the collectives it measured, and says
   aicb::job_spec job = small_job();
   const aicb::describe_result preset = aicb::describe({.job = job, .cluster = "dgx-h100"});
   const aicb::describe_result measured = aicb::describe({.job = job, .cluster = path});
-  std::filesystem::remove(path);
+  std::filesystem::remove(path);  // read once and kept: the explanation still finds it
   REQUIRE(measured.cluster.measured != nullptr);
   CHECK(measured.estimate->iteration_s > preset.estimate->iteration_s);  // its TP all-reduces cost more
-  CHECK_THAT(aicb::format_description(preset), Catch::Contains("network") && Catch::Contains("figures of dgx-h100"));
+  CHECK_THAT(aicb::format_description(preset),
+             Catch::Contains("network") && Catch::Contains("figures of dgx-h100"));
   CHECK_THAT(aicb::format_description(measured),
              Catch::Contains("measured: all_reduce in a node (2 ranks); the rest from the file's figures"));
+  // --explain: each figure with its source — the file's measurements, the preset's datasheet.
+  const std::string explained = aicb::format_explanation(measured, path);
+  CHECK_THAT(explained, Catch::Contains("all_reduce in a node (2 ranks)") &&
+                            Catch::Contains("measured curve: 21 sizes"));
+  CHECK_THAT(explained, Catch::Contains("preset dgx-h100 (datasheet)"));  // the figures descriptor_of kept
+  CHECK_THAT(aicb::format_explanation(preset, "dgx-h100"),
+             Catch::Contains("nvlink_gb_per_s = 360 GB/s") && Catch::Contains("preset dgx-h100 (datasheet") &&
+                 Catch::Contains("Lee et al. 2025"));
   const std::string json = aicb::to_json(measured);
   CHECK(json.find("\"collective\": \"all_reduce\"") != std::string::npos);
   CHECK(json.find("\"placement\": \"node\"") != std::string::npos);

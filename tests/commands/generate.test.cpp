@@ -129,3 +129,28 @@ TEST_CASE("generate: progress is reported before the file is written", "[command
   CHECK_FALSE(done.sidecar);
   CHECK_FALSE(std::filesystem::exists("gen_progress.txt.json"));
 }
+
+TEST_CASE("generate: the sidecar and the Chakra manifest say what produced them and from which inputs",
+          "[commands][generate]") {
+  aicb::generate_request r = llama_request();
+  r.output = "gen_provenance.txt";
+  r.command = "aicb generate --model llama3-8b";
+  aicb::cluster_descriptor lab = aicb::descriptor_of(aicb::cluster_preset("dgx-a100"));
+  lab.name = "lab";
+  aicb::write_cluster_file(lab, "gen_provenance_cluster.json");
+  r.cluster = "gen_provenance_cluster.json";
+  (void)aicb::generate_workload(r);
+  const std::string sidecar = aicb_test::read_text("gen_provenance.txt.json");
+  CHECK_THAT(sidecar, Catch::Contains("\"command\": \"aicb generate --model llama3-8b\""));
+  CHECK_THAT(sidecar, Catch::Contains("\"gen_provenance_cluster.json\": \"" +
+                                      aicb::content_hash("gen_provenance_cluster.json") + "\""));
+  r.format = aicb::workload_format::chakra;
+  r.output = "gen_provenance_chakra";
+  r.flags.set("num_layers", "2");
+  (void)aicb::generate_workload(r);
+  const std::string manifest = aicb_test::read_text("gen_provenance_chakra/manifest.json");
+  CHECK_THAT(manifest, Catch::Contains("\"provenance\": {") &&
+                           Catch::Contains("\"command\": \"aicb generate --model llama3-8b\""));
+  std::filesystem::remove_all("gen_provenance_chakra");
+  std::filesystem::remove("gen_provenance_cluster.json");
+}

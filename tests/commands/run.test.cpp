@@ -258,15 +258,18 @@ TEST_CASE("run: nccl-tests' table — columns, the placement measured, the foote
   o.result.world = 8;
   o.backend = aicb::run_backend::nccl;
   for (const aicb::operation& op : p.ops)
-    o.result.operations.push_back({.op = op, .mean_us = static_cast<double>(op.size.count()) / 1e4});  // 10 GB/s
+    o.result.operations.push_back(
+        {.op = op, .mean_us = static_cast<double>(op.size.count()) / 1e4});  // 10 GB/s
   const std::string text = aicb::format_nccl_tests(o, p, r);
   // 1 MiB all-reduce over 8 ranks in 104.86 µs: algbw 10.00, busbw 17.50; in place, so the
   // out-of-place columns are blank (32 characters) as nccl-tests leaves them.
-  CHECK_THAT(text, Catch::Contains("     1048576        524288      half     sum      -1" + std::string(32, ' ') +
-                                   "   104.86   10.00   17.50    N/A\n"));
+  CHECK_THAT(text, Catch::Contains("     1048576        524288      half     sum      -1" +
+                                   std::string(32, ' ') + "   104.86   10.00   17.50    N/A\n"));
   // A reduce-scatter is out of place: its columns first, then blanks; its count per rank.
-  CHECK_THAT(text, Catch::Contains("     2097152        131072      half     sum      -1   209.72   10.00    8.75    N/A" +
-                                   std::string(32, ' ') + "\n"));
+  CHECK_THAT(
+      text,
+      Catch::Contains("     2097152        131072      half     sum      -1   209.72   10.00    8.75    N/A" +
+                      std::string(32, ' ') + "\n"));
   CHECK_THAT(text, Catch::Contains("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 17.5 \n"));
   CHECK_THAT(text, Catch::Contains("# Collective test concluded: reduce_scatter_perf"));
   CHECK_THAT(text, Catch::Contains("minBytes 1048576 maxBytes 2097152 step: 2(factor)"));

@@ -95,9 +95,10 @@ TEST_CASE("cluster file: errors name the key, the value and the rule", "[io][clu
       message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 3], [2048, 4]], "bands": [[0, 0, 1, 1]]}]})"),
       Catch::Contains("cover every point"));
-  CHECK_THAT(message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
+  CHECK_THAT(
+      message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 3]], "bands": [[0, 0, 1, 1e-300]]}]})"),
-             Catch::Contains("curves[0].bands[0]") && Catch::Contains("10^-6 to 10^9 GB/s"));
+      Catch::Contains("curves[0].bands[0]") && Catch::Contains("10^-6 to 10^9 GB/s"));
   CHECK_THAT(
       message_of(head + R"(, "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 2,
     "points": [[1024, 3]]}, {"collective": "all_reduce", "placement": "node", "group_size": 4,

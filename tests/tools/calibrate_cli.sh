@@ -143,7 +143,14 @@ else
   fail "--format nccl-tests: $(head -c 3000 nccl.txt)"
 fi
 
-# 6. Mistakes, refused before any traffic.
+# 6. describe --explain names each figure's source: the measured NVLink, the preset's NIC.
+out=$("$aicb" describe "${job[@]}" --world-size 2 --cluster node.json --explain 2>&1)
+grep -q "nvlink_gb_per_s = .* measured: all_reduce over 2 ranks of a node" <<<"$out" &&
+  grep -q "nic_gb_per_s = 48.5 GB/s .*preset dgx-h100 (datasheet)" <<<"$out" &&
+  grep -q "cluster file library .*Open MPI" <<<"$out" &&
+  ok "describe --explain: each figure's source, measured or datasheet" || fail "explain: $out"
+
+# 7. Mistakes, refused before any traffic.
 out=$(timeout 120 mpirun -np 2 "$aicb" run --sweep all_reduce --calibrate 2>&1)
 [[ $? -eq 2 ]] && grep -q "calibrate = (no -o)" <<<"$out" && ok "--calibrate without -o is refused" || fail "no -o: $out"
 out=$(timeout 120 mpirun -np 2 "$aicb" run --model llama3-8b --calibrate -o x.json 2>&1)

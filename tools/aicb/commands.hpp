@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace aicb_tool {
 
@@ -27,6 +28,13 @@ void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.
 void add_check_command(CLI::App& app, action& chosen);      // check_command.cpp
 void add_lint_command(CLI::App& app, action& chosen);       // lint_command.cpp
 void add_aiob_commands(CLI::App& app, action& chosen);      // aiob_command.cpp: show, check, convert
+
+// The command line this process was started with ("aicb generate --model …"), recorded in the
+// provenance of the files it writes; set once by main().
+inline std::string& invoked_command() {
+  static std::string line;
+  return line;
+}
 
 // Sets what `command` does when chosen: `run(options)`, the options kept alive with it.
 template <class Options, class Run>

@@ -27,7 +27,7 @@ struct describe_options {
   aicb::describe_request request;
   serving_flags serving;
   std::string jobs;  // a job set document: its jobs side by side
-  bool json = false, no_estimate = false;
+  bool json = false, no_estimate = false, explain = false;
 };
 
 // With --phase: one serving step of the job's model, its TP and EP (aicb::describe_serving).
@@ -64,6 +64,7 @@ int run_describe(describe_options& o) {
     std::cout << aicb::to_json(d);
   else
     std::cout << aicb::format_description(d);
+  if (o.explain && !o.json) std::cout << aicb::format_explanation(d, o.request.cluster);
   return 0;
 }
 
@@ -75,6 +76,10 @@ void add_describe_command(CLI::App& app, action& chosen) {
       "describe", "Show parameters, FLOPs, memory and communication of a job, and estimate an iteration");
   command->add_flag("--json", options->json, "print JSON");
   command->add_flag("--no-estimate", options->no_estimate, "skip the iteration estimate");
+  command->add_flag(
+      "--explain", options->explain,
+      "after the estimate, where each of its figures comes from: the GPU's datasheet, the compute "
+      "model, each network figure (a preset, or a cluster file's measurement), the defaults");
   command->add_option(
       "--jobs", options->jobs,
       "a job set (aicb.jobs/1, docs/jobs.md): every job's iteration alone and beside the others, "

@@ -5,6 +5,7 @@
 // request they make (aicb::generate_request).
 #pragma once
 
+#include "commands.hpp"
 #include "job_flags.hpp"
 
 #include <aicb/commands/generate.hpp>
@@ -151,6 +152,7 @@ inline void add_generate_options(CLI::App& app, generate_options& o, CLI::App*& 
 // The request the flags make.
 inline aicb::generate_request to_request(const generate_options& o) {
   aicb::generate_request r;
+  r.command = invoked_command();
   r.job.model = o.model_size;
   r.job.hf_config = o.hf_config;
   r.job.allow_unknown_keys = o.allow_unknown_keys;

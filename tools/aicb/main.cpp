@@ -16,6 +16,13 @@
 
 int main(int argc, char** argv) {
   aicb::remove_temporaries_on_signals();  // an interrupt leaves no half-written temporary behind
+  std::string& command = aicb_tool::invoked_command();
+  command = "aicb";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const bool quote = word.empty() || word.find_first_of(" \t'\"") != std::string::npos;
+    command += " " + (quote ? "'" + word + "'" : word);
+  }
   CLI::App app{"aicb: describe LLM training jobs and generate the workloads simulators consume", "aicb"};
   app.set_version_flag("--version", std::string("aicb ") + AICB_VERSION_STRING);
   app.require_subcommand(1);

@@ -104,7 +104,8 @@ inline std::string estimate_number(const char* format, double value) {
 /// a file's.
 [[nodiscard]] inline std::string network_sources(const cluster_spec& c) {
   char figures[160];
-  std::snprintf(figures, sizeof figures, "NVLink %.4g GB/s, %.3g us per step; NIC %llu x %.4g GB/s, %.3g us per step",
+  std::snprintf(figures, sizeof figures,
+                "NVLink %.4g GB/s, %.3g us per step; NIC %llu x %.4g GB/s, %.3g us per step",
                 c.nvlink_gb_per_s, c.nvlink_latency_us, static_cast<unsigned long long>(c.nics_per_node),
                 c.nic_gb_per_s, c.nic_latency_us);
   if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures;
@@ -114,6 +115,65 @@ inline std::string estimate_number(const char* format, double value) {
                 (curve.where == link_class::node ? " in a node" : " across nodes") + " (" +
                 std::to_string(curve.group_size) + " ranks)";
   return "measured: " + measured + "; the rest from the file's figures: " + figures;
+}
+
+/// Where every figure of `d`'s estimate comes from (`aicb describe --explain`): the compute model and
+/// its GPU's datasheet, each network figure (a preset's datasheet, or a cluster file's measurement) and
+/// the curves measured, and the estimate's options with their defaults' sources. `cluster` is the
+/// `--cluster` value the description was asked with (a preset or a file).
+[[nodiscard]] inline std::string format_explanation(const describe_result& d, std::string_view cluster) {
+  if (!d.estimate) return "no estimate to explain (--no-estimate)\n";
+  std::string out = "\nwhere the estimate's figures come from\n";
+  const auto line = [&](const std::string& figure, const std::string& source) {
+    out += "  " + figure + std::string(figure.size() < 34 ? 34 - figure.size() : 1, ' ') + source + "\n";
+  };
+  const gpu_spec& gpu = require_gpu(d.cluster.gpu);
+  char text[256];
+  std::snprintf(text, sizeof text, "%s: BF16 %.0f TFLOP/s, memory %.0f GB/s", std::string(gpu.name).c_str(),
+                gpu.bf16_tflops, gpu.memory_gb_per_s);
+  line("GPU", std::string(text) + " (aicb's GPU catalogue: the vendor's datasheet)");
+  line("computation", d.estimate->compute);
+  const cluster_descriptor* file = loaded_cluster_file(cluster);
+  const auto figure = [&](const char* name, double value, const char* unit) {
+    std::snprintf(text, sizeof text, "%s = %.4g %s", name, value, unit);
+    std::string source = "preset " + std::string(d.cluster.name) + " (datasheet; docs/cluster.md)";
+    if (file) {
+      const auto it = file->sources.find(name);
+      source = it != file->sources.end() ? it->second
+                                         : "the cluster file " + std::string(cluster) + " (as written)";
+    }
+    line(text, source);
+  };
+  figure("gpus_per_node", static_cast<double>(d.cluster.gpus_per_node), "");
+  figure("nvlink_gb_per_s", d.cluster.nvlink_gb_per_s, "GB/s");
+  figure("nvlink_latency_us", d.cluster.nvlink_latency_us, "us per step");
+  figure("nics_per_node", static_cast<double>(d.cluster.nics_per_node), "");
+  figure("nic_gb_per_s", d.cluster.nic_gb_per_s, "GB/s");
+  figure("nic_latency_us", d.cluster.nic_latency_us, "us per step");
+  if (d.cluster.measured)
+    for (const measured_curve& c : d.cluster.measured->curves) {
+      std::snprintf(text, sizeof text, "%s %s (%llu ranks)", std::string(to_string(c.kind)).c_str(),
+                    c.where == link_class::node ? "in a node" : "across nodes",
+                    static_cast<unsigned long long>(c.group_size));
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "measured curve: %zu sizes, %zu band(s), fitted within %.1f%%",
+                    c.points.size(), c.bands.size(), 100 * c.max_error());
+      line(text, detail);
+    }
+  if (file)
+    for (const char* key : {"date", "command", "library", "hosts"})
+      if (const auto it = file->provenance.find(key); it != file->provenance.end())
+        line(std::string("cluster file ") + key, it->second);
+  const estimate_options defaults{};
+  std::snprintf(text, sizeof text, "overlap slowdown %.3g", d.overlap.overlap_slowdown);
+  line(text, d.overlap.overlap_slowdown == defaults.overlap_slowdown
+                 ? "default: Lee et al. 2025 (arXiv 2507.03114), 18.9% over GPT and LLaMA layers"
+                 : "given (--overlap-slowdown)");
+  std::snprintf(text, sizeof text, "host %.3g us per launch", d.overlap.host_us_per_launch);
+  line(text, d.overlap.host_us_per_launch == defaults.host_us_per_launch
+                 ? "default: measured on an H200 (docs/measurements/h200/memory.csv)"
+                 : "given (--host-overhead-us)");
+  return out;
 }
 
 /// The description as JSON ("aicb.describe/1": the report's keys, then "estimate" when there is one).

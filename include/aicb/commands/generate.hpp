@@ -47,6 +47,7 @@
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/chakra.hpp>
 #include <aicb/io/cluster_file.hpp>
+#include <aicb/io/provenance.hpp>
 #include <aicb/io/workload_file.hpp>
 #include <aicb/json_writer.hpp>
 #include <aicb/model/job.hpp>
@@ -90,7 +91,19 @@ struct generate_request {
   /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
   /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
+  /// The command line that asked, recorded in the files' provenance (empty: a library call).
+  std::string command{};
 };
+
+/// The provenance of what `r` writes: its command, and each input file it reads (the Hugging Face
+/// config, the AIOB profile, a cluster file) with the hash of its bytes.
+[[nodiscard]] inline provenance provenance_of(const generate_request& r) {
+  provenance p{.command = r.command};
+  if (!r.job.hf_config.empty()) p.add_input(r.job.hf_config);
+  if (r.flags.given("comp_filepath")) p.add_input(r.flags.text("comp_filepath"));
+  if (names_cluster_file(r.cluster)) p.add_input(r.cluster);
+  return p;
+}
 
 /// Progress, for a caller that reports it: `planned` once everything is decided and before anything
 /// is written (path, job, compute model and notes are set); `writing` when a SimAI file's size is
@@ -370,14 +383,16 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
       .compute_model = out.compute_model,
       .iterations = 1,
       .pipeline_stage = std::nullopt,
-      .job = [&](json_writer& j) {
-        j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
-        j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
-        j.member("pipeline_model_parallel", args.pipeline_model_parallel);
-        j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
-        j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
-        j.member("seq_length", args.seq_length).end_object();
-      }};
+      .job =
+          [&](json_writer& j) {
+            j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
+            j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
+            j.member("pipeline_model_parallel", args.pipeline_model_parallel);
+            j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
+            j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
+            j.member("seq_length", args.seq_length).end_object();
+          },
+      .origin = provenance_of(r)};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
@@ -448,7 +463,8 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_json(j, w.job()); },
                             .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
-                            .warnings = out.warnings};
+                            .warnings = out.warnings,
+                            .origin = provenance_of(r)};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
@@ -485,6 +501,7 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
         "the directory's path contains \"empty\": ASTRA-sim silently ignores a "
         "--comm-group-configuration path with that word in it; choose another name");
   if (events.planned) events.planned(out);
+  const provenance origin = provenance_of(r);
   chakra_set_options o{
       .name = "workload",
       // "all" is every rank without a list of them (a world of 2^31 ranks is not held in memory).
@@ -494,6 +511,8 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .about =
           [&](json_writer& j) {
             j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+            j.key("provenance");
+            write_json(j, origin);
           },
       .compute_pace = {}};
   for (const slow_rank& slow : r.slow_ranks) {

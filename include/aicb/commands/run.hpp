@@ -557,13 +557,14 @@ class scaled_compute final : public compute_model {
       low = std::min(low, size);
       high = std::max(high, size);
     }
-  std::snprintf(line, sizeof line,
-                "# aicb run: %s on %llu ranks (%s)\n# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) "
-                "warmup iters: %llu iters: %llu agg iters: 1 validation: %d graph: 0\n#\n",
-                p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
-                static_cast<unsigned long long>(tables.empty() ? 0 : low), static_cast<unsigned long long>(high),
-                static_cast<unsigned long long>(request.warmup), static_cast<unsigned long long>(request.repeat),
-                request.check ? 1 : 0);
+  std::snprintf(
+      line, sizeof line,
+      "# aicb run: %s on %llu ranks (%s)\n# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) "
+      "warmup iters: %llu iters: %llu agg iters: 1 validation: %d graph: 0\n#\n",
+      p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+      static_cast<unsigned long long>(tables.empty() ? 0 : low), static_cast<unsigned long long>(high),
+      static_cast<unsigned long long>(request.warmup), static_cast<unsigned long long>(request.repeat),
+      request.check ? 1 : 0);
   out += line;
   const auto number = [](double value, int width) {  // nccl-tests' getFloatStr: 2 decimals, fewer if wide
     char text[32];
@@ -578,15 +579,18 @@ class scaled_compute final : public compute_model {
     std::snprintf(line, sizeof line, "# %s over %s, %llu ranks\n#\n", std::string(to_string(t.kind)).c_str(),
                   t.group.c_str(), static_cast<unsigned long long>(t.ranks));
     out += line;
-    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n",
-                  "", "", "", "", "");
+    std::snprintf(
+        line, sizeof line,
+        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+        "", "", "", "");
     out += line;
-    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size",
-                  "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-                  "#wrong");
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+                  "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+                  "algbw", "busbw", "#wrong");
     out += line;
-    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "(B)",
-                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+                  "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+                  "");
     out += line;
     double bus_sum = 0;
     for (const auto& [size, each] : t.sizes) {
@@ -596,7 +600,8 @@ class scaled_compute final : public compute_model {
       bus_sum += bus;
       // nccl-tests counts an all-gather's and a reduce-scatter's elements per rank.
       const std::uint64_t elements =
-          (t.kind == collective::all_gather || t.kind == collective::reduce_scatter) ? size / 2 / t.ranks : size / 2;
+          (t.kind == collective::all_gather || t.kind == collective::reduce_scatter) ? size / 2 / t.ranks
+                                                                                     : size / 2;
       std::snprintf(line, sizeof line, "%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(size),
                     static_cast<unsigned long long>(elements), "half", reduces ? "sum" : "none", -1);
       out += line;
@@ -612,8 +617,8 @@ class scaled_compute final : public compute_model {
     std::snprintf(line, sizeof line, "# %-20s : %llu %s\n", "Out of bounds values",
                   static_cast<unsigned long long>(r.wrong), r.wrong ? "FAILED" : "OK");
     out += line;
-    std::snprintf(line, sizeof line, "# %-20s : %g \n#\n# Collective test concluded: %s_perf\n#\n", "Avg bus bandwidth",
-                  t.sizes.empty() ? 0.0 : bus_sum / static_cast<double>(t.sizes.size()),
+    std::snprintf(line, sizeof line, "# %-20s : %g \n#\n# Collective test concluded: %s_perf\n#\n",
+                  "Avg bus bandwidth", t.sizes.empty() ? 0.0 : bus_sum / static_cast<double>(t.sizes.size()),
                   t.kind == collective::all_to_all ? "alltoall" : std::string(to_string(t.kind)).c_str());
     out += line;
   }

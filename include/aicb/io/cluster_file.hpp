@@ -217,9 +217,10 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
             config_error(at, b.dump(), "bands must cover the points in order, each from the next point"));
       if (!(band.latency_us >= 0 && band.latency_us < 1e12) ||
           !(band.busbw_gb_per_s == 0 || (band.busbw_gb_per_s >= 1e-6 && band.busbw_gb_per_s < 1e9)))
-        AICB_THROW(config_error(at, b.dump(),
-                                "expected a latency of 0 to 10^12 µs and a bus bandwidth of 0 (latency only) or "
-                                "10^-6 to 10^9 GB/s"));
+        AICB_THROW(
+            config_error(at, b.dump(),
+                         "expected a latency of 0 to 10^12 µs and a bus bandwidth of 0 (latency only) or "
+                         "10^-6 to 10^9 GB/s"));
       c.bands.push_back(band);
       next = band.last + 1;
     }
@@ -313,6 +314,23 @@ inline void write_cluster_file(const cluster_descriptor& d, const std::string& p
   write_file_atomically(path, to_json(d));
 }
 
+namespace detail {
+
+// The cluster files read so far, by path, for the life of the program: the one at `path` (read now
+// when `read` and not read yet; nullptr when not read).
+inline const cluster_descriptor* cluster_file_registry(const std::string& path, bool read = false) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<const cluster_descriptor>> loaded;
+  const std::lock_guard<std::mutex> lock(guard);
+  const auto it = loaded.find(path);
+  if (it != loaded.end()) return it->second.get();
+  if (!read) return nullptr;
+  auto d = std::make_unique<const cluster_descriptor>(read_cluster_file(path));
+  return loaded.emplace(path, std::move(d)).first->second.get();
+}
+
+}  // namespace detail
+
 /// Whether `cluster` (a `--cluster` value) names a file rather than a preset: it ends in ".json" or
 /// holds a path separator.
 [[nodiscard]] inline bool names_cluster_file(std::string_view cluster) noexcept {
@@ -325,19 +343,17 @@ inline void write_cluster_file(const cluster_descriptor& d, const std::string& p
 /// it); a `gpu` given replaces the file's GPU, as it replaces a preset's.
 [[nodiscard]] inline cluster_spec resolve_cluster(std::string_view gpu, std::string_view cluster) {
   if (!names_cluster_file(cluster)) return choose_cluster(gpu, cluster);
-  static std::mutex guard;
-  static std::map<std::string, std::unique_ptr<const cluster_descriptor>> loaded;
-  const std::string path(cluster);
-  const cluster_descriptor* d = nullptr;
-  {
-    const std::lock_guard<std::mutex> lock(guard);
-    auto& slot = loaded[path];
-    if (!slot) slot = std::make_unique<const cluster_descriptor>(read_cluster_file(path));
-    d = slot.get();
-  }
+  const cluster_descriptor* d = detail::cluster_file_registry(std::string(cluster), true);
   cluster_spec c = d->spec();
   if (!gpu.empty()) c.gpu = require_gpu(gpu).name;
   return c;
+}
+
+/// The cluster file a `--cluster` value names, read once and kept as resolve_cluster keeps it; nullptr
+/// for a preset. Where each of its figures came from (`sources`) and what produced it.
+[[nodiscard]] inline const cluster_descriptor* loaded_cluster_file(std::string_view cluster) {
+  if (!names_cluster_file(cluster)) return nullptr;
+  return detail::cluster_file_registry(std::string(cluster), true);
 }
 
 AICB_END_NAMESPACE

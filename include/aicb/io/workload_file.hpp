@@ -24,6 +24,7 @@
 #include <aicb/error.hpp>
 #include <aicb/io/aicb_csv.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/provenance.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/json_writer.hpp>
@@ -149,6 +150,7 @@ struct simai_sidecar {
   /// Writes what runs in which format (aicb::write_precision_json); none: no "precision" key.
   std::function<void(json_writer&)> precision{};
   std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
+  provenance origin{};                  ///< the command and the input files (aicb/io/provenance.hpp)
 };
 
 /// The sidecar of a SimAI workload at `path` (its file name is recorded, not the folder).
@@ -184,7 +186,10 @@ struct simai_sidecar {
   w.key("warnings").begin_array();
   for (const std::string& warning : about.warnings)
     w.value(warning);
-  w.end_array().end_object();
+  w.end_array();
+  w.key("provenance");
+  write_json(w, about.origin);
+  w.end_object();
   return w.str() + "\n";
 }
 

@@ -118,7 +118,7 @@ class replay_transport {
 /// Every rank's host name hashed (48 bits of FNV-1a: names stay private, one per machine), by rank
 /// (collective: every rank calls it).
 [[nodiscard]] inline std::vector<std::uint64_t> host_hashes(replay_transport& transport) {
-  std::uint64_t hash = 1469598103934665603ull;
+  std::uint64_t hash = 14695981039346656037ull;
   for (const char c : transport.host_name())
     hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   const std::vector<double> all = transport.all_gather(static_cast<double>(hash >> 16));  // exact in a double
@@ -243,7 +243,7 @@ namespace detail {
 
 // 64-bit FNV-1a of the configuration text, split in two exact doubles.
 [[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   for (const char c : text) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
