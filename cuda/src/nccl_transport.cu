@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,23 @@ class nccl_transport final : public replay_transport {
         AICB_THROW(
             config_error("collective", std::string(to_string(kind)), "not a collective the replay runs"));
     }
+    return elapsed();
+  }
+
+  double run_all_to_all_v(group_id group, std::uint64_t n, buffer data, buffer out,
+                          std::span<const std::uint64_t> send_counts,
+                          std::span<const std::uint64_t> receive_counts) override {
+    ncclComm_t comm = comms_.at(group.kind);
+    __half* d = static_cast<__half*>(buffers_[data]);
+    __half* o = static_cast<__half*>(buffers_[out]);
+    cuda_check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    nccl_check(ncclGroupStart(), "ncclGroupStart");
+    for (std::uint64_t q = 0, s = 0, r = 0; q < n; s += send_counts[q], r += receive_counts[q], ++q) {
+      const int peer = static_cast<int>(q);  // the group communicator's ranks are its members in order
+      nccl_check(ncclSend(d + s, send_counts[q], ncclFloat16, peer, comm, stream_), "ncclSend");
+      nccl_check(ncclRecv(o + r, receive_counts[q], ncclFloat16, peer, comm, stream_), "ncclRecv");
+    }
+    nccl_check(ncclGroupEnd(), "ncclGroupEnd");
     return elapsed();
   }
 

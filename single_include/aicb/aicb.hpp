@@ -8334,6 +8334,66 @@ concept RecordSink = requires(S& sink, const record& r) {
 };
 
 AICB_END_NAMESPACE
+// #include <aicb/workload/bandwidth.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Bandwidths of a measured collective, with nccl-tests' definitions and units, so that numbers
+/// from `aicb run` compare directly with `all_reduce_perf` and friends:
+/// - size S: the whole buffer as aicb::operation counts it — an all-reduce's buffer, an
+///   all-gather's gathered output, a reduce-scatter's input, an all-to-all's send buffer, a
+///   transfer's message;
+/// - algorithm bandwidth algbw = S / time, in GB/s (10^9 bytes);
+/// - bus bandwidth busbw = algbw × a factor that makes it comparable with the hardware's peak:
+///   2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+///   broadcast, reduce, send and receive (n ranks in the group). A group of one moves nothing: 0.
+///
+/// ```cpp
+/// const double bus = aicb::bus_bandwidth(aicb::collective::all_reduce, 8, 1 << 30, 0.010);
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+/// nccl-tests' bus-bandwidth factor of `kind` over `n` ranks (see the file comment).
+[[nodiscard]] constexpr double busbw_factor(collective kind, std::uint64_t n) noexcept {
+  const double ranks = static_cast<double>(n);
+  switch (kind) {
+    case collective::all_reduce:
+      return n <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
+    case collective::all_gather:
+    case collective::reduce_scatter:
+    case collective::all_to_all:
+      return n <= 1 ? 0.0 : (ranks - 1) / ranks;
+    case collective::broadcast:
+    case collective::reduce:
+    case collective::send:
+    case collective::recv:
+      return n <= 1 ? 0.0 : 1.0;
+    case collective::none:
+    case collective::barrier:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+/// Algorithm bandwidth, GB/s: `bytes` in `seconds` (0 when no time was measured).
+[[nodiscard]] constexpr double algorithm_bandwidth(double bytes, double seconds) noexcept {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
+}
+
+/// Bus bandwidth, GB/s: algorithm_bandwidth × busbw_factor.
+[[nodiscard]] constexpr double bus_bandwidth(collective kind, std::uint64_t n, double bytes,
+                                             double seconds) noexcept {
+  return algorithm_bandwidth(bytes, seconds) * busbw_factor(kind, n);
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/workload/collective.hpp>
 // #include <aicb/workload/csv_item.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -10455,6 +10515,206 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compute/measured_network.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::measured_network — collective times measured on a real cluster (`aicb run --sweep
+/// --calibrate`), as the iteration estimate prices communication with them instead of a preset's
+/// datasheet bandwidths.
+///
+/// A measurement is a curve: one collective kind, over a group of a given size placed one way (all
+/// members in one node: `node`; one member per node, across nodes: `rail`), timed at message sizes
+/// doubling from a few KiB to a few hundred MiB. Collective time is not one latency plus one
+/// bandwidth over that range — NCCL switches protocol and algorithm with size, MPI's shared-memory
+/// path falls out of the caches — so a curve is fitted band by band: consecutive sizes share one
+/// latency α (µs) and one bus bandwidth B (GB/s, nccl-tests' definition) while the band's line
+///
+///     t(S) = α + S · busbw_factor(kind, n) / B
+///
+/// reproduces each of its measured times within `band_tolerance` (5%); the next size that does not
+/// fit starts a new band (NCCL's LL / LL128 / Simple regimes come out as bands). A size between two
+/// bands takes the band it is closer to in log size; below the first and above the last, their
+/// bands' lines extend.
+///
+/// A group other than the measured one is priced by the same curve: the time of the measured group
+/// scaled by the ratio of bus factors (the bytes each member moves), and, across nodes, with m
+/// members per node sharing m rails' bandwidth (the rail curve measured one member per node) —
+/// bounded by the node curve, as aicb::collective_us bounds a preset's NIC share by its NVLink.
+///
+/// ```cpp
+/// aicb::measured_curve c{.kind = aicb::collective::all_reduce, .group_size = 8, .points = points};
+/// c.bands = aicb::fit_bands(c);
+/// const double us = c.time_us(64 << 20, 8);    // a 64 MiB all-reduce over 8 ranks of a node
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
+// #include <aicb/workload/bandwidth.hpp>
+// #include <aicb/workload/collective.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// How a measured group sits on the nodes: all in one node, or one member per node.
+enum class link_class : std::uint8_t { node, rail };
+
+template <>
+struct enum_names<link_class> {
+  static constexpr std::array<std::string_view, 2> value{"node", "rail"};
+};
+
+/// One measured size: the whole buffer (aicb::operation's convention) and its median time, µs.
+struct measured_point {
+  std::uint64_t bytes = 0;
+  double us = 0;
+};
+
+/// Sizes `first`..`last` (indices into the curve's points) that share one line α + S·f/B.
+struct fitted_band {
+  std::size_t first = 0, last = 0;
+  double latency_us = 0;      ///< α
+  double busbw_gb_per_s = 0;  ///< B; 0 for a band whose time does not grow with size (latency only)
+};
+
+/// The relative error each measured time of a band is fitted within.
+inline constexpr double band_tolerance = 0.05;
+
+/// One collective kind measured over one group placement. See the file comment.
+struct measured_curve {
+  collective kind = collective::all_reduce;
+  link_class where = link_class::node;
+  std::uint64_t group_size = 2;          ///< members of the measured group
+  std::vector<measured_point> points{};  ///< ascending sizes
+  std::vector<fitted_band> bands{};      ///< aicb::fit_bands of the points
+
+  /// The band's line at `bytes` for the measured group, µs.
+  [[nodiscard]] double line_us(const fitted_band& b, double bytes) const noexcept {
+    const double factor = busbw_factor(kind, group_size);
+    return b.latency_us + (b.busbw_gb_per_s > 0 ? bytes * factor / (b.busbw_gb_per_s * 1e3) : 0.0);
+  }
+  /// The band that prices `bytes`: the one whose sizes hold it, else the nearer in log size.
+  [[nodiscard]] const fitted_band* band_for(double bytes) const noexcept {
+    if (bands.empty()) return nullptr;
+    const fitted_band* best = &bands.front();
+    double distance = INFINITY;
+    for (const fitted_band& b : bands) {
+      const double low = static_cast<double>(points[b.first].bytes);
+      const double high = static_cast<double>(points[b.last].bytes);
+      if (bytes >= low && bytes <= high) return &b;
+      const double d = bytes < low ? std::log(low / bytes) : std::log(bytes / high);
+      if (d < distance) {
+        distance = d;
+        best = &b;
+      }
+    }
+    return best;
+  }
+  /// The fitted time of `bytes` over a group of `n` members placed as measured, µs (the measured
+  /// group's time × the ratio of bus factors; see the file comment). 0 without bands.
+  [[nodiscard]] double time_us(double bytes, std::uint64_t n) const noexcept {
+    const fitted_band* b = band_for(bytes);
+    if (!b) return 0;
+    const double measured = busbw_factor(kind, group_size);
+    const double scale = measured > 0 ? busbw_factor(kind, n) / measured : 1.0;
+    return line_us(*b, bytes) * scale;
+  }
+  /// The largest relative error of the bands against the measured points.
+  [[nodiscard]] double max_error() const noexcept {
+    double worst = 0;
+    for (const fitted_band& b : bands)
+      for (std::size_t i = b.first; i <= b.last && i < points.size(); ++i)
+        if (points[i].us > 0)
+          worst = std::max(worst, std::abs(line_us(b, static_cast<double>(points[i].bytes)) - points[i].us) /
+                                      points[i].us);
+    return worst;
+  }
+  /// Bus bandwidth at the largest measured size (what nccl-tests' table reports there), GB/s.
+  [[nodiscard]] double peak_busbw_gb_per_s() const noexcept {
+    if (points.empty() || !(points.back().us > 0)) return 0;
+    return bus_bandwidth(kind, group_size, static_cast<double>(points.back().bytes), points.back().us * 1e-6);
+  }
+};
+
+namespace detail {
+
+// α and B minimising the relative squared error of α + x_i/B' against t_i (x_i = S_i·f/1e3, so B' is
+// B in GB/s), with α >= 0 and B' > 0 or "no growth"; the fitted band over `first..last`.
+[[nodiscard]] inline fitted_band fit_one_band(const measured_curve& c, std::size_t first, std::size_t last) {
+  const double factor = busbw_factor(c.kind, c.group_size);
+  // Weighted least squares of t = α + β x with weights 1/t²: normal equations in (α, β).
+  double s00 = 0, s01 = 0, s11 = 0, r0 = 0, r1 = 0;
+  for (std::size_t i = first; i <= last; ++i) {
+    const double t = c.points[i].us, x = static_cast<double>(c.points[i].bytes) * factor / 1e3;
+    const double w = 1 / (t * t);
+    s00 += w;
+    s01 += w * x;
+    s11 += w * x * x;
+    r0 += w * t;
+    r1 += w * t * x;
+  }
+  double alpha = 0, beta = 0;
+  const double det = s00 * s11 - s01 * s01;
+  if (last > first && std::abs(det) > 1e-300 * s00 * s11) {
+    alpha = (r0 * s11 - r1 * s01) / det;
+    beta = (s00 * r1 - s01 * r0) / det;
+  }
+  if (last == first || alpha < 0) {  // through the origin: β alone
+    alpha = 0;
+    beta = s11 > 0 ? r1 / s11 : 0;
+  }
+  if (beta <= 0) {  // time not growing with size: latency only
+    beta = 0;
+    alpha = r0 / s00;
+  }
+  return {first, last, alpha, beta > 0 ? 1 / beta : 0};
+}
+
+}  // namespace detail
+
+/// Bands over `curve.points` (see the file comment): each extended while its least-squares line
+/// keeps every time within band_tolerance. Points with no time are skipped by no band: a curve is
+/// fitted only from positive times.
+[[nodiscard]] inline std::vector<fitted_band> fit_bands(const measured_curve& curve) {
+  std::vector<fitted_band> bands;
+  const std::size_t n = curve.points.size();
+  std::size_t first = 0;
+  while (first < n) {
+    fitted_band best = detail::fit_one_band(curve, first, first);
+    for (std::size_t last = first + 1; last < n; ++last) {
+      const fitted_band candidate = detail::fit_one_band(curve, first, last);
+      bool fits = true;
+      for (std::size_t i = first; i <= last && fits; ++i)
+        fits = std::abs(curve.line_us(candidate, static_cast<double>(curve.points[i].bytes)) -
+                        curve.points[i].us) <= band_tolerance * curve.points[i].us;
+      if (!fits) break;
+      best = candidate;
+    }
+    bands.push_back(best);
+    first = best.last + 1;
+  }
+  return bands;
+}
+
+/// Every curve measured on one cluster; the estimate looks a collective up by kind and placement.
+struct measured_network {
+  std::vector<measured_curve> curves;
+
+  [[nodiscard]] const measured_curve* find(collective kind, link_class where) const noexcept {
+    for (const measured_curve& c : curves)
+      if (c.kind == kind && c.where == where && !c.bands.empty()) return &c;
+    return nullptr;
+  }
+};
+
+AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 
@@ -10482,6 +10742,11 @@ struct cluster_spec {
   /// Where in its node the job's rank 0 runs (a job of a set placed off a node boundary: its ranks
   /// fill the rest of that node first); 0 for a job that starts a node.
   std::uint64_t first_gpu = 0;
+  /// Collective times measured on these machines (a cluster file written by `aicb run --sweep
+  /// --calibrate`, aicb/io/cluster_file.hpp): where a curve covers a collective's kind and
+  /// placement, the estimate prices it from the curve instead of the figures above. Not owned:
+  /// the file's aicb::cluster_descriptor keeps it alive. nullptr for the presets.
+  const measured_network* measured = nullptr;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
@@ -10844,12 +11109,42 @@ struct group_placement {
   return p;
 }
 
+namespace detail {
+
+// The time of a collective from the cluster's measured curves (aicb/compute/measured_network.hpp):
+// within a node the node curve; across nodes the rail curve with the node's members sharing as many
+// rails (all-to-all: scaled by the share of the buffer that leaves the node), bounded below by the
+// node curve. Negative when no curve covers the kind and placement.
+[[nodiscard]] inline double measured_collective_us(collective kind, double size, const group_placement& p,
+                                                   const measured_network& measured) {
+  const measured_curve* node = measured.find(kind, link_class::node);
+  if (p.nodes <= 1) return node ? node->time_us(size, p.size) : -1;
+  const measured_curve* rail = measured.find(kind, link_class::rail);
+  if (!rail) return -1;
+  const double n = static_cast<double>(p.size), m = static_cast<double>(p.per_node);
+  double network = 0;
+  if (kind == collective::all_to_all) {
+    const double r = static_cast<double>(rail->group_size);
+    network = rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r);
+  } else {
+    network = rail->time_us(size, p.size) / m;
+  }
+  const double inside = node && p.per_node > 1 ? node->time_us(size, p.per_node) : 0;
+  return std::max(network, inside);
+}
+
+}  // namespace detail
+
 /// Microseconds a collective of `kind` over a group placed as `p` takes, for `size` bytes (the whole
-/// buffer, as the schedules give it). See the file comment.
+/// buffer, as the schedules give it). See the file comment; a cluster with measured curves prices
+/// the collectives they cover from them.
 [[nodiscard]] inline double collective_us(collective kind, double size, const group_placement& p,
                                           const cluster_spec& cluster) {
   const double n = static_cast<double>(p.size);
   if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
+  if (cluster.measured)
+    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0)
+      return us;
   const bool one_node = p.nodes <= 1;
   const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
                          static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
@@ -10875,11 +11170,16 @@ struct group_placement {
   }
 }
 
-/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes.
+/// Microseconds a point-to-point transfer of `size` bytes from `from` to `to` takes (from a measured
+/// send curve where the cluster has one).
 [[nodiscard]] inline double transfer_us(double size, std::uint64_t from, std::uint64_t to,
                                         const cluster_spec& cluster) {
   if (!(size > 0)) return 0;
   const bool one_node = cluster.node_of(from) == cluster.node_of(to);
+  if (cluster.measured)
+    if (const measured_curve* c =
+            cluster.measured->find(collective::send, one_node ? link_class::node : link_class::rail))
+      return c->time_us(size, 2);
   const double bandwidth = (one_node ? cluster.nvlink_gb_per_s : cluster.nic_gb_per_s_per_gpu()) * 1e3;
   return (one_node ? cluster.nvlink_latency_us : cluster.nic_latency_us) + size / bandwidth;
 }
@@ -11754,6 +12054,7 @@ inline constexpr std::string_view plan_schema = "aicb.plan/1";
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/compute/measured_network.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/profiling.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -15061,6 +15362,79 @@ AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 // #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/provenance.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::provenance — what produced a file, recorded in it: the generator and its version, the
+/// command (the tool's command line; empty for a library call that gives none), and every input file
+/// read with a hash of its bytes (64-bit FNV-1a: it tells two inputs apart, it is not a signature).
+/// Workload sidecars and Chakra manifests carry one; run results and cluster files carry theirs with
+/// the date and the machines (aicb/commands/run.hpp). Generated workloads are functions of their
+/// inputs, so theirs has no date: the same command on the same inputs writes the same bytes.
+///
+/// ```cpp
+/// aicb::provenance p{.command = "aicb generate --hf-config config.json"};
+/// p.add_input("config.json");            // "config.json": "fnv1a64:5f0c…"
+/// aicb::write_json(writer, p);           // {"generator": "aicb 0.1.0", "command": …, "inputs": {…}}
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/version.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The 64-bit FNV-1a hash of the file at `path`, as "fnv1a64:" and 16 hex digits; io_error when it
+/// cannot be read.
+[[nodiscard]] inline std::string content_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) AICB_THROW(io_error(path, "cannot be read to record its hash"));
+  std::uint64_t hash = 14695981039346656037ull;
+  char block[1 << 16];
+  while (in) {
+    in.read(block, sizeof block);
+    for (std::streamsize i = 0; i < in.gcount(); ++i)
+      hash = (hash ^ static_cast<unsigned char>(block[i])) * 1099511628211ull;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+/// What produced a file. See the file comment.
+struct provenance {
+  std::string command{};                                      ///< the command line; empty: not known
+  std::vector<std::pair<std::string, std::string>> inputs{};  ///< path → content_hash
+
+  /// Records the file at `path` as an input (once).
+  void add_input(const std::string& path) {
+    for (const auto& [seen, _] : inputs)
+      if (seen == path) return;
+    inputs.emplace_back(path, content_hash(path));
+  }
+};
+
+/// `p` as a JSON object: generator (aicb and its version), command (when known), inputs (path → hash).
+inline void write_json(json_writer& w, const provenance& p) {
+  w.begin_object().member("generator", "aicb " AICB_VERSION_STRING);
+  if (!p.command.empty()) w.member("command", p.command);
+  w.key("inputs").begin_object();
+  for (const auto& [path, hash] : p.inputs)
+    w.member(path, hash);
+  w.end_object().end_object();
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // #include <aicb/io/simai_writer.hpp>
 // #include <aicb/json_writer.hpp>
@@ -15244,6 +15618,7 @@ struct simai_sidecar {
   /// Writes what runs in which format (aicb::write_precision_json); none: no "precision" key.
   std::function<void(json_writer&)> precision{};
   std::vector<std::string> warnings{};  ///< what the workload could not express, profile gaps
+  provenance origin{};                  ///< the command and the input files (aicb/io/provenance.hpp)
 };
 
 /// The sidecar of a SimAI workload at `path` (its file name is recorded, not the folder).
@@ -15279,7 +15654,10 @@ struct simai_sidecar {
   w.key("warnings").begin_array();
   for (const std::string& warning : about.warnings)
     w.value(warning);
-  w.end_array().end_object();
+  w.end_array();
+  w.key("provenance");
+  write_json(w, about.origin);
+  w.end_object();
   return w.str() + "\n";
 }
 
@@ -17549,6 +17927,433 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/roofline.hpp>
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/cluster_file.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Cluster files (schema "aicb.cluster/1", docs/cluster.md, docs/schemas/cluster.schema.json): a
+/// cluster descriptor in a file — the figures of an aicb::cluster_spec, and optionally the collective
+/// times measured on those machines (aicb::measured_network) with where each figure came from and
+/// what produced the file. `aicb run --sweep --calibrate -o cluster.json` writes one; every command
+/// that takes `--cluster NAME` also takes `--cluster FILE.json` (aicb::resolve_cluster).
+///
+/// ```json
+/// {
+///   "schema": "aicb.cluster/1", "name": "my-h100s", "gpu": "H100", "gpus_per_node": 8,
+///   "nvlink_gb_per_s": 352, "nvlink_latency_us": 2.1, "nics_per_node": 8, "nic_gb_per_s": 46.1,
+///   "nic_latency_us": 4.8,
+///   "curves": [{"collective": "all_reduce", "placement": "node", "group_size": 8,
+///               "points": [[1024, 11.2], [2048, 11.4], …], "bands": [[0, 9, 10.9, 0], [10, 18, 14.5,
+///               351.8]]}],
+///   "sources": {"nvlink_gb_per_s": "measured: all_reduce over 8 ranks of a node at 256 MiB"},
+///   "provenance": {"generator": "aicb 0.9.0", "command": "aicb run --sweep … --calibrate", "date": "…"}
+/// }
+/// ```
+///
+/// A curve's points are [bytes, median µs]; its bands [first point, last point, latency µs, bus
+/// bandwidth GB/s] (aicb::fit_bands; recomputed from the points when absent). A hand-written file
+/// without curves describes machines no preset has.
+
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/measured_network.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/enum_names.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/detail/json_document.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// IWYU pragma: private, include <aicb/readers.hpp>
+
+// What every reader of a JSON document (job sets, cluster files) shares: the parse with the line and
+// column of a syntax error, unknown keys refused with the nearest known one, and typed values whose
+// errors name their place in the document.
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/edit_distance.hpp>
+// #include <aicb/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+namespace detail {
+
+// `text` as JSON; parse_error naming `source`, the line and the column when it is not.
+inline nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    const std::size_t offset = std::min<std::size_t>(
+        text.size(), e.id == 101 ? static_cast<const nlohmann::json::parse_error&>(e).byte - 1 : 0);
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < offset; ++i)
+      text[i] == '\n' ? (++line, column = 1) : ++column;
+    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
+  }
+}
+
+// Refuses a key of `object` (at `where`) not among `known`, suggesting the nearest.
+inline void refuse_unknown_keys(const nlohmann::json& object, const std::string& where,
+                                std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string_view near = nearest(key, std::vector<std::string_view>(known));
+    AICB_THROW(config_error(
+        where.empty() ? key : where + "." + key, value.dump(),
+        "no such key" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
+  }
+}
+
+inline std::uint64_t whole_number(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_number_unsigned()) AICB_THROW(config_error(where, value.dump(), "expected a whole number"));
+  return value.get<std::uint64_t>();
+}
+
+inline std::string text_of(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_string()) AICB_THROW(config_error(where, value.dump(), "expected a string"));
+  return value.get<std::string>();
+}
+
+// A finite number (integers too); config_error naming `where` otherwise.
+inline double number_of(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_number()) AICB_THROW(config_error(where, value.dump(), "expected a number"));
+  return value.get<double>();
+}
+
+}  // namespace detail
+AICB_END_NAMESPACE
+// #include <aicb/json_writer.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema a cluster file declares.
+inline constexpr std::string_view cluster_file_schema = "aicb.cluster/1";
+
+/// A cluster described by a file, owning what an aicb::cluster_spec only views. See the file comment.
+struct cluster_descriptor {
+  std::string name = "custom";
+  std::string description{};
+  std::string gpu = "H100";  ///< GPU catalogue key
+  std::uint64_t gpus_per_node = 8;
+  double nvlink_gb_per_s = 0, nvlink_latency_us = 0;
+  std::uint64_t nics_per_node = 8;
+  double nic_gb_per_s = 0, nic_latency_us = 0;
+  std::string simai_gpu_type{};
+  measured_network measured{};
+  /// Where each figure came from: figure name → "measured: …" or "preset NAME (datasheet)".
+  std::map<std::string, std::string> sources{};
+  /// What produced the file: generator, command, date, backend, library, hosts (hashed), sweep.
+  std::map<std::string, std::string> provenance{};
+
+  /// The machines as the estimate takes them; views this descriptor (keep it alive and in place).
+  [[nodiscard]] cluster_spec spec() const {
+    cluster_spec c;
+    c.name = name;
+    c.description = description;
+    c.gpu = gpu;
+    c.gpus_per_node = gpus_per_node;
+    c.nvlink_gb_per_s = nvlink_gb_per_s;
+    c.nics_per_node = nics_per_node;
+    c.nic_gb_per_s = nic_gb_per_s;
+    c.nvlink_latency_us = nvlink_latency_us;
+    c.nic_latency_us = nic_latency_us;
+    c.simai_gpu_type = simai_gpu_type;
+    c.measured = measured.curves.empty() ? nullptr : &measured;
+    return c;
+  }
+};
+
+/// The descriptor of a preset (its figures, each sourced to the preset) — what a calibration starts from.
+[[nodiscard]] inline cluster_descriptor descriptor_of(const cluster_spec& c) {
+  cluster_descriptor d;
+  d.name = c.name;
+  d.description = c.description;
+  d.gpu = c.gpu;
+  d.gpus_per_node = c.gpus_per_node;
+  d.nvlink_gb_per_s = c.nvlink_gb_per_s;
+  d.nvlink_latency_us = c.nvlink_latency_us;
+  d.nics_per_node = c.nics_per_node;
+  d.nic_gb_per_s = c.nic_gb_per_s;
+  d.nic_latency_us = c.nic_latency_us;
+  d.simai_gpu_type = c.simai_gpu_type;
+  if (c.measured) d.measured = *c.measured;
+  for (const char* figure : {"gpus_per_node", "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node",
+                             "nic_gb_per_s", "nic_latency_us"})
+    d.sources[figure] = "preset " + std::string(c.name) + " (datasheet)";
+  return d;
+}
+
+/// The document "aicb.cluster/1" of `d`.
+[[nodiscard]] inline std::string to_json(const cluster_descriptor& d) {
+  json_writer j;
+  j.begin_object().member("schema", cluster_file_schema).member("name", d.name);
+  j.member("description", d.description).member("gpu", d.gpu);
+  if (!d.simai_gpu_type.empty()) j.member("simai_gpu_type", d.simai_gpu_type);
+  j.member("gpus_per_node", d.gpus_per_node).member("nvlink_gb_per_s", d.nvlink_gb_per_s);
+  j.member("nvlink_latency_us", d.nvlink_latency_us).member("nics_per_node", d.nics_per_node);
+  j.member("nic_gb_per_s", d.nic_gb_per_s).member("nic_latency_us", d.nic_latency_us);
+  if (!d.measured.curves.empty()) {
+    j.key("curves").begin_array();
+    for (const measured_curve& c : d.measured.curves) {
+      j.begin_object().member("collective", to_string(c.kind)).member("placement", to_string(c.where));
+      j.member("group_size", c.group_size).member("max_fit_error", c.max_error());
+      j.key("points").begin_array();
+      for (const measured_point& p : c.points)
+        j.begin_array().value(p.bytes).value(p.us).end_array();
+      j.end_array().key("bands").begin_array();
+      for (const fitted_band& b : c.bands)
+        j.begin_array()
+            .value(std::uint64_t{b.first})
+            .value(std::uint64_t{b.last})
+            .value(b.latency_us)
+            .value(b.busbw_gb_per_s)
+            .end_array();
+      j.end_array().end_object();
+    }
+    j.end_array();
+  }
+  for (const auto* section : {&d.sources, &d.provenance}) {
+    if (section->empty()) continue;
+    j.key(section == &d.sources ? "sources" : "provenance").begin_object();
+    for (const auto& [key, value] : *section)
+      j.member(key, value);
+    j.end_object();
+  }
+  j.end_object();
+  return j.str() + "\n";
+}
+
+namespace detail {
+
+inline std::map<std::string, std::string> string_map_of(const nlohmann::json& value,
+                                                        const std::string& where) {
+  if (!value.is_object()) AICB_THROW(config_error(where, value.dump(), "expected an object of strings"));
+  std::map<std::string, std::string> out;
+  for (const auto& [key, text] : value.items())
+    out[key] = text_of(text, where + "." + key);
+  return out;
+}
+
+inline measured_curve curve_of(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) AICB_THROW(config_error(where, j.dump(), "expected a curve object"));
+  refuse_unknown_keys(j, where,
+                      {"collective", "placement", "group_size", "points", "bands", "max_fit_error"});
+  for (const char* key : {"collective", "placement", "group_size", "points"})
+    if (!j.contains(key)) AICB_THROW(config_error(where + "." + key, "(missing)", "a curve needs this key"));
+  measured_curve c;
+  const std::string kind = text_of(j["collective"], where + ".collective");
+  const auto parsed = from_string<collective>(kind);
+  if (!parsed || (*parsed != collective::all_reduce && *parsed != collective::all_gather &&
+                  *parsed != collective::reduce_scatter && *parsed != collective::all_to_all &&
+                  *parsed != collective::send))
+    AICB_THROW(config_error(where + ".collective", kind,
+                            "expected all_reduce, all_gather, reduce_scatter, all_to_all or send"));
+  c.kind = *parsed;
+  const std::string place = text_of(j["placement"], where + ".placement");
+  const auto placement = from_string<link_class>(place);
+  if (!placement) AICB_THROW(config_error(where + ".placement", place, "expected node or rail"));
+  c.where = *placement;
+  c.group_size = whole_number(j["group_size"], where + ".group_size");
+  if (c.group_size < 2 || c.group_size > (std::uint64_t{1} << 24))
+    AICB_THROW(config_error(where + ".group_size", std::to_string(c.group_size),
+                            "expected a group of 2 to 2^24 ranks"));
+  const nlohmann::json& points = j["points"];
+  if (!points.is_array() || points.empty() || points.size() > 4096)
+    AICB_THROW(config_error(where + ".points", points.dump().substr(0, 40),
+                            "expected 1 to 4096 [bytes, microseconds] pairs"));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string at = where + ".points[" + std::to_string(i) + "]";
+    const nlohmann::json& p = points[i];
+    if (!p.is_array() || p.size() != 2)
+      AICB_THROW(config_error(at, p.dump(), "expected [bytes, microseconds]"));
+    const std::uint64_t bytes = whole_number(p[0], at + "[0]");
+    const double us = number_of(p[1], at + "[1]");
+    if (bytes == 0 || bytes > std::uint64_t{1} << 50)
+      AICB_THROW(config_error(at + "[0]", std::to_string(bytes), "expected 1 B to 1 PiB"));
+    if (!(us > 0 && us < 1e12))
+      AICB_THROW(config_error(at + "[1]", p[1].dump(), "expected a time above 0 µs"));
+    if (!c.points.empty() && bytes <= c.points.back().bytes)
+      AICB_THROW(config_error(at + "[0]", std::to_string(bytes), "sizes must ascend"));
+    c.points.push_back({bytes, us});
+  }
+  if (const auto it = j.find("bands"); it != j.end()) {
+    if (!it->is_array() || it->empty())
+      AICB_THROW(config_error(where + ".bands", it->dump().substr(0, 40), "expected an array of bands"));
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string at = where + ".bands[" + std::to_string(i) + "]";
+      const nlohmann::json& b = (*it)[i];
+      if (!b.is_array() || b.size() != 4)
+        AICB_THROW(config_error(at, b.dump(), "expected [first, last, latency µs, bus bandwidth GB/s]"));
+      fitted_band band{whole_number(b[0], at + "[0]"), whole_number(b[1], at + "[1]"),
+                       number_of(b[2], at + "[2]"), number_of(b[3], at + "[3]")};
+      if (band.first != next || band.last < band.first || band.last >= c.points.size())
+        AICB_THROW(
+            config_error(at, b.dump(), "bands must cover the points in order, each from the next point"));
+      if (!(band.latency_us >= 0 && band.latency_us < 1e12) ||
+          !(band.busbw_gb_per_s == 0 || (band.busbw_gb_per_s >= 1e-6 && band.busbw_gb_per_s < 1e9)))
+        AICB_THROW(
+            config_error(at, b.dump(),
+                         "expected a latency of 0 to 10^12 µs and a bus bandwidth of 0 (latency only) or "
+                         "10^-6 to 10^9 GB/s"));
+      c.bands.push_back(band);
+      next = band.last + 1;
+    }
+    if (next != c.points.size())
+      AICB_THROW(
+          config_error(where + ".bands", it->dump().substr(0, 40), "the bands must cover every point"));
+  } else {
+    c.bands = fit_bands(c);
+  }
+  return c;
+}
+
+}  // namespace detail
+
+/// Parses a cluster file's text; `source` names it in errors. parse_error (line and column) when it
+/// is not JSON; config_error naming the key for anything a cluster cannot be.
+[[nodiscard]] inline cluster_descriptor parse_cluster_file(std::string_view text,
+                                                           const std::string& source = "cluster.json") {
+  const nlohmann::json doc = detail::parse_json_document(text, source);
+  if (!doc.is_object())
+    AICB_THROW(config_error("(document)", doc.dump().substr(0, 40), "a cluster file is a JSON object"));
+  detail::refuse_unknown_keys(doc, "",
+                              {"schema", "name", "description", "gpu", "simai_gpu_type", "gpus_per_node",
+                               "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node", "nic_gb_per_s",
+                               "nic_latency_us", "curves", "sources", "provenance"});
+  const auto schema = doc.find("schema");
+  if (schema == doc.end() || detail::text_of(*schema, "schema") != cluster_file_schema)
+    AICB_THROW(config_error("schema", schema == doc.end() ? "(missing)" : schema->dump(),
+                            "expected \"" + std::string(cluster_file_schema) + "\""));
+  cluster_descriptor d;
+  const auto text_field = [&](const char* key, std::string& out) {
+    if (const auto it = doc.find(key); it != doc.end()) out = detail::text_of(*it, key);
+  };
+  text_field("name", d.name);
+  text_field("description", d.description);
+  text_field("gpu", d.gpu);
+  text_field("simai_gpu_type", d.simai_gpu_type);
+  if (d.name.empty() || d.name.size() > 256)
+    AICB_THROW(config_error("name", d.name, "expected 1 to 256 characters"));
+  d.gpu = std::string(require_gpu(d.gpu).name);
+  const auto count = [&](const char* key, std::uint64_t& out) {
+    const auto it = doc.find(key);
+    if (it == doc.end()) AICB_THROW(config_error(key, "(missing)", "a cluster file needs this key"));
+    out = detail::whole_number(*it, key);
+    if (out == 0 || out > 4096) AICB_THROW(config_error(key, std::to_string(out), "expected 1 to 4096"));
+  };
+  const auto figure = [&](const char* key, double& out, bool positive) {
+    const auto it = doc.find(key);
+    if (it == doc.end()) AICB_THROW(config_error(key, "(missing)", "a cluster file needs this key"));
+    out = detail::number_of(*it, key);
+    if (!(positive ? out > 0 : out >= 0) || !(out < 1e9))
+      AICB_THROW(config_error(key, it->dump(),
+                              positive ? "expected a number above 0" : "expected a number of at least 0"));
+  };
+  count("gpus_per_node", d.gpus_per_node);
+  count("nics_per_node", d.nics_per_node);
+  figure("nvlink_gb_per_s", d.nvlink_gb_per_s, true);
+  figure("nic_gb_per_s", d.nic_gb_per_s, true);
+  figure("nvlink_latency_us", d.nvlink_latency_us, false);
+  figure("nic_latency_us", d.nic_latency_us, false);
+  if (const auto it = doc.find("curves"); it != doc.end()) {
+    if (!it->is_array() || it->size() > 256)
+      AICB_THROW(config_error("curves", it->dump().substr(0, 40), "expected an array of at most 256 curves"));
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string where = "curves[" + std::to_string(i) + "]";
+      measured_curve c = detail::curve_of((*it)[i], where);
+      for (const measured_curve& seen : d.measured.curves)
+        if (seen.kind == c.kind && seen.where == c.where)
+          AICB_THROW(config_error(where,
+                                  std::string(to_string(c.kind)) + " " + std::string(to_string(c.where)),
+                                  "a collective is measured once per placement"));
+      d.measured.curves.push_back(std::move(c));
+    }
+  }
+  if (const auto it = doc.find("sources"); it != doc.end()) d.sources = detail::string_map_of(*it, "sources");
+  if (const auto it = doc.find("provenance"); it != doc.end())
+    d.provenance = detail::string_map_of(*it, "provenance");
+  return d;
+}
+
+/// Reads the cluster file at `path` (at most 16 MiB). io_error when it cannot be read; the parse errors
+/// of parse_cluster_file, naming the path.
+[[nodiscard]] inline cluster_descriptor read_cluster_file(const std::string& path) {
+  const detail::file_prefix in = detail::read_file_prefix(path, 16 << 20, "a cluster file");
+  if (!in.whole) AICB_THROW(io_error(path, "is larger than 16 MiB: not a cluster file"));
+  return parse_cluster_file(in.text, path);
+}
+
+/// Writes `d` to `path` atomically (a complete file or none).
+inline void write_cluster_file(const cluster_descriptor& d, const std::string& path) {
+  write_file_atomically(path, to_json(d));
+}
+
+namespace detail {
+
+// The cluster files read so far, by path, for the life of the program: the one at `path` (read now
+// when `read` and not read yet; nullptr when not read).
+inline const cluster_descriptor* cluster_file_registry(const std::string& path, bool read = false) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<const cluster_descriptor>> loaded;
+  const std::lock_guard<std::mutex> lock(guard);
+  const auto it = loaded.find(path);
+  if (it != loaded.end()) return it->second.get();
+  if (!read) return nullptr;
+  auto d = std::make_unique<const cluster_descriptor>(read_cluster_file(path));
+  return loaded.emplace(path, std::move(d)).first->second.get();
+}
+
+}  // namespace detail
+
+/// Whether `cluster` (a `--cluster` value) names a file rather than a preset: it ends in ".json" or
+/// holds a path separator.
+[[nodiscard]] inline bool names_cluster_file(std::string_view cluster) noexcept {
+  return cluster.find('/') != std::string_view::npos ||
+         (cluster.size() > 5 && cluster.substr(cluster.size() - 5) == ".json");
+}
+
+/// The machines a `--gpu` and `--cluster` pair names, as aicb::choose_cluster, where `cluster` may also
+/// be a cluster file: read once per path and kept for the life of the program (the returned spec views
+/// it); a `gpu` given replaces the file's GPU, as it replaces a preset's.
+[[nodiscard]] inline cluster_spec resolve_cluster(std::string_view gpu, std::string_view cluster) {
+  if (!names_cluster_file(cluster)) return choose_cluster(gpu, cluster);
+  const cluster_descriptor* d = detail::cluster_file_registry(std::string(cluster), true);
+  cluster_spec c = d->spec();
+  if (!gpu.empty()) c.gpu = require_gpu(gpu).name;
+  return c;
+}
+
+/// The cluster file a `--cluster` value names, read once and kept as resolve_cluster keeps it; nullptr
+/// for a preset. Where each of its figures came from (`sources`) and what produced it.
+[[nodiscard]] inline const cluster_descriptor* loaded_cluster_file(std::string_view cluster) {
+  if (!names_cluster_file(cluster)) return nullptr;
+  return detail::cluster_file_registry(std::string(cluster), true);
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
 
@@ -17590,7 +18395,7 @@ struct describe_result {
   d.report = describe_job(request.job);
   d.overlap = request.overlap;
   if (!request.estimate) return d;
-  d.cluster = choose_cluster(request.gpu, request.cluster);
+  d.cluster = resolve_cluster(request.gpu, request.cluster);
   const roofline_model compute(d.cluster.gpu);
   d.estimate = estimate_iteration(d.report.job, compute, d.cluster, request.overlap);
   if (request.overlap.any_slow()) {
@@ -17628,6 +18433,83 @@ inline std::string estimate_number(const char* format, double value) {
   return simai_command_line(d.cluster, d.report.job.parallel.world_size, workload);
 }
 
+/// Where the estimate's communication prices come from, in words: the curves a cluster file measured
+/// (which collectives, where), and the figures that price the rest — a preset's datasheet figures, or
+/// a file's.
+[[nodiscard]] inline std::string network_sources(const cluster_spec& c) {
+  char figures[160];
+  std::snprintf(figures, sizeof figures,
+                "NVLink %.4g GB/s, %.3g us per step; NIC %llu x %.4g GB/s, %.3g us per step",
+                c.nvlink_gb_per_s, c.nvlink_latency_us, static_cast<unsigned long long>(c.nics_per_node),
+                c.nic_gb_per_s, c.nic_latency_us);
+  if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures;
+  std::string measured;
+  for (const measured_curve& curve : c.measured->curves)
+    measured += (measured.empty() ? "" : ", ") + std::string(to_string(curve.kind)) +
+                (curve.where == link_class::node ? " in a node" : " across nodes") + " (" +
+                std::to_string(curve.group_size) + " ranks)";
+  return "measured: " + measured + "; the rest from the file's figures: " + figures;
+}
+
+/// Where every figure of `d`'s estimate comes from (`aicb describe --explain`): the compute model and
+/// its GPU's datasheet, each network figure (a preset's datasheet, or a cluster file's measurement) and
+/// the curves measured, and the estimate's options with their defaults' sources. `cluster` is the
+/// `--cluster` value the description was asked with (a preset or a file).
+[[nodiscard]] inline std::string format_explanation(const describe_result& d, std::string_view cluster) {
+  if (!d.estimate) return "no estimate to explain (--no-estimate)\n";
+  std::string out = "\nwhere the estimate's figures come from\n";
+  const auto line = [&](const std::string& figure, const std::string& source) {
+    out += "  " + figure + std::string(figure.size() < 34 ? 34 - figure.size() : 1, ' ') + source + "\n";
+  };
+  const gpu_spec& gpu = require_gpu(d.cluster.gpu);
+  char text[256];
+  std::snprintf(text, sizeof text, "%s: BF16 %.0f TFLOP/s, memory %.0f GB/s", std::string(gpu.name).c_str(),
+                gpu.bf16_tflops, gpu.memory_gb_per_s);
+  line("GPU", std::string(text) + " (aicb's GPU catalogue: the vendor's datasheet)");
+  line("computation", d.estimate->compute);
+  const cluster_descriptor* file = loaded_cluster_file(cluster);
+  const auto figure = [&](const char* name, double value, const char* unit) {
+    std::snprintf(text, sizeof text, "%s = %.4g %s", name, value, unit);
+    std::string source = "preset " + std::string(d.cluster.name) + " (datasheet; docs/cluster.md)";
+    if (file) {
+      const auto it = file->sources.find(name);
+      source = it != file->sources.end() ? it->second
+                                         : "the cluster file " + std::string(cluster) + " (as written)";
+    }
+    line(text, source);
+  };
+  figure("gpus_per_node", static_cast<double>(d.cluster.gpus_per_node), "");
+  figure("nvlink_gb_per_s", d.cluster.nvlink_gb_per_s, "GB/s");
+  figure("nvlink_latency_us", d.cluster.nvlink_latency_us, "us per step");
+  figure("nics_per_node", static_cast<double>(d.cluster.nics_per_node), "");
+  figure("nic_gb_per_s", d.cluster.nic_gb_per_s, "GB/s");
+  figure("nic_latency_us", d.cluster.nic_latency_us, "us per step");
+  if (d.cluster.measured)
+    for (const measured_curve& c : d.cluster.measured->curves) {
+      std::snprintf(text, sizeof text, "%s %s (%llu ranks)", std::string(to_string(c.kind)).c_str(),
+                    c.where == link_class::node ? "in a node" : "across nodes",
+                    static_cast<unsigned long long>(c.group_size));
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "measured curve: %zu sizes, %zu band(s), fitted within %.1f%%",
+                    c.points.size(), c.bands.size(), 100 * c.max_error());
+      line(text, detail);
+    }
+  if (file)
+    for (const char* key : {"date", "command", "library", "hosts"})
+      if (const auto it = file->provenance.find(key); it != file->provenance.end())
+        line(std::string("cluster file ") + key, it->second);
+  const estimate_options defaults{};
+  std::snprintf(text, sizeof text, "overlap slowdown %.3g", d.overlap.overlap_slowdown);
+  line(text, d.overlap.overlap_slowdown == defaults.overlap_slowdown
+                 ? "default: Lee et al. 2025 (arXiv 2507.03114), 18.9% over GPT and LLaMA layers"
+                 : "given (--overlap-slowdown)");
+  std::snprintf(text, sizeof text, "host %.3g us per launch", d.overlap.host_us_per_launch);
+  line(text, d.overlap.host_us_per_launch == defaults.host_us_per_launch
+                 ? "default: measured on an H200 (docs/measurements/h200/memory.csv)"
+                 : "given (--host-overhead-us)");
+  return out;
+}
+
 /// The description as JSON ("aicb.describe/1": the report's keys, then "estimate" when there is one).
 [[nodiscard]] inline std::string to_json(const describe_result& d) {
   json_writer w;
@@ -17637,6 +18519,17 @@ inline std::string estimate_number(const char* format, double value) {
     const iteration_estimate& e = *d.estimate;
     w.key("estimate").begin_object();
     w.member("cluster", e.cluster).member("gpu", d.cluster.gpu).member("compute", e.compute);
+    w.key("network").begin_object();
+    w.member("nvlink_gb_per_s", d.cluster.nvlink_gb_per_s).member("nic_gb_per_s", d.cluster.nic_gb_per_s);
+    w.key("measured").begin_array();
+    if (d.cluster.measured)
+      for (const measured_curve& c : d.cluster.measured->curves)
+        w.begin_object()
+            .member("collective", to_string(c.kind))
+            .member("placement", to_string(c.where))
+            .member("group_size", c.group_size)
+            .end_object();
+    w.end_array().end_object();
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
     w.member("param_gather", d.overlap.overlap_param_gather).member("tp_comm", d.overlap.tp_comm_overlap);
@@ -17702,6 +18595,7 @@ inline std::string estimate_number(const char* format, double value) {
                             : "\n\niteration estimate of a layout that does not fit (";
   out.append(d.cluster.name).append(", ").append(d.cluster.gpu).append("; docs/cluster.md)\n");
   out += row("compute", e.compute);
+  out += row("network", network_sources(d.cluster));
   std::string overlap;
   if (d.report.job.parallel.overlap_grad_reduce) overlap += "grad-reduce ";
   if (d.overlap.overlap_param_gather) overlap += "param-gather ";
@@ -20295,6 +21189,8 @@ inline constexpr std::uint64_t max_aiob_file = 64ULL << 20;
 
 AICB_END_NAMESPACE
 // #include <aicb/io/chakra.hpp>
+// #include <aicb/io/cluster_file.hpp>
+// #include <aicb/io/provenance.hpp>
 // #include <aicb/io/workload_file.hpp>
 // #include <aicb/json_writer.hpp>
 // #include <aicb/model/job.hpp>
@@ -20338,7 +21234,19 @@ struct generate_request {
   /// The GPU count as megatron_gpt.sh gives it (nodes x GPUs per node): the world size of the corrected
   /// job; with `compat = "aicb"` and `--format csv`, what the script does with it.
   std::optional<std::uint64_t> nproc_per_node{}, nnodes{};
+  /// The command line that asked, recorded in the files' provenance (empty: a library call).
+  std::string command{};
 };
+
+/// The provenance of what `r` writes: its command, and each input file it reads (the Hugging Face
+/// config, the AIOB profile, a cluster file) with the hash of its bytes.
+[[nodiscard]] inline provenance provenance_of(const generate_request& r) {
+  provenance p{.command = r.command};
+  if (!r.job.hf_config.empty()) p.add_input(r.job.hf_config);
+  if (r.flags.given("comp_filepath")) p.add_input(r.flags.text("comp_filepath"));
+  if (names_cluster_file(r.cluster)) p.add_input(r.cluster);
+  return p;
+}
 
 /// Progress, for a caller that reports it: `planned` once everything is decided and before anything
 /// is written (path, job, compute model and notes are set); `writing` when a SimAI file's size is
@@ -20464,7 +21372,7 @@ struct chosen_compute {
     kind = f.on("aiob_enable") || f.given("comp_filepath") ? compute_source::aiob : compute_source::roofline;
   chosen_compute c;
   c.gpu = f.given("gpu_type")  ? f.text("gpu_type")
-          : !r.cluster.empty() ? std::string(cluster_preset(r.cluster).gpu)
+          : !r.cluster.empty() ? std::string(resolve_cluster("", r.cluster).gpu)
                                : "H100";
   if (kind == compute_source::constant) {
     c.model = std::make_unique<constant_model>();
@@ -20618,14 +21526,16 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
       .compute_model = out.compute_model,
       .iterations = 1,
       .pipeline_stage = std::nullopt,
-      .job = [&](json_writer& j) {
-        j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
-        j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
-        j.member("pipeline_model_parallel", args.pipeline_model_parallel);
-        j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
-        j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
-        j.member("seq_length", args.seq_length).end_object();
-      }};
+      .job =
+          [&](json_writer& j) {
+            j.begin_object().member("frame", args.frame).member("world_size", args.world_size);
+            j.member("tensor_model_parallel_size", args.tensor_model_parallel_size);
+            j.member("pipeline_model_parallel", args.pipeline_model_parallel);
+            j.member("global_batch", args.global_batch).member("micro_batch", args.micro_batch);
+            j.member("num_layers", args.num_layers).member("hidden_size", args.hidden_size);
+            j.member("seq_length", args.seq_length).end_object();
+          },
+      .origin = provenance_of(r)};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
@@ -20696,14 +21606,15 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_json(j, w.job()); },
                             .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
-                            .warnings = out.warnings};
+                            .warnings = out.warnings,
+                            .origin = provenance_of(r)};
   if (r.sidecar)
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
   if (!r.cluster.empty())
     out.simai_command =
-        simai_command_line(choose_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
+        simai_command_line(resolve_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
   else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
   return out;
@@ -20733,6 +21644,7 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
         "the directory's path contains \"empty\": ASTRA-sim silently ignores a "
         "--comm-group-configuration path with that word in it; choose another name");
   if (events.planned) events.planned(out);
+  const provenance origin = provenance_of(r);
   chakra_set_options o{
       .name = "workload",
       // "all" is every rank without a list of them (a world of 2^31 ranks is not held in memory).
@@ -20742,6 +21654,8 @@ inline generate_result generate_corrected_chakra(const generate_request& r, cons
       .about =
           [&](json_writer& j) {
             j.member("compute_model", out.compute_model).member("iterations", out.iterations);
+            j.key("provenance");
+            write_json(j, origin);
           },
       .compute_pace = {}};
   for (const slow_rank& slow : r.slow_ranks) {
@@ -21320,6 +22234,7 @@ AICB_END_NAMESPACE
 // #include <aicb/generate/inference_projection.hpp>
 // #include <aicb/io/atomic_file.hpp>
 // #include <aicb/io/chakra.hpp>
+// #include <aicb/io/cluster_file.hpp>
 // #include <aicb/io/simai_writer.hpp>
 // #include <aicb/io/timeline_html.hpp>
 // #include <aicb/io/trace_events.hpp>
@@ -21453,7 +22368,7 @@ inline written_workload write_inference(const inference_request& r) {
   request.hf_config = r.hf_config;
   const model_spec model = build_job(request).job.model;
   const serving_spec& s = *r.serving;
-  const cluster_spec machines = choose_cluster(r.gpu, r.cluster);
+  const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
   const roofline_model compute(machines.gpu);
   out.compute_model = compute.provenance();
   const std::string phase(to_string(s.phase));
@@ -22124,6 +23039,7 @@ AICB_END_NAMESPACE
 // #include <aicb/detail/edit_distance.hpp>
 // #include <aicb/detail/input_file.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/io/detail/json_document.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -22141,18 +23057,6 @@ inline constexpr std::string_view job_set_schema = "aicb.jobs/1";
 
 namespace detail {
 
-// Refuses a key of `object` (at `where`) not among `known`, suggesting the nearest.
-inline void refuse_unknown_keys(const nlohmann::json& object, const std::string& where,
-                                std::initializer_list<std::string_view> known) {
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    const std::string_view near = nearest(key, std::vector<std::string_view>(known));
-    AICB_THROW(config_error(
-        where.empty() ? key : where + "." + key, value.dump(),
-        "no such key" + (near.empty() ? std::string() : "; did you mean " + std::string(near) + "?")));
-  }
-}
-
 // A scalar as the command line would give it: a string as is, a number or a boolean as written.
 inline std::string flag_text(const nlohmann::json& value, const std::string& where) {
   if (value.is_string()) return value.get<std::string>();
@@ -22165,16 +23069,6 @@ inline std::string flag_text(const nlohmann::json& value, const std::string& whe
     return value.dump();
   }
   AICB_THROW(config_error(where, value.dump(), "expected a string, a number or a boolean (a flag's value)"));
-}
-
-inline std::uint64_t whole_number(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_number_unsigned()) AICB_THROW(config_error(where, value.dump(), "expected a whole number"));
-  return value.get<std::uint64_t>();
-}
-
-inline std::string text_of(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_string()) AICB_THROW(config_error(where, value.dump(), "expected a string"));
-  return value.get<std::string>();
 }
 
 // A job's "job" object: the model source and its fields, by their flags' names.
@@ -22212,17 +23106,7 @@ inline job_request job_request_of(const nlohmann::json& flags, const std::string
 /// Parses a job set document's text; `source` names it in errors. parse_error (line and column) when
 /// it is not JSON; config_error naming the key when it is not a job set of this schema.
 [[nodiscard]] inline job_set parse_job_set(std::string_view text, const std::string& source = "jobs.json") {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    const std::size_t offset = std::min<std::size_t>(
-        text.size(), e.id == 101 ? static_cast<const nlohmann::json::parse_error&>(e).byte - 1 : 0);
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i)
-      text[i] == '\n' ? (++line, column = 1) : ++column;
-    AICB_THROW(parse_error(source, line, column, std::string("not valid JSON: ") + e.what()));
-  }
+  const nlohmann::json doc = detail::parse_json_document(text, source);
   if (!doc.is_object())
     AICB_THROW(config_error("(document)", doc.dump().substr(0, 40), "a job set is a JSON object"));
   detail::refuse_unknown_keys(doc, "",
@@ -22818,7 +23702,7 @@ AICB_END_NAMESPACE
 /// What `aicb run` does, as library calls: a typed aicb::run_request (a job, a collective sweep or a
 /// saved Chakra set; the replay's options; the files to write), aicb::prepare_run (what one rank
 /// replays) and aicb::run_on (replays it over a transport the caller owns — MPI, NCCL, a test's
-/// threads — and on rank 0 writes the JSON summary `aicb.run/1`, aicb's result CSV and a timeline).
+/// threads — and on rank 0 writes the JSON summary `aicb.run/2`, aicb's result CSV and a timeline).
 ///
 /// ```cpp
 /// aicb::run_request r;
@@ -22841,69 +23725,10 @@ AICB_END_NAMESPACE
 // #include <aicb/generate/csv_projection.hpp>
 // #include <aicb/io/aicb_csv.hpp>
 // #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/cluster_file.hpp>
 // #include <aicb/io/timeline_html.hpp>
 // #include <aicb/io/trace_events.hpp>
 // #include <aicb/json_writer.hpp>
-// #include <aicb/run/bandwidth.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Bandwidths of a measured collective, with nccl-tests' definitions and units, so that numbers
-/// from `aicb run` compare directly with `all_reduce_perf` and friends:
-/// - size S: the whole buffer as aicb::operation counts it — an all-reduce's buffer, an
-///   all-gather's gathered output, a reduce-scatter's input, an all-to-all's send buffer, a
-///   transfer's message;
-/// - algorithm bandwidth algbw = S / time, in GB/s (10^9 bytes);
-/// - bus bandwidth busbw = algbw × a factor that makes it comparable with the hardware's peak:
-///   2(n−1)/n for all-reduce, (n−1)/n for all-gather, reduce-scatter and all-to-all, 1 for
-///   broadcast, reduce, send and receive (n ranks in the group). A group of one moves nothing: 0.
-///
-/// ```cpp
-/// const double bus = aicb::bus_bandwidth(aicb::collective::all_reduce, 8, 1 << 30, 0.010);
-/// ```
-
-// #include <aicb/config.hpp>
-// #include <aicb/workload/collective.hpp>
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-/// nccl-tests' bus-bandwidth factor of `kind` over `n` ranks (see the file comment).
-[[nodiscard]] constexpr double busbw_factor(collective kind, std::uint64_t n) noexcept {
-  const double ranks = static_cast<double>(n);
-  switch (kind) {
-    case collective::all_reduce:
-      return n <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
-    case collective::all_gather:
-    case collective::reduce_scatter:
-    case collective::all_to_all:
-      return n <= 1 ? 0.0 : (ranks - 1) / ranks;
-    case collective::broadcast:
-    case collective::reduce:
-    case collective::send:
-    case collective::recv:
-      return n <= 1 ? 0.0 : 1.0;
-    case collective::none:
-    case collective::barrier:
-      return 0.0;
-  }
-  return 0.0;
-}
-
-/// Algorithm bandwidth, GB/s: `bytes` in `seconds` (0 when no time was measured).
-[[nodiscard]] constexpr double algorithm_bandwidth(double bytes, double seconds) noexcept {
-  return seconds > 0 ? bytes / seconds / 1e9 : 0.0;
-}
-
-/// Bus bandwidth, GB/s: algorithm_bandwidth × busbw_factor.
-[[nodiscard]] constexpr double bus_bandwidth(collective kind, std::uint64_t n, double bytes,
-                                             double seconds) noexcept {
-  return algorithm_bandwidth(bytes, seconds) * busbw_factor(kind, n);
-}
-
-AICB_END_NAMESPACE
 // #include <aicb/run/replay.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -22944,8 +23769,8 @@ AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/parallel/groups.hpp>
-// #include <aicb/run/bandwidth.hpp>
 // #include <aicb/schedule/operation.hpp>
+// #include <aicb/workload/bandwidth.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -23015,7 +23840,37 @@ class replay_transport {
   /// Ends every rank of the job with `message` (printed once, naming this rank). Safe to call from
   /// the executor's watchdog thread.
   [[noreturn]] virtual void abort(const std::string& message) = 0;
+  /// The machine this rank runs on (MPI's processor name): ranks with one name share a node.
+  [[nodiscard]] virtual std::string host_name() const { return "localhost"; }
+  /// The communication library and its version, for a result's provenance ("Open MPI v4.1.4", …).
+  [[nodiscard]] virtual std::string library() const { return "in-process"; }
 };
+
+/// Every rank's host name hashed (48 bits of FNV-1a: names stay private, one per machine), by rank
+/// (collective: every rank calls it).
+[[nodiscard]] inline std::vector<std::uint64_t> host_hashes(replay_transport& transport) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : transport.host_name())
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  const std::vector<double> all = transport.all_gather(static_cast<double>(hash >> 16));  // exact in a double
+  std::vector<std::uint64_t> out;
+  for (const double h : all)
+    out.push_back(static_cast<std::uint64_t>(h));
+  return out;
+}
+
+/// Every rank's node, by rank, from host_hashes: the ranks of one host get one number, the first of
+/// them counting from 0 in rank order.
+[[nodiscard]] inline std::vector<std::uint64_t> node_of_ranks(const std::vector<std::uint64_t>& hashes) {
+  std::vector<std::uint64_t> node(hashes.size());
+  std::vector<std::uint64_t> seen;
+  for (std::size_t r = 0; r < hashes.size(); ++r) {
+    const auto at = std::find(seen.begin(), seen.end(), hashes[r]);
+    node[r] = static_cast<std::uint64_t>(at - seen.begin());
+    if (at == seen.end()) seen.push_back(hashes[r]);
+  }
+  return node;
+}
 
 /// How to replay.
 struct replay_options {
@@ -23119,7 +23974,7 @@ namespace detail {
 
 // 64-bit FNV-1a of the configuration text, split in two exact doubles.
 [[nodiscard]] constexpr std::uint64_t replay_fingerprint(std::string_view text) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   for (const char c : text) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
@@ -23820,12 +24675,15 @@ inline constexpr std::uint64_t max_replayed_trace_bytes = std::uint64_t{64} << 2
 AICB_END_NAMESPACE
 // #include <aicb/schedule/rank_schedule.hpp>
 // #include <aicb/version.hpp>
+// #include <aicb/workload/bandwidth.hpp>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <deque>
 #include <map>
 #include <optional>
@@ -23898,12 +24756,18 @@ struct run_request {
   bool check = false;                                 ///< one untimed iteration verifying every buffer's data
   std::string gpu{};                                  ///< the roofline's GPU; empty: the cluster's
   std::string cluster{};                              ///< cluster preset; empty: the GPU's
-  std::string output{};                               ///< rank 0's JSON summary (aicb.run/1); empty: none
+  std::string output{};                               ///< rank 0's JSON summary (aicb.run/2); empty: none
   std::string csv{};                                  ///< rank 0's results as aicb's result CSV; empty: none
   std::string timeline{};     ///< the last measured iteration: .html a page, else trace-event JSON
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
   /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
   std::map<std::uint64_t, double> slow_ranks{};
+  /// A sweep that calibrates: each collective over the ranks of a node and over one rank per node,
+  /// and rank 0 writes the cluster file fitted to the times here (aicb.cluster/1; empty: none).
+  std::string calibration{};
+  /// Ranks per node, consecutive ranks filling a node (0: from the ranks' host names,
+  /// aicb::node_of_ranks). A calibration's placements follow it.
+  std::uint64_t ranks_per_node = 0;
 };
 
 /// Refuses, naming the field, a request no replay can mean: a timeout or compute scale out of range
@@ -23925,6 +24789,10 @@ inline void validate(const run_request& r) {
         kind != collective::reduce_scatter && kind != collective::all_to_all)
       AICB_THROW(config_error("sweep", std::string(to_string(kind)),
                               "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
+  if (!r.calibration.empty() && r.sweep.empty())
+    AICB_THROW(
+        config_error("calibrate", r.calibration,
+                     "a calibration is a sweep: name the collectives to measure (--sweep all_reduce,...)"));
   if (!r.sweep.empty() && !r.chakra.empty())
     AICB_THROW(config_error("chakra", r.chakra, "a run replays a sweep or a saved set, not both"));
   if (!r.chakra.empty()) {
@@ -23949,23 +24817,58 @@ struct prepared_run {
   bool sweep = false;
 };
 
-/// The sweep of `r` as operations over the world group, each collective through every size.
-[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world) {
+namespace detail {
+
+// The job whose groups a sweep runs over: a placeholder model over `world` ranks, `tp` of them (a
+// node's, when calibrating) to a tensor-parallel group.
+[[nodiscard]] inline job_spec sweep_job(std::uint64_t world, std::uint64_t tp) {
+  job_spec job;
+  job.model = {.hidden_size = 64 * tp, .num_layers = 1, .num_attention_heads = tp, .vocab_size = 64 * tp};
+  job.parallel.world_size = world;
+  job.parallel.tensor_parallel = tp;
+  return job;
+}
+
+}  // namespace detail
+
+/// How many times a calibration runs each size back to back (as nccl-tests loops on one size): the
+/// first pays for switching sizes (caches, protocols) and is dropped, the rest give the median.
+inline constexpr std::uint64_t calibration_burst = 4;
+
+/// The sweep of `r` as rank `rank`'s operations, each collective through every size: over the world
+/// group; or, calibrating with `ranks_per_node` ranks per node, over the ranks of this rank's node (the
+/// tensor-parallel group of a grid whose TP is a node) and over one rank per node (its data-parallel
+/// group), each where it has two ranks or more, each size calibration_burst times in a row.
+[[nodiscard]] inline std::vector<operation> sweep_operations(const run_request& r, std::uint64_t world,
+                                                             std::uint64_t rank = 0) {
+  const std::uint64_t per_node = r.ranks_per_node ? r.ranks_per_node : world;
+  std::vector<std::pair<group_id, std::uint64_t>> groups;
+  if (r.calibration.empty()) {
+    groups.push_back({{group_kind::world, 0}, world});
+  } else {
+    const process_grid grid(detail::sweep_job(world, per_node));
+    if (per_node > 1) groups.push_back({grid.group(group_kind::tp, rank).id(), per_node});
+    if (world / per_node > 1) groups.push_back({grid.group(group_kind::dp, rank).id(), world / per_node});
+  }
   std::vector<operation> ops;
   for (const collective kind : r.sweep)
-    for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
-      operation op;
-      op.index = ops.size();
-      op.type = op_type::collective;
-      op.name = to_string(kind);
-      op.phase = op_phase::finalize;
-      op.kind = kind;
-      op.group = {group_kind::world, 0};
-      op.group_size = world;
-      op.size = bytes{size};
-      ops.push_back(op);
-      if (size > r.sizes.high / 2) break;
-    }
+    for (const auto& [group, members] : groups)
+      for (std::uint64_t size = r.sizes.low; size <= r.sizes.high; size *= 2) {
+        operation op;
+        op.index = ops.size();
+        op.type = op_type::collective;
+        op.name = to_string(kind);
+        op.phase = op_phase::finalize;
+        op.kind = kind;
+        op.group = group;
+        op.group_size = members;
+        op.size = bytes{size};
+        for (std::uint64_t i = 0; i < (r.calibration.empty() ? 1 : calibration_burst); ++i) {
+          op.index = ops.size();
+          ops.push_back(op);
+        }
+        if (size > r.sizes.high / 2) break;
+      }
   return ops;
 }
 
@@ -23975,10 +24878,17 @@ struct prepared_run {
   validate(r);
   prepared_run p;
   if (!r.sweep.empty()) {
-    p.ops = sweep_operations(r, world);
-    p.job.model = {.hidden_size = 64, .num_layers = 1, .num_attention_heads = 1, .vocab_size = 64};
-    p.job.parallel.world_size = world;
-    p.what = "collective sweep";
+    if (!r.calibration.empty()) {
+      if (world < 2)
+        AICB_THROW(config_error("calibrate", r.calibration, "a calibration needs 2 ranks or more"));
+      if (r.ranks_per_node == 0 || world % r.ranks_per_node != 0)
+        AICB_THROW(config_error("ranks_per_node", std::to_string(r.ranks_per_node),
+                                "expected a divisor of the " + std::to_string(world) +
+                                    " ranks: every node runs as many ranks, consecutive ranks on one node"));
+    }
+    p.ops = sweep_operations(r, world, rank);
+    p.job = detail::sweep_job(world, r.calibration.empty() ? 1 : r.ranks_per_node);
+    p.what = r.calibration.empty() ? "collective sweep" : "calibration sweep";
     p.sweep = true;
     return p;
   }
@@ -24020,7 +24930,131 @@ struct run_outcome {
   /// describes, the two should agree; elsewhere (the CPU backend) the gap is the network's.
   std::optional<double> estimate_s{};
   std::string estimate_cluster{};
+  /// Rank 0, a calibration: the cluster file written (aicb::calibrate_cluster).
+  std::optional<cluster_descriptor> calibrated{};
+  /// Rank 0: what produced the results (aicb::run_provenance).
+  std::map<std::string, std::string> provenance{};
 };
+
+/// The ranks per node of a job launched as `node` says (aicb::node_of_ranks of aicb::host_hashes): every node
+/// must run as many ranks, consecutive ones — config_error otherwise (a calibration could not tell its
+/// placements apart).
+[[nodiscard]] inline std::uint64_t ranks_per_node_of(const std::vector<std::uint64_t>& node) {
+  std::uint64_t per_node = 0;
+  while (per_node < node.size() && node[per_node] == node[0])
+    ++per_node;
+  for (std::size_t r = 0; r < node.size(); ++r)
+    if (node[r] != r / std::max<std::uint64_t>(per_node, 1) ||
+        (r + 1 == node.size() && per_node && node.size() % per_node != 0))  // the last node runs fewer
+      AICB_THROW(config_error("ranks_per_node",
+                              "rank " + std::to_string(r) + " on node " + std::to_string(node[r]),
+                              "ranks must fill nodes in order, as many on each (mpirun --map-by core, -N " +
+                                  std::to_string(per_node) + "), or give --ranks-per-node"));
+  return per_node;
+}
+
+/// The cluster file a calibration sweep's measurements make (rank 0's operations: a node group and a
+/// rail group through every size, each size a burst): one curve per collective and placement from each
+/// size's median time, fitted band by band (aicb::fit_bands); the figures of `base` the curves measure
+/// replaced — NVLink from the node all-reduce (else the first node curve), the NIC from the rail one — and
+/// every figure's source recorded; `provenance` as given, with the generator.
+[[nodiscard]] inline cluster_descriptor calibrate_cluster(const replay_result& r,
+                                                          std::uint64_t ranks_per_node,
+                                                          const cluster_spec& base,
+                                                          std::map<std::string, std::string> provenance) {
+  cluster_descriptor d = descriptor_of(base);
+  d.measured = {};
+  const std::uint64_t nodes = ranks_per_node ? r.world / ranks_per_node : 1;
+  d.name = "measured";
+  d.gpus_per_node = ranks_per_node;
+  d.sources["gpus_per_node"] = "measured: ranks per host name";
+  // A size's burst: consecutive operations of one kind, group and size; its first dropped (when it has
+  // more than one), the median of the rest's medians taken.
+  for (std::size_t i = 0; i < r.operations.size();) {
+    const operation& op = r.operations[i].op;
+    std::size_t end = i + 1;
+    while (end < r.operations.size() && r.operations[end].op.kind == op.kind &&
+           r.operations[end].op.group == op.group && r.operations[end].op.size == op.size)
+      ++end;
+    std::vector<double> times;
+    for (std::size_t k = end - i > 1 ? i + 1 : i; k < end; ++k)
+      times.push_back(r.operations[k].p50_us);
+    const double us = detail::nearest_rank(times, 0.5);
+    i = end;
+    if (op.type != op_type::collective) continue;
+    const link_class where = op.group.kind == group_kind::dp ? link_class::rail : link_class::node;
+    auto curve = std::find_if(d.measured.curves.begin(), d.measured.curves.end(),
+                              [&](const measured_curve& c) { return c.kind == op.kind && c.where == where; });
+    if (curve == d.measured.curves.end()) {
+      d.measured.curves.push_back({.kind = op.kind, .where = where, .group_size = op.group_size});
+      curve = d.measured.curves.end() - 1;
+    }
+    curve->points.push_back({op.size.count(), std::max(us, 1e-3)});
+  }
+  for (measured_curve& c : d.measured.curves)
+    c.bands = fit_bands(c);
+  const auto describe = [](const measured_curve& c) {
+    char text[160];
+    std::snprintf(text, sizeof text, "measured: %s over %llu ranks %s, %.4g GB/s bus bandwidth at %llu B",
+                  std::string(to_string(c.kind)).c_str(), static_cast<unsigned long long>(c.group_size),
+                  c.where == link_class::node ? "of a node" : "one per node", c.peak_busbw_gb_per_s(),
+                  static_cast<unsigned long long>(c.points.back().bytes));
+    return std::string(text);
+  };
+  // A curve's smallest time as the estimate's per-step latency: all-reduce takes 2·log2 n steps, the rest
+  // log2 n.
+  const auto step_latency = [](const measured_curve& c) {
+    const double steps = std::ceil(std::log2(static_cast<double>(c.group_size)));
+    return c.points.front().us / ((c.kind == collective::all_reduce ? 2 : 1) * std::max(steps, 1.0));
+  };
+  const auto figure_source = [&](link_class where) -> const measured_curve* {
+    if (const measured_curve* c = d.measured.find(collective::all_reduce, where)) return c;
+    for (const measured_curve& c : d.measured.curves)
+      if (c.where == where && !c.bands.empty()) return &c;
+    return nullptr;
+  };
+  if (const measured_curve* c = figure_source(link_class::node)) {
+    d.nvlink_gb_per_s = c->peak_busbw_gb_per_s();
+    d.nvlink_latency_us = step_latency(*c);
+    d.sources["nvlink_gb_per_s"] = describe(*c);
+    d.sources["nvlink_latency_us"] = "measured: the smallest size's time per step";
+  }
+  if (const measured_curve* c = figure_source(link_class::rail)) {
+    d.nic_gb_per_s = c->peak_busbw_gb_per_s() * static_cast<double>(ranks_per_node) /
+                     static_cast<double>(std::max<std::uint64_t>(d.nics_per_node, 1));
+    d.nic_latency_us = step_latency(*c);
+    d.sources["nic_gb_per_s"] = describe(*c) + ", shared by the node's NICs";
+    d.sources["nic_latency_us"] = "measured: the smallest size's time per step";
+  }
+  char text[200];
+  std::snprintf(text, sizeof text, "measured by aicb run: %llu ranks on %llu node%s of %llu",
+                static_cast<unsigned long long>(r.world), static_cast<unsigned long long>(nodes),
+                nodes == 1 ? "" : "s", static_cast<unsigned long long>(ranks_per_node));
+  d.description = text;
+  provenance["generator"] = "aicb " AICB_VERSION_STRING;
+  d.provenance = std::move(provenance);
+  return d;
+}
+
+/// The curves of a calibration, one line each, and where the file went.
+[[nodiscard]] inline std::string format_calibration(const cluster_descriptor& d, const std::string& path) {
+  std::string out = "\ncalibration (median times, fitted band by band within 5%):\n";
+  char line[256];
+  for (const measured_curve& c : d.measured.curves) {
+    std::snprintf(line, sizeof line,
+                  "  %-15s %-4s %5llu ranks  %zu band%s  max fit error %.1f%%  busbw %.3g GB/s at %llu B\n",
+                  std::string(to_string(c.kind)).c_str(), std::string(to_string(c.where)).c_str(),
+                  static_cast<unsigned long long>(c.group_size), c.bands.size(),
+                  c.bands.size() == 1 ? " " : "s", 100 * c.max_error(), c.peak_busbw_gb_per_s(),
+                  static_cast<unsigned long long>(c.points.back().bytes));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "  NVLink %.4g GB/s, %.3g us per step; NIC %.4g GB/s, %.3g us per step\n",
+                d.nvlink_gb_per_s, d.nvlink_latency_us, d.nic_gb_per_s, d.nic_latency_us);
+  out += line;
+  out += "wrote " + path + " (use it: aicb describe --cluster " + path + " ...)\n";
+  return out;
+}
 
 namespace detail {
 
@@ -24052,14 +25086,20 @@ class scaled_compute final : public compute_model {
   return 1;
 }
 
-/// The summary document `aicb.run/1` (docs/run.md): the options, each measured iteration (the
+/// The summary document `aicb.run/2` (docs/run.md): the options, each measured iteration (the
 /// slowest rank's), the check, and rank 0's operations with their times and bandwidths.
 [[nodiscard]] inline std::string run_json(const run_outcome& o, const prepared_run& p) {
   const replay_result& r = o.result;
   json_writer j;
-  j.begin_object().member("schema", "aicb.run/1").member("aicb_version", AICB_VERSION_STRING);
+  j.begin_object().member("schema", "aicb.run/2").member("aicb_version", AICB_VERSION_STRING);
   j.member("workload", p.what).member("world", r.world).member("backend", to_string(o.backend));
   j.member("compute", o.compute);
+  if (!o.provenance.empty()) {
+    j.key("provenance").begin_object();
+    for (const auto& [key, value] : o.provenance)
+      j.member(key, value);
+    j.end_object();
+  }
   j.key("options").begin_object();
   j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
   j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
@@ -24110,6 +25150,117 @@ class scaled_compute final : public compute_model {
   }
   j.end_array().end_object();
   return j.str() + "\n";
+}
+
+/// Rank 0's collectives as nccl-tests prints them (`aicb run --format nccl-tests`), so that tools
+/// written for `all_reduce_perf` and friends read them: one table per collective and group — its
+/// sizes with count, type, redop, root, then time (µs, the mean of the measured repetitions on rank
+/// 0, as `-a 0`), algbw, busbw (GB/s, nccl-tests' definitions) and #wrong — closed by nccl-tests'
+/// footer lines. aicb times one placement of each collective, the one Megatron uses: all-reduce and
+/// all-gather in place, reduce-scatter and all-to-all out of place; the other placement's columns are
+/// blank, as nccl-tests leaves them when it replays a trace. Elements are 16 bits ("half").
+[[nodiscard]] inline std::string format_nccl_tests(const run_outcome& o, const prepared_run& p,
+                                                   const run_request& request) {
+  const replay_result& r = o.result;
+  struct row {
+    double total_us = 0;
+    std::uint64_t count = 0;
+  };
+  struct table {
+    collective kind{};
+    std::string group;
+    std::uint64_t ranks = 0;
+    std::map<std::uint64_t, row> sizes;
+  };
+  std::vector<table> tables;
+  for (const replayed_operation& m : r.operations) {
+    if (m.op.type != op_type::collective || m.op.group_size < 2) continue;
+    const std::string group(to_string(m.op.group.kind));
+    auto t = std::find_if(tables.begin(), tables.end(), [&](const table& x) {
+      return x.kind == m.op.kind && x.group == group && x.ranks == m.op.group_size;
+    });
+    if (t == tables.end()) {
+      tables.push_back({m.op.kind, group, m.op.group_size, {}});
+      t = tables.end() - 1;
+    }
+    row& each = t->sizes[m.op.size.count()];
+    each.total_us += m.mean_us;
+    ++each.count;
+  }
+  std::string out;
+  char line[512];
+  std::uint64_t low = UINT64_MAX, high = 0;
+  for (const table& t : tables)
+    for (const auto& [size, _] : t.sizes) {
+      low = std::min(low, size);
+      high = std::max(high, size);
+    }
+  std::snprintf(
+      line, sizeof line,
+      "# aicb run: %s on %llu ranks (%s)\n# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: 2(factor) "
+      "warmup iters: %llu iters: %llu agg iters: 1 validation: %d graph: 0\n#\n",
+      p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+      static_cast<unsigned long long>(tables.empty() ? 0 : low), static_cast<unsigned long long>(high),
+      static_cast<unsigned long long>(request.warmup), static_cast<unsigned long long>(request.repeat),
+      request.check ? 1 : 0);
+  out += line;
+  const auto number = [](double value, int width) {  // nccl-tests' getFloatStr: 2 decimals, fewer if wide
+    char text[32];
+    for (const char* format : {"%*.2f", "%*.1f", "%*.0f"})
+      if (std::snprintf(text, sizeof text, format, width, value) <= width) return std::string(text);
+    std::snprintf(text, sizeof text, width >= 7 ? "%*.1e" : "%*.0e", width, value);
+    return std::string(text);
+  };
+  for (const table& t : tables) {
+    const bool in_place = t.kind == collective::all_reduce || t.kind == collective::all_gather;
+    const bool reduces = t.kind == collective::all_reduce || t.kind == collective::reduce_scatter;
+    std::snprintf(line, sizeof line, "# %s over %s, %llu ranks\n#\n", std::string(to_string(t.kind)).c_str(),
+                  t.group.c_str(), static_cast<unsigned long long>(t.ranks));
+    out += line;
+    std::snprintf(
+        line, sizeof line,
+        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+        "", "", "", "");
+    out += line;
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+                  "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+                  "algbw", "busbw", "#wrong");
+    out += line;
+    std::snprintf(line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n",
+                  "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+                  "");
+    out += line;
+    double bus_sum = 0;
+    for (const auto& [size, each] : t.sizes) {
+      const double us = each.total_us / static_cast<double>(each.count);
+      const double alg = algorithm_bandwidth(static_cast<double>(size), us * 1e-6);
+      const double bus = bus_bandwidth(t.kind, t.ranks, static_cast<double>(size), us * 1e-6);
+      bus_sum += bus;
+      // nccl-tests counts an all-gather's and a reduce-scatter's elements per rank.
+      const std::uint64_t elements =
+          (t.kind == collective::all_gather || t.kind == collective::reduce_scatter) ? size / 2 / t.ranks
+                                                                                     : size / 2;
+      std::snprintf(line, sizeof line, "%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(size),
+                    static_cast<unsigned long long>(elements), "half", reduces ? "sum" : "none", -1);
+      out += line;
+      std::string body = "  " + number(us, 7) + "  " + number(alg, 6) + "  " + number(bus, 6);
+      if (request.check && r.wrong == 0)
+        body += "       0";
+      else
+        body += "    N/A";
+      const std::string blank(32, ' ');
+      out += in_place ? blank + body : body + blank;
+      out += "\n";
+    }
+    std::snprintf(line, sizeof line, "# %-20s : %llu %s\n", "Out of bounds values",
+                  static_cast<unsigned long long>(r.wrong), r.wrong ? "FAILED" : "OK");
+    out += line;
+    std::snprintf(line, sizeof line, "# %-20s : %g \n#\n# Collective test concluded: %s_perf\n#\n",
+                  "Avg bus bandwidth", t.sizes.empty() ? 0.0 : bus_sum / static_cast<double>(t.sizes.size()),
+                  t.kind == collective::all_to_all ? "alltoall" : std::string(to_string(t.kind)).c_str());
+    out += line;
+  }
+  return out;
 }
 
 /// Rank 0's communication by collective, group and size with nccl-tests' columns, then the
@@ -24233,6 +25384,37 @@ inline void write_run_csv(const std::string& path, const prepared_run& p, const 
   out.finish();
 }
 
+/// A run's provenance: generator, the command (`aicb run` and the flags every rank was given), the
+/// backend and its library, the hosts (hashed, distinct, in rank order) and the date (UTC).
+[[nodiscard]] inline std::map<std::string, std::string> run_provenance(
+    const run_request& request, const std::vector<std::uint64_t>& hosts, const std::string& library) {
+  std::string joined, command = "aicb run";
+  std::vector<std::uint64_t> distinct;
+  for (const std::uint64_t h : hosts) {
+    if (std::find(distinct.begin(), distinct.end(), h) != distinct.end()) continue;
+    distinct.push_back(h);
+    char hex[20];
+    std::snprintf(hex, sizeof hex, "%012llx", static_cast<unsigned long long>(h));
+    joined += (joined.empty() ? "" : ",") + std::string(hex);
+  }
+  for (std::size_t at = 0; at < request.fingerprint.size();) {
+    const std::size_t end = std::min(request.fingerprint.find('\n', at), request.fingerprint.size());
+    command += " " + request.fingerprint.substr(at, end - at);
+    at = end + 1;
+  }
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return {{"generator", "aicb " AICB_VERSION_STRING},
+          {"command", command},
+          {"backend", std::string(to_string(request.backend))},
+          {"library", library},
+          {"hosts", joined},
+          {"date", date}};
+}
+
 /// The last measured iteration of the ranks shown (every rank up to 64, else the first rank of each
 /// pipeline stage) as a timeline on rank 0: `times[r]` holds rank r's (start, duration) per
 /// operation; the other ranks' operations are prepared again here. HTML for a .html name.
@@ -24290,7 +25472,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
                                         const prepared_run& p,
                                         std::function<void(std::string_view)> progress = {}) {
   const process_grid grid(p.job);
-  const cluster_spec machines = choose_cluster(request.gpu, request.cluster);
+  const cluster_spec machines = resolve_cluster(request.gpu, request.cluster);
   const roofline_model compute(machines.gpu);
   replay_options options{
       .warmup = request.warmup,
@@ -24326,6 +25508,24 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       mean_s += us * 1e-6;
     if (!r.slowest_iteration_us.empty()) mean_s /= static_cast<double>(r.slowest_iteration_us.size());
     if (transport.rank() == 0) write_run_timeline(request, p, times, machines, o.compute, mean_s);
+  }
+  // What produced the results (every file written records it): the command, the library, the
+  // hashed host names (gathered from every rank), the date.
+  const std::vector<std::uint64_t> hosts = host_hashes(transport);
+  if (transport.rank() == 0) {
+    o.provenance = run_provenance(request, hosts, transport.library());
+    if (!request.calibration.empty()) {
+      std::map<std::string, std::string> provenance = o.provenance;
+      std::string sweep;
+      for (const collective kind : request.sweep)
+        sweep += (sweep.empty() ? "" : ",") + std::string(to_string(kind));
+      sweep += " sizes " + std::to_string(request.sizes.low) + ":" + std::to_string(request.sizes.high) +
+               " B, " + std::to_string(request.warmup) + " warm-up + " + std::to_string(request.repeat) +
+               " measured, medians";
+      provenance["sweep"] = sweep;
+      o.calibrated = calibrate_cluster(r, request.ranks_per_node, machines, std::move(provenance));
+      write_cluster_file(*o.calibrated, request.calibration);
+    }
   }
   if (transport.rank() == 0) {
     if (!request.csv.empty()) write_run_csv(request.csv, p, r);
@@ -24614,6 +25814,7 @@ struct csv_document {
 
 AICB_END_NAMESPACE
 // #include <aicb/io/aiob_reader.hpp>
+// #include <aicb/io/cluster_file.hpp>
 // #include <aicb/io/simai_lint.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -25739,6 +26940,5 @@ struct linted_file {
 AICB_END_NAMESPACE
 // #include <aicb/io/simai_reader.hpp>
 // #include <aicb/model/hf_config.hpp>
-// #include <aicb/run/bandwidth.hpp>
 // #include <aicb/run/replay.hpp>
 // #include <aicb/run/saved_workload.hpp>

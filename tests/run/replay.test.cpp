@@ -169,3 +169,39 @@ TEST_CASE("replay: a slow rank's computation takes its factor longer, and a slow
   CHECK_THROWS_WITH(aicb::replay(t, ops, aicb::process_grid(job), &compute, {.slow_ranks = {{0, 0.5}}}),
                     Catch::Contains("from 1 to 10^6"));
 }
+
+TEST_CASE("replay: an uneven all-to-all's blocks — the busiest member's as scheduled, the rest share",
+          "[run][replay]") {
+  const aicb::all_to_all_split even{.n = 4, .busiest = 1000, .hot = 1, .skew = 0};
+  for (std::uint64_t q = 0; q < 4; ++q)
+    CHECK(even.block_for(q) == 1000u);
+  // Skew 1: the hot member receives twice a balanced block (1000 = 2 x 500); the three others share
+  // the remaining 2 blocks of 500: 333 each (rounded down).
+  const aicb::all_to_all_split skewed{.n = 4, .busiest = 1000, .hot = 1, .skew = 1};
+  CHECK(skewed.block_for(1) == 1000u);
+  CHECK(skewed.block_for(0) == 333u);
+  std::vector<std::uint64_t> send, receive;
+  // The dispatch: member 2 sends each member its block, receives its own (333) from each.
+  skewed.counts(2, false, send, receive);
+  CHECK(send == std::vector<std::uint64_t>{333, 1000, 333, 333});
+  CHECK(receive == std::vector<std::uint64_t>{333, 333, 333, 333});
+  // Every member sends what every other receives from it: the blocks pair up across the group.
+  for (const bool reverse : {false, true})
+    for (std::uint64_t p = 0; p < 4; ++p)
+      for (std::uint64_t q = 0; q < 4; ++q) {
+        std::vector<std::uint64_t> ps, pr, qs, qr;
+        skewed.counts(p, reverse, ps, pr);
+        skewed.counts(q, reverse, qs, qr);
+        CHECK(ps[q] == qr[p]);
+      }
+  // The combine returns them: the hot member sends 1000 to each.
+  skewed.counts(1, true, send, receive);
+  CHECK(send == std::vector<std::uint64_t>{1000, 1000, 1000, 1000});
+  CHECK(receive == std::vector<std::uint64_t>{333, 1000, 333, 333});
+  // A skew beyond the group: the hot member takes everything.
+  const aicb::all_to_all_split all{.n = 4, .busiest = 1000, .hot = 0, .skew = 9};
+  CHECK(all.block_for(2) == 0u);
+  aicb::replay_options bad;
+  bad.all_to_all_skew = -1;
+  CHECK_THROWS_WITH(aicb::validate(bad), Catch::Contains("all_to_all_skew"));
+}

@@ -66,6 +66,15 @@ expect 0 "MoE, EP 4 x TP 2 on 8 ranks: the dispatcher's collectives over the exp
 expect 0 "MoE with the all-to-all dispatcher, EP 4 x TP 2" "^all_to_all +ep +4 " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --sp --ep 4 --num-experts 8 --moe-top-k 2 \
   --moe-dispatcher alltoall --global-batch 8
+expect 0 "routing skew: the expert all-to-alls replayed uneven (all-to-all-v), every block verified" \
+  "^all_to_all +ep +4 " "$verified" -- \
+  mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --tp 2 --sp --ep 4 --num-experts 8 --moe-top-k 2 \
+  --moe-dispatcher alltoall --moe-load-skew 1.5 --global-batch 8 -o skew.json
+python3 -c "
+import json; d = json.load(open('skew.json'))
+uneven = [o for o in d['operations'] if o.get('uneven')]
+assert uneven and all(o['collective'] == 'all_to_all' and o['group'].startswith('ep') for o in uneven), uneven
+" && ok "the skewed job's expert all-to-alls are marked uneven in the summary" || fail "uneven all-to-alls: $(head -c 300 skew.json)"
 expect 0 "the combined 1F1B (EP all-to-all overlap, delayed weight gradients), PP 2 x VPP 2 x EP 4" \
   "^all_to_all +ep +4 " "^send +pp " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --ep 4 --pp 2 --virtual-pipeline 2 --num-experts 8 \
@@ -109,7 +118,7 @@ PY
   then ok "$f: every busbw = algbw x nccl-tests' factor, finite and positive"; else fail "$f: bandwidths"; fi
 done
 
-if python3 "$schema_check" "$schema" dense.json moe.json sweep.json >schema.log 2>&1; then
+if python3 "$schema_check" "$schema" dense.json moe.json skew.json sweep.json >schema.log 2>&1; then
   ok "the summaries follow docs/schemas/run.schema.json"
 else
   fail "schema: $(head -5 schema.log)"

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,24 @@ class mpi_transport final : public aicb::replay_transport {
                                  "not a collective the replay runs");
     }
     check(rc, std::string(aicb::to_string(kind)).c_str());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  double run_all_to_all_v(aicb::group_id group, std::uint64_t n, buffer data, buffer out,
+                          std::span<const std::uint64_t> send_counts,
+                          std::span<const std::uint64_t> receive_counts) override {
+    MPI_Comm comm = comms_.at(group.kind);
+    std::vector<int> sent(n), sent_at(n), received(n), received_at(n);
+    for (std::uint64_t q = 0, s = 0, r = 0; q < n; s += send_counts[q], r += receive_counts[q], ++q) {
+      sent[q] = static_cast<int>(send_counts[q]);
+      sent_at[q] = static_cast<int>(s);
+      received[q] = static_cast<int>(receive_counts[q]);
+      received_at[q] = static_cast<int>(r);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    check(MPI_Alltoallv(buffers_[data].data(), sent.data(), sent_at.data(), MPI_UINT16_T,
+                        buffers_[out].data(), received.data(), received_at.data(), MPI_UINT16_T, comm),
+          "all_to_all (uneven)");
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 

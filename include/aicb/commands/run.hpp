@@ -496,6 +496,7 @@ class scaled_compute final : public compute_model {
   for (const replayed_operation& m : r.operations) {
     j.begin_object().member("index", m.op.index).member("name", std::string(m.op.name));
     j.member("type", to_string(m.op.type));
+    if (m.uneven) j.member("uneven", true);
     if (m.op.type == op_type::collective)
       j.member("collective", to_string(m.op.kind))
           .member("group", to_string(m.op.group))
@@ -845,6 +846,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
       .slow_ranks = request.slow_ranks,
+      .all_to_all_skew = p.job.model.is_moe() ? std::max(0.0, p.job.model.moe_load_factor() - 1) : 0.0,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
                 .compute = compute.provenance(),
