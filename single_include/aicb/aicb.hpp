@@ -23817,6 +23817,16 @@ class replay_transport {
   /// time in seconds once this rank's part is complete.
   virtual double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
                                 std::uint64_t elements) = 0;
+  /// An all-to-all with uneven blocks over this rank's group `group` of `n` ranks: block q of `data`
+  /// (`send_counts[q]` elements, blocks consecutive in member order) goes to member q, and member q's
+  /// block for this rank lands in `out` at block q (`receive_counts[q]` elements, consecutive). Returns
+  /// its time in seconds. A backend without one refuses (config_error).
+  virtual double run_all_to_all_v(group_id group, std::uint64_t n, buffer data, buffer out,
+                                  std::span<const std::uint64_t> send_counts,
+                                  std::span<const std::uint64_t> receive_counts) {
+    (void)group, (void)n, (void)data, (void)out, (void)send_counts, (void)receive_counts;
+    AICB_THROW(config_error("moe_load_skew", "> 0", "this backend replays no uneven all-to-all"));
+  }
   /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
   [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
                                            std::uint64_t elements) = 0;
@@ -23884,6 +23894,10 @@ struct replay_options {
   /// Stragglers: a rank's computation this many times longer (a factor of at least 1), to see what
   /// one slow rank costs the job and that the report finds it.
   std::map<std::uint64_t, double> slow_ranks{};
+  /// Routing imbalance of the expert-parallel all-to-alls (the model's moe_load_skew): 0 replays each
+  /// as an even all-to-all of the schedule's size; above 0, as an all-to-all-v whose blocks follow
+  /// aicb::all_to_all_split (the busiest member, rotating by layer, receives the schedule's size).
+  double all_to_all_skew = 0;
   /// Iteration times kept for the percentiles, over all operations (8 per operation at least): past
   /// it, every other one is dropped and iterations are sampled half as often, evenly.
   std::uint64_t max_samples = std::uint64_t{1} << 23;
@@ -23913,6 +23927,8 @@ inline void validate(const replay_options& o) {
     if (!(factor >= 1 && factor <= max_replay_compute_scale))
       AICB_THROW(config_error("slow_rank", std::to_string(rank) + ":" + std::to_string(factor),
                               "a slow rank's factor must be from 1 to 10^6"));
+  if (!(o.all_to_all_skew >= 0 && o.all_to_all_skew <= 1e6))
+    AICB_THROW(config_error("all_to_all_skew", std::to_string(o.all_to_all_skew), "expected 0 to 10^6"));
 }
 
 /// One operation's measurements on this rank.
@@ -23932,6 +23948,36 @@ struct replayed_operation {
   double last_start_us = 0, last_us = 0;
   /// Collectives and transfers: nccl-tests' algorithm and bus bandwidth at the mean time, GB/s.
   double algbw = 0, busbw = 0;
+  /// An all-to-all replayed with uneven blocks (replay_options::all_to_all_skew).
+  bool uneven = false;
+};
+
+/// The blocks of an uneven all-to-all (see replay_options::all_to_all_skew). The schedule sizes an
+/// expert all-to-all for the busiest member (aicb::model_spec::moe_load_factor), so over `n` members
+/// the busiest, `hot`, gets a block of `busiest` elements from every member, h = min(1 + skew, n)
+/// times a balanced block, and the others share what remains: busiest·(n − h)/((n − 1)·h) each. In the
+/// dispatch member p sends block_for(q) to each q and receives block_for(p) from each; the combine
+/// (`reverse`) returns them.
+struct all_to_all_split {
+  std::uint64_t n = 1, busiest = 0, hot = 0;
+  double skew = 0;
+
+  /// What every member sends to member q in the dispatch.
+  [[nodiscard]] std::uint64_t block_for(std::uint64_t q) const noexcept {
+    if (n <= 1 || skew <= 0 || q == hot) return busiest;
+    const double h = std::min(1 + skew, static_cast<double>(n)), members = static_cast<double>(n);
+    return static_cast<std::uint64_t>(static_cast<double>(busiest) * (members - h) / ((members - 1) * h));
+  }
+  /// Member p's counts to (send) and from (receive) each member, by member.
+  void counts(std::uint64_t p, bool reverse, std::vector<std::uint64_t>& send,
+              std::vector<std::uint64_t>& receive) const {
+    send.assign(n, 0);
+    receive.assign(n, 0);
+    for (std::uint64_t q = 0; q < n; ++q) {
+      send[q] = reverse ? block_for(p) : block_for(q);
+      receive[q] = reverse ? block_for(q) : block_for(p);
+    }
+  }
 };
 
 /// What a replay measured.
@@ -24186,6 +24232,7 @@ class replay_watchdog {
   const std::uint64_t limit = transport.exact_sum_limit();
   detail::replay_watchdog watchdog(transport, options.timeout);
   std::vector<replay_element> host, expected;
+  std::vector<std::uint64_t> send_counts, receive_counts;  // an uneven all-to-all's blocks
   const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
 
   std::chrono::steady_clock::time_point iteration_start{};
@@ -24256,6 +24303,41 @@ class replay_watchdog {
         case op_type::collective: {
           const std::uint64_t n = detail::replay_elements(op), members = op.group_size;
           const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
+          if (op.kind == collective::all_to_all && op.group.kind == group_kind::ep && members > 1 &&
+              options.all_to_all_skew > 0) {
+            // Uneven blocks (all_to_all_split): block q of what a member sends holds replay_pattern(its
+            // position · members + q, element), as an even all-to-all's do.
+            const all_to_all_split split{.n = members,
+                                         .busiest = shard,
+                                         .hot = (op.layer == no_layer ? 0 : op.layer) % members,
+                                         .skew = options.all_to_all_skew};
+            const bool reverse =
+                (op.name.find("combine") != std::string_view::npos) != op.name.ends_with("_grad");
+            split.counts(p, reverse, send_counts, receive_counts);
+            if (check) {
+              host.assign(largest, 0);
+              std::uint64_t at = 0;
+              for (std::uint64_t q = 0; q < members; at += send_counts[q], ++q)
+                for (std::uint64_t e = 0; e < send_counts[q]; ++e)
+                  host[at + e] = detail::replay_pattern(p * members + q, e, 1, limit);
+              transport.write(data, host);
+            }
+            watchdog.begin(detail::replay_describe(rank, op));
+            seconds = transport.run_all_to_all_v(op.group, members, data, out, send_counts, receive_counts);
+            watchdog.end();
+            if (check) {
+              host.assign(largest, 0);
+              transport.read(out, host);
+              std::uint64_t at = 0;
+              for (std::uint64_t q = 0; q < members; at += receive_counts[q], ++q)
+                for (std::uint64_t e = 0; e < receive_counts[q]; ++e) {
+                  ++result.checked;
+                  result.wrong += host[at + e] != detail::replay_pattern(q * members + p, e, 1, limit);
+                }
+            }
+            result.operations[i].uneven = true;
+            break;
+          }
           if (check) {  // every member's contribution is replay_pattern(position, element)
             host.assign(largest, 0);
             for (std::uint64_t e = 0; e < n; ++e)
@@ -25134,6 +25216,7 @@ class scaled_compute final : public compute_model {
   for (const replayed_operation& m : r.operations) {
     j.begin_object().member("index", m.op.index).member("name", std::string(m.op.name));
     j.member("type", to_string(m.op.type));
+    if (m.uneven) j.member("uneven", true);
     if (m.op.type == op_type::collective)
       j.member("collective", to_string(m.op.kind))
           .member("group", to_string(m.op.group))
@@ -25483,6 +25566,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
       .slow_ranks = request.slow_ranks,
+      .all_to_all_skew = p.job.model.is_moe() ? std::max(0.0, p.job.model.moe_load_factor() - 1) : 0.0,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
                 .compute = compute.provenance(),
