@@ -23,6 +23,8 @@ class loopback final : public aicb::replay_transport {
   std::vector<std::string> calls;
   std::vector<double> others;  // fingerprint halves reported for a second rank (empty: one rank)
   bool corrupt = false;
+  bool log_compute = false;   // record computations among the calls
+  std::uint64_t started = 0;  // collectives started without waiting (start_collective)
   double compute_seconds = 0;
 
   [[nodiscard]] std::uint64_t rank() const override { return 0; }
@@ -53,8 +55,17 @@ class loopback final : public aicb::replay_transport {
   [[nodiscard]] request start_receive(std::uint64_t, std::uint64_t, buffer, std::uint64_t) override {
     return 0;
   }
-  void finish(request) override {}
+  [[nodiscard]] request start_collective(aicb::collective kind, aicb::group_id group, std::uint64_t n,
+                                         buffer data, buffer out, std::uint64_t elements) override {
+    (void)run_collective(kind, group, n, data, out, elements);
+    calls.back() = "start " + calls.back();
+    return 1000 + started++;
+  }
+  void finish(request r) override {
+    if (r >= 1000) calls.push_back("finish " + std::to_string(r - 1000));
+  }
   double compute(std::chrono::nanoseconds d) override {
+    if (log_compute) calls.emplace_back("compute");
     compute_seconds += static_cast<double>(d.count()) * 1e-9;
     return static_cast<double>(d.count()) * 1e-9;
   }

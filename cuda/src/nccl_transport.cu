@@ -65,6 +65,10 @@ class nccl_transport final : public replay_transport {
     if (world_comm_) ncclCommDestroy(world_comm_);
     for (void* b : buffers_)
       cudaFree(b);
+    if (comm_stream_) {
+      cudaStreamSynchronize(comm_stream_);
+      cudaStreamDestroy(comm_stream_);
+    }
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
     cudaStreamDestroy(stream_);
@@ -116,40 +120,63 @@ class nccl_transport final : public replay_transport {
       host[i] = static_cast<replay_element>(__half2float(values[i]));
   }
 
-  double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
-                        std::uint64_t elements) override {
+  // Issues collective `kind` on `stream` (the replay's conventions: see replay_transport::run_collective).
+  void launch(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
+              std::uint64_t elements, cudaStream_t stream) {
     ncclComm_t comm = comms_.at(group.kind);
     __half* d = static_cast<__half*>(buffers_[data]);
     __half* o = static_cast<__half*>(buffers_[out]);
     const std::size_t count = elements, shard = n ? elements / n : elements;
     int position = 0;
     nccl_check(ncclCommUserRank(comm, &position), "ncclCommUserRank");
-    cuda_check(cudaEventRecord(start_, stream_), "cudaEventRecord");
     switch (kind) {
       case collective::all_reduce:
-        nccl_check(ncclAllReduce(d, d, count, ncclFloat16, ncclSum, comm, stream_), "ncclAllReduce");
+        nccl_check(ncclAllReduce(d, d, count, ncclFloat16, ncclSum, comm, stream), "ncclAllReduce");
         break;
       case collective::all_gather:
-        nccl_check(ncclAllGather(d + position * shard, d, shard, ncclFloat16, comm, stream_),
-                   "ncclAllGather");
+        nccl_check(ncclAllGather(d + position * shard, d, shard, ncclFloat16, comm, stream), "ncclAllGather");
         break;
       case collective::reduce_scatter:
-        nccl_check(ncclReduceScatter(d, o, shard, ncclFloat16, ncclSum, comm, stream_), "ncclReduceScatter");
+        nccl_check(ncclReduceScatter(d, o, shard, ncclFloat16, ncclSum, comm, stream), "ncclReduceScatter");
         break;
       case collective::all_to_all:
-        nccl_check(ncclAlltoAll(d, o, shard, ncclFloat16, comm, stream_), "ncclAlltoAll");
+        nccl_check(ncclAlltoAll(d, o, shard, ncclFloat16, comm, stream), "ncclAlltoAll");
         break;
       case collective::broadcast:
-        nccl_check(ncclBroadcast(d, d, count, ncclFloat16, 0, comm, stream_), "ncclBroadcast");
+        nccl_check(ncclBroadcast(d, d, count, ncclFloat16, 0, comm, stream), "ncclBroadcast");
         break;
       case collective::reduce:
-        nccl_check(ncclReduce(d, d, count, ncclFloat16, ncclSum, 0, comm, stream_), "ncclReduce");
+        nccl_check(ncclReduce(d, d, count, ncclFloat16, ncclSum, 0, comm, stream), "ncclReduce");
         break;
       default:
         AICB_THROW(
             config_error("collective", std::string(to_string(kind)), "not a collective the replay runs"));
     }
+  }
+
+  double run_collective(collective kind, group_id group, std::uint64_t n, buffer data, buffer out,
+                        std::uint64_t elements) override {
+    cuda_check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+    launch(kind, group, n, data, out, elements, stream_);
     return elapsed();
+  }
+
+  // The collective on the communication stream, after everything the computation's stream has been
+  // given so far; finish() waits for it and makes the computation's stream wait too.
+  [[nodiscard]] request start_collective(collective kind, group_id group, std::uint64_t n, buffer data,
+                                         buffer out, std::uint64_t elements) override {
+    if (!comm_stream_)
+      cuda_check(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cudaEvent_t ready{}, done{};
+    cuda_check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "cudaEventCreate");
+    cuda_check(cudaEventRecord(ready, stream_), "cudaEventRecord");
+    cuda_check(cudaStreamWaitEvent(comm_stream_, ready, 0), "cudaStreamWaitEvent");
+    launch(kind, group, n, data, out, elements, comm_stream_);
+    cuda_check(cudaEventRecord(done, comm_stream_), "cudaEventRecord");
+    cudaEventDestroy(ready);
+    started_.push_back(done);
+    return started_bit | (started_.size() - 1);
   }
 
   double run_all_to_all_v(group_id group, std::uint64_t n, buffer data, buffer out,
@@ -182,6 +209,18 @@ class nccl_transport final : public replay_transport {
     return transfers_.size() - 1;
   }
   void finish(request r) override {
+    if (r & started_bit) {  // a started collective
+      cudaEvent_t& done = started_[r & ~started_bit];
+      cuda_check(cudaEventSynchronize(done), "cudaEventSynchronize");
+      cuda_check(cudaStreamWaitEvent(stream_, done, 0), "cudaStreamWaitEvent");
+      cudaEventDestroy(done);
+      done = nullptr;
+      if (++started_finished_ == started_.size()) {
+        started_.clear();
+        started_finished_ = 0;
+      }
+      return;
+    }
     if (transfers_[r].issued) return;
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (transfer& t : transfers_) {
@@ -254,6 +293,11 @@ class nccl_transport final : public replay_transport {
   std::vector<void*> buffers_;
   std::vector<std::uint64_t> sizes_;
   std::vector<transfer> transfers_;
+  // Started collectives: their completion events, numbered from started_bit up (transfers below it).
+  static constexpr request started_bit = request{1} << 62;
+  cudaStream_t comm_stream_{};
+  std::vector<cudaEvent_t> started_;
+  std::size_t started_finished_ = 0;
 };
 
 }  // namespace

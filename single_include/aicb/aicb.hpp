@@ -23827,6 +23827,17 @@ class replay_transport {
     (void)group, (void)n, (void)data, (void)out, (void)send_counts, (void)receive_counts;
     AICB_THROW(config_error("moe_load_skew", "> 0", "this backend replays no uneven all-to-all"));
   }
+  /// Starts collective `kind` as run_collective runs it, without waiting for it: finish() completes it
+  /// (the overlapped replay, replay_options::overlapped). On GPUs it runs on a communication stream
+  /// beside the computation's; on CPUs as MPI's non-blocking collectives, progressed while computation
+  /// busy-waits. Default: runs it to completion at once and returns `completed`.
+  [[nodiscard]] virtual request start_collective(collective kind, group_id group, std::uint64_t n,
+                                                 buffer data, buffer out, std::uint64_t elements) {
+    (void)run_collective(kind, group, n, data, out, elements);
+    return completed;
+  }
+  /// A request that needs no finish() (start_collective's default).
+  static constexpr request completed = ~request{0};
   /// Non-blocking transfers of the first `elements` of `b`; finish() completes one.
   [[nodiscard]] virtual request start_send(std::uint64_t peer, std::uint64_t tag, buffer b,
                                            std::uint64_t elements) = 0;
@@ -23894,6 +23905,14 @@ struct replay_options {
   /// Stragglers: a rank's computation this many times longer (a factor of at least 1), to see what
   /// one slow rank costs the job and that the report finds it.
   std::map<std::uint64_t, double> slow_ranks{};
+  /// Overlapped replay: collectives are started without waiting and completed when an operation
+  /// that depends on them needs them (or at the iteration's end), so that communication runs beside
+  /// computation where the schedule's dependencies allow (two chains of a combined 1F1B step, pipeline
+  /// transfers); with `overlap_grad_reduce`, the data-parallel gradient reductions start with the
+  /// last micro batch's backward, as Megatron's --overlap-grad-reduce issues them during it. Measured
+  /// iterations and warm-ups only: a check runs isolated. False: every collective on its own.
+  bool overlapped = false;
+  bool overlap_grad_reduce = false;  ///< the job's (model/parallel.hpp), for the overlapped replay
   /// Routing imbalance of the expert-parallel all-to-alls (the model's moe_load_skew): 0 replays each
   /// as an even all-to-all of the schedule's size; above 0, as an all-to-all-v whose blocks follow
   /// aicb::all_to_all_split (the busiest member, rotating by layer, receives the schedule's size).
@@ -24235,6 +24254,28 @@ class replay_watchdog {
   std::vector<std::uint64_t> send_counts, receive_counts;  // an uneven all-to-all's blocks
   const auto position_in = [&](group_id id) { return grid.group(id.kind, rank).position(rank).value_or(0); };
 
+  // The overlapped replay's gradient reductions (replay_options::overlap_grad_reduce): the finalize's
+  // all-reduces and reduce-scatters over data-parallel groups before its first computation, started
+  // together at `hoist_from`, the first operation of the last micro batch's backward work.
+  std::vector<std::size_t> hoisted;
+  std::size_t hoist_from = ops.size();
+  if (options.overlapped && options.overlap_grad_reduce) {
+    std::uint64_t last = 0;
+    bool any = false;
+    for (const operation& op : ops)
+      if (op.is_backward_work()) last = std::max(last, op.microbatch), any = true;
+    for (std::size_t i = 0; any && i < ops.size() && hoist_from == ops.size(); ++i)
+      if (ops[i].is_backward_work() && ops[i].microbatch == last) hoist_from = i;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const operation& op = ops[i];
+      if (op.phase != op_phase::finalize || i <= hoist_from) continue;
+      if (op.type == op_type::compute) break;
+      if (op.type == op_type::collective && is_data_parallel(op.group.kind) && op.group_size > 1 &&
+          (op.kind == collective::all_reduce || op.kind == collective::reduce_scatter))
+        hoisted.push_back(i);
+    }
+  }
+
   std::chrono::steady_clock::time_point iteration_start{};
   // Each operation's time in the sampled iterations (every `stride`-th), for its percentiles; at most
   // `cap` each (2^23 in all): when full, every other one is dropped and the stride doubles.
@@ -24260,15 +24301,17 @@ class replay_watchdog {
       std::size_t slot;
       std::chrono::steady_clock::time_point start;
       bool active = false;
+      std::size_t out_slot = ~std::size_t{0};  // a started collective's second buffer
     };
     std::vector<in_flight> pending(ops.size());
     const auto complete = [&](std::size_t i) {
       in_flight& f = pending[i];
       if (!f.active) return;
       watchdog.begin(detail::replay_describe(rank, ops[i]));
-      transport.finish(f.r);
+      if (f.r != replay_transport::completed) transport.finish(f.r);
       watchdog.end();
       f.active = false;
+      if (f.out_slot < pool.size()) pool[f.out_slot].busy = false;
       const double us =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - f.start).count();
       if (measure) record(i, f.start, us);
@@ -24283,13 +24326,44 @@ class replay_watchdog {
       }
       pool[f.slot].busy = false;
     };
+    const bool overlap = options.overlapped && !check;
+    // Starts collective `i` without waiting, on buffers of its own; completed by complete(i).
+    const auto start_collective = [&](std::size_t i) {
+      const operation& op = ops[i];
+      const std::uint64_t n = detail::replay_elements(op);
+      const std::size_t in = take(n), result_slot = take(n);
+      watchdog.begin(detail::replay_describe(rank, op));
+      pending[i] = {
+          transport.start_collective(op.kind, op.group, op.group_size, pool[in].b, pool[result_slot].b, n),
+          in, std::chrono::steady_clock::now(), true, result_slot};
+      watchdog.end();
+    };
+    std::vector<char> started(overlap ? ops.size() : 0, 0);
     transport.barrier();
     iteration_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const operation& op = ops[i];
+      if (overlap && started[i]) continue;  // a hoisted gradient reduction, already on its way
+      if (overlap && i == hoist_from)
+        for (const std::size_t g : hoisted) {
+          start_collective(g);
+          started[g] = 1;
+        }
       const auto op_start = std::chrono::steady_clock::now();
-      for (std::uint8_t d = 0; d < op.after_count; ++d)
-        if (op.after[d] < pending.size()) complete(op.after[d]);
+      for (std::uint8_t d = 0; d < op.after_count; ++d) {
+        if (op.after[d] >= pending.size()) continue;
+        // Waiting for one gradient reduction is waiting for them all (Megatron's finish_grad_sync).
+        if (overlap && std::find(hoisted.begin(), hoisted.end(), op.after[d]) != hoisted.end())
+          for (const std::size_t g : hoisted)
+            complete(g);
+        complete(op.after[d]);
+      }
+      if (overlap && op.type == op_type::collective && op.group_size > 1 &&
+          !(op.kind == collective::all_to_all && op.group.kind == group_kind::ep &&
+            options.all_to_all_skew > 0)) {
+        start_collective(i);
+        continue;  // measured when it completes
+      }
       double seconds = 0;
       bool timed = true;
       switch (op.type) {
@@ -24305,6 +24379,9 @@ class replay_watchdog {
           const std::uint64_t p = position_in(op.group), shard = members ? n / members : n;
           if (op.kind == collective::all_to_all && op.group.kind == group_kind::ep && members > 1 &&
               options.all_to_all_skew > 0) {
+            if (overlap)  // run on its own, as the group's earlier collectives have completed
+              for (std::size_t k = 0; k < i; ++k)
+                if (pending[k].active && ops[k].type == op_type::collective) complete(k);
             // Uneven blocks (all_to_all_split): block q of what a member sends holds replay_pattern(its
             // position · members + q, element), as an even all-to-all's do.
             const all_to_all_split split{.n = members,
@@ -24844,6 +24921,9 @@ struct run_request {
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
   /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
   std::map<std::uint64_t, double> slow_ranks{};
+  /// The overlapped replay (aicb::replay_options::overlapped): collectives beside computation where the
+  /// schedule lets them, the gradient reductions during the last backward with --overlap-grad-reduce.
+  bool overlapped = false;
   /// A sweep that calibrates: each collective over the ranks of a node and over one rank per node,
   /// and rank 0 writes the cluster file fitted to the times here (aicb.cluster/1; empty: none).
   std::string calibration{};
@@ -25185,6 +25265,7 @@ class scaled_compute final : public compute_model {
   j.key("options").begin_object();
   j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
   j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
+  j.member("overlapped", r.options.overlapped);
   j.end_object();
   j.key("iterations_us").begin_array();
   for (const double us : r.slowest_iteration_us)
@@ -25352,11 +25433,11 @@ class scaled_compute final : public compute_model {
   const replay_result& r = o.result;
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line,
-                "aicb run: %s on %llu ranks (%s), %llu warm-up + %llu measured iterations\n", p.what.c_str(),
-                static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
-                static_cast<unsigned long long>(r.options.warmup),
-                static_cast<unsigned long long>(r.options.iterations));
+  std::snprintf(
+      line, sizeof line, "aicb run: %s on %llu ranks (%s%s), %llu warm-up + %llu measured iterations\n",
+      p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+      r.options.overlapped ? ", overlapped" : "", static_cast<unsigned long long>(r.options.warmup),
+      static_cast<unsigned long long>(r.options.iterations));
   out += line;
   struct row {
     collective kind{};
@@ -25566,6 +25647,8 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
       .slow_ranks = request.slow_ranks,
+      .overlapped = request.overlapped,
+      .overlap_grad_reduce = p.job.parallel.overlap_grad_reduce,
       .all_to_all_skew = p.job.model.is_moe() ? std::max(0.0, p.job.model.moe_load_factor() - 1) : 0.0,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),

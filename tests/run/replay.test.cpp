@@ -205,3 +205,56 @@ TEST_CASE("replay: an uneven all-to-all's blocks — the busiest member's as sch
   bad.all_to_all_skew = -1;
   CHECK_THROWS_WITH(aicb::validate(bad), Catch::Contains("all_to_all_skew"));
 }
+
+TEST_CASE(
+    "replay: overlapped — collectives wait for what depends on them; gradient reductions start with "
+    "the last backward",
+    "[run][replay]") {
+  // Two micro batches' backward work, then the finalize: two gradient all-reduces over a data-parallel
+  // group of two and the optimizer step; and a TP all-reduce that a later computation does not wait for.
+  const auto op = [](std::uint64_t index, aicb::op_type type, aicb::op_phase phase, std::uint64_t mb) {
+    aicb::operation o;
+    o.index = index;
+    o.type = type;
+    o.phase = phase;
+    o.microbatch = mb;
+    o.name = type == aicb::op_type::compute ? "work" : "grad_reduce";
+    o.compute.m = o.compute.n = o.compute.k = 64;
+    if (index > 0) o.after[o.after_count++] = index - 1;
+    if (type == aicb::op_type::collective) {
+      o.kind = aicb::collective::all_reduce;
+      o.group = {aicb::group_kind::dp_cp, 0};
+      o.group_size = 2;
+      o.size = aicb::bytes{1024};
+    }
+    return o;
+  };
+  using aicb::op_phase;
+  using aicb::op_type;
+  std::vector<aicb::operation> ops{
+      op(0, op_type::compute, op_phase::backward, 0),    op(1, op_type::compute, op_phase::backward, 1),
+      op(2, op_type::compute, op_phase::backward, 1),    op(3, op_type::collective, op_phase::finalize, 0),
+      op(4, op_type::collective, op_phase::finalize, 0), op(5, op_type::compute, op_phase::finalize, 0)};
+  const aicb::job_spec job = one_rank_job();
+  const aicb::constant_model compute(aicb::nanoseconds{1000});
+  const auto calls_of = [&](bool overlapped, bool grad_reduce) {
+    loopback t;
+    t.log_compute = true;
+    (void)aicb::replay(
+        t, ops, aicb::process_grid(job), &compute,
+        {.warmup = 0, .iterations = 1, .overlapped = overlapped, .overlap_grad_reduce = grad_reduce});
+    return std::vector<std::string>(t.calls.begin() + 1, t.calls.end());  // after the group's creation
+  };
+  // Isolated: in order, each collective on its own.
+  CHECK(calls_of(false, true) ==
+        std::vector<std::string>{"compute", "compute", "compute", "all_reduce", "all_reduce", "compute"});
+  // Overlapped without --overlap-grad-reduce: started, then finished when the next operation needs it.
+  CHECK(calls_of(true, false) == std::vector<std::string>{"compute", "compute", "compute", "start all_reduce",
+                                                          "finish 0", "start all_reduce", "finish 1",
+                                                          "compute"});
+  // With it: both reductions start with the last micro batch's backward and run beside it; the
+  // optimizer step waits for them all.
+  CHECK(calls_of(true, true) == std::vector<std::string>{"compute", "start all_reduce", "start all_reduce",
+                                                         "compute", "compute", "finish 0", "finish 1",
+                                                         "compute"});
+}

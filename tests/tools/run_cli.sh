@@ -79,6 +79,14 @@ expect 0 "the combined 1F1B (EP all-to-all overlap, delayed weight gradients), P
   "^all_to_all +ep +4 " "^send +pp " "$verified" -- \
   mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --ep 4 --pp 2 --virtual-pipeline 2 --num-experts 8 \
   --moe-top-k 2 --moe-dispatcher alltoall --overlap-moe-expert-parallel-comm --delay-wgrad-compute --global-batch 8
+expect 0 "overlapped: TP 2 x DP 2 with --overlap-grad-reduce, the reductions beside the last backward, data checked" \
+  "\(mpi, overlapped\)" "all_reduce +dp_cp +2 " "$verified" -- \
+  mpirun -np 4 "$aicb" run "${small[@]}" --world-size 4 --tp 2 --global-batch 8 --overlap-grad-reduce --overlap \
+  -o overlapped.json
+expect 0 "overlapped: the combined 1F1B's chains, PP 2 x VPP 2 x EP 4, data checked" \
+  "\(mpi, overlapped\)" "^all_to_all +ep +4 " "$verified" -- \
+  mpirun -np 8 "$aicb" run "${small[@]}" --world-size 8 --ep 4 --pp 2 --virtual-pipeline 2 --num-experts 8 \
+  --moe-top-k 2 --moe-dispatcher alltoall --overlap-moe-expert-parallel-comm --global-batch 8 --overlap
 expect 0 "a straggler: rank 3's computation 20x longer is named the slowest rank; percentiles reported" \
   "^slowest rank: 3 " "p50 [0-9.]+ ms, p99 [0-9.]+ ms" -- \
   mpirun -np 4 "$aicb" run "${small[@]}" --world-size 4 --tp 2 --global-batch 8 --slow-rank 3:20
@@ -118,7 +126,7 @@ PY
   then ok "$f: every busbw = algbw x nccl-tests' factor, finite and positive"; else fail "$f: bandwidths"; fi
 done
 
-if python3 "$schema_check" "$schema" dense.json moe.json skew.json sweep.json >schema.log 2>&1; then
+if python3 "$schema_check" "$schema" dense.json moe.json skew.json overlapped.json sweep.json >schema.log 2>&1; then
   ok "the summaries follow docs/schemas/run.schema.json"
 else
   fail "schema: $(head -5 schema.log)"

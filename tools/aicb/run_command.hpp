@@ -64,6 +64,11 @@ inline void add_run_options(CLI::App& command, run_options& o) {
       "--cluster", r.cluster,
       "cluster preset (aicb describe --help lists them) or cluster file (.json; --calibrate writes "
       "one), for the estimate printed beside a job's replay");
+  command.add_flag(
+      "--overlap", r.overlapped,
+      "overlapped replay: collectives beside computation where the schedule lets them (the combined "
+      "1F1B's chains, pipeline transfers), the gradient reductions during the last backward with "
+      "--overlap-grad-reduce; default: every collective on its own");
   command.add_flag("--check", r.check,
                    "one untimed iteration that verifies every collective's and transfer's data");
   command.add_option("--timeout", r.timeout_s, "seconds one operation may take before the job is ended")

@@ -124,6 +124,9 @@ struct run_request {
   std::string fingerprint{};  ///< the configuration every rank must share (the command line)
   /// Stragglers: a rank's computation this many times longer (aicb::replay_options::slow_ranks).
   std::map<std::uint64_t, double> slow_ranks{};
+  /// The overlapped replay (aicb::replay_options::overlapped): collectives beside computation where the
+  /// schedule lets them, the gradient reductions during the last backward with --overlap-grad-reduce.
+  bool overlapped = false;
   /// A sweep that calibrates: each collective over the ranks of a node and over one rank per node,
   /// and rank 0 writes the cluster file fitted to the times here (aicb.cluster/1; empty: none).
   std::string calibration{};
@@ -465,6 +468,7 @@ class scaled_compute final : public compute_model {
   j.key("options").begin_object();
   j.member("warmup", r.options.warmup).member("iterations", r.options.iterations);
   j.member("compute_scale", r.options.compute_scale).member("check", r.options.check);
+  j.member("overlapped", r.options.overlapped);
   j.end_object();
   j.key("iterations_us").begin_array();
   for (const double us : r.slowest_iteration_us)
@@ -632,11 +636,11 @@ class scaled_compute final : public compute_model {
   const replay_result& r = o.result;
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line,
-                "aicb run: %s on %llu ranks (%s), %llu warm-up + %llu measured iterations\n", p.what.c_str(),
-                static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
-                static_cast<unsigned long long>(r.options.warmup),
-                static_cast<unsigned long long>(r.options.iterations));
+  std::snprintf(
+      line, sizeof line, "aicb run: %s on %llu ranks (%s%s), %llu warm-up + %llu measured iterations\n",
+      p.what.c_str(), static_cast<unsigned long long>(r.world), std::string(to_string(o.backend)).c_str(),
+      r.options.overlapped ? ", overlapped" : "", static_cast<unsigned long long>(r.options.warmup),
+      static_cast<unsigned long long>(r.options.iterations));
   out += line;
   struct row {
     collective kind{};
@@ -846,6 +850,8 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
       .slow_ranks = request.slow_ranks,
+      .overlapped = request.overlapped,
+      .overlap_grad_reduce = p.job.parallel.overlap_grad_reduce,
       .all_to_all_skew = p.job.model.is_moe() ? std::max(0.0, p.job.model.moe_load_factor() - 1) : 0.0,
       .progress = std::move(progress)};
   run_outcome o{.result = replay(transport, p.ops, grid, &compute, options, p.durations),
