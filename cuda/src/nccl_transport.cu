@@ -87,6 +87,11 @@ class nccl_transport final : public replay_transport {
 
   void create_groups(const process_grid& grid, const std::vector<group_kind>& kinds) override {
     for (const group_kind kind : kinds) {
+      if (const auto old = comms_.find(kind); old != comms_.end() && old->second) {
+        cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+        ncclCommDestroy(old->second);  // a second replay in one launch (a calibration, then its job)
+        old->second = nullptr;
+      }
       const rank_group g = grid.group(kind, rank_);
       ncclComm_t comm = nullptr;
       nccl_check(

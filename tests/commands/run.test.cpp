@@ -188,6 +188,18 @@ TEST_CASE("run: a calibration sweep measures each collective within a node and a
   CHECK(aicb::prepare_run(r, 8, 0).ops[0].group.kind == aicb::group_kind::dp);
   r.sweep.clear();
   CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("a calibration is a sweep"));
+  // A sweep with job flags is a calibration followed by its job, else refused (not silently ignored).
+  r.sweep = {aicb::collective::all_reduce};
+  r.job.model = "llama3-8b";
+  CHECK_NOTHROW(aicb::validate(r));
+  const aicb::run_request job = aicb::job_after_calibration(r);
+  CHECK(job.sweep.empty());
+  CHECK(job.calibration.empty());
+  CHECK(job.cluster == "cluster.json");  // the estimate on the cluster just measured
+  CHECK(job.gpu == "H100");              // the GPU the calibration's base preset has
+  CHECK(job.job.model == "llama3-8b");
+  r.calibration.clear();
+  CHECK_THROWS_WITH(aicb::validate(r), Catch::Contains("a run replays a sweep or a job"));
   // Ranks must fill nodes in order.
   CHECK(aicb::ranks_per_node_of({0, 0, 1, 1}) == 2u);
   CHECK_THROWS_WITH(aicb::ranks_per_node_of({0, 1, 0, 1}), Catch::Contains("fill nodes in order"));

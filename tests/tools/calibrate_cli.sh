@@ -79,31 +79,38 @@ else
   fail "2 nodes x 2: $(cat log)"
 fi
 
-# 3. The loop: describe's estimate on the measured file against the replayed iteration of the same job.
-# The machine's memory speed shifts between runs (a shared host), so calibration and replay run back
-# to back, up to three times; each attempt is printed.
+# 3. The loop: a calibration, then the job replayed in the same launch and estimated on the file just
+# written. One launch, because this machine's speed is set per launch (where its pages land: a 4 MiB
+# all-reduce takes 1.3 ms in most launches and 4.7 ms in some, steadily through each); three launches,
+# and the median of their measured / estimate ratios must be within 15%. `aicb describe --cluster` of
+# the file gives the same estimate as the run's.
 job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192 --seq-length 512
      --micro-batch 1 --global-batch 1 --tp 2)
-agreed=0
-for attempt in 1 2 3; do
-  timeout 300 mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1KiB:4MiB --warmup 2 --repeat 5 -q \
-    --calibrate -o loop.json >log 2>&1 || { fail "loop calibration: $(cat log)"; break; }
+ratios=()
+for launch in 1 2 3; do
+  timeout 300 mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1KiB:4MiB --warmup 2 --repeat 5 --calibrate \
+    -o loop.json "${job[@]}" --json >loop-run.json 2>log || { fail "loop: $(cat log)"; break; }
+  read -r measured beside < <(python3 -c "
+import json; d = json.load(open('loop-run.json'))
+assert d['workload'].endswith('job') and d['estimate']['cluster'] == 'measured', d['workload']
+print(d['iteration_p50_us'], d['estimate']['iteration_us'])")
   estimate=$("$aicb" describe "${job[@]}" --world-size 2 --cluster loop.json --json |
              python3 -c "import json,sys; print(json.load(sys.stdin)['estimate']['iteration_s'] * 1e6)")
-  timeout 300 mpirun -np 2 "$aicb" run "${job[@]}" --warmup 2 --repeat 7 --cluster loop.json -q -o loop-run.json \
-    >log 2>&1 || { fail "loop replay: $(cat log)"; break; }
-  measured=$(python3 -c "import json; print(json.load(open('loop-run.json'))['iteration_p50_us'])")
-  beside=$(python3 -c "import json; print(json.load(open('loop-run.json'))['estimate']['iteration_us'])")
-  echo "attempt $attempt: estimate $estimate us (run's own $beside us), measured $measured us"
-  if python3 -c "import sys; e, m = $estimate, $measured; sys.exit(0 if abs(e - m) <= 0.15 * m else 1)"; then
-    agreed=1
-    python3 -c "import sys; sys.exit(0 if abs($estimate - $beside) <= 1e-6 * $estimate else 1)" &&
-      ok "describe --cluster and the run's own estimate agree" || fail "describe and run estimates differ"
-    break
-  fi
+  echo "launch $launch: estimate $estimate us (the run's own $beside us), measured $measured us"
+  python3 -c "import sys; sys.exit(0 if abs($estimate - $beside) <= 1e-6 * $estimate else 1)" ||
+    fail "describe --cluster and the run's own estimate differ: $estimate vs $beside"
+  ratios+=("$(python3 -c "print($measured / $estimate)")")
 done
-[[ $agreed == 1 ]] && ok "describe --cluster FILE predicts the replayed iteration within 15%" ||
-  fail "the estimate missed the replayed iteration by more than 15% in 3 attempts"
+if python3 -c "
+import statistics, sys
+r = sorted(float(x) for x in sys.argv[1:])
+m = statistics.median(r)
+print('measured / estimate:', ' '.join('%.2f' % x for x in r), '- median %.3f' % m)
+sys.exit(0 if len(r) == 3 and abs(m - 1) <= 0.15 else 1)" "${ratios[@]}"; then
+  ok "describe --cluster FILE predicts the replayed iteration within 15% (a calibration and its job per launch)"
+else
+  fail "the estimate missed the replayed iteration by more than 15% (median of 3 launches)"
+fi
 
 # 4. The SimAI command line from the file's figures.
 nv=$(python3 -c "import json; print('%g' % json.load(open('node.json'))['nvlink_gb_per_s'])")

@@ -66,6 +66,8 @@ class mpi_transport final : public aicb::replay_transport {
 
   void create_groups(const aicb::process_grid& grid, const std::vector<aicb::group_kind>& kinds) override {
     for (const aicb::group_kind kind : kinds) {
+      if (const auto old = comms_.find(kind); old != comms_.end() && old->second != MPI_COMM_NULL)
+        MPI_Comm_free(&old->second);  // a second replay in one launch (a calibration, then its job)
       const aicb::rank_group g = grid.group(kind, rank_);
       const int color = g.contains(rank_) ? static_cast<int>(g.id().index) : MPI_UNDEFINED;
       MPI_Comm comm = MPI_COMM_NULL;

@@ -80,7 +80,8 @@ inline void add_run_options(CLI::App& command, run_options& o) {
   command.add_flag(
       "--calibrate", o.calibrate,
       "with --sweep: measure each collective over the ranks of a node and over one rank per node, "
-      "and write the cluster file fitted to the times to -o (aicb.cluster/1; docs/cluster.md)");
+      "and write the cluster file fitted to the times to -o (aicb.cluster/1; docs/cluster.md); with "
+      "job flags too, then replay the job in the same launch, its estimate on the file");
   command.add_option("--ranks-per-node", r.ranks_per_node,
                      "ranks per node for --calibrate, consecutive ranks filling a node (default: from the "
                      "ranks' host names)");

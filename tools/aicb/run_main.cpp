@@ -125,14 +125,27 @@ int replay_everywhere(const aicb_tool::run_options& flags, const std::string& co
     return *failed;
   const bool talk = rank == 0 && !flags.quiet && !flags.json;
   aicb::run_outcome done;
-  if (const auto failed = on_every_rank(static_cast<int>(rank), [&] {
-        done = aicb::run_on(*transport, request, prepared, [talk](std::string_view phase) {
-          if (!talk) return;
-          std::printf("aicb run: %.*s\n", static_cast<int>(phase.size()), phase.data());
-          std::fflush(stdout);  // under mpirun stdout is a pipe: unflushed, nothing shows until the end
-        });
-      }))
-    return *failed;
+  const auto replay_on_every_rank = [&](const aicb::run_request& what) {
+    return on_every_rank(static_cast<int>(rank), [&] {
+      done = aicb::run_on(*transport, what, prepared, [talk](std::string_view phase) {
+        if (!talk) return;
+        std::printf("aicb run: %.*s\n", static_cast<int>(phase.size()), phase.data());
+        std::fflush(stdout);  // under mpirun stdout is a pipe: unflushed, nothing shows until the end
+      });
+    });
+  };
+  if (const auto failed = replay_on_every_rank(request)) return *failed;
+  if (!request.calibration.empty() && flags.job.any_given()) {
+    // Then the job, in the same launch (the machines as they were measured), its estimate on the file.
+    if (talk && done.calibrated)
+      std::fputs(aicb::format_calibration(*done.calibrated, request.calibration).c_str(), stdout);
+    const aicb::run_request job = aicb::job_after_calibration(request);
+    if (const auto failed =
+            on_every_rank(static_cast<int>(rank), [&] { prepared = aicb::prepare_run(job, world, rank); }))
+      return *failed;
+    if (const auto failed = replay_on_every_rank(job)) return *failed;
+    request = job;
+  }
   const aicb::replay_result& r = done.result;
   if (rank == 0 && flags.json) std::fputs(aicb::run_json(done, prepared).c_str(), stdout);
   if (talk)

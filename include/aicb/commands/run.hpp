@@ -154,6 +154,12 @@ inline void validate(const run_request& r) {
         kind != collective::reduce_scatter && kind != collective::all_to_all)
       AICB_THROW(config_error("sweep", std::string(to_string(kind)),
                               "expected all_reduce, all_gather, reduce_scatter or all_to_all"));
+  if (r.calibration.empty() && !r.sweep.empty() &&
+      (!r.job.model.empty() || !r.job.hf_config.empty() || !r.job.size.empty() || !r.job.fields.empty()))
+    AICB_THROW(
+        config_error("sweep", "with a job",
+                     "a run replays a sweep or a job: give job flags with --sweep only to --calibrate (the "
+                     "job is then replayed on the cluster just measured)"));
   if (!r.calibration.empty() && r.sweep.empty())
     AICB_THROW(
         config_error("calibrate", r.calibration,
@@ -316,6 +322,21 @@ struct run_outcome {
                               "ranks must fill nodes in order, as many on each (mpirun --map-by core, -N " +
                                   std::to_string(per_node) + "), or give --ranks-per-node"));
   return per_node;
+}
+
+/// What a calibration with job flags replays next, in the same launch (the machines' state — which
+/// pages, which links — is the calibration's): the job, its estimate on the cluster file just written
+/// (`calibration`), the GPU the calibration's estimate assumed. No files of its own.
+[[nodiscard]] inline run_request job_after_calibration(const run_request& calibration) {
+  run_request job = calibration;
+  job.gpu = std::string(resolve_cluster(calibration.gpu, calibration.cluster).gpu);
+  job.cluster = calibration.calibration;
+  job.sweep.clear();
+  job.calibration.clear();
+  job.output.clear();
+  job.csv.clear();
+  job.timeline.clear();
+  return job;
 }
 
 /// The cluster file a calibration sweep's measurements make (rank 0's operations: a node group and a
@@ -839,7 +860,12 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
                                         const prepared_run& p,
                                         std::function<void(std::string_view)> progress = {}) {
   const process_grid grid(p.job);
-  const cluster_spec machines = resolve_cluster(request.gpu, request.cluster);
+  // A cluster file is read where the estimate is made, on rank 0 (the other ranks' machines need not
+  // see it); they take the GPU named, else the file's.
+  const cluster_spec machines =
+      names_cluster_file(request.cluster) && transport.rank() != 0 && !request.gpu.empty()
+          ? choose_cluster(request.gpu, "")
+          : resolve_cluster(request.gpu, request.cluster);
   const roofline_model compute(machines.gpu);
   replay_options options{
       .warmup = request.warmup,
