@@ -15387,7 +15387,7 @@ AICB_END_NAMESPACE
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15397,15 +15397,14 @@ AICB_BEGIN_NAMESPACE
 /// The 64-bit FNV-1a hash of the file at `path`, as "fnv1a64:" and 16 hex digits; io_error when it
 /// cannot be read.
 [[nodiscard]] inline std::string content_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!in) AICB_THROW(io_error(path, "cannot be read to record its hash"));
   std::uint64_t hash = 14695981039346656037ull;
-  char block[1 << 16];
-  while (in) {
-    in.read(block, sizeof block);
-    for (std::streamsize i = 0; i < in.gcount(); ++i)
-      hash = (hash ^ static_cast<unsigned char>(block[i])) * 1099511628211ull;
-  }
+  unsigned char block[1 << 16];
+  for (std::size_t got; (got = std::fread(block, 1, sizeof block, in.get())) > 0;)
+    for (std::size_t i = 0; i < got; ++i)
+      hash = (hash ^ block[i]) * 1099511628211ull;
+  if (std::ferror(in.get())) AICB_THROW(io_error(path, "cannot be read to record its hash"));
   char text[32];
   std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
   return text;
