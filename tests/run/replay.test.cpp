@@ -207,7 +207,7 @@ TEST_CASE("replay: an uneven all-to-all's blocks — the busiest member's as sch
 }
 
 TEST_CASE(
-    "replay: overlapped — collectives wait for what depends on them; gradient reductions start with "
+    "replay: overlapped — collectives wait for what depends on them, gradient reductions start with "
     "the last backward",
     "[run][replay]") {
   // Two micro batches' backward work, then the finalize: two gradient all-reduces over a data-parallel
