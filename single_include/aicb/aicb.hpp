@@ -24922,6 +24922,7 @@ struct run_request {
   std::map<std::uint64_t, double> slow_ranks{};
   /// The overlapped replay (aicb::replay_options::overlapped): collectives beside computation where the
   /// schedule lets them, the gradient reductions during the last backward with --overlap-grad-reduce.
+  /// Jobs and saved sets only: a sweep (and a calibration's) times each size on its own.
   bool overlapped = false;
   /// A sweep that calibrates: each collective over the ranks of a node and over one rank per node,
   /// and rank 0 writes the cluster file fitted to the times here (aicb.cluster/1; empty: none).
@@ -25672,7 +25673,7 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
       .fingerprint = request.fingerprint,
       .max_buffer_bytes = request.max_buffer,
       .slow_ranks = request.slow_ranks,
-      .overlapped = request.overlapped,
+      .overlapped = request.overlapped && !p.sweep,  // a sweep times each size on its own
       .overlap_grad_reduce = p.job.parallel.overlap_grad_reduce,
       .all_to_all_skew = p.job.model.is_moe() ? std::max(0.0, p.job.model.moe_load_factor() - 1) : 0.0,
       .progress = std::move(progress)};

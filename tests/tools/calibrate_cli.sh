@@ -79,8 +79,8 @@ else
   fail "2 nodes x 2: $(cat log)"
 fi
 
-# 3. The loop: a calibration, then the job replayed in the same launch and estimated on the file just
-# written. One launch, because this machine's speed is set per launch (where its pages land: a 4 MiB
+# 3. The loop: a calibration, then the job replayed (overlapped) in the same launch and estimated on the
+# file just written. One launch, because this machine's speed is set per launch (where its pages land: a 4 MiB
 # all-reduce takes 1.3 ms in most launches and 4.7 ms in some, steadily through each); three launches,
 # and the median of their measured / estimate ratios must be within 15%. `aicb describe --cluster` of
 # the file gives the same estimate as the run's.
@@ -89,10 +89,11 @@ job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192
 ratios=()
 for launch in 1 2 3; do
   timeout 300 mpirun -np 2 "$aicb" run --sweep all_reduce --sizes 1KiB:4MiB --warmup 2 --repeat 5 --calibrate \
-    -o loop.json "${job[@]}" --json >loop-run.json 2>log || { fail "loop: $(cat log)"; break; }
+    -o loop.json "${job[@]}" --overlap --json >loop-run.json 2>log || { fail "loop: $(cat log)"; break; }
   read -r measured beside < <(python3 -c "
 import json; d = json.load(open('loop-run.json'))
 assert d['workload'].endswith('job') and d['estimate']['cluster'] == 'measured', d['workload']
+assert d['options']['overlapped'], 'the job is replayed overlapped' 
 print(d['iteration_p50_us'], d['estimate']['iteration_us'])")
   estimate=$("$aicb" describe "${job[@]}" --world-size 2 --cluster loop.json --json |
              python3 -c "import json,sys; print(json.load(sys.stdin)['estimate']['iteration_s'] * 1e6)")
