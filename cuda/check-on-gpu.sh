@@ -52,6 +52,14 @@ step "aicb run, nccl backend" "$out/run-nccl.log" "$aicb" run --backend nccl \
   --sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1MiB:1GiB --warmup 5 --repeat 20 --check \
   -o "$out/run-nccl.json"
 
+# The same sweep in nccl-tests' own text (one table per collective), and a one-rank job replayed
+# overlapped (collectives on the communication stream; groups of one run nothing, so this checks the
+# stream and event path's set-up and tear-down, not the overlap).
+step "aicb run, nccl-tests text" "$out/run-nccl-tests.txt" "$aicb" run --backend nccl \
+  --sweep all_reduce,all_to_all --sizes 1MiB:256MiB --warmup 5 --repeat 20 --format nccl-tests
+step "aicb run, overlapped job" "$out/run-overlap.log" "$aicb" run --backend nccl --model llama3-8b \
+  --num-layers 2 --global-batch 1 --seq 4096 --overlap --check -o "$out/run-overlap.json"
+
 # Read back by aicb's own reader rules and by the library.
 step "read back" "$out/aiob-show.log" "$aicb" aiob show "$out/llama3-8b.aiob.txt"
 
