@@ -23906,7 +23906,8 @@ struct replay_options {
   std::map<std::uint64_t, double> slow_ranks{};
   /// Overlapped replay: collectives are started without waiting and completed when an operation
   /// that depends on them needs them (or at the iteration's end), so that communication runs beside
-  /// computation where the schedule's dependencies allow (two chains of a combined 1F1B step, pipeline
+  /// computation where the schedule's dependencies allow — one the next operation waits for runs as
+  /// in the isolated replay (two chains of a combined 1F1B step, pipeline
   /// transfers); with `overlap_grad_reduce`, the data-parallel gradient reductions start with the
   /// last micro batch's backward, as Megatron's --overlap-grad-reduce issues them during it. Measured
   /// iterations and warm-ups only: a check runs isolated. False: every collective on its own.
@@ -24357,7 +24358,13 @@ class replay_watchdog {
             complete(g);
         complete(op.after[d]);
       }
-      if (overlap && op.type == op_type::collective && op.group_size > 1 &&
+      // Started without waiting only when the next operation can run beside it: one that waits for it
+      // at once runs it as the isolated replay does (the same call, the same buffers).
+      const bool next_waits =
+          i + 1 < ops.size() &&
+          std::find(ops[i + 1].after.begin(), ops[i + 1].after.begin() + ops[i + 1].after_count, i) !=
+              ops[i + 1].after.begin() + ops[i + 1].after_count;
+      if (overlap && op.type == op_type::collective && op.group_size > 1 && !next_waits &&
           !(op.kind == collective::all_to_all && op.group.kind == group_kind::ep &&
             options.all_to_all_skew > 0)) {
         start_collective(i);
