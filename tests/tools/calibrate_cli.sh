@@ -14,19 +14,7 @@ set -u
 aicb=$(realpath "$1")
 here="$(realpath "$(dirname "$0")")"
 schema_check="$here/../../scripts/check-json-schema.py"
-if ! command -v mpirun >/dev/null || [[ ! -x "$(dirname "$aicb")/aicb-run" ]]; then
-  echo "skipped: mpirun or aicb-run missing (scripts/install-deps.sh installs OpenMPI)"
-  [[ -n "${CI:-}" ]] && exit 1
-  exit 77
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader
-failures=0
-ok() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+source "$(dirname "$0")/mpirun_setup.sh"
 sweep=(--sweep all_reduce,all_gather,reduce_scatter,all_to_all --sizes 1KiB:4MiB --warmup 2 --repeat 5 -q)
 
 # 1. Two ranks (as many as the machine's cores): one node's curves; the fit checked from the file alone.

@@ -13,20 +13,7 @@ set -u
 aicb=$(realpath "$1")
 schema_check="$(realpath "$(dirname "$0")/../../scripts/check-json-schema.py")"
 schema="$(realpath "$(dirname "$0")/../../docs/schemas/run.schema.json")"
-if ! command -v mpirun >/dev/null || [[ ! -x "$(dirname "$aicb")/aicb-run" ]]; then
-  echo "skipped: mpirun or aicb-run missing (scripts/install-deps.sh installs OpenMPI)"
-  [[ -n "${CI:-}" ]] && exit 1
-  exit 77
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-# One machine, more ranks than cores, possibly as root, possibly in a container.
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl=self,vader
-failures=0
-ok() { echo "ok: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+source "$(dirname "$0")/mpirun_setup.sh"
 expect() {  # expect STATUS DESCRIPTION REGEX... -- COMMAND...: every REGEX matches a line of the output
   local status=$1 what=$2
   shift 2
