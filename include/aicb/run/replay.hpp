@@ -136,32 +136,6 @@ class replay_transport {
   [[nodiscard]] virtual std::string library() const { return "in-process"; }
 };
 
-/// Every rank's host name hashed (48 bits of FNV-1a: names stay private, one per machine), by rank
-/// (collective: every rank calls it).
-[[nodiscard]] inline std::vector<std::uint64_t> host_hashes(replay_transport& transport) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : transport.host_name())
-    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  const std::vector<double> all = transport.all_gather(static_cast<double>(hash >> 16));  // exact in a double
-  std::vector<std::uint64_t> out;
-  for (const double h : all)
-    out.push_back(static_cast<std::uint64_t>(h));
-  return out;
-}
-
-/// Every rank's node, by rank, from host_hashes: the ranks of one host get one number, the first of
-/// them counting from 0 in rank order.
-[[nodiscard]] inline std::vector<std::uint64_t> node_of_ranks(const std::vector<std::uint64_t>& hashes) {
-  std::vector<std::uint64_t> node(hashes.size());
-  std::vector<std::uint64_t> seen;
-  for (std::size_t r = 0; r < hashes.size(); ++r) {
-    const auto at = std::find(seen.begin(), seen.end(), hashes[r]);
-    node[r] = static_cast<std::uint64_t>(at - seen.begin());
-    if (at == seen.end()) seen.push_back(hashes[r]);
-  }
-  return node;
-}
-
 /// How to replay.
 struct replay_options {
   std::uint64_t warmup = 1;                   ///< iterations run first and not measured
@@ -409,6 +383,30 @@ class replay_watchdog {
 }
 
 }  // namespace detail
+
+/// Every rank's host name hashed (48 bits of FNV-1a: names stay private, one per machine), by rank
+/// (collective: every rank calls it).
+[[nodiscard]] inline std::vector<std::uint64_t> host_hashes(replay_transport& transport) {
+  const std::uint64_t hash = detail::replay_fingerprint(transport.host_name());
+  const std::vector<double> all = transport.all_gather(static_cast<double>(hash >> 16));  // exact in a double
+  std::vector<std::uint64_t> out;
+  for (const double h : all)
+    out.push_back(static_cast<std::uint64_t>(h));
+  return out;
+}
+
+/// Every rank's node, by rank, from host_hashes: the ranks of one host get one number, the first of
+/// them counting from 0 in rank order.
+[[nodiscard]] inline std::vector<std::uint64_t> node_of_ranks(const std::vector<std::uint64_t>& hashes) {
+  std::vector<std::uint64_t> node(hashes.size());
+  std::vector<std::uint64_t> seen;
+  for (std::size_t r = 0; r < hashes.size(); ++r) {
+    const auto at = std::find(seen.begin(), seen.end(), hashes[r]);
+    node[r] = static_cast<std::uint64_t>(at - seen.begin());
+    if (at == seen.end()) seen.push_back(hashes[r]);
+  }
+  return node;
+}
 
 /// What a communication operation's bandwidths are computed for: its collective kind (a send or a
 /// receive as collective::send / recv) and the ranks it involves (a transfer's two).
