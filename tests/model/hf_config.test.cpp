@@ -141,6 +141,106 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
   CHECK(aicb::load_hf_config((dir / "Qwen2.5-7B.json").string()).model.sliding_window == 0);
 }
 
+TEST_CASE("hf_config: Llama 4 Scout and Maverick import their language models to the cards' counts",
+          "[model][hf_config]") {
+  // tests/data/hf/llama4-*.json: the config.json of meta-llama/Llama-4-Scout-17B-16E (as transformers
+  // 4.51 prints its Llama4Config) and of Llama-4-Maverick-17B-128E (its text_config as TensorRT-LLM's
+  // Llama 4 tests record it, with the 48 layers and the default no_rope_layers restored). Model cards:
+  // Scout 17B active of ~109B, Maverick 17B active of ~400B — the totals with the vision encoder,
+  // which aicb leaves out (the job is the language model).
+  // By hand: attention 5120·5120 (q) + 2·5120·1024 (k, v) + 5120·5120 (o) and two norms per layer (the
+  // L2 query/key norm has no weights); an expert 3·5120·8192, the shared one as wide; a router of
+  // E x 5120; Maverick's dense layers 3·5120·16384; two 202048 x 5120 embeddings and the final norm.
+  const std::uint64_t attention = 5120ull * 5120 * 2 + 2 * 5120ull * 1024 + 2 * 5120;
+  const std::uint64_t expert = 3ull * 5120 * 8192, dense = 3ull * 5120 * 16384, embedding = 202048ull * 5120;
+  {
+    const aicb::hf_import scout =
+        aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/llama4-scout-17b-16e.json");
+    CHECK(scout.ignored_keys.empty());
+    const aicb::param_counts c = aicb::count_params(scout.model);
+    CHECK(c.total() == 48 * (attention + 17 * expert + 16 * 5120) + 2 * embedding + 5120);
+    CHECK(c.total() == 107'769'861'120ull);
+    CHECK(c.active() == 48 * (attention + 2 * expert + 16 * 5120) + 2 * embedding + 5120);
+    CHECK(std::floor(static_cast<double>(c.active()) / 1e9) == 17);
+    CHECK(scout.model.attention_chunk_size == 8192);
+    CHECK(scout.model.attention_chunk_pattern == 4);
+    CHECK(scout.model.qk_l2_norm);
+    CHECK(scout.model.is_chunked_attention_layer(2));
+    CHECK_FALSE(scout.model.is_chunked_attention_layer(3));
+    aicb::model_spec m = aicb::resolve(scout.model);
+    const aicb::model_spec expected = aicb::resolve(aicb::presets::llama4_scout);
+    m.name = expected.name;
+    m.max_position_embeddings = expected.max_position_embeddings;
+    CHECK(m == expected);
+  }
+  nlohmann::json config;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/llama4-maverick-17b-128e.json");
+    in >> config;
+  }
+  {
+    const aicb::hf_import maverick = aicb::from_hf_config(config);
+    const aicb::param_counts c = aicb::count_params(maverick.model);
+    CHECK(c.total() == 48 * attention + 24 * dense + 24 * (129 * expert + 128 * 5120) + 2 * embedding + 5120);
+    CHECK(std::floor(static_cast<double>(c.total()) / 1e9) == 400);
+    CHECK(std::floor(static_cast<double>(c.active()) / 1e9) == 17);
+    CHECK(maverick.model.num_moe_layers() == 24);
+    CHECK(maverick.model.is_moe_layer(1));
+    CHECK_FALSE(maverick.model.is_moe_layer(0));
+    aicb::model_spec m = aicb::resolve(maverick.model);
+    const aicb::model_spec expected = aicb::resolve(aicb::presets::llama4_maverick);
+    m.name = expected.name;
+    m.max_position_embeddings = expected.max_position_embeddings;
+    CHECK(m == expected);
+  }
+  // The language model alone: llama4_text imports the same model.
+  {
+    nlohmann::json text = config["text_config"];
+    const aicb::hf_import alone = aicb::from_hf_config(text);
+    CHECK(alone.model.num_moe_layers() == 24);
+    CHECK(alone.model.attention_chunk_size == 8192);
+  }
+  // What is not modelled is refused, naming the key.
+  const auto refused = [](nlohmann::json c, const char* key) {
+    try {
+      (void)aicb::from_hf_config(c);
+      FAIL("imported with " << key << " changed");
+    } catch (const aicb::config_error& e) {
+      CHECK(e.field() == key);
+    }
+  };
+  {
+    nlohmann::json c = config;
+    c["text_config"]["moe_layers"] = {0, 2};
+    refused(c, "moe_layers");
+  }
+  {
+    nlohmann::json c = config;
+    c["text_config"]["no_rope_layers"][5] = 0;
+    refused(c, "no_rope_layers");
+  }
+  {
+    nlohmann::json c = config;
+    c["text_config"]["layer_types"] = nlohmann::json::array();
+    for (int i = 0; i < 48; ++i)
+      c["text_config"]["layer_types"].push_back(i % 2 ? "chunked_attention" : "full_attention");
+    refused(c, "layer_types");
+  }
+  {
+    nlohmann::json c = config;
+    c.erase("text_config");
+    refused(c, "text_config");
+  }
+  {
+    nlohmann::json c = config;
+    c["text_config"]["layer_types"] = nlohmann::json::array();
+    for (int i = 0; i < 48; ++i)
+      c["text_config"]["layer_types"].push_back("full_attention");
+    c["text_config"]["use_qk_norm"] = true;
+    refused(c, "use_qk_norm");
+  }
+}
+
 TEST_CASE("hf_config: GLM-4.5-Air and Kimi K2 import to their model cards' counts and their presets",
           "[model][hf_config]") {
   // tests/data/hf/glm-4.5-air.json: zai-org/GLM-4.5-Air's config.json (its Glm4MoeConfig as

@@ -306,3 +306,28 @@ TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatr
   interleaved.parallel.virtual_pipeline = 2;
   CHECK_NOTHROW(aicb::validate(interleaved));
 }
+
+static std::string training_fault(const aicb::job_spec& j) {
+  try {
+    aicb::validate_training(j);
+    return "";
+  } catch (const aicb::config_error& e) {
+    return e.field();
+  }
+}
+
+TEST_CASE("job: chunked attention shorter than the sequence runs fused and without CP", "[model][job]") {
+  aicb::job_spec j = job;
+  j.model.attention_chunk_size = 8192;
+  j.model.attention_chunk_pattern = 4;
+  j.batch.seq_length = 16384;
+  j.parallel.attention = aicb::attention_kind::flash;
+  CHECK(training_fault(j).empty());
+  j.parallel.context_parallel = 2;
+  CHECK(training_fault(j) == "context_parallel");
+  j.parallel.context_parallel = 1;
+  j.parallel.attention = aicb::attention_kind::unfused;
+  CHECK(training_fault(j) == "attention");
+  j.batch.seq_length = 8192;  // one chunk holds the sequence: plain causal attention, any kernel
+  CHECK(training_fault(j).empty());
+}

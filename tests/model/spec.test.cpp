@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -103,6 +104,47 @@ TEST_CASE("spec: every rule names its field at run time", "[model][spec]") {
   m = dense;
   m.shared_expert_gate = true;  // a gate without shared experts
   CHECK(fault(m) == "shared_expert_gate");
+  // Chunked attention (Llama 4): its pattern and its L2 norm need the chunks; one kind of local
+  // attention per model; one kind of query/key norm.
+  m = dense;
+  m.attention_chunk_pattern = 4;
+  CHECK(fault(m) == "attention_chunk_pattern");
+  m.attention_chunk_size = 8192;
+  CHECK(fault(m).empty());
+  CHECK(m.num_local_attention_layers() == 24);  // 32 layers: 3, 7, ..., 31 attend to everything
+  CHECK(m.is_local_attention_layer(0));
+  CHECK_FALSE(m.is_local_attention_layer(3));
+  CHECK(m.local_attention_span() == 8192);
+  m.sliding_window = 4096;
+  CHECK(fault(m) == "attention_chunk_size");
+  m = dense;
+  m.qk_l2_norm = true;
+  CHECK(fault(m) == "qk_l2_norm");
+  m.attention_chunk_size = 8192;
+  CHECK(fault(m).empty());
+  m.qk_norm = true;
+  CHECK(fault(m) == "qk_l2_norm");
+  // Interleaved experts: every N-th layer after the dense ones; at least one MoE layer; no MTP.
+  m = dense;
+  m.num_experts = 16;
+  m.moe_top_k = 1;
+  m.moe_layer_interval = 3;
+  m.first_dense_layers = 4;
+  CHECK(fault(m).empty());
+  CHECK(m.num_moe_layers() == 9);  // layers 5, 8, ..., 29 of 32
+  std::uint64_t counted = 0;
+  for (std::uint64_t layer = 0; layer < m.num_layers; ++layer)
+    counted += m.is_moe_layer(layer) ? 1 : 0;
+  CHECK(counted == m.num_moe_layers());
+  CHECK(m.num_dense_layers() == 23);
+  m.num_mtp_layers = 1;
+  CHECK(fault(m) == "moe_layer_interval");
+  m.num_mtp_layers = 0;
+  m.moe_layer_interval = 33;  // no layer left with experts
+  CHECK(fault(m) == "moe_layer_interval");
+  m = dense;
+  m.moe_layer_interval = 2;  // without experts
+  CHECK(fault(m) == "num_experts");
 }
 
 TEST_CASE("spec: the run-time message carries field, value, rule and the related field", "[model][spec]") {

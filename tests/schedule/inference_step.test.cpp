@@ -367,3 +367,22 @@ TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by ha
           few, {.phase = aicb::inference_phase::decode, .batch = 8, .context = 8, .tensor_parallel = 8}),
       Catch::Contains("linear_num_key_heads"));
 }
+
+TEST_CASE("inference step: Llama 4 Scout decode keeps one chunk on its chunked layers, by hand",
+          "[schedule][inference]") {
+  // 8 requests at a 20000-token context over TP 8: one KV head of 128 per GPU, 5 query heads; BF16.
+  // Layers 0-2 of every 4 attend within chunks of 8192 (36 layers), layers 3, 7, ... to everything (12).
+  const aicb::serving_spec s{
+      .phase = aicb::inference_phase::decode, .batch = 8, .context = 20000, .tensor_parallel = 8};
+  const aicb::inference_step step(aicb::presets::llama4_scout, s);
+  const double per_layer = 2.0 * 128 * 2;  // K and V of one head, BF16, per token and layer
+  CHECK(step.kv_bytes_per_token() == Approx(48 * per_layer));
+  // The cache a request holds: every token on the 12 full layers, the last 8192 on the 36 others.
+  CHECK(step.cache_bytes_per_request() == Approx(20000 * 12 * per_layer + 8192 * 36 * per_layer));
+  // The chunked layer reads the keys of its last chunk, 20000 - 16384 = 3616; the full layer all.
+  const aicb::operation& chunked = find(step, 0, "attention_core");
+  const aicb::operation& full = find(step, 3, "attention_core");
+  CHECK(chunked.compute.flops() == Approx(2.0 * 8 * 5 * 3616 * 256));
+  CHECK(full.compute.flops() == Approx(2.0 * 8 * 5 * 20000 * 256));
+  CHECK(chunked.compute.bytes() == Approx(8 * (2 * 5 * 128 + 2 * 3616 * 128) * 2.0));
+}

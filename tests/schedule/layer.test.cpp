@@ -262,6 +262,63 @@ TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by 
   CHECK(c.total() == 20'914'757'184ull);
 }
 
+TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4), by hand", "[schedule][layer]") {
+  // Llama 4 Maverick cut to 4 layers on one GPU, one sequence of S = 20000 tokens, flash attention:
+  // layers 0-2 attend within chunks of C = 8192 (RoPE, and Scout's L2 norm on queries and keys),
+  // layer 3 over the whole causal context; layers 1 and 3 have experts, 0 and 2 a dense MLP.
+  aicb::model_spec m = aicb::presets::llama4_maverick;
+  m.num_layers = 4;
+  m.qk_l2_norm = true;  // Scout's norm on Maverick's layout: both rules in one layer set
+  aicb::job_spec job = job_of(m, 1, 1, 1, 1);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.seq_length = 20000;
+  job.batch.global_batch = 1;
+  const double S = 20000, C = 8192, heads = 40, d = 128;
+  // Query-key pairs: a causal triangle per chunk — two whole chunks and the 3616 tokens left.
+  const double chunk_pairs = 2 * (C * C / 2) + 3616.0 * 3616 / 2, causal_pairs = S * S / 2;
+  std::map<std::pair<u64, int>, double> core_flops;  // (layer, forward?) -> FLOPs
+  std::map<u64, int> qk_norms, expert_gemms, dense_gemms;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != aicb::op_type::compute || op.phase != aicb::op_phase::forward) continue;
+    const std::string_view name = op.name;
+    if (name == "attention_core") core_flops[{op.layer, 1}] += op.compute.flops();
+    if (name == "qk_norm") ++qk_norms[op.layer];
+    if (name == "moe_fc1") ++expert_gemms[op.layer];
+    if (name == "mlp_fc1") ++dense_gemms[op.layer];
+  }
+  for (u64 layer : {0, 1, 2})
+    CHECK(core_flops[{layer, 1}] == Approx(2 * heads * chunk_pairs * 2 * d).epsilon(1e-12));
+  CHECK(core_flops[{3, 1}] == Approx(2 * heads * causal_pairs * 2 * d).epsilon(1e-12));
+  CHECK(qk_norms == std::map<u64, int>{{0, 1}, {1, 1}, {2, 1}});
+  CHECK(expert_gemms.count(1) == 1);
+  CHECK(expert_gemms.count(3) == 1);
+  CHECK(dense_gemms.count(0) == 1);
+  CHECK(dense_gemms.count(2) == 1);
+  CHECK(expert_gemms.count(0) + expert_gemms.count(2) + dense_gemms.count(1) + dense_gemms.count(3) == 0);
+  // The L2 norm has no weights: the 4 layers' attention weights are the projections alone.
+  const aicb::param_counts c = aicb::count_params(job.model);
+  CHECK(c.attention == 4 * (5120ull * 5120 * 2 + 2 * 5120ull * 1024));
+  // Decode at position 20000 reads the last chunk's 20000 − 16384 = 3616 keys; at 16384 a whole chunk.
+  aicb::compute_op decode{.role = aicb::op_role::attention_core, .kind = aicb::op_kind::attention};
+  decode.causal = false;
+  decode.batch = 8;
+  decode.m = 5;
+  decode.n = 20000;
+  decode.k = 128;
+  decode.attention_chunk = 8192;
+  CHECK(decode.flops() == Approx(2 * 8 * 5 * 3616 * 256.0));
+  CHECK(decode.bytes() == Approx(8 * (2 * 5 * 128 + 2 * 3616 * 128) * 2.0));
+  decode.n = 16384;
+  CHECK(decode.flops() == Approx(2 * 8 * 5 * 8192 * 256.0));
+  // A sequence within one chunk is the plain causal triangle.
+  aicb::compute_op within = decode;
+  within.causal = true;
+  within.m = within.n = 4096;
+  aicb::compute_op full = within;
+  full.attention_chunk = 0;
+  CHECK(within.flops() == full.flops());
+}
+
 TEST_CASE("layer description: a Mamba-2 training layer (Nemotron 3 Nano), by hand", "[schedule][layer]") {
   // Layer 0 (M) on one GPU, one sequence of T = 4096 tokens: h = 2688, 64 heads of 64 (inner 4096),
   // 8 groups of state 128. in_proj h → 2·4096 + 2·8·128 + 64 = 10304, out_proj 4096 → h; the SSD scan

@@ -113,6 +113,9 @@ struct compute_op {
   /// Attention only: sliding-window attention — each query attends to at most `window` keys, itself
   /// included (0: every key of `n`).
   std::uint64_t window = 0;
+  /// Attention only: chunked attention — each query attends to the keys of its own block of
+  /// `attention_chunk` positions, itself included (Llama 4's local layers; 0: no chunks).
+  std::uint64_t attention_chunk = 0;
   /// Attention only: a learned sink logit per head joins each query's softmax (GPT-OSS): 2 FLOPs
   /// per query row forward (its exponential and its share of the sum), 4 backward (its probability's
   /// gradient and the sink's).
@@ -125,12 +128,27 @@ struct compute_op {
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
-  /// w) keys; without the causal mask (decode) m·min(n, w).
+  /// w) keys; with chunks of c < n, a triangle per chunk: (m/n)·(⌊n/c⌋·c²/2 + r²/2), r = n mod c.
+  /// Without the causal mask (decode: the queries at position n) m·min(n, w), or m times the keys of
+  /// the last chunk, n − c·⌊(n − 1)/c⌋.
   [[nodiscard]] constexpr double attended_pairs() const noexcept {
-    const double M = static_cast<double>(m), N = static_cast<double>(n), W = static_cast<double>(window);
+    const double M = static_cast<double>(m), N = static_cast<double>(n);
+    if (attention_chunk > 0 && attention_chunk < n) {
+      const double C = static_cast<double>(attention_chunk);
+      if (!causal) return M * static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
+      const double full = static_cast<double>(n / attention_chunk), r = static_cast<double>(n % attention_chunk);
+      return M / N * (full * C * C + r * r) * 0.5;
+    }
+    const double W = static_cast<double>(window);
     const bool windowed = window > 0 && window < n;
     if (!causal) return M * (windowed ? W : N);
     return windowed ? M * W * (1 - W / (2 * N)) : M * N * 0.5;
+  }
+  /// Keys a decode step reads per problem: the window's, the last chunk's, or all n.
+  [[nodiscard]] constexpr double decode_keys() const noexcept {
+    if (attention_chunk > 0 && attention_chunk < n)
+      return static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
+    return static_cast<double>(window > 0 && window < n ? window : n);
   }
 
   /// Floating-point operations (2 per multiply-add). Fused attention computes the attended pairs
@@ -193,8 +211,8 @@ struct compute_op {
                          : 4 * b * (M + N) * D * e + S * (9 * e + 1);
         }
         {
-          // Decode reads only the window's keys and values of a sliding-window layer's cache.
-          const double keys = !causal && window > 0 && window < n ? static_cast<double>(window) : N;
+          // Decode reads only the window's (or the last chunk's) keys and values of a local layer's cache.
+          const double keys = causal ? N : decode_keys();
           if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
             const double V = v_dim ? static_cast<double>(v_dim) : K;
             return b * (M * K + M * V + keys * K + (shared_kv ? 0 : keys * V)) * e * (forward ? 1 : 2);

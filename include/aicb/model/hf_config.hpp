@@ -3,7 +3,8 @@
 #pragma once
 
 /// @file
-/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral (with its sliding window),
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Llama 4 (its language model: chunked
+/// and full attention, interleaved experts), Mistral (with its sliding window),
 /// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
 /// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
 /// attention sinks, biased experts).
@@ -174,6 +175,98 @@ class hf_reader {
   std::vector<std::string> missing_;
 };
 
+// Llama 4's language model (transformers' Llama4TextConfig): experts (intermediate_size wide, one shared
+// expert of the same width, top-k of num_local_experts) on every interleave_moe_layer_step-th layer and a
+// dense MLP of intermediate_size_mlp on the others; attention within chunks of attention_chunk_size on
+// the RoPE layers of no_rope_layers, full attention without RoPE on the others (every 4th by default),
+// the RoPE layers' queries and keys L2-normalised under use_qk_norm. The temperature tuning of the NoPE
+// layers' queries is an element-wise scale, not priced (as rotary embedding is not).
+inline void llama4_text(hf_reader& r, model_spec& m) {
+  const std::uint64_t layers = m.num_layers;
+  const std::uint64_t expert_width = m.ffn_hidden_size;  // intermediate_size: one expert's
+  m.ffn_hidden_size = r.required("intermediate_size_mlp");
+  const std::uint64_t experts = r.optional("num_local_experts", 0), step = r.optional("interleave_moe_layer_step", 1);
+  // HF's moe_layers: interleave_moe_layer_step − 1, then every step-th layer; none for a step of 0.
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t l = step == 0 ? layers : step - 1; l < layers; l += step)
+    expected.push_back(l);
+  if (const nlohmann::json* listed = r.peek("moe_layers"); listed && !listed->is_null()) {
+    bool same = listed->is_array() && listed->size() == expected.size();
+    for (std::size_t i = 0; same && i < expected.size(); ++i)
+      same = (*listed)[i].is_number_unsigned() && (*listed)[i].get<std::uint64_t>() == expected[i];
+    if (!same)
+      AICB_THROW(config_error("moe_layers", listed->dump().substr(0, 200),
+                              "only the layers interleave_moe_layer_step places (step − 1, then every step-th) are "
+                              "modelled"));
+  }
+  const std::uint64_t top_k = r.optional("num_experts_per_tok", 0);
+  if (experts > 0 && top_k > 0 && !expected.empty()) {
+    m.num_experts = experts;
+    m.moe_top_k = top_k;
+    m.moe_ffn_hidden_size = expert_width;
+    m.num_shared_experts = 1;  // Llama4TextMoe's shared_expert, as wide as a routed one
+    m.shared_expert_ffn_hidden_size = expert_width;
+    m.moe_layer_interval = step;
+  }
+  // The RoPE layers: no_rope_layers (1 = RoPE), else every no_rope_layer_interval-th layer without.
+  std::uint64_t interval = r.optional("no_rope_layer_interval", 4);
+  std::vector<bool> rope(layers);
+  const nlohmann::json* listed = r.peek("no_rope_layers");
+  const bool given = listed && listed->is_array() && !listed->empty();
+  if (given) {
+    if (listed->size() != layers)
+      AICB_THROW(config_error("no_rope_layers", listed->dump().substr(0, 200), "needs one entry per layer"));
+    interval = 0;  // the period the list shows: its first NoPE layer + 1 (0: every layer RoPE)
+    for (std::size_t i = 0; i < layers; ++i) {
+      const auto& v = (*listed)[i];
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 1)
+        AICB_THROW(config_error("no_rope_layers", v.dump(), "entries are 1 (RoPE) or 0 (no RoPE)"));
+      rope[i] = v.get<std::uint64_t>() == 1;
+      if (!rope[i] && interval == 0) interval = i + 1;
+    }
+  }
+  for (std::size_t i = 0; i < layers; ++i) {
+    const bool periodic = interval == 0 || (i + 1) % interval != 0;
+    if (given && rope[i] != periodic)
+      AICB_THROW(config_error("no_rope_layers", listed->dump().substr(0, 200),
+                              "only a periodic layout is modelled: RoPE layers with every N-th without"));
+    rope[i] = periodic;
+  }
+  // Chunked attention on the RoPE layers (transformers' default layer_types), unless layer_types says
+  // full attention everywhere.
+  bool chunked = true;
+  if (const nlohmann::json* types = r.peek("layer_types"); types && !types->is_null()) {
+    bool all_full = types->is_array() && types->size() == layers, matches = all_full;
+    for (std::size_t i = 0; (all_full || matches) && i < layers; ++i) {
+      const auto& t = (*types)[i];
+      const std::string name = t.is_string() ? t.get<std::string>() : "";
+      all_full = all_full && name == "full_attention";
+      matches = matches && name == (rope[i] ? "chunked_attention" : "full_attention");
+    }
+    if (!all_full && !matches)
+      AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
+                              "modelled: chunked_attention on the RoPE layers and full_attention on the others, or "
+                              "full_attention everywhere"));
+    chunked = matches;
+  }
+  const std::uint64_t chunk = r.optional("attention_chunk_size", 0);
+  const bool any_rope = std::find(rope.begin(), rope.end(), true) != rope.end();
+  if (chunked && chunk > 0 && any_rope) {
+    m.attention_chunk_size = chunk;
+    m.attention_chunk_pattern = interval;
+  }
+  if (r.flag("use_qk_norm", false)) {
+    if (m.attention_chunk_size == 0)
+      AICB_THROW(config_error("use_qk_norm", "true",
+                              "Llama 4's L2 query/key norm is modelled on chunked layers; this config has none"));
+    m.qk_l2_norm = true;
+  }
+  for (const char* key :
+       {"attn_temperature_tuning", "attn_scale", "floor_scale", "for_llm_compressor", "cache_implementation",
+        "_attn_implementation_autoset", "dtype"})
+    r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
+}
+
 }  // namespace detail
 
 /// Builds a model from a parsed config.json. `source` names it in errors.
@@ -182,14 +275,31 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 14> supported{
-      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
-      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
+  if (type == "llama4") {
+    // Llama 4's checkpoints are multimodal: the language model is text_config (llama4_text), which is
+    // what aicb describes; the vision encoder and its projector (vision_config) are not part of the job.
+    const nlohmann::json* text = r.peek("text_config");
+    if (!text || !text->is_object())
+      AICB_THROW(config_error("text_config", text ? text->dump().substr(0, 80) : "(missing)",
+                              "a llama4 config holds its language model in text_config"));
+    for (const char* key : {"vision_config", "boi_token_index", "eoi_token_index", "image_token_index"})
+      r.peek(key);
+    nlohmann::json language = *text;
+    language["model_type"] = "llama4_text";
+    if (const nlohmann::json* tied = r.peek("tie_word_embeddings"); tied && !language.contains("tie_word_embeddings"))
+      language["tie_word_embeddings"] = *tied;
+    r.finish(type, options.allow_unknown_keys);
+    hf_import inner = from_hf_config(language, source + " (text_config)", options);
+    return inner;
+  }
+  static constexpr std::array<std::string_view, 15> supported{
+      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",  "qwen3_next",
+      "deepseek_v2", "deepseek_v3", "kimi_k2",    "glm4_moe", "gpt_oss",   "nemotron_h", "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
-    AICB_THROW(
-        config_error("model_type", type.empty() ? "(missing)" : type,
-                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+    AICB_THROW(config_error("model_type", type.empty() ? "(missing)" : type,
+                            "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
+                            "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
+                            "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
   // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
   const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
   model_spec m;
@@ -325,6 +435,8 @@ class hf_reader {
                               "full_attention alternating, sliding first, one entry per layer"));
     if (m.sliding_window == 0)
       AICB_THROW(config_error("sliding_window", "(missing)", "GPT-OSS's sliding layers need sliding_window"));
+  } else if (type == "llama4_text") {
+    detail::llama4_text(r, m);
   } else if (type == "mixtral") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");

@@ -416,8 +416,8 @@ constexpr bool validate(const job_spec& job) {
 
 /// validate(job) and the rules of training workloads: a hybrid layout's Gated DeltaNet heads split
 /// evenly over TP, and no context parallelism with it (each sequence's recurrent state would pass
-/// from CP rank to CP rank, which the schedule does not model); a sliding window shorter than the
-/// sequence runs in fused attention kernels, without context parallelism.
+/// from CP rank to CP rank, which the schedule does not model); a sliding window or an attention chunk
+/// shorter than the sequence runs in fused attention kernels, without context parallelism.
 constexpr bool validate_training(const job_spec& job) {
   validate(job);
   const model_spec& m = job.model;
@@ -445,6 +445,17 @@ constexpr bool validate_training(const job_spec& job) {
                     "sliding-window attention runs in fused kernels (Transformer Engine, FlashAttention); "
                     "Megatron's unfused path has no window: use attention = flash",
                     "sliding_window", m.sliding_window);
+  }
+  if (m.attention_chunk_size > 0 && m.attention_chunk_size < job.batch.seq_length) {
+    detail::require(
+        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+        "context parallelism with chunked attention is not modelled (which key blocks each CP rank's "
+        "chunks reach); use context_parallel = 1",
+        "attention_chunk_size", m.attention_chunk_size);
+    detail::require(job.parallel.attention == attention_kind::flash, "attention", 1,
+                    "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused path has "
+                    "none: use attention = flash",
+                    "attention_chunk_size", m.attention_chunk_size);
   }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;

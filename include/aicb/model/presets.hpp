@@ -170,6 +170,30 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
 inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);
 inline constexpr model_spec gpt_oss_20b = gpt_oss("gpt-oss-20b", 24, 32);
 
+// ---- Llama 4 (text_config of meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E; the
+// language model, without the vision encoder): 48 layers over a 5120-wide residual, 40 query heads of
+// 128, 8 KV heads; attention within 8192-token chunks on three layers of four (RoPE), full attention
+// on every fourth (no RoPE); top-1 of E experts of 8192 plus one shared expert of 8192 — on every
+// layer (Scout, which also L2-normalises the chunked layers' queries and keys) or every second
+// (Maverick, whose other layers have a dense MLP of 16384).
+[[nodiscard]] constexpr model_spec llama4(spec_name name, std::uint64_t experts, std::uint64_t moe_interval,
+                                          bool qk_l2_norm) {
+  model_spec m = llama(name, 48, 5120, 40, 8, 16384, 202048);
+  m.head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = 1;
+  m.moe_ffn_hidden_size = 8192;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 8192;
+  m.moe_layer_interval = moe_interval;
+  m.attention_chunk_size = 8192;
+  m.attention_chunk_pattern = 4;
+  m.qk_l2_norm = qk_l2_norm;
+  return m;
+}
+inline constexpr model_spec llama4_scout = llama4("llama4-scout-17b-16e", 16, 1, true);
+inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e", 128, 2, false);
+
 // ---- Nemotron 3 (config.json of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B): 52 layers of one block
 // each — 23 Mamba-2, 23 mixture-of-experts (128 squared-ReLU experts, top-6, one shared), 6 GQA
 // attention — over a 2688-wide residual.
@@ -328,7 +352,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 43> all_presets{{
+inline constexpr std::array<preset, 45> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -341,6 +365,10 @@ inline constexpr std::array<preset, 43> all_presets{{
     {"llama3-8b", presets::llama3_8b, "meta-llama/Meta-Llama-3-8B config.json"},
     {"llama3-70b", presets::llama3_70b, "meta-llama/Meta-Llama-3-70B config.json"},
     {"llama3.1-405b", presets::llama3_1_405b, "meta-llama/Meta-Llama-3.1-405B config.json"},
+    {"llama4-scout-17b-16e", presets::llama4_scout,
+     "meta-llama/Llama-4-Scout-17B-16E config.json (text_config; no vision encoder)"},
+    {"llama4-maverick-17b-128e", presets::llama4_maverick,
+     "meta-llama/Llama-4-Maverick-17B-128E config.json (text_config; no vision encoder)"},
     {"mistral-7b", presets::mistral_7b, "mistralai/Mistral-7B-v0.1 config.json"},
     {"mixtral-8x7b", presets::mixtral_8x7b, "mistralai/Mixtral-8x7B-v0.1 config.json"},
     {"mixtral-8x22b", presets::mixtral_8x22b, "mistralai/Mixtral-8x22B-v0.1 config.json"},

@@ -89,6 +89,10 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
   ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
   ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer")) \
+  ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
+  ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
+  ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
+  ((std::uint64_t, moe_layer_interval, 0, "with experts: every N-th layer (N-1, 2N-1, ...) has them, the others the dense MLP of ffn_hidden_size (Llama 4 Maverick: 2; Megatron's --moe-layer-freq); 0 or 1 = every layer after first_dense_layers")) \
   ((layer_pattern_text, layer_pattern, {}, "hybrid layers, one character each (Megatron's hybrid_override_pattern, Nemotron-H): M Mamba-2, * attention, - MLP, E experts; empty = every layer attention then MLP")) \
   ((std::uint64_t, mamba_num_heads, 0, "Mamba-2 heads (the M layers of layer_pattern)")) \
   ((std::uint64_t, mamba_head_dim, 0, "Mamba-2 head size")) \
@@ -133,10 +137,11 @@ struct model_spec {
     return n;
   }
   /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern, or — without
-  /// one — every layer after the leading dense ones of an MoE model.
+  /// one — every layer after the leading dense ones of an MoE model, or every moe_layer_interval-th.
   [[nodiscard]] constexpr bool is_moe_layer(std::uint64_t layer) const noexcept {
     if (has_layer_pattern()) return pattern_at(layer) == 'E';
-    return is_moe() && layer >= first_dense_layers;
+    return is_moe() && layer >= first_dense_layers &&
+           (moe_layer_interval <= 1 || (layer + 1) % moe_layer_interval == 0);
   }
   /// Whether layer `layer` is a Mamba-2 layer (an M of the pattern).
   [[nodiscard]] constexpr bool is_mamba_layer(std::uint64_t layer) const noexcept {
@@ -145,7 +150,9 @@ struct model_spec {
   /// Layers whose MLP is a mixture of experts.
   [[nodiscard]] constexpr std::uint64_t num_moe_layers() const noexcept {
     if (has_layer_pattern()) return pattern_count('E');
-    return is_moe() ? num_layers - first_dense_layers : 0;
+    if (!is_moe() || first_dense_layers >= num_layers) return 0;
+    if (moe_layer_interval <= 1) return num_layers - first_dense_layers;
+    return num_layers / moe_layer_interval - first_dense_layers / moe_layer_interval;
   }
   /// Layers with a dense MLP.
   [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
@@ -182,6 +189,26 @@ struct model_spec {
   [[nodiscard]] constexpr std::uint64_t num_sliding_window_layers() const noexcept {
     if (sliding_window == 0) return 0;
     return sliding_window_pattern == 0 ? num_layers : num_layers - num_layers / sliding_window_pattern;
+  }
+  /// Whether layer `layer` (0-based) attends within its chunk: every layer when
+  /// attention_chunk_pattern is 0, else all but layers N−1, 2N−1, … (N = attention_chunk_pattern).
+  [[nodiscard]] constexpr bool is_chunked_attention_layer(std::uint64_t layer) const noexcept {
+    return attention_chunk_size > 0 && layer < num_layers &&
+           (attention_chunk_pattern == 0 || (layer + 1) % attention_chunk_pattern != 0);
+  }
+  /// Layers with local attention — a sliding window or a chunk — and how far back such a layer's
+  /// queries can see (the window, else the chunk; 0 without local attention). A model has one kind
+  /// of local attention at most (validate).
+  [[nodiscard]] constexpr bool is_local_attention_layer(std::uint64_t layer) const noexcept {
+    return is_sliding_window_layer(layer) || is_chunked_attention_layer(layer);
+  }
+  [[nodiscard]] constexpr std::uint64_t local_attention_span() const noexcept {
+    return sliding_window > 0 ? sliding_window : attention_chunk_size;
+  }
+  [[nodiscard]] constexpr std::uint64_t num_local_attention_layers() const noexcept {
+    if (sliding_window > 0) return num_sliding_window_layers();
+    if (attention_chunk_size == 0) return 0;
+    return attention_chunk_pattern == 0 ? num_layers : num_layers - num_layers / attention_chunk_pattern;
   }
   /// Gated DeltaNet sizes: all query/key heads' width, all value heads' width, and the channels of
   /// the short convolution over q, k and v (2·key + value).
@@ -302,6 +329,12 @@ constexpr bool validate(const model_spec& spec) {
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.num_moe_layers() > 0, "moe_layer_interval", m.moe_layer_interval,
+            "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after first_dense_layers)",
+            "num_layers", m.num_layers);
+    require(m.moe_layer_interval <= 1 || m.num_mtp_layers == 0, "moe_layer_interval", m.moe_layer_interval,
+            "multi-token prediction with interleaved MoE layers is not modelled", "num_mtp_layers",
+            m.num_mtp_layers);
     require(
         fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
         m.num_experts,
@@ -332,10 +365,11 @@ constexpr bool validate(const model_spec& spec) {
           "capacity to pad to)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
+                m.moe_layer_interval == 0 &&
                 m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
             "num_experts", 0,
-            "moe_top_k, num_shared_experts, first_dense_layers, moe_capacity_factor, moe_load_skew and "
-            "moe_pad_to_capacity need num_experts > 0");
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_capacity_factor, "
+            "moe_load_skew and moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -399,6 +433,23 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
           "attention sinks with multi-head latent attention are not modelled");
+  require(m.attention_chunk_size <= max_derived_size, "attention_chunk_size", m.attention_chunk_size,
+          "a model dimension must not exceed 2^50");
+  require(m.attention_chunk_pattern == 0 || m.attention_chunk_size > 0, "attention_chunk_pattern",
+          m.attention_chunk_pattern, "attention_chunk_pattern needs chunked attention (attention_chunk_size > 0)");
+  require(!m.qk_l2_norm || m.attention_chunk_size > 0, "qk_l2_norm", 1,
+          "qk_l2_norm normalises the chunked layers' queries and keys: it needs attention_chunk_size > 0");
+  require(!m.qk_l2_norm || !m.qk_norm, "qk_l2_norm", 1,
+          "a model normalises its query and key heads one way: qk_norm (RMSNorm with weights) or qk_l2_norm");
+  if (m.attention_chunk_size > 0) {
+    require(m.sliding_window == 0, "attention_chunk_size", m.attention_chunk_size,
+            "a model has one kind of local attention: a sliding window or chunks, not both", "sliding_window",
+            m.sliding_window);
+    require(!m.is_mla() && !m.is_hybrid() && !m.has_layer_pattern(), "attention_chunk_size",
+            m.attention_chunk_size,
+            "chunked attention with multi-head latent attention, linear attention or a layer_pattern is not "
+            "modelled");
+  }
   // A hybrid layer pattern: one known block per layer, each with the sizes it needs.
   for (const auto& [field, value] :
        {std::pair<std::string_view, std::uint64_t>{"mamba_num_heads", m.mamba_num_heads},
@@ -427,6 +478,8 @@ constexpr bool validate(const model_spec& spec) {
             "experts (num_experts > 0) go with the E layers of layer_pattern, and E layers need them");
     require(m.first_dense_layers == 0, "first_dense_layers", m.first_dense_layers,
             "with a layer_pattern, the E characters place the experts (first_dense_layers must be 0)");
+    require(m.moe_layer_interval == 0, "moe_layer_interval", m.moe_layer_interval,
+            "with a layer_pattern, the E characters place the experts (moe_layer_interval must be 0)");
     require(
         !m.is_hybrid() && !m.is_mla() && m.sliding_window == 0, "layer_pattern", pattern.size(),
         "a layer_pattern with Gated DeltaNet layers, multi-head latent attention or a sliding window is not "

@@ -96,8 +96,9 @@ class inference_step {
     return static_cast<double>(weights_) * size_of(s_.weights);
   }
   /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
-  /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Sliding-window layers
-  /// count while the context is within their window: beyond it their share stops growing.
+  /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Local layers (a sliding
+  /// window, or chunks) count while the context is within their span: beyond it their share stops
+  /// growing (a chunked layer keeps at most one chunk).
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
@@ -108,8 +109,9 @@ class inference_step {
   /// The cache of one request on this GPU: its tokens' KV and its recurrent state.
   [[nodiscard]] double cache_bytes_per_request() const noexcept {
     const std::uint64_t tokens = s_.phase == inference_phase::decode ? s_.context : s_.prompt;
-    // Sliding-window layers keep the window's last tokens only.
-    const std::uint64_t windowed = m_.sliding_window > 0 ? std::min(tokens, m_.sliding_window) : tokens;
+    // Local layers keep the window's (or the chunk's) last tokens only.
+    const std::uint64_t span = m_.local_attention_span();
+    const std::uint64_t windowed = span > 0 ? std::min(tokens, span) : tokens;
     return static_cast<double>(tokens) * (kv_per_token_ - window_kv_per_token_) +
            static_cast<double>(windowed) * window_kv_per_token_ + state_per_request_;
   }
@@ -253,7 +255,7 @@ class inference_step {
       model_kv_per_token_ = 2.0 * static_cast<double>(m_.num_kv_heads * m_.head_dim) * e * layers;
       kv_per_token_ = 2.0 * static_cast<double>(kv_heads * m_.head_dim) * e * layers;
       window_kv_per_token_ =
-          layers > 0 ? kv_per_token_ * static_cast<double>(m_.num_sliding_window_layers()) / layers : 0;
+          layers > 0 ? kv_per_token_ * static_cast<double>(m_.num_local_attention_layers()) / layers : 0;
     }
   }
 
@@ -265,7 +267,7 @@ class inference_step {
   std::uint64_t layer_ = no_layer;  // the layer of the operations being added
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
-  double window_kv_per_token_ = 0;  // the sliding-window layers' part of kv_per_token_
+  double window_kv_per_token_ = 0;  // the local layers' part of kv_per_token_
 };
 
 AICB_END_NAMESPACE

@@ -89,7 +89,7 @@ enum class expert_exchange : std::uint8_t {
 struct layer_kind {
   bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
   bool moe = false;               ///< experts instead of a dense MLP
-  bool sliding_window = false;    ///< softmax attention over the model's sliding window
+  bool local_attention = false;   ///< softmax attention over the model's sliding window or chunk
   bool mamba = false;             ///< a Mamba-2 mixer instead of attention
   bool no_mixer = false;          ///< an MLP (or experts) alone: a pattern's - or E layer
   bool no_mlp = false;            ///< a token mixer alone: a pattern's M or * layer
@@ -97,7 +97,7 @@ struct layer_kind {
   static constexpr std::size_t count = 64;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
     return static_cast<std::uint8_t>((no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) + (mamba ? 8 : 0) +
-                                     (sliding_window ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
+                                     (local_attention ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
@@ -116,7 +116,7 @@ struct layer_kind {
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
           .moe = m.is_moe_layer(layer),
-          .sliding_window = decoder && m.is_sliding_window_layer(layer)};
+          .local_attention = decoder && m.is_local_attention_layer(layer)};
 }
 
 /// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
@@ -315,12 +315,15 @@ struct layer_writer {
   // Core attention: training runs one problem per query head over the full sequence's keys;
   // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
   // latent head read once from the cache).
-  constexpr compute_op core_attention(bool sliding) const {
+  constexpr compute_op core_attention(bool local) const {
     compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
     o.fused = c.fused_attention;
     o.causal = !c.decode;
     o.n = c.key_tokens;
-    if (sliding) o.window = c.model.sliding_window;
+    if (local) {
+      o.window = c.model.sliding_window;
+      o.attention_chunk = c.model.attention_chunk_size;
+    }
     o.sinks = c.model.attention_sinks;
     const model_spec& m = c.model;
     if (m.is_mla() && c.decode) {
@@ -345,7 +348,7 @@ struct layer_writer {
     return o;
   }
 
-  constexpr void softmax_attention_forward(bool sliding = false) {
+  constexpr void softmax_attention_forward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
@@ -356,15 +359,15 @@ struct layer_writer {
       out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
       if (m.linear_bias || m.qkv_bias)
         out.weights(weight_part::attention, weight_sharing::split, qkv_width());
-      if (m.qk_norm) {
+      if (m.qk_norm || (m.qk_l2_norm && local_layer)) {  // Llama 4's L2 norm: the same pass, no weights
         op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
            hd);
-        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+        if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
-    out.compute("attention_core", core_attention(sliding));
+    out.compute("attention_core", core_attention(local_layer));
     if (m.attention_sinks) out.weights(weight_part::attention, weight_sharing::split, heads());
     if (m.attention_output_gate)  // output × sigmoid(gate), element by element
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
@@ -414,7 +417,7 @@ struct layer_writer {
     }
   }
 
-  constexpr void softmax_attention_backward(bool sliding = false) {
+  constexpr void softmax_attention_backward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
     leave_backward("attention_output_grad_gather");
@@ -422,7 +425,7 @@ struct layer_writer {
     if (m.attention_output_gate)
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
          heads() * m.head_dim, 0, 2);
-    const compute_op core = core_attention(sliding);
+    const compute_op core = core_attention(local_layer);
     if (c.selective_recompute) {
       for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
         out.ring("attention_kv_ring", i, false, ring_bytes());
@@ -473,7 +476,7 @@ struct layer_writer {
       }
       return;
     }
-    if (m.qk_norm)
+    if (m.qk_norm || (m.qk_l2_norm && local_layer))
       op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
          m.head_dim);
     regather("attention_input_regather");
@@ -882,7 +885,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_forward();
       else
-        softmax_attention_forward(kind.sliding_window);
+        softmax_attention_forward(kind.local_attention);
       leave("attention_output_scatter", "attention_output_reduce", scatter && !kind.no_mlp);
       // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
       if (c.training)
@@ -919,7 +922,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_backward();
       else
-        softmax_attention_backward(kind.sliding_window);
+        softmax_attention_backward(kind.local_attention);
     }
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
