@@ -982,6 +982,10 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
   ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
   ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer")) \
+  ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
+  ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
+  ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
+  ((std::uint64_t, moe_layer_interval, 0, "with experts: every N-th layer (N-1, 2N-1, ...) has them, the others the dense MLP of ffn_hidden_size (Llama 4 Maverick: 2; Megatron's --moe-layer-freq); 0 or 1 = every layer after first_dense_layers")) \
   ((layer_pattern_text, layer_pattern, {}, "hybrid layers, one character each (Megatron's hybrid_override_pattern, Nemotron-H): M Mamba-2, * attention, - MLP, E experts; empty = every layer attention then MLP")) \
   ((std::uint64_t, mamba_num_heads, 0, "Mamba-2 heads (the M layers of layer_pattern)")) \
   ((std::uint64_t, mamba_head_dim, 0, "Mamba-2 head size")) \
@@ -1026,10 +1030,11 @@ struct model_spec {
     return n;
   }
   /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern, or — without
-  /// one — every layer after the leading dense ones of an MoE model.
+  /// one — every layer after the leading dense ones of an MoE model, or every moe_layer_interval-th.
   [[nodiscard]] constexpr bool is_moe_layer(std::uint64_t layer) const noexcept {
     if (has_layer_pattern()) return pattern_at(layer) == 'E';
-    return is_moe() && layer >= first_dense_layers;
+    return is_moe() && layer >= first_dense_layers &&
+           (moe_layer_interval <= 1 || (layer + 1) % moe_layer_interval == 0);
   }
   /// Whether layer `layer` is a Mamba-2 layer (an M of the pattern).
   [[nodiscard]] constexpr bool is_mamba_layer(std::uint64_t layer) const noexcept {
@@ -1038,7 +1043,9 @@ struct model_spec {
   /// Layers whose MLP is a mixture of experts.
   [[nodiscard]] constexpr std::uint64_t num_moe_layers() const noexcept {
     if (has_layer_pattern()) return pattern_count('E');
-    return is_moe() ? num_layers - first_dense_layers : 0;
+    if (!is_moe() || first_dense_layers >= num_layers) return 0;
+    if (moe_layer_interval <= 1) return num_layers - first_dense_layers;
+    return num_layers / moe_layer_interval - first_dense_layers / moe_layer_interval;
   }
   /// Layers with a dense MLP.
   [[nodiscard]] constexpr std::uint64_t num_dense_layers() const noexcept {
@@ -1075,6 +1082,26 @@ struct model_spec {
   [[nodiscard]] constexpr std::uint64_t num_sliding_window_layers() const noexcept {
     if (sliding_window == 0) return 0;
     return sliding_window_pattern == 0 ? num_layers : num_layers - num_layers / sliding_window_pattern;
+  }
+  /// Whether layer `layer` (0-based) attends within its chunk: every layer when
+  /// attention_chunk_pattern is 0, else all but layers N−1, 2N−1, … (N = attention_chunk_pattern).
+  [[nodiscard]] constexpr bool is_chunked_attention_layer(std::uint64_t layer) const noexcept {
+    return attention_chunk_size > 0 && layer < num_layers &&
+           (attention_chunk_pattern == 0 || (layer + 1) % attention_chunk_pattern != 0);
+  }
+  /// Layers with local attention — a sliding window or a chunk — and how far back such a layer's
+  /// queries can see (the window, else the chunk; 0 without local attention). A model has one kind
+  /// of local attention at most (validate).
+  [[nodiscard]] constexpr bool is_local_attention_layer(std::uint64_t layer) const noexcept {
+    return is_sliding_window_layer(layer) || is_chunked_attention_layer(layer);
+  }
+  [[nodiscard]] constexpr std::uint64_t local_attention_span() const noexcept {
+    return sliding_window > 0 ? sliding_window : attention_chunk_size;
+  }
+  [[nodiscard]] constexpr std::uint64_t num_local_attention_layers() const noexcept {
+    if (sliding_window > 0) return num_sliding_window_layers();
+    if (attention_chunk_size == 0) return 0;
+    return attention_chunk_pattern == 0 ? num_layers : num_layers - num_layers / attention_chunk_pattern;
   }
   /// Gated DeltaNet sizes: all query/key heads' width, all value heads' width, and the channels of
   /// the short convolution over q, k and v (2·key + value).
@@ -1195,6 +1222,13 @@ constexpr bool validate(const model_spec& spec) {
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.num_moe_layers() > 0, "moe_layer_interval", m.moe_layer_interval,
+            "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after "
+            "first_dense_layers)",
+            "num_layers", m.num_layers);
+    require(m.moe_layer_interval <= 1 || m.num_mtp_layers == 0, "moe_layer_interval", m.moe_layer_interval,
+            "multi-token prediction with interleaved MoE layers is not modelled", "num_mtp_layers",
+            m.num_mtp_layers);
     require(
         fits({m.num_moe_layers(), m.num_experts, 3, m.hidden_size, m.moe_ffn_hidden_size}), "num_experts",
         m.num_experts,
@@ -1225,10 +1259,11 @@ constexpr bool validate(const model_spec& spec) {
           "capacity to pad to)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
-                m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+                m.moe_layer_interval == 0 && m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 &&
+                !m.moe_pad_to_capacity,
             "num_experts", 0,
-            "moe_top_k, num_shared_experts, first_dense_layers, moe_capacity_factor, moe_load_skew and "
-            "moe_pad_to_capacity need num_experts > 0");
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_capacity_factor, "
+            "moe_load_skew and moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -1292,6 +1327,24 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
           "attention sinks with multi-head latent attention are not modelled");
+  require(m.attention_chunk_size <= max_derived_size, "attention_chunk_size", m.attention_chunk_size,
+          "a model dimension must not exceed 2^50");
+  require(m.attention_chunk_pattern == 0 || m.attention_chunk_size > 0, "attention_chunk_pattern",
+          m.attention_chunk_pattern,
+          "attention_chunk_pattern needs chunked attention (attention_chunk_size > 0)");
+  require(!m.qk_l2_norm || m.attention_chunk_size > 0, "qk_l2_norm", 1,
+          "qk_l2_norm normalises the chunked layers' queries and keys: it needs attention_chunk_size > 0");
+  require(!m.qk_l2_norm || !m.qk_norm, "qk_l2_norm", 1,
+          "a model normalises its query and key heads one way: qk_norm (RMSNorm with weights) or qk_l2_norm");
+  if (m.attention_chunk_size > 0) {
+    require(m.sliding_window == 0, "attention_chunk_size", m.attention_chunk_size,
+            "a model has one kind of local attention: a sliding window or chunks, not both", "sliding_window",
+            m.sliding_window);
+    require(!m.is_mla() && !m.is_hybrid() && !m.has_layer_pattern(), "attention_chunk_size",
+            m.attention_chunk_size,
+            "chunked attention with multi-head latent attention, linear attention or a layer_pattern is not "
+            "modelled");
+  }
   // A hybrid layer pattern: one known block per layer, each with the sizes it needs.
   for (const auto& [field, value] :
        {std::pair<std::string_view, std::uint64_t>{"mamba_num_heads", m.mamba_num_heads},
@@ -1320,6 +1373,8 @@ constexpr bool validate(const model_spec& spec) {
             "experts (num_experts > 0) go with the E layers of layer_pattern, and E layers need them");
     require(m.first_dense_layers == 0, "first_dense_layers", m.first_dense_layers,
             "with a layer_pattern, the E characters place the experts (first_dense_layers must be 0)");
+    require(m.moe_layer_interval == 0, "moe_layer_interval", m.moe_layer_interval,
+            "with a layer_pattern, the E characters place the experts (moe_layer_interval must be 0)");
     require(
         !m.is_hybrid() && !m.is_mla() && m.sliding_window == 0, "layer_pattern", pattern.size(),
         "a layer_pattern with Gated DeltaNet layers, multi-head latent attention or a sliding window is not "
@@ -1747,8 +1802,8 @@ constexpr bool validate(const job_spec& job) {
 
 /// validate(job) and the rules of training workloads: a hybrid layout's Gated DeltaNet heads split
 /// evenly over TP, and no context parallelism with it (each sequence's recurrent state would pass
-/// from CP rank to CP rank, which the schedule does not model); a sliding window shorter than the
-/// sequence runs in fused attention kernels, without context parallelism.
+/// from CP rank to CP rank, which the schedule does not model); a sliding window or an attention chunk
+/// shorter than the sequence runs in fused attention kernels, without context parallelism.
 constexpr bool validate_training(const job_spec& job) {
   validate(job);
   const model_spec& m = job.model;
@@ -1772,10 +1827,23 @@ constexpr bool validate_training(const job_spec& job) {
         "context parallelism with sliding-window attention is not modelled (which key blocks each "
         "CP rank's window reaches); use context_parallel = 1",
         "sliding_window", m.sliding_window);
-    detail::require(job.parallel.attention == attention_kind::flash, "attention", 1,
-                    "sliding-window attention runs in fused kernels (Transformer Engine, FlashAttention); "
-                    "Megatron's unfused path has no window: use attention = flash",
-                    "sliding_window", m.sliding_window);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "sliding-window attention runs in fused kernels (Transformer Engine, "
+          "FlashAttention); Megatron's unfused path has no window: use attention = flash");
+  }
+  if (m.attention_chunk_size > 0 && m.attention_chunk_size < job.batch.seq_length) {
+    detail::require(
+        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+        "context parallelism with chunked attention is not modelled (which key blocks each CP rank's "
+        "chunks reach); use context_parallel = 1",
+        "attention_chunk_size", m.attention_chunk_size);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
+          "path has none: use attention = flash");
   }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;
@@ -1998,6 +2066,9 @@ struct compute_op {
   /// Attention only: sliding-window attention — each query attends to at most `window` keys, itself
   /// included (0: every key of `n`).
   std::uint64_t window = 0;
+  /// Attention only: chunked attention — each query attends to the keys of its own block of
+  /// `attention_chunk` positions, itself included (Llama 4's local layers; 0: no chunks).
+  std::uint64_t attention_chunk = 0;
   /// Attention only: a learned sink logit per head joins each query's softmax (GPT-OSS): 2 FLOPs
   /// per query row forward (its exponential and its share of the sum), 4 backward (its probability's
   /// gradient and the sink's).
@@ -2010,12 +2081,28 @@ struct compute_op {
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
-  /// w) keys; without the causal mask (decode) m·min(n, w).
+  /// w) keys; with chunks of c < n, a triangle per chunk: (m/n)·(⌊n/c⌋·c²/2 + r²/2), r = n mod c.
+  /// Without the causal mask (decode: the queries at position n) m·min(n, w), or m times the keys of
+  /// the last chunk, n − c·⌊(n − 1)/c⌋.
   [[nodiscard]] constexpr double attended_pairs() const noexcept {
-    const double M = static_cast<double>(m), N = static_cast<double>(n), W = static_cast<double>(window);
+    const double M = static_cast<double>(m), N = static_cast<double>(n);
+    if (attention_chunk > 0 && attention_chunk < n) {
+      const double C = static_cast<double>(attention_chunk);
+      if (!causal) return M * static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
+      const double full = static_cast<double>(n / attention_chunk),
+                   r = static_cast<double>(n % attention_chunk);
+      return M / N * (full * C * C + r * r) * 0.5;
+    }
+    const double W = static_cast<double>(window);
     const bool windowed = window > 0 && window < n;
     if (!causal) return M * (windowed ? W : N);
     return windowed ? M * W * (1 - W / (2 * N)) : M * N * 0.5;
+  }
+  /// Keys a decode step reads per problem: the window's, the last chunk's, or all n.
+  [[nodiscard]] constexpr double decode_keys() const noexcept {
+    if (attention_chunk > 0 && attention_chunk < n)
+      return static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
+    return static_cast<double>(window > 0 && window < n ? window : n);
   }
 
   /// Floating-point operations (2 per multiply-add). Fused attention computes the attended pairs
@@ -2078,8 +2165,8 @@ struct compute_op {
                          : 4 * b * (M + N) * D * e + S * (9 * e + 1);
         }
         {
-          // Decode reads only the window's keys and values of a sliding-window layer's cache.
-          const double keys = !causal && window > 0 && window < n ? static_cast<double>(window) : N;
+          // Decode reads only the window's (or the last chunk's) keys and values of a local layer's cache.
+          const double keys = causal ? N : decode_keys();
           if (v_dim || shared_kv) {  // Q in, O out; K and V read (once when they are one tensor)
             const double V = v_dim ? static_cast<double>(v_dim) : K;
             return b * (M * K + M * V + keys * K + (shared_kv ? 0 : keys * V)) * e * (forward ? 1 : 2);
@@ -2690,7 +2777,7 @@ enum class expert_exchange : std::uint8_t {
 struct layer_kind {
   bool linear_attention = false;  ///< Gated DeltaNet instead of softmax attention
   bool moe = false;               ///< experts instead of a dense MLP
-  bool sliding_window = false;    ///< softmax attention over the model's sliding window
+  bool local_attention = false;   ///< softmax attention over the model's sliding window or chunk
   bool mamba = false;             ///< a Mamba-2 mixer instead of attention
   bool no_mixer = false;          ///< an MLP (or experts) alone: a pattern's - or E layer
   bool no_mlp = false;            ///< a token mixer alone: a pattern's M or * layer
@@ -2698,7 +2785,7 @@ struct layer_kind {
   static constexpr std::size_t count = 64;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
     return static_cast<std::uint8_t>((no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) + (mamba ? 8 : 0) +
-                                     (sliding_window ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
+                                     (local_attention ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
@@ -2717,7 +2804,7 @@ struct layer_kind {
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
           .moe = m.is_moe_layer(layer),
-          .sliding_window = decoder && m.is_sliding_window_layer(layer)};
+          .local_attention = decoder && m.is_local_attention_layer(layer)};
 }
 
 /// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
@@ -2916,12 +3003,15 @@ struct layer_writer {
   // Core attention: training runs one problem per query head over the full sequence's keys;
   // serving folds a KV group's query heads into one problem (or, absorbed MLA, every head into one
   // latent head read once from the cache).
-  constexpr compute_op core_attention(bool sliding) const {
+  constexpr compute_op core_attention(bool local) const {
     compute_op o{.role = op_role::attention_core, .kind = op_kind::attention, .type = c.activation_type};
     o.fused = c.fused_attention;
     o.causal = !c.decode;
     o.n = c.key_tokens;
-    if (sliding) o.window = c.model.sliding_window;
+    if (local) {
+      o.window = c.model.sliding_window;
+      o.attention_chunk = c.model.attention_chunk_size;
+    }
     o.sinks = c.model.attention_sinks;
     const model_spec& m = c.model;
     if (m.is_mla() && c.decode) {
@@ -2946,7 +3036,7 @@ struct layer_writer {
     return o;
   }
 
-  constexpr void softmax_attention_forward(bool sliding = false) {
+  constexpr void softmax_attention_forward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
@@ -2957,15 +3047,15 @@ struct layer_writer {
       out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
       if (m.linear_bias || m.qkv_bias)
         out.weights(weight_part::attention, weight_sharing::split, qkv_width());
-      if (m.qk_norm) {
+      if (m.qk_norm || (m.qk_l2_norm && local_layer)) {  // Llama 4's L2 norm: the same pass, no weights
         op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
            hd);
-        out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+        if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
-    out.compute("attention_core", core_attention(sliding));
+    out.compute("attention_core", core_attention(local_layer));
     if (m.attention_sinks) out.weights(weight_part::attention, weight_sharing::split, heads());
     if (m.attention_output_gate)  // output × sigmoid(gate), element by element
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
@@ -3015,7 +3105,7 @@ struct layer_writer {
     }
   }
 
-  constexpr void softmax_attention_backward(bool sliding = false) {
+  constexpr void softmax_attention_backward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
     leave_backward("attention_output_grad_gather");
@@ -3023,7 +3113,7 @@ struct layer_writer {
     if (m.attention_output_gate)
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
          heads() * m.head_dim, 0, 2);
-    const compute_op core = core_attention(sliding);
+    const compute_op core = core_attention(local_layer);
     if (c.selective_recompute) {
       for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
         out.ring("attention_kv_ring", i, false, ring_bytes());
@@ -3074,7 +3164,7 @@ struct layer_writer {
       }
       return;
     }
-    if (m.qk_norm)
+    if (m.qk_norm || (m.qk_l2_norm && local_layer))
       op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::input_grad, 1, tokens * (heads() + kv_heads()),
          m.head_dim);
     regather("attention_input_regather");
@@ -3483,7 +3573,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_forward();
       else
-        softmax_attention_forward(kind.sliding_window);
+        softmax_attention_forward(kind.local_attention);
       leave("attention_output_scatter", "attention_output_reduce", scatter && !kind.no_mlp);
       // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
       if (c.training)
@@ -3520,7 +3610,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_backward();
       else
-        softmax_attention_backward(kind.sliding_window);
+        softmax_attention_backward(kind.local_attention);
     }
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
@@ -7522,6 +7612,30 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
 inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);
 inline constexpr model_spec gpt_oss_20b = gpt_oss("gpt-oss-20b", 24, 32);
 
+// ---- Llama 4 (text_config of meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E; the
+// language model, without the vision encoder): 48 layers over a 5120-wide residual, 40 query heads of
+// 128, 8 KV heads; attention within 8192-token chunks on three layers of four (RoPE), full attention
+// on every fourth (no RoPE); top-1 of E experts of 8192 plus one shared expert of 8192 — on every
+// layer (Scout, which also L2-normalises the chunked layers' queries and keys) or every second
+// (Maverick, whose other layers have a dense MLP of 16384).
+[[nodiscard]] constexpr model_spec llama4(spec_name name, std::uint64_t experts, std::uint64_t moe_interval,
+                                          bool qk_l2_norm) {
+  model_spec m = llama(name, 48, 5120, 40, 8, 16384, 202048);
+  m.head_dim = 128;
+  m.num_experts = experts;
+  m.moe_top_k = 1;
+  m.moe_ffn_hidden_size = 8192;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 8192;
+  m.moe_layer_interval = moe_interval;
+  m.attention_chunk_size = 8192;
+  m.attention_chunk_pattern = 4;
+  m.qk_l2_norm = qk_l2_norm;
+  return m;
+}
+inline constexpr model_spec llama4_scout = llama4("llama4-scout-17b-16e", 16, 1, true);
+inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e", 128, 2, false);
+
 // ---- Nemotron 3 (config.json of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B): 52 layers of one block
 // each — 23 Mamba-2, 23 mixture-of-experts (128 squared-ReLU experts, top-6, one shared), 6 GQA
 // attention — over a 2688-wide residual.
@@ -7680,7 +7794,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 43> all_presets{{
+inline constexpr std::array<preset, 45> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -7693,6 +7807,10 @@ inline constexpr std::array<preset, 43> all_presets{{
     {"llama3-8b", presets::llama3_8b, "meta-llama/Meta-Llama-3-8B config.json"},
     {"llama3-70b", presets::llama3_70b, "meta-llama/Meta-Llama-3-70B config.json"},
     {"llama3.1-405b", presets::llama3_1_405b, "meta-llama/Meta-Llama-3.1-405B config.json"},
+    {"llama4-scout-17b-16e", presets::llama4_scout,
+     "meta-llama/Llama-4-Scout-17B-16E config.json (text_config; no vision encoder)"},
+    {"llama4-maverick-17b-128e", presets::llama4_maverick,
+     "meta-llama/Llama-4-Maverick-17B-128E config.json (text_config; no vision encoder)"},
     {"mistral-7b", presets::mistral_7b, "mistralai/Mistral-7B-v0.1 config.json"},
     {"mixtral-8x7b", presets::mixtral_8x7b, "mistralai/Mixtral-8x7B-v0.1 config.json"},
     {"mixtral-8x22b", presets::mixtral_8x22b, "mistralai/Mixtral-8x22B-v0.1 config.json"},
@@ -8789,8 +8907,9 @@ class inference_step {
     return static_cast<double>(weights_) * size_of(s_.weights);
   }
   /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
-  /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Sliding-window layers
-  /// count while the context is within their window: beyond it their share stops growing.
+  /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Local layers (a sliding
+  /// window, or chunks) count while the context is within their span: beyond it their share stops
+  /// growing (a chunked layer keeps at most one chunk).
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
@@ -8801,8 +8920,9 @@ class inference_step {
   /// The cache of one request on this GPU: its tokens' KV and its recurrent state.
   [[nodiscard]] double cache_bytes_per_request() const noexcept {
     const std::uint64_t tokens = s_.phase == inference_phase::decode ? s_.context : s_.prompt;
-    // Sliding-window layers keep the window's last tokens only.
-    const std::uint64_t windowed = m_.sliding_window > 0 ? std::min(tokens, m_.sliding_window) : tokens;
+    // Local layers keep the window's (or the chunk's) last tokens only.
+    const std::uint64_t span = m_.local_attention_span();
+    const std::uint64_t windowed = span > 0 ? std::min(tokens, span) : tokens;
     return static_cast<double>(tokens) * (kv_per_token_ - window_kv_per_token_) +
            static_cast<double>(windowed) * window_kv_per_token_ + state_per_request_;
   }
@@ -8946,7 +9066,7 @@ class inference_step {
       model_kv_per_token_ = 2.0 * static_cast<double>(m_.num_kv_heads * m_.head_dim) * e * layers;
       kv_per_token_ = 2.0 * static_cast<double>(kv_heads * m_.head_dim) * e * layers;
       window_kv_per_token_ =
-          layers > 0 ? kv_per_token_ * static_cast<double>(m_.num_sliding_window_layers()) / layers : 0;
+          layers > 0 ? kv_per_token_ * static_cast<double>(m_.num_local_attention_layers()) / layers : 0;
     }
   }
 
@@ -8958,7 +9078,7 @@ class inference_step {
   std::uint64_t layer_ = no_layer;  // the layer of the operations being added
   std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
-  double window_kv_per_token_ = 0;  // the sliding-window layers' part of kv_per_token_
+  double window_kv_per_token_ = 0;  // the local layers' part of kv_per_token_
 };
 
 AICB_END_NAMESPACE
@@ -18923,7 +19043,8 @@ AICB_END_NAMESPACE
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Mistral (with its sliding window),
+/// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Llama 4 (its language model: chunked
+/// and full attention, interleaved experts), Mistral (with its sliding window),
 /// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
 /// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
 /// attention sinks, biased experts).
@@ -19094,6 +19215,101 @@ class hf_reader {
   std::vector<std::string> missing_;
 };
 
+// Llama 4's language model (transformers' Llama4TextConfig): experts (intermediate_size wide, one shared
+// expert of the same width, top-k of num_local_experts) on every interleave_moe_layer_step-th layer and a
+// dense MLP of intermediate_size_mlp on the others; attention within chunks of attention_chunk_size on
+// the RoPE layers of no_rope_layers, full attention without RoPE on the others (every 4th by default),
+// the RoPE layers' queries and keys L2-normalised under use_qk_norm. The temperature tuning of the NoPE
+// layers' queries is an element-wise scale, not priced (as rotary embedding is not).
+inline void llama4_text(hf_reader& r, model_spec& m) {
+  const std::uint64_t layers = m.num_layers;
+  const std::uint64_t expert_width = m.ffn_hidden_size;  // intermediate_size: one expert's
+  m.ffn_hidden_size = r.required("intermediate_size_mlp");
+  const std::uint64_t experts = r.optional("num_local_experts", 0),
+                      step = r.optional("interleave_moe_layer_step", 1);
+  // HF's moe_layers: interleave_moe_layer_step − 1, then every step-th layer; none for a step of 0.
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t l = step == 0 ? layers : step - 1; l < layers; l += step)
+    expected.push_back(l);
+  if (const nlohmann::json* listed = r.peek("moe_layers"); listed && !listed->is_null()) {
+    bool same = listed->is_array() && listed->size() == expected.size();
+    for (std::size_t i = 0; same && i < expected.size(); ++i)
+      same = (*listed)[i].is_number_unsigned() && (*listed)[i].get<std::uint64_t>() == expected[i];
+    if (!same)
+      AICB_THROW(
+          config_error("moe_layers", listed->dump().substr(0, 200),
+                       "only the layers interleave_moe_layer_step places (step − 1, then every step-th) are "
+                       "modelled"));
+  }
+  const std::uint64_t top_k = r.optional("num_experts_per_tok", 0);
+  if (experts > 0 && top_k > 0 && !expected.empty()) {
+    m.num_experts = experts;
+    m.moe_top_k = top_k;
+    m.moe_ffn_hidden_size = expert_width;
+    m.num_shared_experts = 1;  // Llama4TextMoe's shared_expert, as wide as a routed one
+    m.shared_expert_ffn_hidden_size = expert_width;
+    m.moe_layer_interval = step;
+  }
+  // The RoPE layers: no_rope_layers (1 = RoPE), else every no_rope_layer_interval-th layer without.
+  std::uint64_t interval = r.optional("no_rope_layer_interval", 4);
+  std::vector<bool> rope(layers);
+  const nlohmann::json* listed = r.peek("no_rope_layers");
+  const bool given = listed && listed->is_array() && !listed->empty();
+  if (given) {
+    if (listed->size() != layers)
+      AICB_THROW(config_error("no_rope_layers", listed->dump().substr(0, 200), "needs one entry per layer"));
+    interval = 0;  // the period the list shows: its first NoPE layer + 1 (0: every layer RoPE)
+    for (std::size_t i = 0; i < layers; ++i) {
+      const auto& v = (*listed)[i];
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 1)
+        AICB_THROW(config_error("no_rope_layers", v.dump(), "entries are 1 (RoPE) or 0 (no RoPE)"));
+      rope[i] = v.get<std::uint64_t>() == 1;
+      if (!rope[i] && interval == 0) interval = i + 1;
+    }
+  }
+  for (std::size_t i = 0; i < layers; ++i) {
+    const bool periodic = interval == 0 || (i + 1) % interval != 0;
+    if (given && rope[i] != periodic)
+      AICB_THROW(config_error("no_rope_layers", listed->dump().substr(0, 200),
+                              "only a periodic layout is modelled: RoPE layers with every N-th without"));
+    rope[i] = periodic;
+  }
+  // Chunked attention on the RoPE layers (transformers' default layer_types), unless layer_types says
+  // full attention everywhere.
+  bool chunked = true;
+  if (const nlohmann::json* types = r.peek("layer_types"); types && !types->is_null()) {
+    bool all_full = types->is_array() && types->size() == layers, matches = all_full;
+    for (std::size_t i = 0; (all_full || matches) && i < layers; ++i) {
+      const auto& t = (*types)[i];
+      const std::string name = t.is_string() ? t.get<std::string>() : "";
+      all_full = all_full && name == "full_attention";
+      matches = matches && name == (rope[i] ? "chunked_attention" : "full_attention");
+    }
+    if (!all_full && !matches)
+      AICB_THROW(
+          config_error("layer_types", types->dump().substr(0, 200),
+                       "modelled: chunked_attention on the RoPE layers and full_attention on the others, or "
+                       "full_attention everywhere"));
+    chunked = matches;
+  }
+  const std::uint64_t chunk = r.optional("attention_chunk_size", 0);
+  const bool any_rope = std::find(rope.begin(), rope.end(), true) != rope.end();
+  if (chunked && chunk > 0 && any_rope) {
+    m.attention_chunk_size = chunk;
+    m.attention_chunk_pattern = interval;
+  }
+  if (r.flag("use_qk_norm", false)) {
+    if (m.attention_chunk_size == 0)
+      AICB_THROW(
+          config_error("use_qk_norm", "true",
+                       "Llama 4's L2 query/key norm is modelled on chunked layers; this config has none"));
+    m.qk_l2_norm = true;
+  }
+  for (const char* key : {"attn_temperature_tuning", "attn_scale", "floor_scale", "for_llm_compressor",
+                          "cache_implementation", "_attn_implementation_autoset", "dtype"})
+    r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
+}
+
 }  // namespace detail
 
 /// Builds a model from a parsed config.json. `source` names it in errors.
@@ -19102,14 +19318,34 @@ class hf_reader {
                                               hf_import_options options = {}) {
   detail::hf_reader r(config, source);
   const std::string type = r.text("model_type", "");
-  static constexpr std::array<std::string_view, 14> supported{
-      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",
-      "qwen3_next", "deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe",  "gpt_oss", "nemotron_h"};
+  if (type == "llama4") {
+    // Llama 4's checkpoints are multimodal: the language model is text_config (llama4_text), which is
+    // what aicb describes; the vision encoder and its projector (vision_config) are not part of the job.
+    const nlohmann::json* text = r.peek("text_config");
+    if (!text || !text->is_object())
+      AICB_THROW(config_error("text_config", text ? text->dump().substr(0, 80) : "(missing)",
+                              "a llama4 config holds its language model in text_config"));
+    for (const char* key : {"vision_config", "boi_token_index", "eoi_token_index", "image_token_index"})
+      r.peek(key);
+    nlohmann::json language = *text;
+    language["model_type"] = "llama4_text";
+    if (const nlohmann::json* tied = r.peek("tie_word_embeddings");
+        tied && !language.contains("tie_word_embeddings"))
+      language["tie_word_embeddings"] = *tied;
+    r.finish(type, options.allow_unknown_keys);
+    hf_import inner = from_hf_config(language, source + " (text_config)", options);
+    return inner;
+  }
+  static constexpr std::array<std::string_view, 15> supported{
+      "llama",   "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
+      "qwen3",   "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3",
+      "kimi_k2", "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
-                     "supported model types: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-                     "qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+                     "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
+                     "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
+                     "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
   // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
   const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
   model_spec m;
@@ -19245,6 +19481,8 @@ class hf_reader {
                               "full_attention alternating, sliding first, one entry per layer"));
     if (m.sliding_window == 0)
       AICB_THROW(config_error("sliding_window", "(missing)", "GPT-OSS's sliding layers need sliding_window"));
+  } else if (type == "llama4_text") {
+    detail::llama4_text(r, m);
   } else if (type == "mixtral") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");

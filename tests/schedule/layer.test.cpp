@@ -262,7 +262,8 @@ TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by 
   CHECK(c.total() == 20'914'757'184ull);
 }
 
-TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4), by hand", "[schedule][layer]") {
+TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4), by hand",
+          "[schedule][layer]") {
   // Llama 4 Maverick cut to 4 layers on one GPU, one sequence of S = 20000 tokens, flash attention:
   // layers 0-2 attend within chunks of C = 8192 (RoPE, and Scout's L2 norm on queries and keys),
   // layer 3 over the whole causal context; layers 1 and 3 have experts, 0 and 2 a dense MLP.

@@ -138,6 +138,24 @@ aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
 aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --ranks 0)
 aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
+# Llama 4: chunked attention on three layers of four, experts on every second layer (Maverick), the
+# multimodal config.json's language model.
+set(llama4_job --model llama4-maverick-17b-128e --world-size 64 --tp 4 --sp --ep 8 --pp 2 --global-batch 16
+    --seq 16384 --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_llama4 EXPECT "400711848960|400,711,848,960" "iteration" ARGS describe ${llama4_job})
+aicb_cli_test(check_llama4 EXPECT "ok: all 64 ranks ran jointly" ARGS check ${llama4_job})
+aicb_cli_test(generate_llama4 EXPECT "wrote llama4.txt: [0-9]+ records" ARGS generate ${llama4_job} --no-sidecar -o llama4.txt)
+aicb_cli_test(lint_llama4 EXPECT "records, 0 errors, 0 warnings" ARGS lint llama4.txt)
+set_tests_properties(cli.lint_llama4 PROPERTIES DEPENDS cli.generate_llama4)
+aicb_cli_test(chakra_llama4 EXPECT "wrote llama4_chakra/: 64 Chakra traces"
+              ARGS generate ${llama4_job} --format chakra -o llama4_chakra)
+aicb_cli_test(llama4_chunks_with_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with chunked"
+              ARGS describe ${llama4_job} --cp 2 --world-size 128)
+aicb_cli_test(describe_llama4_hf EXPECT "107769861120|107,769,861,120"
+              ARGS describe --hf-config ${PROJECT_SOURCE_DIR}/tests/data/hf/llama4-scout-17b-16e.json --world-size 16
+                   --tp 4 --sp --ep 4 --global-batch 16 --seq 8192)
+aicb_cli_test(describe_llama4_serving EXPECT "KV cache per token +24576 B" ARGS describe --model llama4-scout-17b-16e
+              --phase decode --batch 8 --context 20000 --tp 8 --gpu H100)
 # GLM-4.5-Air (grouped-query attention with q/k/v biases, DeepSeek-V3-style experts, an MTP module)
 # and Kimi K2 (DeepSeek-V3's architecture under model_type kimi_k2), from their config.json too.
 set(glm_job --model glm-4.5-air --world-size 16 --ep 8 --pp 2 --global-batch 16 --seq 4096

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -22,8 +23,11 @@ namespace {
 int run_models(bool json) {
   aicb::json_writer w;
   w.begin_array();
+  int key_width = 6;  // the longest preset key, so that every row lines up
+  for (const aicb::preset& p : aicb::all_presets)
+    key_width = std::max(key_width, static_cast<int>(p.key.size()));
   if (!json)
-    std::printf("%-20s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", "preset", "layers", "hidden", "heads",
+    std::printf("%-*s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", "preset", "layers", "hidden", "heads",
                 "kv", "ffn", "vocab", "experts", "total params", "active params", "source / note");
   for (const aicb::preset& p : aicb::all_presets) {
     const aicb::model_spec m = aicb::resolve(p.model);
@@ -38,15 +42,16 @@ int run_models(bool json) {
     }
     const std::string experts =
         m.is_moe() ? std::to_string(m.num_experts) + "/" + std::to_string(m.moe_top_k) : std::string("-");
-    std::printf(
-        "%-20s %6llu %6llu %5llu %4llu %6llu %7llu %7s %16llu %16llu  %s%s%s\n", std::string(p.key).c_str(),
-        static_cast<unsigned long long>(m.num_layers), static_cast<unsigned long long>(m.hidden_size),
-        static_cast<unsigned long long>(m.num_attention_heads),
-        static_cast<unsigned long long>(m.num_kv_heads), static_cast<unsigned long long>(m.ffn_hidden_size),
-        static_cast<unsigned long long>(m.vocab_size), experts.c_str(),
-        static_cast<unsigned long long>(c.total()), static_cast<unsigned long long>(c.active()),
-        p.from_aicb ? "[aicb] " : "", std::string(p.source).c_str(),
-        p.note.empty() ? "" : ("; differs: " + std::string(p.note)).c_str());
+    std::printf("%-*s %6llu %6llu %5llu %4llu %6llu %7llu %7s %16llu %16llu  %s%s%s\n", key_width,
+                std::string(p.key).c_str(), static_cast<unsigned long long>(m.num_layers),
+                static_cast<unsigned long long>(m.hidden_size),
+                static_cast<unsigned long long>(m.num_attention_heads),
+                static_cast<unsigned long long>(m.num_kv_heads),
+                static_cast<unsigned long long>(m.ffn_hidden_size),
+                static_cast<unsigned long long>(m.vocab_size), experts.c_str(),
+                static_cast<unsigned long long>(c.total()), static_cast<unsigned long long>(c.active()),
+                p.from_aicb ? "[aicb] " : "", std::string(p.source).c_str(),
+                p.note.empty() ? "" : ("; differs: " + std::string(p.note)).c_str());
   }
   if (json)
     std::cout << w.end_array().str() << '\n';

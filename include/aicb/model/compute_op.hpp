@@ -136,7 +136,8 @@ struct compute_op {
     if (attention_chunk > 0 && attention_chunk < n) {
       const double C = static_cast<double>(attention_chunk);
       if (!causal) return M * static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
-      const double full = static_cast<double>(n / attention_chunk), r = static_cast<double>(n % attention_chunk);
+      const double full = static_cast<double>(n / attention_chunk),
+                   r = static_cast<double>(n % attention_chunk);
       return M / N * (full * C * C + r * r) * 0.5;
     }
     const double W = static_cast<double>(window);

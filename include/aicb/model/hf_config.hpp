@@ -185,7 +185,8 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
   const std::uint64_t layers = m.num_layers;
   const std::uint64_t expert_width = m.ffn_hidden_size;  // intermediate_size: one expert's
   m.ffn_hidden_size = r.required("intermediate_size_mlp");
-  const std::uint64_t experts = r.optional("num_local_experts", 0), step = r.optional("interleave_moe_layer_step", 1);
+  const std::uint64_t experts = r.optional("num_local_experts", 0),
+                      step = r.optional("interleave_moe_layer_step", 1);
   // HF's moe_layers: interleave_moe_layer_step − 1, then every step-th layer; none for a step of 0.
   std::vector<std::uint64_t> expected;
   for (std::uint64_t l = step == 0 ? layers : step - 1; l < layers; l += step)
@@ -195,9 +196,10 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     for (std::size_t i = 0; same && i < expected.size(); ++i)
       same = (*listed)[i].is_number_unsigned() && (*listed)[i].get<std::uint64_t>() == expected[i];
     if (!same)
-      AICB_THROW(config_error("moe_layers", listed->dump().substr(0, 200),
-                              "only the layers interleave_moe_layer_step places (step − 1, then every step-th) are "
-                              "modelled"));
+      AICB_THROW(
+          config_error("moe_layers", listed->dump().substr(0, 200),
+                       "only the layers interleave_moe_layer_step places (step − 1, then every step-th) are "
+                       "modelled"));
   }
   const std::uint64_t top_k = r.optional("num_experts_per_tok", 0);
   if (experts > 0 && top_k > 0 && !expected.empty()) {
@@ -244,9 +246,10 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       matches = matches && name == (rope[i] ? "chunked_attention" : "full_attention");
     }
     if (!all_full && !matches)
-      AICB_THROW(config_error("layer_types", types->dump().substr(0, 200),
-                              "modelled: chunked_attention on the RoPE layers and full_attention on the others, or "
-                              "full_attention everywhere"));
+      AICB_THROW(
+          config_error("layer_types", types->dump().substr(0, 200),
+                       "modelled: chunked_attention on the RoPE layers and full_attention on the others, or "
+                       "full_attention everywhere"));
     chunked = matches;
   }
   const std::uint64_t chunk = r.optional("attention_chunk_size", 0);
@@ -257,13 +260,13 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
   }
   if (r.flag("use_qk_norm", false)) {
     if (m.attention_chunk_size == 0)
-      AICB_THROW(config_error("use_qk_norm", "true",
-                              "Llama 4's L2 query/key norm is modelled on chunked layers; this config has none"));
+      AICB_THROW(
+          config_error("use_qk_norm", "true",
+                       "Llama 4's L2 query/key norm is modelled on chunked layers; this config has none"));
     m.qk_l2_norm = true;
   }
-  for (const char* key :
-       {"attn_temperature_tuning", "attn_scale", "floor_scale", "for_llm_compressor", "cache_implementation",
-        "_attn_implementation_autoset", "dtype"})
+  for (const char* key : {"attn_temperature_tuning", "attn_scale", "floor_scale", "for_llm_compressor",
+                          "cache_implementation", "_attn_implementation_autoset", "dtype"})
     r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
 }
 
@@ -286,20 +289,23 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       r.peek(key);
     nlohmann::json language = *text;
     language["model_type"] = "llama4_text";
-    if (const nlohmann::json* tied = r.peek("tie_word_embeddings"); tied && !language.contains("tie_word_embeddings"))
+    if (const nlohmann::json* tied = r.peek("tie_word_embeddings");
+        tied && !language.contains("tie_word_embeddings"))
       language["tie_word_embeddings"] = *tied;
     r.finish(type, options.allow_unknown_keys);
     hf_import inner = from_hf_config(language, source + " (text_config)", options);
     return inner;
   }
   static constexpr std::array<std::string_view, 15> supported{
-      "llama",      "mistral",     "mixtral",     "qwen2",   "qwen2_moe", "qwen3",   "qwen3_moe",  "qwen3_next",
-      "deepseek_v2", "deepseek_v3", "kimi_k2",    "glm4_moe", "gpt_oss",   "nemotron_h", "llama4_text"};
+      "llama",   "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
+      "qwen3",   "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3",
+      "kimi_k2", "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
-    AICB_THROW(config_error("model_type", type.empty() ? "(missing)" : type,
-                            "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
-                            "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
-                            "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+    AICB_THROW(
+        config_error("model_type", type.empty() ? "(missing)" : type,
+                     "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
+                     "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
+                     "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
   // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
   const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
   model_spec m;

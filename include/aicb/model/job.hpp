@@ -441,10 +441,11 @@ constexpr bool validate_training(const job_spec& job) {
         "context parallelism with sliding-window attention is not modelled (which key blocks each "
         "CP rank's window reaches); use context_parallel = 1",
         "sliding_window", m.sliding_window);
-    detail::require(job.parallel.attention == attention_kind::flash, "attention", 1,
-                    "sliding-window attention runs in fused kernels (Transformer Engine, FlashAttention); "
-                    "Megatron's unfused path has no window: use attention = flash",
-                    "sliding_window", m.sliding_window);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "sliding-window attention runs in fused kernels (Transformer Engine, "
+          "FlashAttention); Megatron's unfused path has no window: use attention = flash");
   }
   if (m.attention_chunk_size > 0 && m.attention_chunk_size < job.batch.seq_length) {
     detail::require(
@@ -452,10 +453,11 @@ constexpr bool validate_training(const job_spec& job) {
         "context parallelism with chunked attention is not modelled (which key blocks each CP rank's "
         "chunks reach); use context_parallel = 1",
         "attention_chunk_size", m.attention_chunk_size);
-    detail::require(job.parallel.attention == attention_kind::flash, "attention", 1,
-                    "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused path has "
-                    "none: use attention = flash",
-                    "attention_chunk_size", m.attention_chunk_size);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
+          "path has none: use attention = flash");
   }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;

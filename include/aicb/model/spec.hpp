@@ -330,7 +330,8 @@ constexpr bool validate(const model_spec& spec) {
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
     require(m.num_moe_layers() > 0, "moe_layer_interval", m.moe_layer_interval,
-            "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after first_dense_layers)",
+            "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after "
+            "first_dense_layers)",
             "num_layers", m.num_layers);
     require(m.moe_layer_interval <= 1 || m.num_mtp_layers == 0, "moe_layer_interval", m.moe_layer_interval,
             "multi-token prediction with interleaved MoE layers is not modelled", "num_mtp_layers",
@@ -365,8 +366,8 @@ constexpr bool validate(const model_spec& spec) {
           "capacity to pad to)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
-                m.moe_layer_interval == 0 &&
-                m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+                m.moe_layer_interval == 0 && m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 &&
+                !m.moe_pad_to_capacity,
             "num_experts", 0,
             "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_capacity_factor, "
             "moe_load_skew and moe_pad_to_capacity need num_experts > 0");
@@ -436,7 +437,8 @@ constexpr bool validate(const model_spec& spec) {
   require(m.attention_chunk_size <= max_derived_size, "attention_chunk_size", m.attention_chunk_size,
           "a model dimension must not exceed 2^50");
   require(m.attention_chunk_pattern == 0 || m.attention_chunk_size > 0, "attention_chunk_pattern",
-          m.attention_chunk_pattern, "attention_chunk_pattern needs chunked attention (attention_chunk_size > 0)");
+          m.attention_chunk_pattern,
+          "attention_chunk_pattern needs chunked attention (attention_chunk_size > 0)");
   require(!m.qk_l2_norm || m.attention_chunk_size > 0, "qk_l2_norm", 1,
           "qk_l2_norm normalises the chunked layers' queries and keys: it needs attention_chunk_size > 0");
   require(!m.qk_l2_norm || !m.qk_norm, "qk_l2_norm", 1,
