@@ -31,6 +31,19 @@
 /// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
 /// (aicb::unfused_attention_kernels).
 ///
+/// Grouped expert GEMMs (Megatron's GroupedMLP, `--moe-grouped-gemm`) on a B200 do not hide an
+/// expert's weight traffic behind its computation: each expert's time is its compute plus its
+/// weights' traffic at the streaming bandwidth — the weights read once in the forward and
+/// input-gradient passes, the FP32 main gradient read and written in the weight-gradient pass
+/// (Megatron's gradient-accumulation fusion: 8 bytes per weight) — so an expert of M tokens runs at
+/// about M / (M + M₀) of a large GEMM's efficiency, M₀ the GPU's ridge in rows (B200: 157 forward,
+/// 628 for weight gradients). No parameter is fitted: this is what Transformer Engine's grouped GEMMs
+/// measured on a B200 show (docs/measurements/b200/grouped_gemm.csv: 20 to 256 experts of 128 to 9832
+/// tokens, three passes; docs/compute-model.md). The H200's expert GEMMs, measured as a loop of
+/// cuBLAS GEMMs (docs/measurements/h200/grouped.csv), hide the traffic as any GEMM does, and no
+/// Hopper grouped kernel has been measured: elsewhere the flag (gpu_spec::grouped_gemm_exposes_weights)
+/// is off.
+///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
 /// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
 /// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
@@ -158,30 +171,52 @@ class roofline_model final : public compute_model {
     compute_op one = op;
     one.batch = 1;
     const double share = waves(op);
+    if (exposes_expert_weights(op)) {  // each expert: its compute, then its weights' traffic (file comment)
+      const double weights =
+          expert_weight_bytes(one) / (gpu_.memory_bytes_per_s() * e_.memory_fraction) * 1e9;
+      const auto expert = [&](bool ramp) {
+        return std::max(roofline_compute_ns(one, share, ramp) + weights, roofline_memory_ns(one, ramp));
+      };
+      return e_.launch_ns + expert(true) + static_cast<double>(op.batch - 1) * expert(false);
+    }
     return e_.launch_ns + roofline_ns(one, share, true) +
            static_cast<double>(op.batch - 1) * roofline_ns(one, share, false);
   }
 
+  // A grouped GEMM over experts (one kernel, more than one expert) on a GPU whose grouped kernels
+  // were measured not to hide the experts' weight traffic.
+  [[nodiscard]] bool exposes_expert_weights(const compute_op& op) const noexcept {
+    return gpu_.grouped_gemm_exposes_weights && op.kind == op_kind::gemm && op.one_kernel && op.batch > 1 &&
+           (op.role == op_role::moe_fc1 || op.role == op_role::moe_fc2);
+  }
+  // The weight traffic of one expert's pass: its weights (k × n) in the GEMM's type, or in the
+  // weight-gradient pass the FP32 main gradient read and written.
+  [[nodiscard]] static constexpr double expert_weight_bytes(const compute_op& one) noexcept {
+    const double elements = static_cast<double>(one.k) * static_cast<double>(one.n);
+    return elements * (one.pass == pass_kind::weight_grad ? 8.0 : size_of(one.type));
+  }
+
   // max(compute, memory) of one kernel without its launch, ns; `ramp`: with its ramp and tail.
   [[nodiscard]] double roofline_ns(const compute_op& op, double wave_share, bool ramp) const {
-    const double flops = op.flops(), bytes = op.bytes();
-    double compute = 0;
-    if (flops > 0) {
-      double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
-      if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
-        fraction = e_.attention_fraction;
-      else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
-        fraction = e_.fp8_gemm_fraction;
-      // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
-      // priced against the tensor-core peak like everything else.
-      compute =
-          (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
-    }
-    double memory = 0;
-    if (bytes > 0)
-      memory = (bytes + (ramp ? e_.memory_half : 0)) /
-               (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
-    return std::max(compute, memory);
+    return std::max(roofline_compute_ns(op, wave_share, ramp), roofline_memory_ns(op, ramp));
+  }
+  [[nodiscard]] double roofline_compute_ns(const compute_op& op, double wave_share, bool ramp) const {
+    const double flops = op.flops();
+    if (!(flops > 0)) return 0;
+    double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
+    if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
+      fraction = e_.attention_fraction;
+    else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+      fraction = e_.fp8_gemm_fraction;
+    // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
+    // priced against the tensor-core peak like everything else.
+    return (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+  }
+  [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
+    const double bytes = op.bytes();
+    if (!(bytes > 0)) return 0;
+    return (bytes + (ramp ? e_.memory_half : 0)) /
+           (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(op)) * 1e9;
   }
 
   [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
