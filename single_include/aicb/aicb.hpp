@@ -992,7 +992,8 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, mamba_state_dim, 0, "Mamba-2 state size per head (ssm_state_size)")) \
   ((std::uint64_t, mamba_num_groups, 0, "Mamba-2 groups sharing B and C (n_groups)")) \
   ((std::uint64_t, mamba_conv_kernel, 0, "Mamba-2 short-convolution width")) \
-  ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128"))
+  ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128")) \
+  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -1359,6 +1360,8 @@ constexpr bool validate(const model_spec& spec) {
     else
       require(value == 0, field, value, "Mamba-2 sizes need Mamba-2 layers (M in layer_pattern)");
   }
+  require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
+          "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");
   if (m.has_layer_pattern()) {
     const std::string_view pattern = m.layer_pattern.view();
     for (std::size_t i = 0; i < pattern.size(); ++i)
@@ -7650,6 +7653,7 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
   m.mamba_num_groups = 8;
   m.mamba_conv_kernel = 4;
   m.mamba_chunk_size = 128;
+  m.mamba_state_fp32 = true;  // mamba_ssm_cache_dtype float32
   m.num_experts = 128;
   m.moe_top_k = 6;
   m.moe_ffn_hidden_size = 1856;
@@ -9039,24 +9043,27 @@ class inference_step {
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
                                                   : m_.num_layers - m_.num_linear_attention_layers());
-    // Per request and recurrent layer: `heads` states of `state` elements and the convolution's
-    // last kernel − 1 inputs over `conv` channels, split over `split` GPUs; BF16.
-    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
-                              std::uint64_t kernel, std::uint64_t layers, std::uint64_t split) {
-      return (static_cast<double>(heads / split) * static_cast<double>(state) +
-              static_cast<double>(conv / split * (kernel - 1))) *
-             size_of(dtype::bf16) * static_cast<double>(layers);
+    // Per request and recurrent layer: `heads` states of `state` elements (`state_bytes` each) and
+    // the convolution's last kernel − 1 inputs over `conv` channels (BF16), split over `split` GPUs.
+    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, double state_bytes,
+                              std::uint64_t conv, std::uint64_t kernel, std::uint64_t layers,
+                              std::uint64_t split) {
+      return (static_cast<double>(heads / split) * static_cast<double>(state) * state_bytes +
+              static_cast<double>(conv / split * (kernel - 1)) * size_of(dtype::bf16)) *
+             static_cast<double>(layers);
     };
-    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
-                                   std::uint64_t kernel, std::uint64_t layers) {
-      state_per_request_ += recurrent(heads, state, conv, kernel, layers, s_.tensor_parallel);
-      model_state_per_request_ += recurrent(heads, state, conv, kernel, layers, 1);
+    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, double state_bytes,
+                                   std::uint64_t conv, std::uint64_t kernel, std::uint64_t layers) {
+      state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, s_.tensor_parallel);
+      model_state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, 1);
     };
     if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
       add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
-                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
+                    size_of(dtype::bf16), m_.linear_conv_dim(), m_.linear_conv_kernel_dim,
+                    m_.num_linear_attention_layers());
     if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
-      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, m_.mamba_conv_dim(),
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim,
+                    size_of(m_.mamba_state_fp32 ? dtype::fp32 : dtype::bf16), m_.mamba_conv_dim(),
                     m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
@@ -19476,9 +19483,15 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     if (r.flag("use_bias", false))
       AICB_THROW(
           config_error("use_bias", "true", "biases on every linear layer of nemotron_h are not modelled"));
+    // The serving state's format: FP32 as Nemotron's configs ask, or the activations' (BF16/FP16).
+    if (const std::string cache = r.text("mamba_ssm_cache_dtype", "auto"); cache == "float32")
+      m.mamba_state_fp32 = true;
+    else if (cache != "auto" && cache != "bfloat16" && cache != "float16")
+      AICB_THROW(config_error("mamba_ssm_cache_dtype", cache,
+                              "the Mamba-2 state is modelled in float32, bfloat16 or float16 (or auto)"));
     for (const char* key :
-         {"use_mamba_kernels", "mamba_ssm_cache_dtype", "time_step_min", "time_step_max", "time_step_floor",
-          "time_step_limit", "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
+         {"use_mamba_kernels", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+          "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
           "layer_norm_epsilon", "partial_rotary_factor", "n_group", "moe_shared_expert_overlap", "dtype"})
       r.peek(key);  // kernels, caches, initialisation and numerics: no change to shapes or cost
     if (const std::uint64_t experts = r.optional("n_routed_experts", 0); experts > 0) {

@@ -335,6 +335,13 @@ TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card
     std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-nano-30b-a3b.json");
     in >> config;
   }
+  // Its FP32 SSM cache is read; a format aicb does not know is refused.
+  CHECK(aicb::from_hf_config(config).model.mamba_state_fp32);
+  config["mamba_ssm_cache_dtype"] = "bfloat16";
+  CHECK_FALSE(aicb::from_hf_config(config).model.mamba_state_fp32);
+  config["mamba_ssm_cache_dtype"] = "int8";
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("mamba_ssm_cache_dtype"));
+  config["mamba_ssm_cache_dtype"] = "float32";
   config["moe_latent_size"] = 1024;
   try {
     (void)aicb::from_hf_config(config);

@@ -386,3 +386,19 @@ TEST_CASE("inference step: Llama 4 Scout decode keeps one chunk on its chunked l
   CHECK(full.compute.flops() == Approx(2.0 * 8 * 5 * 20000 * 256));
   CHECK(chunked.compute.bytes() == Approx(8 * (2 * 5 * 128 + 2 * 3616 * 128) * 2.0));
 }
+
+TEST_CASE("inference step: Nemotron 3 Nano keeps its Mamba-2 state in FP32, by hand",
+          "[schedule][inference]") {
+  // Its config asks for an FP32 SSM cache (mamba_ssm_cache_dtype): per request and M layer (23), on
+  // each of 2 TP ranks, 32 heads of a 64 x 128 state in FP32 and the convolution's last 3 inputs over
+  // (4096 + 2·8·128) / 2 channels in BF16.
+  const aicb::serving_spec s{
+      .phase = aicb::inference_phase::decode, .batch = 8, .context = 8192, .tensor_parallel = 2};
+  aicb::model_spec nano = aicb::presets::nemotron3_nano_30b_a3b;
+  CHECK(nano.mamba_state_fp32);
+  const aicb::inference_step fp32(nano, s);
+  CHECK(fp32.state_bytes_per_request() == 23.0 * (32 * 64 * 128 * 4 + 3072 * 3 * 2));
+  nano.mamba_state_fp32 = false;
+  const aicb::inference_step bf16(nano, s);
+  CHECK(bf16.state_bytes_per_request() == 23.0 * (32 * 64 * 128 * 2 + 3072 * 3 * 2));
+}

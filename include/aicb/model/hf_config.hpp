@@ -398,9 +398,15 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     if (r.flag("use_bias", false))
       AICB_THROW(
           config_error("use_bias", "true", "biases on every linear layer of nemotron_h are not modelled"));
+    // The serving state's format: FP32 as Nemotron's configs ask, or the activations' (BF16/FP16).
+    if (const std::string cache = r.text("mamba_ssm_cache_dtype", "auto"); cache == "float32")
+      m.mamba_state_fp32 = true;
+    else if (cache != "auto" && cache != "bfloat16" && cache != "float16")
+      AICB_THROW(config_error("mamba_ssm_cache_dtype", cache,
+                              "the Mamba-2 state is modelled in float32, bfloat16 or float16 (or auto)"));
     for (const char* key :
-         {"use_mamba_kernels", "mamba_ssm_cache_dtype", "time_step_min", "time_step_max", "time_step_floor",
-          "time_step_limit", "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
+         {"use_mamba_kernels", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+          "rescale_prenorm_residual", "residual_in_fp32", "num_logits_to_keep", "norm_eps",
           "layer_norm_epsilon", "partial_rotary_factor", "n_group", "moe_shared_expert_overlap", "dtype"})
       r.peek(key);  // kernels, caches, initialisation and numerics: no change to shapes or cost
     if (const std::uint64_t experts = r.optional("n_routed_experts", 0); experts > 0) {

@@ -208,6 +208,7 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
   m.mamba_num_groups = 8;
   m.mamba_conv_kernel = 4;
   m.mamba_chunk_size = 128;
+  m.mamba_state_fp32 = true;  // mamba_ssm_cache_dtype float32
   m.num_experts = 128;
   m.moe_top_k = 6;
   m.moe_ffn_hidden_size = 1856;

@@ -99,7 +99,8 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, mamba_state_dim, 0, "Mamba-2 state size per head (ssm_state_size)")) \
   ((std::uint64_t, mamba_num_groups, 0, "Mamba-2 groups sharing B and C (n_groups)")) \
   ((std::uint64_t, mamba_conv_kernel, 0, "Mamba-2 short-convolution width")) \
-  ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128"))
+  ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128")) \
+  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -466,6 +467,8 @@ constexpr bool validate(const model_spec& spec) {
     else
       require(value == 0, field, value, "Mamba-2 sizes need Mamba-2 layers (M in layer_pattern)");
   }
+  require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
+          "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");
   if (m.has_layer_pattern()) {
     const std::string_view pattern = m.layer_pattern.view();
     for (std::size_t i = 0; i < pattern.size(); ++i)

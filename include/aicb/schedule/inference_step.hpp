@@ -228,24 +228,27 @@ class inference_step {
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
                                                   : m_.num_layers - m_.num_linear_attention_layers());
-    // Per request and recurrent layer: `heads` states of `state` elements and the convolution's
-    // last kernel − 1 inputs over `conv` channels, split over `split` GPUs; BF16.
-    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
-                              std::uint64_t kernel, std::uint64_t layers, std::uint64_t split) {
-      return (static_cast<double>(heads / split) * static_cast<double>(state) +
-              static_cast<double>(conv / split * (kernel - 1))) *
-             size_of(dtype::bf16) * static_cast<double>(layers);
+    // Per request and recurrent layer: `heads` states of `state` elements (`state_bytes` each) and
+    // the convolution's last kernel − 1 inputs over `conv` channels (BF16), split over `split` GPUs.
+    const auto recurrent = [](std::uint64_t heads, std::uint64_t state, double state_bytes,
+                              std::uint64_t conv, std::uint64_t kernel, std::uint64_t layers,
+                              std::uint64_t split) {
+      return (static_cast<double>(heads / split) * static_cast<double>(state) * state_bytes +
+              static_cast<double>(conv / split * (kernel - 1)) * size_of(dtype::bf16)) *
+             static_cast<double>(layers);
     };
-    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, std::uint64_t conv,
-                                   std::uint64_t kernel, std::uint64_t layers) {
-      state_per_request_ += recurrent(heads, state, conv, kernel, layers, s_.tensor_parallel);
-      model_state_per_request_ += recurrent(heads, state, conv, kernel, layers, 1);
+    const auto add_recurrent = [&](std::uint64_t heads, std::uint64_t state, double state_bytes,
+                                   std::uint64_t conv, std::uint64_t kernel, std::uint64_t layers) {
+      state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, s_.tensor_parallel);
+      model_state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, 1);
     };
     if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
       add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
-                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
+                    size_of(dtype::bf16), m_.linear_conv_dim(), m_.linear_conv_kernel_dim,
+                    m_.num_linear_attention_layers());
     if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
-      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, m_.mamba_conv_dim(),
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim,
+                    size_of(m_.mamba_state_fp32 ? dtype::fp32 : dtype::bf16), m_.mamba_conv_dim(),
                     m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
