@@ -985,6 +985,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
   ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
   ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
+  ((std::uint64_t, moe_latent_size, 0, "latent experts: tokens projected from the hidden size to this width before the exchange and back after it, the experts working in it (Nemotron 3 Super: 1024); 0 = experts on the hidden size")) \
   ((std::uint64_t, moe_layer_interval, 0, "with experts: every N-th layer (N-1, 2N-1, ...) has them, the others the dense MLP of ffn_hidden_size (Llama 4 Maverick: 2; Megatron's --moe-layer-freq); 0 or 1 = every layer after first_dense_layers")) \
   ((layer_pattern_text, layer_pattern, {}, "hybrid layers, one character each (Megatron's hybrid_override_pattern, Nemotron-H): M Mamba-2, * attention, - MLP, E experts; empty = every layer attention then MLP")) \
   ((std::uint64_t, mamba_num_heads, 0, "Mamba-2 heads (the M layers of layer_pattern)")) \
@@ -1030,10 +1031,11 @@ struct model_spec {
       n += ch == block ? 1 : 0;
     return n;
   }
-  /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern, or — without
+  /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern (a
+  /// multi-token-prediction layer, index num_layers: whenever the model has experts), or — without
   /// one — every layer after the leading dense ones of an MoE model, or every moe_layer_interval-th.
   [[nodiscard]] constexpr bool is_moe_layer(std::uint64_t layer) const noexcept {
-    if (has_layer_pattern()) return pattern_at(layer) == 'E';
+    if (has_layer_pattern()) return layer < num_layers ? pattern_at(layer) == 'E' : is_moe();
     return is_moe() && layer >= first_dense_layers &&
            (moe_layer_interval <= 1 || (layer + 1) % moe_layer_interval == 0);
   }
@@ -1223,6 +1225,8 @@ constexpr bool validate(const model_spec& spec) {
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.moe_latent_size <= max_derived_size, "moe_latent_size", m.moe_latent_size,
+            "a model dimension must not exceed 2^50");
     require(m.num_moe_layers() > 0, "moe_layer_interval", m.moe_layer_interval,
             "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after "
             "first_dense_layers)",
@@ -1260,11 +1264,11 @@ constexpr bool validate(const model_spec& spec) {
           "capacity to pad to)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
-                m.moe_layer_interval == 0 && m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 &&
-                !m.moe_pad_to_capacity,
+                m.moe_layer_interval == 0 && m.moe_latent_size == 0 && m.moe_capacity_factor == 0.0 &&
+                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
             "num_experts", 0,
-            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_capacity_factor, "
-            "moe_load_skew and moe_pad_to_capacity need num_experts > 0");
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_latent_size, "
+            "moe_capacity_factor, moe_load_skew and moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -1382,8 +1386,6 @@ constexpr bool validate(const model_spec& spec) {
         !m.is_hybrid() && !m.is_mla() && m.sliding_window == 0, "layer_pattern", pattern.size(),
         "a layer_pattern with Gated DeltaNet layers, multi-head latent attention or a sliding window is not "
         "modelled");
-    require(m.num_mtp_layers == 0, "num_mtp_layers", m.num_mtp_layers,
-            "multi-token prediction with a layer_pattern is not modelled");
   }
   if (m.pattern_count('M') > 0) {
     require(m.mamba_num_heads % m.mamba_num_groups == 0, "mamba_num_groups", m.mamba_num_groups,
@@ -2755,7 +2757,7 @@ enum class weight_part : std::uint8_t {
   dense_mlp,       ///< dense MLPs
   routed_experts,  ///< routed experts
   shared_experts,  ///< shared experts and their gate
-  router,          ///< routers and their score bias
+  router,          ///< the MoE layer's own weights: routers, their score bias, latent projections
   norms,           ///< the two norms of each layer and the final norm
   mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
 };
@@ -3365,9 +3367,12 @@ struct layer_writer {
     const auto whole = static_cast<std::uint64_t>(exact);
     return static_cast<double>(whole) < exact ? whole + 1 : whole;
   }
+  // The width the experts work in and the tokens travel in: the latent size of latent experts, else
+  // the hidden size.
+  constexpr std::uint64_t xh() const { return c.model.moe_latent_size > 0 ? c.model.moe_latent_size : h(); }
   // Bytes of the routed token copies the busiest GPU exchanges (its send buffer when balanced).
   constexpr std::uint64_t routed_bytes() const {
-    return scaled_by_load(router_tokens() * c.model.moe_top_k * h() * c.element_bytes(), 1);
+    return scaled_by_load(router_tokens() * c.model.moe_top_k * xh() * c.element_bytes(), 1);
   }
   constexpr std::uint64_t expert_width() const {
     return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
@@ -3422,12 +3427,16 @@ struct layer_writer {
         op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
       op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
     }
+    // Latent experts: each token projected to the latent width before it travels (Nemotron 3 Super).
+    if (m.moe_latent_size > 0)
+      projection("moe_latent_down", op_role::moe_router, T, h(), xh(), weight_part::router,
+                 weight_sharing::replicated);
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     switch (c.exchange) {
       case expert_exchange::alltoall:
         // Each token copied once per chosen expert, grouped by destination; after the exchange the
         // received chunks sorted by local expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
         if (group > 1)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
@@ -3437,22 +3446,22 @@ struct layer_writer {
         if (c.etp > 1)
           collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
         if (n > 1)
-          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
           collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
           collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
-          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * xh() * w * group);
         }
         // The gathered tokens of this GPU's experts, grouped by expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         break;
       case expert_exchange::deepep: {
         // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
         // 16-byte header.
         const double per =
-            c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
+            c.fp8_dispatch ? static_cast<double>(xh() + xh() / 128 * 4) : 2.0 * static_cast<double>(xh());
         collective("moe_dispatch", collective::all_to_all, group_kind::ep,
                    rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
         break;
@@ -3462,14 +3471,14 @@ struct layer_writer {
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
     const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
+    projection("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
     if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts,
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * h());
+    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * xh());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -3479,29 +3488,40 @@ struct layer_writer {
       case expert_exchange::alltoall:
         if (n > 1)
           op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
-             h());
+             xh());
         if (c.etp > 1)
           collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
                      token_bytes * c.etp);
         if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
         // Each token's expert outputs weighted by their probabilities and summed into its row.
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
+        latent_up(T);
         break;
       case expert_exchange::allgather:
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         if (group > 1)
           collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                     T * h() * w * group);
+                     T * xh() * w * group);
+        latent_up(T);
         break;
       case expert_exchange::deepep:
         collective("moe_combine", collective::all_to_all, group_kind::ep,
-                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(xh())));
+        latent_up(T);
         if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
         break;
       case expert_exchange::tensor_parallel:
-        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
+        if (tp())
+          collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation() / h() * xh());
+        latent_up(T);
         break;
     }
+  }
+  // Latent experts: the combined tokens projected back to the hidden size.
+  constexpr void latent_up(std::uint64_t tokens) {
+    if (c.model.moe_latent_size > 0)
+      projection("moe_latent_up", op_role::moe_router, tokens, xh(), h(), weight_part::router,
+                 weight_sharing::replicated);
   }
 
   // Training only: the experts' backward (the combine's gradient comes back the way the tokens
@@ -3513,8 +3533,9 @@ struct layer_writer {
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
     const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
-      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, h());
+      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, xh());
     };
+    if (m.moe_latent_size > 0) gradients("moe_latent_up", op_role::moe_router, T, xh(), h());
     if (c.exchange == expert_exchange::alltoall) {
       permute_grad("moe_unpermute", T * k);
       if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
@@ -3523,13 +3544,14 @@ struct layer_writer {
       if (n > 1) permute_grad("moe_sort_chunks_back", rows * n);
     } else {
       if (group > 1)
-        collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+        collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep,
+                   T * xh() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
-    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
+    gradients("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, n, one);
     if (c.exchange == expert_exchange::alltoall) {
       if (n > 1) permute_grad("moe_sort_chunks", rows * n);
       if (c.etp > 1)
@@ -3544,11 +3566,12 @@ struct layer_writer {
       permute_grad("moe_permute", rows * n);
       if (group > 1) {
         collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                   T * h() * w * group);
+                   T * xh() * w * group);
         collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
                    T * E * 4 * group);
       }
     }
+    if (m.moe_latent_size > 0) gradients("moe_latent_down", op_role::moe_router, T, h(), xh());
     if (!m.moe_router_bias)
       op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
     op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
@@ -7664,6 +7687,35 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
 }
 inline constexpr model_spec nemotron3_nano_30b_a3b = nemotron3_nano("nemotron3-nano-30b-a3b");
 
+// ---- Nemotron 3 Super (config.json of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B): 88 layers — 40
+// Mamba-2, 40 latent mixture-of-experts (512 squared-ReLU experts of 2688 working in a 1024-wide
+// latent, top-22, one shared expert of 5376), 8 GQA attention — over a 4096-wide residual, and one
+// multi-token-prediction module (attention, then experts).
+[[nodiscard]] constexpr model_spec nemotron3_super(spec_name name) {
+  model_spec m = llama(name, 88, 4096, 32, 2, 2688, 131072);
+  m.head_dim = 128;
+  m.activation = activation_kind::squared_relu;
+  m.layer_pattern =
+      "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME";
+  m.mamba_num_heads = 128;
+  m.mamba_head_dim = 64;
+  m.mamba_state_dim = 128;
+  m.mamba_num_groups = 8;
+  m.mamba_conv_kernel = 4;
+  m.mamba_chunk_size = 128;
+  m.mamba_state_fp32 = true;  // mamba_ssm_cache_dtype float32
+  m.num_experts = 512;
+  m.moe_top_k = 22;
+  m.moe_ffn_hidden_size = 2688;
+  m.moe_latent_size = 1024;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 5376;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}
+inline constexpr model_spec nemotron3_super_120b_a12b = nemotron3_super("nemotron3-super-120b-a12b");
+
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
 // leading dense layers.
@@ -7798,7 +7850,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 45> all_presets{{
+inline constexpr std::array<preset, 46> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -7833,6 +7885,8 @@ inline constexpr std::array<preset, 45> all_presets{{
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
      "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json"},
+    {"nemotron3-super-120b-a12b", presets::nemotron3_super_120b_a12b,
+     "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B config.json"},
     {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
      "aicb's own shape (36 layers, vocab 50257); not a published model"},
     {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,
@@ -19503,14 +19557,19 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
         m.shared_expert_ffn_hidden_size =
             r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
       m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
-      if (const auto* latent = r.peek("moe_latent_size"); latent && !latent->is_null())
-        AICB_THROW(config_error("moe_latent_size", latent->dump(),
-                                "latent experts (Nemotron 3 Super) are not modelled"));
+      m.moe_latent_size = r.optional("moe_latent_size", 0);  // Nemotron 3 Super's latent experts
     }
-    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0)
-      AICB_THROW(config_error("num_nextn_predict_layers", std::to_string(m.num_mtp_layers),
-                              "multi-token prediction with a layer pattern is not modelled"));
-    r.peek("mtp_hybrid_override_pattern");
+    // Multi-token prediction: each module one attention block and one MLP block — experts when the
+    // model has them ("*E", Nemotron 3 Super), else a dense MLP ("*-").
+    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0) {
+      const std::string expected = m.num_experts > 0 ? "*E" : "*-";
+      if (const std::string mtp = r.text("mtp_hybrid_override_pattern", expected); mtp != expected)
+        AICB_THROW(config_error("mtp_hybrid_override_pattern", mtp,
+                                "a multi-token-prediction module is modelled as " + expected +
+                                    " (an attention block, then the model's MLP block)"));
+    } else {
+      r.peek("mtp_hybrid_override_pattern");
+    }
   } else if (type == "gpt_oss") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");

@@ -329,7 +329,6 @@ TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card
   CHECK(m.pattern_count('M') == 23);
   CHECK(m.pattern_count('E') == 23);
   CHECK(m.pattern_count('*') == 6);
-  // Latent experts (Nemotron 3 Super) are refused, naming the key.
   nlohmann::json config;
   {
     std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-nano-30b-a3b.json");
@@ -341,14 +340,53 @@ TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card
   CHECK_FALSE(aicb::from_hf_config(config).model.mamba_state_fp32);
   config["mamba_ssm_cache_dtype"] = "int8";
   CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("mamba_ssm_cache_dtype"));
-  config["mamba_ssm_cache_dtype"] = "float32";
-  config["moe_latent_size"] = 1024;
-  try {
-    (void)aicb::from_hf_config(config);
-    FAIL("latent experts imported");
-  } catch (const aicb::config_error& e) {
-    CHECK(e.field() == "moe_latent_size");
+}
+
+TEST_CASE("hf_config: Nemotron 3 Super imports its latent experts and MTP module to the card's counts",
+          "[model][hf_config]") {
+  // tests/data/hf/nemotron-3-super-120b-a12b.json: the keys of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B's
+  // config.json as public repositories record them (without the quantised release's
+  // quantization_config). Model card: 120B parameters, 12B active. By hand, per layer kind with its
+  // norm: Mamba-2 in_proj 4096·(2·8192 + 2·8·128 + 128), the convolution over 10240 channels (4 taps
+  // and a bias), dt bias, A and D per head, the gated norm over 8192, out_proj 8192·4096; attention
+  // 4096·4096 (q) + 2·4096·256 (k, v) + 4096·4096 (o); latent experts: a 512 x 4096 router and its
+  // 512 score-correction biases, the latent projections 4096·1024 down and up, 512 experts of
+  // 1024·2688 up and 2688·1024 down (squared ReLU, not gated), a shared expert of 4096·5376 up and
+  // down. Cross-checked with the BF16 release's safetensors headers as public repositories sum them:
+  // 123,611,012,096 weights with the MTP module's 2,942,324,736, the 20,480 FP32 score-correction
+  // biases not among them; inactive experts 107,898,470,400.
+  const aicb::hf_import super =
+      aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-super-120b-a12b.json");
+  CHECK(super.ignored_keys.empty());
+  const std::uint64_t mamba = 4096ull * 18560 + 10240 * 4 + 10240 + 3 * 128 + 8192 + 8192ull * 4096 + 4096;
+  const std::uint64_t attention = 4096ull * 4096 * 2 + 2 * 4096ull * 256 + 4096;
+  const std::uint64_t expert = 2ull * 1024 * 2688;
+  const std::uint64_t moe =
+      512ull * 4096 + 512 + 2 * 4096ull * 1024 + 512 * expert + 2 * 4096ull * 5376 + 4096;
+  const std::uint64_t embedding = 131072ull * 4096;
+  const aicb::param_counts c = aicb::count_params(super.model);
+  CHECK(c.total() == 40 * mamba + 8 * attention + 40 * moe + 2 * embedding + 4096);
+  CHECK(c.total() - 40 * 512 == 123'611'012'096ull - 2'942'324'736ull);
+  CHECK(c.total() - c.active() == 107'898'470'400ull);
+  CHECK(std::llround(static_cast<double>(c.total()) / 1e9) == 121);  // the card's "120B": 120.67
+  CHECK(std::floor(static_cast<double>(c.active()) / 1e9) == 12);
+  CHECK(c.mtp - 512 == 2'942'324'736ull);  // its attention and latent-expert blocks, projection and norms
+  CHECK(super.model.moe_latent_size == 1024);
+  CHECK(super.model.num_mtp_layers == 1);
+  CHECK(super.model.mamba_state_fp32);
+  aicb::model_spec m = aicb::resolve(super.model);
+  const aicb::model_spec expected = aicb::resolve(aicb::presets::nemotron3_super_120b_a12b);
+  m.name = expected.name;
+  m.max_position_embeddings = expected.max_position_embeddings;
+  CHECK(m == expected);
+  // An MTP module other than attention-then-experts is refused, naming the key.
+  nlohmann::json config;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/nemotron-3-super-120b-a12b.json");
+    in >> config;
   }
+  config["mtp_hybrid_override_pattern"] = "*M";
+  CHECK_THROWS_WITH(aicb::from_hf_config(config), Catch::Contains("mtp_hybrid_override_pattern"));
 }
 
 TEST_CASE("hf_config: unknown and missing keys are errors that list them all", "[model][hf_config]") {

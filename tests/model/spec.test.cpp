@@ -145,6 +145,9 @@ TEST_CASE("spec: every rule names its field at run time", "[model][spec]") {
   m = dense;
   m.moe_layer_interval = 2;  // without experts
   CHECK(fault(m) == "num_experts");
+  m = dense;
+  m.moe_latent_size = 1024;  // latent experts without experts
+  CHECK(fault(m) == "num_experts");
 }
 
 TEST_CASE("spec: the run-time message carries field, value, rule and the related field", "[model][spec]") {

@@ -320,6 +320,33 @@ TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4
   CHECK(within.flops() == full.flops());
 }
 
+TEST_CASE("layer description: latent experts (Nemotron 3 Super) travel and work in the latent width, by hand",
+          "[schedule][layer]") {
+  // Nemotron 3 Super over EP 8 on 8 GPUs, one sequence of S = 4096 tokens per GPU: each token is
+  // projected 4096 -> 1024 before the exchange, sent to 22 experts in 1024 values, and projected back.
+  aicb::job_spec job = job_of(aicb::presets::nemotron3_super_120b_a12b, 1, 1, 8, 8);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+  job.batch.global_batch = 8;
+  const double S = 4096, h = 4096, latent = 1024, k = 22;
+  std::map<std::string, double> forward_flops, bytes;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.layer != 1 || op.phase != aicb::op_phase::forward) continue;  // layer 1: the first E layer
+    if (op.type == aicb::op_type::compute) forward_flops[std::string(op.name)] += op.compute.flops();
+    if (op.type == aicb::op_type::collective)
+      bytes[std::string(op.name)] = static_cast<double>(op.size.count());
+  }
+  CHECK(forward_flops["moe_latent_down"] == Approx(2 * S * h * latent));
+  CHECK(forward_flops["moe_latent_up"] == Approx(2 * S * latent * h));
+  CHECK(bytes["moe_dispatch"] == Approx(S * k * latent * 2));
+  CHECK(bytes["moe_combine"] == Approx(S * k * latent * 2));
+  // 64 local experts of 512: each receives 4096 · 22 · 8 / 512 = 1408 tokens, 1024 -> 2688 -> 1024.
+  CHECK(forward_flops["moe_fc1"] == Approx(2 * 64 * 1408 * latent * 2688));
+  CHECK(forward_flops["moe_fc2"] == Approx(2 * 64 * 1408 * 2688 * latent));
+  // The router reads the hidden state itself.
+  CHECK(forward_flops["moe_router"] == Approx(2 * S * h * 512));
+}
+
 TEST_CASE("layer description: a Mamba-2 training layer (Nemotron 3 Nano), by hand", "[schedule][layer]") {
   // Layer 0 (M) on one GPU, one sequence of T = 4096 tokens: h = 2688, 64 heads of 64 (inner 4096),
   // 8 groups of state 128. in_proj h → 2·4096 + 2·8·128 + 64 = 10304, out_proj 4096 → h; the SSD scan

@@ -418,14 +418,19 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
         m.shared_expert_ffn_hidden_size =
             r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
       m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
-      if (const auto* latent = r.peek("moe_latent_size"); latent && !latent->is_null())
-        AICB_THROW(config_error("moe_latent_size", latent->dump(),
-                                "latent experts (Nemotron 3 Super) are not modelled"));
+      m.moe_latent_size = r.optional("moe_latent_size", 0);  // Nemotron 3 Super's latent experts
     }
-    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0)
-      AICB_THROW(config_error("num_nextn_predict_layers", std::to_string(m.num_mtp_layers),
-                              "multi-token prediction with a layer pattern is not modelled"));
-    r.peek("mtp_hybrid_override_pattern");
+    // Multi-token prediction: each module one attention block and one MLP block — experts when the
+    // model has them ("*E", Nemotron 3 Super), else a dense MLP ("*-").
+    if (m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0); m.num_mtp_layers > 0) {
+      const std::string expected = m.num_experts > 0 ? "*E" : "*-";
+      if (const std::string mtp = r.text("mtp_hybrid_override_pattern", expected); mtp != expected)
+        AICB_THROW(config_error("mtp_hybrid_override_pattern", mtp,
+                                "a multi-token-prediction module is modelled as " + expected +
+                                    " (an attention block, then the model's MLP block)"));
+    } else {
+      r.peek("mtp_hybrid_override_pattern");
+    }
   } else if (type == "gpt_oss") {
     m.num_experts = r.required("num_local_experts");
     m.moe_top_k = r.required("num_experts_per_tok");

@@ -219,6 +219,35 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
 }
 inline constexpr model_spec nemotron3_nano_30b_a3b = nemotron3_nano("nemotron3-nano-30b-a3b");
 
+// ---- Nemotron 3 Super (config.json of nvidia/NVIDIA-Nemotron-3-Super-120B-A12B): 88 layers — 40
+// Mamba-2, 40 latent mixture-of-experts (512 squared-ReLU experts of 2688 working in a 1024-wide
+// latent, top-22, one shared expert of 5376), 8 GQA attention — over a 4096-wide residual, and one
+// multi-token-prediction module (attention, then experts).
+[[nodiscard]] constexpr model_spec nemotron3_super(spec_name name) {
+  model_spec m = llama(name, 88, 4096, 32, 2, 2688, 131072);
+  m.head_dim = 128;
+  m.activation = activation_kind::squared_relu;
+  m.layer_pattern =
+      "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME";
+  m.mamba_num_heads = 128;
+  m.mamba_head_dim = 64;
+  m.mamba_state_dim = 128;
+  m.mamba_num_groups = 8;
+  m.mamba_conv_kernel = 4;
+  m.mamba_chunk_size = 128;
+  m.mamba_state_fp32 = true;  // mamba_ssm_cache_dtype float32
+  m.num_experts = 512;
+  m.moe_top_k = 22;
+  m.moe_ffn_hidden_size = 2688;
+  m.moe_latent_size = 1024;
+  m.num_shared_experts = 1;
+  m.shared_expert_ffn_hidden_size = 5376;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  return m;
+}
+inline constexpr model_spec nemotron3_super_120b_a12b = nemotron3_super("nemotron3-super-120b-a12b");
+
 // ---- DeepSeek (config.json of deepseek-ai/DeepSeek-V2-Lite and DeepSeek-V3; V2 from its paper's
 // Appendix / config_236B): multi-head latent attention, fine-grained experts with shared experts,
 // leading dense layers.
@@ -353,7 +382,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 45> all_presets{{
+inline constexpr std::array<preset, 46> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -388,6 +417,8 @@ inline constexpr std::array<preset, 45> all_presets{{
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
      "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json"},
+    {"nemotron3-super-120b-a12b", presets::nemotron3_super_120b_a12b,
+     "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B config.json"},
     {"gpt_7B", presets::aicb_gpt_7b, "aicb megatron_workload_with_aiob.sh -m 7", true,
      "aicb's own shape (36 layers, vocab 50257); not a published model"},
     {"gpt_13B", presets::aicb_gpt_13b, "aicb megatron_workload_with_aiob.sh -m 13 (the default)", true,

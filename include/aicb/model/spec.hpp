@@ -92,6 +92,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
   ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
   ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
+  ((std::uint64_t, moe_latent_size, 0, "latent experts: tokens projected from the hidden size to this width before the exchange and back after it, the experts working in it (Nemotron 3 Super: 1024); 0 = experts on the hidden size")) \
   ((std::uint64_t, moe_layer_interval, 0, "with experts: every N-th layer (N-1, 2N-1, ...) has them, the others the dense MLP of ffn_hidden_size (Llama 4 Maverick: 2; Megatron's --moe-layer-freq); 0 or 1 = every layer after first_dense_layers")) \
   ((layer_pattern_text, layer_pattern, {}, "hybrid layers, one character each (Megatron's hybrid_override_pattern, Nemotron-H): M Mamba-2, * attention, - MLP, E experts; empty = every layer attention then MLP")) \
   ((std::uint64_t, mamba_num_heads, 0, "Mamba-2 heads (the M layers of layer_pattern)")) \
@@ -137,10 +138,11 @@ struct model_spec {
       n += ch == block ? 1 : 0;
     return n;
   }
-  /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern, or — without
+  /// Whether layer `layer` (0-based) has a mixture of experts: an E of the pattern (a
+  /// multi-token-prediction layer, index num_layers: whenever the model has experts), or — without
   /// one — every layer after the leading dense ones of an MoE model, or every moe_layer_interval-th.
   [[nodiscard]] constexpr bool is_moe_layer(std::uint64_t layer) const noexcept {
-    if (has_layer_pattern()) return pattern_at(layer) == 'E';
+    if (has_layer_pattern()) return layer < num_layers ? pattern_at(layer) == 'E' : is_moe();
     return is_moe() && layer >= first_dense_layers &&
            (moe_layer_interval <= 1 || (layer + 1) % moe_layer_interval == 0);
   }
@@ -330,6 +332,8 @@ constexpr bool validate(const model_spec& spec) {
             "moe_top_k must be between 1 and num_experts", "num_experts", m.num_experts);
     require(m.first_dense_layers < m.num_layers, "first_dense_layers", m.first_dense_layers,
             "first_dense_layers must leave at least one MoE layer", "num_layers", m.num_layers);
+    require(m.moe_latent_size <= max_derived_size, "moe_latent_size", m.moe_latent_size,
+            "a model dimension must not exceed 2^50");
     require(m.num_moe_layers() > 0, "moe_layer_interval", m.moe_layer_interval,
             "moe_layer_interval must leave at least one MoE layer (layers N-1, 2N-1, ... after "
             "first_dense_layers)",
@@ -367,11 +371,11 @@ constexpr bool validate(const model_spec& spec) {
           "capacity to pad to)");
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
-                m.moe_layer_interval == 0 && m.moe_capacity_factor == 0.0 && m.moe_load_skew == 0.0 &&
-                !m.moe_pad_to_capacity,
+                m.moe_layer_interval == 0 && m.moe_latent_size == 0 && m.moe_capacity_factor == 0.0 &&
+                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
             "num_experts", 0,
-            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_capacity_factor, "
-            "moe_load_skew and moe_pad_to_capacity need num_experts > 0");
+            "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_latent_size, "
+            "moe_capacity_factor, moe_load_skew and moe_pad_to_capacity need num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -489,8 +493,6 @@ constexpr bool validate(const model_spec& spec) {
         !m.is_hybrid() && !m.is_mla() && m.sliding_window == 0, "layer_pattern", pattern.size(),
         "a layer_pattern with Gated DeltaNet layers, multi-head latent attention or a sliding window is not "
         "modelled");
-    require(m.num_mtp_layers == 0, "num_mtp_layers", m.num_mtp_layers,
-            "multi-token prediction with a layer_pattern is not modelled");
   }
   if (m.pattern_count('M') > 0) {
     require(m.mamba_num_heads % m.mamba_num_groups == 0, "mamba_num_groups", m.mamba_num_groups,

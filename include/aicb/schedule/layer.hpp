@@ -64,7 +64,7 @@ enum class weight_part : std::uint8_t {
   dense_mlp,       ///< dense MLPs
   routed_experts,  ///< routed experts
   shared_experts,  ///< shared experts and their gate
-  router,          ///< routers and their score bias
+  router,          ///< the MoE layer's own weights: routers, their score bias, latent projections
   norms,           ///< the two norms of each layer and the final norm
   mtp,             ///< a multi-token-prediction module's own weights (norms, projection)
 };
@@ -674,9 +674,12 @@ struct layer_writer {
     const auto whole = static_cast<std::uint64_t>(exact);
     return static_cast<double>(whole) < exact ? whole + 1 : whole;
   }
+  // The width the experts work in and the tokens travel in: the latent size of latent experts, else
+  // the hidden size.
+  constexpr std::uint64_t xh() const { return c.model.moe_latent_size > 0 ? c.model.moe_latent_size : h(); }
   // Bytes of the routed token copies the busiest GPU exchanges (its send buffer when balanced).
   constexpr std::uint64_t routed_bytes() const {
-    return scaled_by_load(router_tokens() * c.model.moe_top_k * h() * c.element_bytes(), 1);
+    return scaled_by_load(router_tokens() * c.model.moe_top_k * xh() * c.element_bytes(), 1);
   }
   constexpr std::uint64_t expert_width() const {
     return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
@@ -731,12 +734,16 @@ struct layer_writer {
         op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
       op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
     }
+    // Latent experts: each token projected to the latent width before it travels (Nemotron 3 Super).
+    if (m.moe_latent_size > 0)
+      projection("moe_latent_down", op_role::moe_router, T, h(), xh(), weight_part::router,
+                 weight_sharing::replicated);
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     switch (c.exchange) {
       case expert_exchange::alltoall:
         // Each token copied once per chosen expert, grouped by destination; after the exchange the
         // received chunks sorted by local expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
         if (group > 1)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
@@ -746,22 +753,22 @@ struct layer_writer {
         if (c.etp > 1)
           collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
         if (n > 1)
-          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
           collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
           collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
-          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * xh() * w * group);
         }
         // The gathered tokens of this GPU's experts, grouped by expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         break;
       case expert_exchange::deepep: {
         // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
         // 16-byte header.
         const double per =
-            c.fp8_dispatch ? static_cast<double>(h() + h() / 128 * 4) : 2.0 * static_cast<double>(h());
+            c.fp8_dispatch ? static_cast<double>(xh() + xh() / 128 * 4) : 2.0 * static_cast<double>(xh());
         collective("moe_dispatch", collective::all_to_all, group_kind::ep,
                    rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
         break;
@@ -771,14 +778,14 @@ struct layer_writer {
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
     const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, weight_part::routed_experts,
+    projection("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
     if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, h(), weight_part::routed_experts,
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * h());
+    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * xh());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -788,29 +795,40 @@ struct layer_writer {
       case expert_exchange::alltoall:
         if (n > 1)
           op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
-             h());
+             xh());
         if (c.etp > 1)
           collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
                      token_bytes * c.etp);
         if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
         // Each token's expert outputs weighted by their probabilities and summed into its row.
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, h());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
+        latent_up(T);
         break;
       case expert_exchange::allgather:
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, h());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
         if (group > 1)
           collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                     T * h() * w * group);
+                     T * xh() * w * group);
+        latent_up(T);
         break;
       case expert_exchange::deepep:
         collective("moe_combine", collective::all_to_all, group_kind::ep,
-                   rounded(deepep_messages() * 2.0 * static_cast<double>(h())));
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(xh())));
+        latent_up(T);
         if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
         break;
       case expert_exchange::tensor_parallel:
-        if (tp()) collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation());
+        if (tp())
+          collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation() / h() * xh());
+        latent_up(T);
         break;
     }
+  }
+  // Latent experts: the combined tokens projected back to the hidden size.
+  constexpr void latent_up(std::uint64_t tokens) {
+    if (c.model.moe_latent_size > 0)
+      projection("moe_latent_up", op_role::moe_router, tokens, xh(), h(), weight_part::router,
+                 weight_sharing::replicated);
   }
 
   // Training only: the experts' backward (the combine's gradient comes back the way the tokens
@@ -822,8 +840,9 @@ struct layer_writer {
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
     const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
-      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, h());
+      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, xh());
     };
+    if (m.moe_latent_size > 0) gradients("moe_latent_up", op_role::moe_router, T, xh(), h());
     if (c.exchange == expert_exchange::alltoall) {
       permute_grad("moe_unpermute", T * k);
       if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
@@ -832,13 +851,14 @@ struct layer_writer {
       if (n > 1) permute_grad("moe_sort_chunks_back", rows * n);
     } else {
       if (group > 1)
-        collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep, T * h() * w * group);
+        collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep,
+                   T * xh() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
-    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, h(), n, one);
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    gradients("moe_fc1", op_role::moe_fc1, rows, h(), gated() * ffn, n, one);
+    gradients("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, n, one);
     if (c.exchange == expert_exchange::alltoall) {
       if (n > 1) permute_grad("moe_sort_chunks", rows * n);
       if (c.etp > 1)
@@ -853,11 +873,12 @@ struct layer_writer {
       permute_grad("moe_permute", rows * n);
       if (group > 1) {
         collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                   T * h() * w * group);
+                   T * xh() * w * group);
         collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
                    T * E * 4 * group);
       }
     }
+    if (m.moe_latent_size > 0) gradients("moe_latent_down", op_role::moe_router, T, h(), xh());
     if (!m.moe_router_bias)
       op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
     op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
