@@ -138,6 +138,16 @@ aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
 aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --ranks 0)
 aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
+# Nemotron 3 Super: latent experts, an MTP module in a layer-pattern model, over PP 2.
+set(super_job --model nemotron3-super-120b-a12b --world-size 64 --tp 2 --sp --ep 8 --pp 4 --global-batch 16
+    --seq 8192 --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_nemotron_super EXPECT "120668707840|120,668,707,840" "iteration" ARGS describe ${super_job})
+aicb_cli_test(check_nemotron_super EXPECT "ok: all 64 ranks ran jointly" ARGS check ${super_job})
+aicb_cli_test(schedule_nemotron_super EXPECT "moe_latent_down" "moe_latent_up" ARGS schedule ${super_job} --ranks 0)
+aicb_cli_test(generate_nemotron_super EXPECT "wrote nemotron_super.txt: [0-9]+ records"
+              ARGS generate ${super_job} --no-sidecar -o nemotron_super.txt)
+aicb_cli_test(lint_nemotron_super EXPECT "records, 0 errors, 0 warnings" ARGS lint nemotron_super.txt)
+set_tests_properties(cli.lint_nemotron_super PROPERTIES DEPENDS cli.generate_nemotron_super)
 # Llama 4: chunked attention on three layers of four, experts on every second layer (Maverick), the
 # multimodal config.json's language model.
 set(llama4_job --model llama4-maverick-17b-128e --world-size 64 --tp 4 --sp --ep 8 --pp 2 --global-batch 16
