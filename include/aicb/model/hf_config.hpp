@@ -183,6 +183,9 @@ class hf_reader {
 // layers' queries is an element-wise scale, not priced (as rotary embedding is not).
 inline void llama4_text(hf_reader& r, model_spec& m) {
   const std::uint64_t layers = m.num_layers;
+  // The per-layer lists below are as long as the model: bound it first (validate says the same).
+  if (layers > max_layers)
+    AICB_THROW(config_error("num_hidden_layers", std::to_string(layers), "at most 2^20 (1048576) layers"));
   const std::uint64_t expert_width = m.ffn_hidden_size;  // intermediate_size: one expert's
   m.ffn_hidden_size = r.required("intermediate_size_mlp");
   const std::uint64_t experts = r.optional("num_local_experts", 0),
