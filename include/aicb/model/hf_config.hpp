@@ -217,6 +217,9 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
   std::uint64_t interval = r.optional("no_rope_layer_interval", 4);
   std::vector<bool> rope(layers);
   const nlohmann::json* listed = r.peek("no_rope_layers");
+  if (listed && !listed->is_null() && !listed->is_array())
+    AICB_THROW(config_error("no_rope_layers", listed->dump().substr(0, 200),
+                            "expected a list, one entry per layer"));
   const bool given = listed && listed->is_array() && !listed->empty();
   if (given) {
     if (listed->size() != layers)
