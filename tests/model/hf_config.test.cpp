@@ -221,6 +221,11 @@ TEST_CASE("hf_config: Llama 4 Scout and Maverick import their language models to
   }
   {
     nlohmann::json c = config;
+    c["text_config"]["no_rope_layers"] = "every fourth";
+    refused(c, "no_rope_layers");
+  }
+  {
+    nlohmann::json c = config;
     c["text_config"]["layer_types"] = nlohmann::json::array();
     for (int i = 0; i < 48; ++i)
       c["text_config"]["layer_types"].push_back(i % 2 ? "chunked_attention" : "full_attention");
