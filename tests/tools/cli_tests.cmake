@@ -160,7 +160,8 @@ set_tests_properties(cli.lint_llama4 PROPERTIES DEPENDS cli.generate_llama4)
 aicb_cli_test(chakra_llama4 EXPECT "wrote llama4_chakra/: 64 Chakra traces"
               ARGS generate ${llama4_job} --format chakra -o llama4_chakra)
 aicb_cli_test(llama4_chunks_with_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with chunked"
-              ARGS describe ${llama4_job} --cp 2 --world-size 128)
+              ARGS describe --model llama4-maverick-17b-128e --world-size 128 --tp 4 --sp --ep 8 --pp 2 --cp 2
+                   --global-batch 16 --seq 16384)
 aicb_cli_test(describe_llama4_hf EXPECT "107769861120|107,769,861,120"
               ARGS describe --hf-config ${PROJECT_SOURCE_DIR}/tests/data/hf/llama4-scout-17b-16e.json --world-size 16
                    --tp 4 --sp --ep 4 --global-batch 16 --seq 8192)
