@@ -11688,8 +11688,8 @@ AICB_END_NAMESPACE
 /// - expert parallel (mixtures of experts): the powers of two that divide the experts;
 /// - micro batch 1, 2 or 4; recomputation none, selective or full; the distributed optimizer on;
 /// - what remains is data parallel, which must divide the global batch.
-/// Each candidate is validated (aicb::validate) and its largest pipeline stage's memory
-/// (aicb::memory_per_gpu) must fit in `memory_fraction` of the GPU's memory. The fitting candidates
+/// Each candidate is validated as a training job (aicb::validate_training) and its largest pipeline stage's
+/// memory (aicb::memory_per_gpu) must fit in `memory_fraction` of the GPU's memory. The fitting candidates
 /// are ordered by a cheap bound — recomputation first (none, selective, full), then the pipeline
 /// bubble (p − 1)/(m · v); zero-bubble H1 (p − 1)/(3m) and DualPipe (p − 2)/(3m), their papers'
 /// bubbles with equal F, B and W — then less tensor parallelism — and the first `estimate_limit` of
@@ -12086,7 +12086,7 @@ namespace detail {
                     job.parallel.distributed_optimizer = true;
                   job.batch.micro_batch = mbs;
                   try {
-                    validate(job);
+                    validate_training(job);  // the training rules too: no layout the schedules refuse
                   } catch (const config_error&) {
                     continue;
                   }

@@ -115,3 +115,20 @@ TEST_CASE("planner: a restart after losing GPUs, on the most that can run the ba
   CHECK_THROWS_WITH(aicb::plan_restart(r, 16), Catch::Contains("below world_size (16)"));
   CHECK_THROWS_WITH(aicb::plan_restart(r, 0), Catch::Contains("at least 1"));
 }
+
+TEST_CASE("planner: a model whose training refuses some layouts still gets a plan without them",
+          "[compute][planner]") {
+  // Llama 4 Scout at 32k tokens: context parallelism with 8k chunks is refused for training, so the
+  // plan leaves CP out instead of failing on it.
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  aicb::job_spec job{aicb::presets::llama4_scout,
+                     {.world_size = 64},
+                     {.micro_batch = 1, .global_batch = 64, .seq_length = 32768}};
+  const aicb::layout_plan plan = aicb::plan_layouts({.job = job, .cluster = c, .estimate_limit = 4});
+  REQUIRE_FALSE(plan.layouts.empty());
+  CHECK(plan.valid < plan.candidates);
+  for (const aicb::planned_layout& p : plan.layouts) {
+    CHECK(p.job.parallel.context_parallel == 1);
+    CHECK(aicb::validate_training(p.job));
+  }
+}
