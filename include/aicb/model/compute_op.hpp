@@ -133,17 +133,15 @@ struct compute_op {
   /// the last chunk, n − c·⌊(n − 1)/c⌋.
   [[nodiscard]] constexpr double attended_pairs() const noexcept {
     const double M = static_cast<double>(m), N = static_cast<double>(n);
+    if (!causal) return M * decode_keys();
     if (attention_chunk > 0 && attention_chunk < n) {
       const double C = static_cast<double>(attention_chunk);
-      if (!causal) return M * static_cast<double>(n - attention_chunk * ((n - 1) / attention_chunk));
       const double full = static_cast<double>(n / attention_chunk),
                    r = static_cast<double>(n % attention_chunk);
       return M / N * (full * C * C + r * r) * 0.5;
     }
     const double W = static_cast<double>(window);
-    const bool windowed = window > 0 && window < n;
-    if (!causal) return M * (windowed ? W : N);
-    return windowed ? M * W * (1 - W / (2 * N)) : M * N * 0.5;
+    return window > 0 && window < n ? M * W * (1 - W / (2 * N)) : M * N * 0.5;
   }
   /// Keys a decode step reads per problem: the window's, the last chunk's, or all n.
   [[nodiscard]] constexpr double decode_keys() const noexcept {

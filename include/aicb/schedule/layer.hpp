@@ -676,10 +676,12 @@ struct layer_writer {
   }
   // The width the experts work in and the tokens travel in: the latent size of latent experts, else
   // the hidden size.
-  constexpr std::uint64_t xh() const { return c.model.moe_latent_size > 0 ? c.model.moe_latent_size : h(); }
+  constexpr std::uint64_t expert_hidden() const {
+    return c.model.moe_latent_size > 0 ? c.model.moe_latent_size : h();
+  }
   // Bytes of the routed token copies the busiest GPU exchanges (its send buffer when balanced).
   constexpr std::uint64_t routed_bytes() const {
-    return scaled_by_load(router_tokens() * c.model.moe_top_k * xh() * c.element_bytes(), 1);
+    return scaled_by_load(router_tokens() * c.model.moe_top_k * expert_hidden() * c.element_bytes(), 1);
   }
   constexpr std::uint64_t expert_width() const {
     return c.exchange == expert_exchange::tensor_parallel ? c.model.moe_ffn_hidden_size / c.tp
@@ -736,14 +738,14 @@ struct layer_writer {
     }
     // Latent experts: each token projected to the latent width before it travels (Nemotron 3 Super).
     if (m.moe_latent_size > 0)
-      projection("moe_latent_down", op_role::moe_router, T, h(), xh(), weight_part::router,
+      projection("moe_latent_down", op_role::moe_router, T, h(), expert_hidden(), weight_part::router,
                  weight_sharing::replicated);
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     switch (c.exchange) {
       case expert_exchange::alltoall:
         // Each token copied once per chosen expert, grouped by destination; after the exchange the
         // received chunks sorted by local expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
         if (group > 1)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
@@ -753,22 +755,25 @@ struct layer_writer {
         if (c.etp > 1)
           collective("moe_expert_tp_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
         if (n > 1)
-          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
+          op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+             expert_hidden());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
           collective("moe_routing_map_gather", collective::all_gather, group_kind::etp_ep, T * E * group);
           collective("moe_probs_gather", collective::all_gather, group_kind::etp_ep, T * E * 4 * group);
-          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep, T * xh() * w * group);
+          collective("moe_tokens_gather", collective::all_gather, group_kind::etp_ep,
+                     T * expert_hidden() * w * group);
         }
         // The gathered tokens of this GPU's experts, grouped by expert.
-        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
         break;
       case expert_exchange::deepep: {
         // Per message: FP8 values with a 4-byte scale per 128, or BF16; decode's kernels add a
         // 16-byte header.
-        const double per =
-            c.fp8_dispatch ? static_cast<double>(xh() + xh() / 128 * 4) : 2.0 * static_cast<double>(xh());
+        const double per = c.fp8_dispatch ? static_cast<double>(expert_hidden() + expert_hidden() / 128 * 4)
+                                          : 2.0 * static_cast<double>(expert_hidden());
         collective("moe_dispatch", collective::all_to_all, group_kind::ep,
                    rounded(deepep_messages() * (per + (c.decode ? 16 : 0))));
         break;
@@ -778,14 +783,14 @@ struct layer_writer {
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
     const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, weight_part::routed_experts,
+    projection("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
     if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), weight_part::routed_experts,
+    projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * xh());
+    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -795,31 +800,34 @@ struct layer_writer {
       case expert_exchange::alltoall:
         if (n > 1)
           op("moe_sort_chunks_back", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
-             xh());
+             expert_hidden());
         if (c.etp > 1)
           collective("moe_expert_tp_scatter", collective::reduce_scatter, group_kind::etp,
                      token_bytes * c.etp);
         if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, token_bytes);
         // Each token's expert outputs weighted by their probabilities and summed into its row.
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, xh());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k,
+           expert_hidden());
         latent_up(T);
         break;
       case expert_exchange::allgather:
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n, xh());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
         if (group > 1)
           collective("moe_output_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                     T * xh() * w * group);
+                     T * expert_hidden() * w * group);
         latent_up(T);
         break;
       case expert_exchange::deepep:
         collective("moe_combine", collective::all_to_all, group_kind::ep,
-                   rounded(deepep_messages() * 2.0 * static_cast<double>(xh())));
+                   rounded(deepep_messages() * 2.0 * static_cast<double>(expert_hidden())));
         latent_up(T);
         if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
         break;
       case expert_exchange::tensor_parallel:
         if (tp())
-          collective("moe_output_reduce", collective::all_reduce, group_kind::tp, activation() / h() * xh());
+          collective("moe_output_reduce", collective::all_reduce, group_kind::tp,
+                     activation() / h() * expert_hidden());
         latent_up(T);
         break;
     }
@@ -827,7 +835,7 @@ struct layer_writer {
   // Latent experts: the combined tokens projected back to the hidden size.
   constexpr void latent_up(std::uint64_t tokens) {
     if (c.model.moe_latent_size > 0)
-      projection("moe_latent_up", op_role::moe_router, tokens, xh(), h(), weight_part::router,
+      projection("moe_latent_up", op_role::moe_router, tokens, expert_hidden(), h(), weight_part::router,
                  weight_sharing::replicated);
   }
 
@@ -840,9 +848,9 @@ struct layer_writer {
     const std::uint64_t rows = expert_rows(), ffn = expert_width(), n = local_experts();
     const bool one = c.grouped_gemm;
     const auto permute_grad = [&](std::string_view name, std::uint64_t rows_moved) {
-      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, xh());
+      op(name, op_role::moe_permute, op_kind::elementwise, pk::input_grad, 1, rows_moved, expert_hidden());
     };
-    if (m.moe_latent_size > 0) gradients("moe_latent_up", op_role::moe_router, T, xh(), h());
+    if (m.moe_latent_size > 0) gradients("moe_latent_up", op_role::moe_router, T, expert_hidden(), h());
     if (c.exchange == expert_exchange::alltoall) {
       permute_grad("moe_unpermute", T * k);
       if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, token_bytes);
@@ -852,13 +860,13 @@ struct layer_writer {
     } else {
       if (group > 1)
         collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep,
-                   T * xh() * w * group);
+                   T * expert_hidden() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
-    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, xh(), n, one);
+    gradients("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    gradients("moe_fc1", op_role::moe_fc1, rows, xh(), gated() * ffn, n, one);
+    gradients("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, n, one);
     if (c.exchange == expert_exchange::alltoall) {
       if (n > 1) permute_grad("moe_sort_chunks", rows * n);
       if (c.etp > 1)
@@ -873,12 +881,12 @@ struct layer_writer {
       permute_grad("moe_permute", rows * n);
       if (group > 1) {
         collective("moe_tokens_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
-                   T * xh() * w * group);
+                   T * expert_hidden() * w * group);
         collective("moe_probs_grad_scatter", collective::reduce_scatter, group_kind::etp_ep,
                    T * E * 4 * group);
       }
     }
-    if (m.moe_latent_size > 0) gradients("moe_latent_down", op_role::moe_router, T, h(), xh());
+    if (m.moe_latent_size > 0) gradients("moe_latent_down", op_role::moe_router, T, h(), expert_hidden());
     if (!m.moe_router_bias)
       op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
     op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
