@@ -2052,6 +2052,11 @@ struct compute_op {
   pass_kind pass = pass_kind::forward;
   dtype type = dtype::bf16;
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
+  /// GEMM: m × k by k × n. Optimizer: `m` parameters the step updates (the rank's shard with the
+  /// distributed optimizer), `n` parameters of the rank's whole gradient buffer (zeroed for the next
+  /// iteration: 4 bytes each) and `k` further 4-byte accesses to that buffer — Megatron reads each
+  /// gradient once to check for NaN (on by default) and, with data parallelism, reads and writes each
+  /// to scale it by 1/DP before the reduction.
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
@@ -2195,19 +2200,20 @@ struct compute_op {
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
       case op_kind::embedding:
         return 2 * b * M * N * e;
-      case op_kind::optimizer:
-        return b * M * optimizer_bytes_per_parameter;
+      case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
+        return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
   }
 
-  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
-  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
+  /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: reads of the FP32
+  /// main gradient, main weight and two moments (16), writes of the main weight, the moments and the
   /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
-  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
-  static constexpr double optimizer_bytes_per_parameter = 38;
+  /// (4). The passes over the rank's whole FP32 gradient buffer — which the distributed optimizer
+  /// does not shard — are counted by `n` and `k` (see the optimizer's fields above).
+  static constexpr double optimizer_bytes_per_parameter = 34;
 };
 
 /// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
@@ -6574,8 +6580,19 @@ inline void rank_pass::finalize() {
   const std::uint64_t owned = sharded ? dense / std::max<std::uint64_t>(dp_cp.size(), 1) +
                                             expert / std::max<std::uint64_t>(edp.size(), 1)
                                       : dense + expert;
-  step.compute = {
-      .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
+  // The gradient buffer holds every local parameter (ZeRO-2 and -3 keep only the shard's gradients).
+  // Megatron checks it for NaN and scales it by 1/DP before the reduction (each group's DP: the
+  // experts' is the expert data-parallel group); DeepSpeed does neither pass.
+  const bool megatron_buffer = p.zero_stage == 0;
+  const std::uint64_t buffer_params = p.zero_stage >= 2 ? owned : dense + expert;
+  const std::uint64_t checked = megatron_buffer ? dense + expert : 0;
+  const std::uint64_t scaled = megatron_buffer ? (dp_cp.size() > 1 ? dense : 0) + (edp.size() > 1 ? expert : 0) : 0;
+  step.compute = {.role = op_role::optimizer,
+                  .kind = op_kind::optimizer,
+                  .type = job.batch.dtype,
+                  .m = owned,
+                  .n = buffer_params,
+                  .k = checked + 2 * scaled};
   // The distributed optimizer (and ZeRO-1/2) gathers the updated weights; ZeRO-3 keeps them sharded
   // and gathers each module when it runs.
   if (sharded && p.zero_stage < 3)
@@ -10907,6 +10924,8 @@ struct measured_network {
 AICB_END_NAMESPACE
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
+// #include <aicb/workload/bandwidth.hpp>
+// #include <aicb/workload/collective.hpp>
 
 #include <array>
 #include <cctype>
@@ -10916,6 +10935,56 @@ AICB_END_NAMESPACE
 #include <string_view>
 
 AICB_BEGIN_NAMESPACE
+
+/// What one collective kind costs inside a node, fitted to nccl-tests on the real machines over 1 MiB
+/// to 1 GiB, plus what each collective costs beyond that line when a training step issues them back
+/// to back (measured as a burst of framework-issued collectives):
+///
+///     t(S, n) = fixed_us + steps(n) · step_us + S · busbw_factor(kind, n) / bus_gb_per_s
+///
+/// with steps(n) the ring's n − 1 hops (2(n − 1) for an all-reduce). Unlike the datasheet form
+/// (log₂ n steps of a few µs at the nominal bus bandwidth), the line keeps the tens of microseconds a
+/// collective of tens of MiB really pays on NVLink and each kind's own achieved bandwidth.
+struct collective_fit {
+  double bus_gb_per_s = 0;  ///< achieved bus bandwidth (nccl-tests' definition), GB/s; 0: no fit
+  double step_us = 0;       ///< latency of one ring hop
+  double fixed_us = 0;      ///< per-collective cost beyond the nccl-tests line
+};
+
+/// The fits of one node's NVLink domain, per collective kind; kinds without a fit keep the
+/// datasheet form.
+struct node_collective_fits {
+  collective_fit all_reduce, all_gather, reduce_scatter, all_to_all;
+  std::string_view source;  ///< where the figures come from
+
+  [[nodiscard]] constexpr const collective_fit* find(collective kind) const noexcept {
+    const collective_fit* f = kind == collective::all_reduce       ? &all_reduce
+                              : kind == collective::all_gather     ? &all_gather
+                              : kind == collective::reduce_scatter ? &reduce_scatter
+                              : kind == collective::all_to_all     ? &all_to_all
+                                                                   : nullptr;
+    return f && f->bus_gb_per_s > 0 ? f : nullptr;
+  }
+  /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
+  /// without a fit for the kind.
+  [[nodiscard]] constexpr double time_us(collective kind, double size, std::uint64_t n) const noexcept {
+    const collective_fit* f = find(kind);
+    if (!f) return -1;
+    const double hops = static_cast<double>(n - 1) * (kind == collective::all_reduce ? 2 : 1);
+    return f->fixed_us + hops * f->step_us + size * busbw_factor(kind, n) / (f->bus_gb_per_s * 1e3);
+  }
+};
+
+/// A DGX B200's NVLink collectives over 8 GPUs as SimuMax measured them on the machine its published
+/// B200 runs used (docs/measurements/b200/nccl_fits.csv: configs/system/b200_bf16_ceperm.json,
+/// `networks.high_intra_node`). Bus bandwidths are the fitted shares of 900 GiB/s; the all-to-all's
+/// per-collective cost was measured as 0 at 8 ranks.
+inline constexpr node_collective_fits dgx_b200_nvlink_fits{
+    .all_reduce = {.bus_gb_per_s = 0.7424 * 966.367641600, .step_us = 5.5183, .fixed_us = 22.2316},
+    .all_gather = {.bus_gb_per_s = 0.6735 * 966.367641600, .step_us = 9.1828, .fixed_us = 23.1049},
+    .reduce_scatter = {.bus_gb_per_s = 0.6731 * 966.367641600, .step_us = 8.0325, .fixed_us = 25.5604},
+    .all_to_all = {.bus_gb_per_s = 0.5968 * 966.367641600, .step_us = 7.3039, .fixed_us = 0},
+    .source = "SimuMax v1.2's B200 system file (nccl-tests fit, 8 ranks; burst-measured fixed cost)"};
 
 /// One kind of node, repeated. See the file comment.
 struct cluster_spec {
@@ -10937,6 +11006,9 @@ struct cluster_spec {
   /// placement, the estimate prices it from the curve instead of the figures above. Not owned:
   /// the file's aicb::cluster_descriptor keeps it alive. nullptr for the presets.
   const measured_network* measured = nullptr;
+  /// Collective costs inside a node fitted to measurements of these machines (see
+  /// aicb::collective_fit); nullptr: the datasheet form with the figures above.
+  const node_collective_fits* nvlink_fits = nullptr;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
@@ -10962,7 +11034,8 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
      "H800"},
     {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
      "H100"},
-    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, ""},
+    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
+     &dgx_b200_nvlink_fits},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.
@@ -11058,7 +11131,10 @@ AICB_END_NAMESPACE
 ///   reduce-scatter and all-to-all (sizes as the schedules give them: the whole buffer); bandwidth
 ///   the cluster's NVLink bus bandwidth when the group sits in one node, else the network's —
 ///   min(NVLink, the NICs the group's members on a node share) — and latency one step per doubling
-///   of the group (log₂ n steps; twice for all-reduce).
+///   of the group (log₂ n steps; twice for all-reduce). A cluster whose NVLink collectives were
+///   fitted to measurements (aicb::node_collective_fits: the DGX B200 preset) prices a group inside
+///   one node by that fit instead: a per-collective cost, n − 1 ring hops and each kind's achieved
+///   bandwidth.
 /// - A send leaves at the sender's clock and arrives `latency + size / bandwidth` later; a receive
 ///   waits for it (the pipeline bubble is this waiting). Transfers with ranks outside the
 ///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer.
@@ -11336,6 +11412,8 @@ namespace detail {
     if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0)
       return us;
   const bool one_node = p.nodes <= 1;
+  if (one_node && cluster.nvlink_fits)
+    if (const double us = cluster.nvlink_fits->time_us(kind, size, p.size); us >= 0) return us;
   const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
                          static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
   const double bus = (one_node ? cluster.nvlink_gb_per_s : std::min(cluster.nvlink_gb_per_s, network)) * 1e3;

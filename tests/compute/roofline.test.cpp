@@ -50,11 +50,16 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
       .role = aicb::op_role::residual, .kind = aicb::op_kind::elementwise, .m = 4096, .n = 4096};
   CHECK(residual.bytes() == 4096.0 * 4096 * (3 * 2 + 1));
   CHECK(us(h100, residual) == Approx((residual.bytes() + 4e6) / (bandwidth * 0.59) * 1e6 + 2).margin(0.002));
-  // The optimizer step moves 38 bytes per parameter (Megatron's mixed-precision Adam).
-  const aicb::compute_op adam{
-      .role = aicb::op_role::optimizer, .kind = aicb::op_kind::optimizer, .m = 1'000'000};
-  CHECK(adam.bytes() == 38e6);
-  CHECK(us(h100, adam) == Approx((38e6 + 4e6) / (bandwidth * 0.80) * 1e6 + 2).margin(0.002));
+  // The optimizer step moves 34 bytes per owned parameter (Megatron's mixed-precision Adam with the
+  // clipping norm) and 4 per access to the whole FP32 gradient buffer: a shard of 1M of 4M
+  // parameters with DP zeroes 4M, reads 4M for the NaN check and reads and writes 4M to scale them.
+  const aicb::compute_op adam{.role = aicb::op_role::optimizer,
+                              .kind = aicb::op_kind::optimizer,
+                              .m = 1'000'000,
+                              .n = 4'000'000,
+                              .k = 12'000'000};
+  CHECK(adam.bytes() == 34e6 + 16e6 + 48e6);
+  CHECK(us(h100, adam) == Approx((98e6 + 4e6) / (bandwidth * 0.80) * 1e6 + 2).margin(0.002));
   // Faster GPUs are faster; FP8 GEMMs on H100 are faster than BF16, FP8 on A100 runs at BF16 speed.
   const aicb::compute_op big{.kind = aicb::op_kind::gemm, .m = 8192, .n = 8192, .k = 8192};
   CHECK(aicb::roofline_model("A100").duration(big) > h100.duration(big));

@@ -244,9 +244,24 @@ TEST_CASE("rank schedule: finalize reduces gradients as Megatron-Core does", "[s
         CHECK(op.group.kind == group_kind::embedding);
         CHECK(op.group_size == 2);
       }
+      if (op.name == "optimizer_step") {
+        // Adam on the DP shard (DP 4); the whole buffer zeroed, read for the NaN check, and read and
+        // written to scale it by 1/DP.
+        CHECK(op.compute.m == last.dense_weights() / 4);
+        CHECK(op.compute.n == last.dense_weights());
+        CHECK(op.compute.k == 3 * last.dense_weights());
+        CHECK(op.compute.bytes() == Approx(34.0 * op.compute.m + 16.0 * op.compute.n));
+      }
     }
   CHECK(names == std::vector<std::string>{"grad_reduce", "sp_replicated_grad_reduce", "embedding_grad_reduce",
                                           "optimizer_step", "param_gather"});
+  // Without data parallelism nothing is scaled: the buffer is zeroed and checked only.
+  const aicb::job_spec alone = llama(4, 2, 2, true);
+  for (const aicb::operation& op : aicb::rank_schedule(alone, 0))
+    if (op.name == "optimizer_step") {
+      CHECK(op.compute.m == op.compute.n);
+      CHECK(op.compute.k == op.compute.n);
+    }
   // With overlap_grad_reduce the first stage reduces in buckets of max(40M, 1M · |DP×CP|) elements.
   job.parallel.overlap_grad_reduce = true;
   std::uint64_t buckets = 0, total = 0;

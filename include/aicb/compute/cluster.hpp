@@ -23,6 +23,8 @@
 #include <aicb/compute/measured_network.hpp>
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
+#include <aicb/workload/bandwidth.hpp>
+#include <aicb/workload/collective.hpp>
 
 #include <array>
 #include <cctype>
@@ -32,6 +34,56 @@
 #include <string_view>
 
 AICB_BEGIN_NAMESPACE
+
+/// What one collective kind costs inside a node, fitted to nccl-tests on the real machines over 1 MiB
+/// to 1 GiB, plus what each collective costs beyond that line when a training step issues them back
+/// to back (measured as a burst of framework-issued collectives):
+///
+///     t(S, n) = fixed_us + steps(n) · step_us + S · busbw_factor(kind, n) / bus_gb_per_s
+///
+/// with steps(n) the ring's n − 1 hops (2(n − 1) for an all-reduce). Unlike the datasheet form
+/// (log₂ n steps of a few µs at the nominal bus bandwidth), the line keeps the tens of microseconds a
+/// collective of tens of MiB really pays on NVLink and each kind's own achieved bandwidth.
+struct collective_fit {
+  double bus_gb_per_s = 0;  ///< achieved bus bandwidth (nccl-tests' definition), GB/s; 0: no fit
+  double step_us = 0;       ///< latency of one ring hop
+  double fixed_us = 0;      ///< per-collective cost beyond the nccl-tests line
+};
+
+/// The fits of one node's NVLink domain, per collective kind; kinds without a fit keep the
+/// datasheet form.
+struct node_collective_fits {
+  collective_fit all_reduce, all_gather, reduce_scatter, all_to_all;
+  std::string_view source;  ///< where the figures come from
+
+  [[nodiscard]] constexpr const collective_fit* find(collective kind) const noexcept {
+    const collective_fit* f = kind == collective::all_reduce       ? &all_reduce
+                              : kind == collective::all_gather     ? &all_gather
+                              : kind == collective::reduce_scatter ? &reduce_scatter
+                              : kind == collective::all_to_all     ? &all_to_all
+                                                                   : nullptr;
+    return f && f->bus_gb_per_s > 0 ? f : nullptr;
+  }
+  /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
+  /// without a fit for the kind.
+  [[nodiscard]] constexpr double time_us(collective kind, double size, std::uint64_t n) const noexcept {
+    const collective_fit* f = find(kind);
+    if (!f) return -1;
+    const double hops = static_cast<double>(n - 1) * (kind == collective::all_reduce ? 2 : 1);
+    return f->fixed_us + hops * f->step_us + size * busbw_factor(kind, n) / (f->bus_gb_per_s * 1e3);
+  }
+};
+
+/// A DGX B200's NVLink collectives over 8 GPUs as SimuMax measured them on the machine its published
+/// B200 runs used (docs/measurements/b200/nccl_fits.csv: configs/system/b200_bf16_ceperm.json,
+/// `networks.high_intra_node`). Bus bandwidths are the fitted shares of 900 GiB/s; the all-to-all's
+/// per-collective cost was measured as 0 at 8 ranks.
+inline constexpr node_collective_fits dgx_b200_nvlink_fits{
+    .all_reduce = {.bus_gb_per_s = 0.7424 * 966.367641600, .step_us = 5.5183, .fixed_us = 22.2316},
+    .all_gather = {.bus_gb_per_s = 0.6735 * 966.367641600, .step_us = 9.1828, .fixed_us = 23.1049},
+    .reduce_scatter = {.bus_gb_per_s = 0.6731 * 966.367641600, .step_us = 8.0325, .fixed_us = 25.5604},
+    .all_to_all = {.bus_gb_per_s = 0.5968 * 966.367641600, .step_us = 7.3039, .fixed_us = 0},
+    .source = "SimuMax v1.2's B200 system file (nccl-tests fit, 8 ranks; burst-measured fixed cost)"};
 
 /// One kind of node, repeated. See the file comment.
 struct cluster_spec {
@@ -53,6 +105,9 @@ struct cluster_spec {
   /// placement, the estimate prices it from the curve instead of the figures above. Not owned:
   /// the file's aicb::cluster_descriptor keeps it alive. nullptr for the presets.
   const measured_network* measured = nullptr;
+  /// Collective costs inside a node fitted to measurements of these machines (see
+  /// aicb::collective_fit); nullptr: the datasheet form with the figures above.
+  const node_collective_fits* nvlink_fits = nullptr;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
@@ -78,7 +133,8 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
      "H800"},
     {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
      "H100"},
-    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, ""},
+    {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
+     &dgx_b200_nvlink_fits},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.

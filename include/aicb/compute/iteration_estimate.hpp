@@ -22,7 +22,10 @@
 ///   reduce-scatter and all-to-all (sizes as the schedules give them: the whole buffer); bandwidth
 ///   the cluster's NVLink bus bandwidth when the group sits in one node, else the network's —
 ///   min(NVLink, the NICs the group's members on a node share) — and latency one step per doubling
-///   of the group (log₂ n steps; twice for all-reduce).
+///   of the group (log₂ n steps; twice for all-reduce). A cluster whose NVLink collectives were
+///   fitted to measurements (aicb::node_collective_fits: the DGX B200 preset) prices a group inside
+///   one node by that fit instead: a per-collective cost, n − 1 ring hops and each kind's achieved
+///   bandwidth.
 /// - A send leaves at the sender's clock and arrives `latency + size / bandwidth` later; a receive
 ///   waits for it (the pipeline bubble is this waiting). Transfers with ranks outside the
 ///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer.
@@ -300,6 +303,8 @@ namespace detail {
     if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0)
       return us;
   const bool one_node = p.nodes <= 1;
+  if (one_node && cluster.nvlink_fits)
+    if (const double us = cluster.nvlink_fits->time_us(kind, size, p.size); us >= 0) return us;
   const double network = cluster.nic_gb_per_s * static_cast<double>(cluster.nics_per_node) *
                          static_cast<double>(p.per_node) / static_cast<double>(cluster.gpus_per_node);
   const double bus = (one_node ? cluster.nvlink_gb_per_s : std::min(cluster.nvlink_gb_per_s, network)) * 1e3;

@@ -94,6 +94,11 @@ struct compute_op {
   pass_kind pass = pass_kind::forward;
   dtype type = dtype::bf16;
   std::uint64_t batch = 1;  ///< independent problems (grouped GEMM groups, b·heads for attention)
+  /// GEMM: m × k by k × n. Optimizer: `m` parameters the step updates (the rank's shard with the
+  /// distributed optimizer), `n` parameters of the rank's whole gradient buffer (zeroed for the next
+  /// iteration: 4 bytes each) and `k` further 4-byte accesses to that buffer — Megatron reads each
+  /// gradient once to check for NaN (on by default) and, with data parallelism, reads and writes each
+  /// to scale it by 1/DP before the reduction.
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
@@ -237,19 +242,20 @@ struct compute_op {
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
       case op_kind::embedding:
         return 2 * b * M * N * e;
-      case op_kind::optimizer:
-        return b * M * optimizer_bytes_per_parameter;
+      case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
+        return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
   }
 
-  /// Bytes Megatron's mixed-precision Adam moves per parameter in one step: reads of the FP32 main
-  /// gradient, main weight and two moments (16), writes of the main weight, the moments and the
+  /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: reads of the FP32
+  /// main gradient, main weight and two moments (16), writes of the main weight, the moments and the
   /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
-  /// (4) and zeroing the gradient buffer for the next iteration writes them (4).
-  static constexpr double optimizer_bytes_per_parameter = 38;
+  /// (4). The passes over the rank's whole FP32 gradient buffer — which the distributed optimizer
+  /// does not shard — are counted by `n` and `k` (see the optimizer's fields above).
+  static constexpr double optimizer_bytes_per_parameter = 34;
 };
 
 /// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched

@@ -1045,8 +1045,19 @@ inline void rank_pass::finalize() {
   const std::uint64_t owned = sharded ? dense / std::max<std::uint64_t>(dp_cp.size(), 1) +
                                             expert / std::max<std::uint64_t>(edp.size(), 1)
                                       : dense + expert;
-  step.compute = {
-      .role = op_role::optimizer, .kind = op_kind::optimizer, .type = job.batch.dtype, .m = owned};
+  // The gradient buffer holds every local parameter (ZeRO-2 and -3 keep only the shard's gradients).
+  // Megatron checks it for NaN and scales it by 1/DP before the reduction (each group's DP: the
+  // experts' is the expert data-parallel group); DeepSpeed does neither pass.
+  const bool megatron_buffer = p.zero_stage == 0;
+  const std::uint64_t buffer_params = p.zero_stage >= 2 ? owned : dense + expert;
+  const std::uint64_t checked = megatron_buffer ? dense + expert : 0;
+  const std::uint64_t scaled = megatron_buffer ? (dp_cp.size() > 1 ? dense : 0) + (edp.size() > 1 ? expert : 0) : 0;
+  step.compute = {.role = op_role::optimizer,
+                  .kind = op_kind::optimizer,
+                  .type = job.batch.dtype,
+                  .m = owned,
+                  .n = buffer_params,
+                  .k = checked + 2 * scaled};
   // The distributed optimizer (and ZeRO-1/2) gathers the updated weights; ZeRO-3 keeps them sharded
   // and gathers each module when it runs.
   if (sharded && p.zero_stage < 3)
