@@ -6586,7 +6586,8 @@ inline void rank_pass::finalize() {
   const bool megatron_buffer = p.zero_stage == 0;
   const std::uint64_t buffer_params = p.zero_stage >= 2 ? owned : dense + expert;
   const std::uint64_t checked = megatron_buffer ? dense + expert : 0;
-  const std::uint64_t scaled = megatron_buffer ? (dp_cp.size() > 1 ? dense : 0) + (edp.size() > 1 ? expert : 0) : 0;
+  const std::uint64_t scaled =
+      megatron_buffer ? (dp_cp.size() > 1 ? dense : 0) + (edp.size() > 1 ? expert : 0) : 0;
   step.compute = {.role = op_role::optimizer,
                   .kind = op_kind::optimizer,
                   .type = job.batch.dtype,
