@@ -55,6 +55,29 @@ aicb::step_times middle_stage_times(const aicb::job_spec& job, const aicb::compu
 
 }  // namespace
 
+TEST_CASE("estimate: a DGX B200 prices NVLink collectives by its measured fits", "[compute][estimate]") {
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-b200");
+  REQUIRE(c.nvlink_fits != nullptr);
+  const double gb = 900 * 1.073741824;  // the fits' bus bandwidths are shares of 900 GiB/s
+  const double size = 64.0 * 1024 * 1024;
+  // TP 4's all-gather of 64 MiB: 23.1 us per collective, 3 ring hops of 9.18 us, 3/4 of it at 0.6735 of
+  // 900 GiB/s: 128 us, where the datasheet form (2 log2 4 us, 720 GB/s) would say 74 us.
+  const aicb::group_placement tp4{.size = 4, .nodes = 1, .per_node = 4};
+  const double gather = 23.1049 + 3 * 9.1828 + 0.75 * size / (0.6735 * gb * 1e3);
+  CHECK(aicb::collective_us(aicb::collective::all_gather, size, tp4, c) == Approx(gather));
+  CHECK(gather == Approx(128.0).margin(0.5));
+  // An all-reduce over 8 walks the ring twice: 14 hops of 5.52 us.
+  const aicb::group_placement node{.size = 8, .nodes = 1, .per_node = 8};
+  CHECK(aicb::collective_us(aicb::collective::all_reduce, size, node, c) ==
+        Approx(22.2316 + 14 * 5.5183 + 2 * 7.0 / 8 * size / (0.7424 * gb * 1e3)));
+  // Across nodes the fits do not apply: the network's figures do (one NIC per member, 5 us steps).
+  const aicb::group_placement spread{.size = 4, .nodes = 4, .per_node = 1};
+  CHECK(aicb::collective_us(aicb::collective::all_gather, size, spread, c) ==
+        Approx(2 * 5 + 0.75 * size / 48.5e3));
+  // The other presets keep the datasheet form.
+  CHECK(aicb::cluster_preset("dgx-h100").nvlink_fits == nullptr);
+}
+
 TEST_CASE("estimate: collectives cost latency steps and bytes over the group's bus bandwidth",
           "[compute][estimate]") {
   const aicb::cluster_spec& c = aicb::cluster_preset("dgx-a100");
