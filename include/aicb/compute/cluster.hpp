@@ -78,11 +78,12 @@ struct node_collective_fits {
 /// B200 runs used (docs/measurements/b200/nccl_fits.csv: configs/system/b200_bf16_ceperm.json,
 /// `networks.high_intra_node`). Bus bandwidths are the fitted shares of 900 GiB/s; the all-to-all's
 /// per-collective cost was measured as 0 at 8 ranks.
+inline constexpr double b200_nvlink_gb_per_s = 900 * 1.073741824;  // the fits' reference: 900 GiB/s
 inline constexpr node_collective_fits dgx_b200_nvlink_fits{
-    .all_reduce = {.bus_gb_per_s = 0.7424 * 966.367641600, .step_us = 5.5183, .fixed_us = 22.2316},
-    .all_gather = {.bus_gb_per_s = 0.6735 * 966.367641600, .step_us = 9.1828, .fixed_us = 23.1049},
-    .reduce_scatter = {.bus_gb_per_s = 0.6731 * 966.367641600, .step_us = 8.0325, .fixed_us = 25.5604},
-    .all_to_all = {.bus_gb_per_s = 0.5968 * 966.367641600, .step_us = 7.3039, .fixed_us = 0},
+    .all_reduce = {.bus_gb_per_s = 0.7424 * b200_nvlink_gb_per_s, .step_us = 5.5183, .fixed_us = 22.2316},
+    .all_gather = {.bus_gb_per_s = 0.6735 * b200_nvlink_gb_per_s, .step_us = 9.1828, .fixed_us = 23.1049},
+    .reduce_scatter = {.bus_gb_per_s = 0.6731 * b200_nvlink_gb_per_s, .step_us = 8.0325, .fixed_us = 25.5604},
+    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0},
     .source = "SimuMax v1.2's B200 system file (nccl-tests fit, 8 ranks; burst-measured fixed cost)"};
 
 /// One kind of node, repeated. See the file comment.
