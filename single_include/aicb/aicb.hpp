@@ -10956,7 +10956,6 @@ struct collective_fit {
 /// datasheet form.
 struct node_collective_fits {
   collective_fit all_reduce, all_gather, reduce_scatter, all_to_all;
-  std::string_view source;  ///< where the figures come from
 
   [[nodiscard]] constexpr const collective_fit* find(collective kind) const noexcept {
     const collective_fit* f = kind == collective::all_reduce       ? &all_reduce
@@ -10985,8 +10984,7 @@ inline constexpr node_collective_fits dgx_b200_nvlink_fits{
     .all_reduce = {.bus_gb_per_s = 0.7424 * b200_nvlink_gb_per_s, .step_us = 5.5183, .fixed_us = 22.2316},
     .all_gather = {.bus_gb_per_s = 0.6735 * b200_nvlink_gb_per_s, .step_us = 9.1828, .fixed_us = 23.1049},
     .reduce_scatter = {.bus_gb_per_s = 0.6731 * b200_nvlink_gb_per_s, .step_us = 8.0325, .fixed_us = 25.5604},
-    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0},
-    .source = "SimuMax v1.2's B200 system file (nccl-tests fit, 8 ranks; burst-measured fixed cost)"};
+    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0}};
 
 /// One kind of node, repeated. See the file comment.
 struct cluster_spec {
