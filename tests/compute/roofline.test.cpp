@@ -60,6 +60,19 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
                               .k = 12'000'000};
   CHECK(adam.bytes() == 34e6 + 16e6 + 48e6);
   CHECK(us(h100, adam) == Approx((98e6 + 4e6) / (bandwidth * 0.80) * 1e6 + 2).margin(0.002));
+  // An embedding's weight gradient is the dense table's (PyTorch's embedding backward): 4096 looked-up
+  // rows of 4096 features in and scattered, then 32000 x 4096 entries written zeroed (2 B), read (2 B)
+  // and added into the FP32 main gradient (read and written, 8 B). Its forward reads the rows only.
+  aicb::compute_op lookup{.role = aicb::op_role::embedding,
+                          .kind = aicb::op_kind::embedding,
+                          .pass = aicb::pass_kind::weight_grad,
+                          .m = 4096,
+                          .n = 4096,
+                          .k = 32000};
+  CHECK(lookup.bytes() == 2.0 * 4096 * 4096 * 2 + 32000.0 * 4096 * 12);
+  CHECK(us(h100, lookup) == Approx((lookup.bytes() + 4e6) / (bandwidth * 0.74) * 1e6 + 2).margin(0.002));
+  lookup.pass = aicb::pass_kind::forward;
+  CHECK(lookup.bytes() == 2.0 * 4096 * 4096 * 2);
   // Faster GPUs are faster; FP8 GEMMs on H100 are faster than BF16, FP8 on A100 runs at BF16 speed.
   const aicb::compute_op big{.kind = aicb::op_kind::gemm, .m = 8192, .n = 8192, .k = 8192};
   CHECK(aicb::roofline_model("A100").duration(big) > h100.duration(big));

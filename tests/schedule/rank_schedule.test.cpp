@@ -225,6 +225,24 @@ TEST_CASE("rank schedule: each model chunk runs the layers Megatron's accounted 
   CHECK(std::count(runs.begin(), runs.end(), 1) == 126);
 }
 
+TEST_CASE("rank schedule: each micro batch's embedding backward writes the dense gradient of its table shard",
+          "[schedule]") {
+  // Llama-2-7B over TP 2, PP 2: the first stage's embedding holds 32000 / 2 vocabulary rows of 4096.
+  const aicb::job_spec job = llama(8, 2, 2, true);
+  int backwards = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == op_type::compute && op.compute.role == aicb::op_role::embedding &&
+        op.compute.pass == aicb::pass_kind::weight_grad) {
+      ++backwards;
+      CHECK(op.compute.k == 16000);
+      CHECK(op.compute.bytes() == Approx(2.0 * 4096 * 4096 * 2 + 16000.0 * 4096 * 12));
+    }
+  CHECK(backwards == 4);  // one per micro batch (global batch 8 over DP 2)
+  // The last stage (ranks 4-7) looks nothing up.
+  for (const aicb::operation& op : aicb::rank_schedule(job, 4))
+    CHECK_FALSE((op.type == op_type::compute && op.compute.role == aicb::op_role::embedding));
+}
+
 TEST_CASE("rank schedule: finalize reduces gradients as Megatron-Core does", "[schedule]") {
   aicb::job_spec job = llama(16, 2, 2, true);
   job.parallel.distributed_optimizer = true;

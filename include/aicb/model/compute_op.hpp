@@ -98,7 +98,8 @@ struct compute_op {
   /// distributed optimizer), `n` parameters of the rank's whole gradient buffer (zeroed for the next
   /// iteration: 4 bytes each) and `k` further 4-byte accesses to that buffer — Megatron reads each
   /// gradient once to check for NaN (on by default) and, with data parallelism, reads and writes each
-  /// to scale it by 1/DP before the reduction.
+  /// to scale it by 1/DP before the reduction. Embedding: `m` tokens looked up, `n` the hidden size;
+  /// in its weight-gradient pass `k` the rank's vocabulary rows, whose dense gradient is written.
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
@@ -240,8 +241,9 @@ struct compute_op {
         }
       case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
-      case op_kind::embedding:
-        return 2 * b * M * N * e;
+      case op_kind::embedding:  // the rows in and out; the weight gradient is a dense table (PyTorch's
+        // embedding backward), written zeroed, then read and added into the FP32 main gradient
+        return 2 * b * M * N * e + (pass == pass_kind::weight_grad ? b * K * N * (2 * e + 8) : 0);
       case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
         return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written

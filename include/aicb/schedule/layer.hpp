@@ -959,7 +959,9 @@ struct layer_writer {
   // ---- embedding, output layer, multi-token prediction ----------------------------------------------
 
   // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  // summed over TP (reduce-scattered onto the sequence shards under SP). Its backward writes the
+  // gradient of the whole local table every micro batch (PyTorch's dense embedding gradient, which
+  // Megatron then adds into the FP32 main gradient), not just of the rows looked up.
   constexpr void embedding_forward(std::string_view name = "embedding",
                                    std::string_view reduce = "embedding_reduce", bool declare = true) {
     op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
@@ -972,7 +974,8 @@ struct layer_writer {
   constexpr void embedding_backward(std::string_view name = "embedding",
                                     std::string_view gather = "embedding_grad_gather") {
     if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
-    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
+    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h(),
+       c.vocab_rows + c.learned_positions);
   }
 
   constexpr void final_norm_forward(std::string_view name = "final_norm",
