@@ -228,6 +228,72 @@ TEST_CASE("roofline: a B200's grouped expert GEMMs pay each expert's weight traf
   CHECK(us(b200, small) > 1.5 * us(b200, plain));
 }
 
+TEST_CASE("roofline: a B200's fused attention runs at the fractions its measurements give, per pass and head width",
+          "[compute][roofline]") {
+  // docs/measurements/b200/attention.csv: Transformer Engine's causal fused attention on a B200, its
+  // efficiencies of full-matrix FLOPs (twice the causal FLOPs counted here). The catalogue's fractions
+  // are their medians over the shapes of 32 heads or more, or longer than 4096 tokens: the medians are
+  // recomputed here, and the roofline prices those shapes within 5% at the median in both passes.
+  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/b200/attention.csv");
+  REQUIRE(in);
+  const aicb::roofline_model b200("B200");
+  std::map<std::pair<bool, bool>, std::vector<double>> shares, errors;  // (wide heads, backward)
+  std::string line;
+  std::getline(in, line);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    std::uint64_t seq = 0, heads = 0, kv_heads = 0, qk = 0, v = 0, batch = 0;
+    double forward = 0, backward = 0;
+    fields >> seq >> heads >> kv_heads >> qk >> v >> batch >> forward >> backward;
+    ++rows;
+    if (heads < 32 && seq <= 4096) continue;
+    for (const bool back : {false, true}) {
+      aicb::compute_op op{.role = aicb::op_role::attention_core,
+                          .kind = aicb::op_kind::attention,
+                          .pass = back ? aicb::pass_kind::input_grad : aicb::pass_kind::forward,
+                          .batch = batch * heads,
+                          .m = seq,
+                          .n = seq,
+                          .k = qk};
+      op.v_dim = v == qk ? 0 : v;
+      const double efficiency = back ? backward : forward;
+      const double full_flops = 2.0 * (back ? 2.5 : 1) * batch * seq * seq * heads * (qk + v);
+      CHECK(op.flops() == Approx(full_flops / 2));
+      shares[{qk > 128, back}].push_back(efficiency / 2);
+      errors[{qk > 128, back}].push_back(us(b200, op) / (full_flops / (efficiency * 2250e12) * 1e6) - 1);
+    }
+  }
+  CHECK(rows == 19);
+  const auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
+  };
+  const aicb::gpu_spec& gpu = b200.gpu();
+  CHECK(median(shares[{false, false}]) == Approx(gpu.attention.forward).margin(0.005));
+  CHECK(median(shares[{false, true}]) == Approx(gpu.attention.backward).margin(0.005));
+  CHECK(median(shares[{true, false}]) == Approx(gpu.wide_head_attention.forward).margin(0.005));
+  CHECK(median(shares[{true, true}]) == Approx(gpu.wide_head_attention.backward).margin(0.005));
+  for (const auto& [key, e] : errors) {
+    INFO("wide heads " << key.first << ", backward " << key.second);
+    CHECK(std::abs(median(e)) < 0.05);
+  }
+  // Unmeasured GPUs keep the model's fraction for both passes and widths.
+  const aicb::roofline_model h100("H100");
+  aicb::compute_op mla{.role = aicb::op_role::attention_core,
+                       .kind = aicb::op_kind::attention,
+                       .batch = 128,
+                       .m = 4096,
+                       .n = 4096,
+                       .k = 192};
+  mla.v_dim = 128;
+  const double h100_forward = us(h100, mla);
+  CHECK(h100_forward == Approx((mla.flops() + 2e9) / (989e12 * 0.45) * 1e6 + 2).margin(0.002));
+  mla.pass = aicb::pass_kind::input_grad;
+  CHECK(us(h100, mla) == Approx((mla.flops() + 2e9) / (989e12 * 0.45) * 1e6 + 2).margin(0.002));
+}
+
 TEST_CASE("roofline: a B200's GEMMs as measured agree with its GEMM fraction taken from elsewhere",
           "[compute][roofline]") {
   // docs/measurements/b200/gemm.csv: 514 BF16 GEMMs through Transformer Engine on a B200. The

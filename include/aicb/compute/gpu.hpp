@@ -23,6 +23,13 @@
 
 AICB_BEGIN_NAMESPACE
 
+/// Shares of the BF16 peak fused attention sustains, forward and backward (FLOPs counted as
+/// compute_op::flops: the causal half; the backward 2.5 times the forward); 0: not measured.
+struct attention_fractions {
+  double forward = 0;
+  double backward = 0;
+};
+
 /// Datasheet figures of one GPU.
 struct gpu_spec {
   std::string_view name;       ///< catalogue key, e.g. "H100"
@@ -44,6 +51,14 @@ struct gpu_spec {
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv); off where unmeasured.
   bool grouped_gemm_exposes_weights = false;
+  /// Fused attention on this GPU when measured apart from the compute model's default (0.45 both
+  /// ways, an H200's forward): for query-key heads up to 128 wide, and for wider ones (MLA's 192),
+  /// whose kernels run smaller tiles. B200: 0.50 / 0.41 and 0.41 / 0.32 — the medians of Transformer
+  /// Engine's fused attention timed on a DGX B200 at 32 to 128 heads of 4096 tokens and at 32k and
+  /// 128k tokens (docs/measurements/b200/attention.csv). Fewer heads of a short sequence run slower
+  /// there than any fraction says (a floor near 100 µs forward), which the model does not follow.
+  attention_fractions attention{};
+  attention_fractions wide_head_attention{};
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -71,7 +86,7 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 

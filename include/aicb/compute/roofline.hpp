@@ -13,7 +13,7 @@
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
 ///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200) uses its own.
+///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -111,16 +111,26 @@ class roofline_model final : public compute_model {
   }
 
   [[nodiscard]] std::string provenance() const override {
-    char text[480];
+    char attention[96];
+    const auto share = [&](double measured) { return measured > 0 ? measured : e_.attention_fraction; };
+    if (gpu_.attention.forward > 0 || gpu_.attention.backward > 0 || gpu_.wide_head_attention.forward > 0 ||
+        gpu_.wide_head_attention.backward > 0)
+      std::snprintf(attention, sizeof attention,
+                    "attention %.2f forward, %.2f backward (heads over 128 wide: %.2f, %.2f)",
+                    share(gpu_.attention.forward), share(gpu_.attention.backward),
+                    share(gpu_.wide_head_attention.forward), share(gpu_.wide_head_attention.backward));
+    else
+      std::snprintf(attention, sizeof attention, "attention %.2f", e_.attention_fraction);
+    char text[640];
     std::snprintf(
         text, sizeof text,
         "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
-        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
+        "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
         "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
         "ns; waves of %ux%u tiles)",
         std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
         gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        e_.fp8_gemm_fraction, attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
         e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
         e_.tile);
     return text;
@@ -205,12 +215,20 @@ class roofline_model final : public compute_model {
     if (!(flops > 0)) return 0;
     double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
     if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
-      fraction = e_.attention_fraction;
+      fraction = attention_fraction(op);
     else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
     return (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+  }
+  // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
+  // one, else the model's.
+  [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
+    if (op.kind != op_kind::attention) return e_.attention_fraction;
+    const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
+    const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
+    return fraction > 0 ? fraction : e_.attention_fraction;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();
