@@ -2056,7 +2056,8 @@ struct compute_op {
   /// distributed optimizer), `n` parameters of the rank's whole gradient buffer (zeroed for the next
   /// iteration: 4 bytes each) and `k` further 4-byte accesses to that buffer — Megatron reads each
   /// gradient once to check for NaN (on by default) and, with data parallelism, reads and writes each
-  /// to scale it by 1/DP before the reduction.
+  /// to scale it by 1/DP before the reduction. Embedding: `m` tokens looked up, `n` the hidden size;
+  /// in its weight-gradient pass `k` the rank's vocabulary rows, whose dense gradient is written.
   std::uint64_t m = 0, n = 0, k = 0;
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
@@ -2198,8 +2199,9 @@ struct compute_op {
         }
       case op_kind::softmax:  // forward reads the scores and writes the probabilities; backward also
         return b * M * N * e * (forward ? 2 : 3);  // reads the probabilities' gradient
-      case op_kind::embedding:
-        return 2 * b * M * N * e;
+      case op_kind::embedding:  // the rows in and out; the weight gradient is a dense table (PyTorch's
+        // embedding backward), written zeroed, then read and added into the FP32 main gradient
+        return 2 * b * M * N * e + (pass == pass_kind::weight_grad ? b * K * N * (2 * e + 8) : 0);
       case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
         return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
@@ -3656,7 +3658,9 @@ struct layer_writer {
   // ---- embedding, output layer, multi-token prediction ----------------------------------------------
 
   // The vocabulary-parallel embedding: each GPU looks up its share, then the partial embeddings are
-  // summed over TP (reduce-scattered onto the sequence shards under SP).
+  // summed over TP (reduce-scattered onto the sequence shards under SP). Its backward writes the
+  // gradient of the whole local table every micro batch (PyTorch's dense embedding gradient, which
+  // Megatron then adds into the FP32 main gradient), not just of the rows looked up.
   constexpr void embedding_forward(std::string_view name = "embedding",
                                    std::string_view reduce = "embedding_reduce", bool declare = true) {
     op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
@@ -3669,7 +3673,8 @@ struct layer_writer {
   constexpr void embedding_backward(std::string_view name = "embedding",
                                     std::string_view gather = "embedding_grad_gather") {
     if (c.sp) collective(gather, collective::all_gather, group_kind::tp, activation());
-    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h());
+    op(name, op_role::embedding, op_kind::embedding, pk::weight_grad, 1, c.tokens(), h(),
+       c.vocab_rows + c.learned_positions);
   }
 
   constexpr void final_norm_forward(std::string_view name = "final_norm",
@@ -10648,6 +10653,13 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
+/// Shares of the BF16 peak fused attention sustains, forward and backward (FLOPs counted as
+/// compute_op::flops: the causal half; the backward 2.5 times the forward); 0: not measured.
+struct attention_fractions {
+  double forward = 0;
+  double backward = 0;
+};
+
 /// Datasheet figures of one GPU.
 struct gpu_spec {
   std::string_view name;       ///< catalogue key, e.g. "H100"
@@ -10669,6 +10681,14 @@ struct gpu_spec {
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv); off where unmeasured.
   bool grouped_gemm_exposes_weights = false;
+  /// Fused attention on this GPU when measured apart from the compute model's default (0.45 both
+  /// ways, an H200's forward): for query-key heads up to 128 wide, and for wider ones (MLA's 192),
+  /// whose kernels run smaller tiles. B200: 0.50 / 0.41 and 0.41 / 0.32 — the medians of Transformer
+  /// Engine's fused attention timed on a DGX B200 at 32 to 128 heads of 4096 tokens and at 32k and
+  /// 128k tokens (docs/measurements/b200/attention.csv). Fewer heads of a short sequence run slower
+  /// there than any fraction says (a floor near 100 µs forward), which the model does not follow.
+  attention_fractions attention{};
+  attention_fractions wide_head_attention{};
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -10687,6 +10707,8 @@ struct gpu_spec {
 };
 
 /// The catalogue.
+// One GPU per line.
+// clang-format off
 inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
@@ -10696,9 +10718,10 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
+// clang-format on
 
 /// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
 /// ("NVIDIA H100 80GB HBM3" → H100; longest key wins, so "H200" is not read as "H20"); nullptr if none.
@@ -11801,7 +11824,7 @@ AICB_END_NAMESPACE
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
 ///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200) uses its own.
+///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -11899,16 +11922,26 @@ class roofline_model final : public compute_model {
   }
 
   [[nodiscard]] std::string provenance() const override {
-    char text[480];
+    char attention[96];
+    const auto share = [&](double measured) { return measured > 0 ? measured : e_.attention_fraction; };
+    if (gpu_.attention.forward > 0 || gpu_.attention.backward > 0 || gpu_.wide_head_attention.forward > 0 ||
+        gpu_.wide_head_attention.backward > 0)
+      std::snprintf(attention, sizeof attention,
+                    "attention %.2f forward, %.2f backward (heads over 128 wide: %.2f, %.2f)",
+                    share(gpu_.attention.forward), share(gpu_.attention.backward),
+                    share(gpu_.wide_head_attention.forward), share(gpu_.wide_head_attention.backward));
+    else
+      std::snprintf(attention, sizeof attention, "attention %.2f", e_.attention_fraction);
+    char text[640];
     std::snprintf(
         text, sizeof text,
         "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
-        "efficiency (GEMM %.2f, FP8 GEMM %.2f, attention %.2f, memory %.2f; memory-bound kinds: "
+        "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
         "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
         "ns; waves of %ux%u tiles)",
         std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
         gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        e_.fp8_gemm_fraction, e_.attention_fraction, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        e_.fp8_gemm_fraction, attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
         e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
         e_.tile);
     return text;
@@ -11993,12 +12026,20 @@ class roofline_model final : public compute_model {
     if (!(flops > 0)) return 0;
     double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
     if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
-      fraction = e_.attention_fraction;
+      fraction = attention_fraction(op);
     else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
     return (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+  }
+  // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
+  // one, else the model's.
+  [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
+    if (op.kind != op_kind::attention) return e_.attention_fraction;
+    const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
+    const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
+    return fraction > 0 ? fraction : e_.attention_fraction;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();

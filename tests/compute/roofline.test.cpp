@@ -228,8 +228,9 @@ TEST_CASE("roofline: a B200's grouped expert GEMMs pay each expert's weight traf
   CHECK(us(b200, small) > 1.5 * us(b200, plain));
 }
 
-TEST_CASE("roofline: a B200's fused attention runs at the fractions its measurements give, per pass and head width",
-          "[compute][roofline]") {
+TEST_CASE(
+    "roofline: a B200's fused attention runs at the fractions its measurements give, per pass and head width",
+    "[compute][roofline]") {
   // docs/measurements/b200/attention.csv: Transformer Engine's causal fused attention on a B200, its
   // efficiencies of full-matrix FLOPs (twice the causal FLOPs counted here). The catalogue's fractions
   // are their medians over the shapes of 32 heads or more, or longer than 4096 tokens: the medians are

@@ -77,6 +77,8 @@ struct gpu_spec {
 };
 
 /// The catalogue.
+// One GPU per line.
+// clang-format off
 inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
@@ -89,6 +91,7 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
+// clang-format on
 
 /// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
 /// ("NVIDIA H100 80GB HBM3" → H100; longest key wins, so "H200" is not read as "H20"); nullptr if none.
