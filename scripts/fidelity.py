@@ -88,7 +88,7 @@ def job_flags(row, recipe_overlaps=False):
     """aicb's flags for the row, the cluster preset, and notes on what was assumed. `recipe_overlaps`: give
     the NeMo 24.07 rows the overlaps NeMo's communication-overlap guide describes (distributed optimizer with
     overlapped gradient reduce-scatter and weight all-gather; TP overlap for TP > 1), which the table does
-    not state per row."""
+    not state per row; rows whose notes say they follow NeMo's performance scripts get them always."""
     notes = []
     gpu, cluster = machine(row["gpu_type"])
     if gpu is None:
@@ -161,10 +161,14 @@ def job_flags(row, recipe_overlaps=False):
         flags.append("--overlap-grad-reduce")
         overlaps.append("--overlap-param-gather" if "--overlap-param-gather" in row["notes"] else None)
         overlaps.append("--tp-comm-overlap" if "--tp-comm-overlap" in row["notes"] else None)
-    if recipe_overlaps and row["source"].startswith("NeMo_24.07"):
+    # Rows whose notes say their configurations follow NeMo's performance scripts run NeMo's overlaps;
+    # `recipe_overlaps` assumes them for the NeMo 24.07 table too, whose rows do not say.
+    follows_nemo = "follow NeMo scripts/performance" in row["notes"]
+    if follows_nemo or (recipe_overlaps and row["source"].startswith("NeMo_24.07")):
         flags += ["--distributed-optimizer", "--overlap-grad-reduce"]
         overlaps += ["--overlap-param-gather"] + (["--tp-comm-overlap"] if tp > 1 else [])
-        notes.append("NeMo's overlaps assumed (--recipe-overlaps)")
+        notes.append("NeMo's overlaps (" + ("the row's configs follow NeMo's performance scripts)" if follows_nemo
+                                           else "assumed: --recipe-overlaps)"))
     if "PP overlap" in row["notes"]:
         overlaps.append("--overlap-p2p")
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
