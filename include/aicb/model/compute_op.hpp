@@ -252,12 +252,14 @@ struct compute_op {
     return 0;
   }
 
-  /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: reads of the FP32
-  /// main gradient, main weight and two moments (16), writes of the main weight, the moments and the
-  /// 16-bit model weight (14); the gradient-norm pass for clipping reads the main gradients again
-  /// (4). The passes over the rank's whole FP32 gradient buffer — which the distributed optimizer
-  /// does not shard — are counted by `n` and `k` (see the optimizer's fields above).
-  static constexpr double optimizer_bytes_per_parameter = 34;
+  /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: the fused Adam
+  /// kernel reads the FP32 main gradient, main weight and two moments (16) and writes the main weight
+  /// and the moments (12); a pass of its own then copies the main weight into the 16-bit model weight
+  /// (read 4, write 2: the distributed optimizer's copy of main parameters to model parameters); the
+  /// gradient-norm pass for clipping reads the main gradients again (4). The passes over the rank's
+  /// whole FP32 gradient buffer — which the distributed optimizer does not shard — are counted by `n`
+  /// and `k` (see the optimizer's fields above).
+  static constexpr double optimizer_bytes_per_parameter = 38;
 };
 
 /// The kernels of unfused attention (`fused` false) in the order they run — forward: QKᵀ (a batched
