@@ -842,7 +842,8 @@ AICB_END_NAMESPACE
 /// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
 /// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
 /// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
-/// leading dense layers), DeepSeek's multi-head latent attention (MLA), Qwen3-Next's hybrid Gated
+/// leading dense layers), DeepSeek's multi-head latent attention (MLA) and sparse attention (DSA: a
+/// lightning indexer picks each query's top-k keys), Qwen3-Next's hybrid Gated
 /// DeltaNet layers, sliding-window attention with attention sinks (Mistral, GPT-OSS), and hybrid
 /// layer patterns of Mamba-2, attention, MLP and expert layers (Nemotron-H, Nemotron 3).
 ///
@@ -994,7 +995,10 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, mamba_num_groups, 0, "Mamba-2 groups sharing B and C (n_groups)")) \
   ((std::uint64_t, mamba_conv_kernel, 0, "Mamba-2 short-convolution width")) \
   ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128")) \
-  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations"))
+  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations")) \
+  ((std::uint64_t, sparse_attention_topk, 0, "DeepSeek sparse attention (DeepSeek-V3.2): how many keys each query attends to, those its lightning indexer scores highest (2048); 0 = dense attention")) \
+  ((std::uint64_t, indexer_heads, 0, "DeepSeek sparse attention: the lightning indexer's query heads, sharing one key head (DeepSeek-V3.2: 64)")) \
+  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -1016,6 +1020,9 @@ struct model_spec {
   }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
   [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// True for DeepSeek sparse attention: a lightning indexer scores every earlier key for each query
+  /// and the attention reads only the sparse_attention_topk keys scored highest.
+  [[nodiscard]] constexpr bool has_sparse_attention() const noexcept { return sparse_attention_topk > 0; }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
   /// token mixer followed by an MLP.
   [[nodiscard]] constexpr bool has_layer_pattern() const noexcept { return !layer_pattern.empty(); }
@@ -1363,6 +1370,36 @@ constexpr bool validate(const model_spec& spec) {
       require(value > 0, field, value, "Mamba-2 layers (M in layer_pattern) need every mamba_* size");
     else
       require(value == 0, field, value, "Mamba-2 sizes need Mamba-2 layers (M in layer_pattern)");
+  }
+  // DeepSeek sparse attention: the indexer reads MLA's query latent, so it comes with MLA and a
+  // query rank, and with all of its sizes.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, std::uint64_t>{"sparse_attention_topk", m.sparse_attention_topk},
+        {"indexer_heads", m.indexer_heads},
+        {"indexer_head_dim", m.indexer_head_dim}}) {
+    require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
+    if (m.has_sparse_attention())
+      require(
+          value > 0, field, value,
+          "DeepSeek sparse attention (sparse_attention_topk > 0) needs indexer_heads and indexer_head_dim");
+    else
+      require(value == 0, field, value,
+              "indexer sizes need DeepSeek sparse attention (sparse_attention_topk > 0)");
+  }
+  if (m.has_sparse_attention()) {
+    require(m.is_mla() && m.q_lora_rank > 0, "sparse_attention_topk", m.sparse_attention_topk,
+            "DeepSeek sparse attention's indexer reads multi-head latent attention's query latent: it needs "
+            "kv_lora_rank > 0 and q_lora_rank > 0");
+    require(m.indexer_head_dim >= m.qk_rope_head_dim, "indexer_head_dim", m.indexer_head_dim,
+            "the indexer's heads carry the rotary part: indexer_head_dim must be at least qk_rope_head_dim",
+            "qk_rope_head_dim", m.qk_rope_head_dim);
+    require(fits({m.num_layers, m.q_lora_rank + m.hidden_size, m.indexer_heads, m.indexer_head_dim}),
+            "indexer_heads", m.indexer_heads,
+            "num_layers x (q_lora_rank + hidden_size) x indexer_heads x indexer_head_dim (the indexers' "
+            "weights) must not exceed 2^50",
+            "indexer_head_dim", m.indexer_head_dim);
+    require(!m.is_hybrid() && !m.has_layer_pattern(), "sparse_attention_topk", m.sparse_attention_topk,
+            "DeepSeek sparse attention in a hybrid layout is not modelled");
   }
   require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
           "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");
@@ -1850,6 +1887,18 @@ constexpr bool validate_training(const job_spec& job) {
           "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
           "path has none: use attention = flash");
   }
+  if (m.has_sparse_attention() && m.sparse_attention_topk < job.batch.seq_length) {
+    detail::require(
+        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+        "context parallelism with DeepSeek sparse attention is not modelled (which CP rank holds the keys "
+        "each query's indexer selects); use context_parallel = 1",
+        "sparse_attention_topk", m.sparse_attention_topk);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "DeepSeek sparse attention runs in sparse fused kernels (FlashMLA); Megatron's "
+          "unfused path has no top-k selection: use attention = flash");
+  }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;
     detail::require(
@@ -1990,6 +2039,12 @@ enum class op_kind : std::uint8_t {
   /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
   /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
   linear_attention,
+  /// DeepSeek sparse attention's lightning indexer: batch = sequences, m = query tokens, n = key
+  /// tokens, k = the indexer's head size, `index_heads` query heads sharing one key head. Forward: a
+  /// score per query-key pair (each head's ReLU'd product, weighted and summed over heads) and the
+  /// top-k selection over the scores; backward (its KL loss in training): the products' gradients over
+  /// the selected pairs only (`window` = the top-k).
+  attention_index,
 };
 
 /// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
@@ -2021,19 +2076,20 @@ enum class op_role : std::uint8_t {
   final_norm,
   logits,
   optimizer,
-  mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
-  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
-  moe_permute,     ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
+  mtp_projection,   ///< multi-token prediction: the 2h → h projection of embedding and hidden state
+  residual,         ///< the residual connection after attention and after the MLP: bias, dropout, add
+  moe_permute,      ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
+  attention_index,  ///< DeepSeek sparse attention's lightning indexer: its projections, norm and scores
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 23> value{
+  static constexpr std::array<std::string_view, 24> value{
       "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
       "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
       "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
       "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual",       "moe_permute"};
+      "mtp_projection", "residual",       "moe_permute",   "attention_index"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -2041,8 +2097,9 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 8> value{
-      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
+  static constexpr std::array<std::string_view, 9> value{
+      "gemm",    "attention",        "norm",           "elementwise", "embedding", "optimizer",
+      "softmax", "linear_attention", "attention_index"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -2075,7 +2132,9 @@ struct compute_op {
   std::uint64_t v_dim = 0;
   bool shared_kv = false;
   /// Attention only: sliding-window attention — each query attends to at most `window` keys, itself
-  /// included (0: every key of `n`).
+  /// included (0: every key of `n`). DeepSeek sparse attention gives its top-k here: each query
+  /// attends to min(position, k) keys, as many pairs as a window of k (attention index: the pairs
+  /// its backward differentiates).
   std::uint64_t window = 0;
   /// Attention only: chunked attention — each query attends to the keys of its own block of
   /// `attention_chunk` positions, itself included (Llama 4's local layers; 0: no chunks).
@@ -2089,6 +2148,8 @@ struct compute_op {
   /// the kernel's causal blocks span (0: linear_attention_chunk).
   std::uint8_t state_products = 3;
   std::uint64_t chunk = 0;
+  /// Attention index only: the lightning indexer's query heads.
+  std::uint64_t index_heads = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
@@ -2146,6 +2207,10 @@ struct compute_op {
         return 12 * b * M;
       case op_kind::softmax:
         return 5 * b * M * N;
+      case op_kind::attention_index:  // a multiply-add per head and dimension of each pair scored:
+        // every causal pair forward, the selected ones twice backward (query and key gradients)
+        return (pass == pass_kind::forward ? 2 : 4) * b * attended_pairs() *
+               static_cast<double>(index_heads) * K;
       case op_kind::linear_attention: {
         // Per token and head: the state's three products — read by the key, updated by the key ×
         // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
@@ -2204,6 +2269,11 @@ struct compute_op {
         return 2 * b * M * N * e + (pass == pass_kind::weight_grad ? b * K * N * (2 * e + 8) : 0);
       case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
         return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
+      case op_kind::attention_index: {  // queries and keys in (backward: and their gradients out), and
+        // a 4-byte score per pair written and read by the top-k (backward: the scores' gradients read)
+        const double H = static_cast<double>(index_heads);
+        return b * (M * H * K + N * K) * e * (forward ? 1 : 2) + b * attended_pairs() * (forward ? 8 : 4);
+      }
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
@@ -3021,6 +3091,7 @@ struct layer_writer {
     o.fused = c.fused_attention;
     o.causal = !c.decode;
     o.n = c.key_tokens;
+    if (c.model.has_sparse_attention()) o.window = c.model.sparse_attention_topk;
     if (local) {
       o.window = c.model.sliding_window;
       o.attention_chunk = c.model.attention_chunk_size;
@@ -3054,6 +3125,7 @@ struct layer_writer {
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
       mla_projections_forward();
+      if (m.has_sparse_attention()) indexer_forward();
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
@@ -3118,6 +3190,57 @@ struct layer_writer {
     }
   }
 
+  // DeepSeek sparse attention's lightning indexer, as DeepSeek's reference implementation runs it:
+  // whole on every TP rank (its weights replicated). Its key (one head, LayerNorm'd) and per-head
+  // weights come from the layer's input on the GPU's own tokens — gathered over TP under SP — its
+  // queries from MLA's query latent; it scores every earlier key for each query (FP8 in serving, the
+  // job's GEMM type in training) and keeps the top-k, which the attention then reads.
+  constexpr compute_op indexer_scores(pass_kind pass) const {
+    const model_spec& m = c.model;
+    compute_op o{.role = op_role::attention_index,
+                 .kind = op_kind::attention_index,
+                 .pass = pass,
+                 .type = pass != pk::forward ? c.activation_type
+                         : c.training        ? c.gemm_type
+                                             : dtype::fp8,
+                 .batch = c.sequences,
+                 .m = c.query_tokens,
+                 .n = c.key_tokens,
+                 .k = m.indexer_head_dim};
+    o.causal = !c.decode;
+    o.index_heads = m.indexer_heads;
+    if (pass != pk::forward) o.window = m.sparse_attention_topk;  // its loss covers the selected keys
+    return o;
+  }
+  constexpr void indexer_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), d = m.indexer_head_dim,
+                        heads = m.indexer_heads;
+    projection("indexer_k", op_role::attention_index, local, h(), d, weight_part::attention,
+               weight_sharing::replicated);
+    op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::forward, 1, local, d);
+    out.weights(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
+    projection("indexer_weights", op_role::attention_index, local, h(), heads, weight_part::attention,
+               weight_sharing::replicated);
+    if (c.sp)
+      collective("indexer_key_gather", collective::all_gather, group_kind::tp,
+                 tokens * (d + heads) * c.element_bytes());
+    projection("indexer_q", op_role::attention_index, tokens, m.q_lora_rank, heads * d,
+               weight_part::attention, weight_sharing::replicated);
+    out.compute("indexer_scores", indexer_scores(pk::forward));
+  }
+  // Training's sparse stage: the indexer learns from its own loss (the attention's distribution over
+  // the selected keys) with its input detached — weight gradients only, no input gradients.
+  constexpr void indexer_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), d = m.indexer_head_dim;
+    out.compute("indexer_scores", indexer_scores(pk::input_grad));
+    gemm("indexer_q", op_role::attention_index, pk::weight_grad, tokens, m.q_lora_rank, m.indexer_heads * d);
+    gemm("indexer_weights", op_role::attention_index, pk::weight_grad, local, h(), m.indexer_heads);
+    op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::input_grad, 1, local, d);
+    gemm("indexer_k", op_role::attention_index, pk::weight_grad, local, h(), d);
+  }
+
   constexpr void softmax_attention_backward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
@@ -3140,6 +3263,7 @@ struct layer_writer {
     compute_op core_backward = core;
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
+    if (m.has_sparse_attention()) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
       const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
@@ -3844,7 +3968,8 @@ struct flop_tally {
       core_attention += op.flops() * causal_factor;
       softmax_attention += op.flops() * causal_factor;
     }
-    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
+    if (op.kind == op_kind::linear_attention || op.kind == op_kind::attention_index)
+      core_attention += op.flops();
   }
   constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
   constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}
@@ -7779,6 +7904,17 @@ inline constexpr model_spec deepseek_v3 = [] {
   return m;
 }();
 
+// DeepSeek-V3.2 (config.json of deepseek-ai/DeepSeek-V3.2-Exp): DeepSeek-V3 with DeepSeek sparse
+// attention — a lightning indexer of 64 heads of 128 per layer picks each query's 2048 keys.
+inline constexpr model_spec deepseek_v3_2 = [] {
+  model_spec m = deepseek_v3;
+  m.name = "deepseek-v3.2";
+  m.sparse_attention_topk = 2048;
+  m.indexer_heads = 64;
+  m.indexer_head_dim = 128;
+  return m;
+}();
+
 // Kimi K2 (config.json of moonshotai/Kimi-K2-Instruct): DeepSeek-V3's architecture with 64 heads,
 // 384 experts and one dense layer, no MTP module.
 inline constexpr model_spec kimi_k2 = [] {
@@ -7881,7 +8017,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 46> all_presets{{
+inline constexpr std::array<preset, 47> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -7910,6 +8046,7 @@ inline constexpr std::array<preset, 46> all_presets{{
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"deepseek-v3.2", presets::deepseek_v3_2, "deepseek-ai/DeepSeek-V3.2-Exp config.json"},
     {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
     {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
@@ -9152,6 +9289,10 @@ class inference_step {
                     m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
+      if (m_.has_sparse_attention())  // the indexer's key: FP8 with a 4-byte scale per 128 values
+        model_kv_per_token_ +=
+            static_cast<double>(m_.indexer_head_dim + (m_.indexer_head_dim + 127) / 128 * 4) *
+            static_cast<double>(layers);
       kv_per_token_ = model_kv_per_token_;
     } else {
       const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);
@@ -10514,6 +10655,8 @@ class aiob_model final : public compute_model {
         return {{"residual"}};
       case op_role::moe_permute:  // nor the MoE dispatcher's permutations
         return {{"moe_permute"}};
+      case op_role::attention_index:  // nor DeepSeek sparse attention's indexer
+        return {{"attention_index"}};
     }
     return {};
   }
@@ -11826,7 +11969,9 @@ AICB_END_NAMESPACE
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
 ///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own.
+///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own. DeepSeek sparse
+///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
+///   fractions, FP8 or BF16 as their type says.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -12029,7 +12174,8 @@ class roofline_model final : public compute_model {
     double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
     if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
       fraction = attention_fraction(op);
-    else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+    else if ((op.kind == op_kind::gemm || op.kind == op_kind::attention_index) && op.type == dtype::fp8 &&
+             gpu_.fp8_tflops > 0)
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
@@ -12055,6 +12201,7 @@ class roofline_model final : public compute_model {
       case op_kind::gemm:
       case op_kind::attention:
       case op_kind::linear_attention:
+      case op_kind::attention_index:
         return 1;
       case op_kind::norm:
         return e_.norm_factor;
@@ -18787,13 +18934,23 @@ inline std::string estimate_number(const char* format, double value) {
                 "NVLink %.4g GB/s, %.3g us per step; NIC %llu x %.4g GB/s, %.3g us per step",
                 c.nvlink_gb_per_s, c.nvlink_latency_us, static_cast<unsigned long long>(c.nics_per_node),
                 c.nic_gb_per_s, c.nic_latency_us);
-  if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures;
+  std::string fits;
+  if (c.nvlink_fits)
+    for (const collective kind :
+         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
+      if (const collective_fit* f = c.nvlink_fits->find(kind)) {
+        char one[96];
+        std::snprintf(one, sizeof one, "%s %.0f GB/s", std::string(to_string(kind)).c_str(), f->bus_gb_per_s);
+        fits += (fits.empty() ? "" : ", ") + std::string(one);
+      }
+  if (!fits.empty()) fits = "; inside a node fitted to measurements: " + fits;
+  if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures + fits;
   std::string measured;
   for (const measured_curve& curve : c.measured->curves)
     measured += (measured.empty() ? "" : ", ") + std::string(to_string(curve.kind)) +
                 (curve.where == link_class::node ? " in a node" : " across nodes") + " (" +
                 std::to_string(curve.group_size) + " ranks)";
-  return "measured: " + measured + "; the rest from the file's figures: " + figures;
+  return "measured: " + measured + "; the rest from the file's figures: " + figures + fits;
 }
 
 /// Where every figure of `d`'s estimate comes from (`aicb describe --explain`): the compute model and
@@ -18839,6 +18996,18 @@ inline std::string estimate_number(const char* format, double value) {
                     c.points.size(), c.bands.size(), 100 * c.max_error());
       line(text, detail);
     }
+  if (d.cluster.nvlink_fits)
+    for (const collective kind :
+         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
+      if (const collective_fit* f = d.cluster.nvlink_fits->find(kind)) {
+        std::snprintf(text, sizeof text, "%s in a node (fit)", std::string(to_string(kind)).c_str());
+        char detail[200];
+        std::snprintf(detail, sizeof detail,
+                      "bus %.0f GB/s, %.2f us per ring hop, %.2f us per collective (measured on these "
+                      "machines; docs/cluster.md)",
+                      f->bus_gb_per_s, f->step_us, f->fixed_us);
+        line(text, detail);
+      }
   if (file)
     for (const char* key : {"date", "command", "library", "hosts"})
       if (const auto it = file->provenance.find(key); it != file->provenance.end())
@@ -18874,6 +19043,18 @@ inline std::string estimate_number(const char* format, double value) {
             .member("placement", to_string(c.where))
             .member("group_size", c.group_size)
             .end_object();
+    w.end_array();
+    w.key("nvlink_fits").begin_array();
+    if (d.cluster.nvlink_fits)
+      for (const collective kind : {collective::all_reduce, collective::all_gather,
+                                    collective::reduce_scatter, collective::all_to_all})
+        if (const collective_fit* f = d.cluster.nvlink_fits->find(kind))
+          w.begin_object()
+              .member("collective", to_string(kind))
+              .member("bus_gb_per_s", f->bus_gb_per_s)
+              .member("step_us", f->step_us)
+              .member("fixed_us", f->fixed_us)
+              .end_object();
     w.end_array().end_object();
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);
@@ -19568,18 +19749,24 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     hf_import inner = from_hf_config(language, source + " (text_config)", options);
     return inner;
   }
-  static constexpr std::array<std::string_view, 15> supported{
-      "llama",   "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
-      "qwen3",   "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3",
-      "kimi_k2", "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
+  if (type == "glm_moe_dsa")  // GLM-5: sparse attention whose indexers are shared between layers
+    AICB_THROW(config_error("model_type", type,
+                            "GLM-5's sparse attention reuses one layer's indexer selection in the next "
+                            "(index_topk_freq, indexer_types), which is not modelled; deepseek_v32 is"));
+  static constexpr std::array<std::string_view, 16> supported{
+      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
+      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+      "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
                      "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
-                     "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
-  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
-  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
+                     "deepseek_v32, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card); DeepSeek-V3.2
+  // is V3's with DeepSeek sparse attention.
+  const bool deepseek =
+      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2";
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -19785,6 +19972,11 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
       m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+      if (type == "deepseek_v32") {  // DeepSeek sparse attention: the lightning indexer and its top-k
+        m.sparse_attention_topk = r.required("index_topk");
+        m.indexer_heads = r.required("index_n_heads");
+        m.indexer_head_dim = r.required("index_head_dim");
+      }
     } else {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).

@@ -29,3 +29,39 @@ TEST_CASE("op: FLOPs and bytes by kind", "[compute][op]") {
   CHECK(aicb::to_string(aicb::op_role::mlp_fc1) == "mlp_fc1");
   CHECK(aicb::to_string(aicb::pass_kind::weight_grad) == "weight_grad");
 }
+
+TEST_CASE("op: the lightning indexer scores every causal pair forward and differentiates the top-k backward",
+          "[compute][op]") {
+  // One sequence of 4096 queries and keys, 64 FP8 heads of 128 sharing one key head: 2·64·128 FLOPs per
+  // causal pair; the queries (4096·64·128) and the key (4096·128) in at a byte each, a 4-byte score per
+  // pair written and read by the top-k.
+  aicb::compute_op index{.role = aicb::op_role::attention_index,
+                         .kind = aicb::op_kind::attention_index,
+                         .type = aicb::dtype::fp8,
+                         .m = 4096,
+                         .n = 4096,
+                         .k = 128};
+  index.index_heads = 64;
+  const double pairs = 4096.0 * 4096 / 2;
+  CHECK(index.flops() == pairs * 2 * 64 * 128);
+  CHECK(index.bytes() == 4096.0 * 64 * 128 + 4096.0 * 128 + pairs * 8);
+  // Backward in BF16 over each query's min(position, 1024) selected keys: the query and key products'
+  // gradients (twice the forward's per pair), the inputs read and their gradients written, a 4-byte
+  // gradient per selected pair read.
+  aicb::compute_op backward = index;
+  backward.pass = aicb::pass_kind::input_grad;
+  backward.type = aicb::dtype::bf16;
+  backward.window = 1024;
+  const double selected = 4096.0 * 1024 - 1024.0 * 1024 / 2;
+  CHECK(backward.flops() == selected * 4 * 64 * 128);
+  CHECK(backward.bytes() == (4096.0 * 64 * 128 + 4096.0 * 128) * 2 * 2 + selected * 4);
+  // Decode: one query per sequence against all 100000 cached keys.
+  aicb::compute_op decode = index;
+  decode.causal = false;
+  decode.batch = 8;
+  decode.m = 1;
+  decode.n = 100000;
+  CHECK(decode.flops() == 8 * 100000.0 * 2 * 64 * 128);
+  CHECK(aicb::to_string(aicb::op_kind::attention_index) == "attention_index");
+  CHECK(aicb::to_string(aicb::op_role::attention_index) == "attention_index");
+}

@@ -306,6 +306,34 @@ TEST_CASE("hf_config: GLM-4.5-Air and Kimi K2 import to their model cards' count
   }
 }
 
+TEST_CASE("hf_config: DeepSeek-V3.2-Exp imports its sparse attention to DeepSeek's counts and its preset",
+          "[model][hf_config]") {
+  // tests/data/hf/deepseek-v3.2-exp.json: deepseek-ai/DeepSeek-V3.2-Exp's config.json as public
+  // repositories record it — DeepSeek-V3's keys with model_type deepseek_v32 and the indexer's
+  // index_topk 2048, index_n_heads 64, index_head_dim 128 (DeepSeek's inference/model.py: the indexer's
+  // wq_b 1536 x 64·128, wk 7168 x 128 with a LayerNorm, weights_proj 7168 x 64). DeepSeek: 671B in all,
+  // 37B activated.
+  const aicb::hf_import v32 =
+      aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/deepseek-v3.2-exp.json");
+  CHECK(v32.ignored_keys.empty());
+  CHECK(v32.model.sparse_attention_topk == 2048);
+  CHECK(v32.model.indexer_heads == 64);
+  CHECK(v32.model.indexer_head_dim == 128);
+  const std::uint64_t indexer = 1536ull * 64 * 128 + 7168ull * 128 + 2 * 128 + 7168ull * 64;
+  const aicb::param_counts c = aicb::count_params(v32.model);
+  CHECK(c.total() == 671'026'419'200ull + 61 * indexer);  // DeepSeek-V3's total and the indexers
+  CHECK(std::floor(static_cast<double>(c.total()) / 1e9) == 671);
+  CHECK(std::llround(static_cast<double>(c.active_without_input_embedding()) / 1e9) == 37);
+  aicb::model_spec m = aicb::resolve(v32.model);
+  const aicb::model_spec expected = aicb::resolve(aicb::presets::deepseek_v3_2);
+  m.name = expected.name;
+  m.max_position_embeddings = expected.max_position_embeddings;
+  CHECK(m == expected);
+  // GLM-5 shares one layer's indexer selection with later layers: refused, naming what is missing.
+  CHECK_THROWS_WITH(aicb::parse_hf_config(R"({"model_type": "glm_moe_dsa", "hidden_size": 6144})"),
+                    Catch::Contains("glm_moe_dsa") && Catch::Contains("index_topk_freq"));
+}
+
 TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card's counts and its preset",
           "[model][hf_config]") {
   // tests/data/hf/nemotron-3-nano-30b-a3b.json: the keys of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B's

@@ -195,3 +195,35 @@ TEST_CASE("model: dimensions and weight counts beyond 64-bit arithmetic are refu
     CHECK_THROWS_WITH(aicb::validate(moe), Catch::Contains("moe_capacity_factor ="));
   }
 }
+
+TEST_CASE("spec: DeepSeek sparse attention comes with MLA's query latent and all of the indexer's sizes",
+          "[model][spec]") {
+  aicb::model_spec mla{.name = "mla",
+                       .hidden_size = 2048,
+                       .num_layers = 4,
+                       .num_attention_heads = 16,
+                       .vocab_size = 32000,
+                       .q_lora_rank = 512,
+                       .kv_lora_rank = 256,
+                       .qk_nope_head_dim = 128,
+                       .qk_rope_head_dim = 64,
+                       .v_head_dim = 128};
+  mla.sparse_attention_topk = 256;
+  mla.indexer_heads = 16;
+  mla.indexer_head_dim = 128;
+  CHECK(aicb::validate(mla));
+  aicb::model_spec no_heads = mla;
+  no_heads.indexer_heads = 0;
+  CHECK_THROWS_WITH(
+      aicb::validate(no_heads),
+      Catch::Contains("indexer_heads = 0") && Catch::Contains("needs indexer_heads and indexer_head_dim"));
+  aicb::model_spec no_topk = mla;
+  no_topk.sparse_attention_topk = 0;
+  CHECK_THROWS_WITH(aicb::validate(no_topk), Catch::Contains("indexer sizes need DeepSeek sparse attention"));
+  aicb::model_spec no_latent = mla;
+  no_latent.q_lora_rank = 0;
+  CHECK_THROWS_WITH(aicb::validate(no_latent), Catch::Contains("query latent"));
+  aicb::model_spec narrow = mla;
+  narrow.indexer_head_dim = 32;
+  CHECK_THROWS_WITH(aicb::validate(narrow), Catch::Contains("at least qk_rope_head_dim"));
+}

@@ -262,6 +262,89 @@ TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by 
   CHECK(c.total() == 20'914'757'184ull);
 }
 
+TEST_CASE("layer description: DeepSeek sparse attention (DeepSeek-V3.2), by hand", "[schedule][layer]") {
+  // DeepSeek-V3.2 cut to 4 layers on one GPU, one sequence of S = 8192 tokens, BF16, flash attention.
+  // Layer 0: MLA's 128 heads (query-key 192, value 128) over the top K = 2048 keys of each query, and the
+  // lightning indexer: H = 64 heads of d = 128 from the query latent (1536), one key head of d and H
+  // weights from the hidden state (7168).
+  aicb::job_spec job = job_of(aicb::presets::deepseek_v3_2, 1, 1, 1, 1);
+  job.model.num_layers = 4;
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.seq_length = 8192;
+  job.batch.global_batch = 1;
+  const double S = 8192, K = 2048, H = 64, d = 128, h = 7168, qr = 1536, heads = 128;
+  const double causal_pairs = S * S / 2, selected_pairs = S * K - K * K / 2;
+  std::map<std::pair<std::string, int>, double> flops, bytes;  // (name, forward?) -> sum
+  std::vector<std::pair<std::string, aicb::pass_kind>> indexer_passes;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != aicb::op_type::compute || op.layer != 0) continue;
+    const bool forward = op.phase == aicb::op_phase::forward;
+    flops[{std::string(op.name), forward}] += op.compute.flops();
+    bytes[{std::string(op.name), forward}] += op.compute.bytes();
+    if (op.compute.role == aicb::op_role::attention_index)
+      indexer_passes.emplace_back(std::string(op.name), op.compute.pass);
+  }
+  CHECK(flops[{"indexer_k", 1}] == Approx(2 * S * h * d));
+  CHECK(flops[{"indexer_weights", 1}] == Approx(2 * S * h * H));
+  CHECK(flops[{"indexer_q", 1}] == Approx(2 * S * qr * H * d));
+  // Every causal pair scored, 2·H·d FLOPs each; BF16 queries and the key in, a 4-byte score per pair
+  // written and read back by the top-k.
+  CHECK(flops[{"indexer_scores", 1}] == Approx(causal_pairs * 2 * H * d));
+  CHECK(bytes[{"indexer_scores", 1}] == Approx((S * H * d + S * d) * 2 + causal_pairs * 8));
+  // Its loss differentiates the selected pairs only: query and key gradients.
+  CHECK(flops[{"indexer_scores", 0}] == Approx(selected_pairs * 4 * H * d));
+  // The attention computes min(position, K) keys per query.
+  CHECK(flops[{"attention_core", 1}] == Approx(2 * heads * selected_pairs * (192 + 128)));
+  CHECK(flops[{"attention_core", 0}] == Approx(2.5 * 2 * heads * selected_pairs * (192 + 128)));
+  // The indexer's input is detached: its backward is weight gradients only.
+  for (const auto& [name, pass] : indexer_passes)
+    if (name != "indexer_scores" && name != "indexer_k_norm") CHECK(pass != aicb::pass_kind::input_grad);
+  CHECK(std::count(indexer_passes.begin(), indexer_passes.end(),
+                   std::pair<std::string, aicb::pass_kind>{"indexer_q", aicb::pass_kind::weight_grad}) == 1);
+  // Its weights, whole on every TP rank: q (1536 x 8192), k (7168 x 128) with a LayerNorm (2 x 128),
+  // the head weights (7168 x 64) — 13,959,424 a layer over V3's.
+  const u64 indexer = 1536ull * 8192 + 7168ull * 128 + 2 * 128 + 7168ull * 64;
+  CHECK(indexer == 13'959'424ull);
+  CHECK(aicb::count_params(aicb::presets::deepseek_v3_2).total() ==
+        aicb::count_params(aicb::presets::deepseek_v3).total() + 61 * indexer);
+  aicb::job_spec tp4 = job;
+  tp4.parallel.world_size = tp4.parallel.tensor_parallel = 4;
+  tp4.parallel.sequence_parallel = true;
+  double tp4_indexer_forward = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(tp4, 0))
+    if (op.layer == 0 && op.phase == aicb::op_phase::forward && op.name == std::string_view("indexer_scores"))
+      tp4_indexer_forward += op.compute.flops();
+  CHECK(tp4_indexer_forward == flops[{"indexer_scores", 1}]);  // replicated, not split
+  // Serving: the cache holds MLA's latent (576 BF16 values) and the indexer's FP8 key with its scale
+  // (128 + 4 bytes) per token and layer; a decode step scores the whole 32k context in FP8 and reads
+  // 2048 latents per request.
+  aicb::serving_spec decode{.phase = aicb::inference_phase::decode, .batch = 8, .context = 32768};
+  const aicb::inference_step step(aicb::presets::deepseek_v3_2, decode, 0);
+  CHECK(step.model_kv_bytes_per_token() == Approx(61 * (576 * 2 + 132.0)));
+  bool scored = false, attended = false;
+  for (const aicb::operation& op : step.operations()) {
+    if (op.layer != 0 || op.type != aicb::op_type::compute) continue;
+    if (op.name == std::string_view("indexer_scores")) {
+      scored = true;
+      CHECK(op.compute.type == aicb::dtype::fp8);
+      CHECK(op.compute.flops() == Approx(8 * 32768 * 2 * H * d));
+    }
+    if (op.name == std::string_view("attention_core")) {
+      attended = true;
+      CHECK(op.compute.decode_keys() == 2048);
+    }
+  }
+  CHECK((scored && attended));
+  // Not modelled, refused: context parallelism (which rank holds the selected keys) and the unfused path.
+  aicb::job_spec cp = job;
+  cp.parallel.world_size = cp.parallel.context_parallel = 2;
+  CHECK_THROWS_WITH(aicb::validate_training(cp),
+                    Catch::Contains("context parallelism with DeepSeek sparse attention"));
+  aicb::job_spec unfused = job;
+  unfused.parallel.attention = aicb::attention_kind::unfused;
+  CHECK_THROWS_WITH(aicb::validate_training(unfused), Catch::Contains("sparse fused kernels"));
+}
+
 TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4), by hand",
           "[schedule][layer]") {
   // Llama 4 Maverick cut to 4 layers on one GPU, one sequence of S = 20000 tokens, flash attention:

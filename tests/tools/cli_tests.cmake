@@ -138,6 +138,27 @@ aicb_cli_test(chakra_nemotron EXPECT "wrote nemotron_chakra/: 16 Chakra traces"
 aicb_cli_test(schedule_nemotron EXPECT "mamba_scan" "moe_permute" ARGS schedule ${nemotron_job} --ranks 0)
 aicb_cli_test(describe_nemotron_serving EXPECT "recurrent state +[0-9.]+ MiB per request" ARGS describe --model nemotron3-nano-30b-a3b
               --phase decode --batch 16 --context 8192 --tp 2 --gpu H100)
+# DeepSeek-V3.2: sparse attention (the lightning indexer, whole on every TP rank; attention over the top-k
+# keys) — described, scheduled, checked, written for SimAI and Chakra, imported from its config.json; served
+# with the indexer's keys in the KV cache; refused with context parallelism.
+set(v32_job --model deepseek-v3.2 --num-layers 4 --world-size 16 --tp 2 --sp --ep 8 --global-batch 16 --seq 8192
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(describe_deepseek_v32 EXPECT "iteration" ARGS describe ${v32_job})
+aicb_cli_test(check_deepseek_v32 EXPECT "ok: all 16 ranks ran jointly" ARGS check ${v32_job})
+aicb_cli_test(schedule_deepseek_v32 EXPECT "indexer_key_gather" "indexer_scores" ARGS schedule ${v32_job} --ranks 0)
+aicb_cli_test(generate_deepseek_v32 EXPECT "wrote deepseek_v32.txt: [0-9]+ records"
+              ARGS generate ${v32_job} --no-sidecar -o deepseek_v32.txt)
+aicb_cli_test(lint_deepseek_v32 EXPECT "records, 0 errors, 0 warnings" ARGS lint deepseek_v32.txt)
+set_tests_properties(cli.lint_deepseek_v32 PROPERTIES DEPENDS cli.generate_deepseek_v32)
+aicb_cli_test(chakra_deepseek_v32 EXPECT "wrote deepseek_v32_chakra/: 16 Chakra traces"
+              ARGS generate ${v32_job} --format chakra -o deepseek_v32_chakra)
+aicb_cli_test(hf_deepseek_v32 EXPECT "671877944064|671,877,944,064"
+              ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/deepseek-v3.2-exp.json" --no-estimate)
+aicb_cli_test(deepseek_v32_with_cp_refused STATUS 2
+              EXPECT "context_parallel = 2: context parallelism with DeepSeek sparse attention"
+              ARGS describe --model deepseek-v3.2 --num-layers 4 --world-size 16 --cp 2 --ep 8 --global-batch 8 --seq 8192)
+aicb_cli_test(describe_deepseek_v32_serving EXPECT "KV cache per token" ARGS describe --model deepseek-v3.2 --phase decode
+              --batch 64 --context 32768 --tp 8 --gpu H100)
 # Nemotron 3 Super: latent experts, an MTP module in a layer-pattern model, over PP 2.
 set(super_job --model nemotron3-super-120b-a12b --world-size 64 --tp 2 --sp --ep 8 --pp 4 --global-batch 16
     --seq 8192 --moe-dispatcher alltoall --moe-grouped-gemm)
@@ -511,6 +532,23 @@ aicb_schema_test(describe_json_schema_moe describe.schema.json -- $<TARGET_FILE:
 aicb_schema_test(describe_json_schema_estimate describe.schema.json -- $<TARGET_FILE:aicb_tool>
                  describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --dtype fp8
                  --gpu A100 --cluster dgx-a100 --tp-comm-overlap --overlap-p2p --json)
+aicb_schema_test(describe_json_schema_nvlink_fits describe.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32
+                 --gpu B200 --cluster dgx-b200 --json)
+# A preset whose NVLink collectives are priced by fits says so, in the report, --explain and the JSON;
+# the others report none.
+aicb_cli_test(describe_nvlink_fits
+              EXPECT "inside a node fitted to measurements: all_reduce 717 GB/s, all_gather 651 GB/s"
+                     "all_reduce in a node \\(fit\\) +bus 717 GB/s, 5.52 us per ring hop, 22.23 us per collective"
+              ARGS describe --model llama3-8b --world-size 16 --tp 2 --global-batch 32 --gpu B200
+                   --cluster dgx-b200 --explain)
+aicb_cli_test(describe_nvlink_fits_json
+              EXPECT "\"nvlink_fits\": \\[\\{\"collective\": \"all_reduce\", \"bus_gb_per_s\": 717"
+              ARGS describe --model llama3-8b --world-size 16 --tp 2 --global-batch 32 --gpu B200
+                   --cluster dgx-b200 --json)
+aicb_cli_test(describe_no_nvlink_fits_json EXPECT "\"nvlink_fits\": \\[\\]"
+              ARGS describe --model llama3-8b --world-size 16 --tp 2 --global-batch 32 --gpu H100
+                   --cluster dgx-h100 --json)
 aicb_schema_test(plan_json_schema plan.schema.json -- $<TARGET_FILE:aicb_tool>
                  plan --model llama3-8b --world-size 16 --global-batch 32 --seq 4096 --json)
 aicb_schema_test(timeline_json_schema trace.schema.json -- $<TARGET_FILE:aicb_tool>

@@ -63,7 +63,8 @@ struct flop_tally {
       core_attention += op.flops() * causal_factor;
       softmax_attention += op.flops() * causal_factor;
     }
-    if (op.kind == op_kind::linear_attention) core_attention += op.flops();
+    if (op.kind == op_kind::linear_attention || op.kind == op_kind::attention_index)
+      core_attention += op.flops();
   }
   constexpr void collective(std::string_view, collective, group_kind, std::uint64_t) noexcept {}
   constexpr void ring(std::string_view, std::uint64_t, bool, std::uint64_t) noexcept {}

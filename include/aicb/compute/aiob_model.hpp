@@ -149,6 +149,8 @@ class aiob_model final : public compute_model {
         return {{"residual"}};
       case op_role::moe_permute:  // nor the MoE dispatcher's permutations
         return {{"moe_permute"}};
+      case op_role::attention_index:  // nor DeepSeek sparse attention's indexer
+        return {{"attention_index"}};
     }
     return {};
   }

@@ -13,7 +13,9 @@
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
 ///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own.
+///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own. DeepSeek sparse
+///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
+///   fractions, FP8 or BF16 as their type says.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
 ///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
 ///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
@@ -216,7 +218,8 @@ class roofline_model final : public compute_model {
     double fraction = gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction;
     if (op.kind == op_kind::attention || op.kind == op_kind::linear_attention)
       fraction = attention_fraction(op);
-    else if (op.kind == op_kind::gemm && op.type == dtype::fp8 && gpu_.fp8_tflops > 0)
+    else if ((op.kind == op_kind::gemm || op.kind == op_kind::attention_index) && op.type == dtype::fp8 &&
+             gpu_.fp8_tflops > 0)
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
@@ -242,6 +245,7 @@ class roofline_model final : public compute_model {
       case op_kind::gemm:
       case op_kind::attention:
       case op_kind::linear_attention:
+      case op_kind::attention_index:
         return 1;
       case op_kind::norm:
         return e_.norm_factor;

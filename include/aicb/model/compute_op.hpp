@@ -32,6 +32,12 @@ enum class op_kind : std::uint8_t {
   /// Gated DeltaNet's gated delta rule (linear attention): batch = sequences × value heads, m = tokens
   /// per sequence, n = value head size, k = key head size; each head carries a k × n state.
   linear_attention,
+  /// DeepSeek sparse attention's lightning indexer: batch = sequences, m = query tokens, n = key
+  /// tokens, k = the indexer's head size, `index_heads` query heads sharing one key head. Forward: a
+  /// score per query-key pair (each head's ReLU'd product, weighted and summed over heads) and the
+  /// top-k selection over the scores; backward (its KL loss in training): the products' gradients over
+  /// the selected pairs only (`window` = the top-k).
+  attention_index,
 };
 
 /// Tokens per chunk of the chunked gated-delta-rule kernels (flash-linear-attention's 64): within
@@ -63,19 +69,20 @@ enum class op_role : std::uint8_t {
   final_norm,
   logits,
   optimizer,
-  mtp_projection,  ///< multi-token prediction: the 2h → h projection of embedding and hidden state
-  residual,        ///< the residual connection after attention and after the MLP: bias, dropout, add
-  moe_permute,     ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
+  mtp_projection,   ///< multi-token prediction: the 2h → h projection of embedding and hidden state
+  residual,         ///< the residual connection after attention and after the MLP: bias, dropout, add
+  moe_permute,      ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
+  attention_index,  ///< DeepSeek sparse attention's lightning indexer: its projections, norm and scores
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 23> value{
+  static constexpr std::array<std::string_view, 24> value{
       "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
       "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
       "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
       "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual",       "moe_permute"};
+      "mtp_projection", "residual",       "moe_permute",   "attention_index"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -83,8 +90,9 @@ struct enum_names<pass_kind> {
 };
 template <>
 struct enum_names<op_kind> {
-  static constexpr std::array<std::string_view, 8> value{
-      "gemm", "attention", "norm", "elementwise", "embedding", "optimizer", "softmax", "linear_attention"};
+  static constexpr std::array<std::string_view, 9> value{
+      "gemm",    "attention",        "norm",           "elementwise", "embedding", "optimizer",
+      "softmax", "linear_attention", "attention_index"};
 };
 
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
@@ -117,7 +125,9 @@ struct compute_op {
   std::uint64_t v_dim = 0;
   bool shared_kv = false;
   /// Attention only: sliding-window attention — each query attends to at most `window` keys, itself
-  /// included (0: every key of `n`).
+  /// included (0: every key of `n`). DeepSeek sparse attention gives its top-k here: each query
+  /// attends to min(position, k) keys, as many pairs as a window of k (attention index: the pairs
+  /// its backward differentiates).
   std::uint64_t window = 0;
   /// Attention only: chunked attention — each query attends to the keys of its own block of
   /// `attention_chunk` positions, itself included (Llama 4's local layers; 0: no chunks).
@@ -131,6 +141,8 @@ struct compute_op {
   /// the kernel's causal blocks span (0: linear_attention_chunk).
   std::uint8_t state_products = 3;
   std::uint64_t chunk = 0;
+  /// Attention index only: the lightning indexer's query heads.
+  std::uint64_t index_heads = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
@@ -188,6 +200,10 @@ struct compute_op {
         return 12 * b * M;
       case op_kind::softmax:
         return 5 * b * M * N;
+      case op_kind::attention_index:  // a multiply-add per head and dimension of each pair scored:
+        // every causal pair forward, the selected ones twice backward (query and key gradients)
+        return (pass == pass_kind::forward ? 2 : 4) * b * attended_pairs() *
+               static_cast<double>(index_heads) * K;
       case op_kind::linear_attention: {
         // Per token and head: the state's three products — read by the key, updated by the key ×
         // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
@@ -246,6 +262,11 @@ struct compute_op {
         return 2 * b * M * N * e + (pass == pass_kind::weight_grad ? b * K * N * (2 * e + 8) : 0);
       case op_kind::optimizer:  // Adam over the owned shard; zeroing and the checks over the whole buffer
         return b * (M * optimizer_bytes_per_parameter + (N + K) * 4);
+      case op_kind::attention_index: {  // queries and keys in (backward: and their gradients out), and
+        // a 4-byte score per pair written and read by the top-k (backward: the scores' gradients read)
+        const double H = static_cast<double>(index_heads);
+        return b * (M * H * K + N * K) * e * (forward ? 1 : 2) + b * attended_pairs() * (forward ? 8 : 4);
+      }
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }

@@ -302,18 +302,24 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     hf_import inner = from_hf_config(language, source + " (text_config)", options);
     return inner;
   }
-  static constexpr std::array<std::string_view, 15> supported{
-      "llama",   "mistral",   "mixtral",    "qwen2",       "qwen2_moe",
-      "qwen3",   "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3",
-      "kimi_k2", "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
+  if (type == "glm_moe_dsa")  // GLM-5: sparse attention whose indexers are shared between layers
+    AICB_THROW(config_error("model_type", type,
+                            "GLM-5's sparse attention reuses one layer's indexer selection in the next "
+                            "(index_topk_freq, indexer_types), which is not modelled; deepseek_v32 is"));
+  static constexpr std::array<std::string_view, 16> supported{
+      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
+      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+      "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
                      "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
-                     "kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
-  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card).
-  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
+                     "deepseek_v32, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+  // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card); DeepSeek-V3.2
+  // is V3's with DeepSeek sparse attention.
+  const bool deepseek =
+      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2";
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -519,6 +525,11 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
       m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+      if (type == "deepseek_v32") {  // DeepSeek sparse attention: the lightning indexer and its top-k
+        m.sparse_attention_topk = r.required("index_topk");
+        m.indexer_heads = r.required("index_n_heads");
+        m.indexer_head_dim = r.required("index_head_dim");
+      }
     } else {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).

@@ -459,6 +459,18 @@ constexpr bool validate_training(const job_spec& job) {
           "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
           "path has none: use attention = flash");
   }
+  if (m.has_sparse_attention() && m.sparse_attention_topk < job.batch.seq_length) {
+    detail::require(
+        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+        "context parallelism with DeepSeek sparse attention is not modelled (which CP rank holds the keys "
+        "each query's indexer selects); use context_parallel = 1",
+        "sparse_attention_topk", m.sparse_attention_topk);
+    if (job.parallel.attention != attention_kind::flash)
+      detail::rule_violated_text(
+          "attention", "unfused",
+          "DeepSeek sparse attention runs in sparse fused kernels (FlashMLA); Megatron's "
+          "unfused path has no top-k selection: use attention = flash");
+  }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;
     detail::require(

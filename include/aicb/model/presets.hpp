@@ -280,6 +280,17 @@ inline constexpr model_spec deepseek_v3 = [] {
   return m;
 }();
 
+// DeepSeek-V3.2 (config.json of deepseek-ai/DeepSeek-V3.2-Exp): DeepSeek-V3 with DeepSeek sparse
+// attention — a lightning indexer of 64 heads of 128 per layer picks each query's 2048 keys.
+inline constexpr model_spec deepseek_v3_2 = [] {
+  model_spec m = deepseek_v3;
+  m.name = "deepseek-v3.2";
+  m.sparse_attention_topk = 2048;
+  m.indexer_heads = 64;
+  m.indexer_head_dim = 128;
+  return m;
+}();
+
 // Kimi K2 (config.json of moonshotai/Kimi-K2-Instruct): DeepSeek-V3's architecture with 64 heads,
 // 384 experts and one dense layer, no MTP module.
 inline constexpr model_spec kimi_k2 = [] {
@@ -382,7 +393,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 46> all_presets{{
+inline constexpr std::array<preset, 47> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -411,6 +422,7 @@ inline constexpr std::array<preset, 46> all_presets{{
     {"deepseek-v2-lite", presets::deepseek_v2_lite, "deepseek-ai/DeepSeek-V2-Lite config.json"},
     {"deepseek-v2", presets::deepseek_v2, "DeepSeek-V2 paper (arXiv 2405.04434), Appendix B"},
     {"deepseek-v3", presets::deepseek_v3, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"deepseek-v3.2", presets::deepseek_v3_2, "deepseek-ai/DeepSeek-V3.2-Exp config.json"},
     {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
     {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},

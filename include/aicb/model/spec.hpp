@@ -6,7 +6,8 @@
 /// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
 /// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
 /// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
-/// leading dense layers), DeepSeek's multi-head latent attention (MLA), Qwen3-Next's hybrid Gated
+/// leading dense layers), DeepSeek's multi-head latent attention (MLA) and sparse attention (DSA: a
+/// lightning indexer picks each query's top-k keys), Qwen3-Next's hybrid Gated
 /// DeltaNet layers, sliding-window attention with attention sinks (Mistral, GPT-OSS), and hybrid
 /// layer patterns of Mamba-2, attention, MLP and expert layers (Nemotron-H, Nemotron 3).
 ///
@@ -101,7 +102,10 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, mamba_num_groups, 0, "Mamba-2 groups sharing B and C (n_groups)")) \
   ((std::uint64_t, mamba_conv_kernel, 0, "Mamba-2 short-convolution width")) \
   ((std::uint64_t, mamba_chunk_size, 0, "Mamba-2 scan chunk (the SSD kernels' block of tokens); 0 = 128")) \
-  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations"))
+  ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations")) \
+  ((std::uint64_t, sparse_attention_topk, 0, "DeepSeek sparse attention (DeepSeek-V3.2): how many keys each query attends to, those its lightning indexer scores highest (2048); 0 = dense attention")) \
+  ((std::uint64_t, indexer_heads, 0, "DeepSeek sparse attention: the lightning indexer's query heads, sharing one key head (DeepSeek-V3.2: 64)")) \
+  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -123,6 +127,9 @@ struct model_spec {
   }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
   [[nodiscard]] constexpr bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// True for DeepSeek sparse attention: a lightning indexer scores every earlier key for each query
+  /// and the attention reads only the sparse_attention_topk keys scored highest.
+  [[nodiscard]] constexpr bool has_sparse_attention() const noexcept { return sparse_attention_topk > 0; }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
   /// token mixer followed by an MLP.
   [[nodiscard]] constexpr bool has_layer_pattern() const noexcept { return !layer_pattern.empty(); }
@@ -470,6 +477,36 @@ constexpr bool validate(const model_spec& spec) {
       require(value > 0, field, value, "Mamba-2 layers (M in layer_pattern) need every mamba_* size");
     else
       require(value == 0, field, value, "Mamba-2 sizes need Mamba-2 layers (M in layer_pattern)");
+  }
+  // DeepSeek sparse attention: the indexer reads MLA's query latent, so it comes with MLA and a
+  // query rank, and with all of its sizes.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, std::uint64_t>{"sparse_attention_topk", m.sparse_attention_topk},
+        {"indexer_heads", m.indexer_heads},
+        {"indexer_head_dim", m.indexer_head_dim}}) {
+    require(value <= max_derived_size, field, value, "a model dimension must not exceed 2^50");
+    if (m.has_sparse_attention())
+      require(
+          value > 0, field, value,
+          "DeepSeek sparse attention (sparse_attention_topk > 0) needs indexer_heads and indexer_head_dim");
+    else
+      require(value == 0, field, value,
+              "indexer sizes need DeepSeek sparse attention (sparse_attention_topk > 0)");
+  }
+  if (m.has_sparse_attention()) {
+    require(m.is_mla() && m.q_lora_rank > 0, "sparse_attention_topk", m.sparse_attention_topk,
+            "DeepSeek sparse attention's indexer reads multi-head latent attention's query latent: it needs "
+            "kv_lora_rank > 0 and q_lora_rank > 0");
+    require(m.indexer_head_dim >= m.qk_rope_head_dim, "indexer_head_dim", m.indexer_head_dim,
+            "the indexer's heads carry the rotary part: indexer_head_dim must be at least qk_rope_head_dim",
+            "qk_rope_head_dim", m.qk_rope_head_dim);
+    require(fits({m.num_layers, m.q_lora_rank + m.hidden_size, m.indexer_heads, m.indexer_head_dim}),
+            "indexer_heads", m.indexer_heads,
+            "num_layers x (q_lora_rank + hidden_size) x indexer_heads x indexer_head_dim (the indexers' "
+            "weights) must not exceed 2^50",
+            "indexer_head_dim", m.indexer_head_dim);
+    require(!m.is_hybrid() && !m.has_layer_pattern(), "sparse_attention_topk", m.sparse_attention_topk,
+            "DeepSeek sparse attention in a hybrid layout is not modelled");
   }
   require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
           "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");

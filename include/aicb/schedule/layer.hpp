@@ -320,6 +320,7 @@ struct layer_writer {
     o.fused = c.fused_attention;
     o.causal = !c.decode;
     o.n = c.key_tokens;
+    if (c.model.has_sparse_attention()) o.window = c.model.sparse_attention_topk;
     if (local) {
       o.window = c.model.sliding_window;
       o.attention_chunk = c.model.attention_chunk_size;
@@ -353,6 +354,7 @@ struct layer_writer {
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
       mla_projections_forward();
+      if (m.has_sparse_attention()) indexer_forward();
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
@@ -417,6 +419,57 @@ struct layer_writer {
     }
   }
 
+  // DeepSeek sparse attention's lightning indexer, as DeepSeek's reference implementation runs it:
+  // whole on every TP rank (its weights replicated). Its key (one head, LayerNorm'd) and per-head
+  // weights come from the layer's input on the GPU's own tokens — gathered over TP under SP — its
+  // queries from MLA's query latent; it scores every earlier key for each query (FP8 in serving, the
+  // job's GEMM type in training) and keeps the top-k, which the attention then reads.
+  constexpr compute_op indexer_scores(pass_kind pass) const {
+    const model_spec& m = c.model;
+    compute_op o{.role = op_role::attention_index,
+                 .kind = op_kind::attention_index,
+                 .pass = pass,
+                 .type = pass != pk::forward ? c.activation_type
+                         : c.training        ? c.gemm_type
+                                             : dtype::fp8,
+                 .batch = c.sequences,
+                 .m = c.query_tokens,
+                 .n = c.key_tokens,
+                 .k = m.indexer_head_dim};
+    o.causal = !c.decode;
+    o.index_heads = m.indexer_heads;
+    if (pass != pk::forward) o.window = m.sparse_attention_topk;  // its loss covers the selected keys
+    return o;
+  }
+  constexpr void indexer_forward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), d = m.indexer_head_dim,
+                        heads = m.indexer_heads;
+    projection("indexer_k", op_role::attention_index, local, h(), d, weight_part::attention,
+               weight_sharing::replicated);
+    op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::forward, 1, local, d);
+    out.weights(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
+    projection("indexer_weights", op_role::attention_index, local, h(), heads, weight_part::attention,
+               weight_sharing::replicated);
+    if (c.sp)
+      collective("indexer_key_gather", collective::all_gather, group_kind::tp,
+                 tokens * (d + heads) * c.element_bytes());
+    projection("indexer_q", op_role::attention_index, tokens, m.q_lora_rank, heads * d,
+               weight_part::attention, weight_sharing::replicated);
+    out.compute("indexer_scores", indexer_scores(pk::forward));
+  }
+  // Training's sparse stage: the indexer learns from its own loss (the attention's distribution over
+  // the selected keys) with its input detached — weight gradients only, no input gradients.
+  constexpr void indexer_backward() {
+    const model_spec& m = c.model;
+    const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), d = m.indexer_head_dim;
+    out.compute("indexer_scores", indexer_scores(pk::input_grad));
+    gemm("indexer_q", op_role::attention_index, pk::weight_grad, tokens, m.q_lora_rank, m.indexer_heads * d);
+    gemm("indexer_weights", op_role::attention_index, pk::weight_grad, local, h(), m.indexer_heads);
+    op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::input_grad, 1, local, d);
+    gemm("indexer_k", op_role::attention_index, pk::weight_grad, local, h(), d);
+  }
+
   constexpr void softmax_attention_backward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
@@ -439,6 +492,7 @@ struct layer_writer {
     compute_op core_backward = core;
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
+    if (m.has_sparse_attention()) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
       const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
