@@ -543,7 +543,8 @@ aicb_cli_test(describe_nvlink_fits
               ARGS describe --model llama3-8b --world-size 16 --tp 2 --global-batch 32 --gpu B200
                    --cluster dgx-b200 --explain)
 aicb_cli_test(describe_nvlink_fits_json
-              EXPECT "\"nvlink_fits\": \\[\\{\"collective\": \"all_reduce\", \"bus_gb_per_s\": 717"
+              EXPECT "\"nvlink_fits\": \\[" "\"collective\": \"all_reduce\"" "\"bus_gb_per_s\": 717\\.4"
+                     "\"step_us\": 5\\.5183" "\"fixed_us\": 22\\.2316"
               ARGS describe --model llama3-8b --world-size 16 --tp 2 --global-batch 32 --gpu B200
                    --cluster dgx-b200 --json)
 aicb_cli_test(describe_no_nvlink_fits_json EXPECT "\"nvlink_fits\": \\[\\]"
