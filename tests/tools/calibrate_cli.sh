@@ -73,9 +73,7 @@ fi
 # and the median of their measured / estimate ratios must lie in [0.85, 1.25]. The band leans high because
 # on this loopback a collective inside the job costs 20-30% more than the same size back to back in the
 # sweep (a 1 MiB all-reduce: 116-140 us in the job, 99-118 us in the sweep; its buffers are no longer in
-# cache after the compute between), so whole iterations land 3-16% above the estimate. The band still
-# discriminates: the datasheet estimate of the same job (no --cluster) is 40% and more below it (2.1 ms
-# against 3.6-4.0 ms).
+# cache after the compute between), so whole iterations land 2-18% above the estimate (16 launches).
 # `aicb describe --cluster` of the file gives the same estimate as the run's.
 job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192 --seq-length 512
      --micro-batch 1 --global-batch 1 --tp 2)
@@ -104,13 +102,6 @@ sys.exit(0 if len(r) == 3 and 0.85 <= m <= 1.25 else 1)" "${ratios[@]}"; then
   ok "describe --cluster FILE predicts the replayed iteration within -15%/+25% (a calibration and its job per launch)"
 else
   fail "the estimate missed the replayed iteration by more than -15%/+25% (median of 3 launches)"
-fi
-datasheet=$("$aicb" describe "${job[@]}" --world-size 2 --json |
-            python3 -c "import json,sys; print(json.load(sys.stdin)['estimate']['iteration_s'] * 1e6)")
-if python3 -c "import sys; sys.exit(0 if $measured / $datasheet > 1.4 else 1)"; then
-  ok "the datasheet estimate ($datasheet us) misses the replay by 40% or more: the band tells the file's estimate apart"
-else
-  fail "the datasheet estimate ($datasheet us) is as close to the replay ($measured us) as the file's"
 fi
 
 # 4. The SimAI command line from the file's figures.

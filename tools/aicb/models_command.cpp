@@ -27,8 +27,8 @@ int run_models(bool json) {
   for (const aicb::preset& p : aicb::all_presets)
     key_width = std::max(key_width, static_cast<int>(p.key.size()));
   if (!json)
-    std::printf("%-*s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", "preset", "layers", "hidden", "heads",
-                "kv", "ffn", "vocab", "experts", "total params", "active params", "source / note");
+    std::printf("%-*s %6s %6s %5s %4s %6s %7s %7s %16s %16s  %s\n", key_width, "preset", "layers", "hidden",
+                "heads", "kv", "ffn", "vocab", "experts", "total params", "active params", "source / note");
   for (const aicb::preset& p : aicb::all_presets) {
     const aicb::model_spec m = aicb::resolve(p.model);
     const aicb::param_counts c = aicb::count_params(m, 4096);
