@@ -1453,6 +1453,7 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <string_view>
 
 AICB_BEGIN_NAMESPACE
 
@@ -1863,41 +1864,41 @@ constexpr bool validate_training(const job_spec& job) {
                     "from CP rank to CP rank); use context_parallel = 1",
                     "mamba_num_heads", m.mamba_num_heads);
   }
-  if (m.sliding_window > 0 && m.sliding_window < job.batch.seq_length) {
-    detail::require(
-        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
-        "context parallelism with sliding-window attention is not modelled (which key blocks each "
-        "CP rank's window reaches); use context_parallel = 1",
-        "sliding_window", m.sliding_window);
+  // Attention that reaches only some of the keys — a window, chunks, an indexer's top-k — is modelled on
+  // one CP rank (which rank holds the keys it reaches is not), in the fused kernels that skip the rest.
+  struct limited_keys {
+    bool limited;
+    std::string_view field;
+    std::uint64_t value;
+    std::string_view cp_rule, kernel_rule;
+  };
+  for (const limited_keys& k :
+       {limited_keys{
+            m.sliding_window > 0 && m.sliding_window < job.batch.seq_length, "sliding_window",
+            m.sliding_window,
+            "context parallelism with sliding-window attention is not modelled (which key blocks each "
+            "CP rank's window reaches); use context_parallel = 1",
+            "sliding-window attention runs in fused kernels (Transformer Engine, "
+            "FlashAttention); Megatron's unfused path has no window: use attention = flash"},
+        limited_keys{
+            m.attention_chunk_size > 0 && m.attention_chunk_size < job.batch.seq_length,
+            "attention_chunk_size", m.attention_chunk_size,
+            "context parallelism with chunked attention is not modelled (which key blocks each CP rank's "
+            "chunks reach); use context_parallel = 1",
+            "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
+            "path has none: use attention = flash"},
+        limited_keys{
+            m.has_sparse_attention() && m.sparse_attention_topk < job.batch.seq_length,
+            "sparse_attention_topk", m.sparse_attention_topk,
+            "context parallelism with DeepSeek sparse attention is not modelled (which CP rank holds the "
+            "keys each query's indexer selects); use context_parallel = 1",
+            "DeepSeek sparse attention runs in sparse fused kernels (FlashMLA); Megatron's "
+            "unfused path has no top-k selection: use attention = flash"}}) {
+    if (!k.limited) continue;
+    detail::require(job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
+                    k.cp_rule, k.field, k.value);
     if (job.parallel.attention != attention_kind::flash)
-      detail::rule_violated_text(
-          "attention", "unfused",
-          "sliding-window attention runs in fused kernels (Transformer Engine, "
-          "FlashAttention); Megatron's unfused path has no window: use attention = flash");
-  }
-  if (m.attention_chunk_size > 0 && m.attention_chunk_size < job.batch.seq_length) {
-    detail::require(
-        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
-        "context parallelism with chunked attention is not modelled (which key blocks each CP rank's "
-        "chunks reach); use context_parallel = 1",
-        "attention_chunk_size", m.attention_chunk_size);
-    if (job.parallel.attention != attention_kind::flash)
-      detail::rule_violated_text(
-          "attention", "unfused",
-          "chunked attention runs in fused kernels with a chunk mask; Megatron's unfused "
-          "path has none: use attention = flash");
-  }
-  if (m.has_sparse_attention() && m.sparse_attention_topk < job.batch.seq_length) {
-    detail::require(
-        job.parallel.context_parallel == 1, "context_parallel", job.parallel.context_parallel,
-        "context parallelism with DeepSeek sparse attention is not modelled (which CP rank holds the keys "
-        "each query's indexer selects); use context_parallel = 1",
-        "sparse_attention_topk", m.sparse_attention_topk);
-    if (job.parallel.attention != attention_kind::flash)
-      detail::rule_violated_text(
-          "attention", "unfused",
-          "DeepSeek sparse attention runs in sparse fused kernels (FlashMLA); Megatron's "
-          "unfused path has no top-k selection: use attention = flash");
+      detail::rule_violated_text("attention", "unfused", k.kernel_rule);
   }
   if (m.is_hybrid()) {
     const std::uint64_t t = job.parallel.tensor_parallel;
