@@ -11101,6 +11101,7 @@ AICB_END_NAMESPACE
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -11133,6 +11134,14 @@ struct node_collective_fits {
                               : kind == collective::all_to_all     ? &all_to_all
                                                                    : nullptr;
     return f && f->bus_gb_per_s > 0 ? f : nullptr;
+  }
+  /// Calls `visit(kind, fit)` for each kind that has a fit, in the order all-reduce, all-gather,
+  /// reduce-scatter, all-to-all.
+  template <class Visit>
+  constexpr void for_each_fit(Visit&& visit) const {
+    for (const collective kind :
+         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
+      if (const collective_fit* f = find(kind)) visit(kind, *f);
   }
   /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
   /// without a fit for the kind.
@@ -18937,13 +18946,11 @@ inline std::string estimate_number(const char* format, double value) {
                 c.nic_gb_per_s, c.nic_latency_us);
   std::string fits;
   if (c.nvlink_fits)
-    for (const collective kind :
-         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
-      if (const collective_fit* f = c.nvlink_fits->find(kind)) {
-        char one[96];
-        std::snprintf(one, sizeof one, "%s %.0f GB/s", std::string(to_string(kind)).c_str(), f->bus_gb_per_s);
-        fits += (fits.empty() ? "" : ", ") + std::string(one);
-      }
+    c.nvlink_fits->for_each_fit([&](collective kind, const collective_fit& f) {
+      char one[96];
+      std::snprintf(one, sizeof one, "%s %.0f GB/s", std::string(to_string(kind)).c_str(), f.bus_gb_per_s);
+      fits += (fits.empty() ? "" : ", ") + std::string(one);
+    });
   if (!fits.empty()) fits = "; inside a node fitted to measurements: " + fits;
   if (!c.measured) return "figures of " + std::string(c.name) + ": " + figures + fits;
   std::string measured;
@@ -18998,17 +19005,15 @@ inline std::string estimate_number(const char* format, double value) {
       line(text, detail);
     }
   if (d.cluster.nvlink_fits)
-    for (const collective kind :
-         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
-      if (const collective_fit* f = d.cluster.nvlink_fits->find(kind)) {
-        std::snprintf(text, sizeof text, "%s in a node (fit)", std::string(to_string(kind)).c_str());
-        char detail[200];
-        std::snprintf(detail, sizeof detail,
-                      "bus %.0f GB/s, %.2f us per ring hop, %.2f us per collective (measured on these "
-                      "machines; docs/cluster.md)",
-                      f->bus_gb_per_s, f->step_us, f->fixed_us);
-        line(text, detail);
-      }
+    d.cluster.nvlink_fits->for_each_fit([&](collective kind, const collective_fit& f) {
+      std::snprintf(text, sizeof text, "%s in a node (fit)", std::string(to_string(kind)).c_str());
+      char detail[200];
+      std::snprintf(detail, sizeof detail,
+                    "bus %.0f GB/s, %.2f us per ring hop, %.2f us per collective (measured on these "
+                    "machines; docs/cluster.md)",
+                    f.bus_gb_per_s, f.step_us, f.fixed_us);
+      line(text, detail);
+    });
   if (file)
     for (const char* key : {"date", "command", "library", "hosts"})
       if (const auto it = file->provenance.find(key); it != file->provenance.end())
@@ -19047,15 +19052,14 @@ inline std::string estimate_number(const char* format, double value) {
     w.end_array();
     w.key("nvlink_fits").begin_array();
     if (d.cluster.nvlink_fits)
-      for (const collective kind : {collective::all_reduce, collective::all_gather,
-                                    collective::reduce_scatter, collective::all_to_all})
-        if (const collective_fit* f = d.cluster.nvlink_fits->find(kind))
-          w.begin_object()
-              .member("collective", to_string(kind))
-              .member("bus_gb_per_s", f->bus_gb_per_s)
-              .member("step_us", f->step_us)
-              .member("fixed_us", f->fixed_us)
-              .end_object();
+      d.cluster.nvlink_fits->for_each_fit([&](collective kind, const collective_fit& f) {
+        w.begin_object()
+            .member("collective", to_string(kind))
+            .member("bus_gb_per_s", f.bus_gb_per_s)
+            .member("step_us", f.step_us)
+            .member("fixed_us", f.fixed_us)
+            .end_object();
+      });
     w.end_array().end_object();
     w.key("overlap").begin_object();
     w.member("grad_reduce", d.report.job.parallel.overlap_grad_reduce);

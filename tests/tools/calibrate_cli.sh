@@ -73,7 +73,7 @@ fi
 # and the median of their measured / estimate ratios must lie in [0.85, 1.25]. The band leans high because
 # on this loopback a collective inside the job costs 20-30% more than the same size back to back in the
 # sweep (a 1 MiB all-reduce: 116-140 us in the job, 99-118 us in the sweep; its buffers are no longer in
-# cache after the compute between), so whole iterations land 2-18% above the estimate (16 launches).
+# cache after the compute between), so whole iterations land 2-21% above the estimate (16 launches).
 # `aicb describe --cluster` of the file gives the same estimate as the run's.
 job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192 --seq-length 512
      --micro-batch 1 --global-batch 1 --tp 2)

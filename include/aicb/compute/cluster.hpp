@@ -30,6 +30,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -62,6 +63,14 @@ struct node_collective_fits {
                               : kind == collective::all_to_all     ? &all_to_all
                                                                    : nullptr;
     return f && f->bus_gb_per_s > 0 ? f : nullptr;
+  }
+  /// Calls `visit(kind, fit)` for each kind that has a fit, in the order all-reduce, all-gather,
+  /// reduce-scatter, all-to-all.
+  template <class Visit>
+  constexpr void for_each_fit(Visit&& visit) const {
+    for (const collective kind :
+         {collective::all_reduce, collective::all_gather, collective::reduce_scatter, collective::all_to_all})
+      if (const collective_fit* f = find(kind)) visit(kind, *f);
   }
   /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
   /// without a fit for the kind.
