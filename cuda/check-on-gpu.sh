@@ -11,6 +11,8 @@
 #                                   # with programs built elsewhere (cmake -DAICB_BUILD_CUDA=ON, targets
 #                                   # aicb_tool aicb_profile_tool aicb_cuda_tests): for a GPU machine
 #                                   # without aicb's build dependencies
+#   AICB_CURVES="gemm attention_passes" cuda/check-on-gpu.sh
+#                                   # only those sections of the efficiency curves (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu-check}
@@ -67,7 +69,7 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   step "PyTorch comparison" "$out/torch.md" python3 cuda/torch_reference.py "$out/llama3-8b.log" \
     "$out/mixtral-8x7b.log"
   # The curves of the physics compute model (docs/compute-model.md), measured on this GPU.
-  step "efficiency curves" "$out/curves.log" python3 cuda/efficiency_curves.py "$out/curves"
+  step "efficiency curves" "$out/curves.log" python3 cuda/efficiency_curves.py "$out/curves" ${AICB_CURVES:-}
 else
   echo "PyTorch with CUDA is not installed: no PyTorch comparison" | tee "$out/torch.md"
 fi

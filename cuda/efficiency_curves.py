@@ -9,6 +9,11 @@ PyTorch (cuBLAS, cuDNN/FlashAttention and PyTorch's own element-wise kernels):
   memory      achieved GB/s of streaming kernels (copy, add, GELU, softmax, layer norm, dropout)
               against the bytes they move (read + written)
   attention   fused (scaled_dot_product_attention) against unfused (QK^T, mask, softmax, dropout, AV)
+  attention_passes
+              fused causal attention's forward and backward timed apart, per PyTorch back end
+              (cuDNN's fused attention, the kernels Transformer Engine runs on Hopper, and
+              FlashAttention-2), at the heads and sequences of TP-sharded training layers and at
+              MLA's 192-wide query-key heads
   optimizer   one fused Adam step: time and bytes per parameter
   softmax     a fused scale-mask-softmax kernel (written in Triton, one row per program, the row in
               registers: the kind of kernel Megatron's unfused attention runs) against PyTorch's
@@ -168,6 +173,43 @@ def attention_rows():
     return rows
 
 
+def attention_pass_rows():
+    """Forward and backward of causal fused attention, each timed alone: the backward by replaying
+    autograd over one retained forward graph. FLOPs as the compute model counts them: the causal
+    half of 2·s²·(d_qk + d_v) per head forward, 2.5 times that backward."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    f = torch.nn.functional
+    backends = (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION))
+    rows = []
+    for seq, heads, d_qk, d_v, batch in ((2048, 8, 128, 128, 1), (4096, 8, 128, 128, 1), (4096, 16, 128, 128, 1),
+                                         (4096, 32, 128, 128, 1), (4096, 64, 128, 128, 1), (8192, 8, 128, 128, 1),
+                                         (8192, 16, 128, 128, 1), (8192, 32, 128, 128, 1), (16384, 8, 128, 128, 1),
+                                         (32768, 8, 128, 128, 1), (4096, 32, 64, 64, 1), (4096, 16, 192, 128, 1),
+                                         (4096, 32, 192, 128, 1), (4096, 128, 192, 128, 1), (8192, 16, 192, 128, 1)):
+        forward_flops = 2.0 * batch * heads * seq * seq * (d_qk + d_v) / 2
+        backward_flops = 2.5 * forward_flops
+        q = torch.randn(batch, heads, seq, d_qk, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        k = torch.randn(batch, heads, seq, d_qk, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        v = torch.randn(batch, heads, seq, d_v, device=DEV, dtype=torch.bfloat16, requires_grad=True)
+        for name, backend in backends:
+            try:
+                with sdpa_kernel([backend]):
+                    with torch.no_grad():
+                        ms_fwd = median_ms(lambda: f.scaled_dot_product_attention(q, k, v, is_causal=True))
+                    out = f.scaled_dot_product_attention(q, k, v, is_causal=True)
+                    grad = torch.randn_like(out)
+                    ms_bwd = median_ms(lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True))
+                    del out, grad
+            except RuntimeError as e:  # the back end does not take this shape
+                print(f"attention_passes: {name} {seq}x{heads}x{d_qk}/{d_v}: {str(e).splitlines()[0]}", flush=True)
+                continue
+            rows.append([name, seq, heads, d_qk, d_v, batch, forward_flops, ms_fwd * 1e3, ms_bwd * 1e3,
+                         forward_flops / ms_fwd / 1e9, backward_flops / ms_bwd / 1e9])
+        del q, k, v
+    return rows
+
+
 def optimizer_rows():
     rows = []
     for params in (50_000_000, 200_000_000):
@@ -216,7 +258,7 @@ def fused_softmax_rows():
     return rows
 
 
-SECTIONS = ("gemm", "grouped", "memory", "attention", "optimizer", "softmax")
+SECTIONS = ("gemm", "grouped", "memory", "attention", "attention_passes", "optimizer", "softmax")
 
 
 def main():
@@ -232,6 +274,8 @@ def main():
         "memory": (["kernel", "tensor_bytes", "bytes_moved", "us", "gb_per_s"], memory_rows),
         "attention": (["seq", "heads", "head_dim", "batch", "causal_flops", "full_flops", "score_bytes", "fused_us",
                        "unfused_us", "qk_us", "softmax_us", "fused_tflops", "unfused_tflops"], attention_rows),
+        "attention_passes": (["backend", "seq", "heads", "head_dim_qk", "head_dim_v", "batch", "forward_flops",
+                              "forward_us", "backward_us", "forward_tflops", "backward_tflops"], attention_pass_rows),
         "optimizer": (["adam", "params", "us", "gb_per_s"], optimizer_rows),
         "softmax": (["seq", "heads", "batch", "dtype", "bytes_moved", "fused_us", "fused_gb_per_s", "torch_us",
                      "torch_gb_per_s"], fused_softmax_rows),

@@ -10800,10 +10800,14 @@ AICB_END_NAMESPACE
 AICB_BEGIN_NAMESPACE
 
 /// Shares of the BF16 peak fused attention sustains, forward and backward (FLOPs counted as
-/// compute_op::flops: the causal half; the backward 2.5 times the forward); 0: not measured.
+/// compute_op::flops: the causal half; the backward 2.5 times the forward); 0: not measured. With a
+/// ramp, a kernel of F FLOPs takes (F + ramp) / (peak · share): small kernels — few heads of a short
+/// sequence, whose tiles do not fill the GPU — reach a lower share; 0: the roofline's compute ramp.
 struct attention_fractions {
   double forward = 0;
   double backward = 0;
+  double forward_ramp_flops = 0;
+  double backward_ramp_flops = 0;
 };
 
 /// Datasheet figures of one GPU.
@@ -10828,11 +10832,15 @@ struct gpu_spec {
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv); off where unmeasured.
   bool grouped_gemm_exposes_weights = false;
   /// Fused attention on this GPU when measured apart from the compute model's default (0.45 both
-  /// ways, an H200's forward): for query-key heads up to 128 wide, and for wider ones (MLA's 192),
-  /// whose kernels run smaller tiles. B200: 0.50 / 0.41 and 0.41 / 0.32 — the medians of Transformer
-  /// Engine's fused attention timed on a DGX B200 at 32 to 128 heads of 4096 tokens and at 32k and
-  /// 128k tokens (docs/measurements/b200/attention.csv). Fewer heads of a short sequence run slower
-  /// there than any fraction says (a floor near 100 µs forward), which the model does not follow.
+  /// ways): for query-key heads up to 128 wide, and for wider ones (MLA's 192), whose kernels run
+  /// smaller tiles. H100, H800, H200 (one Hopper die, one clock): cuDNN's fused attention — the
+  /// kernels Transformer Engine runs on Hopper — timed on an H200, 15 shapes of 2k–32k tokens and 8–128
+  /// heads per pass (docs/measurements/h200/attention_passes.csv), fitted with a ramp: 0.56 forward
+  /// (ramp 20 GFLOP) and 0.51 backward (95 GFLOP) for heads of 128, 0.62 (45) and 0.44 (115) for
+  /// MLA's. B200: 0.50 / 0.41 and 0.41 / 0.32, no ramp — the medians of Transformer Engine's fused
+  /// attention timed on a DGX B200 at 32 to 128 heads of 4096 tokens and at 32k and 128k tokens
+  /// (docs/measurements/b200/attention.csv). Fewer heads of a short sequence run slower there than
+  /// any fraction says (a floor near 100 µs forward), which the model does not follow.
   attention_fractions attention{};
   attention_fractions wide_head_attention{};
 
@@ -10854,15 +10862,19 @@ struct gpu_spec {
 
 /// The catalogue.
 // One GPU per line.
+/// Hopper's fused attention as measured on an H200 (gpu_spec::attention).
+inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9};
+inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9};
+
 // clang-format off
 inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, false, hopper_attention, hopper_wide_head_attention},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
@@ -11977,9 +11989,10 @@ AICB_END_NAMESPACE
 ///
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
-///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
-///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own. DeepSeek sparse
+///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%). A GPU whose catalogue
+///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::attention, per
+///   pass and head width: the Hopper GPUs, timed on an H200 with their own ramp, and the B200) uses
+///   its own. DeepSeek sparse
 ///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
 ///   fractions, FP8 or BF16 as their type says.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
@@ -12189,7 +12202,17 @@ class roofline_model final : public compute_model {
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
-    return (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+  }
+  // A kernel's ramp and tail in FLOPs: fused attention's measured one where the GPU has it.
+  [[nodiscard]] double ramp_flops(const compute_op& op) const noexcept {
+    if (op.kind == op_kind::attention && op.fused) {
+      const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
+      const double ramp =
+          op.pass == pass_kind::forward ? measured.forward_ramp_flops : measured.backward_ramp_flops;
+      if (ramp > 0) return ramp;
+    }
+    return e_.compute_half;
   }
   // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
   // one, else the model's.
@@ -26042,7 +26065,9 @@ class scaled_compute final : public compute_model {
   };
   std::vector<table> tables;
   for (const replayed_operation& m : r.operations) {
-    if (m.op.type != op_type::collective || m.op.group_size < 2) continue;
+    // A group of one moves nothing; it is shown only where the whole run is one rank (a sweep on one
+    // GPU), as nccl-tests shows its single-GPU rows (bus bandwidth 0).
+    if (m.op.type != op_type::collective || (m.op.group_size < 2 && r.world > 1)) continue;
     const std::string group(to_string(m.op.group.kind));
     auto t = std::find_if(tables.begin(), tables.end(), [&](const table& x) {
       return x.kind == m.op.kind && x.group == group && x.ranks == m.op.group_size;

@@ -286,3 +286,23 @@ TEST_CASE("run: nccl-tests' table — columns, the placement measured, the foote
   CHECK_THAT(text, Catch::Contains("# Collective test concluded: reduce_scatter_perf"));
   CHECK_THAT(text, Catch::Contains("minBytes 1048576 maxBytes 2097152 step: 2(factor)"));
 }
+
+TEST_CASE("run: nccl-tests' table on one rank shows its rows, bus bandwidth 0", "[commands][run]") {
+  aicb::run_request r;
+  r.sweep = {aicb::collective::all_to_all};
+  r.sizes = {.low = 1 << 20, .high = 1 << 20};
+  const aicb::prepared_run p = aicb::prepare_run(r, 1, 0);
+  aicb::run_outcome o;
+  o.result.world = 1;
+  o.backend = aicb::run_backend::nccl;
+  for (const aicb::operation& op : p.ops)
+    o.result.operations.push_back({.op = op, .mean_us = static_cast<double>(op.size.count()) / 1e4});
+  const std::string text = aicb::format_nccl_tests(o, p, r);
+  // An all-to-all is out of place: 1 MiB in 104.86 µs is 10 GB/s of algorithm bandwidth, 0 on the bus.
+  CHECK_THAT(
+      text, Catch::Contains("     1048576        524288      half    none      -1   104.86   10.00    0.00"));
+  CHECK_THAT(text, Catch::Contains("# Collective test concluded: alltoall_perf"));
+  // Over several ranks a group of one is left out.
+  o.result.world = 8;
+  CHECK_THAT(aicb::format_nccl_tests(o, p, r), !Catch::Contains("alltoall_perf"));
+}

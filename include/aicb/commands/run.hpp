@@ -563,7 +563,9 @@ class scaled_compute final : public compute_model {
   };
   std::vector<table> tables;
   for (const replayed_operation& m : r.operations) {
-    if (m.op.type != op_type::collective || m.op.group_size < 2) continue;
+    // A group of one moves nothing; it is shown only where the whole run is one rank (a sweep on one
+    // GPU), as nccl-tests shows its single-GPU rows (bus bandwidth 0).
+    if (m.op.type != op_type::collective || (m.op.group_size < 2 && r.world > 1)) continue;
     const std::string group(to_string(m.op.group.kind));
     auto t = std::find_if(tables.begin(), tables.end(), [&](const table& x) {
       return x.kind == m.op.kind && x.group == group && x.ranks == m.op.group_size;

@@ -11,9 +11,10 @@
 ///
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
-///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%; FlashAttention-2
-///   through PyTorch). A GPU whose catalogue entry knows better (gpu_spec::gemm_efficiency: the A100s
-///   and the B200; gpu_spec::attention, forward and backward: the B200) uses its own. DeepSeek sparse
+///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%). A GPU whose catalogue
+///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::attention, per
+///   pass and head width: the Hopper GPUs, timed on an H200 with their own ramp, and the B200) uses
+///   its own. DeepSeek sparse
 ///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
 ///   fractions, FP8 or BF16 as their type says.
 /// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
@@ -223,7 +224,17 @@ class roofline_model final : public compute_model {
       fraction = e_.fp8_gemm_fraction;
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
-    return (flops + (ramp ? e_.compute_half : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+  }
+  // A kernel's ramp and tail in FLOPs: fused attention's measured one where the GPU has it.
+  [[nodiscard]] double ramp_flops(const compute_op& op) const noexcept {
+    if (op.kind == op_kind::attention && op.fused) {
+      const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
+      const double ramp =
+          op.pass == pass_kind::forward ? measured.forward_ramp_flops : measured.backward_ramp_flops;
+      if (ramp > 0) return ramp;
+    }
+    return e_.compute_half;
   }
   // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
   // one, else the model's.
