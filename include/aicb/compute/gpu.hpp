@@ -25,13 +25,17 @@ AICB_BEGIN_NAMESPACE
 
 /// Shares of the BF16 peak fused attention sustains, forward and backward (FLOPs counted as
 /// compute_op::flops: the causal half; the backward 2.5 times the forward); 0: not measured. With a
-/// ramp, a kernel of F FLOPs takes (F + ramp) / (peak · share): small kernels — few heads of a short
-/// sequence, whose tiles do not fill the GPU — reach a lower share; 0: the roofline's compute ramp.
+/// ramp, a causal kernel of F FLOPs takes (F + ramp) / (peak · share): small kernels — few heads of a
+/// short sequence, whose tiles do not fill the GPU — reach a lower share; 0: the roofline's compute
+/// ramp. The ramp holds in full from the smallest kernel measured (`ramp_measured_from`, forward
+/// FLOPs; the backward's 2.5 times) and shrinks in proportion to the work below it, where nothing was
+/// measured; a decoding kernel (queries over a cache, not causal) keeps the roofline's ramp.
 struct attention_fractions {
   double forward = 0;
   double backward = 0;
   double forward_ramp_flops = 0;
   double backward_ramp_flops = 0;
+  double ramp_measured_from = 0;
 };
 
 /// Datasheet figures of one GPU.
@@ -87,8 +91,8 @@ struct gpu_spec {
 /// The catalogue.
 // One GPU per line.
 /// Hopper's fused attention as measured on an H200 (gpu_spec::attention).
-inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9};
-inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9};
+inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9, 8.59e9};
+inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9, 85.9e9};
 
 // clang-format off
 inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{

@@ -226,13 +226,15 @@ class roofline_model final : public compute_model {
     // priced against the tensor-core peak like everything else.
     return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
   }
-  // A kernel's ramp and tail in FLOPs: fused attention's measured one where the GPU has it.
+  // A kernel's ramp and tail in FLOPs: a causal fused attention's measured one where the GPU has
+  // it, in proportion to the work below the smallest kernel measured (attention_fractions).
   [[nodiscard]] double ramp_flops(const compute_op& op) const noexcept {
-    if (op.kind == op_kind::attention && op.fused) {
+    if (op.kind == op_kind::attention && op.fused && op.causal) {
       const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
-      const double ramp =
-          op.pass == pass_kind::forward ? measured.forward_ramp_flops : measured.backward_ramp_flops;
-      if (ramp > 0) return ramp;
+      const bool forward = op.pass == pass_kind::forward;
+      const double ramp = forward ? measured.forward_ramp_flops : measured.backward_ramp_flops;
+      const double from = measured.ramp_measured_from * (forward ? 1 : 2.5);
+      if (ramp > 0) return from > 0 ? ramp * std::min(1.0, op.flops() / from) : ramp;
     }
     return e_.compute_half;
   }
