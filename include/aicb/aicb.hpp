@@ -59,6 +59,7 @@
 #include <aicb/compute/profiling.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/compute/serving_estimate.hpp>
+#include <aicb/compute/serving_stream.hpp>
 #include <aicb/compute/timing_stats.hpp>
 
 // Write: formats and files that are never half-written.

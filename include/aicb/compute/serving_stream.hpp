@@ -1,0 +1,469 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// @file
+/// aicb::simulate_serving — a stream of requests (aicb/model/requests.hpp) served by one deployment:
+/// a continuous-batching engine forms steps, the step model (aicb::inference_step, priced by a
+/// compute model and the cluster) times them, and every request gets its time to first token, time
+/// per output token and end-to-end latency.
+///
+/// ```cpp
+/// aicb::serving_spec layout{.tensor_parallel = 1, .attention_data_parallel = 8, .expert_parallel = 8,
+///                           .weights = aicb::dtype::fp8};
+/// const aicb::serving_stream_report r = aicb::simulate_serving(
+///     aicb::presets::deepseek_v3, layout, aicb::synthetic_requests({.requests = 10000, .rate = 40}),
+///     aicb::roofline_model("H200"), aicb::cluster_preset("dgx-h200"));
+/// ```
+///
+/// The engine (aicb::serving_engine) follows vLLM's V1 scheduler (vllm/v1/core/sched/scheduler.py;
+/// its options are vLLM's `max_num_batched_tokens`, `max_num_seqs`, `block_size`,
+/// `gpu_memory_utilization`): one token budget per step; the running requests first — each decoding
+/// request one token, a partly prefilled prompt its next chunk — then the waiting requests first come
+/// first served, each admitted with the chunk of its prompt the budget leaves (chunked prefill) while
+/// the running requests stay under the limit and the KV cache has blocks for the chunk. A running
+/// request that needs a block when none is free preempts the latest admitted one (recomputation: its
+/// blocks are freed, and it returns to the head of the queue with its prompt and the tokens it has
+/// generated as a new prompt). The step that completes a prompt emits its first output token.
+///
+/// With DP-attention each group is an engine of its own (requests dealt round-robin in arrival
+/// order, as SGLang's data-parallel controller does by default); the groups step together, since the
+/// experts' dispatch and combine join them, and a step takes the time of the group with the most
+/// work.
+///
+/// Pricing a step: each group's step is the step model's operations for its tokens — the
+/// computations and collectives that grow with the tokens (projections, experts, norms, TP and EP
+/// collectives) as a prefill step of that many tokens prices them when the step holds a prompt chunk
+/// (engines run such steps with the prefill kernels: DeepEP's normal mode, MLA's decompressed heads),
+/// as a decode step does when it holds only decoding requests, the output layer for one row per
+/// scheduled request, and the attention cores for what each request attends: a decoding request over
+/// its context, a prompt chunk over its own tokens (causal) and the tokens before it. The
+/// token-proportional part is evaluated exactly at 1 to 64 tokens and at steps of 2^(1/8) above,
+/// and interpolated between; the attention cores are priced for each step's shapes exactly.
+///
+/// Not modelled yet (refused, not approximated): recurrent layers (Gated DeltaNet, Mamba-2: their
+/// decode and prefill differ beyond a token count) and MTP drafts. The KV cache is counted at the
+/// full per-token size for every layer (a sliding window's cap is not used: conservative).
+
+#include <aicb/compute/cluster.hpp>
+#include <aicb/compute/gpu.hpp>
+#include <aicb/compute/model.hpp>
+#include <aicb/compute/serving_estimate.hpp>
+#include <aicb/config.hpp>
+#include <aicb/error.hpp>
+#include <aicb/model/requests.hpp>
+#include <aicb/model/serving.hpp>
+#include <aicb/schedule/inference_step.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The engine's options (vLLM's names in the file comment).
+struct serving_engine {
+  std::uint64_t token_budget = 8192;  ///< tokens a step processes per DP-attention group
+  std::uint64_t max_running = 256;    ///< requests running at once per group
+  std::uint64_t block_tokens = 16;    ///< tokens per KV-cache block
+  double memory_fraction = 0.9;       ///< share of GPU memory for weights and KV cache
+  bool chunked_prefill = true;        ///< false: a prompt is admitted only whole
+};
+
+/// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
+/// decoding requests with their summed context, and each prompt chunk with the tokens before it.
+struct serving_step_shape {
+  struct chunk {
+    std::uint64_t tokens = 0, before = 0;
+  };
+  std::uint64_t decoding = 0;
+  double decode_context = 0;  ///< keys the decoding requests attend over, summed
+  std::vector<chunk> chunks;
+  [[nodiscard]] std::uint64_t tokens() const noexcept {
+    std::uint64_t n = decoding;
+    for (const chunk& c : chunks)
+      n += c.tokens;
+    return n;
+  }
+  [[nodiscard]] std::uint64_t rows() const noexcept { return decoding + chunks.size(); }
+};
+
+/// Prices serving steps of one deployment (see the file comment).
+class serving_step_pricer {
+ public:
+  serving_step_pricer(const model_spec& model, const serving_spec& layout, const compute_model& compute,
+                      const cluster_spec& cluster)
+      : model_(model), layout_(layout), compute_(compute), cluster_(cluster) {
+    if (model.is_hybrid() || model.pattern_count('M') > 0)
+      AICB_THROW(config_error("model", std::string(model.name.view()),
+                              "a request stream is not simulated for recurrent layers (Gated DeltaNet, "
+                              "Mamba-2) yet: price their steps with `aicb describe --phase`"));
+    if (layout.mtp_drafts > 0)
+      AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
+                              "a request stream is simulated without speculative drafts"));
+    // The attention cores' shapes: one request per group, from a decode step (over a context) and a
+    // prefill step (over a prompt).
+    serving_spec one = layout_;
+    one.batch = layout_.attention_data_parallel;
+    one.phase = inference_phase::decode;
+    one.context = 2;
+    const inference_step decode(model_, one, 0);
+    one.phase = inference_phase::prefill;
+    one.prompt = 2;
+    one.context = 0;
+    const inference_step prefill(model_, one, 0);
+    for (const operation& op : decode.operations())
+      if (attention_core(op)) decode_cores_.push_back(op.compute);
+    for (const operation& op : prefill.operations())
+      if (attention_core(op)) prefill_cores_.push_back(op.compute);
+    weight_bytes_ = decode.weight_bytes();
+    kv_bytes_per_token_ = decode.kv_bytes_per_token();
+  }
+
+  /// A group's step, microseconds.
+  [[nodiscard]] double step_us(const serving_step_shape& s) {
+    if (s.tokens() == 0) return 0;
+    // A step with a prompt chunk runs the prefill form of the layers (DeepEP's normal kernels, MLA's
+    // decompressed heads), a decode-only step the decode form (low-latency kernels, absorbed MLA).
+    double us = token_part_us(s.tokens(), s.chunks.empty() ? part::decode_layers : part::prefill_layers) +
+                token_part_us(s.rows(), part::output);
+    if (s.decoding > 0) {
+      const auto context = static_cast<std::uint64_t>(
+          std::max(1.0, std::round(s.decode_context / static_cast<double>(s.decoding))));
+      for (compute_op op : decode_cores_) {
+        op.batch *= s.decoding;
+        op.n = context;
+        us += duration_us(op);
+      }
+    }
+    for (const serving_step_shape::chunk& c : s.chunks)
+      for (const compute_op& core : prefill_cores_) {
+        compute_op own = core;  // the chunk's own tokens, causal
+        own.m = own.n = c.tokens;
+        us += duration_us(own);
+        if (c.before > 0) {  // every chunk token over every earlier token
+          compute_op earlier = core;
+          earlier.causal = false;
+          earlier.m = c.tokens;
+          earlier.n = c.before;
+          us += duration_us(earlier);
+        }
+      }
+    return us;
+  }
+
+  /// Bytes of weights each GPU holds, and of KV cache per token of context.
+  [[nodiscard]] double weight_bytes() const noexcept { return weight_bytes_; }
+  [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_bytes_per_token_; }
+  /// Steps the step model has played so far (the token-proportional parts' grid points).
+  [[nodiscard]] std::size_t evaluated_steps() const noexcept {
+    return decode_grid_.size() + prefill_grid_.size();
+  }
+
+ private:
+  // Computations whose work follows what each request attends: attention cores and the sparse
+  // indexer's scores.
+  static bool attention_core(const operation& op) noexcept {
+    return op.type == op_type::compute &&
+           (op.compute.kind == op_kind::attention || op.compute.kind == op_kind::attention_index);
+  }
+  double duration_us(const compute_op& op) const {
+    return static_cast<double>(compute_.duration(op).count()) / 1000;
+  }
+
+  // The token-proportional parts: the embedding and the layers without their attention cores, as a
+  // decode step or a prefill step runs them, and the output layer after the last layer (for as many
+  // rows as tokens, from the decode step, which computes logits for every token).
+  enum class part { decode_layers, prefill_layers, output };
+  struct token_parts {
+    double layers_us = 0;
+    double output_us = 0;
+  };
+  // A part at `tokens` per group.
+  double token_part_us(std::uint64_t tokens, part which) {
+    const auto value = [&](std::uint64_t n) {
+      if (which == part::prefill_layers) return at(prefill_grid_, n, inference_phase::prefill).layers_us;
+      const token_parts& p = at(decode_grid_, n, inference_phase::decode);
+      return which == part::output ? p.output_us : p.layers_us;
+    };
+    if (tokens <= 64) return value(tokens);
+    // Grid points at 64 · 2^(k/8), rounded: interpolate between the two around `tokens`.
+    const double k = std::floor(8 * std::log2(static_cast<double>(tokens) / 64));
+    auto low = static_cast<std::uint64_t>(std::llround(64 * std::exp2(k / 8)));
+    auto high = static_cast<std::uint64_t>(std::llround(64 * std::exp2((k + 1) / 8)));
+    low = std::min(low, tokens);
+    high = std::max(high, tokens);
+    if (low == high) return value(low);
+    const double a = value(low), b = value(high);
+    return a + (b - a) * static_cast<double>(tokens - low) / static_cast<double>(high - low);
+  }
+  // The parts at `tokens` per group: a decode step of that many requests at a context of 1, or a
+  // prefill step of one request of that many tokens per group.
+  const token_parts& at(std::map<std::uint64_t, token_parts>& grid, std::uint64_t tokens,
+                        inference_phase phase) {
+    auto it = grid.find(tokens);
+    if (it != grid.end()) return it->second;
+    serving_spec s = layout_;
+    s.phase = phase;
+    if (phase == inference_phase::decode) {
+      s.batch = tokens * layout_.attention_data_parallel;
+      s.context = 1;
+    } else {
+      s.batch = layout_.attention_data_parallel;
+      s.prompt = tokens;
+    }
+    const inference_step step(model_, s, 0);
+    token_parts parts;
+    bool in_layers = false;
+    static_cast<void>(play_serving_step(step, compute_, cluster_, [&](const serving_interval& i) {
+      const operation& op = *i.op;
+      if (op.layer != no_layer) in_layers = true;
+      if (attention_core(op)) return;
+      (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += i.end_us - i.start_us;
+    }));
+    return grid.emplace(tokens, parts).first->second;
+  }
+
+  model_spec model_;
+  serving_spec layout_;
+  const compute_model& compute_;
+  cluster_spec cluster_;
+  std::vector<compute_op> decode_cores_, prefill_cores_;
+  std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_;
+  double weight_bytes_ = 0, kv_bytes_per_token_ = 0;
+};
+
+/// One request's fate: when its first token came and when it finished (seconds from the stream's
+/// start), and how often it was preempted.
+struct served_request {
+  serving_request request;
+  double first_token_s = 0, finish_s = 0;
+  std::uint64_t preemptions = 0;
+  [[nodiscard]] double ttft_s() const noexcept { return first_token_s - request.arrival_s; }
+  [[nodiscard]] double e2e_s() const noexcept { return finish_s - request.arrival_s; }
+  /// Time per output token after the first (0 for a request of one output token).
+  [[nodiscard]] double tpot_s() const noexcept {
+    return request.output > 1 ? (finish_s - first_token_s) / static_cast<double>(request.output - 1) : 0;
+  }
+};
+
+/// The stream served: every request, and the engine's totals.
+struct serving_stream_report {
+  serving_engine engine;
+  std::vector<served_request> requests;  ///< in the order given
+  std::uint64_t steps = 0, preemptions = 0;
+  double busy_s = 0;                     ///< time the deployment spent in steps
+  double end_s = 0;                      ///< when the last request finished
+  std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
+  double peak_kv_share = 0;              ///< the fullest group's largest share of its blocks in use
+  double weight_bytes = 0, kv_bytes_per_token = 0;
+};
+
+/// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
+/// are the engine's to choose: ignored). See the file comment.
+[[nodiscard]] inline serving_stream_report simulate_serving(
+    const model_spec& model, const serving_spec& layout, const std::vector<serving_request>& requests,
+    const compute_model& compute, const cluster_spec& cluster, const serving_engine& engine = {}) {
+  const auto refuse = [](const char* field, const std::string& value, const char* rule) {
+    AICB_THROW(config_error(field, value, rule));
+  };
+  if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
+  if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
+  if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
+  if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
+    refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
+  if (requests.empty()) refuse("requests", "0", "expected at least one request");
+  if (requests.size() > max_serving_requests)
+    refuse("requests", std::to_string(requests.size()), "expected at most 10,000,000 requests");
+  for (const serving_request& r : requests)
+    if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s) || r.prompt == 0 || r.output == 0)
+      refuse("request", std::to_string(r.id),
+             "expected an arrival >= 0 s, a prompt and an output of at least 1 token");
+
+  serving_step_pricer pricer(model, layout, compute, cluster);
+  const gpu_spec& gpu = require_gpu(cluster.gpu);
+  serving_stream_report out;
+  out.engine = engine;
+  out.weight_bytes = pricer.weight_bytes();
+  out.kv_bytes_per_token = pricer.kv_bytes_per_token();
+  const double free_bytes = gpu.memory_gb * 1e9 * engine.memory_fraction - out.weight_bytes;
+  if (!(free_bytes > 0))
+    AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
+                            "the weights (" + std::to_string(out.weight_bytes / 1e9) +
+                                " GB a GPU) leave no memory for a KV cache: more GPUs, or FP8 weights"));
+  const auto blocks_total = static_cast<std::uint64_t>(
+      free_bytes / (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)));
+  out.kv_capacity_tokens = blocks_total * engine.block_tokens;
+
+  // Requests in arrival order (stable: equal arrivals keep their given order).
+  std::vector<std::size_t> order(requests.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].arrival_s < requests[b].arrival_s;
+  });
+  out.requests.resize(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    out.requests[i].request = requests[i];
+  for (const serving_request& r : requests) {
+    if (!engine.chunked_prefill && r.prompt > engine.token_budget)
+      AICB_THROW(config_error("request", std::to_string(r.id),
+                              "its prompt of " + std::to_string(r.prompt) +
+                                  " tokens exceeds the token budget (" + std::to_string(engine.token_budget) +
+                                  ") without chunked prefill"));
+    const std::uint64_t need = (r.prompt + r.output + engine.block_tokens - 1) / engine.block_tokens;
+    if (need > blocks_total)
+      AICB_THROW(config_error("request", std::to_string(r.id),
+                              "its " + std::to_string(r.prompt + r.output) +
+                                  " tokens need more KV cache than a group holds (" +
+                                  std::to_string(out.kv_capacity_tokens) + " tokens)"));
+  }
+
+  // A request in an engine: its prompt (with the tokens generated before a preemption), how much of
+  // it is in the cache, the tokens generated, the blocks held.
+  struct live {
+    std::size_t index = 0;
+    std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
+  };
+  struct group {
+    std::deque<live> waiting;   // arrived, not running: preempted ones at the front
+    std::vector<live> running;  // in admission order
+    std::size_t next = 0;       // its next request in `dealt` not yet arrived
+    std::vector<std::size_t> dealt;
+    std::uint64_t free_blocks = 0;
+  };
+  const std::uint64_t groups_count = layout.attention_data_parallel;
+  std::vector<group> groups(groups_count);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    groups[i % groups_count].dealt.push_back(order[i]);
+  for (group& g : groups)
+    g.free_blocks = blocks_total;
+  const auto blocks_for = [&](std::uint64_t tokens) {
+    return (tokens + engine.block_tokens - 1) / engine.block_tokens;
+  };
+
+  double clock = 0;
+  std::size_t finished = 0;
+  std::vector<serving_step_shape> shapes(groups_count);
+  // What each group scheduled: index into running, tokens.
+  std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled(groups_count);
+  while (finished < requests.size()) {
+    bool any = false;
+    double next_arrival = INFINITY;
+    for (std::size_t gi = 0; gi < groups_count; ++gi) {
+      group& g = groups[gi];
+      while (g.next < g.dealt.size() && requests[g.dealt[g.next]].arrival_s <= clock) {
+        const std::size_t i = g.dealt[g.next++];
+        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0});
+      }
+      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, requests[g.dealt[g.next]].arrival_s);
+      serving_step_shape& shape = shapes[gi];
+      shape = {};
+      auto& plan = scheduled[gi];
+      plan.clear();
+      std::uint64_t budget = engine.token_budget;
+      // Preempts the latest admitted running request (recomputation); false if none is left to
+      // preempt but `keep`.
+      const auto preempt_last = [&](std::size_t keep) {
+        if (g.running.size() <= keep + 1) return false;
+        live victim = g.running.back();
+        g.running.pop_back();
+        g.free_blocks += victim.blocks;
+        ++out.requests[victim.index].preemptions;
+        ++out.preemptions;
+        victim.prompt = requests[victim.index].prompt + victim.generated;
+        victim.prefilled = victim.blocks = 0;
+        g.waiting.push_front(victim);
+        return true;
+      };
+      // 1. The running requests, in admission order.
+      for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
+        live& r = g.running[ri];
+        const bool decoding = r.prefilled == r.prompt;
+        const std::uint64_t tokens = decoding ? 1 : std::min(r.prompt - r.prefilled, budget);
+        if (!decoding && !engine.chunked_prefill && tokens < r.prompt - r.prefilled) break;
+        // A decoding request appends the KV of its last generated token: its prompt and every
+        // generated token are then in the cache, and it attends over all of them.
+        const std::uint64_t after = decoding ? r.prompt + r.generated : r.prefilled + tokens;
+        const std::uint64_t need = blocks_for(after) - r.blocks;
+        bool fits = need <= g.free_blocks;
+        while (!fits && preempt_last(ri))
+          fits = need <= g.free_blocks;
+        if (!fits) break;
+        g.free_blocks -= need;
+        r.blocks += need;
+        budget -= tokens;
+        plan.emplace_back(ri, tokens);
+        if (decoding) {
+          ++shape.decoding;
+          shape.decode_context += static_cast<double>(after);
+        } else {
+          shape.chunks.push_back({tokens, r.prefilled});
+        }
+      }
+      // 2. Waiting requests, first come first served.
+      while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
+        live& w = g.waiting.front();
+        const std::uint64_t tokens = std::min(w.prompt, budget);
+        if (!engine.chunked_prefill && tokens < w.prompt) break;
+        const std::uint64_t need = blocks_for(tokens);
+        if (need > g.free_blocks) break;
+        g.free_blocks -= need;
+        w.blocks = need;
+        budget -= tokens;
+        g.running.push_back(w);
+        g.waiting.pop_front();
+        plan.emplace_back(g.running.size() - 1, tokens);
+        shape.chunks.push_back({tokens, 0});
+      }
+      if (!plan.empty()) any = true;
+      out.peak_kv_share = std::max(
+          out.peak_kv_share, 1 - static_cast<double>(g.free_blocks) / static_cast<double>(blocks_total));
+    }
+    if (!any) {
+      if (!std::isfinite(next_arrival))  // every request fits (checked above): cannot happen
+        AICB_THROW(config_error("request", "stream", "no request can be scheduled"));
+      clock = std::max(clock, next_arrival);
+      continue;
+    }
+    double step_us = 0;
+    for (const serving_step_shape& s : shapes)
+      step_us = std::max(step_us, pricer.step_us(s));
+    clock += step_us * 1e-6;
+    out.busy_s += step_us * 1e-6;
+    ++out.steps;
+    // The tokens of the step: prefill progress, a token for each decoding request and each completed
+    // prompt; finished requests leave.
+    for (std::size_t gi = 0; gi < groups_count; ++gi) {
+      group& g = groups[gi];
+      for (const auto& [ri, tokens] : scheduled[gi]) {
+        live& r = g.running[ri];
+        if (r.prefilled < r.prompt) {
+          r.prefilled += tokens;
+          if (r.prefilled < r.prompt) continue;  // more chunks to come
+        }
+        served_request& s = out.requests[r.index];
+        if (++r.generated == 1) s.first_token_s = clock;
+        if (r.generated >= requests[r.index].output) {
+          s.finish_s = clock;
+          r.index = SIZE_MAX;  // leaves below
+        }
+      }
+      const auto gone = std::remove_if(g.running.begin(), g.running.end(), [&](const live& r) {
+        if (r.index != SIZE_MAX) return false;
+        g.free_blocks += r.blocks;
+        ++finished;
+        return true;
+      });
+      g.running.erase(gone, g.running.end());
+    }
+  }
+  out.end_s = clock;
+  return out;
+}
+
+AICB_END_NAMESPACE

@@ -1,0 +1,190 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+#include <aicb/compute/roofline.hpp>
+#include <aicb/compute/serving_stream.hpp>
+#include <aicb/model/presets.hpp>
+#include <aicb/model/requests.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+// Mean and coefficient of variation of the gaps between arrivals.
+std::pair<double, double> gap_statistics(const std::vector<aicb::serving_request>& r) {
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < r.size(); ++i)
+    gaps.push_back(r[i].arrival_s - r[i - 1].arrival_s);
+  const double mean = std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size());
+  double var = 0;
+  for (const double g : gaps)
+    var += (g - mean) * (g - mean);
+  var /= static_cast<double>(gaps.size() - 1);
+  return {mean, std::sqrt(var) / mean};
+}
+
+aicb::model_spec small_dense() {
+  aicb::model_spec m = aicb::presets::llama3_8b;
+  m.num_layers = 2;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("requests: synthetic arrivals have the rate and variability asked, the same for a seed",
+          "[serving][requests]") {
+  aicb::traffic_spec t{.requests = 20000, .rate = 50, .cv = 1, .prompt = {100, 300}, .output = {7, 7}};
+  const auto poisson = aicb::synthetic_requests(t);
+  REQUIRE(poisson.size() == 20000u);
+  const auto [mean, cv] = gap_statistics(poisson);
+  CHECK(mean == Approx(0.02).epsilon(0.03));
+  CHECK(cv == Approx(1).epsilon(0.05));
+  std::uint64_t low = 1000, high = 0;
+  for (const auto& r : poisson) {
+    low = std::min(low, r.prompt);
+    high = std::max(high, r.prompt);
+    CHECK(r.output == 7u);
+  }
+  CHECK(low == 100u);
+  CHECK(high == 300u);
+  // Gamma gaps of CV 2 are burstier at the same rate; CV 0 is evenly spaced.
+  t.cv = 2;
+  const auto bursty = aicb::synthetic_requests(t);
+  CHECK(gap_statistics(bursty).first == Approx(0.02).epsilon(0.06));
+  CHECK(gap_statistics(bursty).second == Approx(2).epsilon(0.1));
+  t.cv = 0;
+  t.requests = 5;
+  const auto even = aicb::synthetic_requests(t);
+  CHECK(even[4].arrival_s == Approx(0.08));
+  // A seed gives the same requests; another seed others.
+  t.cv = 1;
+  t.requests = 100;
+  const auto a = aicb::synthetic_requests(t), b = aicb::synthetic_requests(t);
+  t.seed = 2;
+  const auto c = aicb::synthetic_requests(t);
+  CHECK(a[99].arrival_s == b[99].arrival_s);
+  CHECK(a[99].prompt == b[99].prompt);
+  CHECK(a[99].arrival_s != c[99].arrival_s);
+  // Rate 0: an offline batch, every request at time 0.
+  t.rate = 0;
+  for (const auto& r : aicb::synthetic_requests(t))
+    CHECK(r.arrival_s == 0);
+}
+
+TEST_CASE("requests: a traffic that cannot be drawn is refused naming the field", "[serving][requests]") {
+  CHECK_THROWS_WITH(aicb::synthetic_requests({.requests = 0}), Catch::Contains("requests"));
+  CHECK_THROWS_WITH(aicb::synthetic_requests({.rate = -1}), Catch::Contains("rate"));
+  CHECK_THROWS_WITH(aicb::synthetic_requests({.prompt = {10, 5}}),
+                    Catch::Contains("prompt") && Catch::Contains("10:5"));
+  CHECK_THROWS_WITH(aicb::synthetic_requests({.output = {0, 0}}), Catch::Contains("output"));
+}
+
+TEST_CASE("serving stream: a hand-counted run on a model where every operation takes the same time",
+          "[serving][stream]") {
+  // Every computation 1 µs, one GPU (no collectives): a step costs 1 µs per operation. Two requests
+  // at time 0, prompts of 10 tokens, 3 output tokens each: step 1 prefills both (two chunks: each its
+  // own causal attention cores), steps 2 and 3 decode both (the decode cores once, for both).
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::serving_spec layout;  // TP 1, one group
+  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  std::uint64_t computations = 0, cores = 0;
+  for (const aicb::operation& op : decode.operations())
+    if (op.type == aicb::op_type::compute) {
+      ++computations;
+      if (op.compute.kind == aicb::op_kind::attention) ++cores;
+    }
+  REQUIRE(cores == 2u);  // one core per layer
+  const double rest = static_cast<double>(computations - cores);
+  const double prefill_step = rest + 2.0 * cores, decode_step = rest + cores;
+
+  const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, 0, 10, 3}};
+  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, two, each, one);
+  CHECK(r.steps == 3u);
+  CHECK(r.preemptions == 0u);
+  for (const aicb::served_request& s : r.requests) {
+    CHECK(s.ttft_s() * 1e6 == Approx(prefill_step));
+    CHECK(s.tpot_s() * 1e6 == Approx(decode_step));
+    CHECK(s.e2e_s() * 1e6 == Approx(prefill_step + 2 * decode_step));
+  }
+  CHECK(r.busy_s == Approx(r.end_s));
+
+  // A token budget of 10 admits one prompt a step: the second request's prefill waits a step, and
+  // its first token comes after the first request's prefill and a step of the first's decode with
+  // its own prefill beside it.
+  aicb::serving_engine tight;
+  tight.token_budget = 10;
+  const aicb::serving_stream_report t = aicb::simulate_serving(m, layout, two, each, one, tight);
+  CHECK(t.requests[0].ttft_s() * 1e6 == Approx(prefill_step - cores));
+  // Step 2: the first request decodes (1 token) and the second prefills 9 of its 10 tokens; step 3
+  // finishes its prompt (1 token over the 9 before it: causal and earlier cores) beside a decode.
+  const double step2 = rest + cores + cores, step3 = rest + cores + 2.0 * cores;
+  CHECK(t.requests[1].ttft_s() * 1e6 == Approx(prefill_step - cores + step2 + step3));
+}
+
+TEST_CASE("serving stream: a full KV cache preempts the latest request, which finishes later",
+          "[serving][stream]") {
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::serving_spec layout;
+  layout.tensor_parallel = 8;
+  const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
+  // A memory share that leaves about 20,000 tokens of KV cache beside the weights; each request's
+  // whole length is 0.4 of that, so three running at once must preempt.
+  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
+  aicb::serving_engine engine;
+  engine.token_budget = 1 << 20;
+  engine.memory_fraction = (probe.weight_bytes + 20000 * probe.kv_bytes_per_token) / 80e9;
+  const std::uint64_t capacity =
+      aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
+  REQUIRE(capacity > 19000u);
+  REQUIRE(capacity < 21000u);
+  const std::uint64_t length = capacity * 4 / 10;  // prompt + output of each request
+  const std::vector<aicb::serving_request> three{
+      {0, 0, length / 2, length / 2}, {1, 0, length / 2, length / 2}, {2, 0, length / 2, length / 2}};
+  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  CHECK(r.preemptions >= 1u);
+  CHECK(r.requests[2].preemptions >= 1u);  // the latest admitted goes first
+  CHECK(r.requests[0].preemptions == 0u);
+  CHECK(r.requests[2].finish_s > r.requests[0].finish_s);
+  CHECK(r.peak_kv_share <= 1.0);
+  CHECK(r.peak_kv_share > 0.75);
+  for (const auto& s : r.requests)
+    CHECK(s.finish_s >= s.first_token_s);
+}
+
+TEST_CASE("serving stream: the roofline's latencies grow with the load", "[serving][stream]") {
+  const aicb::roofline_model h200("H200");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
+  aicb::serving_spec layout;
+  layout.tensor_parallel = 8;
+  const aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::traffic_spec light{.requests = 200, .rate = 2, .prompt = {1000, 1000}, .output = {100, 100}};
+  aicb::traffic_spec heavy = light;
+  heavy.rate = 50;
+  const auto quiet = aicb::simulate_serving(m, layout, aicb::synthetic_requests(light), h200, c);
+  const auto busy = aicb::simulate_serving(m, layout, aicb::synthetic_requests(heavy), h200, c);
+  const auto median = [](const aicb::serving_stream_report& r, auto metric) {
+    std::vector<double> v;
+    for (const auto& s : r.requests)
+      v.push_back(metric(s));
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const auto tpot = [](const aicb::served_request& s) { return s.tpot_s(); };
+  const auto ttft = [](const aicb::served_request& s) { return s.ttft_s(); };
+  CHECK(median(busy, tpot) > 1.5 * median(quiet, tpot));
+  CHECK(median(busy, ttft) > median(quiet, ttft));
+  // At 2 requests a second (one at a time, mostly) a token takes about what the step model gives a
+  // lone decode step at that context, a little more where another request's prefill shares a step.
+  const aicb::inference_step lone(
+      m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1050, .tensor_parallel = 8}, 0);
+  const double lone_s = aicb::play_serving_step(lone, h200, c).step_us() * 1e-6;
+  CHECK(median(quiet, tpot) >= 0.99 * lone_s);
+  CHECK(median(quiet, tpot) < 1.3 * lone_s);
+  CHECK(quiet.busy_s < quiet.end_s);
+}
