@@ -23,6 +23,7 @@
 #include <aicb/commands/job_set.hpp>
 #include <aicb/commands/micro.hpp>
 #include <aicb/commands/run.hpp>
+#include <aicb/commands/serve.hpp>
 #include <aicb/commands/written.hpp>
 #include <aicb/compat.hpp>
 #include <aicb/compat/aicb_inference_config.hpp>

@@ -22,6 +22,7 @@
 #include <aicb/io/aicb_csv_reader.hpp>
 #include <aicb/io/aiob_reader.hpp>
 #include <aicb/io/cluster_file.hpp>
+#include <aicb/io/request_trace.hpp>
 #include <aicb/io/simai_lint.hpp>
 #include <aicb/io/simai_reader.hpp>
 #include <aicb/model/hf_config.hpp>

@@ -8333,6 +8333,8 @@ struct traffic_spec {
 
 /// The most requests a synthetic traffic or a trace may hold (their outcomes are kept per request).
 inline constexpr std::uint64_t max_serving_requests = 10'000'000;
+/// The latest arrival a request may have, seconds (about 31 years).
+inline constexpr double max_arrival_s = 1e9;
 
 /// Refuses, naming the field, the value and the rule, a traffic that cannot be drawn.
 inline void validate(const traffic_spec& t) {
@@ -8343,6 +8345,8 @@ inline void validate(const traffic_spec& t) {
     refuse("requests", std::to_string(t.requests), "expected 1 to 10,000,000 requests");
   if (!(t.rate >= 0) || !std::isfinite(t.rate))
     refuse("rate", std::to_string(t.rate), "expected requests per second >= 0 (0: all at once)");
+  if (t.rate > 0 && static_cast<double>(t.requests) / t.rate > max_arrival_s / 10)
+    refuse("rate", std::to_string(t.rate), "the requests would arrive over more than 10^8 s: a higher rate");
   if (!(t.cv >= 0 && t.cv <= 100) || !std::isfinite(t.cv))
     refuse("cv", std::to_string(t.cv), "expected a coefficient of variation in [0, 100] (1: Poisson)");
   for (const auto& [field, r] : {std::pair{"prompt", t.prompt}, std::pair{"output", t.output}}) {
@@ -13196,6 +13200,7 @@ class serving_step_pricer {
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
     one.context = 2;
+    one.prompt = 0;
     const inference_step decode(model_, one, 0);
     one.phase = inference_phase::prefill;
     one.prompt = 2;
@@ -13297,9 +13302,11 @@ class serving_step_pricer {
     if (phase == inference_phase::decode) {
       s.batch = tokens * layout_.attention_data_parallel;
       s.context = 1;
+      s.prompt = 0;
     } else {
       s.batch = layout_.attention_data_parallel;
       s.prompt = tokens;
+      s.context = 0;
     }
     const inference_step step(model_, s, 0);
     token_parts parts;
@@ -13365,9 +13372,9 @@ struct serving_stream_report {
   if (requests.size() > max_serving_requests)
     refuse("requests", std::to_string(requests.size()), "expected at most 10,000,000 requests");
   for (const serving_request& r : requests)
-    if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s) || r.prompt == 0 || r.output == 0)
+    if (!(r.arrival_s >= 0 && r.arrival_s <= max_arrival_s) || r.prompt == 0 || r.output == 0)
       refuse("request", std::to_string(r.id),
-             "expected an arrival >= 0 s, a prompt and an output of at least 1 token");
+             "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
 
   serving_step_pricer pricer(model, layout, compute, cluster);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
@@ -27063,6 +27070,500 @@ inline void write_run_timeline(const run_request& request, const prepared_run& r
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/commands/serve.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::serve — what `aicb serve` does: a stream of requests (a trace file, or a synthetic traffic)
+/// served by one deployment (aicb::simulate_serving), summarised: the latency distributions (time to
+/// first token, time per output token, end-to-end), throughput, goodput at a service-level objective,
+/// how busy the GPUs were, the KV cache and the preemptions. As text or as JSON
+/// (`aicb.serving_run/1`, docs/schemas/serving_run.schema.json).
+///
+/// ```cpp
+/// aicb::serve_request r;
+/// r.model = "deepseek-v3";
+/// r.layout.attention_data_parallel = 8;
+/// r.layout.expert_parallel = 8;
+/// r.traffic = {.requests = 10000, .rate = 5};
+/// std::fputs(aicb::format_serve(aicb::serve(r)).c_str(), stdout);
+/// ```
+
+// #include <aicb/calc/job_request.hpp>
+// #include <aicb/compute/cluster.hpp>
+// #include <aicb/compute/roofline.hpp>
+// #include <aicb/compute/serving_stream.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/cluster_file.hpp>
+// #include <aicb/io/request_trace.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::read_request_trace — the requests of a serving trace (aicb::serving_request), from CSV or
+/// JSON Lines (format `aicb.requests/1`, docs/inference.md; docs/schemas/requests.schema.json
+/// describes one JSON line):
+///
+///     # aicb.requests/1                          {"arrival_s": 0, "prompt_tokens": 812, "output_tokens": 64}
+///     arrival_s,prompt_tokens,output_tokens      {"arrival_s": 0.25, "prompt_tokens": 1900, "output_tokens":
+///     310} 0,812,64 0.25,1900,310
+///
+/// CSV: a header naming the columns `arrival_s`, `prompt_tokens`, `output_tokens` and optionally `id`,
+/// in any order; lines starting with '#' and blank lines are skipped. JSON Lines: one object per
+/// line with the same keys (an optional `"schema": "aicb.requests/1"`). The format is the first
+/// non-blank, non-comment character's: '{' is JSON Lines. Ids default to the request's position;
+/// arrivals need not be sorted. Every error names the file, the line and the field.
+///
+/// ```cpp
+/// const std::vector<aicb::serving_request> requests = aicb::read_request_trace("trace.csv");
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/input_file.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/io/detail/json_document.hpp>
+// #include <aicb/model/requests.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_set>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema name of a request trace.
+inline constexpr std::string_view request_trace_schema = "aicb.requests/1";
+
+/// The largest trace aicb reads (1 GiB: 10 million requests of ~100 bytes).
+inline constexpr std::uint64_t max_request_trace_bytes = std::uint64_t{1} << 30;
+
+namespace detail {
+
+// A request's fields checked, or parse_error naming the line and the field.
+inline void check_request(const serving_request& r, const std::string& source, std::size_t line) {
+  const auto refuse = [&](const std::string& message) { AICB_THROW(parse_error(source, line, 1, message)); };
+  if (!(r.arrival_s >= 0 && r.arrival_s <= max_arrival_s))
+    refuse("arrival_s: " + std::to_string(r.arrival_s) + ": expected seconds in [0, 1e9]");
+  if (r.prompt == 0 || r.prompt > (std::uint64_t{1} << 24))
+    refuse("prompt_tokens: " + std::to_string(r.prompt) + ": expected 1 to 16,777,216 tokens");
+  if (r.output == 0 || r.output > (std::uint64_t{1} << 24))
+    refuse("output_tokens: " + std::to_string(r.output) + ": expected 1 to 16,777,216 tokens");
+}
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace detail
+
+/// The requests of a trace's text (see the file comment); `source` names it in errors.
+[[nodiscard]] inline std::vector<serving_request> parse_request_trace(
+    std::string_view text, const std::string& source = "<string>") {
+  std::vector<serving_request> out;
+  std::unordered_set<std::uint64_t> ids;
+  bool json_lines = false, decided = false, have_header = false;
+  int column_of[4] = {-1, -1, -1, -1};  // arrival_s, prompt_tokens, output_tokens, id
+  std::size_t columns = 0;
+  std::size_t line_number = 0;
+  const auto fail = [&](std::size_t column, const std::string& message) {
+    AICB_THROW(parse_error(source, line_number, column, message));
+  };
+  const auto add = [&](serving_request r, bool has_id) {
+    if (!has_id) r.id = out.size();
+    detail::check_request(r, source, line_number);
+    if (!ids.insert(r.id).second) fail(1, "id: " + std::to_string(r.id) + ": used by an earlier request");
+    if (out.size() >= max_serving_requests) fail(1, "more than 10,000,000 requests");
+    out.push_back(r);
+  };
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view raw = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++line_number;
+    const std::string_view line = detail::trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    if (!decided) {
+      json_lines = line.front() == '{';
+      decided = true;
+    }
+    if (json_lines) try {
+        nlohmann::json object;
+        try {
+          object = detail::parse_json_document(line, source);
+        } catch (const parse_error& e) {  // the column within the line, on the trace's line
+          AICB_THROW(parse_error(source, line_number, e.column(), e.message()));
+        }
+        if (!object.is_object()) fail(1, "expected one JSON object a line");
+        detail::refuse_unknown_keys(object, "",
+                                    {"schema", "id", "arrival_s", "prompt_tokens", "output_tokens"});
+        if (object.contains("schema") && object["schema"] != request_trace_schema)
+          fail(1, "schema: " + object["schema"].dump() + ": expected \"aicb.requests/1\"");
+        for (const char* key : {"arrival_s", "prompt_tokens", "output_tokens"})
+          if (!object.contains(key)) fail(1, std::string(key) + ": missing");
+        serving_request r;
+        const nlohmann::json& arrival = object["arrival_s"];
+        if (!arrival.is_number()) fail(1, "arrival_s: " + arrival.dump() + ": expected seconds");
+        r.arrival_s = arrival.get<double>();
+        const std::string where = source + ":" + std::to_string(line_number);
+        r.prompt = detail::whole_number(object["prompt_tokens"], where + ": prompt_tokens");
+        r.output = detail::whole_number(object["output_tokens"], where + ": output_tokens");
+        const bool has_id = object.contains("id");
+        if (has_id) r.id = detail::whole_number(object["id"], where + ": id");
+        add(r, has_id);
+        continue;
+      } catch (const config_error& e) {  // a field's error, placed on its line
+        fail(1, e.what());
+      }
+    // CSV: the fields of the line, split on commas.
+    std::vector<std::string_view> fields;
+    for (std::string_view rest = line;;) {
+      const std::size_t comma = rest.find(',');
+      fields.push_back(detail::trim(rest.substr(0, comma)));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (!have_header) {
+      constexpr std::string_view names[4] = {"arrival_s", "prompt_tokens", "output_tokens", "id"};
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        int found = -1;
+        for (int n = 0; n < 4; ++n)
+          if (fields[i] == names[n]) found = n;
+        if (found < 0)
+          fail(1, "column " + std::to_string(i + 1) + " '" + std::string(fields[i]) +
+                      "': expected a header of arrival_s, prompt_tokens, output_tokens and optionally id");
+        if (column_of[found] >= 0) fail(1, "column '" + std::string(fields[i]) + "' named twice");
+        column_of[found] = static_cast<int>(i);
+      }
+      for (int n = 0; n < 3; ++n)
+        if (column_of[n] < 0) fail(1, "the header has no column " + std::string(names[n]));
+      columns = fields.size();
+      have_header = true;
+      continue;
+    }
+    if (fields.size() != columns)
+      fail(1,
+           std::to_string(fields.size()) + " fields: expected " + std::to_string(columns) + " as the header");
+    const auto whole = [&](int n, const char* name) {
+      const std::string_view f = fields[static_cast<std::size_t>(column_of[n])];
+      std::uint64_t v = 0;
+      const auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+      if (ec != std::errc() || p != f.data() + f.size() || f.empty())
+        fail(1, std::string(name) + ": '" + std::string(f) + "': expected a whole number");
+      return v;
+    };
+    serving_request r;
+    {
+      const std::string_view f = fields[static_cast<std::size_t>(column_of[0])];
+      const auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), r.arrival_s);
+      if (ec != std::errc() || p != f.data() + f.size() || f.empty())
+        fail(1, "arrival_s: '" + std::string(f) + "': expected seconds");
+    }
+    r.prompt = whole(1, "prompt_tokens");
+    r.output = whole(2, "output_tokens");
+    if (column_of[3] >= 0) r.id = whole(3, "id");
+    add(r, column_of[3] >= 0);
+  }
+  if (out.empty())
+    AICB_THROW(parse_error(source, line_number == 0 ? 1 : line_number, 1,
+                           "no requests (expected a CSV header and rows, or JSON lines)"));
+  return out;
+}
+
+/// `requests` as a CSV trace (the header, then one line per request; arrivals to the nanosecond), which
+/// parse_request_trace reads back.
+[[nodiscard]] inline std::string format_request_trace(const std::vector<serving_request>& requests) {
+  std::string out = "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens\n";
+  char line[96];
+  for (const serving_request& r : requests) {
+    std::snprintf(line, sizeof line, "%llu,%.9f,%llu,%llu\n", static_cast<unsigned long long>(r.id),
+                  r.arrival_s, static_cast<unsigned long long>(r.prompt),
+                  static_cast<unsigned long long>(r.output));
+    out += line;
+  }
+  return out;
+}
+
+/// The requests of the trace file at `path` (see the file comment).
+[[nodiscard]] inline std::vector<serving_request> read_request_trace(const std::string& path) {
+  const detail::file_prefix file = detail::read_file_prefix(path, max_request_trace_bytes, "a request trace");
+  if (!file.whole) AICB_THROW(io_error(path, "a request trace larger than 1 GiB"));
+  return parse_request_trace(file.text, path);
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/json_writer.hpp>
+// #include <aicb/model/requests.hpp>
+// #include <aicb/model/serving.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// What to serve, on what, and the objective.
+struct serve_request {
+  std::string model{}, hf_config{};  ///< a preset, or a Hugging Face config.json
+  serving_spec layout{};             ///< TP, DP-attention, EP and the formats (phase, batch: unused)
+  std::string gpu{}, cluster{};      ///< the machines (aicb::resolve_cluster)
+  std::string trace{};               ///< a request trace (aicb.requests/1); empty: `traffic`
+  traffic_spec traffic{};
+  serving_engine engine{};
+  double slo_ttft_s = 0, slo_tpot_s = 0;  ///< the objective (0: none on that metric)
+  std::string write_trace{};              ///< also write the requests as a CSV trace here
+};
+
+/// A distribution's mean and percentiles (nearest rank), seconds.
+struct latency_summary {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  std::uint64_t count = 0;
+};
+
+[[nodiscard]] inline latency_summary summarize_latencies(std::vector<double> v) {
+  latency_summary s;
+  s.count = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (const double x : v)
+    sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  const auto rank = [&](double q) {
+    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size(), std::max<std::size_t>(k, 1)) - 1];
+  };
+  s.p50 = rank(0.5);
+  s.p90 = rank(0.9);
+  s.p99 = rank(0.99);
+  s.max = v.back();
+  return s;
+}
+
+/// The stream served, summarised.
+struct serve_report {
+  std::string model, gpu, cluster, compute, source;
+  serving_spec layout;
+  serving_engine engine;
+  std::uint64_t requests = 0, prompt_tokens = 0, output_tokens = 0;
+  latency_summary ttft, tpot, e2e;  ///< seconds; TPOT over requests of more than one output token
+  double span_s = 0;                ///< first arrival to last token
+  double requests_per_s = 0, output_tokens_per_s = 0, tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
+  double slo_ttft_s = 0, slo_tpot_s = 0;
+  std::uint64_t within_slo = 0;  ///< requests meeting every objective given
+  double goodput_per_s = 0;      ///< those per second of the span
+  double busy_share = 0;         ///< time in steps over the span
+  std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
+  double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+};
+
+/// Serves `r` (see the file comment).
+[[nodiscard]] inline serve_report serve(const serve_request& r) {
+  if (r.model.empty() && r.hf_config.empty())
+    AICB_THROW(config_error("model", "(none)", "give --model PRESET or --hf-config FILE"));
+  if (!(r.slo_ttft_s >= 0) || !(r.slo_tpot_s >= 0) || !std::isfinite(r.slo_ttft_s) ||
+      !std::isfinite(r.slo_tpot_s))
+    AICB_THROW(config_error("slo", std::to_string(r.slo_ttft_s) + ", " + std::to_string(r.slo_tpot_s),
+                            "expected objectives >= 0 (0: none)"));
+  job_request request;
+  request.model = r.model;
+  request.hf_config = r.hf_config;
+  const model_spec model = build_job(request).job.model;
+  serving_spec layout = r.layout;  // checked as a decode step of one request per group
+  layout.phase = inference_phase::decode;
+  layout.batch = layout.attention_data_parallel;
+  layout.context = 1;
+  validate_serving(model, layout);
+  const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
+  const roofline_model compute(machines.gpu);
+  std::vector<serving_request> requests;
+  serve_report out;
+  char text[256];
+  if (!r.trace.empty()) {
+    requests = read_request_trace(r.trace);
+    out.source = "trace " + r.trace;
+  } else {
+    requests = synthetic_requests(r.traffic);
+    const traffic_spec& t = r.traffic;
+    char arrivals[96];
+    if (t.rate > 0)
+      std::snprintf(arrivals, sizeof arrivals, "%g requests/s, gaps of CV %g", t.rate, t.cv);
+    else
+      std::snprintf(arrivals, sizeof arrivals, "all at time 0");
+    std::snprintf(text, sizeof text, "synthetic: %s, prompts %llu-%llu tokens, outputs %llu-%llu, seed %llu",
+                  arrivals, static_cast<unsigned long long>(t.prompt.low),
+                  static_cast<unsigned long long>(t.prompt.high),
+                  static_cast<unsigned long long>(t.output.low),
+                  static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
+    out.source = text;
+  }
+  const serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+  if (!r.write_trace.empty()) {
+    atomic_file file(r.write_trace);
+    file.write(format_request_trace(requests));
+    file.commit();
+  }
+  out.model = std::string(model.name.empty() ? "custom" : model.name.view());
+  out.gpu = std::string(require_gpu(machines.gpu).name);
+  out.cluster = std::string(machines.name);
+  out.compute = compute.provenance();
+  out.layout = r.layout;
+  out.engine = r.engine;
+  out.requests = requests.size();
+  std::vector<double> ttft, tpot, e2e;
+  double first = INFINITY, last = 0;
+  for (const served_request& s : run.requests) {
+    out.prompt_tokens += s.request.prompt;
+    out.output_tokens += s.request.output;
+    ttft.push_back(s.ttft_s());
+    e2e.push_back(s.e2e_s());
+    if (s.request.output > 1) tpot.push_back(s.tpot_s());
+    first = std::min(first, s.request.arrival_s);
+    last = std::max(last, s.finish_s);
+    const bool ttft_ok = r.slo_ttft_s <= 0 || s.ttft_s() <= r.slo_ttft_s;
+    const bool tpot_ok = r.slo_tpot_s <= 0 || s.tpot_s() <= r.slo_tpot_s;
+    out.within_slo += ttft_ok && tpot_ok;
+  }
+  out.ttft = summarize_latencies(std::move(ttft));
+  out.tpot = summarize_latencies(std::move(tpot));
+  out.e2e = summarize_latencies(std::move(e2e));
+  out.span_s = last - first;
+  if (out.span_s > 0) {
+    out.requests_per_s = static_cast<double>(out.requests) / out.span_s;
+    out.output_tokens_per_s = static_cast<double>(out.output_tokens) / out.span_s;
+    out.tokens_per_s = static_cast<double>(out.output_tokens + out.prompt_tokens) / out.span_s;
+    out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / static_cast<double>(r.layout.gpus());
+    out.goodput_per_s = static_cast<double>(out.within_slo) / out.span_s;
+    out.busy_share = run.busy_s / out.span_s;
+  }
+  out.slo_ttft_s = r.slo_ttft_s;
+  out.slo_tpot_s = r.slo_tpot_s;
+  out.steps = run.steps;
+  out.preemptions = run.preemptions;
+  out.kv_capacity_tokens = run.kv_capacity_tokens;
+  out.peak_kv_share = run.peak_kv_share;
+  out.weight_bytes = run.weight_bytes;
+  out.kv_bytes_per_token = run.kv_bytes_per_token;
+  return out;
+}
+
+/// The report as text.
+[[nodiscard]] inline std::string format_serve(const serve_report& r) {
+  std::string out;
+  char line[320];
+  const auto add = [&](const char* format, auto... values) {
+    std::snprintf(line, sizeof line, format, values...);
+    out += line;
+  };
+  const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  const serving_spec& s = r.layout;
+  add("model %s on %llu GPUs: TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s; %s (%s)\n",
+      r.model.c_str(), u(s.gpus()), u(s.tensor_parallel), u(s.attention_data_parallel), u(s.expert_parallel),
+      std::string(to_string(s.weights)).c_str(), std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(),
+      r.cluster.c_str());
+  add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
+      u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
+      100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  add("requests: %llu (%s); %llu prompt and %llu output tokens\n", u(r.requests), r.source.c_str(),
+      u(r.prompt_tokens), u(r.output_tokens));
+  add("KV cache: %llu tokens a group, at most %.0f%% in use; %llu preemptions; %llu steps, busy %.0f%% of "
+      "%.1f s\n\n",
+      u(r.kv_capacity_tokens), 100 * r.peak_kv_share, u(r.preemptions), u(r.steps), 100 * r.busy_share,
+      r.span_s);
+  add("%-22s %10s %10s %10s %10s %10s\n", "", "mean", "p50", "p90", "p99", "max");
+  const auto row = [&](const char* name, const latency_summary& l, double scale) {
+    add("%-22s %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, l.mean * scale, l.p50 * scale, l.p90 * scale,
+        l.p99 * scale, l.max * scale);
+  };
+  row("time to first token s", r.ttft, 1);
+  row("time per token ms", r.tpot, 1e3);
+  row("latency s", r.e2e, 1);
+  add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all\n",
+      r.requests_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu, r.tokens_per_s);
+  if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0) {
+    char objective[96];
+    if (r.slo_ttft_s > 0 && r.slo_tpot_s > 0)
+      std::snprintf(objective, sizeof objective, "TTFT <= %g ms, TPOT <= %g ms", r.slo_ttft_s * 1e3,
+                    r.slo_tpot_s * 1e3);
+    else if (r.slo_ttft_s > 0)
+      std::snprintf(objective, sizeof objective, "TTFT <= %g ms", r.slo_ttft_s * 1e3);
+    else
+      std::snprintf(objective, sizeof objective, "TPOT <= %g ms", r.slo_tpot_s * 1e3);
+    add("goodput at %s: %.2f requests/s (%llu of %llu requests, %.1f%%)\n", objective, r.goodput_per_s,
+        u(r.within_slo), u(r.requests),
+        r.requests ? 100.0 * static_cast<double>(r.within_slo) / static_cast<double>(r.requests) : 0.0);
+  }
+  out += "compute: " + r.compute + "\n";  // longer than a line buffer
+  return out;
+}
+
+/// The report as JSON ("schema": "aicb.serving_run/1").
+[[nodiscard]] inline std::string to_json(const serve_report& r) {
+  json_writer j;
+  j.begin_object().member("schema", "aicb.serving_run/1").member("aicb_version", AICB_VERSION_STRING);
+  j.member("model", r.model).member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
+  j.member("requests_source", r.source);
+  j.key("layout").begin_object();
+  j.member("gpus", r.layout.gpus()).member("tensor_parallel", r.layout.tensor_parallel);
+  j.member("attention_data_parallel", r.layout.attention_data_parallel);
+  j.member("expert_parallel", r.layout.expert_parallel);
+  j.member("weights", to_string(r.layout.weights)).member("kv_cache", to_string(r.layout.kv_cache));
+  j.end_object();
+  j.key("engine").begin_object();
+  j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
+  j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
+  j.member("chunked_prefill", r.engine.chunked_prefill);
+  j.end_object();
+  j.member("requests", r.requests)
+      .member("prompt_tokens", r.prompt_tokens)
+      .member("output_tokens", r.output_tokens);
+  const auto summary = [&](const char* name, const latency_summary& l) {
+    j.key(name).begin_object();
+    j.member("count", l.count).member("mean", l.mean).member("p50", l.p50).member("p90", l.p90);
+    j.member("p99", l.p99).member("max", l.max);
+    j.end_object();
+  };
+  summary("ttft_s", r.ttft);
+  summary("tpot_s", r.tpot);
+  summary("latency_s", r.e2e);
+  j.key("throughput").begin_object();
+  j.member("span_s", r.span_s).member("requests_per_s", r.requests_per_s);
+  j.member("output_tokens_per_s", r.output_tokens_per_s).member("tokens_per_s", r.tokens_per_s);
+  j.member("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu).member("busy_share", r.busy_share);
+  j.end_object();
+  j.key("slo");
+  if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0) {
+    j.begin_object();
+    j.member("ttft_s", r.slo_ttft_s).member("tpot_s", r.slo_tpot_s);
+    j.member("within", r.within_slo).member("goodput_per_s", r.goodput_per_s);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.key("engine_totals").begin_object();
+  j.member("steps", r.steps).member("preemptions", r.preemptions);
+  j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
+  j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
+  j.end_object();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/commands/written.hpp>
 // #include <aicb/compat.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -27343,6 +27844,7 @@ struct csv_document {
 AICB_END_NAMESPACE
 // #include <aicb/io/aiob_reader.hpp>
 // #include <aicb/io/cluster_file.hpp>
+// #include <aicb/io/request_trace.hpp>
 // #include <aicb/io/simai_lint.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0

@@ -690,3 +690,31 @@ aicb_schema_test(jobs_simai_manifest_schema jobs.schema.json -- sh -c
 aicb_schema_test(jobs_chakra_manifest_schema chakra.schema.json -- sh -c
                  "\"$0\" generate --jobs \"$1\" --format chakra -q -o jobs_chakra_manifest && cat jobs_chakra_manifest/manifest.json"
                  $<TARGET_FILE:aicb_tool> ${two_jobs})
+
+# --- aicb serve: a stream of requests on one deployment --------------------------------------------
+aicb_cli_test(serve_synthetic
+              EXPECT "model llama3-70b on 8 GPUs: TP 8 x DP-attention 1" "synthetic: 4 requests/s, gaps of CV 1"
+                     "time to first token s +[0-9.]+ +[0-9.]+" "time per token ms" "throughput: [0-9.]+ requests/s"
+                     "goodput at TTFT <= 500 ms, TPOT <= 40 ms: "
+              ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 200 --rate 4 --prompt 500:1500 --output 50:150
+                   --slo-ttft-ms 500 --slo-tpot-ms 40)
+aicb_cli_test(serve_trace EXPECT "requests: 2 \\(trace [^)]*trace.jsonl\\); 4908 prompt and 66 output tokens"
+              ARGS serve --model llama3-8b --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/trace.jsonl)
+aicb_cli_test(serve_bad_trace STATUS 2 EXPECT "bad_key.jsonl:1:.*did you mean output_tokens"
+              ARGS serve --model llama3-8b --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/bad_key.jsonl)
+aicb_cli_test(serve_trace_or_synthetic STATUS 2 EXPECT "--requests excludes --rate"
+              ARGS serve --model llama3-8b --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/trace.csv --rate 3)
+aicb_cli_test(serve_bad_lengths STATUS 2 EXPECT "prompt = 900:100: expected 1 <= low <= high tokens"
+              ARGS serve --model llama3-8b --prompt 900:100)
+aicb_cli_test(serve_recurrent_refused STATUS 2 EXPECT "not simulated for recurrent layers"
+              ARGS serve --model qwen3-next-80b-a3b --tp 4)
+aicb_cli_test(serve_weights_do_not_fit STATUS 2 EXPECT "leave no memory for a KV cache"
+              ARGS serve --model llama3-70b --tp 1 --gpu H100)
+aicb_schema_test(serve_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --cluster dgx-h200
+                 --count 300 --rate 5 --prompt 1000:3000 --output 100:300 --slo-ttft-ms 2000 --json)
+# The requests written as a trace and served from it give the same latencies.
+add_test(NAME cli.serve_written_trace_serves_the_same
+         COMMAND sh -c "set -e; a=$(\"$0\" serve --model llama3-8b --count 100 --rate 20 --cv 2 --write-requests serve_written.csv | grep -v '^requests: '); b=$(\"$0\" serve --model llama3-8b --requests serve_written.csv | grep -v '^requests: '); [ \"$a\" = \"$b\" ] && echo same"
+                 $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.serve_written_trace_serves_the_same PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "^same")

@@ -23,6 +23,7 @@ void add_timeline_command(CLI::App& app, action& chosen);   // timeline_command.
 void add_generate_command(CLI::App& app, action& chosen);   // generate_command.cpp
 void add_deepspeed_command(CLI::App& app, action& chosen);  // deepspeed_command.cpp
 void add_inference_command(CLI::App& app, action& chosen);  // inference_command.cpp
+void add_serve_command(CLI::App& app, action& chosen);      // serve_command.cpp
 void add_micro_command(CLI::App& app, action& chosen);      // micro_command.cpp
 void add_schedule_commands(CLI::App& app, action& chosen);  // schedule_command.cpp: schedule, then check
 void add_check_command(CLI::App& app, action& chosen);      // check_command.cpp

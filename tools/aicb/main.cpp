@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   aicb_tool::add_generate_command(app, chosen);
   aicb_tool::add_deepspeed_command(app, chosen);
   aicb_tool::add_inference_command(app, chosen);
+  aicb_tool::add_serve_command(app, chosen);
   aicb_tool::add_micro_command(app, chosen);
   // `aicb profile` is the separate program aicb-profile (CUDA builds): listed here, run by forwarding.
   app.add_subcommand("profile", std::string(aicb_tool::profile_description) + " (see aicb profile --help)")

@@ -111,6 +111,7 @@ class serving_step_pricer {
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
     one.context = 2;
+    one.prompt = 0;
     const inference_step decode(model_, one, 0);
     one.phase = inference_phase::prefill;
     one.prompt = 2;
@@ -212,9 +213,11 @@ class serving_step_pricer {
     if (phase == inference_phase::decode) {
       s.batch = tokens * layout_.attention_data_parallel;
       s.context = 1;
+      s.prompt = 0;
     } else {
       s.batch = layout_.attention_data_parallel;
       s.prompt = tokens;
+      s.context = 0;
     }
     const inference_step step(model_, s, 0);
     token_parts parts;
@@ -280,9 +283,9 @@ struct serving_stream_report {
   if (requests.size() > max_serving_requests)
     refuse("requests", std::to_string(requests.size()), "expected at most 10,000,000 requests");
   for (const serving_request& r : requests)
-    if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s) || r.prompt == 0 || r.output == 0)
+    if (!(r.arrival_s >= 0 && r.arrival_s <= max_arrival_s) || r.prompt == 0 || r.output == 0)
       refuse("request", std::to_string(r.id),
-             "expected an arrival >= 0 s, a prompt and an output of at least 1 token");
+             "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
 
   serving_step_pricer pricer(model, layout, compute, cluster);
   const gpu_spec& gpu = require_gpu(cluster.gpu);

@@ -56,6 +56,8 @@ struct traffic_spec {
 
 /// The most requests a synthetic traffic or a trace may hold (their outcomes are kept per request).
 inline constexpr std::uint64_t max_serving_requests = 10'000'000;
+/// The latest arrival a request may have, seconds (about 31 years).
+inline constexpr double max_arrival_s = 1e9;
 
 /// Refuses, naming the field, the value and the rule, a traffic that cannot be drawn.
 inline void validate(const traffic_spec& t) {
@@ -66,6 +68,8 @@ inline void validate(const traffic_spec& t) {
     refuse("requests", std::to_string(t.requests), "expected 1 to 10,000,000 requests");
   if (!(t.rate >= 0) || !std::isfinite(t.rate))
     refuse("rate", std::to_string(t.rate), "expected requests per second >= 0 (0: all at once)");
+  if (t.rate > 0 && static_cast<double>(t.requests) / t.rate > max_arrival_s / 10)
+    refuse("rate", std::to_string(t.rate), "the requests would arrive over more than 10^8 s: a higher rate");
   if (!(t.cv >= 0 && t.cv <= 100) || !std::isfinite(t.cv))
     refuse("cv", std::to_string(t.cv), "expected a coefficient of variation in [0, 100] (1: Poisson)");
   for (const auto& [field, r] : {std::pair{"prompt", t.prompt}, std::pair{"output", t.output}}) {

@@ -1,0 +1,158 @@
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+// `aicb serve`: a stream of requests — a trace file (--requests) or a synthetic traffic (--rate,
+// --count, --prompt, --output) — served by one deployment (--model, --tp, --dp-attention, --ep and
+// the formats) with a continuous-batching engine; prints the latencies, throughput and goodput
+// (aicb::serve, aicb/commands/serve.hpp), or their JSON (aicb.serving_run/1).
+#include "commands.hpp"
+
+#include <aicb/commands/serve.hpp>
+#include <aicb/dtype.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace aicb_tool {
+namespace {
+
+struct serve_options {
+  aicb::serve_request request;
+  std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
+  double slo_ttft_ms = 0, slo_tpot_ms = 0;
+  bool no_chunked_prefill = false, json = false;
+};
+
+// "N" or "LOW:HIGH" tokens.
+aicb::length_range parse_lengths(const std::string& field, const std::string& text) {
+  const auto number = [&](std::string_view s) {
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+      throw aicb::config_error(field, text, "expected N or LOW:HIGH tokens");
+    return v;
+  };
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return {number(text), number(text)};
+  return {number(std::string_view(text).substr(0, colon)), number(std::string_view(text).substr(colon + 1))};
+}
+
+aicb::dtype parse_format(const std::string& field, const std::string& text) {
+  const auto t = aicb::from_string<aicb::dtype>(text);
+  if (!t || (*t != aicb::dtype::bf16 && *t != aicb::dtype::fp8 && *t != aicb::dtype::fp16))
+    throw aicb::config_error(field, text, "expected bf16 | fp16 | fp8");
+  return *t;
+}
+
+int run_serve(serve_options& o) {
+  aicb::serve_request& r = o.request;
+  r.layout.weights = parse_format("weights", o.weights);
+  r.layout.kv_cache = parse_format("kv_cache", o.kv_cache);
+  r.layout.fp8_dispatch = o.dispatch == "fp8";
+  r.traffic.prompt = parse_lengths("prompt", o.prompt);
+  r.traffic.output = parse_lengths("output", o.output);
+  r.engine.chunked_prefill = !o.no_chunked_prefill;
+  r.slo_ttft_s = o.slo_ttft_ms / 1e3;
+  r.slo_tpot_s = o.slo_tpot_ms / 1e3;
+  const aicb::serve_report report = aicb::serve(r);
+  std::cout << (o.json ? aicb::to_json(report) : aicb::format_serve(report));
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, action& chosen) {
+  add_command<serve_options>(
+      app, chosen,
+      [](CLI::App& parent, serve_options& o, CLI::App*& command) {
+        command = parent.add_subcommand(
+            "serve", "Serve a stream of requests on one deployment: latencies, throughput, goodput");
+        aicb::serve_request& r = o.request;
+        const char* deployment = "deployment";
+        command->add_option("--model", r.model, "a preset (aicb models), e.g. deepseek-v3")
+            ->group(deployment);
+        command->add_option("--hf-config", r.hf_config, "a Hugging Face config.json")->group(deployment);
+        command->add_option("--tp", r.layout.tensor_parallel, "attention tensor parallelism")
+            ->capture_default_str()
+            ->group(deployment);
+        command
+            ->add_option("--dp-attention", r.layout.attention_data_parallel,
+                         "data-parallel attention groups (GPUs = TP x this)")
+            ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--ep", r.layout.expert_parallel, "expert parallelism: 1, or every GPU")
+            ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--weights", o.weights, "weight format: bf16 | fp8")
+            ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--kv-cache", o.kv_cache, "KV cache format: bf16 | fp8")
+            ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--dispatch", o.dispatch, "expert-parallel dispatch format: fp8 | bf16")
+            ->check(CLI::IsMember({"fp8", "bf16"}))
+            ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--gpu", r.gpu, "GPU (catalogue name; default: the cluster's, or H100)")
+            ->group(deployment);
+        command->add_option("--cluster", r.cluster, "cluster preset or cluster file (.json)")
+            ->group(deployment);
+        const char* traffic = "requests";
+        command->add_option("--requests", r.trace, "a request trace, CSV or JSON Lines (aicb.requests/1)")
+            ->group(traffic);
+        command->add_option("--count", r.traffic.requests, "synthetic: requests")
+            ->capture_default_str()
+            ->group(traffic);
+        command->add_option("--rate", r.traffic.rate, "synthetic: requests per second (0: all at once)")
+            ->capture_default_str()
+            ->group(traffic);
+        command
+            ->add_option("--cv", r.traffic.cv, "synthetic: the gaps' coefficient of variation (1: Poisson)")
+            ->capture_default_str()
+            ->group(traffic);
+        command->add_option("--prompt", o.prompt, "synthetic: prompt tokens, N or LOW:HIGH (uniform)")
+            ->capture_default_str()
+            ->group(traffic);
+        command->add_option("--output", o.output, "synthetic: output tokens, N or LOW:HIGH (uniform)")
+            ->capture_default_str()
+            ->group(traffic);
+        command->add_option("--seed", r.traffic.seed, "synthetic: the generator's seed")
+            ->capture_default_str()
+            ->group(traffic);
+        command->add_option("--write-requests", r.write_trace, "also write the requests as a CSV trace")
+            ->group(traffic);
+        const char* engine = "engine (vLLM's scheduler)";
+        command
+            ->add_option("--token-budget", r.engine.token_budget,
+                         "tokens a step per group (max_num_batched_tokens)")
+            ->capture_default_str()
+            ->group(engine);
+        command
+            ->add_option("--max-running", r.engine.max_running,
+                         "requests running at once per group (max_num_seqs)")
+            ->capture_default_str()
+            ->group(engine);
+        command->add_option("--block-tokens", r.engine.block_tokens, "tokens per KV-cache block")
+            ->capture_default_str()
+            ->group(engine);
+        command
+            ->add_option("--memory-fraction", r.engine.memory_fraction,
+                         "share of GPU memory for weights and KV cache")
+            ->capture_default_str()
+            ->group(engine);
+        command->add_flag("--no-chunked-prefill", o.no_chunked_prefill, "admit a prompt only whole")
+            ->group(engine);
+        command->add_option("--slo-ttft-ms", o.slo_ttft_ms, "objective: time to first token, ms (goodput)");
+        command->add_option("--slo-tpot-ms", o.slo_tpot_ms, "objective: time per output token, ms (goodput)");
+        command->add_flag("--json", o.json, "print the report as JSON (aicb.serving_run/1)");
+        // A trace or a synthetic traffic, not both.
+        for (const char* synthetic : {"--count", "--rate", "--cv", "--prompt", "--output", "--seed"})
+          command->get_option("--requests")->excludes(command->get_option(synthetic));
+      },
+      run_serve);
+}
+
+}  // namespace aicb_tool
