@@ -13136,6 +13136,7 @@ AICB_END_NAMESPACE
 
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/gpu.hpp>
+// #include <aicb/compute/iteration_estimate.hpp>
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
@@ -13161,6 +13162,10 @@ struct serving_engine {
   std::uint64_t block_tokens = 16;    ///< tokens per KV-cache block
   double memory_fraction = 0.9;       ///< share of GPU memory for weights and KV cache
   bool chunked_prefill = true;        ///< false: a prompt is admitted only whole
+  /// A decode instance of a disaggregated deployment: each request's prompt arrives in the KV cache
+  /// (sent by a prefill instance) with its first token, and is admitted straight into decoding (a
+  /// request preempted there recomputes its prompt as usual).
+  bool prompts_arrive_cached = false;
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -13402,6 +13407,10 @@ struct serving_stream_report {
   for (std::size_t i = 0; i < requests.size(); ++i)
     out.requests[i].request = requests[i];
   for (const serving_request& r : requests) {
+    if (engine.prompts_arrive_cached && r.output < 2)
+      AICB_THROW(config_error("request", std::to_string(r.id),
+                              "a request whose prompt arrives cached needs at least 2 output tokens (its "
+                              "first came with the prompt)"));
     if (!engine.chunked_prefill && r.prompt > engine.token_budget)
       AICB_THROW(config_error("request", std::to_string(r.id),
                               "its prompt of " + std::to_string(r.prompt) +
@@ -13420,6 +13429,7 @@ struct serving_stream_report {
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
+    bool cached = false;  // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -13450,7 +13460,7 @@ struct serving_stream_report {
       group& g = groups[gi];
       while (g.next < g.dealt.size() && requests[g.dealt[g.next]].arrival_s <= clock) {
         const std::size_t i = g.dealt[g.next++];
-        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0});
+        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0, engine.prompts_arrive_cached});
       }
       if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, requests[g.dealt[g.next]].arrival_s);
       serving_step_shape& shape = shapes[gi];
@@ -13469,6 +13479,7 @@ struct serving_stream_report {
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
         victim.prefilled = victim.blocks = 0;
+        victim.cached = false;
         g.waiting.push_front(victim);
         return true;
       };
@@ -13500,6 +13511,21 @@ struct serving_stream_report {
       // 2. Waiting requests, first come first served.
       while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
         live& w = g.waiting.front();
+        if (w.cached) {  // its prompt and first token are in: it decodes its second token now
+          const std::uint64_t need = blocks_for(w.prompt + 1);
+          if (need > g.free_blocks) break;
+          g.free_blocks -= need;
+          w.blocks = need;
+          w.prefilled = w.prompt;
+          w.generated = 1;
+          budget -= 1;
+          g.running.push_back(w);
+          g.waiting.pop_front();
+          plan.emplace_back(g.running.size() - 1, 1);
+          ++shape.decoding;
+          shape.decode_context += static_cast<double>(g.running.back().prompt + 1);
+          continue;
+        }
         const std::uint64_t tokens = std::min(w.prompt, budget);
         if (!engine.chunked_prefill && tokens < w.prompt) break;
         const std::uint64_t need = blocks_for(tokens);
@@ -13555,6 +13581,148 @@ struct serving_stream_report {
     }
   }
   out.end_s = clock;
+  return out;
+}
+
+/// A disaggregated deployment: `prefill_instances` instances of the `prefill` layout run the prompts;
+/// each request's KV cache then goes over the network to one of `decode_instances` instances of the
+/// `decode` layout, which generate the rest of its tokens.
+struct disaggregated_deployment {
+  serving_spec prefill{}, decode{};
+  std::uint64_t prefill_instances = 1, decode_instances = 1;
+  serving_engine prefill_engine{}, decode_engine{};
+};
+
+/// A stream served by a disaggregated deployment. A request's first token reaches its client from
+/// the decode instance, with the KV cache: its time to first token is its prefill and its transfer.
+struct disaggregated_stream_report {
+  std::vector<served_request> requests;  ///< in the order given
+  std::vector<double> prefill_done_s;    ///< when each request's prompt finished on its prefill instance
+  std::vector<double> kv_transfer_s;     ///< each request's KV transfer, queueing included (0: one token)
+  double kv_bytes = 0;                   ///< every transfer's bytes
+  std::uint64_t prefill_steps = 0, decode_steps = 0, preemptions = 0;
+  double prefill_busy_s = 0, decode_busy_s = 0;  ///< summed over the instances
+  double end_s = 0;
+  std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
+  double peak_kv_share = 0;  ///< the decode instances' fullest group
+};
+
+/// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
+/// order to the prefill instances, which run them to their first token; each request's KV cache (the
+/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token) is then sent
+/// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
+/// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
+/// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
+/// instances, which admit them straight into decoding.
+[[nodiscard]] inline disaggregated_stream_report simulate_disaggregated_serving(
+    const model_spec& model, const disaggregated_deployment& d, const std::vector<serving_request>& requests,
+    const compute_model& compute, const cluster_spec& cluster) {
+  if (d.prefill_instances == 0 || d.decode_instances == 0)
+    AICB_THROW(config_error("instances",
+                            std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
+                            "expected at least one prefill and one decode instance"));
+  if (d.prefill_engine.prompts_arrive_cached)
+    AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
+  if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
+  disaggregated_stream_report out;
+  const std::size_t n = requests.size();
+  out.requests.resize(n);
+  out.prefill_done_s.assign(n, 0);
+  out.kv_transfer_s.assign(n, 0);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].arrival_s < requests[b].arrival_s;
+  });
+
+  // The KV cache's bytes per token (one copy), and a transfer of `bytes` from a group's TP GPUs.
+  serving_spec one = d.decode;
+  one.phase = inference_phase::decode;
+  one.batch = one.attention_data_parallel;
+  one.context = 1;
+  one.prompt = 0;
+  const double kv_per_token = inference_step(model, one, 0).model_kv_bytes_per_token();
+  const double tp = static_cast<double>(d.prefill.tensor_parallel);
+  const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
+
+  // Prefill: each instance runs its share to the first token.
+  for (std::uint64_t p = 0; p < d.prefill_instances; ++p) {
+    std::vector<serving_request> share;
+    std::vector<std::size_t> index;
+    for (std::size_t k = p; k < n; k += d.prefill_instances) {
+      serving_request r = requests[order[k]];
+      r.output = 1;
+      share.push_back(r);
+      index.push_back(order[k]);
+    }
+    if (share.empty()) continue;
+    const serving_stream_report run =
+        simulate_serving(model, d.prefill, share, compute, cluster, d.prefill_engine);
+    out.prefill_steps += run.steps;
+    out.preemptions += run.preemptions;
+    out.prefill_busy_s += run.busy_s;
+    out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
+    // The instance's transfers, in the order their prompts finished, each on the group free first.
+    std::vector<std::size_t> done(share.size());
+    for (std::size_t k = 0; k < done.size(); ++k)
+      done[k] = k;
+    std::stable_sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) {
+      return run.requests[a].finish_s < run.requests[b].finish_s;
+    });
+    std::vector<double> link_free(d.prefill.attention_data_parallel, 0);
+    for (const std::size_t k : done) {
+      const std::size_t i = index[k];
+      out.prefill_done_s[i] = run.requests[k].finish_s;
+      out.requests[i].request = requests[i];
+      out.requests[i].preemptions = run.requests[k].preemptions;
+      if (requests[i].output < 2) {  // its one token is all: no transfer
+        out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
+        continue;
+      }
+      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token;
+      out.kv_bytes += bytes;
+      auto link = std::min_element(link_free.begin(), link_free.end());
+      const double start = std::max(*link, out.prefill_done_s[i]);
+      *link = start + transfer_us(bytes / tp, 0, other_node, cluster) * 1e-6;
+      out.kv_transfer_s[i] = *link - out.prefill_done_s[i];
+      out.requests[i].first_token_s = *link;
+    }
+  }
+
+  // Decode: requests dealt in the order their KV cache arrives.
+  std::vector<std::size_t> arriving;
+  for (std::size_t i = 0; i < n; ++i)
+    if (requests[i].output >= 2) arriving.push_back(i);
+  std::stable_sort(arriving.begin(), arriving.end(), [&](std::size_t a, std::size_t b) {
+    return out.requests[a].first_token_s < out.requests[b].first_token_s;
+  });
+  serving_engine decode_engine = d.decode_engine;
+  decode_engine.prompts_arrive_cached = true;
+  for (std::uint64_t q = 0; q < d.decode_instances; ++q) {
+    std::vector<serving_request> share;
+    std::vector<std::size_t> index;
+    for (std::size_t k = q; k < arriving.size(); k += d.decode_instances) {
+      serving_request r = requests[arriving[k]];
+      r.arrival_s = out.requests[arriving[k]].first_token_s;
+      share.push_back(r);
+      index.push_back(arriving[k]);
+    }
+    if (share.empty()) continue;
+    const serving_stream_report run =
+        simulate_serving(model, d.decode, share, compute, cluster, decode_engine);
+    out.decode_steps += run.steps;
+    out.preemptions += run.preemptions;
+    out.decode_busy_s += run.busy_s;
+    out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
+    out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
+    for (std::size_t k = 0; k < share.size(); ++k) {
+      out.requests[index[k]].finish_s = run.requests[k].finish_s;
+      out.requests[index[k]].preemptions += run.requests[k].preemptions;
+    }
+  }
+  for (const served_request& r : out.requests)
+    out.end_s = std::max(out.end_s, r.finish_s);
   return out;
 }
 
@@ -27326,6 +27494,10 @@ struct serve_request {
   serving_engine engine{};
   double slo_ttft_s = 0, slo_tpot_s = 0;  ///< the objective (0: none on that metric)
   std::string write_trace{};              ///< also write the requests as a CSV trace here
+  /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
+  /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
+  std::uint64_t prefill_instances = 0, decode_instances = 1;
+  serving_spec prefill_layout{};
 };
 
 /// A distribution's mean and percentiles (nearest rank), seconds.
@@ -27369,6 +27541,15 @@ struct serve_report {
   double busy_share = 0;         ///< time in steps over the span
   std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
   double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+  std::uint64_t gpus = 0;  ///< every instance's
+  // Disaggregated: the instances, the prefill layout, the KV transfers (queueing included) and their
+  // bytes, and each side's share of time busy.
+  bool disaggregated = false;
+  std::uint64_t prefill_instances = 0, decode_instances = 0, prefill_steps = 0,
+                prefill_kv_capacity_tokens = 0;
+  serving_spec prefill_layout;
+  latency_summary kv_transfer;
+  double kv_transfer_bytes = 0, prefill_busy_share = 0;
 };
 
 /// Serves `r` (see the file comment).
@@ -27383,11 +27564,20 @@ struct serve_report {
   request.model = r.model;
   request.hf_config = r.hf_config;
   const model_spec model = build_job(request).job.model;
-  serving_spec layout = r.layout;  // checked as a decode step of one request per group
-  layout.phase = inference_phase::decode;
-  layout.batch = layout.attention_data_parallel;
-  layout.context = 1;
-  validate_serving(model, layout);
+  // Each layout checked as a decode step of one request per group.
+  const auto checked = [&](serving_spec l) {
+    l.phase = inference_phase::decode;
+    l.batch = l.attention_data_parallel;
+    l.context = 1;
+    l.prompt = 0;
+    validate_serving(model, l);
+    return l;
+  };
+  const serving_spec layout = checked(r.layout);
+  const bool disaggregated = r.prefill_instances > 0;
+  const serving_spec prefill_layout = disaggregated ? checked(r.prefill_layout) : serving_spec{};
+  if (disaggregated && r.decode_instances == 0)
+    AICB_THROW(config_error("decode_instances", "0", "a disaggregated deployment needs decode instances"));
   const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
   const roofline_model compute(machines.gpu);
   std::vector<serving_request> requests;
@@ -27411,7 +27601,53 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
   }
-  const serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+  // The requests' fates and the engines' totals, aggregated or disaggregated.
+  std::vector<served_request> served;
+  double busy_s = 0;
+  if (disaggregated) {
+    disaggregated_deployment d;
+    d.prefill = prefill_layout;
+    d.decode = layout;
+    d.prefill_instances = r.prefill_instances;
+    d.decode_instances = r.decode_instances;
+    d.prefill_engine = d.decode_engine = r.engine;
+    disaggregated_stream_report run = simulate_disaggregated_serving(model, d, requests, compute, machines);
+    served = std::move(run.requests);
+    std::vector<double> transfers;
+    for (std::size_t i = 0; i < served.size(); ++i)
+      if (served[i].request.output > 1) transfers.push_back(run.kv_transfer_s[i]);
+    out.kv_transfer = summarize_latencies(std::move(transfers));
+    out.kv_transfer_bytes = run.kv_bytes;
+    out.steps = run.decode_steps;
+    out.prefill_steps = run.prefill_steps;
+    out.preemptions = run.preemptions;
+    out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
+    out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
+    out.peak_kv_share = run.peak_kv_share;
+    busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
+    out.prefill_busy_share =
+        run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
+    out.gpus = r.prefill_instances * prefill_layout.gpus() + r.decode_instances * layout.gpus();
+  } else {
+    serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+    served = std::move(run.requests);
+    busy_s = run.busy_s;
+    out.steps = run.steps;
+    out.preemptions = run.preemptions;
+    out.kv_capacity_tokens = run.kv_capacity_tokens;
+    out.peak_kv_share = run.peak_kv_share;
+    out.gpus = layout.gpus();
+  }
+  {
+    serving_spec one = layout;
+    const inference_step step(model, one, 0);
+    out.weight_bytes = step.weight_bytes();
+    out.kv_bytes_per_token = step.kv_bytes_per_token();
+  }
+  out.disaggregated = disaggregated;
+  out.prefill_instances = disaggregated ? r.prefill_instances : 0;
+  out.decode_instances = disaggregated ? r.decode_instances : 1;
+  out.prefill_layout = prefill_layout;
   if (!r.write_trace.empty()) {
     atomic_file file(r.write_trace);
     file.write(format_request_trace(requests));
@@ -27426,7 +27662,7 @@ struct serve_report {
   out.requests = requests.size();
   std::vector<double> ttft, tpot, e2e;
   double first = INFINITY, last = 0;
-  for (const served_request& s : run.requests) {
+  for (const served_request& s : served) {
     out.prompt_tokens += s.request.prompt;
     out.output_tokens += s.request.output;
     ttft.push_back(s.ttft_s());
@@ -27446,18 +27682,13 @@ struct serve_report {
     out.requests_per_s = static_cast<double>(out.requests) / out.span_s;
     out.output_tokens_per_s = static_cast<double>(out.output_tokens) / out.span_s;
     out.tokens_per_s = static_cast<double>(out.output_tokens + out.prompt_tokens) / out.span_s;
-    out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / static_cast<double>(r.layout.gpus());
+    out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / static_cast<double>(out.gpus);
     out.goodput_per_s = static_cast<double>(out.within_slo) / out.span_s;
-    out.busy_share = run.busy_s / out.span_s;
+    out.busy_share = busy_s / out.span_s;
+    out.prefill_busy_share /= out.span_s;
   }
   out.slo_ttft_s = r.slo_ttft_s;
   out.slo_tpot_s = r.slo_tpot_s;
-  out.steps = run.steps;
-  out.preemptions = run.preemptions;
-  out.kv_capacity_tokens = run.kv_capacity_tokens;
-  out.peak_kv_share = run.peak_kv_share;
-  out.weight_bytes = run.weight_bytes;
-  out.kv_bytes_per_token = run.kv_bytes_per_token;
   return out;
 }
 
@@ -27471,10 +27702,23 @@ struct serve_report {
   };
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   const serving_spec& s = r.layout;
-  add("model %s on %llu GPUs: TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s; %s (%s)\n",
-      r.model.c_str(), u(s.gpus()), u(s.tensor_parallel), u(s.attention_data_parallel), u(s.expert_parallel),
-      std::string(to_string(s.weights)).c_str(), std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(),
-      r.cluster.c_str());
+  const auto layout_text = [&](const serving_spec& l) {
+    char t[128];
+    std::snprintf(t, sizeof t, "TP %llu x DP-attention %llu, EP %llu", u(l.tensor_parallel),
+                  u(l.attention_data_parallel), u(l.expert_parallel));
+    return std::string(t);
+  };
+  if (r.disaggregated)
+    add("model %s on %llu GPUs, disaggregated: %llu prefill instance(s) of %s, %llu decode instance(s) of "
+        "%s; "
+        "weights %s, KV cache %s; %s (%s)\n",
+        r.model.c_str(), u(r.gpus), u(r.prefill_instances), layout_text(r.prefill_layout).c_str(),
+        u(r.decode_instances), layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
+        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
+  else
+    add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
+        layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
+        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
   add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
@@ -27484,6 +27728,11 @@ struct serve_report {
       "%.1f s\n\n",
       u(r.kv_capacity_tokens), 100 * r.peak_kv_share, u(r.preemptions), u(r.steps), 100 * r.busy_share,
       r.span_s);
+  if (r.disaggregated)
+    add("prefill: %llu steps, busy %.0f%%, KV cache %llu tokens a group; KV transfers %.2f GB in all, "
+        "%.2f ms a request at the median (p99 %.2f ms, queueing included)\n\n",
+        u(r.prefill_steps), 100 * r.prefill_busy_share, u(r.prefill_kv_capacity_tokens),
+        r.kv_transfer_bytes / 1e9, r.kv_transfer.p50 * 1e3, r.kv_transfer.p99 * 1e3);
   add("%-22s %10s %10s %10s %10s %10s\n", "", "mean", "p50", "p90", "p99", "max");
   const auto row = [&](const char* name, const latency_summary& l, double scale) {
     add("%-22s %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, l.mean * scale, l.p50 * scale, l.p90 * scale,
@@ -27516,7 +27765,7 @@ struct serve_report {
   json_writer j;
   j.begin_object().member("schema", "aicb.serving_run/1").member("aicb_version", AICB_VERSION_STRING);
   j.member("model", r.model).member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
-  j.member("requests_source", r.source);
+  j.member("requests_source", r.source).member("gpus", r.gpus);
   j.key("layout").begin_object();
   j.member("gpus", r.layout.gpus()).member("tensor_parallel", r.layout.tensor_parallel);
   j.member("attention_data_parallel", r.layout.attention_data_parallel);
@@ -27550,6 +27799,23 @@ struct serve_report {
     j.begin_object();
     j.member("ttft_s", r.slo_ttft_s).member("tpot_s", r.slo_tpot_s);
     j.member("within", r.within_slo).member("goodput_per_s", r.goodput_per_s);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.key("disaggregation");
+  if (r.disaggregated) {
+    j.begin_object();
+    j.member("prefill_instances", r.prefill_instances).member("decode_instances", r.decode_instances);
+    j.key("prefill_layout").begin_object();
+    j.member("gpus", r.prefill_layout.gpus()).member("tensor_parallel", r.prefill_layout.tensor_parallel);
+    j.member("attention_data_parallel", r.prefill_layout.attention_data_parallel);
+    j.member("expert_parallel", r.prefill_layout.expert_parallel);
+    j.end_object();
+    j.member("prefill_steps", r.prefill_steps).member("prefill_busy_share", r.prefill_busy_share);
+    j.member("prefill_kv_capacity_tokens_per_group", r.prefill_kv_capacity_tokens);
+    j.member("kv_transfer_bytes", r.kv_transfer_bytes);
+    summary("kv_transfer_s", r.kv_transfer);
     j.end_object();
   } else {
     j.null();

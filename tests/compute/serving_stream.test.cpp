@@ -188,3 +188,46 @@ TEST_CASE("serving stream: the roofline's latencies grow with the load", "[servi
   CHECK(median(quiet, tpot) < 1.3 * lone_s);
   CHECK(quiet.busy_s < quiet.end_s);
 }
+
+TEST_CASE("serving stream: disaggregated, each request's KV cache crosses the network before its first token",
+          "[serving][stream]") {
+  const aicb::roofline_model h200("H200");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
+  const aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::disaggregated_deployment d;
+  d.prefill.tensor_parallel = d.decode.tensor_parallel = 8;
+  // Requests a second apart: nothing queues, so each transfer is one request's KV cache — 2 K and V
+  // of 8 heads of 128 in BF16 in each of 80 layers, 327,680 bytes a token — over the 8 GPUs' NICs.
+  const std::vector<aicb::serving_request> spaced{{0, 0, 2000, 50}, {1, 1, 3000, 50}, {2, 2, 1000, 1}};
+  const aicb::disaggregated_stream_report r = aicb::simulate_disaggregated_serving(m, d, spaced, h200, c);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double bytes = 327680.0 * static_cast<double>(spaced[i].prompt);
+    CHECK(r.kv_transfer_s[i] == Approx(aicb::transfer_us(bytes / 8, 0, 8, c) * 1e-6));
+    CHECK(r.kv_transfer_s[i] > 1e-3);  // hundreds of MB at 50 GB/s a GPU: milliseconds
+    CHECK(r.requests[i].ttft_s() == Approx(r.prefill_done_s[i] - spaced[i].arrival_s + r.kv_transfer_s[i]));
+    CHECK(r.requests[i].finish_s > r.requests[i].first_token_s);
+  }
+  CHECK(r.kv_bytes == Approx(327680.0 * 5000));
+  // A request of one token is done on its prefill instance: no transfer.
+  CHECK(r.kv_transfer_s[2] == 0);
+  CHECK(r.requests[2].finish_s == r.prefill_done_s[2]);
+  // The prefill instance's prompt alone costs what an aggregated engine's first step costs it.
+  const auto alone = aicb::simulate_serving(m, d.prefill, {{0, 0, 2000, 1}}, h200, c);
+  CHECK(r.prefill_done_s[0] == Approx(alone.requests[0].finish_s));
+
+  // Under load, decoding beside no prompt chunks keeps the time per token down.
+  const auto busy =
+      aicb::synthetic_requests({.requests = 400, .rate = 8, .prompt = {2000, 4000}, .output = {100, 200}});
+  const aicb::serving_stream_report together = aicb::simulate_serving(m, d.decode, busy, h200, c);
+  const aicb::disaggregated_stream_report apart = aicb::simulate_disaggregated_serving(m, d, busy, h200, c);
+  const auto median_tpot = [](const std::vector<aicb::served_request>& v) {
+    std::vector<double> t;
+    for (const auto& s : v)
+      t.push_back(s.tpot_s());
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  CHECK(median_tpot(apart.requests) < 0.8 * median_tpot(together.requests));
+  CHECK(apart.decode_steps > 0u);
+  CHECK(apart.prefill_steps > 0u);
+}

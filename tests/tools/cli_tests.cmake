@@ -718,3 +718,15 @@ add_test(NAME cli.serve_written_trace_serves_the_same
          COMMAND sh -c "set -e; a=$(\"$0\" serve --model llama3-8b --count 100 --rate 20 --cv 2 --write-requests serve_written.csv | grep -v '^requests: '); b=$(\"$0\" serve --model llama3-8b --requests serve_written.csv | grep -v '^requests: '); [ \"$a\" = \"$b\" ] && echo same"
                  $<TARGET_FILE:aicb_tool>)
 set_tests_properties(cli.serve_written_trace_serves_the_same PROPERTIES LABELS cli PASS_REGULAR_EXPRESSION "^same")
+# Disaggregated: the KV transfers reported, the prefill layout its own; a prefill layout alone refused.
+aicb_cli_test(serve_disaggregated
+              EXPECT "on 24 GPUs, disaggregated: 1 prefill instance\\(s\\) of TP 8 x DP-attention 1, EP 1, 2 decode instance\\(s\\) of TP 8"
+                     "KV transfers [0-9.]+ GB in all, [0-9.]+ ms a request at the median"
+              ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 100 --rate 4 --prompt 1000:2000 --output 50:100
+                   --prefill-instances 1 --decode-instances 2)
+aicb_cli_test(serve_prefill_layout_needs_instances STATUS 2 EXPECT "needs --prefill-instances"
+              ARGS serve --model llama3-70b --tp 8 --prefill-tp 4)
+aicb_schema_test(serve_json_schema_disaggregated serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --cluster dgx-h200
+                 --count 300 --rate 5 --prompt 1000:3000 --output 100:300 --prefill-instances 1 --prefill-dp-attention 16
+                 --prefill-ep 16 --decode-instances 1 --slo-tpot-ms 50 --json)

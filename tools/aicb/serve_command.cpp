@@ -21,6 +21,7 @@ namespace {
 
 struct serve_options {
   aicb::serve_request request;
+  std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool no_chunked_prefill = false, json = false;
@@ -52,6 +53,14 @@ int run_serve(serve_options& o) {
   r.layout.weights = parse_format("weights", o.weights);
   r.layout.kv_cache = parse_format("kv_cache", o.kv_cache);
   r.layout.fp8_dispatch = o.dispatch == "fp8";
+  if (r.prefill_instances == 0 && (o.prefill_tp || o.prefill_dp_attention || o.prefill_ep))
+    throw aicb::config_error("prefill_instances", "0",
+                             "a prefill layout (--prefill-tp, --prefill-dp-attention, --prefill-ep) needs "
+                             "--prefill-instances");
+  r.prefill_layout = r.layout;
+  if (o.prefill_tp) r.prefill_layout.tensor_parallel = o.prefill_tp;
+  if (o.prefill_dp_attention) r.prefill_layout.attention_data_parallel = o.prefill_dp_attention;
+  if (o.prefill_ep) r.prefill_layout.expert_parallel = o.prefill_ep;
   r.traffic.prompt = parse_lengths("prompt", o.prompt);
   r.traffic.output = parse_lengths("output", o.output);
   r.engine.chunked_prefill = !o.no_chunked_prefill;
@@ -100,6 +109,25 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->group(deployment);
         command->add_option("--cluster", r.cluster, "cluster preset or cluster file (.json)")
             ->group(deployment);
+        const char* split = "disaggregated prefill and decode";
+        command
+            ->add_option("--prefill-instances", r.prefill_instances,
+                         "instances that run the prompts (0: one deployment does both)")
+            ->capture_default_str()
+            ->group(split);
+        command
+            ->add_option("--decode-instances", r.decode_instances,
+                         "instances of the deployment above that decode, with --prefill-instances")
+            ->capture_default_str()
+            ->group(split);
+        command->add_option("--prefill-tp", o.prefill_tp, "a prefill instance's TP (default: --tp)")
+            ->group(split);
+        command
+            ->add_option("--prefill-dp-attention", o.prefill_dp_attention,
+                         "a prefill instance's DP-attention groups (default: --dp-attention)")
+            ->group(split);
+        command->add_option("--prefill-ep", o.prefill_ep, "a prefill instance's EP (default: --ep)")
+            ->group(split);
         const char* traffic = "requests";
         command->add_option("--requests", r.trace, "a request trace, CSV or JSON Lines (aicb.requests/1)")
             ->group(traffic);

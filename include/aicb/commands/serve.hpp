@@ -50,6 +50,10 @@ struct serve_request {
   serving_engine engine{};
   double slo_ttft_s = 0, slo_tpot_s = 0;  ///< the objective (0: none on that metric)
   std::string write_trace{};              ///< also write the requests as a CSV trace here
+  /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
+  /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
+  std::uint64_t prefill_instances = 0, decode_instances = 1;
+  serving_spec prefill_layout{};
 };
 
 /// A distribution's mean and percentiles (nearest rank), seconds.
@@ -93,6 +97,15 @@ struct serve_report {
   double busy_share = 0;         ///< time in steps over the span
   std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
   double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+  std::uint64_t gpus = 0;  ///< every instance's
+  // Disaggregated: the instances, the prefill layout, the KV transfers (queueing included) and their
+  // bytes, and each side's share of time busy.
+  bool disaggregated = false;
+  std::uint64_t prefill_instances = 0, decode_instances = 0, prefill_steps = 0,
+                prefill_kv_capacity_tokens = 0;
+  serving_spec prefill_layout;
+  latency_summary kv_transfer;
+  double kv_transfer_bytes = 0, prefill_busy_share = 0;
 };
 
 /// Serves `r` (see the file comment).
@@ -107,11 +120,20 @@ struct serve_report {
   request.model = r.model;
   request.hf_config = r.hf_config;
   const model_spec model = build_job(request).job.model;
-  serving_spec layout = r.layout;  // checked as a decode step of one request per group
-  layout.phase = inference_phase::decode;
-  layout.batch = layout.attention_data_parallel;
-  layout.context = 1;
-  validate_serving(model, layout);
+  // Each layout checked as a decode step of one request per group.
+  const auto checked = [&](serving_spec l) {
+    l.phase = inference_phase::decode;
+    l.batch = l.attention_data_parallel;
+    l.context = 1;
+    l.prompt = 0;
+    validate_serving(model, l);
+    return l;
+  };
+  const serving_spec layout = checked(r.layout);
+  const bool disaggregated = r.prefill_instances > 0;
+  const serving_spec prefill_layout = disaggregated ? checked(r.prefill_layout) : serving_spec{};
+  if (disaggregated && r.decode_instances == 0)
+    AICB_THROW(config_error("decode_instances", "0", "a disaggregated deployment needs decode instances"));
   const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
   const roofline_model compute(machines.gpu);
   std::vector<serving_request> requests;
@@ -135,7 +157,53 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
   }
-  const serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+  // The requests' fates and the engines' totals, aggregated or disaggregated.
+  std::vector<served_request> served;
+  double busy_s = 0;
+  if (disaggregated) {
+    disaggregated_deployment d;
+    d.prefill = prefill_layout;
+    d.decode = layout;
+    d.prefill_instances = r.prefill_instances;
+    d.decode_instances = r.decode_instances;
+    d.prefill_engine = d.decode_engine = r.engine;
+    disaggregated_stream_report run = simulate_disaggregated_serving(model, d, requests, compute, machines);
+    served = std::move(run.requests);
+    std::vector<double> transfers;
+    for (std::size_t i = 0; i < served.size(); ++i)
+      if (served[i].request.output > 1) transfers.push_back(run.kv_transfer_s[i]);
+    out.kv_transfer = summarize_latencies(std::move(transfers));
+    out.kv_transfer_bytes = run.kv_bytes;
+    out.steps = run.decode_steps;
+    out.prefill_steps = run.prefill_steps;
+    out.preemptions = run.preemptions;
+    out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
+    out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
+    out.peak_kv_share = run.peak_kv_share;
+    busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
+    out.prefill_busy_share =
+        run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
+    out.gpus = r.prefill_instances * prefill_layout.gpus() + r.decode_instances * layout.gpus();
+  } else {
+    serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+    served = std::move(run.requests);
+    busy_s = run.busy_s;
+    out.steps = run.steps;
+    out.preemptions = run.preemptions;
+    out.kv_capacity_tokens = run.kv_capacity_tokens;
+    out.peak_kv_share = run.peak_kv_share;
+    out.gpus = layout.gpus();
+  }
+  {
+    serving_spec one = layout;
+    const inference_step step(model, one, 0);
+    out.weight_bytes = step.weight_bytes();
+    out.kv_bytes_per_token = step.kv_bytes_per_token();
+  }
+  out.disaggregated = disaggregated;
+  out.prefill_instances = disaggregated ? r.prefill_instances : 0;
+  out.decode_instances = disaggregated ? r.decode_instances : 1;
+  out.prefill_layout = prefill_layout;
   if (!r.write_trace.empty()) {
     atomic_file file(r.write_trace);
     file.write(format_request_trace(requests));
@@ -150,7 +218,7 @@ struct serve_report {
   out.requests = requests.size();
   std::vector<double> ttft, tpot, e2e;
   double first = INFINITY, last = 0;
-  for (const served_request& s : run.requests) {
+  for (const served_request& s : served) {
     out.prompt_tokens += s.request.prompt;
     out.output_tokens += s.request.output;
     ttft.push_back(s.ttft_s());
@@ -170,18 +238,13 @@ struct serve_report {
     out.requests_per_s = static_cast<double>(out.requests) / out.span_s;
     out.output_tokens_per_s = static_cast<double>(out.output_tokens) / out.span_s;
     out.tokens_per_s = static_cast<double>(out.output_tokens + out.prompt_tokens) / out.span_s;
-    out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / static_cast<double>(r.layout.gpus());
+    out.output_tokens_per_s_per_gpu = out.output_tokens_per_s / static_cast<double>(out.gpus);
     out.goodput_per_s = static_cast<double>(out.within_slo) / out.span_s;
-    out.busy_share = run.busy_s / out.span_s;
+    out.busy_share = busy_s / out.span_s;
+    out.prefill_busy_share /= out.span_s;
   }
   out.slo_ttft_s = r.slo_ttft_s;
   out.slo_tpot_s = r.slo_tpot_s;
-  out.steps = run.steps;
-  out.preemptions = run.preemptions;
-  out.kv_capacity_tokens = run.kv_capacity_tokens;
-  out.peak_kv_share = run.peak_kv_share;
-  out.weight_bytes = run.weight_bytes;
-  out.kv_bytes_per_token = run.kv_bytes_per_token;
   return out;
 }
 
@@ -195,10 +258,23 @@ struct serve_report {
   };
   const auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   const serving_spec& s = r.layout;
-  add("model %s on %llu GPUs: TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s; %s (%s)\n",
-      r.model.c_str(), u(s.gpus()), u(s.tensor_parallel), u(s.attention_data_parallel), u(s.expert_parallel),
-      std::string(to_string(s.weights)).c_str(), std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(),
-      r.cluster.c_str());
+  const auto layout_text = [&](const serving_spec& l) {
+    char t[128];
+    std::snprintf(t, sizeof t, "TP %llu x DP-attention %llu, EP %llu", u(l.tensor_parallel),
+                  u(l.attention_data_parallel), u(l.expert_parallel));
+    return std::string(t);
+  };
+  if (r.disaggregated)
+    add("model %s on %llu GPUs, disaggregated: %llu prefill instance(s) of %s, %llu decode instance(s) of "
+        "%s; "
+        "weights %s, KV cache %s; %s (%s)\n",
+        r.model.c_str(), u(r.gpus), u(r.prefill_instances), layout_text(r.prefill_layout).c_str(),
+        u(r.decode_instances), layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
+        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
+  else
+    add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
+        layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
+        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
   add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
@@ -208,6 +284,11 @@ struct serve_report {
       "%.1f s\n\n",
       u(r.kv_capacity_tokens), 100 * r.peak_kv_share, u(r.preemptions), u(r.steps), 100 * r.busy_share,
       r.span_s);
+  if (r.disaggregated)
+    add("prefill: %llu steps, busy %.0f%%, KV cache %llu tokens a group; KV transfers %.2f GB in all, "
+        "%.2f ms a request at the median (p99 %.2f ms, queueing included)\n\n",
+        u(r.prefill_steps), 100 * r.prefill_busy_share, u(r.prefill_kv_capacity_tokens),
+        r.kv_transfer_bytes / 1e9, r.kv_transfer.p50 * 1e3, r.kv_transfer.p99 * 1e3);
   add("%-22s %10s %10s %10s %10s %10s\n", "", "mean", "p50", "p90", "p99", "max");
   const auto row = [&](const char* name, const latency_summary& l, double scale) {
     add("%-22s %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, l.mean * scale, l.p50 * scale, l.p90 * scale,
@@ -240,7 +321,7 @@ struct serve_report {
   json_writer j;
   j.begin_object().member("schema", "aicb.serving_run/1").member("aicb_version", AICB_VERSION_STRING);
   j.member("model", r.model).member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
-  j.member("requests_source", r.source);
+  j.member("requests_source", r.source).member("gpus", r.gpus);
   j.key("layout").begin_object();
   j.member("gpus", r.layout.gpus()).member("tensor_parallel", r.layout.tensor_parallel);
   j.member("attention_data_parallel", r.layout.attention_data_parallel);
@@ -274,6 +355,23 @@ struct serve_report {
     j.begin_object();
     j.member("ttft_s", r.slo_ttft_s).member("tpot_s", r.slo_tpot_s);
     j.member("within", r.within_slo).member("goodput_per_s", r.goodput_per_s);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.key("disaggregation");
+  if (r.disaggregated) {
+    j.begin_object();
+    j.member("prefill_instances", r.prefill_instances).member("decode_instances", r.decode_instances);
+    j.key("prefill_layout").begin_object();
+    j.member("gpus", r.prefill_layout.gpus()).member("tensor_parallel", r.prefill_layout.tensor_parallel);
+    j.member("attention_data_parallel", r.prefill_layout.attention_data_parallel);
+    j.member("expert_parallel", r.prefill_layout.expert_parallel);
+    j.end_object();
+    j.member("prefill_steps", r.prefill_steps).member("prefill_busy_share", r.prefill_busy_share);
+    j.member("prefill_kv_capacity_tokens_per_group", r.prefill_kv_capacity_tokens);
+    j.member("kv_transfer_bytes", r.kv_transfer_bytes);
+    summary("kv_transfer_s", r.kv_transfer);
     j.end_object();
   } else {
     j.null();

@@ -47,6 +47,7 @@
 
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/gpu.hpp>
+#include <aicb/compute/iteration_estimate.hpp>
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
@@ -72,6 +73,10 @@ struct serving_engine {
   std::uint64_t block_tokens = 16;    ///< tokens per KV-cache block
   double memory_fraction = 0.9;       ///< share of GPU memory for weights and KV cache
   bool chunked_prefill = true;        ///< false: a prompt is admitted only whole
+  /// A decode instance of a disaggregated deployment: each request's prompt arrives in the KV cache
+  /// (sent by a prefill instance) with its first token, and is admitted straight into decoding (a
+  /// request preempted there recomputes its prompt as usual).
+  bool prompts_arrive_cached = false;
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -313,6 +318,10 @@ struct serving_stream_report {
   for (std::size_t i = 0; i < requests.size(); ++i)
     out.requests[i].request = requests[i];
   for (const serving_request& r : requests) {
+    if (engine.prompts_arrive_cached && r.output < 2)
+      AICB_THROW(config_error("request", std::to_string(r.id),
+                              "a request whose prompt arrives cached needs at least 2 output tokens (its "
+                              "first came with the prompt)"));
     if (!engine.chunked_prefill && r.prompt > engine.token_budget)
       AICB_THROW(config_error("request", std::to_string(r.id),
                               "its prompt of " + std::to_string(r.prompt) +
@@ -331,6 +340,7 @@ struct serving_stream_report {
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
+    bool cached = false;  // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -361,7 +371,7 @@ struct serving_stream_report {
       group& g = groups[gi];
       while (g.next < g.dealt.size() && requests[g.dealt[g.next]].arrival_s <= clock) {
         const std::size_t i = g.dealt[g.next++];
-        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0});
+        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0, engine.prompts_arrive_cached});
       }
       if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, requests[g.dealt[g.next]].arrival_s);
       serving_step_shape& shape = shapes[gi];
@@ -380,6 +390,7 @@ struct serving_stream_report {
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
         victim.prefilled = victim.blocks = 0;
+        victim.cached = false;
         g.waiting.push_front(victim);
         return true;
       };
@@ -411,6 +422,21 @@ struct serving_stream_report {
       // 2. Waiting requests, first come first served.
       while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
         live& w = g.waiting.front();
+        if (w.cached) {  // its prompt and first token are in: it decodes its second token now
+          const std::uint64_t need = blocks_for(w.prompt + 1);
+          if (need > g.free_blocks) break;
+          g.free_blocks -= need;
+          w.blocks = need;
+          w.prefilled = w.prompt;
+          w.generated = 1;
+          budget -= 1;
+          g.running.push_back(w);
+          g.waiting.pop_front();
+          plan.emplace_back(g.running.size() - 1, 1);
+          ++shape.decoding;
+          shape.decode_context += static_cast<double>(g.running.back().prompt + 1);
+          continue;
+        }
         const std::uint64_t tokens = std::min(w.prompt, budget);
         if (!engine.chunked_prefill && tokens < w.prompt) break;
         const std::uint64_t need = blocks_for(tokens);
@@ -466,6 +492,148 @@ struct serving_stream_report {
     }
   }
   out.end_s = clock;
+  return out;
+}
+
+/// A disaggregated deployment: `prefill_instances` instances of the `prefill` layout run the prompts;
+/// each request's KV cache then goes over the network to one of `decode_instances` instances of the
+/// `decode` layout, which generate the rest of its tokens.
+struct disaggregated_deployment {
+  serving_spec prefill{}, decode{};
+  std::uint64_t prefill_instances = 1, decode_instances = 1;
+  serving_engine prefill_engine{}, decode_engine{};
+};
+
+/// A stream served by a disaggregated deployment. A request's first token reaches its client from
+/// the decode instance, with the KV cache: its time to first token is its prefill and its transfer.
+struct disaggregated_stream_report {
+  std::vector<served_request> requests;  ///< in the order given
+  std::vector<double> prefill_done_s;    ///< when each request's prompt finished on its prefill instance
+  std::vector<double> kv_transfer_s;     ///< each request's KV transfer, queueing included (0: one token)
+  double kv_bytes = 0;                   ///< every transfer's bytes
+  std::uint64_t prefill_steps = 0, decode_steps = 0, preemptions = 0;
+  double prefill_busy_s = 0, decode_busy_s = 0;  ///< summed over the instances
+  double end_s = 0;
+  std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
+  double peak_kv_share = 0;  ///< the decode instances' fullest group
+};
+
+/// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
+/// order to the prefill instances, which run them to their first token; each request's KV cache (the
+/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token) is then sent
+/// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
+/// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
+/// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
+/// instances, which admit them straight into decoding.
+[[nodiscard]] inline disaggregated_stream_report simulate_disaggregated_serving(
+    const model_spec& model, const disaggregated_deployment& d, const std::vector<serving_request>& requests,
+    const compute_model& compute, const cluster_spec& cluster) {
+  if (d.prefill_instances == 0 || d.decode_instances == 0)
+    AICB_THROW(config_error("instances",
+                            std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
+                            "expected at least one prefill and one decode instance"));
+  if (d.prefill_engine.prompts_arrive_cached)
+    AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
+  if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
+  disaggregated_stream_report out;
+  const std::size_t n = requests.size();
+  out.requests.resize(n);
+  out.prefill_done_s.assign(n, 0);
+  out.kv_transfer_s.assign(n, 0);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].arrival_s < requests[b].arrival_s;
+  });
+
+  // The KV cache's bytes per token (one copy), and a transfer of `bytes` from a group's TP GPUs.
+  serving_spec one = d.decode;
+  one.phase = inference_phase::decode;
+  one.batch = one.attention_data_parallel;
+  one.context = 1;
+  one.prompt = 0;
+  const double kv_per_token = inference_step(model, one, 0).model_kv_bytes_per_token();
+  const double tp = static_cast<double>(d.prefill.tensor_parallel);
+  const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
+
+  // Prefill: each instance runs its share to the first token.
+  for (std::uint64_t p = 0; p < d.prefill_instances; ++p) {
+    std::vector<serving_request> share;
+    std::vector<std::size_t> index;
+    for (std::size_t k = p; k < n; k += d.prefill_instances) {
+      serving_request r = requests[order[k]];
+      r.output = 1;
+      share.push_back(r);
+      index.push_back(order[k]);
+    }
+    if (share.empty()) continue;
+    const serving_stream_report run =
+        simulate_serving(model, d.prefill, share, compute, cluster, d.prefill_engine);
+    out.prefill_steps += run.steps;
+    out.preemptions += run.preemptions;
+    out.prefill_busy_s += run.busy_s;
+    out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
+    // The instance's transfers, in the order their prompts finished, each on the group free first.
+    std::vector<std::size_t> done(share.size());
+    for (std::size_t k = 0; k < done.size(); ++k)
+      done[k] = k;
+    std::stable_sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) {
+      return run.requests[a].finish_s < run.requests[b].finish_s;
+    });
+    std::vector<double> link_free(d.prefill.attention_data_parallel, 0);
+    for (const std::size_t k : done) {
+      const std::size_t i = index[k];
+      out.prefill_done_s[i] = run.requests[k].finish_s;
+      out.requests[i].request = requests[i];
+      out.requests[i].preemptions = run.requests[k].preemptions;
+      if (requests[i].output < 2) {  // its one token is all: no transfer
+        out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
+        continue;
+      }
+      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token;
+      out.kv_bytes += bytes;
+      auto link = std::min_element(link_free.begin(), link_free.end());
+      const double start = std::max(*link, out.prefill_done_s[i]);
+      *link = start + transfer_us(bytes / tp, 0, other_node, cluster) * 1e-6;
+      out.kv_transfer_s[i] = *link - out.prefill_done_s[i];
+      out.requests[i].first_token_s = *link;
+    }
+  }
+
+  // Decode: requests dealt in the order their KV cache arrives.
+  std::vector<std::size_t> arriving;
+  for (std::size_t i = 0; i < n; ++i)
+    if (requests[i].output >= 2) arriving.push_back(i);
+  std::stable_sort(arriving.begin(), arriving.end(), [&](std::size_t a, std::size_t b) {
+    return out.requests[a].first_token_s < out.requests[b].first_token_s;
+  });
+  serving_engine decode_engine = d.decode_engine;
+  decode_engine.prompts_arrive_cached = true;
+  for (std::uint64_t q = 0; q < d.decode_instances; ++q) {
+    std::vector<serving_request> share;
+    std::vector<std::size_t> index;
+    for (std::size_t k = q; k < arriving.size(); k += d.decode_instances) {
+      serving_request r = requests[arriving[k]];
+      r.arrival_s = out.requests[arriving[k]].first_token_s;
+      share.push_back(r);
+      index.push_back(arriving[k]);
+    }
+    if (share.empty()) continue;
+    const serving_stream_report run =
+        simulate_serving(model, d.decode, share, compute, cluster, decode_engine);
+    out.decode_steps += run.steps;
+    out.preemptions += run.preemptions;
+    out.decode_busy_s += run.busy_s;
+    out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
+    out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
+    for (std::size_t k = 0; k < share.size(); ++k) {
+      out.requests[index[k]].finish_s = run.requests[k].finish_s;
+      out.requests[index[k]].preemptions += run.requests[k].preemptions;
+    }
+  }
+  for (const served_request& r : out.requests)
+    out.end_s = std::max(out.end_s, r.finish_s);
   return out;
 }
 
