@@ -27829,6 +27829,257 @@ struct serve_report {
   return j.str() + "\n";
 }
 
+/// What `aicb plan --serving` searches: deployments of `base`'s model on its machines for its
+/// requests (a trace, or a synthetic traffic at its full rate), each judged by the share of requests
+/// meeting `base`'s objective.
+struct serving_plan_request {
+  serve_request base;
+  std::uint64_t max_gpus = 64;  ///< the most GPUs a deployment may use
+  double attainment = 0.9;      ///< the share of requests that must meet the objective
+};
+
+/// One deployment the plan judged: aggregated (`replicas` copies of `layout`, requests dealt
+/// round-robin) or disaggregated (`prefill_instances` of `prefill_layout`, `decode_instances` of
+/// `layout`), at the fewest instances that meet the objective — or at the most the GPUs allow when
+/// none does.
+struct serving_candidate {
+  bool disaggregated = false, meets = false;
+  serving_spec layout{}, prefill_layout{};
+  std::uint64_t replicas = 1, prefill_instances = 0, decode_instances = 0, gpus = 0;
+  double attainment = 0;  ///< share of requests meeting the objective
+  double ttft_p90_s = 0, tpot_p90_s = 0, output_tokens_per_s_per_gpu = 0;
+};
+
+/// The deployments, those that meet the objective first, by GPUs, then by throughput per GPU.
+struct serving_plan {
+  std::vector<serving_candidate> candidates;
+  std::uint64_t simulations = 0;
+  double attainment = 0;
+};
+
+namespace detail {
+
+// The layouts of one instance worth trying for `model` within `max_gpus`: TP 1–8 (within a node),
+// and for experts DP-attention with EP over every GPU, or EP 1 with TP alone.
+inline std::vector<serving_spec> instance_layouts(const model_spec& model, const serving_spec& formats,
+                                                  std::uint64_t max_gpus, std::uint64_t gpus_per_node) {
+  std::vector<serving_spec> out;
+  for (std::uint64_t tp = 1; tp <= 8 && tp <= max_gpus && tp <= std::max<std::uint64_t>(gpus_per_node, 1);
+       tp *= 2)
+    for (std::uint64_t dp = 1; tp * dp <= max_gpus && dp <= 64; dp *= 2) {
+      if (!model.is_moe() && dp > 1) continue;  // a dense model scales by replicas instead
+      for (const std::uint64_t ep : {std::uint64_t{1}, tp * dp}) {
+        if (!model.is_moe() && ep > 1) continue;
+        if (model.is_moe() && dp > 1 && ep == 1) continue;
+        serving_spec l = formats;
+        l.tensor_parallel = tp;
+        l.attention_data_parallel = dp;
+        l.expert_parallel = ep;
+        l.phase = inference_phase::decode;
+        l.batch = dp;
+        l.context = 1;
+        l.prompt = 0;
+        try {
+          validate_serving(model, l);
+        } catch (const config_error&) {
+          continue;
+        }
+        if (std::none_of(out.begin(), out.end(), [&](const serving_spec& o) {
+              return o.tensor_parallel == tp && o.attention_data_parallel == dp && o.expert_parallel == ep;
+            }))
+          out.push_back(l);
+      }
+    }
+  return out;
+}
+
+// The share of `served` meeting the objective (TTFT only: `ttft_only`).
+inline double attainment_of(const std::vector<served_request>& served, double slo_ttft, double slo_tpot,
+                            bool ttft_only = false) {
+  if (served.empty()) return 0;
+  std::uint64_t ok = 0;
+  for (const served_request& s : served)
+    ok += (slo_ttft <= 0 || s.ttft_s() <= slo_ttft) && (ttft_only || slo_tpot <= 0 || s.tpot_s() <= slo_tpot);
+  return static_cast<double>(ok) / static_cast<double>(served.size());
+}
+
+// The requests dealt round-robin to `n` instances: instance 0's share, in arrival order.
+inline std::vector<serving_request> share_of(const std::vector<serving_request>& sorted, std::uint64_t n) {
+  std::vector<serving_request> out;
+  for (std::size_t k = 0; k < sorted.size(); k += n)
+    out.push_back(sorted[k]);
+  return out;
+}
+
+// The smallest n in [1, most] for which `meets(n)`, by doubling then bisection (meeting is taken to
+// hold for every n above one that meets); `most` when none does.
+template <class Meets>
+std::uint64_t fewest(std::uint64_t most, Meets meets) {
+  std::uint64_t low = 0, high = 1;  // low fails (0: none tried), high is the next to try
+  while (high < most && !meets(high)) {
+    low = high;
+    high = std::min(most, high * 2);
+  }
+  if (high == most && !meets(high)) return most;
+  while (high - low > 1) {
+    const std::uint64_t mid = low + (high - low) / 2;
+    (meets(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
+}  // namespace detail
+
+/// Searches deployments (see serving_plan_request); `compute` prices the steps (the roofline of the
+/// cluster's GPU when null).
+[[nodiscard]] inline serving_plan plan_serving(const serving_plan_request& p,
+                                               const compute_model* compute = nullptr) {
+  const serve_request& r = p.base;
+  if (r.model.empty() && r.hf_config.empty())
+    AICB_THROW(config_error("model", "(none)", "give --model PRESET or --hf-config FILE"));
+  if (!(r.slo_ttft_s > 0) && !(r.slo_tpot_s > 0))
+    AICB_THROW(config_error("slo", "(none)",
+                            "a serving plan needs an objective: --slo-ttft-ms and/or --slo-tpot-ms"));
+  if (!(p.attainment > 0 && p.attainment <= 1))
+    AICB_THROW(config_error("attainment", std::to_string(p.attainment), "expected a share in (0, 1]"));
+  if (p.max_gpus == 0) AICB_THROW(config_error("max_gpus", "0", "expected at least 1 GPU"));
+  job_request request;
+  request.model = r.model;
+  request.hf_config = r.hf_config;
+  const model_spec model = build_job(request).job.model;
+  const cluster_spec machines = resolve_cluster(r.gpu, r.cluster);
+  const roofline_model roofline(machines.gpu);
+  const compute_model& prices = compute ? *compute : roofline;
+  std::vector<serving_request> requests =
+      r.trace.empty() ? synthetic_requests(r.traffic) : read_request_trace(r.trace);
+  std::stable_sort(requests.begin(), requests.end(), [](const serving_request& a, const serving_request& b) {
+    return a.arrival_s < b.arrival_s;
+  });
+  serving_plan plan;
+  plan.attainment = p.attainment;
+  const auto summarize = [&](serving_candidate& c, const std::vector<served_request>& served) {
+    c.attainment = detail::attainment_of(served, r.slo_ttft_s, r.slo_tpot_s);
+    c.meets = c.attainment >= p.attainment;
+    std::vector<double> ttft, tpot;
+    double first = INFINITY, last = 0, tokens = 0;
+    for (const served_request& s : served) {
+      ttft.push_back(s.ttft_s());
+      if (s.request.output > 1) tpot.push_back(s.tpot_s());
+      first = std::min(first, s.request.arrival_s);
+      last = std::max(last, s.finish_s);
+      tokens += static_cast<double>(s.request.output);
+    }
+    c.ttft_p90_s = summarize_latencies(std::move(ttft)).p90;
+    c.tpot_p90_s = summarize_latencies(std::move(tpot)).p90;
+    // One replica's share of the traffic: its throughput over its own GPUs.
+    const double gpus_serving =
+        c.disaggregated ? static_cast<double>(c.gpus) : static_cast<double>(c.layout.gpus());
+    c.output_tokens_per_s_per_gpu = last > first ? tokens / (last - first) / gpus_serving : 0;
+  };
+  for (const serving_spec& layout :
+       detail::instance_layouts(model, r.layout, p.max_gpus, machines.gpus_per_node)) {
+    // Aggregated: the fewest replicas that meet the objective.
+    try {
+      std::vector<served_request> last_served;
+      const std::uint64_t most = p.max_gpus / layout.gpus();
+      const auto serve_with = [&](std::uint64_t n) {
+        ++plan.simulations;
+        last_served =
+            simulate_serving(model, layout, detail::share_of(requests, n), prices, machines, r.engine)
+                .requests;
+        return last_served;
+      };
+      const std::uint64_t n = detail::fewest(most, [&](std::uint64_t k) {
+        return detail::attainment_of(serve_with(k), r.slo_ttft_s, r.slo_tpot_s) >= p.attainment;
+      });
+      serving_candidate c;
+      c.layout = layout;
+      c.replicas = n;
+      c.gpus = n * layout.gpus();
+      summarize(c, serve_with(n));
+      plan.candidates.push_back(c);
+    } catch (const config_error&) {  // the weights do not fit, or a request's KV cache
+    }
+    // Disaggregated, both sides of this layout: the fewest prefill instances for the TTFT, then the
+    // fewest decode instances for the whole objective.
+    if (2 * layout.gpus() > p.max_gpus) continue;
+    try {
+      disaggregated_deployment d;
+      d.prefill = d.decode = layout;
+      d.prefill_engine = d.decode_engine = r.engine;
+      const std::uint64_t most = p.max_gpus / layout.gpus();
+      const auto run = [&](std::uint64_t prefill, std::uint64_t decode) {
+        ++plan.simulations;
+        d.prefill_instances = prefill;
+        d.decode_instances = decode;
+        return simulate_disaggregated_serving(model, d, requests, prices, machines).requests;
+      };
+      const std::uint64_t prefill = detail::fewest(most - 1, [&](std::uint64_t k) {
+        return detail::attainment_of(run(k, 1), r.slo_ttft_s, 0, true) >= p.attainment;
+      });
+      const std::uint64_t decode = detail::fewest(most - prefill, [&](std::uint64_t k) {
+        return detail::attainment_of(run(prefill, k), r.slo_ttft_s, r.slo_tpot_s) >= p.attainment;
+      });
+      serving_candidate c;
+      c.disaggregated = true;
+      c.layout = c.prefill_layout = layout;
+      c.prefill_instances = prefill;
+      c.decode_instances = decode;
+      c.gpus = (prefill + decode) * layout.gpus();
+      summarize(c, run(prefill, decode));
+      plan.candidates.push_back(c);
+    } catch (const config_error&) {
+    }
+  }
+  std::stable_sort(plan.candidates.begin(), plan.candidates.end(),
+                   [](const serving_candidate& a, const serving_candidate& b) {
+                     if (a.meets != b.meets) return a.meets;
+                     if (!a.meets) return a.attainment > b.attainment;
+                     if (a.gpus != b.gpus) return a.gpus < b.gpus;
+                     return a.output_tokens_per_s_per_gpu > b.output_tokens_per_s_per_gpu;
+                   });
+  return plan;
+}
+
+/// The plan as text: one line per deployment.
+[[nodiscard]] inline std::string format_serving_plan(const serving_plan& plan, std::size_t top = 10) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-4s %-44s %6s %10s %10s %10s %12s\n", "rank", "deployment", "GPUs",
+                "within", "TTFT p90", "TPOT p90", "tok/s/GPU");
+  out += line;
+  std::size_t rank = 0;
+  for (const serving_candidate& c : plan.candidates) {
+    if (rank == top) break;
+    char what[96];
+    const auto l = [](const serving_spec& s) {
+      char t[48];
+      std::snprintf(t, sizeof t, "TP%llu DP%llu EP%llu", static_cast<unsigned long long>(s.tensor_parallel),
+                    static_cast<unsigned long long>(s.attention_data_parallel),
+                    static_cast<unsigned long long>(s.expert_parallel));
+      return std::string(t);
+    };
+    if (c.disaggregated)
+      std::snprintf(what, sizeof what, "%llu prefill + %llu decode x %s",
+                    static_cast<unsigned long long>(c.prefill_instances),
+                    static_cast<unsigned long long>(c.decode_instances), l(c.layout).c_str());
+    else
+      std::snprintf(what, sizeof what, "%llu x %s", static_cast<unsigned long long>(c.replicas),
+                    l(c.layout).c_str());
+    std::snprintf(line, sizeof line, "%-4zu %-44s %6llu %9.1f%% %8.3f s %7.1f ms %12.0f%s\n", ++rank, what,
+                  static_cast<unsigned long long>(c.gpus), 100 * c.attainment, c.ttft_p90_s,
+                  c.tpot_p90_s * 1e3, c.output_tokens_per_s_per_gpu, c.meets ? "" : "  (misses)");
+    out += line;
+  }
+  std::snprintf(line, sizeof line,
+                "%zu deployments judged in %llu simulations; a deployment meets the objective when %.0f%% of "
+                "requests do\n",
+                plan.candidates.size(), static_cast<unsigned long long>(plan.simulations),
+                100 * plan.attainment);
+  out += line;
+  return out;
+}
+
 AICB_END_NAMESPACE
 // #include <aicb/commands/written.hpp>
 // #include <aicb/compat.hpp>

@@ -59,3 +59,77 @@ TEST_CASE("serve: a trace served, its throughput over the span and its goodput a
              Catch::Contains("\"schema\": \"aicb.serving_run/1\"") && Catch::Contains("\"within\": 1"));
   CHECK_THAT(aicb::to_json(all), Catch::Contains("\"slo\": null"));
 }
+
+TEST_CASE("serve plan: a hand-counted case — the objective met at the step's time, missed just below it",
+          "[commands][serve]") {
+  // Every computation 1 µs on one GPU (no collectives): 20 requests at time 0 are prefilled in one
+  // step (each its own attention cores), then decode together, a token a step of `decode_us`.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  aicb::model_spec m = aicb::presets::llama3_8b;
+  const aicb::inference_step step(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  double decode_us = 0;
+  for (const aicb::operation& op : step.operations())
+    decode_us += op.type == aicb::op_type::compute;
+  aicb::serving_plan_request p;
+  p.base.model = "llama3-8b";
+  p.base.gpu = "H200";
+  p.base.traffic = {.requests = 20, .rate = 0, .prompt = {64, 64}, .output = {5, 5}};
+  p.max_gpus = 1;  // one layout (TP 1), one replica, no room to disaggregate
+  p.base.slo_tpot_s = 1.01 * decode_us * 1e-6;
+  const aicb::serving_plan met = aicb::plan_serving(p, &each);
+  REQUIRE(met.candidates.size() == 1u);
+  CHECK(met.candidates[0].meets);
+  CHECK(met.candidates[0].attainment == 1);
+  CHECK(met.candidates[0].tpot_p90_s == Approx(decode_us * 1e-6));
+  CHECK(met.candidates[0].gpus == 1u);
+  p.base.slo_tpot_s = 0.99 * decode_us * 1e-6;
+  const aicb::serving_plan missed = aicb::plan_serving(p, &each);
+  REQUIRE(missed.candidates.size() == 1u);
+  CHECK_FALSE(missed.candidates[0].meets);
+  CHECK(missed.candidates[0].attainment == 0);
+  CHECK_THAT(aicb::format_serving_plan(missed),
+             Catch::Contains("1 x TP1 DP1 EP1") && Catch::Contains("(misses)"));
+  CHECK_THROWS_WITH(aicb::plan_serving({.base = {.model = "llama3-8b"}}),
+                    Catch::Contains("needs an objective"));
+}
+
+TEST_CASE("serve plan: the fewest replicas or instances that meet the objective, fewer missing it",
+          "[commands][serve]") {
+  aicb::serving_plan_request p;
+  p.base.model = "llama3-8b";
+  p.base.gpu = "H200";
+  p.base.traffic = {.requests = 400, .rate = 40, .prompt = {1000, 3000}, .output = {50, 150}};
+  p.base.slo_ttft_s = 0.3;
+  p.base.slo_tpot_s = 0.012;
+  p.max_gpus = 8;
+  const aicb::serving_plan plan = aicb::plan_serving(p);
+  REQUIRE_FALSE(plan.candidates.empty());
+  const aicb::serving_candidate& best = plan.candidates.front();
+  REQUIRE(best.meets);
+  for (std::size_t i = 1; i < plan.candidates.size(); ++i)
+    if (plan.candidates[i].meets) CHECK(plan.candidates[i].gpus >= best.gpus);
+  // Checked apart: the same deployment with one instance fewer misses the objective.
+  aicb::serve_request r = p.base;
+  r.layout = best.layout;
+  r.slo_ttft_s = p.base.slo_ttft_s;
+  if (best.disaggregated) {
+    r.prefill_layout = best.prefill_layout;
+    r.prefill_instances = best.prefill_instances;
+    r.decode_instances = best.decode_instances;
+    const aicb::serve_report same = aicb::serve(r);
+    CHECK(static_cast<double>(same.within_slo) / static_cast<double>(same.requests) >= 0.9);
+  } else if (best.replicas > 1) {
+    // Replica 0's share of the traffic with one replica fewer.
+    auto requests = aicb::synthetic_requests(p.base.traffic);
+    std::vector<aicb::serving_request> share;
+    for (std::size_t k = 0; k < requests.size(); k += best.replicas - 1)
+      share.push_back(requests[k]);
+    const auto fewer = aicb::simulate_serving(aicb::presets::llama3_8b, best.layout, share,
+                                              aicb::roofline_model("H200"), aicb::cluster_preset("dgx-h200"));
+    std::uint64_t ok = 0;
+    for (const auto& s : fewer.requests)
+      ok += s.ttft_s() <= 0.3 && s.tpot_s() <= 0.012;
+    CHECK(static_cast<double>(ok) / static_cast<double>(share.size()) < 0.9);
+  }
+  CHECK(plan.simulations > plan.candidates.size());
+}

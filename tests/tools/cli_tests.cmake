@@ -730,3 +730,12 @@ aicb_schema_test(serve_json_schema_disaggregated serving_run.schema.json -- $<TA
                  serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --cluster dgx-h200
                  --count 300 --rate 5 --prompt 1000:3000 --output 100:300 --prefill-instances 1 --prefill-dp-attention 16
                  --prefill-ep 16 --decode-instances 1 --slo-tpot-ms 50 --json)
+# aicb plan --serving: deployments ranked for a traffic and an objective; none without an objective;
+# exit 1 when none meets it.
+aicb_cli_test(plan_serving EXPECT "rank deployment +GPUs +within" "\n1 +[0-9]+ [a-z0-9 +]*x TP[0-9] DP1 EP1" "deployments judged in [0-9]+ simulations"
+              ARGS plan --serving --model llama3-8b --gpu H200 --count 400 --rate 40 --prompt 1000:3000 --output 50:150
+                   --slo-ttft-ms 300 --slo-tpot-ms 12 --max-gpus 8)
+aicb_cli_test(plan_serving_needs_objective STATUS 2 EXPECT "needs an objective"
+              ARGS plan --serving --model llama3-8b --count 50 --rate 5)
+aicb_cli_test(plan_serving_none_meets STATUS 1 EXPECT "no deployment of at most 8 GPUs meets the objective"
+              ARGS plan --serving --model llama3-70b --gpu H200 --count 200 --rate 50 --slo-tpot-ms 1 --max-gpus 8)

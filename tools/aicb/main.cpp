@@ -12,7 +12,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 int main(int argc, char** argv) {
   aicb::remove_temporaries_on_signals();  // an interrupt leaves no half-written temporary behind
@@ -56,6 +58,18 @@ int main(int argc, char** argv) {
   aicb_tool::add_lint_command(app, chosen);
   aicb_tool::add_aiob_commands(app, chosen);
 
-  if (const auto status = aicb_tool::parse_arguments(app, argc, argv)) return *status;
+  // `aicb plan --serving …` plans serving deployments with `aicb serve`'s flags (the traffic, the
+  // engine, the objective), not the training job's that `aicb plan` takes: it is parsed as
+  // `aicb serve --plan …`.
+  std::vector<std::string> words(argv, argv + argc);
+  if (argc >= 2 && words[1] == "plan" &&
+      std::find(words.begin() + 2, words.end(), "--serving") != words.end()) {
+    words[1] = "serve";
+    *std::find(words.begin() + 2, words.end(), "--serving") = "--plan";
+  }
+  std::vector<char*> rewritten;
+  for (std::string& w : words)
+    rewritten.push_back(w.data());
+  if (const auto status = aicb_tool::parse_arguments(app, argc, rewritten.data())) return *status;
   return aicb_tool::run_reporting_errors([&] { return chosen ? chosen() : 0; });
 }

@@ -65,6 +65,11 @@ void add_plan_command(CLI::App& app, action& chosen) {
   auto* command = app.add_subcommand(
       "plan", "Rank the parallel layouts of a model on --world-size GPUs by estimated iteration time");
   command->add_flag("--json", options->json, "print JSON");
+  // Handled before parsing (main.cpp): `aicb plan --serving` takes aicb serve's flags.
+  bool serving = false;
+  command->add_flag("--serving", serving,
+                    "plan serving deployments for a traffic and an objective instead (takes aicb serve's "
+                    "flags: see aicb serve --help)");
   command->add_option("--top", options->top, "layouts to print")->capture_default_str();
   command->add_option("--lost-gpus", options->lost_gpus,
                       "plan a restart after losing this many GPUs: the best layout before and after, and "

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -24,7 +25,10 @@ struct serve_options {
   std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
-  bool no_chunked_prefill = false, json = false;
+  bool no_chunked_prefill = false, json = false, plan = false;
+  std::uint64_t max_gpus = 64;
+  double attainment = 90;
+  std::size_t top = 10;
 };
 
 // "N" or "LOW:HIGH" tokens.
@@ -66,6 +70,26 @@ int run_serve(serve_options& o) {
   r.engine.chunked_prefill = !o.no_chunked_prefill;
   r.slo_ttft_s = o.slo_ttft_ms / 1e3;
   r.slo_tpot_s = o.slo_tpot_ms / 1e3;
+  if (o.plan) {  // aicb plan --serving
+    if (o.json)
+      throw aicb::config_error("json", "true", "a serving plan is printed as text only; drop --json");
+    if (r.prefill_instances > 0)
+      throw aicb::config_error("prefill_instances", std::to_string(r.prefill_instances),
+                               "a serving plan searches the instances itself");
+    aicb::serving_plan_request p;
+    p.base = r;
+    p.max_gpus = o.max_gpus;
+    p.attainment = o.attainment / 100;
+    const aicb::serving_plan plan = aicb::plan_serving(p);
+    std::cout << aicb::format_serving_plan(plan, o.top);
+    if (plan.candidates.empty() || !plan.candidates.front().meets) {
+      std::cout.flush();
+      std::fprintf(stderr, "aicb: plan --serving: no deployment of at most %llu GPUs meets the objective\n",
+                   static_cast<unsigned long long>(o.max_gpus));
+      return 1;
+    }
+    return 0;
+  }
   const aicb::serve_report report = aicb::serve(r);
   std::cout << (o.json ? aicb::to_json(report) : aicb::format_serve(report));
   return 0;
@@ -176,6 +200,16 @@ void add_serve_command(CLI::App& app, action& chosen) {
         command->add_option("--slo-ttft-ms", o.slo_ttft_ms, "objective: time to first token, ms (goodput)");
         command->add_option("--slo-tpot-ms", o.slo_tpot_ms, "objective: time per output token, ms (goodput)");
         command->add_flag("--json", o.json, "print the report as JSON (aicb.serving_run/1)");
+        // `aicb plan --serving` arrives here as --plan (main.cpp); hidden: one spelling is shown.
+        command->add_flag("--plan", o.plan, "rank deployments (aicb plan --serving)")->group("");
+        const char* planning = "aicb plan --serving";
+        command->add_option("--max-gpus", o.max_gpus, "the most GPUs a deployment may use")
+            ->capture_default_str()
+            ->group(planning);
+        command->add_option("--attainment", o.attainment, "percent of requests that must meet the objective")
+            ->capture_default_str()
+            ->group(planning);
+        command->add_option("--top", o.top, "deployments to print")->capture_default_str()->group(planning);
         // A trace or a synthetic traffic, not both.
         for (const char* synthetic : {"--count", "--rate", "--cv", "--prompt", "--output", "--seed"})
           command->get_option("--requests")->excludes(command->get_option(synthetic));
