@@ -27479,7 +27479,9 @@ AICB_END_NAMESPACE
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -27980,14 +27982,20 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
        detail::instance_layouts(model, r.layout, p.max_gpus, machines.gpus_per_node)) {
     // Aggregated: the fewest replicas that meet the objective.
     try {
-      std::vector<served_request> last_served;
       const std::uint64_t most = p.max_gpus / layout.gpus();
-      const auto serve_with = [&](std::uint64_t n) {
-        ++plan.simulations;
-        last_served =
-            simulate_serving(model, layout, detail::share_of(requests, n), prices, machines, r.engine)
-                .requests;
-        return last_served;
+      // Each replica count simulated once: the search and the chosen count's summary share them.
+      std::map<std::uint64_t, std::vector<served_request>> served;
+      const auto serve_with = [&](std::uint64_t n) -> const std::vector<served_request>& {
+        auto it = served.find(n);
+        if (it == served.end()) {
+          ++plan.simulations;
+          it = served
+                   .emplace(n, simulate_serving(model, layout, detail::share_of(requests, n), prices,
+                                                machines, r.engine)
+                                   .requests)
+                   .first;
+        }
+        return it->second;
       };
       const std::uint64_t n = detail::fewest(most, [&](std::uint64_t k) {
         return detail::attainment_of(serve_with(k), r.slo_ttft_s, r.slo_tpot_s) >= p.attainment;
@@ -28008,11 +28016,20 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
       d.prefill = d.decode = layout;
       d.prefill_engine = d.decode_engine = r.engine;
       const std::uint64_t most = p.max_gpus / layout.gpus();
-      const auto run = [&](std::uint64_t prefill, std::uint64_t decode) {
-        ++plan.simulations;
-        d.prefill_instances = prefill;
-        d.decode_instances = decode;
-        return simulate_disaggregated_serving(model, d, requests, prices, machines).requests;
+      std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<served_request>> served;
+      const auto run = [&](std::uint64_t prefill,
+                           std::uint64_t decode) -> const std::vector<served_request>& {
+        auto it = served.find({prefill, decode});
+        if (it == served.end()) {
+          ++plan.simulations;
+          d.prefill_instances = prefill;
+          d.decode_instances = decode;
+          it = served
+                   .emplace(std::pair{prefill, decode},
+                            simulate_disaggregated_serving(model, d, requests, prices, machines).requests)
+                   .first;
+        }
+        return it->second;
       };
       const std::uint64_t prefill = detail::fewest(most - 1, [&](std::uint64_t k) {
         return detail::attainment_of(run(k, 1), r.slo_ttft_s, 0, true) >= p.attainment;
