@@ -13151,6 +13151,7 @@ AICB_END_NAMESPACE
 #include <deque>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -13348,6 +13349,27 @@ struct served_request {
   }
 };
 
+/// A kind of step the stream ran, and how often: the steps of one form (prefill: a step holding a
+/// prompt chunk, run with the prefill kernels; decode: decoding requests only) whose busiest group
+/// scheduled about `tokens` tokens — rounded to the pricer's grid (exact to 64, then steps of
+/// 2^(1/8)) — and, for decode, attended over about `context` keys per request (rounded to steps of
+/// 2^(1/4)). The mix of a run: what a simulator needs to replay it as distinct steps with counts.
+struct serving_step_kind {
+  inference_phase form = inference_phase::decode;
+  std::uint64_t tokens = 0;   ///< per DP-attention group (the busiest group's)
+  std::uint64_t context = 0;  ///< decode: keys attended per request; prefill: 0
+  std::uint64_t count = 0;    ///< steps of this kind
+  double busy_s = 0;          ///< their time
+};
+
+/// The nearest point of a grid exact to 64 and in steps of 2^(1/`per_octave`) above (at least 1).
+[[nodiscard]] inline std::uint64_t serving_grid_point(double value, int per_octave) noexcept {
+  if (!(value > 1)) return 1;
+  if (value <= 64) return static_cast<std::uint64_t>(std::llround(value));
+  const double k = std::round(per_octave * std::log2(value / 64));
+  return static_cast<std::uint64_t>(std::llround(64 * std::exp2(k / per_octave)));
+}
+
 /// The stream served: every request, and the engine's totals.
 struct serving_stream_report {
   serving_engine engine;
@@ -13358,6 +13380,7 @@ struct serving_stream_report {
   std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
   double peak_kv_share = 0;              ///< the fullest group's largest share of its blocks in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
+  std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
 /// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
@@ -13450,6 +13473,7 @@ struct serving_stream_report {
 
   double clock = 0;
   std::size_t finished = 0;
+  std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds;
   std::vector<serving_step_shape> shapes(groups_count);
   // What each group scheduled: index into running, tokens.
   std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled(groups_count);
@@ -13548,12 +13572,31 @@ struct serving_stream_report {
       clock = std::max(clock, next_arrival);
       continue;
     }
-    double step_us = 0;
-    for (const serving_step_shape& s : shapes)
-      step_us = std::max(step_us, pricer.step_us(s));
+    double step_us = -1;
+    const serving_step_shape* busiest = nullptr;
+    for (const serving_step_shape& s : shapes) {
+      const double us = pricer.step_us(s);
+      if (us > step_us) {
+        step_us = us;
+        busiest = &s;
+      }
+    }
     clock += step_us * 1e-6;
     out.busy_s += step_us * 1e-6;
     ++out.steps;
+    {  // the step's kind
+      const bool prefill = !busiest->chunks.empty();
+      const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
+      const std::uint64_t context =
+          prefill ? 0
+                  : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
+      serving_step_kind& k = kinds[{prefill, tokens, context}];
+      k.form = prefill ? inference_phase::prefill : inference_phase::decode;
+      k.tokens = tokens;
+      k.context = context;
+      ++k.count;
+      k.busy_s += step_us * 1e-6;
+    }
     // The tokens of the step: prefill progress, a token for each decoding request and each completed
     // prompt; finished requests leave.
     for (std::size_t gi = 0; gi < groups_count; ++gi) {
@@ -13581,6 +13624,11 @@ struct serving_stream_report {
     }
   }
   out.end_s = clock;
+  for (const auto& [key, kind] : kinds)
+    out.step_kinds.push_back(kind);
+  std::stable_sort(
+      out.step_kinds.begin(), out.step_kinds.end(),
+      [](const serving_step_kind& a, const serving_step_kind& b) { return a.busy_s > b.busy_s; });
   return out;
 }
 
@@ -13605,7 +13653,28 @@ struct disaggregated_stream_report {
   double end_s = 0;
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
+  std::vector<serving_step_kind> prefill_step_kinds,
+      decode_step_kinds;  ///< every instance's, most time first
 };
+
+/// Adds `more` into the mix `into` (kinds of equal form, tokens and context merged), most time first.
+inline void merge_step_kinds(std::vector<serving_step_kind>& into,
+                             const std::vector<serving_step_kind>& more) {
+  for (const serving_step_kind& k : more) {
+    const auto same = std::find_if(into.begin(), into.end(), [&](const serving_step_kind& o) {
+      return o.form == k.form && o.tokens == k.tokens && o.context == k.context;
+    });
+    if (same == into.end()) {
+      into.push_back(k);
+    } else {
+      same->count += k.count;
+      same->busy_s += k.busy_s;
+    }
+  }
+  std::stable_sort(into.begin(), into.end(), [](const serving_step_kind& a, const serving_step_kind& b) {
+    return a.busy_s > b.busy_s;
+  });
+}
 
 /// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
 /// order to the prefill instances, which run them to their first token; each request's KV cache (the
@@ -13663,6 +13732,7 @@ struct disaggregated_stream_report {
     out.preemptions += run.preemptions;
     out.prefill_busy_s += run.busy_s;
     out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
+    merge_step_kinds(out.prefill_step_kinds, run.step_kinds);
     // The instance's transfers, in the order their prompts finished, each on the group free first.
     std::vector<std::size_t> done(share.size());
     for (std::size_t k = 0; k < done.size(); ++k)
@@ -13715,6 +13785,7 @@ struct disaggregated_stream_report {
     out.preemptions += run.preemptions;
     out.decode_busy_s += run.busy_s;
     out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
+    merge_step_kinds(out.decode_step_kinds, run.step_kinds);
     out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
     for (std::size_t k = 0; k < share.size(); ++k) {
       out.requests[index[k]].finish_s = run.requests[k].finish_s;
@@ -27259,6 +27330,222 @@ AICB_END_NAMESPACE
 /// ```
 
 // #include <aicb/calc/job_request.hpp>
+// #include <aicb/commands/serve_steps.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::write_serving_steps — a served stream's operations for a simulator, bounded: every distinct
+/// kind of step the run took (aicb::serving_step_kind) written once — as rank 0's SimAI inference file
+/// or as every GPU's Chakra trace — with `steps.csv`, the mix: each file's kind, how many steps of it
+/// the run took and their time. A simulator plays each file and weighs it by its count.
+///
+/// ```cpp
+/// const aicb::serving_stream_report run = aicb::simulate_serving(model, layout, requests, compute, cluster);
+/// aicb::write_serving_steps("results/steps", aicb::workload_format::simai, model,
+///                           {{"", layout, run.step_kinds}}, compute);
+/// ```
+///
+/// A kind stands for a step of one form: a decode step of `tokens` requests per DP-attention group
+/// over `context` keys each; a prefill step of one prompt of `tokens` per group. A step that mixed
+/// decoding requests and prompt chunks is written in its prefill form with all its tokens as one
+/// prompt: its token-proportional work (projections, experts, collectives) is the step's, its
+/// attention cores a single prompt's (the mix's time column is the stream's own pricing). With expert
+/// parallelism a group's tokens are rounded up to a multiple of TP (DeepEP scatters them over TP).
+
+// #include <aicb/compute/model.hpp>
+// #include <aicb/compute/serving_stream.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/generate/inference_projection.hpp>
+// #include <aicb/io/atomic_file.hpp>
+// #include <aicb/io/chakra.hpp>
+// #include <aicb/io/simai_writer.hpp>
+// #include <aicb/model/serving.hpp>
+// #include <aicb/parallel/groups.hpp>
+// #include <aicb/schedule/inference_step.hpp>
+// #include <aicb/schedule/operation.hpp>
+// #include <aicb/workload/modes.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// One kind of instance of a deployment and the kinds of step it ran (a disaggregated deployment has
+/// two: "prefill" and "decode"; an aggregated one, one with an empty name).
+struct serving_steps_side {
+  std::string name;
+  serving_spec layout;
+  std::vector<serving_step_kind> kinds;
+};
+
+/// A disaggregated deployment's KV-cache transfers: `count` requests' caches, `bytes` each on average
+/// (the whole model's, one copy), `busy_s` their summed time, from a prefill instance of `from` to a
+/// decode instance of `to`.
+struct serving_kv_transfers {
+  serving_spec from, to;
+  double bytes = 0, busy_s = 0;
+  std::uint64_t count = 0;
+};
+
+/// What write_serving_steps wrote.
+struct serving_steps_written {
+  std::string directory;
+  std::uint64_t kinds = 0, files = 0;  ///< files: SimAI files, or Chakra rank files
+  std::uint64_t steps = 0;             ///< steps the kinds stand for
+};
+
+/// The step a kind stands for on `layout` (see the file comment).
+[[nodiscard]] inline serving_spec serving_step_of_kind(const serving_spec& layout,
+                                                       const serving_step_kind& k) {
+  serving_spec s = layout;
+  std::uint64_t tokens = std::max<std::uint64_t>(k.tokens, 1);
+  if (s.expert_parallel > 1)
+    tokens = (tokens + s.tensor_parallel - 1) / s.tensor_parallel * s.tensor_parallel;
+  s.phase = k.form;
+  s.mtp_drafts = 0;
+  if (k.form == inference_phase::decode) {
+    s.batch = tokens * s.attention_data_parallel;
+    s.context = std::max<std::uint64_t>(k.context, 1);
+    s.prompt = 0;
+  } else {
+    s.batch = s.attention_data_parallel;
+    s.prompt = tokens;
+    s.context = 0;
+  }
+  return s;
+}
+
+/// One KV-cache transfer as point-to-point operations, a Chakra set of one prefill instance (ranks
+/// 0 … P−1) and one decode instance (ranks P …): each TP rank of each prefill DP-attention group sends
+/// its share of one request's cache (`t.bytes` / TP: its heads' KV, or a TP-th of MLA's latent) to
+/// the decode rank its index selects, as the engines' connectors move it (each GPU over its own NIC).
+inline chakra_set_result write_kv_transfer_chakra(const std::string& directory, const model_spec& model,
+                                                  const serving_kv_transfers& t, const compute_model& compute,
+                                                  const std::vector<std::uint64_t>& ranks = {}) {
+  const std::uint64_t senders = t.from.gpus(), receivers = t.to.gpus(), world = senders + receivers;
+  const auto share =
+      static_cast<std::uint64_t>(std::llround(t.bytes / static_cast<double>(t.from.tensor_parallel)));
+  const chakra_groups numbers(serving_layout_job(model, t.to));  // no collectives: no group is named
+  chakra_set_options options;
+  options.name = "kv_transfer";
+  options.ranks = ranks;
+  return detail::write_chakra_set_of(
+      directory, world, numbers, options, [&](auto&& write, std::uint64_t rank) {
+        std::vector<operation> ops;
+        const auto transfer = [&](op_type type, std::uint64_t peer, std::uint64_t tag) {
+          operation op;
+          op.index = ops.size();
+          op.type = type;
+          op.name = type == op_type::send ? "kv_cache_send" : "kv_cache_recv";
+          op.phase = op_phase::forward;
+          op.size = bytes(share);
+          op.peer = peer;
+          op.tag = tag;
+          ops.push_back(op);
+        };
+        if (rank < senders) {
+          transfer(op_type::send, senders + rank % receivers, rank);
+        } else {
+          for (std::uint64_t from = 0; from < senders; ++from)  // every sender whose index selects this rank
+            if (senders + from % receivers == rank) transfer(op_type::recv, from, from);
+        }
+        return write_chakra_operations(write, ops, rank, world, numbers, compute);
+      });
+}
+
+/// Writes each kind of each side into `directory` (created) in `format` (simai or chakra; `ranks`:
+/// the GPUs of a Chakra set, empty for all) and the mix as `directory/steps.csv`; with `transfers`
+/// (a disaggregated deployment's), one transfer as a Chakra set of sends and receives
+/// (write_kv_transfer_chakra; SimAI's format has no operation between two jobs: listed in the mix
+/// without a file).
+inline serving_steps_written write_serving_steps(const std::string& directory, workload_format format,
+                                                 const model_spec& model,
+                                                 const std::vector<serving_steps_side>& sides,
+                                                 const compute_model& compute,
+                                                 const std::vector<std::uint64_t>& ranks = {},
+                                                 const std::optional<serving_kv_transfers>& transfers = {}) {
+  if (format != workload_format::simai && format != workload_format::chakra)
+    AICB_THROW(
+        config_error("steps_format", std::string(to_string(format)), "steps are written as simai or chakra"));
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec || !std::filesystem::is_directory(directory))
+    AICB_THROW(io_error(directory, "cannot create the steps folder (" +
+                                       (ec ? ec.message() : std::string("a file has its name")) + ")"));
+  serving_steps_written out;
+  out.directory = directory;
+  std::string mix =
+      "# aicb serve: every kind of step of the run, once; count: steps of that kind, busy_s: their time\n"
+      "# a transfer row: prompt is one request's KV-cache bytes (mean), file - where SimAI cannot express "
+      "it\n"
+      "instance,kind,phase,tokens_per_group,context,batch,prompt,count,busy_s,share,file\n";
+  double total_s = 0;
+  for (const serving_steps_side& side : sides)
+    for (const serving_step_kind& k : side.kinds)
+      total_s += k.busy_s;
+  for (const serving_steps_side& side : sides) {
+    std::uint64_t index = 0;
+    for (const serving_step_kind& k : side.kinds) {
+      const serving_spec s = serving_step_of_kind(side.layout, k);
+      const std::string phase(to_string(k.form));
+      char name[128];
+      std::snprintf(name, sizeof name, "%s%s%03llu-%s-t%llu", side.name.c_str(), side.name.empty() ? "" : "-",
+                    static_cast<unsigned long long>(index++), phase.c_str(),
+                    static_cast<unsigned long long>(k.tokens));
+      std::string file = name;
+      if (k.form == inference_phase::decode) file += "-c" + std::to_string(k.context);
+      if (format == workload_format::simai) {
+        file += ".txt";
+        const inference_workload w = inference_records(inference_step(model, s), compute);
+        simai_writer writer(directory + "/" + file, w.header, w.records.size());
+        for (const record& each : w.records)
+          writer.write(each);
+        writer.finish();
+        ++out.files;
+      } else {
+        chakra_set_options options;
+        options.ranks = ranks;
+        out.files += write_inference_chakra_set(directory + "/" + file, model, s, compute, options).files;
+      }
+      ++out.kinds;
+      out.steps += k.count;
+      char row[512];
+      std::snprintf(row, sizeof row, "%s,%llu,%s,%llu,%llu,%llu,%llu,%llu,%.9g,%.6f,%s\n",
+                    side.name.empty() ? "serving" : side.name.c_str(),
+                    static_cast<unsigned long long>(index - 1), phase.c_str(),
+                    static_cast<unsigned long long>(k.tokens), static_cast<unsigned long long>(k.context),
+                    static_cast<unsigned long long>(s.batch), static_cast<unsigned long long>(s.prompt),
+                    static_cast<unsigned long long>(k.count), k.busy_s,
+                    total_s > 0 ? k.busy_s / total_s : 0.0, file.c_str());
+      mix += row;
+    }
+  }
+  if (transfers) {
+    std::string file = "-";
+    if (format == workload_format::chakra) {
+      file = "kv-transfer";
+      out.files += write_kv_transfer_chakra(directory + "/" + file, model, *transfers, compute, ranks).files;
+    }
+    char row[256];
+    std::snprintf(row, sizeof row, "transfer,0,kv_cache,0,0,0,%.0f,%llu,%.9g,,%s\n", transfers->bytes,
+                  static_cast<unsigned long long>(transfers->count), transfers->busy_s, file.c_str());
+    mix += row;
+  }
+  atomic_file csv(directory + "/steps.csv");
+  csv.write(mix);
+  csv.commit();
+  return out;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/roofline.hpp>
 // #include <aicb/compute/serving_stream.hpp>
@@ -27473,13 +27760,16 @@ AICB_END_NAMESPACE
 // #include <aicb/json_writer.hpp>
 // #include <aicb/model/requests.hpp>
 // #include <aicb/model/serving.hpp>
+// #include <aicb/parallel/groups.hpp>
 // #include <aicb/version.hpp>
+// #include <aicb/workload/modes.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27496,6 +27786,11 @@ struct serve_request {
   serving_engine engine{};
   double slo_ttft_s = 0, slo_tpot_s = 0;  ///< the objective (0: none on that metric)
   std::string write_trace{};              ///< also write the requests as a CSV trace here
+  /// Also write every kind of step the run took, once, with the mix (aicb::write_serving_steps):
+  /// into this folder, as `steps_format` (simai or chakra; `steps_ranks`: a Chakra set's GPUs, "0-7").
+  std::string steps{};
+  workload_format steps_format = workload_format::simai;
+  std::string steps_ranks{};
   /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
   /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
   std::uint64_t prefill_instances = 0, decode_instances = 1;
@@ -27506,6 +27801,7 @@ struct serve_request {
 struct latency_summary {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
   std::uint64_t count = 0;
+  std::vector<double> percentiles;  ///< 0th (the least) to 100th, 101 values; empty when count is 0
 };
 
 [[nodiscard]] inline latency_summary summarize_latencies(std::vector<double> v) {
@@ -27525,6 +27821,10 @@ struct latency_summary {
   s.p90 = rank(0.9);
   s.p99 = rank(0.99);
   s.max = v.back();
+  s.percentiles.reserve(101);
+  s.percentiles.push_back(v.front());
+  for (int q = 1; q <= 100; ++q)
+    s.percentiles.push_back(rank(q / 100.0));
   return s;
 }
 
@@ -27552,6 +27852,10 @@ struct serve_report {
   serving_spec prefill_layout;
   latency_summary kv_transfer;
   double kv_transfer_bytes = 0, prefill_busy_share = 0;
+  /// The kinds of step the run took (aicb::serving_step_kind), most time first: the decode (or only)
+  /// instances', and a disaggregated deployment's prefill instances'.
+  std::vector<serving_step_kind> step_kinds, prefill_step_kinds;
+  serving_steps_written steps_written;  ///< what serve_request::steps wrote
 };
 
 /// Serves `r` (see the file comment).
@@ -27626,6 +27930,8 @@ struct serve_report {
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.step_kinds = std::move(run.decode_step_kinds);
+    out.prefill_step_kinds = std::move(run.prefill_step_kinds);
     busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
     out.prefill_busy_share =
         run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
@@ -27638,13 +27944,31 @@ struct serve_report {
     out.preemptions = run.preemptions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.step_kinds = std::move(run.step_kinds);
     out.gpus = layout.gpus();
   }
-  {
-    serving_spec one = layout;
-    const inference_step step(model, one, 0);
+  {  // the decode layout's bytes (layout: a decode step of one request per group)
+    const inference_step step(model, layout, 0);
     out.weight_bytes = step.weight_bytes();
     out.kv_bytes_per_token = step.kv_bytes_per_token();
+  }
+  if (!r.steps.empty()) {
+    std::vector<serving_steps_side> sides;
+    if (disaggregated) sides.push_back({"prefill", prefill_layout, out.prefill_step_kinds});
+    sides.push_back({disaggregated ? "decode" : "", layout, out.step_kinds});
+    std::vector<std::uint64_t> ranks;
+    if (!r.steps_ranks.empty()) {
+      if (r.steps_format != workload_format::chakra)
+        AICB_THROW(config_error("steps_ranks", r.steps_ranks, "only a Chakra set takes chosen GPUs"));
+      ranks = parse_ranks(r.steps_ranks,
+                          std::min(layout.gpus(), disaggregated ? prefill_layout.gpus() : layout.gpus()));
+    }
+    std::optional<serving_kv_transfers> transfers;
+    if (disaggregated && out.kv_transfer.count > 0)
+      transfers = serving_kv_transfers{
+          prefill_layout, layout, out.kv_transfer_bytes / static_cast<double>(out.kv_transfer.count),
+          out.kv_transfer.mean * static_cast<double>(out.kv_transfer.count), out.kv_transfer.count};
+    out.steps_written = write_serving_steps(r.steps, r.steps_format, model, sides, compute, ranks, transfers);
   }
   out.disaggregated = disaggregated;
   out.prefill_instances = disaggregated ? r.prefill_instances : 0;
@@ -27758,8 +28082,143 @@ struct serve_report {
         u(r.within_slo), u(r.requests),
         r.requests ? 100.0 * static_cast<double>(r.within_slo) / static_cast<double>(r.requests) : 0.0);
   }
+  if (!r.step_kinds.empty()) {
+    std::uint64_t decode_kinds = 0, prefill_kinds = 0;
+    for (const serving_step_kind& k : r.step_kinds)
+      ++(k.form == inference_phase::decode ? decode_kinds : prefill_kinds);
+    const serving_step_kind& top = r.step_kinds.front();
+    add("steps: %llu kinds (%llu with a prompt chunk, %llu decode only)%s; the most time: %s of %llu tokens "
+        "a "
+        "group%s (%llu steps)\n",
+        u(r.step_kinds.size()), u(prefill_kinds), u(decode_kinds),
+        r.disaggregated ? " on the decode instances" : "", std::string(to_string(top.form)).c_str(),
+        u(top.tokens),
+        top.form == inference_phase::decode ? (", over " + std::to_string(top.context) + " keys").c_str()
+                                            : "",
+        u(top.count));
+  }
+  if (!r.steps_written.directory.empty())
+    add("wrote %s: %llu kinds of step (%llu steps), %llu files, the mix in steps.csv\n",
+        r.steps_written.directory.c_str(), u(r.steps_written.kinds), u(r.steps_written.steps),
+        u(r.steps_written.files));
   out += "compute: " + r.compute + "\n";  // longer than a line buffer
   return out;
+}
+
+namespace detail {
+
+// One distribution's cumulative plot as inline SVG: the percentiles on a log time axis.
+inline std::string latency_svg(const char* title, const latency_summary& l, double scale, const char* unit) {
+  std::string svg;
+  char buffer[256];
+  const auto add = [&](const char* format, auto... values) {
+    std::snprintf(buffer, sizeof buffer, format, values...);
+    svg += buffer;
+  };
+  constexpr double width = 420, height = 220, left = 50, right = 24, top = 24, bottom = 36;
+  add("<figure><svg width=\"%g\" height=\"%g\" role=\"img\" aria-label=\"%s\">", width, height, title);
+  add("<text x=\"%g\" y=\"16\" font-weight=\"bold\">%s</text>", left, title);
+  if (l.percentiles.empty()) {
+    add("<text x=\"%g\" y=\"%g\">no requests</text></svg></figure>\n", left, height / 2);
+    return svg;
+  }
+  double low = INFINITY, high = 0;
+  for (const double v : l.percentiles)
+    if (v * scale > 0) {
+      low = std::min(low, v * scale);
+      high = std::max(high, v * scale);
+    }
+  if (!std::isfinite(low)) low = high = 1;
+  double decade_low = std::floor(std::log10(low)), decade_high = std::ceil(std::log10(high));
+  if (decade_high <= decade_low) decade_high = decade_low + 1;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  const auto x_of = [&](double v) {
+    const double lv = std::log10(std::max(v, std::pow(10.0, decade_low)));
+    return left + plot_w * (lv - decade_low) / (decade_high - decade_low);
+  };
+  const auto y_of = [&](double q) { return top + plot_h * (1 - q); };
+  add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#999\"/>", left, top, plot_w,
+      plot_h);
+  for (double d = decade_low; d <= decade_high; ++d) {
+    const double x = x_of(std::pow(10.0, d));
+    add("<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#ddd\"/>", x, top, x, top + plot_h);
+    add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%g</text>", x, top + plot_h + 14,
+        std::pow(10.0, d));
+  }
+  for (int q = 0; q <= 100; q += 25)
+    add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%d%%</text>", left - 4,
+        y_of(q / 100.0) + 4, q);
+  add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%s (log scale)</text>",
+      left + plot_w / 2, height - 4, unit);
+  svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
+  for (std::size_t q = 0; q < l.percentiles.size(); ++q)
+    add("%.1f,%.1f ", x_of(l.percentiles[q] * scale), y_of(static_cast<double>(q) / 100));
+  svg += "\"/></svg><figcaption>";
+  add("mean %.4g, p50 %.4g, p90 %.4g, p99 %.4g, max %.4g %s", l.mean * scale, l.p50 * scale, l.p90 * scale,
+      l.p99 * scale, l.max * scale, unit);
+  svg += "</figcaption></figure>\n";
+  return svg;
+}
+
+inline std::string html_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// The report as a self-contained HTML page: the text report, the latency distributions plotted
+/// (cumulative, over every request), and the mix of steps.
+[[nodiscard]] inline std::string format_serve_html(const serve_report& r) {
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>aicb serve: " +
+      detail::html_escape(r.model) +
+      "</title><style>body{font-family:sans-serif;margin:1.5em}figure{display:inline-block;margin:0 1em 1em "
+      "0}"
+      "pre{background:#f6f6f6;padding:0.8em;white-space:pre-wrap}td,th{padding:2px "
+      "8px;text-align:right}</style></head><body>\n";
+  page +=
+      "<h1>" + detail::html_escape(r.model) + " served: " + std::to_string(r.requests) + " requests</h1>\n";
+  page += "<h2>Latency, every request (share of requests at or below)</h2>\n";
+  page += detail::latency_svg("time to first token", r.ttft, 1e3, "ms");
+  page += detail::latency_svg("time per output token", r.tpot, 1e3, "ms");
+  page += detail::latency_svg("end-to-end latency", r.e2e, 1, "s");
+  if (r.disaggregated) page += detail::latency_svg("KV-cache transfer", r.kv_transfer, 1e3, "ms");
+  const auto kinds_table = [&](const char* title, const std::vector<serving_step_kind>& kinds) {
+    if (kinds.empty()) return;
+    double total = 0;
+    for (const serving_step_kind& k : kinds)
+      total += k.busy_s;
+    page += std::string("<h2>") + title +
+            "</h2>\n<table><tr><th>form</th><th>tokens a group</th><th>context</th><th>steps</th>"
+            "<th>time s</th><th>share</th></tr>\n";
+    char row[256];
+    for (const serving_step_kind& k : kinds) {
+      std::snprintf(
+          row, sizeof row,
+          "<tr><td>%s</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%.1f%%</td></tr>\n",
+          std::string(to_string(k.form)).c_str(), static_cast<unsigned long long>(k.tokens),
+          static_cast<unsigned long long>(k.context), static_cast<unsigned long long>(k.count), k.busy_s,
+          total > 0 ? 100 * k.busy_s / total : 0.0);
+      page += row;
+    }
+    page += "</table>\n";
+  };
+  kinds_table(r.disaggregated ? "Steps of the decode instances, most time first" : "Steps, most time first",
+              r.step_kinds);
+  kinds_table("Steps of the prefill instances, most time first", r.prefill_step_kinds);
+  page += "<h2>Report</h2>\n<pre>" + detail::html_escape(format_serve(r)) + "</pre>\n</body></html>\n";
+  return page;
 }
 
 /// The report as JSON ("schema": "aicb.serving_run/1").
@@ -27827,6 +28286,16 @@ struct serve_report {
   j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
   j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
   j.end_object();
+  const auto kinds = [&](const char* name, const std::vector<serving_step_kind>& list) {
+    j.key(name).begin_array();
+    for (const serving_step_kind& k : list) {
+      j.begin_object().member("form", to_string(k.form)).member("tokens_per_group", k.tokens);
+      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s).end_object();
+    }
+    j.end_array();
+  };
+  kinds("step_kinds", r.step_kinds);
+  kinds("prefill_step_kinds", r.prefill_step_kinds);
   j.end_object();
   return j.str() + "\n";
 }

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -132,4 +133,51 @@ TEST_CASE("serve plan: the fewest replicas or instances that meet the objective,
     CHECK(static_cast<double>(ok) / static_cast<double>(share.size()) < 0.9);
   }
   CHECK(plan.simulations > plan.candidates.size());
+}
+
+TEST_CASE("serve: the percentiles for a plot, the step mix in the report and the HTML page",
+          "[commands][serve]") {
+  std::vector<double> v;
+  for (int i = 1; i <= 1000; ++i)
+    v.push_back(i / 1000.0);
+  const aicb::latency_summary s = aicb::summarize_latencies(v);
+  REQUIRE(s.percentiles.size() == 101u);
+  CHECK(s.percentiles.front() == 0.001);  // the least
+  CHECK(s.percentiles[50] == s.p50);
+  CHECK(s.percentiles[90] == s.p90);
+  CHECK(s.percentiles[99] == s.p99);
+  CHECK(s.percentiles.back() == s.max);
+  CHECK(std::is_sorted(s.percentiles.begin(), s.percentiles.end()));
+
+  aicb::serve_request r;
+  r.model = "llama3-8b";
+  r.gpu = "H100";
+  r.trace = std::string(AICB_SOURCE_DIR) + "/tests/data/requests/trace.csv";
+  const aicb::serve_report report = aicb::serve(r);
+  REQUIRE_FALSE(report.step_kinds.empty());
+  std::uint64_t steps = 0;
+  for (const aicb::serving_step_kind& k : report.step_kinds)
+    steps += k.count;
+  CHECK(steps == report.steps);
+  CHECK(report.prefill_step_kinds.empty());  // aggregated: one mix
+  CHECK_THAT(aicb::format_serve(report),
+             Catch::Contains("steps: " + std::to_string(report.step_kinds.size()) + " kinds"));
+  const std::string json = aicb::to_json(report);
+  CHECK_THAT(json, Catch::Contains("\"step_kinds\": [") && Catch::Contains("\"prefill_step_kinds\": []") &&
+                       Catch::Contains("\"tokens_per_group\": "));
+  const std::string page = aicb::format_serve_html(report);
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.ends_with("</html>\n"));
+  // Three latency plots (no KV transfer when aggregated), each a line through the 101 percentiles.
+  std::size_t plots = 0;
+  for (std::size_t at = page.find("<polyline"); at != std::string::npos;
+       at = page.find("<polyline", at + 1)) {
+    ++plots;
+    const std::size_t begin = page.find("points=\"", at) + 8, end = page.find('"', begin);
+    const std::string points = page.substr(begin, end - begin);
+    CHECK(static_cast<std::size_t>(std::count(points.begin(), points.end(), ',')) == 101u);
+  }
+  CHECK(plots == 3u);
+  CHECK_THAT(page, Catch::Contains("time to first token") && Catch::Contains("Steps, most time first"));
+  CHECK(page.find("<pre>model llama3-8b") != std::string::npos);  // the text report, escaped
 }

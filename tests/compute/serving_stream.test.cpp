@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -169,4 +170,56 @@ TEST_CASE("serving stream: disaggregated, each request's KV cache crosses the ne
   CHECK(median_tpot(apart.requests) < 0.8 * median_tpot(together.requests));
   CHECK(apart.decode_steps > 0u);
   CHECK(apart.prefill_steps > 0u);
+}
+
+TEST_CASE("serving stream: the step mix counts every step once, by form, tokens and context",
+          "[serving][stream]") {
+  CHECK(aicb::serving_grid_point(0, 8) == 1u);
+  CHECK(aicb::serving_grid_point(37, 8) == 37u);  // exact to 64
+  CHECK(aicb::serving_grid_point(64, 8) == 64u);
+  CHECK(aicb::serving_grid_point(128, 8) == 128u);  // an octave above: a grid point
+  CHECK(aicb::serving_grid_point(100, 8) == 99u);   // 64 * 2^(5/8) = 98.7, the nearest of 90.5, 98.7, 107.6
+  CHECK(aicb::serving_grid_point(100, 4) == 108u);  // 64 * 2^(3/4) = 107.6 (2^(2/4): 90.5)
+
+  // The hand-counted run: one prefill step of two 10-token prompts, then two decode steps of two
+  // requests over 11 and 12 keys (each rounded to itself: below 64).
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::model_spec m = small_dense();
+  const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, 0, 10, 3}};
+  const aicb::serving_stream_report r =
+      aicb::simulate_serving(m, {}, two, each, aicb::cluster_preset("dgx-h100"));
+  REQUIRE(r.step_kinds.size() == 3u);
+  std::uint64_t steps = 0;
+  double busy = 0;
+  for (std::size_t i = 0; i < r.step_kinds.size(); ++i) {
+    steps += r.step_kinds[i].count;
+    busy += r.step_kinds[i].busy_s;
+    if (i > 0) CHECK(r.step_kinds[i - 1].busy_s >= r.step_kinds[i].busy_s);  // most time first
+  }
+  CHECK(steps == r.steps);
+  CHECK(busy == Approx(r.busy_s));
+  const aicb::serving_step_kind& prefill = r.step_kinds.front();  // two cores a layer: the longest
+  CHECK(prefill.form == aicb::inference_phase::prefill);
+  CHECK(prefill.tokens == 20u);
+  CHECK(prefill.context == 0u);
+  CHECK(prefill.count == 1u);
+  // The decode steps: the first attends over prompt + 1 generated token (11 keys), the second 12.
+  std::vector<std::uint64_t> contexts;
+  for (const aicb::serving_step_kind& k : r.step_kinds)
+    if (k.form == aicb::inference_phase::decode) {
+      CHECK(k.tokens == 2u);
+      CHECK(k.count == 1u);
+      contexts.push_back(k.context);
+    }
+  std::sort(contexts.begin(), contexts.end());
+  CHECK(contexts == std::vector<std::uint64_t>{11, 12});
+
+  // Merged mixes add counts and time of equal kinds and keep the others.
+  std::vector<aicb::serving_step_kind> merged = r.step_kinds;
+  aicb::merge_step_kinds(merged, r.step_kinds);
+  REQUIRE(merged.size() == r.step_kinds.size());
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    CHECK(merged[i].count == 2 * r.step_kinds[i].count);
+    CHECK(merged[i].busy_s == Approx(2 * r.step_kinds[i].busy_s));
+  }
 }

@@ -739,3 +739,21 @@ aicb_cli_test(plan_serving_needs_objective STATUS 2 EXPECT "needs an objective"
               ARGS plan --serving --model llama3-8b --count 50 --rate 5)
 aicb_cli_test(plan_serving_none_meets STATUS 1 EXPECT "no deployment of at most 8 GPUs meets the objective"
               ARGS plan --serving --model llama3-70b --gpu H200 --count 200 --rate 50 --slo-tpot-ms 1 --max-gpus 8)
+# The run's operations, bounded: every kind of step once with the mix (SimAI text; Chakra with the KV
+# transfers as sends and receives when disaggregated), and the report as an HTML page with its plots.
+aicb_cli_test(serve_steps_simai EXPECT "steps: [0-9]+ kinds \\([0-9]+ with a prompt chunk, [0-9]+ decode only\\)"
+                                       "wrote serve_steps: [0-9]+ kinds of step \\([0-9]+ steps\\), [0-9]+ files, the mix in steps.csv"
+              ARGS serve --model llama3-8b --gpu H200 --count 100 --rate 20 --steps serve_steps)
+add_test(NAME cli.serve_steps_chakra_disaggregated
+         COMMAND sh -c "set -e; rm -rf serve_steps_pd; \"$0\" serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --count 60 --rate 5 --prefill-instances 1 --decode-instances 1 --steps serve_steps_pd --steps-format chakra --steps-ranks 0-1 > /dev/null; grep -c '^prefill,' serve_steps_pd/steps.csv; grep '^transfer,0,kv_cache,' serve_steps_pd/steps.csv; ls serve_steps_pd/kv-transfer serve_steps_pd/decode-000-*"
+                 $<TARGET_FILE:aicb_tool>)
+set_tests_properties(cli.serve_steps_chakra_disaggregated PROPERTIES LABELS cli
+                     PASS_REGULAR_EXPRESSION "transfer,0,kv_cache,0,0,0,[0-9]+,60,[0-9.e-]+,,kv-transfer.*workload\\.1\\.et.*kv_transfer\\.0\\.et")
+aicb_cli_test(serve_html EXPECT "wrote serve_report.html: the report with its latency plots"
+              ARGS serve --model llama3-8b --gpu H200 --count 50 --rate 10 --html serve_report.html)
+aicb_cli_test(serve_steps_ranks_need_steps STATUS 2 EXPECT "give --steps DIR"
+              ARGS serve --model llama3-8b --steps-ranks 0-1)
+aicb_cli_test(serve_steps_ranks_need_chakra STATUS 2 EXPECT "only a Chakra set takes chosen GPUs"
+              ARGS serve --model llama3-8b --count 5 --steps serve_steps_ranks --steps-ranks 0)
+aicb_cli_test(plan_serving_writes_no_files STATUS 2 EXPECT "a serving plan writes no files"
+              ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --html plan.html)

@@ -24,6 +24,7 @@ struct serve_options {
   aicb::serve_request request;
   std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
+  std::string html, steps_format = "simai";
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool no_chunked_prefill = false, json = false, plan = false;
   std::uint64_t max_gpus = 64;
@@ -70,6 +71,9 @@ int run_serve(serve_options& o) {
   r.engine.chunked_prefill = !o.no_chunked_prefill;
   r.slo_ttft_s = o.slo_ttft_ms / 1e3;
   r.slo_tpot_s = o.slo_tpot_ms / 1e3;
+  if (o.plan && (!o.html.empty() || !r.steps.empty()))
+    throw aicb::config_error(o.html.empty() ? "steps" : "html", o.html.empty() ? r.steps : o.html,
+                             "a serving plan writes no files");
   if (o.plan) {  // aicb plan --serving
     if (o.json)
       throw aicb::config_error("json", "true", "a serving plan is printed as text only; drop --json");
@@ -90,8 +94,17 @@ int run_serve(serve_options& o) {
     }
     return 0;
   }
+  r.steps_format = o.steps_format == "chakra" ? aicb::workload_format::chakra : aicb::workload_format::simai;
+  if (!r.steps_ranks.empty() && r.steps.empty())
+    throw aicb::config_error("steps_ranks", r.steps_ranks, "give --steps DIR to write steps");
   const aicb::serve_report report = aicb::serve(r);
+  if (!o.html.empty()) {
+    aicb::atomic_file page(o.html);
+    page.write(aicb::format_serve_html(report));
+    page.commit();
+  }
   std::cout << (o.json ? aicb::to_json(report) : aicb::format_serve(report));
+  if (!o.html.empty() && !o.json) std::cout << "wrote " << o.html << ": the report with its latency plots\n";
   return 0;
 }
 
@@ -200,6 +213,21 @@ void add_serve_command(CLI::App& app, action& chosen) {
         command->add_option("--slo-ttft-ms", o.slo_ttft_ms, "objective: time to first token, ms (goodput)");
         command->add_option("--slo-tpot-ms", o.slo_tpot_ms, "objective: time per output token, ms (goodput)");
         command->add_flag("--json", o.json, "print the report as JSON (aicb.serving_run/1)");
+        const char* outputs = "outputs";
+        command->add_option("--html", o.html, "also write the report as an HTML page with latency plots")
+            ->group(outputs);
+        command
+            ->add_option("--steps", r.steps,
+                         "also write every kind of step of the run once into this folder, with the mix "
+                         "(steps.csv)")
+            ->group(outputs);
+        command->add_option("--steps-format", o.steps_format, "the steps as simai (rank 0's) or chakra")
+            ->check(CLI::IsMember({"simai", "chakra"}))
+            ->capture_default_str()
+            ->group(outputs);
+        command
+            ->add_option("--steps-ranks", r.steps_ranks, "--steps-format chakra: the GPUs to write, e.g. 0-7")
+            ->group(outputs);
         // `aicb plan --serving` arrives here as --plan (main.cpp); hidden: one spelling is shown.
         command->add_flag("--plan", o.plan, "rank deployments (aicb plan --serving)")->group("");
         const char* planning = "aicb plan --serving";

@@ -19,6 +19,7 @@
 /// ```
 
 #include <aicb/calc/job_request.hpp>
+#include <aicb/commands/serve_steps.hpp>
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/roofline.hpp>
 #include <aicb/compute/serving_stream.hpp>
@@ -29,13 +30,16 @@
 #include <aicb/json_writer.hpp>
 #include <aicb/model/requests.hpp>
 #include <aicb/model/serving.hpp>
+#include <aicb/parallel/groups.hpp>
 #include <aicb/version.hpp>
+#include <aicb/workload/modes.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +56,11 @@ struct serve_request {
   serving_engine engine{};
   double slo_ttft_s = 0, slo_tpot_s = 0;  ///< the objective (0: none on that metric)
   std::string write_trace{};              ///< also write the requests as a CSV trace here
+  /// Also write every kind of step the run took, once, with the mix (aicb::write_serving_steps):
+  /// into this folder, as `steps_format` (simai or chakra; `steps_ranks`: a Chakra set's GPUs, "0-7").
+  std::string steps{};
+  workload_format steps_format = workload_format::simai;
+  std::string steps_ranks{};
   /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
   /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
   std::uint64_t prefill_instances = 0, decode_instances = 1;
@@ -62,6 +71,7 @@ struct serve_request {
 struct latency_summary {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
   std::uint64_t count = 0;
+  std::vector<double> percentiles;  ///< 0th (the least) to 100th, 101 values; empty when count is 0
 };
 
 [[nodiscard]] inline latency_summary summarize_latencies(std::vector<double> v) {
@@ -81,6 +91,10 @@ struct latency_summary {
   s.p90 = rank(0.9);
   s.p99 = rank(0.99);
   s.max = v.back();
+  s.percentiles.reserve(101);
+  s.percentiles.push_back(v.front());
+  for (int q = 1; q <= 100; ++q)
+    s.percentiles.push_back(rank(q / 100.0));
   return s;
 }
 
@@ -108,6 +122,10 @@ struct serve_report {
   serving_spec prefill_layout;
   latency_summary kv_transfer;
   double kv_transfer_bytes = 0, prefill_busy_share = 0;
+  /// The kinds of step the run took (aicb::serving_step_kind), most time first: the decode (or only)
+  /// instances', and a disaggregated deployment's prefill instances'.
+  std::vector<serving_step_kind> step_kinds, prefill_step_kinds;
+  serving_steps_written steps_written;  ///< what serve_request::steps wrote
 };
 
 /// Serves `r` (see the file comment).
@@ -182,6 +200,8 @@ struct serve_report {
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.step_kinds = std::move(run.decode_step_kinds);
+    out.prefill_step_kinds = std::move(run.prefill_step_kinds);
     busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
     out.prefill_busy_share =
         run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
@@ -194,13 +214,31 @@ struct serve_report {
     out.preemptions = run.preemptions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.step_kinds = std::move(run.step_kinds);
     out.gpus = layout.gpus();
   }
-  {
-    serving_spec one = layout;
-    const inference_step step(model, one, 0);
+  {  // the decode layout's bytes (layout: a decode step of one request per group)
+    const inference_step step(model, layout, 0);
     out.weight_bytes = step.weight_bytes();
     out.kv_bytes_per_token = step.kv_bytes_per_token();
+  }
+  if (!r.steps.empty()) {
+    std::vector<serving_steps_side> sides;
+    if (disaggregated) sides.push_back({"prefill", prefill_layout, out.prefill_step_kinds});
+    sides.push_back({disaggregated ? "decode" : "", layout, out.step_kinds});
+    std::vector<std::uint64_t> ranks;
+    if (!r.steps_ranks.empty()) {
+      if (r.steps_format != workload_format::chakra)
+        AICB_THROW(config_error("steps_ranks", r.steps_ranks, "only a Chakra set takes chosen GPUs"));
+      ranks = parse_ranks(r.steps_ranks,
+                          std::min(layout.gpus(), disaggregated ? prefill_layout.gpus() : layout.gpus()));
+    }
+    std::optional<serving_kv_transfers> transfers;
+    if (disaggregated && out.kv_transfer.count > 0)
+      transfers = serving_kv_transfers{
+          prefill_layout, layout, out.kv_transfer_bytes / static_cast<double>(out.kv_transfer.count),
+          out.kv_transfer.mean * static_cast<double>(out.kv_transfer.count), out.kv_transfer.count};
+    out.steps_written = write_serving_steps(r.steps, r.steps_format, model, sides, compute, ranks, transfers);
   }
   out.disaggregated = disaggregated;
   out.prefill_instances = disaggregated ? r.prefill_instances : 0;
@@ -314,8 +352,143 @@ struct serve_report {
         u(r.within_slo), u(r.requests),
         r.requests ? 100.0 * static_cast<double>(r.within_slo) / static_cast<double>(r.requests) : 0.0);
   }
+  if (!r.step_kinds.empty()) {
+    std::uint64_t decode_kinds = 0, prefill_kinds = 0;
+    for (const serving_step_kind& k : r.step_kinds)
+      ++(k.form == inference_phase::decode ? decode_kinds : prefill_kinds);
+    const serving_step_kind& top = r.step_kinds.front();
+    add("steps: %llu kinds (%llu with a prompt chunk, %llu decode only)%s; the most time: %s of %llu tokens "
+        "a "
+        "group%s (%llu steps)\n",
+        u(r.step_kinds.size()), u(prefill_kinds), u(decode_kinds),
+        r.disaggregated ? " on the decode instances" : "", std::string(to_string(top.form)).c_str(),
+        u(top.tokens),
+        top.form == inference_phase::decode ? (", over " + std::to_string(top.context) + " keys").c_str()
+                                            : "",
+        u(top.count));
+  }
+  if (!r.steps_written.directory.empty())
+    add("wrote %s: %llu kinds of step (%llu steps), %llu files, the mix in steps.csv\n",
+        r.steps_written.directory.c_str(), u(r.steps_written.kinds), u(r.steps_written.steps),
+        u(r.steps_written.files));
   out += "compute: " + r.compute + "\n";  // longer than a line buffer
   return out;
+}
+
+namespace detail {
+
+// One distribution's cumulative plot as inline SVG: the percentiles on a log time axis.
+inline std::string latency_svg(const char* title, const latency_summary& l, double scale, const char* unit) {
+  std::string svg;
+  char buffer[256];
+  const auto add = [&](const char* format, auto... values) {
+    std::snprintf(buffer, sizeof buffer, format, values...);
+    svg += buffer;
+  };
+  constexpr double width = 420, height = 220, left = 50, right = 24, top = 24, bottom = 36;
+  add("<figure><svg width=\"%g\" height=\"%g\" role=\"img\" aria-label=\"%s\">", width, height, title);
+  add("<text x=\"%g\" y=\"16\" font-weight=\"bold\">%s</text>", left, title);
+  if (l.percentiles.empty()) {
+    add("<text x=\"%g\" y=\"%g\">no requests</text></svg></figure>\n", left, height / 2);
+    return svg;
+  }
+  double low = INFINITY, high = 0;
+  for (const double v : l.percentiles)
+    if (v * scale > 0) {
+      low = std::min(low, v * scale);
+      high = std::max(high, v * scale);
+    }
+  if (!std::isfinite(low)) low = high = 1;
+  double decade_low = std::floor(std::log10(low)), decade_high = std::ceil(std::log10(high));
+  if (decade_high <= decade_low) decade_high = decade_low + 1;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  const auto x_of = [&](double v) {
+    const double lv = std::log10(std::max(v, std::pow(10.0, decade_low)));
+    return left + plot_w * (lv - decade_low) / (decade_high - decade_low);
+  };
+  const auto y_of = [&](double q) { return top + plot_h * (1 - q); };
+  add("<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#999\"/>", left, top, plot_w,
+      plot_h);
+  for (double d = decade_low; d <= decade_high; ++d) {
+    const double x = x_of(std::pow(10.0, d));
+    add("<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#ddd\"/>", x, top, x, top + plot_h);
+    add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%g</text>", x, top + plot_h + 14,
+        std::pow(10.0, d));
+  }
+  for (int q = 0; q <= 100; q += 25)
+    add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">%d%%</text>", left - 4,
+        y_of(q / 100.0) + 4, q);
+  add("<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"middle\">%s (log scale)</text>",
+      left + plot_w / 2, height - 4, unit);
+  svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
+  for (std::size_t q = 0; q < l.percentiles.size(); ++q)
+    add("%.1f,%.1f ", x_of(l.percentiles[q] * scale), y_of(static_cast<double>(q) / 100));
+  svg += "\"/></svg><figcaption>";
+  add("mean %.4g, p50 %.4g, p90 %.4g, p99 %.4g, max %.4g %s", l.mean * scale, l.p50 * scale, l.p90 * scale,
+      l.p99 * scale, l.max * scale, unit);
+  svg += "</figcaption></figure>\n";
+  return svg;
+}
+
+inline std::string html_escape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// The report as a self-contained HTML page: the text report, the latency distributions plotted
+/// (cumulative, over every request), and the mix of steps.
+[[nodiscard]] inline std::string format_serve_html(const serve_report& r) {
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>aicb serve: " +
+      detail::html_escape(r.model) +
+      "</title><style>body{font-family:sans-serif;margin:1.5em}figure{display:inline-block;margin:0 1em 1em "
+      "0}"
+      "pre{background:#f6f6f6;padding:0.8em;white-space:pre-wrap}td,th{padding:2px "
+      "8px;text-align:right}</style></head><body>\n";
+  page +=
+      "<h1>" + detail::html_escape(r.model) + " served: " + std::to_string(r.requests) + " requests</h1>\n";
+  page += "<h2>Latency, every request (share of requests at or below)</h2>\n";
+  page += detail::latency_svg("time to first token", r.ttft, 1e3, "ms");
+  page += detail::latency_svg("time per output token", r.tpot, 1e3, "ms");
+  page += detail::latency_svg("end-to-end latency", r.e2e, 1, "s");
+  if (r.disaggregated) page += detail::latency_svg("KV-cache transfer", r.kv_transfer, 1e3, "ms");
+  const auto kinds_table = [&](const char* title, const std::vector<serving_step_kind>& kinds) {
+    if (kinds.empty()) return;
+    double total = 0;
+    for (const serving_step_kind& k : kinds)
+      total += k.busy_s;
+    page += std::string("<h2>") + title +
+            "</h2>\n<table><tr><th>form</th><th>tokens a group</th><th>context</th><th>steps</th>"
+            "<th>time s</th><th>share</th></tr>\n";
+    char row[256];
+    for (const serving_step_kind& k : kinds) {
+      std::snprintf(
+          row, sizeof row,
+          "<tr><td>%s</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.3f</td><td>%.1f%%</td></tr>\n",
+          std::string(to_string(k.form)).c_str(), static_cast<unsigned long long>(k.tokens),
+          static_cast<unsigned long long>(k.context), static_cast<unsigned long long>(k.count), k.busy_s,
+          total > 0 ? 100 * k.busy_s / total : 0.0);
+      page += row;
+    }
+    page += "</table>\n";
+  };
+  kinds_table(r.disaggregated ? "Steps of the decode instances, most time first" : "Steps, most time first",
+              r.step_kinds);
+  kinds_table("Steps of the prefill instances, most time first", r.prefill_step_kinds);
+  page += "<h2>Report</h2>\n<pre>" + detail::html_escape(format_serve(r)) + "</pre>\n</body></html>\n";
+  return page;
 }
 
 /// The report as JSON ("schema": "aicb.serving_run/1").
@@ -383,6 +556,16 @@ struct serve_report {
   j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
   j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
   j.end_object();
+  const auto kinds = [&](const char* name, const std::vector<serving_step_kind>& list) {
+    j.key(name).begin_array();
+    for (const serving_step_kind& k : list) {
+      j.begin_object().member("form", to_string(k.form)).member("tokens_per_group", k.tokens);
+      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s).end_object();
+    }
+    j.end_array();
+  };
+  kinds("step_kinds", r.step_kinds);
+  kinds("prefill_step_kinds", r.prefill_step_kinds);
   j.end_object();
   return j.str() + "\n";
 }

@@ -62,6 +62,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -259,6 +260,27 @@ struct served_request {
   }
 };
 
+/// A kind of step the stream ran, and how often: the steps of one form (prefill: a step holding a
+/// prompt chunk, run with the prefill kernels; decode: decoding requests only) whose busiest group
+/// scheduled about `tokens` tokens — rounded to the pricer's grid (exact to 64, then steps of
+/// 2^(1/8)) — and, for decode, attended over about `context` keys per request (rounded to steps of
+/// 2^(1/4)). The mix of a run: what a simulator needs to replay it as distinct steps with counts.
+struct serving_step_kind {
+  inference_phase form = inference_phase::decode;
+  std::uint64_t tokens = 0;   ///< per DP-attention group (the busiest group's)
+  std::uint64_t context = 0;  ///< decode: keys attended per request; prefill: 0
+  std::uint64_t count = 0;    ///< steps of this kind
+  double busy_s = 0;          ///< their time
+};
+
+/// The nearest point of a grid exact to 64 and in steps of 2^(1/`per_octave`) above (at least 1).
+[[nodiscard]] inline std::uint64_t serving_grid_point(double value, int per_octave) noexcept {
+  if (!(value > 1)) return 1;
+  if (value <= 64) return static_cast<std::uint64_t>(std::llround(value));
+  const double k = std::round(per_octave * std::log2(value / 64));
+  return static_cast<std::uint64_t>(std::llround(64 * std::exp2(k / per_octave)));
+}
+
 /// The stream served: every request, and the engine's totals.
 struct serving_stream_report {
   serving_engine engine;
@@ -269,6 +291,7 @@ struct serving_stream_report {
   std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
   double peak_kv_share = 0;              ///< the fullest group's largest share of its blocks in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
+  std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
 /// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
@@ -361,6 +384,7 @@ struct serving_stream_report {
 
   double clock = 0;
   std::size_t finished = 0;
+  std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds;
   std::vector<serving_step_shape> shapes(groups_count);
   // What each group scheduled: index into running, tokens.
   std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled(groups_count);
@@ -459,12 +483,31 @@ struct serving_stream_report {
       clock = std::max(clock, next_arrival);
       continue;
     }
-    double step_us = 0;
-    for (const serving_step_shape& s : shapes)
-      step_us = std::max(step_us, pricer.step_us(s));
+    double step_us = -1;
+    const serving_step_shape* busiest = nullptr;
+    for (const serving_step_shape& s : shapes) {
+      const double us = pricer.step_us(s);
+      if (us > step_us) {
+        step_us = us;
+        busiest = &s;
+      }
+    }
     clock += step_us * 1e-6;
     out.busy_s += step_us * 1e-6;
     ++out.steps;
+    {  // the step's kind
+      const bool prefill = !busiest->chunks.empty();
+      const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
+      const std::uint64_t context =
+          prefill ? 0
+                  : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
+      serving_step_kind& k = kinds[{prefill, tokens, context}];
+      k.form = prefill ? inference_phase::prefill : inference_phase::decode;
+      k.tokens = tokens;
+      k.context = context;
+      ++k.count;
+      k.busy_s += step_us * 1e-6;
+    }
     // The tokens of the step: prefill progress, a token for each decoding request and each completed
     // prompt; finished requests leave.
     for (std::size_t gi = 0; gi < groups_count; ++gi) {
@@ -492,6 +535,11 @@ struct serving_stream_report {
     }
   }
   out.end_s = clock;
+  for (const auto& [key, kind] : kinds)
+    out.step_kinds.push_back(kind);
+  std::stable_sort(
+      out.step_kinds.begin(), out.step_kinds.end(),
+      [](const serving_step_kind& a, const serving_step_kind& b) { return a.busy_s > b.busy_s; });
   return out;
 }
 
@@ -516,7 +564,28 @@ struct disaggregated_stream_report {
   double end_s = 0;
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
+  std::vector<serving_step_kind> prefill_step_kinds,
+      decode_step_kinds;  ///< every instance's, most time first
 };
+
+/// Adds `more` into the mix `into` (kinds of equal form, tokens and context merged), most time first.
+inline void merge_step_kinds(std::vector<serving_step_kind>& into,
+                             const std::vector<serving_step_kind>& more) {
+  for (const serving_step_kind& k : more) {
+    const auto same = std::find_if(into.begin(), into.end(), [&](const serving_step_kind& o) {
+      return o.form == k.form && o.tokens == k.tokens && o.context == k.context;
+    });
+    if (same == into.end()) {
+      into.push_back(k);
+    } else {
+      same->count += k.count;
+      same->busy_s += k.busy_s;
+    }
+  }
+  std::stable_sort(into.begin(), into.end(), [](const serving_step_kind& a, const serving_step_kind& b) {
+    return a.busy_s > b.busy_s;
+  });
+}
 
 /// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
 /// order to the prefill instances, which run them to their first token; each request's KV cache (the
@@ -574,6 +643,7 @@ struct disaggregated_stream_report {
     out.preemptions += run.preemptions;
     out.prefill_busy_s += run.busy_s;
     out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
+    merge_step_kinds(out.prefill_step_kinds, run.step_kinds);
     // The instance's transfers, in the order their prompts finished, each on the group free first.
     std::vector<std::size_t> done(share.size());
     for (std::size_t k = 0; k < done.size(); ++k)
@@ -626,6 +696,7 @@ struct disaggregated_stream_report {
     out.preemptions += run.preemptions;
     out.decode_busy_s += run.busy_s;
     out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
+    merge_step_kinds(out.decode_step_kinds, run.step_kinds);
     out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
     for (std::size_t k = 0; k < share.size(); ++k) {
       out.requests[index[k]].finish_s = run.requests[k].finish_s;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# aicb — LLM training workloads for cluster and network simulators.
+# SPDX-License-Identifier: Apache-2.0
+"""The serving fidelity benchmark: `aicb serve` against published, measured serving benchmarks.
+
+For every row of docs/data/published-serving.csv it
+  1. derives the engine's settings the way the row's benchmark derives them (below: trtllm-bench's
+     rule for its maximum batch and token budget), from the deployment's own weight and KV-cache bytes
+     as `aicb serve` reports them;
+  2. serves the row's requests (uniform lengths; all at once for an offline benchmark, else at the
+     row's rate) with `aicb serve --json` and reads the predicted figure;
+  3. prints one Markdown table — published, predicted, error — then the median error and the median
+     absolute error per source, per model family and overall.
+
+Nothing is tuned per row: every row runs through the same model and its source's documented rule.
+
+  scripts/serving-fidelity.py [--aicb build/tool/bin/aicb] [--points docs/data/published-serving.csv]
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# GPU memory (bytes) of the machines in the table, as the GPU catalogue has them.
+MEMORY = {"H100": 80e9, "H200": 141e9, "B200": 180e9}
+
+
+def trtllm_bench_settings(kv_max_requests, isl, osl):
+    """trtllm-bench's engine settings for a dataset of ISL/OSL (tensorrt_llm/bench/build/tuning.py,
+    finetune_setting with optimistic tuning): the batch the KV cache holds at ISL+OSL tokens a request,
+    at most 4096, rounded up; the token budget that batch needs for its prompts, at most 32768, rounded up,
+    at least 2048."""
+    raw_bs = min(kv_max_requests, 4096)
+    raw_token = min(raw_bs * (1 + isl / osl), 32768)
+    if raw_bs < 256:
+        max_bs = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        max_bs = 128 * math.ceil(raw_bs / 128)
+    else:
+        max_bs = 256 * math.ceil(raw_bs / 256)
+    if raw_token < 4096:
+        max_token = max(2048, 256 * math.ceil(raw_token / 256))
+    elif raw_token < 8192:
+        max_token = 512 * math.ceil(raw_token / 512)
+    else:
+        max_token = 1024 * math.ceil(raw_token / 1024)
+    return max_bs, max_token
+
+
+def family(model):
+    if model.startswith(("qwen3-235b", "llama4", "deepseek", "mixtral")):
+        return "MoE"
+    return "dense"
+
+
+def serve(aicb, row, extra):
+    command = [aicb, "serve", "--model", row["model"], "--gpu", row["gpu"], "--tp", row["tp"],
+               "--dp-attention", row["dp_attention"], "--ep", row["ep"], "--weights", row["weights"],
+               "--kv-cache", row["kv_cache"], "--prompt", row["prompt"], "--output", row["output"],
+               "--rate", row["rate"], "--json"] + extra
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "exit %d" % done.returncode
+    return json.loads(done.stdout), None
+
+
+def predict(aicb, row):
+    """The row's predicted figure and the engine settings used; (None, reason) if it cannot be served."""
+    gpus = int(row["tp"]) * int(row["dp_attention"])
+    isl, osl = int(row["prompt"]), int(row["output"])
+    memory = MEMORY[row["gpu"]]
+    # The deployment's weight and KV bytes, from a one-request run.
+    probe, error = serve(aicb, row, ["--count", "1", "--memory-fraction", "0.95"])
+    if probe is None:
+        return None, error
+    totals = probe["engine_totals"]
+    weights, kv = totals["weight_bytes_per_gpu"], totals["kv_bytes_per_token_per_gpu"]
+    if row["source"].startswith("trtllm"):
+        # trtllm-bench: 95% of the memory the weights leave holds KV cache; a request's KV at ISL+OSL
+        # lives on the TP GPUs of its attention group.
+        fraction = 0.95
+        free = fraction * (memory - weights)
+        kv_max_requests = free * gpus / (kv * int(row["tp"]) * (isl + osl))
+        max_bs, max_tokens = trtllm_bench_settings(kv_max_requests, isl, osl)
+        engine = ["--max-running", str(max_bs), "--token-budget", str(max_tokens),
+                  "--memory-fraction", "%.6f" % ((weights + free) / memory)]
+    else:
+        engine = []
+    report, error = serve(aicb, row, ["--count", row["requests"]] + engine)
+    if report is None:
+        return None, error
+    metric = row["metric"]
+    if metric == "output_tokens_per_s":
+        value = report["throughput"]["output_tokens_per_s"]
+    elif metric == "tpot_ms":
+        value = report["tpot_s"]["mean"] * 1e3
+    elif metric == "ttft_ms":
+        value = report["ttft_s"]["mean"] * 1e3
+    else:
+        return None, "unknown metric " + metric
+    return (value, " ".join(engine[:4])), None
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--aicb", default=os.path.join(ROOT, "build", "tool", "bin", "aicb"))
+    parser.add_argument("--points", default=os.path.join(ROOT, "docs", "data", "published-serving.csv"))
+    args = parser.parse_args()
+    with open(args.points) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    print("| source | model | GPUs | layout | ISL/OSL | requests | metric | published | predicted | error | engine |")
+    print("|---|---|---|---|---|---|---|---:|---:|---:|---|")
+    errors, refused = [], []
+    for row in rows:
+        result, reason = predict(args.aicb, row)
+        layout = "TP%s" % row["tp"] + (" DP%s EP%s" % (row["dp_attention"], row["ep"])
+                                       if row["dp_attention"] != "1" else "")
+        gpus = int(row["tp"]) * int(row["dp_attention"])
+        head = "| %s | %s | %d %s | %s | %s/%s | %s | %s | %s" % (
+            row["source"], row["model"], gpus, row["gpu"], layout, row["prompt"], row["output"],
+            row["requests"], row["metric"], row["published"])
+        if result is None:
+            refused.append((row, reason))
+            print(head + " | — | cannot: %s | |" % reason)
+            continue
+        value, engine = result
+        error = value / float(row["published"]) - 1
+        errors.append((row, error))
+        print(head + " | %.0f | %+.1f%% | %s |" % (value, 100 * error, engine))
+        sys.stdout.flush()
+    print()
+    print("| group | rows | median error | median abs. error |")
+    print("|---|---:|---:|---:|")
+    groups = {}
+    for row, error in errors:
+        for key in ("all", "source " + row["source"], "family " + family(row["model"]),
+                    "GPU " + row["gpu"], "model " + row["model"]):
+            groups.setdefault(key, []).append(error)
+    for key in sorted(groups, key=lambda k: (k != "all", k)):
+        values = groups[key]
+        print("| %s | %d | %+.1f%% | %.1f%% |" % (key, len(values), 100 * median(values),
+                                                  100 * median([abs(v) for v in values])))
+    if refused:
+        print("\n%d rows cannot be served:" % len(refused))
+        for row, reason in refused:
+            print("- %s %s %s: %s" % (row["source"], row["model"], row["gpu"], reason))
+
+
+if __name__ == "__main__":
+    main()
