@@ -82,7 +82,13 @@ def predict(aicb, row):
         return None, error
     totals = probe["engine_totals"]
     weights, kv = totals["weight_bytes_per_gpu"], totals["kv_bytes_per_token_per_gpu"]
-    if row["source"].startswith("trtllm"):
+    if row["source"] == "trtllm-0.14-online":
+        # TensorRT-LLM's engine defaults behind Triton: batches of at most 2048 requests, 8192 tokens a
+        # step, prompts admitted whole (chunked context off), 90% of the memory the weights leave for KV.
+        free = 0.90 * (memory - weights)
+        engine = ["--max-running", "2048", "--token-budget", "8192", "--no-chunked-prefill",
+                  "--memory-fraction", "%.6f" % ((weights + free) / memory)]
+    elif row["source"].startswith("trtllm"):
         # trtllm-bench: 95% of the memory the weights leave holds KV cache; a request's KV at ISL+OSL
         # lives on the TP GPUs of its attention group.
         fraction = 0.95
@@ -105,7 +111,7 @@ def predict(aicb, row):
         value = report["ttft_s"]["mean"] * 1e3
     else:
         return None, "unknown metric " + metric
-    return (value, " ".join(engine[:4])), None
+    return (value, " ".join(engine[:-2])), None  # the settings shown without the memory fraction (last)
 
 
 def median(values):
@@ -127,9 +133,11 @@ def main():
         layout = "TP%s" % row["tp"] + (" DP%s EP%s" % (row["dp_attention"], row["ep"])
                                        if row["dp_attention"] != "1" else "")
         gpus = int(row["tp"]) * int(row["dp_attention"])
+        arrivals = "%s, all at once" % row["requests"] if float(row["rate"]) == 0 else \
+            "%s at %s/s" % (row["requests"], row["rate"])
         head = "| %s | %s | %d %s | %s | %s/%s | %s | %s | %s" % (
             row["source"], row["model"], gpus, row["gpu"], layout, row["prompt"], row["output"],
-            row["requests"], row["metric"], row["published"])
+            arrivals, row["metric"], row["published"])
         if result is None:
             refused.append((row, reason))
             print(head + " | — | cannot: %s | |" % reason)
@@ -144,7 +152,8 @@ def main():
     print("|---|---:|---:|---:|")
     groups = {}
     for row, error in errors:
-        for key in ("all", "source " + row["source"], "family " + family(row["model"]),
+        for key in ("all", "source " + row["source"], "source " + row["source"] + ", " + row["metric"],
+                    "source " + row["source"] + ", " + family(row["model"]), "family " + family(row["model"]),
                     "GPU " + row["gpu"], "model " + row["model"]):
             groups.setdefault(key, []).append(error)
     for key in sorted(groups, key=lambda k: (k != "all", k)):

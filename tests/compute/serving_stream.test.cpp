@@ -223,3 +223,54 @@ TEST_CASE("serving stream: the step mix counts every step once, by form, tokens 
     CHECK(merged[i].busy_s == Approx(2 * r.step_kinds[i].busy_s));
   }
 }
+
+TEST_CASE("serving stream: a bound on outstanding requests sends each next request as one finishes",
+          "[serving][stream]") {
+  // Every computation 1 µs, as above. Three requests at time 0, prompts of 10 tokens, 3 outputs;
+  // with at most one outstanding, each is sent when the one before finishes and runs alone: a
+  // prefill step and two decode steps each, TTFT from its sending.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::serving_spec layout;
+  const std::vector<aicb::serving_request> three{{0, 0, 10, 3}, {1, 0, 10, 3}, {2, 0, 10, 3}};
+  const aicb::serving_stream_report open = aicb::simulate_serving(m, layout, three, each, one);
+  CHECK(open.steps == 3u);  // all three together
+
+  aicb::serving_engine closed;
+  closed.concurrency = 1;
+  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, three, each, one, closed);
+  CHECK(r.steps == 9u);
+  const double alone = r.requests[0].e2e_s();
+  CHECK(r.requests[0].request.arrival_s == 0);
+  for (std::size_t i = 1; i < 3; ++i) {
+    CHECK(r.requests[i].request.arrival_s == Approx(r.requests[i - 1].finish_s));
+    CHECK(r.requests[i].ttft_s() == Approx(r.requests[0].ttft_s()));
+    CHECK(r.requests[i].e2e_s() == Approx(alone));
+  }
+  CHECK(r.end_s == Approx(3 * alone));
+
+  // Two outstanding: the first two share their steps, the third is sent when they finish.
+  closed.concurrency = 2;
+  const aicb::serving_stream_report two = aicb::simulate_serving(m, layout, three, each, one, closed);
+  CHECK(two.steps == 6u);
+  CHECK(two.requests[2].request.arrival_s == Approx(two.requests[0].finish_s));
+  CHECK(two.requests[2].e2e_s() == Approx(alone));
+
+  // A bound of at least the requests changes nothing; a request arriving later than a slot frees is
+  // sent at its own arrival.
+  closed.concurrency = 3;
+  CHECK(aicb::simulate_serving(m, layout, three, each, one, closed).end_s == Approx(open.end_s));
+  closed.concurrency = 1;
+  const std::vector<aicb::serving_request> late{{0, 0, 10, 3}, {1, 1.0, 10, 3}};
+  const aicb::serving_stream_report waits = aicb::simulate_serving(m, layout, late, each, one, closed);
+  CHECK(waits.requests[1].request.arrival_s == 1.0);
+  CHECK(waits.requests[1].e2e_s() == Approx(waits.requests[0].e2e_s()));
+
+  // A disaggregated deployment refuses the bound (its finishes and its prompts are on different
+  // instances).
+  aicb::disaggregated_deployment d;
+  d.decode_engine.concurrency = 2;
+  CHECK_THROWS_WITH(aicb::simulate_disaggregated_serving(m, d, three, each, one),
+                    Catch::Contains("concurrency") && Catch::Contains("aggregated deployments only"));
+}

@@ -74,6 +74,10 @@ int run_serve(serve_options& o) {
   if (o.plan && (!o.html.empty() || !r.steps.empty()))
     throw aicb::config_error(o.html.empty() ? "steps" : "html", o.html.empty() ? r.steps : o.html,
                              "a serving plan writes no files");
+  if (o.plan && r.engine.concurrency > 0)
+    throw aicb::config_error("concurrency", std::to_string(r.engine.concurrency),
+                             "a serving plan sizes deployments for a rate of requests; a bound on "
+                             "outstanding requests is for aicb serve");
   if (o.plan) {  // aicb plan --serving
     if (o.json)
       throw aicb::config_error("json", "true", "a serving plan is printed as text only; drop --json");
@@ -185,6 +189,12 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(traffic);
         command->add_option("--seed", r.traffic.seed, "synthetic: the generator's seed")
+            ->capture_default_str()
+            ->group(traffic);
+        command
+            ->add_option("--concurrency", r.engine.concurrency,
+                         "clients keep at most this many requests outstanding, each next sent as one "
+                         "finishes (0: no bound; --max-concurrency of vLLM's and SGLang's benchmarks)")
             ->capture_default_str()
             ->group(traffic);
         command->add_option("--write-requests", r.write_trace, "also write the requests as a CSV trace")

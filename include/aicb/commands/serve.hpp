@@ -177,6 +177,8 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
   }
+  if (r.engine.concurrency > 0)
+    out.source += "; at most " + std::to_string(r.engine.concurrency) + " outstanding (each next sent as one finishes)";
   // The requests' fates and the engines' totals, aggregated or disaggregated.
   std::vector<served_request> served;
   double busy_s = 0;
@@ -496,7 +498,7 @@ inline std::string html_escape(std::string_view text) {
   json_writer j;
   j.begin_object().member("schema", "aicb.serving_run/1").member("aicb_version", AICB_VERSION_STRING);
   j.member("model", r.model).member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
-  j.member("requests_source", r.source).member("gpus", r.gpus);
+  j.member("requests_source", r.source).member("gpus", r.gpus).member("concurrency", r.engine.concurrency);
   j.key("layout").begin_object();
   j.member("gpus", r.layout.gpus()).member("tensor_parallel", r.layout.tensor_parallel);
   j.member("attention_data_parallel", r.layout.attention_data_parallel);

@@ -78,6 +78,11 @@ struct serving_engine {
   /// (sent by a prefill instance) with its first token, and is admitted straight into decoding (a
   /// request preempted there recomputes its prompt as usual).
   bool prompts_arrive_cached = false;
+  /// The clients' side: at most this many requests outstanding (0: no bound). A request is sent at
+  /// its arrival time or, when that many are in flight, as soon as one finishes — a closed loop of
+  /// that many users when every arrival is 0, as `vllm bench serve` and `sglang.bench_serving` run
+  /// with `--max-concurrency`. A request's arrival is then when it was sent (its TTFT counts from there).
+  std::uint64_t concurrency = 0;
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -340,6 +345,17 @@ struct serving_stream_report {
   out.requests.resize(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i)
     out.requests[i].request = requests[i];
+  // When each request is sent: its arrival, or (with a concurrency bound) not before a slot frees —
+  // the requests past the first `concurrency` wait, in arrival order, for the finishes.
+  std::vector<double> sent(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    sent[i] = requests[i].arrival_s;
+  std::size_t released = order.size();
+  if (engine.concurrency > 0 && engine.concurrency < order.size()) {
+    released = static_cast<std::size_t>(engine.concurrency);
+    for (std::size_t k = released; k < order.size(); ++k)
+      sent[order[k]] = INFINITY;
+  }
   for (const serving_request& r : requests) {
     if (engine.prompts_arrive_cached && r.output < 2)
       AICB_THROW(config_error("request", std::to_string(r.id),
@@ -393,11 +409,11 @@ struct serving_stream_report {
     double next_arrival = INFINITY;
     for (std::size_t gi = 0; gi < groups_count; ++gi) {
       group& g = groups[gi];
-      while (g.next < g.dealt.size() && requests[g.dealt[g.next]].arrival_s <= clock) {
+      while (g.next < g.dealt.size() && sent[g.dealt[g.next]] <= clock) {
         const std::size_t i = g.dealt[g.next++];
         g.waiting.push_back({i, requests[i].prompt, 0, 0, 0, engine.prompts_arrive_cached});
       }
-      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, requests[g.dealt[g.next]].arrival_s);
+      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, sent[g.dealt[g.next]]);
       serving_step_shape& shape = shapes[gi];
       shape = {};
       auto& plan = scheduled[gi];
@@ -529,6 +545,11 @@ struct serving_stream_report {
         if (r.index != SIZE_MAX) return false;
         g.free_blocks += r.blocks;
         ++finished;
+        if (released < order.size()) {  // a slot frees: the next request is sent
+          const std::size_t next = order[released++];
+          sent[next] = std::max(requests[next].arrival_s, clock);
+          out.requests[next].request.arrival_s = sent[next];
+        }
         return true;
       });
       g.running.erase(gone, g.running.end());
@@ -603,6 +624,11 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
                             "expected at least one prefill and one decode instance"));
   if (d.prefill_engine.prompts_arrive_cached)
     AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
+  if (d.prefill_engine.concurrency > 0 || d.decode_engine.concurrency > 0)
+    AICB_THROW(config_error("concurrency",
+                            std::to_string(std::max(d.prefill_engine.concurrency, d.decode_engine.concurrency)),
+                            "a bound on outstanding requests is simulated for aggregated deployments only "
+                            "(a finish on a decode instance would have to release a prompt on a prefill one)"));
   if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
   disaggregated_stream_report out;
   const std::size_t n = requests.size();
