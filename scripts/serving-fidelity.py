@@ -15,6 +15,7 @@ For every row of docs/data/published-serving.csv it
 Nothing is tuned per row: every row runs through the same model and its source's documented rule.
 
   scripts/serving-fidelity.py [--aicb build/tool/bin/aicb] [--points docs/data/published-serving.csv]
+                              [--trtllm-moe-attention-dp]
 """
 import argparse
 import csv
@@ -122,16 +123,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--aicb", default=os.path.join(ROOT, "build", "tool", "bin", "aicb"))
     parser.add_argument("--points", default=os.path.join(ROOT, "docs", "data", "published-serving.csv"))
+    parser.add_argument("--trtllm-moe-attention-dp", action="store_true",
+                        help="the other reading of TensorRT-LLM 1.0's MoE rows: attention data parallelism "
+                             "over the GPUs (TP 1, DP-attention N, EP N) instead of attention over TP")
     args = parser.parse_args()
     with open(args.points) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    if args.trtllm_moe_attention_dp:
+        for row in rows:
+            if row["source"] == "trtllm-1.0" and family(row["model"]) == "MoE":
+                row["dp_attention"], row["tp"] = row["tp"], "1"
     print("| source | model | GPUs | layout | ISL/OSL | requests | metric | published | predicted | error | engine |")
     print("|---|---|---|---|---|---|---|---:|---:|---:|---|")
     errors, refused = [], []
     for row in rows:
         result, reason = predict(args.aicb, row)
-        layout = "TP%s" % row["tp"] + (" DP%s EP%s" % (row["dp_attention"], row["ep"])
-                                       if row["dp_attention"] != "1" else "")
+        layout = "TP%s" % row["tp"] + (" DP%s" % row["dp_attention"] if row["dp_attention"] != "1" else "") + \
+            (" EP%s" % row["ep"] if row["ep"] != "1" else "")
         gpus = int(row["tp"]) * int(row["dp_attention"])
         arrivals = "%s, all at once" % row["requests"] if float(row["rate"]) == 0 else \
             "%s at %s/s" % (row["requests"], row["rate"])

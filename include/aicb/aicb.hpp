@@ -67,6 +67,7 @@
 #include <aicb/io/atomic_file.hpp>
 #include <aicb/io/chakra.hpp>
 #include <aicb/io/protobuf_wire.hpp>
+#include <aicb/io/serving_timeline.hpp>
 #include <aicb/io/simai_format.hpp>
 #include <aicb/io/simai_writer.hpp>
 #include <aicb/io/timeline_html.hpp>

@@ -147,6 +147,25 @@ TEST_CASE("inference step: Qwen3-235B decode, TP 4 + EP 8, by hand", "[schedule]
   // KV: 2 (K, V) x 1 head x 128 x 2 B x 94 layers per GPU; the model's 4 heads: 192,512 B.
   CHECK(step.kv_bytes_per_token() == 2 * 128 * 2 * 94);
   CHECK(step.model_kv_bytes_per_token() == 192512);
+
+  // 30 tokens a group do not split evenly over TP 4: each GPU routes 8 (the last share padded), as
+  // with 32; and TP 8 without DP-attention (experts over all 8 GPUs) routes 1 of a group's 5 tokens.
+  aicb::serving_spec uneven = s;
+  uneven.batch = 60;
+  const aicb::inference_step padded(aicb::presets::qwen3_235b_a22b, uneven, 6);
+  CHECK(padded.tokens() == 30);
+  CHECK(padded.expert_input_tokens() == 8);
+  CHECK(find(padded, 10, "moe_dispatch").size.count() == find(step, 10, "moe_dispatch").size.count());
+  CHECK(find(padded, 10, "moe_output_gather").size.count() == 2 * 30 * 4096);
+  const aicb::inference_step tp8(aicb::presets::qwen3_235b_a22b,
+                                 {.phase = aicb::inference_phase::decode,
+                                  .batch = 5,
+                                  .context = 2048,
+                                  .tensor_parallel = 8,
+                                  .expert_parallel = 8},
+                                 6);
+  CHECK(tp8.expert_input_tokens() == 1);
+  CHECK(find(tp8, 10, "moe_dispatch").size.count() == 1 * 8 * (4096 + 4096 / 128 * 4 + 16));
 }
 
 TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per destination GPU",

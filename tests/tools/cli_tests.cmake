@@ -757,3 +757,22 @@ aicb_cli_test(serve_steps_ranks_need_chakra STATUS 2 EXPECT "only a Chakra set t
               ARGS serve --model llama3-8b --count 5 --steps serve_steps_ranks --steps-ranks 0)
 aicb_cli_test(plan_serving_writes_no_files STATUS 2 EXPECT "a serving plan writes no files"
               ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --html plan.html)
+# A bound on outstanding requests: a closed loop of clients; refused where it cannot be simulated.
+aicb_cli_test(serve_concurrency EXPECT "at most 4 outstanding \\(each next sent as one finishes\\)"
+              ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --concurrency 4)
+aicb_cli_test(serve_concurrency_disaggregated STATUS 2 EXPECT "concurrency = 4: .*aggregated deployments only"
+              ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)
+aicb_cli_test(plan_serving_no_concurrency STATUS 2 EXPECT "a bound on outstanding requests is for aicb serve"
+              ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --concurrency 4)
+# A window of the run as a timeline (aggregated and disaggregated), valid against its schema; a window
+# without a file, or an empty one, refused.
+aicb_cli_test(serve_timeline EXPECT "wrote serve_timeline.json: the timeline of [0-9]+ steps from 1 s to 2 s"
+              ARGS serve --model llama3-8b --gpu H100 --count 200 --rate 20 --prompt 500:2000 --output 50:200
+                   --timeline serve_timeline.json --timeline-window 1:2)
+aicb_schema_test(serve_timeline_json_schema serving_timeline.schema.json -- sh -c
+                 "\"$0\" serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --count 60 --rate 5 --prefill-instances 1 --decode-instances 2 --timeline serve_timeline_pd.json > /dev/null && cat serve_timeline_pd.json"
+                 $<TARGET_FILE:aicb_tool>)
+aicb_cli_test(serve_timeline_window_needs_file STATUS 2 EXPECT "a window needs --timeline FILE"
+              ARGS serve --model llama3-8b --timeline-window 1:2)
+aicb_cli_test(serve_timeline_empty_window STATUS 2 EXPECT "timeline_window = 3:1: expected 0 <= FROM < TO seconds"
+              ARGS serve --model llama3-8b --timeline serve_timeline_bad.json --timeline-window 3:1)

@@ -12,6 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cmath>
+#include <exception>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -24,7 +26,7 @@ struct serve_options {
   aicb::serve_request request;
   std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
-  std::string html, steps_format = "simai";
+  std::string html, steps_format = "simai", timeline_window;
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool no_chunked_prefill = false, json = false, plan = false;
   std::uint64_t max_gpus = 64;
@@ -44,6 +46,31 @@ aicb::length_range parse_lengths(const std::string& field, const std::string& te
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos) return {number(text), number(text)};
   return {number(std::string_view(text).substr(0, colon)), number(std::string_view(text).substr(colon + 1))};
+}
+
+// "FROM:TO" or "FROM:" seconds of the run.
+aicb::serving_window parse_window(const std::string& text) {
+  const auto seconds = [&](const std::string& s) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (s.empty() || used != s.size() || !std::isfinite(v))
+      throw aicb::config_error("timeline_window", text, "expected FROM:TO or FROM: seconds of the run");
+    return v;
+  };
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    throw aicb::config_error("timeline_window", text, "expected FROM:TO or FROM: seconds of the run");
+  aicb::serving_window w;
+  w.from_s = seconds(text.substr(0, colon));
+  if (colon + 1 < text.size()) w.to_s = seconds(text.substr(colon + 1));
+  if (!(w.from_s >= 0) || !(w.to_s > w.from_s))
+    throw aicb::config_error("timeline_window", text, "expected 0 <= FROM < TO seconds");
+  return w;
 }
 
 aicb::dtype parse_format(const std::string& field, const std::string& text) {
@@ -71,8 +98,14 @@ int run_serve(serve_options& o) {
   r.engine.chunked_prefill = !o.no_chunked_prefill;
   r.slo_ttft_s = o.slo_ttft_ms / 1e3;
   r.slo_tpot_s = o.slo_tpot_ms / 1e3;
-  if (o.plan && (!o.html.empty() || !r.steps.empty()))
-    throw aicb::config_error(o.html.empty() ? "steps" : "html", o.html.empty() ? r.steps : o.html,
+  if (!o.timeline_window.empty()) {
+    if (r.timeline.empty())
+      throw aicb::config_error("timeline_window", o.timeline_window, "a window needs --timeline FILE");
+    r.timeline_window = parse_window(o.timeline_window);
+  }
+  if (o.plan && (!o.html.empty() || !r.steps.empty() || !r.timeline.empty()))
+    throw aicb::config_error(!o.html.empty() ? "html" : !r.steps.empty() ? "steps" : "timeline",
+                             !o.html.empty() ? o.html : !r.steps.empty() ? r.steps : r.timeline,
                              "a serving plan writes no files");
   if (o.plan && r.engine.concurrency > 0)
     throw aicb::config_error("concurrency", std::to_string(r.engine.concurrency),
@@ -237,6 +270,15 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->group(outputs);
         command
             ->add_option("--steps-ranks", r.steps_ranks, "--steps-format chakra: the GPUs to write, e.g. 0-7")
+            ->group(outputs);
+        command
+            ->add_option("--timeline", r.timeline,
+                         "also write a window of the run as a timeline (Perfetto / chrome://tracing JSON)")
+            ->group(outputs);
+        command
+            ->add_option("--timeline-window", o.timeline_window,
+                         "the timeline's window, FROM:TO seconds of the run (FROM: to the end; default all, "
+                         "at most 20000 steps)")
             ->group(outputs);
         // `aicb plan --serving` arrives here as --plan (main.cpp); hidden: one spelling is shown.
         command->add_flag("--plan", o.plan, "rank deployments (aicb plan --serving)")->group("");

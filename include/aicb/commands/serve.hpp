@@ -25,6 +25,7 @@
 #include <aicb/compute/serving_stream.hpp>
 #include <aicb/config.hpp>
 #include <aicb/io/atomic_file.hpp>
+#include <aicb/io/serving_timeline.hpp>
 #include <aicb/io/cluster_file.hpp>
 #include <aicb/io/request_trace.hpp>
 #include <aicb/json_writer.hpp>
@@ -61,6 +62,9 @@ struct serve_request {
   std::string steps{};
   workload_format steps_format = workload_format::simai;
   std::string steps_ranks{};
+  /// Also write a window of the run as a timeline (aicb::write_serving_timeline) into this file.
+  std::string timeline{};
+  serving_window timeline_window{};
   /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
   /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
   std::uint64_t prefill_instances = 0, decode_instances = 1;
@@ -126,6 +130,11 @@ struct serve_report {
   /// instances', and a disaggregated deployment's prefill instances'.
   std::vector<serving_step_kind> step_kinds, prefill_step_kinds;
   serving_steps_written steps_written;  ///< what serve_request::steps wrote
+  /// What serve_request::timeline wrote: the window's steps, and whether more were left out.
+  std::string timeline;
+  serving_window timeline_window;
+  std::uint64_t timeline_steps = 0;
+  bool timeline_truncated = false;
 };
 
 /// Serves `r` (see the file comment).
@@ -182,6 +191,9 @@ struct serve_report {
   // The requests' fates and the engines' totals, aggregated or disaggregated.
   std::vector<served_request> served;
   double busy_s = 0;
+  std::optional<serving_timeline_recorder> window;  // the timeline's steps, when one is asked for
+  if (!r.timeline.empty()) window.emplace(r.timeline_window);
+  std::vector<double> prefill_done_s;  // disaggregated: for the timeline's KV transfers
   if (disaggregated) {
     disaggregated_deployment d;
     d.prefill = prefill_layout;
@@ -189,8 +201,11 @@ struct serve_report {
     d.prefill_instances = r.prefill_instances;
     d.decode_instances = r.decode_instances;
     d.prefill_engine = d.decode_engine = r.engine;
-    disaggregated_stream_report run = simulate_disaggregated_serving(model, d, requests, compute, machines);
+    disaggregated_stream_report run =
+        window ? simulate_disaggregated_serving(model, d, requests, compute, machines, *window)
+               : simulate_disaggregated_serving(model, d, requests, compute, machines);
     served = std::move(run.requests);
+    prefill_done_s = std::move(run.prefill_done_s);
     std::vector<double> transfers;
     for (std::size_t i = 0; i < served.size(); ++i)
       if (served[i].request.output > 1) transfers.push_back(run.kv_transfer_s[i]);
@@ -209,7 +224,9 @@ struct serve_report {
         run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
     out.gpus = r.prefill_instances * prefill_layout.gpus() + r.decode_instances * layout.gpus();
   } else {
-    serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+    serving_stream_report run =
+        window ? simulate_serving(model, layout, requests, compute, machines, r.engine, *window)
+               : simulate_serving(model, layout, requests, compute, machines, r.engine);
     served = std::move(run.requests);
     busy_s = run.busy_s;
     out.steps = run.steps;
@@ -255,6 +272,22 @@ struct serve_report {
   out.gpu = std::string(require_gpu(machines.gpu).name);
   out.cluster = std::string(machines.name);
   out.compute = compute.provenance();
+  if (window) {
+    serving_timeline_about about{out.model, out.gpu, out.cluster, out.compute};
+    about.instances = disaggregated ? r.decode_instances : 1;
+    about.prefill_instances = disaggregated ? r.prefill_instances : 0;
+    about.groups = layout.attention_data_parallel;
+    about.prefill_groups = prefill_layout.attention_data_parallel;
+    about.prefill_done_s = std::move(prefill_done_s);
+    atomic_file file(r.timeline);
+    static_cast<void>(write_serving_timeline([&](std::string_view text) { file.write(text); }, *window, served,
+                                             about));
+    file.commit();
+    out.timeline = r.timeline;
+    out.timeline_window = r.timeline_window;
+    out.timeline_steps = window->steps().size();
+    out.timeline_truncated = window->truncated();
+  }
   out.layout = r.layout;
   out.engine = r.engine;
   out.requests = requests.size();
@@ -373,6 +406,15 @@ struct serve_report {
     add("wrote %s: %llu kinds of step (%llu steps), %llu files, the mix in steps.csv\n",
         r.steps_written.directory.c_str(), u(r.steps_written.kinds), u(r.steps_written.steps),
         u(r.steps_written.files));
+  if (!r.timeline.empty()) {
+    char window[96];
+    if (std::isfinite(r.timeline_window.to_s))
+      std::snprintf(window, sizeof window, "from %g s to %g s", r.timeline_window.from_s, r.timeline_window.to_s);
+    else
+      std::snprintf(window, sizeof window, "from %g s to the end", r.timeline_window.from_s);
+    out += "wrote " + r.timeline + ": the timeline of " + std::to_string(r.timeline_steps) + " steps " + window +
+           (r.timeline_truncated ? " (the window's later steps left out: at most 20000)" : "") + "\n";
+  }
   out += "compute: " + r.compute + "\n";  // longer than a line buffer
   return out;
 }

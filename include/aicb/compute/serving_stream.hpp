@@ -63,6 +63,8 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -255,6 +257,7 @@ class serving_step_pricer {
 /// start), and how often it was preempted.
 struct served_request {
   serving_request request;
+  double admitted_s = 0;  ///< when its first step began (after queueing; a disaggregated run: on prefill)
   double first_token_s = 0, finish_s = 0;
   std::uint64_t preemptions = 0;
   [[nodiscard]] double ttft_s() const noexcept { return first_token_s - request.arrival_s; }
@@ -299,11 +302,32 @@ struct serving_stream_report {
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
+/// One step as a stream ran it, for a timeline: when it began and ended (seconds from the stream's
+/// start), and what each DP-attention group scheduled with its own time — the step lasts as long as
+/// the busiest group's. `instance` numbers the engine within its deployment; `prefill_instance` marks a
+/// disaggregated deployment's prefill side.
+struct serving_step_record {
+  double start_s = 0, end_s = 0;
+  std::vector<serving_step_shape> groups;
+  std::vector<double> group_s;
+  std::uint64_t instance = 0;
+  bool prefill_instance = false;
+};
+
+/// The observer simulate_serving calls by default: none (no record is built).
+struct no_step_observer {
+  void operator()(const serving_step_record&) const noexcept {}
+};
+
 /// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
-/// are the engine's to choose: ignored). See the file comment.
-[[nodiscard]] inline serving_stream_report simulate_serving(
-    const model_spec& model, const serving_spec& layout, const std::vector<serving_request>& requests,
-    const compute_model& compute, const cluster_spec& cluster, const serving_engine& engine = {}) {
+/// are the engine's to choose: ignored). See the file comment. `on_step(const serving_step_record&)`
+/// sees every step as it is taken (aicb::write_serving_timeline draws a window of them).
+template <class OnStep = no_step_observer>
+[[nodiscard]] serving_stream_report simulate_serving(const model_spec& model, const serving_spec& layout,
+                                                     const std::vector<serving_request>& requests,
+                                                     const compute_model& compute, const cluster_spec& cluster,
+                                                     const serving_engine& engine = {}, OnStep&& on_step = {}) {
+  constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
   const auto refuse = [](const char* field, const std::string& value, const char* rule) {
     AICB_THROW(config_error(field, value, rule));
   };
@@ -380,6 +404,7 @@ struct serving_stream_report {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
     bool cached = false;  // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool started = false;  // scheduled at least once (its admission time is recorded)
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -400,6 +425,7 @@ struct serving_stream_report {
 
   double clock = 0;
   std::size_t finished = 0;
+  serving_step_record record;  // built only when observed
   std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds;
   std::vector<serving_step_shape> shapes(groups_count);
   // What each group scheduled: index into running, tokens.
@@ -501,12 +527,29 @@ struct serving_stream_report {
     }
     double step_us = -1;
     const serving_step_shape* busiest = nullptr;
+    if constexpr (observed) record.group_s.clear();
     for (const serving_step_shape& s : shapes) {
       const double us = pricer.step_us(s);
+      if constexpr (observed) record.group_s.push_back(us * 1e-6);
       if (us > step_us) {
         step_us = us;
         busiest = &s;
       }
+    }
+    // Requests scheduled for the first time begin now.
+    for (std::size_t gi = 0; gi < groups_count; ++gi)
+      for (const auto& planned : scheduled[gi]) {
+        const live& r = groups[gi].running[planned.first];
+        if (!r.started) out.requests[r.index].admitted_s = clock;
+      }
+    for (group& g : groups)
+      for (live& r : g.running)
+        r.started = true;
+    if constexpr (observed) {
+      record.start_s = clock;
+      record.end_s = clock + step_us * 1e-6;
+      record.groups = shapes;
+      on_step(std::as_const(record));
     }
     clock += step_us * 1e-6;
     out.busy_s += step_us * 1e-6;
@@ -615,9 +658,26 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
 /// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
 /// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
 /// instances, which admit them straight into decoding.
-[[nodiscard]] inline disaggregated_stream_report simulate_disaggregated_serving(
+/// `on_step` sees every instance's steps (aicb::serving_step_record: the instance and its side).
+template <class OnStep = no_step_observer>
+[[nodiscard]] disaggregated_stream_report simulate_disaggregated_serving(
     const model_spec& model, const disaggregated_deployment& d, const std::vector<serving_request>& requests,
-    const compute_model& compute, const cluster_spec& cluster) {
+    const compute_model& compute, const cluster_spec& cluster, OnStep&& on_step = {}) {
+  constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
+  // Each instance's steps reach `on_step` tagged with the instance and its side.
+  const auto run_instance = [&](const serving_spec& layout, const std::vector<serving_request>& share,
+                                const serving_engine& engine, std::uint64_t instance, bool prefill) {
+    if constexpr (observed)
+      return simulate_serving(model, layout, share, compute, cluster, engine,
+                              [&](const serving_step_record& r) {
+                                serving_step_record tagged = r;
+                                tagged.instance = instance;
+                                tagged.prefill_instance = prefill;
+                                on_step(std::as_const(tagged));
+                              });
+    else
+      return simulate_serving(model, layout, share, compute, cluster, engine);
+  };
   if (d.prefill_instances == 0 || d.decode_instances == 0)
     AICB_THROW(config_error("instances",
                             std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
@@ -663,8 +723,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       index.push_back(order[k]);
     }
     if (share.empty()) continue;
-    const serving_stream_report run =
-        simulate_serving(model, d.prefill, share, compute, cluster, d.prefill_engine);
+    const serving_stream_report run = run_instance(d.prefill, share, d.prefill_engine, p, true);
     out.prefill_steps += run.steps;
     out.preemptions += run.preemptions;
     out.prefill_busy_s += run.busy_s;
@@ -682,6 +741,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       const std::size_t i = index[k];
       out.prefill_done_s[i] = run.requests[k].finish_s;
       out.requests[i].request = requests[i];
+      out.requests[i].admitted_s = run.requests[k].admitted_s;
       out.requests[i].preemptions = run.requests[k].preemptions;
       if (requests[i].output < 2) {  // its one token is all: no transfer
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
@@ -716,8 +776,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       index.push_back(arriving[k]);
     }
     if (share.empty()) continue;
-    const serving_stream_report run =
-        simulate_serving(model, d.decode, share, compute, cluster, decode_engine);
+    const serving_stream_report run = run_instance(d.decode, share, decode_engine, q, false);
     out.decode_steps += run.steps;
     out.preemptions += run.preemptions;
     out.decode_busy_s += run.busy_s;

@@ -134,11 +134,6 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
   if (moe && model.num_experts % s.expert_parallel != 0)
     refuse("expert_parallel", s.expert_parallel,
            "must divide num_experts (" + std::to_string(model.num_experts) + ")");
-  if (moe && s.expert_parallel > 1 &&
-      s.tokens_per_request() * s.requests_per_group() % s.tensor_parallel != 0)
-    refuse("batch", s.batch,
-           "with expert parallelism the tokens of a DP-attention group are scattered over its TP ranks: "
-           "requests per group x tokens per request must be a multiple of tensor_parallel");
 }
 
 AICB_END_NAMESPACE

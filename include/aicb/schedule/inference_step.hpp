@@ -58,12 +58,14 @@
 AICB_BEGIN_NAMESPACE
 
 /// The serving layout as a training job's process grid: TP × DP-attention ranks (TP fastest), the
-/// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's.
+/// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's. A TP
+/// wider than the key/value heads replicates them, as serving engines do (vLLM, SGLang, TensorRT-LLM).
 [[nodiscard]] inline job_spec serving_layout_job(const model_spec& model, const serving_spec& s) {
   job_spec j;
   j.model = model;
   j.parallel.world_size = s.gpus();
   j.parallel.tensor_parallel = s.tensor_parallel;
+  j.parallel.replicate_kv_heads = !model.is_mla() && s.tensor_parallel > model.num_kv_heads;
   j.parallel.sequence_parallel = s.tensor_parallel > 1;
   j.parallel.expert_parallel = s.expert_parallel;
   j.parallel.expert_tensor_parallel = s.expert_parallel > 1 ? 1 : s.tensor_parallel;

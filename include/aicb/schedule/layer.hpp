@@ -700,9 +700,10 @@ struct layer_writer {
   // (serving rounds up: a decode step's few tokens still reach their experts).
 
   constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
-  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
+  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP: equal shares, the
+  // last padded when the group's tokens are not a multiple of TP, as serving engines pad the scatter).
   constexpr std::uint64_t router_tokens() const {
-    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
+    return scatter_for_experts() ? (c.tokens() + c.tp - 1) / c.tp : c.local_tokens();
   }
   constexpr std::uint64_t local_experts() const {
     return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
@@ -833,6 +834,12 @@ struct layer_writer {
         break;
       }
       case expert_exchange::tensor_parallel:
+        // Serving with the experts split over TP: every GPU routes the group's tokens — the gate's
+        // top-k (softmax fused), then each token copied once per chosen expert into expert order for
+        // the grouped GEMMs (TensorRT-LLM's expandInputRows, vLLM's CUTLASS path; its Triton kernel
+        // gathers inside the GEMM instead, a copy this prices the same).
+        op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
         break;
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
@@ -879,6 +886,9 @@ struct layer_writer {
         if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
         break;
       case expert_exchange::tensor_parallel:
+        // Each token's k expert outputs weighted and summed into its row (TensorRT-LLM's
+        // finalizeMoeRouting, vLLM's moe_sum), then the partial sums all-reduced over TP.
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
         if (tp())
           collective("moe_output_reduce", collective::all_reduce, group_kind::tp,
                      activation() / h() * expert_hidden());
