@@ -3472,9 +3472,10 @@ struct layer_writer {
   // (serving rounds up: a decode step's few tokens still reach their experts).
 
   constexpr bool scatter_for_experts() const { return c.exchange == expert_exchange::deepep && tp(); }
-  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP).
+  // Tokens this GPU routes (its sequence shard, or its TP share before DeepEP: equal shares, the
+  // last padded when the group's tokens are not a multiple of TP, as serving engines pad the scatter).
   constexpr std::uint64_t router_tokens() const {
-    return scatter_for_experts() ? c.tokens() / c.tp : c.local_tokens();
+    return scatter_for_experts() ? (c.tokens() + c.tp - 1) / c.tp : c.local_tokens();
   }
   constexpr std::uint64_t local_experts() const {
     return c.exchange == expert_exchange::deepep ? c.model.num_experts / c.gpus : c.model.num_experts / c.ep;
@@ -3605,6 +3606,12 @@ struct layer_writer {
         break;
       }
       case expert_exchange::tensor_parallel:
+        // Serving with the experts split over TP: every GPU routes the group's tokens — the gate's
+        // top-k (softmax fused), then each token copied once per chosen expert into expert order for
+        // the grouped GEMMs (TensorRT-LLM's expandInputRows, vLLM's CUTLASS path; its Triton kernel
+        // gathers inside the GEMM instead, a copy this prices the same).
+        op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
         break;
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
@@ -3651,6 +3658,10 @@ struct layer_writer {
         if (tp()) collective("moe_output_gather", collective::all_gather, group_kind::tp, activation());
         break;
       case expert_exchange::tensor_parallel:
+        // Each token's k expert outputs weighted and summed into its row (TensorRT-LLM's
+        // finalizeMoeRouting, vLLM's moe_sum), then the partial sums all-reduced over TP.
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k,
+           expert_hidden());
         if (tp())
           collective("moe_output_reduce", collective::all_reduce, group_kind::tp,
                      activation() / h() * expert_hidden());
@@ -8567,11 +8578,6 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
   if (moe && model.num_experts % s.expert_parallel != 0)
     refuse("expert_parallel", s.expert_parallel,
            "must divide num_experts (" + std::to_string(model.num_experts) + ")");
-  if (moe && s.expert_parallel > 1 &&
-      s.tokens_per_request() * s.requests_per_group() % s.tensor_parallel != 0)
-    refuse("batch", s.batch,
-           "with expert parallelism the tokens of a DP-attention group are scattered over its TP ranks: "
-           "requests per group x tokens per request must be a multiple of tensor_parallel");
 }
 
 AICB_END_NAMESPACE
@@ -9252,12 +9258,14 @@ AICB_END_NAMESPACE
 AICB_BEGIN_NAMESPACE
 
 /// The serving layout as a training job's process grid: TP × DP-attention ranks (TP fastest), the
-/// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's.
+/// experts over all GPUs (expert TP 1) or over TP with the attention. Its groups are the step's. A TP
+/// wider than the key/value heads replicates them, as serving engines do (vLLM, SGLang, TensorRT-LLM).
 [[nodiscard]] inline job_spec serving_layout_job(const model_spec& model, const serving_spec& s) {
   job_spec j;
   j.model = model;
   j.parallel.world_size = s.gpus();
   j.parallel.tensor_parallel = s.tensor_parallel;
+  j.parallel.replicate_kv_heads = !model.is_mla() && s.tensor_parallel > model.num_kv_heads;
   j.parallel.sequence_parallel = s.tensor_parallel > 1;
   j.parallel.expert_parallel = s.expert_parallel;
   j.parallel.expert_tensor_parallel = s.expert_parallel > 1 ? 1 : s.tensor_parallel;
@@ -13152,6 +13160,8 @@ AICB_END_NAMESPACE
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -13167,6 +13177,11 @@ struct serving_engine {
   /// (sent by a prefill instance) with its first token, and is admitted straight into decoding (a
   /// request preempted there recomputes its prompt as usual).
   bool prompts_arrive_cached = false;
+  /// The clients' side: at most this many requests outstanding (0: no bound). A request is sent at
+  /// its arrival time or, when that many are in flight, as soon as one finishes — a closed loop of
+  /// that many users when every arrival is 0, as `vllm bench serve` and `sglang.bench_serving` run
+  /// with `--max-concurrency`. A request's arrival is then when it was sent (its TTFT counts from there).
+  std::uint64_t concurrency = 0;
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -13339,6 +13354,7 @@ class serving_step_pricer {
 /// start), and how often it was preempted.
 struct served_request {
   serving_request request;
+  double admitted_s = 0;  ///< when its first step began (after queueing; a disaggregated run: on prefill)
   double first_token_s = 0, finish_s = 0;
   std::uint64_t preemptions = 0;
   [[nodiscard]] double ttft_s() const noexcept { return first_token_s - request.arrival_s; }
@@ -13383,11 +13399,34 @@ struct serving_stream_report {
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
+/// One step as a stream ran it, for a timeline: when it began and ended (seconds from the stream's
+/// start), and what each DP-attention group scheduled with its own time — the step lasts as long as
+/// the busiest group's. `instance` numbers the engine within its deployment; `prefill_instance` marks a
+/// disaggregated deployment's prefill side.
+struct serving_step_record {
+  double start_s = 0, end_s = 0;
+  std::vector<serving_step_shape> groups;
+  std::vector<double> group_s;
+  std::uint64_t instance = 0;
+  bool prefill_instance = false;
+};
+
+/// The observer simulate_serving calls by default: none (no record is built).
+struct no_step_observer {
+  void operator()(const serving_step_record&) const noexcept {}
+};
+
 /// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
-/// are the engine's to choose: ignored). See the file comment.
-[[nodiscard]] inline serving_stream_report simulate_serving(
-    const model_spec& model, const serving_spec& layout, const std::vector<serving_request>& requests,
-    const compute_model& compute, const cluster_spec& cluster, const serving_engine& engine = {}) {
+/// are the engine's to choose: ignored). See the file comment. `on_step(const serving_step_record&)`
+/// sees every step as it is taken (aicb::write_serving_timeline draws a window of them).
+template <class OnStep = no_step_observer>
+[[nodiscard]] serving_stream_report simulate_serving(const model_spec& model, const serving_spec& layout,
+                                                     const std::vector<serving_request>& requests,
+                                                     const compute_model& compute,
+                                                     const cluster_spec& cluster,
+                                                     const serving_engine& engine = {},
+                                                     OnStep&& on_step = {}) {
+  constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
   const auto refuse = [](const char* field, const std::string& value, const char* rule) {
     AICB_THROW(config_error(field, value, rule));
   };
@@ -13429,6 +13468,17 @@ struct serving_stream_report {
   out.requests.resize(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i)
     out.requests[i].request = requests[i];
+  // When each request is sent: its arrival, or (with a concurrency bound) not before a slot frees —
+  // the requests past the first `concurrency` wait, in arrival order, for the finishes.
+  std::vector<double> sent(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    sent[i] = requests[i].arrival_s;
+  std::size_t released = order.size();
+  if (engine.concurrency > 0 && engine.concurrency < order.size()) {
+    released = static_cast<std::size_t>(engine.concurrency);
+    for (std::size_t k = released; k < order.size(); ++k)
+      sent[order[k]] = INFINITY;
+  }
   for (const serving_request& r : requests) {
     if (engine.prompts_arrive_cached && r.output < 2)
       AICB_THROW(config_error("request", std::to_string(r.id),
@@ -13452,7 +13502,8 @@ struct serving_stream_report {
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
-    bool cached = false;  // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool started = false;  // scheduled at least once (its admission time is recorded)
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -13473,6 +13524,7 @@ struct serving_stream_report {
 
   double clock = 0;
   std::size_t finished = 0;
+  serving_step_record record;  // built only when observed
   std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds;
   std::vector<serving_step_shape> shapes(groups_count);
   // What each group scheduled: index into running, tokens.
@@ -13482,11 +13534,11 @@ struct serving_stream_report {
     double next_arrival = INFINITY;
     for (std::size_t gi = 0; gi < groups_count; ++gi) {
       group& g = groups[gi];
-      while (g.next < g.dealt.size() && requests[g.dealt[g.next]].arrival_s <= clock) {
+      while (g.next < g.dealt.size() && sent[g.dealt[g.next]] <= clock) {
         const std::size_t i = g.dealt[g.next++];
         g.waiting.push_back({i, requests[i].prompt, 0, 0, 0, engine.prompts_arrive_cached});
       }
-      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, requests[g.dealt[g.next]].arrival_s);
+      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, sent[g.dealt[g.next]]);
       serving_step_shape& shape = shapes[gi];
       shape = {};
       auto& plan = scheduled[gi];
@@ -13574,12 +13626,29 @@ struct serving_stream_report {
     }
     double step_us = -1;
     const serving_step_shape* busiest = nullptr;
+    if constexpr (observed) record.group_s.clear();
     for (const serving_step_shape& s : shapes) {
       const double us = pricer.step_us(s);
+      if constexpr (observed) record.group_s.push_back(us * 1e-6);
       if (us > step_us) {
         step_us = us;
         busiest = &s;
       }
+    }
+    // Requests scheduled for the first time begin now.
+    for (std::size_t gi = 0; gi < groups_count; ++gi)
+      for (const auto& planned : scheduled[gi]) {
+        const live& r = groups[gi].running[planned.first];
+        if (!r.started) out.requests[r.index].admitted_s = clock;
+      }
+    for (group& g : groups)
+      for (live& r : g.running)
+        r.started = true;
+    if constexpr (observed) {
+      record.start_s = clock;
+      record.end_s = clock + step_us * 1e-6;
+      record.groups = shapes;
+      on_step(std::as_const(record));
     }
     clock += step_us * 1e-6;
     out.busy_s += step_us * 1e-6;
@@ -13618,6 +13687,11 @@ struct serving_stream_report {
         if (r.index != SIZE_MAX) return false;
         g.free_blocks += r.blocks;
         ++finished;
+        if (released < order.size()) {  // a slot frees: the next request is sent
+          const std::size_t next = order[released++];
+          sent[next] = std::max(requests[next].arrival_s, clock);
+          out.requests[next].request.arrival_s = sent[next];
+        }
         return true;
       });
       g.running.erase(gone, g.running.end());
@@ -13683,15 +13757,37 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
 /// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
 /// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
 /// instances, which admit them straight into decoding.
-[[nodiscard]] inline disaggregated_stream_report simulate_disaggregated_serving(
+/// `on_step` sees every instance's steps (aicb::serving_step_record: the instance and its side).
+template <class OnStep = no_step_observer>
+[[nodiscard]] disaggregated_stream_report simulate_disaggregated_serving(
     const model_spec& model, const disaggregated_deployment& d, const std::vector<serving_request>& requests,
-    const compute_model& compute, const cluster_spec& cluster) {
+    const compute_model& compute, const cluster_spec& cluster, OnStep&& on_step = {}) {
+  constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
+  // Each instance's steps reach `on_step` tagged with the instance and its side.
+  const auto run_instance = [&](const serving_spec& layout, const std::vector<serving_request>& share,
+                                const serving_engine& engine, std::uint64_t instance, bool prefill) {
+    if constexpr (observed)
+      return simulate_serving(model, layout, share, compute, cluster, engine,
+                              [&](const serving_step_record& r) {
+                                serving_step_record tagged = r;
+                                tagged.instance = instance;
+                                tagged.prefill_instance = prefill;
+                                on_step(std::as_const(tagged));
+                              });
+    else
+      return simulate_serving(model, layout, share, compute, cluster, engine);
+  };
   if (d.prefill_instances == 0 || d.decode_instances == 0)
     AICB_THROW(config_error("instances",
                             std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
                             "expected at least one prefill and one decode instance"));
   if (d.prefill_engine.prompts_arrive_cached)
     AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
+  if (d.prefill_engine.concurrency > 0 || d.decode_engine.concurrency > 0)
+    AICB_THROW(config_error(
+        "concurrency", std::to_string(std::max(d.prefill_engine.concurrency, d.decode_engine.concurrency)),
+        "a bound on outstanding requests is simulated for aggregated deployments only "
+        "(a finish on a decode instance would have to release a prompt on a prefill one)"));
   if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
   disaggregated_stream_report out;
   const std::size_t n = requests.size();
@@ -13726,8 +13822,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       index.push_back(order[k]);
     }
     if (share.empty()) continue;
-    const serving_stream_report run =
-        simulate_serving(model, d.prefill, share, compute, cluster, d.prefill_engine);
+    const serving_stream_report run = run_instance(d.prefill, share, d.prefill_engine, p, true);
     out.prefill_steps += run.steps;
     out.preemptions += run.preemptions;
     out.prefill_busy_s += run.busy_s;
@@ -13745,6 +13840,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       const std::size_t i = index[k];
       out.prefill_done_s[i] = run.requests[k].finish_s;
       out.requests[i].request = requests[i];
+      out.requests[i].admitted_s = run.requests[k].admitted_s;
       out.requests[i].preemptions = run.requests[k].preemptions;
       if (requests[i].output < 2) {  // its one token is all: no transfer
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
@@ -13779,8 +13875,7 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
       index.push_back(arriving[k]);
     }
     if (share.empty()) continue;
-    const serving_stream_report run =
-        simulate_serving(model, d.decode, share, compute, cluster, decode_engine);
+    const serving_stream_report run = run_instance(d.decode, share, decode_engine, q, false);
     out.decode_steps += run.steps;
     out.preemptions += run.preemptions;
     out.decode_busy_s += run.busy_s;
@@ -15692,6 +15787,203 @@ chakra_set_result write_inference_chakra_set(const std::string& directory, const
 
 AICB_END_NAMESPACE
 // #include <aicb/io/protobuf_wire.hpp>
+// #include <aicb/io/serving_timeline.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::write_serving_timeline — a window of a served request stream as a timeline people can open:
+/// Chrome's trace-event JSON (https://ui.perfetto.dev, chrome://tracing). One process per engine
+/// instance (a disaggregated deployment's prefill instances first), one thread per DP-attention group,
+/// one complete event ("ph": "X") per step a group took part in — "prefill" when it held a prompt
+/// chunk, else "decode" — lasting the group's own time, with its tokens, decoding requests, prompt
+/// chunks and the context its decoding requests attend over; the step itself lasts as long as its
+/// busiest group. Then a "requests" process with each request of the window as nestable async
+/// events on its own track: queued (arrival to its first step), prefill (to its first token, or to its
+/// prompt's end on a prefill instance), KV transfer (disaggregated), decode (to its last token).
+///
+/// ```cpp
+/// aicb::serving_timeline_recorder window({.from_s = 10, .to_s = 12});
+/// const auto run = aicb::simulate_serving(model, layout, requests, compute, cluster, {}, window);
+/// std::string text;
+/// aicb::write_serving_timeline([&](std::string_view s) { text += s; }, window, run.requests, {});
+/// ```
+///
+/// The recorder keeps only the window's steps (at most `max_steps`, default 20,000: a window of a long
+/// run stays small); the document names itself in "otherData" ("schema": "aicb.serving_timeline/1",
+/// docs/schemas/serving_timeline.schema.json).
+
+// #include <aicb/compute/serving_stream.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/error.hpp>
+// #include <aicb/json_writer.hpp>
+// #include <aicb/version.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+AICB_BEGIN_NAMESPACE
+
+/// The schema a serving timeline names (docs/schemas/serving_timeline.schema.json).
+inline constexpr std::string_view serving_timeline_schema = "aicb.serving_timeline/1";
+
+/// A span of a stream's time, seconds from its start: [from_s, to_s].
+struct serving_window {
+  double from_s = 0;
+  double to_s = INFINITY;
+};
+
+/// Keeps the steps of a window as a stream is simulated: pass it as simulate_serving's (or
+/// simulate_disaggregated_serving's) `on_step`. A step belongs to the window when it overlaps it.
+class serving_timeline_recorder {
+ public:
+  explicit serving_timeline_recorder(serving_window window = {}, std::size_t max_steps = 20000)
+      : window_(window), max_steps_(max_steps) {
+    if (!(window.from_s >= 0) || !(window.to_s > window.from_s))
+      AICB_THROW(config_error("timeline_window",
+                              std::to_string(window.from_s) + ":" + std::to_string(window.to_s),
+                              "expected 0 <= FROM < TO seconds"));
+  }
+  void operator()(const serving_step_record& step) {
+    if (step.end_s < window_.from_s || step.start_s > window_.to_s) return;
+    if (steps_.size() >= max_steps_) {
+      truncated_ = true;
+      return;
+    }
+    steps_.push_back(step);
+  }
+  [[nodiscard]] const std::vector<serving_step_record>& steps() const noexcept { return steps_; }
+  [[nodiscard]] const serving_window& window() const noexcept { return window_; }
+  /// True when the window held more steps than the recorder keeps (the later ones are left out).
+  [[nodiscard]] bool truncated() const noexcept { return truncated_; }
+
+ private:
+  serving_window window_;
+  std::size_t max_steps_;
+  std::vector<serving_step_record> steps_;
+  bool truncated_ = false;
+};
+
+/// What the timeline says about itself, and a disaggregated run's request times.
+struct serving_timeline_about {
+  std::string model, gpu, cluster, compute;
+  std::uint64_t instances = 1;          ///< aggregated: the instances (one); disaggregated: decode instances
+  std::uint64_t prefill_instances = 0;  ///< disaggregated: the prefill instances (their pids come first)
+  std::uint64_t groups = 1, prefill_groups = 1;  ///< DP-attention groups of a (prefill) instance
+  /// Disaggregated: when each request's prompt finished on its prefill instance (its KV transfer runs
+  /// from then to its first token); empty when aggregated.
+  std::vector<double> prefill_done_s;
+};
+
+/// Writes the recorded window with the requests that overlap it through `write(std::string_view)`.
+/// Returns the number of events written.
+template <class Write>
+std::uint64_t write_serving_timeline(Write&& write, const serving_timeline_recorder& recorded,
+                                     const std::vector<served_request>& requests,
+                                     const serving_timeline_about& about) {
+  std::uint64_t events = 0;
+  bool first = true;
+  const auto emit = [&](const json_writer& w) {
+    if (!first) write(",\n");
+    write(w.str());
+    first = false;
+    ++events;
+  };
+  const auto meta = [&](std::string_view what, std::uint64_t pid, std::uint64_t tid, std::string_view key,
+                        const auto& value) {
+    json_writer w;
+    w.begin_object().member("name", what).member("ph", "M").member("pid", pid).member("tid", tid);
+    w.key("args").begin_object().member(key, value).end_object().end_object();
+    emit(w);
+  };
+  write("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+  // The instances: prefill first (disaggregated), each with a thread per group.
+  const std::uint64_t instances = about.prefill_instances + about.instances;
+  const bool disaggregated = about.prefill_instances > 0;
+  for (std::uint64_t pid = 0; pid < instances; ++pid) {
+    const bool prefill = pid < about.prefill_instances;
+    std::string label = disaggregated ? (prefill ? "prefill instance " : "decode instance ") : "instance ";
+    label += std::to_string(prefill ? pid : pid - about.prefill_instances);
+    meta("process_name", pid, 0, "name", label);
+    meta("process_sort_index", pid, 0, "sort_index", pid);
+    const std::uint64_t groups = prefill ? about.prefill_groups : about.groups;
+    for (std::uint64_t g = 0; g < groups; ++g)
+      meta("thread_name", pid, g, "name", "group " + std::to_string(g));
+  }
+  const std::uint64_t requests_pid = instances;
+  meta("process_name", requests_pid, 0, "name", std::string("requests"));
+  meta("process_sort_index", requests_pid, 0, "sort_index", requests_pid);
+
+  // Each step of each group.
+  for (const serving_step_record& step : recorded.steps()) {
+    const std::uint64_t pid =
+        step.prefill_instance || !disaggregated ? step.instance : about.prefill_instances + step.instance;
+    for (std::size_t g = 0; g < step.groups.size(); ++g) {
+      const serving_step_shape& shape = step.groups[g];
+      if (shape.tokens() == 0) continue;
+      json_writer w;
+      w.begin_object().member("name", shape.chunks.empty() ? "decode" : "prefill").member("cat", "step");
+      w.member("ph", "X").member("pid", pid).member("tid", g);
+      w.member("ts", step.start_s * 1e6).member("dur", (g < step.group_s.size() ? step.group_s[g] : 0) * 1e6);
+      w.key("args").begin_object().member("tokens", shape.tokens()).member("decoding", shape.decoding);
+      w.member("prompt_chunks", static_cast<std::uint64_t>(shape.chunks.size()));
+      w.member("context_per_decoding_request",
+               shape.decoding > 0 ? shape.decode_context / static_cast<double>(shape.decoding) : 0.0);
+      w.member("step_ms", (step.end_s - step.start_s) * 1e3).end_object().end_object();
+      emit(w);
+    }
+  }
+
+  // The requests that overlap the window, each phase a slice of its own async track.
+  const serving_window& window = recorded.window();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const served_request& r = requests[i];
+    if (r.finish_s < window.from_s || r.request.arrival_s > window.to_s) continue;
+    const double prompt_end = about.prefill_done_s.empty() ? r.first_token_s : about.prefill_done_s[i];
+    const auto slice = [&](std::string_view name, double from, double to) {
+      if (!(to >= from)) return;
+      for (const char* ph : {"b", "e"}) {
+        json_writer w;
+        w.begin_object().member("name", name).member("cat", "request").member("ph", ph);
+        w.member("id", r.request.id).member("pid", requests_pid).member("tid", 0);
+        w.member("ts", (ph[0] == 'b' ? from : to) * 1e6);
+        if (ph[0] == 'b')
+          w.key("args")
+              .begin_object()
+              .member("request", r.request.id)
+              .member("prompt", r.request.prompt)
+              .member("output", r.request.output)
+              .member("preemptions", r.preemptions)
+              .end_object();
+        w.end_object();
+        emit(w);
+      }
+    };
+    slice("queued", r.request.arrival_s, r.admitted_s);
+    slice("prefill", r.admitted_s, prompt_end);
+    if (!about.prefill_done_s.empty()) slice("kv transfer", prompt_end, r.first_token_s);
+    slice("decode", r.first_token_s, r.finish_s);
+  }
+
+  json_writer other;
+  other.begin_object().member("schema", serving_timeline_schema).member("aicb_version", AICB_VERSION_STRING);
+  other.member("model", about.model).member("gpu", about.gpu).member("cluster", about.cluster);
+  other.member("compute", about.compute);
+  other.member("window_from_s", window.from_s);
+  if (std::isfinite(window.to_s)) other.member("window_to_s", window.to_s);
+  other.member("steps", static_cast<std::uint64_t>(recorded.steps().size()));
+  other.member("truncated", recorded.truncated()).end_object();
+  write("\n],\"otherData\":");
+  write(other.str());
+  write("}\n");
+  return events;
+}
+
+AICB_END_NAMESPACE
 // #include <aicb/io/simai_format.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -27757,6 +28049,7 @@ inline std::string_view trim(std::string_view s) {
 }
 
 AICB_END_NAMESPACE
+// #include <aicb/io/serving_timeline.hpp>
 // #include <aicb/json_writer.hpp>
 // #include <aicb/model/requests.hpp>
 // #include <aicb/model/serving.hpp>
@@ -27791,6 +28084,9 @@ struct serve_request {
   std::string steps{};
   workload_format steps_format = workload_format::simai;
   std::string steps_ranks{};
+  /// Also write a window of the run as a timeline (aicb::write_serving_timeline) into this file.
+  std::string timeline{};
+  serving_window timeline_window{};
   /// Disaggregated when `prefill_instances` > 0: that many instances of `prefill_layout` run the
   /// prompts and `decode_instances` of `layout` the rest (aicb::simulate_disaggregated_serving).
   std::uint64_t prefill_instances = 0, decode_instances = 1;
@@ -27856,6 +28152,11 @@ struct serve_report {
   /// instances', and a disaggregated deployment's prefill instances'.
   std::vector<serving_step_kind> step_kinds, prefill_step_kinds;
   serving_steps_written steps_written;  ///< what serve_request::steps wrote
+  /// What serve_request::timeline wrote: the window's steps, and whether more were left out.
+  std::string timeline;
+  serving_window timeline_window;
+  std::uint64_t timeline_steps = 0;
+  bool timeline_truncated = false;
 };
 
 /// Serves `r` (see the file comment).
@@ -27907,9 +28208,15 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
   }
+  if (r.engine.concurrency > 0)
+    out.source +=
+        "; at most " + std::to_string(r.engine.concurrency) + " outstanding (each next sent as one finishes)";
   // The requests' fates and the engines' totals, aggregated or disaggregated.
   std::vector<served_request> served;
   double busy_s = 0;
+  std::optional<serving_timeline_recorder> window;  // the timeline's steps, when one is asked for
+  if (!r.timeline.empty()) window.emplace(r.timeline_window);
+  std::vector<double> prefill_done_s;  // disaggregated: for the timeline's KV transfers
   if (disaggregated) {
     disaggregated_deployment d;
     d.prefill = prefill_layout;
@@ -27917,8 +28224,11 @@ struct serve_report {
     d.prefill_instances = r.prefill_instances;
     d.decode_instances = r.decode_instances;
     d.prefill_engine = d.decode_engine = r.engine;
-    disaggregated_stream_report run = simulate_disaggregated_serving(model, d, requests, compute, machines);
+    disaggregated_stream_report run =
+        window ? simulate_disaggregated_serving(model, d, requests, compute, machines, *window)
+               : simulate_disaggregated_serving(model, d, requests, compute, machines);
     served = std::move(run.requests);
+    prefill_done_s = std::move(run.prefill_done_s);
     std::vector<double> transfers;
     for (std::size_t i = 0; i < served.size(); ++i)
       if (served[i].request.output > 1) transfers.push_back(run.kv_transfer_s[i]);
@@ -27937,7 +28247,9 @@ struct serve_report {
         run.prefill_busy_s / static_cast<double>(r.prefill_instances);  // over the span below
     out.gpus = r.prefill_instances * prefill_layout.gpus() + r.decode_instances * layout.gpus();
   } else {
-    serving_stream_report run = simulate_serving(model, layout, requests, compute, machines, r.engine);
+    serving_stream_report run =
+        window ? simulate_serving(model, layout, requests, compute, machines, r.engine, *window)
+               : simulate_serving(model, layout, requests, compute, machines, r.engine);
     served = std::move(run.requests);
     busy_s = run.busy_s;
     out.steps = run.steps;
@@ -27983,6 +28295,22 @@ struct serve_report {
   out.gpu = std::string(require_gpu(machines.gpu).name);
   out.cluster = std::string(machines.name);
   out.compute = compute.provenance();
+  if (window) {
+    serving_timeline_about about{out.model, out.gpu, out.cluster, out.compute};
+    about.instances = disaggregated ? r.decode_instances : 1;
+    about.prefill_instances = disaggregated ? r.prefill_instances : 0;
+    about.groups = layout.attention_data_parallel;
+    about.prefill_groups = prefill_layout.attention_data_parallel;
+    about.prefill_done_s = std::move(prefill_done_s);
+    atomic_file file(r.timeline);
+    static_cast<void>(
+        write_serving_timeline([&](std::string_view text) { file.write(text); }, *window, served, about));
+    file.commit();
+    out.timeline = r.timeline;
+    out.timeline_window = r.timeline_window;
+    out.timeline_steps = window->steps().size();
+    out.timeline_truncated = window->truncated();
+  }
   out.layout = r.layout;
   out.engine = r.engine;
   out.requests = requests.size();
@@ -28101,6 +28429,17 @@ struct serve_report {
     add("wrote %s: %llu kinds of step (%llu steps), %llu files, the mix in steps.csv\n",
         r.steps_written.directory.c_str(), u(r.steps_written.kinds), u(r.steps_written.steps),
         u(r.steps_written.files));
+  if (!r.timeline.empty()) {
+    char window[96];
+    if (std::isfinite(r.timeline_window.to_s))
+      std::snprintf(window, sizeof window, "from %g s to %g s", r.timeline_window.from_s,
+                    r.timeline_window.to_s);
+    else
+      std::snprintf(window, sizeof window, "from %g s to the end", r.timeline_window.from_s);
+    out += "wrote " + r.timeline + ": the timeline of " + std::to_string(r.timeline_steps) + " steps " +
+           window + (r.timeline_truncated ? " (the window's later steps left out: at most 20000)" : "") +
+           "\n";
+  }
   out += "compute: " + r.compute + "\n";  // longer than a line buffer
   return out;
 }
@@ -28226,7 +28565,7 @@ inline std::string html_escape(std::string_view text) {
   json_writer j;
   j.begin_object().member("schema", "aicb.serving_run/1").member("aicb_version", AICB_VERSION_STRING);
   j.member("model", r.model).member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
-  j.member("requests_source", r.source).member("gpus", r.gpus);
+  j.member("requests_source", r.source).member("gpus", r.gpus).member("concurrency", r.engine.concurrency);
   j.key("layout").begin_object();
   j.member("gpus", r.layout.gpus()).member("tensor_parallel", r.layout.tensor_parallel);
   j.member("attention_data_parallel", r.layout.attention_data_parallel);

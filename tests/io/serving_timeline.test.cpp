@@ -30,7 +30,8 @@ std::vector<nlohmann::json> events(const nlohmann::json& doc, const std::string&
 
 }  // namespace
 
-TEST_CASE("serving timeline: a window's steps per group and each request's phases", "[io][serving][timeline]") {
+TEST_CASE("serving timeline: a window's steps per group and each request's phases",
+          "[io][serving][timeline]") {
   // Every computation 1 µs, one GPU, two DP-attention groups: four requests at time 0, dealt two
   // to a group; prompts of 10 tokens, 3 outputs: a prefill step, then two decode steps.
   const aicb::constant_model each(aicb::nanoseconds{1000});
@@ -105,7 +106,8 @@ TEST_CASE("serving timeline: a disaggregated run's instances and KV transfers", 
   for (std::uint64_t i = 0; i < 6; ++i)
     requests.push_back({i, 0.001 * static_cast<double>(i), 500, 4});
   aicb::serving_timeline_recorder all;
-  const aicb::disaggregated_stream_report run = aicb::simulate_disaggregated_serving(m, d, requests, h100, cluster, all);
+  const aicb::disaggregated_stream_report run =
+      aicb::simulate_disaggregated_serving(m, d, requests, h100, cluster, all);
   std::uint64_t prefill_steps = 0, decode_steps = 0;
   for (const aicb::serving_step_record& s : all.steps())
     (s.prefill_instance ? prefill_steps : decode_steps) += 1;

@@ -13,8 +13,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <exception>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -104,8 +104,12 @@ int run_serve(serve_options& o) {
     r.timeline_window = parse_window(o.timeline_window);
   }
   if (o.plan && (!o.html.empty() || !r.steps.empty() || !r.timeline.empty()))
-    throw aicb::config_error(!o.html.empty() ? "html" : !r.steps.empty() ? "steps" : "timeline",
-                             !o.html.empty() ? o.html : !r.steps.empty() ? r.steps : r.timeline,
+    throw aicb::config_error(!o.html.empty()    ? "html"
+                             : !r.steps.empty() ? "steps"
+                                                : "timeline",
+                             !o.html.empty()    ? o.html
+                             : !r.steps.empty() ? r.steps
+                                                : r.timeline,
                              "a serving plan writes no files");
   if (o.plan && r.engine.concurrency > 0)
     throw aicb::config_error("concurrency", std::to_string(r.engine.concurrency),

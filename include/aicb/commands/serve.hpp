@@ -25,9 +25,9 @@
 #include <aicb/compute/serving_stream.hpp>
 #include <aicb/config.hpp>
 #include <aicb/io/atomic_file.hpp>
-#include <aicb/io/serving_timeline.hpp>
 #include <aicb/io/cluster_file.hpp>
 #include <aicb/io/request_trace.hpp>
+#include <aicb/io/serving_timeline.hpp>
 #include <aicb/json_writer.hpp>
 #include <aicb/model/requests.hpp>
 #include <aicb/model/serving.hpp>
@@ -187,7 +187,8 @@ struct serve_report {
     out.source = text;
   }
   if (r.engine.concurrency > 0)
-    out.source += "; at most " + std::to_string(r.engine.concurrency) + " outstanding (each next sent as one finishes)";
+    out.source +=
+        "; at most " + std::to_string(r.engine.concurrency) + " outstanding (each next sent as one finishes)";
   // The requests' fates and the engines' totals, aggregated or disaggregated.
   std::vector<served_request> served;
   double busy_s = 0;
@@ -280,8 +281,8 @@ struct serve_report {
     about.prefill_groups = prefill_layout.attention_data_parallel;
     about.prefill_done_s = std::move(prefill_done_s);
     atomic_file file(r.timeline);
-    static_cast<void>(write_serving_timeline([&](std::string_view text) { file.write(text); }, *window, served,
-                                             about));
+    static_cast<void>(
+        write_serving_timeline([&](std::string_view text) { file.write(text); }, *window, served, about));
     file.commit();
     out.timeline = r.timeline;
     out.timeline_window = r.timeline_window;
@@ -409,11 +410,13 @@ struct serve_report {
   if (!r.timeline.empty()) {
     char window[96];
     if (std::isfinite(r.timeline_window.to_s))
-      std::snprintf(window, sizeof window, "from %g s to %g s", r.timeline_window.from_s, r.timeline_window.to_s);
+      std::snprintf(window, sizeof window, "from %g s to %g s", r.timeline_window.from_s,
+                    r.timeline_window.to_s);
     else
       std::snprintf(window, sizeof window, "from %g s to the end", r.timeline_window.from_s);
-    out += "wrote " + r.timeline + ": the timeline of " + std::to_string(r.timeline_steps) + " steps " + window +
-           (r.timeline_truncated ? " (the window's later steps left out: at most 20000)" : "") + "\n";
+    out += "wrote " + r.timeline + ": the timeline of " + std::to_string(r.timeline_steps) + " steps " +
+           window + (r.timeline_truncated ? " (the window's later steps left out: at most 20000)" : "") +
+           "\n";
   }
   out += "compute: " + r.compute + "\n";  // longer than a line buffer
   return out;

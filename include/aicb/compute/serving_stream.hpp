@@ -325,8 +325,10 @@ struct no_step_observer {
 template <class OnStep = no_step_observer>
 [[nodiscard]] serving_stream_report simulate_serving(const model_spec& model, const serving_spec& layout,
                                                      const std::vector<serving_request>& requests,
-                                                     const compute_model& compute, const cluster_spec& cluster,
-                                                     const serving_engine& engine = {}, OnStep&& on_step = {}) {
+                                                     const compute_model& compute,
+                                                     const cluster_spec& cluster,
+                                                     const serving_engine& engine = {},
+                                                     OnStep&& on_step = {}) {
   constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
   const auto refuse = [](const char* field, const std::string& value, const char* rule) {
     AICB_THROW(config_error(field, value, rule));
@@ -403,7 +405,7 @@ template <class OnStep = no_step_observer>
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
-    bool cached = false;  // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
     bool started = false;  // scheduled at least once (its admission time is recorded)
   };
   struct group {
@@ -685,10 +687,10 @@ template <class OnStep = no_step_observer>
   if (d.prefill_engine.prompts_arrive_cached)
     AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
   if (d.prefill_engine.concurrency > 0 || d.decode_engine.concurrency > 0)
-    AICB_THROW(config_error("concurrency",
-                            std::to_string(std::max(d.prefill_engine.concurrency, d.decode_engine.concurrency)),
-                            "a bound on outstanding requests is simulated for aggregated deployments only "
-                            "(a finish on a decode instance would have to release a prompt on a prefill one)"));
+    AICB_THROW(config_error(
+        "concurrency", std::to_string(std::max(d.prefill_engine.concurrency, d.decode_engine.concurrency)),
+        "a bound on outstanding requests is simulated for aggregated deployments only "
+        "(a finish on a decode instance would have to release a prompt on a prefill one)"));
   if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
   disaggregated_stream_report out;
   const std::size_t n = requests.size();

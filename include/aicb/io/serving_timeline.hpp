@@ -131,9 +131,8 @@ std::uint64_t write_serving_timeline(Write&& write, const serving_timeline_recor
 
   // Each step of each group.
   for (const serving_step_record& step : recorded.steps()) {
-    const std::uint64_t pid = step.prefill_instance || !disaggregated
-                                  ? step.instance
-                                  : about.prefill_instances + step.instance;
+    const std::uint64_t pid =
+        step.prefill_instance || !disaggregated ? step.instance : about.prefill_instances + step.instance;
     for (std::size_t g = 0; g < step.groups.size(); ++g) {
       const serving_step_shape& shape = step.groups[g];
       if (shape.tokens() == 0) continue;

@@ -888,7 +888,8 @@ struct layer_writer {
       case expert_exchange::tensor_parallel:
         // Each token's k expert outputs weighted and summed into its row (TensorRT-LLM's
         // finalizeMoeRouting, vLLM's moe_sum), then the partial sums all-reduced over TP.
-        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k,
+           expert_hidden());
         if (tp())
           collective("moe_output_reduce", collective::all_reduce, group_kind::tp,
                      activation() / h() * expert_hidden());
