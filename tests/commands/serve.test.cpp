@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -180,4 +183,32 @@ TEST_CASE("serve: the percentiles for a plot, the step mix in the report and the
   CHECK(plots == 3u);
   CHECK_THAT(page, Catch::Contains("time to first token") && Catch::Contains("Steps, most time first"));
   CHECK(page.find("<pre>model llama3-8b") != std::string::npos);  // the text report, escaped
+}
+
+TEST_CASE("serve: a window of the run written as a timeline, the rest of the report unchanged",
+          "[commands][serve][timeline]") {
+  aicb::serve_request r;
+  r.model = "llama3-8b";
+  r.gpu = "H100";
+  r.traffic = {.requests = 60, .rate = 20, .prompt = {500, 1500}, .output = {20, 60}};
+  const aicb::serve_report plain = aicb::serve(r);
+  const std::string path = "serve_test_timeline.json";
+  std::remove(path.c_str());
+  r.timeline = path;
+  r.timeline_window = {.from_s = 0.5, .to_s = 1.5};
+  const aicb::serve_report drawn = aicb::serve(r);
+  CHECK(drawn.ttft.mean == plain.ttft.mean);  // observing the steps changes nothing
+  CHECK(drawn.steps == plain.steps);
+  CHECK(drawn.timeline_steps > 0u);
+  CHECK(drawn.timeline_steps < drawn.steps);  // a window, not the run
+  CHECK_FALSE(drawn.timeline_truncated);
+  CHECK_THAT(aicb::format_serve(drawn),
+             Catch::Contains("wrote " + path + ": the timeline of " + std::to_string(drawn.timeline_steps) +
+                             " steps from 0.5 s to 1.5 s"));
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::StartsWith("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[") &&
+                       Catch::Contains("\"schema\": \"aicb.serving_timeline/1\"") &&
+                       Catch::Contains("\"steps\": " + std::to_string(drawn.timeline_steps)));
+  std::remove(path.c_str());
 }
