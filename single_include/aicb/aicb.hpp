@@ -28064,6 +28064,7 @@ AICB_END_NAMESPACE
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28670,7 +28671,8 @@ struct serving_plan {
 namespace detail {
 
 // The layouts of one instance worth trying for `model` within `max_gpus`: TP 1–8 (within a node),
-// and for experts DP-attention with EP over every GPU, or EP 1 with TP alone.
+// and for experts EP over every GPU (with DP-attention, or with attention over TP alone), or EP 1 with
+// TP alone.
 inline std::vector<serving_spec> instance_layouts(const model_spec& model, const serving_spec& formats,
                                                   std::uint64_t max_gpus, std::uint64_t gpus_per_node) {
   std::vector<serving_spec> out;
@@ -28786,9 +28788,10 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
         c.disaggregated ? static_cast<double>(c.gpus) : static_cast<double>(c.layout.gpus());
     c.output_tokens_per_s_per_gpu = last > first ? tokens / (last - first) / gpus_serving : 0;
   };
-  for (const serving_spec& layout :
-       detail::instance_layouts(model, r.layout, p.max_gpus, machines.gpus_per_node)) {
-    // Aggregated: the fewest replicas that meet the objective.
+  const std::vector<serving_spec> layouts =
+      detail::instance_layouts(model, r.layout, p.max_gpus, machines.gpus_per_node);
+  // Aggregated: each layout's fewest replicas that meet the objective.
+  for (const serving_spec& layout : layouts) {
     try {
       const std::uint64_t most = p.max_gpus / layout.gpus();
       // Each replica count simulated once: the search and the chosen count's summary share them.
@@ -28816,44 +28819,73 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
       plan.candidates.push_back(c);
     } catch (const config_error&) {  // the weights do not fit, or a request's KV cache
     }
-    // Disaggregated, both sides of this layout: the fewest prefill instances for the TTFT, then the
-    // fewest decode instances for the whole objective.
-    if (2 * layout.gpus() > p.max_gpus) continue;
-    try {
+  }
+  // Disaggregated: the sides searched apart. A request's first token comes from its prefill instance and
+  // its KV transfer, whatever the decode side: each layout's fewest prefill instances that meet the TTFT
+  // objective (behind one decode instance of the same layout), the fewest GPUs of them kept; then behind
+  // that prefill side, each layout's fewest decode instances that meet the whole objective.
+  std::map<std::tuple<std::size_t, std::uint64_t, std::size_t, std::uint64_t>, std::vector<served_request>>
+      runs;
+  const auto run = [&](std::size_t prefill_layout, std::uint64_t prefill, std::size_t decode_layout,
+                       std::uint64_t decode) -> const std::vector<served_request>& {
+    const auto key = std::tuple{prefill_layout, prefill, decode_layout, decode};
+    auto it = runs.find(key);
+    if (it == runs.end()) {
+      ++plan.simulations;
       disaggregated_deployment d;
-      d.prefill = d.decode = layout;
+      d.prefill = layouts[prefill_layout];
+      d.decode = layouts[decode_layout];
       d.prefill_engine = d.decode_engine = r.engine;
-      const std::uint64_t most = p.max_gpus / layout.gpus();
-      std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<served_request>> served;
-      const auto run = [&](std::uint64_t prefill,
-                           std::uint64_t decode) -> const std::vector<served_request>& {
-        auto it = served.find({prefill, decode});
-        if (it == served.end()) {
-          ++plan.simulations;
-          d.prefill_instances = prefill;
-          d.decode_instances = decode;
-          it = served
-                   .emplace(std::pair{prefill, decode},
-                            simulate_disaggregated_serving(model, d, requests, prices, machines).requests)
-                   .first;
-        }
-        return it->second;
+      d.prefill_instances = prefill;
+      d.decode_instances = decode;
+      it = runs.emplace(key, simulate_disaggregated_serving(model, d, requests, prices, machines).requests)
+               .first;
+    }
+    return it->second;
+  };
+  std::size_t prefill_layout = layouts.size();  // none yet
+  std::uint64_t prefill_instances = 0;
+  bool prefill_meets = false;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    if (2 * layouts[i].gpus() > p.max_gpus) continue;
+    try {
+      const std::uint64_t most = p.max_gpus / layouts[i].gpus() - 1;
+      const auto meets = [&](std::uint64_t k) {
+        return detail::attainment_of(run(i, k, i, 1), r.slo_ttft_s, 0, true) >= p.attainment;
       };
-      const std::uint64_t prefill = detail::fewest(most - 1, [&](std::uint64_t k) {
-        return detail::attainment_of(run(k, 1), r.slo_ttft_s, 0, true) >= p.attainment;
-      });
-      const std::uint64_t decode = detail::fewest(most - prefill, [&](std::uint64_t k) {
-        return detail::attainment_of(run(prefill, k), r.slo_ttft_s, r.slo_tpot_s) >= p.attainment;
-      });
-      serving_candidate c;
-      c.disaggregated = true;
-      c.layout = c.prefill_layout = layout;
-      c.prefill_instances = prefill;
-      c.decode_instances = decode;
-      c.gpus = (prefill + decode) * layout.gpus();
-      summarize(c, run(prefill, decode));
-      plan.candidates.push_back(c);
+      const std::uint64_t k = detail::fewest(most, meets);
+      const bool ok = meets(k);
+      const auto gpus = [&](std::size_t l, std::uint64_t n) { return n * layouts[l].gpus(); };
+      if (prefill_layout == layouts.size() || (ok && !prefill_meets) ||
+          (ok == prefill_meets && gpus(i, k) < gpus(prefill_layout, prefill_instances))) {
+        prefill_layout = i;
+        prefill_instances = k;
+        prefill_meets = ok;
+      }
     } catch (const config_error&) {
+    }
+  }
+  if (prefill_layout < layouts.size()) {
+    const std::uint64_t prefill_gpus = prefill_instances * layouts[prefill_layout].gpus();
+    for (std::size_t j = 0; j < layouts.size(); ++j) {
+      if (prefill_gpus + layouts[j].gpus() > p.max_gpus) continue;
+      try {
+        const std::uint64_t decode =
+            detail::fewest((p.max_gpus - prefill_gpus) / layouts[j].gpus(), [&](std::uint64_t k) {
+              return detail::attainment_of(run(prefill_layout, prefill_instances, j, k), r.slo_ttft_s,
+                                           r.slo_tpot_s) >= p.attainment;
+            });
+        serving_candidate c;
+        c.disaggregated = true;
+        c.prefill_layout = layouts[prefill_layout];
+        c.layout = layouts[j];
+        c.prefill_instances = prefill_instances;
+        c.decode_instances = decode;
+        c.gpus = prefill_gpus + decode * layouts[j].gpus();
+        summarize(c, run(prefill_layout, prefill_instances, j, decode));
+        plan.candidates.push_back(c);
+      } catch (const config_error&) {
+      }
     }
   }
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(),
@@ -28870,7 +28902,7 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
 [[nodiscard]] inline std::string format_serving_plan(const serving_plan& plan, std::size_t top = 10) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "%-4s %-44s %6s %10s %10s %10s %12s\n", "rank", "deployment", "GPUs",
+  std::snprintf(line, sizeof line, "%-4s %-52s %6s %10s %10s %10s %12s\n", "rank", "deployment", "GPUs",
                 "within", "TTFT p90", "TPOT p90", "tok/s/GPU");
   out += line;
   std::size_t rank = 0;
@@ -28885,13 +28917,13 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
       return std::string(t);
     };
     if (c.disaggregated)
-      std::snprintf(what, sizeof what, "%llu prefill + %llu decode x %s",
-                    static_cast<unsigned long long>(c.prefill_instances),
+      std::snprintf(what, sizeof what, "%llu prefill x %s + %llu decode x %s",
+                    static_cast<unsigned long long>(c.prefill_instances), l(c.prefill_layout).c_str(),
                     static_cast<unsigned long long>(c.decode_instances), l(c.layout).c_str());
     else
       std::snprintf(what, sizeof what, "%llu x %s", static_cast<unsigned long long>(c.replicas),
                     l(c.layout).c_str());
-    std::snprintf(line, sizeof line, "%-4zu %-44s %6llu %9.1f%% %8.3f s %7.1f ms %12.0f%s\n", ++rank, what,
+    std::snprintf(line, sizeof line, "%-4zu %-52s %6llu %9.1f%% %8.3f s %7.1f ms %12.0f%s\n", ++rank, what,
                   static_cast<unsigned long long>(c.gpus), 100 * c.attainment, c.ttft_p90_s,
                   c.tpot_p90_s * 1e3, c.output_tokens_per_s_per_gpu, c.meets ? "" : "  (misses)");
     out += line;

@@ -112,6 +112,18 @@ TEST_CASE("serve plan: the fewest replicas or instances that meet the objective,
   REQUIRE(best.meets);
   for (std::size_t i = 1; i < plan.candidates.size(); ++i)
     if (plan.candidates[i].meets) CHECK(plan.candidates[i].gpus >= best.gpus);
+  // Disaggregated, the sides searched apart: one prefill side, decode layouts of their own behind it.
+  std::vector<const aicb::serving_candidate*> split;
+  for (const aicb::serving_candidate& c : plan.candidates)
+    if (c.disaggregated) split.push_back(&c);
+  REQUIRE(split.size() >= 2u);
+  for (const aicb::serving_candidate* c : split) {
+    CHECK(c->prefill_layout.tensor_parallel == split.front()->prefill_layout.tensor_parallel);
+    CHECK(c->prefill_instances == split.front()->prefill_instances);
+  }
+  CHECK(std::any_of(split.begin(), split.end(), [](const aicb::serving_candidate* c) {
+    return c->layout.tensor_parallel != c->prefill_layout.tensor_parallel;
+  }));
   // Checked apart: the same deployment with one instance fewer misses the objective.
   aicb::serve_request r = p.base;
   r.layout = best.layout;
