@@ -28297,7 +28297,11 @@ struct serve_report {
   out.cluster = std::string(machines.name);
   out.compute = compute.provenance();
   if (window) {
-    serving_timeline_about about{out.model, out.gpu, out.cluster, out.compute};
+    serving_timeline_about about;
+    about.model = out.model;
+    about.gpu = out.gpu;
+    about.cluster = out.cluster;
+    about.compute = out.compute;
     about.instances = disaggregated ? r.decode_instances : 1;
     about.prefill_instances = disaggregated ? r.prefill_instances : 0;
     about.groups = layout.attention_data_parallel;
