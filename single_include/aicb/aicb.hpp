@@ -9302,6 +9302,9 @@ class inference_step {
   /// window, or chunks) count while the context is within their span: beyond it their share stops
   /// growing (a chunked layer keeps at most one chunk).
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
+  /// The local layers' part of kv_bytes_per_token (0 without local attention): what stops growing
+  /// past the model's local_attention_span.
+  [[nodiscard]] double local_kv_bytes_per_token() const noexcept { return window_kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
   /// Recurrent state per request on this GPU (Gated DeltaNet and Mamba-2 layers; 0 without them), and for
@@ -13139,8 +13142,10 @@ AICB_END_NAMESPACE
 /// and interpolated between; the attention cores are priced for each step's shapes exactly.
 ///
 /// Not modelled yet (refused, not approximated): recurrent layers (Gated DeltaNet, Mamba-2: their
-/// decode and prefill differ beyond a token count) and MTP drafts. The KV cache is counted at the
-/// full per-token size for every layer (a sliding window's cap is not used: conservative).
+/// decode and prefill differ beyond a token count) and MTP drafts. Local layers (a sliding window,
+/// attention chunks) hold the span's last tokens only, as vLLM's hybrid allocator frees the blocks
+/// out of the window: a request's cache is its tokens' blocks for the other layers and the span's
+/// for the local ones.
 
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/gpu.hpp>
@@ -13233,6 +13238,7 @@ class serving_step_pricer {
       if (attention_core(op)) prefill_cores_.push_back(op.compute);
     weight_bytes_ = decode.weight_bytes();
     kv_bytes_per_token_ = decode.kv_bytes_per_token();
+    local_kv_bytes_per_token_ = decode.local_kv_bytes_per_token();
   }
 
   /// A group's step, microseconds.
@@ -13270,6 +13276,8 @@ class serving_step_pricer {
   /// Bytes of weights each GPU holds, and of KV cache per token of context.
   [[nodiscard]] double weight_bytes() const noexcept { return weight_bytes_; }
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_bytes_per_token_; }
+  /// The local layers' part of it (a sliding window's or a chunk's: it stops growing past the span).
+  [[nodiscard]] double local_kv_bytes_per_token() const noexcept { return local_kv_bytes_per_token_; }
   /// Steps the step model has played so far (the token-proportional parts' grid points).
   [[nodiscard]] std::size_t evaluated_steps() const noexcept {
     return decode_grid_.size() + prefill_grid_.size();
@@ -13347,7 +13355,7 @@ class serving_step_pricer {
   cluster_spec cluster_;
   std::vector<compute_op> decode_cores_, prefill_cores_;
   std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_;
-  double weight_bytes_ = 0, kv_bytes_per_token_ = 0;
+  double weight_bytes_ = 0, kv_bytes_per_token_ = 0, local_kv_bytes_per_token_ = 0;
 };
 
 /// One request's fate: when its first token came and when it finished (seconds from the stream's
@@ -13394,7 +13402,7 @@ struct serving_stream_report {
   double busy_s = 0;                     ///< time the deployment spent in steps
   double end_s = 0;                      ///< when the last request finished
   std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
-  double peak_kv_share = 0;              ///< the fullest group's largest share of its blocks in use
+  double peak_kv_share = 0;              ///< the fullest group's largest share of its cache in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
@@ -13457,6 +13465,23 @@ template <class OnStep = no_step_observer>
   const auto blocks_total = static_cast<std::uint64_t>(
       free_bytes / (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)));
   out.kv_capacity_tokens = blocks_total * engine.block_tokens;
+  // The cache a request holds, in units: blocks of every layer's KV — or, with local layers (a
+  // sliding window, chunks), bytes: the other layers' blocks for every token, the local layers'
+  // blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of the window).
+  const double local_per_token = pricer.local_kv_bytes_per_token();
+  const std::uint64_t span = model.local_attention_span();
+  const bool local = local_per_token > 0 && span > 0;
+  const double block = static_cast<double>(engine.block_tokens);
+  const std::uint64_t full_unit =
+      local ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block)) : 1;
+  const std::uint64_t local_unit = local ? static_cast<std::uint64_t>(std::ceil(local_per_token * block)) : 0;
+  const std::uint64_t cache_total = local ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
+  const auto blocks_for = [&](std::uint64_t tokens) {
+    return (tokens + engine.block_tokens - 1) / engine.block_tokens;
+  };
+  const auto cache_for = [&](std::uint64_t tokens) {
+    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0);
+  };
 
   // Requests in arrival order (stable: equal arrivals keep their given order).
   std::vector<std::size_t> order(requests.size());
@@ -13489,8 +13514,7 @@ template <class OnStep = no_step_observer>
                               "its prompt of " + std::to_string(r.prompt) +
                                   " tokens exceeds the token budget (" + std::to_string(engine.token_budget) +
                                   ") without chunked prefill"));
-    const std::uint64_t need = (r.prompt + r.output + engine.block_tokens - 1) / engine.block_tokens;
-    if (need > blocks_total)
+    if (cache_for(r.prompt + r.output) > cache_total)
       AICB_THROW(config_error("request", std::to_string(r.id),
                               "its " + std::to_string(r.prompt + r.output) +
                                   " tokens need more KV cache than a group holds (" +
@@ -13498,10 +13522,10 @@ template <class OnStep = no_step_observer>
   }
 
   // A request in an engine: its prompt (with the tokens generated before a preemption), how much of
-  // it is in the cache, the tokens generated, the blocks held.
+  // it is in the cache, the tokens generated, the cache it holds (units of cache_for).
   struct live {
     std::size_t index = 0;
-    std::uint64_t prompt = 0, prefilled = 0, generated = 0, blocks = 0;
+    std::uint64_t prompt = 0, prefilled = 0, generated = 0, cache = 0;
     bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
     bool started = false;  // scheduled at least once (its admission time is recorded)
   };
@@ -13510,17 +13534,14 @@ template <class OnStep = no_step_observer>
     std::vector<live> running;  // in admission order
     std::size_t next = 0;       // its next request in `dealt` not yet arrived
     std::vector<std::size_t> dealt;
-    std::uint64_t free_blocks = 0;
+    std::uint64_t free_cache = 0;
   };
   const std::uint64_t groups_count = layout.attention_data_parallel;
   std::vector<group> groups(groups_count);
   for (std::size_t i = 0; i < order.size(); ++i)
     groups[i % groups_count].dealt.push_back(order[i]);
   for (group& g : groups)
-    g.free_blocks = blocks_total;
-  const auto blocks_for = [&](std::uint64_t tokens) {
-    return (tokens + engine.block_tokens - 1) / engine.block_tokens;
-  };
+    g.free_cache = cache_total;
 
   double clock = 0;
   std::size_t finished = 0;
@@ -13550,11 +13571,11 @@ template <class OnStep = no_step_observer>
         if (g.running.size() <= keep + 1) return false;
         live victim = g.running.back();
         g.running.pop_back();
-        g.free_blocks += victim.blocks;
+        g.free_cache += victim.cache;
         ++out.requests[victim.index].preemptions;
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
-        victim.prefilled = victim.blocks = 0;
+        victim.prefilled = victim.cache = 0;
         victim.cached = false;
         g.waiting.push_front(victim);
         return true;
@@ -13568,13 +13589,13 @@ template <class OnStep = no_step_observer>
         // A decoding request appends the KV of its last generated token: its prompt and every
         // generated token are then in the cache, and it attends over all of them.
         const std::uint64_t after = decoding ? r.prompt + r.generated : r.prefilled + tokens;
-        const std::uint64_t need = blocks_for(after) - r.blocks;
-        bool fits = need <= g.free_blocks;
+        const std::uint64_t need = cache_for(after) - r.cache;
+        bool fits = need <= g.free_cache;
         while (!fits && preempt_last(ri))
-          fits = need <= g.free_blocks;
+          fits = need <= g.free_cache;
         if (!fits) break;
-        g.free_blocks -= need;
-        r.blocks += need;
+        g.free_cache -= need;
+        r.cache += need;
         budget -= tokens;
         plan.emplace_back(ri, tokens);
         if (decoding) {
@@ -13588,10 +13609,10 @@ template <class OnStep = no_step_observer>
       while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
         live& w = g.waiting.front();
         if (w.cached) {  // its prompt and first token are in: it decodes its second token now
-          const std::uint64_t need = blocks_for(w.prompt + 1);
-          if (need > g.free_blocks) break;
-          g.free_blocks -= need;
-          w.blocks = need;
+          const std::uint64_t need = cache_for(w.prompt + 1);
+          if (need > g.free_cache) break;
+          g.free_cache -= need;
+          w.cache = need;
           w.prefilled = w.prompt;
           w.generated = 1;
           budget -= 1;
@@ -13604,10 +13625,10 @@ template <class OnStep = no_step_observer>
         }
         const std::uint64_t tokens = std::min(w.prompt, budget);
         if (!engine.chunked_prefill && tokens < w.prompt) break;
-        const std::uint64_t need = blocks_for(tokens);
-        if (need > g.free_blocks) break;
-        g.free_blocks -= need;
-        w.blocks = need;
+        const std::uint64_t need = cache_for(tokens);
+        if (need > g.free_cache) break;
+        g.free_cache -= need;
+        w.cache = need;
         budget -= tokens;
         g.running.push_back(w);
         g.waiting.pop_front();
@@ -13615,8 +13636,8 @@ template <class OnStep = no_step_observer>
         shape.chunks.push_back({tokens, 0});
       }
       if (!plan.empty()) any = true;
-      out.peak_kv_share = std::max(
-          out.peak_kv_share, 1 - static_cast<double>(g.free_blocks) / static_cast<double>(blocks_total));
+      out.peak_kv_share = std::max(out.peak_kv_share,
+                                   1 - static_cast<double>(g.free_cache) / static_cast<double>(cache_total));
     }
     if (!any) {
       if (!std::isfinite(next_arrival))  // every request fits (checked above): cannot happen
@@ -13685,7 +13706,7 @@ template <class OnStep = no_step_observer>
       }
       const auto gone = std::remove_if(g.running.begin(), g.running.end(), [&](const live& r) {
         if (r.index != SIZE_MAX) return false;
-        g.free_blocks += r.blocks;
+        g.free_cache += r.cache;
         ++finished;
         if (released < order.size()) {  // a slot frees: the next request is sent
           const std::size_t next = order[released++];

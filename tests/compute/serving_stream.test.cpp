@@ -274,3 +274,40 @@ TEST_CASE("serving stream: a bound on outstanding requests sends each next reque
   CHECK_THROWS_WITH(aicb::simulate_disaggregated_serving(m, d, three, each, one),
                     Catch::Contains("concurrency") && Catch::Contains("aggregated deployments only"));
 }
+
+TEST_CASE("serving stream: a sliding window's layers hold the window's tokens only", "[serving][stream]") {
+  // Two layers of Llama-3-8B's shape, the first with a 64-token window (pattern 2: every second layer
+  // full): half of each token's KV stops growing past 64 tokens. The memory is set so a group holds
+  // 10,000 tokens at the full per-token size.
+  aicb::model_spec windowed = small_dense();
+  windowed.sliding_window = 64;
+  windowed.sliding_window_pattern = 2;
+  const aicb::serving_spec layout;
+  const aicb::inference_step step(windowed,
+                                  {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  const double per_token = step.kv_bytes_per_token(), local = step.local_kv_bytes_per_token();
+  REQUIRE(local == Approx(per_token / 2));
+  const aicb::roofline_model h100("H100");
+  const aicb::cluster_spec cluster = aicb::cluster_preset("dgx-h100");
+  aicb::serving_engine engine;
+  engine.memory_fraction = (step.weight_bytes() + 10000 * per_token) / 80e9;
+  // A request of 15,000 tokens: 15,000 · per_token / 2 + 64 · per_token / 2 < 10,000 · per_token, so
+  // it fits with the window, and does not without it.
+  const std::vector<aicb::serving_request> long_one{{0, 0, 14000, 1000}};
+  const aicb::serving_stream_report r =
+      aicb::simulate_serving(windowed, layout, long_one, h100, cluster, engine);
+  CHECK(r.kv_capacity_tokens <= 10000u);  // reported at the full per-token size
+  CHECK(r.peak_kv_share == Approx((15000 + 64) / 2.0 / 10000).epsilon(0.01));
+  aicb::model_spec full = windowed;
+  full.sliding_window = 0;
+  full.sliding_window_pattern = 0;
+  CHECK_THROWS_WITH(aicb::simulate_serving(full, layout, long_one, h100, cluster, engine),
+                    Catch::Contains("need more KV cache than a group holds"));
+  // Many short requests: within the window the two models hold the same cache.
+  std::vector<aicb::serving_request> short_ones;
+  for (std::uint64_t i = 0; i < 50; ++i)
+    short_ones.push_back({i, 0, 40, 20});
+  CHECK(aicb::simulate_serving(windowed, layout, short_ones, h100, cluster, engine).peak_kv_share ==
+        Approx(aicb::simulate_serving(full, layout, short_ones, h100, cluster, engine).peak_kv_share)
+            .epsilon(0.01));
+}

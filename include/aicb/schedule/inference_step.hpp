@@ -102,6 +102,9 @@ class inference_step {
   /// window, or chunks) count while the context is within their span: beyond it their share stops
   /// growing (a chunked layer keeps at most one chunk).
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_per_token_; }
+  /// The local layers' part of kv_bytes_per_token (0 without local attention): what stops growing
+  /// past the model's local_attention_span.
+  [[nodiscard]] double local_kv_bytes_per_token() const noexcept { return window_kv_per_token_; }
   /// KV cache bytes per token for the whole model on one copy (every layer, every head).
   [[nodiscard]] double model_kv_bytes_per_token() const noexcept { return model_kv_per_token_; }
   /// Recurrent state per request on this GPU (Gated DeltaNet and Mamba-2 layers; 0 without them), and for
