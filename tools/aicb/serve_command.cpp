@@ -18,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace aicb_tool {
 namespace {
@@ -103,14 +104,11 @@ int run_serve(serve_options& o) {
       throw aicb::config_error("timeline_window", o.timeline_window, "a window needs --timeline FILE");
     r.timeline_window = parse_window(o.timeline_window);
   }
-  if (o.plan && (!o.html.empty() || !r.steps.empty() || !r.timeline.empty()))
-    throw aicb::config_error(!o.html.empty()    ? "html"
-                             : !r.steps.empty() ? "steps"
-                                                : "timeline",
-                             !o.html.empty()    ? o.html
-                             : !r.steps.empty() ? r.steps
-                                                : r.timeline,
-                             "a serving plan writes no files");
+  if (o.plan)
+    for (const auto& [field, path] : {std::pair<const char*, const std::string*>{"html", &o.html},
+                                      {"steps", &r.steps},
+                                      {"timeline", &r.timeline}})
+      if (!path->empty()) throw aicb::config_error(field, *path, "a serving plan writes no files");
   if (o.plan && r.engine.concurrency > 0)
     throw aicb::config_error("concurrency", std::to_string(r.engine.concurrency),
                              "a serving plan sizes deployments for a rate of requests; a bound on "
