@@ -35,6 +35,10 @@ def main():
                         help="a system file of examples/system/native_collectives/, or a path")
     parser.add_argument("steps", help="the folder `aicb serve --steps` wrote")
     args = parser.parse_args()
+    # ASTRA-sim runs in a scratch folder (it writes log/ where it runs): every path absolute.
+    args.astra, args.examples, args.steps = (os.path.abspath(p) for p in (args.astra, args.examples, args.steps))
+    if os.path.sep in args.system:
+        args.system = os.path.abspath(args.system)
     with open(os.path.join(args.steps, "steps.csv")) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     system = args.system if os.path.sep in args.system else \
@@ -63,7 +67,7 @@ def main():
                  "--comm-group-configuration=" + os.path.join(folder, manifest["comm_group_configuration"]),
                  "--system-configuration=" + system, "--remote-memory-configuration=" + memory,
                  "--network-configuration=" + network],
-                capture_output=True, text=True, timeout=600)
+                capture_output=True, text=True, timeout=600, cwd=scratch)  # its log/ stays there
             text = done.stdout + done.stderr
             finished = re.findall(r"sys\[(\d+)\] finished, (\d+) cycles, exposed communication (\d+) cycles", text)
             critical = re.findall(r"\[critical\]|terminate called|Assertion|Segmentation", text)

@@ -559,12 +559,10 @@ template <class OnStep = no_step_observer>
     // Requests scheduled for the first time begin now.
     for (std::size_t gi = 0; gi < groups_count; ++gi)
       for (const auto& planned : scheduled[gi]) {
-        const live& r = groups[gi].running[planned.first];
+        live& r = groups[gi].running[planned.first];
         if (!r.started) out.requests[r.index].admitted_s = clock;
-      }
-    for (group& g : groups)
-      for (live& r : g.running)
         r.started = true;
+      }
     if constexpr (observed) {
       record.start_s = clock;
       record.end_s = clock + step_us * 1e-6;
