@@ -311,3 +311,141 @@ TEST_CASE("serving stream: a sliding window's layers hold the window's tokens on
         Approx(aicb::simulate_serving(full, layout, short_ones, h100, cluster, engine).peak_kv_share)
             .epsilon(0.01));
 }
+
+TEST_CASE("serving stream: recurrent layers scan per step and hold a state per running request",
+          "[serving][stream]") {
+  // Qwen3-Next cut to one group of four layers (three Gated DeltaNet, one softmax) on one H200.
+  aicb::model_spec next = aicb::presets::qwen3_next_80b_a3b;
+  next.num_layers = 4;
+  const aicb::serving_spec layout;
+  const aicb::roofline_model h200("H200");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
+
+  SECTION("a lone request's steps price as the step model prices them") {
+    // A prompt of 40 tokens, then one decode step at a context of 41: the stream's grid is exact up
+    // to 64 tokens, and the scans are priced for the step's own shapes.
+    const std::vector<aicb::serving_request> one{{0, 0, 40, 2}};
+    const aicb::serving_stream_report r = aicb::simulate_serving(next, layout, one, h200, c);
+    const aicb::inference_step prefill(
+        next, {.phase = aicb::inference_phase::prefill, .batch = 1, .prompt = 40}, 0);
+    const aicb::inference_step decode(next,
+                                      {.phase = aicb::inference_phase::decode, .batch = 1, .context = 41}, 0);
+    const double prefill_s = aicb::play_serving_step(prefill, h200, c).step_us() * 1e-6;
+    const double decode_s = aicb::play_serving_step(decode, h200, c).step_us() * 1e-6;
+    CHECK(r.requests[0].ttft_s() == Approx(prefill_s).epsilon(1e-4));  // the output rows priced apart
+    CHECK(r.requests[0].tpot_s() == Approx(decode_s).epsilon(1e-6));
+    // Eight requests decoding together: each scan reads and writes its own request's state, and the
+    // step prices as the step model's decode step of eight.
+    const std::vector<aicb::serving_request> eight(8, aicb::serving_request{0, 0, 40, 2});
+    const aicb::serving_stream_report r8 = aicb::simulate_serving(next, layout, eight, h200, c);
+    const aicb::inference_step decode8(
+        next, {.phase = aicb::inference_phase::decode, .batch = 8, .context = 41}, 0);
+    const double decode8_s = aicb::play_serving_step(decode8, h200, c).step_us() * 1e-6;
+    CHECK(r8.requests[0].tpot_s() == Approx(decode8_s).epsilon(1e-6));
+    CHECK(decode8_s > decode_s);
+  }
+
+  SECTION("the memory holds as many states as fit beside the weights") {
+    const aicb::inference_step probe(next, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1},
+                                     0);
+    const double state = probe.state_bytes_per_request(), per_token = probe.kv_bytes_per_token();
+    REQUIRE(state > 1e6);  // 3 layers × 32 value heads × 128 × 128 BF16, and the convolution's inputs
+    REQUIRE(state == Approx(3 * (32 * 128 * 128 * 2.0 + (2 * 2048 + 4096) * 3 * 2.0)));
+    // Room for three states and three requests' KV (64 tokens each, whole blocks): at most three
+    // run at once, where the KV alone would hold dozens.
+    aicb::serving_engine engine;
+    engine.memory_fraction = (probe.weight_bytes() + 3 * state + 3 * 64 * per_token + 1) / 141e9;
+    std::vector<aicb::serving_request> ten;
+    for (std::uint64_t i = 0; i < 10; ++i)
+      ten.push_back({i, 0, 32, 16});
+    std::uint64_t most = 0;
+    const aicb::serving_stream_report r =
+        aicb::simulate_serving(next, layout, ten, h200, c, engine, [&](const aicb::serving_step_record& s) {
+          most = std::max(most, s.groups[0].decoding + s.groups[0].chunks.size());
+        });
+    CHECK(most == 3u);
+    CHECK(r.state_bytes_per_request == Approx(state));
+    CHECK(r.kv_capacity_tokens > 1000u);  // the cache without states
+    for (const aicb::served_request& s : r.requests)
+      CHECK(s.finish_s > 0);
+    // A request whose state and tokens exceed the memory is refused up front, in bytes.
+    engine.memory_fraction = (probe.weight_bytes() + state / 2) / 141e9;
+    CHECK_THROWS_WITH(aicb::simulate_serving(next, layout, ten, h200, c, engine),
+                      Catch::Contains("KV cache and recurrent states"));
+  }
+
+  SECTION("a disaggregated request sends its state with its KV cache") {
+    aicb::disaggregated_deployment d;
+    d.prefill = d.decode = layout;
+    const std::vector<aicb::serving_request> one{{0, 0, 100, 4}};
+    const aicb::disaggregated_stream_report r = aicb::simulate_disaggregated_serving(next, d, one, h200, c);
+    const aicb::inference_step probe(next, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1},
+                                     0);
+    CHECK(r.kv_bytes ==
+          Approx(100 * probe.model_kv_bytes_per_token() + probe.model_state_bytes_per_request()));
+    CHECK(probe.model_state_bytes_per_request() > 0);
+  }
+}
+
+TEST_CASE("serving stream: MTP drafts verify in the decode step and yield the accepted tokens",
+          "[serving][stream]") {
+  // DeepSeek-V3 cut to four layers (three dense, one MoE) and its MTP module, FP8, on one H200.
+  aicb::model_spec v3 = aicb::presets::deepseek_v3;
+  v3.num_layers = 4;
+  REQUIRE(v3.num_mtp_layers == 1u);
+  aicb::serving_spec layout;
+  layout.weights = aicb::dtype::fp8;
+  layout.mtp_drafts = 1;
+  const aicb::roofline_model h200("H200");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
+  aicb::serving_engine every;  // every draft accepted: two tokens a decode step
+  every.draft_acceptance = 1;
+  REQUIRE(every.tokens_per_decode_step(1) == 2);
+  aicb::serving_engine half;
+  half.draft_acceptance = 0.5;
+  REQUIRE(half.tokens_per_decode_step(2) == Approx(1.75));
+
+  // Nine output tokens: the prompt's step yields the first, then four decode steps of two — or,
+  // with no draft accepted, eight of one.
+  const std::vector<aicb::serving_request> one{{0, 0, 40, 9}};
+  CHECK(aicb::simulate_serving(v3, layout, one, h200, c, every).steps == 5u);
+  aicb::serving_engine none;
+  none.draft_acceptance = 0;
+  CHECK(aicb::simulate_serving(v3, layout, one, h200, c, none).steps == 9u);
+  // Half accepted: 1.5 tokens a step, the fraction carried — after the first token, 1, 2, 1, 2, 1,
+  // then 2 capped to the 1 left: eight tokens in six decode steps.
+  aicb::serving_engine one_and_half;
+  one_and_half.draft_acceptance = 0.5;
+  CHECK(aicb::simulate_serving(v3, layout, one, h200, c, one_and_half).steps == 7u);
+
+  // A decode step prices as the step model's decode step with one draft: the decoder over two
+  // positions, the module once, at the context the drafts reach (prompt 40, one token, one draft).
+  const std::vector<aicb::serving_request> three{{0, 0, 40, 3}};
+  const aicb::serving_stream_report r = aicb::simulate_serving(v3, layout, three, h200, c, every);
+  REQUIRE(r.steps == 2u);
+  aicb::serving_spec step = layout;
+  step.context = 42;
+  const aicb::inference_step decode(v3, step, 0);
+  const double decode_s = aicb::play_serving_step(decode, h200, c).step_us() * 1e-6;
+  CHECK(r.requests[0].finish_s - r.requests[0].first_token_s == Approx(decode_s).epsilon(1e-4));
+  // The prompt's step also runs the module over the prompt, priced as one more layer of the
+  // decoder's last kind: as a five-layer model's prompt without drafts.
+  aicb::serving_spec plain = layout;
+  plain.mtp_drafts = 0;
+  aicb::model_spec five = v3;
+  five.num_layers = 5;
+  const aicb::serving_stream_report p = aicb::simulate_serving(v3, plain, three, h200, c, every);
+  const aicb::serving_stream_report p5 = aicb::simulate_serving(five, plain, three, h200, c, every);
+  CHECK(r.requests[0].ttft_s() > p.requests[0].ttft_s());
+  CHECK(r.requests[0].ttft_s() == Approx(p5.requests[0].ttft_s()).epsilon(1e-6));
+
+  // A model without a draft module is refused, naming the field.
+  aicb::model_spec no_module = v3;
+  no_module.num_mtp_layers = 0;
+  CHECK_THROWS_WITH(aicb::simulate_serving(no_module, layout, one, h200, c),
+                    Catch::Contains("mtp_drafts") && Catch::Contains("num_mtp_layers"));
+  aicb::serving_engine bad;
+  bad.draft_acceptance = 1.5;
+  CHECK_THROWS_WITH(aicb::simulate_serving(v3, layout, one, h200, c, bad),
+                    Catch::Contains("draft_acceptance"));
+}

@@ -181,6 +181,12 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->check(CLI::IsMember({"fp8", "bf16"}))
             ->capture_default_str()
             ->group(deployment);
+        command
+            ->add_option("--mtp-drafts", r.layout.mtp_drafts,
+                         "speculative tokens a decoding request verifies a step, drafted by the model's MTP "
+                         "module (0: none)")
+            ->capture_default_str()
+            ->group(deployment);
         command->add_option("--gpu", r.gpu, "GPU (catalogue name; default: the cluster's, or H100)")
             ->group(deployment);
         command->add_option("--cluster", r.cluster, "cluster preset or cluster file (.json)")
@@ -254,6 +260,12 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(engine);
         command->add_flag("--no-chunked-prefill", o.no_chunked_prefill, "admit a prompt only whole")
+            ->group(engine);
+        command
+            ->add_option("--draft-acceptance", r.engine.draft_acceptance,
+                         "with --mtp-drafts: the chance a draft is accepted once those before it were "
+                         "(DeepSeek-V3's report: 0.85-0.90)")
+            ->capture_default_str()
             ->group(engine);
         command->add_option("--slo-ttft-ms", o.slo_ttft_ms, "objective: time to first token, ms (goodput)");
         command->add_option("--slo-tpot-ms", o.slo_tpot_ms, "objective: time per output token, ms (goodput)");

@@ -118,7 +118,8 @@ struct serve_report {
   double busy_share = 0;         ///< time in steps over the span
   std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
   double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
-  std::uint64_t gpus = 0;  ///< every instance's
+  double state_bytes_per_request = 0;  ///< recurrent layers' state a running request holds, per GPU
+  std::uint64_t gpus = 0;              ///< every instance's
   // Disaggregated: the instances, the prefill layout, the KV transfers (queueing included) and their
   // bytes, and each side's share of time busy.
   bool disaggregated = false;
@@ -242,6 +243,7 @@ struct serve_report {
     const inference_step step(model, layout, 0);
     out.weight_bytes = step.weight_bytes();
     out.kv_bytes_per_token = step.kv_bytes_per_token();
+    out.state_bytes_per_request = step.state_bytes_per_request();
   }
   if (!r.steps.empty()) {
     std::vector<serving_steps_side> sides;
@@ -359,8 +361,17 @@ struct serve_report {
   add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  if (r.layout.mtp_drafts > 0)
+    add("speculative decoding: %llu MTP drafts a step, each accepted at %.2f: %.2f tokens a request a "
+        "decode step\n",
+        u(r.layout.mtp_drafts), r.engine.draft_acceptance,
+        r.engine.tokens_per_decode_step(r.layout.mtp_drafts));
   add("requests: %llu (%s); %llu prompt and %llu output tokens\n", u(r.requests), r.source.c_str(),
       u(r.prompt_tokens), u(r.output_tokens));
+  if (r.state_bytes_per_request > 0)
+    add("recurrent state: %.1f MB a running request, held beside the KV cache (its tokens below are "
+        "the cache without states)\n",
+        r.state_bytes_per_request / 1e6);
   add("KV cache: %llu tokens a group, at most %.0f%% in use; %llu preemptions; %llu steps, busy %.0f%% of "
       "%.1f s\n\n",
       u(r.kv_capacity_tokens), 100 * r.peak_kv_share, u(r.preemptions), u(r.steps), 100 * r.busy_share,
@@ -554,11 +565,12 @@ inline std::string html_escape(std::string_view text) {
   j.member("attention_data_parallel", r.layout.attention_data_parallel);
   j.member("expert_parallel", r.layout.expert_parallel);
   j.member("weights", to_string(r.layout.weights)).member("kv_cache", to_string(r.layout.kv_cache));
+  j.member("mtp_drafts", r.layout.mtp_drafts);
   j.end_object();
   j.key("engine").begin_object();
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
-  j.member("chunked_prefill", r.engine.chunked_prefill);
+  j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
   j.end_object();
   j.member("requests", r.requests)
       .member("prompt_tokens", r.prompt_tokens)
@@ -607,12 +619,14 @@ inline std::string html_escape(std::string_view text) {
   j.member("steps", r.steps).member("preemptions", r.preemptions);
   j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
   j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
+  j.member("state_bytes_per_request_per_gpu", r.state_bytes_per_request);
   j.end_object();
   const auto kinds = [&](const char* name, const std::vector<serving_step_kind>& list) {
     j.key(name).begin_array();
     for (const serving_step_kind& k : list) {
       j.begin_object().member("form", to_string(k.form)).member("tokens_per_group", k.tokens);
-      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s).end_object();
+      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s);
+      j.member("drafts", k.drafts).end_object();
     }
     j.end_array();
   };

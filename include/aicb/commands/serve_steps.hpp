@@ -78,9 +78,9 @@ struct serving_steps_written {
   if (s.expert_parallel > 1)
     tokens = (tokens + s.tensor_parallel - 1) / s.tensor_parallel * s.tensor_parallel;
   s.phase = k.form;
-  s.mtp_drafts = 0;
+  s.mtp_drafts = k.form == inference_phase::decode ? k.drafts : 0;
   if (k.form == inference_phase::decode) {
-    s.batch = tokens * s.attention_data_parallel;
+    s.batch = (tokens + k.drafts) / (1 + k.drafts) * s.attention_data_parallel;  // requests
     s.context = std::max<std::uint64_t>(k.context, 1);
     s.prompt = 0;
   } else {

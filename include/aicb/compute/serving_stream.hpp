@@ -41,11 +41,17 @@
 /// token-proportional part is evaluated exactly at 1 to 64 tokens and at steps of 2^(1/8) above,
 /// and interpolated between; the attention cores are priced for each step's shapes exactly.
 ///
-/// Not modelled yet (refused, not approximated): recurrent layers (Gated DeltaNet, Mamba-2: their
-/// decode and prefill differ beyond a token count) and MTP drafts. Local layers (a sliding window,
-/// attention chunks) hold the span's last tokens only, as vLLM's hybrid allocator frees the blocks
-/// out of the window: a request's cache is its tokens' blocks for the other layers and the span's
-/// for the local ones.
+/// Local layers (a sliding window, attention chunks) hold the span's last tokens only, as vLLM's
+/// hybrid allocator frees the blocks out of the window: a request's cache is its tokens' blocks for
+/// the other layers and the span's for the local ones. Recurrent layers (Gated DeltaNet, Mamba-2)
+/// hold a state per running request whatever its length, and their scans are priced per step's
+/// shapes like the attention cores: a decoding request's state update, a prompt chunk's scan from
+/// the state its earlier chunks left.
+///
+/// Speculative decoding with a model's MTP module (serving_spec::mtp_drafts): a decoding request
+/// verifies its token and its drafts in one step (the decoder over 1 + drafts positions, the module
+/// once per draft) and yields 1 + a + … + a^drafts tokens on average (serving_engine::
+/// draft_acceptance); a prompt chunk also runs the module over its tokens.
 
 #include <aicb/compute/cluster.hpp>
 #include <aicb/compute/gpu.hpp>
@@ -87,6 +93,18 @@ struct serving_engine {
   /// that many users when every arrival is 0, as `vllm bench serve` and `sglang.bench_serving` run
   /// with `--max-concurrency`. A request's arrival is then when it was sent (its TTFT counts from there).
   std::uint64_t concurrency = 0;
+  /// Speculative decoding (serving_spec::mtp_drafts > 0): the chance that a draft token is accepted
+  /// once the drafts before it were — each decode step then yields 1 + a + a² + … + a^drafts tokens a
+  /// request on average. DeepSeek-V3's report measures 0.85–0.90 for its MTP module's draft (arXiv
+  /// 2412.19437, §5.4.3); the lower end is the default.
+  double draft_acceptance = 0.85;
+  /// Tokens a decoding request yields a step on average (1 without drafts).
+  [[nodiscard]] double tokens_per_decode_step(std::uint64_t drafts) const noexcept {
+    double yield = 1, accepted = 1;
+    for (std::uint64_t d = 0; d < drafts; ++d)
+      yield += accepted *= draft_acceptance;
+    return yield;
+  }
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -96,15 +114,18 @@ struct serving_step_shape {
     std::uint64_t tokens = 0, before = 0;
   };
   std::uint64_t decoding = 0;
+  std::uint64_t drafts = 0;   ///< speculative tokens each decoding request has verified beside its own
   double decode_context = 0;  ///< keys the decoding requests attend over, summed
   std::vector<chunk> chunks;
+  /// Tokens through the model: each decoding request's 1 + drafts, each chunk's.
   [[nodiscard]] std::uint64_t tokens() const noexcept {
-    std::uint64_t n = decoding;
+    std::uint64_t n = decoding * (1 + drafts);
     for (const chunk& c : chunks)
       n += c.tokens;
     return n;
   }
-  [[nodiscard]] std::uint64_t rows() const noexcept { return decoding + chunks.size(); }
+  /// Rows of logits: every verified position of a decoding request, the last of each chunk.
+  [[nodiscard]] std::uint64_t rows() const noexcept { return decoding * (1 + drafts) + chunks.size(); }
 };
 
 /// Prices serving steps of one deployment (see the file comment).
@@ -113,15 +134,13 @@ class serving_step_pricer {
   serving_step_pricer(const model_spec& model, const serving_spec& layout, const compute_model& compute,
                       const cluster_spec& cluster)
       : model_(model), layout_(layout), compute_(compute), cluster_(cluster) {
-    if (model.is_hybrid() || model.pattern_count('M') > 0)
-      AICB_THROW(config_error("model", std::string(model.name.view()),
-                              "a request stream is not simulated for recurrent layers (Gated DeltaNet, "
-                              "Mamba-2) yet: price their steps with `aicb describe --phase`"));
-    if (layout.mtp_drafts > 0)
+    if (layout.mtp_drafts > 0 && model.num_mtp_layers == 0)
       AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
-                              "a request stream is simulated without speculative drafts"));
-    // The attention cores' shapes: one request per group, from a decode step (over a context) and a
-    // prefill step (over a prompt).
+                              "the model has no multi-token-prediction module to draft with "
+                              "(num_mtp_layers 0)"));
+    // The attention cores' shapes: one request per group, from a decode step (over a context; with
+    // drafts: the decoder's over its 1 + drafts positions and the draft module's, once per draft)
+    // and a prefill step (over a prompt).
     serving_spec one = layout_;
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
@@ -131,14 +150,21 @@ class serving_step_pricer {
     one.phase = inference_phase::prefill;
     one.prompt = 2;
     one.context = 0;
+    one.mtp_drafts = 0;
     const inference_step prefill(model_, one, 0);
     for (const operation& op : decode.operations())
       if (attention_core(op)) decode_cores_.push_back(op.compute);
     for (const operation& op : prefill.operations())
-      if (attention_core(op)) prefill_cores_.push_back(op.compute);
+      if (attention_core(op)) {
+        prefill_cores_.push_back(op.compute);
+        if (op.layer + 1 == model_.num_layers) last_layer_cores_.push_back(op.compute);
+      }
+    drafts_ = layout_.mtp_drafts;
     weight_bytes_ = decode.weight_bytes();
     kv_bytes_per_token_ = decode.kv_bytes_per_token();
     local_kv_bytes_per_token_ = decode.local_kv_bytes_per_token();
+    state_bytes_per_request_ = decode.state_bytes_per_request();
+    model_state_bytes_per_request_ = decode.model_state_bytes_per_request();
   }
 
   /// A group's step, microseconds.
@@ -148,17 +174,44 @@ class serving_step_pricer {
     // decompressed heads), a decode-only step the decode form (low-latency kernels, absorbed MLA).
     double us = token_part_us(s.tokens(), s.chunks.empty() ? part::decode_layers : part::prefill_layers) +
                 token_part_us(s.rows(), part::output);
+    // The draft module: once per draft on each decoding request's token, and over each prompt
+    // chunk's tokens (its own KV cache, filled as the decoder's is) as a layer of the decoder's last
+    // kind — the module's input projection and head on those rows are not priced.
+    if (drafts_ > 0) {
+      if (s.decoding > 0) us += static_cast<double>(drafts_) * token_part_us(s.decoding, part::draft);
+      for (const serving_step_shape::chunk& c : s.chunks) {
+        us += token_part_us(c.tokens, part::last_layer);
+        for (const compute_op& core : last_layer_cores_) {
+          compute_op own = core;
+          own.m = own.n = c.tokens;
+          us += duration_us(own);
+          if (c.before > 0) {
+            compute_op earlier = core;
+            earlier.causal = false;
+            earlier.m = c.tokens;
+            earlier.n = c.before;
+            us += duration_us(earlier);
+          }
+        }
+      }
+    }
     if (s.decoding > 0) {
       const auto context = static_cast<std::uint64_t>(
           std::max(1.0, std::round(s.decode_context / static_cast<double>(s.decoding))));
       for (compute_op op : decode_cores_) {
         op.batch *= s.decoding;
-        op.n = context;
+        if (op.kind != op_kind::linear_attention) op.n = context;  // a recurrent state is its own size
         us += duration_us(op);
       }
     }
     for (const serving_step_shape::chunk& c : s.chunks)
       for (const compute_op& core : prefill_cores_) {
+        if (core.kind == op_kind::linear_attention) {  // the chunk's tokens through the carried state
+          compute_op scan = core;
+          scan.m = c.tokens;
+          us += duration_us(scan);
+          continue;
+        }
         compute_op own = core;  // the chunk's own tokens, causal
         own.m = own.n = c.tokens;
         us += duration_us(own);
@@ -178,17 +231,27 @@ class serving_step_pricer {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_bytes_per_token_; }
   /// The local layers' part of it (a sliding window's or a chunk's: it stops growing past the span).
   [[nodiscard]] double local_kv_bytes_per_token() const noexcept { return local_kv_bytes_per_token_; }
+  /// Bytes of recurrent state (Gated DeltaNet, Mamba-2) a request holds on each GPU whatever its
+  /// length, and in the whole model (one copy).
+  [[nodiscard]] double state_bytes_per_request() const noexcept { return state_bytes_per_request_; }
+  [[nodiscard]] double model_state_bytes_per_request() const noexcept {
+    return model_state_bytes_per_request_;
+  }
   /// Steps the step model has played so far (the token-proportional parts' grid points).
   [[nodiscard]] std::size_t evaluated_steps() const noexcept {
-    return decode_grid_.size() + prefill_grid_.size();
+    return decode_grid_.size() + prefill_grid_.size() + draft_grid_.size();
   }
+  /// Speculative tokens a decoding request verifies a step (the layout's drafts where the model has a
+  /// draft module, else 0).
+  [[nodiscard]] std::uint64_t drafts() const noexcept { return drafts_; }
 
  private:
-  // Computations whose work follows what each request attends: attention cores and the sparse
-  // indexer's scores.
+  // Computations whose work follows what each request attends: attention cores, the sparse
+  // indexer's scores, and the recurrent layers' scans (each request's state read and written).
   static bool attention_core(const operation& op) noexcept {
     return op.type == op_type::compute &&
-           (op.compute.kind == op_kind::attention || op.compute.kind == op_kind::attention_index);
+           (op.compute.kind == op_kind::attention || op.compute.kind == op_kind::attention_index ||
+            op.compute.kind == op_kind::linear_attention);
   }
   double duration_us(const compute_op& op) const {
     return static_cast<double>(compute_.duration(op).count()) / 1000;
@@ -197,15 +260,23 @@ class serving_step_pricer {
   // The token-proportional parts: the embedding and the layers without their attention cores, as a
   // decode step or a prefill step runs them, and the output layer after the last layer (for as many
   // rows as tokens, from the decode step, which computes logits for every token).
-  enum class part { decode_layers, prefill_layers, output };
+  // With drafts: one pass of the draft module at that many requests (draft; from a decode step of
+  // one draft), and the decoder's last layer as a prefill step runs it (last_layer).
+  enum class part { decode_layers, prefill_layers, output, draft, last_layer };
   struct token_parts {
     double layers_us = 0;
     double output_us = 0;
+    double last_layer_us = 0;  // prefill grid: the decoder's last layer
+    double draft_us = 0;       // draft grid: the draft module
   };
   // A part at `tokens` per group.
   double token_part_us(std::uint64_t tokens, part which) {
     const auto value = [&](std::uint64_t n) {
-      if (which == part::prefill_layers) return at(prefill_grid_, n, inference_phase::prefill).layers_us;
+      if (which == part::draft) return at(draft_grid_, n, inference_phase::decode, 1).draft_us;
+      if (which == part::prefill_layers || which == part::last_layer) {
+        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill);
+        return which == part::last_layer ? p.last_layer_us : p.layers_us;
+      }
       const token_parts& p = at(decode_grid_, n, inference_phase::decode);
       return which == part::output ? p.output_us : p.layers_us;
     };
@@ -220,14 +291,15 @@ class serving_step_pricer {
     const double a = value(low), b = value(high);
     return a + (b - a) * static_cast<double>(tokens - low) / static_cast<double>(high - low);
   }
-  // The parts at `tokens` per group: a decode step of that many requests at a context of 1, or a
-  // prefill step of one request of that many tokens per group.
+  // The parts at `tokens` per group: a decode step of that many requests at a context of 1 (with
+  // `drafts` drafts each), or a prefill step of one request of that many tokens per group.
   const token_parts& at(std::map<std::uint64_t, token_parts>& grid, std::uint64_t tokens,
-                        inference_phase phase) {
+                        inference_phase phase, std::uint64_t drafts = 0) {
     auto it = grid.find(tokens);
     if (it != grid.end()) return it->second;
     serving_spec s = layout_;
     s.phase = phase;
+    s.mtp_drafts = drafts;
     if (phase == inference_phase::decode) {
       s.batch = tokens * layout_.attention_data_parallel;
       s.context = 1;
@@ -244,7 +316,13 @@ class serving_step_pricer {
       const operation& op = *i.op;
       if (op.layer != no_layer) in_layers = true;
       if (attention_core(op)) return;
-      (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += i.end_us - i.start_us;
+      const double us = i.end_us - i.start_us;
+      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module
+        parts.draft_us += us;
+        return;
+      }
+      if (op.layer + 1 == model_.num_layers) parts.last_layer_us += us;
+      (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += us;
     }));
     return grid.emplace(tokens, parts).first->second;
   }
@@ -253,9 +331,11 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
-  std::vector<compute_op> decode_cores_, prefill_cores_;
-  std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_;
+  std::vector<compute_op> decode_cores_, prefill_cores_, last_layer_cores_;
+  std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
+  std::uint64_t drafts_ = 0;
   double weight_bytes_ = 0, kv_bytes_per_token_ = 0, local_kv_bytes_per_token_ = 0;
+  double state_bytes_per_request_ = 0, model_state_bytes_per_request_ = 0;
 };
 
 /// One request's fate: when its first token came and when it finished (seconds from the stream's
@@ -284,6 +364,7 @@ struct serving_step_kind {
   std::uint64_t context = 0;  ///< decode: keys attended per request; prefill: 0
   std::uint64_t count = 0;    ///< steps of this kind
   double busy_s = 0;          ///< their time
+  std::uint64_t drafts = 0;   ///< decode: speculative tokens each request verified (tokens counts them)
 };
 
 /// The nearest point of a grid exact to 64 and in steps of 2^(1/`per_octave`) above (at least 1).
@@ -301,9 +382,10 @@ struct serving_stream_report {
   std::uint64_t steps = 0, preemptions = 0;
   double busy_s = 0;                     ///< time the deployment spent in steps
   double end_s = 0;                      ///< when the last request finished
-  std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
+  std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group, with no recurrent state held
   double peak_kv_share = 0;              ///< the fullest group's largest share of its cache in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
+  double state_bytes_per_request = 0;         ///< recurrent layers' state a running request holds, per GPU
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
@@ -351,8 +433,15 @@ template <class OnStep = no_step_observer>
       refuse("request", std::to_string(r.id),
              "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
 
+  if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
+    refuse("draft_acceptance", std::to_string(engine.draft_acceptance), "expected a probability in [0, 1]");
   serving_step_pricer pricer(model, layout, compute, cluster);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
+  // Speculative decoding: each decoding request verifies 1 + drafts positions a step (their KV
+  // slots held ahead, as vLLM's lookahead slots) and yields `yield` tokens on average — whole tokens
+  // a step, the fraction carried to the next (deterministic).
+  const std::uint64_t drafts = pricer.drafts();
+  const double yield = engine.tokens_per_decode_step(drafts);
   serving_stream_report out;
   out.engine = engine;
   out.weight_bytes = pricer.weight_bytes();
@@ -362,25 +451,36 @@ template <class OnStep = no_step_observer>
     AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
                             "the weights (" + std::to_string(out.weight_bytes / 1e9) +
                                 " GB a GPU) leave no memory for a KV cache: more GPUs, or FP8 weights"));
-  const auto blocks_total = static_cast<std::uint64_t>(
-      free_bytes / (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)));
+  out.state_bytes_per_request = pricer.state_bytes_per_request();
+  const auto blocks_total =
+      out.kv_bytes_per_token > 0
+          ? static_cast<std::uint64_t>(free_bytes /
+                                       (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)))
+          : 0;
   out.kv_capacity_tokens = blocks_total * engine.block_tokens;
   // The cache a request holds, in units: blocks of every layer's KV — or, with local layers (a
-  // sliding window, chunks), bytes: the other layers' blocks for every token, the local layers'
-  // blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of the window).
+  // sliding window, chunks) or recurrent layers, bytes: the other layers' blocks for every token, the
+  // local layers' blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of
+  // the window), and the recurrent layers' state, one per running request whatever its length (as
+  // vLLM's hybrid allocator and SGLang's state pool hold it).
   const double local_per_token = pricer.local_kv_bytes_per_token();
   const std::uint64_t span = model.local_attention_span();
   const bool local = local_per_token > 0 && span > 0;
+  const bool in_bytes = local || out.state_bytes_per_request > 0;
   const double block = static_cast<double>(engine.block_tokens);
   const std::uint64_t full_unit =
-      local ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block)) : 1;
+      in_bytes ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block))
+               : 1;
   const std::uint64_t local_unit = local ? static_cast<std::uint64_t>(std::ceil(local_per_token * block)) : 0;
-  const std::uint64_t cache_total = local ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
+  const auto state_unit = static_cast<std::uint64_t>(std::ceil(out.state_bytes_per_request));
+  const std::uint64_t cache_total = in_bytes ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
   const auto blocks_for = [&](std::uint64_t tokens) {
     return (tokens + engine.block_tokens - 1) / engine.block_tokens;
   };
+  // A running request's cache for `tokens` of context (at least 1: a request in the cache).
   const auto cache_for = [&](std::uint64_t tokens) {
-    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0);
+    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0) +
+           state_unit;
   };
 
   // Requests in arrival order (stable: equal arrivals keep their given order).
@@ -414,11 +514,14 @@ template <class OnStep = no_step_observer>
                               "its prompt of " + std::to_string(r.prompt) +
                                   " tokens exceeds the token budget (" + std::to_string(engine.token_budget) +
                                   ") without chunked prefill"));
-    if (cache_for(r.prompt + r.output) > cache_total)
-      AICB_THROW(config_error("request", std::to_string(r.id),
-                              "its " + std::to_string(r.prompt + r.output) +
-                                  " tokens need more KV cache than a group holds (" +
-                                  std::to_string(out.kv_capacity_tokens) + " tokens)"));
+    if (cache_for(r.prompt + r.output + drafts) > cache_total)
+      AICB_THROW(config_error(
+          "request", std::to_string(r.id),
+          "its " + std::to_string(r.prompt + r.output) + " tokens need more KV cache than a group holds (" +
+              (out.state_bytes_per_request > 0
+                   ? std::to_string(free_bytes / 1e9) + " GB for the KV cache and recurrent states"
+                   : std::to_string(out.kv_capacity_tokens) + " tokens") +
+              ")"));
   }
 
   // A request in an engine: its prompt (with the tokens generated before a preemption), how much of
@@ -428,6 +531,7 @@ template <class OnStep = no_step_observer>
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, cache = 0;
     bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
     bool started = false;  // scheduled at least once (its admission time is recorded)
+    double credit = 0;     // drafts: the accepted tokens' fraction not yet yielded
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -462,6 +566,7 @@ template <class OnStep = no_step_observer>
       if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, sent[g.dealt[g.next]]);
       serving_step_shape& shape = shapes[gi];
       shape = {};
+      shape.drafts = drafts;
       auto& plan = scheduled[gi];
       plan.clear();
       std::uint64_t budget = engine.token_budget;
@@ -476,6 +581,7 @@ template <class OnStep = no_step_observer>
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
         victim.prefilled = victim.cache = 0;
+        victim.credit = 0;
         victim.cached = false;
         g.waiting.push_front(victim);
         return true;
@@ -484,11 +590,12 @@ template <class OnStep = no_step_observer>
       for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
         live& r = g.running[ri];
         const bool decoding = r.prefilled == r.prompt;
-        const std::uint64_t tokens = decoding ? 1 : std::min(r.prompt - r.prefilled, budget);
+        const std::uint64_t tokens = decoding ? 1 + drafts : std::min(r.prompt - r.prefilled, budget);
+        if (decoding && tokens > budget) break;
         if (!decoding && !engine.chunked_prefill && tokens < r.prompt - r.prefilled) break;
-        // A decoding request appends the KV of its last generated token: its prompt and every
-        // generated token are then in the cache, and it attends over all of them.
-        const std::uint64_t after = decoding ? r.prompt + r.generated : r.prefilled + tokens;
+        // A decoding request appends the KV of its last generated token (and of its drafts): its
+        // prompt and every generated token are then in the cache, and it attends over all of them.
+        const std::uint64_t after = decoding ? r.prompt + r.generated + drafts : r.prefilled + tokens;
         const std::uint64_t need = cache_for(after) - r.cache;
         bool fits = need <= g.free_cache;
         while (!fits && preempt_last(ri))
@@ -509,18 +616,18 @@ template <class OnStep = no_step_observer>
       while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
         live& w = g.waiting.front();
         if (w.cached) {  // its prompt and first token are in: it decodes its second token now
-          const std::uint64_t need = cache_for(w.prompt + 1);
-          if (need > g.free_cache) break;
+          const std::uint64_t need = cache_for(w.prompt + 1 + drafts);
+          if (need > g.free_cache || 1 + drafts > budget) break;
           g.free_cache -= need;
           w.cache = need;
           w.prefilled = w.prompt;
           w.generated = 1;
-          budget -= 1;
+          budget -= 1 + drafts;
           g.running.push_back(w);
           g.waiting.pop_front();
-          plan.emplace_back(g.running.size() - 1, 1);
+          plan.emplace_back(g.running.size() - 1, 1 + drafts);
           ++shape.decoding;
-          shape.decode_context += static_cast<double>(g.running.back().prompt + 1);
+          shape.decode_context += static_cast<double>(g.running.back().prompt + 1 + drafts);
           continue;
         }
         const std::uint64_t tokens = std::min(w.prompt, budget);
@@ -580,6 +687,7 @@ template <class OnStep = no_step_observer>
                   : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
       serving_step_kind& k = kinds[{prefill, tokens, context}];
       k.form = prefill ? inference_phase::prefill : inference_phase::decode;
+      k.drafts = prefill ? 0 : drafts;
       k.tokens = tokens;
       k.context = context;
       ++k.count;
@@ -591,12 +699,21 @@ template <class OnStep = no_step_observer>
       group& g = groups[gi];
       for (const auto& [ri, tokens] : scheduled[gi]) {
         live& r = g.running[ri];
+        bool decoded = true;
         if (r.prefilled < r.prompt) {
+          decoded = false;
           r.prefilled += tokens;
           if (r.prefilled < r.prompt) continue;  // more chunks to come
         }
         served_request& s = out.requests[r.index];
-        if (++r.generated == 1) s.first_token_s = clock;
+        std::uint64_t yielded = 1;  // a completed prompt's first token, or a decode step's
+        if (decoded && drafts > 0) {
+          r.credit += yield;
+          yielded = static_cast<std::uint64_t>(r.credit);
+          r.credit -= static_cast<double>(yielded);
+        }
+        if (r.generated == 0) s.first_token_s = clock;
+        r.generated = std::min(r.generated + yielded, requests[r.index].output);
         if (r.generated >= requests[r.index].output) {
           s.finish_s = clock;
           r.index = SIZE_MAX;  // leaves below
@@ -671,7 +788,8 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
 
 /// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
 /// order to the prefill instances, which run them to their first token; each request's KV cache (the
-/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token) is then sent
+/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token, and the
+/// recurrent layers' state, model_state_bytes_per_request) is then sent
 /// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
 /// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
 /// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
@@ -726,7 +844,9 @@ template <class OnStep = no_step_observer>
   one.batch = one.attention_data_parallel;
   one.context = 1;
   one.prompt = 0;
-  const double kv_per_token = inference_step(model, one, 0).model_kv_bytes_per_token();
+  const inference_step probe(model, one, 0);
+  const double kv_per_token = probe.model_kv_bytes_per_token();
+  const double state_per_request = probe.model_state_bytes_per_request();
   const double tp = static_cast<double>(d.prefill.tensor_parallel);
   const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
 
@@ -765,7 +885,7 @@ template <class OnStep = no_step_observer>
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
         continue;
       }
-      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token;
+      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token + state_per_request;
       out.kv_bytes += bytes;
       auto link = std::min_element(link_free.begin(), link_free.end());
       const double start = std::max(*link, out.prefill_done_s[i]);
