@@ -2,7 +2,7 @@
 # aicb — LLM training workloads for cluster and network simulators.
 # SPDX-License-Identifier: Apache-2.0
 """Validates JSON documents against aicb's schemas (docs/schemas/), with no dependency: the subset of
-JSON Schema those schemas use — type, const, enum, pattern, minimum, required, properties,
+JSON Schema those schemas use — type, const, enum, pattern, minimum, maximum, required, properties,
 additionalProperties, items, $ref into #/$defs, anyOf.
 
   check-json-schema.py SCHEMA FILE...        validate files
@@ -25,7 +25,7 @@ TYPES = {
     "null": lambda v: v is None,
 }
 KNOWN = {"$schema", "$id", "$defs", "title", "description", "type", "const", "enum", "pattern", "minimum",
-         "required", "properties", "additionalProperties", "items", "$ref", "anyOf"}
+         "maximum", "required", "properties", "additionalProperties", "items", "$ref", "anyOf"}
 
 
 def validate(value, schema, root, path, errors):
@@ -53,6 +53,8 @@ def validate(value, schema, root, path, errors):
         errors.append(f"{path}: {value!r} does not match {schema['pattern']}")
     if "minimum" in schema and TYPES["number"](value) and value < schema["minimum"]:
         errors.append(f"{path}: {value} is below {schema['minimum']}")
+    if "maximum" in schema and TYPES["number"](value) and value > schema["maximum"]:
+        errors.append(f"{path}: {value} is above {schema['maximum']}")
     if isinstance(value, dict):
         for key in schema.get("required", []):
             if key not in value:

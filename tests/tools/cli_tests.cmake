@@ -706,8 +706,23 @@ aicb_cli_test(serve_trace_or_synthetic STATUS 2 EXPECT "--requests excludes --ra
               ARGS serve --model llama3-8b --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/trace.csv --rate 3)
 aicb_cli_test(serve_bad_lengths STATUS 2 EXPECT "prompt = 900:100: expected 1 <= low <= high tokens"
               ARGS serve --model llama3-8b --prompt 900:100)
-aicb_cli_test(serve_recurrent_refused STATUS 2 EXPECT "not simulated for recurrent layers"
-              ARGS serve --model qwen3-next-80b-a3b --tp 4)
+aicb_cli_test(serve_recurrent EXPECT "recurrent state: [0-9.]+ MB a running request, held beside the KV cache"
+              ARGS serve --model qwen3-next-80b-a3b --tp 4 --gpu H200 --count 50)
+aicb_cli_test(serve_mamba EXPECT "recurrent state: [0-9.]+ MB a running request"
+              ARGS serve --model nemotron3-nano-30b-a3b --gpu H100 --count 50 --rate 5)
+aicb_cli_test(serve_mtp EXPECT "speculative decoding: 1 MTP draft a step, each accepted at 0.85: 1.85 tokens"
+              ARGS serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --cluster dgx-h200
+                   --count 50 --mtp-drafts 1)
+aicb_cli_test(serve_mtp_needs_module STATUS 2 EXPECT "mtp_drafts = 1: the model has no multi-token-prediction module"
+              ARGS serve --model llama3-8b --mtp-drafts 1)
+aicb_cli_test(serve_bad_acceptance STATUS 2 EXPECT "draft_acceptance = 1.5.*expected a probability"
+              ARGS serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --mtp-drafts 1
+                   --draft-acceptance 1.5)
+aicb_schema_test(serve_mtp_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model deepseek-v3 --dp-attention 8 --ep 8 --weights fp8 --gpu H200 --cluster dgx-h200
+                 --count 100 --rate 5 --mtp-drafts 2 --draft-acceptance 0.8 --json)
+aicb_schema_test(serve_recurrent_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model qwen3-next-80b-a3b --tp 4 --gpu H200 --count 100 --rate 5 --json)
 aicb_cli_test(serve_weights_do_not_fit STATUS 2 EXPECT "leave no memory for a KV cache"
               ARGS serve --model llama3-70b --tp 1 --gpu H100)
 aicb_schema_test(serve_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>

@@ -362,9 +362,9 @@ struct serve_report {
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
   if (r.layout.mtp_drafts > 0)
-    add("speculative decoding: %llu MTP drafts a step, each accepted at %.2f: %.2f tokens a request a "
+    add("speculative decoding: %llu MTP draft%s a step, each accepted at %.2f: %.2f tokens a request a "
         "decode step\n",
-        u(r.layout.mtp_drafts), r.engine.draft_acceptance,
+        u(r.layout.mtp_drafts), r.layout.mtp_drafts == 1 ? "" : "s", r.engine.draft_acceptance,
         r.engine.tokens_per_decode_step(r.layout.mtp_drafts));
   add("requests: %llu (%s); %llu prompt and %llu output tokens\n", u(r.requests), r.source.c_str(),
       u(r.prompt_tokens), u(r.output_tokens));

@@ -59,6 +59,7 @@
 #include <aicb/compute/model.hpp>
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
+#include <aicb/detail/python_float.hpp>
 #include <aicb/error.hpp>
 #include <aicb/model/requests.hpp>
 #include <aicb/model/serving.hpp>
@@ -434,7 +435,8 @@ template <class OnStep = no_step_observer>
              "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
 
   if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
-    refuse("draft_acceptance", std::to_string(engine.draft_acceptance), "expected a probability in [0, 1]");
+    refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
+           "expected a probability in [0, 1]");
   serving_step_pricer pricer(model, layout, compute, cluster);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
   // Speculative decoding: each decoding request verifies 1 + drafts positions a step (their KV
