@@ -449,3 +449,74 @@ TEST_CASE("serving stream: MTP drafts verify in the decode step and yield the ac
   CHECK_THROWS_WITH(aicb::simulate_serving(v3, layout, one, h200, c, bad),
                     Catch::Contains("draft_acceptance"));
 }
+
+TEST_CASE("serving stream: prefix caching computes a shared prefix once and evicts it when blocks are needed",
+          "[serving][stream]") {
+  const aicb::model_spec m = small_dense();
+  const aicb::serving_spec layout;
+  const aicb::roofline_model h100("H100");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h100");
+  // Prompts of 161 tokens that begin with a 160-token prefix (ten blocks of 16), one output token.
+  const auto request = [](std::uint64_t id, double at, std::uint64_t prefix, std::uint64_t tokens = 160) {
+    return aicb::serving_request{id, at, tokens + 1, 1, prefix, tokens};
+  };
+
+  SECTION("a later request of the prefix computes only the rest of its prompt") {
+    // A prefix of 4000 tokens: one token over 4000 cached ones against 4001 computed is a much
+    // shorter prefill.
+    const std::vector<aicb::serving_request> two{request(0, 0, 7, 4000), request(1, 1, 7, 4000)};
+    const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, two, h100, c);
+    CHECK(r.requests[0].cached_tokens == 0u);
+    CHECK(r.requests[1].cached_tokens == 4000u);
+    CHECK(r.prefix_cached_tokens == 4000u);
+    CHECK(r.requests[1].ttft_s() < 0.5 * r.requests[0].ttft_s());
+    // Another prefix, or the cache off: computed whole.
+    const std::vector<aicb::serving_request> other{request(0, 0, 7, 4000), request(1, 1, 8, 4000)};
+    CHECK(aicb::simulate_serving(m, layout, other, h100, c).requests[1].cached_tokens == 0u);
+    aicb::serving_engine off;
+    off.prefix_caching = false;
+    const aicb::serving_stream_report plain = aicb::simulate_serving(m, layout, two, h100, c, off);
+    CHECK(plain.requests[1].cached_tokens == 0u);
+    CHECK(plain.requests[1].ttft_s() == Approx(r.requests[0].ttft_s()));
+  }
+
+  SECTION("only whole blocks are shared, and the last prompt token is always computed") {
+    std::vector<aicb::serving_request> short_prefix{request(0, 0, 1), request(1, 1, 1)};
+    for (auto& q : short_prefix)
+      q.prefix_tokens = 15;  // less than a block
+    CHECK(aicb::simulate_serving(m, layout, short_prefix, h100, c).prefix_cached_tokens == 0u);
+    std::vector<aicb::serving_request> whole{request(0, 0, 1), request(1, 1, 1)};
+    for (auto& q : whole)
+      q.prompt = q.prefix_tokens = 160;  // the whole prompt shared: 159 tokens, 9 blocks
+    CHECK(aicb::simulate_serving(m, layout, whole, h100, c).requests[1].cached_tokens == 144u);
+  }
+
+  SECTION("a cached prefix no request reads is evicted when another request needs its blocks") {
+    // A cache of 20 blocks: prefix 7's ten stay after its request; the next request (prefix 8) needs
+    // eleven, so prefix 7 goes, and the third request (prefix 7 again) computes it anew.
+    const aicb::inference_step probe(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1},
+                                     0);
+    aicb::serving_engine engine;
+    engine.memory_fraction = (probe.weight_bytes() + 20.5 * 16 * probe.kv_bytes_per_token()) / 80e9;
+    const std::vector<aicb::serving_request> evicting{request(0, 0, 7), request(1, 1, 8), request(2, 2, 7)};
+    const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, evicting, h100, c, engine);
+    REQUIRE(r.kv_capacity_tokens == 320u);
+    CHECK(r.prefix_evictions >= 1u);
+    CHECK(r.requests[2].cached_tokens == 0u);
+    // Without the request between, the third finds prefix 7.
+    const std::vector<aicb::serving_request> kept{request(0, 0, 7), request(2, 2, 7)};
+    CHECK(aicb::simulate_serving(m, layout, kept, h100, c, engine).requests[1].cached_tokens == 160u);
+  }
+
+  SECTION("models with local layers are refused rather than approximated") {
+    aicb::model_spec windowed = m;
+    windowed.sliding_window = 64;
+    windowed.sliding_window_pattern = 2;
+    const std::vector<aicb::serving_request> two{request(0, 0, 7), request(1, 1, 7)};
+    CHECK_THROWS_WITH(aicb::simulate_serving(windowed, layout, two, h100, c),
+                      Catch::Contains("prefix_caching") && Catch::Contains("sliding-window"));
+    aicb::serving_engine off;
+    off.prefix_caching = false;
+    CHECK(aicb::simulate_serving(windowed, layout, two, h100, c, off).prefix_cached_tokens == 0u);
+  }
+}

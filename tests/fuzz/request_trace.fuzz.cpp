@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (back.size() != requests.size()) __builtin_trap();
     for (std::size_t i = 0; i < back.size(); ++i)
       if (back[i].id != requests[i].id || back[i].prompt != requests[i].prompt ||
-          back[i].output != requests[i].output ||
+          back[i].output != requests[i].output || back[i].prefix_tokens != requests[i].prefix_tokens ||
+          (requests[i].prefix_tokens > 0 && back[i].prefix_id != requests[i].prefix_id) ||
           std::abs(back[i].arrival_s - requests[i].arrival_s) > 1e-9 * (1 + requests[i].arrival_s))
         __builtin_trap();
   } catch (const aicb::error&) {

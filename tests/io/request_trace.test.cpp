@@ -65,3 +65,49 @@ TEST_CASE("request trace: a synthetic traffic written as a trace reads back the 
     CHECK(back[i].output == drawn[i].output);
   }
 }
+
+TEST_CASE("request trace: shared prefixes, both columns or neither, one length per prefix",
+          "[io][requests]") {
+  const auto csv = aicb::parse_request_trace(
+      "prefix_tokens,arrival_s,prompt_tokens,output_tokens,prefix_id\n2000,0,2500,10,3\n0,1,300,5,0\n",
+      "t.csv");
+  REQUIRE(csv.size() == 2u);
+  CHECK(csv[0].prefix_id == 3u);
+  CHECK(csv[0].prefix_tokens == 2000u);
+  CHECK(csv[1].prefix_tokens == 0u);
+  const auto jsonl = aicb::parse_request_trace(
+      "{\"arrival_s\": 0, \"prompt_tokens\": 900, \"output_tokens\": 4, \"prefix_id\": 1, \"prefix_tokens\": "
+      "512}\n",
+      "t.jsonl");
+  CHECK(jsonl[0].prefix_id == 1u);
+  CHECK(jsonl[0].prefix_tokens == 512u);
+  CHECK_THROWS_WITH(
+      aicb::parse_request_trace("arrival_s,prompt_tokens,output_tokens,prefix_id\n0,5,5,1\n", "t"),
+      Catch::Contains("t:1:") && Catch::Contains("no column prefix_tokens"));
+  CHECK_THROWS_WITH(
+      aicb::parse_request_trace(
+          "{\"arrival_s\": 0, \"prompt_tokens\": 9, \"output_tokens\": 4, \"prefix_tokens\": 5}\n", "t"),
+      Catch::Contains("prefix_id: missing"));
+  CHECK_THROWS_WITH(aicb::parse_request_trace(
+                        "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,50,5,1,60\n", "t"),
+                    Catch::Contains("t:2:") && Catch::Contains("prefix_tokens: 60") &&
+                        Catch::Contains("part of the prompt"));
+  CHECK_THROWS_WITH(
+      aicb::parse_request_trace(
+          "arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,50,5,1,20\n1,50,5,1,30\n", "t"),
+      Catch::Contains("t:3:") && Catch::Contains("prefix_id 1 has 20 tokens"));
+  // Written and read back with the prefixes; a trace without any keeps the four columns.
+  const auto drawn = aicb::synthetic_requests(
+      {.requests = 200, .rate = 10, .prompt = {600, 900}, .prefix_groups = 4, .prefix_tokens = 512});
+  const std::string text = aicb::format_request_trace(drawn);
+  CHECK(text.find("prefix_id,prefix_tokens") != std::string::npos);
+  const auto back = aicb::parse_request_trace(text);
+  REQUIRE(back.size() == drawn.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    CHECK(back[i].prefix_id == drawn[i].prefix_id);
+    CHECK(back[i].prefix_tokens == 512u);
+  }
+  CHECK(aicb::format_request_trace(csv).find("prefix") != std::string::npos);
+  const auto plain = aicb::synthetic_requests({.requests = 3});
+  CHECK(aicb::format_request_trace(plain).find("prefix") == std::string::npos);
+}

@@ -74,3 +74,28 @@ TEST_CASE("requests: a traffic that cannot be drawn is refused naming the field"
                     Catch::Contains("prompt") && Catch::Contains("10:5"));
   CHECK_THROWS_WITH(aicb::synthetic_requests({.output = {0, 0}}), Catch::Contains("output"));
 }
+
+TEST_CASE("requests: shared prefixes are drawn over their groups without changing the rest",
+          "[serving][requests]") {
+  const aicb::traffic_spec plain{.requests = 2000, .rate = 5, .prompt = {1000, 3000}};
+  aicb::traffic_spec shared = plain;
+  shared.prefix_groups = 4;
+  shared.prefix_tokens = 800;
+  const auto a = aicb::synthetic_requests(plain), b = aicb::synthetic_requests(shared);
+  std::vector<std::uint64_t> per_group(4, 0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(b[i].arrival_s == a[i].arrival_s);  // the same arrivals and lengths for the seed
+    CHECK(b[i].prompt == a[i].prompt);
+    CHECK(a[i].prefix_tokens == 0u);
+    CHECK(b[i].prefix_tokens == 800u);
+    REQUIRE(b[i].prefix_id < 4u);
+    ++per_group[b[i].prefix_id];
+  }
+  for (const std::uint64_t n : per_group)  // uniform: 500 each, give or take
+    CHECK(n > 400u);
+  shared.prefix_tokens = 1001;  // longer than the shortest prompt
+  CHECK_THROWS_WITH(aicb::synthetic_requests(shared),
+                    Catch::Contains("prefix_tokens = 1001") && Catch::Contains("shortest prompt"));
+  shared.prefix_tokens = 0;
+  CHECK_THROWS_WITH(aicb::synthetic_requests(shared), Catch::Contains("prefix_groups"));
+}

@@ -706,6 +706,17 @@ aicb_cli_test(serve_trace_or_synthetic STATUS 2 EXPECT "--requests excludes --ra
               ARGS serve --model llama3-8b --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/trace.csv --rate 3)
 aicb_cli_test(serve_bad_lengths STATUS 2 EXPECT "prompt = 900:100: expected 1 <= low <= high tokens"
               ARGS serve --model llama3-8b --prompt 900:100)
+aicb_cli_test(serve_prefixes EXPECT "prefix cache: [0-9.]+% of prompt tokens found cached \\(4608 tokens\\)"
+              ARGS serve --model llama3-8b --gpu H100
+                   --requests ${PROJECT_SOURCE_DIR}/tests/data/requests/prefixes.csv)
+aicb_cli_test(serve_synthetic_prefixes EXPECT "each prompt begins with one of 8 prefixes of 1500 tokens"
+              ARGS serve --model llama3-8b --gpu H100 --count 200 --rate 20 --prompt 2000:3000 --output 10:20
+                   --prefix-groups 8 --prefix-tokens 1500)
+aicb_cli_test(serve_prefix_local_refused STATUS 2 EXPECT "prefix_caching = true: .*--no-prefix-caching"
+              ARGS serve --model gpt-oss-120b --tp 4 --gpu H200 --count 30 --prefix-groups 2 --prefix-tokens 100)
+aicb_schema_test(serve_prefix_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model llama3-8b --gpu H100 --count 300 --rate 20 --prompt 2000:3000 --output 100:200
+                 --prefix-groups 8 --prefix-tokens 1500 --json)
 aicb_cli_test(serve_recurrent EXPECT "recurrent state: [0-9.]+ MB a running request, held beside the KV cache"
               ARGS serve --model qwen3-next-80b-a3b --tp 4 --gpu H200 --count 50)
 aicb_cli_test(serve_mamba EXPECT "recurrent state: [0-9.]+ MB a running request"

@@ -29,7 +29,7 @@ struct serve_options {
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
   std::string html, steps_format = "simai", timeline_window;
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
-  bool no_chunked_prefill = false, json = false, plan = false;
+  bool no_chunked_prefill = false, no_prefix_caching = false, json = false, plan = false;
   std::uint64_t max_gpus = 64;
   double attainment = 90;
   std::size_t top = 10;
@@ -97,6 +97,7 @@ int run_serve(serve_options& o) {
   r.traffic.prompt = parse_lengths("prompt", o.prompt);
   r.traffic.output = parse_lengths("output", o.output);
   r.engine.chunked_prefill = !o.no_chunked_prefill;
+  r.engine.prefix_caching = !o.no_prefix_caching;
   r.slo_ttft_s = o.slo_ttft_ms / 1e3;
   r.slo_tpot_s = o.slo_tpot_ms / 1e3;
   if (!o.timeline_window.empty()) {
@@ -233,6 +234,16 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(traffic);
         command
+            ->add_option("--prefix-groups", r.traffic.prefix_groups,
+                         "synthetic: each prompt begins with one of this many shared prefixes (0: none)")
+            ->capture_default_str()
+            ->group(traffic);
+        command
+            ->add_option("--prefix-tokens", r.traffic.prefix_tokens,
+                         "synthetic: the shared prefixes' tokens (part of the prompt)")
+            ->capture_default_str()
+            ->group(traffic);
+        command
             ->add_option("--concurrency", r.engine.concurrency,
                          "clients keep at most this many requests outstanding, each next sent as one "
                          "finishes (0: no bound; --max-concurrency of vLLM's and SGLang's benchmarks)")
@@ -260,6 +271,10 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(engine);
         command->add_flag("--no-chunked-prefill", o.no_chunked_prefill, "admit a prompt only whole")
+            ->group(engine);
+        command
+            ->add_flag("--no-prefix-caching", o.no_prefix_caching,
+                       "compute every prompt whole, shared prefixes included")
             ->group(engine);
         command
             ->add_option("--draft-acceptance", r.engine.draft_acceptance,
@@ -305,7 +320,8 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->group(planning);
         command->add_option("--top", o.top, "deployments to print")->capture_default_str()->group(planning);
         // A trace or a synthetic traffic, not both.
-        for (const char* synthetic : {"--count", "--rate", "--cv", "--prompt", "--output", "--seed"})
+        for (const char* synthetic : {"--count", "--rate", "--cv", "--prompt", "--output", "--seed",
+                                      "--prefix-groups", "--prefix-tokens"})
           command->get_option("--requests")->excludes(command->get_option(synthetic));
       },
       run_serve);

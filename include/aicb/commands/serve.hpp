@@ -117,6 +117,7 @@ struct serve_report {
   double goodput_per_s = 0;      ///< those per second of the span
   double busy_share = 0;         ///< time in steps over the span
   std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
+  std::uint64_t prefix_cached_tokens = 0, prefix_evictions = 0;  ///< prefix caching (prefill side, split)
   double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
   double state_bytes_per_request = 0;  ///< recurrent layers' state a running request holds, per GPU
   std::uint64_t gpus = 0;              ///< every instance's
@@ -187,6 +188,9 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.low),
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
+    if (t.prefix_groups > 0)
+      out.source += "; each prompt begins with one of " + std::to_string(t.prefix_groups) + " prefixes of " +
+                    std::to_string(t.prefix_tokens) + " tokens";
   }
   if (r.engine.concurrency > 0)
     out.source +=
@@ -217,6 +221,8 @@ struct serve_report {
     out.steps = run.decode_steps;
     out.prefill_steps = run.prefill_steps;
     out.preemptions = run.preemptions;
+    out.prefix_cached_tokens = run.prefix_cached_tokens;
+    out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
@@ -234,6 +240,8 @@ struct serve_report {
     busy_s = run.busy_s;
     out.steps = run.steps;
     out.preemptions = run.preemptions;
+    out.prefix_cached_tokens = run.prefix_cached_tokens;
+    out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
     out.step_kinds = std::move(run.step_kinds);
@@ -368,6 +376,12 @@ struct serve_report {
         r.engine.tokens_per_decode_step(r.layout.mtp_drafts));
   add("requests: %llu (%s); %llu prompt and %llu output tokens\n", u(r.requests), r.source.c_str(),
       u(r.prompt_tokens), u(r.output_tokens));
+  if (r.prefix_cached_tokens > 0 || r.prefix_evictions > 0)
+    add("prefix cache: %.1f%% of prompt tokens found cached (%llu tokens), %llu cached prefixes evicted\n",
+        r.prompt_tokens
+            ? 100.0 * static_cast<double>(r.prefix_cached_tokens) / static_cast<double>(r.prompt_tokens)
+            : 0.0,
+        u(r.prefix_cached_tokens), u(r.prefix_evictions));
   if (r.state_bytes_per_request > 0)
     add("recurrent state: %.1f MB a running request, held beside the KV cache (its tokens below are "
         "the cache without states)\n",
@@ -571,6 +585,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
+  j.member("prefix_caching", r.engine.prefix_caching);
   j.end_object();
   j.member("requests", r.requests)
       .member("prompt_tokens", r.prompt_tokens)
@@ -620,6 +635,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
   j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
   j.member("state_bytes_per_request_per_gpu", r.state_bytes_per_request);
+  j.member("prefix_cached_tokens", r.prefix_cached_tokens).member("prefix_evictions", r.prefix_evictions);
   j.end_object();
   const auto kinds = [&](const char* name, const std::vector<serving_step_kind>& list) {
     j.key(name).begin_array();

@@ -99,6 +99,13 @@ struct serving_engine {
   /// request on average. DeepSeek-V3's report measures 0.85–0.90 for its MTP module's draft (arXiv
   /// 2412.19437, §5.4.3); the lower end is the default.
   double draft_acceptance = 0.85;
+  /// Prefix caching (vLLM's automatic prefix caching, SGLang's radix cache; both on by default): the
+  /// full blocks of a request's shared prefix (serving_request::prefix_id, prefix_tokens), once
+  /// computed, are kept and shared by every later request of that prefix, which computes only the
+  /// rest of its prompt; kept after their last request leaves, evicted least recently used when a
+  /// request needs blocks. For models whose every layer keeps every token's KV (no local or
+  /// recurrent layers).
+  bool prefix_caching = true;
   /// Tokens a decoding request yields a step on average (1 without drafts).
   [[nodiscard]] double tokens_per_decode_step(std::uint64_t drafts) const noexcept {
     double yield = 1, accepted = 1;
@@ -346,6 +353,7 @@ struct served_request {
   double admitted_s = 0;  ///< when its first step began (after queueing; a disaggregated run: on prefill)
   double first_token_s = 0, finish_s = 0;
   std::uint64_t preemptions = 0;
+  std::uint64_t cached_tokens = 0;  ///< prompt tokens found in the prefix cache (every admission's)
   [[nodiscard]] double ttft_s() const noexcept { return first_token_s - request.arrival_s; }
   [[nodiscard]] double e2e_s() const noexcept { return finish_s - request.arrival_s; }
   /// Time per output token after the first (0 for a request of one output token).
@@ -381,10 +389,12 @@ struct serving_stream_report {
   serving_engine engine;
   std::vector<served_request> requests;  ///< in the order given
   std::uint64_t steps = 0, preemptions = 0;
-  double busy_s = 0;                     ///< time the deployment spent in steps
-  double end_s = 0;                      ///< when the last request finished
-  std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group, with no recurrent state held
-  double peak_kv_share = 0;              ///< the fullest group's largest share of its cache in use
+  std::uint64_t prefix_cached_tokens = 0;  ///< prompt tokens found in the prefix cache, over the run
+  std::uint64_t prefix_evictions = 0;      ///< cached prefixes evicted to make room
+  double busy_s = 0;                       ///< time the deployment spent in steps
+  double end_s = 0;                        ///< when the last request finished
+  std::uint64_t kv_capacity_tokens = 0;    ///< per DP-attention group, with no recurrent state held
+  double peak_kv_share = 0;                ///< the fullest group's largest share of its cache in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
   double state_bytes_per_request = 0;         ///< recurrent layers' state a running request holds, per GPU
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
@@ -506,6 +516,21 @@ template <class OnStep = no_step_observer>
     for (std::size_t k = released; k < order.size(); ++k)
       sent[order[k]] = INFINITY;
   }
+  const bool prefixes = engine.prefix_caching && !engine.prompts_arrive_cached &&
+                        std::any_of(requests.begin(), requests.end(),
+                                    [](const serving_request& r) { return r.prefix_tokens > 0; });
+  if (prefixes && in_bytes)
+    AICB_THROW(config_error("prefix_caching", "true",
+                            "prefix caching is simulated for models whose every layer keeps every token's KV "
+                            "(no sliding-window, chunked or recurrent layers): serve without it (aicb serve "
+                            "--no-prefix-caching)"));
+  // The tokens of request i's shared prefix an engine can take from the cache: its whole blocks,
+  // leaving at least one prompt token to compute (the step that emits the first token).
+  const auto shareable = [&](std::size_t i) -> std::uint64_t {
+    const serving_request& r = requests[i];
+    if (!prefixes || r.prefix_tokens == 0) return 0;
+    return std::min(r.prefix_tokens, r.prompt - 1) / engine.block_tokens * engine.block_tokens;
+  };
   for (const serving_request& r : requests) {
     if (engine.prompts_arrive_cached && r.output < 2)
       AICB_THROW(config_error("request", std::to_string(r.id),
@@ -534,6 +559,12 @@ template <class OnStep = no_step_observer>
     bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
     bool started = false;  // scheduled at least once (its admission time is recorded)
     double credit = 0;     // drafts: the accepted tokens' fraction not yet yielded
+    std::uint64_t shared =
+        0;  // tokens of its prefix it reads from a cached prefix (its own cache excludes them)
+  };
+  // A cached prefix: its blocks, the running requests reading them, when it was last used (a step).
+  struct cached_prefix {
+    std::uint64_t blocks = 0, readers = 0, last_used = 0;
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -541,7 +572,30 @@ template <class OnStep = no_step_observer>
     std::size_t next = 0;       // its next request in `dealt` not yet arrived
     std::vector<std::size_t> dealt;
     std::uint64_t free_cache = 0;
+    std::map<std::uint64_t, cached_prefix> prefixes;  // by prefix_id
   };
+  // Frees cached prefixes no running request reads, least recently used first (never `keep`), until
+  // `need` units are free; false if that is not enough.
+  const auto reclaim = [&](group& g, std::uint64_t need, std::uint64_t keep) {
+    while (g.free_cache < need) {
+      auto oldest = g.prefixes.end();
+      for (auto it = g.prefixes.begin(); it != g.prefixes.end(); ++it)
+        if (it->second.readers == 0 && it->first != keep &&
+            (oldest == g.prefixes.end() || it->second.last_used < oldest->second.last_used))
+          oldest = it;
+      if (oldest == g.prefixes.end()) return false;
+      g.free_cache += oldest->second.blocks;
+      g.prefixes.erase(oldest);
+      ++out.prefix_evictions;
+    }
+    return true;
+  };
+  // A request leaves the running set (finished or preempted): its own cache back, its prefix read no more.
+  const auto release = [&](group& g, const live& r) {
+    g.free_cache += r.cache;
+    if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
+  };
+  constexpr std::uint64_t no_prefix = UINT64_MAX;
   const std::uint64_t groups_count = layout.attention_data_parallel;
   std::vector<group> groups(groups_count);
   for (std::size_t i = 0; i < order.size(); ++i)
@@ -578,11 +632,11 @@ template <class OnStep = no_step_observer>
         if (g.running.size() <= keep + 1) return false;
         live victim = g.running.back();
         g.running.pop_back();
-        g.free_cache += victim.cache;
+        release(g, victim);
         ++out.requests[victim.index].preemptions;
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
-        victim.prefilled = victim.cache = 0;
+        victim.prefilled = victim.cache = victim.shared = 0;
         victim.credit = 0;
         victim.cached = false;
         g.waiting.push_front(victim);
@@ -598,8 +652,8 @@ template <class OnStep = no_step_observer>
         // A decoding request appends the KV of its last generated token (and of its drafts): its
         // prompt and every generated token are then in the cache, and it attends over all of them.
         const std::uint64_t after = decoding ? r.prompt + r.generated + drafts : r.prefilled + tokens;
-        const std::uint64_t need = cache_for(after) - r.cache;
-        bool fits = need <= g.free_cache;
+        const std::uint64_t need = cache_for(after) - r.shared / engine.block_tokens - r.cache;
+        bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
         while (!fits && preempt_last(ri))
           fits = need <= g.free_cache;
         if (!fits) break;
@@ -632,17 +686,29 @@ template <class OnStep = no_step_observer>
           shape.decode_context += static_cast<double>(g.running.back().prompt + 1 + drafts);
           continue;
         }
-        const std::uint64_t tokens = std::min(w.prompt, budget);
-        if (!engine.chunked_prefill && tokens < w.prompt) break;
-        const std::uint64_t need = cache_for(tokens);
-        if (need > g.free_cache) break;
+        // A cached prefix of its own: its blocks are read, the rest of the prompt computed.
+        const std::uint64_t prefix_id = requests[w.index].prefix_id;
+        const auto hit = g.prefixes.find(prefix_id);
+        const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
+        const std::uint64_t tokens = std::min(w.prompt - cached, budget);
+        if (!engine.chunked_prefill && tokens < w.prompt - cached) break;
+        const std::uint64_t need = cache_for(cached + tokens) - cached / engine.block_tokens;
+        if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
         g.free_cache -= need;
         w.cache = need;
+        w.prefilled = cached;
+        w.shared = cached;
+        if (cached > 0) {
+          ++hit->second.readers;
+          hit->second.last_used = out.steps;
+          out.requests[w.index].cached_tokens += cached;
+          out.prefix_cached_tokens += cached;
+        }
         budget -= tokens;
         g.running.push_back(w);
         g.waiting.pop_front();
         plan.emplace_back(g.running.size() - 1, tokens);
-        shape.chunks.push_back({tokens, 0});
+        shape.chunks.push_back({tokens, cached});
       }
       if (!plan.empty()) any = true;
       out.peak_kv_share = std::max(out.peak_kv_share,
@@ -705,6 +771,22 @@ template <class OnStep = no_step_observer>
         if (r.prefilled < r.prompt) {
           decoded = false;
           r.prefilled += tokens;
+          // Its prefix's blocks computed: cached for later requests (or, if another request cached
+          // them meanwhile, read from there and its own copy given back).
+          const std::uint64_t share = shareable(r.index);
+          if (share > 0 && r.shared == 0 && r.prefilled >= share) {
+            cached_prefix& p = g.prefixes[requests[r.index].prefix_id];
+            const std::uint64_t blocks = share / engine.block_tokens;
+            if (p.blocks == 0) {
+              p.blocks = blocks;
+            } else {
+              g.free_cache += blocks;
+            }
+            r.cache -= blocks;
+            r.shared = share;
+            ++p.readers;
+            p.last_used = out.steps;
+          }
           if (r.prefilled < r.prompt) continue;  // more chunks to come
         }
         served_request& s = out.requests[r.index];
@@ -718,6 +800,8 @@ template <class OnStep = no_step_observer>
         r.generated = std::min(r.generated + yielded, requests[r.index].output);
         if (r.generated >= requests[r.index].output) {
           s.finish_s = clock;
+          if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
+          r.shared = 0;
           r.index = SIZE_MAX;  // leaves below
         }
       }
@@ -761,7 +845,8 @@ struct disaggregated_stream_report {
   std::vector<double> kv_transfer_s;     ///< each request's KV transfer, queueing included (0: one token)
   double kv_bytes = 0;                   ///< every transfer's bytes
   std::uint64_t prefill_steps = 0, decode_steps = 0, preemptions = 0;
-  double prefill_busy_s = 0, decode_busy_s = 0;  ///< summed over the instances
+  std::uint64_t prefix_cached_tokens = 0, prefix_evictions = 0;  ///< the prefill instances' prefix caches
+  double prefill_busy_s = 0, decode_busy_s = 0;                  ///< summed over the instances
   double end_s = 0;
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
@@ -866,6 +951,8 @@ template <class OnStep = no_step_observer>
     const serving_stream_report run = run_instance(d.prefill, share, d.prefill_engine, p, true);
     out.prefill_steps += run.steps;
     out.preemptions += run.preemptions;
+    out.prefix_cached_tokens += run.prefix_cached_tokens;
+    out.prefix_evictions += run.prefix_evictions;
     out.prefill_busy_s += run.busy_s;
     out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.prefill_step_kinds, run.step_kinds);
@@ -883,6 +970,7 @@ template <class OnStep = no_step_observer>
       out.requests[i].request = requests[i];
       out.requests[i].admitted_s = run.requests[k].admitted_s;
       out.requests[i].preemptions = run.requests[k].preemptions;
+      out.requests[i].cached_tokens = run.requests[k].cached_tokens;
       if (requests[i].output < 2) {  // its one token is all: no transfer
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
         continue;

@@ -11,8 +11,9 @@
 ///     arrival_s,prompt_tokens,output_tokens      {"arrival_s": 0.25, "prompt_tokens": 1900, "output_tokens":
 ///     310} 0,812,64 0.25,1900,310
 ///
-/// CSV: a header naming the columns `arrival_s`, `prompt_tokens`, `output_tokens` and optionally `id`,
-/// in any order; lines starting with '#' and blank lines are skipped. JSON Lines: one object per
+/// CSV: a header naming the columns `arrival_s`, `prompt_tokens`, `output_tokens` and optionally `id`
+/// and the shared prefix's `prefix_id` and `prefix_tokens` (both or neither; a prefix id has one
+/// length), in any order; lines starting with '#' and blank lines are skipped. JSON Lines: one object per
 /// line with the same keys (an optional `"schema": "aicb.requests/1"`). The format is the first
 /// non-blank, non-comment character's: '{' is JSON Lines. Ids default to the request's position;
 /// arrivals need not be sorted. Every error names the file, the line and the field.
@@ -34,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -56,6 +58,9 @@ inline void check_request(const serving_request& r, const std::string& source, s
     refuse("prompt_tokens: " + std::to_string(r.prompt) + ": expected 1 to 16,777,216 tokens");
   if (r.output == 0 || r.output > (std::uint64_t{1} << 24))
     refuse("output_tokens: " + std::to_string(r.output) + ": expected 1 to 16,777,216 tokens");
+  if (r.prefix_tokens > r.prompt)
+    refuse("prefix_tokens: " + std::to_string(r.prefix_tokens) + ": a shared prefix is part of the prompt (" +
+           std::to_string(r.prompt) + " tokens)");
 }
 
 inline std::string_view trim(std::string_view s) {
@@ -73,8 +78,10 @@ inline std::string_view trim(std::string_view s) {
     std::string_view text, const std::string& source = "<string>") {
   std::vector<serving_request> out;
   std::unordered_set<std::uint64_t> ids;
+  std::unordered_map<std::uint64_t, std::uint64_t> prefix_lengths;  // prefix_id → its tokens
   bool json_lines = false, decided = false, have_header = false;
-  int column_of[4] = {-1, -1, -1, -1};  // arrival_s, prompt_tokens, output_tokens, id
+  // arrival_s, prompt_tokens, output_tokens, id, prefix_id, prefix_tokens
+  int column_of[6] = {-1, -1, -1, -1, -1, -1};
   std::size_t columns = 0;
   std::size_t line_number = 0;
   const auto fail = [&](std::size_t column, const std::string& message) {
@@ -84,6 +91,13 @@ inline std::string_view trim(std::string_view s) {
     if (!has_id) r.id = out.size();
     detail::check_request(r, source, line_number);
     if (!ids.insert(r.id).second) fail(1, "id: " + std::to_string(r.id) + ": used by an earlier request");
+    if (r.prefix_tokens > 0) {
+      const auto [known, added] = prefix_lengths.emplace(r.prefix_id, r.prefix_tokens);
+      if (!added && known->second != r.prefix_tokens)
+        fail(1, "prefix_tokens: " + std::to_string(r.prefix_tokens) + ": prefix_id " +
+                    std::to_string(r.prefix_id) + " has " + std::to_string(known->second) +
+                    " tokens in an earlier request");
+    }
     if (out.size() >= max_serving_requests) fail(1, "more than 10,000,000 requests");
     out.push_back(r);
   };
@@ -106,8 +120,9 @@ inline std::string_view trim(std::string_view s) {
           AICB_THROW(parse_error(source, line_number, e.column(), e.message()));
         }
         if (!object.is_object()) fail(1, "expected one JSON object a line");
-        detail::refuse_unknown_keys(object, "",
-                                    {"schema", "id", "arrival_s", "prompt_tokens", "output_tokens"});
+        detail::refuse_unknown_keys(
+            object, "",
+            {"schema", "id", "arrival_s", "prompt_tokens", "output_tokens", "prefix_id", "prefix_tokens"});
         if (object.contains("schema") && object["schema"] != request_trace_schema)
           fail(1, "schema: " + object["schema"].dump() + ": expected \"aicb.requests/1\"");
         for (const char* key : {"arrival_s", "prompt_tokens", "output_tokens"})
@@ -121,6 +136,13 @@ inline std::string_view trim(std::string_view s) {
         r.output = detail::whole_number(object["output_tokens"], where + ": output_tokens");
         const bool has_id = object.contains("id");
         if (has_id) r.id = detail::whole_number(object["id"], where + ": id");
+        if (object.contains("prefix_id") != object.contains("prefix_tokens"))
+          fail(1, std::string(object.contains("prefix_id") ? "prefix_tokens" : "prefix_id") +
+                      ": missing (a shared prefix names both its id and its tokens)");
+        if (object.contains("prefix_id")) {
+          r.prefix_id = detail::whole_number(object["prefix_id"], where + ": prefix_id");
+          r.prefix_tokens = detail::whole_number(object["prefix_tokens"], where + ": prefix_tokens");
+        }
         add(r, has_id);
         continue;
       } catch (const config_error& e) {  // a field's error, placed on its line
@@ -135,19 +157,24 @@ inline std::string_view trim(std::string_view s) {
       rest.remove_prefix(comma + 1);
     }
     if (!have_header) {
-      constexpr std::string_view names[4] = {"arrival_s", "prompt_tokens", "output_tokens", "id"};
+      constexpr std::string_view names[6] = {"arrival_s", "prompt_tokens", "output_tokens",
+                                             "id",        "prefix_id",     "prefix_tokens"};
       for (std::size_t i = 0; i < fields.size(); ++i) {
         int found = -1;
-        for (int n = 0; n < 4; ++n)
+        for (int n = 0; n < 6; ++n)
           if (fields[i] == names[n]) found = n;
         if (found < 0)
           fail(1, "column " + std::to_string(i + 1) + " '" + std::string(fields[i]) +
-                      "': expected a header of arrival_s, prompt_tokens, output_tokens and optionally id");
+                      "': expected a header of arrival_s, prompt_tokens, output_tokens and optionally id, "
+                      "prefix_id and prefix_tokens");
         if (column_of[found] >= 0) fail(1, "column '" + std::string(fields[i]) + "' named twice");
         column_of[found] = static_cast<int>(i);
       }
       for (int n = 0; n < 3; ++n)
         if (column_of[n] < 0) fail(1, "the header has no column " + std::string(names[n]));
+      if ((column_of[4] < 0) != (column_of[5] < 0))
+        fail(1, "the header has no column " + std::string(names[column_of[4] < 0 ? 4 : 5]) +
+                    " (a shared prefix names both its id and its tokens)");
       columns = fields.size();
       have_header = true;
       continue;
@@ -173,6 +200,10 @@ inline std::string_view trim(std::string_view s) {
     r.prompt = whole(1, "prompt_tokens");
     r.output = whole(2, "output_tokens");
     if (column_of[3] >= 0) r.id = whole(3, "id");
+    if (column_of[4] >= 0) {
+      r.prefix_id = whole(4, "prefix_id");
+      r.prefix_tokens = whole(5, "prefix_tokens");
+    }
     add(r, column_of[3] >= 0);
   }
   if (out.empty())
@@ -181,16 +212,27 @@ inline std::string_view trim(std::string_view s) {
   return out;
 }
 
-/// `requests` as a CSV trace (the header, then one line per request; arrivals to the nanosecond), which
-/// parse_request_trace reads back.
+/// `requests` as a CSV trace (the header, then one line per request; arrivals to the nanosecond; the
+/// prefix columns only when a request has a shared prefix), which parse_request_trace reads back.
 [[nodiscard]] inline std::string format_request_trace(const std::vector<serving_request>& requests) {
-  std::string out = "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens\n";
-  char line[96];
+  bool prefixes = false;
+  for (const serving_request& r : requests)
+    prefixes = prefixes || r.prefix_tokens > 0;
+  std::string out =
+      prefixes ? "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n"
+               : "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens\n";
+  char line[160];
   for (const serving_request& r : requests) {
-    std::snprintf(line, sizeof line, "%llu,%.9f,%llu,%llu\n", static_cast<unsigned long long>(r.id),
+    std::snprintf(line, sizeof line, "%llu,%.9f,%llu,%llu", static_cast<unsigned long long>(r.id),
                   r.arrival_s, static_cast<unsigned long long>(r.prompt),
                   static_cast<unsigned long long>(r.output));
     out += line;
+    if (prefixes) {
+      std::snprintf(line, sizeof line, ",%llu,%llu", static_cast<unsigned long long>(r.prefix_id),
+                    static_cast<unsigned long long>(r.prefix_tokens));
+      out += line;
+    }
+    out += '\n';
   }
   return out;
 }

@@ -17,7 +17,8 @@
 /// 1/cv² (burstier above 1, more regular below), 0 evenly spaced; a rate of 0 puts every request at
 /// time 0 (an offline batch). Lengths: uniform integers in [low, high]. The draws come from the
 /// project's own generator (SplitMix64) and its own transforms, so a seed gives the same requests on
-/// every platform and standard library.
+/// every platform and standard library. Shared prefixes (`prefix_groups`, `prefix_tokens`) are drawn
+/// from a generator of their own, so adding them leaves the arrivals and lengths of a seed as they were.
 
 #include <aicb/config.hpp>
 #include <aicb/error.hpp>
@@ -30,12 +31,16 @@
 AICB_BEGIN_NAMESPACE
 
 /// One request: when it arrives (seconds from the trace's start), its prompt tokens and the tokens
-/// it generates (the first of which ends its prefill).
+/// it generates (the first of which ends its prefill). A prompt may begin with a shared prefix: its
+/// first `prefix_tokens` tokens are the same as every request's of the same `prefix_id` (a system
+/// prompt, an earlier turn of a conversation), which an engine with prefix caching computes once.
 struct serving_request {
   std::uint64_t id = 0;
   double arrival_s = 0;
   std::uint64_t prompt = 0;
   std::uint64_t output = 0;
+  std::uint64_t prefix_id = 0;
+  std::uint64_t prefix_tokens = 0;  ///< 0: no shared prefix; at most `prompt`
 };
 
 /// Uniform integers in [low, high] (low == high: fixed).
@@ -52,6 +57,10 @@ struct traffic_spec {
   length_range prompt{1024, 1024};
   length_range output{256, 256};
   std::uint64_t seed = 1;
+  /// Shared prefixes: each prompt begins with one of `prefix_groups` prefixes of `prefix_tokens`
+  /// tokens, drawn uniformly (0 groups: none). The prompt lengths include the prefix.
+  std::uint64_t prefix_groups = 0;
+  std::uint64_t prefix_tokens = 0;
 };
 
 /// The most requests a synthetic traffic or a trace may hold (their outcomes are kept per request).
@@ -61,7 +70,7 @@ inline constexpr double max_arrival_s = 1e9;
 
 /// Refuses, naming the field, the value and the rule, a traffic that cannot be drawn.
 inline void validate(const traffic_spec& t) {
-  const auto refuse = [](const char* field, const std::string& value, const char* rule) {
+  const auto refuse = [](const char* field, const std::string& value, const std::string& rule) {
     AICB_THROW(config_error(field, value, rule));
   };
   if (t.requests == 0 || t.requests > max_serving_requests)
@@ -78,6 +87,15 @@ inline void validate(const traffic_spec& t) {
     if (r.high > (std::uint64_t{1} << 24))
       refuse(field, value, "expected at most 16,777,216 tokens a request");
   }
+  if ((t.prefix_groups > 0) != (t.prefix_tokens > 0))
+    refuse("prefix_groups", std::to_string(t.prefix_groups) + " groups of " + std::to_string(t.prefix_tokens),
+           "shared prefixes need both a number of groups and their tokens");
+  if (t.prefix_groups > max_serving_requests)
+    refuse("prefix_groups", std::to_string(t.prefix_groups), "expected at most 10,000,000 prefixes");
+  if (t.prefix_tokens > 0 && t.prefix_tokens > t.prompt.low)
+    refuse("prefix_tokens", std::to_string(t.prefix_tokens),
+           "a shared prefix is part of the prompt: expected at most the shortest prompt (" +
+               std::to_string(t.prompt.low) + " tokens)");
 }
 
 namespace detail {
@@ -128,7 +146,8 @@ class splitmix64 {
 /// The requests of `t`, in arrival order, ids 0, 1, … (see the file comment).
 [[nodiscard]] inline std::vector<serving_request> synthetic_requests(const traffic_spec& t) {
   validate(t);
-  detail::splitmix64 arrivals(t.seed), lengths(t.seed ^ 0x5DEECE66DULL);
+  detail::splitmix64 arrivals(t.seed), lengths(t.seed ^ 0x5DEECE66DULL),
+      prefixes(t.seed ^ 0xA0761D6478BD642FULL);
   std::vector<serving_request> out;
   out.reserve(t.requests);
   double clock = 0;
@@ -148,6 +167,10 @@ class splitmix64 {
     r.arrival_s = clock;
     r.prompt = lengths.between(t.prompt.low, t.prompt.high);
     r.output = lengths.between(t.output.low, t.output.high);
+    if (t.prefix_groups > 0) {
+      r.prefix_id = prefixes.between(0, t.prefix_groups - 1);
+      r.prefix_tokens = t.prefix_tokens;
+    }
     out.push_back(r);
   }
   return out;
