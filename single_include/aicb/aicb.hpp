@@ -8305,7 +8305,8 @@ AICB_END_NAMESPACE
 /// 1/cv² (burstier above 1, more regular below), 0 evenly spaced; a rate of 0 puts every request at
 /// time 0 (an offline batch). Lengths: uniform integers in [low, high]. The draws come from the
 /// project's own generator (SplitMix64) and its own transforms, so a seed gives the same requests on
-/// every platform and standard library.
+/// every platform and standard library. Shared prefixes (`prefix_groups`, `prefix_tokens`) are drawn
+/// from a generator of their own, so adding them leaves the arrivals and lengths of a seed as they were.
 
 // #include <aicb/config.hpp>
 // #include <aicb/error.hpp>
@@ -8318,12 +8319,16 @@ AICB_END_NAMESPACE
 AICB_BEGIN_NAMESPACE
 
 /// One request: when it arrives (seconds from the trace's start), its prompt tokens and the tokens
-/// it generates (the first of which ends its prefill).
+/// it generates (the first of which ends its prefill). A prompt may begin with a shared prefix: its
+/// first `prefix_tokens` tokens are the same as every request's of the same `prefix_id` (a system
+/// prompt, an earlier turn of a conversation), which an engine with prefix caching computes once.
 struct serving_request {
   std::uint64_t id = 0;
   double arrival_s = 0;
   std::uint64_t prompt = 0;
   std::uint64_t output = 0;
+  std::uint64_t prefix_id = 0;
+  std::uint64_t prefix_tokens = 0;  ///< 0: no shared prefix; at most `prompt`
 };
 
 /// Uniform integers in [low, high] (low == high: fixed).
@@ -8340,6 +8345,10 @@ struct traffic_spec {
   length_range prompt{1024, 1024};
   length_range output{256, 256};
   std::uint64_t seed = 1;
+  /// Shared prefixes: each prompt begins with one of `prefix_groups` prefixes of `prefix_tokens`
+  /// tokens, drawn uniformly (0 groups: none). The prompt lengths include the prefix.
+  std::uint64_t prefix_groups = 0;
+  std::uint64_t prefix_tokens = 0;
 };
 
 /// The most requests a synthetic traffic or a trace may hold (their outcomes are kept per request).
@@ -8349,7 +8358,7 @@ inline constexpr double max_arrival_s = 1e9;
 
 /// Refuses, naming the field, the value and the rule, a traffic that cannot be drawn.
 inline void validate(const traffic_spec& t) {
-  const auto refuse = [](const char* field, const std::string& value, const char* rule) {
+  const auto refuse = [](const char* field, const std::string& value, const std::string& rule) {
     AICB_THROW(config_error(field, value, rule));
   };
   if (t.requests == 0 || t.requests > max_serving_requests)
@@ -8366,6 +8375,15 @@ inline void validate(const traffic_spec& t) {
     if (r.high > (std::uint64_t{1} << 24))
       refuse(field, value, "expected at most 16,777,216 tokens a request");
   }
+  if ((t.prefix_groups > 0) != (t.prefix_tokens > 0))
+    refuse("prefix_groups", std::to_string(t.prefix_groups) + " groups of " + std::to_string(t.prefix_tokens),
+           "shared prefixes need both a number of groups and their tokens");
+  if (t.prefix_groups > max_serving_requests)
+    refuse("prefix_groups", std::to_string(t.prefix_groups), "expected at most 10,000,000 prefixes");
+  if (t.prefix_tokens > 0 && t.prefix_tokens > t.prompt.low)
+    refuse("prefix_tokens", std::to_string(t.prefix_tokens),
+           "a shared prefix is part of the prompt: expected at most the shortest prompt (" +
+               std::to_string(t.prompt.low) + " tokens)");
 }
 
 namespace detail {
@@ -8416,7 +8434,8 @@ class splitmix64 {
 /// The requests of `t`, in arrival order, ids 0, 1, … (see the file comment).
 [[nodiscard]] inline std::vector<serving_request> synthetic_requests(const traffic_spec& t) {
   validate(t);
-  detail::splitmix64 arrivals(t.seed), lengths(t.seed ^ 0x5DEECE66DULL);
+  detail::splitmix64 arrivals(t.seed), lengths(t.seed ^ 0x5DEECE66DULL),
+      prefixes(t.seed ^ 0xA0761D6478BD642FULL);
   std::vector<serving_request> out;
   out.reserve(t.requests);
   double clock = 0;
@@ -8436,6 +8455,10 @@ class splitmix64 {
     r.arrival_s = clock;
     r.prompt = lengths.between(t.prompt.low, t.prompt.high);
     r.output = lengths.between(t.output.low, t.output.high);
+    if (t.prefix_groups > 0) {
+      r.prefix_id = prefixes.between(0, t.prefix_groups - 1);
+      r.prefix_tokens = t.prefix_tokens;
+    }
     out.push_back(r);
   }
   return out;
@@ -13141,11 +13164,17 @@ AICB_END_NAMESPACE
 /// token-proportional part is evaluated exactly at 1 to 64 tokens and at steps of 2^(1/8) above,
 /// and interpolated between; the attention cores are priced for each step's shapes exactly.
 ///
-/// Not modelled yet (refused, not approximated): recurrent layers (Gated DeltaNet, Mamba-2: their
-/// decode and prefill differ beyond a token count) and MTP drafts. Local layers (a sliding window,
-/// attention chunks) hold the span's last tokens only, as vLLM's hybrid allocator frees the blocks
-/// out of the window: a request's cache is its tokens' blocks for the other layers and the span's
-/// for the local ones.
+/// Local layers (a sliding window, attention chunks) hold the span's last tokens only, as vLLM's
+/// hybrid allocator frees the blocks out of the window: a request's cache is its tokens' blocks for
+/// the other layers and the span's for the local ones. Recurrent layers (Gated DeltaNet, Mamba-2)
+/// hold a state per running request whatever its length, and their scans are priced per step's
+/// shapes like the attention cores: a decoding request's state update, a prompt chunk's scan from
+/// the state its earlier chunks left.
+///
+/// Speculative decoding with a model's MTP module (serving_spec::mtp_drafts): a decoding request
+/// verifies its token and its drafts in one step (the decoder over 1 + drafts positions, the module
+/// once per draft) and yields 1 + a + … + a^drafts tokens on average (serving_engine::
+/// draft_acceptance); a prompt chunk also runs the module over its tokens.
 
 // #include <aicb/compute/cluster.hpp>
 // #include <aicb/compute/gpu.hpp>
@@ -13153,6 +13182,61 @@ AICB_END_NAMESPACE
 // #include <aicb/compute/model.hpp>
 // #include <aicb/compute/serving_estimate.hpp>
 // #include <aicb/config.hpp>
+// #include <aicb/detail/python_float.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
+/// FP8 message sizes): aicb compatibility means the same characters.
+
+// #include <aicb/config.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
+/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
+[[nodiscard]] inline std::string python_float_repr(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const auto e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.' && c != '-') digits += c;
+  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
+  const std::string sign = value < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
+    char exp_text[16];
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + exp_text;
+  }
+  std::string text;
+  if (exponent < 0) {
+    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
+    if (digits.size() <= integer_digits)
+      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
+    else
+      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+  }
+  return sign + text;
+}
+
+}  // namespace detail
+
+AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/model/requests.hpp>
 // #include <aicb/model/serving.hpp>
@@ -13187,6 +13271,25 @@ struct serving_engine {
   /// that many users when every arrival is 0, as `vllm bench serve` and `sglang.bench_serving` run
   /// with `--max-concurrency`. A request's arrival is then when it was sent (its TTFT counts from there).
   std::uint64_t concurrency = 0;
+  /// Speculative decoding (serving_spec::mtp_drafts > 0): the chance that a draft token is accepted
+  /// once the drafts before it were — each decode step then yields 1 + a + a² + … + a^drafts tokens a
+  /// request on average. DeepSeek-V3's report measures 0.85–0.90 for its MTP module's draft (arXiv
+  /// 2412.19437, §5.4.3); the lower end is the default.
+  double draft_acceptance = 0.85;
+  /// Prefix caching (vLLM's automatic prefix caching, SGLang's radix cache; both on by default): the
+  /// full blocks of a request's shared prefix (serving_request::prefix_id, prefix_tokens), once
+  /// computed, are kept and shared by every later request of that prefix, which computes only the
+  /// rest of its prompt; kept after their last request leaves, evicted least recently used when a
+  /// request needs blocks. For models whose every layer keeps every token's KV (no local or
+  /// recurrent layers).
+  bool prefix_caching = true;
+  /// Tokens a decoding request yields a step on average (1 without drafts).
+  [[nodiscard]] double tokens_per_decode_step(std::uint64_t drafts) const noexcept {
+    double yield = 1, accepted = 1;
+    for (std::uint64_t d = 0; d < drafts; ++d)
+      yield += accepted *= draft_acceptance;
+    return yield;
+  }
 };
 
 /// What one group's step does: its scheduled tokens, one row of logits per scheduled request, the
@@ -13196,15 +13299,18 @@ struct serving_step_shape {
     std::uint64_t tokens = 0, before = 0;
   };
   std::uint64_t decoding = 0;
+  std::uint64_t drafts = 0;   ///< speculative tokens each decoding request has verified beside its own
   double decode_context = 0;  ///< keys the decoding requests attend over, summed
   std::vector<chunk> chunks;
+  /// Tokens through the model: each decoding request's 1 + drafts, each chunk's.
   [[nodiscard]] std::uint64_t tokens() const noexcept {
-    std::uint64_t n = decoding;
+    std::uint64_t n = decoding * (1 + drafts);
     for (const chunk& c : chunks)
       n += c.tokens;
     return n;
   }
-  [[nodiscard]] std::uint64_t rows() const noexcept { return decoding + chunks.size(); }
+  /// Rows of logits: every verified position of a decoding request, the last of each chunk.
+  [[nodiscard]] std::uint64_t rows() const noexcept { return decoding * (1 + drafts) + chunks.size(); }
 };
 
 /// Prices serving steps of one deployment (see the file comment).
@@ -13213,15 +13319,13 @@ class serving_step_pricer {
   serving_step_pricer(const model_spec& model, const serving_spec& layout, const compute_model& compute,
                       const cluster_spec& cluster)
       : model_(model), layout_(layout), compute_(compute), cluster_(cluster) {
-    if (model.is_hybrid() || model.pattern_count('M') > 0)
-      AICB_THROW(config_error("model", std::string(model.name.view()),
-                              "a request stream is not simulated for recurrent layers (Gated DeltaNet, "
-                              "Mamba-2) yet: price their steps with `aicb describe --phase`"));
-    if (layout.mtp_drafts > 0)
+    if (layout.mtp_drafts > 0 && model.num_mtp_layers == 0)
       AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
-                              "a request stream is simulated without speculative drafts"));
-    // The attention cores' shapes: one request per group, from a decode step (over a context) and a
-    // prefill step (over a prompt).
+                              "the model has no multi-token-prediction module to draft with "
+                              "(num_mtp_layers 0)"));
+    // The attention cores' shapes: one request per group, from a decode step (over a context; with
+    // drafts: the decoder's over its 1 + drafts positions and the draft module's, once per draft)
+    // and a prefill step (over a prompt).
     serving_spec one = layout_;
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
@@ -13231,14 +13335,21 @@ class serving_step_pricer {
     one.phase = inference_phase::prefill;
     one.prompt = 2;
     one.context = 0;
+    one.mtp_drafts = 0;
     const inference_step prefill(model_, one, 0);
     for (const operation& op : decode.operations())
       if (attention_core(op)) decode_cores_.push_back(op.compute);
     for (const operation& op : prefill.operations())
-      if (attention_core(op)) prefill_cores_.push_back(op.compute);
+      if (attention_core(op)) {
+        prefill_cores_.push_back(op.compute);
+        if (op.layer + 1 == model_.num_layers) last_layer_cores_.push_back(op.compute);
+      }
+    drafts_ = layout_.mtp_drafts;
     weight_bytes_ = decode.weight_bytes();
     kv_bytes_per_token_ = decode.kv_bytes_per_token();
     local_kv_bytes_per_token_ = decode.local_kv_bytes_per_token();
+    state_bytes_per_request_ = decode.state_bytes_per_request();
+    model_state_bytes_per_request_ = decode.model_state_bytes_per_request();
   }
 
   /// A group's step, microseconds.
@@ -13248,17 +13359,44 @@ class serving_step_pricer {
     // decompressed heads), a decode-only step the decode form (low-latency kernels, absorbed MLA).
     double us = token_part_us(s.tokens(), s.chunks.empty() ? part::decode_layers : part::prefill_layers) +
                 token_part_us(s.rows(), part::output);
+    // The draft module: once per draft on each decoding request's token, and over each prompt
+    // chunk's tokens (its own KV cache, filled as the decoder's is) as a layer of the decoder's last
+    // kind — the module's input projection and head on those rows are not priced.
+    if (drafts_ > 0) {
+      if (s.decoding > 0) us += static_cast<double>(drafts_) * token_part_us(s.decoding, part::draft);
+      for (const serving_step_shape::chunk& c : s.chunks) {
+        us += token_part_us(c.tokens, part::last_layer);
+        for (const compute_op& core : last_layer_cores_) {
+          compute_op own = core;
+          own.m = own.n = c.tokens;
+          us += duration_us(own);
+          if (c.before > 0) {
+            compute_op earlier = core;
+            earlier.causal = false;
+            earlier.m = c.tokens;
+            earlier.n = c.before;
+            us += duration_us(earlier);
+          }
+        }
+      }
+    }
     if (s.decoding > 0) {
       const auto context = static_cast<std::uint64_t>(
           std::max(1.0, std::round(s.decode_context / static_cast<double>(s.decoding))));
       for (compute_op op : decode_cores_) {
         op.batch *= s.decoding;
-        op.n = context;
+        if (op.kind != op_kind::linear_attention) op.n = context;  // a recurrent state is its own size
         us += duration_us(op);
       }
     }
     for (const serving_step_shape::chunk& c : s.chunks)
       for (const compute_op& core : prefill_cores_) {
+        if (core.kind == op_kind::linear_attention) {  // the chunk's tokens through the carried state
+          compute_op scan = core;
+          scan.m = c.tokens;
+          us += duration_us(scan);
+          continue;
+        }
         compute_op own = core;  // the chunk's own tokens, causal
         own.m = own.n = c.tokens;
         us += duration_us(own);
@@ -13278,17 +13416,27 @@ class serving_step_pricer {
   [[nodiscard]] double kv_bytes_per_token() const noexcept { return kv_bytes_per_token_; }
   /// The local layers' part of it (a sliding window's or a chunk's: it stops growing past the span).
   [[nodiscard]] double local_kv_bytes_per_token() const noexcept { return local_kv_bytes_per_token_; }
+  /// Bytes of recurrent state (Gated DeltaNet, Mamba-2) a request holds on each GPU whatever its
+  /// length, and in the whole model (one copy).
+  [[nodiscard]] double state_bytes_per_request() const noexcept { return state_bytes_per_request_; }
+  [[nodiscard]] double model_state_bytes_per_request() const noexcept {
+    return model_state_bytes_per_request_;
+  }
   /// Steps the step model has played so far (the token-proportional parts' grid points).
   [[nodiscard]] std::size_t evaluated_steps() const noexcept {
-    return decode_grid_.size() + prefill_grid_.size();
+    return decode_grid_.size() + prefill_grid_.size() + draft_grid_.size();
   }
+  /// Speculative tokens a decoding request verifies a step (the layout's drafts where the model has a
+  /// draft module, else 0).
+  [[nodiscard]] std::uint64_t drafts() const noexcept { return drafts_; }
 
  private:
-  // Computations whose work follows what each request attends: attention cores and the sparse
-  // indexer's scores.
+  // Computations whose work follows what each request attends: attention cores, the sparse
+  // indexer's scores, and the recurrent layers' scans (each request's state read and written).
   static bool attention_core(const operation& op) noexcept {
     return op.type == op_type::compute &&
-           (op.compute.kind == op_kind::attention || op.compute.kind == op_kind::attention_index);
+           (op.compute.kind == op_kind::attention || op.compute.kind == op_kind::attention_index ||
+            op.compute.kind == op_kind::linear_attention);
   }
   double duration_us(const compute_op& op) const {
     return static_cast<double>(compute_.duration(op).count()) / 1000;
@@ -13297,15 +13445,23 @@ class serving_step_pricer {
   // The token-proportional parts: the embedding and the layers without their attention cores, as a
   // decode step or a prefill step runs them, and the output layer after the last layer (for as many
   // rows as tokens, from the decode step, which computes logits for every token).
-  enum class part { decode_layers, prefill_layers, output };
+  // With drafts: one pass of the draft module at that many requests (draft; from a decode step of
+  // one draft), and the decoder's last layer as a prefill step runs it (last_layer).
+  enum class part { decode_layers, prefill_layers, output, draft, last_layer };
   struct token_parts {
     double layers_us = 0;
     double output_us = 0;
+    double last_layer_us = 0;  // prefill grid: the decoder's last layer
+    double draft_us = 0;       // draft grid: the draft module
   };
   // A part at `tokens` per group.
   double token_part_us(std::uint64_t tokens, part which) {
     const auto value = [&](std::uint64_t n) {
-      if (which == part::prefill_layers) return at(prefill_grid_, n, inference_phase::prefill).layers_us;
+      if (which == part::draft) return at(draft_grid_, n, inference_phase::decode, 1).draft_us;
+      if (which == part::prefill_layers || which == part::last_layer) {
+        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill);
+        return which == part::last_layer ? p.last_layer_us : p.layers_us;
+      }
       const token_parts& p = at(decode_grid_, n, inference_phase::decode);
       return which == part::output ? p.output_us : p.layers_us;
     };
@@ -13320,14 +13476,15 @@ class serving_step_pricer {
     const double a = value(low), b = value(high);
     return a + (b - a) * static_cast<double>(tokens - low) / static_cast<double>(high - low);
   }
-  // The parts at `tokens` per group: a decode step of that many requests at a context of 1, or a
-  // prefill step of one request of that many tokens per group.
+  // The parts at `tokens` per group: a decode step of that many requests at a context of 1 (with
+  // `drafts` drafts each), or a prefill step of one request of that many tokens per group.
   const token_parts& at(std::map<std::uint64_t, token_parts>& grid, std::uint64_t tokens,
-                        inference_phase phase) {
+                        inference_phase phase, std::uint64_t drafts = 0) {
     auto it = grid.find(tokens);
     if (it != grid.end()) return it->second;
     serving_spec s = layout_;
     s.phase = phase;
+    s.mtp_drafts = drafts;
     if (phase == inference_phase::decode) {
       s.batch = tokens * layout_.attention_data_parallel;
       s.context = 1;
@@ -13344,7 +13501,13 @@ class serving_step_pricer {
       const operation& op = *i.op;
       if (op.layer != no_layer) in_layers = true;
       if (attention_core(op)) return;
-      (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += i.end_us - i.start_us;
+      const double us = i.end_us - i.start_us;
+      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module
+        parts.draft_us += us;
+        return;
+      }
+      if (op.layer + 1 == model_.num_layers) parts.last_layer_us += us;
+      (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += us;
     }));
     return grid.emplace(tokens, parts).first->second;
   }
@@ -13353,9 +13516,11 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
-  std::vector<compute_op> decode_cores_, prefill_cores_;
-  std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_;
+  std::vector<compute_op> decode_cores_, prefill_cores_, last_layer_cores_;
+  std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
+  std::uint64_t drafts_ = 0;
   double weight_bytes_ = 0, kv_bytes_per_token_ = 0, local_kv_bytes_per_token_ = 0;
+  double state_bytes_per_request_ = 0, model_state_bytes_per_request_ = 0;
 };
 
 /// One request's fate: when its first token came and when it finished (seconds from the stream's
@@ -13365,6 +13530,7 @@ struct served_request {
   double admitted_s = 0;  ///< when its first step began (after queueing; a disaggregated run: on prefill)
   double first_token_s = 0, finish_s = 0;
   std::uint64_t preemptions = 0;
+  std::uint64_t cached_tokens = 0;  ///< prompt tokens found in the prefix cache (every admission's)
   [[nodiscard]] double ttft_s() const noexcept { return first_token_s - request.arrival_s; }
   [[nodiscard]] double e2e_s() const noexcept { return finish_s - request.arrival_s; }
   /// Time per output token after the first (0 for a request of one output token).
@@ -13384,6 +13550,7 @@ struct serving_step_kind {
   std::uint64_t context = 0;  ///< decode: keys attended per request; prefill: 0
   std::uint64_t count = 0;    ///< steps of this kind
   double busy_s = 0;          ///< their time
+  std::uint64_t drafts = 0;   ///< decode: speculative tokens each request verified (tokens counts them)
 };
 
 /// The nearest point of a grid exact to 64 and in steps of 2^(1/`per_octave`) above (at least 1).
@@ -13399,11 +13566,14 @@ struct serving_stream_report {
   serving_engine engine;
   std::vector<served_request> requests;  ///< in the order given
   std::uint64_t steps = 0, preemptions = 0;
-  double busy_s = 0;                     ///< time the deployment spent in steps
-  double end_s = 0;                      ///< when the last request finished
-  std::uint64_t kv_capacity_tokens = 0;  ///< per DP-attention group
-  double peak_kv_share = 0;              ///< the fullest group's largest share of its cache in use
+  std::uint64_t prefix_cached_tokens = 0;  ///< prompt tokens found in the prefix cache, over the run
+  std::uint64_t prefix_evictions = 0;      ///< cached prefixes evicted to make room
+  double busy_s = 0;                       ///< time the deployment spent in steps
+  double end_s = 0;                        ///< when the last request finished
+  std::uint64_t kv_capacity_tokens = 0;    ///< per DP-attention group, with no recurrent state held
+  double peak_kv_share = 0;                ///< the fullest group's largest share of its cache in use
   double weight_bytes = 0, kv_bytes_per_token = 0;
+  double state_bytes_per_request = 0;         ///< recurrent layers' state a running request holds, per GPU
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
 };
 
@@ -13451,8 +13621,16 @@ template <class OnStep = no_step_observer>
       refuse("request", std::to_string(r.id),
              "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
 
+  if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
+    refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
+           "expected a probability in [0, 1]");
   serving_step_pricer pricer(model, layout, compute, cluster);
   const gpu_spec& gpu = require_gpu(cluster.gpu);
+  // Speculative decoding: each decoding request verifies 1 + drafts positions a step (their KV
+  // slots held ahead, as vLLM's lookahead slots) and yields `yield` tokens on average — whole tokens
+  // a step, the fraction carried to the next (deterministic).
+  const std::uint64_t drafts = pricer.drafts();
+  const double yield = engine.tokens_per_decode_step(drafts);
   serving_stream_report out;
   out.engine = engine;
   out.weight_bytes = pricer.weight_bytes();
@@ -13462,25 +13640,36 @@ template <class OnStep = no_step_observer>
     AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
                             "the weights (" + std::to_string(out.weight_bytes / 1e9) +
                                 " GB a GPU) leave no memory for a KV cache: more GPUs, or FP8 weights"));
-  const auto blocks_total = static_cast<std::uint64_t>(
-      free_bytes / (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)));
+  out.state_bytes_per_request = pricer.state_bytes_per_request();
+  const auto blocks_total =
+      out.kv_bytes_per_token > 0
+          ? static_cast<std::uint64_t>(free_bytes /
+                                       (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)))
+          : 0;
   out.kv_capacity_tokens = blocks_total * engine.block_tokens;
   // The cache a request holds, in units: blocks of every layer's KV — or, with local layers (a
-  // sliding window, chunks), bytes: the other layers' blocks for every token, the local layers'
-  // blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of the window).
+  // sliding window, chunks) or recurrent layers, bytes: the other layers' blocks for every token, the
+  // local layers' blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of
+  // the window), and the recurrent layers' state, one per running request whatever its length (as
+  // vLLM's hybrid allocator and SGLang's state pool hold it).
   const double local_per_token = pricer.local_kv_bytes_per_token();
   const std::uint64_t span = model.local_attention_span();
   const bool local = local_per_token > 0 && span > 0;
+  const bool in_bytes = local || out.state_bytes_per_request > 0;
   const double block = static_cast<double>(engine.block_tokens);
   const std::uint64_t full_unit =
-      local ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block)) : 1;
+      in_bytes ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block))
+               : 1;
   const std::uint64_t local_unit = local ? static_cast<std::uint64_t>(std::ceil(local_per_token * block)) : 0;
-  const std::uint64_t cache_total = local ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
+  const auto state_unit = static_cast<std::uint64_t>(std::ceil(out.state_bytes_per_request));
+  const std::uint64_t cache_total = in_bytes ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
   const auto blocks_for = [&](std::uint64_t tokens) {
     return (tokens + engine.block_tokens - 1) / engine.block_tokens;
   };
+  // A running request's cache for `tokens` of context (at least 1: a request in the cache).
   const auto cache_for = [&](std::uint64_t tokens) {
-    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0);
+    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0) +
+           state_unit;
   };
 
   // Requests in arrival order (stable: equal arrivals keep their given order).
@@ -13504,6 +13693,21 @@ template <class OnStep = no_step_observer>
     for (std::size_t k = released; k < order.size(); ++k)
       sent[order[k]] = INFINITY;
   }
+  const bool prefixes = engine.prefix_caching && !engine.prompts_arrive_cached &&
+                        std::any_of(requests.begin(), requests.end(),
+                                    [](const serving_request& r) { return r.prefix_tokens > 0; });
+  if (prefixes && in_bytes)
+    AICB_THROW(config_error("prefix_caching", "true",
+                            "prefix caching is simulated for models whose every layer keeps every token's KV "
+                            "(no sliding-window, chunked or recurrent layers): serve without it (aicb serve "
+                            "--no-prefix-caching)"));
+  // The tokens of request i's shared prefix an engine can take from the cache: its whole blocks,
+  // leaving at least one prompt token to compute (the step that emits the first token).
+  const auto shareable = [&](std::size_t i) -> std::uint64_t {
+    const serving_request& r = requests[i];
+    if (!prefixes || r.prefix_tokens == 0) return 0;
+    return std::min(r.prefix_tokens, r.prompt - 1) / engine.block_tokens * engine.block_tokens;
+  };
   for (const serving_request& r : requests) {
     if (engine.prompts_arrive_cached && r.output < 2)
       AICB_THROW(config_error("request", std::to_string(r.id),
@@ -13514,11 +13718,14 @@ template <class OnStep = no_step_observer>
                               "its prompt of " + std::to_string(r.prompt) +
                                   " tokens exceeds the token budget (" + std::to_string(engine.token_budget) +
                                   ") without chunked prefill"));
-    if (cache_for(r.prompt + r.output) > cache_total)
-      AICB_THROW(config_error("request", std::to_string(r.id),
-                              "its " + std::to_string(r.prompt + r.output) +
-                                  " tokens need more KV cache than a group holds (" +
-                                  std::to_string(out.kv_capacity_tokens) + " tokens)"));
+    if (cache_for(r.prompt + r.output + drafts) > cache_total)
+      AICB_THROW(config_error(
+          "request", std::to_string(r.id),
+          "its " + std::to_string(r.prompt + r.output) + " tokens need more KV cache than a group holds (" +
+              (out.state_bytes_per_request > 0
+                   ? std::to_string(free_bytes / 1e9) + " GB for the KV cache and recurrent states"
+                   : std::to_string(out.kv_capacity_tokens) + " tokens") +
+              ")"));
   }
 
   // A request in an engine: its prompt (with the tokens generated before a preemption), how much of
@@ -13528,6 +13735,13 @@ template <class OnStep = no_step_observer>
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, cache = 0;
     bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
     bool started = false;  // scheduled at least once (its admission time is recorded)
+    double credit = 0;     // drafts: the accepted tokens' fraction not yet yielded
+    std::uint64_t shared =
+        0;  // tokens of its prefix it reads from a cached prefix (its own cache excludes them)
+  };
+  // A cached prefix: its blocks, the running requests reading them, when it was last used (a step).
+  struct cached_prefix {
+    std::uint64_t blocks = 0, readers = 0, last_used = 0;
   };
   struct group {
     std::deque<live> waiting;   // arrived, not running: preempted ones at the front
@@ -13535,7 +13749,30 @@ template <class OnStep = no_step_observer>
     std::size_t next = 0;       // its next request in `dealt` not yet arrived
     std::vector<std::size_t> dealt;
     std::uint64_t free_cache = 0;
+    std::map<std::uint64_t, cached_prefix> prefixes;  // by prefix_id
   };
+  // Frees cached prefixes no running request reads, least recently used first (never `keep`), until
+  // `need` units are free; false if that is not enough.
+  const auto reclaim = [&](group& g, std::uint64_t need, std::uint64_t keep) {
+    while (g.free_cache < need) {
+      auto oldest = g.prefixes.end();
+      for (auto it = g.prefixes.begin(); it != g.prefixes.end(); ++it)
+        if (it->second.readers == 0 && it->first != keep &&
+            (oldest == g.prefixes.end() || it->second.last_used < oldest->second.last_used))
+          oldest = it;
+      if (oldest == g.prefixes.end()) return false;
+      g.free_cache += oldest->second.blocks;
+      g.prefixes.erase(oldest);
+      ++out.prefix_evictions;
+    }
+    return true;
+  };
+  // A request leaves the running set (finished or preempted): its own cache back, its prefix read no more.
+  const auto release = [&](group& g, const live& r) {
+    g.free_cache += r.cache;
+    if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
+  };
+  constexpr std::uint64_t no_prefix = UINT64_MAX;
   const std::uint64_t groups_count = layout.attention_data_parallel;
   std::vector<group> groups(groups_count);
   for (std::size_t i = 0; i < order.size(); ++i)
@@ -13562,6 +13799,7 @@ template <class OnStep = no_step_observer>
       if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, sent[g.dealt[g.next]]);
       serving_step_shape& shape = shapes[gi];
       shape = {};
+      shape.drafts = drafts;
       auto& plan = scheduled[gi];
       plan.clear();
       std::uint64_t budget = engine.token_budget;
@@ -13571,11 +13809,12 @@ template <class OnStep = no_step_observer>
         if (g.running.size() <= keep + 1) return false;
         live victim = g.running.back();
         g.running.pop_back();
-        g.free_cache += victim.cache;
+        release(g, victim);
         ++out.requests[victim.index].preemptions;
         ++out.preemptions;
         victim.prompt = requests[victim.index].prompt + victim.generated;
-        victim.prefilled = victim.cache = 0;
+        victim.prefilled = victim.cache = victim.shared = 0;
+        victim.credit = 0;
         victim.cached = false;
         g.waiting.push_front(victim);
         return true;
@@ -13584,13 +13823,14 @@ template <class OnStep = no_step_observer>
       for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
         live& r = g.running[ri];
         const bool decoding = r.prefilled == r.prompt;
-        const std::uint64_t tokens = decoding ? 1 : std::min(r.prompt - r.prefilled, budget);
+        const std::uint64_t tokens = decoding ? 1 + drafts : std::min(r.prompt - r.prefilled, budget);
+        if (decoding && tokens > budget) break;
         if (!decoding && !engine.chunked_prefill && tokens < r.prompt - r.prefilled) break;
-        // A decoding request appends the KV of its last generated token: its prompt and every
-        // generated token are then in the cache, and it attends over all of them.
-        const std::uint64_t after = decoding ? r.prompt + r.generated : r.prefilled + tokens;
-        const std::uint64_t need = cache_for(after) - r.cache;
-        bool fits = need <= g.free_cache;
+        // A decoding request appends the KV of its last generated token (and of its drafts): its
+        // prompt and every generated token are then in the cache, and it attends over all of them.
+        const std::uint64_t after = decoding ? r.prompt + r.generated + drafts : r.prefilled + tokens;
+        const std::uint64_t need = cache_for(after) - r.shared / engine.block_tokens - r.cache;
+        bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
         while (!fits && preempt_last(ri))
           fits = need <= g.free_cache;
         if (!fits) break;
@@ -13609,31 +13849,43 @@ template <class OnStep = no_step_observer>
       while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
         live& w = g.waiting.front();
         if (w.cached) {  // its prompt and first token are in: it decodes its second token now
-          const std::uint64_t need = cache_for(w.prompt + 1);
-          if (need > g.free_cache) break;
+          const std::uint64_t need = cache_for(w.prompt + 1 + drafts);
+          if (need > g.free_cache || 1 + drafts > budget) break;
           g.free_cache -= need;
           w.cache = need;
           w.prefilled = w.prompt;
           w.generated = 1;
-          budget -= 1;
+          budget -= 1 + drafts;
           g.running.push_back(w);
           g.waiting.pop_front();
-          plan.emplace_back(g.running.size() - 1, 1);
+          plan.emplace_back(g.running.size() - 1, 1 + drafts);
           ++shape.decoding;
-          shape.decode_context += static_cast<double>(g.running.back().prompt + 1);
+          shape.decode_context += static_cast<double>(g.running.back().prompt + 1 + drafts);
           continue;
         }
-        const std::uint64_t tokens = std::min(w.prompt, budget);
-        if (!engine.chunked_prefill && tokens < w.prompt) break;
-        const std::uint64_t need = cache_for(tokens);
-        if (need > g.free_cache) break;
+        // A cached prefix of its own: its blocks are read, the rest of the prompt computed.
+        const std::uint64_t prefix_id = requests[w.index].prefix_id;
+        const auto hit = g.prefixes.find(prefix_id);
+        const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
+        const std::uint64_t tokens = std::min(w.prompt - cached, budget);
+        if (!engine.chunked_prefill && tokens < w.prompt - cached) break;
+        const std::uint64_t need = cache_for(cached + tokens) - cached / engine.block_tokens;
+        if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
         g.free_cache -= need;
         w.cache = need;
+        w.prefilled = cached;
+        w.shared = cached;
+        if (cached > 0) {
+          ++hit->second.readers;
+          hit->second.last_used = out.steps;
+          out.requests[w.index].cached_tokens += cached;
+          out.prefix_cached_tokens += cached;
+        }
         budget -= tokens;
         g.running.push_back(w);
         g.waiting.pop_front();
         plan.emplace_back(g.running.size() - 1, tokens);
-        shape.chunks.push_back({tokens, 0});
+        shape.chunks.push_back({tokens, cached});
       }
       if (!plan.empty()) any = true;
       out.peak_kv_share = std::max(out.peak_kv_share,
@@ -13680,6 +13932,7 @@ template <class OnStep = no_step_observer>
                   : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
       serving_step_kind& k = kinds[{prefill, tokens, context}];
       k.form = prefill ? inference_phase::prefill : inference_phase::decode;
+      k.drafts = prefill ? 0 : drafts;
       k.tokens = tokens;
       k.context = context;
       ++k.count;
@@ -13691,14 +13944,41 @@ template <class OnStep = no_step_observer>
       group& g = groups[gi];
       for (const auto& [ri, tokens] : scheduled[gi]) {
         live& r = g.running[ri];
+        bool decoded = true;
         if (r.prefilled < r.prompt) {
+          decoded = false;
           r.prefilled += tokens;
+          // Its prefix's blocks computed: cached for later requests (or, if another request cached
+          // them meanwhile, read from there and its own copy given back).
+          const std::uint64_t share = shareable(r.index);
+          if (share > 0 && r.shared == 0 && r.prefilled >= share) {
+            cached_prefix& p = g.prefixes[requests[r.index].prefix_id];
+            const std::uint64_t blocks = share / engine.block_tokens;
+            if (p.blocks == 0) {
+              p.blocks = blocks;
+            } else {
+              g.free_cache += blocks;
+            }
+            r.cache -= blocks;
+            r.shared = share;
+            ++p.readers;
+            p.last_used = out.steps;
+          }
           if (r.prefilled < r.prompt) continue;  // more chunks to come
         }
         served_request& s = out.requests[r.index];
-        if (++r.generated == 1) s.first_token_s = clock;
+        std::uint64_t yielded = 1;  // a completed prompt's first token, or a decode step's
+        if (decoded && drafts > 0) {
+          r.credit += yield;
+          yielded = static_cast<std::uint64_t>(r.credit);
+          r.credit -= static_cast<double>(yielded);
+        }
+        if (r.generated == 0) s.first_token_s = clock;
+        r.generated = std::min(r.generated + yielded, requests[r.index].output);
         if (r.generated >= requests[r.index].output) {
           s.finish_s = clock;
+          if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
+          r.shared = 0;
           r.index = SIZE_MAX;  // leaves below
         }
       }
@@ -13742,7 +14022,8 @@ struct disaggregated_stream_report {
   std::vector<double> kv_transfer_s;     ///< each request's KV transfer, queueing included (0: one token)
   double kv_bytes = 0;                   ///< every transfer's bytes
   std::uint64_t prefill_steps = 0, decode_steps = 0, preemptions = 0;
-  double prefill_busy_s = 0, decode_busy_s = 0;  ///< summed over the instances
+  std::uint64_t prefix_cached_tokens = 0, prefix_evictions = 0;  ///< the prefill instances' prefix caches
+  double prefill_busy_s = 0, decode_busy_s = 0;                  ///< summed over the instances
   double end_s = 0;
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
@@ -13771,7 +14052,8 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
 
 /// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
 /// order to the prefill instances, which run them to their first token; each request's KV cache (the
-/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token) is then sent
+/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token, and the
+/// recurrent layers' state, model_state_bytes_per_request) is then sent
 /// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
 /// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
 /// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
@@ -13826,7 +14108,9 @@ template <class OnStep = no_step_observer>
   one.batch = one.attention_data_parallel;
   one.context = 1;
   one.prompt = 0;
-  const double kv_per_token = inference_step(model, one, 0).model_kv_bytes_per_token();
+  const inference_step probe(model, one, 0);
+  const double kv_per_token = probe.model_kv_bytes_per_token();
+  const double state_per_request = probe.model_state_bytes_per_request();
   const double tp = static_cast<double>(d.prefill.tensor_parallel);
   const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
 
@@ -13844,6 +14128,8 @@ template <class OnStep = no_step_observer>
     const serving_stream_report run = run_instance(d.prefill, share, d.prefill_engine, p, true);
     out.prefill_steps += run.steps;
     out.preemptions += run.preemptions;
+    out.prefix_cached_tokens += run.prefix_cached_tokens;
+    out.prefix_evictions += run.prefix_evictions;
     out.prefill_busy_s += run.busy_s;
     out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.prefill_step_kinds, run.step_kinds);
@@ -13861,11 +14147,12 @@ template <class OnStep = no_step_observer>
       out.requests[i].request = requests[i];
       out.requests[i].admitted_s = run.requests[k].admitted_s;
       out.requests[i].preemptions = run.requests[k].preemptions;
+      out.requests[i].cached_tokens = run.requests[k].cached_tokens;
       if (requests[i].output < 2) {  // its one token is all: no transfer
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
         continue;
       }
-      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token;
+      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token + state_per_request;
       out.kv_bytes += bytes;
       auto link = std::min_element(link_free.begin(), link_free.end());
       const double start = std::max(*link, out.prefill_done_s[i]);
@@ -13941,60 +14228,6 @@ AICB_END_NAMESPACE
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/python_float.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// Python's float repr(), for the files where aicb prints a Python float (SimAI's pp_comm, the CSV's
-/// FP8 message sizes): aicb compatibility means the same characters.
-
-// #include <aicb/config.hpp>
-
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <string_view>
-
-AICB_BEGIN_NAMESPACE
-
-namespace detail {
-
-/// Python's repr() of a float: shortest round-trip digits, fixed notation for exponents in
-/// [-4, 16), scientific (`1e+16`) otherwise, always with a decimal part in fixed notation.
-[[nodiscard]] inline std::string python_float_repr(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  const std::string_view sci(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  const auto e = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e))
-    if (c != '.' && c != '-') digits += c;
-  const int exponent = std::stoi(std::string(sci.substr(e + 1)));
-  const std::string sign = value < 0 ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1);
-    if (digits.size() > 1) mantissa.append(".").append(digits, 1);  // (append: GCC 12 misreads "." + s)
-    char exp_text[16];
-    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + exp_text;
-  }
-  std::string text;
-  if (exponent < 0) {
-    text = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  } else {
-    const auto integer_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= integer_digits)
-      text = digits + std::string(integer_digits - digits.size(), '0') + ".0";
-    else
-      text = digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
-  }
-  return sign + text;
-}
-
-}  // namespace detail
-
-AICB_END_NAMESPACE
 // #include <aicb/error.hpp>
 // #include <aicb/io/atomic_file.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
@@ -27721,9 +27954,9 @@ struct serving_steps_written {
   if (s.expert_parallel > 1)
     tokens = (tokens + s.tensor_parallel - 1) / s.tensor_parallel * s.tensor_parallel;
   s.phase = k.form;
-  s.mtp_drafts = 0;
+  s.mtp_drafts = k.form == inference_phase::decode ? k.drafts : 0;
   if (k.form == inference_phase::decode) {
-    s.batch = tokens * s.attention_data_parallel;
+    s.batch = (tokens + k.drafts) / (1 + k.drafts) * s.attention_data_parallel;  // requests
     s.context = std::max<std::uint64_t>(k.context, 1);
     s.prompt = 0;
   } else {
@@ -27876,8 +28109,9 @@ AICB_END_NAMESPACE
 ///     arrival_s,prompt_tokens,output_tokens      {"arrival_s": 0.25, "prompt_tokens": 1900, "output_tokens":
 ///     310} 0,812,64 0.25,1900,310
 ///
-/// CSV: a header naming the columns `arrival_s`, `prompt_tokens`, `output_tokens` and optionally `id`,
-/// in any order; lines starting with '#' and blank lines are skipped. JSON Lines: one object per
+/// CSV: a header naming the columns `arrival_s`, `prompt_tokens`, `output_tokens` and optionally `id`
+/// and the shared prefix's `prefix_id` and `prefix_tokens` (both or neither; a prefix id has one
+/// length), in any order; lines starting with '#' and blank lines are skipped. JSON Lines: one object per
 /// line with the same keys (an optional `"schema": "aicb.requests/1"`). The format is the first
 /// non-blank, non-comment character's: '{' is JSON Lines. Ids default to the request's position;
 /// arrivals need not be sorted. Every error names the file, the line and the field.
@@ -27899,6 +28133,7 @@ AICB_END_NAMESPACE
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -27921,6 +28156,9 @@ inline void check_request(const serving_request& r, const std::string& source, s
     refuse("prompt_tokens: " + std::to_string(r.prompt) + ": expected 1 to 16,777,216 tokens");
   if (r.output == 0 || r.output > (std::uint64_t{1} << 24))
     refuse("output_tokens: " + std::to_string(r.output) + ": expected 1 to 16,777,216 tokens");
+  if (r.prefix_tokens > r.prompt)
+    refuse("prefix_tokens: " + std::to_string(r.prefix_tokens) + ": a shared prefix is part of the prompt (" +
+           std::to_string(r.prompt) + " tokens)");
 }
 
 inline std::string_view trim(std::string_view s) {
@@ -27938,8 +28176,10 @@ inline std::string_view trim(std::string_view s) {
     std::string_view text, const std::string& source = "<string>") {
   std::vector<serving_request> out;
   std::unordered_set<std::uint64_t> ids;
+  std::unordered_map<std::uint64_t, std::uint64_t> prefix_lengths;  // prefix_id → its tokens
   bool json_lines = false, decided = false, have_header = false;
-  int column_of[4] = {-1, -1, -1, -1};  // arrival_s, prompt_tokens, output_tokens, id
+  // arrival_s, prompt_tokens, output_tokens, id, prefix_id, prefix_tokens
+  int column_of[6] = {-1, -1, -1, -1, -1, -1};
   std::size_t columns = 0;
   std::size_t line_number = 0;
   const auto fail = [&](std::size_t column, const std::string& message) {
@@ -27949,6 +28189,13 @@ inline std::string_view trim(std::string_view s) {
     if (!has_id) r.id = out.size();
     detail::check_request(r, source, line_number);
     if (!ids.insert(r.id).second) fail(1, "id: " + std::to_string(r.id) + ": used by an earlier request");
+    if (r.prefix_tokens > 0) {
+      const auto [known, added] = prefix_lengths.emplace(r.prefix_id, r.prefix_tokens);
+      if (!added && known->second != r.prefix_tokens)
+        fail(1, "prefix_tokens: " + std::to_string(r.prefix_tokens) + ": prefix_id " +
+                    std::to_string(r.prefix_id) + " has " + std::to_string(known->second) +
+                    " tokens in an earlier request");
+    }
     if (out.size() >= max_serving_requests) fail(1, "more than 10,000,000 requests");
     out.push_back(r);
   };
@@ -27971,8 +28218,9 @@ inline std::string_view trim(std::string_view s) {
           AICB_THROW(parse_error(source, line_number, e.column(), e.message()));
         }
         if (!object.is_object()) fail(1, "expected one JSON object a line");
-        detail::refuse_unknown_keys(object, "",
-                                    {"schema", "id", "arrival_s", "prompt_tokens", "output_tokens"});
+        detail::refuse_unknown_keys(
+            object, "",
+            {"schema", "id", "arrival_s", "prompt_tokens", "output_tokens", "prefix_id", "prefix_tokens"});
         if (object.contains("schema") && object["schema"] != request_trace_schema)
           fail(1, "schema: " + object["schema"].dump() + ": expected \"aicb.requests/1\"");
         for (const char* key : {"arrival_s", "prompt_tokens", "output_tokens"})
@@ -27986,6 +28234,13 @@ inline std::string_view trim(std::string_view s) {
         r.output = detail::whole_number(object["output_tokens"], where + ": output_tokens");
         const bool has_id = object.contains("id");
         if (has_id) r.id = detail::whole_number(object["id"], where + ": id");
+        if (object.contains("prefix_id") != object.contains("prefix_tokens"))
+          fail(1, std::string(object.contains("prefix_id") ? "prefix_tokens" : "prefix_id") +
+                      ": missing (a shared prefix names both its id and its tokens)");
+        if (object.contains("prefix_id")) {
+          r.prefix_id = detail::whole_number(object["prefix_id"], where + ": prefix_id");
+          r.prefix_tokens = detail::whole_number(object["prefix_tokens"], where + ": prefix_tokens");
+        }
         add(r, has_id);
         continue;
       } catch (const config_error& e) {  // a field's error, placed on its line
@@ -28000,19 +28255,24 @@ inline std::string_view trim(std::string_view s) {
       rest.remove_prefix(comma + 1);
     }
     if (!have_header) {
-      constexpr std::string_view names[4] = {"arrival_s", "prompt_tokens", "output_tokens", "id"};
+      constexpr std::string_view names[6] = {"arrival_s", "prompt_tokens", "output_tokens",
+                                             "id",        "prefix_id",     "prefix_tokens"};
       for (std::size_t i = 0; i < fields.size(); ++i) {
         int found = -1;
-        for (int n = 0; n < 4; ++n)
+        for (int n = 0; n < 6; ++n)
           if (fields[i] == names[n]) found = n;
         if (found < 0)
           fail(1, "column " + std::to_string(i + 1) + " '" + std::string(fields[i]) +
-                      "': expected a header of arrival_s, prompt_tokens, output_tokens and optionally id");
+                      "': expected a header of arrival_s, prompt_tokens, output_tokens and optionally id, "
+                      "prefix_id and prefix_tokens");
         if (column_of[found] >= 0) fail(1, "column '" + std::string(fields[i]) + "' named twice");
         column_of[found] = static_cast<int>(i);
       }
       for (int n = 0; n < 3; ++n)
         if (column_of[n] < 0) fail(1, "the header has no column " + std::string(names[n]));
+      if ((column_of[4] < 0) != (column_of[5] < 0))
+        fail(1, "the header has no column " + std::string(names[column_of[4] < 0 ? 4 : 5]) +
+                    " (a shared prefix names both its id and its tokens)");
       columns = fields.size();
       have_header = true;
       continue;
@@ -28038,6 +28298,10 @@ inline std::string_view trim(std::string_view s) {
     r.prompt = whole(1, "prompt_tokens");
     r.output = whole(2, "output_tokens");
     if (column_of[3] >= 0) r.id = whole(3, "id");
+    if (column_of[4] >= 0) {
+      r.prefix_id = whole(4, "prefix_id");
+      r.prefix_tokens = whole(5, "prefix_tokens");
+    }
     add(r, column_of[3] >= 0);
   }
   if (out.empty())
@@ -28046,16 +28310,27 @@ inline std::string_view trim(std::string_view s) {
   return out;
 }
 
-/// `requests` as a CSV trace (the header, then one line per request; arrivals to the nanosecond), which
-/// parse_request_trace reads back.
+/// `requests` as a CSV trace (the header, then one line per request; arrivals to the nanosecond; the
+/// prefix columns only when a request has a shared prefix), which parse_request_trace reads back.
 [[nodiscard]] inline std::string format_request_trace(const std::vector<serving_request>& requests) {
-  std::string out = "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens\n";
-  char line[96];
+  bool prefixes = false;
+  for (const serving_request& r : requests)
+    prefixes = prefixes || r.prefix_tokens > 0;
+  std::string out =
+      prefixes ? "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n"
+               : "# aicb.requests/1\nid,arrival_s,prompt_tokens,output_tokens\n";
+  char line[160];
   for (const serving_request& r : requests) {
-    std::snprintf(line, sizeof line, "%llu,%.9f,%llu,%llu\n", static_cast<unsigned long long>(r.id),
+    std::snprintf(line, sizeof line, "%llu,%.9f,%llu,%llu", static_cast<unsigned long long>(r.id),
                   r.arrival_s, static_cast<unsigned long long>(r.prompt),
                   static_cast<unsigned long long>(r.output));
     out += line;
+    if (prefixes) {
+      std::snprintf(line, sizeof line, ",%llu,%llu", static_cast<unsigned long long>(r.prefix_id),
+                    static_cast<unsigned long long>(r.prefix_tokens));
+      out += line;
+    }
+    out += '\n';
   }
   return out;
 }
@@ -28158,8 +28433,10 @@ struct serve_report {
   double goodput_per_s = 0;      ///< those per second of the span
   double busy_share = 0;         ///< time in steps over the span
   std::uint64_t steps = 0, preemptions = 0, kv_capacity_tokens = 0;
+  std::uint64_t prefix_cached_tokens = 0, prefix_evictions = 0;  ///< prefix caching (prefill side, split)
   double peak_kv_share = 0, weight_bytes = 0, kv_bytes_per_token = 0;
-  std::uint64_t gpus = 0;  ///< every instance's
+  double state_bytes_per_request = 0;  ///< recurrent layers' state a running request holds, per GPU
+  std::uint64_t gpus = 0;              ///< every instance's
   // Disaggregated: the instances, the prefill layout, the KV transfers (queueing included) and their
   // bytes, and each side's share of time busy.
   bool disaggregated = false;
@@ -28227,6 +28504,9 @@ struct serve_report {
                   static_cast<unsigned long long>(t.output.low),
                   static_cast<unsigned long long>(t.output.high), static_cast<unsigned long long>(t.seed));
     out.source = text;
+    if (t.prefix_groups > 0)
+      out.source += "; each prompt begins with one of " + std::to_string(t.prefix_groups) + " prefixes of " +
+                    std::to_string(t.prefix_tokens) + " tokens";
   }
   if (r.engine.concurrency > 0)
     out.source +=
@@ -28257,6 +28537,8 @@ struct serve_report {
     out.steps = run.decode_steps;
     out.prefill_steps = run.prefill_steps;
     out.preemptions = run.preemptions;
+    out.prefix_cached_tokens = run.prefix_cached_tokens;
+    out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
@@ -28274,6 +28556,8 @@ struct serve_report {
     busy_s = run.busy_s;
     out.steps = run.steps;
     out.preemptions = run.preemptions;
+    out.prefix_cached_tokens = run.prefix_cached_tokens;
+    out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
     out.step_kinds = std::move(run.step_kinds);
@@ -28283,6 +28567,7 @@ struct serve_report {
     const inference_step step(model, layout, 0);
     out.weight_bytes = step.weight_bytes();
     out.kv_bytes_per_token = step.kv_bytes_per_token();
+    out.state_bytes_per_request = step.state_bytes_per_request();
   }
   if (!r.steps.empty()) {
     std::vector<serving_steps_side> sides;
@@ -28400,8 +28685,23 @@ struct serve_report {
   add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  if (r.layout.mtp_drafts > 0)
+    add("speculative decoding: %llu MTP draft%s a step, each accepted at %.2f: %.2f tokens a request a "
+        "decode step\n",
+        u(r.layout.mtp_drafts), r.layout.mtp_drafts == 1 ? "" : "s", r.engine.draft_acceptance,
+        r.engine.tokens_per_decode_step(r.layout.mtp_drafts));
   add("requests: %llu (%s); %llu prompt and %llu output tokens\n", u(r.requests), r.source.c_str(),
       u(r.prompt_tokens), u(r.output_tokens));
+  if (r.prefix_cached_tokens > 0 || r.prefix_evictions > 0)
+    add("prefix cache: %.1f%% of prompt tokens found cached (%llu tokens), %llu cached prefixes evicted\n",
+        r.prompt_tokens
+            ? 100.0 * static_cast<double>(r.prefix_cached_tokens) / static_cast<double>(r.prompt_tokens)
+            : 0.0,
+        u(r.prefix_cached_tokens), u(r.prefix_evictions));
+  if (r.state_bytes_per_request > 0)
+    add("recurrent state: %.1f MB a running request, held beside the KV cache (its tokens below are "
+        "the cache without states)\n",
+        r.state_bytes_per_request / 1e6);
   add("KV cache: %llu tokens a group, at most %.0f%% in use; %llu preemptions; %llu steps, busy %.0f%% of "
       "%.1f s\n\n",
       u(r.kv_capacity_tokens), 100 * r.peak_kv_share, u(r.preemptions), u(r.steps), 100 * r.busy_share,
@@ -28595,11 +28895,13 @@ inline std::string html_escape(std::string_view text) {
   j.member("attention_data_parallel", r.layout.attention_data_parallel);
   j.member("expert_parallel", r.layout.expert_parallel);
   j.member("weights", to_string(r.layout.weights)).member("kv_cache", to_string(r.layout.kv_cache));
+  j.member("mtp_drafts", r.layout.mtp_drafts);
   j.end_object();
   j.key("engine").begin_object();
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
-  j.member("chunked_prefill", r.engine.chunked_prefill);
+  j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
+  j.member("prefix_caching", r.engine.prefix_caching);
   j.end_object();
   j.member("requests", r.requests)
       .member("prompt_tokens", r.prompt_tokens)
@@ -28648,12 +28950,15 @@ inline std::string html_escape(std::string_view text) {
   j.member("steps", r.steps).member("preemptions", r.preemptions);
   j.member("kv_capacity_tokens_per_group", r.kv_capacity_tokens).member("peak_kv_share", r.peak_kv_share);
   j.member("weight_bytes_per_gpu", r.weight_bytes).member("kv_bytes_per_token_per_gpu", r.kv_bytes_per_token);
+  j.member("state_bytes_per_request_per_gpu", r.state_bytes_per_request);
+  j.member("prefix_cached_tokens", r.prefix_cached_tokens).member("prefix_evictions", r.prefix_evictions);
   j.end_object();
   const auto kinds = [&](const char* name, const std::vector<serving_step_kind>& list) {
     j.key(name).begin_array();
     for (const serving_step_kind& k : list) {
       j.begin_object().member("form", to_string(k.form)).member("tokens_per_group", k.tokens);
-      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s).end_object();
+      j.member("context", k.context).member("count", k.count).member("busy_s", k.busy_s);
+      j.member("drafts", k.drafts).end_object();
     }
     j.end_array();
   };
