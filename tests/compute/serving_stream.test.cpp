@@ -520,3 +520,20 @@ TEST_CASE("serving stream: prefix caching computes a shared prefix once and evic
     CHECK(aicb::simulate_serving(windowed, layout, two, h100, c, off).prefix_cached_tokens == 0u);
   }
 }
+
+TEST_CASE("serving stream: a disaggregated request sends a local layer's KV for the window's tokens only",
+          "[serving][stream]") {
+  // Llama-3-8B's shape cut to two layers, the first with a 64-token window: a prompt of 1000 tokens
+  // sends the full layer's 1000 tokens and the windowed layer's last 64.
+  aicb::model_spec windowed = small_dense();
+  windowed.sliding_window = 64;
+  windowed.sliding_window_pattern = 2;
+  const aicb::inference_step probe(windowed,
+                                   {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1}, 0);
+  const double per_layer = probe.model_kv_bytes_per_token() / 2;
+  aicb::disaggregated_deployment d;
+  const std::vector<aicb::serving_request> one{{0, 0, 1000, 4}, {1, 5, 40, 4}};
+  const aicb::disaggregated_stream_report r = aicb::simulate_disaggregated_serving(
+      windowed, d, one, aicb::roofline_model("H100"), aicb::cluster_preset("dgx-h100"));
+  CHECK(r.kv_bytes == Approx(per_layer * (1000 + 64) + per_layer * (40 + 40)));
+}

@@ -875,8 +875,9 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
 
 /// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
 /// order to the prefill instances, which run them to their first token; each request's KV cache (the
-/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token, and the
-/// recurrent layers' state, model_state_bytes_per_request) is then sent
+/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token — a local layer's
+/// for the span's last tokens only — and the recurrent layers' state, model_state_bytes_per_request) is
+/// then sent
 /// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
 /// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
 /// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
@@ -934,6 +935,15 @@ template <class OnStep = no_step_observer>
   const inference_step probe(model, one, 0);
   const double kv_per_token = probe.model_kv_bytes_per_token();
   const double state_per_request = probe.model_state_bytes_per_request();
+  // Local layers (a sliding window, attention chunks) keep the span's last tokens only: those are sent.
+  const std::uint64_t span = model.local_attention_span();
+  const double local_share = probe.kv_bytes_per_token() > 0 && span > 0
+                                 ? probe.local_kv_bytes_per_token() / probe.kv_bytes_per_token()
+                                 : 0;
+  const auto transfer_bytes = [&](std::uint64_t prompt) {
+    const auto p = static_cast<double>(prompt), kept = static_cast<double>(std::min(prompt, span));
+    return kv_per_token * ((1 - local_share) * p + local_share * kept) + state_per_request;
+  };
   const double tp = static_cast<double>(d.prefill.tensor_parallel);
   const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
 
@@ -975,7 +985,7 @@ template <class OnStep = no_step_observer>
         out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
         continue;
       }
-      const double bytes = static_cast<double>(requests[i].prompt) * kv_per_token + state_per_request;
+      const double bytes = transfer_bytes(requests[i].prompt);
       out.kv_bytes += bytes;
       auto link = std::min_element(link_free.begin(), link_free.end());
       const double start = std::max(*link, out.prefill_done_s[i]);
