@@ -75,3 +75,34 @@ TEST_CASE("aiob model: a profile's provenance is compared with the job", "[compu
   CHECK(messages[1] == "tensor_parallel: profile 4, job 2");
   CHECK(aicb::profile_mismatches(v2, job, "H200").size() == 1);
 }
+
+TEST_CASE("aiob model: a section times its role's own kernel, not the others that carry the role",
+          "[compute][aiob]") {
+  using aicb::op_kind, aicb::op_role, aicb::pass_kind;
+  // The loss after the logits, a projection's norm, the router's softmax: each priced as its section's
+  // GEMM, these would count the GEMM again (the loss's backward twice more).
+  const char* text =
+      "atten_qkv:\n    time_gpu_avg: 889\nlogit_time:\n    time_gpu_avg: 2000\nmoe_router:\n    "
+      "time_gpu_avg: 40\n"
+      "moe_permute:\n    time_gpu_avg: 3\n";
+  const aicb::roofline_model roofline("H100");
+  const aicb::aiob_model m(aicb::parse_aiob(text), "test.txt", &roofline);
+  CHECK(m.duration(op(op_role::logits, op_kind::gemm)).count() == 2000000);
+  const aicb::compute_op loss = op(op_role::logits, op_kind::elementwise, pass_kind::input_grad);
+  CHECK(m.duration(loss) == roofline.duration(loss));
+  const aicb::compute_op qk_norm = op(op_role::attention_qkv, op_kind::norm);
+  CHECK(m.duration(qk_norm) == roofline.duration(qk_norm));
+  const aicb::compute_op softmax = op(op_role::moe_router, op_kind::softmax);
+  CHECK(m.duration(softmax) == roofline.duration(softmax));
+  // The MoE permutations: one section cannot time kernels of different shapes.
+  const aicb::compute_op permute = op(op_role::moe_permute, op_kind::elementwise);
+  CHECK(m.duration(permute) == roofline.duration(permute));
+  CHECK(m.missing_roles().empty());
+  CHECK(m.unprofiled().size() == 4u);
+  CHECK(aicb::aiob_model::profiled_text(op_role::moe_permute).find("each of its own shape") !=
+        std::string::npos);
+  // Without a fallback: an error naming the section and the kind.
+  const aicb::aiob_model strict(aicb::parse_aiob(text), "test.txt");
+  CHECK_THROWS_WITH(strict.duration(qk_norm),
+                    Catch::Contains("attention_qkv section times its gemm, not its norm"));
+}

@@ -450,10 +450,15 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "
         "with the experts' computation");
-  if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get()))
+  if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get())) {
     for (op_role role : aiob->missing_roles())
       out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +
                              "; timed by the roofline model");
+    for (const auto& [role, kind] : aiob->unprofiled())
+      out.warnings.push_back("the profile's " + std::string(to_string(role)) + " section times " +
+                             aiob_model::profiled_text(role) + "; the role's " +
+                             std::string(to_string(kind)) + " operations are timed by the roofline model");
+  }
   if (events.planned) events.planned(out);
   simai_file_options o = simai_options(r, events, w.size(), out.path);
   const simai_sidecar about{.generator = "aicb generate",

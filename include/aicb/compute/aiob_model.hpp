@@ -16,8 +16,14 @@
 /// element-wise kernels take 2 × forward for the input gradient (they read the input and the
 /// gradient) and nothing for the weight gradient.
 ///
-/// A role the profile does not cover goes to the fallback model when one is given (every such role
-/// is reported by missing_roles()), and is an error otherwise — never a silent default.
+/// A role's section times the role's own computation — the projection's GEMM, the norm, the
+/// attention kernel, the activation (profiled_kind()). Other operations that carry the role (a
+/// projection's query-key or latent norm, the router's softmax, top-k and auxiliary loss, the loss
+/// after the logits, a recurrent mixer's convolution and scan) are not in it: pricing them as the
+/// section's kernel would count it again. They, the MoE dispatcher's permutations (each of a shape of
+/// its own, where a profile times one), and every role the profile does not cover go to the fallback
+/// model when one is given (reported by missing_roles() and unprofiled()), and are an error otherwise —
+/// never a silent default.
 ///
 /// aicb's own, layer-level arithmetic (sums, halving, legacy keys) is aicb_cache_from_profile() in
 /// aicb/compute/aiob_profile.hpp; the aicb-compatible generator uses that.
@@ -36,6 +42,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -57,6 +64,15 @@ class aiob_model final : public compute_model {
                                 "has no section for operation " + std::string(to_string(op.role)) +
                                     " (docs/aiob.md lists the section names read)"));
       note_missing(op.role);
+      return fallback_->duration(op);
+    }
+    if (!profiled(op)) {  // the role's section times another kernel (see the file comment)
+      if (!fallback_)
+        AICB_THROW(config_error("aiob profile", source_,
+                                "its " + std::string(to_string(op.role)) + " section times " +
+                                    profiled_text(op.role) + ", not its " + std::string(to_string(op.kind)) +
+                                    " operations: give a fallback model"));
+      note_unprofiled(op.role, op.kind);
       return fallback_->duration(op);
     }
     double us = *forward;
@@ -94,6 +110,61 @@ class aiob_model final : public compute_model {
 
   /// Roles that were not in the profile and went to the fallback model.
   [[nodiscard]] const std::vector<op_role>& missing_roles() const noexcept { return missing_; }
+  /// Operations of a covered role that its section does not time (their role and kind), which went to
+  /// the fallback model.
+  [[nodiscard]] const std::vector<std::pair<op_role, op_kind>>& unprofiled() const noexcept {
+    return unprofiled_;
+  }
+  /// The kind of computation a role's section times (none: no section is read for its operations —
+  /// the MoE permutations, each of its own shape).
+  [[nodiscard]] static constexpr std::optional<op_kind> profiled_kind(op_role role) noexcept {
+    switch (role) {
+      case op_role::embedding:
+        return op_kind::embedding;
+      case op_role::input_norm:
+      case op_role::post_attention_norm:
+      case op_role::final_norm:
+        return op_kind::norm;
+      case op_role::attention_core:
+        return op_kind::attention;
+      case op_role::mlp_activation:
+      case op_role::moe_activation:
+      case op_role::residual:
+        return op_kind::elementwise;
+      case op_role::optimizer:
+        return op_kind::optimizer;
+      case op_role::moe_permute:
+        return std::nullopt;
+      case op_role::attention_qkv:
+      case op_role::attention_out:
+      case op_role::mla_q_down:
+      case op_role::mla_q_up:
+      case op_role::mla_kv_down:
+      case op_role::mla_kv_up:
+      case op_role::mlp_fc1:
+      case op_role::mlp_fc2:
+      case op_role::moe_router:
+      case op_role::moe_fc1:
+      case op_role::moe_fc2:
+      case op_role::logits:
+      case op_role::mtp_projection:
+      case op_role::attention_index:
+        return op_kind::gemm;
+    }
+    return std::nullopt;
+  }
+  /// What a role's section times, in words ("its gemm", or "one of its kernels" for the MoE
+  /// permutations).
+  [[nodiscard]] static std::string profiled_text(op_role role) {
+    const std::optional<op_kind> kind = profiled_kind(role);
+    return kind ? "its " + std::string(to_string(*kind))
+                : std::string("one of its kernels, each of its own shape");
+  }
+  /// Whether `op` is what its role's section times.
+  [[nodiscard]] static constexpr bool profiled(const compute_op& op) noexcept {
+    const std::optional<op_kind> kind = profiled_kind(op.role);
+    return kind && *kind == op.kind;
+  }
   [[nodiscard]] const aiob_profile& profile() const noexcept { return profile_; }
 
  private:
@@ -202,11 +273,17 @@ class aiob_model final : public compute_model {
       if (r == role) return;
     missing_.push_back(role);
   }
+  void note_unprofiled(op_role role, op_kind kind) const {
+    for (const auto& [r, k] : unprofiled_)
+      if (r == role && k == kind) return;
+    unprofiled_.emplace_back(role, kind);
+  }
 
   aiob_profile profile_;
   std::string source_;
   const compute_model* fallback_;
   mutable std::vector<op_role> missing_;
+  mutable std::vector<std::pair<op_role, op_kind>> unprofiled_;
 };
 
 /// Where a profile's recorded provenance disagrees with a job (and, if given, a GPU): one message per
