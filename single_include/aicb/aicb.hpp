@@ -12872,6 +12872,7 @@ AICB_END_NAMESPACE
 ///   named after the operation roles (`attention_qkv`, `mlp_fc1`, …), which aicb::aiob_model looks up
 ///   first; `time_gpu_*` hold the forward pass, `# backward_*_us` the whole backward.
 
+// #include <aicb/compute/aiob_model.hpp>
 // #include <aicb/compute/aiob_profile.hpp>
 // #include <aicb/compute/gpu.hpp>
 // #include <aicb/compute/model.hpp>
@@ -12950,7 +12951,9 @@ struct profile_plan {
 
 /// What to measure for `job`: every operation role of its layers, embedding, logits and optimizer, with
 /// the shapes on one GPU (its TP / EP shard), once each — the computations of the first rank of the
-/// first and of the last pipeline stage (aicb::rank_schedule), as the projections price them.
+/// first and of the last pipeline stage (aicb::rank_schedule), as the projections price them: of each
+/// role, the first operation of the kind its section times (aiob_model::profiled_kind; the MoE
+/// permutations, each of its own shape, are not planned).
 /// Throws config_error for an invalid job.
 [[nodiscard]] inline profile_plan plan_profile(const job_spec& job) {
   profile_plan plan;
@@ -12965,6 +12968,9 @@ struct profile_plan {
     for (const operation& o : schedule) {
       if (o.type != op_type::compute) continue;
       const compute_op& op = o.compute;
+      // Only what a role's section is read for (aiob_model::profiled_kind): a hybrid model's first
+      // attention core may be a recurrent scan, a projection's role also carries its norm.
+      if (!aiob_model::profiled(op)) continue;
       auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
                              [&](const profile_entry& e) { return e.role == op.role; });
       if (it == plan.entries.end()) {

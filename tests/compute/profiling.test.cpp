@@ -152,3 +152,20 @@ TEST_CASE("profiling: timings no kernel can reach, or far from the roofline, are
                  Catch::Contains("far from competitive") &&
                  Catch::Contains("mlp_fc1: measured 1.0 us, faster than the H200's peaks"));
 }
+
+TEST_CASE("profiling: each role's plan is the kernel its section times", "[compute][profile]") {
+  // Qwen3-Next's first layer is a Gated DeltaNet: the attention core planned is still a softmax
+  // layer's; the QKV projection's norm and the router's softmax are not what their sections time.
+  const aicb::job_spec job{
+      aicb::presets::qwen3_next_80b_a3b,
+      {.world_size = 8, .tensor_parallel = 2, .expert_parallel = 4, .sequence_parallel = true},
+      {.seq_length = 4096}};
+  const aicb::profile_plan plan = aicb::plan_profile(job);
+  CHECK(entry(plan, aicb::op_role::attention_core).forward.kind == aicb::op_kind::attention);
+  CHECK(entry(plan, aicb::op_role::attention_qkv).forward.kind == aicb::op_kind::gemm);
+  CHECK(entry(plan, aicb::op_role::moe_router).forward.kind == aicb::op_kind::gemm);
+  CHECK(entry(plan, aicb::op_role::logits).forward.kind == aicb::op_kind::gemm);
+  CHECK_FALSE(has(plan, aicb::op_role::moe_permute));
+  for (const aicb::profile_entry& e : plan.entries)
+    CHECK(aicb::aiob_model::profiled(e.forward));
+}
