@@ -13406,6 +13406,12 @@ class serving_step_pricer {
       AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
                               "the model has no multi-token-prediction module to draft with "
                               "(num_mtp_layers 0)"));
+    // A prompt's pass through the draft module is priced as the decoder's last layer (below).
+    if (layout.mtp_drafts > 0 &&
+        kind_of_layer(model, model.num_layers - 1) != kind_of_layer(model, model.num_layers))
+      AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
+                              "a stream prices the draft module's pass over a prompt as the decoder's last "
+                              "layer, and this model's module is not built like it"));
     // The attention cores' shapes: one request per group, from a decode step (over a context; with
     // drafts: the decoder's over its 1 + drafts positions and the draft module's, once per draft)
     // and a prefill step (over a prompt).
@@ -13447,21 +13453,8 @@ class serving_step_pricer {
     // kind — the module's input projection and head on those rows are not priced.
     if (drafts_ > 0) {
       if (s.decoding > 0) us += static_cast<double>(drafts_) * token_part_us(s.decoding, part::draft);
-      for (const serving_step_shape::chunk& c : s.chunks) {
-        us += token_part_us(c.tokens, part::last_layer);
-        for (const compute_op& core : last_layer_cores_) {
-          compute_op own = core;
-          own.m = own.n = c.tokens;
-          us += duration_us(own);
-          if (c.before > 0) {
-            compute_op earlier = core;
-            earlier.causal = false;
-            earlier.m = c.tokens;
-            earlier.n = c.before;
-            us += duration_us(earlier);
-          }
-        }
-      }
+      for (const serving_step_shape::chunk& c : s.chunks)
+        us += token_part_us(c.tokens, part::last_layer) + chunk_cores_us(last_layer_cores_, c);
     }
     if (s.decoding > 0) {
       const auto context = static_cast<std::uint64_t>(
@@ -13473,24 +13466,7 @@ class serving_step_pricer {
       }
     }
     for (const serving_step_shape::chunk& c : s.chunks)
-      for (const compute_op& core : prefill_cores_) {
-        if (core.kind == op_kind::linear_attention) {  // the chunk's tokens through the carried state
-          compute_op scan = core;
-          scan.m = c.tokens;
-          us += duration_us(scan);
-          continue;
-        }
-        compute_op own = core;  // the chunk's own tokens, causal
-        own.m = own.n = c.tokens;
-        us += duration_us(own);
-        if (c.before > 0) {  // every chunk token over every earlier token
-          compute_op earlier = core;
-          earlier.causal = false;
-          earlier.m = c.tokens;
-          earlier.n = c.before;
-          us += duration_us(earlier);
-        }
-      }
+      us += chunk_cores_us(prefill_cores_, c);
     return us;
   }
 
@@ -13509,8 +13485,7 @@ class serving_step_pricer {
   [[nodiscard]] std::size_t evaluated_steps() const noexcept {
     return decode_grid_.size() + prefill_grid_.size() + draft_grid_.size();
   }
-  /// Speculative tokens a decoding request verifies a step (the layout's drafts where the model has a
-  /// draft module, else 0).
+  /// Speculative tokens a decoding request verifies a step (the layout's drafts).
   [[nodiscard]] std::uint64_t drafts() const noexcept { return drafts_; }
 
  private:
@@ -13523,6 +13498,31 @@ class serving_step_pricer {
   }
   double duration_us(const compute_op& op) const {
     return static_cast<double>(compute_.duration(op).count()) / 1000;
+  }
+  // A prompt chunk's attention cores (a prefill step's, `cores`): its own tokens (causal) and, after
+  // earlier chunks, every chunk token over every earlier token; a recurrent scan over its tokens from
+  // the state the earlier chunks left.
+  double chunk_cores_us(const std::vector<compute_op>& cores, const serving_step_shape::chunk& c) const {
+    double us = 0;
+    for (const compute_op& core : cores) {
+      if (core.kind == op_kind::linear_attention) {
+        compute_op scan = core;
+        scan.m = c.tokens;
+        us += duration_us(scan);
+        continue;
+      }
+      compute_op own = core;
+      own.m = own.n = c.tokens;
+      us += duration_us(own);
+      if (c.before > 0) {
+        compute_op earlier = core;
+        earlier.causal = false;
+        earlier.m = c.tokens;
+        earlier.n = c.before;
+        us += duration_us(earlier);
+      }
+    }
+    return us;
   }
 
   // The token-proportional parts: the embedding and the layers without their attention cores, as a

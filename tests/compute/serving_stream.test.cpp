@@ -444,6 +444,15 @@ TEST_CASE("serving stream: MTP drafts verify in the decode step and yield the ac
   no_module.num_mtp_layers = 0;
   CHECK_THROWS_WITH(aicb::simulate_serving(no_module, layout, one, h200, c),
                     Catch::Contains("mtp_drafts") && Catch::Contains("num_mtp_layers"));
+  // Nemotron 3 Super's module (attention, then experts) is not built like its last layer (experts):
+  // its pass over a prompt has no price here, so it is refused rather than approximated.
+  aicb::serving_spec super_layout;
+  super_layout.tensor_parallel = 8;
+  super_layout.weights = aicb::dtype::fp8;
+  super_layout.mtp_drafts = 1;
+  CHECK_THROWS_WITH(
+      aicb::simulate_serving(aicb::presets::nemotron3_super_120b_a12b, super_layout, one, h200, c),
+      Catch::Contains("mtp_drafts") && Catch::Contains("not built like it"));
   aicb::serving_engine bad;
   bad.draft_acceptance = 1.5;
   CHECK_THROWS_WITH(aicb::simulate_serving(v3, layout, one, h200, c, bad),
