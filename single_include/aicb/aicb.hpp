@@ -14060,14 +14060,12 @@ template <class OnStep = no_step_observer>
         r.generated = std::min(r.generated + yielded, requests[r.index].output);
         if (r.generated >= requests[r.index].output) {
           s.finish_s = clock;
-          if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
-          r.shared = 0;
+          release(g, r);
           r.index = SIZE_MAX;  // leaves below
         }
       }
       const auto gone = std::remove_if(g.running.begin(), g.running.end(), [&](const live& r) {
         if (r.index != SIZE_MAX) return false;
-        g.free_cache += r.cache;
         ++finished;
         if (released < order.size()) {  // a slot frees: the next request is sent
           const std::size_t next = order[released++];
