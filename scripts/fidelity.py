@@ -95,6 +95,9 @@ def job_flags(row, recipe_overlaps=False):
         raise ValueError("GPU not in the catalogue: " + row["gpu_type"])
     name = row["model"].upper()
     llama = name.startswith("LLAMA")
+    # NeMo's Nemotron-4 family (NemotronConfig in NeMo's gpt/model/nemotron.py): squared-ReLU MLP,
+    # LayerNorm, rotary positions, no linear biases.
+    nemotron = name.startswith("NEMOTRON")
     deepseek = re.match(r"DEEPSEEKV([23])", name)
     layers, hidden, heads = int(row["layers"]), int(row["hidden"]), int(row["heads"])
     kv = number(row["kv_heads"]) or heads
@@ -136,6 +139,8 @@ def job_flags(row, recipe_overlaps=False):
                  "--ffn-hidden-size", int(row["ffn"]), "--vocab-size", vocab]
         if llama:
             flags += ["--activation", "swiglu", "--norm", "rmsnorm", "--position", "rope"]
+        elif nemotron:
+            flags += ["--activation", "squared_relu", "--norm", "layernorm", "--position", "rope"]
         else:
             flags += ["--activation", "gelu", "--norm", "layernorm", "--position", "learned", "--linear-bias"]
     flags += ["--seq-length", int(row["seq"]), "--global-batch", int(row["global_batch"]), "--micro-batch", micro,

@@ -359,6 +359,7 @@ TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card
   m.name = expected.name;
   m.max_position_embeddings = expected.max_position_embeddings;
   CHECK(m == expected);
+  CHECK(m.position == aicb::position_kind::none);  // attention without positions
   CHECK(m.pattern_count('M') == 23);
   CHECK(m.pattern_count('E') == 23);
   CHECK(m.pattern_count('*') == 6);

@@ -8,6 +8,7 @@ TEST_CASE("options: every enum value has a name that parses back", "[model][opti
   STATIC_REQUIRE(aicb::to_string(aicb::activation_kind::swiglu) == "swiglu");
   STATIC_REQUIRE(aicb::from_string<aicb::norm_kind>("rmsnorm") == aicb::norm_kind::rmsnorm);
   STATIC_REQUIRE(aicb::from_string<aicb::position_kind>("rope") == aicb::position_kind::rope);
+  STATIC_REQUIRE(aicb::from_string<aicb::position_kind>("none") == aicb::position_kind::none);
   STATIC_REQUIRE(aicb::from_string<aicb::recompute_kind>("selective") == aicb::recompute_kind::selective);
   STATIC_REQUIRE(!aicb::from_string<aicb::activation_kind>("relu").has_value());
   for (auto name : aicb::enum_names<aicb::recompute_kind>::value)

@@ -69,6 +69,10 @@ TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", 
   const aicb::operation& core = find(step, 3, "attention_core");
   CHECK(core.compute.flops() == Approx(32 * 1 * ctx * 278528.0));
   CHECK(core.compute.bytes() == Approx(32 * (heads * 576 + heads * 512 + ctx * 576) * 2.0));
+  // RoPE in place on the 128 queries' and the one key's 64-wide rotary parts (BF16): read and written.
+  const aicb::operation& rotary = find(step, 3, "rotary");
+  CHECK(rotary.compute.role == aicb::op_role::rotary);
+  CHECK(rotary.compute.bytes() == Approx(2 * 32 * (heads + 1) * 64 * 2.0));
   // A dense layer's MLP (18432).
   const aicb::operation& fc1 = find(step, 0, "mlp_fc1");
   CHECK(fc1.compute.flops() == Approx(gemm_flops(m, h, 2 * 18432)));
@@ -190,6 +194,11 @@ TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per
   const aicb::operation& core = find(step, 5, "attention_core");
   CHECK(core.compute.causal);
   CHECK(core.compute.flops() == Approx(81920.0 * 4096 * 4096 / 2));
+  // RoPE in place on the 64-wide rotary parts (128 query heads and the one key), then each head's
+  // key joined from its 128-wide no-position part and the shared rotary key: 128 × 192 written,
+  // 128 × 128 + 64 read per token (BF16).
+  CHECK(find(step, 5, "rotary").compute.bytes() == Approx(2 * tokens * 129 * 64 * 2.0));
+  CHECK(find(step, 5, "mla_key_join").compute.bytes() == Approx(tokens * (128 * 192 + 128 * 128 + 64) * 2.0));
   // Only each request's last token reaches the output layer.
   bool found = false;
   for (const aicb::operation& op : step.operations())
@@ -256,6 +265,8 @@ TEST_CASE("inference step: Qwen3-235B prefill, TP 4 + EP 8, by hand", "[schedule
   const aicb::operation& core = find(step, 7, "attention_core");
   CHECK(core.compute.causal);
   CHECK(core.compute.flops() == Approx(2.0 * 2 * (16 * 2048) * 2048 * (128 + 128) * 0.5));
+  // RoPE in place over the GPU's 16 query heads and its one KV head of 4096 tokens (BF16).
+  CHECK(find(step, 7, "rotary").compute.bytes() == Approx(2 * 4096 * (16 + 1) * 128 * 2.0));
   // Normal kernels: one FP8 message per distinct destination GPU, no header.
   const double d = aicb::expected_destinations(128, 8, 8);
   CHECK(find(step, 7, "moe_dispatch").size.count() ==

@@ -52,7 +52,11 @@ TEST_CASE("layer costs: a dense Llama layer on TP 2 with sequence parallelism", 
   check(ops, "mlp_act", T * 5504, 3 * T * 5504 * e);  // SwiGLU: gate and up in, one out
   check(ops, "mlp_fc2", 2 * T * 5504 * h, (T * 5504 + 5504 * h + T * h) * e);
   check(ops, "mlp_residual", L * h, L * h * (3 * e + 1));
-  CHECK(ops.size() == 10);
+  // RoPE (Megatron's fused kernel): the 16 query and 16 key heads of every token each read and
+  // written as a new tensor.
+  check(ops, "rotary_q", T * 16 * 128, 2 * T * 16 * 128 * e);
+  check(ops, "rotary_k", T * 16 * 128, 2 * T * 16 * 128 * e);
+  CHECK(ops.size() == 12);
 
   // Unfused attention: the full score matrix, and the scores written, softmaxed, dropped out, read.
   aicb::job_spec unfused = job;
@@ -103,4 +107,35 @@ TEST_CASE("layer costs: a DeepSeek-V2-Lite MLA layer", "[schedule][compute]") {
   // Core attention with q/k 192 and v 128: priced at their mean, 160, per head.
   check(ops, "attention_core", 4 * 16 * T * T * 160 / 2, 16 * (4 * T * 160) * e);
   check(ops, "attention_out", 2 * T * 16 * 128 * h, (T * 2048 + 2048 * h + T * h) * e);
+  // RoPE: the queries' 64-wide rotary parts in place; the key and value built from the
+  // up-projection's output (16 heads of 128 + 128) and the shared 64-wide rotary key, written as 16
+  // keys of 192 and 16 values of 128.
+  check(ops, "rotary_q", T * 16 * 64, 2 * T * 16 * 64 * e);
+  check(ops, "rotary_kv", T * 16 * 320, T * (16 * 320 + 16 * 256 + 64) * e);
+}
+
+TEST_CASE("layer costs: rotary passes only where a layer has rotary positions", "[schedule][compute]") {
+  const auto has = [](const std::map<std::string, aicb::compute_op>& ops, const std::string& name) {
+    return ops.count(name) == 1;
+  };
+  // GPT-3's learned positions: no rotary pass.
+  const aicb::job_spec gpt{aicb::presets::gpt3_175b,
+                           {.world_size = 8, .tensor_parallel = 8},
+                           {.micro_batch = 1, .global_batch = 1, .seq_length = 2048}};
+  CHECK_FALSE(has(layer_forward(gpt, 0), "rotary_q"));
+  // Nemotron 3 Nano: its attention layers (the sixth, index 5) have no positions.
+  const aicb::job_spec nano{aicb::presets::nemotron3_nano_30b_a3b,
+                            {.world_size = 8, .expert_parallel = 8},
+                            {.micro_batch = 1, .global_batch = 8, .seq_length = 4096}};
+  const auto nano_ops = layer_forward(nano, 5);
+  REQUIRE(has(nano_ops, "attention_core"));
+  CHECK_FALSE(has(nano_ops, "rotary_q"));
+  // Llama 4: the chunked layers rotate, every fourth (full attention) does not.
+  const aicb::job_spec scout{aicb::presets::llama4_scout,
+                             {.world_size = 16, .tensor_parallel = 8, .expert_parallel = 2, .sequence_parallel = true},
+                             {.micro_batch = 1, .global_batch = 1, .seq_length = 8192}};
+  CHECK(has(layer_forward(scout, 0), "rotary_q"));
+  const auto full = layer_forward(scout, 3);
+  REQUIRE(full.at("attention_core").attention_chunk == 0);
+  CHECK_FALSE(has(full, "rotary_q"));
 }

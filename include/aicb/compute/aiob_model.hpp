@@ -130,6 +130,7 @@ class aiob_model final : public compute_model {
       case op_role::mlp_activation:
       case op_role::moe_activation:
       case op_role::residual:
+      case op_role::rotary:
         return op_kind::elementwise;
       case op_role::optimizer:
         return op_kind::optimizer;
@@ -222,6 +223,8 @@ class aiob_model final : public compute_model {
         return {{"moe_permute"}};
       case op_role::attention_index:  // nor DeepSeek sparse attention's indexer
         return {{"attention_index"}};
+      case op_role::rotary:  // nor the rotary position embedding
+        return {{"rotary"}};
     }
     return {};
   }

@@ -167,6 +167,13 @@ class simai_projection {
     AICB_THROW(config_error("group", to_string(op.group), std::move(rule)));
   }
 
+  // Kernels without a record of their own in aicb's files — the residual's bias-dropout-add and the
+  // rotary embedding: their time joins a neighbouring record.
+  [[nodiscard]] static bool folded(const operation& op) noexcept {
+    return op.type == op_type::compute &&
+           (op.compute.role == op_role::residual || op.compute.role == op_role::rotary);
+  }
+
   // One SimAI record under construction, with the graph operation its forward came from.
   struct slot_record {
     record r;
@@ -230,9 +237,9 @@ class simai_projection {
         backward.push_back(op);
         continue;
       }
-      if (op.type == op_type::compute && op.compute.role == op_role::residual && !records.empty()) {
-        // The residual's bias-dropout-add has no record of its own (SimAI's files keep aicb's records):
-        // its time joins the record before it.
+      if (folded(op) && !records.empty()) {
+        // The residual's bias-dropout-add and the rotary embedding have no record of their own
+        // (SimAI's files keep aicb's records): their time joins the record before them.
         records.back().r.forward.compute = records.back().r.forward.compute + compute.duration(op.compute);
         continue;
       }
@@ -288,9 +295,9 @@ class simai_projection {
       walk.push_back(std::move(s));
       at_forward = none;
     };
-    nanoseconds carried{0};  // a residual's backward time, joining the next computation's record
+    nanoseconds carried{0};  // a folded kernel's backward time, joining the next computation's record
     for (const operation& op : backward) {
-      if (op.type == op_type::compute && op.compute.role == op_role::residual) {
+      if (folded(op)) {
         carried = carried + compute.duration(op.compute);
         continue;
       }

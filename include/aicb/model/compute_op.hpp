@@ -73,16 +73,20 @@ enum class op_role : std::uint8_t {
   residual,         ///< the residual connection after attention and after the MLP: bias, dropout, add
   moe_permute,      ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
   attention_index,  ///< DeepSeek sparse attention's lightning indexer: its projections, norm and scores
+  /// Rotary position embedding: the queries and keys rotated (and, for MLA, the rotated key part
+  /// joined to each head's key) — a memory-bound pass of its own between the projections and the
+  /// attention core.
+  rotary,
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 24> value{
+  static constexpr std::array<std::string_view, 25> value{
       "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
       "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
       "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
       "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual",       "moe_permute",   "attention_index"};
+      "mtp_projection", "residual",       "moe_permute",   "attention_index", "rotary"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -115,6 +119,8 @@ struct compute_op {
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
   /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
+  /// A rotary pass (op_role::rotary) instead writes `n` and reads `k` elements per row (0: `n`) in
+  /// either pass — its backward rotates the gradients back and needs no saved input.
   std::uint8_t inputs = 1;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
@@ -249,6 +255,8 @@ struct compute_op {
             return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
+          case op_role::rotary:  // n elements written, k (or n) read per row
+            return b * M * (N + (k ? K : N)) * e;
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;

@@ -180,7 +180,7 @@ class hf_reader {
 // dense MLP of intermediate_size_mlp on the others; attention within chunks of attention_chunk_size on
 // the RoPE layers of no_rope_layers, full attention without RoPE on the others (every 4th by default),
 // the RoPE layers' queries and keys L2-normalised under use_qk_norm. The temperature tuning of the NoPE
-// layers' queries is an element-wise scale, not priced (as rotary embedding is not).
+// layers' queries is an element-wise scale, not priced.
 inline void llama4_text(hf_reader& r, model_spec& m) {
   const std::uint64_t layers = m.num_layers;
   // The per-layer lists below are as long as the model: bound it first (validate says the same).
@@ -382,6 +382,9 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
   }
 
   if (nemotron_h) {
+    // Its attention layers have no position encoding (Megatron-Bridge's conversion sets
+    // position_embedding_type "none"): the Mamba-2 layers carry the order.
+    m.position = position_kind::none;
     // One block per layer from hybrid_override_pattern: Mamba-2 (M), attention (*), MLP (-), experts (E).
     const std::string pattern = r.text("hybrid_override_pattern", "");
     if (pattern.empty())

@@ -29,8 +29,10 @@ AICB_BEGIN_NAMESPACE
 enum class activation_kind : std::uint8_t { gelu, swiglu, squared_relu };
 /// Normalisation layer. `layernorm` has a weight and a bias, `rmsnorm` only a weight.
 enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
-/// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none.
-enum class position_kind : std::uint8_t { learned, rope };
+/// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none
+/// but rotates each attention layer's queries and keys (a pass of its own); `none` has neither (the
+/// attention layers of Nemotron-H's hybrids, whose recurrent layers carry the order).
+enum class position_kind : std::uint8_t { learned, rope, none };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
 /// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
@@ -64,7 +66,7 @@ struct enum_names<norm_kind> {
 };
 template <>
 struct enum_names<position_kind> {
-  static constexpr std::array<std::string_view, 2> value{"learned", "rope"};
+  static constexpr std::array<std::string_view, 3> value{"learned", "rope", "none"};
 };
 template <>
 struct enum_names<recompute_kind> {

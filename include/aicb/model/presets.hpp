@@ -199,6 +199,7 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
 // attention — over a 2688-wide residual.
 [[nodiscard]] constexpr model_spec nemotron3_nano(spec_name name) {
   model_spec m = llama(name, 52, 2688, 32, 2, 1856, 131072);
+  m.position = position_kind::none;  // attention without positions: the Mamba-2 layers carry the order
   m.head_dim = 128;
   m.activation = activation_kind::squared_relu;
   m.layer_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
@@ -225,6 +226,7 @@ inline constexpr model_spec nemotron3_nano_30b_a3b = nemotron3_nano("nemotron3-n
 // multi-token-prediction module (attention, then experts).
 [[nodiscard]] constexpr model_spec nemotron3_super(spec_name name) {
   model_spec m = llama(name, 88, 4096, 32, 2, 2688, 131072);
+  m.position = position_kind::none;  // attention without positions: the Mamba-2 layers carry the order
   m.head_dim = 128;
   m.activation = activation_kind::squared_relu;
   m.layer_pattern =

@@ -58,7 +58,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, max_position_embeddings, 0, "rows of a learned position table; 0 = the sequence length"))   \
   ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu | squared_relu"))                               \
   ((norm_kind, norm, norm_kind::layernorm, "normalisation: layernorm | rmsnorm"))                              \
-  ((position_kind, position, position_kind::learned, "position encoding: learned | rope"))                     \
+  ((position_kind, position, position_kind::learned, "position encoding: learned | rope | none"))                     \
   ((bool, linear_bias, false, "biases on every linear layer (GPT-style)"))                                     \
   ((bool, qkv_bias, false, "biases on the Q, K and V projections only (Qwen2)"))                               \
   ((bool, qk_norm, false, "RMSNorm on each query and key head (Qwen3)"))                                       \

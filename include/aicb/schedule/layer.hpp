@@ -349,6 +349,53 @@ struct layer_writer {
     return o;
   }
 
+  // Rotary position embedding, between the projections and the attention core. Every layer of a
+  // RoPE model rotates, except Llama 4's full-attention layers (no positions: NoPE). Training runs
+  // Megatron-Core's fused kernels (apply_rope_fusion): the queries and the keys each read and
+  // written whole as a new tensor; MLA's query rotated in place on its rotary part, and its key and
+  // value built in one pass from the up-projection's output and the rotated key part (read: every
+  // head's no-position key and value, and the one shared rotary key; written: every head's whole
+  // key and value). Serving engines rotate queries and keys in place in one kernel (a partial
+  // rotary factor is priced over the whole head); MLA's prefill then joins each head's key from its
+  // no-position part and the shared rotary part (one copy), and absorbed decode rotates only the
+  // rotary query parts and the one rotary key.
+  constexpr bool rotates(bool local_layer) const {
+    return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
+  }
+  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written, std::uint64_t read = 0) {
+    op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+  }
+  constexpr void rotary_forward(bool local_layer) {
+    if (!rotates(local_layer)) return;
+    const model_spec& m = c.model;
+    if (!m.is_mla()) {
+      if (!c.training) return rotary("rotary", pk::forward, (heads() + kv_heads()) * m.head_dim);
+      rotary("rotary_q", pk::forward, heads() * m.head_dim);
+      return rotary("rotary_k", pk::forward, kv_heads() * m.head_dim);
+    }
+    const std::uint64_t rope = m.qk_rope_head_dim, nope = m.qk_nope_head_dim, v = v_dim();
+    if (!c.training) {
+      rotary("rotary", pk::forward, (heads() + 1) * rope);
+      if (!c.decode) rotary("mla_key_join", pk::forward, heads() * (nope + rope), heads() * nope + rope);
+      return;
+    }
+    rotary("rotary_q", pk::forward, heads() * rope);
+    rotary("rotary_kv", pk::forward, heads() * (nope + rope + v), heads() * (nope + v) + rope);
+  }
+  // Training's backward: the gradients rotated back (MLA: the key's and value's gradients split back
+  // into the up-projection's output gradient and the rotary key's, summed over the heads).
+  constexpr void rotary_backward(bool local_layer) {
+    if (!rotates(local_layer)) return;
+    const model_spec& m = c.model;
+    if (!m.is_mla()) {
+      rotary("rotary_k", pk::input_grad, kv_heads() * m.head_dim);
+      return rotary("rotary_q", pk::input_grad, heads() * m.head_dim);
+    }
+    const std::uint64_t rope = m.qk_rope_head_dim, nope = m.qk_nope_head_dim, v = v_dim();
+    rotary("rotary_kv", pk::input_grad, heads() * (nope + v) + rope, heads() * (nope + rope + v));
+    rotary("rotary_q", pk::input_grad, heads() * rope);
+  }
+
   constexpr void softmax_attention_forward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
@@ -367,6 +414,7 @@ struct layer_writer {
         if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
+    rotary_forward(local_layer);
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
     out.compute("attention_core", core_attention(local_layer));
@@ -492,6 +540,7 @@ struct layer_writer {
     compute_op core_backward = core;
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
+    rotary_backward(local_layer);
     if (m.has_sparse_attention()) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
