@@ -737,8 +737,10 @@ AICB_BEGIN_NAMESPACE
 enum class activation_kind : std::uint8_t { gelu, swiglu, squared_relu };
 /// Normalisation layer. `layernorm` has a weight and a bias, `rmsnorm` only a weight.
 enum class norm_kind : std::uint8_t { layernorm, rmsnorm };
-/// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none.
-enum class position_kind : std::uint8_t { learned, rope };
+/// Position encoding. `learned` adds a (positions × hidden) table to the parameters; `rope` adds none
+/// but rotates each attention layer's queries and keys (a pass of its own); `none` has neither (the
+/// attention layers of Nemotron-H's hybrids, whose recurrent layers carry the order).
+enum class position_kind : std::uint8_t { learned, rope, none };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
 /// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
@@ -772,7 +774,7 @@ struct enum_names<norm_kind> {
 };
 template <>
 struct enum_names<position_kind> {
-  static constexpr std::array<std::string_view, 2> value{"learned", "rope"};
+  static constexpr std::array<std::string_view, 3> value{"learned", "rope", "none"};
 };
 template <>
 struct enum_names<recompute_kind> {
@@ -951,7 +953,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, max_position_embeddings, 0, "rows of a learned position table; 0 = the sequence length"))   \
   ((activation_kind, activation, activation_kind::gelu, "MLP activation: gelu | swiglu | squared_relu"))                               \
   ((norm_kind, norm, norm_kind::layernorm, "normalisation: layernorm | rmsnorm"))                              \
-  ((position_kind, position, position_kind::learned, "position encoding: learned | rope"))                     \
+  ((position_kind, position, position_kind::learned, "position encoding: learned | rope | none"))                     \
   ((bool, linear_bias, false, "biases on every linear layer (GPT-style)"))                                     \
   ((bool, qkv_bias, false, "biases on the Q, K and V projections only (Qwen2)"))                               \
   ((bool, qk_norm, false, "RMSNorm on each query and key head (Qwen3)"))                                       \
@@ -2081,16 +2083,20 @@ enum class op_role : std::uint8_t {
   residual,         ///< the residual connection after attention and after the MLP: bias, dropout, add
   moe_permute,      ///< MoE token bookkeeping: the per-expert histogram, permute, chunk sort, unpermute
   attention_index,  ///< DeepSeek sparse attention's lightning indexer: its projections, norm and scores
+  /// Rotary position embedding: the queries and keys rotated (and, for MLA, the rotated key part
+  /// joined to each head's key) — a memory-bound pass of its own between the projections and the
+  /// attention core.
+  rotary,
 };
 
 template <>
 struct enum_names<op_role> {
-  static constexpr std::array<std::string_view, 24> value{
+  static constexpr std::array<std::string_view, 25> value{
       "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
       "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
       "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
       "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
-      "mtp_projection", "residual",       "moe_permute",   "attention_index"};
+      "mtp_projection", "residual",       "moe_permute",   "attention_index", "rotary"};
 };
 template <>
 struct enum_names<pass_kind> {
@@ -2123,6 +2129,8 @@ struct compute_op {
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
   /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
+  /// A rotary pass (op_role::rotary) instead writes `n` and reads `k` elements per row (0: `n`) in
+  /// either pass — its backward rotates the gradients back and needs no saved input.
   std::uint8_t inputs = 1;
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
@@ -2257,6 +2265,8 @@ struct compute_op {
             return b * M * N * (forward ? 3 * e + 1 : 2 * e + 1);
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
+          case op_role::rotary:  // n elements written, k (or n) read per row
+            return b * M * (N + (k ? K : N)) * e;
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;
@@ -3121,6 +3131,53 @@ struct layer_writer {
     return o;
   }
 
+  // Rotary position embedding, between the projections and the attention core. Every layer of a
+  // RoPE model rotates, except Llama 4's full-attention layers (no positions: NoPE). Training runs
+  // Megatron-Core's fused kernels (apply_rope_fusion): the queries and the keys each read and
+  // written whole as a new tensor; MLA's query rotated in place on its rotary part, and its key and
+  // value built in one pass from the up-projection's output and the rotated key part (read: every
+  // head's no-position key and value, and the one shared rotary key; written: every head's whole
+  // key and value). Serving engines rotate queries and keys in place in one kernel (a partial
+  // rotary factor is priced over the whole head); MLA's prefill then joins each head's key from its
+  // no-position part and the shared rotary part (one copy), and absorbed decode rotates only the
+  // rotary query parts and the one rotary key.
+  constexpr bool rotates(bool local_layer) const {
+    return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
+  }
+  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written, std::uint64_t read = 0) {
+    op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+  }
+  constexpr void rotary_forward(bool local_layer) {
+    if (!rotates(local_layer)) return;
+    const model_spec& m = c.model;
+    if (!m.is_mla()) {
+      if (!c.training) return rotary("rotary", pk::forward, (heads() + kv_heads()) * m.head_dim);
+      rotary("rotary_q", pk::forward, heads() * m.head_dim);
+      return rotary("rotary_k", pk::forward, kv_heads() * m.head_dim);
+    }
+    const std::uint64_t rope = m.qk_rope_head_dim, nope = m.qk_nope_head_dim, v = v_dim();
+    if (!c.training) {
+      rotary("rotary", pk::forward, (heads() + 1) * rope);
+      if (!c.decode) rotary("mla_key_join", pk::forward, heads() * (nope + rope), heads() * nope + rope);
+      return;
+    }
+    rotary("rotary_q", pk::forward, heads() * rope);
+    rotary("rotary_kv", pk::forward, heads() * (nope + rope + v), heads() * (nope + v) + rope);
+  }
+  // Training's backward: the gradients rotated back (MLA: the key's and value's gradients split back
+  // into the up-projection's output gradient and the rotary key's, summed over the heads).
+  constexpr void rotary_backward(bool local_layer) {
+    if (!rotates(local_layer)) return;
+    const model_spec& m = c.model;
+    if (!m.is_mla()) {
+      rotary("rotary_k", pk::input_grad, kv_heads() * m.head_dim);
+      return rotary("rotary_q", pk::input_grad, heads() * m.head_dim);
+    }
+    const std::uint64_t rope = m.qk_rope_head_dim, nope = m.qk_nope_head_dim, v = v_dim();
+    rotary("rotary_kv", pk::input_grad, heads() * (nope + v) + rope, heads() * (nope + rope + v));
+    rotary("rotary_q", pk::input_grad, heads() * rope);
+  }
+
   constexpr void softmax_attention_forward(bool local_layer = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
@@ -3139,6 +3196,7 @@ struct layer_writer {
         if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
+    rotary_forward(local_layer);
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
     out.compute("attention_core", core_attention(local_layer));
@@ -3264,6 +3322,7 @@ struct layer_writer {
     compute_op core_backward = core;
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
+    rotary_backward(local_layer);
     if (m.has_sparse_attention()) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
@@ -7835,6 +7894,7 @@ inline constexpr model_spec llama4_maverick = llama4("llama4-maverick-17b-128e",
 // attention — over a 2688-wide residual.
 [[nodiscard]] constexpr model_spec nemotron3_nano(spec_name name) {
   model_spec m = llama(name, 52, 2688, 32, 2, 1856, 131072);
+  m.position = position_kind::none;  // attention without positions: the Mamba-2 layers carry the order
   m.head_dim = 128;
   m.activation = activation_kind::squared_relu;
   m.layer_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
@@ -7861,6 +7921,7 @@ inline constexpr model_spec nemotron3_nano_30b_a3b = nemotron3_nano("nemotron3-n
 // multi-token-prediction module (attention, then experts).
 [[nodiscard]] constexpr model_spec nemotron3_super(spec_name name) {
   model_spec m = llama(name, 88, 4096, 32, 2, 2688, 131072);
+  m.position = position_kind::none;  // attention without positions: the Mamba-2 layers carry the order
   m.head_dim = 128;
   m.activation = activation_kind::squared_relu;
   m.layer_pattern =
@@ -10827,6 +10888,7 @@ class aiob_model final : public compute_model {
       case op_role::mlp_activation:
       case op_role::moe_activation:
       case op_role::residual:
+      case op_role::rotary:
         return op_kind::elementwise;
       case op_role::optimizer:
         return op_kind::optimizer;
@@ -10919,6 +10981,8 @@ class aiob_model final : public compute_model {
         return {{"moe_permute"}};
       case op_role::attention_index:  // nor DeepSeek sparse attention's indexer
         return {{"attention_index"}};
+      case op_role::rotary:  // nor the rotary position embedding
+        return {{"rotary"}};
     }
     return {};
   }
@@ -18427,6 +18491,13 @@ class simai_projection {
     AICB_THROW(config_error("group", to_string(op.group), std::move(rule)));
   }
 
+  // Kernels without a record of their own in aicb's files — the residual's bias-dropout-add and the
+  // rotary embedding: their time joins a neighbouring record.
+  [[nodiscard]] static bool folded(const operation& op) noexcept {
+    return op.type == op_type::compute &&
+           (op.compute.role == op_role::residual || op.compute.role == op_role::rotary);
+  }
+
   // One SimAI record under construction, with the graph operation its forward came from.
   struct slot_record {
     record r;
@@ -18490,9 +18561,9 @@ class simai_projection {
         backward.push_back(op);
         continue;
       }
-      if (op.type == op_type::compute && op.compute.role == op_role::residual && !records.empty()) {
-        // The residual's bias-dropout-add has no record of its own (SimAI's files keep aicb's records):
-        // its time joins the record before it.
+      if (folded(op) && !records.empty()) {
+        // The residual's bias-dropout-add and the rotary embedding have no record of their own
+        // (SimAI's files keep aicb's records): their time joins the record before them.
         records.back().r.forward.compute = records.back().r.forward.compute + compute.duration(op.compute);
         continue;
       }
@@ -18548,9 +18619,9 @@ class simai_projection {
       walk.push_back(std::move(s));
       at_forward = none;
     };
-    nanoseconds carried{0};  // a residual's backward time, joining the next computation's record
+    nanoseconds carried{0};  // a folded kernel's backward time, joining the next computation's record
     for (const operation& op : backward) {
-      if (op.type == op_type::compute && op.compute.role == op_role::residual) {
+      if (folded(op)) {
         carried = carried + compute.duration(op.compute);
         continue;
       }
@@ -21163,7 +21234,7 @@ class hf_reader {
 // dense MLP of intermediate_size_mlp on the others; attention within chunks of attention_chunk_size on
 // the RoPE layers of no_rope_layers, full attention without RoPE on the others (every 4th by default),
 // the RoPE layers' queries and keys L2-normalised under use_qk_norm. The temperature tuning of the NoPE
-// layers' queries is an element-wise scale, not priced (as rotary embedding is not).
+// layers' queries is an element-wise scale, not priced.
 inline void llama4_text(hf_reader& r, model_spec& m) {
   const std::uint64_t layers = m.num_layers;
   // The per-layer lists below are as long as the model: bound it first (validate says the same).
@@ -21365,6 +21436,9 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
   }
 
   if (nemotron_h) {
+    // Its attention layers have no position encoding (Megatron-Bridge's conversion sets
+    // position_embedding_type "none"): the Mamba-2 layers carry the order.
+    m.position = position_kind::none;
     // One block per layer from hybrid_override_pattern: Mamba-2 (M), attention (*), MLP (-), experts (E).
     const std::string pattern = r.text("hybrid_override_pattern", "");
     if (pattern.empty())
