@@ -2092,10 +2092,10 @@ enum class op_role : std::uint8_t {
 template <>
 struct enum_names<op_role> {
   static constexpr std::array<std::string_view, 25> value{
-      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
-      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
-      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
-      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
+      "embedding",      "input_norm",     "attention_qkv", "attention_core",  "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",       "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",      "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",          "optimizer",
       "mtp_projection", "residual",       "moe_permute",   "attention_index", "rotary"};
 };
 template <>
@@ -3144,7 +3144,8 @@ struct layer_writer {
   constexpr bool rotates(bool local_layer) const {
     return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
   }
-  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written, std::uint64_t read = 0) {
+  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written,
+                        std::uint64_t read = 0) {
     op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
   }
   constexpr void rotary_forward(bool local_layer) {
@@ -13393,7 +13394,10 @@ AICB_END_NAMESPACE
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
+#include <queue>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -13741,141 +13745,236 @@ struct no_step_observer {
   void operator()(const serving_step_record&) const noexcept {}
 };
 
-/// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
-/// are the engine's to choose: ignored). See the file comment. `on_step(const serving_step_record&)`
-/// sees every step as it is taken (aicb::write_serving_timeline draws a window of them).
-template <class OnStep = no_step_observer>
-[[nodiscard]] serving_stream_report simulate_serving(const model_spec& model, const serving_spec& layout,
-                                                     const std::vector<serving_request>& requests,
-                                                     const compute_model& compute,
-                                                     const cluster_spec& cluster,
-                                                     const serving_engine& engine = {},
-                                                     OnStep&& on_step = {}) {
-  constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
-  const auto refuse = [](const char* field, const std::string& value, const char* rule) {
-    AICB_THROW(config_error(field, value, rule));
-  };
-  if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
-  if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
-  if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
-  if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
-    refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
-  if (requests.empty()) refuse("requests", "0", "expected at least one request");
-  if (requests.size() > max_serving_requests)
-    refuse("requests", std::to_string(requests.size()), "expected at most 10,000,000 requests");
-  for (const serving_request& r : requests)
-    if (!(r.arrival_s >= 0 && r.arrival_s <= max_arrival_s) || r.prompt == 0 || r.output == 0)
-      refuse("request", std::to_string(r.id),
-             "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
-
-  if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
-    refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
-           "expected a probability in [0, 1]");
-  serving_step_pricer pricer(model, layout, compute, cluster);
-  const gpu_spec& gpu = require_gpu(cluster.gpu);
-  // Speculative decoding: each decoding request verifies 1 + drafts positions a step (their KV
-  // slots held ahead, as vLLM's lookahead slots) and yields `yield` tokens on average — whole tokens
-  // a step, the fraction carried to the next (deterministic).
-  const std::uint64_t drafts = pricer.drafts();
-  const double yield = engine.tokens_per_decode_step(drafts);
-  serving_stream_report out;
-  out.engine = engine;
-  out.weight_bytes = pricer.weight_bytes();
-  out.kv_bytes_per_token = pricer.kv_bytes_per_token();
-  const double free_bytes = gpu.memory_gb * 1e9 * engine.memory_fraction - out.weight_bytes;
-  if (!(free_bytes > 0))
-    AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
-                            "the weights (" + std::to_string(out.weight_bytes / 1e9) +
-                                " GB a GPU) leave no memory for a KV cache: more GPUs, or FP8 weights"));
-  out.state_bytes_per_request = pricer.state_bytes_per_request();
-  const auto blocks_total =
-      out.kv_bytes_per_token > 0
-          ? static_cast<std::uint64_t>(free_bytes /
-                                       (out.kv_bytes_per_token * static_cast<double>(engine.block_tokens)))
-          : 0;
-  out.kv_capacity_tokens = blocks_total * engine.block_tokens;
-  // The cache a request holds, in units: blocks of every layer's KV — or, with local layers (a
-  // sliding window, chunks) or recurrent layers, bytes: the other layers' blocks for every token, the
-  // local layers' blocks for the span's last tokens only (vLLM's hybrid allocator frees those out of
-  // the window), and the recurrent layers' state, one per running request whatever its length (as
-  // vLLM's hybrid allocator and SGLang's state pool hold it).
-  const double local_per_token = pricer.local_kv_bytes_per_token();
-  const std::uint64_t span = model.local_attention_span();
-  const bool local = local_per_token > 0 && span > 0;
-  const bool in_bytes = local || out.state_bytes_per_request > 0;
-  const double block = static_cast<double>(engine.block_tokens);
-  const std::uint64_t full_unit =
-      in_bytes ? static_cast<std::uint64_t>(std::ceil((out.kv_bytes_per_token - local_per_token) * block))
-               : 1;
-  const std::uint64_t local_unit = local ? static_cast<std::uint64_t>(std::ceil(local_per_token * block)) : 0;
-  const auto state_unit = static_cast<std::uint64_t>(std::ceil(out.state_bytes_per_request));
-  const std::uint64_t cache_total = in_bytes ? static_cast<std::uint64_t>(free_bytes) : blocks_total;
-  const auto blocks_for = [&](std::uint64_t tokens) {
-    return (tokens + engine.block_tokens - 1) / engine.block_tokens;
-  };
-  // A running request's cache for `tokens` of context (at least 1: a request in the cache).
-  const auto cache_for = [&](std::uint64_t tokens) {
-    return blocks_for(tokens) * full_unit + (local ? blocks_for(std::min(tokens, span)) * local_unit : 0) +
-           state_unit;
-  };
-
-  // Requests in arrival order (stable: equal arrivals keep their given order).
+/// The indices of `requests` in arrival order (stable: equal arrivals keep their given order).
+[[nodiscard]] inline std::vector<std::size_t> arrival_order(const std::vector<serving_request>& requests) {
   std::vector<std::size_t> order(requests.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return requests[a].arrival_s < requests[b].arrival_s;
   });
-  out.requests.resize(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i)
-    out.requests[i].request = requests[i];
-  // When each request is sent: its arrival, or (with a concurrency bound) not before a slot frees —
-  // the requests past the first `concurrency` wait, in arrival order, for the finishes.
-  std::vector<double> sent(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i)
-    sent[i] = requests[i].arrival_s;
-  std::size_t released = order.size();
-  if (engine.concurrency > 0 && engine.concurrency < order.size()) {
-    released = static_cast<std::size_t>(engine.concurrency);
-    for (std::size_t k = released; k < order.size(); ++k)
-      sent[order[k]] = INFINITY;
+  return order;
+}
+
+namespace detail {
+
+// One engine of a deployment (a whole aggregated deployment, or one prefill or decode instance of a
+// disaggregated one), stepped by its driver: the driver sends it requests (send), asks when its next
+// step begins (next_start) and takes that step (step), which reports each request that finishes.
+// The drivers below run one instance alone (simulate_serving) or several side by side in time
+// order (simulate_disaggregated_serving). `requests` is the whole stream, indexed as the driver
+// sends it; the instance serves those it is sent.
+template <class OnStep>
+class serving_instance {
+ public:
+  static constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
+
+  serving_instance(const model_spec& model, const serving_spec& layout,
+                   const std::vector<serving_request>& requests, const compute_model& compute,
+                   const cluster_spec& cluster, const serving_engine& engine, OnStep& on_step)
+      : requests_(requests),
+        engine_(validated(engine, requests)),
+        pricer_(model, layout, compute, cluster),
+        on_step_(on_step) {
+    const gpu_spec& gpu = require_gpu(cluster.gpu);
+    // Speculative decoding: each decoding request verifies 1 + drafts positions a step (their KV
+    // slots held ahead, as vLLM's lookahead slots) and yields `yield` tokens on average — whole
+    // tokens a step, the fraction carried to the next (deterministic).
+    drafts_ = pricer_.drafts();
+    yield_ = engine.tokens_per_decode_step(drafts_);
+    out_.engine = engine;
+    out_.weight_bytes = pricer_.weight_bytes();
+    out_.kv_bytes_per_token = pricer_.kv_bytes_per_token();
+    free_bytes_ = gpu.memory_gb * 1e9 * engine.memory_fraction - out_.weight_bytes;
+    if (!(free_bytes_ > 0))
+      AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
+                              "the weights (" + std::to_string(out_.weight_bytes / 1e9) +
+                                  " GB a GPU) leave no memory for a KV cache: more GPUs, or FP8 weights"));
+    out_.state_bytes_per_request = pricer_.state_bytes_per_request();
+    const auto blocks_total =
+        out_.kv_bytes_per_token > 0
+            ? static_cast<std::uint64_t>(free_bytes_ /
+                                         (out_.kv_bytes_per_token * static_cast<double>(engine.block_tokens)))
+            : 0;
+    out_.kv_capacity_tokens = blocks_total * engine.block_tokens;
+    // The cache a request holds, in units: blocks of every layer's KV — or, with local layers (a
+    // sliding window, chunks) or recurrent layers, bytes: the other layers' blocks for every token,
+    // the local layers' blocks for the span's last tokens only (vLLM's hybrid allocator frees those
+    // out of the window), and the recurrent layers' state, one per running request whatever its
+    // length (as vLLM's hybrid allocator and SGLang's state pool hold it).
+    const double local_per_token = pricer_.local_kv_bytes_per_token();
+    span_ = model.local_attention_span();
+    local_ = local_per_token > 0 && span_ > 0;
+    const bool in_bytes = local_ || out_.state_bytes_per_request > 0;
+    const double block = static_cast<double>(engine.block_tokens);
+    full_unit_ =
+        in_bytes ? static_cast<std::uint64_t>(std::ceil((out_.kv_bytes_per_token - local_per_token) * block))
+                 : 1;
+    local_unit_ = local_ ? static_cast<std::uint64_t>(std::ceil(local_per_token * block)) : 0;
+    state_unit_ = static_cast<std::uint64_t>(std::ceil(out_.state_bytes_per_request));
+    cache_total_ = in_bytes ? static_cast<std::uint64_t>(free_bytes_) : blocks_total;
+    prefixes_ = engine.prefix_caching && !engine.prompts_arrive_cached &&
+                std::any_of(requests.begin(), requests.end(),
+                            [](const serving_request& r) { return r.prefix_tokens > 0; });
+    if (prefixes_ && in_bytes)
+      AICB_THROW(
+          config_error("prefix_caching", "true",
+                       "prefix caching is simulated for models whose every layer keeps every token's KV "
+                       "(no sliding-window, chunked or recurrent layers): serve without it (aicb serve "
+                       "--no-prefix-caching)"));
+    out_.requests.resize(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      out_.requests[i].request = requests[i];
+    groups_.resize(layout.attention_data_parallel);
+    for (group& g : groups_)
+      g.free_cache = cache_total_;
+    shapes_.resize(groups_.size());
+    scheduled_.resize(groups_.size());
   }
-  const bool prefixes = engine.prefix_caching && !engine.prompts_arrive_cached &&
-                        std::any_of(requests.begin(), requests.end(),
-                                    [](const serving_request& r) { return r.prefix_tokens > 0; });
-  if (prefixes && in_bytes)
-    AICB_THROW(config_error("prefix_caching", "true",
-                            "prefix caching is simulated for models whose every layer keeps every token's KV "
-                            "(no sliding-window, chunked or recurrent layers): serve without it (aicb serve "
-                            "--no-prefix-caching)"));
-  // The tokens of request i's shared prefix an engine can take from the cache: its whole blocks,
-  // leaving at least one prompt token to compute (the step that emits the first token).
-  const auto shareable = [&](std::size_t i) -> std::uint64_t {
-    const serving_request& r = requests[i];
-    if (!prefixes || r.prefix_tokens == 0) return 0;
-    return std::min(r.prefix_tokens, r.prompt - 1) / engine.block_tokens * engine.block_tokens;
-  };
-  for (const serving_request& r : requests) {
-    if (engine.prompts_arrive_cached && r.output < 2)
+
+  // The engine's options and the stream, checked before anything is priced.
+  static const serving_engine& validated(const serving_engine& engine,
+                                         const std::vector<serving_request>& requests) {
+    const auto refuse = [](const char* field, const std::string& value, const char* rule) {
+      AICB_THROW(config_error(field, value, rule));
+    };
+    if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
+    if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
+    if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
+    if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
+      refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
+    if (requests.empty()) refuse("requests", "0", "expected at least one request");
+    if (requests.size() > max_serving_requests)
+      refuse("requests", std::to_string(requests.size()), "expected at most 10,000,000 requests");
+    for (const serving_request& r : requests)
+      if (!(r.arrival_s >= 0 && r.arrival_s <= max_arrival_s) || r.prompt == 0 || r.output == 0)
+        refuse("request", std::to_string(r.id),
+               "expected an arrival in [0, 1e9] s, a prompt and an output of at least 1 token");
+    if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
+      refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
+             "expected a probability in [0, 1]");
+    return engine;
+  }
+
+  // Refuses request i if this engine cannot serve it at all (before anything is simulated).
+  void check(std::size_t i) const {
+    const serving_request& r = requests_[i];
+    if (engine_.prompts_arrive_cached && r.output < 2)
       AICB_THROW(config_error("request", std::to_string(r.id),
                               "a request whose prompt arrives cached needs at least 2 output tokens (its "
                               "first came with the prompt)"));
-    if (!engine.chunked_prefill && r.prompt > engine.token_budget)
+    if (!engine_.chunked_prefill && r.prompt > engine_.token_budget)
       AICB_THROW(config_error("request", std::to_string(r.id),
                               "its prompt of " + std::to_string(r.prompt) +
-                                  " tokens exceeds the token budget (" + std::to_string(engine.token_budget) +
-                                  ") without chunked prefill"));
-    if (cache_for(r.prompt + r.output + drafts) > cache_total)
+                                  " tokens exceeds the token budget (" +
+                                  std::to_string(engine_.token_budget) + ") without chunked prefill"));
+    if (cache_for(r.prompt + r.output + drafts_) > cache_total_)
       AICB_THROW(config_error(
           "request", std::to_string(r.id),
           "its " + std::to_string(r.prompt + r.output) + " tokens need more KV cache than a group holds (" +
-              (out.state_bytes_per_request > 0
-                   ? std::to_string(free_bytes / 1e9) + " GB for the KV cache and recurrent states"
-                   : std::to_string(out.kv_capacity_tokens) + " tokens") +
+              (out_.state_bytes_per_request > 0
+                   ? std::to_string(free_bytes_ / 1e9) + " GB for the KV cache and recurrent states"
+                   : std::to_string(out_.kv_capacity_tokens) + " tokens") +
               ")"));
   }
 
-  // A request in an engine: its prompt (with the tokens generated before a preemption), how much of
+  // Request i reaches the engine at `at` (its arrival from the engine's side: the report's arrival
+  // becomes `at`); the requests sent are dealt to the DP-attention groups round-robin in the order
+  // sent, as SGLang's data-parallel controller deals them.
+  void send(std::size_t i, double at) {
+    group& g = groups_[dealt_++ % groups_.size()];
+    out_.requests[i].request.arrival_s = at;
+    const auto later =
+        std::upper_bound(g.arriving.begin(), g.arriving.end(), at,
+                         [](double t, const std::pair<double, std::size_t>& a) { return t < a.first; });
+    g.arriving.insert(later, {at, i});
+  }
+
+  // When the next step begins: now when a group has a request waiting or running, else at the
+  // earliest request sent and not yet arrived (INFINITY: nothing to do until more is sent).
+  [[nodiscard]] double next_start() const noexcept {
+    double next = INFINITY;
+    for (const group& g : groups_) {
+      if (!g.waiting.empty() || !g.running.empty()) return clock_;
+      if (!g.arriving.empty()) next = std::min(next, g.arriving.front().first);
+    }
+    return std::isfinite(next) ? std::max(clock_, next) : INFINITY;
+  }
+
+  // Takes the step at next_start() (nothing if that is INFINITY); `finished(i, s)` is called for each
+  // request i that finishes with it, at s, in the order of the groups and their running requests.
+  template <class OnFinish>
+  void step(OnFinish&& finished) {
+    const double start = next_start();
+    if (!std::isfinite(start)) return;
+    clock_ = start;
+    bool any = false;
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+      any = schedule(gi) || any;
+    if (!any)  // a request waiting or arrived can always be scheduled (each fits: see check)
+      AICB_THROW(config_error("request", "stream", "no request can be scheduled"));
+    double step_us = -1;
+    const serving_step_shape* busiest = nullptr;
+    if constexpr (observed) record_.group_s.clear();
+    for (const serving_step_shape& s : shapes_) {
+      const double us = pricer_.step_us(s);
+      if constexpr (observed) record_.group_s.push_back(us * 1e-6);
+      if (us > step_us) {
+        step_us = us;
+        busiest = &s;
+      }
+    }
+    // Requests scheduled for the first time begin now.
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+      for (const auto& planned : scheduled_[gi]) {
+        live& r = groups_[gi].running[planned.first];
+        if (!r.started) out_.requests[r.index].admitted_s = clock_;
+        r.started = true;
+      }
+    if constexpr (observed) {
+      record_.start_s = clock_;
+      record_.end_s = clock_ + step_us * 1e-6;
+      record_.groups = shapes_;
+      on_step_(std::as_const(record_));
+    }
+    clock_ += step_us * 1e-6;
+    out_.busy_s += step_us * 1e-6;
+    ++out_.steps;
+    {  // the step's kind
+      const bool prefill = !busiest->chunks.empty();
+      const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
+      const std::uint64_t context =
+          prefill ? 0
+                  : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
+      serving_step_kind& k = kinds_[{prefill, tokens, context}];
+      k.form = prefill ? inference_phase::prefill : inference_phase::decode;
+      k.drafts = prefill ? 0 : drafts_;
+      k.tokens = tokens;
+      k.context = context;
+      ++k.count;
+      k.busy_s += step_us * 1e-6;
+    }
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+      advance(gi, finished);
+  }
+
+  // The report as it stands (the step mix is filled in by report()).
+  [[nodiscard]] const serving_stream_report& report_view() const noexcept { return out_; }
+
+  // The report so far, with the mix of steps most time first and the end at the last step's.
+  [[nodiscard]] serving_stream_report& report() {
+    out_.end_s = clock_;
+    out_.step_kinds.clear();
+    for (const auto& [key, kind] : kinds_)
+      out_.step_kinds.push_back(kind);
+    std::stable_sort(
+        out_.step_kinds.begin(), out_.step_kinds.end(),
+        [](const serving_step_kind& a, const serving_step_kind& b) { return a.busy_s > b.busy_s; });
+    return out_;
+  }
+
+ private:
+  // A request in the engine: its prompt (with the tokens generated before a preemption), how much of
   // it is in the cache, the tokens generated, the cache it holds (units of cache_for).
   struct live {
     std::size_t index = 0;
@@ -13891,16 +13990,32 @@ template <class OnStep = no_step_observer>
     std::uint64_t blocks = 0, readers = 0, last_used = 0;
   };
   struct group {
-    std::deque<live> waiting;   // arrived, not running: preempted ones at the front
-    std::vector<live> running;  // in admission order
-    std::size_t next = 0;       // its next request in `dealt` not yet arrived
-    std::vector<std::size_t> dealt;
+    std::deque<std::pair<double, std::size_t>> arriving;  // sent, not yet arrived: (time, request), by time
+    std::deque<live> waiting;                             // arrived, not running: preempted ones at the front
+    std::vector<live> running;                            // in admission order
     std::uint64_t free_cache = 0;
     std::map<std::uint64_t, cached_prefix> prefixes;  // by prefix_id
   };
+  static constexpr std::uint64_t no_prefix = UINT64_MAX;
+
+  std::uint64_t blocks_for(std::uint64_t tokens) const noexcept {
+    return (tokens + engine_.block_tokens - 1) / engine_.block_tokens;
+  }
+  // A running request's cache for `tokens` of context (at least 1: a request in the cache).
+  std::uint64_t cache_for(std::uint64_t tokens) const noexcept {
+    return blocks_for(tokens) * full_unit_ +
+           (local_ ? blocks_for(std::min(tokens, span_)) * local_unit_ : 0) + state_unit_;
+  }
+  // The tokens of request i's shared prefix an engine can take from the cache: its whole blocks,
+  // leaving at least one prompt token to compute (the step that emits the first token).
+  std::uint64_t shareable(std::size_t i) const noexcept {
+    const serving_request& r = requests_[i];
+    if (!prefixes_ || r.prefix_tokens == 0) return 0;
+    return std::min(r.prefix_tokens, r.prompt - 1) / engine_.block_tokens * engine_.block_tokens;
+  }
   // Frees cached prefixes no running request reads, least recently used first (never `keep`), until
   // `need` units are free; false if that is not enough.
-  const auto reclaim = [&](group& g, std::uint64_t need, std::uint64_t keep) {
+  bool reclaim(group& g, std::uint64_t need, std::uint64_t keep) {
     while (g.free_cache < need) {
       auto oldest = g.prefixes.end();
       for (auto it = g.prefixes.begin(); it != g.prefixes.end(); ++it)
@@ -13910,244 +14025,234 @@ template <class OnStep = no_step_observer>
       if (oldest == g.prefixes.end()) return false;
       g.free_cache += oldest->second.blocks;
       g.prefixes.erase(oldest);
-      ++out.prefix_evictions;
+      ++out_.prefix_evictions;
     }
     return true;
-  };
+  }
   // A request leaves the running set (finished or preempted): its own cache back, its prefix read no more.
-  const auto release = [&](group& g, const live& r) {
+  void release(group& g, const live& r) {
     g.free_cache += r.cache;
-    if (r.shared > 0) --g.prefixes[requests[r.index].prefix_id].readers;
-  };
-  constexpr std::uint64_t no_prefix = UINT64_MAX;
-  const std::uint64_t groups_count = layout.attention_data_parallel;
-  std::vector<group> groups(groups_count);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    groups[i % groups_count].dealt.push_back(order[i]);
-  for (group& g : groups)
-    g.free_cache = cache_total;
+    if (r.shared > 0) --g.prefixes[requests_[r.index].prefix_id].readers;
+  }
+  // Preempts the latest admitted running request (recomputation); false if none is left to preempt
+  // but `keep`.
+  bool preempt_last(group& g, std::size_t keep) {
+    if (g.running.size() <= keep + 1) return false;
+    live victim = g.running.back();
+    g.running.pop_back();
+    release(g, victim);
+    ++out_.requests[victim.index].preemptions;
+    ++out_.preemptions;
+    victim.prompt = requests_[victim.index].prompt + victim.generated;
+    victim.prefilled = victim.cache = victim.shared = 0;
+    victim.credit = 0;
+    victim.cached = false;
+    g.waiting.push_front(victim);
+    return true;
+  }
 
-  double clock = 0;
-  std::size_t finished = 0;
-  serving_step_record record;  // built only when observed
-  std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds;
-  std::vector<serving_step_shape> shapes(groups_count);
-  // What each group scheduled: index into running, tokens.
-  std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled(groups_count);
-  while (finished < requests.size()) {
-    bool any = false;
-    double next_arrival = INFINITY;
-    for (std::size_t gi = 0; gi < groups_count; ++gi) {
-      group& g = groups[gi];
-      while (g.next < g.dealt.size() && sent[g.dealt[g.next]] <= clock) {
-        const std::size_t i = g.dealt[g.next++];
-        g.waiting.push_back({i, requests[i].prompt, 0, 0, 0, engine.prompts_arrive_cached});
+  // Group gi's share of the step at clock_: its arrivals join the queue, then the running requests
+  // in admission order and the waiting ones first come first served take the token budget. True if
+  // it scheduled anything.
+  bool schedule(std::size_t gi) {
+    group& g = groups_[gi];
+    while (!g.arriving.empty() && g.arriving.front().first <= clock_) {
+      const std::size_t i = g.arriving.front().second;
+      g.arriving.pop_front();
+      g.waiting.push_back({i, requests_[i].prompt, 0, 0, 0, engine_.prompts_arrive_cached});
+    }
+    serving_step_shape& shape = shapes_[gi];
+    shape = {};
+    shape.drafts = drafts_;
+    auto& plan = scheduled_[gi];
+    plan.clear();
+    std::uint64_t budget = engine_.token_budget;
+    // 1. The running requests, in admission order.
+    for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
+      live& r = g.running[ri];
+      const bool decoding = r.prefilled == r.prompt;
+      const std::uint64_t tokens = decoding ? 1 + drafts_ : std::min(r.prompt - r.prefilled, budget);
+      if (decoding && tokens > budget) break;
+      if (!decoding && !engine_.chunked_prefill && tokens < r.prompt - r.prefilled) break;
+      // A decoding request appends the KV of its last generated token (and of its drafts): its
+      // prompt and every generated token are then in the cache, and it attends over all of them.
+      const std::uint64_t after = decoding ? r.prompt + r.generated + drafts_ : r.prefilled + tokens;
+      const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
+      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
+      while (!fits && preempt_last(g, ri))
+        fits = need <= g.free_cache;
+      if (!fits) break;
+      g.free_cache -= need;
+      r.cache += need;
+      budget -= tokens;
+      plan.emplace_back(ri, tokens);
+      if (decoding) {
+        ++shape.decoding;
+        shape.decode_context += static_cast<double>(after);
+      } else {
+        shape.chunks.push_back({tokens, r.prefilled});
       }
-      if (g.next < g.dealt.size()) next_arrival = std::min(next_arrival, sent[g.dealt[g.next]]);
-      serving_step_shape& shape = shapes[gi];
-      shape = {};
-      shape.drafts = drafts;
-      auto& plan = scheduled[gi];
-      plan.clear();
-      std::uint64_t budget = engine.token_budget;
-      // Preempts the latest admitted running request (recomputation); false if none is left to
-      // preempt but `keep`.
-      const auto preempt_last = [&](std::size_t keep) {
-        if (g.running.size() <= keep + 1) return false;
-        live victim = g.running.back();
-        g.running.pop_back();
-        release(g, victim);
-        ++out.requests[victim.index].preemptions;
-        ++out.preemptions;
-        victim.prompt = requests[victim.index].prompt + victim.generated;
-        victim.prefilled = victim.cache = victim.shared = 0;
-        victim.credit = 0;
-        victim.cached = false;
-        g.waiting.push_front(victim);
-        return true;
-      };
-      // 1. The running requests, in admission order.
-      for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
-        live& r = g.running[ri];
-        const bool decoding = r.prefilled == r.prompt;
-        const std::uint64_t tokens = decoding ? 1 + drafts : std::min(r.prompt - r.prefilled, budget);
-        if (decoding && tokens > budget) break;
-        if (!decoding && !engine.chunked_prefill && tokens < r.prompt - r.prefilled) break;
-        // A decoding request appends the KV of its last generated token (and of its drafts): its
-        // prompt and every generated token are then in the cache, and it attends over all of them.
-        const std::uint64_t after = decoding ? r.prompt + r.generated + drafts : r.prefilled + tokens;
-        const std::uint64_t need = cache_for(after) - r.shared / engine.block_tokens - r.cache;
-        bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
-        while (!fits && preempt_last(ri))
-          fits = need <= g.free_cache;
-        if (!fits) break;
-        g.free_cache -= need;
-        r.cache += need;
-        budget -= tokens;
-        plan.emplace_back(ri, tokens);
-        if (decoding) {
-          ++shape.decoding;
-          shape.decode_context += static_cast<double>(after);
-        } else {
-          shape.chunks.push_back({tokens, r.prefilled});
-        }
-      }
-      // 2. Waiting requests, first come first served.
-      while (budget > 0 && !g.waiting.empty() && g.running.size() < engine.max_running) {
-        live& w = g.waiting.front();
-        if (w.cached) {  // its prompt and first token are in: it decodes its second token now
-          const std::uint64_t need = cache_for(w.prompt + 1 + drafts);
-          if (need > g.free_cache || 1 + drafts > budget) break;
-          g.free_cache -= need;
-          w.cache = need;
-          w.prefilled = w.prompt;
-          w.generated = 1;
-          budget -= 1 + drafts;
-          g.running.push_back(w);
-          g.waiting.pop_front();
-          plan.emplace_back(g.running.size() - 1, 1 + drafts);
-          ++shape.decoding;
-          shape.decode_context += static_cast<double>(g.running.back().prompt + 1 + drafts);
-          continue;
-        }
-        // A cached prefix of its own: its blocks are read, the rest of the prompt computed.
-        const std::uint64_t prefix_id = requests[w.index].prefix_id;
-        const auto hit = g.prefixes.find(prefix_id);
-        const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
-        const std::uint64_t tokens = std::min(w.prompt - cached, budget);
-        if (!engine.chunked_prefill && tokens < w.prompt - cached) break;
-        const std::uint64_t need = cache_for(cached + tokens) - cached / engine.block_tokens;
-        if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
+    }
+    // 2. Waiting requests, first come first served.
+    while (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+      live& w = g.waiting.front();
+      if (w.cached) {  // its prompt and first token are in: it decodes its second token now
+        const std::uint64_t need = cache_for(w.prompt + 1 + drafts_);
+        if (need > g.free_cache || 1 + drafts_ > budget) break;
         g.free_cache -= need;
         w.cache = need;
-        w.prefilled = cached;
-        w.shared = cached;
-        if (cached > 0) {
-          ++hit->second.readers;
-          hit->second.last_used = out.steps;
-          out.requests[w.index].cached_tokens += cached;
-          out.prefix_cached_tokens += cached;
-        }
-        budget -= tokens;
+        w.prefilled = w.prompt;
+        w.generated = 1;
+        budget -= 1 + drafts_;
         g.running.push_back(w);
         g.waiting.pop_front();
-        plan.emplace_back(g.running.size() - 1, tokens);
-        shape.chunks.push_back({tokens, cached});
+        plan.emplace_back(g.running.size() - 1, 1 + drafts_);
+        ++shape.decoding;
+        shape.decode_context += static_cast<double>(g.running.back().prompt + 1 + drafts_);
+        continue;
       }
-      if (!plan.empty()) any = true;
-      out.peak_kv_share = std::max(out.peak_kv_share,
-                                   1 - static_cast<double>(g.free_cache) / static_cast<double>(cache_total));
-    }
-    if (!any) {
-      if (!std::isfinite(next_arrival))  // every request fits (checked above): cannot happen
-        AICB_THROW(config_error("request", "stream", "no request can be scheduled"));
-      clock = std::max(clock, next_arrival);
-      continue;
-    }
-    double step_us = -1;
-    const serving_step_shape* busiest = nullptr;
-    if constexpr (observed) record.group_s.clear();
-    for (const serving_step_shape& s : shapes) {
-      const double us = pricer.step_us(s);
-      if constexpr (observed) record.group_s.push_back(us * 1e-6);
-      if (us > step_us) {
-        step_us = us;
-        busiest = &s;
+      // A cached prefix of its own: its blocks are read, the rest of the prompt computed.
+      const std::uint64_t prefix_id = requests_[w.index].prefix_id;
+      const auto hit = g.prefixes.find(prefix_id);
+      const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
+      const std::uint64_t tokens = std::min(w.prompt - cached, budget);
+      if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
+      const std::uint64_t need = cache_for(cached + tokens) - cached / engine_.block_tokens;
+      if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
+      g.free_cache -= need;
+      w.cache = need;
+      w.prefilled = cached;
+      w.shared = cached;
+      if (cached > 0) {
+        ++hit->second.readers;
+        hit->second.last_used = out_.steps;
+        out_.requests[w.index].cached_tokens += cached;
+        out_.prefix_cached_tokens += cached;
       }
+      budget -= tokens;
+      g.running.push_back(w);
+      g.waiting.pop_front();
+      plan.emplace_back(g.running.size() - 1, tokens);
+      shape.chunks.push_back({tokens, cached});
     }
-    // Requests scheduled for the first time begin now.
-    for (std::size_t gi = 0; gi < groups_count; ++gi)
-      for (const auto& planned : scheduled[gi]) {
-        live& r = groups[gi].running[planned.first];
-        if (!r.started) out.requests[r.index].admitted_s = clock;
-        r.started = true;
-      }
-    if constexpr (observed) {
-      record.start_s = clock;
-      record.end_s = clock + step_us * 1e-6;
-      record.groups = shapes;
-      on_step(std::as_const(record));
-    }
-    clock += step_us * 1e-6;
-    out.busy_s += step_us * 1e-6;
-    ++out.steps;
-    {  // the step's kind
-      const bool prefill = !busiest->chunks.empty();
-      const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
-      const std::uint64_t context =
-          prefill ? 0
-                  : serving_grid_point(busiest->decode_context / static_cast<double>(busiest->decoding), 4);
-      serving_step_kind& k = kinds[{prefill, tokens, context}];
-      k.form = prefill ? inference_phase::prefill : inference_phase::decode;
-      k.drafts = prefill ? 0 : drafts;
-      k.tokens = tokens;
-      k.context = context;
-      ++k.count;
-      k.busy_s += step_us * 1e-6;
-    }
-    // The tokens of the step: prefill progress, a token for each decoding request and each completed
-    // prompt; finished requests leave.
-    for (std::size_t gi = 0; gi < groups_count; ++gi) {
-      group& g = groups[gi];
-      for (const auto& [ri, tokens] : scheduled[gi]) {
-        live& r = g.running[ri];
-        bool decoded = true;
-        if (r.prefilled < r.prompt) {
-          decoded = false;
-          r.prefilled += tokens;
-          // Its prefix's blocks computed: cached for later requests (or, if another request cached
-          // them meanwhile, read from there and its own copy given back).
-          const std::uint64_t share = shareable(r.index);
-          if (share > 0 && r.shared == 0 && r.prefilled >= share) {
-            cached_prefix& p = g.prefixes[requests[r.index].prefix_id];
-            const std::uint64_t blocks = share / engine.block_tokens;
-            if (p.blocks == 0) {
-              p.blocks = blocks;
-            } else {
-              g.free_cache += blocks;
-            }
-            r.cache -= blocks;
-            r.shared = share;
-            ++p.readers;
-            p.last_used = out.steps;
-          }
-          if (r.prefilled < r.prompt) continue;  // more chunks to come
-        }
-        served_request& s = out.requests[r.index];
-        std::uint64_t yielded = 1;  // a completed prompt's first token, or a decode step's
-        if (decoded && drafts > 0) {
-          r.credit += yield;
-          yielded = static_cast<std::uint64_t>(r.credit);
-          r.credit -= static_cast<double>(yielded);
-        }
-        if (r.generated == 0) s.first_token_s = clock;
-        r.generated = std::min(r.generated + yielded, requests[r.index].output);
-        if (r.generated >= requests[r.index].output) {
-          s.finish_s = clock;
-          release(g, r);
-          r.index = SIZE_MAX;  // leaves below
-        }
-      }
-      const auto gone = std::remove_if(g.running.begin(), g.running.end(), [&](const live& r) {
-        if (r.index != SIZE_MAX) return false;
-        ++finished;
-        if (released < order.size()) {  // a slot frees: the next request is sent
-          const std::size_t next = order[released++];
-          sent[next] = std::max(requests[next].arrival_s, clock);
-          out.requests[next].request.arrival_s = sent[next];
-        }
-        return true;
-      });
-      g.running.erase(gone, g.running.end());
-    }
+    out_.peak_kv_share = std::max(out_.peak_kv_share,
+                                  1 - static_cast<double>(g.free_cache) / static_cast<double>(cache_total_));
+    return !plan.empty();
   }
-  out.end_s = clock;
-  for (const auto& [key, kind] : kinds)
-    out.step_kinds.push_back(kind);
-  std::stable_sort(
-      out.step_kinds.begin(), out.step_kinds.end(),
-      [](const serving_step_kind& a, const serving_step_kind& b) { return a.busy_s > b.busy_s; });
-  return out;
+
+  // The tokens of the step in group gi: prefill progress, a token for each decoding request and each
+  // completed prompt; finished requests leave.
+  template <class OnFinish>
+  void advance(std::size_t gi, OnFinish& finished) {
+    group& g = groups_[gi];
+    for (const auto& [ri, tokens] : scheduled_[gi]) {
+      live& r = g.running[ri];
+      bool decoded = true;
+      if (r.prefilled < r.prompt) {
+        decoded = false;
+        r.prefilled += tokens;
+        // Its prefix's blocks computed: cached for later requests (or, if another request cached
+        // them meanwhile, read from there and its own copy given back).
+        const std::uint64_t share = shareable(r.index);
+        if (share > 0 && r.shared == 0 && r.prefilled >= share) {
+          cached_prefix& p = g.prefixes[requests_[r.index].prefix_id];
+          const std::uint64_t blocks = share / engine_.block_tokens;
+          if (p.blocks == 0) {
+            p.blocks = blocks;
+          } else {
+            g.free_cache += blocks;
+          }
+          r.cache -= blocks;
+          r.shared = share;
+          ++p.readers;
+          p.last_used = out_.steps;
+        }
+        if (r.prefilled < r.prompt) continue;  // more chunks to come
+      }
+      served_request& s = out_.requests[r.index];
+      std::uint64_t yielded = 1;  // a completed prompt's first token, or a decode step's
+      if (decoded && drafts_ > 0) {
+        r.credit += yield_;
+        yielded = static_cast<std::uint64_t>(r.credit);
+        r.credit -= static_cast<double>(yielded);
+      }
+      if (r.generated == 0) s.first_token_s = clock_;
+      r.generated = std::min(r.generated + yielded, requests_[r.index].output);
+      if (r.generated >= requests_[r.index].output) {
+        s.finish_s = clock_;
+        release(g, r);
+        finished_now_.push_back(r.index);
+        r.index = SIZE_MAX;  // leaves below
+      }
+    }
+    g.running.erase(
+        std::remove_if(g.running.begin(), g.running.end(), [](const live& r) { return r.index == SIZE_MAX; }),
+        g.running.end());
+    // The finished requests, in running order, once the group is consistent again.
+    for (const std::size_t i : finished_now_)
+      finished(i, clock_);
+    finished_now_.clear();
+  }
+
+  const std::vector<serving_request>& requests_;
+  serving_engine engine_;
+  serving_step_pricer pricer_;
+  OnStep& on_step_;
+  std::uint64_t drafts_ = 0;
+  double yield_ = 1;
+  double free_bytes_ = 0;
+  std::uint64_t span_ = 0, full_unit_ = 1, local_unit_ = 0, state_unit_ = 0, cache_total_ = 0;
+  bool local_ = false, prefixes_ = false;
+  serving_stream_report out_;
+  std::vector<group> groups_;
+  std::size_t dealt_ = 0;
+  double clock_ = 0;
+  serving_step_record record_;  // built only when observed
+  std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds_;
+  std::vector<serving_step_shape> shapes_;
+  // What each group scheduled: index into running, tokens.
+  std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled_;
+  std::vector<std::size_t> finished_now_;
+};
+
+}  // namespace detail
+
+/// Serves `requests` (any order; arrival times ≥ 0) on `layout` (its phase, batch, prompt and context
+/// are the engine's to choose: ignored). See the file comment. `on_step(const serving_step_record&)`
+/// sees every step as it is taken (aicb::write_serving_timeline draws a window of them).
+template <class OnStep = no_step_observer>
+[[nodiscard]] serving_stream_report simulate_serving(const model_spec& model, const serving_spec& layout,
+                                                     const std::vector<serving_request>& requests,
+                                                     const compute_model& compute,
+                                                     const cluster_spec& cluster,
+                                                     const serving_engine& engine = {},
+                                                     OnStep&& on_step = {}) {
+  using observer = std::remove_reference_t<OnStep>;
+  detail::serving_instance<observer> instance(model, layout, requests, compute, cluster, engine, on_step);
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    instance.check(i);
+  // Requests in arrival order (stable: equal arrivals keep their given order), each sent at its
+  // arrival — or, with a concurrency bound, the first `concurrency` of them, then each next one as a
+  // request finishes (not before its own arrival).
+  const std::vector<std::size_t> order = arrival_order(requests);
+  std::size_t released = order.size();
+  if (engine.concurrency > 0 && engine.concurrency < order.size())
+    released = static_cast<std::size_t>(engine.concurrency);
+  for (std::size_t k = 0; k < released; ++k)
+    instance.send(order[k], requests[order[k]].arrival_s);
+  std::size_t finished = 0;
+  const auto on_finish = [&](std::size_t, double at) {
+    ++finished;
+    if (released < order.size()) {
+      const std::size_t next = order[released++];
+      instance.send(next, std::max(requests[next].arrival_s, at));
+    }
+  };
+  while (std::isfinite(instance.next_start()))
+    instance.step(on_finish);
+  if (finished < requests.size())  // every request fits (checked above): cannot happen
+    AICB_THROW(config_error("request", "stream", "no request can be scheduled"));
+  return std::move(instance.report());
 }
 
 /// A disaggregated deployment: `prefill_instances` instances of the `prefill` layout run the prompts;
@@ -14195,58 +14300,93 @@ inline void merge_step_kinds(std::vector<serving_step_kind>& into,
   });
 }
 
-/// Serves `requests` on `d` (see disaggregated_deployment): requests dealt round-robin in arrival
-/// order to the prefill instances, which run them to their first token; each request's KV cache (the
-/// whole model's, one copy: aicb::inference_step::model_kv_bytes_per_token per token — a local layer's
-/// for the span's last tokens only — and the recurrent layers' state, model_state_bytes_per_request) is
-/// then sent
-/// from the TP GPUs of its prefill group to another node, each GPU its share over its own NIC
-/// (aicb::transfer_us), a transfer waiting while the instance's groups are busy sending (one transfer
-/// at a time per DP-attention group); on arrival, requests are dealt round-robin to the decode
-/// instances, which admit them straight into decoding.
-/// `on_step` sees every instance's steps (aicb::serving_step_record: the instance and its side).
+namespace detail {
+// An instance's observer in a disaggregated deployment: its steps reach the caller's `on_step`
+// tagged with the instance and its side.
+template <class OnStep>
+struct tagged_step_observer {
+  OnStep* on_step = nullptr;
+  std::uint64_t instance = 0;
+  bool prefill = false;
+  void operator()(const serving_step_record& r) const {
+    serving_step_record tagged = r;
+    tagged.instance = instance;
+    tagged.prefill_instance = prefill;
+    (*on_step)(std::as_const(tagged));
+  }
+};
+}  // namespace detail
+
+/// Serves `requests` on `d` (see disaggregated_deployment), every instance stepped side by side in
+/// time: requests dealt round-robin in the order they are sent to the prefill instances, which run
+/// them to their first token; each request's KV cache (the whole model's, one copy: aicb::
+/// inference_step::model_kv_bytes_per_token per token — a local layer's for the span's last tokens
+/// only — and the recurrent layers' state, model_state_bytes_per_request) is then sent from the TP
+/// GPUs of its prefill group to another node, each GPU its share over its own NIC (aicb::
+/// transfer_us), a transfer waiting while the group's link is busy (one transfer at a time per
+/// DP-attention group); on arrival, requests are dealt round-robin to the decode instances, which
+/// admit them straight into decoding. With a bound on outstanding requests (the prefill engine's
+/// serving_engine::concurrency; the decode engine's must be 0 or the same), the first that many
+/// requests are sent at their arrival and each next one as a request finishes — on its decode
+/// instance, or on its prefill instance when its one token is all — not before its own arrival.
+/// `on_step` sees every instance's steps in the order they begin (aicb::serving_step_record: the
+/// instance and its side).
 template <class OnStep = no_step_observer>
 [[nodiscard]] disaggregated_stream_report simulate_disaggregated_serving(
     const model_spec& model, const disaggregated_deployment& d, const std::vector<serving_request>& requests,
     const compute_model& compute, const cluster_spec& cluster, OnStep&& on_step = {}) {
   constexpr bool observed = !std::is_same_v<std::decay_t<OnStep>, no_step_observer>;
-  // Each instance's steps reach `on_step` tagged with the instance and its side.
-  const auto run_instance = [&](const serving_spec& layout, const std::vector<serving_request>& share,
-                                const serving_engine& engine, std::uint64_t instance, bool prefill) {
-    if constexpr (observed)
-      return simulate_serving(model, layout, share, compute, cluster, engine,
-                              [&](const serving_step_record& r) {
-                                serving_step_record tagged = r;
-                                tagged.instance = instance;
-                                tagged.prefill_instance = prefill;
-                                on_step(std::as_const(tagged));
-                              });
-    else
-      return simulate_serving(model, layout, share, compute, cluster, engine);
-  };
+  using observer = std::conditional_t<observed, detail::tagged_step_observer<std::remove_reference_t<OnStep>>,
+                                      no_step_observer>;
+  using instance = detail::serving_instance<observer>;
   if (d.prefill_instances == 0 || d.decode_instances == 0)
     AICB_THROW(config_error("instances",
                             std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
                             "expected at least one prefill and one decode instance"));
   if (d.prefill_engine.prompts_arrive_cached)
     AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
-  if (d.prefill_engine.concurrency > 0 || d.decode_engine.concurrency > 0)
-    AICB_THROW(config_error(
-        "concurrency", std::to_string(std::max(d.prefill_engine.concurrency, d.decode_engine.concurrency)),
-        "a bound on outstanding requests is simulated for aggregated deployments only "
-        "(a finish on a decode instance would have to release a prompt on a prefill one)"));
+  const std::uint64_t concurrency = d.prefill_engine.concurrency;
+  if (d.decode_engine.concurrency != 0 && d.decode_engine.concurrency != concurrency)
+    AICB_THROW(
+        config_error("concurrency", std::to_string(d.decode_engine.concurrency),
+                     "the bound on outstanding requests is the clients': give it to the prefill engine "
+                     "(the decode engine's must be 0 or the same, " +
+                         std::to_string(concurrency) + ")"));
   if (requests.empty()) AICB_THROW(config_error("requests", "0", "expected at least one request"));
   disaggregated_stream_report out;
   const std::size_t n = requests.size();
   out.requests.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out.requests[i].request = requests[i];
   out.prefill_done_s.assign(n, 0);
   out.kv_transfer_s.assign(n, 0);
-  std::vector<std::size_t> order(n);
+
+  // The instances. Prefill instances run each prompt to its first token: their requests end there.
+  std::vector<serving_request> prompts = requests;
+  for (serving_request& r : prompts)
+    r.output = 1;
+  serving_engine decode_engine = d.decode_engine;
+  decode_engine.prompts_arrive_cached = true;
+  const bool decoding =
+      std::any_of(requests.begin(), requests.end(), [](const serving_request& r) { return r.output >= 2; });
+  std::vector<observer> observers(d.prefill_instances + d.decode_instances);
+  if constexpr (observed)
+    for (std::size_t k = 0; k < observers.size(); ++k)
+      observers[k] = {&on_step, k < d.prefill_instances ? k : k - d.prefill_instances,
+                      k < d.prefill_instances};
+  std::vector<std::unique_ptr<instance>> prefill, decode;
+  for (std::uint64_t p = 0; p < d.prefill_instances; ++p)
+    prefill.push_back(std::make_unique<instance>(model, d.prefill, prompts, compute, cluster,
+                                                 d.prefill_engine, observers[p]));
   for (std::size_t i = 0; i < n; ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return requests[a].arrival_s < requests[b].arrival_s;
-  });
+    prefill.front()->check(i);
+  if (decoding) {  // (a stream of one-token requests never reaches the decode side)
+    for (std::uint64_t q = 0; q < d.decode_instances; ++q)
+      decode.push_back(std::make_unique<instance>(model, d.decode, requests, compute, cluster, decode_engine,
+                                                  observers[d.prefill_instances + q]));
+    for (std::size_t i = 0; i < n; ++i)
+      if (requests[i].output >= 2) decode.front()->check(i);
+  }
 
   // The KV cache's bytes per token (one copy), and a transfer of `bytes` from a group's TP GPUs.
   serving_spec one = d.decode;
@@ -14268,19 +14408,98 @@ template <class OnStep = no_step_observer>
   };
   const double tp = static_cast<double>(d.prefill.tensor_parallel);
   const std::uint64_t other_node = std::max<std::uint64_t>(cluster.gpus_per_node, 1);
+  // Each prefill instance's links, one per DP-attention group: when each is free.
+  std::vector<std::vector<double>> link_free(d.prefill_instances,
+                                             std::vector<double>(d.prefill.attention_data_parallel, 0));
 
-  // Prefill: each instance runs its share to the first token.
-  for (std::uint64_t p = 0; p < d.prefill_instances; ++p) {
-    std::vector<serving_request> share;
-    std::vector<std::size_t> index;
-    for (std::size_t k = p; k < n; k += d.prefill_instances) {
-      serving_request r = requests[order[k]];
-      r.output = 1;
-      share.push_back(r);
-      index.push_back(order[k]);
+  // Sending: requests in arrival order, to the prefill instances round-robin.
+  const std::vector<std::size_t> order = arrival_order(requests);
+  std::vector<std::size_t> rank(n);  // each request's place in arrival order
+  for (std::size_t k = 0; k < n; ++k)
+    rank[order[k]] = k;
+  std::size_t sent = 0, finished = 0;
+  const auto send = [&](double at) {
+    const std::size_t i = order[sent];
+    out.requests[i].request.arrival_s = at;
+    prefill[sent % prefill.size()]->send(i, at);
+    ++sent;
+  };
+  const std::size_t bound = concurrency > 0 && concurrency < n ? static_cast<std::size_t>(concurrency) : n;
+  while (sent < bound)
+    send(requests[order[sent]].arrival_s);
+  const auto finish = [&](std::size_t i, double at) {
+    out.requests[i].finish_s = at;
+    ++finished;
+    if (sent < n) send(std::max(requests[order[sent]].arrival_s, at));
+  };
+  // KV caches on their way to the decode side: (arrival, request), the earliest first; dealt to the
+  // decode instances round-robin in that order.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>,
+                      std::greater<>>
+      in_flight;
+  std::size_t delivered = 0;
+  std::vector<std::size_t> done;  // a prefill step's finished prompts
+  for (;;) {
+    // The next step to begin (prefill instances first at equal times), unless a KV cache arrives first.
+    double start = INFINITY;
+    instance* next = nullptr;
+    std::uint64_t next_index = 0;
+    bool next_prefill = false;
+    for (std::size_t k = 0; k < prefill.size() + decode.size(); ++k) {
+      instance& e = k < prefill.size() ? *prefill[k] : *decode[k - prefill.size()];
+      const double t = e.next_start();
+      if (t < start) {
+        start = t;
+        next = &e;
+        next_prefill = k < prefill.size();
+        next_index = next_prefill ? k : k - prefill.size();
+      }
     }
-    if (share.empty()) continue;
-    const serving_stream_report run = run_instance(d.prefill, share, d.prefill_engine, p, true);
+    if (!in_flight.empty() && in_flight.top().first <= start) {
+      const auto [at, i] = in_flight.top();
+      in_flight.pop();
+      decode[delivered++ % decode.size()]->send(i, at);
+      continue;
+    }
+    if (next == nullptr) break;
+    if (!next_prefill) {
+      next->step([&](std::size_t i, double at) { finish(i, at); });
+      continue;
+    }
+    // A prefill step: its finished prompts' transfers, in arrival order, each on its group's link free
+    // first.
+    done.clear();
+    next->step([&](std::size_t i, double) { done.push_back(i); });
+    std::sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
+    const serving_stream_report& run = next->report_view();
+    for (const std::size_t i : done) {
+      const served_request& s = run.requests[i];
+      out.prefill_done_s[i] = s.finish_s;
+      out.requests[i].admitted_s = s.admitted_s;
+      out.requests[i].preemptions = s.preemptions;
+      out.requests[i].cached_tokens = s.cached_tokens;
+      if (requests[i].output < 2) {  // its one token is all: no transfer
+        out.requests[i].first_token_s = s.finish_s;
+        finish(i, s.finish_s);
+        continue;
+      }
+      const double bytes = transfer_bytes(requests[i].prompt);
+      out.kv_bytes += bytes;
+      std::vector<double>& links = link_free[next_index];
+      auto link = std::min_element(links.begin(), links.end());
+      const double begin = std::max(*link, s.finish_s);
+      *link = begin + transfer_us(bytes / tp, 0, other_node, cluster) * 1e-6;
+      out.kv_transfer_s[i] = *link - s.finish_s;
+      out.requests[i].first_token_s = *link;
+      in_flight.emplace(*link, i);
+    }
+  }
+  if (finished < n)  // every request fits (checked above): cannot happen
+    AICB_THROW(config_error("request", "stream", "no request can be scheduled"));
+
+  // The engines' totals.
+  for (const auto& p : prefill) {
+    const serving_stream_report& run = p->report();
     out.prefill_steps += run.steps;
     out.preemptions += run.preemptions;
     out.prefix_cached_tokens += run.prefix_cached_tokens;
@@ -14288,65 +14507,17 @@ template <class OnStep = no_step_observer>
     out.prefill_busy_s += run.busy_s;
     out.prefill_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.prefill_step_kinds, run.step_kinds);
-    // The instance's transfers, in the order their prompts finished, each on the group free first.
-    std::vector<std::size_t> done(share.size());
-    for (std::size_t k = 0; k < done.size(); ++k)
-      done[k] = k;
-    std::stable_sort(done.begin(), done.end(), [&](std::size_t a, std::size_t b) {
-      return run.requests[a].finish_s < run.requests[b].finish_s;
-    });
-    std::vector<double> link_free(d.prefill.attention_data_parallel, 0);
-    for (const std::size_t k : done) {
-      const std::size_t i = index[k];
-      out.prefill_done_s[i] = run.requests[k].finish_s;
-      out.requests[i].request = requests[i];
-      out.requests[i].admitted_s = run.requests[k].admitted_s;
-      out.requests[i].preemptions = run.requests[k].preemptions;
-      out.requests[i].cached_tokens = run.requests[k].cached_tokens;
-      if (requests[i].output < 2) {  // its one token is all: no transfer
-        out.requests[i].first_token_s = out.requests[i].finish_s = out.prefill_done_s[i];
-        continue;
-      }
-      const double bytes = transfer_bytes(requests[i].prompt);
-      out.kv_bytes += bytes;
-      auto link = std::min_element(link_free.begin(), link_free.end());
-      const double start = std::max(*link, out.prefill_done_s[i]);
-      *link = start + transfer_us(bytes / tp, 0, other_node, cluster) * 1e-6;
-      out.kv_transfer_s[i] = *link - out.prefill_done_s[i];
-      out.requests[i].first_token_s = *link;
-    }
   }
-
-  // Decode: requests dealt in the order their KV cache arrives.
-  std::vector<std::size_t> arriving;
-  for (std::size_t i = 0; i < n; ++i)
-    if (requests[i].output >= 2) arriving.push_back(i);
-  std::stable_sort(arriving.begin(), arriving.end(), [&](std::size_t a, std::size_t b) {
-    return out.requests[a].first_token_s < out.requests[b].first_token_s;
-  });
-  serving_engine decode_engine = d.decode_engine;
-  decode_engine.prompts_arrive_cached = true;
-  for (std::uint64_t q = 0; q < d.decode_instances; ++q) {
-    std::vector<serving_request> share;
-    std::vector<std::size_t> index;
-    for (std::size_t k = q; k < arriving.size(); k += d.decode_instances) {
-      serving_request r = requests[arriving[k]];
-      r.arrival_s = out.requests[arriving[k]].first_token_s;
-      share.push_back(r);
-      index.push_back(arriving[k]);
-    }
-    if (share.empty()) continue;
-    const serving_stream_report run = run_instance(d.decode, share, decode_engine, q, false);
+  for (const auto& q : decode) {
+    const serving_stream_report& run = q->report();
     out.decode_steps += run.steps;
     out.preemptions += run.preemptions;
     out.decode_busy_s += run.busy_s;
     out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.decode_step_kinds, run.step_kinds);
     out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
-    for (std::size_t k = 0; k < share.size(); ++k) {
-      out.requests[index[k]].finish_s = run.requests[k].finish_s;
-      out.requests[index[k]].preemptions += run.requests[k].preemptions;
-    }
+    for (std::size_t i = 0; i < n; ++i)  // zero for the requests it did not serve
+      out.requests[i].preemptions += run.requests[i].preemptions;
   }
   for (const served_request& r : out.requests)
     out.end_s = std::max(out.end_s, r.finish_s);

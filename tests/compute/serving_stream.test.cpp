@@ -267,12 +267,37 @@ TEST_CASE("serving stream: a bound on outstanding requests sends each next reque
   CHECK(waits.requests[1].request.arrival_s == 1.0);
   CHECK(waits.requests[1].e2e_s() == Approx(waits.requests[0].e2e_s()));
 
-  // A disaggregated deployment refuses the bound (its finishes and its prompts are on different
-  // instances).
+  // Disaggregated, one prefill and one decode instance: a request finishing on the decode side sends
+  // the next to the prefill side. One outstanding: each request alone — its prompt, its KV transfer,
+  // its two decode steps — sent when the one before finishes.
   aicb::disaggregated_deployment d;
+  d.prefill_engine.concurrency = 1;
+  const aicb::disaggregated_stream_report serial =
+      aicb::simulate_disaggregated_serving(m, d, three, each, one);
+  CHECK(serial.requests[0].request.arrival_s == 0);
+  const double lone = serial.requests[0].e2e_s();
+  CHECK(lone == Approx(serial.prefill_done_s[0] + serial.kv_transfer_s[0] + 2 * r.requests[0].tpot_s()));
+  for (std::size_t i = 1; i < 3; ++i) {
+    CHECK(serial.requests[i].request.arrival_s == Approx(serial.requests[i - 1].finish_s));
+    CHECK(serial.requests[i].e2e_s() == Approx(lone));
+    CHECK(serial.prefill_done_s[i] > serial.requests[i - 1].finish_s);  // its prompt only once sent
+  }
+  CHECK(serial.end_s == Approx(3 * lone));
+  CHECK(serial.prefill_steps == 3u);
+  CHECK(serial.decode_steps == 6u);
+  // Without a bound (or with one of every request) all three are sent at once: their prompts share a
+  // step, and the stream ends well before the serial one.
+  d.prefill_engine.concurrency = 0;
+  const aicb::disaggregated_stream_report open_d =
+      aicb::simulate_disaggregated_serving(m, d, three, each, one);
+  CHECK(open_d.prefill_steps == 1u);
+  CHECK(open_d.end_s < 0.6 * serial.end_s);
+  d.prefill_engine.concurrency = 3;
+  CHECK(aicb::simulate_disaggregated_serving(m, d, three, each, one).end_s == Approx(open_d.end_s));
+  // The bound is the clients': a different one on the decode engine is refused.
   d.decode_engine.concurrency = 2;
   CHECK_THROWS_WITH(aicb::simulate_disaggregated_serving(m, d, three, each, one),
-                    Catch::Contains("concurrency") && Catch::Contains("aggregated deployments only"));
+                    Catch::Contains("concurrency") && Catch::Contains("prefill engine"));
 }
 
 TEST_CASE("serving stream: a sliding window's layers hold the window's tokens only", "[serving][stream]") {

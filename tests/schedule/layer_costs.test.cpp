@@ -131,9 +131,10 @@ TEST_CASE("layer costs: rotary passes only where a layer has rotary positions", 
   REQUIRE(has(nano_ops, "attention_core"));
   CHECK_FALSE(has(nano_ops, "rotary_q"));
   // Llama 4: the chunked layers rotate, every fourth (full attention) does not.
-  const aicb::job_spec scout{aicb::presets::llama4_scout,
-                             {.world_size = 16, .tensor_parallel = 8, .expert_parallel = 2, .sequence_parallel = true},
-                             {.micro_batch = 1, .global_batch = 1, .seq_length = 8192}};
+  const aicb::job_spec scout{
+      aicb::presets::llama4_scout,
+      {.world_size = 16, .tensor_parallel = 8, .expert_parallel = 2, .sequence_parallel = true},
+      {.micro_batch = 1, .global_batch = 1, .seq_length = 8192}};
   CHECK(has(layer_forward(scout, 0), "rotary_q"));
   const auto full = layer_forward(scout, 3);
   REQUIRE(full.at("attention_core").attention_chunk == 0);

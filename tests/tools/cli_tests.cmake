@@ -783,10 +783,12 @@ aicb_cli_test(serve_steps_ranks_need_chakra STATUS 2 EXPECT "only a Chakra set t
               ARGS serve --model llama3-8b --count 5 --steps serve_steps_ranks --steps-ranks 0)
 aicb_cli_test(plan_serving_writes_no_files STATUS 2 EXPECT "a serving plan writes no files"
               ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --html plan.html)
-# A bound on outstanding requests: a closed loop of clients; refused where it cannot be simulated.
+# A bound on outstanding requests: a closed loop of clients, aggregated or disaggregated; refused where it
+# cannot be simulated.
 aicb_cli_test(serve_concurrency EXPECT "at most 4 outstanding \\(each next sent as one finishes\\)"
               ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --concurrency 4)
-aicb_cli_test(serve_concurrency_disaggregated STATUS 2 EXPECT "concurrency = 4: .*aggregated deployments only"
+aicb_cli_test(serve_concurrency_disaggregated
+              EXPECT "disaggregated: 1 prefill instance" "at most 4 outstanding" "KV transfers"
               ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)
 aicb_cli_test(plan_serving_no_concurrency STATUS 2 EXPECT "a bound on outstanding requests is for aicb serve"
               ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --concurrency 4)

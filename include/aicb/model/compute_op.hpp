@@ -82,10 +82,10 @@ enum class op_role : std::uint8_t {
 template <>
 struct enum_names<op_role> {
   static constexpr std::array<std::string_view, 25> value{
-      "embedding",      "input_norm",     "attention_qkv", "attention_core", "attention_out",
-      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",      "post_attention_norm",
-      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",     "moe_fc1",
-      "moe_activation", "moe_fc2",        "final_norm",    "logits",         "optimizer",
+      "embedding",      "input_norm",     "attention_qkv", "attention_core",  "attention_out",
+      "mla_q_down",     "mla_q_up",       "mla_kv_down",   "mla_kv_up",       "post_attention_norm",
+      "mlp_fc1",        "mlp_activation", "mlp_fc2",       "moe_router",      "moe_fc1",
+      "moe_activation", "moe_fc2",        "final_norm",    "logits",          "optimizer",
       "mtp_projection", "residual",       "moe_permute",   "attention_index", "rotary"};
 };
 template <>

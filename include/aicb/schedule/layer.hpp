@@ -362,7 +362,8 @@ struct layer_writer {
   constexpr bool rotates(bool local_layer) const {
     return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
   }
-  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written, std::uint64_t read = 0) {
+  constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written,
+                        std::uint64_t read = 0) {
     op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
   }
   constexpr void rotary_forward(bool local_layer) {
