@@ -790,6 +790,8 @@ aicb_cli_test(serve_concurrency EXPECT "at most 4 outstanding \\(each next sent 
 aicb_cli_test(serve_concurrency_disaggregated
               EXPECT "disaggregated: 1 prefill instance" "at most 4 outstanding" "KV transfers"
               ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)
+aicb_schema_test(serve_concurrency_disaggregated_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4 --json)
 aicb_cli_test(plan_serving_no_concurrency STATUS 2 EXPECT "a bound on outstanding requests is for aicb serve"
               ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --concurrency 4)
 # A window of the run as a timeline (aggregated and disaggregated), valid against its schema; a window
