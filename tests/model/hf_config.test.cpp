@@ -329,9 +329,84 @@ TEST_CASE("hf_config: DeepSeek-V3.2-Exp imports its sparse attention to DeepSeek
   m.name = expected.name;
   m.max_position_embeddings = expected.max_position_embeddings;
   CHECK(m == expected);
-  // GLM-5 shares one layer's indexer selection with later layers: refused, naming what is missing.
-  CHECK_THROWS_WITH(aicb::parse_hf_config(R"({"model_type": "glm_moe_dsa", "hidden_size": 6144})"),
-                    Catch::Contains("glm_moe_dsa") && Catch::Contains("index_topk_freq"));
+}
+
+TEST_CASE("hf_config: GLM-5 imports to its published counts, GLM-5.2's shared indexers as its config says",
+          "[model][hf_config]") {
+  // tests/data/hf/glm-5.json: GLM-5's keys with the values of transformers' GlmMoeDsaConfig, whose
+  // defaults are zai-org/GLM-5's (its docstring's checkpoint): 78 layers of 6144, MLA (q_lora_rank
+  // 2048, heads of 192 + 64 query-key and 256 value), the indexer (32 heads of 128, top 2048), 256
+  // experts top-8 of 2048 with one shared, 3 dense layers of 12288, vocabulary 154880, untied. The
+  // transformers documentation: 744B parameters, 40B active.
+  // By hand: MLA 6144·2048 + 2048 + 2048·64·256 + 6144·576 + 512 + 512·64·448 + 64·256·6144 and two
+  // norms, the indexer 2048·32·128 + 6144·128 + 2·128 + 6144·32, on 78 layers; 3 dense MLPs of
+  // 3·6144·12288; 75 MoE layers of 257 experts of 3·6144·2048, a 256 x 6144 router and its biases;
+  // two 154880 x 6144 embeddings and the final norm.
+  const std::string path = std::string(AICB_SOURCE_DIR) + "/tests/data/hf/glm-5.json";
+  const aicb::hf_import glm = aicb::load_hf_config(path);
+  CHECK(glm.ignored_keys.empty());
+  const std::uint64_t attention = 6144ull * 2048 + 2048 + 2048ull * 64 * 256 + 6144ull * 576 + 512 +
+                                  512ull * 64 * 448 + 64ull * 256 * 6144 + 2 * 6144;
+  const std::uint64_t indexer = 2048ull * 32 * 128 + 6144ull * 128 + 2 * 128 + 6144ull * 32;
+  const std::uint64_t expert = 3ull * 6144 * 2048, router = 256ull * 6144 + 256;
+  const std::uint64_t embedding = 154880ull * 6144, dense = 3ull * 6144 * 12288;
+  const aicb::param_counts c = aicb::count_params(glm.model);
+  CHECK(c.total() == 78 * (attention + indexer) + 3 * dense + 75 * (257 * expert + router) + 2 * embedding + 6144);
+  CHECK(std::llround(static_cast<double>(c.total()) / 1e9) == 744);
+  CHECK(c.active_without_input_embedding() ==
+        78 * (attention + indexer) + 3 * dense + 75 * (9 * expert + router) + embedding + 6144);
+  CHECK(std::floor(static_cast<double>(c.active_without_input_embedding()) / 1e9) == 40);  // 40.8B
+  CHECK(glm.model.indexer_pattern.empty());  // GLM-5: every layer runs its own indexer
+  aicb::model_spec m = aicb::resolve(glm.model);
+  const aicb::model_spec expected = aicb::resolve(aicb::presets::glm5);
+  m.name = expected.name;
+  m.max_position_embeddings = expected.max_position_embeddings;
+  CHECK(m == expected);
+
+  std::ifstream in(path);
+  const nlohmann::json config = nlohmann::json::parse(in);
+  // GLM-5.2's IndexShare: the first three layers run their indexers, then every fourth from layer 6
+  // (index_topk_freq 4 from index_skip_topk_offset 3: max(i − 2, 0) divisible by 4); the others reuse
+  // the previous full layer's selection. The same layout as an explicit indexer_types list.
+  std::string expected_pattern;
+  for (int i = 0; i < 78; ++i)
+    expected_pattern += (i < 3 || i % 4 == 2) ? 'F' : 'S';
+  nlohmann::json freq = config;
+  freq["index_topk_freq"] = 4;
+  freq["index_skip_topk_offset"] = 3;
+  const aicb::hf_import shared = aicb::from_hf_config(freq, "glm-5.2");
+  CHECK(shared.model.indexer_pattern.view() == expected_pattern);
+  CHECK(shared.model.num_indexer_layers() == 21);
+  CHECK(aicb::count_params(glm.model).total() - aicb::count_params(shared.model).total() == 57 * indexer);
+  nlohmann::json listed = config;
+  listed["indexer_types"] = nlohmann::json::array();
+  for (const char ch : expected_pattern)
+    listed["indexer_types"].push_back(ch == 'F' ? "full" : "shared");
+  CHECK(aicb::from_hf_config(listed, "glm-5.2").model == shared.model);
+  nlohmann::json letters = config;
+  letters["index_topk_pattern"] = expected_pattern;
+  CHECK(aicb::from_hf_config(letters, "glm-5.2").model == shared.model);
+  // What is not modelled, or contradicts itself, is refused, naming the key.
+  const auto refused = [](nlohmann::json c, const char* key) {
+    CHECK_THROWS_WITH(aicb::from_hf_config(c, "glm"), Catch::Contains(key));
+  };
+  nlohmann::json mtp_share = config;
+  mtp_share["index_share_for_mtp_iteration"] = true;
+  refused(mtp_share, "index_share_for_mtp_iteration");
+  nlohmann::json moe_first = config;
+  moe_first["mlp_layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 78; ++i)
+    moe_first["mlp_layer_types"].push_back(i < 1 ? "dense" : "sparse");
+  refused(moe_first, "mlp_layer_types");
+  nlohmann::json short_list = config;
+  short_list["indexer_types"] = {"full", "shared"};
+  refused(short_list, "indexer_types");
+  nlohmann::json shared_first = letters;
+  shared_first["index_topk_pattern"] = "S" + expected_pattern.substr(1);
+  refused(shared_first, "indexer_pattern");
+  nlohmann::json head = config;
+  head["head_dim"] = 128;
+  refused(head, "head_dim");
 }
 
 TEST_CASE("hf_config: Nemotron 3 Nano's hybrid pattern imports to its model card's counts and its preset",

@@ -226,4 +226,25 @@ TEST_CASE("spec: DeepSeek sparse attention comes with MLA's query latent and all
   aicb::model_spec narrow = mla;
   narrow.indexer_head_dim = 32;
   CHECK_THROWS_WITH(aicb::validate(narrow), Catch::Contains("at least qk_rope_head_dim"));
+  // Shared indexers: one F or S per layer, the first F, and only with sparse attention.
+  aicb::model_spec shared = mla;
+  shared.indexer_pattern = "FSSF";
+  CHECK(aicb::validate(shared));
+  CHECK(shared.num_indexer_layers() == 2);
+  CHECK(shared.runs_indexer(0));
+  CHECK_FALSE(shared.runs_indexer(1));
+  CHECK(shared.runs_indexer(4));  // an MTP module's layer runs its own
+  CHECK(mla.num_indexer_layers() == 4);
+  const auto refused = [&](const char* pattern, const char* rule) {
+    aicb::model_spec m = shared;
+    m.indexer_pattern = aicb::layer_pattern_text::from(pattern);
+    CHECK_THROWS_WITH(aicb::validate(m), Catch::Contains("indexer_pattern") && Catch::Contains(rule));
+  };
+  refused("FSS", "one character per layer");
+  refused("FSXF", "F (runs its own indexer)");
+  refused("SFFF", "starts with F");
+  aicb::model_spec dense = no_topk;
+  dense.indexer_heads = dense.indexer_head_dim = 0;
+  dense.indexer_pattern = "FSSF";
+  CHECK_THROWS_WITH(aicb::validate(dense), Catch::Contains("needs DeepSeek sparse attention"));
 }

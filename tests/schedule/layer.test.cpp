@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -343,6 +344,54 @@ TEST_CASE("layer description: DeepSeek sparse attention (DeepSeek-V3.2), by hand
   aicb::job_spec unfused = job;
   unfused.parallel.attention = aicb::attention_kind::unfused;
   CHECK_THROWS_WITH(aicb::validate_training(unfused), Catch::Contains("sparse fused kernels"));
+}
+
+TEST_CASE("layer description: shared indexers (GLM-5.2's IndexShare), by hand", "[schedule][layer]") {
+  // GLM-5 cut to 4 layers with the pattern F S S F: layers 1 and 2 attend to the 2048 keys layer 0
+  // selected, without an indexer of their own — no indexer operations, forward or backward, no
+  // indexer weights, no indexer key in the serving cache — and otherwise cost what layer 0 costs.
+  aicb::job_spec job = job_of(aicb::presets::glm5, 1, 1, 1, 1);
+  job.model.num_layers = 4;  // layers 0-2 dense, layer 3 experts
+  job.model.indexer_pattern = "FSSF";
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.seq_length = 8192;
+  job.batch.global_batch = 1;
+  aicb::validate(job.model);
+  const double S = 8192, K = 2048, H = 32, d = 128, h = 6144, qr = 2048;
+  const double causal_pairs = S * S / 2, selected_pairs = S * K - K * K / 2;
+  // The indexer of one layer, by hand: its three projections and LayerNorm forward, its scores over
+  // every causal pair forward and the selected pairs backward, its projections' weight gradients.
+  const double indexer_gemms = 2 * S * h * d + 2 * S * h * H + 2 * S * qr * H * d;
+  const double indexer_flops = 2 * indexer_gemms + causal_pairs * 2 * H * d + selected_pairs * 4 * H * d;
+  std::array<double, 4> flops{}, attention{};
+  std::array<int, 4> indexer_ops{};
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != aicb::op_type::compute || op.layer >= 4) continue;
+    if (op.compute.kind == aicb::op_kind::norm) continue;  // the indexer key's LayerNorm: no FLOPs priced here
+    flops[op.layer] += op.compute.flops();
+    if (op.compute.role == aicb::op_role::attention_index) ++indexer_ops[op.layer];
+    if (op.name == std::string_view("attention_core")) attention[op.layer] += op.compute.flops();
+  }
+  CHECK(indexer_ops[0] > 0);
+  CHECK(indexer_ops[3] == indexer_ops[0]);
+  CHECK(indexer_ops[1] == 0);
+  CHECK(indexer_ops[2] == 0);
+  CHECK(flops[0] - flops[1] == Approx(indexer_flops).epsilon(1e-9));
+  CHECK(flops[2] == flops[1]);
+  // The shared layers still attend sparsely: min(position, K) keys per query.
+  CHECK(attention[1] == Approx(3.5 * 2 * 64 * selected_pairs * (256 + 256)));
+  CHECK(attention[1] == attention[0]);
+  // Weights: two indexers fewer than four — q (2048 x 32·128), k (6144 x 128) with a LayerNorm
+  // (2 x 128), the head weights (6144 x 32).
+  const std::uint64_t indexer = 2048ull * 32 * 128 + 6144ull * 128 + 2 * 128 + 6144ull * 32;
+  aicb::model_spec every = job.model;
+  every.indexer_pattern = {};
+  CHECK(aicb::count_params(every).total() - aicb::count_params(job.model).total() == 2 * indexer);
+  // Serving: only the F layers keep the indexer's FP8 key (128 + 4 bytes a token).
+  aicb::serving_spec decode{.phase = aicb::inference_phase::decode, .batch = 8, .context = 32768};
+  const aicb::inference_step shared(job.model, decode, 0), own(every, decode, 0);
+  CHECK(own.model_kv_bytes_per_token() - shared.model_kv_bytes_per_token() == Approx(2 * 132.0));
+  CHECK(shared.model_kv_bytes_per_token() == Approx(4 * 576 * 2 + 2 * 132.0));
 }
 
 TEST_CASE("layer description: chunked attention and interleaved experts (Llama 4), by hand",

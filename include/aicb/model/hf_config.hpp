@@ -6,8 +6,9 @@
 /// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Llama 4 (its language model: chunked
 /// and full attention, interleaved experts), Mistral (with its sliding window),
 /// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
-/// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
-/// attention sinks, biased experts).
+/// Qwen3-Next, DeepSeek-V2, -V3 and -V3.2, Kimi K2, GLM-4.5, GLM-5 (with GLM-5.2's shared indexers),
+/// GPT-OSS (alternating sliding-window and full attention, attention sinks, biased experts) and
+/// Nemotron-H.
 ///
 /// Every key is accounted for: a key that shapes the model is read; a key known not to (token
 /// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
@@ -276,6 +277,78 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
 }
 
+/// GLM-5's keys beyond DeepSeek-V3.2's (transformers' GlmMoeDsaConfig): which layers are dense, and
+/// which run a lightning indexer — `indexer_types` ("full" / "shared"), else `index_topk_pattern`
+/// (F / S), else every `index_topk_freq`-th layer from `index_skip_topk_offset` − 1 on (defaults 1
+/// and 2: every layer); a shared layer reuses the previous full layer's selection.
+inline void read_glm5_layout(hf_reader& r, model_spec& m) {
+  const std::uint64_t layers = m.num_layers;
+  // head_dim is the rotary slice here (transformers points it at qk_rope_head_dim); qk_head_dim the sum.
+  if (m.head_dim != 0 && m.head_dim != m.qk_rope_head_dim)
+    AICB_THROW(config_error("head_dim", std::to_string(m.head_dim),
+                            "GLM-5's head_dim names the rotary slice and must equal qk_rope_head_dim (" +
+                                std::to_string(m.qk_rope_head_dim) + ")"));
+  m.head_dim = 0;
+  if (const std::uint64_t qk = r.optional("qk_head_dim", 0); qk != 0 && qk != m.qk_nope_head_dim + m.qk_rope_head_dim)
+    AICB_THROW(config_error("qk_head_dim", std::to_string(qk),
+                            "qk_head_dim must be qk_nope_head_dim + qk_rope_head_dim (" +
+                                std::to_string(m.qk_nope_head_dim + m.qk_rope_head_dim) + ")"));
+  // A per-layer list of strings, every entry one of `allowed`; null when absent.
+  const auto string_list = [&](std::string_view key, std::initializer_list<std::string_view> allowed) {
+    std::vector<std::string> out;
+    const nlohmann::json* v = r.peek(key);
+    if (!v || v->is_null()) return out;
+    if (!v->is_array() || v->size() != layers)
+      AICB_THROW(config_error(std::string(key), v->dump().substr(0, 200),
+                              "expected a list of one entry per layer (" + std::to_string(layers) + ")"));
+    for (const auto& entry : *v) {
+      const bool known = entry.is_string() && std::find(allowed.begin(), allowed.end(),
+                                                        entry.get<std::string>()) != allowed.end();
+      if (!known) AICB_THROW(config_error(std::string(key), entry.dump(), "unknown entry"));
+      out.push_back(entry.get<std::string>());
+    }
+    return out;
+  };
+  if (const auto mlp = string_list("mlp_layer_types", {"dense", "sparse"}); !mlp.empty())
+    for (std::uint64_t i = 0; i < layers; ++i)
+      if ((mlp[i] == "dense") != (i < m.first_dense_layers))
+        AICB_THROW(config_error("mlp_layer_types", "layer " + std::to_string(i) + ": " + mlp[i],
+                                "modelled: the first first_k_dense_replace layers dense (" +
+                                    std::to_string(m.first_dense_layers) + "), the others sparse"));
+  (void)string_list("layer_types", {"deepseek_sparse_attention"});  // every layer sparse, as modelled
+  if (r.flag("index_share_for_mtp_iteration", false))
+    AICB_THROW(config_error("index_share_for_mtp_iteration", "true",
+                            "an MTP module reusing the decoder's indexer selection is not modelled"));
+  std::string pattern;
+  if (const auto types = string_list("indexer_types", {"full", "shared"}); !types.empty()) {
+    for (const auto& t : types)
+      pattern += t == "full" ? 'F' : 'S';
+  } else if (const nlohmann::json* p = r.peek("index_topk_pattern"); p && !p->is_null()) {
+    if (p->is_string()) {
+      pattern = p->get<std::string>();
+    } else {
+      for (const auto& t : string_list("index_topk_pattern", {"full", "shared"}))
+        pattern += t == "full" ? 'F' : 'S';
+    }
+    if (pattern.size() != layers || pattern.find_first_not_of("FS") != std::string::npos)
+      AICB_THROW(config_error("index_topk_pattern", p->dump().substr(0, 200),
+                              "expected one F (full) or S (shared) per layer (" + std::to_string(layers) + ")"));
+  } else {
+    const std::uint64_t freq = std::max<std::uint64_t>(r.optional("index_topk_freq", 1), 1);
+    const std::uint64_t offset = r.optional("index_skip_topk_offset", 2);
+    for (std::uint64_t i = 0; i < layers; ++i)
+      pattern += (i + 1 > offset ? i + 1 - offset : 0) % freq == 0 ? 'F' : 'S';
+  }
+  for (const char* key : {"rope_parameters", "rope_interleave", "dtype"})
+    r.peek(key);  // the rotary frequencies and layout, the checkpoint's format: no change to cost
+  if (pattern.find('S') == std::string::npos) return;  // every layer runs its own indexer
+  if (pattern.size() >= sizeof(layer_pattern_text{}.data))
+    AICB_THROW(config_error("num_hidden_layers", std::to_string(layers),
+                            "a shared-indexer pattern holds at most " +
+                                std::to_string(sizeof(layer_pattern_text{}.data) - 1) + " layers"));
+  m.indexer_pattern = layer_pattern_text::from(pattern);
+}
+
 }  // namespace detail
 
 /// Builds a model from a parsed config.json. `source` names it in errors.
@@ -302,24 +375,22 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     hf_import inner = from_hf_config(language, source + " (text_config)", options);
     return inner;
   }
-  if (type == "glm_moe_dsa")  // GLM-5: sparse attention whose indexers are shared between layers
-    AICB_THROW(config_error("model_type", type,
-                            "GLM-5's sparse attention reuses one layer's indexer selection in the next "
-                            "(index_topk_freq, indexer_types), which is not modelled; deepseek_v32 is"));
-  static constexpr std::array<std::string_view, 16> supported{
-      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
-      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
-      "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
+  static constexpr std::array<std::string_view, 17> supported{
+      "llama",       "mistral",     "mixtral",      "qwen2",   "qwen2_moe", "qwen3",
+      "qwen3_moe",   "qwen3_next",  "deepseek_v2",  "deepseek_v3", "deepseek_v32", "kimi_k2",
+      "glm4_moe",    "glm_moe_dsa", "gpt_oss",      "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
                      "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
-                     "deepseek_v32, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+                     "deepseek_v32, kimi_k2, glm4_moe, glm_moe_dsa, gpt_oss, nemotron_h"));
   // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card); DeepSeek-V3.2
-  // is V3's with DeepSeek sparse attention.
-  const bool deepseek =
-      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2";
+  // is V3's with DeepSeek sparse attention; GLM-5 (glm_moe_dsa) is V3.2's with its own sizes and, from
+  // GLM-5.2 on, indexers shared between layers.
+  const bool glm5 = type == "glm_moe_dsa";
+  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" ||
+                        type == "kimi_k2" || glm5;
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -517,7 +588,7 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
     m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", glm5 ? 3 : 0);  // GLM-5's default: 3
     m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
     if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
       AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
@@ -528,11 +599,12 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
       m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-      if (type == "deepseek_v32") {  // DeepSeek sparse attention: the lightning indexer and its top-k
+      if (type == "deepseek_v32" || glm5) {  // DeepSeek sparse attention: the lightning indexer, its top-k
         m.sparse_attention_topk = r.required("index_topk");
         m.indexer_heads = r.required("index_n_heads");
         m.indexer_head_dim = r.required("index_head_dim");
       }
+      if (glm5) read_glm5_layout(r, m);
     } else {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).

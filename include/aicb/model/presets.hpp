@@ -319,6 +319,23 @@ inline constexpr model_spec glm4_5_air = [] {
   return m;
 }();
 
+// ---- GLM-5 (transformers' GlmMoeDsaConfig, whose defaults are zai-org/GLM-5's): DeepSeek-V3.2's
+// architecture on 78 layers of 6144 — multi-head latent attention with a 2048-rank query latent,
+// 192 + 64-wide query-key heads and 256-wide values; DeepSeek sparse attention, an indexer of 32
+// heads of 128 picking 2048 keys in every layer; 256 experts top-8 with one shared, 3 dense layers,
+// one MTP module. GLM-5.2's shared indexers (indexer_pattern) come with its config.json.
+inline constexpr model_spec glm5 = [] {
+  model_spec m = deepseek("glm-5", 78, 6144, 64, 12288, 154880, 2048, 256, 8, 2048, 1, 3);
+  m.qk_nope_head_dim = 192;
+  m.v_head_dim = 256;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  m.sparse_attention_topk = 2048;
+  m.indexer_heads = 32;
+  m.indexer_head_dim = 128;
+  return m;
+}();
+
 // ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
 // deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
 // linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
@@ -395,7 +412,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 47> all_presets{{
+inline constexpr std::array<preset, 48> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -427,6 +444,7 @@ inline constexpr std::array<preset, 47> all_presets{{
     {"deepseek-v3.2", presets::deepseek_v3_2, "deepseek-ai/DeepSeek-V3.2-Exp config.json"},
     {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
     {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
+    {"glm-5", presets::glm5, "transformers' GlmMoeDsaConfig (its defaults: zai-org/GLM-5)"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,

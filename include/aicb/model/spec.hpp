@@ -105,7 +105,8 @@ using layer_pattern_text = fixed_string<512>;
   ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations")) \
   ((std::uint64_t, sparse_attention_topk, 0, "DeepSeek sparse attention (DeepSeek-V3.2): how many keys each query attends to, those its lightning indexer scores highest (2048); 0 = dense attention")) \
   ((std::uint64_t, indexer_heads, 0, "DeepSeek sparse attention: the lightning indexer's query heads, sharing one key head (DeepSeek-V3.2: 64)")) \
-  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)"))
+  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)")) \
+  ((layer_pattern_text, indexer_pattern, {}, "DeepSeek sparse attention with shared indexers (GLM-5.2's IndexShare): one character per layer, F runs the layer's own lightning indexer, S has none and reuses the previous F layer's selection; empty = every layer runs its own"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -130,6 +131,23 @@ struct model_spec {
   /// True for DeepSeek sparse attention: a lightning indexer scores every earlier key for each query
   /// and the attention reads only the sparse_attention_topk keys scored highest.
   [[nodiscard]] constexpr bool has_sparse_attention() const noexcept { return sparse_attention_topk > 0; }
+  /// Whether layer `layer` (0-based; num_layers and beyond: the MTP modules) runs a lightning
+  /// indexer of its own — every sparse-attention layer, except the S layers of indexer_pattern,
+  /// which reuse the selection of the F layer before them and hold no indexer weights.
+  [[nodiscard]] constexpr bool runs_indexer(std::uint64_t layer) const noexcept {
+    if (!has_sparse_attention()) return false;
+    const std::string_view p = indexer_pattern.view();
+    return layer >= p.size() || p[layer] == 'F';
+  }
+  /// Decoder layers that run a lightning indexer of their own.
+  [[nodiscard]] constexpr std::uint64_t num_indexer_layers() const noexcept {
+    if (!has_sparse_attention()) return 0;
+    if (indexer_pattern.empty()) return num_layers;
+    std::uint64_t n = 0;
+    for (const char ch : indexer_pattern.view())
+      n += ch == 'F' ? 1 : 0;
+    return n;
+  }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
   /// token mixer followed by an MLP.
   [[nodiscard]] constexpr bool has_layer_pattern() const noexcept { return !layer_pattern.empty(); }
@@ -507,6 +525,22 @@ constexpr bool validate(const model_spec& spec) {
             "indexer_head_dim", m.indexer_head_dim);
     require(!m.is_hybrid() && !m.has_layer_pattern(), "sparse_attention_topk", m.sparse_attention_topk,
             "DeepSeek sparse attention in a hybrid layout is not modelled");
+  }
+  if (!m.indexer_pattern.empty()) {
+    const std::string_view pattern = m.indexer_pattern.view();
+    require(m.has_sparse_attention(), "indexer_pattern", pattern.size(),
+            "an indexer_pattern needs DeepSeek sparse attention (sparse_attention_topk > 0)");
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      if (pattern[i] != 'F' && pattern[i] != 'S')
+        detail::rule_violated_text("indexer_pattern", pattern.substr(i, 1),
+                                   "indexer_pattern holds one character per layer: F (runs its own indexer) "
+                                   "or S (reuses the previous F layer's selection)");
+    require(pattern.size() == m.num_layers, "indexer_pattern", pattern.size(),
+            "indexer_pattern needs one character per layer", "num_layers", m.num_layers);
+    if (pattern.front() != 'F')
+      detail::rule_violated_text("indexer_pattern", pattern.substr(0, 1),
+                                 "the first layer has no earlier selection to reuse: indexer_pattern starts "
+                                 "with F");
   }
   require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
           "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");

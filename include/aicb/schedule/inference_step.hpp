@@ -257,10 +257,12 @@ class inference_step {
                     m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
-      if (m_.has_sparse_attention())  // the indexer's key: FP8 with a 4-byte scale per 128 values
+      // The indexer's key, FP8 with a 4-byte scale per 128 values, in the layers that run an indexer
+      // (an S layer of indexer_pattern reuses another layer's selection).
+      if (m_.has_sparse_attention())
         model_kv_per_token_ +=
             static_cast<double>(m_.indexer_head_dim + (m_.indexer_head_dim + 127) / 128 * 4) *
-            static_cast<double>(layers);
+            static_cast<double>(m_.num_indexer_layers());
       kv_per_token_ = model_kv_per_token_;
     } else {
       const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);

@@ -93,10 +93,12 @@ struct layer_kind {
   bool mamba = false;             ///< a Mamba-2 mixer instead of attention
   bool no_mixer = false;          ///< an MLP (or experts) alone: a pattern's - or E layer
   bool no_mlp = false;            ///< a token mixer alone: a pattern's M or * layer
+  bool shared_index = false;      ///< sparse attention on the previous layer's selection, no indexer
   /// Distinct kinds (index() is below it).
-  static constexpr std::size_t count = 64;
+  static constexpr std::size_t count = 128;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
-    return static_cast<std::uint8_t>((no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) + (mamba ? 8 : 0) +
+    return static_cast<std::uint8_t>((shared_index ? 64 : 0) + (no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) +
+                                     (mamba ? 8 : 0) +
                                      (local_attention ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
@@ -104,7 +106,8 @@ struct layer_kind {
 
 /// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
 /// (built like the decoder's last, with full softmax attention). A layer pattern gives each layer
-/// one block: M a Mamba-2 mixer, * attention, - an MLP, E experts.
+/// one block: M a Mamba-2 mixer, * attention, - an MLP, E experts. An S layer of the
+/// indexer_pattern attends sparsely without an indexer of its own.
 [[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
   const bool decoder = layer < m.num_layers;
   if (decoder && m.has_layer_pattern()) {
@@ -116,7 +119,8 @@ struct layer_kind {
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
           .moe = m.is_moe_layer(layer),
-          .local_attention = decoder && m.is_local_attention_layer(layer)};
+          .local_attention = decoder && m.is_local_attention_layer(layer),
+          .shared_index = m.has_sparse_attention() && !m.runs_indexer(layer)};
 }
 
 /// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
@@ -397,12 +401,13 @@ struct layer_writer {
     rotary("rotary_q", pk::input_grad, heads() * rope);
   }
 
-  constexpr void softmax_attention_forward(bool local_layer = false) {
+  // `shared_index`: a sparse layer that reuses the previous layer's selection runs no indexer.
+  constexpr void softmax_attention_forward(bool local_layer = false, bool shared_index = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
       mla_projections_forward();
-      if (m.has_sparse_attention()) indexer_forward();
+      if (m.has_sparse_attention() && !shared_index) indexer_forward();
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
@@ -519,7 +524,7 @@ struct layer_writer {
     gemm("indexer_k", op_role::attention_index, pk::weight_grad, local, h(), d);
   }
 
-  constexpr void softmax_attention_backward(bool local_layer = false) {
+  constexpr void softmax_attention_backward(bool local_layer = false, bool shared_index = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
     leave_backward("attention_output_grad_gather");
@@ -542,7 +547,7 @@ struct layer_writer {
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
     rotary_backward(local_layer);
-    if (m.has_sparse_attention()) indexer_backward();
+    if (m.has_sparse_attention() && !shared_index) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
       const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
@@ -1029,7 +1034,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_forward();
       else
-        softmax_attention_forward(kind.local_attention);
+        softmax_attention_forward(kind.local_attention, kind.shared_index);
       leave("attention_output_scatter", "attention_output_reduce", scatter && !kind.no_mlp);
       // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
       if (c.training)
@@ -1066,7 +1071,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_backward();
       else
-        softmax_attention_backward(kind.local_attention);
+        softmax_attention_backward(kind.local_attention, kind.shared_index);
     }
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
