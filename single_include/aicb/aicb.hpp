@@ -1000,7 +1000,8 @@ using layer_pattern_text = fixed_string<512>;
   ((bool, mamba_state_fp32, false, "serving keeps the Mamba-2 state in FP32 (Nemotron-H's mamba_ssm_cache_dtype float32); false: BF16 like the activations")) \
   ((std::uint64_t, sparse_attention_topk, 0, "DeepSeek sparse attention (DeepSeek-V3.2): how many keys each query attends to, those its lightning indexer scores highest (2048); 0 = dense attention")) \
   ((std::uint64_t, indexer_heads, 0, "DeepSeek sparse attention: the lightning indexer's query heads, sharing one key head (DeepSeek-V3.2: 64)")) \
-  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)"))
+  ((std::uint64_t, indexer_head_dim, 0, "DeepSeek sparse attention: the indexer's query and key head size (DeepSeek-V3.2: 128)")) \
+  ((layer_pattern_text, indexer_pattern, {}, "DeepSeek sparse attention with shared indexers (GLM-5.2's IndexShare): one character per layer, F runs the layer's own lightning indexer, S has none and reuses the previous F layer's selection; empty = every layer runs its own"))
 // clang-format on
 
 /// The shape of a transformer language model. See the file comment.
@@ -1025,6 +1026,23 @@ struct model_spec {
   /// True for DeepSeek sparse attention: a lightning indexer scores every earlier key for each query
   /// and the attention reads only the sparse_attention_topk keys scored highest.
   [[nodiscard]] constexpr bool has_sparse_attention() const noexcept { return sparse_attention_topk > 0; }
+  /// Whether layer `layer` (0-based; num_layers and beyond: the MTP modules) runs a lightning
+  /// indexer of its own — every sparse-attention layer, except the S layers of indexer_pattern,
+  /// which reuse the selection of the F layer before them and hold no indexer weights.
+  [[nodiscard]] constexpr bool runs_indexer(std::uint64_t layer) const noexcept {
+    if (!has_sparse_attention()) return false;
+    const std::string_view p = indexer_pattern.view();
+    return layer >= p.size() || p[layer] == 'F';
+  }
+  /// Decoder layers that run a lightning indexer of their own.
+  [[nodiscard]] constexpr std::uint64_t num_indexer_layers() const noexcept {
+    if (!has_sparse_attention()) return 0;
+    if (indexer_pattern.empty()) return num_layers;
+    std::uint64_t n = 0;
+    for (const char ch : indexer_pattern.view())
+      n += ch == 'F' ? 1 : 0;
+    return n;
+  }
   /// True when layer_pattern gives each layer's one block (Nemotron-H); otherwise every layer is a
   /// token mixer followed by an MLP.
   [[nodiscard]] constexpr bool has_layer_pattern() const noexcept { return !layer_pattern.empty(); }
@@ -1402,6 +1420,22 @@ constexpr bool validate(const model_spec& spec) {
             "indexer_head_dim", m.indexer_head_dim);
     require(!m.is_hybrid() && !m.has_layer_pattern(), "sparse_attention_topk", m.sparse_attention_topk,
             "DeepSeek sparse attention in a hybrid layout is not modelled");
+  }
+  if (!m.indexer_pattern.empty()) {
+    const std::string_view pattern = m.indexer_pattern.view();
+    require(m.has_sparse_attention(), "indexer_pattern", pattern.size(),
+            "an indexer_pattern needs DeepSeek sparse attention (sparse_attention_topk > 0)");
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      if (pattern[i] != 'F' && pattern[i] != 'S')
+        detail::rule_violated_text("indexer_pattern", pattern.substr(i, 1),
+                                   "indexer_pattern holds one character per layer: F (runs its own indexer) "
+                                   "or S (reuses the previous F layer's selection)");
+    require(pattern.size() == m.num_layers, "indexer_pattern", pattern.size(),
+            "indexer_pattern needs one character per layer", "num_layers", m.num_layers);
+    if (pattern.front() != 'F')
+      detail::rule_violated_text("indexer_pattern", pattern.substr(0, 1),
+                                 "the first layer has no earlier selection to reuse: indexer_pattern starts "
+                                 "with F");
   }
   require(!m.mamba_state_fp32 || m.pattern_count('M') > 0, "mamba_state_fp32", 1,
           "mamba_state_fp32 needs Mamba-2 layers (M in layer_pattern)");
@@ -2875,18 +2909,21 @@ struct layer_kind {
   bool mamba = false;             ///< a Mamba-2 mixer instead of attention
   bool no_mixer = false;          ///< an MLP (or experts) alone: a pattern's - or E layer
   bool no_mlp = false;            ///< a token mixer alone: a pattern's M or * layer
+  bool shared_index = false;      ///< sparse attention on the previous layer's selection, no indexer
   /// Distinct kinds (index() is below it).
-  static constexpr std::size_t count = 64;
+  static constexpr std::size_t count = 128;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
-    return static_cast<std::uint8_t>((no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) + (mamba ? 8 : 0) +
-                                     (local_attention ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
+    return static_cast<std::uint8_t>((shared_index ? 64 : 0) + (no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) +
+                                     (mamba ? 8 : 0) + (local_attention ? 4 : 0) +
+                                     (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
 
 /// Layer `layer` of `m` (0-based); index num_layers is a multi-token-prediction module's layer
 /// (built like the decoder's last, with full softmax attention). A layer pattern gives each layer
-/// one block: M a Mamba-2 mixer, * attention, - an MLP, E experts.
+/// one block: M a Mamba-2 mixer, * attention, - an MLP, E experts. An S layer of the
+/// indexer_pattern attends sparsely without an indexer of its own.
 [[nodiscard]] constexpr layer_kind kind_of_layer(const model_spec& m, std::uint64_t layer) noexcept {
   const bool decoder = layer < m.num_layers;
   if (decoder && m.has_layer_pattern()) {
@@ -2898,7 +2935,8 @@ struct layer_kind {
   }
   return {.linear_attention = decoder && m.is_linear_attention_layer(layer),
           .moe = m.is_moe_layer(layer),
-          .local_attention = decoder && m.is_local_attention_layer(layer)};
+          .local_attention = decoder && m.is_local_attention_layer(layer),
+          .shared_index = m.has_sparse_attention() && !m.runs_indexer(layer)};
 }
 
 /// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
@@ -3179,12 +3217,13 @@ struct layer_writer {
     rotary("rotary_q", pk::input_grad, heads() * rope);
   }
 
-  constexpr void softmax_attention_forward(bool local_layer = false) {
+  // `shared_index`: a sparse layer that reuses the previous layer's selection runs no indexer.
+  constexpr void softmax_attention_forward(bool local_layer = false, bool shared_index = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), hd = m.head_dim;
     if (m.is_mla()) {
       mla_projections_forward();
-      if (m.has_sparse_attention()) indexer_forward();
+      if (m.has_sparse_attention() && !shared_index) indexer_forward();
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
@@ -3301,7 +3340,7 @@ struct layer_writer {
     gemm("indexer_k", op_role::attention_index, pk::weight_grad, local, h(), d);
   }
 
-  constexpr void softmax_attention_backward(bool local_layer = false) {
+  constexpr void softmax_attention_backward(bool local_layer = false, bool shared_index = false) {
     const model_spec& m = c.model;
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens(), w = c.element_bytes();
     leave_backward("attention_output_grad_gather");
@@ -3324,7 +3363,7 @@ struct layer_writer {
     core_backward.pass = pk::input_grad;
     out.compute("attention_core", core_backward);
     rotary_backward(local_layer);
-    if (m.has_sparse_attention()) indexer_backward();
+    if (m.has_sparse_attention() && !shared_index) indexer_backward();
     if (m.is_mla()) {
       const std::uint64_t qr = m.q_lora_rank, kvr = m.kv_lora_rank + m.qk_rope_head_dim;
       const std::uint64_t kv_up = heads() * (m.qk_nope_head_dim + v_dim());
@@ -3811,7 +3850,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_forward();
       else
-        softmax_attention_forward(kind.local_attention);
+        softmax_attention_forward(kind.local_attention, kind.shared_index);
       leave("attention_output_scatter", "attention_output_reduce", scatter && !kind.no_mlp);
       // The residual connection: Megatron's fused bias-dropout-add, on the GPU's (sequence) shard.
       if (c.training)
@@ -3848,7 +3887,7 @@ struct layer_writer {
       else if (kind.mamba)
         mamba_backward();
       else
-        softmax_attention_backward(kind.local_attention);
+        softmax_attention_backward(kind.local_attention, kind.shared_index);
     }
     norm("input_norm", op_role::input_norm, pk::input_grad, local, h(), weight_part::norms);
   }
@@ -8015,6 +8054,23 @@ inline constexpr model_spec glm4_5_air = [] {
   return m;
 }();
 
+// ---- GLM-5 (transformers' GlmMoeDsaConfig, whose defaults are zai-org/GLM-5's): DeepSeek-V3.2's
+// architecture on 78 layers of 6144 — multi-head latent attention with a 2048-rank query latent,
+// 192 + 64-wide query-key heads and 256-wide values; DeepSeek sparse attention, an indexer of 32
+// heads of 128 picking 2048 keys in every layer; 256 experts top-8 with one shared, 3 dense layers,
+// one MTP module. GLM-5.2's shared indexers (indexer_pattern) come with its config.json.
+inline constexpr model_spec glm5 = [] {
+  model_spec m = deepseek("glm-5", 78, 6144, 64, 12288, 154880, 2048, 256, 8, 2048, 1, 3);
+  m.qk_nope_head_dim = 192;
+  m.v_head_dim = 256;
+  m.moe_router_bias = true;
+  m.num_mtp_layers = 1;
+  m.sparse_attention_topk = 2048;
+  m.indexer_heads = 32;
+  m.indexer_head_dim = 128;
+  return m;
+}();
+
 // ---- aliyun/aicb's presets (scripts/megatron_workload_with_aiob.sh, megatron_gpt.sh,
 // deepspeed_llama.sh), with aicb's exact values. GPT-style layers (GeLU, LayerNorm with bias, no
 // linear biases), learned positions, untied output, vocabulary 50257 (GPT-2).
@@ -8091,7 +8147,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 47> all_presets{{
+inline constexpr std::array<preset, 48> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -8123,6 +8179,7 @@ inline constexpr std::array<preset, 47> all_presets{{
     {"deepseek-v3.2", presets::deepseek_v3_2, "deepseek-ai/DeepSeek-V3.2-Exp config.json"},
     {"kimi-k2", presets::kimi_k2, "moonshotai/Kimi-K2-Instruct config.json"},
     {"glm-4.5-air", presets::glm4_5_air, "zai-org/GLM-4.5-Air config.json"},
+    {"glm-5", presets::glm5, "transformers' GlmMoeDsaConfig (its defaults: zai-org/GLM-5)"},
     {"gpt-oss-120b", presets::gpt_oss_120b, "openai/gpt-oss-120b config.json"},
     {"gpt-oss-20b", presets::gpt_oss_20b, "openai/gpt-oss-20b config.json"},
     {"nemotron3-nano-30b-a3b", presets::nemotron3_nano_30b_a3b,
@@ -9542,10 +9599,12 @@ class inference_step {
                     m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
-      if (m_.has_sparse_attention())  // the indexer's key: FP8 with a 4-byte scale per 128 values
+      // The indexer's key, FP8 with a 4-byte scale per 128 values, in the layers that run an indexer
+      // (an S layer of indexer_pattern reuses another layer's selection).
+      if (m_.has_sparse_attention())
         model_kv_per_token_ +=
             static_cast<double>(m_.indexer_head_dim + (m_.indexer_head_dim + 127) / 128 * 4) *
-            static_cast<double>(layers);
+            static_cast<double>(m_.num_indexer_layers());
       kv_per_token_ = model_kv_per_token_;
     } else {
       const std::uint64_t kv_heads = std::max<std::uint64_t>(1, m_.num_kv_heads / t);
@@ -21231,8 +21290,9 @@ AICB_END_NAMESPACE
 /// Builds a model_spec from a Hugging Face `config.json`: LLaMA, Llama 4 (its language model: chunked
 /// and full attention, interleaved experts), Mistral (with its sliding window),
 /// Mixtral, Qwen2 (with its q/k/v biases), Qwen2-MoE, Qwen3 (with its q/k norms), Qwen3-MoE,
-/// Qwen3-Next, DeepSeek-V2 and -V3, and GPT-OSS (alternating sliding-window and full attention,
-/// attention sinks, biased experts).
+/// Qwen3-Next, DeepSeek-V2, -V3 and -V3.2, Kimi K2, GLM-4.5, GLM-5 (with GLM-5.2's shared indexers),
+/// GPT-OSS (alternating sliding-window and full attention, attention sinks, biased experts) and
+/// Nemotron-H.
 ///
 /// Every key is accounted for: a key that shapes the model is read; a key known not to (token
 /// ids, initialisation, RoPE scaling, router loss coefficients, quantisation of the checkpoint…)
@@ -21501,6 +21561,80 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
 }
 
+/// GLM-5's keys beyond DeepSeek-V3.2's (transformers' GlmMoeDsaConfig): which layers are dense, and
+/// which run a lightning indexer — `indexer_types` ("full" / "shared"), else `index_topk_pattern`
+/// (F / S), else every `index_topk_freq`-th layer from `index_skip_topk_offset` − 1 on (defaults 1
+/// and 2: every layer); a shared layer reuses the previous full layer's selection.
+inline void read_glm5_layout(hf_reader& r, model_spec& m) {
+  const std::uint64_t layers = m.num_layers;
+  // head_dim is the rotary slice here (transformers points it at qk_rope_head_dim); qk_head_dim the sum.
+  if (m.head_dim != 0 && m.head_dim != m.qk_rope_head_dim)
+    AICB_THROW(config_error("head_dim", std::to_string(m.head_dim),
+                            "GLM-5's head_dim names the rotary slice and must equal qk_rope_head_dim (" +
+                                std::to_string(m.qk_rope_head_dim) + ")"));
+  m.head_dim = 0;
+  if (const std::uint64_t qk = r.optional("qk_head_dim", 0);
+      qk != 0 && qk != m.qk_nope_head_dim + m.qk_rope_head_dim)
+    AICB_THROW(config_error("qk_head_dim", std::to_string(qk),
+                            "qk_head_dim must be qk_nope_head_dim + qk_rope_head_dim (" +
+                                std::to_string(m.qk_nope_head_dim + m.qk_rope_head_dim) + ")"));
+  // A per-layer list of strings, every entry one of `allowed`; null when absent.
+  const auto string_list = [&](std::string_view key, std::initializer_list<std::string_view> allowed) {
+    std::vector<std::string> out;
+    const nlohmann::json* v = r.peek(key);
+    if (!v || v->is_null()) return out;
+    if (!v->is_array() || v->size() != layers)
+      AICB_THROW(config_error(std::string(key), v->dump().substr(0, 200),
+                              "expected a list of one entry per layer (" + std::to_string(layers) + ")"));
+    for (const auto& entry : *v) {
+      const bool known = entry.is_string() &&
+                         std::find(allowed.begin(), allowed.end(), entry.get<std::string>()) != allowed.end();
+      if (!known) AICB_THROW(config_error(std::string(key), entry.dump(), "unknown entry"));
+      out.push_back(entry.get<std::string>());
+    }
+    return out;
+  };
+  if (const auto mlp = string_list("mlp_layer_types", {"dense", "sparse"}); !mlp.empty())
+    for (std::uint64_t i = 0; i < layers; ++i)
+      if ((mlp[i] == "dense") != (i < m.first_dense_layers))
+        AICB_THROW(config_error("mlp_layer_types", "layer " + std::to_string(i) + ": " + mlp[i],
+                                "modelled: the first first_k_dense_replace layers dense (" +
+                                    std::to_string(m.first_dense_layers) + "), the others sparse"));
+  (void)string_list("layer_types", {"deepseek_sparse_attention"});  // every layer sparse, as modelled
+  if (r.flag("index_share_for_mtp_iteration", false))
+    AICB_THROW(config_error("index_share_for_mtp_iteration", "true",
+                            "an MTP module reusing the decoder's indexer selection is not modelled"));
+  std::string pattern;
+  if (const auto types = string_list("indexer_types", {"full", "shared"}); !types.empty()) {
+    for (const auto& t : types)
+      pattern += t == "full" ? 'F' : 'S';
+  } else if (const nlohmann::json* p = r.peek("index_topk_pattern"); p && !p->is_null()) {
+    if (p->is_string()) {
+      pattern = p->get<std::string>();
+    } else {
+      for (const auto& t : string_list("index_topk_pattern", {"full", "shared"}))
+        pattern += t == "full" ? 'F' : 'S';
+    }
+    if (pattern.size() != layers || pattern.find_first_not_of("FS") != std::string::npos)
+      AICB_THROW(
+          config_error("index_topk_pattern", p->dump().substr(0, 200),
+                       "expected one F (full) or S (shared) per layer (" + std::to_string(layers) + ")"));
+  } else {
+    const std::uint64_t freq = std::max<std::uint64_t>(r.optional("index_topk_freq", 1), 1);
+    const std::uint64_t offset = r.optional("index_skip_topk_offset", 2);
+    for (std::uint64_t i = 0; i < layers; ++i)
+      pattern += (i + 1 > offset ? i + 1 - offset : 0) % freq == 0 ? 'F' : 'S';
+  }
+  for (const char* key : {"rope_parameters", "rope_interleave", "dtype"})
+    r.peek(key);  // the rotary frequencies and layout, the checkpoint's format: no change to cost
+  if (pattern.find('S') == std::string::npos) return;  // every layer runs its own indexer
+  if (pattern.size() >= sizeof(layer_pattern_text{}.data))
+    AICB_THROW(config_error("num_hidden_layers", std::to_string(layers),
+                            "a shared-indexer pattern holds at most " +
+                                std::to_string(sizeof(layer_pattern_text{}.data) - 1) + " layers"));
+  m.indexer_pattern = layer_pattern_text::from(pattern);
+}
+
 }  // namespace detail
 
 /// Builds a model from a parsed config.json. `source` names it in errors.
@@ -21527,24 +21661,22 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     hf_import inner = from_hf_config(language, source + " (text_config)", options);
     return inner;
   }
-  if (type == "glm_moe_dsa")  // GLM-5: sparse attention whose indexers are shared between layers
-    AICB_THROW(config_error("model_type", type,
-                            "GLM-5's sparse attention reuses one layer's indexer selection in the next "
-                            "(index_topk_freq, indexer_types), which is not modelled; deepseek_v32 is"));
-  static constexpr std::array<std::string_view, 16> supported{
-      "llama",     "mistral",    "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
-      "qwen3_moe", "qwen3_next", "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
-      "glm4_moe",  "gpt_oss",    "nemotron_h",  "llama4_text"};
+  static constexpr std::array<std::string_view, 17> supported{
+      "llama",     "mistral",     "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
+      "qwen3_moe", "qwen3_next",  "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+      "glm4_moe",  "glm_moe_dsa", "gpt_oss",     "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
                      "supported model types: llama, llama4 (its text_config), llama4_text, mistral, "
                      "mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, "
-                     "deepseek_v32, kimi_k2, glm4_moe, gpt_oss, nemotron_h"));
+                     "deepseek_v32, kimi_k2, glm4_moe, glm_moe_dsa, gpt_oss, nemotron_h"));
   // Kimi K2 is DeepSeek-V3's architecture under its own model_type (Moonshot's model card); DeepSeek-V3.2
-  // is V3's with DeepSeek sparse attention.
+  // is V3's with DeepSeek sparse attention; GLM-5 (glm_moe_dsa) is V3.2's with its own sizes and, from
+  // GLM-5.2 on, indexers shared between layers.
+  const bool glm5 = type == "glm_moe_dsa";
   const bool deepseek =
-      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2";
+      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2" || glm5;
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");
@@ -21742,7 +21874,7 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     m.moe_top_k = r.required("num_experts_per_tok");
     m.moe_ffn_hidden_size = r.required("moe_intermediate_size");
     m.num_shared_experts = r.optional("n_shared_experts", 0);
-    m.first_dense_layers = r.optional("first_k_dense_replace", 0);
+    m.first_dense_layers = r.optional("first_k_dense_replace", glm5 ? 3 : 0);  // GLM-5's default: 3
     m.num_mtp_layers = r.optional("num_nextn_predict_layers", 0);
     if (const std::uint64_t freq = r.optional("moe_layer_freq", 1); freq != 1)
       AICB_THROW(config_error("moe_layer_freq", std::to_string(freq), "only moe_layer_freq = 1 is modelled"));
@@ -21753,11 +21885,12 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
       m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
-      if (type == "deepseek_v32") {  // DeepSeek sparse attention: the lightning indexer and its top-k
+      if (type == "deepseek_v32" || glm5) {  // DeepSeek sparse attention: the lightning indexer, its top-k
         m.sparse_attention_topk = r.required("index_topk");
         m.indexer_heads = r.required("index_n_heads");
         m.indexer_head_dim = r.required("index_head_dim");
       }
+      if (glm5) read_glm5_layout(r, m);
     } else {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).

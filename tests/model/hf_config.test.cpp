@@ -351,7 +351,8 @@ TEST_CASE("hf_config: GLM-5 imports to its published counts, GLM-5.2's shared in
   const std::uint64_t expert = 3ull * 6144 * 2048, router = 256ull * 6144 + 256;
   const std::uint64_t embedding = 154880ull * 6144, dense = 3ull * 6144 * 12288;
   const aicb::param_counts c = aicb::count_params(glm.model);
-  CHECK(c.total() == 78 * (attention + indexer) + 3 * dense + 75 * (257 * expert + router) + 2 * embedding + 6144);
+  CHECK(c.total() ==
+        78 * (attention + indexer) + 3 * dense + 75 * (257 * expert + router) + 2 * embedding + 6144);
   CHECK(std::llround(static_cast<double>(c.total()) / 1e9) == 744);
   CHECK(c.active_without_input_embedding() ==
         78 * (attention + indexer) + 3 * dense + 75 * (9 * expert + router) + embedding + 6144);

@@ -367,7 +367,8 @@ TEST_CASE("layer description: shared indexers (GLM-5.2's IndexShare), by hand", 
   std::array<int, 4> indexer_ops{};
   for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
     if (op.type != aicb::op_type::compute || op.layer >= 4) continue;
-    if (op.compute.kind == aicb::op_kind::norm) continue;  // the indexer key's LayerNorm: no FLOPs priced here
+    if (op.compute.kind == aicb::op_kind::norm)
+      continue;  // the indexer key's LayerNorm: no FLOPs priced here
     flops[op.layer] += op.compute.flops();
     if (op.compute.role == aicb::op_role::attention_index) ++indexer_ops[op.layer];
     if (op.name == std::string_view("attention_core")) attention[op.layer] += op.compute.flops();

@@ -289,7 +289,8 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
                             "GLM-5's head_dim names the rotary slice and must equal qk_rope_head_dim (" +
                                 std::to_string(m.qk_rope_head_dim) + ")"));
   m.head_dim = 0;
-  if (const std::uint64_t qk = r.optional("qk_head_dim", 0); qk != 0 && qk != m.qk_nope_head_dim + m.qk_rope_head_dim)
+  if (const std::uint64_t qk = r.optional("qk_head_dim", 0);
+      qk != 0 && qk != m.qk_nope_head_dim + m.qk_rope_head_dim)
     AICB_THROW(config_error("qk_head_dim", std::to_string(qk),
                             "qk_head_dim must be qk_nope_head_dim + qk_rope_head_dim (" +
                                 std::to_string(m.qk_nope_head_dim + m.qk_rope_head_dim) + ")"));
@@ -302,8 +303,8 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       AICB_THROW(config_error(std::string(key), v->dump().substr(0, 200),
                               "expected a list of one entry per layer (" + std::to_string(layers) + ")"));
     for (const auto& entry : *v) {
-      const bool known = entry.is_string() && std::find(allowed.begin(), allowed.end(),
-                                                        entry.get<std::string>()) != allowed.end();
+      const bool known = entry.is_string() &&
+                         std::find(allowed.begin(), allowed.end(), entry.get<std::string>()) != allowed.end();
       if (!known) AICB_THROW(config_error(std::string(key), entry.dump(), "unknown entry"));
       out.push_back(entry.get<std::string>());
     }
@@ -331,8 +332,9 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
         pattern += t == "full" ? 'F' : 'S';
     }
     if (pattern.size() != layers || pattern.find_first_not_of("FS") != std::string::npos)
-      AICB_THROW(config_error("index_topk_pattern", p->dump().substr(0, 200),
-                              "expected one F (full) or S (shared) per layer (" + std::to_string(layers) + ")"));
+      AICB_THROW(
+          config_error("index_topk_pattern", p->dump().substr(0, 200),
+                       "expected one F (full) or S (shared) per layer (" + std::to_string(layers) + ")"));
   } else {
     const std::uint64_t freq = std::max<std::uint64_t>(r.optional("index_topk_freq", 1), 1);
     const std::uint64_t offset = r.optional("index_skip_topk_offset", 2);
@@ -376,9 +378,9 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
     return inner;
   }
   static constexpr std::array<std::string_view, 17> supported{
-      "llama",       "mistral",     "mixtral",      "qwen2",   "qwen2_moe", "qwen3",
-      "qwen3_moe",   "qwen3_next",  "deepseek_v2",  "deepseek_v3", "deepseek_v32", "kimi_k2",
-      "glm4_moe",    "glm_moe_dsa", "gpt_oss",      "nemotron_h",  "llama4_text"};
+      "llama",     "mistral",     "mixtral",     "qwen2",       "qwen2_moe",    "qwen3",
+      "qwen3_moe", "qwen3_next",  "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+      "glm4_moe",  "glm_moe_dsa", "gpt_oss",     "nemotron_h",  "llama4_text"};
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     AICB_THROW(
         config_error("model_type", type.empty() ? "(missing)" : type,
@@ -389,8 +391,8 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
   // is V3's with DeepSeek sparse attention; GLM-5 (glm_moe_dsa) is V3.2's with its own sizes and, from
   // GLM-5.2 on, indexers shared between layers.
   const bool glm5 = type == "glm_moe_dsa";
-  const bool deepseek = type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" ||
-                        type == "kimi_k2" || glm5;
+  const bool deepseek =
+      type == "deepseek_v2" || type == "deepseek_v3" || type == "deepseek_v32" || type == "kimi_k2" || glm5;
   model_spec m;
   m.name = spec_name::from(type);
   m.hidden_size = r.required("hidden_size");

@@ -98,8 +98,8 @@ struct layer_kind {
   static constexpr std::size_t count = 128;
   [[nodiscard]] constexpr std::uint8_t index() const noexcept {
     return static_cast<std::uint8_t>((shared_index ? 64 : 0) + (no_mlp ? 32 : 0) + (no_mixer ? 16 : 0) +
-                                     (mamba ? 8 : 0) +
-                                     (local_attention ? 4 : 0) + (linear_attention ? 2 : 0) + (moe ? 1 : 0));
+                                     (mamba ? 8 : 0) + (local_attention ? 4 : 0) +
+                                     (linear_attention ? 2 : 0) + (moe ? 1 : 0));
   }
   friend constexpr bool operator==(layer_kind, layer_kind) = default;
 };
