@@ -196,6 +196,16 @@ aicb_cli_test(describe_glm EXPECT "106852251264|106,852,251,264" "iteration" ARG
 aicb_cli_test(check_glm EXPECT "ok: all 16 ranks ran jointly" ARGS check ${glm_job})
 aicb_cli_test(hf_kimi_k2 EXPECT "1026408232448|1,026,408,232,448"
               ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/kimi-k2-instruct.json" --no-estimate)
+# GLM-5 (DeepSeek-V3.2's architecture under model_type glm_moe_dsa), cut to 8 layers: described, run
+# jointly, and written for SimAI.
+set(glm5_job --model glm-5 --num-layers 8 --world-size 16 --ep 8 --pp 2 --global-batch 16 --seq 4096
+    --moe-dispatcher alltoall --moe-grouped-gemm)
+aicb_cli_test(hf_glm5 EXPECT "743911218432|743,911,218,432"
+              ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/glm-5.json" --no-estimate)
+aicb_cli_test(check_glm5 EXPECT "ok: all 16 ranks ran jointly" ARGS check ${glm5_job})
+aicb_cli_test(generate_glm5 EXPECT "wrote" ARGS generate ${glm5_job} --no-sidecar -o glm5.txt)
+aicb_cli_test(lint_glm5 EXPECT "records, 0 errors, 0 warnings" ARGS lint glm5.txt)
+set_tests_properties(cli.lint_glm5 PROPERTIES DEPENDS cli.generate_glm5)
 # The host, EP overlap and routing imbalance in the estimate.
 set(host_job --model mixtral-8x7b --num-layers 2 --world-size 8 --ep 8 --global-batch 16 --seq 2048
     --moe-dispatcher alltoall --moe-grouped-gemm)
