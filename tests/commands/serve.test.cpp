@@ -150,6 +150,50 @@ TEST_CASE("serve plan: the fewest replicas or instances that meet the objective,
   CHECK(plan.simulations > plan.candidates.size());
 }
 
+TEST_CASE("serve plan: a closed loop of C outstanding requests holds ceil(C / n) at each of n replicas",
+          "[commands][serve]") {
+  // 120 requests of 1000 + 100 tokens, 24 outstanding at a time over the deployment, on up to 4 H200s.
+  // Replica 0 of n replicas of TP 1 serves every n-th request with ceil(24 / n) of them outstanding.
+  const aicb::model_spec m = aicb::presets::llama3_8b;
+  const aicb::roofline_model roofline("H200");
+  const aicb::cluster_spec machines = aicb::cluster_preset("dgx-h200");
+  const auto requests =
+      aicb::synthetic_requests({.requests = 120, .rate = 0, .prompt = {1000, 1000}, .output = {100, 100}});
+  aicb::serving_spec tp1{.phase = aicb::inference_phase::decode, .batch = 1, .context = 1};
+  const auto p90_tpot = [&](std::uint64_t replicas) {
+    std::vector<aicb::serving_request> share;
+    for (std::size_t k = 0; k < requests.size(); k += replicas)
+      share.push_back(requests[k]);
+    aicb::serving_engine engine;
+    engine.concurrency = (24 + replicas - 1) / replicas;
+    std::vector<double> tpot;
+    for (const auto& s : aicb::simulate_serving(m, tp1, share, roofline, machines, engine).requests)
+      tpot.push_back(s.tpot_s());
+    return aicb::summarize_latencies(tpot).p90;
+  };
+  const double one = p90_tpot(1), two = p90_tpot(2), three = p90_tpot(3), four = p90_tpot(4);
+  REQUIRE(one > two);  // fewer outstanding requests a replica: smaller decode batches, faster tokens
+  REQUIRE(two > three);
+  REQUIRE(three > four);
+  aicb::serving_plan_request p;
+  p.base.model = "llama3-8b";
+  p.base.gpu = "H200";
+  p.base.traffic = {.requests = 120, .rate = 0, .prompt = {1000, 1000}, .output = {100, 100}};
+  p.base.engine.concurrency = 24;
+  p.base.slo_tpot_s = (three + four) / 2;  // met by four replicas of TP 1, not by three
+  p.max_gpus = 4;
+  const aicb::serving_plan plan = aicb::plan_serving(p);
+  CHECK(plan.concurrency == 24u);
+  const auto tp1_candidate = std::find_if(plan.candidates.begin(), plan.candidates.end(), [](const auto& c) {
+    return !c.disaggregated && c.layout.tensor_parallel == 1;
+  });
+  REQUIRE(tp1_candidate != plan.candidates.end());
+  CHECK(tp1_candidate->meets);
+  CHECK(tp1_candidate->replicas == 4u);
+  CHECK(tp1_candidate->tpot_p90_s == Approx(four));
+  CHECK_THAT(aicb::format_serving_plan(plan), Catch::Contains("at most 24 requests outstanding"));
+}
+
 TEST_CASE("serve: the percentiles for a plot, the step mix in the report and the HTML page",
           "[commands][serve]") {
   std::vector<double> v;

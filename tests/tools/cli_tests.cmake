@@ -802,8 +802,10 @@ aicb_cli_test(serve_concurrency_disaggregated
               ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)
 aicb_schema_test(serve_concurrency_disaggregated_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
                  serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4 --json)
-aicb_cli_test(plan_serving_no_concurrency STATUS 2 EXPECT "a bound on outstanding requests is for aicb serve"
-              ARGS plan --serving --model llama3-8b --count 50 --rate 5 --slo-tpot-ms 20 --concurrency 4)
+aicb_cli_test(plan_serving_concurrency EXPECT "clients keep at most 16 requests outstanding over a deployment"
+              "1 +[0-9]+ x TP"
+              ARGS plan --serving --model llama3-8b --gpu H200 --count 200 --prompt 1000 --output 100
+                   --slo-tpot-ms 20 --concurrency 16 --max-gpus 8)
 # A window of the run as a timeline (aggregated and disaggregated), valid against its schema; a window
 # without a file, or an empty one, refused.
 aicb_cli_test(serve_timeline EXPECT "wrote serve_timeline.json: the timeline of [0-9]+ steps from 1 s to 2 s"

@@ -110,10 +110,6 @@ int run_serve(serve_options& o) {
                                       {"steps", &r.steps},
                                       {"timeline", &r.timeline}})
       if (!path->empty()) throw aicb::config_error(field, *path, "a serving plan writes no files");
-  if (o.plan && r.engine.concurrency > 0)
-    throw aicb::config_error("concurrency", std::to_string(r.engine.concurrency),
-                             "a serving plan sizes deployments for a rate of requests; a bound on "
-                             "outstanding requests is for aicb serve");
   if (o.plan) {  // aicb plan --serving
     if (o.json)
       throw aicb::config_error("json", "true", "a serving plan is printed as text only; drop --json");
