@@ -29443,8 +29443,9 @@ inline std::string html_escape(std::string_view text) {
 }
 
 /// What `aicb plan --serving` searches: deployments of `base`'s model on its machines for its
-/// requests (a trace, or a synthetic traffic at its full rate), each judged by the share of requests
-/// meeting `base`'s objective.
+/// requests (a trace, or a synthetic traffic at its full rate — or, with `base.engine.concurrency`, a
+/// closed loop of that many outstanding requests over the whole deployment), each judged by the share
+/// of requests meeting `base`'s objective.
 struct serving_plan_request {
   serve_request base;
   std::uint64_t max_gpus = 64;  ///< the most GPUs a deployment may use
@@ -29468,6 +29469,7 @@ struct serving_plan {
   std::vector<serving_candidate> candidates;
   std::uint64_t simulations = 0;
   double attainment = 0;
+  std::uint64_t concurrency = 0;  ///< the closed loop's bound over the deployment (0: open, at the rate)
 };
 
 namespace detail {
@@ -29571,6 +29573,7 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
   });
   serving_plan plan;
   plan.attainment = p.attainment;
+  plan.concurrency = r.engine.concurrency;
   const auto summarize = [&](serving_candidate& c, const std::vector<served_request>& served) {
     c.attainment = detail::attainment_of(served, r.slo_ttft_s, r.slo_tpot_s);
     c.meets = c.attainment >= p.attainment;
@@ -29602,9 +29605,13 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
         auto it = served.find(n);
         if (it == served.end()) {
           ++plan.simulations;
+          // A bound on outstanding requests is the whole deployment's: the busiest of n replicas
+          // holds ceil(C / n) of them.
+          serving_engine engine = r.engine;
+          if (engine.concurrency > 0) engine.concurrency = (engine.concurrency + n - 1) / n;
           it = served
                    .emplace(n, simulate_serving(model, layout, detail::share_of(requests, n), prices,
-                                                machines, r.engine)
+                                                machines, engine)
                                    .requests)
                    .first;
         }
@@ -29736,6 +29743,14 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
                 plan.candidates.size(), static_cast<unsigned long long>(plan.simulations),
                 100 * plan.attainment);
   out += line;
+  if (plan.concurrency > 0) {
+    std::snprintf(line, sizeof line,
+                  "clients keep at most %llu requests outstanding over a deployment (each of n replicas "
+                  "ceil(%llu / n))\n",
+                  static_cast<unsigned long long>(plan.concurrency),
+                  static_cast<unsigned long long>(plan.concurrency));
+    out += line;
+  }
   return out;
 }
 

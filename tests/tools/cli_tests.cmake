@@ -202,6 +202,9 @@ set(glm5_job --model glm-5 --num-layers 8 --world-size 16 --ep 8 --pp 2 --global
     --moe-dispatcher alltoall --moe-grouped-gemm)
 aicb_cli_test(hf_glm5 EXPECT "743911218432|743,911,218,432"
               ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/glm-5.json" --no-estimate)
+# GLM-5.2's shared indexers (index_topk_freq 4 from index_skip_topk_offset 3): 57 layers without one.
+aicb_cli_test(hf_glm_shared_indexers EXPECT "743377019904|743,377,019,904" "indexer_pattern=FFFSSSFSSSF"
+              ARGS describe --hf-config "${PROJECT_SOURCE_DIR}/tests/data/hf/glm_shared_indexers.json" --no-estimate)
 aicb_cli_test(check_glm5 EXPECT "ok: all 16 ranks ran jointly" ARGS check ${glm5_job})
 aicb_cli_test(generate_glm5 EXPECT "wrote" ARGS generate ${glm5_job} --no-sidecar -o glm5.txt)
 aicb_cli_test(lint_glm5 EXPECT "records, 0 errors, 0 warnings" ARGS lint glm5.txt)
