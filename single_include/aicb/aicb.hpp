@@ -8638,7 +8638,10 @@ struct serving_spec {
   dtype weights = dtype::bf16;        ///< weight format (fp8: DeepSeek-V3's native block-scaled FP8)
   dtype kv_cache = dtype::bf16;       ///< KV cache format
   bool fp8_dispatch = true;           ///< DeepEP: FP8 dispatch with a scale per 128 values, BF16 combine
-  std::uint64_t mtp_drafts = 0;  ///< decode: speculative tokens per request (MTP/EAGLE), verified in one step
+  /// Decode: speculative tokens per request (MTP/EAGLE), verified in one step. Prefill: with any, the
+  /// draft module also runs once over the prompt (its own KV cache, and the first draft from each
+  /// request's last token), as engines run it after the decoder's prompt pass.
+  std::uint64_t mtp_drafts = 0;
 
   /// GPUs of the serving instance.
   [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
@@ -8709,8 +8712,6 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
            "must divide mamba_num_heads (" + std::to_string(model.mamba_num_heads) +
                ") and mamba_num_groups (" + std::to_string(model.mamba_num_groups) +
                "): the Mamba-2 heads and groups are split over TP");
-  if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
-    refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
   const bool moe = model.num_experts > 0;
   if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
     refuse("expert_parallel", s.expert_parallel,
@@ -9551,15 +9552,17 @@ class inference_step {
     }
     layer_ = no_layer;
     write.output_forward(!m_.tied_embeddings);  // tied: the embedding's table
-    // MTP: each draft runs the module (its input, a layer of the decoder's last kind with softmax
-    // attention, its head) on one token per request, with one module's weights.
+    // MTP: in decode each draft runs the module (its input, its layer, its head) on one token per
+    // request; in prefill the module runs once over the prompt (filling its KV cache; its head on each
+    // request's last token). One module's weights either way.
     if (s_.mtp_drafts > 0 && m_.num_mtp_layers > 0) {
       layer_context one = c;
-      one.query_tokens = 1;
+      if (c.decode) one.query_tokens = 1;
       detail::layer_writer<sink> draft{one, out};
       const std::uint64_t held = weights_;
       layer_ = m_.num_layers;
-      for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
+      const std::uint64_t passes = c.decode ? s_.mtp_drafts : 1;
+      for (std::uint64_t d = 0; d < passes; ++d) {
         draft.mtp_input_forward();
         draft.layer_forward(kind_of_layer(m_, m_.num_layers));
         draft.output_forward(false);
@@ -13533,15 +13536,9 @@ class serving_step_pricer {
       AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
                               "the model has no multi-token-prediction module to draft with "
                               "(num_mtp_layers 0)"));
-    // A prompt's pass through the draft module is priced as the decoder's last layer (below).
-    if (layout.mtp_drafts > 0 &&
-        kind_of_layer(model, model.num_layers - 1) != kind_of_layer(model, model.num_layers))
-      AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
-                              "a stream prices the draft module's pass over a prompt as the decoder's last "
-                              "layer, and this model's module is not built like it"));
     // The attention cores' shapes: one request per group, from a decode step (over a context; with
     // drafts: the decoder's over its 1 + drafts positions and the draft module's, once per draft)
-    // and a prefill step (over a prompt).
+    // and a prefill step (over a prompt; with drafts, the draft module's over it too).
     serving_spec one = layout_;
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
@@ -13551,15 +13548,13 @@ class serving_step_pricer {
     one.phase = inference_phase::prefill;
     one.prompt = 2;
     one.context = 0;
-    one.mtp_drafts = 0;
+    one.mtp_drafts = layout_.mtp_drafts > 0 ? 1 : 0;
     const inference_step prefill(model_, one, 0);
     for (const operation& op : decode.operations())
       if (attention_core(op)) decode_cores_.push_back(op.compute);
     for (const operation& op : prefill.operations())
-      if (attention_core(op)) {
-        prefill_cores_.push_back(op.compute);
-        if (op.layer + 1 == model_.num_layers) last_layer_cores_.push_back(op.compute);
-      }
+      if (attention_core(op))
+        (op.layer >= model_.num_layers ? prompt_draft_cores_ : prefill_cores_).push_back(op.compute);
     drafts_ = layout_.mtp_drafts;
     weight_bytes_ = decode.weight_bytes();
     kv_bytes_per_token_ = decode.kv_bytes_per_token();
@@ -13575,13 +13570,19 @@ class serving_step_pricer {
     // decompressed heads), a decode-only step the decode form (low-latency kernels, absorbed MLA).
     double us = token_part_us(s.tokens(), s.chunks.empty() ? part::decode_layers : part::prefill_layers) +
                 token_part_us(s.rows(), part::output);
-    // The draft module: once per draft on each decoding request's token, and over each prompt
-    // chunk's tokens (its own KV cache, filled as the decoder's is) as a layer of the decoder's last
-    // kind — the module's input projection and head on those rows are not priced.
+    // The draft module: once per draft on each decoding request's token, and once over the step's
+    // prompt chunks (its input and its layer over their tokens, its own KV cache filled as the
+    // decoder's is, and its head on each chunk's last token).
     if (drafts_ > 0) {
       if (s.decoding > 0) us += static_cast<double>(drafts_) * token_part_us(s.decoding, part::draft);
-      for (const serving_step_shape::chunk& c : s.chunks)
-        us += token_part_us(c.tokens, part::last_layer) + chunk_cores_us(last_layer_cores_, c);
+      if (!s.chunks.empty()) {
+        std::uint64_t prompt_tokens = 0;
+        for (const serving_step_shape::chunk& c : s.chunks) {
+          prompt_tokens += c.tokens;
+          us += chunk_cores_us(prompt_draft_cores_, c);
+        }
+        us += token_part_us(prompt_tokens, part::prompt_draft) + token_part_us(s.chunks.size(), part::output);
+      }
     }
     if (s.decoding > 0) {
       const auto context = static_cast<std::uint64_t>(
@@ -13656,21 +13657,25 @@ class serving_step_pricer {
   // decode step or a prefill step runs them, and the output layer after the last layer (for as many
   // rows as tokens, from the decode step, which computes logits for every token).
   // With drafts: one pass of the draft module at that many requests (draft; from a decode step of
-  // one draft), and the decoder's last layer as a prefill step runs it (last_layer).
-  enum class part { decode_layers, prefill_layers, output, draft, last_layer };
+  // one draft, its head included), and its pass over that many prompt tokens without its head
+  // (prompt_draft; from a prefill step with drafts).
+  enum class part { decode_layers, prefill_layers, output, draft, prompt_draft };
   struct token_parts {
     double layers_us = 0;
     double output_us = 0;
-    double last_layer_us = 0;  // prefill grid: the decoder's last layer
-    double draft_us = 0;       // draft grid: the draft module
+    double draft_us = 0;       // the draft module's input and layer
+    double draft_head_us = 0;  // the draft module's head (its norm, logits and their gather)
   };
   // A part at `tokens` per group.
   double token_part_us(std::uint64_t tokens, part which) {
     const auto value = [&](std::uint64_t n) {
-      if (which == part::draft) return at(draft_grid_, n, inference_phase::decode, 1).draft_us;
-      if (which == part::prefill_layers || which == part::last_layer) {
-        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill);
-        return which == part::last_layer ? p.last_layer_us : p.layers_us;
+      if (which == part::draft) {
+        const token_parts& p = at(draft_grid_, n, inference_phase::decode, 1);
+        return p.draft_us + p.draft_head_us;
+      }
+      if (which == part::prefill_layers || which == part::prompt_draft) {
+        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill, drafts_ > 0 ? 1 : 0);
+        return which == part::prompt_draft ? p.draft_us : p.layers_us;
       }
       const token_parts& p = at(decode_grid_, n, inference_phase::decode);
       return which == part::output ? p.output_us : p.layers_us;
@@ -13712,11 +13717,13 @@ class serving_step_pricer {
       if (op.layer != no_layer) in_layers = true;
       if (attention_core(op)) return;
       const double us = i.end_us - i.start_us;
-      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module
-        parts.draft_us += us;
+      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module: its head apart
+        const bool head = op.type == op_type::compute
+                              ? op.compute.role == op_role::final_norm || op.compute.role == op_role::logits
+                              : op.name == "logits_gather";
+        (head ? parts.draft_head_us : parts.draft_us) += us;
         return;
       }
-      if (op.layer + 1 == model_.num_layers) parts.last_layer_us += us;
       (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += us;
     }));
     return grid.emplace(tokens, parts).first->second;
@@ -13726,7 +13733,7 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
-  std::vector<compute_op> decode_cores_, prefill_cores_, last_layer_cores_;
+  std::vector<compute_op> decode_cores_, prefill_cores_, prompt_draft_cores_;
   std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
   std::uint64_t drafts_ = 0;
   double weight_bytes_ = 0, kv_bytes_per_token_ = 0, local_kv_bytes_per_token_ = 0;

@@ -453,31 +453,44 @@ TEST_CASE("serving stream: MTP drafts verify in the decode step and yield the ac
   const aicb::inference_step decode(v3, step, 0);
   const double decode_s = aicb::play_serving_step(decode, h200, c).step_us() * 1e-6;
   CHECK(r.requests[0].finish_s - r.requests[0].first_token_s == Approx(decode_s).epsilon(1e-4));
-  // The prompt's step also runs the module over the prompt, priced as one more layer of the
-  // decoder's last kind: as a five-layer model's prompt without drafts.
+  // The prompt's step also runs the module once over the prompt — its input projection and layer over
+  // the 40 tokens, its head on the last: as the step model's prefill step with drafts — which costs
+  // more than one more bare layer of the decoder (a five-layer model's prompt without drafts).
   aicb::serving_spec plain = layout;
   plain.mtp_drafts = 0;
   aicb::model_spec five = v3;
   five.num_layers = 5;
   const aicb::serving_stream_report p = aicb::simulate_serving(v3, plain, three, h200, c, every);
   const aicb::serving_stream_report p5 = aicb::simulate_serving(five, plain, three, h200, c, every);
-  CHECK(r.requests[0].ttft_s() > p.requests[0].ttft_s());
-  CHECK(r.requests[0].ttft_s() == Approx(p5.requests[0].ttft_s()).epsilon(1e-6));
+  aicb::serving_spec prompt = layout;
+  prompt.phase = aicb::inference_phase::prefill;
+  prompt.prompt = 40;
+  prompt.context = 0;
+  const aicb::inference_step prefill(v3, prompt, 0);
+  const double prefill_s = aicb::play_serving_step(prefill, h200, c).step_us() * 1e-6;
+  CHECK(r.requests[0].ttft_s() == Approx(prefill_s).epsilon(1e-4));
+  CHECK(r.requests[0].ttft_s() > p5.requests[0].ttft_s());
+  CHECK(p5.requests[0].ttft_s() > p.requests[0].ttft_s());
 
   // A model without a draft module is refused, naming the field.
   aicb::model_spec no_module = v3;
   no_module.num_mtp_layers = 0;
   CHECK_THROWS_WITH(aicb::simulate_serving(no_module, layout, one, h200, c),
                     Catch::Contains("mtp_drafts") && Catch::Contains("num_mtp_layers"));
-  // Nemotron 3 Super's module (attention, then experts) is not built like its last layer (experts):
-  // its pass over a prompt has no price here, so it is refused rather than approximated.
+  // Nemotron 3 Super's module (attention, then experts — unlike its last layer, experts only) is
+  // priced as the step model builds it: its prompt pass makes the first token later, its drafts the
+  // tokens after it sooner.
   aicb::serving_spec super_layout;
   super_layout.tensor_parallel = 8;
   super_layout.weights = aicb::dtype::fp8;
-  super_layout.mtp_drafts = 1;
-  CHECK_THROWS_WITH(
-      aicb::simulate_serving(aicb::presets::nemotron3_super_120b_a12b, super_layout, one, h200, c),
-      Catch::Contains("mtp_drafts") && Catch::Contains("not built like it"));
+  aicb::serving_spec super_drafting = super_layout;
+  super_drafting.mtp_drafts = 1;
+  const aicb::model_spec& super = aicb::presets::nemotron3_super_120b_a12b;
+  const auto super_plain = aicb::simulate_serving(super, super_layout, one, h200, c, every);
+  const auto super_mtp = aicb::simulate_serving(super, super_drafting, one, h200, c, every);
+  CHECK(super_mtp.requests[0].ttft_s() > super_plain.requests[0].ttft_s());
+  CHECK(super_mtp.requests[0].e2e_s() - super_mtp.requests[0].ttft_s() <
+        super_plain.requests[0].e2e_s() - super_plain.requests[0].ttft_s());
   aicb::serving_engine bad;
   bad.draft_acceptance = 1.5;
   CHECK_THROWS_WITH(aicb::simulate_serving(v3, layout, one, h200, c, bad),

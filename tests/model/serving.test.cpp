@@ -39,8 +39,9 @@ TEST_CASE("serving spec: a layout that cannot serve the model is refused, naming
           "expert_parallel = 3", "every GPU (8");
   refused(llama, {.batch = 8, .context = 8, .attention_data_parallel = 8, .expert_parallel = 8},
           "expert_parallel = 8", "no experts");
-  refused(qwen, {.phase = aicb::inference_phase::prefill, .batch = 8, .prompt = 16, .mtp_drafts = 2},
-          "mtp_drafts", "decode");
+  // Drafts in a prefill step: the draft module's pass over the prompt (aicb::inference_step).
+  CHECK_NOTHROW(aicb::validate_serving(
+      qwen, {.phase = aicb::inference_phase::prefill, .batch = 8, .prompt = 16, .mtp_drafts = 2}));
   // With expert parallelism a group's tokens are scattered over its TP ranks; a count that is not a
   // multiple of TP is padded (aicb::inference_step), not refused.
   CHECK_NOTHROW(aicb::validate_serving(

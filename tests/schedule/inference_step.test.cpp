@@ -199,6 +199,26 @@ TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per
   // 128 × 128 + 64 read per token (BF16).
   CHECK(find(step, 5, "rotary").compute.bytes() == Approx(2 * tokens * 129 * 64 * 2.0));
   CHECK(find(step, 5, "mla_key_join").compute.bytes() == Approx(tokens * (128 * 192 + 128 * 128 + 64) * 2.0));
+  // With drafts, the MTP module runs once over the prompt: its input projection (2h -> h) over every
+  // prompt token, its head on each request's last token only.
+  aicb::serving_spec drafting = s;
+  drafting.mtp_drafts = 2;
+  const aicb::inference_step with_module(aicb::presets::deepseek_v3, drafting);
+  std::size_t projections = 0, heads = 0;
+  for (const aicb::operation& op : with_module.operations()) {
+    if (op.layer != 61) continue;
+    if (op.name == "mtp_eh_proj") {
+      ++projections;
+      CHECK(op.compute.m == 4096);
+      CHECK(op.compute.k == 2 * 7168);
+    }
+    if (op.name == "logits") {
+      ++heads;
+      CHECK(op.compute.m == 1);
+    }
+  }
+  CHECK(projections == 1);  // once, whatever the drafts
+  CHECK(heads == 1);
   // Only each request's last token reaches the output layer.
   bool found = false;
   for (const aicb::operation& op : step.operations())

@@ -45,7 +45,10 @@ struct serving_flags {
         ->check(CLI::IsMember({"fp8", "bf16"}))
         ->capture_default_str()
         ->group(group);
-    command.add_option("--mtp-drafts", mtp_drafts, "decode: speculative tokens per request (MTP)")
+    command
+        .add_option(
+            "--mtp-drafts", mtp_drafts,
+            "decode: speculative tokens per request (MTP); prefill: the MTP module's pass over the prompt")
         ->group(group);
     command.add_option("--memory-fraction", memory_fraction, "share of GPU memory for weights and KV cache")
         ->capture_default_str()

@@ -149,15 +149,9 @@ class serving_step_pricer {
       AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
                               "the model has no multi-token-prediction module to draft with "
                               "(num_mtp_layers 0)"));
-    // A prompt's pass through the draft module is priced as the decoder's last layer (below).
-    if (layout.mtp_drafts > 0 &&
-        kind_of_layer(model, model.num_layers - 1) != kind_of_layer(model, model.num_layers))
-      AICB_THROW(config_error("mtp_drafts", std::to_string(layout.mtp_drafts),
-                              "a stream prices the draft module's pass over a prompt as the decoder's last "
-                              "layer, and this model's module is not built like it"));
     // The attention cores' shapes: one request per group, from a decode step (over a context; with
     // drafts: the decoder's over its 1 + drafts positions and the draft module's, once per draft)
-    // and a prefill step (over a prompt).
+    // and a prefill step (over a prompt; with drafts, the draft module's over it too).
     serving_spec one = layout_;
     one.batch = layout_.attention_data_parallel;
     one.phase = inference_phase::decode;
@@ -167,15 +161,13 @@ class serving_step_pricer {
     one.phase = inference_phase::prefill;
     one.prompt = 2;
     one.context = 0;
-    one.mtp_drafts = 0;
+    one.mtp_drafts = layout_.mtp_drafts > 0 ? 1 : 0;
     const inference_step prefill(model_, one, 0);
     for (const operation& op : decode.operations())
       if (attention_core(op)) decode_cores_.push_back(op.compute);
     for (const operation& op : prefill.operations())
-      if (attention_core(op)) {
-        prefill_cores_.push_back(op.compute);
-        if (op.layer + 1 == model_.num_layers) last_layer_cores_.push_back(op.compute);
-      }
+      if (attention_core(op))
+        (op.layer >= model_.num_layers ? prompt_draft_cores_ : prefill_cores_).push_back(op.compute);
     drafts_ = layout_.mtp_drafts;
     weight_bytes_ = decode.weight_bytes();
     kv_bytes_per_token_ = decode.kv_bytes_per_token();
@@ -191,13 +183,19 @@ class serving_step_pricer {
     // decompressed heads), a decode-only step the decode form (low-latency kernels, absorbed MLA).
     double us = token_part_us(s.tokens(), s.chunks.empty() ? part::decode_layers : part::prefill_layers) +
                 token_part_us(s.rows(), part::output);
-    // The draft module: once per draft on each decoding request's token, and over each prompt
-    // chunk's tokens (its own KV cache, filled as the decoder's is) as a layer of the decoder's last
-    // kind — the module's input projection and head on those rows are not priced.
+    // The draft module: once per draft on each decoding request's token, and once over the step's
+    // prompt chunks (its input and its layer over their tokens, its own KV cache filled as the
+    // decoder's is, and its head on each chunk's last token).
     if (drafts_ > 0) {
       if (s.decoding > 0) us += static_cast<double>(drafts_) * token_part_us(s.decoding, part::draft);
-      for (const serving_step_shape::chunk& c : s.chunks)
-        us += token_part_us(c.tokens, part::last_layer) + chunk_cores_us(last_layer_cores_, c);
+      if (!s.chunks.empty()) {
+        std::uint64_t prompt_tokens = 0;
+        for (const serving_step_shape::chunk& c : s.chunks) {
+          prompt_tokens += c.tokens;
+          us += chunk_cores_us(prompt_draft_cores_, c);
+        }
+        us += token_part_us(prompt_tokens, part::prompt_draft) + token_part_us(s.chunks.size(), part::output);
+      }
     }
     if (s.decoding > 0) {
       const auto context = static_cast<std::uint64_t>(
@@ -272,21 +270,25 @@ class serving_step_pricer {
   // decode step or a prefill step runs them, and the output layer after the last layer (for as many
   // rows as tokens, from the decode step, which computes logits for every token).
   // With drafts: one pass of the draft module at that many requests (draft; from a decode step of
-  // one draft), and the decoder's last layer as a prefill step runs it (last_layer).
-  enum class part { decode_layers, prefill_layers, output, draft, last_layer };
+  // one draft, its head included), and its pass over that many prompt tokens without its head
+  // (prompt_draft; from a prefill step with drafts).
+  enum class part { decode_layers, prefill_layers, output, draft, prompt_draft };
   struct token_parts {
     double layers_us = 0;
     double output_us = 0;
-    double last_layer_us = 0;  // prefill grid: the decoder's last layer
-    double draft_us = 0;       // draft grid: the draft module
+    double draft_us = 0;       // the draft module's input and layer
+    double draft_head_us = 0;  // the draft module's head (its norm, logits and their gather)
   };
   // A part at `tokens` per group.
   double token_part_us(std::uint64_t tokens, part which) {
     const auto value = [&](std::uint64_t n) {
-      if (which == part::draft) return at(draft_grid_, n, inference_phase::decode, 1).draft_us;
-      if (which == part::prefill_layers || which == part::last_layer) {
-        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill);
-        return which == part::last_layer ? p.last_layer_us : p.layers_us;
+      if (which == part::draft) {
+        const token_parts& p = at(draft_grid_, n, inference_phase::decode, 1);
+        return p.draft_us + p.draft_head_us;
+      }
+      if (which == part::prefill_layers || which == part::prompt_draft) {
+        const token_parts& p = at(prefill_grid_, n, inference_phase::prefill, drafts_ > 0 ? 1 : 0);
+        return which == part::prompt_draft ? p.draft_us : p.layers_us;
       }
       const token_parts& p = at(decode_grid_, n, inference_phase::decode);
       return which == part::output ? p.output_us : p.layers_us;
@@ -328,11 +330,13 @@ class serving_step_pricer {
       if (op.layer != no_layer) in_layers = true;
       if (attention_core(op)) return;
       const double us = i.end_us - i.start_us;
-      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module
-        parts.draft_us += us;
+      if (op.layer != no_layer && op.layer >= model_.num_layers) {  // the draft module: its head apart
+        const bool head = op.type == op_type::compute
+                              ? op.compute.role == op_role::final_norm || op.compute.role == op_role::logits
+                              : op.name == "logits_gather";
+        (head ? parts.draft_head_us : parts.draft_us) += us;
         return;
       }
-      if (op.layer + 1 == model_.num_layers) parts.last_layer_us += us;
       (in_layers && op.layer == no_layer ? parts.output_us : parts.layers_us) += us;
     }));
     return grid.emplace(tokens, parts).first->second;
@@ -342,7 +346,7 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
-  std::vector<compute_op> decode_cores_, prefill_cores_, last_layer_cores_;
+  std::vector<compute_op> decode_cores_, prefill_cores_, prompt_draft_cores_;
   std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
   std::uint64_t drafts_ = 0;
   double weight_bytes_ = 0, kv_bytes_per_token_ = 0, local_kv_bytes_per_token_ = 0;

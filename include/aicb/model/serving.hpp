@@ -52,7 +52,10 @@ struct serving_spec {
   dtype weights = dtype::bf16;        ///< weight format (fp8: DeepSeek-V3's native block-scaled FP8)
   dtype kv_cache = dtype::bf16;       ///< KV cache format
   bool fp8_dispatch = true;           ///< DeepEP: FP8 dispatch with a scale per 128 values, BF16 combine
-  std::uint64_t mtp_drafts = 0;  ///< decode: speculative tokens per request (MTP/EAGLE), verified in one step
+  /// Decode: speculative tokens per request (MTP/EAGLE), verified in one step. Prefill: with any, the
+  /// draft module also runs once over the prompt (its own KV cache, and the first draft from each
+  /// request's last token), as engines run it after the decoder's prompt pass.
+  std::uint64_t mtp_drafts = 0;
 
   /// GPUs of the serving instance.
   [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
@@ -123,8 +126,6 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
            "must divide mamba_num_heads (" + std::to_string(model.mamba_num_heads) +
                ") and mamba_num_groups (" + std::to_string(model.mamba_num_groups) +
                "): the Mamba-2 heads and groups are split over TP");
-  if (s.mtp_drafts > 0 && s.phase != inference_phase::decode)
-    refuse("mtp_drafts", s.mtp_drafts, "speculative drafts are verified in decode steps");
   const bool moe = model.num_experts > 0;
   if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
     refuse("expert_parallel", s.expert_parallel,

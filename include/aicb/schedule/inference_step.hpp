@@ -209,15 +209,17 @@ class inference_step {
     }
     layer_ = no_layer;
     write.output_forward(!m_.tied_embeddings);  // tied: the embedding's table
-    // MTP: each draft runs the module (its input, a layer of the decoder's last kind with softmax
-    // attention, its head) on one token per request, with one module's weights.
+    // MTP: in decode each draft runs the module (its input, its layer, its head) on one token per
+    // request; in prefill the module runs once over the prompt (filling its KV cache; its head on each
+    // request's last token). One module's weights either way.
     if (s_.mtp_drafts > 0 && m_.num_mtp_layers > 0) {
       layer_context one = c;
-      one.query_tokens = 1;
+      if (c.decode) one.query_tokens = 1;
       detail::layer_writer<sink> draft{one, out};
       const std::uint64_t held = weights_;
       layer_ = m_.num_layers;
-      for (std::uint64_t d = 0; d < s_.mtp_drafts; ++d) {
+      const std::uint64_t passes = c.decode ? s_.mtp_drafts : 1;
+      for (std::uint64_t d = 0; d < passes; ++d) {
         draft.mtp_input_forward();
         draft.layer_forward(kind_of_layer(m_, m_.num_layers));
         draft.output_forward(false);
