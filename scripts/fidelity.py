@@ -15,7 +15,7 @@ For every run of the published-runs table it
 
 Nothing is tuned per row: every row runs through the same model. Usage:
 
-  scripts/fidelity.py [--aicb build/test/bin/aicb] [--runs PATH/published-runs.csv] [--keep DIR] [--recipe-overlaps]
+  scripts/fidelity.py [--aicb build/test/bin/aicb] [--runs PATH/published-runs.csv] [--keep DIR] [--no-recipe-overlaps]
 """
 import argparse
 import csv
@@ -84,11 +84,13 @@ def published_utilisation(notes):
     return (float(mfu.group(1)) / 100 if mfu else None), (float(hfu.group(1)) / 100 if hfu else None)
 
 
-def job_flags(row, recipe_overlaps=False):
+def job_flags(row, recipe_overlaps=True):
     """aicb's flags for the row, the cluster preset, and notes on what was assumed. `recipe_overlaps`: give
-    the NeMo 24.07 rows the overlaps NeMo's communication-overlap guide describes (distributed optimizer with
-    overlapped gradient reduce-scatter and weight all-gather; TP overlap for TP > 1), which the table does
-    not state per row; rows whose notes say they follow NeMo's performance scripts get them always."""
+    the NeMo 24.07 rows the overlaps of NeMo's performance configurations of that release (NeMo-Framework-
+    Launcher's conf/training/gpt3/*_fp8_performance.yaml and llama/llama3_70b.yaml: the distributed optimizer
+    with overlap_grad_sync and overlap_param_sync, ub_tp_comm_overlap, overlap_p2p_comm), which the table
+    itself does not state per row; rows whose notes say they follow NeMo's performance scripts get them
+    always."""
     notes = []
     gpu, cluster = machine(row["gpu_type"])
     if gpu is None:
@@ -167,13 +169,13 @@ def job_flags(row, recipe_overlaps=False):
         overlaps.append("--overlap-param-gather" if "--overlap-param-gather" in row["notes"] else None)
         overlaps.append("--tp-comm-overlap" if "--tp-comm-overlap" in row["notes"] else None)
     # Rows whose notes say their configurations follow NeMo's performance scripts run NeMo's overlaps;
-    # `recipe_overlaps` assumes them for the NeMo 24.07 table too, whose rows do not say.
+    # `recipe_overlaps` gives them to the NeMo 24.07 table too, whose rows do not say but whose configs do.
     follows_nemo = "follow NeMo scripts/performance" in row["notes"]
     if follows_nemo or (recipe_overlaps and row["source"].startswith("NeMo_24.07")):
         flags += ["--distributed-optimizer", "--overlap-grad-reduce"]
         overlaps += ["--overlap-param-gather"] + (["--tp-comm-overlap"] if tp > 1 else [])
         notes.append("NeMo's overlaps (" + ("the row's configs follow NeMo's performance scripts)" if follows_nemo
-                                           else "assumed: --recipe-overlaps)"))
+                                           else "NeMo's performance configs of the release)"))
     if "PP overlap" in row["notes"]:
         overlaps.append("--overlap-p2p")
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes
@@ -309,9 +311,9 @@ def main():
     parser.add_argument("--runs", default=os.environ.get("AICB_PUBLISHED_RUNS", os.path.join(
         os.path.dirname(ROOT), "shared", "reference", "published-runs.csv")))
     parser.add_argument("--keep", help="keep the generated workload files in this folder")
-    parser.add_argument("--recipe-overlaps", action="store_true",
-                        help="an experiment, not the reported table: give the NeMo 24.07 rows NeMo's DP and TP "
-                             "overlaps, which that table does not state")
+    parser.add_argument("--no-recipe-overlaps", dest="recipe_overlaps", action="store_false",
+                        help="an experiment, not the reported table: run the NeMo 24.07 rows without the DP and TP "
+                             "overlaps of NeMo's performance configs (the table itself does not state them)")
     args = parser.parse_args()
     if not os.access(args.aicb, os.X_OK):
         sys.exit("fidelity: no aicb program at %s (build it, or pass --aicb)" % args.aicb)
