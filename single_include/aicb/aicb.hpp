@@ -744,9 +744,11 @@ enum class position_kind : std::uint8_t { learned, rope, none };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
 /// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
-/// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
-/// rank of their expert and back).
-enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
+/// ETP x EP group gathers all tokens and keeps its experts' share), `alltoall` (each token copied once
+/// per chosen expert, sent to the expert's rank and back) or `flex` (its flex dispatcher on DeepEP:
+/// each token sent once to every rank holding one of its experts, put into expert order there, and
+/// its experts' outputs summed there before they return).
+enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
 /// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
 /// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
@@ -782,7 +784,7 @@ struct enum_names<recompute_kind> {
 };
 template <>
 struct enum_names<moe_dispatcher_kind> {
-  static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
+  static constexpr std::array<std::string_view, 3> value{"allgather", "alltoall", "flex"};
 };
 template <>
 struct enum_names<attention_kind> {
@@ -821,7 +823,7 @@ AICB_BEGIN_NAMESPACE
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
-  ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall")) \
+  ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
   ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
   ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
   ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \
@@ -1703,6 +1705,14 @@ constexpr bool validate(const job_spec& job) {
     require(p.tensor_parallel == 1 || p.sequence_parallel, "sequence_parallel", 0,
             "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
             p.tensor_parallel);
+    if (p.moe_dispatcher == moe_dispatcher_kind::flex) {
+      // The flex dispatcher as modelled: DeepEP over the EP group, experts whole on their GPU, routes
+      // of one token to each destination (no padding to a capacity).
+      require(etp == 1, "expert_tensor_parallel", etp,
+              "the flex dispatcher is modelled with experts whole on their GPU (expert_tensor_parallel 1)");
+      require(!m.moe_pad_to_capacity, "moe_pad_to_capacity", 1,
+              "the flex dispatcher does not pad experts to their capacity (Megatron refuses it)");
+    }
   }
 
   // Pipeline stages hold whole layers (and whole virtual chunks).
@@ -1788,8 +1798,8 @@ constexpr bool validate(const job_spec& job) {
             "the combined 1F1B overlaps expert-parallel all-to-alls: it needs a mixture of experts and "
             "expert_parallel > 1",
             "expert_parallel", p.expert_parallel);
-    require(p.moe_dispatcher == moe_dispatcher_kind::alltoall, "overlap_moe_expert_parallel_comm", on,
-            "the combined 1F1B needs moe_dispatcher alltoall (Megatron: the alltoall or flex dispatcher)");
+    require(p.moe_dispatcher != moe_dispatcher_kind::allgather, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs moe_dispatcher alltoall or flex (Megatron's rule)");
     require(p.recompute != recompute_kind::full, "overlap_moe_expert_parallel_comm", on,
             "the combined 1F1B cannot run with full recomputation (Megatron refuses it); use recompute "
             "selective or none");
@@ -2897,6 +2907,7 @@ enum class weight_sharing : std::uint8_t {
 enum class expert_exchange : std::uint8_t {
   allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
   alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
+  flex,             ///< Megatron's flex dispatcher on DeepEP over EP: a token once per destination GPU
   deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
   tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
 };
@@ -3008,6 +3019,7 @@ struct layer_context {
   c.fused_attention = p.attention == attention_kind::flash;
   c.selective_recompute = p.recompute == recompute_kind::selective;
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
+               : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
   c.grouped_gemm = p.moe_grouped_gemm;
   c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
@@ -3623,6 +3635,19 @@ struct layer_writer {
     const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
     return c.exchange == expert_exchange::deepep ? all : all / c.tp;
   }
+  // Training's flex dispatcher: the tokens the busiest GPU exchanges — each of its tokens once per
+  // distinct destination GPU of the EP group (the expectation under uniform routing), times the load
+  // factor — and their bytes: the row and `per_row` more (a dispatch's k expert indices and FP32
+  // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
+  constexpr std::uint64_t flex_rows() const {
+    const double rows = static_cast<double>(router_tokens()) *
+                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep) *
+                        c.model.moe_load_factor();
+    return rounded(rows);
+  }
+  constexpr std::uint64_t flex_bytes(std::uint64_t per_row) const {
+    return flex_rows() * (expert_hidden() * c.element_bytes() + per_row);
+  }
   // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
   // kernels one per distinct destination GPU (its expectation under uniform routing).
   constexpr double deepep_messages() const {
@@ -3660,7 +3685,10 @@ struct layer_writer {
       op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
       if (!m.moe_router_bias)
         op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
-      op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
+      if (c.exchange == expert_exchange::flex)  // DeepEP's notify counts them; the top-k as indices
+        op("moe_routing_indices", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+      else
+        op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
     }
     // Latent experts: each token projected to the latent width before it travels (Nemotron 3 Super).
     if (m.moe_latent_size > 0)
@@ -3683,6 +3711,16 @@ struct layer_writer {
         if (n > 1)
           op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
              expert_hidden());
+        break;
+      case expert_exchange::flex:
+        // DeepEP's dispatch reads the tokens in place and sends each once per destination GPU with
+        // its indices and probabilities (the host waits for the received counts); there, each received
+        // token is copied once per local expert it chose, into expert order.
+        if (c.ep > 1) collective("moe_dispatch", collective::all_to_all, group_kind::ep, flex_bytes(k * 12));
+        op("moe_dispatched_routing_map", op_role::moe_permute, op_kind::elementwise, pk::forward, 1,
+           flex_rows(), n);
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
@@ -3742,6 +3780,14 @@ struct layer_writer {
            expert_hidden());
         latent_up(T);
         break;
+      case expert_exchange::flex:
+        // Each received token's expert outputs weighted and summed where they ran; DeepEP's combine
+        // returns one row per destination and sums them at the source.
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
+        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, flex_bytes(0));
+        latent_up(T);
+        break;
       case expert_exchange::allgather:
         op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
            expert_hidden());
@@ -3793,6 +3839,9 @@ struct layer_writer {
       if (c.etp > 1)
         collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
       if (n > 1) permute_grad("moe_sort_chunks_back", rows * n);
+    } else if (c.exchange == expert_exchange::flex) {  // the combine's gradient is a dispatch
+      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, flex_bytes(0));
+      permute_grad("moe_unpermute", rows * n);
     } else {
       if (group > 1)
         collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep,
@@ -3813,6 +3862,10 @@ struct layer_writer {
         collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
       }
       permute_grad("moe_permute", T * k);
+    } else if (c.exchange == expert_exchange::flex) {  // the dispatch's gradient is a combine
+      permute_grad("moe_permute", rows * n);
+      if (c.ep > 1)
+        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, flex_bytes(k * 4));
     } else {
       permute_grad("moe_permute", rows * n);
       if (group > 1) {
@@ -12189,9 +12242,12 @@ struct estimate_lane {
         }
         progressed = true;
         const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
-        if (forward_pass && op.name == "moe_token_histogram") lane.moe_counts_read = false;  // a new layer
+        if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
+        // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
+        // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.
         const bool reads_counts = forward_pass && !lane.moe_counts_read &&
-                                  ((op.type == op_type::collective && op.name == "moe_token_counts") ||
+                                  ((op.type == op_type::collective &&
+                                    (op.name == "moe_token_counts" || op.name == "moe_dispatch")) ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
         if (reads_counts) lane.moe_counts_read = true;
         const host_sync sync = host_sync_of(op, reads_counts, overlap_p2p, options);

@@ -103,6 +103,27 @@ TEST_CASE("traffic: pipeline, expert and context parallel messages", "[calc][tra
   // Tokens and probabilities over EP both ways, the combine both ways; token counts over EP (ETP 1).
   CHECK(aicb::comm_volume(ep).ep.count() ==
         32 * (4 * (4096ULL * 2 * 4096 * 2) + 2 * 4096 * 2 * 4 + 8 * 8 * 8));
+  // The flex dispatcher (DeepEP) on Qwen3-30B-A3B (128 experts, top 8) over EP 8: each of a GPU's T
+  // tokens travels once to each distinct destination GPU — d = 8 · (1 − C(112, 8) / C(128, 8)) of them
+  // under uniform routing, not k = 8 copies — with its 8 indices and FP32 probabilities (12 bytes each);
+  // the combine returns one row per destination; backward, the combine's gradient goes out as a dispatch
+  // (rows only) and the dispatch's gradient back with 8 probability gradients (4 bytes each). No counts
+  // gathered: DeepEP's dispatch counts them itself.
+  aicb::job_spec flex{
+      aicb::presets::qwen3_30b_a3b,
+      {.world_size = 8, .expert_parallel = 8, .moe_dispatcher = aicb::moe_dispatcher_kind::flex},
+      {.seq_length = 4096}};
+  double miss = 1;
+  for (int i = 0; i < 8; ++i)
+    miss *= (112.0 - i) / (128.0 - i);
+  const double d = 8 * (1 - miss);
+  CHECK(d == Approx(5.339).epsilon(0.001));  // 5.34 rows a token instead of 8
+  const auto rows = static_cast<std::uint64_t>(4096 * d + 0.5);
+  const std::uint64_t row = 2048 * 2;
+  CHECK(aicb::comm_volume(flex).ep.count() ==
+        48 * (rows * (row + 8 * 12) + rows * row + rows * row + rows * (row + 8 * 4)));
+  flex.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;  // k copies a token: more bytes
+  CHECK(aicb::comm_volume(flex).ep.count() > 48 * 4 * 4096 * 8 * row);
   aicb::job_spec cp{aicb::presets::llama3_8b, {.world_size = 4, .context_parallel = 4}, {.seq_length = 8192}};
   // Ring attention: K and V of the local sequence (8192 / 4), 8 heads of 128, bf16; CP − 1 = 3 sends
   // forward, 2·3 KV-sizes backward, per layer.

@@ -316,6 +316,16 @@ TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-
   CHECK(hidden.stages[0].contention_us > 0);
   CHECK(hidden.iteration_s < plain.iteration_s);
   CHECK(hidden.stages[0].compute_us == Approx(plain.stages[0].compute_us));
+  // The flex dispatcher (DeepEP): the host waits once per MoE layer forward too — for the counts its
+  // dispatch returns — and with 8 experts over 8 GPUs each token still goes to k = 2 GPUs, so the same
+  // expert GEMMs run.
+  aicb::job_spec flex = job;
+  flex.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::flex;
+  const aicb::iteration_estimate deepep = aicb::estimate_iteration(flex, gpu, c);
+  CHECK(deepep.stages[0].host_us >= (2 * 2 + 1 + 1) * 12.0 - 1e-6);
+  CHECK(deepep.stages[0].compute_us > 0);
+  flex.parallel.overlap_moe_expert_parallel_comm = true;  // Megatron overlaps the flex exchange as well
+  CHECK(aicb::estimate_iteration(flex, gpu, c).iteration_s < deepep.iteration_s);
   // Imbalanced routing: the busiest GPU computes and exchanges more, and the step waits for it.
   job.model.moe_load_skew = 0.5;
   const aicb::iteration_estimate skewed = aicb::estimate_iteration(job, gpu, c);

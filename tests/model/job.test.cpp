@@ -281,7 +281,26 @@ TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatr
   };
   refused(
       moe, [](aicb::job_spec& j) { j.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::allgather; },
-      "overlap_moe_expert_parallel_comm = 1: the combined 1F1B needs moe_dispatcher alltoall");
+      "overlap_moe_expert_parallel_comm = 1: the combined 1F1B needs moe_dispatcher alltoall or flex");
+  aicb::job_spec flex = moe;
+  flex.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::flex;
+  CHECK_NOTHROW(aicb::validate(flex));
+  // The flex dispatcher as modelled: experts whole on their GPU, no padding to a capacity.
+  refused(
+      flex,
+      [](aicb::job_spec& j) {
+        j.parallel.tensor_parallel = 2;
+        j.parallel.sequence_parallel = true;
+        j.parallel.expert_parallel = 4;
+      },
+      "expert_tensor_parallel = 2: the flex dispatcher is modelled with experts whole on their GPU");
+  refused(
+      flex,
+      [](aicb::job_spec& j) {
+        j.model.moe_capacity_factor = 1.0;
+        j.model.moe_pad_to_capacity = true;
+      },
+      "moe_pad_to_capacity = 1: the flex dispatcher does not pad");
   refused(
       moe, [](aicb::job_spec& j) { j.parallel.recompute = aicb::recompute_kind::full; },
       "full recomputation");

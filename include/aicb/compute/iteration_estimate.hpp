@@ -492,9 +492,12 @@ struct estimate_lane {
         }
         progressed = true;
         const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
-        if (forward_pass && op.name == "moe_token_histogram") lane.moe_counts_read = false;  // a new layer
+        if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
+        // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
+        // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.
         const bool reads_counts = forward_pass && !lane.moe_counts_read &&
-                                  ((op.type == op_type::collective && op.name == "moe_token_counts") ||
+                                  ((op.type == op_type::collective &&
+                                    (op.name == "moe_token_counts" || op.name == "moe_dispatch")) ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
         if (reads_counts) lane.moe_counts_read = true;
         const host_sync sync = host_sync_of(op, reads_counts, overlap_p2p, options);

@@ -239,6 +239,14 @@ constexpr bool validate(const job_spec& job) {
     require(p.tensor_parallel == 1 || p.sequence_parallel, "sequence_parallel", 0,
             "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
             p.tensor_parallel);
+    if (p.moe_dispatcher == moe_dispatcher_kind::flex) {
+      // The flex dispatcher as modelled: DeepEP over the EP group, experts whole on their GPU, routes
+      // of one token to each destination (no padding to a capacity).
+      require(etp == 1, "expert_tensor_parallel", etp,
+              "the flex dispatcher is modelled with experts whole on their GPU (expert_tensor_parallel 1)");
+      require(!m.moe_pad_to_capacity, "moe_pad_to_capacity", 1,
+              "the flex dispatcher does not pad experts to their capacity (Megatron refuses it)");
+    }
   }
 
   // Pipeline stages hold whole layers (and whole virtual chunks).
@@ -324,8 +332,8 @@ constexpr bool validate(const job_spec& job) {
             "the combined 1F1B overlaps expert-parallel all-to-alls: it needs a mixture of experts and "
             "expert_parallel > 1",
             "expert_parallel", p.expert_parallel);
-    require(p.moe_dispatcher == moe_dispatcher_kind::alltoall, "overlap_moe_expert_parallel_comm", on,
-            "the combined 1F1B needs moe_dispatcher alltoall (Megatron: the alltoall or flex dispatcher)");
+    require(p.moe_dispatcher != moe_dispatcher_kind::allgather, "overlap_moe_expert_parallel_comm", on,
+            "the combined 1F1B needs moe_dispatcher alltoall or flex (Megatron's rule)");
     require(p.recompute != recompute_kind::full, "overlap_moe_expert_parallel_comm", on,
             "the combined 1F1B cannot run with full recomputation (Megatron refuses it); use recompute "
             "selective or none");

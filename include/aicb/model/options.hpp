@@ -36,9 +36,11 @@ enum class position_kind : std::uint8_t { learned, rope, none };
 /// Activation recomputation: none, Megatron's "selective" (core attention only), or full layers.
 enum class recompute_kind : std::uint8_t { none, selective, full };
 /// How Megatron-Core moves tokens to their experts: `allgather` (its default: every rank of the
-/// ETP x EP group gathers all tokens and keeps its experts' share) or `alltoall` (tokens sent to the
-/// rank of their expert and back).
-enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall };
+/// ETP x EP group gathers all tokens and keeps its experts' share), `alltoall` (each token copied once
+/// per chosen expert, sent to the expert's rank and back) or `flex` (its flex dispatcher on DeepEP:
+/// each token sent once to every rank holding one of its experts, put into expert order there, and
+/// its experts' outputs summed there before they return).
+enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
 /// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
 /// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
@@ -74,7 +76,7 @@ struct enum_names<recompute_kind> {
 };
 template <>
 struct enum_names<moe_dispatcher_kind> {
-  static constexpr std::array<std::string_view, 2> value{"allgather", "alltoall"};
+  static constexpr std::array<std::string_view, 3> value{"allgather", "alltoall", "flex"};
 };
 template <>
 struct enum_names<attention_kind> {

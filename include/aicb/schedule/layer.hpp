@@ -81,6 +81,7 @@ enum class weight_sharing : std::uint8_t {
 enum class expert_exchange : std::uint8_t {
   allgather,        ///< Megatron's all-gather dispatcher over ETP × EP
   alltoall,         ///< Megatron's all-to-all dispatcher over EP (and a gather over ETP)
+  flex,             ///< Megatron's flex dispatcher on DeepEP over EP: a token once per destination GPU
   deepep,           ///< serving: DeepEP's dispatch and combine all-to-alls over every GPU
   tensor_parallel,  ///< serving without EP: every expert split over TP, one all-reduce
 };
@@ -192,6 +193,7 @@ struct layer_context {
   c.fused_attention = p.attention == attention_kind::flash;
   c.selective_recompute = p.recompute == recompute_kind::selective;
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
+               : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
   c.grouped_gemm = p.moe_grouped_gemm;
   c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
@@ -807,6 +809,19 @@ struct layer_writer {
     const std::uint64_t all = c.model.num_shared_experts * c.model.shared_expert_ffn_hidden_size;
     return c.exchange == expert_exchange::deepep ? all : all / c.tp;
   }
+  // Training's flex dispatcher: the tokens the busiest GPU exchanges — each of its tokens once per
+  // distinct destination GPU of the EP group (the expectation under uniform routing), times the load
+  // factor — and their bytes: the row and `per_row` more (a dispatch's k expert indices and FP32
+  // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
+  constexpr std::uint64_t flex_rows() const {
+    const double rows = static_cast<double>(router_tokens()) *
+                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep) *
+                        c.model.moe_load_factor();
+    return rounded(rows);
+  }
+  constexpr std::uint64_t flex_bytes(std::uint64_t per_row) const {
+    return flex_rows() * (expert_hidden() * c.element_bytes() + per_row);
+  }
   // DeepEP's messages: decode's low-latency kernels send one per (token, expert); prefill's normal
   // kernels one per distinct destination GPU (its expectation under uniform routing).
   constexpr double deepep_messages() const {
@@ -844,7 +859,10 @@ struct layer_writer {
       op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
       if (!m.moe_router_bias)
         op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
-      op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
+      if (c.exchange == expert_exchange::flex)  // DeepEP's notify counts them; the top-k as indices
+        op("moe_routing_indices", op_role::moe_router, op_kind::elementwise, pk::forward, 1, T, E);
+      else
+        op("moe_token_histogram", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T, k);
     }
     // Latent experts: each token projected to the latent width before it travels (Nemotron 3 Super).
     if (m.moe_latent_size > 0)
@@ -867,6 +885,16 @@ struct layer_writer {
         if (n > 1)
           op("moe_sort_chunks", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
              expert_hidden());
+        break;
+      case expert_exchange::flex:
+        // DeepEP's dispatch reads the tokens in place and sends each once per destination GPU with
+        // its indices and probabilities (the host waits for the received counts); there, each received
+        // token is copied once per local expert it chose, into expert order.
+        if (c.ep > 1) collective("moe_dispatch", collective::all_to_all, group_kind::ep, flex_bytes(k * 12));
+        op("moe_dispatched_routing_map", op_role::moe_permute, op_kind::elementwise, pk::forward, 1,
+           flex_rows(), n);
+        op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
         break;
       case expert_exchange::allgather:
         if (group > 1) {
@@ -926,6 +954,14 @@ struct layer_writer {
            expert_hidden());
         latent_up(T);
         break;
+      case expert_exchange::flex:
+        // Each received token's expert outputs weighted and summed where they ran; DeepEP's combine
+        // returns one row per destination and sums them at the source.
+        op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
+           expert_hidden());
+        if (c.ep > 1) collective("moe_combine", collective::all_to_all, group_kind::ep, flex_bytes(0));
+        latent_up(T);
+        break;
       case expert_exchange::allgather:
         op("moe_unpermute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, rows * n,
            expert_hidden());
@@ -977,6 +1013,9 @@ struct layer_writer {
       if (c.etp > 1)
         collective("moe_expert_tp_grad_gather", collective::all_gather, group_kind::etp, token_bytes * c.etp);
       if (n > 1) permute_grad("moe_sort_chunks_back", rows * n);
+    } else if (c.exchange == expert_exchange::flex) {  // the combine's gradient is a dispatch
+      if (c.ep > 1) collective("moe_combine_grad", collective::all_to_all, group_kind::ep, flex_bytes(0));
+      permute_grad("moe_unpermute", rows * n);
     } else {
       if (group > 1)
         collective("moe_output_grad_gather", collective::all_gather, group_kind::etp_ep,
@@ -997,6 +1036,10 @@ struct layer_writer {
         collective("moe_dispatch_probs_grad", collective::all_to_all, group_kind::ep, T * k * 4);
       }
       permute_grad("moe_permute", T * k);
+    } else if (c.exchange == expert_exchange::flex) {  // the dispatch's gradient is a combine
+      permute_grad("moe_permute", rows * n);
+      if (c.ep > 1)
+        collective("moe_dispatch_grad", collective::all_to_all, group_kind::ep, flex_bytes(k * 4));
     } else {
       permute_grad("moe_permute", rows * n);
       if (group > 1) {
