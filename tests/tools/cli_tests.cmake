@@ -209,6 +209,15 @@ aicb_cli_test(check_glm5 EXPECT "ok: all 16 ranks ran jointly" ARGS check ${glm5
 aicb_cli_test(generate_glm5 EXPECT "wrote" ARGS generate ${glm5_job} --no-sidecar -o glm5.txt)
 aicb_cli_test(lint_glm5 EXPECT "records, 0 errors, 0 warnings" ARGS lint glm5.txt)
 set_tests_properties(cli.lint_glm5 PROPERTIES DEPENDS cli.generate_glm5)
+# Megatron's flex dispatcher (DeepEP): run jointly, written for SimAI and linted, overlapped.
+set(flex_job --model qwen3-30b-a3b --num-layers 4 --world-size 16 --ep 8 --pp 2 --global-batch 16 --seq 4096
+    --moe-dispatcher flex --moe-grouped-gemm)
+aicb_cli_test(check_flex EXPECT "ok: all 16 ranks ran jointly" ARGS check ${flex_job})
+aicb_cli_test(generate_flex EXPECT "wrote" ARGS generate ${flex_job} --no-sidecar -o flex.txt)
+aicb_cli_test(lint_flex EXPECT "records, 0 errors, 0 warnings" ARGS lint flex.txt)
+set_tests_properties(cli.lint_flex PROPERTIES DEPENDS cli.generate_flex)
+aicb_cli_test(describe_flex_overlap EXPECT "overlap +moe-expert-parallel-comm" "iteration time"
+              ARGS describe ${flex_job} --vpp 2 --overlap-moe-expert-parallel-comm)
 # The host, EP overlap and routing imbalance in the estimate.
 set(host_job --model mixtral-8x7b --num-layers 2 --world-size 8 --ep 8 --global-batch 16 --seq 2048
     --moe-dispatcher alltoall --moe-grouped-gemm)
