@@ -15,7 +15,7 @@ For every row of docs/data/published-serving.csv it
 Nothing is tuned per row: every row runs through the same model and its source's documented rule.
 
   scripts/serving-fidelity.py [--aicb build/tool/bin/aicb] [--points docs/data/published-serving.csv]
-                              [--trtllm-moe-attention-dp]
+                              [--trtllm-moe-attention-dp] [--step-overhead-us US] [--source NAME]
 """
 import argparse
 import csv
@@ -61,11 +61,14 @@ def family(model):
     return "dense"
 
 
+STEP_OVERHEAD = []  # --step-overhead-us X, passed to every run (an experiment; empty: the engine's default)
+
+
 def serve(aicb, row, extra):
     command = [aicb, "serve", "--model", row["model"], "--gpu", row["gpu"], "--tp", row["tp"],
                "--dp-attention", row["dp_attention"], "--ep", row["ep"], "--weights", row["weights"],
                "--kv-cache", row["kv_cache"], "--prompt", row["prompt"], "--output", row["output"],
-               "--rate", row["rate"], "--json"] + extra
+               "--rate", row["rate"], "--json"] + STEP_OVERHEAD + extra
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "exit %d" % done.returncode
@@ -126,9 +129,16 @@ def main():
     parser.add_argument("--trtllm-moe-attention-dp", action="store_true",
                         help="the other reading of TensorRT-LLM 1.0's MoE rows: attention data parallelism "
                              "over the GPUs (TP 1, DP-attention N, EP N) instead of attention over TP")
+    parser.add_argument("--step-overhead-us", type=float,
+                        help="an experiment: the host's time per step exposed before each step, in every run")
+    parser.add_argument("--source", help="only the points of this source")
     args = parser.parse_args()
+    if args.step_overhead_us is not None:
+        STEP_OVERHEAD.extend(["--step-overhead-us", repr(args.step_overhead_us)])
     with open(args.points) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    if args.source:
+        rows = [row for row in rows if row["source"] == args.source]
     if args.trtllm_moe_attention_dp:
         for row in rows:
             if row["source"] == "trtllm-1.0" and family(row["model"]) == "MoE":

@@ -64,6 +64,22 @@ TEST_CASE("serving stream: a hand-counted run on a model where every operation t
   // finishes its prompt (1 token over the 9 before it: causal and earlier cores) beside a decode.
   const double step2 = rest + cores + cores, step3 = rest + cores + 2.0 * cores;
   CHECK(t.requests[1].ttft_s() * 1e6 == Approx(prefill_step - cores + step2 + step3));
+
+  // The host's 50 µs a step exposed before each: every step 50 µs later, the latencies by as much a
+  // step, the GPU's busy time unchanged.
+  aicb::serving_engine host;
+  host.step_overhead_us = 50;
+  const aicb::serving_stream_report h = aicb::simulate_serving(m, layout, two, each, one, host);
+  for (const aicb::served_request& s : h.requests) {
+    CHECK(s.ttft_s() * 1e6 == Approx(50 + prefill_step));
+    CHECK(s.tpot_s() * 1e6 == Approx(50 + decode_step));
+    CHECK(s.e2e_s() * 1e6 == Approx(3 * 50 + prefill_step + 2 * decode_step));
+  }
+  CHECK(h.busy_s == Approx(r.busy_s));
+  CHECK(h.end_s * 1e6 == Approx(r.end_s * 1e6 + 3 * 50));
+  host.step_overhead_us = -1;
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, host),
+                    Catch::Contains("step_overhead_us"));
 }
 
 TEST_CASE("serving stream: a full KV cache preempts the latest request, which finishes later",

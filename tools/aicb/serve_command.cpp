@@ -273,6 +273,12 @@ void add_serve_command(CLI::App& app, action& chosen) {
                        "compute every prompt whole, shared prefixes included")
             ->group(engine);
         command
+            ->add_option("--step-overhead-us", r.engine.step_overhead_us,
+                         "the host's time per step the GPUs wait through (scheduling, inputs, sampling); "
+                         "0: hidden by the engine (docs/inference.md)")
+            ->capture_default_str()
+            ->group(engine);
+        command
             ->add_option("--draft-acceptance", r.engine.draft_acceptance,
                          "with --mtp-drafts: the chance a draft is accepted once those before it were "
                          "(DeepSeek-V3's report: 0.85-0.90)")

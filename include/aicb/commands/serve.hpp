@@ -369,6 +369,8 @@ struct serve_report {
   add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
       u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
       100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  if (r.engine.step_overhead_us > 0)
+    add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.layout.mtp_drafts > 0)
     add("speculative decoding: %llu MTP draft%s a step, each accepted at %.2f: %.2f tokens a request a "
         "decode step\n",
@@ -585,7 +587,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
-  j.member("prefix_caching", r.engine.prefix_caching);
+  j.member("prefix_caching", r.engine.prefix_caching).member("step_overhead_us", r.engine.step_overhead_us);
   j.end_object();
   j.member("requests", r.requests)
       .member("prompt_tokens", r.prompt_tokens)
