@@ -809,6 +809,10 @@ aicb_cli_test(plan_serving_writes_no_files STATUS 2 EXPECT "a serving plan write
 # cannot be simulated.
 aicb_cli_test(serve_concurrency EXPECT "at most 4 outstanding \\(each next sent as one finishes\\)"
               ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --concurrency 4)
+aicb_cli_test(serve_step_overhead EXPECT "host: 500 us a step exposed before the GPUs run it"
+              ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --step-overhead-us 500)
+aicb_cli_test(serve_step_overhead_negative STATUS 2 EXPECT "step_overhead_us"
+              ARGS serve --model llama3-8b --gpu H100 --count 40 --step-overhead-us -5)
 aicb_cli_test(serve_concurrency_disaggregated
               EXPECT "disaggregated: 1 prefill instance" "at most 4 outstanding" "KV transfers"
               ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)
