@@ -216,7 +216,7 @@ aicb_cli_test(check_flex EXPECT "ok: all 16 ranks ran jointly" ARGS check ${flex
 aicb_cli_test(generate_flex EXPECT "wrote" ARGS generate ${flex_job} --no-sidecar -o flex.txt)
 aicb_cli_test(lint_flex EXPECT "records, 0 errors, 0 warnings" ARGS lint flex.txt)
 set_tests_properties(cli.lint_flex PROPERTIES DEPENDS cli.generate_flex)
-aicb_cli_test(describe_flex_overlap EXPECT "overlap +moe-expert-parallel-comm" "iteration time"
+aicb_cli_test(describe_flex_overlap EXPECT "overlap +p2p moe-expert-parallel-comm" "iteration time"
               ARGS describe ${flex_job} --vpp 2 --overlap-moe-expert-parallel-comm)
 # The host, EP overlap and routing imbalance in the estimate.
 set(host_job --model mixtral-8x7b --num-layers 2 --world-size 8 --ep 8 --global-batch 16 --seq 2048
