@@ -387,6 +387,13 @@ TEST_CASE("hf_config: GLM-5 imports to its published counts, GLM-5.2's shared in
   nlohmann::json letters = config;
   letters["index_topk_pattern"] = expected_pattern;
   CHECK(aicb::from_hf_config(letters, "glm-5.2").model == shared.model);
+  // indexer_types wins over the keys it supersedes, which are read, not refused as unknown.
+  nlohmann::json both = listed;
+  both["index_topk_freq"] = 1;
+  both["index_topk_pattern"] = std::string(78, 'F');
+  const aicb::hf_import precedence = aicb::from_hf_config(both, "glm-5.2");
+  CHECK(precedence.ignored_keys.empty());
+  CHECK(precedence.model == shared.model);
   // What is not modelled, or contradicts itself, is refused, naming the key.
   const auto refused = [](nlohmann::json c, const char* key) {
     CHECK_THROWS_WITH(aicb::from_hf_config(c, "glm"), Catch::Contains(key));

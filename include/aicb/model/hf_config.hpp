@@ -320,6 +320,9 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
   if (r.flag("index_share_for_mtp_iteration", false))
     AICB_THROW(config_error("index_share_for_mtp_iteration", "true",
                             "an MTP module reusing the decoder's indexer selection is not modelled"));
+  // The sharing keys in transformers' order of precedence; a key a higher one supersedes is still read.
+  for (const char* key : {"index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"})
+    r.peek(key);
   std::string pattern;
   if (const auto types = string_list("indexer_types", {"full", "shared"}); !types.empty()) {
     for (const auto& t : types)
