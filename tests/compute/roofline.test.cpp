@@ -351,6 +351,25 @@ TEST_CASE("roofline: Hopper's fused attention as timed on an H200, per pass and 
   }
 }
 
+TEST_CASE("roofline: a B200's FP8 GEMMs run at its own FP8 fraction, under twice its BF16 speed",
+          "[compute][roofline]") {
+  // gpu.hpp: the B200's FP8 fraction is its BF16 fraction at the FP8-to-BF16 ratio measured on its
+  // architecture (0.48); a GPU without its own keeps the model's (0.60, measured on an H200).
+  const aicb::roofline_model b200("B200"), h200("H200");
+  CHECK(b200.fp8_gemm_fraction() == 0.48);
+  CHECK(h200.fp8_gemm_fraction() == 0.60);
+  // A weight-gradient GEMM (no cast) of 8192^3: FP8 over BF16 speed is 0.48 * 4500 / (0.49 * 2250) =
+  // 1.96, below the datasheets' 2 (the H200's fraction would have given 2.45).
+  aicb::compute_op bf16{
+      .kind = aicb::op_kind::gemm, .pass = aicb::pass_kind::weight_grad, .m = 8192, .n = 8192, .k = 8192};
+  auto fp8 = bf16;
+  fp8.type = aicb::dtype::fp8;
+  const double ratio = us(b200, bf16) / us(b200, fp8);
+  CHECK(ratio == Approx(0.48 * 4500 / (0.49 * 2250)).epsilon(0.01));
+  CHECK(ratio < 2);
+  CHECK(b200.provenance().find("FP8 GEMM 0.48") != std::string::npos);
+}
+
 TEST_CASE("roofline: a B200's GEMMs as measured agree with its GEMM fraction taken from elsewhere",
           "[compute][roofline]") {
   // docs/measurements/b200/gemm.csv: 514 BF16 GEMMs through Transformer Engine on a B200. The

@@ -71,6 +71,15 @@ struct gpu_spec {
   /// any fraction says (a floor near 100 µs forward), which the model does not follow.
   attention_fractions attention{};
   attention_fractions wide_head_attention{};
+  /// The share of the dense FP8 peak its FP8 GEMMs sustain when known apart from the compute model's
+  /// default (0: the default, 0.60, measured on an H200 over the same shapes as its BF16 fraction).
+  /// B200: 0.48 — its BF16 fraction above carried over at the FP8-to-BF16 ratio one table measured on
+  /// that architecture at one shape: XLA's default matmul table (tensorflow/tensorflow,
+  /// `third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h`, `sm_100`) times 4096³ at
+  /// 1417 TFLOP/s in BF16 (0.630 of the peak; Transformer Engine on a B200 measured 0.638 at that shape,
+  /// docs/measurements/b200/gemm.csv) and 2765–2785 in FP8 (0.617): 0.49 · 0.617 / 0.630. The H200's
+  /// 0.60 would run the B200's FP8 GEMMs 2.45 times as fast as its BF16 ones, beyond the datasheets' 2.
+  double fp8_gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -104,7 +113,7 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, false, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on

@@ -12,7 +12,8 @@
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%). A GPU whose catalogue
-///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::attention, per
+///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::
+///   fp8_gemm_efficiency: the B200; gpu_spec::attention, per
 ///   pass and head width: the Hopper GPUs, timed on an H200 with their own ramp, and the B200) uses
 ///   its own. DeepSeek sparse
 ///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
@@ -133,13 +134,18 @@ class roofline_model final : public compute_model {
         "ns; waves of %ux%u tiles)",
         std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
         gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        e_.fp8_gemm_fraction, attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
+        fp8_gemm_fraction(), attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
         e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
         e_.tile);
     return text;
   }
 
   [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+  /// The share of the dense FP8 peak FP8 GEMMs sustain here: the GPU's own where its catalogue entry
+  /// has one (gpu_spec::fp8_gemm_efficiency), else the model's.
+  [[nodiscard]] double fp8_gemm_fraction() const noexcept {
+    return gpu_.fp8_gemm_efficiency > 0 ? gpu_.fp8_gemm_efficiency : e_.fp8_gemm_fraction;
+  }
   [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
@@ -221,7 +227,7 @@ class roofline_model final : public compute_model {
       fraction = attention_fraction(op);
     else if ((op.kind == op_kind::gemm || op.kind == op_kind::attention_index) && op.type == dtype::fp8 &&
              gpu_.fp8_tflops > 0)
-      fraction = e_.fp8_gemm_fraction;
+      fraction = fp8_gemm_fraction();
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
     return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
