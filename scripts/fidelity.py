@@ -176,6 +176,17 @@ def job_flags(row, recipe_overlaps=True):
         overlaps += ["--overlap-param-gather"] + (["--tp-comm-overlap"] if tp > 1 else [])
         notes.append("NeMo's overlaps (" + ("the row's configs follow NeMo's performance scripts)" if follows_nemo
                                            else "NeMo's performance configs of the release)"))
+    # The fused cross-entropy: where the row's notes say so, and in the NeMo 24.07 configs that set it
+    # (NeMo-Framework-Launcher 24.07, conf/training/llama/llama3_*.yaml and nemotron/nemotron_{4,8,15,22}b.yaml:
+    # cross_entropy_loss_fusion: true; its GPT-3, Llama-2 and Nemotron-340B configs do not), which the
+    # rows that follow NeMo's performance scripts share.
+    nemo_fused_loss = re.match(r"LLAMA3-|NEMOTRON-(4|8|15|22)B$", name) is not None
+    if "cross-entropy fusion" in row["notes"]:
+        flags.append("--cross-entropy-loss-fusion")
+        notes.append("fused cross-entropy (row's notes)")
+    elif nemo_fused_loss and (follows_nemo or (recipe_overlaps and row["source"].startswith("NeMo_24.07"))):
+        flags.append("--cross-entropy-loss-fusion")
+        notes.append("fused cross-entropy (NeMo's configs of the release)")
     if "PP overlap" in row["notes"]:
         overlaps.append("--overlap-p2p")
     return [str(f) for f in flags], [o for o in overlaps if o], gpu, cluster, notes

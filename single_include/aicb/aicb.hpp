@@ -754,6 +754,11 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
+/// Whose fused cross-entropy runs with --cross-entropy-loss-fusion (Megatron's
+/// --cross-entropy-fusion-impl): `native`, Megatron's compiled passes over an FP32 copy of the logits;
+/// `te`, Transformer Engine's kernels — one pass over the logits forward, one backward
+/// (docs/compute-model.md).
+enum class cross_entropy_fusion_kind : std::uint8_t { native, te };
 /// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
 /// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
@@ -791,6 +796,10 @@ struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
 };
 template <>
+struct enum_names<cross_entropy_fusion_kind> {
+  static constexpr std::array<std::string_view, 2> value{"native", "te"};
+};
+template <>
 struct enum_names<pipeline_schedule_kind> {
   static constexpr std::array<std::string_view, 3> value{"megatron", "zb_h1", "dualpipe"};
 };
@@ -821,6 +830,8 @@ AICB_BEGIN_NAMESPACE
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
+  ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
@@ -1818,6 +1829,10 @@ constexpr bool validate(const job_spec& job) {
   }
   require(!p.delay_wgrad_compute || p.overlap_moe_expert_parallel_comm, "delay_wgrad_compute", 1,
           "delay_wgrad_compute needs overlap_moe_expert_parallel_comm (Megatron)");
+  if (p.cross_entropy_fusion_impl != cross_entropy_fusion_kind::native && !p.cross_entropy_loss_fusion)
+    detail::rule_violated_text("cross_entropy_fusion_impl", to_string(p.cross_entropy_fusion_impl),
+                               "the fused cross-entropy's implementation needs cross_entropy_loss_fusion "
+                               "(Megatron ignores it otherwise)");
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
@@ -2153,6 +2168,16 @@ struct enum_names<op_kind> {
       "softmax", "linear_attention", "attention_index"};
 };
 
+/// Whose kernels run the cross-entropy loss (compute_op::loss_bytes_per_logit): Megatron's unfused
+/// operations, Megatron's fused ones (--cross-entropy-loss-fusion) or Transformer Engine's
+/// (--cross-entropy-loss-fusion --cross-entropy-fusion-impl te).
+enum class loss_kernel : std::uint8_t { unfused, fused, te };
+
+template <>
+struct enum_names<loss_kernel> {
+  static constexpr std::array<std::string_view, 3> value{"unfused", "fused", "te"};
+};
+
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
 struct compute_op {
   op_role role = op_role::attention_qkv;
@@ -2172,6 +2197,9 @@ struct compute_op {
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
+  /// The loss only (op_role::logits, element-wise): whose cross-entropy kernels run
+  /// (loss_bytes_per_logit).
+  loss_kernel loss = loss_kernel::unfused;
   /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
   /// A rotary pass (op_role::rotary) instead writes `n` and reads `k` elements per row (0: `n`) in
   /// either pass — its backward rotates the gradients back and needs no saved input.
@@ -2311,6 +2339,8 @@ struct compute_op {
             return b * M * N * (2 * e + 1);
           case op_role::rotary:  // n elements written, k (or n) read per row
             return b * M * (N + (k ? K : N)) * e;
+          case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
+            return b * M * N * loss_bytes_per_logit();
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;
@@ -2333,6 +2363,49 @@ struct compute_op {
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
+  }
+
+  /// The loss only (op_role::logits, element-wise; `n` the vocabulary shard): bytes the cross-entropy
+  /// moves per logit of e bytes.
+  /// - Megatron's, unfused (tensor_parallel/cross_entropy.py), over an FP32 working copy: forward the
+  ///   cast to FP32 (e + 4; none when the logits are FP32), the row maximum (4), the maximum subtracted
+  ///   in place (8), the exponential in place (8), the row sum (4), the division into probabilities (8);
+  ///   backward the probabilities less the target, scaled by the loss gradient in place (8), and the
+  ///   cast back to the logits' type (4 + e; none for FP32).
+  /// - Megatron's fused (fusions/fused_cross_entropy.py, --cross-entropy-loss-fusion): forward the cast
+  ///   and the maximum in one kernel (e + 4), the exponential (8), the sum (4), the division (8);
+  ///   backward as unfused.
+  /// - Transformer Engine's (--cross-entropy-fusion-impl te): forward one online-softmax pass reading
+  ///   the logits (e) — the loss follows from each row's maximum and sum; backward one pass that reads
+  ///   the logits and writes the gradient over them (2e).
+  /// The target's gather and scatter touch one logit per token and are not counted.
+  [[nodiscard]] constexpr double loss_bytes_per_logit() const noexcept {
+    const double e = size_of(type), cast = e < 4 ? e + 4 : 0;
+    const bool forward = pass == pass_kind::forward;
+    switch (loss) {
+      case loss_kernel::te:
+        return forward ? e : 2 * e;
+      case loss_kernel::fused:
+        return forward ? (e < 4 ? e + 4 : 4) + 20 : 8 + cast;
+      case loss_kernel::unfused:
+        break;
+    }
+    return forward ? cast + 32 : 8 + cast;
+  }
+  /// The loss only: the kernels over the logits of loss_bytes_per_logit's passes — forward 6 unfused
+  /// (5 without the cast), 4 fused, 1 Transformer Engine's; backward 2 (1 without the cast), 1
+  /// Transformer Engine's.
+  [[nodiscard]] constexpr std::uint64_t loss_kernels() const noexcept {
+    const bool cast = size_of(type) < 4, forward = pass == pass_kind::forward;
+    switch (loss) {
+      case loss_kernel::te:
+        return 1;
+      case loss_kernel::fused:
+        return forward ? 4 : (cast ? 2 : 1);
+      case loss_kernel::unfused:
+        break;
+    }
+    return forward ? (cast ? 6 : 5) : (cast ? 2 : 1);
   }
 
   /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: the fused Adam
@@ -2976,13 +3049,14 @@ struct layer_context {
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
   dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
   std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
-  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
-  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
-  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
-  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
-  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
-  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
-  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
+  bool sp = false;                 ///< sequence parallelism (training, TP > 1)
+  std::uint64_t sequences = 1;     ///< micro batch, or the requests of a DP-attention group
+  std::uint64_t query_tokens = 1;  ///< tokens per sequence on this GPU (seq / CP; serving: per request)
+  std::uint64_t key_tokens = 1;    ///< keys each query attends over (seq; serving: context or prompt)
+  bool decode = false;             ///< serving decode: attention reads the KV cache, MLA absorbed
+  bool fused_attention = true;     ///< FlashAttention; false: Megatron's unfused path
+  loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
+  bool selective_recompute = false;         ///< training: core attention recomputed before its backward
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
@@ -3017,6 +3091,9 @@ struct layer_context {
   c.query_tokens = job.batch.seq_length / p.context_parallel;
   c.key_tokens = job.batch.seq_length;
   c.fused_attention = p.attention == attention_kind::flash;
+  c.loss = !p.cross_entropy_loss_fusion                                   ? loss_kernel::unfused
+           : p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te ? loss_kernel::te
+                                                                          : loss_kernel::fused;
   c.selective_recompute = p.recompute == recompute_kind::selective;
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
@@ -3976,9 +4053,11 @@ struct layer_writer {
   }
 
   // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
-  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
-  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
-  // last in prefill, gathered over TP for sampling.
+  // embedding's). Training: the loss (compute_op::loss_bytes_per_logit) and its reductions over TP —
+  // Megatron's three all-reduces of one float per token (max, target logit, sum of exponentials), or
+  // fused the max and then the other two as one of two floats; Transformer Engine's one all-gather of
+  // each rank's three floats per token (max, sum, target logit). Serving: the logits of every token in
+  // decode, of each request's last in prefill, gathered over TP for sampling.
   constexpr void output_forward(bool owned) {
     const std::uint64_t vocab = c.vocab_rows;
     if (!c.training) {
@@ -3995,18 +4074,32 @@ struct layer_writer {
     if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
     gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
     if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+    loss(pk::forward, tokens, vocab);
     if (tp()) {
-      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+      if (c.loss == loss_kernel::te) {
+        collective("cross_entropy_stats_gather", collective::all_gather, group_kind::tp, tokens * 12 * c.tp);
+      } else {
+        collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+        if (c.loss == loss_kernel::fused) {
+          collective("cross_entropy_target_sum", collective::all_reduce, group_kind::tp, tokens * 8);
+        } else {
+          collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+          collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+        }
+      }
     }
+  }
+  // The cross-entropy loss over the vocabulary shard, fused or not as the job says.
+  constexpr void loss(pass_kind pass, std::uint64_t tokens, std::uint64_t vocab) {
+    compute_op o = shaped(op_role::logits, op_kind::elementwise, pass, 1, tokens, vocab, 0);
+    o.loss = c.loss;
+    out.compute("cross_entropy", o);
   }
   // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
   // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
   constexpr void output_backward() {
     const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+    loss(pk::input_grad, tokens, vocab);
     regather("logits_input_regather");
     gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
     leave("logits_input_grad_scatter", "logits_input_grad_reduce");
@@ -10272,6 +10365,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
     x.member("dtype", to_string(op.compute.type));
     if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
+    if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)
+      x.member("loss", to_string(op.compute.loss));
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
   } else if (op.type == op_type::collective) {
     x.member("collective", to_string(op.kind)).member("group", to_string(op.group));
@@ -11294,6 +11389,15 @@ struct gpu_spec {
   /// any fraction says (a floor near 100 µs forward), which the model does not follow.
   attention_fractions attention{};
   attention_fractions wide_head_attention{};
+  /// The share of the dense FP8 peak its FP8 GEMMs sustain when known apart from the compute model's
+  /// default (0: the default, 0.60, measured on an H200 over the same shapes as its BF16 fraction).
+  /// B200: 0.48 — its BF16 fraction above carried over at the FP8-to-BF16 ratio one table measured on
+  /// that architecture at one shape: XLA's default matmul table (tensorflow/tensorflow,
+  /// `third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h`, `sm_100`) times 4096³ at
+  /// 1417 TFLOP/s in BF16 (0.630 of the peak; Transformer Engine on a B200 measured 0.638 at that shape,
+  /// docs/measurements/b200/gemm.csv) and 2765–2785 in FP8 (0.617): 0.49 · 0.617 / 0.630. The H200's
+  /// 0.60 would run the B200's FP8 GEMMs 2.45 times as fast as its BF16 ones, beyond the datasheets' 2.
+  double fp8_gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -11327,7 +11431,7 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, false, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on
@@ -11926,9 +12030,10 @@ enum class host_sync : std::uint8_t { none, before, after };
 }
 
 /// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
-/// unfused attention, and an FP8 GEMM's cast of its operand.
+/// unfused attention, one per pass of the loss, and an FP8 GEMM's cast of its operand.
 [[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
+  if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
   std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
   if (op.kind == op_kind::gemm && op.type == dtype::fp8 && op.pass != pass_kind::weight_grad) ++n;
   return n;
@@ -12444,7 +12549,8 @@ AICB_END_NAMESPACE
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
 ///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%). A GPU whose catalogue
-///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::attention, per
+///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::
+///   fp8_gemm_efficiency: the B200; gpu_spec::attention, per
 ///   pass and head width: the Hopper GPUs, timed on an H200 with their own ramp, and the B200) uses
 ///   its own. DeepSeek sparse
 ///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
@@ -12455,8 +12561,7 @@ AICB_END_NAMESPACE
 /// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
 ///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
 ///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
-///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
-///   fused Adam step 0.80.
+///   attention) 0.80, the fused Adam step 0.80.
 /// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
 ///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
 ///
@@ -12464,7 +12569,9 @@ AICB_END_NAMESPACE
 /// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
 /// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
 /// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
-/// (aicb::unfused_attention_kernels).
+/// (aicb::unfused_attention_kernels); the cross-entropy loss is its passes over the logits
+/// (compute_op::loss_bytes_per_logit), each a streaming kernel — casts, in-place element-wise passes and
+/// row reductions, as a copy or an addition runs: at the memory fraction — with its launch and ramp.
 ///
 /// Grouped expert GEMMs (Megatron's GroupedMLP, `--moe-grouped-gemm`) on a B200 do not hide an
 /// expert's weight traffic behind its computation: each expert's time is its compute plus its
@@ -12512,7 +12619,6 @@ struct roofline_efficiency {
   double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
   double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
   double softmax_factor = 0.80;      ///< fused scale-mask-softmax
-  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
   double optimizer_factor = 0.80;    ///< the fused Adam step
   double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
   double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
@@ -12537,6 +12643,12 @@ class roofline_model final : public compute_model {
         sum += one_kernel_ns(kernel);
       return checked_ns(sum, what);
     }
+    if (op.kind == op_kind::elementwise && op.role == op_role::logits) {  // the loss: its passes
+      const double kernels = static_cast<double>(op.loss_kernels());
+      return checked_ns(kernels * e_.launch_ns + (op.bytes() + kernels * e_.memory_half) /
+                                                     (gpu_.memory_bytes_per_s() * e_.memory_fraction) * 1e9,
+                        what);
+    }
     if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
       compute_op one = op;
       one.batch = 1;
@@ -12557,21 +12669,25 @@ class roofline_model final : public compute_model {
     else
       std::snprintf(attention, sizeof attention, "attention %.2f", e_.attention_fraction);
     char text[640];
-    std::snprintf(
-        text, sizeof text,
-        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
-        "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
-        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
-        "ns; waves of %ux%u tiles)",
-        std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
-        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        e_.fp8_gemm_fraction, attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
-        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
-        e_.tile);
+    std::snprintf(text, sizeof text,
+                  "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
+                  "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
+                  "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, optimizer %.2f; launch %.0f "
+                  "ns; waves of %ux%u tiles)",
+                  std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops,
+                  gpu_.memory_gb_per_s, gpu_.sm_count,
+                  gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction, fp8_gemm_fraction(),
+                  attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor, e_.dropout_factor,
+                  e_.softmax_factor, e_.optimizer_factor, e_.launch_ns, e_.tile, e_.tile);
     return text;
   }
 
   [[nodiscard]] const gpu_spec& gpu() const noexcept { return gpu_; }
+  /// The share of the dense FP8 peak FP8 GEMMs sustain here: the GPU's own where its catalogue entry
+  /// has one (gpu_spec::fp8_gemm_efficiency), else the model's.
+  [[nodiscard]] double fp8_gemm_fraction() const noexcept {
+    return gpu_.fp8_gemm_efficiency > 0 ? gpu_.fp8_gemm_efficiency : e_.fp8_gemm_fraction;
+  }
   [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
@@ -12653,7 +12769,7 @@ class roofline_model final : public compute_model {
       fraction = attention_fraction(op);
     else if ((op.kind == op_kind::gemm || op.kind == op_kind::attention_index) && op.type == dtype::fp8 &&
              gpu_.fp8_tflops > 0)
-      fraction = e_.fp8_gemm_fraction;
+      fraction = fp8_gemm_fraction();
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
     return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
@@ -12702,7 +12818,6 @@ class roofline_model final : public compute_model {
         return e_.activation_factor;
       case op_kind::elementwise:
         if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
-        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
         return e_.activation_factor;
     }
     return 1;

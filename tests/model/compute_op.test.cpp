@@ -30,6 +30,38 @@ TEST_CASE("op: FLOPs and bytes by kind", "[compute][op]") {
   CHECK(aicb::to_string(aicb::pass_kind::weight_grad) == "weight_grad");
 }
 
+TEST_CASE("op: the cross-entropy loss moves the bytes of its passes over the logits", "[compute][op]") {
+  // 4096 tokens x 16000 logits in BF16. Megatron's unfused forward: cast to FP32 (2 + 4), max (4),
+  // subtract (8), exp (8), sum (4), divide (8) = 38 bytes per logit in 6 kernels; fused: cast and max
+  // in one (6), exp (8), sum (4), divide (8) = 26 in 4. Backward, both: scale in place (8), cast back
+  // (4 + 2) = 14 in 2. FP32 logits skip the casts: 32 in 5, 24 in 4, 8 in 1. Transformer Engine's:
+  // one read forward (2), one read and write backward (4), a kernel each.
+  aicb::compute_op loss{.role = aicb::op_role::logits,
+                        .kind = aicb::op_kind::elementwise,
+                        .pass = aicb::pass_kind::forward,
+                        .type = aicb::dtype::bf16,
+                        .m = 4096,
+                        .n = 16000};
+  const double logits = 4096.0 * 16000;
+  using aicb::loss_kernel;
+  const auto check = [&](aicb::pass_kind pass, loss_kernel kernel, double bytes, std::uint64_t kernels) {
+    loss.pass = pass;
+    loss.loss = kernel;
+    CHECK(loss.bytes() == bytes * logits);
+    CHECK(loss.loss_kernels() == kernels);
+  };
+  check(aicb::pass_kind::forward, loss_kernel::unfused, 38, 6);
+  check(aicb::pass_kind::forward, loss_kernel::fused, 26, 4);
+  check(aicb::pass_kind::forward, loss_kernel::te, 2, 1);
+  check(aicb::pass_kind::input_grad, loss_kernel::unfused, 14, 2);
+  check(aicb::pass_kind::input_grad, loss_kernel::fused, 14, 2);
+  check(aicb::pass_kind::input_grad, loss_kernel::te, 4, 1);
+  loss.type = aicb::dtype::fp32;
+  check(aicb::pass_kind::forward, loss_kernel::unfused, 32, 5);
+  check(aicb::pass_kind::forward, loss_kernel::fused, 24, 4);
+  check(aicb::pass_kind::input_grad, loss_kernel::unfused, 8, 1);
+}
+
 TEST_CASE("op: the lightning indexer scores every causal pair forward and differentiates the top-k backward",
           "[compute][op]") {
   // One sequence of 4096 queries and keys, 64 FP8 heads of 128 sharing one key head: 2·64·128 FLOPs per

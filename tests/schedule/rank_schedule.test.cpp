@@ -52,6 +52,51 @@ std::map<std::pair<collective, std::uint64_t>, int> layer_collectives(const std:
 
 }  // namespace
 
+TEST_CASE("rank schedule: the cross-entropy's reductions over TP, fused or not", "[schedule]") {
+  // Llama-2-7B, TP 2: the loss of a micro batch of 4096 tokens over half the 32000-row vocabulary.
+  // Megatron's unfused loss: three all-reduces of one float per token (max, target logit, sum); fused
+  // (--cross-entropy-loss-fusion): the max, then the target logit and the sum as one of two floats;
+  // Transformer Engine's (--cross-entropy-fusion-impl te): one all-gather of each rank's max, sum and
+  // target logit (3 floats per token from each of 2 ranks).
+  using aicb::cross_entropy_fusion_kind, aicb::loss_kernel;
+  using named = std::vector<std::pair<std::string, std::uint64_t>>;
+  const std::tuple<bool, cross_entropy_fusion_kind, loss_kernel, named> cases[] = {
+      {false, cross_entropy_fusion_kind::native, loss_kernel::unfused,
+       named{{"cross_entropy_max", 4096 * 4},
+             {"cross_entropy_target", 4096 * 4},
+             {"cross_entropy_sum", 4096 * 4}}},
+      {true, cross_entropy_fusion_kind::native, loss_kernel::fused,
+       named{{"cross_entropy_max", 4096 * 4}, {"cross_entropy_target_sum", 4096 * 8}}},
+      {true, cross_entropy_fusion_kind::te, loss_kernel::te,
+       named{{"cross_entropy_stats_gather", 4096 * 12 * 2}}}};
+  for (const auto& [fusion, impl, kernel, expected] : cases) {
+    aicb::job_spec job = llama(2, 2, 1, true);
+    job.parallel.cross_entropy_loss_fusion = fusion;
+    job.parallel.cross_entropy_fusion_impl = impl;
+    named after_loss;
+    std::vector<loss_kernel> kernels;
+    bool seen = false;
+    for (const aicb::operation& op : all(job, 0)) {
+      if (op.microbatch != 0) continue;
+      if (op.type == op_type::compute && op.name == "cross_entropy") {
+        seen = true;
+        kernels.push_back(op.compute.loss);
+        CHECK(op.compute.m == 4096);
+        CHECK(op.compute.n == 16000);
+      } else if (seen && op.type == op_type::collective && op.phase == op_phase::forward) {
+        after_loss.emplace_back(op.name, op.size.count());
+      }
+    }
+    CHECK(kernels == std::vector<loss_kernel>{kernel, kernel});  // forward and backward
+    CHECK(after_loss == expected);
+  }
+  // The implementation alone, without the fusion, is refused: Megatron would ignore it.
+  aicb::job_spec te_alone = llama(2, 2, 1, true);
+  te_alone.parallel.cross_entropy_fusion_impl = cross_entropy_fusion_kind::te;
+  CHECK_THROWS_WITH(aicb::validate(te_alone), Catch::Contains("cross_entropy_fusion_impl") &&
+                                                  Catch::Contains("needs cross_entropy_loss_fusion"));
+}
+
 TEST_CASE("rank schedule: sequence parallelism, per layer and micro batch, both directions", "[schedule]") {
   // Llama-2-7B, TP 4, SP: each collective moves s·b·h·2 = 4096 · 4096 · 2 bytes (the gathered
   // activation). Forward: 2 all-gathers, 2 reduce-scatters; backward: 4 all-gathers (two output

@@ -125,6 +125,19 @@ aicb_cli_test(check_gpt_oss EXPECT "ok: all 32 ranks ran jointly" ARGS check ${g
 aicb_cli_test(generate_gpt_oss EXPECT "wrote gpt_oss.txt: [0-9]+ records" ARGS generate ${gpt_oss_job} --no-sidecar -o gpt_oss.txt)
 aicb_cli_test(lint_gpt_oss EXPECT "records, 0 errors, 0 warnings" ARGS lint gpt_oss.txt)
 set_tests_properties(cli.lint_gpt_oss PROPERTIES DEPENDS cli.generate_gpt_oss)
+# The loss as its kernels run it: Transformer Engine's fused cross-entropy gathers each rank's row
+# statistics over TP in one all-gather (scheduled, written for SimAI and linted); its implementation
+# flag alone is refused, naming the field.
+set(loss_job --model llama3-8b --num-layers 2 --world-size 2 --tp 2 --sp --global-batch 2 --seq 2048)
+aicb_cli_test(schedule_te_loss EXPECT "cross_entropy_stats_gather" REJECT "cross_entropy_sum"
+              ARGS schedule ${loss_job} --cross-entropy-loss-fusion --cross-entropy-fusion-impl te --ranks 0)
+aicb_cli_test(generate_te_loss EXPECT "wrote te_loss.txt: [0-9]+ records"
+              ARGS generate ${loss_job} --cross-entropy-loss-fusion --cross-entropy-fusion-impl te --no-sidecar
+                   -o te_loss.txt)
+aicb_cli_test(lint_te_loss EXPECT "records, 0 errors, 0 warnings" ARGS lint te_loss.txt)
+set_tests_properties(cli.lint_te_loss PROPERTIES DEPENDS cli.generate_te_loss)
+aicb_cli_test(loss_impl_alone_refused STATUS 2 EXPECT "cross_entropy_fusion_impl = te: the fused cross-entropy"
+              ARGS describe ${loss_job} --cross-entropy-fusion-impl te)
 aicb_cli_test(gpt_oss_window_with_cp_refused STATUS 2 EXPECT "context_parallel = 2: context parallelism with sliding-window"
               ARGS describe --model gpt-oss-20b --world-size 4 --cp 2 --ep 2 --global-batch 2 --seq 8192)
 aicb_cli_test(describe_gpt_oss_serving EXPECT "KV cache per token" ARGS describe --model gpt-oss-120b --phase decode

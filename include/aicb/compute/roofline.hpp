@@ -24,8 +24,7 @@
 /// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
 ///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
 ///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
-///   attention) 0.80, the loss's softmax over the vocabulary (unfused PyTorch operations) 0.30, the
-///   fused Adam step 0.80.
+///   attention) 0.80, the fused Adam step 0.80.
 /// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
 ///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
 ///
@@ -33,7 +32,9 @@
 /// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
 /// whose time is the sum of its problems' rooflines with one ramp (each expert's shape decides its
 /// efficiency, not the group's total FLOPs); unfused attention is its four or six kernels
-/// (aicb::unfused_attention_kernels).
+/// (aicb::unfused_attention_kernels); the cross-entropy loss is its passes over the logits
+/// (compute_op::loss_bytes_per_logit), each a streaming kernel — casts, in-place element-wise passes and
+/// row reductions, as a copy or an addition runs: at the memory fraction — with its launch and ramp.
 ///
 /// Grouped expert GEMMs (Megatron's GroupedMLP, `--moe-grouped-gemm`) on a B200 do not hide an
 /// expert's weight traffic behind its computation: each expert's time is its compute plus its
@@ -81,7 +82,6 @@ struct roofline_efficiency {
   double norm_factor = 0.65;         ///< LayerNorm, RMSNorm
   double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
   double softmax_factor = 0.80;      ///< fused scale-mask-softmax
-  double loss_factor = 0.30;         ///< the cross-entropy loss (PyTorch's softmax)
   double optimizer_factor = 0.80;    ///< the fused Adam step
   double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
   double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
@@ -106,6 +106,12 @@ class roofline_model final : public compute_model {
         sum += one_kernel_ns(kernel);
       return checked_ns(sum, what);
     }
+    if (op.kind == op_kind::elementwise && op.role == op_role::logits) {  // the loss: its passes
+      const double kernels = static_cast<double>(op.loss_kernels());
+      return checked_ns(kernels * e_.launch_ns + (op.bytes() + kernels * e_.memory_half) /
+                                                     (gpu_.memory_bytes_per_s() * e_.memory_fraction) * 1e9,
+                        what);
+    }
     if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
       compute_op one = op;
       one.batch = 1;
@@ -126,17 +132,16 @@ class roofline_model final : public compute_model {
     else
       std::snprintf(attention, sizeof attention, "attention %.2f", e_.attention_fraction);
     char text[640];
-    std::snprintf(
-        text, sizeof text,
-        "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
-        "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
-        "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, loss %.2f, optimizer %.2f; launch %.0f "
-        "ns; waves of %ux%u tiles)",
-        std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops, gpu_.memory_gb_per_s,
-        gpu_.sm_count, gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction,
-        fp8_gemm_fraction(), attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor,
-        e_.dropout_factor, e_.softmax_factor, e_.loss_factor, e_.optimizer_factor, e_.launch_ns, e_.tile,
-        e_.tile);
+    std::snprintf(text, sizeof text,
+                  "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
+                  "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
+                  "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, optimizer %.2f; launch %.0f "
+                  "ns; waves of %ux%u tiles)",
+                  std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops,
+                  gpu_.memory_gb_per_s, gpu_.sm_count,
+                  gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction, fp8_gemm_fraction(),
+                  attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor, e_.dropout_factor,
+                  e_.softmax_factor, e_.optimizer_factor, e_.launch_ns, e_.tile, e_.tile);
     return text;
   }
 
@@ -276,7 +281,6 @@ class roofline_model final : public compute_model {
         return e_.activation_factor;
       case op_kind::elementwise:
         if (op.role == op_role::residual || op.role == op_role::attention_core) return e_.dropout_factor;
-        if (op.role == op_role::logits) return e_.loss_factor;  // the loss: softmax over the vocabulary
         return e_.activation_factor;
     }
     return 1;

@@ -99,6 +99,16 @@ struct enum_names<op_kind> {
       "softmax", "linear_attention", "attention_index"};
 };
 
+/// Whose kernels run the cross-entropy loss (compute_op::loss_bytes_per_logit): Megatron's unfused
+/// operations, Megatron's fused ones (--cross-entropy-loss-fusion) or Transformer Engine's
+/// (--cross-entropy-loss-fusion --cross-entropy-fusion-impl te).
+enum class loss_kernel : std::uint8_t { unfused, fused, te };
+
+template <>
+struct enum_names<loss_kernel> {
+  static constexpr std::array<std::string_view, 3> value{"unfused", "fused", "te"};
+};
+
 /// One operation on one GPU (its TP/EP shard), for one micro batch.
 struct compute_op {
   op_role role = op_role::attention_qkv;
@@ -118,6 +128,9 @@ struct compute_op {
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
   /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
   bool fused = true;
+  /// The loss only (op_role::logits, element-wise): whose cross-entropy kernels run
+  /// (loss_bytes_per_logit).
+  loss_kernel loss = loss_kernel::unfused;
   /// Element-wise only: tensors read per output element (SwiGLU reads the gate and the up projection: 2).
   /// A rotary pass (op_role::rotary) instead writes `n` and reads `k` elements per row (0: `n`) in
   /// either pass — its backward rotates the gradients back and needs no saved input.
@@ -257,6 +270,8 @@ struct compute_op {
             return b * M * N * (2 * e + 1);
           case op_role::rotary:  // n elements written, k (or n) read per row
             return b * M * (N + (k ? K : N)) * e;
+          case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
+            return b * M * N * loss_bytes_per_logit();
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;
@@ -279,6 +294,49 @@ struct compute_op {
         return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
     }
     return 0;
+  }
+
+  /// The loss only (op_role::logits, element-wise; `n` the vocabulary shard): bytes the cross-entropy
+  /// moves per logit of e bytes.
+  /// - Megatron's, unfused (tensor_parallel/cross_entropy.py), over an FP32 working copy: forward the
+  ///   cast to FP32 (e + 4; none when the logits are FP32), the row maximum (4), the maximum subtracted
+  ///   in place (8), the exponential in place (8), the row sum (4), the division into probabilities (8);
+  ///   backward the probabilities less the target, scaled by the loss gradient in place (8), and the
+  ///   cast back to the logits' type (4 + e; none for FP32).
+  /// - Megatron's fused (fusions/fused_cross_entropy.py, --cross-entropy-loss-fusion): forward the cast
+  ///   and the maximum in one kernel (e + 4), the exponential (8), the sum (4), the division (8);
+  ///   backward as unfused.
+  /// - Transformer Engine's (--cross-entropy-fusion-impl te): forward one online-softmax pass reading
+  ///   the logits (e) — the loss follows from each row's maximum and sum; backward one pass that reads
+  ///   the logits and writes the gradient over them (2e).
+  /// The target's gather and scatter touch one logit per token and are not counted.
+  [[nodiscard]] constexpr double loss_bytes_per_logit() const noexcept {
+    const double e = size_of(type), cast = e < 4 ? e + 4 : 0;
+    const bool forward = pass == pass_kind::forward;
+    switch (loss) {
+      case loss_kernel::te:
+        return forward ? e : 2 * e;
+      case loss_kernel::fused:
+        return forward ? (e < 4 ? e + 4 : 4) + 20 : 8 + cast;
+      case loss_kernel::unfused:
+        break;
+    }
+    return forward ? cast + 32 : 8 + cast;
+  }
+  /// The loss only: the kernels over the logits of loss_bytes_per_logit's passes — forward 6 unfused
+  /// (5 without the cast), 4 fused, 1 Transformer Engine's; backward 2 (1 without the cast), 1
+  /// Transformer Engine's.
+  [[nodiscard]] constexpr std::uint64_t loss_kernels() const noexcept {
+    const bool cast = size_of(type) < 4, forward = pass == pass_kind::forward;
+    switch (loss) {
+      case loss_kernel::te:
+        return 1;
+      case loss_kernel::fused:
+        return forward ? 4 : (cast ? 2 : 1);
+      case loss_kernel::unfused:
+        break;
+    }
+    return forward ? (cast ? 6 : 5) : (cast ? 2 : 1);
   }
 
   /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: the fused Adam

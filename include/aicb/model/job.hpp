@@ -352,6 +352,10 @@ constexpr bool validate(const job_spec& job) {
   }
   require(!p.delay_wgrad_compute || p.overlap_moe_expert_parallel_comm, "delay_wgrad_compute", 1,
           "delay_wgrad_compute needs overlap_moe_expert_parallel_comm (Megatron)");
+  if (p.cross_entropy_fusion_impl != cross_entropy_fusion_kind::native && !p.cross_entropy_loss_fusion)
+    detail::rule_violated_text("cross_entropy_fusion_impl", to_string(p.cross_entropy_fusion_impl),
+                               "the fused cross-entropy's implementation needs cross_entropy_loss_fusion "
+                               "(Megatron ignores it otherwise)");
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);

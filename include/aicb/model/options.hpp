@@ -46,6 +46,11 @@ enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
 /// weighted sum of the values, over the full s × s scores (docs/compute-model.md).
 enum class attention_kind : std::uint8_t { flash, unfused };
+/// Whose fused cross-entropy runs with --cross-entropy-loss-fusion (Megatron's
+/// --cross-entropy-fusion-impl): `native`, Megatron's compiled passes over an FP32 copy of the logits;
+/// `te`, Transformer Engine's kernels — one pass over the logits forward, one backward
+/// (docs/compute-model.md).
+enum class cross_entropy_fusion_kind : std::uint8_t { native, te };
 /// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
 /// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
@@ -81,6 +86,10 @@ struct enum_names<moe_dispatcher_kind> {
 template <>
 struct enum_names<attention_kind> {
   static constexpr std::array<std::string_view, 2> value{"flash", "unfused"};
+};
+template <>
+struct enum_names<cross_entropy_fusion_kind> {
+  static constexpr std::array<std::string_view, 2> value{"native", "te"};
 };
 template <>
 struct enum_names<pipeline_schedule_kind> {

@@ -150,13 +150,14 @@ struct layer_context {
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
   dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
   std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
-  bool sp = false;                   ///< sequence parallelism (training, TP > 1)
-  std::uint64_t sequences = 1;       ///< micro batch, or the requests of a DP-attention group
-  std::uint64_t query_tokens = 1;    ///< tokens per sequence on this GPU (seq / CP; serving: per request)
-  std::uint64_t key_tokens = 1;      ///< keys each query attends over (seq; serving: context or prompt)
-  bool decode = false;               ///< serving decode: attention reads the KV cache, MLA absorbed
-  bool fused_attention = true;       ///< FlashAttention; false: Megatron's unfused path
-  bool selective_recompute = false;  ///< training: core attention recomputed before its backward
+  bool sp = false;                 ///< sequence parallelism (training, TP > 1)
+  std::uint64_t sequences = 1;     ///< micro batch, or the requests of a DP-attention group
+  std::uint64_t query_tokens = 1;  ///< tokens per sequence on this GPU (seq / CP; serving: per request)
+  std::uint64_t key_tokens = 1;    ///< keys each query attends over (seq; serving: context or prompt)
+  bool decode = false;             ///< serving decode: attention reads the KV cache, MLA absorbed
+  bool fused_attention = true;     ///< FlashAttention; false: Megatron's unfused path
+  loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
+  bool selective_recompute = false;         ///< training: core attention recomputed before its backward
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
@@ -191,6 +192,9 @@ struct layer_context {
   c.query_tokens = job.batch.seq_length / p.context_parallel;
   c.key_tokens = job.batch.seq_length;
   c.fused_attention = p.attention == attention_kind::flash;
+  c.loss = !p.cross_entropy_loss_fusion                                   ? loss_kernel::unfused
+           : p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te ? loss_kernel::te
+                                                                          : loss_kernel::fused;
   c.selective_recompute = p.recompute == recompute_kind::selective;
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
@@ -1150,9 +1154,11 @@ struct layer_writer {
   }
 
   // The output layer (column-parallel over the vocabulary; `owned`: its weights are its own, not the
-  // embedding's). Training: the loss, its three all-reduces of one float per token over TP (max, sum
-  // of exponentials, target logit). Serving: the logits of every token in decode, of each request's
-  // last in prefill, gathered over TP for sampling.
+  // embedding's). Training: the loss (compute_op::loss_bytes_per_logit) and its reductions over TP —
+  // Megatron's three all-reduces of one float per token (max, target logit, sum of exponentials), or
+  // fused the max and then the other two as one of two floats; Transformer Engine's one all-gather of
+  // each rank's three floats per token (max, sum, target logit). Serving: the logits of every token in
+  // decode, of each request's last in prefill, gathered over TP for sampling.
   constexpr void output_forward(bool owned) {
     const std::uint64_t vocab = c.vocab_rows;
     if (!c.training) {
@@ -1169,18 +1175,32 @@ struct layer_writer {
     if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
     gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
     if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::forward, 1, tokens, vocab);
+    loss(pk::forward, tokens, vocab);
     if (tp()) {
-      collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
-      collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+      if (c.loss == loss_kernel::te) {
+        collective("cross_entropy_stats_gather", collective::all_gather, group_kind::tp, tokens * 12 * c.tp);
+      } else {
+        collective("cross_entropy_max", collective::all_reduce, group_kind::tp, tokens * 4);
+        if (c.loss == loss_kernel::fused) {
+          collective("cross_entropy_target_sum", collective::all_reduce, group_kind::tp, tokens * 8);
+        } else {
+          collective("cross_entropy_target", collective::all_reduce, group_kind::tp, tokens * 4);
+          collective("cross_entropy_sum", collective::all_reduce, group_kind::tp, tokens * 4);
+        }
+      }
     }
+  }
+  // The cross-entropy loss over the vocabulary shard, fused or not as the job says.
+  constexpr void loss(pass_kind pass, std::uint64_t tokens, std::uint64_t vocab) {
+    compute_op o = shaped(op_role::logits, op_kind::elementwise, pass, 1, tokens, vocab, 0);
+    o.loss = c.loss;
+    out.compute("cross_entropy", o);
   }
   // The output layer is column-parallel too: under SP its input is re-gathered for the weight gradient
   // (LinearWithGradAccumulationAndAsyncCommunication.backward, as for QKV and FC1).
   constexpr void output_backward() {
     const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
-    op("cross_entropy", op_role::logits, op_kind::elementwise, pk::input_grad, 1, tokens, vocab);
+    loss(pk::input_grad, tokens, vocab);
     regather("logits_input_regather");
     gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
     leave("logits_input_grad_scatter", "logits_input_grad_reduce");

@@ -48,6 +48,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
     x.member("dtype", to_string(op.compute.type));
     if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
+    if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)
+      x.member("loss", to_string(op.compute.loss));
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
   } else if (op.type == op_type::collective) {
     x.member("collective", to_string(op.kind)).member("group", to_string(op.group));
