@@ -105,6 +105,27 @@ TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight, interlea
         Approx(plain * (1 + 3.0 / 8)).epsilon(1e-9));
 }
 
+TEST_CASE("memory: the last stage holds one micro batch's loss, its logits as the loss's kernels keep them",
+          "[calc][memory]") {
+  // GPT-22B on PP 4 (TP 8, SP, micro batch 4): the output layer's input, 4·s·b·h/t, and per logit of the
+  // vocabulary shard s·b·V'/t the 4 bytes of Megatron's FP32 probabilities, or the 2 of Transformer Engine's
+  // loss.
+  auto job = gpt22b(8, 4, 64, 256);
+  const double sb = static_cast<double>(job.batch.seq_length * job.batch.micro_batch);
+  const double h = static_cast<double>(job.model.hidden_size);
+  const double vocab = static_cast<double>(aicb::padded_vocab(job));
+  const double stage3 = static_cast<double>(aicb::memory_per_gpu(job, 3).activations.count());
+  // Stage 3 and stage 2 hold the same layers; stage 2 has two micro batches in flight, stage 3 one.
+  const double per_microbatch = static_cast<double>(aicb::memory_per_gpu(job, 2).activations.count()) / 2;
+  CHECK(stage3 - per_microbatch == Approx(sb * (4 * h + 4 * vocab) / 8).epsilon(1e-9));
+  job.parallel.cross_entropy_loss_fusion = true;  // Megatron's fused loss keeps the same probabilities
+  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 3).activations.count()) ==
+        Approx(stage3).epsilon(1e-12));
+  job.parallel.cross_entropy_fusion_impl = aicb::cross_entropy_fusion_kind::te;
+  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 3).activations.count()) - per_microbatch ==
+        Approx(sb * (4 * h + 2 * vocab) / 8).epsilon(1e-9));
+}
+
 TEST_CASE("memory: zero-bubble H1 holds what 1F1B does, DualPipe two stages and PP + 1 micro batches",
           "[calc][memory]") {
   auto job = gpt22b(8, 4, 64, 256);  // PP 4, 32 micro batches; stages of equal layers
@@ -141,10 +162,13 @@ TEST_CASE(
   job.parallel.pipeline_parallel = 2;
   job.parallel.virtual_pipeline = 2;
   job.parallel.overlap_moe_expert_parallel_comm = false;
-  const double interleaved = static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count());
+  // Stage 1, the last, also holds the loss's logits: 2048 tokens, 4 bytes of the output layer's input
+  // per hidden element and 4 per logit of the 32000-row vocabulary.
+  const double loss = 2048.0 * (4 * 4096 + 4 * 32000);
+  const double interleaved = static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) - loss;
   job.parallel.overlap_moe_expert_parallel_comm = true;
   // Stage 1 holds one micro batch (of the stage) with the interleaving penalty 1 + (p − 1)/(pV) = 5/4;
   // the extra virtual micro batch adds 1/V = 1/2 of one.
-  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) ==
+  CHECK(static_cast<double>(aicb::memory_per_gpu(job, 1).activations.count()) - loss ==
         Approx(interleaved * (1.25 + 0.5) / 1.25).epsilon(1e-9));
 }

@@ -20,8 +20,12 @@
 ///   the softmax statistics (4·a·s·b bytes) are below the formula's precision and left out, as
 ///   Megatron's theoretical_memory_usage.py leaves them out. Pipeline stage `p` holds
 ///   min(PP − p, micro batches) micro batches in flight (1F1B), × (1 + (PP−1)/(PP·v)) interleaved.
-///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight)
-///   and, with PP = 1, the output layer and loss (4·s·b·h·(1 + V'/h)) — Megatron's accounting.
+///   Stage 0 adds the embedding's inputs and dropout mask (8·s·b + s·b·h per micro batch in flight);
+///   the last stage adds one micro batch's output layer and loss: 4·s·b·h/TP for the output layer's
+///   input and, per logit of the vocabulary shard (s·b·V'/TP), the 4 bytes of the FP32 probabilities
+///   Megatron's cross-entropy keeps for its backward, or the 2 of Transformer Engine's, which writes
+///   the gradient over the 16-bit logits (Megatron's theoretical_memory_usage.py reports the first
+///   stage and counts them with PP = 1 only).
 ///   Zero-bubble H1 holds what 1F1B does (its paper's accounting). DualPipe holds two stages' weights
 ///   per GPU (stage p and its mirror PP − 1 − p) and PP + 1 micro batches of one chunk in flight (its
 ///   authors' table), a chunk taken as the mean of the two.
@@ -141,8 +145,11 @@ struct memory_estimate {
       dualpipe ? (stage_activations(stage) + stage_activations(mirror)) / 2 : stage_activations(stage);
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (combined && pp > 1) activations += per_microbatch / static_cast<double>(p.virtual_pipeline);
-  if (pp == 1)
-    activations += sb * h * 4 * (1 + static_cast<double>(padded_vocab(job)) / h) / t;  // logits, loss
+  if (stage + 1 == pp || (dualpipe && mirror + 1 == pp)) {  // the output layer and the loss
+    const bool te_loss =
+        p.cross_entropy_loss_fusion && p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te;
+    activations += sb * (4 * h + (te_loss ? 2.0 : 4.0) * static_cast<double>(padded_vocab(job))) / t;
+  }
   e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
   return e;
 }
