@@ -3125,13 +3125,16 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training.
+  // activations'; causal when training. The output layer's GEMM runs in the activations' type
+  // whatever the GEMM type: Megatron's output layer is its own ColumnParallelLinear, outside
+  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head in 16 bits
+  // (TensorRT Model Optimizer and vLLM leave it unquantized; DeepSeek-V3's FP8 release too).
   constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
                               std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
                  .kind = kind,
                  .pass = pass,
-                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
+                 .type = kind == op_kind::gemm && role != op_role::logits ? c.gemm_type : c.activation_type,
                  .batch = batch,
                  .m = m,
                  .n = n,
@@ -4723,7 +4726,9 @@ struct memory_estimate {
     params.expert += other.expert;
   }
   const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
-  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
+  // FP8 training keeps its weights in BF16 (Transformer Engine casts them for each GEMM).
+  const std::uint64_t weight_size = size_of(activation_dtype(job.batch.dtype));
+  const std::uint64_t grad_size = size_of(job.batch.grad_dtype);
   constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
 
   // Bytes per parameter group, each divided by its data-parallel size where sharded.
@@ -9588,10 +9593,13 @@ class inference_step {
   [[nodiscard]] std::uint64_t tokens() const noexcept { return tokens_; }
   /// Tokens each GPU dispatches to the experts (the group's tokens scattered over TP with EP).
   [[nodiscard]] std::uint64_t expert_input_tokens() const noexcept { return moe_tokens_; }
-  /// Weights the GPU holds (elements), and their bytes in the weights' format.
+  /// Weights the GPU holds (elements), and their bytes: in the weights' format, but for the
+  /// embedding table and the LM head, which checkpoints of 8-bit weights keep in 16 bits.
   [[nodiscard]] std::uint64_t weights() const noexcept { return weights_; }
   [[nodiscard]] double weight_bytes() const noexcept {
-    return static_cast<double>(weights_) * size_of(s_.weights);
+    const double wide = static_cast<double>(wide_weights_);
+    return (static_cast<double>(weights_) - wide) * size_of(s_.weights) +
+           wide * std::max(size_of(s_.weights), size_of(dtype::bf16));
   }
   /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
   /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Local layers (a sliding
@@ -9665,8 +9673,10 @@ class inference_step {
       op.size = aicb::bytes{size};
     }
     void ring(std::string_view, std::uint64_t, bool, std::uint64_t) {}  // no context parallelism here
-    void weights(weight_part, weight_sharing sharing, std::uint64_t n) {
-      if (sharing != weight_sharing::buffer) step.weights_ += n;
+    void weights(weight_part part, weight_sharing sharing, std::uint64_t n) {
+      if (sharing == weight_sharing::buffer) return;
+      step.weights_ += n;
+      if (part == weight_part::embedding || part == weight_part::output) step.wide_weights_ += n;
     }
   };
 
@@ -9777,7 +9787,7 @@ class inference_step {
   process_grid grid_;
   std::vector<operation> ops_;
   std::uint64_t layer_ = no_layer;  // the layer of the operations being added
-  std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
+  std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0, wide_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
   double window_kv_per_token_ = 0;  // the local layers' part of kv_per_token_
 };

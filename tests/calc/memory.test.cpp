@@ -105,6 +105,19 @@ TEST_CASE("memory: 1F1B keeps min(PP - stage, micro batches) in flight, interlea
         Approx(plain * (1 + 3.0 / 8)).epsilon(1e-9));
 }
 
+TEST_CASE("memory: FP8 training holds BF16 weights", "[calc][memory]") {
+  // Transformer Engine casts the BF16 weights for each FP8 GEMM; the model keeps them in BF16, so an
+  // FP8 job needs what a BF16 one does for weights, gradients and optimizer states.
+  auto job = gpt22b(8, 4, 64, 256);
+  const aicb::memory_estimate bf16 = aicb::memory_per_gpu(job, 1);
+  job.batch.dtype = aicb::dtype::fp8;
+  const aicb::memory_estimate fp8 = aicb::memory_per_gpu(job, 1);
+  CHECK(fp8.weights == bf16.weights);
+  CHECK(fp8.gradients == bf16.gradients);
+  CHECK(fp8.optimizer == bf16.optimizer);
+  CHECK(fp8.weights.count() == 2 * aicb::params_on_gpu(job, 1).total());
+}
+
 TEST_CASE("memory: the last stage holds one micro batch's loss, its logits as the loss's kernels keep them",
           "[calc][memory]") {
   // GPT-22B on PP 4 (TP 8, SP, micro batch 4): the output layer's input, 4·s·b·h/t, and per logit of the

@@ -98,7 +98,16 @@ TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", 
   const u64 expected = 61 * attention + 3 * (3ull * 7168 * 18432) + 58 * (32 * expert + expert + 7168 * 256) +
                        2ull * 129280 * 7168 + norms;
   CHECK(step.weights() == expected);
-  CHECK(step.weight_bytes() == Approx(static_cast<double>(expected)));  // FP8
+  // FP8, but for the embedding table and the LM head, which the FP8 checkpoint keeps in BF16: 2 bytes
+  // each for 2 x 129280 x 7168 of them.
+  const double wide = 2.0 * 129280 * 7168;
+  CHECK(step.weight_bytes() == Approx(static_cast<double>(expected) + wide));
+  // The LM head's GEMM runs in BF16 too; the layers' in FP8.
+  for (const aicb::operation& op : step.operations())
+    if (op.type == aicb::op_type::compute && op.name == "logits") {
+      CHECK(op.compute.type == aicb::dtype::bf16);
+      CHECK(op.compute.bytes() == Approx(gemm_bytes(m, h, 129280, 2)));
+    }
   // KV cache: the latent and the rotary key, 576 BF16 values per layer: 70,272 B per token.
   CHECK(step.kv_bytes_per_token() == 70272);
   CHECK(step.model_kv_bytes_per_token() == 70272);

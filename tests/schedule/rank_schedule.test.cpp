@@ -97,6 +97,26 @@ TEST_CASE("rank schedule: the cross-entropy's reductions over TP, fused or not",
                                                   Catch::Contains("needs cross_entropy_loss_fusion"));
 }
 
+TEST_CASE("rank schedule: FP8 training runs the layers' GEMMs in FP8 and the output layer's in BF16",
+          "[schedule]") {
+  // Megatron's output layer is its own ColumnParallelLinear, outside Transformer Engine's FP8 regions.
+  aicb::job_spec job = llama(2, 2, 1, true);
+  job.batch.dtype = aicb::dtype::fp8;
+  int logits = 0, layer_gemms = 0;
+  for (const aicb::operation& op : all(job, 0)) {
+    if (op.type != op_type::compute || op.compute.kind != aicb::op_kind::gemm) continue;
+    if (op.name == "logits") {
+      ++logits;
+      CHECK(op.compute.type == aicb::dtype::bf16);
+    } else {
+      ++layer_gemms;
+      CHECK(op.compute.type == aicb::dtype::fp8);
+    }
+  }
+  CHECK(logits == 8 * 3);  // 8 micro batches, forward and two gradient passes
+  CHECK(layer_gemms > 0);
+}
+
 TEST_CASE("rank schedule: sequence parallelism, per layer and micro batch, both directions", "[schedule]") {
   // Llama-2-7B, TP 4, SP: each collective moves s·b·h·2 = 4096 · 4096 · 2 bytes (the gathered
   // activation). Forward: 2 all-gathers, 2 reduce-scatters; backward: 4 all-gathers (two output

@@ -87,7 +87,9 @@ struct memory_estimate {
     params.expert += other.expert;
   }
   const std::uint64_t dp = data_parallel(job), edp = expert_data_parallel(job);
-  const std::uint64_t weight_size = size_of(job.batch.dtype), grad_size = size_of(job.batch.grad_dtype);
+  // FP8 training keeps its weights in BF16 (Transformer Engine casts them for each GEMM).
+  const std::uint64_t weight_size = size_of(activation_dtype(job.batch.dtype));
+  const std::uint64_t grad_size = size_of(job.batch.grad_dtype);
   constexpr std::uint64_t adam_size = 12;  // fp32 master weights + Adam m and v
 
   // Bytes per parameter group, each divided by its data-parallel size where sharded.

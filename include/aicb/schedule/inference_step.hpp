@@ -92,10 +92,13 @@ class inference_step {
   [[nodiscard]] std::uint64_t tokens() const noexcept { return tokens_; }
   /// Tokens each GPU dispatches to the experts (the group's tokens scattered over TP with EP).
   [[nodiscard]] std::uint64_t expert_input_tokens() const noexcept { return moe_tokens_; }
-  /// Weights the GPU holds (elements), and their bytes in the weights' format.
+  /// Weights the GPU holds (elements), and their bytes: in the weights' format, but for the
+  /// embedding table and the LM head, which checkpoints of 8-bit weights keep in 16 bits.
   [[nodiscard]] std::uint64_t weights() const noexcept { return weights_; }
   [[nodiscard]] double weight_bytes() const noexcept {
-    return static_cast<double>(weights_) * size_of(s_.weights);
+    const double wide = static_cast<double>(wide_weights_);
+    return (static_cast<double>(weights_) - wide) * size_of(s_.weights) +
+           wide * std::max(size_of(s_.weights), size_of(dtype::bf16));
   }
   /// KV cache bytes per token of context on this GPU (all layers; MLA's latent is whole on every TP
   /// rank, GQA's heads are split over TP, replicated where TP exceeds them). Local layers (a sliding
@@ -169,8 +172,10 @@ class inference_step {
       op.size = aicb::bytes{size};
     }
     void ring(std::string_view, std::uint64_t, bool, std::uint64_t) {}  // no context parallelism here
-    void weights(weight_part, weight_sharing sharing, std::uint64_t n) {
-      if (sharing != weight_sharing::buffer) step.weights_ += n;
+    void weights(weight_part part, weight_sharing sharing, std::uint64_t n) {
+      if (sharing == weight_sharing::buffer) return;
+      step.weights_ += n;
+      if (part == weight_part::embedding || part == weight_part::output) step.wide_weights_ += n;
     }
   };
 
@@ -281,7 +286,7 @@ class inference_step {
   process_grid grid_;
   std::vector<operation> ops_;
   std::uint64_t layer_ = no_layer;  // the layer of the operations being added
-  std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0;
+  std::uint64_t tokens_ = 0, moe_tokens_ = 0, weights_ = 0, mtp_weights_ = 0, wide_weights_ = 0;
   double kv_per_token_ = 0, model_kv_per_token_ = 0, state_per_request_ = 0, model_state_per_request_ = 0;
   double window_kv_per_token_ = 0;  // the local layers' part of kv_per_token_
 };

@@ -226,13 +226,16 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training.
+  // activations'; causal when training. The output layer's GEMM runs in the activations' type
+  // whatever the GEMM type: Megatron's output layer is its own ColumnParallelLinear, outside
+  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head in 16 bits
+  // (TensorRT Model Optimizer and vLLM leave it unquantized; DeepSeek-V3's FP8 release too).
   constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
                               std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
                  .kind = kind,
                  .pass = pass,
-                 .type = kind == op_kind::gemm ? c.gemm_type : c.activation_type,
+                 .type = kind == op_kind::gemm && role != op_role::logits ? c.gemm_type : c.activation_type,
                  .batch = batch,
                  .m = m,
                  .n = n,
