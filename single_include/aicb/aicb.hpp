@@ -24264,11 +24264,20 @@ inline generate_result generate_corrected_csv(const generate_request& r, const g
   return out;
 }
 
+// Descriptor fields given beside --compat aicb: aicb's file is built from aicb's flags alone, so each
+// is said to be left out rather than dropped silently.
+inline void note_fields_aicb_ignores(const generate_request& r, std::vector<std::string>& notes) {
+  for (const auto& [field, text] : r.job.fields)
+    notes.push_back("aicb: " + field + " = " + text +
+                    " is not one of aicb's flags; --compat aicb writes aicb's file without it");
+}
+
 inline generate_result generate_aicb_csv(const generate_request& r, const generate_events& events) {
   generate_result out;
   out.format = workload_format::csv;
   out.mode = compat_mode::aicb;
   aicb_args args = megatron_args_from_flags(r.flags, r.job.model, r.nnodes, r.nproc_per_node, out.notes);
+  note_fields_aicb_ignores(r, out.notes);
   if (r.iterations != 1) args.epoch_num = r.iterations;
   const megatron_csv_workload w(args);
   out.iterations = args.epoch_num;
@@ -24301,6 +24310,7 @@ inline generate_result generate_aicb_simai(const generate_request& r, const gene
   generate_result out;
   out.mode = compat_mode::aicb;
   const aicb_args args = aicb_args_from_flags(r.flags, r.job.model, out.notes);
+  note_fields_aicb_ignores(r, out.notes);
   if (r.iterations != 1)
     AICB_THROW(config_error("iterations", std::to_string(r.iterations),
                             "aicb compatibility writes one iteration, as aicb does"));

@@ -107,6 +107,30 @@ TEST_CASE("generate: what cannot be honoured is an error before any file", "[com
   CHECK_FALSE(std::filesystem::exists("gen_refused.txt"));
 }
 
+TEST_CASE("generate: descriptor fields beside --compat aicb are said to be left out",
+          "[commands][generate]") {
+  aicb::generate_request r = llama_request();
+  r.compat = aicb::compat_mode::aicb;
+  r.job.fields.emplace_back("cross_entropy_loss_fusion", "true");
+  r.output = "gen_compat_fields.txt";
+  r.sidecar = false;
+  const aicb::generate_result out = aicb::generate_workload(r);
+  CHECK(has_note(out.notes, "cross_entropy_loss_fusion = true is not one of aicb's flags"));
+  CHECK(has_note(out.notes, "seq_length = 4096 is not one of aicb's flags"));
+  r.format = aicb::workload_format::csv;  // aicb's Megatron CSV, its GPUs as nodes x GPUs per node
+  r.nnodes = 2;
+  r.nproc_per_node = 8;
+  r.output = "gen_compat_fields.csv";
+  CHECK(has_note(aicb::generate_workload(r).notes,
+                 "cross_entropy_loss_fusion = true is not one of aicb's flags"));
+  r.compat = aicb::compat_mode::corrected;  // the corrected file reads them: no such note
+  r.format = aicb::workload_format::simai;
+  r.output = "gen_compat_fields.txt";
+  CHECK_FALSE(has_note(aicb::generate_workload(r).notes, "is not one of aicb's flags"));
+  std::filesystem::remove("gen_compat_fields.txt");
+  std::filesystem::remove("gen_compat_fields.csv");
+}
+
 TEST_CASE("generate: progress is reported before the file is written", "[commands][generate]") {
   aicb::generate_request r = llama_request();
   r.output = "gen_progress.txt";
