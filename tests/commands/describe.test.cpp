@@ -48,16 +48,18 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
   const std::string json = aicb::to_json(d);
   for (const char* member :
        {R"("schema": "aicb.describe/1")", R"("attention": "flash")", R"("gemm": "fp8")",
-        R"("attention": "bf16")", R"("elementwise": "bf16")", R"("communicated_activations": "bf16")",
-        R"("gradients": "fp32")", R"("cluster": "dgx-h100")", R"("gpu": "H100")", R"("iteration_s": )",
-        R"("mfu": )",
+        R"("output_layer": "bf16")", R"("attention": "bf16")", R"("elementwise": "bf16")",
+        R"("communicated_activations": "bf16")", R"("gradients": "fp32")", R"("cluster": "dgx-h100")",
+        R"("gpu": "H100")", R"("iteration_s": )", R"("mfu": )",
         R"("simai_command": "SimAI_analytical -w WORKLOAD.txt -g 16 -g_p_s 8 -r aicb- -nv 360)"}) {
     INFO(member);
     CHECK_THAT(json, Catch::Contains(member));
   }
   const std::string text = aicb::format_description(d);
-  CHECK_THAT(text, Catch::Contains(
-                       "GEMMs fp8; attention (flash), norms, element-wise and exchanged activations bf16"));
+  CHECK_THAT(text,
+             Catch::Contains(
+                 "GEMMs fp8 (the output layer's bf16); attention (flash), norms, element-wise and exchanged "
+                 "activations bf16"));
   CHECK_THAT(text, Catch::Contains("MFU / HFU"));
   CHECK_THAT(text, Catch::Contains("stage 0 (rank 0)"));
   const std::string without = aicb::to_json(aicb::describe({.job = small_job(), .estimate = false}));

@@ -72,12 +72,14 @@ template <class T>
 
 }  // namespace detail
 
-/// What runs in which format, as a JSON object: the GEMMs in the job's dtype; attention, element-wise
-/// kernels and the activations exchanged between GPUs in its activation format (BF16 for FP8
-/// training, aicb::activation_dtype); gradients as reduced.
+/// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's,
+/// which runs in the activation format (Megatron's own linear, outside FP8); attention, element-wise
+/// kernels and the activations exchanged between GPUs in that format (BF16 for FP8 training,
+/// aicb::activation_dtype); gradients as reduced.
 inline void write_precision_json(json_writer& w, const batch_spec& batch) {
   const dtype other = activation_dtype(batch.dtype);
-  w.begin_object().member("gemm", to_string(batch.dtype)).member("attention", to_string(other));
+  w.begin_object().member("gemm", to_string(batch.dtype)).member("output_layer", to_string(other));
+  w.member("attention", to_string(other));
   w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
   w.member("gradients", to_string(batch.grad_dtype)).end_object();
 }
@@ -162,9 +164,12 @@ template <class = void>
   out += row("parallel", detail::set_fields_text(r.job.parallel));
   out += row("batch", detail::set_fields_text(r.job.batch));
   std::string precision = "GEMMs ";
-  precision.append(to_string(r.job.batch.dtype))
-      .append("; attention (")
-      .append(to_string(r.job.parallel.attention));
+  precision.append(to_string(r.job.batch.dtype));
+  if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
+    precision.append(" (the output layer's ")
+        .append(to_string(activation_dtype(r.job.batch.dtype)))
+        .append(")");
+  precision.append("; attention (").append(to_string(r.job.parallel.attention));
   precision.append("), norms, element-wise and exchanged activations ");
   precision.append(to_string(activation_dtype(r.job.batch.dtype))).append("; gradients reduced in ");
   precision.append(to_string(r.job.batch.grad_dtype));
