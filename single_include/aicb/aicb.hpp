@@ -3073,6 +3073,13 @@ struct layer_context {
   [[nodiscard]] constexpr std::uint64_t element_bytes() const noexcept { return size_of(activation_type); }
 };
 
+/// Whose cross-entropy kernels a training job runs: Megatron's unfused operations, or with
+/// cross_entropy_loss_fusion its fused ones or Transformer Engine's (cross_entropy_fusion_impl).
+[[nodiscard]] constexpr loss_kernel training_loss_kernel(const parallel_spec& p) noexcept {
+  if (!p.cross_entropy_loss_fusion) return loss_kernel::unfused;
+  return p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te ? loss_kernel::te : loss_kernel::fused;
+}
+
 /// The context of one GPU of a training job: its micro batch's sequence shard (seq / CP), its TP,
 /// EP and expert-TP shares, the job's dispatcher, attention kernel and recomputation.
 [[nodiscard]] constexpr layer_context training_layer_context(const job_spec& job) noexcept {
@@ -3091,9 +3098,7 @@ struct layer_context {
   c.query_tokens = job.batch.seq_length / p.context_parallel;
   c.key_tokens = job.batch.seq_length;
   c.fused_attention = p.attention == attention_kind::flash;
-  c.loss = !p.cross_entropy_loss_fusion                                   ? loss_kernel::unfused
-           : p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te ? loss_kernel::te
-                                                                          : loss_kernel::fused;
+  c.loss = training_loss_kernel(p);
   c.selective_recompute = p.recompute == recompute_kind::selective;
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
@@ -4787,8 +4792,7 @@ struct memory_estimate {
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (combined && pp > 1) activations += per_microbatch / static_cast<double>(p.virtual_pipeline);
   if (stage + 1 == pp || (dualpipe && mirror + 1 == pp)) {  // the output layer and the loss
-    const bool te_loss =
-        p.cross_entropy_loss_fusion && p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te;
+    const bool te_loss = training_loss_kernel(p) == loss_kernel::te;
     activations += sb * (4 * h + (te_loss ? 2.0 : 4.0) * static_cast<double>(padded_vocab(job))) / t;
   }
   e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};

@@ -148,8 +148,7 @@ struct memory_estimate {
   double activations = per_microbatch * static_cast<double>(e.in_flight_microbatches) * interleave;
   if (combined && pp > 1) activations += per_microbatch / static_cast<double>(p.virtual_pipeline);
   if (stage + 1 == pp || (dualpipe && mirror + 1 == pp)) {  // the output layer and the loss
-    const bool te_loss =
-        p.cross_entropy_loss_fusion && p.cross_entropy_fusion_impl == cross_entropy_fusion_kind::te;
+    const bool te_loss = training_loss_kernel(p) == loss_kernel::te;
     activations += sb * (4 * h + (te_loss ? 2.0 : 4.0) * static_cast<double>(padded_vocab(job))) / t;
   }
   e.activations = bytes{checked_integer(activations, "activation memory (bytes)")};
