@@ -312,31 +312,18 @@ struct compute_op {
   /// The target's gather and scatter touch one logit per token and are not counted.
   [[nodiscard]] constexpr double loss_bytes_per_logit() const noexcept {
     const double e = size_of(type), cast = e < 4 ? e + 4 : 0;
-    const bool forward = pass == pass_kind::forward;
-    switch (loss) {
-      case loss_kernel::te:
-        return forward ? e : 2 * e;
-      case loss_kernel::fused:
-        return forward ? (e < 4 ? e + 4 : 4) + 20 : 8 + cast;
-      case loss_kernel::unfused:
-        break;
-    }
-    return forward ? cast + 32 : 8 + cast;
+    if (loss == loss_kernel::te) return pass == pass_kind::forward ? e : 2 * e;
+    if (pass != pass_kind::forward) return 8 + cast;  // Megatron's backward, fused or not
+    return loss == loss_kernel::fused ? (e < 4 ? e + 4 : 4) + 20 : cast + 32;
   }
   /// The loss only: the kernels over the logits of loss_bytes_per_logit's passes — forward 6 unfused
   /// (5 without the cast), 4 fused, 1 Transformer Engine's; backward 2 (1 without the cast), 1
   /// Transformer Engine's.
   [[nodiscard]] constexpr std::uint64_t loss_kernels() const noexcept {
-    const bool cast = size_of(type) < 4, forward = pass == pass_kind::forward;
-    switch (loss) {
-      case loss_kernel::te:
-        return 1;
-      case loss_kernel::fused:
-        return forward ? 4 : (cast ? 2 : 1);
-      case loss_kernel::unfused:
-        break;
-    }
-    return forward ? (cast ? 6 : 5) : (cast ? 2 : 1);
+    const std::uint64_t cast = size_of(type) < 4 ? 1 : 0;
+    if (loss == loss_kernel::te) return 1;
+    if (pass != pass_kind::forward) return 1 + cast;
+    return loss == loss_kernel::fused ? 4 : 5 + cast;
   }
 
   /// Bytes Megatron's mixed-precision Adam moves per owned parameter in one step: the fused Adam
