@@ -263,16 +263,16 @@ TEST_CASE("estimate: the host issues every launch, tiny kernels run at the host'
   CHECK(slow.stages[0].compute_us == Approx(fast.stages[0].compute_us));
   CHECK(slow.iteration_s > 1.3 * fast.iteration_s);
   CHECK(slow.iteration_s * 1e6 == Approx(fast.iteration_s * 1e6 + slow.stages[0].host_us));
-  // Kernels counted as the host launches them: one per problem of a GEMM loop, the FP8 cast.
+  // Kernels counted as the host launches them: one per problem of a GEMM loop, the FP8 scaling's.
   aicb::compute_op loop{.kind = aicb::op_kind::gemm, .batch = 8, .m = 64, .n = 64, .k = 64};
   loop.one_kernel = false;
   CHECK(aicb::kernel_launches(loop) == 8);
   loop.one_kernel = true;
   CHECK(aicb::kernel_launches(loop) == 1);
+  loop.quantize_kernels = 2;
+  CHECK(aicb::kernel_launches(loop) == 1);  // BF16: no scaling
   loop.type = aicb::dtype::fp8;
-  CHECK(aicb::kernel_launches(loop) == 2);
-  loop.pass = aicb::pass_kind::weight_grad;
-  CHECK(aicb::kernel_launches(loop) == 1);
+  CHECK(aicb::kernel_launches(loop) == 3);
 }
 
 TEST_CASE("estimate: batch_p2p_sync makes the host wait at every pipeline transfer", "[compute][estimate]") {

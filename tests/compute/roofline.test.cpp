@@ -83,14 +83,30 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(h100.duration(fp8) < h100.duration(big));
   const aicb::roofline_model a100("A100");
   CHECK(us(a100, fp8) > us(a100, big) * 0.99);
-  // An FP8 GEMM pays the cast of the operand it quantises: the input (m x k) in forward, the output
-  // gradient (m x n) in the input-gradient pass, nothing in the weight-gradient pass.
+  // An FP8 GEMM pays the scaling work it carries: bytes per element of the input (m x k) and of the
+  // output gradient (m x n), in its kernels, each with its launch and ramp; none carried, none paid.
   const double fp8_gemm =
       (2.0 * 8192 * 8192 * 8192 + 2e9) / (1979e12 * 0.60 * (64.0 * 64 / (32 * 132))) * 1e6 + 2;
+  CHECK(us(h100, fp8) == Approx(fp8_gemm).margin(0.002));
+  fp8.quantize_input_bytes = 3;
+  fp8.quantize_kernels = 1;
   const double cast = (3.0 * 8192 * 8192 + 4e6) / (bandwidth * 0.74) * 1e6 + 2;
   CHECK(us(h100, fp8) == Approx(fp8_gemm + cast).margin(0.002));
-  fp8.pass = aicb::pass_kind::weight_grad;
-  CHECK(us(h100, fp8) == Approx(fp8_gemm).margin(0.002));
+  fp8.m = 4096;  // a cast of the shard (1.5 bytes per input element) and a transpose of G (2), 2 kernels
+  fp8.quantize_input_bytes = 1.5;
+  fp8.quantize_output_bytes = 2;
+  fp8.quantize_kernels = 2;
+  const double half_gemm =
+      (2.0 * 4096 * 8192 * 8192 + 2e9) / (1979e12 * 0.60 * (32.0 * 64 / (16 * 132))) * 1e6 + 2;
+  const double passes = (3.5 * 4096 * 8192 + 2 * 4e6) / (bandwidth * 0.74) * 1e6 + 2 * 2;
+  CHECK(us(h100, fp8) == Approx(half_gemm + passes).margin(0.002));
+  // A GPU without FP8 runs the GEMM in BF16: no scaling.
+  CHECK(us(a100, fp8) == Approx(us(a100, [&] {
+                                  auto bf16 = fp8;
+                                  bf16.type = aicb::dtype::bf16;
+                                  return bf16;
+                                }()))
+                             .margin(0.002));
 }
 
 TEST_CASE("roofline: the loss is its passes over the logits, each a streaming kernel",

@@ -45,12 +45,13 @@ TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", 
   CHECK(step.expert_input_tokens() == 32);  // TP 1: nothing scattered
 
   // MLA, weight-absorbed: every GEMM's FLOPs and bytes (FP8: 1 byte per element).
-  const auto gemm = [&](std::string_view name, double mm, double k, double n, double batch = 1) {
+  const auto gemm = [&](std::string_view name, double mm, double k, double n, double batch = 1,
+                        aicb::dtype type = aicb::dtype::fp8) {
     const aicb::operation& op = find(step, 3, name);
     INFO(name);
     CHECK(op.compute.flops() == Approx(gemm_flops(mm, k, n, batch)));
-    CHECK(op.compute.bytes() == Approx(gemm_bytes(mm, k, n, 1, batch)));
-    CHECK(op.compute.type == aicb::dtype::fp8);
+    CHECK(op.compute.bytes() == Approx(gemm_bytes(mm, k, n, aicb::size_of(type), batch)));
+    CHECK(op.compute.type == type);
   };
   gemm("mla_q_down", m, h, 1536);
   gemm("mla_q_up", m, 1536, heads * (128 + 64));
@@ -58,7 +59,7 @@ TEST_CASE("inference step: DeepSeek-V3 decode, DP-attention 8 + EP 8, by hand", 
   gemm("mla_absorb_k", m, 128, 512, heads);
   gemm("mla_absorb_v", m, 512, 128, heads);
   gemm("attention_out", m, heads * 128, h);
-  gemm("moe_router", m, h, 256);
+  gemm("moe_router", m, h, 256, 1, aicb::dtype::bf16);  // the gate stays in 16 bits
   // 32 experts on this GPU, each receiving 32 tokens x 8 GPUs x top-8 / 256 experts = 8 tokens.
   gemm("moe_fc1", 8, h, 2 * 2048, 32);
   gemm("moe_fc2", 8, 2048, h, 32);

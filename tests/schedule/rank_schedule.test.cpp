@@ -117,6 +117,95 @@ TEST_CASE("rank schedule: FP8 training runs the layers' GEMMs in FP8 and the out
   CHECK(layer_gemms > 0);
 }
 
+TEST_CASE("rank schedule: FP8 GEMMs carry Transformer Engine's casts and transposes, pass by pass",
+          "[schedule]") {
+  // Bytes per element of the input (X) and of the output gradient (G), and kernels, of one layer's
+  // GEMM passes. QKV and fc1 read a fused norm's FP8 output: no forward cast; their backward
+  // cast-transposes G (2 read + 1 + 1 written) and transposes the FP8 input for the weight gradient
+  // (1 + 1). The output projections cast their own input: without sequence parallelism a
+  // cast-transpose (4), with it a cast (3) and the transpose later (2); under SP their G is gathered:
+  // the shard cast (3 / TP) and the gathered G transposed (2), two kernels.
+  struct scaling {
+    double x, g;
+    int kernels;
+    bool operator==(const scaling&) const = default;
+  };
+  const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+      if (op.type == op_type::compute && op.name == name && op.compute.pass == pass && op.layer == 1)
+        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
+                       op.compute.quantize_kernels};
+    FAIL("no " << name);
+    return scaling{};
+  };
+  using aicb::pass_kind;
+  aicb::job_spec sp = llama(2, 2, 1, true);
+  sp.batch.dtype = aicb::dtype::fp8;
+  for (std::string_view in : {"attention_qkv", "mlp_fc1"}) {
+    CHECK(of(sp, in, pass_kind::forward) == scaling{0, 0, 0});
+    CHECK(of(sp, in, pass_kind::input_grad) == scaling{0, 4, 1});
+    CHECK(of(sp, in, pass_kind::weight_grad) == scaling{2, 0, 1});
+  }
+  for (std::string_view out : {"attention_out", "mlp_fc2"}) {
+    CHECK(of(sp, out, pass_kind::forward) == scaling{3, 0, 1});
+    CHECK(of(sp, out, pass_kind::input_grad) == scaling{0, 3.0 / 2 + 2, 2});
+    CHECK(of(sp, out, pass_kind::weight_grad) == scaling{2, 0, 1});
+  }
+  aicb::job_spec plain = llama(1, 1, 1, false);
+  plain.batch.dtype = aicb::dtype::fp8;
+  CHECK(of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
+  for (std::string_view out : {"attention_out", "mlp_fc2"}) {
+    CHECK(of(plain, out, pass_kind::forward) == scaling{4, 0, 1});
+    CHECK(of(plain, out, pass_kind::input_grad) == scaling{0, 4, 1});
+    CHECK(of(plain, out, pass_kind::weight_grad) == scaling{0, 0, 0});
+  }
+  // BF16 GEMMs quantise nothing.
+  CHECK(of(llama(2, 2, 1, true), "attention_out", pass_kind::input_grad) == scaling{0, 0, 0});
+  // Under SP the all-gathers in front of FP8 GEMMs move the FP8 copy (4096 tokens x 4096, 1 byte
+  // each): forward the two block inputs, backward the two output gradients and the two re-gathered
+  // inputs; the reduce-scatters carry the GEMMs' BF16 outputs.
+  const auto ops = all(sp, 0);
+  const std::uint64_t A = 4096ULL * 4096;
+  const auto fwd = layer_collectives(ops, 1, op_phase::forward);
+  CHECK(fwd.at({collective::all_gather, A}) == 2);
+  CHECK(fwd.at({collective::reduce_scatter, 2 * A}) == 2);
+  const auto bwd = layer_collectives(ops, 1, op_phase::backward);
+  CHECK(bwd.at({collective::all_gather, A}) == 4);
+  CHECK(bwd.at({collective::reduce_scatter, 2 * A}) == 2);
+  // The output layer's GEMM is BF16: its input re-gathered in BF16.
+  bool logits_regather = false;
+  for (const aicb::operation& op : ops)
+    if (op.name == "logits_input_regather") {
+      logits_regather = true;
+      CHECK(op.size.count() == 2 * A);
+    }
+  CHECK(logits_regather);
+}
+
+TEST_CASE("rank schedule: an FP8 MoE job's router gate runs in BF16, its experts in FP8", "[schedule]") {
+  aicb::job_spec job{aicb::presets::mixtral_8x7b,
+                     {.world_size = 2, .expert_parallel = 2, .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
+                     {.micro_batch = 1, .global_batch = 2, .seq_length = 1024, .dtype = aicb::dtype::fp8}};
+  job.model.num_layers = 2;
+  int router = 0, experts = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != op_type::compute || op.compute.kind != aicb::op_kind::gemm) continue;
+    if (op.name == "moe_router") {
+      ++router;
+      CHECK(op.compute.type == aicb::dtype::bf16);
+      CHECK(op.compute.quantize_kernels == 0);
+    } else if (op.compute.role == aicb::op_role::moe_fc1 || op.compute.role == aicb::op_role::moe_fc2) {
+      ++experts;
+      CHECK(op.compute.type == aicb::dtype::fp8);
+      // Grouped experts quantise their own tokens: a cast-transpose forward and of G backward.
+      if (op.compute.pass == aicb::pass_kind::forward) CHECK(op.compute.quantize_input_bytes == 4);
+      if (op.compute.pass == aicb::pass_kind::input_grad) CHECK(op.compute.quantize_output_bytes == 4);
+    }
+  }
+  CHECK(router > 0);
+  CHECK(experts > 0);
+}
+
 TEST_CASE("rank schedule: sequence parallelism, per layer and micro batch, both directions", "[schedule]") {
   // Llama-2-7B, TP 4, SP: each collective moves s·b·h·2 = 4096 · 4096 · 2 bytes (the gathered
   // activation). Forward: 2 all-gathers, 2 reduce-scatters; backward: 4 all-gathers (two output

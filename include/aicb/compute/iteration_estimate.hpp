@@ -176,12 +176,12 @@ enum class host_sync : std::uint8_t { none, before, after };
 }
 
 /// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
-/// unfused attention, one per pass of the loss, and an FP8 GEMM's cast of its operand.
+/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes.
 [[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
   if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
   std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
-  if (op.kind == op_kind::gemm && op.type == dtype::fp8 && op.pass != pass_kind::weight_grad) ++n;
+  if (op.kind == op_kind::gemm && op.type == dtype::fp8) n += op.quantize_kernels;
   return n;
 }
 

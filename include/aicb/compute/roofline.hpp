@@ -50,11 +50,11 @@
 /// is off.
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
-/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
-/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
-/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
-/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
-/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
+/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: the casts and transposes
+/// the operation carries (compute_op::quantize_input_bytes and the rest, counted by the layer writer
+/// as Transformer Engine runs them), each a streaming kernel at the activation kernels' bandwidth with
+/// its launch and ramp; weights are cast once per iteration and not counted. Peaks of GPUs without
+/// FP8 fall back to BF16, and so do their GEMMs: no cast.
 ///
 /// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
 /// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
@@ -174,17 +174,15 @@ class roofline_model final : public compute_model {
   // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
   [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
     if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
-    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
-      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
-      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
-                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
-                                                             : 0;
-      const double cast_ns =
-          cast > 0 ? e_.launch_ns +
-                         (3 * cast + e_.memory_half) /
-                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
-                   : 0;
-      return cast_ns + gemm_ns(op);
+    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0 && op.quantize_kernels > 0) {
+      const double rows = static_cast<double>(op.batch) * static_cast<double>(op.m);
+      const double bytes = rows * (static_cast<double>(op.k) * op.quantize_input_bytes +
+                                   static_cast<double>(op.n) * op.quantize_output_bytes);
+      const double kernels = op.quantize_kernels;
+      return kernels * e_.launch_ns +
+             (bytes + kernels * e_.memory_half) /
+                 (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9 +
+             gemm_ns(op);
     }
     return gemm_ns(op);
   }

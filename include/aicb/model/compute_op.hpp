@@ -162,6 +162,13 @@ struct compute_op {
   std::uint64_t chunk = 0;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
+  /// FP8 GEMMs only: the scaling work this pass does before its GEMM — casts of 16-bit operands to FP8
+  /// and transposes of FP8 copies — as bytes moved per element of the input (m × k) and per element of
+  /// the output gradient (m × n), in `quantize_kernels` kernels. The layer writer counts them as
+  /// Transformer Engine runs them in training and as one cast of the input in serving
+  /// (aicb/schedule/layer.hpp, fp8_scaling); 0: none.
+  double quantize_input_bytes = 0, quantize_output_bytes = 0;
+  std::uint8_t quantize_kernels = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,

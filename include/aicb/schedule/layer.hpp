@@ -231,10 +231,12 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training. The output layer's GEMM runs in the activations' type
-  // whatever the GEMM type: Megatron's output layer is its own ColumnParallelLinear, outside
-  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head in 16 bits
-  // (TensorRT Model Optimizer and vLLM leave it unquantized; DeepSeek-V3's FP8 release too).
+  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gemm())
+  // runs in the activations' type whatever the GEMM type: Megatron's output layer is its own
+  // ColumnParallelLinear and its router a plain linear of the router's weight, both outside
+  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head and the gate
+  // in 16 bits (TensorRT Model Optimizer and vLLM leave the LM head unquantized; DeepSeek-V3's FP8
+  // release quantises neither).
   constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
                               std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
@@ -259,7 +261,83 @@ struct layer_writer {
                       std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
     compute_op o = shaped(role, op_kind::gemm, pass, batch, rows, n, k);
     o.one_kernel = one_kernel;
+    if (name == "moe_router") o.type = c.activation_type;  // the gate in 16 bits (shaped)
+    if (o.type == dtype::fp8) fp8_scaling(o, reads_fused_norm(name, role));
     out.compute(name, o);
+  }
+  // Whether a GEMM's input is written by the norm fused before it (Megatron's Transformer Engine
+  // layers: TELayerNormColumnParallelLinear for the attention's input projection — QKV, Mamba's and
+  // Gated DeltaNet's — the dense MLP's fc1 and MLA's up-projections with their latent norms). Shared
+  // experts and MLA's direct query projection read a norm of their own.
+  static constexpr bool reads_fused_norm(std::string_view name, op_role role) noexcept {
+    switch (role) {
+      case op_role::attention_qkv:
+      case op_role::mla_kv_up:
+        return true;
+      case op_role::mla_q_up:
+        return name != "mla_q";
+      case op_role::mlp_fc1:
+        return name != shared_names.fc1;
+      default:
+        return false;
+    }
+  }
+  // The FP8 scaling work of one pass of a GEMM (compute_op::quantize_input_bytes and the rest).
+  // Serving engines quantise the input once (a cast: 2 bytes read, 1 written). Training counts
+  // Transformer Engine's (module/linear.py, layernorm_linear.py, base.py's grad_output_preprocess),
+  // with X the input and G the output gradient as the GEMM sees them:
+  // - forward: without sequence parallelism one fused cast-transpose writes the FP8 input and its
+  //   transpose for the weight gradient (2 + 1 + 1 bytes per element of X); with it a cast only (3),
+  //   of the GPU's shard before the all-gather when the input is gathered; nothing when a fused norm
+  //   wrote the input in FP8;
+  // - input gradient: a cast-transpose of G (4), or, where G is all-gathered (a row-parallel output
+  //   under sequence parallelism), a cast of the GPU's shard (3 / TP) and a transpose of the gathered
+  //   G (1 + 1) — two kernels;
+  // - weight gradient: the transpose of the FP8 input (2 per element of X) when the forward did not
+  //   write it (sequence parallelism, or a fused norm's output).
+  constexpr void fp8_scaling(compute_op& o, bool normed) const {
+    if (!c.training) {
+      if (o.pass == pk::forward) {
+        o.quantize_input_bytes = 3;
+        o.quantize_kernels = 1;
+      }
+      return;
+    }
+    // The TP-split linears see the TP group's tokens; experts, the router and the GEMMs over the
+    // GPU's own sequence shard quantise what they read, as without sequence parallelism.
+    bool split = false;
+    switch (o.role) {
+      case op_role::attention_qkv:
+      case op_role::attention_out:
+      case op_role::mlp_fc1:
+      case op_role::mlp_fc2:
+      case op_role::mla_q_up:
+      case op_role::mla_kv_up:
+      case op_role::attention_index:
+      case op_role::mtp_projection:
+        split = c.sp && o.m == c.tokens();
+        break;
+      default:
+        break;
+    }
+    const bool row = split && (o.role == op_role::attention_out || o.role == op_role::mlp_fc2);
+    const double shard = 1.0 / static_cast<double>(c.tp);
+    switch (o.pass) {
+      case pk::forward:
+        if (normed) return;
+        o.quantize_input_bytes = !split ? 4 : row ? 3 : 3 * shard;
+        o.quantize_kernels = 1;
+        return;
+      case pk::input_grad:
+        o.quantize_output_bytes = row ? 3 * shard + 2 : 4;
+        o.quantize_kernels = row ? 2 : 1;
+        return;
+      case pk::weight_grad:
+        if (!normed && !split) return;
+        o.quantize_input_bytes = 2;
+        o.quantize_kernels = 1;
+        return;
+    }
   }
   // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
   constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
@@ -286,10 +364,19 @@ struct layer_writer {
     out.collective(name, kind, group, size);
   }
 
+  // What an SP all-gather in front of a GEMM moves: the activation, or in FP8 training the FP8 copy
+  // the GEMM reads — Transformer Engine quantises before it gathers (a fused norm's FP8 output, the
+  // input cast on its shard, the output gradient cast on its shard: 1 byte an element), while the
+  // reduce-scatters after the GEMMs carry their 16-bit outputs.
+  constexpr std::uint64_t gathered(bool into_fp8_gemm = true) const {
+    return into_fp8_gemm && c.training && c.gemm_type == dtype::fp8 ? c.tokens() * h() * size_of(dtype::fp8)
+                                                                   : activation();
+  }
+
   // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
   // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
   constexpr void enter(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered());
   }
   constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
     if (!tp()) return;
@@ -300,12 +387,13 @@ struct layer_writer {
   }
   // The backward of leave(): under SP, the output gradient gathered.
   constexpr void leave_backward(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered());
   }
   // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
-  // gradient reduce-scattered (SP) or all-reduced.
-  constexpr void regather(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  // gradient reduce-scattered (SP) or all-reduced. `into_fp8_gemm`: the GEMM runs in the GEMM type
+  // (the output layer's does not).
+  constexpr void regather(std::string_view name, bool into_fp8_gemm = true) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered(into_fp8_gemm));
   }
 
   // ---- softmax attention ------------------------------------------------------------------------
@@ -1209,7 +1297,7 @@ struct layer_writer {
   constexpr void output_backward() {
     const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
     loss(pk::input_grad, tokens, vocab);
-    regather("logits_input_regather");
+    regather("logits_input_regather", false);
     gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
     leave("logits_input_grad_scatter", "logits_input_grad_reduce");
     gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
