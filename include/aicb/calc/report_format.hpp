@@ -72,16 +72,27 @@ template <class T>
 
 }  // namespace detail
 
-/// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's,
-/// which runs in the activation format (Megatron's own linear, outside FP8); attention, element-wise
-/// kernels and the activations exchanged between GPUs in that format (BF16 for FP8 training,
-/// aicb::activation_dtype); gradients as reduced.
-inline void write_precision_json(json_writer& w, const batch_spec& batch) {
-  const dtype other = activation_dtype(batch.dtype);
-  w.begin_object().member("gemm", to_string(batch.dtype)).member("output_layer", to_string(other));
+/// The format of the sequence-parallel all-gathers in front of the GEMMs: FP8 training gathers the
+/// FP8 copies Transformer Engine quantises before it gathers (docs/compute-model.md); otherwise the
+/// activations' format.
+[[nodiscard]] constexpr dtype gathered_activation_dtype(const job_spec& job) noexcept {
+  const bool sp = job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1;
+  return sp && job.batch.dtype == dtype::fp8 ? dtype::fp8 : activation_dtype(job.batch.dtype);
+}
+
+/// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's
+/// and the MoE router's (`router`, for models with experts), which run in the activation format
+/// (plain linears outside FP8); attention, element-wise kernels and the activations exchanged
+/// between GPUs in that format (BF16 for FP8 training, aicb::activation_dtype) but the
+/// sequence-parallel all-gathers in front of FP8 GEMMs (`gathered_activations`); gradients as reduced.
+inline void write_precision_json(json_writer& w, const job_spec& job) {
+  const dtype other = activation_dtype(job.batch.dtype);
+  w.begin_object().member("gemm", to_string(job.batch.dtype)).member("output_layer", to_string(other));
+  if (resolve(job.model).num_experts > 0) w.member("router", to_string(other));
   w.member("attention", to_string(other));
   w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
-  w.member("gradients", to_string(batch.grad_dtype)).end_object();
+  w.member("gathered_activations", to_string(gathered_activation_dtype(job)));
+  w.member("gradients", to_string(job.batch.grad_dtype)).end_object();
 }
 
 /// The schema a description names (docs/schemas/describe.schema.json).
@@ -104,7 +115,7 @@ void write_json_members(json_writer& w, const job_report& r) {
   w.key("batch");
   write_json(w, r.job.batch);
   w.key("precision");
-  write_precision_json(w, r.job.batch);
+  write_precision_json(w, r.job);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -166,12 +177,16 @@ template <class = void>
   std::string precision = "GEMMs ";
   precision.append(to_string(r.job.batch.dtype));
   if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
-    precision.append(" (the output layer's ")
+    precision.append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "
+                                                          : " (the output layer's ")
         .append(to_string(activation_dtype(r.job.batch.dtype)))
         .append(")");
   precision.append("; attention (").append(to_string(r.job.parallel.attention));
   precision.append("), norms, element-wise and exchanged activations ");
-  precision.append(to_string(activation_dtype(r.job.batch.dtype))).append("; gradients reduced in ");
+  precision.append(to_string(activation_dtype(r.job.batch.dtype)));
+  if (gathered_activation_dtype(r.job) != activation_dtype(r.job.batch.dtype))
+    precision.append(" (the SP all-gathers into FP8 GEMMs ").append(to_string(gathered_activation_dtype(r.job))).append(")");
+  precision.append("; gradients reduced in ");
   precision.append(to_string(r.job.batch.grad_dtype));
   out += row("precision", precision);
   out += "\nlayout\n";

@@ -477,7 +477,7 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_json(j, w.job()); },
-                            .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
+                            .precision = [&](json_writer& j) { write_precision_json(j, w.job()); },
                             .warnings = out.warnings,
                             .origin = provenance_of(r)};
   if (r.sidecar)
