@@ -2231,6 +2231,13 @@ struct compute_op {
   std::uint64_t chunk = 0;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
+  /// FP8 GEMMs only: the scaling work this pass does before its GEMM — casts of 16-bit operands to FP8
+  /// and transposes of FP8 copies — as bytes moved per element of the input (m × k) and per element of
+  /// the output gradient (m × n), in `quantize_kernels` kernels. The layer writer counts them as
+  /// Transformer Engine runs them in training and as one cast of the input in serving
+  /// (aicb/schedule/layer.hpp, fp8_scaling); 0: none.
+  double quantize_input_bytes = 0, quantize_output_bytes = 0;
+  std::uint8_t quantize_kernels = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
@@ -3117,10 +3124,12 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training. The output layer's GEMM runs in the activations' type
-  // whatever the GEMM type: Megatron's output layer is its own ColumnParallelLinear, outside
-  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head in 16 bits
-  // (TensorRT Model Optimizer and vLLM leave it unquantized; DeepSeek-V3's FP8 release too).
+  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gemm())
+  // runs in the activations' type whatever the GEMM type: Megatron's output layer is its own
+  // ColumnParallelLinear and its router a plain linear of the router's weight, both outside
+  // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head and the gate
+  // in 16 bits (TensorRT Model Optimizer and vLLM leave the LM head unquantized; DeepSeek-V3's FP8
+  // release quantises neither).
   constexpr compute_op shaped(op_role role, op_kind kind, pass_kind pass, std::uint64_t batch,
                               std::uint64_t m, std::uint64_t n, std::uint64_t k) const {
     compute_op o{.role = role,
@@ -3145,7 +3154,83 @@ struct layer_writer {
                       std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
     compute_op o = shaped(role, op_kind::gemm, pass, batch, rows, n, k);
     o.one_kernel = one_kernel;
+    if (name == "moe_router") o.type = c.activation_type;  // the gate in 16 bits (shaped)
+    if (o.type == dtype::fp8) fp8_scaling(o, reads_fused_norm(name, role));
     out.compute(name, o);
+  }
+  // Whether a GEMM's input is written by the norm fused before it (Megatron's Transformer Engine
+  // layers: TELayerNormColumnParallelLinear for the attention's input projection — QKV, Mamba's and
+  // Gated DeltaNet's — the dense MLP's fc1 and MLA's up-projections with their latent norms). Shared
+  // experts and MLA's direct query projection read a norm of their own.
+  static constexpr bool reads_fused_norm(std::string_view name, op_role role) noexcept {
+    switch (role) {
+      case op_role::attention_qkv:
+      case op_role::mla_kv_up:
+        return true;
+      case op_role::mla_q_up:
+        return name != "mla_q";
+      case op_role::mlp_fc1:
+        return name != shared_names.fc1;
+      default:
+        return false;
+    }
+  }
+  // The FP8 scaling work of one pass of a GEMM (compute_op::quantize_input_bytes and the rest).
+  // Serving engines quantise the input once (a cast: 2 bytes read, 1 written). Training counts
+  // Transformer Engine's (module/linear.py, layernorm_linear.py, base.py's grad_output_preprocess),
+  // with X the input and G the output gradient as the GEMM sees them:
+  // - forward: without sequence parallelism one fused cast-transpose writes the FP8 input and its
+  //   transpose for the weight gradient (2 + 1 + 1 bytes per element of X); with it a cast only (3),
+  //   of the GPU's shard before the all-gather when the input is gathered; nothing when a fused norm
+  //   wrote the input in FP8;
+  // - input gradient: a cast-transpose of G (4), or, where G is all-gathered (a row-parallel output
+  //   under sequence parallelism), a cast of the GPU's shard (3 / TP) and a transpose of the gathered
+  //   G (1 + 1) — two kernels;
+  // - weight gradient: the transpose of the FP8 input (2 per element of X) when the forward did not
+  //   write it (sequence parallelism, or a fused norm's output).
+  constexpr void fp8_scaling(compute_op& o, bool normed) const {
+    if (!c.training) {
+      if (o.pass == pk::forward) {
+        o.quantize_input_bytes = 3;
+        o.quantize_kernels = 1;
+      }
+      return;
+    }
+    // The TP-split linears see the TP group's tokens; experts, the router and the GEMMs over the
+    // GPU's own sequence shard quantise what they read, as without sequence parallelism.
+    bool split = false;
+    switch (o.role) {
+      case op_role::attention_qkv:
+      case op_role::attention_out:
+      case op_role::mlp_fc1:
+      case op_role::mlp_fc2:
+      case op_role::mla_q_up:
+      case op_role::mla_kv_up:
+      case op_role::attention_index:
+      case op_role::mtp_projection:
+        split = c.sp && o.m == c.tokens();
+        break;
+      default:
+        break;
+    }
+    const bool row = split && (o.role == op_role::attention_out || o.role == op_role::mlp_fc2);
+    const double shard = 1.0 / static_cast<double>(c.tp);
+    switch (o.pass) {
+      case pk::forward:
+        if (normed) return;
+        o.quantize_input_bytes = !split ? 4 : row ? 3 : 3 * shard;
+        o.quantize_kernels = 1;
+        return;
+      case pk::input_grad:
+        o.quantize_output_bytes = row ? 3 * shard + 2 : 4;
+        o.quantize_kernels = row ? 2 : 1;
+        return;
+      case pk::weight_grad:
+        if (!normed && !split) return;
+        o.quantize_input_bytes = 2;
+        o.quantize_kernels = 1;
+        return;
+    }
   }
   // A forward GEMM and the weights it reads (`batch` × k × n, and `bias` elements).
   constexpr void projection(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
@@ -3172,10 +3257,19 @@ struct layer_writer {
     out.collective(name, kind, group, size);
   }
 
+  // What an SP all-gather in front of a GEMM moves: the activation, or in FP8 training the FP8 copy
+  // the GEMM reads — Transformer Engine quantises before it gathers (a fused norm's FP8 output, the
+  // input cast on its shard, the output gradient cast on its shard: 1 byte an element), while the
+  // reduce-scatters after the GEMMs carry their 16-bit outputs.
+  constexpr std::uint64_t gathered(bool into_fp8_gemm = true) const {
+    return into_fp8_gemm && c.training && c.gemm_type == dtype::fp8 ? c.tokens() * h() * size_of(dtype::fp8)
+                                                                    : activation();
+  }
+
   // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
   // under SP (or when the tokens go to expert-parallel experts), an all-reduce without.
   constexpr void enter(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered());
   }
   constexpr void leave(std::string_view scatter, std::string_view reduce, bool scatter_tokens = false) {
     if (!tp()) return;
@@ -3186,12 +3280,13 @@ struct layer_writer {
   }
   // The backward of leave(): under SP, the output gradient gathered.
   constexpr void leave_backward(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered());
   }
   // The backward of a column-parallel input: re-gathered (SP) for the weight gradient, the input
-  // gradient reduce-scattered (SP) or all-reduced.
-  constexpr void regather(std::string_view name) {
-    if (c.sp) collective(name, collective::all_gather, group_kind::tp, activation());
+  // gradient reduce-scattered (SP) or all-reduced. `into_fp8_gemm`: the GEMM runs in the GEMM type
+  // (the output layer's does not).
+  constexpr void regather(std::string_view name, bool into_fp8_gemm = true) {
+    if (c.sp) collective(name, collective::all_gather, group_kind::tp, gathered(into_fp8_gemm));
   }
 
   // ---- softmax attention ------------------------------------------------------------------------
@@ -4095,7 +4190,7 @@ struct layer_writer {
   constexpr void output_backward() {
     const std::uint64_t tokens = c.tokens(), vocab = c.vocab_rows;
     loss(pk::input_grad, tokens, vocab);
-    regather("logits_input_regather");
+    regather("logits_input_regather", false);
     gemm("logits", op_role::logits, pk::input_grad, tokens, h(), vocab);
     leave("logits_input_grad_scatter", "logits_input_grad_reduce");
     gemm("logits", op_role::logits, pk::weight_grad, tokens, h(), vocab);
@@ -7667,16 +7762,27 @@ template <class T>
 
 }  // namespace detail
 
-/// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's,
-/// which runs in the activation format (Megatron's own linear, outside FP8); attention, element-wise
-/// kernels and the activations exchanged between GPUs in that format (BF16 for FP8 training,
-/// aicb::activation_dtype); gradients as reduced.
-inline void write_precision_json(json_writer& w, const batch_spec& batch) {
-  const dtype other = activation_dtype(batch.dtype);
-  w.begin_object().member("gemm", to_string(batch.dtype)).member("output_layer", to_string(other));
+/// The format of the sequence-parallel all-gathers in front of the GEMMs: FP8 training gathers the
+/// FP8 copies Transformer Engine quantises before it gathers (docs/compute-model.md); otherwise the
+/// activations' format.
+[[nodiscard]] constexpr dtype gathered_activation_dtype(const job_spec& job) noexcept {
+  const bool sp = job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1;
+  return sp && job.batch.dtype == dtype::fp8 ? dtype::fp8 : activation_dtype(job.batch.dtype);
+}
+
+/// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's
+/// and the MoE router's (`router`, for models with experts), which run in the activation format
+/// (plain linears outside FP8); attention, element-wise kernels and the activations exchanged
+/// between GPUs in that format (BF16 for FP8 training, aicb::activation_dtype) but the
+/// sequence-parallel all-gathers in front of FP8 GEMMs (`gathered_activations`); gradients as reduced.
+inline void write_precision_json(json_writer& w, const job_spec& job) {
+  const dtype other = activation_dtype(job.batch.dtype);
+  w.begin_object().member("gemm", to_string(job.batch.dtype)).member("output_layer", to_string(other));
+  if (resolve(job.model).num_experts > 0) w.member("router", to_string(other));
   w.member("attention", to_string(other));
   w.member("elementwise", to_string(other)).member("communicated_activations", to_string(other));
-  w.member("gradients", to_string(batch.grad_dtype)).end_object();
+  w.member("gathered_activations", to_string(gathered_activation_dtype(job)));
+  w.member("gradients", to_string(job.batch.grad_dtype)).end_object();
 }
 
 /// The schema a description names (docs/schemas/describe.schema.json).
@@ -7699,7 +7805,7 @@ void write_json_members(json_writer& w, const job_report& r) {
   w.key("batch");
   write_json(w, r.job.batch);
   w.key("precision");
-  write_precision_json(w, r.job.batch);
+  write_precision_json(w, r.job);
   w.key("derived").begin_object();
   w.member("data_parallel", r.data_parallel).member("expert_tensor_parallel", r.expert_tensor_parallel);
   w.member("expert_data_parallel", r.expert_data_parallel).member("global_batch", r.global_batch);
@@ -7761,12 +7867,19 @@ template <class = void>
   std::string precision = "GEMMs ";
   precision.append(to_string(r.job.batch.dtype));
   if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
-    precision.append(" (the output layer's ")
+    precision
+        .append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "
+                                                     : " (the output layer's ")
         .append(to_string(activation_dtype(r.job.batch.dtype)))
         .append(")");
   precision.append("; attention (").append(to_string(r.job.parallel.attention));
   precision.append("), norms, element-wise and exchanged activations ");
-  precision.append(to_string(activation_dtype(r.job.batch.dtype))).append("; gradients reduced in ");
+  precision.append(to_string(activation_dtype(r.job.batch.dtype)));
+  if (gathered_activation_dtype(r.job) != activation_dtype(r.job.batch.dtype))
+    precision.append(" (the SP all-gathers into FP8 GEMMs ")
+        .append(to_string(gathered_activation_dtype(r.job)))
+        .append(")");
+  precision.append("; gradients reduced in ");
   precision.append(to_string(r.job.batch.grad_dtype));
   out += row("precision", precision);
   out += "\nlayout\n";
@@ -8020,7 +8133,8 @@ inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4
 // Qwen3-Next: a hybrid layout — in each group of four layers three Gated DeltaNet (linear attention)
 // layers, then one softmax layer with a gated output (q_proj twice as wide); 512 experts of 512 with
 // a sigmoid-gated shared expert (Qwen/Qwen3-Next-80B-A3B-Instruct config.json, transformers'
-// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not priced.
+// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not modelled: the rotary passes
+// are priced over whole heads, as training's fused kernels write them.
 [[nodiscard]] constexpr model_spec qwen3_next(spec_name name) {
   model_spec m = qwen3(name, 48, 2048, 16, 2, 5120);
   m.head_dim = 256;
@@ -8193,7 +8307,8 @@ inline constexpr model_spec kimi_k2 = [] {
 // ---- GLM-4.5 (config.json of zai-org/GLM-4.5-Air): DeepSeek-V3-style experts (sigmoid scores
 // with a score-correction bias, one shared expert, a leading dense layer, one MTP module) on
 // grouped-query attention: 96 query heads of 128 over a 4096-wide residual, 8 KV heads, biases on
-// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not priced.
+// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not modelled: the rotary passes are priced
+// over whole heads, as training's fused kernels write them.
 inline constexpr model_spec glm4_5_air = [] {
   model_spec m = llama("glm-4.5-air", 46, 4096, 96, 8, 10944, 151552);
   m.head_dim = 128;
@@ -12043,12 +12158,12 @@ enum class host_sync : std::uint8_t { none, before, after };
 }
 
 /// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
-/// unfused attention, one per pass of the loss, and an FP8 GEMM's cast of its operand.
+/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes.
 [[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
   if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
   std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
-  if (op.kind == op_kind::gemm && op.type == dtype::fp8 && op.pass != pass_kind::weight_grad) ++n;
+  if (op.kind == op_kind::gemm && op.type == dtype::fp8) n += op.quantize_kernels;
   return n;
 }
 
@@ -12600,11 +12715,11 @@ AICB_END_NAMESPACE
 /// is off.
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
-/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: a cast kernel that reads
-/// the BF16 operand it quantises and writes it in FP8 (3 bytes per element, at the activation
-/// kernels' bandwidth) — the input in forward, the output gradient in the input-gradient pass (the
-/// weight-gradient pass reuses both; weights are cast once per iteration and not counted). Peaks of
-/// GPUs without FP8 fall back to BF16, and so do their GEMMs: no cast.
+/// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: the casts and transposes
+/// the operation carries (compute_op::quantize_input_bytes and the rest, counted by the layer writer
+/// as Transformer Engine runs them), each a streaming kernel at the activation kernels' bandwidth with
+/// its launch and ramp; weights are cast once per iteration and not counted. Peaks of GPUs without
+/// FP8 fall back to BF16, and so do their GEMMs: no cast.
 ///
 /// The fractions were measured on one GPU (an H200); other GPUs use the same fractions of their own
 /// datasheet peaks until measured (cuda/check-on-gpu.sh writes the curves for any GPU).
@@ -12724,17 +12839,15 @@ class roofline_model final : public compute_model {
   // (its roofline), with the waves all problems' tiles make and one ramp for the kernel.
   [[nodiscard]] double one_kernel_ns(const compute_op& op) const {
     if (op.kind != op_kind::gemm) return e_.launch_ns + roofline_ns(op, 1, true);
-    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0) {
-      const double b = static_cast<double>(op.batch), M = static_cast<double>(op.m);
-      const double cast = op.pass == pass_kind::forward      ? b * M * static_cast<double>(op.k)
-                          : op.pass == pass_kind::input_grad ? b * M * static_cast<double>(op.n)
-                                                             : 0;
-      const double cast_ns =
-          cast > 0 ? e_.launch_ns +
-                         (3 * cast + e_.memory_half) /
-                             (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9
-                   : 0;
-      return cast_ns + gemm_ns(op);
+    if (op.type == dtype::fp8 && gpu_.fp8_tflops > 0 && op.quantize_kernels > 0) {
+      const double rows = static_cast<double>(op.batch) * static_cast<double>(op.m);
+      const double bytes = rows * (static_cast<double>(op.k) * op.quantize_input_bytes +
+                                   static_cast<double>(op.n) * op.quantize_output_bytes);
+      const double kernels = op.quantize_kernels;
+      return kernels * e_.launch_ns +
+             (bytes + kernels * e_.memory_half) /
+                 (gpu_.memory_bytes_per_s() * e_.memory_fraction * e_.activation_factor) * 1e9 +
+             gemm_ns(op);
     }
     return gemm_ns(op);
   }
@@ -22058,7 +22171,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       m.linear_key_head_dim = r.required("linear_key_head_dim");
       m.linear_value_head_dim = r.required("linear_value_head_dim");
       m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
       // An explicit per-layer list must be the pattern the interval describes.
       if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
         bool pattern = types->is_array() && types->size() == m.num_layers;
@@ -22101,7 +22214,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       // (transformers' modeling_glm4_moe.py).
       m.moe_router_bias = true;
       m.qk_norm = r.flag("use_qk_norm", false);
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }
   }
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};
@@ -24411,7 +24524,7 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
                             .iterations = out.iterations,
                             .pipeline_stage = out.pipeline_stage,
                             .job = [&](json_writer& j) { write_json(j, w.job()); },
-                            .precision = [&](json_writer& j) { write_precision_json(j, w.job().batch); },
+                            .precision = [&](json_writer& j) { write_precision_json(j, w.job()); },
                             .warnings = out.warnings,
                             .origin = provenance_of(r)};
   if (r.sidecar)

@@ -63,15 +63,16 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
   CHECK_THAT(text, Catch::Contains("MFU / HFU"));
   CHECK_THAT(text, Catch::Contains("stage 0 (rank 0)"));
   CHECK_THAT(json, Catch::Contains(R"("gathered_activations": "bf16")"));  // no sequence parallelism
-  CHECK(json.find(R"("router": "bf16")") == std::string::npos);              // no experts
+  CHECK(json.find(R"("router": "bf16")") == std::string::npos);            // no experts
   // Under SP an FP8 job gathers FP8 copies; an MoE model's router runs in BF16.
-  aicb::job_spec moe{aicb::presets::mixtral_8x7b,
-                     {.world_size = 16, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true},
-                     {.micro_batch = 1, .global_batch = 8, .seq_length = 2048, .dtype = aicb::dtype::fp8}};
+  aicb::job_spec moe{
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 16, .tensor_parallel = 2, .expert_parallel = 8, .sequence_parallel = true},
+      {.micro_batch = 1, .global_batch = 8, .seq_length = 2048, .dtype = aicb::dtype::fp8}};
   moe.model.num_layers = 2;
   const aicb::describe_result sp = aicb::describe({.job = moe, .estimate = false});
-  CHECK_THAT(aicb::to_json(sp), Catch::Contains(R"("router": "bf16")") &&
-                                    Catch::Contains(R"("gathered_activations": "fp8")"));
+  CHECK_THAT(aicb::to_json(sp),
+             Catch::Contains(R"("router": "bf16")") && Catch::Contains(R"("gathered_activations": "fp8")"));
   CHECK_THAT(aicb::format_description(sp),
              Catch::Contains("GEMMs fp8 (the output layer's and the router's bf16)") &&
                  Catch::Contains("exchanged activations bf16 (the SP all-gathers into FP8 GEMMs fp8)"));

@@ -101,11 +101,12 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   const double passes = (3.5 * 4096 * 8192 + 2 * 4e6) / (bandwidth * 0.74) * 1e6 + 2 * 2;
   CHECK(us(h100, fp8) == Approx(half_gemm + passes).margin(0.002));
   // A GPU without FP8 runs the GEMM in BF16: no scaling.
-  CHECK(us(a100, fp8) == Approx(us(a100, [&] {
-                                  auto bf16 = fp8;
-                                  bf16.type = aicb::dtype::bf16;
-                                  return bf16;
-                                }()))
+  CHECK(us(a100, fp8) == Approx(us(a100,
+                                   [&] {
+                                     auto bf16 = fp8;
+                                     bf16.type = aicb::dtype::bf16;
+                                     return bf16;
+                                   }()))
                              .margin(0.002));
 }
 

@@ -183,9 +183,10 @@ TEST_CASE("rank schedule: FP8 GEMMs carry Transformer Engine's casts and transpo
 }
 
 TEST_CASE("rank schedule: an FP8 MoE job's router gate runs in BF16, its experts in FP8", "[schedule]") {
-  aicb::job_spec job{aicb::presets::mixtral_8x7b,
-                     {.world_size = 2, .expert_parallel = 2, .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
-                     {.micro_batch = 1, .global_batch = 2, .seq_length = 1024, .dtype = aicb::dtype::fp8}};
+  aicb::job_spec job{
+      aicb::presets::mixtral_8x7b,
+      {.world_size = 2, .expert_parallel = 2, .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall},
+      {.micro_batch = 1, .global_batch = 2, .seq_length = 1024, .dtype = aicb::dtype::fp8}};
   job.model.num_layers = 2;
   int router = 0, experts = 0;
   for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {

@@ -177,15 +177,18 @@ template <class = void>
   std::string precision = "GEMMs ";
   precision.append(to_string(r.job.batch.dtype));
   if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
-    precision.append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "
-                                                          : " (the output layer's ")
+    precision
+        .append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "
+                                                     : " (the output layer's ")
         .append(to_string(activation_dtype(r.job.batch.dtype)))
         .append(")");
   precision.append("; attention (").append(to_string(r.job.parallel.attention));
   precision.append("), norms, element-wise and exchanged activations ");
   precision.append(to_string(activation_dtype(r.job.batch.dtype)));
   if (gathered_activation_dtype(r.job) != activation_dtype(r.job.batch.dtype))
-    precision.append(" (the SP all-gathers into FP8 GEMMs ").append(to_string(gathered_activation_dtype(r.job))).append(")");
+    precision.append(" (the SP all-gathers into FP8 GEMMs ")
+        .append(to_string(gathered_activation_dtype(r.job)))
+        .append(")");
   precision.append("; gradients reduced in ");
   precision.append(to_string(r.job.batch.grad_dtype));
   out += row("precision", precision);

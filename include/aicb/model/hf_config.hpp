@@ -572,7 +572,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       m.linear_key_head_dim = r.required("linear_key_head_dim");
       m.linear_value_head_dim = r.required("linear_value_head_dim");
       m.linear_conv_kernel_dim = r.required("linear_conv_kernel_dim");
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
       // An explicit per-layer list must be the pattern the interval describes.
       if (const auto* types = r.peek("layer_types"); types && !types->is_null()) {
         bool pattern = types->is_array() && types->size() == m.num_layers;
@@ -615,7 +615,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       // (transformers' modeling_glm4_moe.py).
       m.moe_router_bias = true;
       m.qk_norm = r.flag("use_qk_norm", false);
-      r.peek("partial_rotary_factor");  // the rotary share: rotary embedding is not priced
+      r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }
   }
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};

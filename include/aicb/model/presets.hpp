@@ -131,7 +131,8 @@ inline constexpr model_spec qwen3_235b_a22b = qwen3_moe("qwen3-235b-a22b", 94, 4
 // Qwen3-Next: a hybrid layout — in each group of four layers three Gated DeltaNet (linear attention)
 // layers, then one softmax layer with a gated output (q_proj twice as wide); 512 experts of 512 with
 // a sigmoid-gated shared expert (Qwen/Qwen3-Next-80B-A3B-Instruct config.json, transformers'
-// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not priced.
+// modeling_qwen3_next.py). Its rotary share (partial_rotary_factor 0.25) is not modelled: the rotary passes
+// are priced over whole heads, as training's fused kernels write them.
 [[nodiscard]] constexpr model_spec qwen3_next(spec_name name) {
   model_spec m = qwen3(name, 48, 2048, 16, 2, 5120);
   m.head_dim = 256;
@@ -304,7 +305,8 @@ inline constexpr model_spec kimi_k2 = [] {
 // ---- GLM-4.5 (config.json of zai-org/GLM-4.5-Air): DeepSeek-V3-style experts (sigmoid scores
 // with a score-correction bias, one shared expert, a leading dense layer, one MTP module) on
 // grouped-query attention: 96 query heads of 128 over a 4096-wide residual, 8 KV heads, biases on
-// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not priced.
+// q, k and v. Its rotary share (partial_rotary_factor 0.5) is not modelled: the rotary passes are priced
+// over whole heads, as training's fused kernels write them.
 inline constexpr model_spec glm4_5_air = [] {
   model_spec m = llama("glm-4.5-air", 46, 4096, 96, 8, 10944, 151552);
   m.head_dim = 128;

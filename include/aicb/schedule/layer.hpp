@@ -370,7 +370,7 @@ struct layer_writer {
   // reduce-scatters after the GEMMs carry their 16-bit outputs.
   constexpr std::uint64_t gathered(bool into_fp8_gemm = true) const {
     return into_fp8_gemm && c.training && c.gemm_type == dtype::fp8 ? c.tokens() * h() * size_of(dtype::fp8)
-                                                                   : activation();
+                                                                    : activation();
   }
 
   // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
