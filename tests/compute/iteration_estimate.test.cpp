@@ -269,6 +269,10 @@ TEST_CASE("estimate: the host issues every launch, tiny kernels run at the host'
   CHECK(aicb::kernel_launches(loop) == 8);
   loop.one_kernel = true;
   CHECK(aicb::kernel_launches(loop) == 1);
+  // Experts as Transformer Engine's grouped GEMM: one cuBLAS GEMM per expert, as the loop.
+  aicb::compute_op experts = loop;
+  experts.role = aicb::op_role::moe_fc1;
+  CHECK(aicb::kernel_launches(experts) == 8);
   loop.quantize_kernels = 2;
   CHECK(aicb::kernel_launches(loop) == 1);  // BF16: no scaling
   loop.type = aicb::dtype::fp8;

@@ -176,11 +176,16 @@ enum class host_sync : std::uint8_t { none, before, after };
 }
 
 /// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
-/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes.
+/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The experts'
+/// GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
+/// them, and with it Transformer Engine's GroupedLinear (TEGroupedMLP, Megatron-Core's default grouped
+/// GEMM) issues one cuBLAS GEMM per expert over several streams rather than one grouped kernel
+/// (TransformerEngine PR 853, "Grouped GEMM via multi-stream cuBLAS"; issue 1386).
 [[nodiscard]] constexpr std::uint64_t kernel_launches(const compute_op& op) noexcept {
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
   if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
-  std::uint64_t n = !op.one_kernel && op.batch > 1 ? op.batch : 1;
+  const bool experts = op.role == op_role::moe_fc1 || op.role == op_role::moe_fc2;
+  std::uint64_t n = (!op.one_kernel || experts) && op.batch > 1 ? op.batch : 1;
   if (op.kind == op_kind::gemm && op.type == dtype::fp8) n += op.quantize_kernels;
   return n;
 }
