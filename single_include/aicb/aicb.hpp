@@ -4210,7 +4210,7 @@ struct layer_writer {
                  weight_sharing::replicated);
       return;
     }
-    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * activation());
+    if (c.sp) collective("mtp_proj_input_gather", collective::all_gather, group_kind::tp, 2 * gathered());
     projection("mtp_eh_proj", op_role::mtp_projection, tokens, 2 * h(), h() / c.tp, weight_part::mtp,
                weight_sharing::split);
     if (tp()) collective("mtp_proj_output_gather", collective::all_gather, group_kind::tp, activation());
@@ -4220,7 +4220,7 @@ struct layer_writer {
   constexpr void mtp_input_backward() {
     const std::uint64_t tokens = c.tokens(), local = c.local_tokens();
     if (c.sp) collective("mtp_proj_output_grad_gather", collective::all_gather, group_kind::tp, activation());
-    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * activation());
+    if (c.sp) collective("mtp_proj_input_regather", collective::all_gather, group_kind::tp, 2 * gathered());
     gemm("mtp_eh_proj", op_role::mtp_projection, pk::input_grad, tokens, 2 * h(), h() / c.tp);
     if (tp())
       collective(c.sp ? "mtp_proj_input_grad_scatter" : "mtp_proj_input_grad_reduce",

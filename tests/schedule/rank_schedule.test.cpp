@@ -571,6 +571,20 @@ TEST_CASE("rank schedule: DeepSeek-V3's multi-token prediction runs on the last 
   CHECK(mtp_forward[5].compute.n == h / 2);
   CHECK(mtp_forward[6].kind == collective::all_gather);
   CHECK(mtp_forward[6].size.count() == A);
+  // In FP8 training the projection's input is gathered as its FP8 copy (1 byte an element), its output
+  // in BF16.
+  aicb::job_spec fp8 = job;
+  fp8.batch.dtype = aicb::dtype::fp8;
+  std::uint64_t fp8_gathers = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(fp8, 48)) {
+    if (op.microbatch != 0 || op.layer != 61) continue;
+    if (op.name == "mtp_proj_input_gather" || op.name == "mtp_proj_input_regather") {
+      ++fp8_gathers;
+      CHECK(op.size.count() == 2 * tokens * h);
+    }
+    if (op.name == "mtp_proj_output_gather") CHECK(op.size.count() == A);
+  }
+  CHECK(fp8_gathers == 2);
   // After the layer, the module's final norm, then its own logits and loss through the output layer.
   const auto norm = std::find(names.begin(), names.end(), "mtp_final_norm");
   REQUIRE(norm + 2 < names.end());
