@@ -29234,6 +29234,10 @@ struct serve_report {
   std::uint64_t requests = 0, prompt_tokens = 0, output_tokens = 0;
   latency_summary ttft, tpot, e2e;  ///< seconds; TPOT over requests of more than one output token
   double span_s = 0;                ///< first arrival to last token
+  /// Requests in the deployment at once, averaged over the span (waiting and running): the sum of the
+  /// requests' latencies over the span — Little's law, exact over a whole run — to set beside a
+  /// measured deployment's arrival rate × latency.
+  double requests_in_system = 0;
   double requests_per_s = 0, output_tokens_per_s = 0, tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
   double slo_ttft_s = 0, slo_tpot_s = 0;
   std::uint64_t within_slo = 0;  ///< requests meeting every objective given
@@ -29431,12 +29435,13 @@ struct serve_report {
   out.engine = r.engine;
   out.requests = requests.size();
   std::vector<double> ttft, tpot, e2e;
-  double first = INFINITY, last = 0;
+  double first = INFINITY, last = 0, latency_sum = 0;
   for (const served_request& s : served) {
     out.prompt_tokens += s.request.prompt;
     out.output_tokens += s.request.output;
     ttft.push_back(s.ttft_s());
     e2e.push_back(s.e2e_s());
+    latency_sum += s.e2e_s();
     if (s.request.output > 1) tpot.push_back(s.tpot_s());
     first = std::min(first, s.request.arrival_s);
     last = std::max(last, s.finish_s);
@@ -29456,6 +29461,7 @@ struct serve_report {
     out.goodput_per_s = static_cast<double>(out.within_slo) / out.span_s;
     out.busy_share = busy_s / out.span_s;
     out.prefill_busy_share /= out.span_s;
+    out.requests_in_system = latency_sum / out.span_s;
   }
   out.slo_ttft_s = r.slo_ttft_s;
   out.slo_tpot_s = r.slo_tpot_s;
@@ -29528,8 +29534,9 @@ struct serve_report {
   row("time to first token s", r.ttft, 1);
   row("time per token ms", r.tpot, 1e3);
   row("latency s", r.e2e, 1);
-  add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all\n",
-      r.requests_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu, r.tokens_per_s);
+  add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all; %.1f requests in "
+      "the system on average\n",
+      r.requests_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu, r.tokens_per_s, r.requests_in_system);
   if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0) {
     char objective[96];
     if (r.slo_ttft_s > 0 && r.slo_tpot_s > 0)
@@ -29728,6 +29735,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("span_s", r.span_s).member("requests_per_s", r.requests_per_s);
   j.member("output_tokens_per_s", r.output_tokens_per_s).member("tokens_per_s", r.tokens_per_s);
   j.member("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu).member("busy_share", r.busy_share);
+  j.member("requests_in_system", r.requests_in_system);
   j.end_object();
   j.key("slo");
   if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0) {

@@ -64,6 +64,26 @@ TEST_CASE("serve: a trace served, its throughput over the span and its goodput a
   CHECK_THAT(aicb::to_json(all), Catch::Contains("\"slo\": null"));
 }
 
+TEST_CASE("serve: requests in the system on average — a closed loop of C holds C", "[commands][serve]") {
+  // 200 identical requests, 16 outstanding at a time: apart from the last 15 finishing with fewer beside
+  // them, 16 are in the deployment throughout; the report's average is the sum of latencies over the span.
+  aicb::serve_request r;
+  r.model = "llama3-8b";
+  r.gpu = "H200";
+  r.traffic = {.requests = 200, .rate = 0, .prompt = {500, 500}, .output = {50, 50}};
+  r.engine.concurrency = 16;
+  const aicb::serve_report closed = aicb::serve(r);
+  CHECK(closed.requests_in_system <= 16.0 + 1e-9);
+  CHECK(closed.requests_in_system > 16.0 * 0.9);
+  CHECK(closed.requests_in_system == Approx(200 * closed.e2e.mean / closed.span_s));
+  CHECK_THAT(aicb::format_serve(closed), Catch::Contains("requests in the system on average"));
+  CHECK_THAT(aicb::to_json(closed), Catch::Contains("\"requests_in_system\": "));
+  // Open, all at once: every request is in the system from the start until it finishes.
+  r.engine.concurrency = 0;
+  const aicb::serve_report open = aicb::serve(r);
+  CHECK(open.requests_in_system > closed.requests_in_system);
+}
+
 TEST_CASE("serve plan: a hand-counted case — the objective met at the step's time, missed just below it",
           "[commands][serve]") {
   // Every computation 1 µs on one GPU (no collectives): 20 requests at time 0 are prefilled in one
