@@ -411,9 +411,8 @@ struct serve_report {
   row("time to first token s", r.ttft, 1);
   row("time per token ms", r.tpot, 1e3);
   row("latency s", r.e2e, 1);
-  add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all; %.1f "
-      "requests in "
-      "the system on average\n",
+  add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all; "
+      "%.1f requests in the system on average\n",
       r.requests_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu, r.tokens_per_s,
       r.requests_in_system);
   if (r.slo_ttft_s > 0 || r.slo_tpot_s > 0) {
