@@ -3154,9 +3154,15 @@ struct layer_writer {
                       std::uint64_t k, std::uint64_t n, std::uint64_t batch = 1, bool one_kernel = true) {
     compute_op o = shaped(role, op_kind::gemm, pass, batch, rows, n, k);
     o.one_kernel = one_kernel;
-    if (name == "moe_router") o.type = c.activation_type;  // the gate in 16 bits (shaped)
     if (o.type == dtype::fp8) fp8_scaling(o, reads_fused_norm(name, role));
     out.compute(name, o);
+  }
+  // The MoE router's gate, one pass: a plain linear of the router's weight, in the activations' type
+  // whatever the GEMM type (shaped).
+  constexpr void gate(pass_kind pass, std::uint64_t rows, std::uint64_t experts) {
+    compute_op o = shaped(op_role::moe_router, op_kind::gemm, pass, 1, rows, experts, h());
+    o.type = c.activation_type;
+    out.compute("moe_router", o);
   }
   // Whether a GEMM's input is written by the norm fused before it (Megatron's Transformer Engine
   // layers: TELayerNormColumnParallelLinear for the attention's input projection — QKV, Mamba's and
@@ -3840,7 +3846,8 @@ struct layer_writer {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
     // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
     if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
-    projection("moe_router", op_role::moe_router, T, h(), E, weight_part::router, weight_sharing::replicated);
+    gate(pk::forward, T, E);
+    out.weights(weight_part::router, weight_sharing::replicated, h() * E);
     if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
     if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
     const std::uint64_t token_bytes = routed_bytes();
@@ -4047,7 +4054,8 @@ struct layer_writer {
       op("moe_aux_loss", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
     op("moe_router_topk", op_role::moe_router, op_kind::elementwise, pk::input_grad, 1, T, E);
     op("moe_router_softmax", op_role::moe_router, op_kind::softmax, pk::input_grad, 1, T, E);
-    gradients("moe_router", op_role::moe_router, T, h(), E);
+    gate(pk::input_grad, T, E);
+    gate(pk::weight_grad, T, E);
     if (m.num_shared_experts > 0) {
       if (m.shared_expert_gate) {
         op("shared_expert_scale", op_role::mlp_activation, op_kind::elementwise, pk::input_grad, 1,
