@@ -50,6 +50,13 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return t == dtype::fp8 ? dtype::bf16 : t;
 }
 
+/// The format of the sequence-parallel all-gathers in front of the GEMMs of a job trained in `t`:
+/// under sequence parallelism FP8 training gathers the FP8 copies Transformer Engine quantises before
+/// it gathers (docs/compute-model.md); otherwise the activations' format.
+[[nodiscard]] AICB_HOST_DEVICE constexpr dtype gathered_dtype(dtype t, bool sequence_parallel) noexcept {
+  return sequence_parallel && t == dtype::fp8 ? dtype::fp8 : activation_dtype(t);
+}
+
 /// "bf16", "fp16", "fp32", "fp8"; from_string<dtype> also reads PyTorch's spellings ("bfloat16",
 /// "float16", "half", "float32", "float", "float8", "fp8_e4m3").
 template <>

@@ -653,6 +653,13 @@ inline constexpr std::array<dtype, 4> all_dtypes{dtype::bf16, dtype::fp16, dtype
   return t == dtype::fp8 ? dtype::bf16 : t;
 }
 
+/// The format of the sequence-parallel all-gathers in front of the GEMMs of a job trained in `t`:
+/// under sequence parallelism FP8 training gathers the FP8 copies Transformer Engine quantises before
+/// it gathers (docs/compute-model.md); otherwise the activations' format.
+[[nodiscard]] AICB_HOST_DEVICE constexpr dtype gathered_dtype(dtype t, bool sequence_parallel) noexcept {
+  return sequence_parallel && t == dtype::fp8 ? dtype::fp8 : activation_dtype(t);
+}
+
 /// "bf16", "fp16", "fp32", "fp8"; from_string<dtype> also reads PyTorch's spellings ("bfloat16",
 /// "float16", "half", "float32", "float", "float8", "fp8_e4m3").
 template <>
@@ -3124,7 +3131,7 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gemm())
+  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gate())
   // runs in the activations' type whatever the GEMM type: Megatron's output layer is its own
   // ColumnParallelLinear and its router a plain linear of the router's weight, both outside
   // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head and the gate
@@ -3264,12 +3271,12 @@ struct layer_writer {
   }
 
   // What an SP all-gather in front of a GEMM moves: the activation, or in FP8 training the FP8 copy
-  // the GEMM reads — Transformer Engine quantises before it gathers (a fused norm's FP8 output, the
-  // input cast on its shard, the output gradient cast on its shard: 1 byte an element), while the
+  // the GEMM reads (aicb::gathered_dtype) — Transformer Engine quantises before it gathers (a fused
+  // norm's FP8 output, the input cast on its shard, the output gradient cast on its shard), while the
   // reduce-scatters after the GEMMs carry their 16-bit outputs.
   constexpr std::uint64_t gathered(bool into_fp8_gemm = true) const {
-    return into_fp8_gemm && c.training && c.gemm_type == dtype::fp8 ? c.tokens() * h() * size_of(dtype::fp8)
-                                                                    : activation();
+    return into_fp8_gemm && c.training ? c.tokens() * h() * size_of(gathered_dtype(c.gemm_type, c.sp))
+                                       : activation();
   }
 
   // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
@@ -7770,12 +7777,9 @@ template <class T>
 
 }  // namespace detail
 
-/// The format of the sequence-parallel all-gathers in front of the GEMMs: FP8 training gathers the
-/// FP8 copies Transformer Engine quantises before it gathers (docs/compute-model.md); otherwise the
-/// activations' format.
+/// The format of the job's sequence-parallel all-gathers in front of the GEMMs (aicb::gathered_dtype).
 [[nodiscard]] constexpr dtype gathered_activation_dtype(const job_spec& job) noexcept {
-  const bool sp = job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1;
-  return sp && job.batch.dtype == dtype::fp8 ? dtype::fp8 : activation_dtype(job.batch.dtype);
+  return gathered_dtype(job.batch.dtype, job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1);
 }
 
 /// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's

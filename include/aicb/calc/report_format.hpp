@@ -72,12 +72,9 @@ template <class T>
 
 }  // namespace detail
 
-/// The format of the sequence-parallel all-gathers in front of the GEMMs: FP8 training gathers the
-/// FP8 copies Transformer Engine quantises before it gathers (docs/compute-model.md); otherwise the
-/// activations' format.
+/// The format of the job's sequence-parallel all-gathers in front of the GEMMs (aicb::gathered_dtype).
 [[nodiscard]] constexpr dtype gathered_activation_dtype(const job_spec& job) noexcept {
-  const bool sp = job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1;
-  return sp && job.batch.dtype == dtype::fp8 ? dtype::fp8 : activation_dtype(job.batch.dtype);
+  return gathered_dtype(job.batch.dtype, job.parallel.sequence_parallel && job.parallel.tensor_parallel > 1);
 }
 
 /// What runs in which format, as a JSON object: the GEMMs in the job's dtype but the output layer's

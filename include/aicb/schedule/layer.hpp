@@ -231,7 +231,7 @@ struct layer_writer {
   constexpr std::uint64_t activation() const { return c.tokens() * h() * c.element_bytes(); }
 
   // A computation of this layer's precision: GEMMs in the GEMM type, everything else in the
-  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gemm())
+  // activations'; causal when training. The output layer's GEMM (and the MoE router's gate, gate())
   // runs in the activations' type whatever the GEMM type: Megatron's output layer is its own
   // ColumnParallelLinear and its router a plain linear of the router's weight, both outside
   // Transformer Engine's FP8 regions, and FP8 checkpoints for serving keep the LM head and the gate
@@ -371,12 +371,12 @@ struct layer_writer {
   }
 
   // What an SP all-gather in front of a GEMM moves: the activation, or in FP8 training the FP8 copy
-  // the GEMM reads — Transformer Engine quantises before it gathers (a fused norm's FP8 output, the
-  // input cast on its shard, the output gradient cast on its shard: 1 byte an element), while the
+  // the GEMM reads (aicb::gathered_dtype) — Transformer Engine quantises before it gathers (a fused
+  // norm's FP8 output, the input cast on its shard, the output gradient cast on its shard), while the
   // reduce-scatters after the GEMMs carry their 16-bit outputs.
   constexpr std::uint64_t gathered(bool into_fp8_gemm = true) const {
-    return into_fp8_gemm && c.training && c.gemm_type == dtype::fp8 ? c.tokens() * h() * size_of(dtype::fp8)
-                                                                    : activation();
+    return into_fp8_gemm && c.training ? c.tokens() * h() * size_of(gathered_dtype(c.gemm_type, c.sp))
+                                       : activation();
   }
 
   // Entering a TP block: under SP an all-gather of the (norm) output. Leaving it: a reduce-scatter
