@@ -21,7 +21,17 @@ native_loss="--cross-entropy-loss-fusion"
 h100="--gpu H100 --cluster dgx-h100"
 b200="--gpu B200 --cluster dgx-b200"
 
-# release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags
+# The 2026 releases' recipes (scripts/performance/configs/*/…_workload_base_configs.py at the tags that
+# published each table: v0.3.0 for 26.02, v0.4.0 for 26.02.01 and 26.04, v0.4.2 for 26.04.01, v0.5.0 for
+# 26.06): Qwen3-30B-A3B and the Nemotron 3 models on the flex dispatcher (DeepEP or HybridEP; 26.02's B200
+# Qwen3 row on the all-to-all one), Qwen3-235B-A22B on the all-to-all one with its EP all-to-all overlapped
+# on H100 (as the 26.02 H100 Qwen3-30B-A3B row: the combined 1F1B is modelled on the all-to-all
+# dispatcher), DeepSeek-V3 on HybridEP; every MoE table balanced and dropless (its footnote).
+flex="--moe-dispatcher flex --moe-grouped-gemm"
+a2a_overlap="--overlap-moe-expert-parallel-comm"
+
+# release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags ("-: why" when the
+# run cannot be described)
 rows=(
   "25.11|dense|Llama-3 8B, FP8, H100 (its FSDP run as data parallelism)|8|128|8192|14451|--model llama3-8b --mbs 1 --dtype fp8 $overlap $te_loss $h100"
   "25.11|dense|Llama-3 70B, FP8, H100|64|128|8192|1602|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
@@ -44,6 +54,47 @@ rows=(
   "25.09|MoE|DeepSeek-V3, FP8, B200 (token drop)|256|2048|4096|2265|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $moe $drop $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200"
   "25.09|MoE|Qwen3-30B-A3B, FP8, B200 (token drop)|8|512|4096|18066|--model qwen3-30b-a3b --ep 8 --mbs 1 --dtype fp8 $moe $drop $overlap $te_loss $b200"
   "25.09|MoE|Qwen3-235B-A22B, FP8, B200 (token drop)|64|1024|4096|4104|--model qwen3-235b-a22b --pp 8 --vpp 2 --ep 8 --mbs 1 --dtype fp8 $moe $drop $overlap $split $te_loss $b200"
+  "26.06|dense|Llama-3.1 405B, FP8, H100|1024|1536|8192|326|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.06|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|8826|--model qwen3-30b-a3b --ep 16 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.06|hybrid|Nemotron 3 Nano, FP8, H100|16|1024|8192|14719|--model nemotron3-nano-30b-a3b --ep 8 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.04.01|dense|Llama-3 70B, FP8, H100|64|256|8192|1664|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
+  "26.04.01|dense|Llama-3.1 405B, FP8, H100|1024|1536|8192|328|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.04.01|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|3328|-: its layout Et*4|(t*4|)*14tmL gives the last of 8 stages 4 + 1 layers over 2 virtual chunks, a per-chunk split the stage-level first/last sizes cannot state"
+  "26.04.01|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13568|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200"
+  "26.04.01|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5824|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100"
+  "26.04.01|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|27136|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.04.01|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|8960|--model qwen3-30b-a3b --ep 16 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.04.01|MoE|Qwen3-235B-A22B, MXFP8, B200|256|8192|4096|3776|--model qwen3-235b-a22b --pp 8 --ep 8 --mbs 1 --dtype fp8 $moe $overlap $split $te_loss $b200"
+  "26.04.01|MoE|Qwen3-235B-A22B, FP8, H100|256|8192|4096|1712|--model qwen3-235b-a22b --tp 2 --expert-tensor-parallel 1 --pp 8 --vpp 4 --ep 32 --sp --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.04.01|hybrid|Nemotron 3 Nano, MXFP8, B200|8|512|8192|32768|--model nemotron3-nano-30b-a3b --ep 8 --mbs 2 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.04.01|hybrid|Nemotron 3 Nano, FP8, H100|16|1024|8192|14336|--model nemotron3-nano-30b-a3b --ep 8 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.04.01|hybrid|Nemotron 3 Super, MXFP8, B200|64|512|8192|6400|--model nemotron3-super-120b-a12b --ep 64 --mbs 1 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.04|dense|Llama-3 70B, FP8, H100|64|256|8192|1633|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
+  "26.04|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|2815|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $flex $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200"
+  "26.04|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13045|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200"
+  "26.04|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5810|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100"
+  "26.04|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|26859|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.04|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|8901|--model qwen3-30b-a3b --ep 16 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.04|MoE|Qwen3-235B-A22B, FP8, H100|256|8192|4096|1686|--model qwen3-235b-a22b --tp 2 --expert-tensor-parallel 1 --pp 8 --vpp 4 --ep 32 --sp --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.04|hybrid|Nemotron 3 Nano, FP8, H100|16|1024|8192|14507|--model nemotron3-nano-30b-a3b --ep 8 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.04|hybrid|Nemotron 3 Super, MXFP8, B200|64|512|8192|6302|--model nemotron3-super-120b-a12b --ep 64 --mbs 1 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.02.01|dense|Llama-3 70B, FP8, H100|64|256|8192|1639|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
+  "26.02.01|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|2790|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $flex $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200"
+  "26.02.01|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13722|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200"
+  "26.02.01|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5984|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100"
+  "26.02.01|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|26695|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
+  "26.02.01|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|9058|--model qwen3-30b-a3b --pp 2 --vpp 12 --ep 8 --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap $te_loss $h100"
+  "26.02.01|MoE|Qwen3-235B-A22B, FP8, H100|256|8192|4096|1611|--model qwen3-235b-a22b --tp 2 --expert-tensor-parallel 1 --pp 8 --vpp 4 --ep 32 --sp --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.02.01|hybrid|Nemotron 3 Nano, FP8, H100|16|1024|8192|14890|--model nemotron3-nano-30b-a3b --ep 8 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
+  "26.02|dense|Llama-3 70B, FP8, H100|64|256|8192|1621|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
+  "26.02|dense|Llama-3.1 405B, FP8, H100|1024|1536|8192|311|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"
+  "26.02|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|2689|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $flex $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200"
+  "26.02|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|8047|--model gpt-oss-120b --ep 64 --mbs 4 $moe $overlap $native_loss $b200"
+  "26.02|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5993|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100"
+  "26.02|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|9691|--model qwen3-30b-a3b --ep 8 --mbs 1 --dtype fp8 $moe $overlap $te_loss $b200"
+  "26.02|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|5113|--model qwen3-30b-a3b --pp 2 --vpp 12 --ep 8 --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap $te_loss $h100"
+  "26.02|MoE|Qwen3-235B-A22B, MXFP8, B200|256|8192|4096|3805|--model qwen3-235b-a22b --pp 8 --ep 8 --mbs 1 --dtype fp8 $moe $overlap $split $te_loss $b200"
+  "26.02|MoE|Qwen3-235B-A22B, FP8, H100|256|8192|4096|1633|--model qwen3-235b-a22b --tp 2 --expert-tensor-parallel 1 --pp 8 --vpp 4 --ep 32 --sp --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap --tp-comm-overlap $split $te_loss $h100"
 )
 
 results=$(mktemp)
@@ -52,24 +103,33 @@ echo "| release | run | GPUs | measured s | estimate s | error |"
 echo "|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
+  if [[ $flags == -:* ]]; then
+    python3 -c "print('| $release | $name | $gpus | %.2f | – | not described:${flags#-:} |' % ($batch * $seq / ($rate * $gpus)))"
+    continue
+  fi
   # shellcheck disable=SC2086  # the flags are words
-  estimate=$("$aicb" describe $flags --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>/dev/null |
-    awk '/iteration time/ {print $3}')
+  output=$("$aicb" describe $flags --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
+  estimate=$(awk '/iteration time/ {print $3}' <<<"$output")
+  fits=$(grep -q "does not fit" <<<"$output" && echo " (beyond the memory counted)" || true)
   python3 -c "
 measured = $batch * $seq / ($rate * $gpus)
 estimate = float('${estimate:-nan}')
 error = (estimate / measured - 1) * 100
-print('| $release | $name | $gpus | %.2f | %.2f | %+.1f%% |' % (measured, estimate, error))
-open('$results', 'a').write('$release $family %r\n' % error)"
+print('| $release | $name$fits | $gpus | %.2f | %.2f | %+.1f%% |' % (measured, estimate, error))
+open('$results', 'a').write('$release $family %r\\n' % error)"
 done
 python3 - "$results" <<'EOF'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 print()
-for release in sorted({r[0] for r in rows}, reverse=True):
-    for family in ("dense", "MoE"):
+for release in sorted({r[0] for r in rows}, key=lambda r: [int(x) for x in r.split(".")], reverse=True):
+    for family in ("dense", "MoE", "hybrid"):
         errors = [float(r[2]) for r in rows if r[0] == release and r[1] == family]
         if errors:
             print("- %s, %s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
                 release, family, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+for family in ("dense", "MoE", "hybrid", "all"):
+    errors = [float(r[2]) for r in rows if family in ("all", r[1])]
+    print("- every release, %s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
+        family, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
 EOF
