@@ -41,6 +41,7 @@
 #include <aicb/model/options.hpp>
 #include <aicb/model/parallel.hpp>
 #include <aicb/model/presets.hpp>
+#include <aicb/model/recompute.hpp>
 #include <aicb/model/requests.hpp>
 #include <aicb/model/serving.hpp>
 #include <aicb/model/spec.hpp>

@@ -706,7 +706,8 @@ AICB_END_NAMESPACE
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
 /// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
 /// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
-/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation (full, or selective
+/// of the modules recompute_modules names).
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -812,80 +813,35 @@ struct enum_names<pipeline_schedule_kind> {
 };
 
 AICB_END_NAMESPACE
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-// (type, name, default, help) — the single definition of parallel_spec's fields.
-// clang-format off
-#define AICB_PARALLEL_SPEC_FIELDS                                                                              \
-  ((std::uint64_t, world_size, 1, "number of GPUs"))                                                           \
-  ((std::uint64_t, tensor_parallel, 1, "tensor-parallel size TP"))                                             \
-  ((std::uint64_t, pipeline_parallel, 1, "pipeline-parallel size PP"))                                         \
-  ((std::uint64_t, virtual_pipeline, 1, "model chunks per pipeline stage (interleaved 1F1B); 1 = plain 1F1B"))  \
-  ((std::uint64_t, context_parallel, 1, "context-parallel size CP (sequence split across GPUs)"))              \
-  ((std::uint64_t, expert_parallel, 1, "expert-parallel size EP"))                                             \
-  ((std::uint64_t, expert_tensor_parallel, 0, "tensor-parallel size inside experts; 0 = tensor_parallel"))     \
-  ((bool, sequence_parallel, false, "shard norms/dropout along the sequence over TP (all-gather + reduce-scatter instead of all-reduce)")) \
-  ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
-  ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
-  ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
-  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles) | dualpipe (DeepSeek's bidirectional pipeline: two stages per GPU, micro batches from both ends)")) \
-  ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
-  ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
-  ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
-  ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
-  ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
-  ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
-  ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
-  ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
-  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
-  ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
-  ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
-  ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
-  ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \
-  ((bool, delay_wgrad_compute, false, "with the combined 1F1B, the experts' weight gradients run after the forward's dispatch, under the backward's dispatch all-to-all (Megatron --delay-wgrad-compute)"))
-// clang-format on
-
-/// The parallel layout of a training job. See the file comment.
-struct parallel_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(AICB_PARALLEL_SPEC_FIELDS)
-
-  [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/model/spec.hpp>
+// #include <aicb/model/recompute.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
-/// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
-/// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
-/// leading dense layers), DeepSeek's multi-head latent attention (MLA) and sparse attention (DSA: a
-/// lightning indexer picks each query's top-k keys), Qwen3-Next's hybrid Gated
-/// DeltaNet layers, sliding-window attention with attention sinks (Mistral, GPT-OSS), and hybrid
-/// layer patterns of Mamba-2, attention, MLP and expert layers (Nemotron-H, Nemotron 3).
+/// aicb::recompute_module and aicb::recompute_set — which parts of a layer Megatron-Core recomputes
+/// under selective recomputation (`--recompute-granularity selective --recompute-modules ...`,
+/// TransformerConfig.recompute_modules):
 ///
-/// A literal, structural type: usable at run time, in constant expressions and as a template
-/// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
+/// | module | recomputed before its backward | activations no longer held |
+/// |---|---|---|
+/// | core_attn (the default) | the core attention | none beyond the fused kernel's own |
+/// | layernorm | the two pre-norms (input, pre-MLP) | their outputs, 2·s·b·h bytes each |
+/// | moe_act | the grouped experts' activation | its output, the second expert GEMM's input |
+/// | moe | the whole MoE block: router, dispatch, experts, combine | all of the block's but its input |
+/// | mlp | a dense layer's MLP | all of the MLP's but its input |
+/// | shared_experts | the shared experts' MLP | the shared experts' activations |
+/// | mla_up_proj | MLA's query and key-value up-projections | (within the attention side's count) |
+///
+/// The set is written as text in parallel_spec::recompute_modules — names separated by commas or
+/// spaces, as Megatron's list is — so the descriptor stays a literal, structural type.
 ///
 /// ```cpp
-/// constexpr aicb::model_spec my_15b{.name = "my-15b", .hidden_size = 5120, .num_layers = 48,
-///                                   .num_attention_heads = 40, .vocab_size = 32000,
-///                                   .activation = aicb::activation_kind::swiglu};
-/// static_assert(aicb::validate(my_15b));   // a broken rule is a compile error naming it
+/// auto set = aicb::parse_recompute_modules("moe_act, layernorm");  // std::optional<recompute_set>
+/// set->has(aicb::recompute_module::moe_act);                        // true
 /// ```
-///
-/// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
-/// are derived from that list (aicb/model/reflect.hpp).
 
-// #include <aicb/checked.hpp>
 // #include <aicb/config.hpp>
-// #include <aicb/detail/reflect.hpp>
-// #include <aicb/detail/require.hpp>
+// #include <aicb/enum_names.hpp>
 // #include <aicb/model/fixed_string.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -944,6 +900,162 @@ struct fixed_string {
 };
 
 AICB_END_NAMESPACE
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// A submodule selective recomputation can repeat (see the file comment).
+enum class recompute_module : std::uint8_t {
+  core_attn,
+  layernorm,
+  moe_act,
+  moe,
+  mlp,
+  shared_experts,
+  mla_up_proj
+};
+
+template <>
+struct enum_names<recompute_module> {
+  static constexpr std::array<std::string_view, 7> value{"core_attn", "layernorm",      "moe_act",    "moe",
+                                                         "mlp",       "shared_experts", "mla_up_proj"};
+};
+
+/// The text of parallel_spec::recompute_modules (every name once fits with room to spare).
+using recompute_modules_text = fixed_string<96>;
+
+/// A set of recompute_module values.
+struct recompute_set {
+  std::uint8_t bits = 0;
+
+  [[nodiscard]] constexpr bool has(recompute_module m) const noexcept {
+    return (bits >> static_cast<unsigned>(m) & 1U) != 0;
+  }
+  constexpr recompute_set& add(recompute_module m) noexcept {
+    bits = static_cast<std::uint8_t>(bits | 1U << static_cast<unsigned>(m));
+    return *this;
+  }
+  [[nodiscard]] constexpr bool empty() const noexcept { return bits == 0; }
+  [[nodiscard]] friend constexpr bool operator==(recompute_set, recompute_set) = default;
+};
+
+/// The modules named in `text` (commas and spaces separate them; empty text is the empty set), or
+/// nullopt when a name is not a recompute_module; `bad`, when given, receives that name.
+[[nodiscard]] constexpr std::optional<recompute_set> parse_recompute_modules(
+    std::string_view text, std::string_view* bad = nullptr) {
+  recompute_set set;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == ',' || text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && text[end] != ',' && text[end] != ' ')
+      ++end;
+    const std::string_view name = text.substr(i, end - i);
+    const std::optional<recompute_module> m = from_string<recompute_module>(name);
+    if (!m) {
+      if (bad != nullptr) *bad = name;
+      return std::nullopt;
+    }
+    set.add(*m);
+    i = end;
+  }
+  return set;
+}
+
+AICB_END_NAMESPACE
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// (type, name, default, help) — the single definition of parallel_spec's fields.
+// clang-format off
+#define AICB_PARALLEL_SPEC_FIELDS                                                                              \
+  ((std::uint64_t, world_size, 1, "number of GPUs"))                                                           \
+  ((std::uint64_t, tensor_parallel, 1, "tensor-parallel size TP"))                                             \
+  ((std::uint64_t, pipeline_parallel, 1, "pipeline-parallel size PP"))                                         \
+  ((std::uint64_t, virtual_pipeline, 1, "model chunks per pipeline stage (interleaved 1F1B); 1 = plain 1F1B"))  \
+  ((std::uint64_t, context_parallel, 1, "context-parallel size CP (sequence split across GPUs)"))              \
+  ((std::uint64_t, expert_parallel, 1, "expert-parallel size EP"))                                             \
+  ((std::uint64_t, expert_tensor_parallel, 0, "tensor-parallel size inside experts; 0 = tensor_parallel"))     \
+  ((bool, sequence_parallel, false, "shard norms/dropout along the sequence over TP (all-gather + reduce-scatter instead of all-reduce)")) \
+  ((bool, replicate_kv_heads, false, "allow tensor_parallel > num_kv_heads by replicating key/value heads"))    \
+  ((std::uint64_t, first_stage_layers, 0, "layers on the first pipeline stage; 0 = even split"))               \
+  ((std::uint64_t, last_stage_layers, 0, "layers on the last pipeline stage; 0 = even split"))                 \
+  ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles) | dualpipe (DeepSeek's bidirectional pipeline: two stages per GPU, micro batches from both ends)")) \
+  ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
+  ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
+  ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
+  ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
+  ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((recompute_modules_text, recompute_modules, {}, "with recompute = selective, what it repeats (Megatron --recompute-modules; commas or spaces between): core_attn layernorm moe_act moe mlp shared_experts mla_up_proj; empty = core_attn")) \
+  ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
+  ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
+  ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
+  ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
+  ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
+  ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
+  ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
+  ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \
+  ((bool, delay_wgrad_compute, false, "with the combined 1F1B, the experts' weight gradients run after the forward's dispatch, under the backward's dispatch all-to-all (Megatron --delay-wgrad-compute)"))
+// clang-format on
+
+/// The parallel layout of a training job. See the file comment.
+struct parallel_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_PARALLEL_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
+};
+
+/// What selective recomputation repeats in `p`: its recompute_modules (core attention when none are
+/// named); nothing unless recompute is selective. Names that are not modules are left out here and
+/// refused by validate (aicb/model/job.hpp).
+[[nodiscard]] constexpr recompute_set recomputed_modules(const parallel_spec& p) noexcept {
+  if (p.recompute != recompute_kind::selective) return {};
+  const std::optional<recompute_set> named = parse_recompute_modules(p.recompute_modules.view());
+  if (!named || named->empty()) return recompute_set{}.add(recompute_module::core_attn);
+  return *named;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/spec.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::model_spec — the shape of a transformer language model, any size, any of the families the
+/// field trains: dense GPT (GeLU, LayerNorm, biases), LLaMA-style (SwiGLU, RMSNorm, grouped-query
+/// attention, tied or untied embeddings), mixture-of-experts (routed and shared experts, top-k,
+/// leading dense layers), DeepSeek's multi-head latent attention (MLA) and sparse attention (DSA: a
+/// lightning indexer picks each query's top-k keys), Qwen3-Next's hybrid Gated
+/// DeltaNet layers, sliding-window attention with attention sinks (Mistral, GPT-OSS), and hybrid
+/// layer patterns of Mamba-2, attention, MLP and expert layers (Nemotron-H, Nemotron 3).
+///
+/// A literal, structural type: usable at run time, in constant expressions and as a template
+/// argument. Fields left at 0 take a documented default (resolve()); validate() checks the rules.
+///
+/// ```cpp
+/// constexpr aicb::model_spec my_15b{.name = "my-15b", .hidden_size = 5120, .num_layers = 48,
+///                                   .num_attention_heads = 40, .vocab_size = 32000,
+///                                   .activation = aicb::activation_kind::swiglu};
+/// static_assert(aicb::validate(my_15b));   // a broken rule is a compile error naming it
+/// ```
+///
+/// Fields are declared once (AICB_MODEL_SPEC_FIELDS); printing, `key=value` parsing and CLI flags
+/// are derived from that list (aicb/model/reflect.hpp).
+
+// #include <aicb/checked.hpp>
+// #include <aicb/config.hpp>
+// #include <aicb/detail/reflect.hpp>
+// #include <aicb/detail/require.hpp>
+// #include <aicb/model/fixed_string.hpp>
 // #include <aicb/model/options.hpp>
 
 #include <algorithm>
@@ -1509,6 +1621,8 @@ AICB_END_NAMESPACE
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <string_view>
 
 AICB_BEGIN_NAMESPACE
@@ -1840,6 +1954,33 @@ constexpr bool validate(const job_spec& job) {
     detail::rule_violated_text("cross_entropy_fusion_impl", to_string(p.cross_entropy_fusion_impl),
                                "the fused cross-entropy's implementation needs cross_entropy_loss_fusion "
                                "(Megatron ignores it otherwise)");
+
+  // Selective recomputation's modules (TransformerConfig's checks of recompute_modules).
+  if (!p.recompute_modules.empty()) {
+    const std::string_view text = p.recompute_modules.view();
+    std::string_view bad;
+    const std::optional<recompute_set> set = parse_recompute_modules(text, &bad);
+    if (!set)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "'" + std::string(bad) +
+                                     "' is not a module Megatron recomputes: core_attn, layernorm, moe_act, "
+                                     "moe, mlp, shared_experts or mla_up_proj");
+    if (p.recompute != recompute_kind::selective)
+      detail::rule_violated_text(
+          "recompute_modules", text,
+          "recompute_modules are selective recomputation's: set recompute = selective");
+    if (set->has(recompute_module::moe_act) && !p.moe_grouped_gemm)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "moe_act is recomputed only with moe_grouped_gemm (Megatron's rule)");
+    if (set->has(recompute_module::mla_up_proj) && !m.is_mla())
+      detail::rule_violated_text("recompute_modules", text,
+                                 "mla_up_proj needs multi-latent attention (Megatron's rule)");
+    if (set->has(recompute_module::moe) && p.overlap_moe_expert_parallel_comm)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "recomputing the whole MoE block (moe) inside the combined 1F1B is not "
+                                 "modelled: its merged steps would repeat the block's all-to-alls; use "
+                                 "moe_act");
+  }
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);
@@ -3057,7 +3198,7 @@ struct layer_context {
   bool decode = false;             ///< serving decode: attention reads the KV cache, MLA absorbed
   bool fused_attention = true;     ///< FlashAttention; false: Megatron's unfused path
   loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
-  bool selective_recompute = false;         ///< training: core attention recomputed before its backward
+  recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
@@ -3100,7 +3241,7 @@ struct layer_context {
   c.key_tokens = job.batch.seq_length;
   c.fused_attention = p.attention == attention_kind::flash;
   c.loss = training_loss_kernel(p);
-  c.selective_recompute = p.recompute == recompute_kind::selective;
+  c.recompute = recomputed_modules(p);
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
@@ -3120,6 +3261,21 @@ struct layer_writer {
   const layer_context& c;
   Sink& out;
   using pk = pass_kind;
+  // True while a block's forward is written again inside its backward (selective recomputation of
+  // the moe, mlp or shared_experts modules): its operations repeat, its weights are declared once.
+  bool replaying = false;
+
+  constexpr void declare(weight_part part, weight_sharing sharing, std::uint64_t n) {
+    if (!replaying) out.weights(part, sharing, n);
+  }
+  constexpr bool recomputes(recompute_module m) const { return c.training && c.recompute.has(m); }
+  // Writes `block` (a forward) again, its weights not declared twice.
+  template <class Block>
+  constexpr void replay(Block&& block) {
+    replaying = true;
+    block();
+    replaying = false;
+  }
 
   constexpr std::uint64_t h() const { return c.model.hidden_size; }
   constexpr bool tp() const { return c.tp > 1; }
@@ -3250,7 +3406,7 @@ struct layer_writer {
                             std::uint64_t n, weight_part part, weight_sharing sharing,
                             std::uint64_t batch = 1, bool one_kernel = true) {
     gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
-    out.weights(part, sharing, batch * k * n);
+    declare(part, sharing, batch * k * n);
   }
   // A GEMM's two gradient passes, input gradient first.
   constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
@@ -3263,7 +3419,7 @@ struct layer_writer {
                       std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
     op(name, role, op_kind::norm, pass, 1, rows, features);
     if (pass == pk::forward)
-      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
+      declare(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
   }
   constexpr void collective(std::string_view name, aicb::collective kind, group_kind group,
                             std::uint64_t size) {
@@ -3419,20 +3575,19 @@ struct layer_writer {
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
-      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
-      if (m.linear_bias || m.qkv_bias)
-        out.weights(weight_part::attention, weight_sharing::split, qkv_width());
+      declare(weight_part::attention, weight_sharing::split, h() * qkv_width());
+      if (m.linear_bias || m.qkv_bias) declare(weight_part::attention, weight_sharing::split, qkv_width());
       if (m.qk_norm || (m.qk_l2_norm && local_layer)) {  // Llama 4's L2 norm: the same pass, no weights
         op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
            hd);
-        if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+        if (m.qk_norm) declare(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
     rotary_forward(local_layer);
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
     out.compute("attention_core", core_attention(local_layer));
-    if (m.attention_sinks) out.weights(weight_part::attention, weight_sharing::split, heads());
+    if (m.attention_sinks) declare(weight_part::attention, weight_sharing::split, heads());
     if (m.attention_output_gate)  // output × sigmoid(gate), element by element
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
          0, 2);
@@ -3442,7 +3597,7 @@ struct layer_writer {
     }
     projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(),
                weight_part::attention, weight_sharing::split);
-    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
+    if (m.linear_bias) declare(weight_part::attention, weight_sharing::replicated, h());
   }
 
   // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
@@ -3510,7 +3665,7 @@ struct layer_writer {
     projection("indexer_k", op_role::attention_index, local, h(), d, weight_part::attention,
                weight_sharing::replicated);
     op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::forward, 1, local, d);
-    out.weights(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
+    declare(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
     projection("indexer_weights", op_role::attention_index, local, h(), heads, weight_part::attention,
                weight_sharing::replicated);
     if (c.sp)
@@ -3541,7 +3696,16 @@ struct layer_writer {
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
          heads() * m.head_dim, 0, 2);
     const compute_op core = core_attention(local_layer);
-    if (c.selective_recompute) {
+    // MLA's up-projections and their rotary part, whose outputs mla_up_proj discards.
+    if (m.is_mla() && recomputes(recompute_module::mla_up_proj)) {
+      const std::uint64_t qr = m.q_lora_rank;
+      gemm(qr > 0 ? "mla_q_up" : "mla_q", op_role::mla_q_up, pk::forward, tokens, qr > 0 ? qr : h(),
+           heads() * qk_dim());
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
+           heads() * (m.qk_nope_head_dim + v_dim()));
+      rotary_forward(local_layer);
+    }
+    if (recomputes(recompute_module::core_attn)) {
       for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
         out.ring("attention_kv_ring", i, false, ring_bytes());
       out.compute("attention_core_recompute", core);
@@ -3631,13 +3795,12 @@ struct layer_writer {
                weight_sharing::split);
     op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
     // The depthwise filters, and the per-head decay A and time-step bias.
-    out.weights(weight_part::attention, weight_sharing::split,
-                gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
+    declare(weight_part::attention, weight_sharing::split, gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
     out.compute("gdn_core", gdn_core());
     op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv,
        m.linear_value_head_dim);
     // One head's norm weight, shared by every head: replicated over TP.
-    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
+    declare(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
     projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
                weight_sharing::split);
   }
@@ -3696,11 +3859,11 @@ struct layer_writer {
                weight_sharing::split);
     op("mamba_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, mamba_conv());
     // The depthwise filters and their bias; per head the decay A, the skip D and the time-step bias.
-    out.weights(weight_part::attention, weight_sharing::split,
-                mamba_conv() * (m.mamba_conv_kernel + 1) + 3 * mamba_heads());
+    declare(weight_part::attention, weight_sharing::split,
+            mamba_conv() * (m.mamba_conv_kernel + 1) + 3 * mamba_heads());
     out.compute("mamba_scan", mamba_scan());
     op("mamba_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens, mamba_inner());
-    out.weights(weight_part::attention, weight_sharing::split, mamba_inner());
+    declare(weight_part::attention, weight_sharing::split, mamba_inner());
     projection("mamba_out_proj", op_role::attention_out, tokens, mamba_inner(), h(), weight_part::attention,
                weight_sharing::split);
   }
@@ -3738,11 +3901,11 @@ struct layer_writer {
     const model_spec& m = c.model;
     if (communicate) enter(n.gather);
     projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
+    if (m.linear_bias) declare(part, weight_sharing::split, gated() * width);
     op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
        static_cast<std::uint8_t>(gated()));
     projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
+    if (m.linear_bias) declare(part, weight_sharing::replicated, h());
     if (communicate) leave(n.scatter, n.reduce);
   }
   // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
@@ -3854,9 +4017,9 @@ struct layer_writer {
     // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
     if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
     gate(pk::forward, T, E);
-    out.weights(weight_part::router, weight_sharing::replicated, h() * E);
-    if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
-    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
+    declare(weight_part::router, weight_sharing::replicated, h() * E);
+    if (m.linear_bias) declare(weight_part::router, weight_sharing::replicated, E);
+    if (m.moe_router_bias) declare(weight_part::router, weight_sharing::buffer, E);
     const std::uint64_t token_bytes = routed_bytes();
     // Megatron's router and token bookkeeping in training (serving runtimes fuse them into their
     // expert kernels): the scores' softmax, the top-k, the load-balancing loss (none with the
@@ -3936,12 +4099,12 @@ struct layer_writer {
     const bool one = c.grouped_gemm || !training;
     projection("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
+    if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
     projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
+    if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -4029,6 +4192,10 @@ struct layer_writer {
                    T * expert_hidden() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
+    // moe_act: the activation's output, the second GEMM's input, computed again for its gradients.
+    if (recomputes(recompute_module::moe_act) && !recomputes(recompute_module::moe))
+      op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+         static_cast<std::uint8_t>(gated()));
     gradients("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
@@ -4107,6 +4274,26 @@ struct layer_writer {
     const std::uint64_t local = c.local_tokens();
     if (!kind.no_mlp) {
       op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      // Selective recomputation before the block's backward: the norm in front of the experts (a
+      // separate module; Transformer Engine fuses the others into the next linear, where Megatron
+      // has nothing to recompute), then the whole block (moe, mlp) or its shared experts.
+      if (kind.moe && recomputes(recompute_module::layernorm))
+        replay([&] {
+          norm(kind.no_mixer ? "input_norm" : "post_attention_norm",
+               kind.no_mixer ? op_role::input_norm : op_role::post_attention_norm, pk::forward, local, h(),
+               weight_part::norms);
+        });
+      if (kind.moe && recomputes(recompute_module::moe))
+        replay([&] { moe_forward(); });
+      else if (!kind.moe && recomputes(recompute_module::mlp))
+        replay([&] {
+          mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
+        });
+      else if (kind.moe && c.model.num_shared_experts > 0 && recomputes(recompute_module::shared_experts))
+        replay([&] {
+          mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
+          shared_gate(c.local_tokens());
+        });
       if (kind.moe)
         moe_backward();
       else
@@ -4117,6 +4304,11 @@ struct layer_writer {
     }
     if (!kind.no_mixer) {
       op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      // layernorm: MLA's input norm feeds two down-projections, so it is a module of its own (the
+      // other mixers' input norms are fused into their first linear).
+      if (!kind.mamba && !kind.linear_attention && c.model.is_mla() &&
+          recomputes(recompute_module::layernorm))
+        replay([&] { norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms); });
       if (kind.linear_attention)
         gated_deltanet_backward();
       else if (kind.mamba)
@@ -4137,7 +4329,8 @@ struct layer_writer {
                                    std::string_view reduce = "embedding_reduce", bool declare = true) {
     op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
     if (declare)
-      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
+      this->declare(weight_part::embedding, weight_sharing::split,
+                    (c.vocab_rows + c.learned_positions) * h());
     if (tp())
       collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
                  activation());
@@ -4169,7 +4362,7 @@ struct layer_writer {
       const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
       norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
       gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
-      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+      if (owned) declare(weight_part::output, weight_sharing::split, vocab * h());
       if (tp())
         collective("logits_gather", collective::all_gather, group_kind::tp,
                    rows * vocab * c.tp * c.element_bytes());
@@ -4178,7 +4371,7 @@ struct layer_writer {
     const std::uint64_t tokens = c.tokens();
     if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
     gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
-    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+    if (owned) declare(weight_part::output, weight_sharing::split, vocab * h());
     loss(pk::forward, tokens, vocab);
     if (tp()) {
       if (c.loss == loss_kernel::te) {
@@ -4323,13 +4516,9 @@ namespace detail {
 struct flop_tally {
   double causal_factor = 1;  // softmax attention's share of the score matrix counted
   double gemm = 0, core_attention = 0;
-  double softmax_attention = 0;  // the part of core_attention selective recomputation repeats
   constexpr void compute(std::string_view, const compute_op& op) noexcept {
     if (op.kind == op_kind::gemm) gemm += op.flops();
-    if (op.kind == op_kind::attention) {
-      core_attention += op.flops() * causal_factor;
-      softmax_attention += op.flops() * causal_factor;
-    }
+    if (op.kind == op_kind::attention) core_attention += op.flops() * causal_factor;
     if (op.kind == op_kind::linear_attention || op.kind == op_kind::attention_index)
       core_attention += op.flops();
   }
@@ -4370,12 +4559,17 @@ struct flop_tally {
 /// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
 /// backward passes over global batch × sequence length tokens — every layer, the logits, and each
 /// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
-/// every layer's forward, `selective` its softmax attention core (Megatron's core_attention; Gated
-/// DeltaNet layers are not recomputed); logits are never recomputed.
+/// every layer's forward, `selective` the forward work of its modules (recompute_modules; by default
+/// the softmax attention core, Megatron's core_attention — Gated DeltaNet layers are not recomputed);
+/// logits are never recomputed.
 [[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
   const model_spec m = resolve(job.model);
   const std::uint64_t seq = job.batch.seq_length;
   const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
+  // The same context with selective recomputation's modules: its backward carries their forward
+  // work again, whose FLOPs are the difference.
+  layer_context recomputing = c;
+  recomputing.recompute = recomputed_modules(job.parallel);
   const double factor = options.causal_halving ? 0.5 : 1.0;
   flop_counts r;
   const auto layer = [&](layer_kind kind) {
@@ -4385,7 +4579,11 @@ struct flop_tally {
     r.forward += f.total();
     r.backward += b.total();
     if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
-    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.softmax_attention;
+    if (!recomputing.recompute.empty()) {
+      detail::flop_tally again{.causal_factor = factor};
+      describe_layer_backward(recomputing, kind, again);
+      r.recompute += again.total() - b.total();
+    }
   };
   const auto head = [&](bool mtp) {
     detail::flop_tally f, b;
@@ -4796,12 +4994,18 @@ struct memory_estimate {
 };
 
 /// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
-/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers). A layer of
-/// one block (a layer pattern's M or * layer: `mlp` false; its - or E layer: `mixer` false) holds its
-/// block's share of the terms: the attention side 10/t (SP) or 5 + 8/t, the MLP side (8 + 4F/h)/t or
-/// 5 + (4F/h)/t — Mamba-2 and Gated DeltaNet mixers priced as attention's side.
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers; `experts`:
+/// the layer's MLP is a mixture of experts). A layer of one block (a layer pattern's M or * layer:
+/// `mlp` false; its - or E layer: `mixer` false) holds its block's share of the terms: the attention
+/// side 10/t (SP) or 5 + 8/t, the MLP side (8 + 4F/h)/t or 5 + (4F/h)/t — Mamba-2 and Gated DeltaNet
+/// mixers priced as attention's side. Selective recomputation's modules (recompute.hpp) take out
+/// what they discard, in units of s·b·h bytes (1/t of it under SP where the tensor is sharded):
+/// a separate norm's output 2 (the norm before the experts; MLA's input norm), moe_act the experts'
+/// activation output 2·k·F_expert/h/t, shared_experts their 4·F_shared/h/t, moe and mlp the whole
+/// MLP side but the norm's input and output and the residual's mask (5); core_attn and mla_up_proj
+/// nothing the count holds (the fused kernel's statistics and MLA's up-projected heads are not in it).
 [[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn, bool mixer = true,
-                                                      bool mlp = true) noexcept {
+                                                      bool mlp = true, bool experts = false) noexcept {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
@@ -4810,8 +5014,22 @@ struct memory_estimate {
   const double h = static_cast<double>(m.hidden_size);
   if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
   // Fused attention: no score matrix is held, with or without selective recomputation.
-  const double attention_side = p.sequence_parallel ? 10 / t : 5 + 8 / t;
-  const double mlp_side = p.sequence_parallel ? (8 + 4 * ffn / h) / t : 5 + 4 * ffn / h / t;
+  double attention_side = p.sequence_parallel ? 10 / t : 5 + 8 / t;
+  double mlp_side = p.sequence_parallel ? (8 + 4 * ffn / h) / t : 5 + 4 * ffn / h / t;
+  const recompute_set r = recomputed_modules(p);
+  const double replicated = p.sequence_parallel ? 1 / t : 1;  // a norm's output, per s·b·h
+  const bool norm_discarded = r.has(recompute_module::layernorm);
+  if (mixer && m.is_mla() && norm_discarded) attention_side -= 2 * replicated;
+  const bool whole = experts ? r.has(recompute_module::moe) : r.has(recompute_module::mlp);
+  if (mlp && whole) {
+    mlp_side = std::min(mlp_side, (norm_discarded && experts ? 3 : 5) * replicated);
+  } else if (mlp && experts) {
+    if (norm_discarded) mlp_side -= 2 * replicated;
+    if (r.has(recompute_module::moe_act))
+      mlp_side -= 2 * static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) / h / t;
+    if (r.has(recompute_module::shared_experts))
+      mlp_side -= 4 * static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size) / h / t;
+  }
   return sbh * ((mixer ? attention_side : 0) + (mlp ? mlp_side : 0));
 }
 
@@ -4870,7 +5088,7 @@ struct memory_estimate {
                              ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                    m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                              : static_cast<double>(m.ffn_hidden_size);
-      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
+      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp, kind.moe);
     });
     // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
     // norms' few s·b·h are below the formula's precision).
@@ -4879,7 +5097,7 @@ struct memory_estimate {
       const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                    m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                              : static_cast<double>(m.ffn_hidden_size);
-      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn, true, true, moe);
     }
     if (at == 0) bytes_held += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
     return bytes_held;
@@ -8686,6 +8904,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/options.hpp>
 // #include <aicb/model/parallel.hpp>
 // #include <aicb/model/presets.hpp>
+// #include <aicb/model/recompute.hpp>
 // #include <aicb/model/requests.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -12491,7 +12710,13 @@ struct estimate_lane {
           continue;
         }
         progressed = true;
-        const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
+        // Forward work: the forward and recomputed passes, and inside a backward the forward of a
+        // block selective recomputation repeats (its compute is forward; its dispatch collectives
+        // keep their forward names).
+        const bool forward_pass =
+            op.phase == op_phase::forward || op.phase == op_phase::recompute ||
+            (op.type == op_type::compute && op.compute.pass == pass_kind::forward) ||
+            (op.type == op_type::collective && (op.name == "moe_token_counts" || op.name == "moe_dispatch"));
         if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
         // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
         // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.

@@ -77,8 +77,11 @@ phase_flops schedule_flops(const aicb::job_spec& job) {
   for (u64 r = 0; r < job.parallel.world_size; ++r)
     for (const aicb::operation& op : aicb::rank_schedule(job, r)) {
       if (op.type != aicb::op_type::compute || !model_flop(op.compute)) continue;
-      // Selective recomputation repeats core attention inside the layer's backward.
-      const bool recomputed = op.phase == aicb::op_phase::recompute || op.name == "attention_core_recompute";
+      // Selective recomputation repeats forward work (core attention, or its other modules') inside
+      // the layer's backward.
+      const bool recomputed =
+          op.phase == aicb::op_phase::recompute ||
+          (op.phase == aicb::op_phase::backward && op.compute.pass == aicb::pass_kind::forward);
       if (recomputed)
         f.recompute += op.compute.flops();
       else if (op.phase == aicb::op_phase::forward)
@@ -142,6 +145,29 @@ TEST_CASE("layer description: training FLOPs are the sums over every rank's sche
       CHECK(summed.backward == Approx(closed.backward).epsilon(1e-12));
       CHECK(summed.recompute == Approx(closed.recompute).epsilon(1e-12).margin(1));
       CHECK(closed.backward == Approx(2 * closed.forward).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("layer description: selective recomputation's modules, summed over the schedules, are the count's",
+          "[schedule][layer]") {
+  for (auto [what, job] : jobs()) {
+    job.parallel.recompute = aicb::recompute_kind::selective;
+    job.parallel.moe_grouped_gemm = true;
+    for (const char* modules : {"moe", "mlp", "shared_experts", "layernorm,moe_act", "mla_up_proj core_attn",
+                                "moe mlp layernorm mla_up_proj"}) {
+      job.parallel.recompute_modules = aicb::recompute_modules_text::from(modules);
+      try {
+        aicb::validate(job);
+      } catch (const aicb::config_error&) {
+        continue;  // mla_up_proj without MLA
+      }
+      INFO(what << ", recompute_modules " << modules);
+      const aicb::flop_counts closed = aicb::training_flops(job);
+      const phase_flops summed = schedule_flops(job);
+      CHECK(summed.forward == Approx(closed.forward).epsilon(1e-12));
+      CHECK(summed.backward == Approx(closed.backward).epsilon(1e-12));
+      CHECK(summed.recompute == Approx(closed.recompute).epsilon(1e-12).margin(1));
     }
   }
 }

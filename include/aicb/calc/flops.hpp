@@ -56,13 +56,9 @@ namespace detail {
 struct flop_tally {
   double causal_factor = 1;  // softmax attention's share of the score matrix counted
   double gemm = 0, core_attention = 0;
-  double softmax_attention = 0;  // the part of core_attention selective recomputation repeats
   constexpr void compute(std::string_view, const compute_op& op) noexcept {
     if (op.kind == op_kind::gemm) gemm += op.flops();
-    if (op.kind == op_kind::attention) {
-      core_attention += op.flops() * causal_factor;
-      softmax_attention += op.flops() * causal_factor;
-    }
+    if (op.kind == op_kind::attention) core_attention += op.flops() * causal_factor;
     if (op.kind == op_kind::linear_attention || op.kind == op_kind::attention_index)
       core_attention += op.flops();
   }
@@ -103,12 +99,17 @@ struct flop_tally {
 /// FLOPs of one training iteration of `job` over all GPUs: the layer description's forward and
 /// backward passes over global batch × sequence length tokens — every layer, the logits, and each
 /// multi-token-prediction module (its projection, layer and logits). Recomputation: `full` repeats
-/// every layer's forward, `selective` its softmax attention core (Megatron's core_attention; Gated
-/// DeltaNet layers are not recomputed); logits are never recomputed.
+/// every layer's forward, `selective` the forward work of its modules (recompute_modules; by default
+/// the softmax attention core, Megatron's core_attention — Gated DeltaNet layers are not recomputed);
+/// logits are never recomputed.
 [[nodiscard]] constexpr flop_counts training_flops(const job_spec& job, flop_options options = {}) noexcept {
   const model_spec m = resolve(job.model);
   const std::uint64_t seq = job.batch.seq_length;
   const layer_context c = detail::flop_context(m, global_batch(job), seq, seq);
+  // The same context with selective recomputation's modules: its backward carries their forward
+  // work again, whose FLOPs are the difference.
+  layer_context recomputing = c;
+  recomputing.recompute = recomputed_modules(job.parallel);
   const double factor = options.causal_halving ? 0.5 : 1.0;
   flop_counts r;
   const auto layer = [&](layer_kind kind) {
@@ -118,7 +119,11 @@ struct flop_tally {
     r.forward += f.total();
     r.backward += b.total();
     if (job.parallel.recompute == recompute_kind::full) r.recompute += f.total();
-    if (job.parallel.recompute == recompute_kind::selective) r.recompute += f.softmax_attention;
+    if (!recomputing.recompute.empty()) {
+      detail::flop_tally again{.causal_factor = factor};
+      describe_layer_backward(recomputing, kind, again);
+      r.recompute += again.total() - b.total();
+    }
   };
   const auto head = [&](bool mtp) {
     detail::flop_tally f, b;

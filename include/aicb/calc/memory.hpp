@@ -55,12 +55,18 @@ struct memory_estimate {
 };
 
 /// Activation bytes of one transformer layer for one micro batch, on one GPU (see the file comment).
-/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers). A layer of
-/// one block (a layer pattern's M or * layer: `mlp` false; its - or E layer: `mixer` false) holds its
-/// block's share of the terms: the attention side 10/t (SP) or 5 + 8/t, the MLP side (8 + 4F/h)/t or
-/// 5 + (4F/h)/t — Mamba-2 and Gated DeltaNet mixers priced as attention's side.
+/// `ffn` is the FFN width that tokens pass through (k·F_expert + shared for MoE layers; `experts`:
+/// the layer's MLP is a mixture of experts). A layer of one block (a layer pattern's M or * layer:
+/// `mlp` false; its - or E layer: `mixer` false) holds its block's share of the terms: the attention
+/// side 10/t (SP) or 5 + 8/t, the MLP side (8 + 4F/h)/t or 5 + (4F/h)/t — Mamba-2 and Gated DeltaNet
+/// mixers priced as attention's side. Selective recomputation's modules (recompute.hpp) take out
+/// what they discard, in units of s·b·h bytes (1/t of it under SP where the tensor is sharded):
+/// a separate norm's output 2 (the norm before the experts; MLA's input norm), moe_act the experts'
+/// activation output 2·k·F_expert/h/t, shared_experts their 4·F_shared/h/t, moe and mlp the whole
+/// MLP side but the norm's input and output and the residual's mask (5); core_attn and mla_up_proj
+/// nothing the count holds (the fused kernel's statistics and MLA's up-projected heads are not in it).
 [[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn, bool mixer = true,
-                                                      bool mlp = true) noexcept {
+                                                      bool mlp = true, bool experts = false) noexcept {
   const model_spec m = resolve(job.model);
   const parallel_spec& p = job.parallel;
   const double s = static_cast<double>(job.batch.seq_length) / static_cast<double>(p.context_parallel);
@@ -69,8 +75,22 @@ struct memory_estimate {
   const double h = static_cast<double>(m.hidden_size);
   if (p.recompute == recompute_kind::full) return p.sequence_parallel ? 2 * sbh / t : 2 * sbh;
   // Fused attention: no score matrix is held, with or without selective recomputation.
-  const double attention_side = p.sequence_parallel ? 10 / t : 5 + 8 / t;
-  const double mlp_side = p.sequence_parallel ? (8 + 4 * ffn / h) / t : 5 + 4 * ffn / h / t;
+  double attention_side = p.sequence_parallel ? 10 / t : 5 + 8 / t;
+  double mlp_side = p.sequence_parallel ? (8 + 4 * ffn / h) / t : 5 + 4 * ffn / h / t;
+  const recompute_set r = recomputed_modules(p);
+  const double replicated = p.sequence_parallel ? 1 / t : 1;  // a norm's output, per s·b·h
+  const bool norm_discarded = r.has(recompute_module::layernorm);
+  if (mixer && m.is_mla() && norm_discarded) attention_side -= 2 * replicated;
+  const bool whole = experts ? r.has(recompute_module::moe) : r.has(recompute_module::mlp);
+  if (mlp && whole) {
+    mlp_side = std::min(mlp_side, (norm_discarded && experts ? 3 : 5) * replicated);
+  } else if (mlp && experts) {
+    if (norm_discarded) mlp_side -= 2 * replicated;
+    if (r.has(recompute_module::moe_act))
+      mlp_side -= 2 * static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) / h / t;
+    if (r.has(recompute_module::shared_experts))
+      mlp_side -= 4 * static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size) / h / t;
+  }
   return sbh * ((mixer ? attention_side : 0) + (mlp ? mlp_side : 0));
 }
 
@@ -129,7 +149,7 @@ struct memory_estimate {
                              ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                    m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                              : static_cast<double>(m.ffn_hidden_size);
-      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp);
+      bytes_held += layer_activation_bytes(job, ffn, !kind.no_mixer, !kind.no_mlp, kind.moe);
     });
     // Multi-token-prediction modules on the last stage: a transformer layer each (the projection's and
     // norms' few s·b·h are below the formula's precision).
@@ -138,7 +158,7 @@ struct memory_estimate {
       const double ffn = moe ? static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size +
                                                    m.num_shared_experts * m.shared_expert_ffn_hidden_size)
                              : static_cast<double>(m.ffn_hidden_size);
-      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn);
+      bytes_held += static_cast<double>(m.num_mtp_layers) * layer_activation_bytes(job, ffn, true, true, moe);
     }
     if (at == 0) bytes_held += (8 * sb + sb * h) / t;  // token ids and the embedding dropout mask
     return bytes_held;

@@ -497,7 +497,13 @@ struct estimate_lane {
           continue;
         }
         progressed = true;
-        const bool forward_pass = op.phase == op_phase::forward || op.phase == op_phase::recompute;
+        // Forward work: the forward and recomputed passes, and inside a backward the forward of a
+        // block selective recomputation repeats (its compute is forward; its dispatch collectives
+        // keep their forward names).
+        const bool forward_pass =
+            op.phase == op_phase::forward || op.phase == op_phase::recompute ||
+            (op.type == op_type::compute && op.compute.pass == pass_kind::forward) ||
+            (op.type == op_type::collective && (op.name == "moe_token_counts" || op.name == "moe_dispatch"));
         if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
         // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
         // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.

@@ -25,6 +25,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <string_view>
 
 AICB_BEGIN_NAMESPACE
@@ -356,6 +358,33 @@ constexpr bool validate(const job_spec& job) {
     detail::rule_violated_text("cross_entropy_fusion_impl", to_string(p.cross_entropy_fusion_impl),
                                "the fused cross-entropy's implementation needs cross_entropy_loss_fusion "
                                "(Megatron ignores it otherwise)");
+
+  // Selective recomputation's modules (TransformerConfig's checks of recompute_modules).
+  if (!p.recompute_modules.empty()) {
+    const std::string_view text = p.recompute_modules.view();
+    std::string_view bad;
+    const std::optional<recompute_set> set = parse_recompute_modules(text, &bad);
+    if (!set)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "'" + std::string(bad) +
+                                     "' is not a module Megatron recomputes: core_attn, layernorm, moe_act, "
+                                     "moe, mlp, shared_experts or mla_up_proj");
+    if (p.recompute != recompute_kind::selective)
+      detail::rule_violated_text(
+          "recompute_modules", text,
+          "recompute_modules are selective recomputation's: set recompute = selective");
+    if (set->has(recompute_module::moe_act) && !p.moe_grouped_gemm)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "moe_act is recomputed only with moe_grouped_gemm (Megatron's rule)");
+    if (set->has(recompute_module::mla_up_proj) && !m.is_mla())
+      detail::rule_violated_text("recompute_modules", text,
+                                 "mla_up_proj needs multi-latent attention (Megatron's rule)");
+    if (set->has(recompute_module::moe) && p.overlap_moe_expert_parallel_comm)
+      detail::rule_violated_text("recompute_modules", text,
+                                 "recomputing the whole MoE block (moe) inside the combined 1F1B is not "
+                                 "modelled: its merged steps would repeat the block's all-to-alls; use "
+                                 "moe_act");
+  }
 
   // The batch splits into whole micro batches on every data-parallel rank.
   const std::uint64_t dp = data_parallel(job);

@@ -6,7 +6,8 @@
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
 /// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
 /// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
-/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation.
+/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation (full, or selective
+/// of the modules recompute_modules names).
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -14,6 +15,7 @@
 #include <aicb/config.hpp>
 #include <aicb/detail/reflect.hpp>
 #include <aicb/model/options.hpp>
+#include <aicb/model/recompute.hpp>
 
 #include <cstdint>
 
@@ -39,6 +41,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
+  ((recompute_modules_text, recompute_modules, {}, "with recompute = selective, what it repeats (Megatron --recompute-modules; commas or spaces between): core_attn layernorm moe_act moe mlp shared_experts mla_up_proj; empty = core_attn")) \
   ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
   ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
@@ -56,5 +59,15 @@ struct parallel_spec {
 
   [[nodiscard]] friend constexpr bool operator==(const parallel_spec&, const parallel_spec&) = default;
 };
+
+/// What selective recomputation repeats in `p`: its recompute_modules (core attention when none are
+/// named); nothing unless recompute is selective. Names that are not modules are left out here and
+/// refused by validate (aicb/model/job.hpp).
+[[nodiscard]] constexpr recompute_set recomputed_modules(const parallel_spec& p) noexcept {
+  if (p.recompute != recompute_kind::selective) return {};
+  const std::optional<recompute_set> named = parse_recompute_modules(p.recompute_modules.view());
+  if (!named || named->empty()) return recompute_set{}.add(recompute_module::core_attn);
+  return *named;
+}
 
 AICB_END_NAMESPACE

@@ -157,7 +157,7 @@ struct layer_context {
   bool decode = false;             ///< serving decode: attention reads the KV cache, MLA absorbed
   bool fused_attention = true;     ///< FlashAttention; false: Megatron's unfused path
   loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
-  bool selective_recompute = false;         ///< training: core attention recomputed before its backward
+  recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
@@ -200,7 +200,7 @@ struct layer_context {
   c.key_tokens = job.batch.seq_length;
   c.fused_attention = p.attention == attention_kind::flash;
   c.loss = training_loss_kernel(p);
-  c.selective_recompute = p.recompute == recompute_kind::selective;
+  c.recompute = recomputed_modules(p);
   c.exchange = p.moe_dispatcher == moe_dispatcher_kind::alltoall ? expert_exchange::alltoall
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
@@ -220,6 +220,21 @@ struct layer_writer {
   const layer_context& c;
   Sink& out;
   using pk = pass_kind;
+  // True while a block's forward is written again inside its backward (selective recomputation of
+  // the moe, mlp or shared_experts modules): its operations repeat, its weights are declared once.
+  bool replaying = false;
+
+  constexpr void declare(weight_part part, weight_sharing sharing, std::uint64_t n) {
+    if (!replaying) out.weights(part, sharing, n);
+  }
+  constexpr bool recomputes(recompute_module m) const { return c.training && c.recompute.has(m); }
+  // Writes `block` (a forward) again, its weights not declared twice.
+  template <class Block>
+  constexpr void replay(Block&& block) {
+    replaying = true;
+    block();
+    replaying = false;
+  }
 
   constexpr std::uint64_t h() const { return c.model.hidden_size; }
   constexpr bool tp() const { return c.tp > 1; }
@@ -350,7 +365,7 @@ struct layer_writer {
                             std::uint64_t n, weight_part part, weight_sharing sharing,
                             std::uint64_t batch = 1, bool one_kernel = true) {
     gemm(name, role, pk::forward, rows, k, n, batch, one_kernel);
-    out.weights(part, sharing, batch * k * n);
+    declare(part, sharing, batch * k * n);
   }
   // A GEMM's two gradient passes, input gradient first.
   constexpr void gradients(std::string_view name, op_role role, std::uint64_t rows, std::uint64_t k,
@@ -363,7 +378,7 @@ struct layer_writer {
                       std::uint64_t features, weight_part part, std::uint64_t weights_of = 0) {
     op(name, role, op_kind::norm, pass, 1, rows, features);
     if (pass == pk::forward)
-      out.weights(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
+      declare(part, weight_sharing::replicated, norm_weights(weights_of ? weights_of : features));
   }
   constexpr void collective(std::string_view name, aicb::collective kind, group_kind group,
                             std::uint64_t size) {
@@ -519,20 +534,19 @@ struct layer_writer {
     } else {
       enter("attention_input_gather");
       gemm("attention_qkv", op_role::attention_qkv, pk::forward, tokens, h(), qkv_width());
-      out.weights(weight_part::attention, weight_sharing::split, h() * qkv_width());
-      if (m.linear_bias || m.qkv_bias)
-        out.weights(weight_part::attention, weight_sharing::split, qkv_width());
+      declare(weight_part::attention, weight_sharing::split, h() * qkv_width());
+      if (m.linear_bias || m.qkv_bias) declare(weight_part::attention, weight_sharing::split, qkv_width());
       if (m.qk_norm || (m.qk_l2_norm && local_layer)) {  // Llama 4's L2 norm: the same pass, no weights
         op("qk_norm", op_role::attention_qkv, op_kind::norm, pk::forward, 1, tokens * (heads() + kv_heads()),
            hd);
-        if (m.qk_norm) out.weights(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
+        if (m.qk_norm) declare(weight_part::attention, weight_sharing::replicated, 2 * norm_weights(hd));
       }
     }
     rotary_forward(local_layer);
     for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
       out.ring("attention_kv_ring", i, false, ring_bytes());
     out.compute("attention_core", core_attention(local_layer));
-    if (m.attention_sinks) out.weights(weight_part::attention, weight_sharing::split, heads());
+    if (m.attention_sinks) declare(weight_part::attention, weight_sharing::split, heads());
     if (m.attention_output_gate)  // output × sigmoid(gate), element by element
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::forward, 1, tokens, heads() * hd,
          0, 2);
@@ -542,7 +556,7 @@ struct layer_writer {
     }
     projection("attention_out", op_role::attention_out, tokens, heads() * v_dim(), h(),
                weight_part::attention, weight_sharing::split);
-    if (m.linear_bias) out.weights(weight_part::attention, weight_sharing::replicated, h());
+    if (m.linear_bias) declare(weight_part::attention, weight_sharing::replicated, h());
   }
 
   // MLA's projections up to core attention. Down-projections replicated over TP on the GPU's own
@@ -610,7 +624,7 @@ struct layer_writer {
     projection("indexer_k", op_role::attention_index, local, h(), d, weight_part::attention,
                weight_sharing::replicated);
     op("indexer_k_norm", op_role::attention_index, op_kind::norm, pk::forward, 1, local, d);
-    out.weights(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
+    declare(weight_part::attention, weight_sharing::replicated, 2 * d);  // LayerNorm: scale and bias
     projection("indexer_weights", op_role::attention_index, local, h(), heads, weight_part::attention,
                weight_sharing::replicated);
     if (c.sp)
@@ -641,7 +655,16 @@ struct layer_writer {
       op("attention_gate", op_role::attention_out, op_kind::elementwise, pk::input_grad, 1, tokens,
          heads() * m.head_dim, 0, 2);
     const compute_op core = core_attention(local_layer);
-    if (c.selective_recompute) {
+    // MLA's up-projections and their rotary part, whose outputs mla_up_proj discards.
+    if (m.is_mla() && recomputes(recompute_module::mla_up_proj)) {
+      const std::uint64_t qr = m.q_lora_rank;
+      gemm(qr > 0 ? "mla_q_up" : "mla_q", op_role::mla_q_up, pk::forward, tokens, qr > 0 ? qr : h(),
+           heads() * qk_dim());
+      gemm("mla_kv_up", op_role::mla_kv_up, pk::forward, tokens, m.kv_lora_rank,
+           heads() * (m.qk_nope_head_dim + v_dim()));
+      rotary_forward(local_layer);
+    }
+    if (recomputes(recompute_module::core_attn)) {
       for (std::uint64_t i = 0; i + 1 < c.cp; ++i)
         out.ring("attention_kv_ring", i, false, ring_bytes());
       out.compute("attention_core_recompute", core);
@@ -731,13 +754,12 @@ struct layer_writer {
                weight_sharing::split);
     op("gdn_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, gdn_conv());
     // The depthwise filters, and the per-head decay A and time-step bias.
-    out.weights(weight_part::attention, weight_sharing::split,
-                gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
+    declare(weight_part::attention, weight_sharing::split, gdn_conv() * m.linear_conv_kernel_dim + 2 * nv);
     out.compute("gdn_core", gdn_core());
     op("gdn_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens * nv,
        m.linear_value_head_dim);
     // One head's norm weight, shared by every head: replicated over TP.
-    out.weights(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
+    declare(weight_part::attention, weight_sharing::replicated, m.linear_value_head_dim);
     projection("gdn_out", op_role::attention_out, tokens, gdn_value(), h(), weight_part::attention,
                weight_sharing::split);
   }
@@ -796,11 +818,11 @@ struct layer_writer {
                weight_sharing::split);
     op("mamba_conv", op_role::attention_qkv, op_kind::elementwise, pk::forward, 1, tokens, mamba_conv());
     // The depthwise filters and their bias; per head the decay A, the skip D and the time-step bias.
-    out.weights(weight_part::attention, weight_sharing::split,
-                mamba_conv() * (m.mamba_conv_kernel + 1) + 3 * mamba_heads());
+    declare(weight_part::attention, weight_sharing::split,
+            mamba_conv() * (m.mamba_conv_kernel + 1) + 3 * mamba_heads());
     out.compute("mamba_scan", mamba_scan());
     op("mamba_norm", op_role::attention_core, op_kind::norm, pk::forward, 1, tokens, mamba_inner());
-    out.weights(weight_part::attention, weight_sharing::split, mamba_inner());
+    declare(weight_part::attention, weight_sharing::split, mamba_inner());
     projection("mamba_out_proj", op_role::attention_out, tokens, mamba_inner(), h(), weight_part::attention,
                weight_sharing::split);
   }
@@ -838,11 +860,11 @@ struct layer_writer {
     const model_spec& m = c.model;
     if (communicate) enter(n.gather);
     projection(n.fc1, op_role::mlp_fc1, rows, h(), gated() * width, part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::split, gated() * width);
+    if (m.linear_bias) declare(part, weight_sharing::split, gated() * width);
     op(n.act, op_role::mlp_activation, op_kind::elementwise, pk::forward, 1, rows, width, 0,
        static_cast<std::uint8_t>(gated()));
     projection(n.fc2, op_role::mlp_fc2, rows, width, h(), part, weight_sharing::split);
-    if (m.linear_bias) out.weights(part, weight_sharing::replicated, h());
+    if (m.linear_bias) declare(part, weight_sharing::replicated, h());
     if (communicate) leave(n.scatter, n.reduce);
   }
   // Backward: the output gradient gathered, fc2's passes, the activation, fc1's input re-gathered
@@ -954,9 +976,9 @@ struct layer_writer {
     // The gate reads the GPU's own tokens (its sequence shard in training) and scales the output there.
     if (m.num_shared_experts > 0 && training) shared_gate(c.local_tokens());
     gate(pk::forward, T, E);
-    out.weights(weight_part::router, weight_sharing::replicated, h() * E);
-    if (m.linear_bias) out.weights(weight_part::router, weight_sharing::replicated, E);
-    if (m.moe_router_bias) out.weights(weight_part::router, weight_sharing::buffer, E);
+    declare(weight_part::router, weight_sharing::replicated, h() * E);
+    if (m.linear_bias) declare(weight_part::router, weight_sharing::replicated, E);
+    if (m.moe_router_bias) declare(weight_part::router, weight_sharing::buffer, E);
     const std::uint64_t token_bytes = routed_bytes();
     // Megatron's router and token bookkeeping in training (serving runtimes fuse them into their
     // expert kernels): the scores' softmax, the top-k, the load-balancing loss (none with the
@@ -1036,12 +1058,12 @@ struct layer_writer {
     const bool one = c.grouped_gemm || !training;
     projection("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
+    if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
     projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
-    if (m.linear_bias) out.weights(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
+    if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -1129,6 +1151,10 @@ struct layer_writer {
                    T * expert_hidden() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
+    // moe_act: the activation's output, the second GEMM's input, computed again for its gradients.
+    if (recomputes(recompute_module::moe_act) && !recomputes(recompute_module::moe))
+      op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+         static_cast<std::uint8_t>(gated()));
     gradients("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), n, one);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::input_grad, n, rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
@@ -1207,6 +1233,26 @@ struct layer_writer {
     const std::uint64_t local = c.local_tokens();
     if (!kind.no_mlp) {
       op("mlp_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      // Selective recomputation before the block's backward: the norm in front of the experts (a
+      // separate module; Transformer Engine fuses the others into the next linear, where Megatron
+      // has nothing to recompute), then the whole block (moe, mlp) or its shared experts.
+      if (kind.moe && recomputes(recompute_module::layernorm))
+        replay([&] {
+          norm(kind.no_mixer ? "input_norm" : "post_attention_norm",
+               kind.no_mixer ? op_role::input_norm : op_role::post_attention_norm, pk::forward, local, h(),
+               weight_part::norms);
+        });
+      if (kind.moe && recomputes(recompute_module::moe))
+        replay([&] { moe_forward(); });
+      else if (!kind.moe && recomputes(recompute_module::mlp))
+        replay([&] {
+          mlp_forward(dense_names, c.tokens(), c.model.ffn_hidden_size / c.tp, weight_part::dense_mlp, true);
+        });
+      else if (kind.moe && c.model.num_shared_experts > 0 && recomputes(recompute_module::shared_experts))
+        replay([&] {
+          mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, true);
+          shared_gate(c.local_tokens());
+        });
       if (kind.moe)
         moe_backward();
       else
@@ -1217,6 +1263,11 @@ struct layer_writer {
     }
     if (!kind.no_mixer) {
       op("attention_residual", op_role::residual, op_kind::elementwise, pk::input_grad, 1, local, h());
+      // layernorm: MLA's input norm feeds two down-projections, so it is a module of its own (the
+      // other mixers' input norms are fused into their first linear).
+      if (!kind.mamba && !kind.linear_attention && c.model.is_mla() &&
+          recomputes(recompute_module::layernorm))
+        replay([&] { norm("input_norm", op_role::input_norm, pk::forward, local, h(), weight_part::norms); });
       if (kind.linear_attention)
         gated_deltanet_backward();
       else if (kind.mamba)
@@ -1237,7 +1288,8 @@ struct layer_writer {
                                    std::string_view reduce = "embedding_reduce", bool declare = true) {
     op(name, op_role::embedding, op_kind::embedding, pk::forward, 1, c.tokens(), h());
     if (declare)
-      out.weights(weight_part::embedding, weight_sharing::split, (c.vocab_rows + c.learned_positions) * h());
+      this->declare(weight_part::embedding, weight_sharing::split,
+                    (c.vocab_rows + c.learned_positions) * h());
     if (tp())
       collective(reduce, c.sp ? collective::reduce_scatter : collective::all_reduce, group_kind::tp,
                  activation());
@@ -1269,7 +1321,7 @@ struct layer_writer {
       const std::uint64_t rows = c.decode ? c.tokens() : c.sequences;
       norm("final_norm", op_role::final_norm, pk::forward, rows, h(), weight_part::norms);
       gemm("logits", op_role::logits, pk::forward, rows, h(), vocab);
-      if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+      if (owned) declare(weight_part::output, weight_sharing::split, vocab * h());
       if (tp())
         collective("logits_gather", collective::all_gather, group_kind::tp,
                    rows * vocab * c.tp * c.element_bytes());
@@ -1278,7 +1330,7 @@ struct layer_writer {
     const std::uint64_t tokens = c.tokens();
     if (c.sp) collective("logits_input_gather", collective::all_gather, group_kind::tp, activation());
     gemm("logits", op_role::logits, pk::forward, tokens, h(), vocab);
-    if (owned) out.weights(weight_part::output, weight_sharing::split, vocab * h());
+    if (owned) declare(weight_part::output, weight_sharing::split, vocab * h());
     loss(pk::forward, tokens, vocab);
     if (tp()) {
       if (c.loss == loss_kernel::te) {
