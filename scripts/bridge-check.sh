@@ -26,7 +26,8 @@ b200="--gpu B200 --cluster dgx-b200"
 # 26.06): Qwen3-30B-A3B and the Nemotron 3 models on the flex dispatcher (DeepEP or HybridEP; 26.02's B200
 # Qwen3 row on the all-to-all one), Qwen3-235B-A22B on the all-to-all one with its EP all-to-all overlapped
 # on H100 (as the 26.02 H100 Qwen3-30B-A3B row: the combined 1F1B is modelled on the all-to-all
-# dispatcher), DeepSeek-V3 on HybridEP; every MoE table balanced and dropless (its footnote).
+# dispatcher), DeepSeek-V3 on HybridEP (26.04.01's B200 row on DeepEP with its all-to-all overlapped, in
+# its own per-chunk pipeline layout); every MoE table balanced and dropless (its footnote).
 flex="--moe-dispatcher flex --moe-grouped-gemm"
 # Their selective recomputation (recompute_modules): GPT-OSS the norms and the experts' activation,
 # Nemotron 3 Nano on H100 the whole MoE block and the norms, Nemotron 3 Super on B200 the
@@ -36,9 +37,11 @@ nano_recompute="--recompute selective --recompute-modules moe,layernorm,core_att
 super_recompute="--recompute selective --recompute-modules moe_act,layernorm"
 ds_recompute="--recompute selective --recompute-modules mla_up_proj"
 a2a_overlap="--overlap-moe-expert-parallel-comm"
+# DeepSeek-V3's per-chunk layout of its 26.04.01 B200 recipe (PP 8 x VPP 2); its | would split a row,
+# so the row names it and the loop puts it in.
+ds_pp8_vpp2_layout="Et*4|(t*4|)*14tmL"
 
-# release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags ("-: why" when the
-# run cannot be described)
+# release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags
 rows=(
   "25.11|dense|Llama-3 8B, FP8, H100 (its FSDP run as data parallelism)|8|128|8192|14451|--model llama3-8b --mbs 1 --dtype fp8 $overlap $te_loss $h100"
   "25.11|dense|Llama-3 70B, FP8, H100|64|128|8192|1602|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
@@ -66,7 +69,7 @@ rows=(
   "26.06|hybrid|Nemotron 3 Nano, FP8, H100|16|1024|8192|14719|--model nemotron3-nano-30b-a3b --ep 8 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100 $nano_recompute"
   "26.04.01|dense|Llama-3 70B, FP8, H100|64|256|8192|1664|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
   "26.04.01|dense|Llama-3.1 405B, FP8, H100|1024|1536|8192|328|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"
-  "26.04.01|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|3328|-: its layout Et*4|(t*4|)*14tmL gives the last of 8 stages 4 + 1 layers over 2 virtual chunks, a per-chunk split the stage-level first/last sizes cannot state"
+  "26.04.01|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|3328|--model deepseek-v3 --pp 8 --vpp 2 --ep 32 --mbs 1 --dtype fp8 $flex $a2a_overlap $overlap --pipeline-layout @DS_PP8_VPP2@ $te_loss $b200 --recompute selective --recompute-modules mla_up_proj,mlp"
   "26.04.01|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13568|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200 $oss_recompute"
   "26.04.01|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5824|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100 $oss_recompute"
   "26.04.01|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|27136|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
@@ -104,16 +107,14 @@ rows=(
   "26.02|MoE|Qwen3-235B-A22B, FP8, H100|256|8192|4096|1633|--model qwen3-235b-a22b --tp 2 --expert-tensor-parallel 1 --pp 8 --vpp 4 --ep 32 --sp --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap --tp-comm-overlap $split $te_loss $h100"
 )
 
+set -f  # the flags are split into words, never expanded as file names (a layout has * in it)
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 echo "| release | run | GPUs | measured s | estimate s | error |"
 echo "|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
-  if [[ $flags == -:* ]]; then
-    python3 -c "print('| $release | $name | $gpus | %.2f | – | not described:${flags#-:} |' % ($batch * $seq / ($rate * $gpus)))"
-    continue
-  fi
+  flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
   # shellcheck disable=SC2086  # the flags are words
   output=$("$aicb" describe $flags --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
   estimate=$(awk '/iteration time/ {print $3}' <<<"$output")

@@ -40,6 +40,7 @@
 #include <aicb/model/job.hpp>
 #include <aicb/model/options.hpp>
 #include <aicb/model/parallel.hpp>
+#include <aicb/model/pipeline_layout.hpp>
 #include <aicb/model/presets.hpp>
 #include <aicb/model/recompute.hpp>
 #include <aicb/model/requests.hpp>

@@ -704,10 +704,10 @@ AICB_END_NAMESPACE
 
 /// @file
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
-/// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
-/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation (full, or selective
-/// of the modules recompute_modules names).
+/// stages, its schedule, and an uneven split given as first/last stage sizes, by counting the embedding and
+/// the loss as layers, or as an explicit per-chunk layout, as Megatron does), context, expert (with its own
+/// tensor-parallel size) and the data parallelism that remains; sequence parallelism; optimizer sharding;
+/// recomputation (full, or selective of the modules recompute_modules names).
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -813,35 +813,37 @@ struct enum_names<pipeline_schedule_kind> {
 };
 
 AICB_END_NAMESPACE
-// #include <aicb/model/recompute.hpp>
+// #include <aicb/model/pipeline_layout.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 
 /// @file
-/// aicb::recompute_module and aicb::recompute_set — which parts of a layer Megatron-Core recomputes
-/// under selective recomputation (`--recompute-granularity selective --recompute-modules ...`,
-/// TransformerConfig.recompute_modules):
+/// aicb::pipeline_layout_text and its readers — Megatron-Core's explicit pipeline layout
+/// (`--pipeline-model-parallel-layout`, PipelineParallelLayerLayout): what each virtual pipeline
+/// stage holds, written as one group per virtual stage separated by `|`, in virtual-stage order
+/// (chunk 0 of every stage, then chunk 1, ...):
 ///
-/// | module | recomputed before its backward | activations no longer held |
-/// |---|---|---|
-/// | core_attn (the default) | the core attention | none beyond the fused kernel's own |
-/// | layernorm | the two pre-norms (input, pre-MLP) | their outputs, 2·s·b·h bytes each |
-/// | moe_act | the grouped experts' activation | its output, the second expert GEMM's input |
-/// | moe | the whole MoE block: router, dispatch, experts, combine | all of the block's but its input |
-/// | mlp | a dense layer's MLP | all of the MLP's but its input |
-/// | shared_experts | the shared experts' MLP | the shared experts' activations |
-/// | mla_up_proj | MLA's query and key-value up-projections | (within the attention side's count) |
+/// | character | meaning |
+/// |---|---|
+/// | `E` | the embedding |
+/// | `t` | a transformer (decoder) layer |
+/// | `m` | a multi-token-prediction layer |
+/// | `L` | the output layer and the loss |
+/// | `x*N` | the character x N times |
+/// | `(...)*N` | the group N times (groups do not nest) |
+/// | `,` and spaces | nothing (cosmetic) |
 ///
-/// The set is written as text in parallel_spec::recompute_modules — names separated by commas or
-/// spaces, as Megatron's list is — so the descriptor stays a literal, structural type.
+/// DeepSeek-V3 on 16 stages of 8 GPUs × 2 chunks, its Megatron-Bridge B200 recipe:
+/// `Et*4|(t*4|)*14tmL` — the embedding and 4 layers, 14 chunks of 4, then the last layer with the MTP
+/// module and the loss. The readers walk the text without allocating, so a layout stays a literal
+/// (parallel_spec::pipeline_layout) and the counts are constant expressions.
 ///
 /// ```cpp
-/// auto set = aicb::parse_recompute_modules("moe_act, layernorm");  // std::optional<recompute_set>
-/// set->has(aicb::recompute_module::moe_act);                        // true
+/// aicb::pipeline_layout_stages("Et*4|(t*4|)*14tmL");          // 16
+/// aicb::pipeline_layout_stage("Et*4|(t*4|)*14tmL", 15).decoder;  // 1
 /// ```
 
 // #include <aicb/config.hpp>
-// #include <aicb/enum_names.hpp>
 // #include <aicb/model/fixed_string.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -900,6 +902,181 @@ struct fixed_string {
 };
 
 AICB_END_NAMESPACE
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+AICB_BEGIN_NAMESPACE
+
+/// The text of parallel_spec::pipeline_layout.
+using pipeline_layout_text = fixed_string<256>;
+
+namespace detail {
+
+// A repeat count after `*` at text[i] (i just past the `*`): its value and where it ends.
+struct layout_repeat {
+  std::uint64_t count = 0;
+  std::size_t end = 0;
+  bool ok = false;
+};
+[[nodiscard]] constexpr layout_repeat layout_repeat_at(std::string_view text, std::size_t i) noexcept {
+  layout_repeat r{.end = i};
+  while (r.end < text.size() && text[r.end] >= '0' && text[r.end] <= '9') {
+    r.count = r.count * 10 + static_cast<std::uint64_t>(text[r.end] - '0');
+    if (r.count > (1U << 20)) return {};
+    ++r.end;
+  }
+  r.ok = r.end > i;
+  return r;
+}
+
+// The most characters a layout unrolls to (a million layers and separators): beyond it the text is
+// refused rather than walked, so no repeat count can make a reader run for long.
+inline constexpr std::uint64_t max_unrolled_layout = std::uint64_t{1} << 20;
+
+// Calls visit(c) for each character of `group` with its `x*N` repeats unrolled (no parentheses),
+// spending `budget` characters; false when the group is not a layout or the budget runs out.
+template <class Visit>
+[[nodiscard]] constexpr bool unroll_layout_group(std::string_view group, Visit& visit,
+                                                 std::uint64_t& budget) {
+  for (std::size_t i = 0; i < group.size();) {
+    const char c = group[i];
+    if (c == ',' || c == ' ') {
+      ++i;
+      continue;
+    }
+    if (c != 'E' && c != 't' && c != 'm' && c != 'L' && c != '|') return false;
+    std::uint64_t times = 1;
+    ++i;
+    if (i < group.size() && group[i] == '*') {
+      const layout_repeat r = layout_repeat_at(group, i + 1);
+      if (!r.ok) return false;
+      times = r.count;
+      i = r.end;
+    }
+    if (times > budget) return false;
+    budget -= times;
+    for (std::uint64_t k = 0; k < times; ++k)
+      visit(c);
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/// Calls visit(c) for each character of the layout unrolled as Megatron unrolls it (`(...)*N` groups,
+/// then `x*N`; commas and spaces dropped): `E`, `t`, `m`, `L` and the `|` between virtual stages.
+/// False when `text` is not a layout (another character, a group without its `*N`, a nested group) or
+/// unrolls to more than a million characters.
+template <class Visit>
+[[nodiscard]] constexpr bool unroll_pipeline_layout(std::string_view text, Visit&& visit) {
+  std::uint64_t budget = detail::max_unrolled_layout;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == ')' || text[i] == '*') return false;
+    if (text[i] != '(') {
+      std::size_t end = i;
+      while (end < text.size() && text[end] != '(') {
+        if (text[end] == ')') return false;
+        ++end;
+      }
+      if (!detail::unroll_layout_group(text.substr(i, end - i), visit, budget)) return false;
+      i = end;
+      continue;
+    }
+    const std::size_t close = text.find(')', i);
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != '*') return false;
+    const std::string_view group = text.substr(i + 1, close - i - 1);
+    if (group.empty() || group.find('(') != std::string_view::npos) return false;
+    const detail::layout_repeat r = detail::layout_repeat_at(text, close + 2);
+    if (!r.ok) return false;
+    for (std::uint64_t k = 0; k < r.count; ++k)
+      if (!detail::unroll_layout_group(group, visit, budget)) return false;
+    i = r.end;
+  }
+  return true;
+}
+
+/// What one virtual stage of a layout holds.
+struct pipeline_layout_contents {
+  std::uint64_t decoder = 0;  ///< transformer layers
+  std::uint64_t mtp = 0;      ///< multi-token-prediction layers
+  bool embedding = false;
+  bool loss = false;
+};
+
+/// The number of virtual stages of `text` (its `|`-separated groups), or nullopt when it is not a
+/// layout.
+[[nodiscard]] constexpr std::optional<std::uint64_t> pipeline_layout_stages(std::string_view text) {
+  std::uint64_t stages = 1;
+  const bool ok = unroll_pipeline_layout(text, [&](char c) { stages += c == '|' ? 1 : 0; });
+  if (!ok) return std::nullopt;
+  return stages;
+}
+
+/// What virtual stage `index` (0-based, virtual-stage order) of `text` holds; empty when `text` is
+/// not a layout or has fewer stages.
+[[nodiscard]] constexpr pipeline_layout_contents pipeline_layout_stage(std::string_view text,
+                                                                       std::uint64_t index) {
+  pipeline_layout_contents out;
+  std::uint64_t at = 0;
+  const bool ok = unroll_pipeline_layout(text, [&](char c) {
+    if (c == '|') {
+      ++at;
+      return;
+    }
+    if (at != index) return;
+    if (c == 't') ++out.decoder;
+    if (c == 'm') ++out.mtp;
+    if (c == 'E') out.embedding = true;
+    if (c == 'L') out.loss = true;
+  });
+  return ok ? out : pipeline_layout_contents{};
+}
+
+/// Transformer layers of the virtual stages before `index`: the first layer (0-based, global) of
+/// virtual stage `index`.
+[[nodiscard]] constexpr std::uint64_t pipeline_layout_layers_before(std::string_view text,
+                                                                    std::uint64_t index) {
+  std::uint64_t at = 0, before = 0;
+  const bool ok = unroll_pipeline_layout(text, [&](char c) {
+    if (c == '|') ++at;
+    if (c == 't' && at < index) ++before;
+  });
+  return ok ? before : 0;
+}
+
+AICB_END_NAMESPACE
+// #include <aicb/model/recompute.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::recompute_module and aicb::recompute_set — which parts of a layer Megatron-Core recomputes
+/// under selective recomputation (`--recompute-granularity selective --recompute-modules ...`,
+/// TransformerConfig.recompute_modules):
+///
+/// | module | recomputed before its backward | activations no longer held |
+/// |---|---|---|
+/// | core_attn (the default) | the core attention | none beyond the fused kernel's own |
+/// | layernorm | the two pre-norms (input, pre-MLP) | their outputs, 2·s·b·h bytes each |
+/// | moe_act | the grouped experts' activation | its output, the second expert GEMM's input |
+/// | moe | the whole MoE block: router, dispatch, experts, combine | all of the block's but its input |
+/// | mlp | a dense layer's MLP | all of the MLP's but its input |
+/// | shared_experts | the shared experts' MLP | the shared experts' activations |
+/// | mla_up_proj | MLA's query and key-value up-projections | (within the attention side's count) |
+///
+/// The set is written as text in parallel_spec::recompute_modules — names separated by commas or
+/// spaces, as Megatron's list is — so the descriptor stays a literal, structural type.
+///
+/// ```cpp
+/// auto set = aicb::parse_recompute_modules("moe_act, layernorm");  // std::optional<recompute_set>
+/// set->has(aicb::recompute_module::moe_act);                        // true
+/// ```
+
+// #include <aicb/config.hpp>
+// #include <aicb/enum_names.hpp>
+// #include <aicb/model/fixed_string.hpp>
 
 #include <array>
 #include <cstdint>
@@ -992,6 +1169,7 @@ AICB_BEGIN_NAMESPACE
   ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles) | dualpipe (DeepSeek's bidirectional pipeline: two stages per GPU, micro batches from both ends)")) \
   ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
   ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
+  ((pipeline_layout_text, pipeline_layout, {}, "Megatron's --pipeline-model-parallel-layout: each virtual stage's contents, | between them in virtual-stage order; E embedding, t layer, m MTP layer, L loss, x*N and (...)*N repeat (e.g. Et*4|(t*4|)*14tmL); empty = the even or first/last split")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
@@ -1712,12 +1890,15 @@ namespace detail {
 /// Transformer layers of model chunk `chunk` (0-based, < virtual_pipeline) on pipeline stage
 /// `stage`. A stage's layers divide evenly over its chunks, except when the split accounts for the
 /// embedding or the loss: every chunk then has the same number of slots, and the embedding takes one
-/// of the very first chunk's (stage 0, chunk 0), the loss one of the very last chunk's.
+/// of the very first chunk's (stage 0, chunk 0), the loss one of the very last chunk's; and except
+/// under an explicit pipeline_layout, which says what each chunk holds.
 [[nodiscard]] constexpr std::uint64_t chunk_layers(const job_spec& j, std::uint64_t stage,
                                                    std::uint64_t chunk) noexcept {
   const auto& p = j.parallel;
   const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
   const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (!p.pipeline_layout.empty())  // virtual stage chunk·PP + stage of the explicit layout
+    return pipeline_layout_stage(p.pipeline_layout.view(), chunk * pp + stage).decoder;
   if (!pipeline_split_accounts(p)) return detail::explicit_stage_layers(j, stage) / vpp;
   std::uint64_t n = detail::accounted_chunk_slots(j);
   if (p.account_for_embedding_in_pipeline_split && stage == 0 && chunk == 0 && n > 0) --n;
@@ -1732,6 +1913,8 @@ namespace detail {
   const auto& p = j.parallel;
   const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
   const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (!p.pipeline_layout.empty())
+    return pipeline_layout_layers_before(p.pipeline_layout.view(), chunk * pp + stage);
   if (pipeline_split_accounts(p)) {
     const std::uint64_t slot = (chunk * pp + stage) * detail::accounted_chunk_slots(j);
     return slot - (p.account_for_embedding_in_pipeline_split && slot > 0 ? 1 : 0);
@@ -1748,7 +1931,8 @@ namespace detail {
 
 /// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
 [[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
-  if (!pipeline_split_accounts(j.parallel)) return detail::explicit_stage_layers(j, stage);
+  if (!pipeline_split_accounts(j.parallel) && j.parallel.pipeline_layout.empty())
+    return detail::explicit_stage_layers(j, stage);
   std::uint64_t n = 0;
   for (std::uint64_t c = 0; c < std::max<std::uint64_t>(j.parallel.virtual_pipeline, 1); ++c)
     n += chunk_layers(j, stage, c);
@@ -1764,6 +1948,63 @@ constexpr void for_each_stage_layer(const job_spec& j, std::uint64_t stage, F&& 
     for (std::uint64_t l = begin; l < begin + chunk_layers(j, stage, c); ++l)
       f(l);
   }
+}
+
+/// The rules of an explicit pipeline layout (Megatron's PipelineParallelLayerLayout checks, and this
+/// model's): a layout; one group per virtual stage (pipeline_parallel × virtual_pipeline); the
+/// embedding first and the loss last, once each; every transformer layer and multi-token-prediction
+/// layer placed, the MTP layers after the last transformer layer in the last virtual stage, with the
+/// loss; no other split given with it; at least one transformer layer in every virtual stage (the
+/// schedule's chunks are never empty).
+constexpr void validate_pipeline_layout(const job_spec& job) {
+  const parallel_spec& p = job.parallel;
+  const model_spec m = resolve(job.model);
+  const std::string_view text = p.pipeline_layout.view();
+  const auto fail = [&](const std::string& rule) {
+    detail::rule_violated_text("pipeline_layout", text, rule);
+  };
+  const std::optional<std::uint64_t> stages = pipeline_layout_stages(text);
+  if (!stages)
+    fail(
+        "not a pipeline layout: E, t, m, L and | with x*N or (...)*N repeats (groups do not nest), e.g. "
+        "Et*4|(t*4|)*14tmL");
+  if (p.first_stage_layers != 0 || p.last_stage_layers != 0 || pipeline_split_accounts(p))
+    fail(
+        "an explicit layout replaces first_stage_layers, last_stage_layers and the accounted splits: give "
+        "one of them");
+  if (p.pipeline_parallel == 1 && p.virtual_pipeline > 1)
+    fail("virtual_pipeline > 1 needs pipeline_parallel > 1");
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe)
+    fail("dualpipe places two stages per rank itself; its chunks are not Megatron's virtual stages");
+  const std::uint64_t chunks = p.pipeline_parallel * p.virtual_pipeline;
+  if (*stages != chunks)
+    fail("it has " + std::to_string(*stages) + " virtual stages; pipeline_parallel x virtual_pipeline is " +
+         std::to_string(chunks));
+  std::uint64_t embeddings = 0, losses = 0, decoders = 0, mtps = 0;
+  char first = 0, last = 0;
+  (void)unroll_pipeline_layout(text, [&](char c) {
+    if (first == 0) first = c;
+    last = c;
+    embeddings += c == 'E' ? 1 : 0;
+    losses += c == 'L' ? 1 : 0;
+    decoders += c == 't' ? 1 : 0;
+    if (c == 'm') ++mtps;
+    if (c == 't' && mtps > 0) fail("transformer layers must come before the multi-token-prediction layers");
+  });
+  if (first != 'E' || embeddings != 1) fail("the embedding (E) comes first, once");
+  if (last != 'L' || losses != 1) fail("the loss (L) comes last, once");
+  if (decoders != m.num_layers)
+    fail("it places " + std::to_string(decoders) + " transformer layers; num_layers is " +
+         std::to_string(m.num_layers));
+  if (mtps != m.num_mtp_layers)
+    fail("it places " + std::to_string(mtps) + " multi-token-prediction layers; num_mtp_layers is " +
+         std::to_string(m.num_mtp_layers));
+  if (mtps > 0 && pipeline_layout_stage(text, chunks - 1).mtp != mtps)
+    fail("the multi-token-prediction layers are modelled in the last virtual stage, with the loss");
+  for (std::uint64_t v = 0; v < chunks; ++v)
+    if (pipeline_layout_stage(text, v).decoder == 0)
+      fail("virtual stage " + std::to_string(v) +
+           " holds no transformer layer; this model's chunks each hold at least one");
 }
 
 /// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
@@ -1848,7 +2089,9 @@ constexpr bool validate(const job_spec& job) {
   }
 
   // Pipeline stages hold whole layers (and whole virtual chunks).
-  if (p.pipeline_parallel == 1) {
+  if (!p.pipeline_layout.empty()) {
+    validate_pipeline_layout(job);
+  } else if (p.pipeline_parallel == 1) {
     require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
             "an uneven pipeline split needs pipeline_parallel > 1");
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,
@@ -8903,6 +9146,7 @@ AICB_END_NAMESPACE
 // #include <aicb/model/job.hpp>
 // #include <aicb/model/options.hpp>
 // #include <aicb/model/parallel.hpp>
+// #include <aicb/model/pipeline_layout.hpp>
 // #include <aicb/model/presets.hpp>
 // #include <aicb/model/recompute.hpp>
 // #include <aicb/model/requests.hpp>

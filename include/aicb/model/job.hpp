@@ -116,12 +116,15 @@ namespace detail {
 /// Transformer layers of model chunk `chunk` (0-based, < virtual_pipeline) on pipeline stage
 /// `stage`. A stage's layers divide evenly over its chunks, except when the split accounts for the
 /// embedding or the loss: every chunk then has the same number of slots, and the embedding takes one
-/// of the very first chunk's (stage 0, chunk 0), the loss one of the very last chunk's.
+/// of the very first chunk's (stage 0, chunk 0), the loss one of the very last chunk's; and except
+/// under an explicit pipeline_layout, which says what each chunk holds.
 [[nodiscard]] constexpr std::uint64_t chunk_layers(const job_spec& j, std::uint64_t stage,
                                                    std::uint64_t chunk) noexcept {
   const auto& p = j.parallel;
   const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
   const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (!p.pipeline_layout.empty())  // virtual stage chunk·PP + stage of the explicit layout
+    return pipeline_layout_stage(p.pipeline_layout.view(), chunk * pp + stage).decoder;
   if (!pipeline_split_accounts(p)) return detail::explicit_stage_layers(j, stage) / vpp;
   std::uint64_t n = detail::accounted_chunk_slots(j);
   if (p.account_for_embedding_in_pipeline_split && stage == 0 && chunk == 0 && n > 0) --n;
@@ -136,6 +139,8 @@ namespace detail {
   const auto& p = j.parallel;
   const std::uint64_t pp = std::max<std::uint64_t>(p.pipeline_parallel, 1);
   const std::uint64_t vpp = std::max<std::uint64_t>(p.virtual_pipeline, 1);
+  if (!p.pipeline_layout.empty())
+    return pipeline_layout_layers_before(p.pipeline_layout.view(), chunk * pp + stage);
   if (pipeline_split_accounts(p)) {
     const std::uint64_t slot = (chunk * pp + stage) * detail::accounted_chunk_slots(j);
     return slot - (p.account_for_embedding_in_pipeline_split && slot > 0 ? 1 : 0);
@@ -152,7 +157,8 @@ namespace detail {
 
 /// Layers held by pipeline stage `stage` (0-based), over all its virtual chunks.
 [[nodiscard]] constexpr std::uint64_t stage_layers(const job_spec& j, std::uint64_t stage) noexcept {
-  if (!pipeline_split_accounts(j.parallel)) return detail::explicit_stage_layers(j, stage);
+  if (!pipeline_split_accounts(j.parallel) && j.parallel.pipeline_layout.empty())
+    return detail::explicit_stage_layers(j, stage);
   std::uint64_t n = 0;
   for (std::uint64_t c = 0; c < std::max<std::uint64_t>(j.parallel.virtual_pipeline, 1); ++c)
     n += chunk_layers(j, stage, c);
@@ -168,6 +174,63 @@ constexpr void for_each_stage_layer(const job_spec& j, std::uint64_t stage, F&& 
     for (std::uint64_t l = begin; l < begin + chunk_layers(j, stage, c); ++l)
       f(l);
   }
+}
+
+/// The rules of an explicit pipeline layout (Megatron's PipelineParallelLayerLayout checks, and this
+/// model's): a layout; one group per virtual stage (pipeline_parallel × virtual_pipeline); the
+/// embedding first and the loss last, once each; every transformer layer and multi-token-prediction
+/// layer placed, the MTP layers after the last transformer layer in the last virtual stage, with the
+/// loss; no other split given with it; at least one transformer layer in every virtual stage (the
+/// schedule's chunks are never empty).
+constexpr void validate_pipeline_layout(const job_spec& job) {
+  const parallel_spec& p = job.parallel;
+  const model_spec m = resolve(job.model);
+  const std::string_view text = p.pipeline_layout.view();
+  const auto fail = [&](const std::string& rule) {
+    detail::rule_violated_text("pipeline_layout", text, rule);
+  };
+  const std::optional<std::uint64_t> stages = pipeline_layout_stages(text);
+  if (!stages)
+    fail(
+        "not a pipeline layout: E, t, m, L and | with x*N or (...)*N repeats (groups do not nest), e.g. "
+        "Et*4|(t*4|)*14tmL");
+  if (p.first_stage_layers != 0 || p.last_stage_layers != 0 || pipeline_split_accounts(p))
+    fail(
+        "an explicit layout replaces first_stage_layers, last_stage_layers and the accounted splits: give "
+        "one of them");
+  if (p.pipeline_parallel == 1 && p.virtual_pipeline > 1)
+    fail("virtual_pipeline > 1 needs pipeline_parallel > 1");
+  if (p.pipeline_schedule == pipeline_schedule_kind::dualpipe)
+    fail("dualpipe places two stages per rank itself; its chunks are not Megatron's virtual stages");
+  const std::uint64_t chunks = p.pipeline_parallel * p.virtual_pipeline;
+  if (*stages != chunks)
+    fail("it has " + std::to_string(*stages) + " virtual stages; pipeline_parallel x virtual_pipeline is " +
+         std::to_string(chunks));
+  std::uint64_t embeddings = 0, losses = 0, decoders = 0, mtps = 0;
+  char first = 0, last = 0;
+  (void)unroll_pipeline_layout(text, [&](char c) {
+    if (first == 0) first = c;
+    last = c;
+    embeddings += c == 'E' ? 1 : 0;
+    losses += c == 'L' ? 1 : 0;
+    decoders += c == 't' ? 1 : 0;
+    if (c == 'm') ++mtps;
+    if (c == 't' && mtps > 0) fail("transformer layers must come before the multi-token-prediction layers");
+  });
+  if (first != 'E' || embeddings != 1) fail("the embedding (E) comes first, once");
+  if (last != 'L' || losses != 1) fail("the loss (L) comes last, once");
+  if (decoders != m.num_layers)
+    fail("it places " + std::to_string(decoders) + " transformer layers; num_layers is " +
+         std::to_string(m.num_layers));
+  if (mtps != m.num_mtp_layers)
+    fail("it places " + std::to_string(mtps) + " multi-token-prediction layers; num_mtp_layers is " +
+         std::to_string(m.num_mtp_layers));
+  if (mtps > 0 && pipeline_layout_stage(text, chunks - 1).mtp != mtps)
+    fail("the multi-token-prediction layers are modelled in the last virtual stage, with the loss");
+  for (std::uint64_t v = 0; v < chunks; ++v)
+    if (pipeline_layout_stage(text, v).decoder == 0)
+      fail("virtual stage " + std::to_string(v) +
+           " holds no transformer layer; this model's chunks each hold at least one");
 }
 
 /// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
@@ -252,7 +315,9 @@ constexpr bool validate(const job_spec& job) {
   }
 
   // Pipeline stages hold whole layers (and whole virtual chunks).
-  if (p.pipeline_parallel == 1) {
+  if (!p.pipeline_layout.empty()) {
+    validate_pipeline_layout(job);
+  } else if (p.pipeline_parallel == 1) {
     require(p.first_stage_layers == 0 && p.last_stage_layers == 0, "first_stage_layers", p.first_stage_layers,
             "an uneven pipeline split needs pipeline_parallel > 1");
     require(p.virtual_pipeline == 1, "virtual_pipeline", p.virtual_pipeline,

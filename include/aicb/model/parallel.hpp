@@ -4,10 +4,10 @@
 
 /// @file
 /// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages, its schedule, and an uneven split given as first/last stage sizes or by counting the embedding and
-/// the loss as layers, as Megatron does), context, expert (with its own tensor-parallel size) and the data
-/// parallelism that remains; sequence parallelism; optimizer sharding; recomputation (full, or selective
-/// of the modules recompute_modules names).
+/// stages, its schedule, and an uneven split given as first/last stage sizes, by counting the embedding and
+/// the loss as layers, or as an explicit per-chunk layout, as Megatron does), context, expert (with its own
+/// tensor-parallel size) and the data parallelism that remains; sequence parallelism; optimizer sharding;
+/// recomputation (full, or selective of the modules recompute_modules names).
 ///
 /// A literal, structural type, like model_spec. The rules that relate it to a model live with
 /// job_spec (aicb/model/job.hpp).
@@ -15,6 +15,7 @@
 #include <aicb/config.hpp>
 #include <aicb/detail/reflect.hpp>
 #include <aicb/model/options.hpp>
+#include <aicb/model/pipeline_layout.hpp>
 #include <aicb/model/recompute.hpp>
 
 #include <cstdint>
@@ -38,6 +39,7 @@ AICB_BEGIN_NAMESPACE
   ((pipeline_schedule_kind, pipeline_schedule, pipeline_schedule_kind::megatron, "pipeline schedule: megatron (1F1B; interleaved with virtual_pipeline > 1) | zb_h1 (zero-bubble H1: weight gradients deferred into the bubbles) | dualpipe (DeepSeek's bidirectional pipeline: two stages per GPU, micro batches from both ends)")) \
   ((bool, account_for_embedding_in_pipeline_split, false, "count the embedding as one layer when splitting the pipeline (Megatron): the first model chunk holds one transformer layer fewer")) \
   ((bool, account_for_loss_in_pipeline_split, false, "count the output layer and loss as one layer when splitting the pipeline (Megatron): the last model chunk holds one transformer layer fewer")) \
+  ((pipeline_layout_text, pipeline_layout, {}, "Megatron's --pipeline-model-parallel-layout: each virtual stage's contents, | between them in virtual-stage order; E embedding, t layer, m MTP layer, L loss, x*N and (...)*N repeat (e.g. Et*4|(t*4|)*14tmL); empty = the even or first/last split")) \
   ((bool, distributed_optimizer, false, "shard optimizer states over data parallel (Megatron; like ZeRO-1)"))  \
   ((std::uint64_t, zero_stage, 0, "DeepSpeed ZeRO stage 0-3"))                                                 \
   ((recompute_kind, recompute, recompute_kind::none, "activation recomputation: none | selective | full"))     \
