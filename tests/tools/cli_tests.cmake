@@ -570,6 +570,17 @@ aicb_schema_test(describe_json_schema_estimate describe.schema.json -- $<TARGET_
 aicb_schema_test(describe_json_schema_nvlink_fits describe.schema.json -- $<TARGET_FILE:aicb_tool>
                  describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32
                  --gpu B200 --cluster dgx-b200 --json)
+# An explicit pipeline layout and selective recomputation's modules, in the report and refused when wrong.
+aicb_schema_test(describe_json_schema_layout describe.schema.json -- $<TARGET_FILE:aicb_tool>
+                 describe --model deepseek-v3 --world-size 256 --pp 8 --vpp 2 --ep 32 --global-batch 4096
+                 --seq 4096 --moe-dispatcher flex --moe-grouped-gemm --pipeline-layout "Et*4|(t*4|)*14tmL"
+                 --recompute selective --recompute-modules mla_up_proj,mlp --json)
+aicb_cli_test(pipeline_layout_refused STATUS 2 EXPECT "pipeline_layout = .*: it has 15 virtual stages"
+              ARGS describe --model deepseek-v3 --world-size 256 --pp 8 --vpp 2 --ep 32 --global-batch 4096
+                   --seq 4096 --pipeline-layout "Et*4|(t*4|)*13tmL")
+aicb_cli_test(recompute_modules_refused STATUS 2 EXPECT "'attn' is not a module Megatron recomputes"
+              ARGS describe --model llama3-8b --world-size 8 --global-batch 8 --recompute selective
+                   --recompute-modules attn)
 # A preset whose NVLink collectives are priced by fits says so, in the report, --explain and the JSON;
 # the others report none.
 aicb_cli_test(describe_nvlink_fits
