@@ -5247,6 +5247,9 @@ struct memory_estimate {
 /// activation output 2·k·F_expert/h/t, shared_experts their 4·F_shared/h/t, moe and mlp the whole
 /// MLP side but the norm's input and output and the residual's mask (5); core_attn and mla_up_proj
 /// nothing the count holds (the fused kernel's statistics and MLA's up-projected heads are not in it).
+/// FP8 training holds the GEMMs' inputs as Transformer Engine's quantized copies: half of the first
+/// projection's and the output projection's inputs (2 + 2 → 1 + 1) and of fc1's and fc2's (2 + 2F/h →
+/// 1 + F/h), in the same units.
 [[nodiscard]] constexpr double layer_activation_bytes(const job_spec& job, double ffn, bool mixer = true,
                                                       bool mlp = true, bool experts = false) noexcept {
   const model_spec m = resolve(job.model);
@@ -5272,6 +5275,22 @@ struct memory_estimate {
       mlp_side -= 2 * static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size) / h / t;
     if (r.has(recompute_module::shared_experts))
       mlp_side -= 4 * static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size) / h / t;
+  }
+  // FP8 GEMMs: Transformer Engine keeps the input each GEMM's weight gradient needs as its quantized
+  // copy, 1 byte an element where the count has 2 — the first projection's input and the output
+  // projection's on the attention side, fc1's and fc2's on the MLP side — unless recomputation
+  // discarded it.
+  if (job.batch.dtype == dtype::fp8) {
+    if (mixer) attention_side -= (m.is_mla() && norm_discarded ? 0 : replicated) + 1 / t;
+    if (mlp && !whole) {
+      if (!(experts && norm_discarded)) mlp_side -= replicated;  // fc1's input
+      double held = ffn;                                         // widths whose fc2 input is held
+      if (experts && r.has(recompute_module::moe_act))
+        held -= static_cast<double>(m.moe_top_k * m.moe_ffn_hidden_size);
+      if (experts && r.has(recompute_module::shared_experts))
+        held -= static_cast<double>(m.num_shared_experts * m.shared_expert_ffn_hidden_size);
+      mlp_side -= held / h / t;
+    }
   }
   return sbh * ((mixer ? attention_side : 0) + (mlp ? mlp_side : 0));
 }

@@ -118,6 +118,23 @@ TEST_CASE("memory: FP8 training holds BF16 weights", "[calc][memory]") {
   CHECK(fp8.weights.count() == 2 * aicb::params_on_gpu(job, 1).total());
 }
 
+TEST_CASE("memory: FP8 training holds its GEMMs' inputs as quantized copies, by hand", "[calc][memory]") {
+  // GPT-22B, TP 8 with SP, F = 4h: a layer holds (10 + 8 + 16)/8 s·b·h in BF16; in FP8 the inputs of
+  // QKV and the output projection (2 + 2 → 1 + 1) and of fc1 and fc2 (2 + 8 → 1 + 4) take half.
+  auto job = gpt22b(8, 1, 64, 64);
+  const double s = 2048, b = 4, h = 6144, t = 8, sbh = s * b * h;
+  job.batch.dtype = aicb::dtype::fp8;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(sbh * (34 - 2 - 5) / t));
+  // Without SP the first projection's and fc1's inputs are whole on every GPU: 1 each saved in full.
+  job.parallel.sequence_parallel = false;
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(sbh * (10 + 24 / t - 1 - 1 / t - 1 - 4 / t)));
+  // Recomputing the whole MLP leaves nothing of its GEMMs' inputs to quantize.
+  job.parallel.sequence_parallel = true;
+  job.parallel.recompute = aicb::recompute_kind::selective;
+  job.parallel.recompute_modules = aicb::recompute_modules_text::from("mlp");
+  CHECK(aicb::layer_activation_bytes(job, 4 * h) == Approx(sbh * (10 - 2 + 5) / t));
+}
+
 TEST_CASE("memory: the last stage holds one micro batch's loss, its logits as the loss's kernels keep them",
           "[calc][memory]") {
   // GPT-22B on PP 4 (TP 8, SP, micro batch 4): the output layer's input, 4·s·b·h/t, and per logit of the
