@@ -5,10 +5,14 @@
 # printed as a Markdown table beside the measured step time (global batch x sequence / (tokens/s/GPU x
 # GPUs)), then the median error per release and family.
 #
-#   scripts/bridge-check.sh [path/to/aicb]    (default: build/tool/bin/aicb)
+#   scripts/bridge-check.sh [path/to/aicb [host_us]]    (default: build/tool/bin/aicb)
+#
+# host_us, when given, prices every row with that host time per launch (--host-overhead-us): the
+# sensitivity the section quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 aicb=${1:-build/tool/bin/aicb}
+host=${2:+--host-overhead-us $2}
 overlap="--distributed-optimizer --overlap-grad-reduce --overlap-param-gather"
 moe="--moe-dispatcher alltoall --moe-grouped-gemm"
 # 25.09's MoE rows drop tokens: capacity factor 1, padded (its run_script's apply_moe_token_drop).
@@ -116,7 +120,7 @@ for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
   flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
   # shellcheck disable=SC2086  # the flags are words
-  output=$("$aicb" describe $flags --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
+  output=$("$aicb" describe $flags $host --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
   estimate=$(awk '/iteration time/ {print $3}' <<<"$output")
   fits=$(grep -q "does not fit" <<<"$output" && echo " (beyond the memory counted)" || true)
   python3 -c "
