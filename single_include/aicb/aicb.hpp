@@ -11997,7 +11997,9 @@ struct gpu_spec {
   /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250.
   double gemm_efficiency = 0;
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
-  /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv); off where unmeasured.
+  /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv) and on an H100
+  /// (Transformer Engine 2.7's grouped GEMM, TransformerEngine PR 2045) — H100, H800 and H200 share the
+  /// die and the kernels; off where unmeasured.
   bool grouped_gemm_exposes_weights = false;
   /// Fused attention on this GPU when measured apart from the compute model's default (0.45 both
   /// ways): for query-key heads up to 128 wide, and for wider ones (MLA's 192), whose kernels run
@@ -12049,9 +12051,9 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, false, hopper_attention, hopper_wide_head_attention},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
@@ -13214,10 +13216,11 @@ AICB_END_NAMESPACE
 /// about M / (M + M₀) of a large GEMM's efficiency, M₀ the GPU's ridge in rows (B200: 157 forward,
 /// 628 for weight gradients). No parameter is fitted: this is what Transformer Engine's grouped GEMMs
 /// measured on a B200 show (docs/measurements/b200/grouped_gemm.csv: 20 to 256 experts of 128 to 9832
-/// tokens, three passes; docs/compute-model.md). The H200's expert GEMMs, measured as a loop of
-/// cuBLAS GEMMs (docs/measurements/h200/grouped.csv), hide the traffic as any GEMM does, and no
-/// Hopper grouped kernel has been measured: elsewhere the flag (gpu_spec::grouped_gemm_exposes_weights)
-/// is off.
+/// tokens, three passes; docs/compute-model.md), and what the same kernels published for an H100 show
+/// (Transformer Engine 2.7, PR 2045: 8 experts of 4096 tokens at 627.9 TFLOP/s, 16 of 2048 at 553.9 —
+/// priced within 9%, where a large GEMM's efficiency for every expert says 668.6 for both). A loop of
+/// single cuBLAS GEMMs (the H200's `docs/measurements/h200/grouped.csv`, `moe_grouped_gemm` off) hides
+/// the traffic as any GEMM does. Elsewhere the flag (gpu_spec::grouped_gemm_exposes_weights) is off.
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
 /// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: the casts and transposes

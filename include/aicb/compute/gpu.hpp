@@ -57,7 +57,9 @@ struct gpu_spec {
   /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250.
   double gemm_efficiency = 0;
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
-  /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv); off where unmeasured.
+  /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv) and on an H100
+  /// (Transformer Engine 2.7's grouped GEMM, TransformerEngine PR 2045) — H100, H800 and H200 share the
+  /// die and the kernels; off where unmeasured.
   bool grouped_gemm_exposes_weights = false;
   /// Fused attention on this GPU when measured apart from the compute model's default (0.45 both
   /// ways): for query-key heads up to 128 wide, and for wider ones (MLA's 192), whose kernels run
@@ -109,9 +111,9 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, false, hopper_attention, hopper_wide_head_attention},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, false, hopper_attention, hopper_wide_head_attention},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},

@@ -44,10 +44,11 @@
 /// about M / (M + M₀) of a large GEMM's efficiency, M₀ the GPU's ridge in rows (B200: 157 forward,
 /// 628 for weight gradients). No parameter is fitted: this is what Transformer Engine's grouped GEMMs
 /// measured on a B200 show (docs/measurements/b200/grouped_gemm.csv: 20 to 256 experts of 128 to 9832
-/// tokens, three passes; docs/compute-model.md). The H200's expert GEMMs, measured as a loop of
-/// cuBLAS GEMMs (docs/measurements/h200/grouped.csv), hide the traffic as any GEMM does, and no
-/// Hopper grouped kernel has been measured: elsewhere the flag (gpu_spec::grouped_gemm_exposes_weights)
-/// is off.
+/// tokens, three passes; docs/compute-model.md), and what the same kernels published for an H100 show
+/// (Transformer Engine 2.7, PR 2045: 8 experts of 4096 tokens at 627.9 TFLOP/s, 16 of 2048 at 553.9 —
+/// priced within 9%, where a large GEMM's efficiency for every expert says 668.6 for both). A loop of
+/// single cuBLAS GEMMs (the H200's `docs/measurements/h200/grouped.csv`, `moe_grouped_gemm` off) hides
+/// the traffic as any GEMM does. Elsewhere the flag (gpu_spec::grouped_gemm_exposes_weights) is off.
 ///
 /// Precision: what runs in FP8 is what the operation's dtype says — the per-rank schedules give FP8
 /// to GEMMs only (docs/compute-model.md). An FP8 GEMM also pays its scaling: the casts and transposes
