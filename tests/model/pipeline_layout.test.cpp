@@ -8,6 +8,8 @@
 #include <aicb/schedule/job_check.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 
+#include "refusal.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -36,15 +38,6 @@ aicb::job_spec deepseek_layout(std::string_view layout) {
   return j;
 }
 
-std::string fault(const aicb::job_spec& j) {
-  try {
-    aicb::validate(j);
-    return "";
-  } catch (const aicb::config_error& e) {
-    return e.what();
-  }
-}
-
 }  // namespace
 
 TEST_CASE("pipeline layout: the text unrolls as Megatron's parser unrolls it", "[model][pipeline_layout]") {
@@ -66,7 +59,7 @@ TEST_CASE("pipeline layout: the text unrolls as Megatron's parser unrolls it", "
 TEST_CASE("pipeline layout: each chunk holds its virtual stage's layers, in Megatron's order",
           "[model][pipeline_layout]") {
   const aicb::job_spec j = deepseek_layout("Et*4|(t*4|)*14tmL");
-  CHECK(fault(j).empty());
+  CHECK(aicb_test::refusal(j).empty());
   // Virtual stage v is chunk v / PP of stage v % PP: stage 0 holds virtual stages 0 and 8, stage 7
   // virtual stages 7 and 15.
   CHECK(aicb::chunk_layers(j, 0, 0) == 4);
@@ -84,17 +77,22 @@ TEST_CASE("pipeline layout: each chunk holds its virtual stage's layers, in Mega
 
 TEST_CASE("pipeline layout: every rule names the field, the text and what is wrong",
           "[model][pipeline_layout]") {
-  CHECK_THAT(fault(deepseek_layout("Et*4|(t*4|)*14tmX")), Catch::Contains("not a pipeline layout"));
-  CHECK_THAT(fault(deepseek_layout("Et*4|(t*4|)*13tmL")), Catch::Contains("it has 15 virtual stages"));
-  CHECK_THAT(fault(deepseek_layout("t*4|E(t*4|)*14tmL")), Catch::Contains("the embedding (E) comes first"));
-  CHECK_THAT(fault(deepseek_layout("Et*4|(t*4|)*14tLm")), Catch::Contains("the loss (L) comes last"));
-  CHECK_THAT(fault(deepseek_layout("Et*4|(t*4|)*14ttmL")),
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14tmX")),
+             Catch::Contains("not a pipeline layout"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*13tmL")),
+             Catch::Contains("it has 15 virtual stages"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("t*4|E(t*4|)*14tmL")),
+             Catch::Contains("the embedding (E) comes first"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14tLm")),
+             Catch::Contains("the loss (L) comes last"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14ttmL")),
              Catch::Contains("places 62 transformer layers; num_layers is 61"));
-  CHECK_THAT(fault(deepseek_layout("Et*4|(t*4|)*14tL")), Catch::Contains("num_mtp_layers is 1"));
-  CHECK_THAT(fault(deepseek_layout("Et*5|(t*4|)*14mL")), Catch::Contains("holds no transformer layer"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14tL")), Catch::Contains("num_mtp_layers is 1"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*5|(t*4|)*14mL")),
+             Catch::Contains("holds no transformer layer"));
   aicb::job_spec j = deepseek_layout("Et*4|(t*4|)*14tmL");
   j.parallel.first_stage_layers = 4;
-  CHECK_THAT(fault(j), Catch::Contains("replaces first_stage_layers"));
+  CHECK_THAT(aicb_test::refusal(j), Catch::Contains("replaces first_stage_layers"));
 }
 
 TEST_CASE("pipeline layout: an uneven layout schedules and checks across every rank",
@@ -107,7 +105,7 @@ TEST_CASE("pipeline layout: an uneven layout schedules and checks across every r
   j.parallel.virtual_pipeline = 2;
   j.parallel.pipeline_layout = aicb::pipeline_layout_text::from("Et|t*5|t*5|t*3|t*3|t*5|t*5|t*5L");
   j.batch = {.micro_batch = 1, .global_batch = 8, .seq_length = 1024};
-  REQUIRE(fault(j).empty());
+  REQUIRE(aicb_test::refusal(j).empty());
   CHECK(aicb::stage_layers(j, 0) == 1 + 3);
   CHECK(aicb::stage_layers(j, 1) == 5 + 5);
   // Each rank's forward runs its chunks' layers: stage 1 holds layers 1-5 and 17-21.

@@ -9,6 +9,8 @@
 #include <aicb/model/recompute.hpp>
 #include <aicb/schedule/rank_schedule.hpp>
 
+#include "refusal.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -37,15 +39,6 @@ aicb::job_spec small_moe(std::string_view modules) {
   j.parallel.moe_grouped_gemm = true;
   j.batch = {.micro_batch = 1, .global_batch = 1, .seq_length = 256};
   return j;
-}
-
-std::string fault(const aicb::job_spec& j) {
-  try {
-    aicb::validate(j);
-    return "";
-  } catch (const aicb::config_error& e) {
-    return e.what();
-  }
 }
 
 // The forward-pass operations written inside the backward of rank 0's iteration, by name.
@@ -86,16 +79,17 @@ TEST_CASE("recompute: module names parse with commas or spaces, and the default 
 
 TEST_CASE("recompute: each module rule names the field, the value and Megatron's rule",
           "[model][recompute]") {
-  CHECK(fault(small_moe("moe,layernorm,moe_act")).empty());
-  CHECK_THAT(fault(small_moe("moe,attention")),
+  CHECK(aicb_test::refusal(small_moe("moe,layernorm,moe_act")).empty());
+  CHECK_THAT(aicb_test::refusal(small_moe("moe,attention")),
              Catch::Contains("recompute_modules") && Catch::Contains("'attention' is not a module"));
   aicb::job_spec j = small_moe("moe");
   j.parallel.recompute = aicb::recompute_kind::full;
-  CHECK_THAT(fault(j), Catch::Contains("set recompute = selective"));
+  CHECK_THAT(aicb_test::refusal(j), Catch::Contains("set recompute = selective"));
   j = small_moe("moe_act");
   j.parallel.moe_grouped_gemm = false;
-  CHECK_THAT(fault(j), Catch::Contains("moe_act is recomputed only with moe_grouped_gemm"));
-  CHECK_THAT(fault(small_moe("mla_up_proj")), Catch::Contains("mla_up_proj needs multi-latent attention"));
+  CHECK_THAT(aicb_test::refusal(j), Catch::Contains("moe_act is recomputed only with moe_grouped_gemm"));
+  CHECK_THAT(aicb_test::refusal(small_moe("mla_up_proj")),
+             Catch::Contains("mla_up_proj needs multi-latent attention"));
 }
 
 TEST_CASE("recompute: the whole MoE block's forward runs again in the backward, its FLOPs by hand",
