@@ -170,8 +170,8 @@ namespace detail {
 template <class F>
 constexpr void for_each_stage_layer(const job_spec& j, std::uint64_t stage, F&& f) {
   for (std::uint64_t c = 0; c < std::max<std::uint64_t>(j.parallel.virtual_pipeline, 1); ++c) {
-    const std::uint64_t begin = chunk_first_layer(j, stage, c);
-    for (std::uint64_t l = begin; l < begin + chunk_layers(j, stage, c); ++l)
+    const std::uint64_t begin = chunk_first_layer(j, stage, c), end = begin + chunk_layers(j, stage, c);
+    for (std::uint64_t l = begin; l < end; ++l)
       f(l);
   }
 }

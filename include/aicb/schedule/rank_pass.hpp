@@ -441,8 +441,8 @@ class rank_pass {
       emit(s_->zero_gather_embedding, op_phase::forward, mb, chunk, no_layer);
       emit(s_->embedding_forward, op_phase::forward, mb, chunk, no_layer);
     }
-    const std::uint64_t begin = s_->first_layer(chunk);
-    for (std::uint64_t l = begin; l < begin + s_->layers_of_chunk(chunk); ++l) {
+    const std::uint64_t begin = s_->first_layer(chunk), end = begin + s_->layers_of_chunk(chunk);
+    for (std::uint64_t l = begin; l < end; ++l) {
       emit(s_->zero_gather_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
       emit(s_->forward_of(s_->kind_of(l)), op_phase::forward, mb, chunk, l);
     }
@@ -882,8 +882,8 @@ inline void detail::rank_plan::build() {
   weights.assign(chunks, {});
   // The templates of the layer kinds this rank runs, and their weights per chunk.
   for (std::uint64_t c = 0; c < chunks; ++c) {
-    const std::uint64_t begin = first_layer(c);
-    for (std::uint64_t l = begin; l < begin + layers_of_chunk(c); ++l) {
+    const std::uint64_t begin = first_layer(c), end = begin + layers_of_chunk(c);
+    for (std::uint64_t l = begin; l < end; ++l) {
       build_layer(kind_of(l));
       const detail::chunk_weights& lw = layer_weights_[kind_of(l).index()];
       weights[c].dense += lw.dense;
@@ -1032,9 +1032,11 @@ inline void rank_pass::finalize() {
   // The router's expert-bias (DeepSeek-V3): per-expert token counts summed over TP x DP x CP.
   if (m.is_moe() && m.moe_router_bias) {
     std::uint64_t moe_layers = 0;
-    for (std::uint64_t c = 0; c < st.chunks; ++c)
-      for (std::uint64_t l = st.first_layer(c); l < st.first_layer(c) + st.layers_of_chunk(c); ++l)
+    for (std::uint64_t c = 0; c < st.chunks; ++c) {
+      const std::uint64_t begin = st.first_layer(c), end = begin + st.layers_of_chunk(c);
+      for (std::uint64_t l = begin; l < end; ++l)
         moe_layers += st.moe_layer(l) ? 1 : 0;
+    }
     if (st.any_head() && st.mtp_layer_is_moe()) moe_layers += m.num_mtp_layers;
     if (moe_layers > 0)
       collective_op("router_bias_reduce", collective::all_reduce,
