@@ -31,8 +31,12 @@ b200="--gpu B200 --cluster dgx-b200"
 # Qwen3 row on the all-to-all one), Qwen3-235B-A22B on the all-to-all one with its EP all-to-all overlapped
 # on H100 (as the 26.02 H100 Qwen3-30B-A3B row: the combined 1F1B is modelled on the all-to-all
 # dispatcher), DeepSeek-V3 on HybridEP (26.04.01's B200 row on DeepEP with its all-to-all overlapped, in
-# its own per-chunk pipeline layout); every MoE table balanced and dropless (its footnote).
+# its own per-chunk pipeline layout), GPT-OSS on B200 on HybridEP at v0.4.0 (26.02.01, 26.04) and on the
+# all-to-all one otherwise; every MoE table balanced and dropless (its footnote). Every family's
+# performance configuration at those tags reduces the gradients in BF16 (grad_reduce_in_fp32 False):
+# the 2026 rows get --grad-dtype bf16.
 flex="--moe-dispatcher flex --moe-grouped-gemm"
+bf16_grads="--grad-dtype bf16"
 # Their selective recomputation (recompute_modules): GPT-OSS the norms and the experts' activation,
 # Nemotron 3 Nano on H100 the whole MoE block and the norms, Nemotron 3 Super on B200 the
 # activation and the norms, DeepSeek-V3 on B200 MLA's up-projections (the 25.09 and 25.11 recipes too).
@@ -85,7 +89,7 @@ rows=(
   "26.04.01|hybrid|Nemotron 3 Super, MXFP8, B200|64|512|8192|6400|--model nemotron3-super-120b-a12b --ep 64 --mbs 1 --dtype fp8 $flex $overlap $te_loss $b200 $super_recompute"
   "26.04|dense|Llama-3 70B, FP8, H100|64|256|8192|1633|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
   "26.04|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|2815|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $flex $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200 $ds_recompute"
-  "26.04|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13045|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200 $oss_recompute"
+  "26.04|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13045|--model gpt-oss-120b --ep 8 --mbs 4 $flex $overlap $native_loss $b200 $oss_recompute"
   "26.04|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5810|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100 $oss_recompute"
   "26.04|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|26859|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
   "26.04|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|8901|--model qwen3-30b-a3b --ep 16 --mbs 1 --dtype fp8 $flex $overlap $te_loss $h100"
@@ -94,7 +98,7 @@ rows=(
   "26.04|hybrid|Nemotron 3 Super, MXFP8, B200|64|512|8192|6302|--model nemotron3-super-120b-a12b --ep 64 --mbs 1 --dtype fp8 $flex $overlap $te_loss $b200 $super_recompute"
   "26.02.01|dense|Llama-3 70B, FP8, H100|64|256|8192|1639|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
   "26.02.01|MoE|DeepSeek-V3, MXFP8, B200|256|4096|4096|2790|--model deepseek-v3 --pp 16 --ep 8 --mbs 1 --dtype fp8 $flex $overlap --first-stage-layers 4 --last-stage-layers 1 $te_loss $b200 $ds_recompute"
-  "26.02.01|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13722|--model gpt-oss-120b --ep 8 --mbs 4 $moe $overlap $native_loss $b200 $oss_recompute"
+  "26.02.01|MoE|GPT-OSS 120B, BF16, B200|64|1280|4096|13722|--model gpt-oss-120b --ep 8 --mbs 4 $flex $overlap $native_loss $b200 $oss_recompute"
   "26.02.01|MoE|GPT-OSS 120B, BF16, H100|64|1280|4096|5984|--model gpt-oss-120b --pp 4 --ep 8 --mbs 1 $moe $overlap $native_loss $h100 $oss_recompute"
   "26.02.01|MoE|Qwen3-30B-A3B, MXFP8, B200|8|512|4096|26695|--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex $overlap $te_loss $b200"
   "26.02.01|MoE|Qwen3-30B-A3B, FP8, H100|16|1024|4096|9058|--model qwen3-30b-a3b --pp 2 --vpp 12 --ep 8 --mbs 1 --dtype fp8 $moe $a2a_overlap $overlap $te_loss $h100"
@@ -119,6 +123,7 @@ echo "|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
   flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
+  [[ $release == 26.* ]] && flags="$flags $bf16_grads"
   # shellcheck disable=SC2086  # the flags are words
   output=$("$aicb" describe $flags $host --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
   estimate=$(awk '/iteration time/ {print $3}' <<<"$output")

@@ -12752,6 +12752,39 @@ struct group_placement {
   return p;
 }
 
+/// How an all-to-all's off-node traffic travels. By default every rank sends each peer its share
+/// directly. A node-forwarding exchange — DeepEP's internode kernels, under Megatron's flex
+/// dispatcher — sends a token once per destination node, over the network to the GPU of the same
+/// local index there, which forwards it over NVLink to the node's GPUs that chose it (DeepEP's normal
+/// kernels; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.2.2): `off_node_share` of the
+/// direct exchange's network bytes leave the node, and the receiving node's NVLink carries
+/// `forwarded_per_network_byte` bytes per byte that arrived.
+struct node_forwarding {
+  double off_node_share = 1;
+  double forwarded_per_network_byte = 0;
+};
+
+/// The node forwarding of a token routed to `k` of `experts` experts spread evenly over a group
+/// placed as `p`, under uniform routing: the network carries one copy per distinct remote node
+/// instead of one per distinct remote GPU, and each arrival is forwarded to the chosen GPUs of its
+/// node other than the one it arrived at. A group not spread evenly over whole nodes, or inside one,
+/// forwards nothing.
+[[nodiscard]] constexpr node_forwarding forwarding_by_node(std::uint64_t experts, std::uint64_t k,
+                                                           const group_placement& p) {
+  if (p.nodes <= 1 || p.per_node <= 1 || p.nodes * p.per_node != p.size || experts % p.size != 0) return {};
+  const double n = static_cast<double>(p.size), nodes = static_cast<double>(p.nodes);
+  const double m = static_cast<double>(p.per_node);
+  const double gpus = expected_destinations(experts, k, p.size);    // distinct GPUs per token
+  const double hosts = expected_destinations(experts, k, p.nodes);  // distinct nodes per token
+  const double remote_gpus = gpus * (n - m) / n, remote_nodes = hosts * (nodes - 1) / nodes;
+  if (!(remote_gpus > 0)) return {};
+  // Given its node is chosen, a token goes to gpus / hosts of its GPUs; the one it arrives at is one
+  // of them with probability 1/m of each.
+  const double per_chosen_node = gpus / hosts;
+  return {.off_node_share = remote_nodes / remote_gpus,
+          .forwarded_per_network_byte = per_chosen_node * (m - 1) / m};
+}
+
 namespace detail {
 
 // The time of a collective from the cluster's measured curves (aicb/compute/measured_network.hpp):
@@ -12759,7 +12792,8 @@ namespace detail {
 // rails (all-to-all: scaled by the share of the buffer that leaves the node), bounded below by the
 // node curve. Negative when no curve covers the kind and placement.
 [[nodiscard]] inline double measured_collective_us(collective kind, double size, const group_placement& p,
-                                                   const measured_network& measured) {
+                                                   const measured_network& measured,
+                                                   const node_forwarding& forwarding) {
   const measured_curve* node = measured.find(kind, link_class::node);
   if (p.nodes <= 1) return node ? node->time_us(size, p.size) : -1;
   const measured_curve* rail = measured.find(kind, link_class::rail);
@@ -12768,11 +12802,15 @@ namespace detail {
   double network = 0;
   if (kind == collective::all_to_all) {
     const double r = static_cast<double>(rail->group_size);
-    network = rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r);
+    network =
+        rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r) * forwarding.off_node_share;
   } else {
     network = rail->time_us(size, p.size) / m;
   }
-  const double inside = node && p.per_node > 1 ? node->time_us(size, p.per_node) : 0;
+  // What stays inside the node: the group's own share, and what it forwards of what arrived.
+  const double forwarded = forwarding.forwarded_per_network_byte * forwarding.off_node_share * (n - m) * m /
+                           (n * std::max(m - 1, 1.0));
+  const double inside = node && p.per_node > 1 ? node->time_us(size * (1 + forwarded), p.per_node) : 0;
   return std::max(network, inside);
 }
 
@@ -12780,13 +12818,15 @@ namespace detail {
 
 /// Microseconds a collective of `kind` over a group placed as `p` takes, for `size` bytes (the whole
 /// buffer, as the schedules give it). See the file comment; a cluster with measured curves prices
-/// the collectives they cover from them.
+/// the collectives they cover from them. `forwarding`: how an all-to-all's off-node traffic travels.
 [[nodiscard]] inline double collective_us(collective kind, double size, const group_placement& p,
-                                          const cluster_spec& cluster) {
+                                          const cluster_spec& cluster,
+                                          const node_forwarding& forwarding = {}) {
   const double n = static_cast<double>(p.size);
   if (p.size <= 1 || kind == collective::none || !(size > 0)) return 0;
   if (cluster.measured)
-    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured); us >= 0)
+    if (const double us = detail::measured_collective_us(kind, size, p, *cluster.measured, forwarding);
+        us >= 0)
       return us;
   const bool one_node = p.nodes <= 1;
   if (one_node && cluster.nvlink_fits)
@@ -12804,10 +12844,13 @@ namespace detail {
       return steps * latency + (n - 1) / n * size / bus;
     case collective::all_to_all: {
       if (one_node) return steps * latency + (n - 1) / n * size / bus;
-      // Each rank sends (n − m)/n of its buffer over its own share of the NICs, (m − 1)/n over NVLink.
+      // Each rank sends (n − m)/n of its buffer over its own share of the NICs, (m − 1)/n over NVLink;
+      // a node-forwarding exchange sends a share of the first and forwards what arrives over NVLink.
       const double m = static_cast<double>(p.per_node);
-      const double off_node = (n - m) / n * size / (cluster.nic_gb_per_s_per_gpu() * 1e3);
-      const double on_node = (m - 1) / n * size / (cluster.nvlink_gb_per_s * 1e3);
+      const double network = (n - m) / n * size * forwarding.off_node_share;
+      const double off_node = network / (cluster.nic_gb_per_s_per_gpu() * 1e3);
+      const double on_node = ((m - 1) / n * size + network * forwarding.forwarded_per_network_byte) /
+                             (cluster.nvlink_gb_per_s * 1e3);
       return steps * latency + std::max(off_node, on_node);
     }
     default:
@@ -12918,6 +12961,13 @@ struct estimate_lane {
                .first;
     return it->second;
   };
+  // The flex dispatcher's exchanges travel as DeepEP sends them: once per destination node.
+  const auto forwarding_of = [&](const operation& op, const group_placement& where) -> node_forwarding {
+    if (job.parallel.moe_dispatcher != moe_dispatcher_kind::flex || op.group.kind != group_kind::ep ||
+        op.kind != collective::all_to_all)
+      return {};
+    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where);
+  };
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
 
@@ -13025,9 +13075,10 @@ struct estimate_lane {
             break;
           }
           case op_type::collective: {
-            double us =
-                collective_us(op.kind, static_cast<double>(op.size.count()), placement(lane, op), cluster) *
-                lane.communication_pace;
+            const group_placement& where = placement(lane, op);
+            double us = collective_us(op.kind, static_cast<double>(op.size.count()), where, cluster,
+                                      forwarding_of(op, where)) *
+                        lane.communication_pace;
             if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
                 contend(lane, us);  // under the next iteration's first forward
@@ -25017,6 +25068,12 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "
         "with the experts' computation");
+  if (job.parallel.moe_dispatcher == moe_dispatcher_kind::flex && job.parallel.expert_parallel > 1)
+    out.notes.push_back(
+        "moe_dispatcher flex: where the EP group spans nodes DeepEP sends a token once per destination node "
+        "and forwards it over NVLink there; SimAI's all-to-all sends it once per destination GPU (aicb "
+        "describe "
+        "prices the forwarding)");
   if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get())) {
     for (op_role role : aiob->missing_roles())
       out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +

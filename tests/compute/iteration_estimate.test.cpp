@@ -126,6 +126,60 @@ TEST_CASE("estimate: collectives cost latency steps and bytes over the group's b
   CHECK(aicb::transfer_us(1e6, 0, 1, c) == Approx(3 + 1e6 / 240e3));
 }
 
+TEST_CASE("estimate: DeepEP's exchange across nodes sends a token once per destination node",
+          "[compute][estimate]") {
+  // 8 experts top-2 over 4 GPUs on 2 nodes (2 experts a GPU, 4 a node). Per token, by hand:
+  // distinct GPUs 4 · (1 − C(6,2)/C(8,2)) = 4 · 13/28, half of them remote: 26/28; distinct nodes
+  // 2 · (1 − C(4,2)/C(8,2)) = 2 · 22/28, half remote: 22/28. The network carries 22/26 of the direct
+  // exchange's bytes; each arrival goes to (52/28)/(44/28) = 13/11 GPUs of its node, half of them
+  // another GPU than the one it arrived at.
+  const aicb::group_placement two_nodes{.size = 4, .nodes = 2, .per_node = 2};
+  const aicb::node_forwarding f = aicb::forwarding_by_node(8, 2, two_nodes);
+  CHECK(f.off_node_share == Approx(22.0 / 26));
+  CHECK(f.forwarded_per_network_byte == Approx(13.0 / 11 / 2));
+  // One node, or a group not filling its nodes evenly, forwards nothing.
+  CHECK(aicb::forwarding_by_node(8, 2, {.size = 4, .nodes = 1, .per_node = 4}).off_node_share == 1);
+  CHECK(aicb::forwarding_by_node(8, 2, {.size = 3, .nodes = 2, .per_node = 2}).off_node_share == 1);
+  // Priced on a DGX H100: the network part shrinks by the share, NVLink carries the forwarded bytes.
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  const double size = 64.0 * 1024 * 1024;
+  const double direct = aicb::collective_us(aicb::collective::all_to_all, size, two_nodes, c);
+  const double forwarded = aicb::collective_us(aicb::collective::all_to_all, size, two_nodes, c, f);
+  const double latency = 2 * c.nic_latency_us, nic = c.nic_gb_per_s_per_gpu() * 1e3;
+  CHECK(direct == Approx(latency + 0.5 * size / nic));
+  CHECK(forwarded == Approx(latency + 0.5 * size * 22.0 / 26 / nic));
+  // DeepSeek-V3's 256 experts, top 8, over EP 32 on 4 nodes: half the direct exchange's network
+  // bytes (2.71 remote nodes a token against 5.45 remote GPUs).
+  const aicb::node_forwarding ds = aicb::forwarding_by_node(256, 8, {.size = 32, .nodes = 4, .per_node = 8});
+  CHECK(ds.off_node_share == Approx(0.4974).epsilon(1e-3));
+  // A job on the flex dispatcher whose EP group spans two nodes: each exchange costs what the
+  // forwarding gives, less than the same bytes sent GPU by GPU.
+  aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};
+  job.model.num_layers = 2;
+  job.parallel.world_size = 16;
+  job.parallel.expert_parallel = 16;
+  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::flex;
+  job.parallel.moe_grouped_gemm = true;
+  job.batch = {.micro_batch = 1, .global_batch = 16, .seq_length = 4096};
+  const aicb::group_placement ep16{.size = 16, .nodes = 2, .per_node = 8};
+  const aicb::node_forwarding q = aicb::forwarding_by_node(128, 8, ep16);
+  CHECK(q.off_node_share < 0.6);
+  double played = 0, priced = 0, unforwarded = 0;
+  std::uint64_t exchanges = 0;
+  (void)aicb::estimate_iteration(
+      job, aicb::roofline_model("H100"), c, {}, [&](const aicb::timed_interval& t) {
+        if (t.op->type != aicb::op_type::collective || t.op->group.kind != aicb::group_kind::ep) return;
+        const double bytes = static_cast<double>(t.op->size.count());
+        played += t.end_us - t.start_us;
+        priced += aicb::collective_us(t.op->kind, bytes, ep16, c, q);
+        unforwarded += aicb::collective_us(t.op->kind, bytes, ep16, c);
+        ++exchanges;
+      });
+  CHECK(exchanges == 2 * 4 * 1);  // 2 layers × dispatch, combine and their gradients, 1 micro batch
+  CHECK(played == Approx(priced));
+  CHECK(played < 0.7 * unforwarded);
+}
+
 TEST_CASE("estimate: one GPU's iteration is the sum of its operations' durations", "[compute][estimate]") {
   aicb::job_spec job{
       aicb::presets::llama2_7b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 2, .seq_length = 1024}};

@@ -460,6 +460,12 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
     out.notes.push_back(
         "expert-parallel all-to-alls are written on the critical path: SimAI's format cannot overlap them "
         "with the experts' computation");
+  if (job.parallel.moe_dispatcher == moe_dispatcher_kind::flex && job.parallel.expert_parallel > 1)
+    out.notes.push_back(
+        "moe_dispatcher flex: where the EP group spans nodes DeepEP sends a token once per destination node "
+        "and forwards it over NVLink there; SimAI's all-to-all sends it once per destination GPU (aicb "
+        "describe "
+        "prices the forwarding)");
   if (const auto* aiob = dynamic_cast<const aiob_model*>(compute.model.get())) {
     for (op_role role : aiob->missing_roles())
       out.warnings.push_back("the profile has no section for " + std::string(to_string(role)) +
