@@ -1275,6 +1275,8 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
   ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
   ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
+  ((std::uint64_t, moe_router_num_groups, 0, "group-limited routing: the experts in this many equal groups (n_group; Megatron --moe-router-num-groups); 0 = routing over all experts")) \
+  ((std::uint64_t, moe_router_group_topk, 0, "group-limited routing: the groups each token's experts are chosen from (topk_group; Megatron --moe-router-group-topk)")) \
   ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless (Megatron --moe-expert-capacity-factor): an expert takes at most factor x its balanced share of tokens, the rest dropped")) \
   ((bool, moe_pad_to_capacity, false, "pad every expert's tokens to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs moe_capacity_factor)")) \
   ((double, moe_load_skew, 0.0, "routing imbalance: the busiest GPU's experts receive (1 + skew) x their balanced share of tokens, which the step waits for; 0 = balanced")) \
@@ -1599,13 +1601,32 @@ constexpr bool validate(const model_spec& spec) {
           "moe_pad_to_capacity", "true",
           "moe_pad_to_capacity needs moe_capacity_factor > 0 (a dropless expert has no "
           "capacity to pad to)");
+    // Group-limited routing (DeepSeek's n_group / topk_group): both or neither.
+    require((m.moe_router_num_groups == 0) == (m.moe_router_group_topk == 0), "moe_router_group_topk",
+            m.moe_router_group_topk,
+            "moe_router_group_topk and moe_router_num_groups are set together (0: no groups)",
+            "moe_router_num_groups", m.moe_router_num_groups);
+    if (m.moe_router_num_groups > 0) {
+      require(m.num_experts % m.moe_router_num_groups == 0, "moe_router_num_groups", m.moe_router_num_groups,
+              "moe_router_num_groups must divide num_experts (equal groups)", "num_experts", m.num_experts);
+      require(m.moe_router_group_topk <= m.moe_router_num_groups, "moe_router_group_topk",
+              m.moe_router_group_topk, "moe_router_group_topk must not exceed moe_router_num_groups",
+              "moe_router_num_groups", m.moe_router_num_groups);
+      require(m.moe_top_k <= m.moe_router_group_topk * (m.num_experts / m.moe_router_num_groups), "moe_top_k",
+              m.moe_top_k,
+              "moe_top_k must not exceed the experts of the chosen groups (moe_router_group_topk x "
+              "num_experts / moe_router_num_groups)",
+              "moe_router_group_topk", m.moe_router_group_topk);
+    }
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
                 m.moe_layer_interval == 0 && m.moe_latent_size == 0 && m.moe_capacity_factor == 0.0 &&
-                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity && m.moe_router_num_groups == 0 &&
+                m.moe_router_group_topk == 0,
             "num_experts", 0,
             "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_latent_size, "
-            "moe_capacity_factor, moe_load_skew and moe_pad_to_capacity need num_experts > 0");
+            "moe_capacity_factor, moe_load_skew, moe_pad_to_capacity and the router's groups need "
+            "num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,
@@ -3408,22 +3429,60 @@ struct layer_kind {
           .shared_index = m.has_sparse_attention() && !m.runs_indexer(layer)};
 }
 
-/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
-/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
-[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
-                                                     std::uint64_t ep) {
-  if (ep <= 1 || experts == 0) return 1;
-  const std::uint64_t per = experts / ep;
-  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
-  double miss = 1;
+namespace detail {
+// C(a, k) / C(b, k) for a ≤ b: Π_{i<k} (a − i) / (b − i); 0 when a < k.
+[[nodiscard]] constexpr double choose_ratio(std::uint64_t a, std::uint64_t b, std::uint64_t k) {
+  double r = 1;
   for (std::uint64_t i = 0; i < k; ++i) {
-    if (experts - per < i + 1) {
-      miss = 0;
-      break;
-    }
-    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+    if (a < i + 1) return 0;
+    r *= static_cast<double>(a - i) / static_cast<double>(b - i);
   }
-  return static_cast<double>(ep) * (1 - miss);
+  return r;
+}
+// The probability that `draws` of `population` items, `marked` of them marked, include exactly `j`
+// marked ones: C(marked, j) · C(population − marked, draws − j) / C(population, draws).
+[[nodiscard]] constexpr double hypergeometric(std::uint64_t population, std::uint64_t marked,
+                                              std::uint64_t draws, std::uint64_t j) {
+  if (j > marked || j > draws || draws - j > population - marked) return 0;
+  double p = 1;
+  for (std::uint64_t i = 0; i < j; ++i)
+    p *= static_cast<double>(marked - i) / static_cast<double>(i + 1);
+  for (std::uint64_t i = 0; i < draws - j; ++i)
+    p *= static_cast<double>(population - marked - i) / static_cast<double>(i + 1);
+  for (std::uint64_t i = 0; i < draws; ++i)
+    p *= static_cast<double>(i + 1) / static_cast<double>(population - i);
+  return p;
+}
+}  // namespace detail
+
+/// Expected distinct destinations — GPUs, or nodes — of a token routed to `k` of `experts` experts
+/// spread evenly over `units` (each holding experts / units consecutive experts), under uniform
+/// routing: units · (1 − C(E − E/units, k) / C(E, k)). With group-limited routing (DeepSeek's
+/// n_group / topk_group: `groups` equal groups of consecutive experts, a token's k experts chosen
+/// among those of `group_topk` groups), the groups are chosen uniformly and the k experts uniformly
+/// among theirs: a unit inside a group is reached when its group is chosen and one of the k falls on
+/// it; a unit of whole groups when one of its chosen groups receives one of the k.
+[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
+                                                     std::uint64_t units, std::uint64_t groups = 0,
+                                                     std::uint64_t group_topk = 0) {
+  if (units <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / units;
+  const bool limited = groups > 1 && group_topk < groups && experts % groups == 0;
+  const std::uint64_t group = limited ? experts / groups : 0, pool = group * group_topk;
+  if (!limited || per == 0 || (per < group ? group % per != 0 : per % group != 0))
+    return static_cast<double>(units) * (1 - detail::choose_ratio(experts - per, experts, k));
+  double reached = 0;
+  if (per <= group) {
+    reached = static_cast<double>(group_topk) / static_cast<double>(groups) *
+              (1 - detail::choose_ratio(pool - per, pool, k));
+  } else {
+    // j of the unit's whole groups among the chosen ones (hypergeometric), then one of the k on them.
+    const std::uint64_t mine = per / group;
+    for (std::uint64_t j = 1; j <= mine && j <= group_topk; ++j)
+      reached += detail::hypergeometric(groups, mine, group_topk, j) *
+                 (1 - detail::choose_ratio(pool - j * group, pool, k));
+  }
+  return static_cast<double>(units) * reached;
 }
 
 /// Everything a block's description depends on: the model and one GPU's share of the work.
@@ -4227,7 +4286,8 @@ struct layer_writer {
   // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
   constexpr std::uint64_t flex_rows() const {
     const double rows = static_cast<double>(router_tokens()) *
-                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep) *
+                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep,
+                                              c.model.moe_router_num_groups, c.model.moe_router_group_topk) *
                         c.model.moe_load_factor();
     return rounded(rows);
   }
@@ -4239,7 +4299,8 @@ struct layer_writer {
   constexpr double deepep_messages() const {
     const double T = static_cast<double>(router_tokens());
     if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
-    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
+    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus,
+                                     c.model.moe_router_num_groups, c.model.moe_router_group_topk);
   }
   static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
 
@@ -8770,11 +8831,20 @@ inline constexpr model_spec nemotron3_super_120b_a12b = nemotron3_super("nemotro
 }
 inline constexpr model_spec deepseek_v2_lite =
     deepseek("deepseek-v2-lite", 27, 2048, 16, 10944, 102400, 0, 64, 6, 1408, 2, 1);
-inline constexpr model_spec deepseek_v2 =
-    deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+// DeepSeek-V2 routes each token's 6 experts within 3 of 8 expert groups (device-limited routing,
+// config.json: topk_method group_limited_greedy, n_group 8, topk_group 3); DeepSeek-V3 its 8 within 4
+// of 8 (node-limited routing, noaux_tc, n_group 8, topk_group 4).
+inline constexpr model_spec deepseek_v2 = [] {
+  model_spec m = deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+  m.moe_router_num_groups = 8;
+  m.moe_router_group_topk = 3;
+  return m;
+}();
 inline constexpr model_spec deepseek_v3 = [] {
   model_spec m = deepseek("deepseek-v3", 61, 7168, 128, 18432, 129280, 1536, 256, 8, 2048, 1, 3);
   m.moe_router_bias = true;
+  m.moe_router_num_groups = 8;
+  m.moe_router_group_topk = 4;
   m.num_mtp_layers = 1;
   return m;
 }();
@@ -12765,17 +12835,19 @@ struct node_forwarding {
 };
 
 /// The node forwarding of a token routed to `k` of `experts` experts spread evenly over a group
-/// placed as `p`, under uniform routing: the network carries one copy per distinct remote node
-/// instead of one per distinct remote GPU, and each arrival is forwarded to the chosen GPUs of its
-/// node other than the one it arrived at. A group not spread evenly over whole nodes, or inside one,
+/// placed as `p`, under uniform routing (limited to `group_topk` of `groups` expert groups where the
+/// model's router has groups, as aicb::expected_destinations): the network carries one copy per distinct
+/// remote node instead of one per distinct remote GPU, and each arrival is forwarded to the chosen GPUs of
+/// its node other than the one it arrived at. A group not spread evenly over whole nodes, or inside one,
 /// forwards nothing.
 [[nodiscard]] constexpr node_forwarding forwarding_by_node(std::uint64_t experts, std::uint64_t k,
-                                                           const group_placement& p) {
+                                                           const group_placement& p, std::uint64_t groups = 0,
+                                                           std::uint64_t group_topk = 0) {
   if (p.nodes <= 1 || p.per_node <= 1 || p.nodes * p.per_node != p.size || experts % p.size != 0) return {};
   const double n = static_cast<double>(p.size), nodes = static_cast<double>(p.nodes);
   const double m = static_cast<double>(p.per_node);
-  const double gpus = expected_destinations(experts, k, p.size);    // distinct GPUs per token
-  const double hosts = expected_destinations(experts, k, p.nodes);  // distinct nodes per token
+  const double gpus = expected_destinations(experts, k, p.size, groups, group_topk);  // distinct GPUs a token
+  const double hosts = expected_destinations(experts, k, p.nodes, groups, group_topk);  // distinct nodes
   const double remote_gpus = gpus * (n - m) / n, remote_nodes = hosts * (nodes - 1) / nodes;
   if (!(remote_gpus > 0)) return {};
   // Given its node is chosen, a token goes to gpus / hosts of its GPUs; the one it arrives at is one
@@ -12966,7 +13038,8 @@ struct estimate_lane {
     if (job.parallel.moe_dispatcher != moe_dispatcher_kind::flex || op.group.kind != group_kind::ep ||
         op.kind != collective::all_to_all)
       return {};
-    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where);
+    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where,
+                              job.model.moe_router_num_groups, job.model.moe_router_group_topk);
   };
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
@@ -14122,7 +14195,8 @@ AICB_END_NAMESPACE
 /// @file
 /// aicb::play_serving_step — one GPU's serving step (aicb::inference_step) played on one clock: each
 /// computation for the compute model's duration, each collective for the cluster's time of it
-/// (aicb::collective_us over the group's placement), one after the other. The totals feed
+/// (aicb::collective_us over the group's placement; a prefill's DeepEP exchange forwarded by node, as
+/// in training), one after the other. The totals feed
 /// `aicb describe --phase` (aicb/commands/describe_serving.hpp); the intervals, the timelines.
 ///
 /// ```cpp
@@ -14164,6 +14238,16 @@ struct serving_timing {
     const std::function<void(const serving_interval&)>& on_interval = {}) {
   const process_grid grid(serving_layout_job(step.model(), step.serving()));
   std::map<group_id, group_placement> placements;
+  // DeepEP's normal kernels (prefill) send a token once per destination node and forward it over
+  // NVLink there; its low-latency kernels (decode) send each (token, expert) straight to its GPU.
+  const model_spec& model = step.model();
+  const auto forwarding = [&](const operation& op, const group_placement& where) -> node_forwarding {
+    if (step.serving().phase != inference_phase::prefill || step.serving().expert_parallel <= 1 ||
+        op.group.kind != group_kind::ep || op.kind != collective::all_to_all)
+      return {};
+    return forwarding_by_node(model.num_experts, model.moe_top_k, where, model.moe_router_num_groups,
+                              model.moe_router_group_topk);
+  };
   serving_timing t;
   double clock = 0;
   for (const operation& op : step.operations()) {
@@ -14176,7 +14260,8 @@ struct serving_timing {
       auto it = placements.find(op.group);
       if (it == placements.end())
         it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
-      us = collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
+      us = collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster,
+                         forwarding(op, it->second));
       t.communication_us += us;
       stream = "collectives";
     } else {
@@ -22437,6 +22522,17 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
 }
 
+/// Group-limited routing (DeepSeek's `n_group` / `topk_group`, transformers' DeepseekV3TopkRouter and
+/// Glm4MoeTopkRouter): a token's experts chosen among those of topk_group of n_group equal groups. One
+/// group, or every group chosen, is routing over all experts (stored as no groups).
+inline void read_router_groups(hf_reader& r, model_spec& m) {
+  const std::uint64_t groups = r.optional("n_group", 1), chosen = r.optional("topk_group", groups);
+  if (groups > 1 && chosen < groups) {
+    m.moe_router_num_groups = groups;
+    m.moe_router_group_topk = chosen;
+  }
+}
+
 /// GLM-5's keys beyond DeepSeek-V3.2's (transformers' GlmMoeDsaConfig): which layers are dense, and
 /// which run a lightning indexer — `indexer_types` ("full" / "shared"), else `index_topk_pattern`
 /// (F / S), else every `index_topk_freq`-th layer from `index_skip_topk_offset` − 1 on (defaults 1
@@ -22669,6 +22765,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
         m.shared_expert_ffn_hidden_size =
             r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
       m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
+      read_router_groups(r, m);
       m.moe_latent_size = r.optional("moe_latent_size", 0);  // Nemotron 3 Super's latent experts
     }
     // Multi-token prediction: each module one attention block and one MLP block — experts when the
@@ -22763,7 +22860,11 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       m.qk_nope_head_dim = r.required("qk_nope_head_dim");
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
-      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+      const std::string method = r.text("topk_method", "greedy");
+      m.moe_router_bias = method == "noaux_tc";  // V3's e_score_correction_bias
+      // Group-limited routing (V2's group_limited_greedy, V3's noaux_tc): a token's experts from
+      // topk_group of n_group groups.
+      if (method == "group_limited_greedy" || method == "noaux_tc") read_router_groups(r, m);
       if (type == "deepseek_v32" || glm5) {  // DeepSeek sparse attention: the lightning indexer, its top-k
         m.sparse_attention_topk = r.required("index_topk");
         m.indexer_heads = r.required("index_n_heads");
@@ -22774,6 +22875,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).
       m.moe_router_bias = true;
+      read_router_groups(r, m);
       m.qk_norm = r.flag("use_qk_norm", false);
       r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }

@@ -152,6 +152,11 @@ TEST_CASE("estimate: DeepEP's exchange across nodes sends a token once per desti
   // bytes (2.71 remote nodes a token against 5.45 remote GPUs).
   const aicb::node_forwarding ds = aicb::forwarding_by_node(256, 8, {.size = 32, .nodes = 4, .per_node = 8});
   CHECK(ds.off_node_share == Approx(0.4974).epsilon(1e-3));
+  // Its router's groups (a token's experts within 4 of 8 groups of 32, two groups a node) fewer still:
+  // 2.928 · 3/4 remote nodes against 6.597 · 24/32 remote GPUs (aicb::expected_destinations).
+  const aicb::node_forwarding grouped =
+      aicb::forwarding_by_node(256, 8, {.size = 32, .nodes = 4, .per_node = 8}, 8, 4);
+  CHECK(grouped.off_node_share == Approx(2.928 * 3 / 4 / (6.597 * 24 / 32)).epsilon(1e-3));
   // A job on the flex dispatcher whose EP group spans two nodes: each exchange costs what the
   // forwarding gives, less than the same bytes sent GPU by GPU.
   aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};

@@ -89,6 +89,23 @@ TEST_CASE("reference: imported configs equal the presets of the same models", "[
   }
 }
 
+TEST_CASE("hf_config: DeepSeek's router groups import where its top-k method limits them",
+          "[model][hf_config]") {
+  const auto dir = aicb_test::reference_dir("hf-configs");
+  // DeepSeek-V3: topk_method noaux_tc, n_group 8, topk_group 4 — a token's experts within 4 groups.
+  const aicb::model_spec v3 = aicb::load_hf_config((dir / "DeepSeek-V3.json").string()).model;
+  CHECK(v3.moe_router_num_groups == 8);
+  CHECK(v3.moe_router_group_topk == 4);
+  // DeepSeek-V2-Lite: greedy over all 64 experts (n_group 1).
+  const aicb::model_spec lite = aicb::load_hf_config((dir / "DeepSeek-V2-Lite.json").string()).model;
+  CHECK(lite.moe_router_num_groups == 0);
+  CHECK(lite.moe_router_group_topk == 0);
+  // Kimi K2 (noaux_tc, one group): routing over all 384 experts.
+  const aicb::model_spec kimi =
+      aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/kimi-k2-instruct.json").model;
+  CHECK(kimi.moe_router_num_groups == 0);
+}
+
 TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and to its presets",
           "[model][hf_config]") {
   // tests/data/hf/gpt-oss-*.json: the config.json files of openai/gpt-oss-120b and openai/gpt-oss-20b

@@ -77,8 +77,24 @@ TEST_CASE("spec: every rule names its field at run time", "[model][spec]") {
   m.moe_top_k = 2;
   m.first_dense_layers = 32;
   CHECK(fault(m) == "first_dense_layers");
+  // Group-limited routing: both sizes or neither, equal groups, a token's experts within the chosen
+  // groups' experts.
+  m.first_dense_layers = 0;
+  m.moe_router_num_groups = 4;
+  CHECK(fault(m) == "moe_router_group_topk");
+  m.moe_router_group_topk = 1;
+  CHECK(fault(m).empty());      // 2 of the chosen group's 2 experts
+  m.moe_router_num_groups = 3;  // 8 experts in 3 groups
+  CHECK(fault(m) == "moe_router_num_groups");
+  m.moe_router_num_groups = 8;  // 1 expert a group, 1 group chosen: fewer than top-2
+  CHECK(fault(m) == "moe_top_k");
+  m.moe_router_group_topk = 9;
+  CHECK(fault(m) == "moe_router_group_topk");
   m = dense;
   m.moe_top_k = 2;  // without experts
+  CHECK(fault(m) == "num_experts");
+  m.moe_top_k = 0;
+  m.moe_router_num_groups = m.moe_router_group_topk = 2;
   CHECK(fault(m) == "num_experts");
   m = dense;
   m.kv_lora_rank = 512;  // MLA without its head sizes

@@ -188,6 +188,17 @@ TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per
   CHECK(aicb::expected_destinations(256, 8, 8) == Approx(5.29).margin(0.005));
   CHECK(aicb::expected_destinations(256, 8, 16) == Approx(6.52).margin(0.005));
   CHECK(aicb::expected_destinations(256, 8, 32) == Approx(7.27).margin(0.005));
+  // DeepSeek-V3 routes within 4 of its 8 groups of 32 experts (n_group 8, topk_group 4), the 8 experts
+  // uniformly among the 128 of the chosen groups. EP 8, a group per GPU: 8 · 4/8 · (1 − C(96,8)/C(128,8))
+  // = 3.63; EP 32, a quarter group per GPU: 32 · 4/8 · (1 − C(120,8)/C(128,8)) = 6.60; 4 nodes of two
+  // groups each: one of a node's groups chosen with probability C(2,1)·C(6,3)/C(8,4) = 4/7, both 3/14,
+  // 4 · (4/7 · (1 − C(96,8)/C(128,8)) + 3/14 · (1 − C(64,8)/C(128,8))) = 2.93.
+  CHECK(aicb::expected_destinations(256, 8, 8, 8, 4) == Approx(3.629).margin(0.0005));
+  CHECK(aicb::expected_destinations(256, 8, 32, 8, 4) == Approx(6.597).margin(0.0005));
+  CHECK(aicb::expected_destinations(256, 8, 4, 8, 4) == Approx(2.928).margin(0.0005));
+  // Every group chosen, or one group: routing over all experts.
+  CHECK(aicb::expected_destinations(256, 8, 8, 8, 8) == aicb::expected_destinations(256, 8, 8));
+  CHECK(aicb::expected_destinations(256, 8, 8, 1, 1) == aicb::expected_destinations(256, 8, 8));
   const aicb::serving_spec s{.phase = aicb::inference_phase::prefill,
                              .batch = 8,
                              .prompt = 4096,
@@ -195,7 +206,7 @@ TEST_CASE("inference step: prefill, DeepEP's normal kernels send one message per
                              .expert_parallel = 8,
                              .weights = aicb::dtype::fp8};
   const aicb::inference_step step(aicb::presets::deepseek_v3, s);
-  const double tokens = 4096, d = aicb::expected_destinations(256, 8, 8);
+  const double tokens = 4096, d = aicb::expected_destinations(256, 8, 8, 8, 4);
   CHECK(find(step, 5, "moe_dispatch").size.count() ==
         static_cast<u64>(std::llround(tokens * d * (7168 + 224))));
   CHECK(find(step, 5, "moe_combine").size.count() == static_cast<u64>(std::llround(tokens * d * 2 * 7168)));

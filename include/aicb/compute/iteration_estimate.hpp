@@ -285,17 +285,19 @@ struct node_forwarding {
 };
 
 /// The node forwarding of a token routed to `k` of `experts` experts spread evenly over a group
-/// placed as `p`, under uniform routing: the network carries one copy per distinct remote node
-/// instead of one per distinct remote GPU, and each arrival is forwarded to the chosen GPUs of its
-/// node other than the one it arrived at. A group not spread evenly over whole nodes, or inside one,
+/// placed as `p`, under uniform routing (limited to `group_topk` of `groups` expert groups where the
+/// model's router has groups, as aicb::expected_destinations): the network carries one copy per distinct
+/// remote node instead of one per distinct remote GPU, and each arrival is forwarded to the chosen GPUs of
+/// its node other than the one it arrived at. A group not spread evenly over whole nodes, or inside one,
 /// forwards nothing.
 [[nodiscard]] constexpr node_forwarding forwarding_by_node(std::uint64_t experts, std::uint64_t k,
-                                                           const group_placement& p) {
+                                                           const group_placement& p, std::uint64_t groups = 0,
+                                                           std::uint64_t group_topk = 0) {
   if (p.nodes <= 1 || p.per_node <= 1 || p.nodes * p.per_node != p.size || experts % p.size != 0) return {};
   const double n = static_cast<double>(p.size), nodes = static_cast<double>(p.nodes);
   const double m = static_cast<double>(p.per_node);
-  const double gpus = expected_destinations(experts, k, p.size);    // distinct GPUs per token
-  const double hosts = expected_destinations(experts, k, p.nodes);  // distinct nodes per token
+  const double gpus = expected_destinations(experts, k, p.size, groups, group_topk);  // distinct GPUs a token
+  const double hosts = expected_destinations(experts, k, p.nodes, groups, group_topk);  // distinct nodes
   const double remote_gpus = gpus * (n - m) / n, remote_nodes = hosts * (nodes - 1) / nodes;
   if (!(remote_gpus > 0)) return {};
   // Given its node is chosen, a token goes to gpus / hosts of its GPUs; the one it arrives at is one
@@ -486,7 +488,8 @@ struct estimate_lane {
     if (job.parallel.moe_dispatcher != moe_dispatcher_kind::flex || op.group.kind != group_kind::ep ||
         op.kind != collective::all_to_all)
       return {};
-    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where);
+    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where,
+                              job.model.moe_router_num_groups, job.model.moe_router_group_topk);
   };
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;

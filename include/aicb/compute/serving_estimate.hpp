@@ -5,7 +5,8 @@
 /// @file
 /// aicb::play_serving_step — one GPU's serving step (aicb::inference_step) played on one clock: each
 /// computation for the compute model's duration, each collective for the cluster's time of it
-/// (aicb::collective_us over the group's placement), one after the other. The totals feed
+/// (aicb::collective_us over the group's placement; a prefill's DeepEP exchange forwarded by node, as
+/// in training), one after the other. The totals feed
 /// `aicb describe --phase` (aicb/commands/describe_serving.hpp); the intervals, the timelines.
 ///
 /// ```cpp
@@ -47,6 +48,16 @@ struct serving_timing {
     const std::function<void(const serving_interval&)>& on_interval = {}) {
   const process_grid grid(serving_layout_job(step.model(), step.serving()));
   std::map<group_id, group_placement> placements;
+  // DeepEP's normal kernels (prefill) send a token once per destination node and forward it over
+  // NVLink there; its low-latency kernels (decode) send each (token, expert) straight to its GPU.
+  const model_spec& model = step.model();
+  const auto forwarding = [&](const operation& op, const group_placement& where) -> node_forwarding {
+    if (step.serving().phase != inference_phase::prefill || step.serving().expert_parallel <= 1 ||
+        op.group.kind != group_kind::ep || op.kind != collective::all_to_all)
+      return {};
+    return forwarding_by_node(model.num_experts, model.moe_top_k, where, model.moe_router_num_groups,
+                              model.moe_router_group_topk);
+  };
   serving_timing t;
   double clock = 0;
   for (const operation& op : step.operations()) {
@@ -59,7 +70,8 @@ struct serving_timing {
       auto it = placements.find(op.group);
       if (it == placements.end())
         it = placements.emplace(op.group, place(grid.group_at(op.group.kind, op.group.index), cluster)).first;
-      us = collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster);
+      us = collective_us(op.kind, static_cast<double>(op.size.count()), it->second, cluster,
+                         forwarding(op, it->second));
       t.communication_us += us;
       stream = "collectives";
     } else {

@@ -277,6 +277,17 @@ inline void llama4_text(hf_reader& r, model_spec& m) {
     r.peek(key);  // query scaling of the NoPE layers, checkpoint and runtime settings: no change to cost
 }
 
+/// Group-limited routing (DeepSeek's `n_group` / `topk_group`, transformers' DeepseekV3TopkRouter and
+/// Glm4MoeTopkRouter): a token's experts chosen among those of topk_group of n_group equal groups. One
+/// group, or every group chosen, is routing over all experts (stored as no groups).
+inline void read_router_groups(hf_reader& r, model_spec& m) {
+  const std::uint64_t groups = r.optional("n_group", 1), chosen = r.optional("topk_group", groups);
+  if (groups > 1 && chosen < groups) {
+    m.moe_router_num_groups = groups;
+    m.moe_router_group_topk = chosen;
+  }
+}
+
 /// GLM-5's keys beyond DeepSeek-V3.2's (transformers' GlmMoeDsaConfig): which layers are dense, and
 /// which run a lightning indexer — `indexer_types` ("full" / "shared"), else `index_topk_pattern`
 /// (F / S), else every `index_topk_freq`-th layer from `index_skip_topk_offset` − 1 on (defaults 1
@@ -509,6 +520,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
         m.shared_expert_ffn_hidden_size =
             r.required("moe_shared_expert_intermediate_size") / m.num_shared_experts;
       m.moe_router_bias = true;  // sigmoid scores with DeepSeek-V3's score-correction bias
+      read_router_groups(r, m);
       m.moe_latent_size = r.optional("moe_latent_size", 0);  // Nemotron 3 Super's latent experts
     }
     // Multi-token prediction: each module one attention block and one MLP block — experts when the
@@ -603,7 +615,11 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       m.qk_nope_head_dim = r.required("qk_nope_head_dim");
       m.qk_rope_head_dim = r.required("qk_rope_head_dim");
       m.v_head_dim = r.required("v_head_dim");
-      m.moe_router_bias = r.text("topk_method", "greedy") == "noaux_tc";  // V3's e_score_correction_bias
+      const std::string method = r.text("topk_method", "greedy");
+      m.moe_router_bias = method == "noaux_tc";  // V3's e_score_correction_bias
+      // Group-limited routing (V2's group_limited_greedy, V3's noaux_tc): a token's experts from
+      // topk_group of n_group groups.
+      if (method == "group_limited_greedy" || method == "noaux_tc") read_router_groups(r, m);
       if (type == "deepseek_v32" || glm5) {  // DeepSeek sparse attention: the lightning indexer, its top-k
         m.sparse_attention_topk = r.required("index_topk");
         m.indexer_heads = r.required("index_n_heads");
@@ -614,6 +630,7 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       // GLM-4.5: on grouped-query attention, its router always with the score-correction bias
       // (transformers' modeling_glm4_moe.py).
       m.moe_router_bias = true;
+      read_router_groups(r, m);
       m.qk_norm = r.flag("use_qk_norm", false);
       r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }

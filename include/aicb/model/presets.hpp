@@ -274,11 +274,20 @@ inline constexpr model_spec nemotron3_super_120b_a12b = nemotron3_super("nemotro
 }
 inline constexpr model_spec deepseek_v2_lite =
     deepseek("deepseek-v2-lite", 27, 2048, 16, 10944, 102400, 0, 64, 6, 1408, 2, 1);
-inline constexpr model_spec deepseek_v2 =
-    deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+// DeepSeek-V2 routes each token's 6 experts within 3 of 8 expert groups (device-limited routing,
+// config.json: topk_method group_limited_greedy, n_group 8, topk_group 3); DeepSeek-V3 its 8 within 4
+// of 8 (node-limited routing, noaux_tc, n_group 8, topk_group 4).
+inline constexpr model_spec deepseek_v2 = [] {
+  model_spec m = deepseek("deepseek-v2", 60, 5120, 128, 12288, 102400, 1536, 160, 6, 1536, 2, 1);
+  m.moe_router_num_groups = 8;
+  m.moe_router_group_topk = 3;
+  return m;
+}();
 inline constexpr model_spec deepseek_v3 = [] {
   model_spec m = deepseek("deepseek-v3", 61, 7168, 128, 18432, 129280, 1536, 256, 8, 2048, 1, 3);
   m.moe_router_bias = true;
+  m.moe_router_num_groups = 8;
+  m.moe_router_group_topk = 4;
   m.num_mtp_layers = 1;
   return m;
 }();

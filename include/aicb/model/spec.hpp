@@ -70,6 +70,8 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, shared_expert_ffn_hidden_size, 0, "intermediate size of one shared expert; 0 = moe_ffn_hidden_size")) \
   ((std::uint64_t, first_dense_layers, 0, "leading layers with a dense MLP instead of experts"))                \
   ((bool, moe_router_bias, false, "per-expert router score bias (DeepSeek-V3 e_score_correction_bias)"))       \
+  ((std::uint64_t, moe_router_num_groups, 0, "group-limited routing: the experts in this many equal groups (n_group; Megatron --moe-router-num-groups); 0 = routing over all experts")) \
+  ((std::uint64_t, moe_router_group_topk, 0, "group-limited routing: the groups each token's experts are chosen from (topk_group; Megatron --moe-router-group-topk)")) \
   ((double, moe_capacity_factor, 0.0, "expert capacity factor; 0 = dropless (Megatron --moe-expert-capacity-factor): an expert takes at most factor x its balanced share of tokens, the rest dropped")) \
   ((bool, moe_pad_to_capacity, false, "pad every expert's tokens to its capacity (Megatron --moe-pad-expert-input-to-capacity; needs moe_capacity_factor)")) \
   ((double, moe_load_skew, 0.0, "routing imbalance: the busiest GPU's experts receive (1 + skew) x their balanced share of tokens, which the step waits for; 0 = balanced")) \
@@ -394,13 +396,32 @@ constexpr bool validate(const model_spec& spec) {
           "moe_pad_to_capacity", "true",
           "moe_pad_to_capacity needs moe_capacity_factor > 0 (a dropless expert has no "
           "capacity to pad to)");
+    // Group-limited routing (DeepSeek's n_group / topk_group): both or neither.
+    require((m.moe_router_num_groups == 0) == (m.moe_router_group_topk == 0), "moe_router_group_topk",
+            m.moe_router_group_topk,
+            "moe_router_group_topk and moe_router_num_groups are set together (0: no groups)",
+            "moe_router_num_groups", m.moe_router_num_groups);
+    if (m.moe_router_num_groups > 0) {
+      require(m.num_experts % m.moe_router_num_groups == 0, "moe_router_num_groups", m.moe_router_num_groups,
+              "moe_router_num_groups must divide num_experts (equal groups)", "num_experts", m.num_experts);
+      require(m.moe_router_group_topk <= m.moe_router_num_groups, "moe_router_group_topk",
+              m.moe_router_group_topk, "moe_router_group_topk must not exceed moe_router_num_groups",
+              "moe_router_num_groups", m.moe_router_num_groups);
+      require(m.moe_top_k <= m.moe_router_group_topk * (m.num_experts / m.moe_router_num_groups), "moe_top_k",
+              m.moe_top_k,
+              "moe_top_k must not exceed the experts of the chosen groups (moe_router_group_topk x "
+              "num_experts / moe_router_num_groups)",
+              "moe_router_group_topk", m.moe_router_group_topk);
+    }
   } else {
     require(m.moe_top_k == 0 && m.num_shared_experts == 0 && m.first_dense_layers == 0 &&
                 m.moe_layer_interval == 0 && m.moe_latent_size == 0 && m.moe_capacity_factor == 0.0 &&
-                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity,
+                m.moe_load_skew == 0.0 && !m.moe_pad_to_capacity && m.moe_router_num_groups == 0 &&
+                m.moe_router_group_topk == 0,
             "num_experts", 0,
             "moe_top_k, num_shared_experts, first_dense_layers, moe_layer_interval, moe_latent_size, "
-            "moe_capacity_factor, moe_load_skew and moe_pad_to_capacity need num_experts > 0");
+            "moe_capacity_factor, moe_load_skew, moe_pad_to_capacity and the router's groups need "
+            "num_experts > 0");
   }
   require(fits({m.num_dense_layers(), 3, m.hidden_size, m.ffn_hidden_size}), "ffn_hidden_size",
           m.ffn_hidden_size,

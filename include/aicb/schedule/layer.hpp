@@ -124,22 +124,60 @@ struct layer_kind {
           .shared_index = m.has_sparse_attention() && !m.runs_indexer(layer)};
 }
 
-/// Expected distinct destination GPUs of a token routed to `k` of `experts` experts spread evenly
-/// over `ep` GPUs, under uniform routing: ep · (1 − C(E − E/ep, k) / C(E, k)).
-[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
-                                                     std::uint64_t ep) {
-  if (ep <= 1 || experts == 0) return 1;
-  const std::uint64_t per = experts / ep;
-  // C(E − per, k) / C(E, k) = Π_{i<k} (E − per − i) / (E − i)
-  double miss = 1;
+namespace detail {
+// C(a, k) / C(b, k) for a ≤ b: Π_{i<k} (a − i) / (b − i); 0 when a < k.
+[[nodiscard]] constexpr double choose_ratio(std::uint64_t a, std::uint64_t b, std::uint64_t k) {
+  double r = 1;
   for (std::uint64_t i = 0; i < k; ++i) {
-    if (experts - per < i + 1) {
-      miss = 0;
-      break;
-    }
-    miss *= static_cast<double>(experts - per - i) / static_cast<double>(experts - i);
+    if (a < i + 1) return 0;
+    r *= static_cast<double>(a - i) / static_cast<double>(b - i);
   }
-  return static_cast<double>(ep) * (1 - miss);
+  return r;
+}
+// The probability that `draws` of `population` items, `marked` of them marked, include exactly `j`
+// marked ones: C(marked, j) · C(population − marked, draws − j) / C(population, draws).
+[[nodiscard]] constexpr double hypergeometric(std::uint64_t population, std::uint64_t marked,
+                                              std::uint64_t draws, std::uint64_t j) {
+  if (j > marked || j > draws || draws - j > population - marked) return 0;
+  double p = 1;
+  for (std::uint64_t i = 0; i < j; ++i)
+    p *= static_cast<double>(marked - i) / static_cast<double>(i + 1);
+  for (std::uint64_t i = 0; i < draws - j; ++i)
+    p *= static_cast<double>(population - marked - i) / static_cast<double>(i + 1);
+  for (std::uint64_t i = 0; i < draws; ++i)
+    p *= static_cast<double>(i + 1) / static_cast<double>(population - i);
+  return p;
+}
+}  // namespace detail
+
+/// Expected distinct destinations — GPUs, or nodes — of a token routed to `k` of `experts` experts
+/// spread evenly over `units` (each holding experts / units consecutive experts), under uniform
+/// routing: units · (1 − C(E − E/units, k) / C(E, k)). With group-limited routing (DeepSeek's
+/// n_group / topk_group: `groups` equal groups of consecutive experts, a token's k experts chosen
+/// among those of `group_topk` groups), the groups are chosen uniformly and the k experts uniformly
+/// among theirs: a unit inside a group is reached when its group is chosen and one of the k falls on
+/// it; a unit of whole groups when one of its chosen groups receives one of the k.
+[[nodiscard]] constexpr double expected_destinations(std::uint64_t experts, std::uint64_t k,
+                                                     std::uint64_t units, std::uint64_t groups = 0,
+                                                     std::uint64_t group_topk = 0) {
+  if (units <= 1 || experts == 0) return 1;
+  const std::uint64_t per = experts / units;
+  const bool limited = groups > 1 && group_topk < groups && experts % groups == 0;
+  const std::uint64_t group = limited ? experts / groups : 0, pool = group * group_topk;
+  if (!limited || per == 0 || (per < group ? group % per != 0 : per % group != 0))
+    return static_cast<double>(units) * (1 - detail::choose_ratio(experts - per, experts, k));
+  double reached = 0;
+  if (per <= group) {
+    reached = static_cast<double>(group_topk) / static_cast<double>(groups) *
+              (1 - detail::choose_ratio(pool - per, pool, k));
+  } else {
+    // j of the unit's whole groups among the chosen ones (hypergeometric), then one of the k on them.
+    const std::uint64_t mine = per / group;
+    for (std::uint64_t j = 1; j <= mine && j <= group_topk; ++j)
+      reached += detail::hypergeometric(groups, mine, group_topk, j) *
+                 (1 - detail::choose_ratio(pool - j * group, pool, k));
+  }
+  return static_cast<double>(units) * reached;
 }
 
 /// Everything a block's description depends on: the model and one GPU's share of the work.
@@ -943,7 +981,8 @@ struct layer_writer {
   // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
   constexpr std::uint64_t flex_rows() const {
     const double rows = static_cast<double>(router_tokens()) *
-                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep) *
+                        expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep,
+                                              c.model.moe_router_num_groups, c.model.moe_router_group_topk) *
                         c.model.moe_load_factor();
     return rounded(rows);
   }
@@ -955,7 +994,8 @@ struct layer_writer {
   constexpr double deepep_messages() const {
     const double T = static_cast<double>(router_tokens());
     if (c.decode) return T * static_cast<double>(c.model.moe_top_k);
-    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus);
+    return T * expected_destinations(c.model.num_experts, c.model.moe_top_k, c.gpus,
+                                     c.model.moe_router_num_groups, c.model.moe_router_group_topk);
   }
   static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
 
