@@ -300,6 +300,18 @@ TEST_CASE("chakra: only a set aicb wrote, unchanged, is ever replaced", "[io][ch
   CHECK(write(noted).files == 4);
   CHECK(fs::exists(noted / "workload.3.et"));
 
+  // A manifest edited so that its prefix is no longer a quoted name (here its closing quote lost):
+  // refused, although the traces still carry the prefix it names without the quote.
+  {
+    std::string text = aicb_test::read_all((noted / "manifest.json").string());
+    const std::string quoted = "\"workload\": \"workload\",";
+    REQUIRE(text.find(quoted) != std::string::npos);
+    text.replace(text.find(quoted), quoted.size(), "\"workload\": \"workload#,");
+    std::ofstream(noted / "manifest.json", std::ios::trunc) << text;
+  }
+  CHECK_THROWS_WITH(write(noted), Catch::Contains("lacks the set's prefix"));
+  CHECK(fs::exists(noted / "workload.3.et"));
+
   // A symbolic link to a set is neither followed nor replaced.
   fs::create_directory_symlink("noted", area / "link");
   CHECK_THROWS_WITH(write(area / "link"), Catch::Contains("symbolic link"));

@@ -542,7 +542,11 @@ inline std::string why_not_a_previous_chakra_set(const std::filesystem::path& di
   const auto ranks_text = member("ranks");
   const std::optional<std::uint64_t> world_size = world_text ? manifest_number(*world_text) : std::nullopt;
   const std::optional<std::uint64_t> file_count = files_text ? manifest_number(*files_text) : std::nullopt;
-  if (!workload || workload->size() < 3 || !world_size || !file_count || !ranks_text)
+  // The prefix is a JSON string of a file name: quoted, with no quote, escape or path separator in it.
+  const bool quoted_name =
+      workload && workload->size() >= 3 && workload->starts_with('"') && workload->ends_with('"') &&
+      workload->substr(1, workload->size() - 2).find_first_of("\"\\/") == std::string_view::npos;
+  if (!quoted_name || !world_size || !file_count || !ranks_text)
     return "manifest.json lacks the set's prefix, world size, ranks or file count";
   const std::uint64_t world = *world_size, files = *file_count;
   const std::string prefix = std::string(workload->substr(1, workload->size() - 2)) + ".";
