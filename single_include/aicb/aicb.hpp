@@ -12857,6 +12857,14 @@ struct node_forwarding {
           .forwarded_per_network_byte = per_chosen_node * (m - 1) / m};
 }
 
+/// The node forwarding of `model`'s routing (its experts, top-k and router groups) over a group
+/// placed as `p`.
+[[nodiscard]] constexpr node_forwarding forwarding_by_node(const model_spec& model,
+                                                           const group_placement& p) {
+  return forwarding_by_node(model.num_experts, model.moe_top_k, p, model.moe_router_num_groups,
+                            model.moe_router_group_topk);
+}
+
 namespace detail {
 
 // The time of a collective from the cluster's measured curves (aicb/compute/measured_network.hpp):
@@ -13038,8 +13046,7 @@ struct estimate_lane {
     if (job.parallel.moe_dispatcher != moe_dispatcher_kind::flex || op.group.kind != group_kind::ep ||
         op.kind != collective::all_to_all)
       return {};
-    return forwarding_by_node(job.model.num_experts, job.model.moe_top_k, where,
-                              job.model.moe_router_num_groups, job.model.moe_router_group_topk);
+    return forwarding_by_node(job.model, where);
   };
   // Sends between representatives not yet received: (from, to, tag) → arrival time.
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, double> in_flight;
@@ -14240,13 +14247,11 @@ struct serving_timing {
   std::map<group_id, group_placement> placements;
   // DeepEP's normal kernels (prefill) send a token once per destination node and forward it over
   // NVLink there; its low-latency kernels (decode) send each (token, expert) straight to its GPU.
-  const model_spec& model = step.model();
   const auto forwarding = [&](const operation& op, const group_placement& where) -> node_forwarding {
     if (step.serving().phase != inference_phase::prefill || step.serving().expert_parallel <= 1 ||
         op.group.kind != group_kind::ep || op.kind != collective::all_to_all)
       return {};
-    return forwarding_by_node(model.num_experts, model.moe_top_k, where, model.moe_router_num_groups,
-                              model.moe_router_group_topk);
+    return forwarding_by_node(step.model(), where);
   };
   serving_timing t;
   double clock = 0;

@@ -50,13 +50,11 @@ struct serving_timing {
   std::map<group_id, group_placement> placements;
   // DeepEP's normal kernels (prefill) send a token once per destination node and forward it over
   // NVLink there; its low-latency kernels (decode) send each (token, expert) straight to its GPU.
-  const model_spec& model = step.model();
   const auto forwarding = [&](const operation& op, const group_placement& where) -> node_forwarding {
     if (step.serving().phase != inference_phase::prefill || step.serving().expert_parallel <= 1 ||
         op.group.kind != group_kind::ep || op.kind != collective::all_to_all)
       return {};
-    return forwarding_by_node(model.num_experts, model.moe_top_k, where, model.moe_router_num_groups,
-                              model.moe_router_group_topk);
+    return forwarding_by_node(step.model(), where);
   };
   serving_timing t;
   double clock = 0;
