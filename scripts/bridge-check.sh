@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # aicb — the outside check of docs/fidelity.md ("An outside check: Megatron-Bridge's performance
-# summary"): Megatron-Bridge's pre-training rows on DGX-H100 and DGX-B200 from its 25.09 and 25.11
-# containers, each described with the flags the section states, estimated by `aicb describe`, and
+# summary"): Megatron-Bridge's pre-training rows on DGX-H100 and DGX-B200 from its 25.09, 25.11, 26.02,
+# 26.02.01, 26.04, 26.04.01 and 26.06 containers, each described with the flags the section states, estimated by `aicb describe`, and
 # printed as a Markdown table beside the measured step time (global batch x sequence / (tokens/s/GPU x
 # GPUs)), then the median error per release and family.
 #
