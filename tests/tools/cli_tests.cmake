@@ -245,6 +245,9 @@ aicb_cli_test(check_ep_overlap EXPECT "ok: all 8 ranks ran jointly"
 aicb_cli_test(generate_ep_overlap EXPECT "note: overlap_moe_expert_parallel_comm: SimAI's format"
               ARGS generate ${host_job} --overlap-moe-expert-parallel-comm --no-sidecar -o ep_overlap.txt)
 aicb_cli_test(lint_ep_overlap EXPECT "records, 0 errors, 0 warnings" ARGS lint ep_overlap.txt)
+aicb_cli_test(describe_flex_forwarding EXPECT "ep counts each token once per destination GPU: across nodes DeepEP"
+              ARGS describe --model mixtral-8x7b --num-layers 2 --world-size 16 --ep 16 --global-batch 16 --seq 2048
+                   --moe-dispatcher flex --moe-grouped-gemm --num-experts 16)
 aicb_cli_test(generate_flex_forwarding EXPECT "note: moe_dispatcher flex: where the EP group spans nodes"
               ARGS generate --model mixtral-8x7b --num-layers 2 --world-size 8 --ep 8 --global-batch 16 --seq 2048
                    --moe-dispatcher flex --moe-grouped-gemm --no-sidecar -o flex_forwarding.txt)

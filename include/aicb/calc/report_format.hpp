@@ -246,6 +246,13 @@ template <class = void>
       if (b.count() != 0) line += std::string(g) + " " + to_iec_string(b) + "  ";
     out += row(std::string("stage ").append(std::to_string(s.stage)), line.empty() ? "none" : line);
   }
+  // The flex dispatcher's bytes are the schedule's (and the SimAI and Chakra files'): a copy per
+  // destination GPU. Across nodes DeepEP sends fewer over the network; say so rather than let the
+  // figure read as network traffic.
+  if (r.job.parallel.moe_dispatcher == moe_dispatcher_kind::flex && r.job.parallel.expert_parallel > 1)
+    out +=
+        "  (ep counts each token once per destination GPU: across nodes DeepEP sends it once per destination "
+        "node and forwards it over NVLink there, as the iteration estimate prices it)\n";
   return out;
 }
 
