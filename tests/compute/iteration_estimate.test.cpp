@@ -6,7 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -355,6 +358,57 @@ TEST_CASE("estimate: batch_p2p_sync makes the host wait at every pipeline transf
   const aicb::iteration_estimate a = aicb::estimate_iteration(job, gpu, c);
   const aicb::iteration_estimate b = aicb::estimate_iteration(job, gpu, c, {.batch_p2p_sync = false});
   CHECK(a.stages[0].host_us == Approx(b.stages[0].host_us));
+}
+
+TEST_CASE("estimate: an overlapped receive is waited for where its data is used, for the wire too",
+          "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  aicb::cluster_spec c = aicb::cluster_preset("dgx-h100");
+  c.gpus_per_node = 1;  // each stage on its own node: every transfer crosses the network
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 2, .pipeline_parallel = 2, .virtual_pipeline = 2},
+                     {.micro_batch = 1, .global_batch = 4, .seq_length = 1024}};
+  job.model.num_layers = 4;
+  job.model.vocab_size = 256;
+  struct seen {
+    std::string stream;
+    aicb::operation op;
+    double start, end;
+  };
+  std::vector<seen> stage0, stage1;
+  const aicb::iteration_estimate e =
+      aicb::estimate_iteration(job, gpu, c, {.host_us_per_launch = 0}, [&](const aicb::timed_interval& i) {
+        (i.stage == 0 ? stage0 : stage1).push_back({std::string(i.stream), *i.op, i.start_us, i.end_us});
+      });
+  REQUIRE(e.stages.size() == 2);
+  // The first activation reaches stage 1 a whole transfer after stage 0 sent it: stage 1's first
+  // computation starts when the wire delivers, not when the send left.
+  const auto first_send = std::find_if(stage0.begin(), stage0.end(), [](const seen& s) {
+    return s.stream == "transfers" && s.op.type == aicb::op_type::send;
+  });
+  const auto first_compute =
+      std::find_if(stage1.begin(), stage1.end(), [](const seen& s) { return s.stream == "compute"; });
+  REQUIRE(first_send != stage0.end());
+  REQUIRE(first_compute != stage1.end());
+  const double wire = aicb::transfer_us(static_cast<double>(first_send->op.size.count()), 0, 1, c);
+  CHECK(wire > 1);
+  CHECK(first_send->end - first_send->start == Approx(wire));
+  CHECK(first_compute->start == Approx(first_send->start + wire));
+  // Every wait ends where the received micro batch's chunk starts, in the pass the data feeds (not
+  // where the receive was posted, after the previous step).
+  int waits = 0;
+  for (const auto* stage : {&stage0, &stage1})
+    for (std::size_t i = 0; i + 1 < stage->size(); ++i) {
+      const seen& wait = (*stage)[i];
+      if (wait.stream != "waiting") continue;
+      ++waits;
+      const seen& next = (*stage)[i + 1];
+      CHECK(next.op.microbatch == wait.op.microbatch);
+      CHECK(next.op.chunk == wait.op.chunk);
+      CHECK((wait.op.phase == aicb::op_phase::forward) == (next.op.phase == aicb::op_phase::forward));
+      CHECK(next.start >= wait.end - 1e-9);
+    }
+  CHECK(waits > 0);
 }
 
 TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-to-alls can overlap",

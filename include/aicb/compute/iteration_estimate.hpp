@@ -34,14 +34,18 @@
 ///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
 ///   runs each tensor-parallel collective under the GEMM next to it (Transformer Engine pipelines an
 ///   all-gather into the GEMM after it, a reduce-scatter or all-reduce out of the GEMM before it:
-///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead so that a
-///   receive waits for the sender, not for the wire — an interleaved schedule does so by default, as
-///   Megatron-Core's does (`interleaved_p2p_overlap`). Without them every collective and transfer is
-///   on the critical path. Hiding is not free: the computation under a hidden collective runs
-///   `overlap_slowdown` slower (its kernels share the GPU with the communication kernels').
-///   The merged forward-and-backward steps of the schedule (`operation::paired`: the job's
-///   `overlap_moe_expert_parallel_comm`, Megatron's combined 1F1B, and DualPipe's F&B pairs) hide each
-///   expert-parallel all-to-all behind the computation run since the previous one.
+///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead — an
+///   interleaved schedule does so by default, as Megatron-Core's does (`interleaved_p2p_overlap`):
+///   a receive is posted where the schedule lists it (right after the previous forward or backward
+///   step, with that step's send) and waited for where its data is first used, so the wire time
+///   hides behind whatever the rank computes in between (in the steady state, the other pass) and
+///   shows where nothing runs in between (the warm-up's back-to-back forwards, the cool-down's
+///   back-to-back backwards). Without them every collective and transfer is on the critical path. Hiding is
+///   not free: the computation under a hidden collective runs `overlap_slowdown` slower (its kernels share
+///   the GPU with the communication kernels'). The merged forward-and-backward steps of the schedule
+///   (`operation::paired`: the job's `overlap_moe_expert_parallel_comm`, Megatron's combined 1F1B, and
+///   DualPipe's F&B pairs) hide each expert-parallel all-to-all behind the computation run since the previous
+///   one.
 /// - The host: every kernel and collective is issued by the CPU, `host_us_per_launch` each; the GPU
 ///   starts an operation no earlier than it is issued. The host runs ahead except where Megatron
 ///   makes it wait for the GPU (host_sync): an MoE layer's token counts, the optimizer step, and
@@ -73,6 +77,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 AICB_BEGIN_NAMESPACE
@@ -419,7 +424,18 @@ struct estimate_lane {
   double compute_pace = 1, communication_pace = 1;  // a slow rank's factors (estimate_options::slow_ranks)
   bool moe_counts_read = false;                     // the host has read this MoE layer's token counts
   bool done = false;
+  // Overlapped pipeline receives posted but not yet needed: the receive, and when its data arrives.
+  // The rank waits for it at the first operation of the same micro batch, chunk and pass.
+  std::vector<std::pair<operation, double>> arrivals{};
 };
+
+// Whether `op` is the first use of what `recv` brought: the same micro batch and model chunk, in the
+// pass it feeds (activations the forward, gradients the backward work, recomputation included).
+[[nodiscard]] inline bool uses(const operation& op, const operation& recv) noexcept {
+  if (op.phase == op_phase::finalize || op.microbatch != recv.microbatch || op.chunk != recv.chunk)
+    return false;
+  return recv.phase == op_phase::forward ? op.phase == op_phase::forward : op.is_backward_work();
+}
 
 }  // namespace detail
 
@@ -546,7 +562,9 @@ struct estimate_lane {
           if (sent == in_flight.end()) break;  // blocked until that stage sends
           flush_tp(lane);
           issue(lane, 1);
-          if (sent->second > lane.clock) {
+          if (overlap_p2p) {
+            lane.arrivals.emplace_back(op, sent->second);  // waited for where it is used
+          } else if (sent->second > lane.clock) {
             report(lane, "waiting", op, lane.clock, sent->second);
             lane.result.wait_us += sent->second - lane.clock;
             lane.clock = sent->second;
@@ -557,6 +575,20 @@ struct estimate_lane {
           continue;
         }
         progressed = true;
+        // An overlapped receive's data, waited for where it is first used.
+        for (auto it = lane.arrivals.begin(); it != lane.arrivals.end();) {
+          if (!detail::uses(op, it->first)) {
+            ++it;
+            continue;
+          }
+          flush_tp(lane);
+          if (it->second > lane.clock) {
+            report(lane, "waiting", it->first, lane.clock, it->second);
+            lane.result.wait_us += it->second - lane.clock;
+            lane.clock = it->second;
+          }
+          it = lane.arrivals.erase(it);
+        }
         // Forward work: the forward and recomputed passes, and inside a backward the forward of a
         // block selective recomputation repeats (its compute is forward; its dispatch collectives
         // keep their forward names).
@@ -663,8 +695,7 @@ struct estimate_lane {
                 lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
             if (stage_of_rank.count(op.peer))
-              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] =
-                  lane.clock + (overlap_p2p ? 0 : us);
+              in_flight[std::make_tuple(lane.result.rank, op.peer, op.tag)] = lane.clock + us;
             if (sync == host_sync::after) lane.host = std::max(lane.host, lane.clock + us);
             break;
           }

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# aicb — LLM training workloads for cluster and network simulators.
+# SPDX-License-Identifier: Apache-2.0
+"""The outside check of docs/fidelity.md's "An outside check: MLPerf Training GPT-3 175B".
+
+The GPT-3 175B submissions of MLPerf Training v3.0, v3.1 and v4.0 that ran NeMo on DGX H100 clusters
+(NVIDIA's, CoreWeave's and Azure's; 512 to 11,616 GPUs), each described with its submission's
+configuration and priced twice, as scripts/fidelity.py prices the published-runs table: the iteration
+estimate of `aicb describe`, and the default-mode SimAI workload of `aicb generate` under
+SimAI-Analytical's documented cost model (fidelity.py's simai_analytical_us, H100 flags -nv 360 -nic 48.5).
+Prints a Markdown table beside the measured step time, then the median errors per round.
+
+    scripts/mlperf-check.py [--aicb build/tool/bin/aicb] [--host-us US]
+
+Measured step time: the median over a submission's result logs of each log's median logged step time —
+NeMo's `train_step_timing` after the first three steps (v3.0, v3.1) or, where the logs time no step
+(v4.0 ran with LOG_METRICS=OFF), the training blocks' duration over their steps, which on v3.1's logs,
+where both exist, reads 0.2% (11 s steps) to 2.3-3.7% (0.93 s steps) above the step timer: the logging
+between steps. scripts/mlperf-step-times.py prints both from a checkout of mlcommons/training_results_v3.0,
+v3.1 and v4.0.
+
+Every submission's configuration (benchmarks/gpt3/implementations/*/config_DGXH100_*.sh, config_common.sh,
+config_fp8.sh, conf/custom.yaml): GPT-3 175B (96 layers, hidden 12288, 96 heads, sequence 2048), TP 4 with
+sequence parallelism and Transformer Engine's TP overlap (TP_COMM_OVERLAP), FP8 (the hybrid E4M3/E5M2
+recipe), the distributed optimizer with overlapped gradient reduction and weight gathers
+(distributed_fused_adam: overlap_grad_sync, overlap_param_sync, grad_sync_dtype bf16), the interleaved
+pipeline with overlapped transfers (overlap_p2p_comm), no recomputation, no dropout. What these flags cannot
+state: v4.0 gathers FP8 weights (FP8_PARAMS: half the all-gather's bytes, priced here in BF16), reduces with
+SHARP where the group allows (NCCL_SHARP_GROUP_SIZE_THRESH), and its 1344- and 1452-node runs replay each
+layer as a CUDA graph (LAYER_CUDA_GRAPH); every round tunes the multiprocessors NCCL and the TP overlap take
+(MEGATRON_CORE_*_MAX_CTAS, NVTE_*_SM_MARGIN). Nothing is tuned per row.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fidelity  # noqa: E402  (SimAI-Analytical's cost model, shared with the published-runs table)
+
+MODEL = ["--model", "gpt3-175b", "--tp", "4", "--sp", "--seq", "2048", "--dtype", "fp8",
+         "--distributed-optimizer", "--overlap-grad-reduce", "--grad-dtype", "bf16"]
+OVERLAPS = ["--overlap-param-gather", "--tp-comm-overlap"]  # the estimate's; SimAI's format has neither
+GPU, CLUSTER = "H100", "dgx-h100"
+
+# round, submission, GPUs, global batch, micro batch, PP, VPP, measured step s
+ROWS = [
+    ("v3.0", "NVIDIA dgxh100_n64", 512, 2048, 1, 8, 12, 12.0743),
+    ("v3.0", "NVIDIA dgxh100_n96", 768, 3072, 1, 8, 12, 12.1274),
+    ("v3.0", "CoreWeave hgxh100_n96", 768, 3072, 1, 8, 12, 12.3051),
+    ("v3.0", "CoreWeave hgxh100_n192", 1536, 3072, 1, 8, 12, 6.3397),
+    ("v3.0", "CoreWeave hgxh100_n448", 3584, 2688, 1, 8, 12, 2.6006),
+    ("v3.1", "NVIDIA eos_n64", 512, 2048, 1, 8, 12, 11.0539),
+    ("v3.1", "NVIDIA eos_n96", 768, 3072, 1, 8, 12, 11.0755),
+    ("v3.1", "NVIDIA eos-dfw_n512", 4096, 2048, 1, 8, 12, 1.6084),
+    ("v3.1", "NVIDIA eos-dfw_n768", 6144, 3072, 1, 8, 12, 1.6152),
+    ("v3.1", "NVIDIA eos-dfw_n1024", 8192, 4096, 1, 8, 12, 1.6192),
+    ("v3.1", "NVIDIA eos-dfw_n1280", 10240, 2560, 1, 8, 12, 0.9256),
+    ("v3.1", "NVIDIA eos-dfw_n1344", 10752, 2688, 1, 8, 12, 0.9296),
+    ("v3.1", "Azure ND_H100_v5_n1344", 10752, 2688, 1, 8, 12, 0.9449),
+    ("v4.0", "NVIDIA eos_n64 (block-derived)", 512, 2304, 2, 8, 4, 10.9822),
+    ("v4.0", "NVIDIA eos-dfw_n1344 (block-derived)", 10752, 2688, 1, 6, 8, 0.9207),
+    ("v4.0", "NVIDIA eos-dfw_n1452 (block-derived)", 11616, 2904, 1, 6, 8, 0.9214),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--aicb", default=os.path.join(fidelity.ROOT, "build", "tool", "bin", "aicb"))
+    parser.add_argument("--host-us", type=float, help="price every row with this host time per launch")
+    args = parser.parse_args()
+    if not os.access(args.aicb, os.X_OK):
+        sys.exit("mlperf-check: no aicb program at %s (build it, or pass --aicb)" % args.aicb)
+    host = ["--host-overhead-us", str(args.host_us)] if args.host_us is not None else []
+    folder = tempfile.mkdtemp(prefix="aicb-mlperf-")
+    print("| round | submission | GPUs | global batch | micro batches | measured s | estimate s | error | "
+          "SimAI-Analytical s | error | MFU est. / meas. |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    errors = {}  # round → ([estimate errors], [SimAI errors])
+    times = {}  # round → [(estimate s, measured s)]
+    for index, (round_, name, gpus, batch, mbs, pp, vpp, measured) in enumerate(ROWS, 1):
+        layout = ["--world-size", str(gpus), "--global-batch", str(batch), "--mbs", str(mbs), "--pp", str(pp),
+                  "--vpp", str(vpp)]
+        try:
+            described = fidelity.run([args.aicb, "describe", "--json", "--gpu", GPU, "--cluster", CLUSTER] +
+                                     OVERLAPS + host + MODEL + layout)
+            estimate = json.loads(described)["estimate"]
+            workload = os.path.join(folder, "run%02d.txt" % index)
+            fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", GPU,
+                          "-o", workload] + fidelity.generate_flags(MODEL + layout))
+        except RuntimeError as e:
+            sys.exit("mlperf-check: %s: %s" % (name, e))
+        simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER]) * 1e-6
+        est = estimate["iteration_s"]
+        e_err, s_err = est / measured - 1, simai / measured - 1
+        errors.setdefault(round_, ([], []))
+        errors[round_][0].append(e_err)
+        errors[round_][1].append(s_err)
+        times.setdefault(round_, []).append((est, measured))
+        micro = batch // (gpus // (4 * pp) * mbs)
+        print("| %s | %s | %d | %d | %d | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %.1f%% / %.1f%% |" % (
+            round_, name, gpus, batch, micro, measured, est, 100 * e_err, simai, 100 * s_err,
+            100 * estimate["mfu"], 100 * estimate["mfu"] * est / measured))
+    print()
+
+    def summary(label, values):
+        return "%s: median error %+.1f%%, median absolute %.1f%%" % (
+            label, 100 * statistics.median(values), 100 * statistics.median(abs(v) for v in values))
+
+    every = ([], [])
+    for round_, (est, sim) in sorted(errors.items()):
+        every[0].extend(est)
+        every[1].extend(sim)
+        print("- %s (%d runs): %s; %s" % (round_, len(est), summary("estimate", est), summary("SimAI-Analytical", sim)))
+    print("- every round (%d runs): %s; %s" % (len(every[0]), summary("estimate", every[0]),
+                                               summary("SimAI-Analytical", every[1])))
+    # How the gap scales: the least-squares line of the measured step against the estimate, per round.
+    for round_, pairs in sorted(times.items()):
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        mx, my = statistics.fmean(xs), statistics.fmean(ys)
+        spread = sum((x - mx) ** 2 for x in xs)
+        if len(pairs) < 3 or spread <= 0:
+            continue
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / spread
+        print("- %s: measured = %.3f x estimate %+.0f ms (least squares over its %d runs)" % (
+            round_, slope, 1000 * (my - slope * mx), len(pairs)))
+
+
+if __name__ == "__main__":
+    main()
