@@ -411,6 +411,46 @@ TEST_CASE("estimate: an overlapped receive is waited for where its data is used,
   CHECK(waits > 0);
 }
 
+TEST_CASE("estimate: a context-parallel ring hides under its attention's steps, the final gradients do not",
+          "[compute][estimate]") {
+  // Hand-derived: a forward of 3 steps of 20 us each (60 us) under exchanges of 10 and 30 us: the first
+  // hides whole, the second by 20; the backward's third exchange (the final gradients) follows the last
+  // step and waits whole.
+  const auto forward = aicb::detail::ring_overlap({10, 30}, false, 60);
+  CHECK(forward.first == Approx(10));
+  CHECK(forward.second == Approx(30));
+  const auto backward = aicb::detail::ring_overlap({10, 30, 5}, true, 60);
+  CHECK(backward.first == Approx(15));
+  CHECK(backward.second == Approx(30));
+
+  // A job: CP 2 on one node, two layers. Its exposed communication lies between the backward's final
+  // exchanges (which nothing hides) and all the ring's exchanges (which the attention mostly hides).
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 2, .context_parallel = 2},
+                     {.micro_batch = 1, .global_batch = 2, .seq_length = 16384}};
+  job.model.num_layers = 2;
+  double ring = 0, final_gradients = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+    if (op.type != aicb::op_type::recv || op.layer == aicb::no_layer) continue;
+    const double us = aicb::transfer_us(static_cast<double>(op.size.count()), op.peer, 0, c);
+    ring += us;
+    if (op.name == "attention_kv_grad_ring" && op.size.count() > 0 && us > 0) final_gradients = us;
+  }
+  REQUIRE(ring > 0);
+  double finalize = 0;  // the gradient reduction after the last backward, exposed: not the ring's
+  const aicb::iteration_estimate e =
+      aicb::estimate_iteration(job, gpu, c, {.host_us_per_launch = 0}, [&](const aicb::timed_interval& i) {
+        if (i.op->phase == aicb::op_phase::finalize && i.op->type == aicb::op_type::collective)
+          finalize += i.end_us - i.start_us;
+      });
+  const double exposed = e.stages[0].communication_us - finalize;
+  CHECK(exposed < 0.8 * ring);
+  CHECK(exposed >= 2 * 2 * final_gradients * (1 - 1e-9));  // layers x micro batches
+  CHECK(e.stages[0].contention_us > 0);
+}
+
 TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-to-alls can overlap",
           "[compute][estimate]") {
   const aicb::roofline_model gpu("H100");

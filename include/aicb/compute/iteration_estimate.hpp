@@ -28,7 +28,9 @@
 ///   bandwidth.
 /// - A send leaves at the sender's clock and arrives `latency + size / bandwidth` later; a receive
 ///   waits for it (the pipeline bubble is this waiting). Transfers with ranks outside the
-///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer.
+///   representatives (the context-parallel ring) are symmetric: a receive costs one transfer, and a
+///   layer's ring exchanges run under its attention, one under each of the attention's steps, as
+///   Transformer Engine overlaps them (detail::ring_overlap): what a step does not cover waits.
 /// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
 ///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
 ///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
@@ -427,7 +429,29 @@ struct estimate_lane {
   // Overlapped pipeline receives posted but not yet needed: the receive, and when its data arrives.
   // The rank waits for it at the first operation of the same micro batch, chunk and pass.
   std::vector<std::pair<operation, double>> arrivals{};
+  // The context-parallel ring's exchanges of the attention about to run (their times, in ring order),
+  // and whether they are the backward's reverse ring: they overlap the attention's steps.
+  std::vector<double> ring_us{};
+  bool ring_reverse = false;
 };
+
+// What of a context-parallel attention's ring exchanges stays exposed, and what hides (µs). The
+// attention runs in `ring.size()` steps (forward: one more than the exchanges) of equal time; each
+// exchange overlaps one step — Transformer Engine sends the next step's keys and values while it
+// computes the current one — and the backward's last exchange, the final gradients, follows the last
+// step with nothing to hide behind.
+[[nodiscard]] inline std::pair<double, double> ring_overlap(const std::vector<double>& ring, bool reverse,
+                                                            double attention_us) noexcept {
+  const double steps = static_cast<double>(ring.size() + (reverse ? 0 : 1));
+  const double step = attention_us / steps;
+  double exposed = 0, hidden = 0;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const double covered = reverse && i + 1 == ring.size() ? 0 : std::min(ring[i], step);
+    hidden += covered;
+    exposed += ring[i] - covered;
+  }
+  return {exposed, hidden};
+}
 
 // Whether `op` is the first use of what `recv` brought: the same micro batch and model chunk, in the
 // pass it feeds (activations the forward, gradients the backward work, recomputation included).
@@ -615,6 +639,14 @@ struct estimate_lane {
             const double us =
                 static_cast<double>(compute.duration(op.compute).count()) / 1000 * lane.compute_pace;
             const bool gemm = op.compute.kind == op_kind::gemm;
+            if (!lane.ring_us.empty() && op.compute.kind == op_kind::attention) {
+              // The ring's exchanges under the attention's steps: what they do not cover waits.
+              const auto [exposed, hidden] = detail::ring_overlap(lane.ring_us, lane.ring_reverse, us);
+              lane.ring_us.clear();
+              contend(lane, hidden);
+              lane.clock += exposed;
+              lane.result.communication_us += exposed;
+            }
             if (lane.pending_tp > 0 && gemm) {
               report(lane, "collectives", lane.pending_op, lane.clock, lane.clock + lane.pending_tp);
               report(lane, "compute", op, lane.clock, lane.clock + us);
@@ -705,6 +737,11 @@ struct estimate_lane {
                 transfer_us(static_cast<double>(op.size.count()), op.peer, lane.result.rank, cluster) *
                 lane.communication_pace;
             report(lane, "transfers", op, lane.clock, lane.clock + us);
+            if (op.layer != no_layer) {  // a layer's context-parallel ring, under its attention
+              lane.ring_reverse = op.name == "attention_kv_grad_ring";
+              lane.ring_us.push_back(us);
+              break;
+            }
             lane.clock += us;
             lane.result.communication_us += us;
             break;
@@ -717,6 +754,11 @@ struct estimate_lane {
       }
       if (!lane.done && lane.at == ranges::default_sentinel) {
         flush_tp(lane);
+        for (const double us : lane.ring_us) {  // a ring no attention followed: nothing hid it
+          lane.clock += us;
+          lane.result.communication_us += us;
+        }
+        lane.ring_us.clear();
         lane.done = true;
         lane.result.end_us = lane.clock;
       }
