@@ -3,21 +3,22 @@
 # SPDX-License-Identifier: Apache-2.0
 """The outside check of docs/fidelity.md's "An outside check: MLPerf Training GPT-3 175B".
 
-The GPT-3 175B submissions of MLPerf Training v3.0, v3.1 and v4.0 that ran NeMo on DGX H100 clusters
-(NVIDIA's, CoreWeave's and Azure's; 512 to 11,616 GPUs), each described with its submission's
+The GPT-3 175B submissions of MLPerf Training v3.0, v3.1, v4.0 and v4.1 that ran NeMo on H100 clusters
+(NVIDIA's, CoreWeave's, Azure's and Oracle's; 256 to 11,616 GPUs) and on 64 B200s (NVIDIA's v4.1 preview),
+each described with its submission's
 configuration and priced twice, as scripts/fidelity.py prices the published-runs table: the iteration
 estimate of `aicb describe`, and the default-mode SimAI workload of `aicb generate` under
-SimAI-Analytical's documented cost model (fidelity.py's simai_analytical_us, H100 flags -nv 360 -nic 48.5).
+SimAI-Analytical's documented cost model (fidelity.py's simai_analytical_us with the cluster preset's flags).
 Prints a Markdown table beside the measured step time, then the median errors per round.
 
     scripts/mlperf-check.py [--aicb build/tool/bin/aicb] [--host-us US]
 
 Measured step time: the median over a submission's result logs of each log's median logged step time —
 NeMo's `train_step_timing` after the first three steps (v3.0, v3.1) or, where the logs time no step
-(v4.0 ran with LOG_METRICS=OFF), the training blocks' duration over their steps, which on v3.1's logs,
+(v4.0 and v4.1 ran with LOG_METRICS=OFF), the training blocks' duration over their steps, which on v3.1's logs,
 where both exist, reads 0.2% (11 s steps) to 2.3-3.7% (0.93 s steps) above the step timer: the logging
 between steps. scripts/mlperf-step-times.py prints both from a checkout of mlcommons/training_results_v3.0,
-v3.1 and v4.0.
+v3.1, v4.0 and v4.1.
 
 Every submission's configuration (benchmarks/gpt3/implementations/*/config_DGXH100_*.sh, config_common.sh,
 config_fp8.sh, conf/custom.yaml): GPT-3 175B (96 layers, hidden 12288, 96 heads, sequence 2048), TP 4 with
@@ -25,9 +26,9 @@ sequence parallelism and Transformer Engine's TP overlap (TP_COMM_OVERLAP), FP8 
 recipe), the distributed optimizer with overlapped gradient reduction and weight gathers
 (distributed_fused_adam: overlap_grad_sync, overlap_param_sync, grad_sync_dtype bf16), the interleaved
 pipeline with overlapped transfers (overlap_p2p_comm), no recomputation, no dropout. What these flags cannot
-state: v4.0 gathers FP8 weights (FP8_PARAMS: half the all-gather's bytes, priced here in BF16), reduces with
-SHARP where the group allows (NCCL_SHARP_GROUP_SIZE_THRESH), and its 1344- and 1452-node runs replay each
-layer as a CUDA graph (LAYER_CUDA_GRAPH); every round tunes the multiprocessors NCCL and the TP overlap take
+state: from v4.0 on the runs gather FP8 weights (FP8_PARAMS: half the all-gather's bytes, priced here in
+BF16) and reduce with SHARP where the group allows (NCCL_SHARP_GROUP_SIZE_THRESH), and v4.0's 1344- and
+1452-node runs and the B200 preview replay each layer as a CUDA graph (LAYER_CUDA_GRAPH); every round tunes the multiprocessors NCCL and the TP overlap take
 (MEGATRON_CORE_*_MAX_CTAS, NVTE_*_SM_MARGIN). Nothing is tuned per row.
 """
 import argparse
@@ -45,9 +46,9 @@ import fidelity  # noqa: E402  (SimAI-Analytical's cost model, shared with the p
 MODEL = ["--model", "gpt3-175b", "--tp", "4", "--sp", "--seq", "2048", "--dtype", "fp8",
          "--distributed-optimizer", "--overlap-grad-reduce", "--grad-dtype", "bf16"]
 OVERLAPS = ["--overlap-param-gather", "--tp-comm-overlap"]  # the estimate's; SimAI's format has neither
-GPU, CLUSTER = "H100", "dgx-h100"
+CLUSTER = {"H100": "dgx-h100", "B200": "dgx-b200"}
 
-# round, submission, GPUs, global batch, micro batch, PP, VPP, measured step s
+# round, submission, GPUs, global batch, micro batch, PP, VPP, measured step s (GPU: H100 unless named)
 ROWS = [
     ("v3.0", "NVIDIA dgxh100_n64", 512, 2048, 1, 8, 12, 12.0743),
     ("v3.0", "NVIDIA dgxh100_n96", 768, 3072, 1, 8, 12, 12.1274),
@@ -65,6 +66,11 @@ ROWS = [
     ("v4.0", "NVIDIA eos_n64 (block-derived)", 512, 2304, 2, 8, 4, 10.9822),
     ("v4.0", "NVIDIA eos-dfw_n1344 (block-derived)", 10752, 2688, 1, 6, 8, 0.9207),
     ("v4.0", "NVIDIA eos-dfw_n1452 (block-derived)", 11616, 2904, 1, 6, 8, 0.9214),
+    ("v4.1", "NVIDIA eos_n32 (block-derived)", 256, 2048, 2, 8, 6, 18.4073),
+    ("v4.1", "NVIDIA eos_n64 (block-derived)", 512, 2048, 2, 8, 6, 9.5403),
+    ("v4.1", "Oracle 1536xBM.GPU.H100.8 (block-derived)", 1536, 3072, 2, 8, 4, 5.2367),
+    ("v4.1", "Oracle 3072xBM.GPU.H100.8 (block-derived)", 3072, 3072, 2, 8, 4, 3.3261),
+    ("v4.1", "NVIDIA b200_n8_preview, B200 (block-derived)", 64, 2048, 2, 8, 6, 36.2548),
 ]
 
 
@@ -83,24 +89,26 @@ def main():
     errors = {}  # round → ([estimate errors], [SimAI errors])
     times = {}  # round → [(estimate s, measured s)]
     for index, (round_, name, gpus, batch, mbs, pp, vpp, measured) in enumerate(ROWS, 1):
+        gpu = "B200" if "B200" in name else "H100"
         layout = ["--world-size", str(gpus), "--global-batch", str(batch), "--mbs", str(mbs), "--pp", str(pp),
                   "--vpp", str(vpp)]
         try:
-            described = fidelity.run([args.aicb, "describe", "--json", "--gpu", GPU, "--cluster", CLUSTER] +
+            described = fidelity.run([args.aicb, "describe", "--json", "--gpu", gpu, "--cluster", CLUSTER[gpu]] +
                                      OVERLAPS + host + MODEL + layout)
             estimate = json.loads(described)["estimate"]
             workload = os.path.join(folder, "run%02d.txt" % index)
-            fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", GPU,
+            fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu,
                           "-o", workload] + fidelity.generate_flags(MODEL + layout))
         except RuntimeError as e:
             sys.exit("mlperf-check: %s: %s" % (name, e))
-        simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER]) * 1e-6
+        simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER[gpu]]) * 1e-6
         est = estimate["iteration_s"]
         e_err, s_err = est / measured - 1, simai / measured - 1
         errors.setdefault(round_, ([], []))
         errors[round_][0].append(e_err)
         errors[round_][1].append(s_err)
-        times.setdefault(round_, []).append((est, measured))
+        if gpu == "H100":
+            times.setdefault(round_, []).append((est, measured))
         micro = batch // (gpus // (4 * pp) * mbs)
         print("| %s | %s | %d | %d | %d | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %.1f%% / %.1f%% |" % (
             round_, name, gpus, batch, micro, measured, est, 100 * e_err, simai, 100 * s_err,
@@ -118,7 +126,8 @@ def main():
         print("- %s (%d runs): %s; %s" % (round_, len(est), summary("estimate", est), summary("SimAI-Analytical", sim)))
     print("- every round (%d runs): %s; %s" % (len(every[0]), summary("estimate", every[0]),
                                                summary("SimAI-Analytical", every[1])))
-    # How the gap scales: the least-squares line of the measured step against the estimate, per round.
+    # How the gap scales: the least-squares line of the measured step against the estimate, per round
+    # (its H100 runs: one machine).
     for round_, pairs in sorted(times.items()):
         xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
         mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -126,7 +135,7 @@ def main():
         if len(pairs) < 3 or spread <= 0:
             continue
         slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / spread
-        print("- %s: measured = %.3f x estimate %+.0f ms (least squares over its %d runs)" % (
+        print("- %s: measured = %.3f x estimate %+.0f ms (least squares over its %d H100 runs)" % (
             round_, slope, 1000 * (my - slope * mx), len(pairs)))
 
 
