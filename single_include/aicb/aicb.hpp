@@ -18478,6 +18478,7 @@ AICB_END_NAMESPACE
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18496,20 +18497,32 @@ namespace detail {
 
 // A chosen rank of a timeline, following its stage's representative: ranks of one stage run the
 // same operations in the same order (only groups and peers differ), so the representative's
-// interval for operation i is this rank's operation i.
+// interval for operation i is this rank's operation i. Intervals come in schedule order but for the
+// wait on an overlapped receive, which the estimate reports where the data is used, after the
+// operations between: the receives passed are kept until the next one of them is used.
 struct trace_follower {
   std::uint64_t rank = 0, stage = 0;
   rank_schedule schedule;
   ranges::iterator_t<rank_schedule> at{};
   bool started = false;
+  std::deque<operation> receives{};  // pipeline receives passed, latest last (a few are posted ahead)
 
   const operation& operation_at(std::uint64_t index) {
     if (!started) {
       at = schedule.begin();
       started = true;
     }
-    while (!(at == ranges::default_sentinel) && (*at).index < index)
+    if (at == ranges::default_sentinel || index < (*at).index) {
+      for (const operation& r : receives)
+        if (r.index == index) return r;
+    }
+    while (!(at == ranges::default_sentinel) && (*at).index < index) {
+      if ((*at).type == op_type::recv && (*at).layer == no_layer) {
+        receives.push_back(*at);
+        if (receives.size() > 64) receives.pop_front();
+      }
       ++at;
+    }
     if (at == ranges::default_sentinel || (*at).index != index)
       AICB_THROW(error("rank " + std::to_string(rank) + " has no operation " + std::to_string(index) +
                        " where its stage's representative has one: the ranks of a stage differ"));

@@ -66,6 +66,33 @@ TEST_CASE("trace events: the estimate's intervals as a trace viewers read, one p
   CHECK_FALSE(intervals[{0, 1}].empty());
 }
 
+TEST_CASE("trace events: chosen ranks of an interleaved pipeline show the waits on their overlapped receives",
+          "[io][trace]") {
+  // An interleaved schedule overlaps its transfers: the estimate reports a receive's wait where the data
+  // is used, after the operations between — every chosen rank still finds that receive among its own.
+  aicb::job_spec job{aicb::presets::llama3_8b,
+                     {.world_size = 8,
+                      .tensor_parallel = 2,
+                      .pipeline_parallel = 2,
+                      .virtual_pipeline = 2,
+                      .sequence_parallel = true},
+                     {.micro_batch = 1, .global_batch = 8, .seq_length = 2048}};
+  job.model.num_layers = 4;
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  std::string text;
+  aicb::write_trace_events([&](std::string_view s) { text += s; }, job, gpu, c, {}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const nlohmann::json trace = nlohmann::json::parse(text);
+  std::map<int, int> waits;  // rank → waiting intervals
+  for (const auto& event : trace["traceEvents"])
+    if (event["ph"] == "X" && event["tid"] == 4) ++waits[event["pid"].get<int>()];
+  for (int rank = 0; rank < 8; ++rank)
+    CHECK(waits[rank] > 0);  // every rank, the representatives' followers included, waits on its pipeline
+  // The ranks of one stage wait alike: rank 1 follows rank 0, rank 5 follows rank 4.
+  CHECK(waits[1] == waits[0]);
+  CHECK(waits[5] == waits[4]);
+}
+
 TEST_CASE("trace events: a serving step, one process per GPU, the step's time at its end",
           "[io][trace][serving]") {
   const aicb::serving_spec s{.phase = aicb::inference_phase::decode,
