@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # aicb — LLM training workloads for cluster and network simulators.
 # SPDX-License-Identifier: Apache-2.0
-"""The outside check of docs/fidelity.md's "An outside check: MLPerf Training GPT-3 175B".
+"""The outside check of docs/fidelity.md's "An outside check: MLPerf Training (GPT-3 175B, Llama 3.1 405B)".
 
 The GPT-3 175B submissions of MLPerf Training v3.0, v3.1, v4.0 and v4.1 that ran NeMo on H100 clusters
 (NVIDIA's, CoreWeave's, Azure's and Oracle's; 256 to 11,616 GPUs) and on 64 B200s (NVIDIA's v4.1 preview),
-each described with its submission's
+and NVIDIA's Llama 3.1 405B submissions of v5.0 on H100 (512 to 8,192 GPUs), each described with its submission's
 configuration and priced twice, as scripts/fidelity.py prices the published-runs table: the iteration
 estimate of `aicb describe`, and the default-mode SimAI workload of `aicb generate` under
 SimAI-Analytical's documented cost model (fidelity.py's simai_analytical_us with the cluster preset's flags).
@@ -18,7 +18,13 @@ NeMo's `train_step_timing` after the first three steps (v3.0, v3.1) or, where th
 (v4.0 and v4.1 ran with LOG_METRICS=OFF), the training blocks' duration over their steps, which on v3.1's logs,
 where both exist, reads 0.2% (11 s steps) to 2.3-3.7% (0.93 s steps) above the step timer: the logging
 between steps. scripts/mlperf-step-times.py prints both from a checkout of mlcommons/training_results_v3.0,
-v3.1, v4.0 and v4.1.
+v3.1, v4.0, v4.1 and v5.0 (whose logs name the timer `train_step_time`).
+
+Llama 3.1 405B in v5.0 (benchmarks/llama31_405b/implementations/eos-dfw_*/config_DGXH100_*.sh, config_common.sh,
+conf/custom.yaml): TP 8 × PP 8 × VPP 8 with CP 2 and sequence parallelism, micro batch 1, sequences of 8192,
+FP8 (delayed scaling) with FP8 weight gathers, the distributed optimizer with overlapped reduction and gathers,
+TP overlap, the fused cross-entropy, and the embedding and the loss counted as pipeline layers (ASYM_PP_EMBED,
+ASYM_PP_LOSS: 126 layers over 64 chunks).
 
 Every submission's configuration (benchmarks/gpt3/implementations/*/config_DGXH100_*.sh, config_common.sh,
 config_fp8.sh, conf/custom.yaml): GPT-3 175B (96 layers, hidden 12288, 96 heads, sequence 2048), TP 4 with
@@ -72,6 +78,18 @@ ROWS = [
     ("v4.1", "Oracle 3072xBM.GPU.H100.8 (block-derived)", 3072, 3072, 2, 8, 4, 3.3261),
     ("v4.1", "NVIDIA b200_n8_preview, B200 (block-derived)", 64, 2048, 2, 8, 6, 36.2548),
 ]
+LLAMA = ["--model", "llama3.1-405b", "--tp", "8", "--cp", "2", "--sp", "--seq", "8192", "--dtype", "fp8",
+         "--distributed-optimizer", "--overlap-grad-reduce", "--grad-dtype", "bf16",
+         "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
+         "--cross-entropy-loss-fusion"]
+# round, submission, GPUs, global batch, measured step s: Llama 3.1 405B at TP 8, PP 8, VPP 8, CP 2, micro batch 1
+LLAMA_ROWS = [
+    ("v5.0", "NVIDIA eos-dfw_n64, Llama 3.1 405B", 512, 1152, 55.1433),
+    ("v5.0", "NVIDIA eos-dfw_n256, Llama 3.1 405B", 2048, 1152, 14.2216),
+    ("v5.0", "NVIDIA eos-dfw_n304, Llama 3.1 405B", 2432, 1216, 12.7116),
+    ("v5.0", "NVIDIA eos-dfw_n320, Llama 3.1 405B", 2560, 1120, 11.1730),
+    ("v5.0", "NVIDIA eos-dfw_n1024, Llama 3.1 405B", 8192, 1536, 5.1790),
+]
 
 
 def main():
@@ -88,34 +106,42 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     errors = {}  # round → ([estimate errors], [SimAI errors])
     times = {}  # round → [(estimate s, measured s)]
-    for index, (round_, name, gpus, batch, mbs, pp, vpp, measured) in enumerate(ROWS, 1):
+    jobs = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], 4, 1, r[7], MODEL) for r in ROWS]
+    jobs += [(r[0], r[1], r[2], r[3], 1, 8, 8, 8, 2, r[4], LLAMA) for r in LLAMA_ROWS]
+    for index, (round_, name, gpus, batch, mbs, pp, vpp, tp, cp, measured, model) in enumerate(jobs, 1):
         gpu = "B200" if "B200" in name else "H100"
         layout = ["--world-size", str(gpus), "--global-batch", str(batch), "--mbs", str(mbs), "--pp", str(pp),
                   "--vpp", str(vpp)]
         try:
             described = fidelity.run([args.aicb, "describe", "--json", "--gpu", gpu, "--cluster", CLUSTER[gpu]] +
-                                     OVERLAPS + host + MODEL + layout)
+                                     OVERLAPS + host + model + layout)
             estimate = json.loads(described)["estimate"]
-            workload = os.path.join(folder, "run%02d.txt" % index)
-            fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu,
-                          "-o", workload] + fidelity.generate_flags(MODEL + layout))
+            simai = None  # SimAI's format has no context-parallel group
+            if cp == 1:
+                workload = os.path.join(folder, "run%02d.txt" % index)
+                fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu,
+                              "-o", workload] + fidelity.generate_flags(model + layout))
+                simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER[gpu]]) * 1e-6
         except RuntimeError as e:
             sys.exit("mlperf-check: %s: %s" % (name, e))
-        simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER[gpu]]) * 1e-6
         est = estimate["iteration_s"]
-        e_err, s_err = est / measured - 1, simai / measured - 1
+        e_err = est / measured - 1
         errors.setdefault(round_, ([], []))
         errors[round_][0].append(e_err)
-        errors[round_][1].append(s_err)
+        if simai is not None:
+            errors[round_][1].append(simai / measured - 1)
         if gpu == "H100":
             times.setdefault(round_, []).append((est, measured))
-        micro = batch // (gpus // (4 * pp) * mbs)
-        print("| %s | %s | %d | %d | %d | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% | %.1f%% / %.1f%% |" % (
-            round_, name, gpus, batch, micro, measured, est, 100 * e_err, simai, 100 * s_err,
+        micro = batch // (gpus // (tp * pp * cp) * mbs)
+        sim = "%.3f | %+.1f%%" % (simai, 100 * (simai / measured - 1)) if simai is not None else "– | –"
+        print("| %s | %s | %d | %d | %d | %.3f | %.3f | %+.1f%% | %s | %.1f%% / %.1f%% |" % (
+            round_, name, gpus, batch, micro, measured, est, 100 * e_err, sim,
             100 * estimate["mfu"], 100 * estimate["mfu"] * est / measured))
     print()
 
     def summary(label, values):
+        if not values:
+            return "%s: no file (context parallelism)" % label
         return "%s: median error %+.1f%%, median absolute %.1f%%" % (
             label, 100 * statistics.median(values), 100 * statistics.median(abs(v) for v in values))
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """aicb — the measured step times of scripts/mlperf-check.sh, read from MLPerf Training result logs.
 
-MLPerf Training's GPT-3 175B submissions that run NeMo log every training step's time
-(`:::MLLOG {... "key": "tracked_stats", "value": {"train_step_timing": SECONDS} ...}`) beside the
+MLPerf Training's submissions that run NeMo log every training step's time
+(`:::MLLOG {... "key": "tracked_stats", "value": {"train_step_timing": SECONDS} ...}`, `train_step_time` in
+2025's) beside the
 global batch size and the gradient accumulation steps. This prints, for every result log under the
 directories given (a clone of mlcommons/training_results_vX.Y, or any folder of its `result_N.txt`
 files), the median step time over the logged steps after the first three (the first steps warm up),
@@ -50,8 +51,11 @@ def read_log(path):
             elif key == "block_stop" and started and started[0] is not None and started[1]:
                 blocks.append((record["time_ms"] - started[0], started[1]))
                 started = None
-            elif key == "tracked_stats" and isinstance(value, dict) and "train_step_timing" in value:
-                steps.append(float(value["train_step_timing"]))
+            elif key == "tracked_stats" and isinstance(value, dict):
+                # NeMo's step timer: train_step_timing (2023-24 rounds), train_step_time (2025).
+                timer = value.get("train_step_timing", value.get("train_step_time"))
+                if timer is not None:
+                    steps.append(float(timer))
     per_block = []
     if gbs and sequence:
         per_block = [ms / 1000 / (tokens / (gbs * sequence)) for ms, tokens in blocks[1:]]
