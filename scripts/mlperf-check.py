@@ -5,7 +5,8 @@
 
 The GPT-3 175B submissions of MLPerf Training v3.0, v3.1, v4.0 and v4.1 that ran NeMo on H100 clusters
 (NVIDIA's, CoreWeave's, Azure's and Oracle's; 256 to 11,616 GPUs) and on 64 B200s (NVIDIA's v4.1 preview),
-and NVIDIA's Llama 3.1 405B submissions of v5.0 on H100 (512 to 8,192 GPUs), each described with its submission's
+NVIDIA's Llama 3.1 405B submissions of v5.0 on H100 (512 to 8,192 GPUs) and the University of Florida's of
+v5.1 on DGX B200 (256 and 448 GPUs), each described with its submission's
 configuration and priced twice, as scripts/fidelity.py prices the published-runs table: the iteration
 estimate of `aicb describe`, and the default-mode SimAI workload of `aicb generate` under
 SimAI-Analytical's documented cost model (fidelity.py's simai_analytical_us with the cluster preset's flags).
@@ -18,10 +19,11 @@ NeMo's `train_step_timing` after the first three steps (v3.0, v3.1) or, where th
 (v4.0 and v4.1 ran with LOG_METRICS=OFF), the training blocks' duration over their steps, which on v3.1's logs,
 where both exist, reads 0.2% (11 s steps) to 2.3-3.7% (0.93 s steps) above the step timer: the logging
 between steps. scripts/mlperf-step-times.py prints both from a checkout of mlcommons/training_results_v3.0,
-v3.1, v4.0, v4.1 and v5.0 (whose logs name the timer `train_step_time`).
+v3.1, v4.0, v4.1, v5.0 and v5.1 (whose logs name the timer `train_step_time`).
 
-Llama 3.1 405B in v5.0 (benchmarks/llama31_405b/implementations/eos-dfw_*/config_DGXH100_*.sh, config_common.sh,
-conf/custom.yaml): TP 8 × PP 8 × VPP 8 with CP 2 and sequence parallelism, micro batch 1, sequences of 8192,
+Llama 3.1 405B in v5.0 and v5.1 (benchmarks/llama31_405b/implementations/*/config_DGX*.sh, config_common*.sh,
+conf/custom.yaml): TP 8 (H100) or 4 (B200) × PP 8 × VPP 8 with CP 2 and sequence parallelism, micro batch 1,
+sequences of 8192,
 FP8 (delayed scaling) with FP8 weight gathers, the distributed optimizer with overlapped reduction and gathers,
 TP overlap, the fused cross-entropy, and the embedding and the loss counted as pipeline layers (ASYM_PP_EMBED,
 ASYM_PP_LOSS: 126 layers over 64 chunks).
@@ -78,17 +80,19 @@ ROWS = [
     ("v4.1", "Oracle 3072xBM.GPU.H100.8 (block-derived)", 3072, 3072, 2, 8, 4, 3.3261),
     ("v4.1", "NVIDIA b200_n8_preview, B200 (block-derived)", 64, 2048, 2, 8, 6, 36.2548),
 ]
-LLAMA = ["--model", "llama3.1-405b", "--tp", "8", "--cp", "2", "--sp", "--seq", "8192", "--dtype", "fp8",
+LLAMA = ["--model", "llama3.1-405b", "--cp", "2", "--sp", "--seq", "8192", "--dtype", "fp8",
          "--distributed-optimizer", "--overlap-grad-reduce", "--grad-dtype", "bf16",
          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
          "--cross-entropy-loss-fusion"]
-# round, submission, GPUs, global batch, measured step s: Llama 3.1 405B at TP 8, PP 8, VPP 8, CP 2, micro batch 1
+# round, submission, GPUs, global batch, TP, measured step s: Llama 3.1 405B at PP 8, VPP 8, CP 2, micro batch 1
 LLAMA_ROWS = [
-    ("v5.0", "NVIDIA eos-dfw_n64, Llama 3.1 405B", 512, 1152, 55.1433),
-    ("v5.0", "NVIDIA eos-dfw_n256, Llama 3.1 405B", 2048, 1152, 14.2216),
-    ("v5.0", "NVIDIA eos-dfw_n304, Llama 3.1 405B", 2432, 1216, 12.7116),
-    ("v5.0", "NVIDIA eos-dfw_n320, Llama 3.1 405B", 2560, 1120, 11.1730),
-    ("v5.0", "NVIDIA eos-dfw_n1024, Llama 3.1 405B", 8192, 1536, 5.1790),
+    ("v5.0", "NVIDIA eos-dfw_n64, Llama 3.1 405B", 512, 1152, 8, 55.1433),
+    ("v5.0", "NVIDIA eos-dfw_n256, Llama 3.1 405B", 2048, 1152, 8, 14.2216),
+    ("v5.0", "NVIDIA eos-dfw_n304, Llama 3.1 405B", 2432, 1216, 8, 12.7116),
+    ("v5.0", "NVIDIA eos-dfw_n320, Llama 3.1 405B", 2560, 1120, 8, 11.1730),
+    ("v5.0", "NVIDIA eos-dfw_n1024, Llama 3.1 405B", 8192, 1536, 8, 5.1790),
+    ("v5.1", "University of Florida hpg.dgxb200x8.n32, Llama 3.1 405B, B200", 256, 576, 4, 27.6453),
+    ("v5.1", "University of Florida hpg.dgxb200x8.n56, Llama 3.1 405B, B200", 448, 1008, 4, 27.9768),
 ]
 
 
@@ -107,7 +111,7 @@ def main():
     errors = {}  # round → ([estimate errors], [SimAI errors])
     times = {}  # round → [(estimate s, measured s)]
     jobs = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], 4, 1, r[7], MODEL) for r in ROWS]
-    jobs += [(r[0], r[1], r[2], r[3], 1, 8, 8, 8, 2, r[4], LLAMA) for r in LLAMA_ROWS]
+    jobs += [(r[0], r[1], r[2], r[3], 1, 8, 8, r[4], 2, r[5], LLAMA + ["--tp", str(r[4])]) for r in LLAMA_ROWS]
     for index, (round_, name, gpus, batch, mbs, pp, vpp, tp, cp, measured, model) in enumerate(jobs, 1):
         gpu = "B200" if "B200" in name else "H100"
         layout = ["--world-size", str(gpus), "--global-batch", str(batch), "--mbs", str(mbs), "--pp", str(pp),
