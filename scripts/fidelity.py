@@ -314,6 +314,21 @@ def simai_analytical_us(path, gpus, m):
     return compute + exposed + bubble
 
 
+def simai_seconds(aicb, gpu, cluster, flags, gpus, path):
+    """Writes the default-mode SimAI workload of `flags` to `path` and prices it by SimAI-Analytical's model (s)."""
+    run([aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu, "-o", path] +
+        generate_flags(flags))
+    return simai_analytical_us(path, gpus, SIMAI[cluster]) * 1e-6
+
+
+def median_line(label, errors, empty):
+    """`label: median error ±x%, median absolute y% (n runs)`, or `label: empty` without errors (fractions)."""
+    if not errors:
+        return "%s: %s" % (label, empty)
+    return "%s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
+        label, 100 * statistics.median(errors), 100 * statistics.median(abs(e) for e in errors), len(errors))
+
+
 # ---- the table -------------------------------------------------------------------------------------------
 
 def main():
@@ -349,9 +364,7 @@ def main():
             estimate = json.loads(described)["estimate"]
             workload = os.path.join(folder, "run%02d.txt" % index)
             try:
-                run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu, "-o",
-                     workload] + generate_flags(flags))
-                simai_s = simai_analytical_us(workload, int(row["gpus"]), SIMAI[cluster]) * 1e-6
+                simai_s = simai_seconds(args.aicb, gpu, cluster, flags, int(row["gpus"]), workload)
             except RuntimeError as e:
                 if "context-parallel" not in str(e):
                     raise

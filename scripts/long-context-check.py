@@ -25,7 +25,6 @@ TP > 1, micro batch 1, no recomputation (every row fits the memory this model co
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 
@@ -88,9 +87,7 @@ def main():
             simai = None
             if cp == 1:
                 workload = os.path.join(folder, "run%02d.txt" % index)
-                fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu,
-                              "-o", workload] + fidelity.generate_flags(flags))
-                simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[cluster]) * 1e-6
+                simai = fidelity.simai_seconds(args.aicb, gpu, cluster, flags, gpus, workload)
         except RuntimeError as e:
             sys.exit("long-context-check: %s %dK: %s" % (table, k, e))
         e_err = estimate / measured - 1
@@ -105,10 +102,7 @@ def main():
     print()
 
     def summary(label, values):
-        if not values:
-            return "%s: no row" % label
-        return "%s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
-            label, 100 * statistics.median(values), 100 * statistics.median(abs(v) for v in values), len(values))
+        return fidelity.median_line(label, values, "no row")
 
     every = ([], [])
     for table, (est, sim) in errors.items():

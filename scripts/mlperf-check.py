@@ -123,9 +123,7 @@ def main():
             simai = None  # SimAI's format has no context-parallel group
             if cp == 1:
                 workload = os.path.join(folder, "run%02d.txt" % index)
-                fidelity.run([args.aicb, "generate", "-q", "--no-sidecar", "--no-space-check", "--gpu_type", gpu,
-                              "-o", workload] + fidelity.generate_flags(model + layout))
-                simai = fidelity.simai_analytical_us(workload, gpus, fidelity.SIMAI[CLUSTER[gpu]]) * 1e-6
+                simai = fidelity.simai_seconds(args.aicb, gpu, CLUSTER[gpu], model + layout, gpus, workload)
         except RuntimeError as e:
             sys.exit("mlperf-check: %s: %s" % (name, e))
         est = estimate["iteration_s"]
@@ -144,18 +142,14 @@ def main():
     print()
 
     def summary(label, values):
-        if not values:
-            return "%s: no file (context parallelism)" % label
-        return "%s: median error %+.1f%%, median absolute %.1f%%" % (
-            label, 100 * statistics.median(values), 100 * statistics.median(abs(v) for v in values))
+        return fidelity.median_line(label, values, "no file (context parallelism)")
 
     every = ([], [])
     for round_, (est, sim) in sorted(errors.items()):
         every[0].extend(est)
         every[1].extend(sim)
-        print("- %s (%d runs): %s; %s" % (round_, len(est), summary("estimate", est), summary("SimAI-Analytical", sim)))
-    print("- every round (%d runs): %s; %s" % (len(every[0]), summary("estimate", every[0]),
-                                               summary("SimAI-Analytical", every[1])))
+        print("- %s: %s; %s" % (round_, summary("estimate", est), summary("SimAI-Analytical", sim)))
+    print("- every round: %s; %s" % (summary("estimate", every[0]), summary("SimAI-Analytical", every[1])))
     # How the gap scales: the least-squares line of the measured step against the estimate, per round
     # (its H100 runs: one machine).
     for round_, pairs in sorted(times.items()):
