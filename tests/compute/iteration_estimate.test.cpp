@@ -265,6 +265,43 @@ TEST_CASE("estimate: overlap options hide communication, never compute", "[compu
   }
 }
 
+TEST_CASE("estimate: an overlapped weight gather hides under the first forward, what exceeds it waits",
+          "[compute][estimate]") {
+  const aicb::roofline_model gpu("H100");
+  const aicb::cluster_spec& c = aicb::cluster_preset("dgx-h100");
+  // Llama-2 7B over 16 GPUs of two nodes (distributed optimizer): each rank gathers about 13 GB of
+  // weights over its NIC after the step, far longer than the next forward of 2 x 256 tokens...
+  aicb::job_spec job{aicb::presets::llama2_7b,
+                     {.world_size = 16, .distributed_optimizer = true},
+                     {.micro_batch = 2, .global_batch = 64, .seq_length = 256}};
+  const auto play = [&](const aicb::job_spec& j, bool overlap, double* first_forward_end) {
+    return aicb::estimate_iteration(j, gpu, c, {.overlap_param_gather = overlap, .host_us_per_launch = 0},
+                                    [&](const aicb::timed_interval& i) {
+                                      if (first_forward_end && i.stream == "compute" &&
+                                          i.op->phase == aicb::op_phase::forward && i.op->microbatch == 0)
+                                        *first_forward_end = std::max(*first_forward_end, i.end_us);
+                                    });
+  };
+  double forward_end = 0;
+  const aicb::iteration_estimate exposed = play(job, false, nullptr);
+  const aicb::iteration_estimate overlapped = play(job, true, &forward_end);
+  const double gather_us = (exposed.iteration_s - overlapped.iteration_s) * 1e6;
+  REQUIRE(forward_end > 0);
+  // ...so overlapping saves at most that forward (less the contention it pays), never the whole gather.
+  CHECK(gather_us > 0);
+  CHECK(gather_us <= forward_end + 1e-6);
+  CHECK(gather_us >= (1 - 0.189) * forward_end - 1e-6);
+  // With 32 times the tokens the forward outlasts the gather: it hides whole, and only its contention
+  // remains.
+  job.batch.seq_length = 8192;
+  const aicb::iteration_estimate long_exposed = play(job, false, nullptr);
+  const aicb::iteration_estimate long_overlapped = play(job, true, nullptr);
+  const double saved = (long_exposed.iteration_s - long_overlapped.iteration_s) * 1e6;
+  CHECK(saved > gather_us);
+  CHECK(long_overlapped.stages[0].communication_us <
+        long_exposed.stages[0].communication_us - (1 - 1e-9) * saved / (1 - 0.189));
+}
+
 TEST_CASE("estimate: GPT-22B on 8 A100s lands near its published iteration times and MFU",
           "[compute][estimate]") {
   // Korthikanti et al. 2022, Table 5: 1.42 s with full recomputation, 1.10 s with sequence

@@ -33,7 +33,13 @@
 ///   Transformer Engine overlaps them (detail::ring_overlap): what a step does not cover waits.
 /// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
 ///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
-///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
+///   runs the distributed optimizer's weight all-gather under the next iteration's first forward
+///   pass, bucket by bucket in the order the layers use them (Megatron dispatches the next bucket's
+///   gather as each one is waited for): a model chunk's forward cannot end before its weights have
+///   arrived, so the gather hides behind the first micro batch's forward of every chunk (and the
+///   pipeline's warm-up waiting there) and shows where it is longer — the steady state's iteration
+///   pays at its start what this one's gather leaves exposed, played here where the gather is
+///   listed; `tp_comm_overlap`
 ///   runs each tensor-parallel collective under the GEMM next to it (Transformer Engine pipelines an
 ///   all-gather into the GEMM after it, a reduce-scatter or all-reduce out of the GEMM before it:
 ///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead — an
@@ -422,7 +428,14 @@ struct estimate_lane {
   operation pending_op{};       // that all-gather
   double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   double since_exchange = 0;    // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
-  double host = 0;              // when the host has issued everything so far
+  // overlap_param_gather: per model chunk, the first micro batch it runs forward and when that forward
+  // ended (the next iteration's gather of the chunk's weights must arrive by then), and the gather so far.
+  static constexpr std::uint64_t unseen = ~std::uint64_t{0};
+  std::vector<std::uint64_t> first_microbatch{};
+  std::vector<double> first_forward_end{};
+  double gathered = 0;        // the weight all-gathers listed so far, run back to back from the start
+  double gather_exposed = 0;  // what of them no forward hides
+  double host = 0;            // when the host has issued everything so far
   double compute_pace = 1, communication_pace = 1;  // a slow rank's factors (estimate_options::slow_ranks)
   bool moe_counts_read = false;                     // the host has read this MoE layer's token counts
   bool done = false;
@@ -664,7 +677,17 @@ struct estimate_lane {
             gpu_waits_until(lane, lane.host);  // its last kernel issued
             lane.result.compute_us += us;
             lane.since_exchange += us;
-            if (op.phase == op_phase::forward) lane.backward_stretch = 0;
+            if (op.phase == op_phase::forward) {
+              lane.backward_stretch = 0;
+              if (lane.first_microbatch.size() <= op.chunk) {
+                lane.first_microbatch.resize(op.chunk + 1, detail::estimate_lane::unseen);
+                lane.first_forward_end.resize(op.chunk + 1, 0);
+              }
+              if (lane.first_microbatch[op.chunk] == detail::estimate_lane::unseen)
+                lane.first_microbatch[op.chunk] = op.microbatch;
+              if (lane.first_microbatch[op.chunk] == op.microbatch)
+                lane.first_forward_end[op.chunk] = lane.clock;
+            }
             if (op.is_backward_work()) lane.backward_stretch += us;
             break;
           }
@@ -675,8 +698,16 @@ struct estimate_lane {
                         lane.communication_pace;
             if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
-                contend(lane, us);  // under the next iteration's first forward
-                us = 0;
+                // Under the next iteration's first forward: the gathers run back to back from its
+                // start, and this chunk's forward ends no earlier than its weights arrive.
+                lane.gathered += us;
+                const double needed =
+                    op.chunk < lane.first_forward_end.size() ? lane.first_forward_end[op.chunk] : 0;
+                const double exposed = std::max(lane.gather_exposed, lane.gathered - needed);
+                const double shown = exposed - lane.gather_exposed;
+                lane.gather_exposed = exposed;
+                contend(lane, us - shown);
+                us = shown;
               } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
                 const double hidden = std::min(us, lane.backward_stretch);
                 lane.backward_stretch -= hidden;
