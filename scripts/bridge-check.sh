@@ -45,12 +45,34 @@ nano_recompute="--recompute selective --recompute-modules moe,layernorm,core_att
 super_recompute="--recompute selective --recompute-modules moe_act,layernorm"
 ds_recompute="--recompute selective --recompute-modules mla_up_proj"
 a2a_overlap="--overlap-moe-expert-parallel-comm"
-# DeepSeek-V3's per-chunk layout of its 26.04.01 B200 recipe (PP 8 x VPP 2); its | would split a row,
-# so the row names it and the loop puts it in.
+# DeepSeek-V3's per-chunk layout of its 26.04.01 B200 recipe (PP 8 x VPP 2), and of its H100
+# performance recipe behind the model verification card (PP 8 x VPP 4: the last virtual stage holds
+# the MTP module and the loss alone); a | would split a row, so the rows name them and the loop puts
+# them in.
 ds_pp8_vpp2_layout="Et*4|(t*4|)*14tmL"
+ds_pp8_vpp4_layout="Et|(tt|)*30mL"
+
+# The model verification cards (examples/model_verification_cards/*/card.yaml at the Bridge's
+# 2026-08-22 commit): their pretrain_performance items, the tuned canonical performance recipes with
+# mock data and forced expert balance, steps 41-50 averaged, on H100 (the other GPUs of the cards,
+# GB200 and GB300, are not in the catalogue). Each recipe as src/megatron/bridge/perf_recipes sets it:
+# Qwen3-30B-A3B (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config, NeMo 26.06) EP 16 on HybridEP with the
+# EP all-to-all overlapped and delayed weight gradients off; Nemotron 3 Super
+# (nemotron_3_super_pretrain_64gpu_h100_bf16_config, 26.06) PP 2 x EP 32 on HybridEP at a fixed
+# expert capacity of 1.10 (padded: the flex dispatcher as modelled drops nothing at that capacity and
+# pads nothing), its two MTP passes of one repeated layer as two MTP layers, no overlapped gradient
+# reduction or weight gather; DeepSeek-V3 (deepseek_v3_pretrain_1024gpu_h100_bf16_config, 26.08.rc5)
+# TP 2 x PP 8 x VPP 4 x EP 64 in its layout above, HybridEP, the weight gather overlapped, the gradient
+# reduction not.
+card_qwen="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $a2a_overlap $overlap"
+card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-capacity-factor 1.1 --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
+card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --distributed-optimizer --overlap-param-gather --pipeline-layout @DS_PP8_VPP4@ $ds_recompute,mlp"
 
 # release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags
 rows=(
+  "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe)|16|1024|4096|13011.378|$card_qwen $te_loss $h100"
+  "26.06-card|hybrid|Nemotron 3 Super, BF16, H100 (tuned recipe)|64|1280|4096|2969.345|$card_super $te_loss $h100"
+  "26.08-card|MoE|DeepSeek-V3, BF16, H100 (tuned recipe)|1024|16384|4096|1061.206|$card_ds $te_loss $h100"
   "25.11|dense|Llama-3 8B, FP8, H100 (its FSDP run as data parallelism)|8|128|8192|14451|--model llama3-8b --mbs 1 --dtype fp8 $overlap $te_loss $h100"
   "25.11|dense|Llama-3 70B, FP8, H100|64|128|8192|1602|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
   "25.11|dense|Llama-3.1 405B, FP8, H100|1024|512|8192|292|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"
@@ -123,6 +145,7 @@ echo "|---|---|---|---|---|---|"
 for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
   flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
+  flags=${flags//@DS_PP8_VPP4@/$ds_pp8_vpp4_layout}
   [[ $release == 26.* ]] && flags="$flags $bf16_grads"
   # shellcheck disable=SC2086  # the flags are words
   output=$("$aicb" describe $flags $host --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
@@ -139,7 +162,7 @@ python3 - "$results" <<'EOF'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 print()
-for release in sorted({r[0] for r in rows}, key=lambda r: [int(x) for x in r.split(".")], reverse=True):
+for release in sorted({r[0] for r in rows}, key=lambda r: [int(x) for x in r.split("-")[0].split(".")] + [r.endswith("card")], reverse=True):
     for family in ("dense", "MoE", "hybrid"):
         errors = [float(r[2]) for r in rows if r[0] == release and r[1] == family]
         if errors:

@@ -88,8 +88,8 @@ TEST_CASE("pipeline layout: every rule names the field, the text and what is wro
   CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14ttmL")),
              Catch::Contains("places 62 transformer layers; num_layers is 61"));
   CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*4|(t*4|)*14tL")), Catch::Contains("num_mtp_layers is 1"));
-  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*5|(t*4|)*14mL")),
-             Catch::Contains("holds no transformer layer"));
+  CHECK_THAT(aicb_test::refusal(deepseek_layout("Et*8|(t*4|)*12t*5||mL")),
+             Catch::Contains("virtual stage 14 holds nothing"));
   aicb::job_spec j = deepseek_layout("Et*4|(t*4|)*14tmL");
   j.parallel.first_stage_layers = 4;
   CHECK_THAT(aicb_test::refusal(j), Catch::Contains("replaces first_stage_layers"));
@@ -117,6 +117,38 @@ TEST_CASE("pipeline layout: an uneven layout schedules and checks across every r
       CHECK(((op.layer >= 1 && op.layer <= 5) || (op.layer >= 17 && op.layer <= 21)));
     }
   CHECK(forward_layers == 10);
+  const aicb::job_check checked = aicb::check_job(j);
+  INFO(checked.problem);
+  CHECK(checked.ok);
+}
+
+TEST_CASE("pipeline layout: a chunk of only the multi-token prediction and the loss schedules and checks",
+          "[model][pipeline_layout]") {
+  // Megatron-Bridge's DeepSeek-V3 H100 layout gives its last virtual stage the MTP module and the loss
+  // alone (Et|(tt|)*30mL): here DeepSeek-V3's shape cut to 5 layers on 2 stages x 2 chunks.
+  CHECK(aicb_test::refusal(deepseek_layout("Et*5|(t*4|)*14mL")).empty());
+  aicb::job_spec j = deepseek_layout("Ett|tt|t|mL");
+  j.model.num_layers = 5;
+  j.model.first_dense_layers = 1;
+  j.parallel.world_size = 4;
+  j.parallel.pipeline_parallel = 2;
+  j.parallel.expert_parallel = 2;
+  j.batch = {.micro_batch = 1, .global_batch = 8, .seq_length = 256};
+  REQUIRE(aicb_test::refusal(j).empty());
+  CHECK(aicb::chunk_layers(j, 1, 1) == 0);
+  CHECK(aicb::stage_layers(j, 1) == 2);
+  // Stage 1's second chunk receives the last layer's output and runs the MTP module and the loss only.
+  u64 decoder = 0, mtp = 0, logits = 0;
+  for (const aicb::operation& op : aicb::rank_schedule(j, 2))
+    if (op.phase == aicb::op_phase::forward && op.microbatch == 0 && op.chunk == 1 &&
+        op.type == aicb::op_type::compute) {
+      decoder += op.name == "input_norm" && op.layer < j.model.num_layers ? 1 : 0;  // the MTP block's own norm comes after
+      mtp += op.name.find("mtp") != std::string_view::npos ? 1 : 0;
+      logits += op.name == "logits" ? 1 : 0;
+    }
+  CHECK(decoder == 0);
+  CHECK(mtp > 0);
+  CHECK(logits >= 1);
   const aicb::job_check checked = aicb::check_job(j);
   INFO(checked.problem);
   CHECK(checked.ok);

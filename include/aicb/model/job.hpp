@@ -227,10 +227,11 @@ constexpr void validate_pipeline_layout(const job_spec& job) {
          std::to_string(m.num_mtp_layers));
   if (mtps > 0 && pipeline_layout_stage(text, chunks - 1).mtp != mtps)
     fail("the multi-token-prediction layers are modelled in the last virtual stage, with the loss");
-  for (std::uint64_t v = 0; v < chunks; ++v)
-    if (pipeline_layout_stage(text, v).decoder == 0)
-      fail("virtual stage " + std::to_string(v) +
-           " holds no transformer layer; this model's chunks each hold at least one");
+  for (std::uint64_t v = 0; v < chunks; ++v) {
+    const pipeline_layout_contents held = pipeline_layout_stage(text, v);
+    if (held.decoder == 0 && held.mtp == 0 && !held.embedding && !held.loss)
+      fail("virtual stage " + std::to_string(v) + " holds nothing: each holds a layer, the embedding or the loss");
+  }
 }
 
 /// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
