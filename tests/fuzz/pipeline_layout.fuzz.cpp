@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the texts a parallel layout carries: a pipeline layout (the input's first line)
 // and selective recomputation's modules (its second). Any text must either be a job that validates —
-// whose stages then hold every layer once, in order — or be refused with aicb::config_error (never
-// another exception, a crash, a hang or undefined behaviour).
+// whose stages then hold every layer once, in order, and whose ranks' schedules match and never
+// deadlock (a virtual stage may hold no transformer layer) — or be refused with aicb::config_error
+// (never another exception, a crash, a hang or undefined behaviour).
 #include <aicb/model/job.hpp>
 #include <aicb/model/pipeline_layout.hpp>
 #include <aicb/model/recompute.hpp>
+#include <aicb/schedule/job_check.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         next += aicb::chunk_layers(job, stage, chunk);
       }
     if (next != 8) __builtin_trap();
+    if (!aicb::check_job(job).ok) __builtin_trap();
   } catch (const aicb::config_error&) {
     // Refused with a message naming the field: the expected outcome for most texts.
   }
