@@ -58,14 +58,13 @@ ds_pp8_vpp4_layout="Et|(tt|)*30mL"
 # GB200 and GB300, are not in the catalogue). Each recipe as src/megatron/bridge/perf_recipes sets it:
 # Qwen3-30B-A3B (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config, NeMo 26.06) EP 16 on HybridEP with the
 # EP all-to-all overlapped and delayed weight gradients off; Nemotron 3 Super
-# (nemotron_3_super_pretrain_64gpu_h100_bf16_config, 26.06) PP 2 x EP 32 on HybridEP at a fixed
-# expert capacity of 1.10 (padded: the flex dispatcher as modelled drops nothing at that capacity and
-# pads nothing), its two MTP passes of one repeated layer as two MTP layers, no overlapped gradient
-# reduction or weight gather; DeepSeek-V3 (deepseek_v3_pretrain_1024gpu_h100_bf16_config, 26.08.rc5)
+# (nemotron_3_super_pretrain_64gpu_h100_bf16_config, 26.06) PP 2 x EP 32 on HybridEP with each
+# expert padded to a capacity of 1.10, its two MTP passes of one repeated layer as two MTP layers, no
+# overlapped gradient reduction or weight gather; DeepSeek-V3 (deepseek_v3_pretrain_1024gpu_h100_bf16_config, 26.08.rc5)
 # TP 2 x PP 8 x VPP 4 x EP 64 in its layout above, HybridEP, the weight gather overlapped, the gradient
 # reduction not.
 card_qwen="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $a2a_overlap $overlap"
-card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-capacity-factor 1.1 --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
+card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
 card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --distributed-optimizer --overlap-param-gather --pipeline-layout @DS_PP8_VPP4@ $ds_recompute,mlp"
 
 # release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags

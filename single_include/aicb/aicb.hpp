@@ -757,6 +757,11 @@ enum class recompute_kind : std::uint8_t { none, selective, full };
 /// each token sent once to every rank holding one of its experts, put into expert order there, and
 /// its experts' outputs summed there before they return).
 enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
+/// The kernels behind the flex dispatcher (Megatron's --moe-flex-dispatcher-backend): `deepep`
+/// (DeepEP's normal kernels) or `hybridep` (HybridEP). Both send a token once per destination node and
+/// forward it over NVLink there; HybridEP can also pad each expert's tokens to a capacity (static
+/// shapes, no wait for the counts), which Megatron refuses on DeepEP.
+enum class moe_flex_backend_kind : std::uint8_t { deepep, hybridep };
 /// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
 /// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
@@ -798,6 +803,10 @@ struct enum_names<recompute_kind> {
 template <>
 struct enum_names<moe_dispatcher_kind> {
   static constexpr std::array<std::string_view, 3> value{"allgather", "alltoall", "flex"};
+};
+template <>
+struct enum_names<moe_flex_backend_kind> {
+  static constexpr std::array<std::string_view, 2> value{"deepep", "hybridep"};
 };
 template <>
 struct enum_names<attention_kind> {
@@ -1179,6 +1188,7 @@ AICB_BEGIN_NAMESPACE
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
+  ((moe_flex_backend_kind, moe_flex_backend, moe_flex_backend_kind::deepep, "the flex dispatcher's kernels: deepep | hybridep (which can also pad experts to their capacity); with moe_dispatcher flex (Megatron --moe-flex-dispatcher-backend)")) \
   ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
   ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
   ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \
@@ -1328,9 +1338,16 @@ struct model_spec {
   /// expert exchange waits for it): 1 + moe_load_skew when dropless; the capacity factor when
   /// padded to capacity; otherwise the lesser of the two (tokens beyond the capacity dropped).
   [[nodiscard]] constexpr double moe_load_factor() const noexcept {
+    if (moe_pad_to_capacity && moe_capacity_factor > 0.0) return moe_capacity_factor;
+    return moe_routed_factor();
+  }
+  /// How many times its balanced share of routed tokens the busiest GPU's experts receive, padding
+  /// aside: 1 + moe_load_skew, at most the capacity factor where tokens beyond it are dropped. An
+  /// exchange that pads on arrival (HybridEP) carries this many; the experts compute
+  /// moe_load_factor().
+  [[nodiscard]] constexpr double moe_routed_factor() const noexcept {
     const double load = 1.0 + moe_load_skew;
     if (moe_capacity_factor <= 0.0) return load;
-    if (moe_pad_to_capacity) return moe_capacity_factor;
     return load < moe_capacity_factor ? load : moe_capacity_factor;
   }
   /// True for multi-head latent attention (DeepSeek-V2/V3).
@@ -2022,10 +2039,12 @@ constexpr void validate_pipeline_layout(const job_spec& job) {
          std::to_string(m.num_mtp_layers));
   if (mtps > 0 && pipeline_layout_stage(text, chunks - 1).mtp != mtps)
     fail("the multi-token-prediction layers are modelled in the last virtual stage, with the loss");
-  for (std::uint64_t v = 0; v < chunks; ++v)
-    if (pipeline_layout_stage(text, v).decoder == 0)
+  for (std::uint64_t v = 0; v < chunks; ++v) {
+    const pipeline_layout_contents held = pipeline_layout_stage(text, v);
+    if (held.decoder == 0 && held.mtp == 0 && !held.embedding && !held.loss)
       fail("virtual stage " + std::to_string(v) +
-           " holds no transformer layer; this model's chunks each hold at least one");
+           " holds nothing: each holds a layer, the embedding or the loss");
+  }
 }
 
 /// Checks every rule of the job: the model's own (validate(model_spec)) and those relating model,
@@ -2084,6 +2103,9 @@ constexpr bool validate(const job_spec& job) {
 
   // Experts.
   const std::uint64_t etp = expert_tensor_parallel(job);
+  if (p.moe_flex_backend == moe_flex_backend_kind::hybridep && p.moe_dispatcher != moe_dispatcher_kind::flex)
+    detail::rule_violated_text("moe_flex_backend", "hybridep",
+                               "HybridEP is a backend of the flex dispatcher: it needs moe_dispatcher flex");
   if (!m.is_moe()) {
     require(p.expert_parallel == 1, "expert_parallel", p.expert_parallel,
             "expert_parallel > 1 needs num_experts > 0");
@@ -2100,12 +2122,14 @@ constexpr bool validate(const job_spec& job) {
             "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
             p.tensor_parallel);
     if (p.moe_dispatcher == moe_dispatcher_kind::flex) {
-      // The flex dispatcher as modelled: DeepEP over the EP group, experts whole on their GPU, routes
-      // of one token to each destination (no padding to a capacity).
+      // The flex dispatcher as modelled: DeepEP or HybridEP over the EP group, experts whole on their
+      // GPU, each token sent once to each destination; only HybridEP pads experts to a capacity.
       require(etp == 1, "expert_tensor_parallel", etp,
               "the flex dispatcher is modelled with experts whole on their GPU (expert_tensor_parallel 1)");
-      require(!m.moe_pad_to_capacity, "moe_pad_to_capacity", 1,
-              "the flex dispatcher does not pad experts to their capacity (Megatron refuses it)");
+      require(!m.moe_pad_to_capacity || p.moe_flex_backend == moe_flex_backend_kind::hybridep,
+              "moe_pad_to_capacity", 1,
+              "the flex dispatcher on DeepEP does not pad experts to their capacity (Megatron refuses it; "
+              "HybridEP does: moe_flex_backend hybridep)");
     }
   }
 
@@ -4281,14 +4305,15 @@ struct layer_writer {
     return c.exchange == expert_exchange::deepep ? all : all / c.tp;
   }
   // Training's flex dispatcher: the tokens the busiest GPU exchanges — each of its tokens once per
-  // distinct destination GPU of the EP group (the expectation under uniform routing), times the load
-  // factor — and their bytes: the row and `per_row` more (a dispatch's k expert indices and FP32
-  // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
+  // distinct destination GPU of the EP group (the expectation under uniform routing), times the
+  // routed share (HybridEP pads to a capacity on arrival, not on the wire) — and their bytes: the row
+  // and `per_row` more (a dispatch's k expert indices and FP32 probabilities, 12 bytes each; its
+  // gradient's k probability gradients, 4 each).
   constexpr std::uint64_t flex_rows() const {
     const double rows = static_cast<double>(router_tokens()) *
                         expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep,
                                               c.model.moe_router_num_groups, c.model.moe_router_group_topk) *
-                        c.model.moe_load_factor();
+                        c.model.moe_routed_factor();
     return rounded(rows);
   }
   constexpr std::uint64_t flex_bytes(std::uint64_t per_row) const {
@@ -4346,9 +4371,10 @@ struct layer_writer {
     switch (c.exchange) {
       case expert_exchange::alltoall:
         // Each token copied once per chosen expert, grouped by destination; after the exchange the
-        // received chunks sorted by local expert.
+        // received chunks sorted by local expert. Padded to a capacity, every split is known without
+        // gathering the counts (Megatron's drop-and-pad path).
         op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
-        if (group > 1)
+        if (group > 1 && !m.moe_pad_to_capacity)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
           collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
@@ -4362,8 +4388,9 @@ struct layer_writer {
         break;
       case expert_exchange::flex:
         // DeepEP's dispatch reads the tokens in place and sends each once per destination GPU with
-        // its indices and probabilities (the host waits for the received counts); there, each received
-        // token is copied once per local expert it chose, into expert order.
+        // its indices and probabilities (the host waits for the received counts, except where HybridEP
+        // pads to a capacity); there, each received token is copied once per local expert it chose,
+        // into expert order.
         if (c.ep > 1) collective("moe_dispatch", collective::all_to_all, group_kind::ep, flex_bytes(k * 12));
         op("moe_dispatched_routing_map", op_role::moe_permute, op_kind::elementwise, pk::forward, 1,
            flex_rows(), n);
@@ -12590,7 +12617,13 @@ AICB_END_NAMESPACE
 ///   Transformer Engine overlaps them (detail::ring_overlap): what a step does not cover waits.
 /// - Overlap, as Megatron offers it: `overlap_grad_reduce` (a job field) hides the data-parallel
 ///   gradient reduction behind the last micro batch's backward compute; `overlap_param_gather`
-///   hides the distributed optimizer's weight all-gather behind the next forward; `tp_comm_overlap`
+///   runs the distributed optimizer's weight all-gather under the next iteration's first forward
+///   pass, bucket by bucket in the order the layers use them (Megatron dispatches the next bucket's
+///   gather as each one is waited for): a model chunk's forward cannot end before its weights have
+///   arrived, so the gather hides behind the first micro batch's forward of every chunk (and the
+///   pipeline's warm-up waiting there) and shows where it is longer — the steady state's iteration
+///   pays at its start what this one's gather leaves exposed, played here where the gather is
+///   listed; `tp_comm_overlap`
 ///   runs each tensor-parallel collective under the GEMM next to it (Transformer Engine pipelines an
 ///   all-gather into the GEMM after it, a reduce-scatter or all-reduce out of the GEMM before it:
 ///   the pair costs the longer of the two); `overlap_p2p` posts pipeline transfers ahead — an
@@ -12728,9 +12761,10 @@ struct estimate_options {
 };
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
-/// MoE token counts are gathered (the dropless dispatchers read them on the host to size the
-/// exchange and the grouped GEMM), before the optimizer step (the gradient norm and the overflow
-/// check are read on the host), and after non-overlapped pipeline transfers (batch_p2p_sync).
+/// MoE token counts are gathered (the dispatchers read them on the host to size the exchange and
+/// the grouped GEMM, except where the experts are padded to a capacity), before the optimizer step (the
+/// gradient norm and the overflow check are read on the host), and after non-overlapped pipeline transfers
+/// (batch_p2p_sync).
 enum class host_sync : std::uint8_t { none, before, after };
 
 /// Whether the estimate of `job` overlaps pipeline transfers: asked for, or an interleaved schedule
@@ -12979,7 +13013,14 @@ struct estimate_lane {
   operation pending_op{};       // that all-gather
   double last_gemm = 0;         // the GEMM just run, which a TP reduce-scatter can hide behind
   double since_exchange = 0;    // compute since the last EP all-to-all (overlap_moe_expert_parallel_comm)
-  double host = 0;              // when the host has issued everything so far
+  // overlap_param_gather: per model chunk, the first micro batch it runs forward and when that forward
+  // ended (the next iteration's gather of the chunk's weights must arrive by then), and the gather so far.
+  static constexpr std::uint64_t unseen = ~std::uint64_t{0};
+  std::vector<std::uint64_t> first_microbatch{};
+  std::vector<double> first_forward_end{};
+  double gathered = 0;        // the weight all-gathers listed so far, run back to back from the start
+  double gather_exposed = 0;  // what of them no forward hides
+  double host = 0;            // when the host has issued everything so far
   double compute_pace = 1, communication_pace = 1;  // a slow rank's factors (estimate_options::slow_ranks)
   bool moe_counts_read = false;                     // the host has read this MoE layer's token counts
   bool done = false;
@@ -13034,6 +13075,7 @@ struct estimate_lane {
                             "needs GPUs per node and positive NVLink and NIC bandwidths"));
   const std::uint64_t stages = job.parallel.pipeline_parallel;
   const bool overlap_p2p = overlaps_p2p(job, options);
+  const bool static_counts = checked.job().model.moe_pad_to_capacity;  // Megatron's drop-and-pad
   std::vector<detail::estimate_lane> lanes;
   lanes.reserve(stages);
   std::map<std::uint64_t, std::uint64_t> stage_of_rank;
@@ -13180,7 +13222,8 @@ struct estimate_lane {
         if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
         // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
         // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.
-        const bool reads_counts = forward_pass && !lane.moe_counts_read &&
+        // Experts padded to a capacity have counts the host knows: it never waits for them.
+        const bool reads_counts = forward_pass && !lane.moe_counts_read && !static_counts &&
                                   ((op.type == op_type::collective &&
                                     (op.name == "moe_token_counts" || op.name == "moe_dispatch")) ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));
@@ -13221,7 +13264,17 @@ struct estimate_lane {
             gpu_waits_until(lane, lane.host);  // its last kernel issued
             lane.result.compute_us += us;
             lane.since_exchange += us;
-            if (op.phase == op_phase::forward) lane.backward_stretch = 0;
+            if (op.phase == op_phase::forward) {
+              lane.backward_stretch = 0;
+              if (lane.first_microbatch.size() <= op.chunk) {
+                lane.first_microbatch.resize(op.chunk + 1, detail::estimate_lane::unseen);
+                lane.first_forward_end.resize(op.chunk + 1, 0);
+              }
+              if (lane.first_microbatch[op.chunk] == detail::estimate_lane::unseen)
+                lane.first_microbatch[op.chunk] = op.microbatch;
+              if (lane.first_microbatch[op.chunk] == op.microbatch)
+                lane.first_forward_end[op.chunk] = lane.clock;
+            }
             if (op.is_backward_work()) lane.backward_stretch += us;
             break;
           }
@@ -13232,8 +13285,16 @@ struct estimate_lane {
                         lane.communication_pace;
             if (op.phase == op_phase::finalize && is_data_parallel(op.group.kind)) {
               if (op.kind == collective::all_gather && options.overlap_param_gather) {
-                contend(lane, us);  // under the next iteration's first forward
-                us = 0;
+                // Under the next iteration's first forward: the gathers run back to back from its
+                // start, and this chunk's forward ends no earlier than its weights arrive.
+                lane.gathered += us;
+                const double needed =
+                    op.chunk < lane.first_forward_end.size() ? lane.first_forward_end[op.chunk] : 0;
+                const double exposed = std::max(lane.gather_exposed, lane.gathered - needed);
+                const double shown = exposed - lane.gather_exposed;
+                lane.gather_exposed = exposed;
+                contend(lane, us - shown);
+                us = shown;
               } else if (op.kind != collective::all_gather && job.parallel.overlap_grad_reduce) {
                 const double hidden = std::min(us, lane.backward_stretch);
                 lane.backward_stretch -= hidden;

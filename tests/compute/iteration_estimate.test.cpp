@@ -520,6 +520,15 @@ TEST_CASE("estimate: MoE layers wait on the host for their token counts, EP all-
   CHECK(deepep.stages[0].compute_us > 0);
   flex.parallel.overlap_moe_expert_parallel_comm = true;  // Megatron overlaps the flex exchange as well
   CHECK(aicb::estimate_iteration(flex, gpu, c).iteration_s < deepep.iteration_s);
+  // Experts padded to a capacity (1: the balanced share, the same GEMMs): the host knows every
+  // count and never waits for them, only for the optimizer's.
+  aicb::job_spec padded = job;
+  padded.model.moe_capacity_factor = 1.0;
+  padded.model.moe_pad_to_capacity = true;
+  const aicb::iteration_estimate known = aicb::estimate_iteration(padded, gpu, c);
+  CHECK(known.stages[0].compute_us == Approx(plain.stages[0].compute_us));
+  CHECK(known.stages[0].host_us >= (1 + 1) * 12.0 - 1e-6);
+  CHECK(known.stages[0].host_us <= plain.stages[0].host_us - 2 * 2 * 12.0 + 1e-6);
   // Imbalanced routing: the busiest GPU computes and exchanges more, and the step waits for it.
   job.model.moe_load_skew = 0.5;
   const aicb::iteration_estimate skewed = aicb::estimate_iteration(job, gpu, c);

@@ -285,7 +285,7 @@ TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatr
   aicb::job_spec flex = moe;
   flex.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::flex;
   CHECK_NOTHROW(aicb::validate(flex));
-  // The flex dispatcher as modelled: experts whole on their GPU, no padding to a capacity.
+  // The flex dispatcher as modelled: experts whole on their GPU, padded to a capacity only on HybridEP.
   refused(
       flex,
       [](aicb::job_spec& j) {
@@ -300,7 +300,15 @@ TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatr
         j.model.moe_capacity_factor = 1.0;
         j.model.moe_pad_to_capacity = true;
       },
-      "moe_pad_to_capacity = 1: the flex dispatcher does not pad");
+      "moe_pad_to_capacity = 1: the flex dispatcher on DeepEP does not pad");
+  aicb::job_spec hybrid = flex;
+  hybrid.parallel.moe_flex_backend = aicb::moe_flex_backend_kind::hybridep;
+  hybrid.model.moe_capacity_factor = 1.1;
+  hybrid.model.moe_pad_to_capacity = true;
+  CHECK_NOTHROW(aicb::validate(hybrid));
+  refused(
+      hybrid, [](aicb::job_spec& j) { j.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall; },
+      "moe_flex_backend = hybridep: HybridEP is a backend of the flex dispatcher");
   refused(
       moe, [](aicb::job_spec& j) { j.parallel.recompute = aicb::recompute_kind::full; },
       "full recomputation");

@@ -142,7 +142,9 @@ TEST_CASE("pipeline layout: a chunk of only the multi-token prediction and the l
   for (const aicb::operation& op : aicb::rank_schedule(j, 2))
     if (op.phase == aicb::op_phase::forward && op.microbatch == 0 && op.chunk == 1 &&
         op.type == aicb::op_type::compute) {
-      decoder += op.name == "input_norm" && op.layer < j.model.num_layers ? 1 : 0;  // the MTP block's own norm comes after
+      decoder += op.name == "input_norm" && op.layer < j.model.num_layers
+                     ? 1
+                     : 0;  // the MTP block's own norm comes after
       mtp += op.name.find("mtp") != std::string_view::npos ? 1 : 0;
       logits += op.name == "logits" ? 1 : 0;
     }

@@ -613,6 +613,52 @@ TEST_CASE("layer description: routing imbalance, capacity and padding size the b
   CHECK_THROWS_WITH(aicb::validate(dense), Catch::Contains("need num_experts > 0"));
 }
 
+TEST_CASE("layer description: experts padded to a capacity need no counts, HybridEP pads on arrival",
+          "[schedule][layer]") {
+  // Mixtral 8x7B, EP 2 as above: a local expert's balanced share is 2048 rows, the all-to-all
+  // dispatcher's exchange 4096 x 2 copies of h = 4096 in BF16, the flex one each token once per
+  // destination GPU.
+  struct seen {
+    u64 rows = 0;
+    double dispatch = 0;
+    bool counts = false;
+  };
+  const auto play = [](aicb::moe_dispatcher_kind dispatcher, bool pad) {
+    aicb::job_spec job = job_of(aicb::presets::mixtral_8x7b, 1, 1, 2, 2);
+    job.parallel.moe_dispatcher = dispatcher;
+    if (dispatcher == aicb::moe_dispatcher_kind::flex)
+      job.parallel.moe_flex_backend = aicb::moe_flex_backend_kind::hybridep;
+    job.batch.global_batch = 2;
+    job.model.moe_capacity_factor = pad ? 1.5 : 0;
+    job.model.moe_pad_to_capacity = pad;
+    seen out;
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {
+      if (op.layer != 0 || op.phase != aicb::op_phase::forward) continue;
+      if (op.name == "moe_fc1") out.rows = op.compute.m;
+      if (op.name == "moe_dispatch") out.dispatch = static_cast<double>(op.size.count());
+      out.counts = out.counts || op.name == "moe_token_counts";
+    }
+    return out;
+  };
+  // The all-to-all dispatcher pads before the exchange: the padded rows travel, and no counts are
+  // gathered (Megatron's drop-and-pad preprocess knows every split).
+  const seen a2a = play(aicb::moe_dispatcher_kind::alltoall, false),
+             a2a_pad = play(aicb::moe_dispatcher_kind::alltoall, true);
+  CHECK(a2a.counts);
+  CHECK_FALSE(a2a_pad.counts);
+  CHECK(a2a.rows == 2048);
+  CHECK(a2a_pad.rows == 3072);
+  CHECK(a2a_pad.dispatch == Approx(1.5 * a2a.dispatch));
+  // HybridEP pads where the tokens arrive: the experts compute the capacity, the wire carries what
+  // was routed.
+  const seen flex = play(aicb::moe_dispatcher_kind::flex, false),
+             flex_pad = play(aicb::moe_dispatcher_kind::flex, true);
+  CHECK(flex.rows == 2048);
+  CHECK(flex_pad.rows == 3072);
+  CHECK(flex.dispatch > 0);
+  CHECK(flex_pad.dispatch == Approx(flex.dispatch));
+}
+
 TEST_CASE("layer description: DeepSpeed's CSV and SimAI forms carry the same collectives",
           "[schedule][layer]") {
   for (const u64 stage : {1, 2, 3}) {

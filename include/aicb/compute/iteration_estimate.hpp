@@ -177,9 +177,10 @@ struct estimate_options {
 };
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
-/// MoE token counts are gathered (the dropless dispatchers read them on the host to size the
-/// exchange and the grouped GEMM), before the optimizer step (the gradient norm and the overflow
-/// check are read on the host), and after non-overlapped pipeline transfers (batch_p2p_sync).
+/// MoE token counts are gathered (the dispatchers read them on the host to size the exchange and
+/// the grouped GEMM, except where the experts are padded to a capacity), before the optimizer step (the
+/// gradient norm and the overflow check are read on the host), and after non-overlapped pipeline transfers
+/// (batch_p2p_sync).
 enum class host_sync : std::uint8_t { none, before, after };
 
 /// Whether the estimate of `job` overlaps pipeline transfers: asked for, or an interleaved schedule
@@ -490,6 +491,7 @@ struct estimate_lane {
                             "needs GPUs per node and positive NVLink and NIC bandwidths"));
   const std::uint64_t stages = job.parallel.pipeline_parallel;
   const bool overlap_p2p = overlaps_p2p(job, options);
+  const bool static_counts = checked.job().model.moe_pad_to_capacity;  // Megatron's drop-and-pad
   std::vector<detail::estimate_lane> lanes;
   lanes.reserve(stages);
   std::map<std::uint64_t, std::uint64_t> stage_of_rank;
@@ -636,7 +638,8 @@ struct estimate_lane {
         if (forward_pass && op.name == "moe_router") lane.moe_counts_read = false;  // a new MoE layer
         // The first read of the routed counts: the all-to-all dispatcher's gathered counts, the flex
         // dispatcher's exchange (DeepEP's dispatch returns them to the host), else the expert GEMMs.
-        const bool reads_counts = forward_pass && !lane.moe_counts_read &&
+        // Experts padded to a capacity have counts the host knows: it never waits for them.
+        const bool reads_counts = forward_pass && !lane.moe_counts_read && !static_counts &&
                                   ((op.type == op_type::collective &&
                                     (op.name == "moe_token_counts" || op.name == "moe_dispatch")) ||
                                    (op.type == op_type::compute && op.compute.role == op_role::moe_fc1));

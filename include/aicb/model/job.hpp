@@ -230,7 +230,8 @@ constexpr void validate_pipeline_layout(const job_spec& job) {
   for (std::uint64_t v = 0; v < chunks; ++v) {
     const pipeline_layout_contents held = pipeline_layout_stage(text, v);
     if (held.decoder == 0 && held.mtp == 0 && !held.embedding && !held.loss)
-      fail("virtual stage " + std::to_string(v) + " holds nothing: each holds a layer, the embedding or the loss");
+      fail("virtual stage " + std::to_string(v) +
+           " holds nothing: each holds a layer, the embedding or the loss");
   }
 }
 
@@ -290,6 +291,9 @@ constexpr bool validate(const job_spec& job) {
 
   // Experts.
   const std::uint64_t etp = expert_tensor_parallel(job);
+  if (p.moe_flex_backend == moe_flex_backend_kind::hybridep && p.moe_dispatcher != moe_dispatcher_kind::flex)
+    detail::rule_violated_text("moe_flex_backend", "hybridep",
+                               "HybridEP is a backend of the flex dispatcher: it needs moe_dispatcher flex");
   if (!m.is_moe()) {
     require(p.expert_parallel == 1, "expert_parallel", p.expert_parallel,
             "expert_parallel > 1 needs num_experts > 0");
@@ -306,12 +310,14 @@ constexpr bool validate(const job_spec& job) {
             "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
             p.tensor_parallel);
     if (p.moe_dispatcher == moe_dispatcher_kind::flex) {
-      // The flex dispatcher as modelled: DeepEP over the EP group, experts whole on their GPU, routes
-      // of one token to each destination (no padding to a capacity).
+      // The flex dispatcher as modelled: DeepEP or HybridEP over the EP group, experts whole on their
+      // GPU, each token sent once to each destination; only HybridEP pads experts to a capacity.
       require(etp == 1, "expert_tensor_parallel", etp,
               "the flex dispatcher is modelled with experts whole on their GPU (expert_tensor_parallel 1)");
-      require(!m.moe_pad_to_capacity, "moe_pad_to_capacity", 1,
-              "the flex dispatcher does not pad experts to their capacity (Megatron refuses it)");
+      require(!m.moe_pad_to_capacity || p.moe_flex_backend == moe_flex_backend_kind::hybridep,
+              "moe_pad_to_capacity", 1,
+              "the flex dispatcher on DeepEP does not pad experts to their capacity (Megatron refuses it; "
+              "HybridEP does: moe_flex_backend hybridep)");
     }
   }
 

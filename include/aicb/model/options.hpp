@@ -41,6 +41,11 @@ enum class recompute_kind : std::uint8_t { none, selective, full };
 /// each token sent once to every rank holding one of its experts, put into expert order there, and
 /// its experts' outputs summed there before they return).
 enum class moe_dispatcher_kind : std::uint8_t { allgather, alltoall, flex };
+/// The kernels behind the flex dispatcher (Megatron's --moe-flex-dispatcher-backend): `deepep`
+/// (DeepEP's normal kernels) or `hybridep` (HybridEP). Both send a token once per destination node and
+/// forward it over NVLink there; HybridEP can also pad each expert's tokens to a capacity (static
+/// shapes, no wait for the counts), which Megatron refuses on DeepEP.
+enum class moe_flex_backend_kind : std::uint8_t { deepep, hybridep };
 /// How core attention runs: `flash`, one fused kernel that skips the causal mask's blocks and keeps
 /// the scores on chip (FlashAttention, cuDNN, Transformer Engine); or `unfused`, Megatron's original
 /// path — the score matrix QKᵀ written to memory, a fused scale-mask-softmax, dropout, then the
@@ -82,6 +87,10 @@ struct enum_names<recompute_kind> {
 template <>
 struct enum_names<moe_dispatcher_kind> {
   static constexpr std::array<std::string_view, 3> value{"allgather", "alltoall", "flex"};
+};
+template <>
+struct enum_names<moe_flex_backend_kind> {
+  static constexpr std::array<std::string_view, 2> value{"deepep", "hybridep"};
 };
 template <>
 struct enum_names<attention_kind> {

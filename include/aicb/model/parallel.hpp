@@ -49,6 +49,7 @@ AICB_BEGIN_NAMESPACE
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
+  ((moe_flex_backend_kind, moe_flex_backend, moe_flex_backend_kind::deepep, "the flex dispatcher's kernels: deepep | hybridep (which can also pad experts to their capacity); with moe_dispatcher flex (Megatron --moe-flex-dispatcher-backend)")) \
   ((bool, overlap_grad_reduce, false, "reduce gradients bucket by bucket during the last backward (Megatron --overlap-grad-reduce); otherwise one reduction per buffer after it")) \
   ((bool, moe_grouped_gemm, false, "run a GPU's experts as one grouped GEMM (Megatron --moe-grouped-gemm); otherwise one GEMM per expert, in a loop")) \
   ((bool, overlap_moe_expert_parallel_comm, false, "Megatron's combined 1F1B (--overlap-moe-expert-parallel-comm): one micro batch's forward merged layer by layer with another's backward, each one's expert-parallel all-to-alls under the other's computation (MoE, EP > 1, alltoall dispatcher; PP = 1 or interleaved)")) \

@@ -123,9 +123,16 @@ struct model_spec {
   /// expert exchange waits for it): 1 + moe_load_skew when dropless; the capacity factor when
   /// padded to capacity; otherwise the lesser of the two (tokens beyond the capacity dropped).
   [[nodiscard]] constexpr double moe_load_factor() const noexcept {
+    if (moe_pad_to_capacity && moe_capacity_factor > 0.0) return moe_capacity_factor;
+    return moe_routed_factor();
+  }
+  /// How many times its balanced share of routed tokens the busiest GPU's experts receive, padding
+  /// aside: 1 + moe_load_skew, at most the capacity factor where tokens beyond it are dropped. An
+  /// exchange that pads on arrival (HybridEP) carries this many; the experts compute
+  /// moe_load_factor().
+  [[nodiscard]] constexpr double moe_routed_factor() const noexcept {
     const double load = 1.0 + moe_load_skew;
     if (moe_capacity_factor <= 0.0) return load;
-    if (moe_pad_to_capacity) return moe_capacity_factor;
     return load < moe_capacity_factor ? load : moe_capacity_factor;
   }
   /// True for multi-head latent attention (DeepSeek-V2/V3).

@@ -976,14 +976,15 @@ struct layer_writer {
     return c.exchange == expert_exchange::deepep ? all : all / c.tp;
   }
   // Training's flex dispatcher: the tokens the busiest GPU exchanges — each of its tokens once per
-  // distinct destination GPU of the EP group (the expectation under uniform routing), times the load
-  // factor — and their bytes: the row and `per_row` more (a dispatch's k expert indices and FP32
-  // probabilities, 12 bytes each; its gradient's k probability gradients, 4 each).
+  // distinct destination GPU of the EP group (the expectation under uniform routing), times the
+  // routed share (HybridEP pads to a capacity on arrival, not on the wire) — and their bytes: the row
+  // and `per_row` more (a dispatch's k expert indices and FP32 probabilities, 12 bytes each; its
+  // gradient's k probability gradients, 4 each).
   constexpr std::uint64_t flex_rows() const {
     const double rows = static_cast<double>(router_tokens()) *
                         expected_destinations(c.model.num_experts, c.model.moe_top_k, c.ep,
                                               c.model.moe_router_num_groups, c.model.moe_router_group_topk) *
-                        c.model.moe_load_factor();
+                        c.model.moe_routed_factor();
     return rounded(rows);
   }
   constexpr std::uint64_t flex_bytes(std::uint64_t per_row) const {
@@ -1041,9 +1042,10 @@ struct layer_writer {
     switch (c.exchange) {
       case expert_exchange::alltoall:
         // Each token copied once per chosen expert, grouped by destination; after the exchange the
-        // received chunks sorted by local expert.
+        // received chunks sorted by local expert. Padded to a capacity, every split is known without
+        // gathering the counts (Megatron's drop-and-pad path).
         op("moe_permute", op_role::moe_permute, op_kind::elementwise, pk::forward, 1, T * k, expert_hidden());
-        if (group > 1)
+        if (group > 1 && !m.moe_pad_to_capacity)
           collective("moe_token_counts", collective::all_gather, group_kind::etp_ep, E * 8 * group);
         if (c.ep > 1) {
           collective("moe_dispatch", collective::all_to_all, group_kind::ep, token_bytes);
@@ -1057,8 +1059,9 @@ struct layer_writer {
         break;
       case expert_exchange::flex:
         // DeepEP's dispatch reads the tokens in place and sends each once per destination GPU with
-        // its indices and probabilities (the host waits for the received counts); there, each received
-        // token is copied once per local expert it chose, into expert order.
+        // its indices and probabilities (the host waits for the received counts, except where HybridEP
+        // pads to a capacity); there, each received token is copied once per local expert it chose,
+        // into expert order.
         if (c.ep > 1) collective("moe_dispatch", collective::all_to_all, group_kind::ep, flex_bytes(k * 12));
         op("moe_dispatched_routing_map", op_role::moe_permute, op_kind::elementwise, pk::forward, 1,
            flex_rows(), n);
