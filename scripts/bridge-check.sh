@@ -171,4 +171,8 @@ for family in ("dense", "MoE", "hybrid", "all"):
     errors = [float(r[2]) for r in rows if family in ("all", r[1])]
     print("- every release, %s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
         family, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+for source, cards in (("the performance tables", False), ("the verification cards", True)):
+    errors = [float(r[2]) for r in rows if r[0].endswith("card") == cards]
+    print("- %s, all: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
+        source, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
 EOF
