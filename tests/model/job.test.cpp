@@ -301,6 +301,16 @@ TEST_CASE("job: the combined 1F1B's rules, each naming the field and what Megatr
         j.model.moe_pad_to_capacity = true;
       },
       "moe_pad_to_capacity = 1: the flex dispatcher on DeepEP does not pad");
+  refused(
+      moe,
+      [](aicb::job_spec& j) {
+        j.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::allgather;
+        j.parallel.overlap_moe_expert_parallel_comm = false;
+        j.parallel.delay_wgrad_compute = false;
+        j.model.moe_capacity_factor = 1.0;
+        j.model.moe_pad_to_capacity = true;
+      },
+      "moe_pad_to_capacity = 1: Megatron's all-gather dispatcher does not pad");
   aicb::job_spec hybrid = flex;
   hybrid.parallel.moe_flex_backend = aicb::moe_flex_backend_kind::hybridep;
   hybrid.model.moe_capacity_factor = 1.1;

@@ -309,6 +309,11 @@ constexpr bool validate(const job_spec& job) {
     require(p.tensor_parallel == 1 || p.sequence_parallel, "sequence_parallel", 0,
             "MoE with tensor_parallel > 1 needs sequence_parallel (Megatron rule)", "tensor_parallel",
             p.tensor_parallel);
+    require(!m.moe_pad_to_capacity || p.moe_dispatcher != moe_dispatcher_kind::allgather,
+            "moe_pad_to_capacity", 1,
+            "Megatron's all-gather dispatcher does not pad experts to a capacity (it ignores the setting): "
+            "pad with "
+            "moe_dispatcher alltoall, or flex on HybridEP");
     if (p.moe_dispatcher == moe_dispatcher_kind::flex) {
       // The flex dispatcher as modelled: DeepEP or HybridEP over the EP group, experts whole on their
       // GPU, each token sent once to each destination; only HybridEP pads experts to a capacity.
