@@ -24,6 +24,7 @@ te_loss="--cross-entropy-loss-fusion --cross-entropy-fusion-impl te"
 native_loss="--cross-entropy-loss-fusion"
 h100="--gpu H100 --cluster dgx-h100"
 b200="--gpu B200 --cluster dgx-b200"
+gb200="--gpu GB200 --cluster gb200-nvl72"
 
 # The 2026 releases' recipes (scripts/performance/configs/*/…_workload_base_configs.py at the tags that
 # published each table: v0.3.0 for 26.02, v0.4.0 for 26.02.01 and 26.04, v0.4.2 for 26.04.01, v0.5.0 for
@@ -54,8 +55,8 @@ ds_pp8_vpp4_layout="Et|(tt|)*30mL"
 
 # The model verification cards (examples/model_verification_cards/*/card.yaml at the Bridge's
 # 2026-08-22 commit): their pretrain_performance items, the tuned canonical performance recipes with
-# mock data and forced expert balance, steps 41-50 averaged, on H100 (the other GPUs of the cards,
-# GB200 and GB300, are not in the catalogue). Each recipe as src/megatron/bridge/perf_recipes sets it:
+# mock data and forced expert balance, steps 41-50 averaged, on H100 and on GB200 where the job fits
+# one NVL72 rack (GB300 is not in the catalogue). Each recipe as src/megatron/bridge/perf_recipes sets it:
 # Qwen3-30B-A3B (qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config, NeMo 26.06) EP 16 on HybridEP with the
 # EP all-to-all overlapped and delayed weight gradients off; Nemotron 3 Super
 # (nemotron_3_super_pretrain_64gpu_h100_bf16_config, 26.06) PP 2 x EP 32 on HybridEP with each
@@ -63,6 +64,18 @@ ds_pp8_vpp4_layout="Et|(tt|)*30mL"
 # overlapped gradient reduction or weight gather; DeepSeek-V3 (deepseek_v3_pretrain_1024gpu_h100_bf16_config, 26.08.rc5)
 # TP 2 x PP 8 x VPP 4 x EP 64 in its layout above, HybridEP, the weight gather overlapped, the gradient
 # reduction not.
+# On GB200 (NeMo 26.06, each job inside one rack's NVLink domain): GPT-OSS 120B
+# (gpt_oss_120b_pretrain_64gpu_gb200_bf16_config) EP 64 on the all-to-all dispatcher with the EP
+# all-to-all overlapped and delayed weight gradients; Nemotron 3 Super
+# (nemotron_3_super_pretrain_64gpu_gb200_bf16_config) TP 2 x EP 64 on HybridEP, padded to 1.10 and
+# recomputed as on H100, its gradient reduction and weight gather overlapped; Qwen3-30B-A3B
+# (qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_config) EP 8 on HybridEP in MXFP8 with the EP all-to-all
+# overlapped and delayed weight gradients — and two things the estimate does not price: the whole
+# iteration captured as one CUDA graph (no host launches) and FP8 attention. The 256-GPU DeepSeek-V3
+# and Qwen3-235B-A22B rows place 64 GPUs per rack, which the preset's 72 does not.
+card_oss_gb200="--model gpt-oss-120b --ep 64 --mbs 4 $moe $a2a_overlap --delay-wgrad-compute $overlap $oss_recompute"
+card_super_gb200="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --tp 2 --sp --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity $overlap --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
+card_qwen_gb200="--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex --moe-flex-backend hybridep $a2a_overlap --delay-wgrad-compute $overlap"
 card_qwen="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $a2a_overlap $overlap"
 card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
 card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --distributed-optimizer --overlap-param-gather --pipeline-layout @DS_PP8_VPP4@ $ds_recompute,mlp"
@@ -72,6 +85,9 @@ rows=(
   "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe)|16|1024|4096|13011.378|$card_qwen $te_loss $h100"
   "26.06-card|hybrid|Nemotron 3 Super, BF16, H100 (tuned recipe)|64|1280|4096|2969.345|$card_super $te_loss $h100"
   "26.08-card|MoE|DeepSeek-V3, BF16, H100 (tuned recipe)|1024|16384|4096|1061.206|$card_ds $te_loss $h100"
+  "26.06-card|MoE|GPT-OSS 120B, BF16, GB200 (tuned recipe)|64|1280|4096|16398.332|$card_oss_gb200 $te_loss $gb200"
+  "26.06-card|hybrid|Nemotron 3 Super, BF16, GB200 (tuned recipe)|64|512|4096|3301.113|$card_super_gb200 $te_loss $gb200"
+  "26.06-card|MoE|Qwen3-30B-A3B, MXFP8, GB200 (tuned recipe)|8|512|4096|40322.898|$card_qwen_gb200 $te_loss $gb200"
   "25.11|dense|Llama-3 8B, FP8, H100 (its FSDP run as data parallelism)|8|128|8192|14451|--model llama3-8b --mbs 1 --dtype fp8 $overlap $te_loss $h100"
   "25.11|dense|Llama-3 70B, FP8, H100|64|128|8192|1602|--model llama3-70b --tp 4 --pp 8 --vpp 5 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $te_loss $h100"
   "25.11|dense|Llama-3.1 405B, FP8, H100|1024|512|8192|292|--model llama3.1-405b --tp 8 --pp 8 --vpp 8 --cp 2 --sp --mbs 1 --dtype fp8 $overlap --tp-comm-overlap $split $te_loss $h100"

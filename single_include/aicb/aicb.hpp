@@ -12059,8 +12059,12 @@ AICB_END_NAMESPACE
 /// and the number of streaming multiprocessors (which decides how a GEMM's tiles fill the GPU).
 ///
 /// Sources: NVIDIA datasheets (V100 SXM2, A100 40/80 GB, H100/H800, H200, H20, B200, L40S; A800 as
-/// A100 with 400 GB/s NVLink). The V100 has no BF16: its FP16 tensor-core rate stands in the BF16
-/// column, which prices FP16 and BF16 alike. Real kernels reach a fraction of these peaks: see
+/// A100 with 400 GB/s NVLink). GB200: the Blackwell GPU of a Grace Blackwell superchip, run at 1200 W
+/// (the B200 of a DGX at 1000 W): 2500 and 5000 TFLOP/s dense BF16 and FP8 and 90 FP32 (NVIDIA's
+/// Blackwell architecture brief, as tabulated at glennklockwood.com/garden/processors/B200), and a
+/// GB200 NVL72 rack's 13.4 TB of HBM3e at 576 TB/s over its 72 GPUs (NVIDIA's GB200 NVL72
+/// specifications): 186 GB and 8 TB/s each. The V100 has no BF16: its FP16 tensor-core rate stands in the
+/// BF16 column, which prices FP16 and BF16 alike. Real kernels reach a fraction of these peaks: see
 /// aicb/compute/roofline.hpp and docs/compute-model.md.
 
 // #include <aicb/config.hpp>
@@ -12105,7 +12109,10 @@ struct gpu_spec {
   /// the ratio of the A100's to the GH200's maximum achievable matmul efficiency (85.9% and 83.0%,
   /// stas00/ml-engineering, compute/accelerator, MAMF table). B200: 0.49 — its measured mixed-precision
   /// GEMM throughput is 1.56 times an H200's (Jarmusch and Chandrasekaran, "Microbenchmarking
-  /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250.
+  /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250. GB200: every
+  /// measured fraction of the B200 (GEMMs, FP8 GEMMs, grouped GEMMs, attention), borrowed — the same
+  /// die at a higher power limit, and no measurement of a GB200's kernels has been published; its
+  /// kernels are assumed to reach the same share of its higher peak.
   double gemm_efficiency = 0;
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv) and on an H100
@@ -12157,7 +12164,7 @@ inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9, 8.
 inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9, 85.9e9};
 
 // clang-format off
-inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
+inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
@@ -12167,19 +12174,30 @@ inline constexpr std::array<gpu_spec, 10> gpu_catalogue{{
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
+    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on
 
-/// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it
-/// ("NVIDIA H100 80GB HBM3" → H100; longest key wins, so "H200" is not read as "H20"); nullptr if none.
+/// The catalogue entry for `name`: its key ("H100", any case) or a device name containing it as a
+/// word ("NVIDIA H100 80GB HBM3" → H100, "NVIDIA A100-SXM4-80GB" → A100; the longest key wins, so
+/// "A100-40GB" is not read as "A100"); nullptr if none. A key inside a longer product name is not
+/// that product: "GH200" is not an H200, nor "GB200" a B200.
 [[nodiscard]] inline const gpu_spec* find_gpu(std::string_view name) {
   std::string upper(name);
   for (char& c : upper)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  const auto names_word = [&](std::string_view key) {
+    for (std::size_t at = upper.find(key); at != std::string::npos; at = upper.find(key, at + 1)) {
+      const std::size_t end = at + key.size();
+      if ((at == 0 || !alnum(upper[at - 1])) && (end == upper.size() || !alnum(upper[end]))) return true;
+    }
+    return false;
+  };
   const gpu_spec* best = nullptr;
   for (const gpu_spec& g : gpu_catalogue)
-    if (upper.find(g.name) != std::string::npos && (!best || g.name.size() > best->name.size())) best = &g;
+    if (names_word(g.name) && (!best || g.name.size() > best->name.size())) best = &g;
   return best;
 }
 
@@ -12501,8 +12519,10 @@ struct cluster_spec {
 };
 
 /// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
-/// NCCL's small-message times (docs/cluster.md).
-inline constexpr std::array<cluster_spec, 7> cluster_presets{{
+/// NCCL's small-message times (docs/cluster.md). A "node" is an NVLink domain: a GB200 NVL72 rack's 72
+/// GPUs (18 trays of two superchips behind NVLink switch trays) share one, each GPU with its own
+/// 400 Gb/s NIC to the rest of the cluster.
+inline constexpr std::array<cluster_spec, 8> cluster_presets{{
     {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
     {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
      23.5, 3, 6, "A100"},
@@ -12516,6 +12536,8 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
      "H100"},
     {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
      &dgx_b200_nvlink_fits},
+    {"gb200-nvl72", "GB200 NVL72: 72 x GB200 in one NVLink 5 domain, 72 x 400 Gb/s", "GB200", 72, 720, 72,
+     48.5, 2, 5, ""},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.

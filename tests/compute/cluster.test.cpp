@@ -29,6 +29,17 @@ TEST_CASE("cluster: presets name real machines with their GPU, NVLink and NICs",
                     Catch::Contains("cluster = dgx-z9") && Catch::Contains("dgx-h100"));
 }
 
+TEST_CASE("cluster: a GB200 NVL72 rack is one NVLink domain of 72 GPUs, a NIC each", "[compute][cluster]") {
+  const aicb::cluster_spec& rack = aicb::cluster_preset("gb200-nvl72");
+  CHECK(rack.gpu == "GB200");
+  CHECK(rack.node_of(71) == 0);  // a job of 64 or 72 GPUs talks over NVLink only
+  CHECK(rack.node_of(72) == 1);
+  CHECK(rack.nic_gb_per_s_per_gpu() == 48.5);
+  CHECK(rack.nvlink_fits == nullptr);  // the DGX B200's fits are 8 GPUs' and not the rack's
+  CHECK(aicb::choose_cluster("GB200", "").name == "gb200-nvl72");
+  CHECK(aicb::simai_command_line(rack, 144, "z.txt").find("-g_p_s 72 ") != std::string::npos);
+}
+
 TEST_CASE("cluster: the SimAI command line matches the machine and the file", "[compute][cluster]") {
   CHECK(aicb::simai_command_line(aicb::cluster_preset("dgx-a100"), 64, "w.txt", "run-") ==
         "SimAI_analytical -w w.txt -g 64 -g_p_s 8 -r run- -nv 240 -nic 23.5 -n_p_s 8 -g_type A100");

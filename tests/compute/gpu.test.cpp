@@ -6,7 +6,7 @@
 
 TEST_CASE("gpu: the catalogue has the GPUs training runs on, with datasheet figures", "[compute][gpu]") {
   for (const char* name :
-       {"V100", "A100-40GB", "A100", "A800", "H100", "H800", "H200", "H20", "B200", "L40S"}) {
+       {"V100", "A100-40GB", "A100", "A800", "H100", "H800", "H200", "H20", "B200", "GB200", "L40S"}) {
     INFO(name);
     const aicb::gpu_spec* g = aicb::find_gpu(name);
     REQUIRE(g != nullptr);
@@ -28,4 +28,34 @@ TEST_CASE("gpu: device names as drivers report them find their entry", "[compute
   CHECK(aicb::find_gpu("nvidia a800-sxm4-80gb")->name == "A800");
   CHECK(aicb::find_gpu("Tesla V100-SXM2-32GB")->name == "V100");
   CHECK(aicb::find_gpu("Tesla P100") == nullptr);
+  CHECK(aicb::find_gpu("NVIDIA A100-SXM4-80GB")->name == "A100");
+  CHECK(aicb::find_gpu("NVIDIA GB200")->name == "GB200");  // not B200
+}
+
+TEST_CASE("gpu: a key inside a longer product name is not that product", "[compute][gpu]") {
+  // A Grace Hopper or Grace Blackwell superchip's GPU has its own memory and power: reading it as the
+  // H200 or B200 entry would price it with another GPU's figures and say nothing.
+  CHECK(aicb::find_gpu("NVIDIA GH200 480GB") == nullptr);
+  CHECK(aicb::find_gpu("GB300") == nullptr);
+  CHECK(aicb::find_gpu("H1000") == nullptr);
+  CHECK_THROWS_WITH(aicb::require_gpu("GH200"), Catch::Contains("expected a GPU of the catalogue"));
+}
+
+TEST_CASE("gpu: a GB200 is a B200 at a higher power limit, its measured fractions borrowed",
+          "[compute][gpu]") {
+  const aicb::gpu_spec& b200 = aicb::require_gpu("B200");
+  const aicb::gpu_spec& gb200 = aicb::require_gpu("GB200");
+  // The architecture brief's dense peaks at 1200 W against 1000 W: 10/9 the tensor-core rates.
+  CHECK(gb200.peak_flops(aicb::dtype::bf16) == 2500e12);
+  CHECK(gb200.peak_flops(aicb::dtype::fp8) == 5000e12);
+  CHECK(gb200.peak_flops(aicb::dtype::bf16) / b200.peak_flops(aicb::dtype::bf16) == Approx(10.0 / 9));
+  // An NVL72 rack's 13.4 TB and 576 TB/s over its 72 GPUs.
+  CHECK(gb200.memory_gb == Approx(13400.0 / 72).margin(0.5));
+  CHECK(gb200.memory_bytes_per_s() == Approx(576e12 / 72));
+  CHECK(gb200.sm_count == b200.sm_count);
+  CHECK(gb200.gemm_efficiency == b200.gemm_efficiency);
+  CHECK(gb200.fp8_gemm_efficiency == b200.fp8_gemm_efficiency);
+  CHECK(gb200.attention.forward == b200.attention.forward);
+  CHECK(gb200.wide_head_attention.backward == b200.wide_head_attention.backward);
+  CHECK(gb200.grouped_gemm_exposes_weights == b200.grouped_gemm_exposes_weights);
 }

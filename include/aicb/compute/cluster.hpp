@@ -128,8 +128,10 @@ struct cluster_spec {
 };
 
 /// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
-/// NCCL's small-message times (docs/cluster.md).
-inline constexpr std::array<cluster_spec, 7> cluster_presets{{
+/// NCCL's small-message times (docs/cluster.md). A "node" is an NVLink domain: a GB200 NVL72 rack's 72
+/// GPUs (18 trays of two superchips behind NVLink switch trays) share one, each GPU with its own
+/// 400 Gb/s NIC to the rest of the cluster.
+inline constexpr std::array<cluster_spec, 8> cluster_presets{{
     {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
     {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
      23.5, 3, 6, "A100"},
@@ -143,6 +145,8 @@ inline constexpr std::array<cluster_spec, 7> cluster_presets{{
      "H100"},
     {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
      &dgx_b200_nvlink_fits},
+    {"gb200-nvl72", "GB200 NVL72: 72 x GB200 in one NVLink 5 domain, 72 x 400 Gb/s", "GB200", 72, 720, 72,
+     48.5, 2, 5, ""},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.
