@@ -78,7 +78,6 @@ def serve(aicb, row, extra):
 def predict(aicb, row):
     """The row's predicted figure and the engine settings used; (None, reason) if it cannot be served."""
     gpus = int(row["tp"]) * int(row["dp_attention"])
-    isl, osl = int(row["prompt"]), int(row["output"])
     memory = MEMORY[row["gpu"]]
     # The deployment's weight and KV bytes, from a one-request run.
     probe, error = serve(aicb, row, ["--count", "1", "--memory-fraction", "0.95"])
@@ -92,9 +91,21 @@ def predict(aicb, row):
         free = 0.90 * (memory - weights)
         engine = ["--max-running", "2048", "--token-budget", "8192", "--no-chunked-prefill",
                   "--memory-fraction", "%.6f" % ((weights + free) / memory)]
+    elif row["source"] == "sglang-h200":
+        # SGLang 0.4's server defaults: its scheduler (a step prefills or decodes, prompts first), prefill
+        # steps of at most chunked_prefill_size = 8192 tokens, pages of one token, the radix cache off
+        # (the runs' --disable-radix-cache), mem_fraction_static of the whole memory for weights and KV
+        # (0.85 at TP 4, the 405B run's 0.87), and max_running_requests from its request pool:
+        # max(KV tokens / context length x 512, 2048), at most 4096 (Llama 3.x: 131072 tokens).
+        fraction = 0.87 if row["model"] == "llama3.1-405b" else 0.85
+        kv_tokens = (fraction * memory - weights) / kv
+        max_running = min(max(int(kv_tokens / 131072 * 512), 2048), 4096)
+        engine = ["--scheduler", "sglang", "--token-budget", "8192", "--max-running", str(max_running),
+                  "--block-tokens", "1", "--no-prefix-caching", "--memory-fraction", "%.2f" % fraction]
     elif row["source"].startswith("trtllm"):
         # trtllm-bench: 95% of the memory the weights leave holds KV cache; a request's KV at ISL+OSL
         # lives on the TP GPUs of its attention group.
+        isl, osl = int(row["prompt"]), int(row["output"])
         fraction = 0.95
         free = fraction * (memory - weights)
         kv_max_requests = free * gpus / (kv * int(row["tp"]) * (isl + osl))
@@ -113,6 +124,10 @@ def predict(aicb, row):
         value = report["tpot_s"]["mean"] * 1e3
     elif metric == "ttft_ms":
         value = report["ttft_s"]["mean"] * 1e3
+    elif metric == "ttft_p50_ms":
+        value = report["ttft_s"]["p50"] * 1e3
+    elif metric == "itl_p50_ms":
+        value = report["itl_s"]["p50"] * 1e3
     else:
         return None, "unknown metric " + metric
     return (value, " ".join(engine[:-2])), None  # the settings shown without the memory fraction (last)
@@ -163,7 +178,8 @@ def main():
         value, engine = result
         error = value / float(row["published"]) - 1
         errors.append((row, error))
-        print(head + " | %.0f | %+.1f%% | %s |" % (value, 100 * error, engine))
+        print(head + " | %s | %+.1f%% | %s |" % ("%.0f" % value if value >= 100 else "%.3g" % value, 100 * error,
+                                              engine))
         sys.stdout.flush()
     print()
     print("| group | rows | median error | median abs. error |")

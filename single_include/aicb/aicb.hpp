@@ -14563,12 +14563,14 @@ namespace detail {
 }  // namespace detail
 
 AICB_END_NAMESPACE
+// #include <aicb/enum_names.hpp>
 // #include <aicb/error.hpp>
 // #include <aicb/model/requests.hpp>
 // #include <aicb/model/serving.hpp>
 // #include <aicb/schedule/inference_step.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -14577,6 +14579,7 @@ AICB_END_NAMESPACE
 #include <memory>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -14584,8 +14587,36 @@ AICB_END_NAMESPACE
 
 AICB_BEGIN_NAMESPACE
 
+/// Whose scheduler forms an engine's steps.
+enum class serving_policy : std::uint8_t {
+  /// vLLM's V1 scheduler (the file comment): each step shares one token budget among the running
+  /// requests and the prompts admitted — decoding and prefilling in the same step.
+  vllm,
+  /// SGLang's scheduler (python/sglang/srt/managers/scheduler.py and schedule_policy.py, server
+  /// defaults of SGLang 0.4): a step either prefills or decodes, prompts first. While requests wait
+  /// and fewer than max_running run, the step takes the prompt being chunked, then waiting prompts
+  /// first come first served up to the token budget (SGLang's chunked_prefill_size; a prompt longer
+  /// than what is left is cut there and continued by the next prefill step), each admitted only
+  /// while the KV cache, less what the running requests are expected to still need, holds its whole
+  /// prompt and output (outputs clipped at 4096 tokens): a running request's remaining output is
+  /// counted at new_token_ratio, 0.7 decaying to 0.098 over 600 decode steps (global_config's
+  /// defaults) and back to 0.7 when the engine is idle. Otherwise the step decodes every running
+  /// request; when the cache cannot take their next tokens the latest admitted are retracted (their
+  /// prompt and output so far recomputed later, as vLLM's preemption) and the ratio rises to what the
+  /// remaining requests have generated plus 20 steps of each, over their whole outputs.
+  sglang,
+};
+
+template <>
+struct enum_names<serving_policy> {
+  static constexpr std::array<std::string_view, 2> value{"vllm", "sglang"};
+};
+
 /// The engine's options (vLLM's names in the file comment).
 struct serving_engine {
+  /// Whose scheduler forms the steps (serving_policy); the options below keep their meaning, the
+  /// token budget bounding a prefill step's prompt tokens under SGLang's.
+  serving_policy policy = serving_policy::vllm;
   std::uint64_t token_budget = 8192;  ///< tokens a step processes per DP-attention group
   std::uint64_t max_running = 256;    ///< requests running at once per group
   std::uint64_t block_tokens = 16;    ///< tokens per KV-cache block
@@ -14901,6 +14932,56 @@ struct serving_step_kind {
   return static_cast<std::uint64_t>(std::llround(64 * std::exp2(k / per_octave)));
 }
 
+/// Many durations in flat memory: counts in bins 2^(1/32) wide (2.2%) from 1 µs up, with the exact
+/// count, sum and largest. A quantile is its bin's geometric middle: within 1.1% of the exact one.
+/// The inter-token latencies of a run (a gap per token after the first of every request) number
+/// its output tokens, too many to keep one by one.
+struct duration_histogram {
+  static constexpr double bins_per_octave = 32;
+  static constexpr double floor_s = 1e-6;  ///< durations up to this share the first bin
+  std::vector<std::uint64_t> bins;
+  std::uint64_t count = 0;
+  double sum_s = 0, max_s = 0;
+
+  void add(double seconds) {
+    const double s = std::max(seconds, 0.0);
+    const auto bin = s <= floor_s
+                         ? std::size_t{0}
+                         : 1 + static_cast<std::size_t>(std::floor(std::log2(s / floor_s) * bins_per_octave));
+    if (bin >= bins.size()) bins.resize(bin + 1, 0);
+    ++bins[bin];
+    ++count;
+    sum_s += s;
+    max_s = std::max(max_s, s);
+  }
+  void merge(const duration_histogram& other) {
+    if (other.bins.size() > bins.size()) bins.resize(other.bins.size(), 0);
+    for (std::size_t b = 0; b < other.bins.size(); ++b)
+      bins[b] += other.bins[b];
+    count += other.count;
+    sum_s += other.sum_s;
+    max_s = std::max(max_s, other.max_s);
+  }
+  [[nodiscard]] double mean_s() const noexcept { return count > 0 ? sum_s / static_cast<double>(count) : 0; }
+  /// The duration of rank ceil(q · count) (at least the first), as its bin's middle, never above the
+  /// largest; 0 when empty.
+  [[nodiscard]] double quantile(double q) const noexcept {
+    if (count == 0) return 0;
+    const auto rank =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count))));
+    std::uint64_t seen = 0;
+    for (std::size_t b = 0; b < bins.size(); ++b) {
+      seen += bins[b];
+      if (seen >= rank) {
+        if (b == 0) return std::min(floor_s, max_s);
+        const double middle = floor_s * std::exp2((static_cast<double>(b) - 0.5) / bins_per_octave);
+        return std::min(middle, max_s);
+      }
+    }
+    return max_s;
+  }
+};
+
 /// The stream served: every request, and the engine's totals.
 struct serving_stream_report {
   serving_engine engine;
@@ -14915,6 +14996,10 @@ struct serving_stream_report {
   double weight_bytes = 0, kv_bytes_per_token = 0;
   double state_bytes_per_request = 0;         ///< recurrent layers' state a running request holds, per GPU
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
+  /// The gaps between consecutive tokens of each request (inter-token latency, as serving benchmarks
+  /// measure it), one per step that gives a request tokens after its first; a request whose prompt
+  /// arrived cached counts from its first step here.
+  duration_histogram inter_token;
 };
 
 /// One step as a stream ran it, for a timeline: when it began and ended (seconds from the stream's
@@ -15028,6 +15113,10 @@ class serving_instance {
       AICB_THROW(config_error(field, value, rule));
     };
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
+    if (engine.policy == serving_policy::sglang && engine.prompts_arrive_cached)
+      refuse("policy", "sglang",
+             "SGLang's scheduler is modelled for an aggregated deployment; a disaggregated one's decode "
+             "instances run vLLM's");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
@@ -15172,9 +15261,10 @@ class serving_instance {
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, cache = 0;
-    bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
-    bool started = false;  // scheduled at least once (its admission time is recorded)
-    double credit = 0;     // drafts: the accepted tokens' fraction not yet yielded
+    bool cached = false;       // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool started = false;      // scheduled at least once (its admission time is recorded)
+    double credit = 0;         // drafts: the accepted tokens' fraction not yet yielded
+    double last_token_s = -1;  // when its latest token came (-1: none in this instance yet)
     std::uint64_t shared =
         0;  // tokens of its prefix it reads from a cached prefix (its own cache excludes them)
   };
@@ -15188,7 +15278,14 @@ class serving_instance {
     std::vector<live> running;                            // in admission order
     std::uint64_t free_cache = 0;
     std::map<std::uint64_t, cached_prefix> prefixes;  // by prefix_id
+    double new_token_ratio = sglang_init_ratio;       // SGLang's admission estimate (serving_policy)
   };
+  // SGLang's admission constants (serving_policy::sglang; global_config and schedule_policy.py).
+  static constexpr double sglang_init_ratio = 0.7;
+  static constexpr double sglang_min_ratio = 0.7 * 0.14;
+  static constexpr double sglang_ratio_decay = (sglang_init_ratio - sglang_min_ratio) / 600;
+  static constexpr std::uint64_t sglang_clip_output = 4096;
+  static constexpr std::uint64_t sglang_retract_steps = 20;
   static constexpr std::uint64_t no_prefix = UINT64_MAX;
 
   std::uint64_t blocks_for(std::uint64_t tokens) const noexcept {
@@ -15245,8 +15342,8 @@ class serving_instance {
   }
 
   // Group gi's share of the step at clock_: its arrivals join the queue, then the running requests
-  // in admission order and the waiting ones first come first served take the token budget. True if
-  // it scheduled anything.
+  // in admission order and the waiting ones first come first served take the token budget (SGLang's
+  // policy: schedule_prefill_first). True if it scheduled anything.
   bool schedule(std::size_t gi) {
     group& g = groups_[gi];
     while (!g.arriving.empty() && g.arriving.front().first <= clock_) {
@@ -15259,6 +15356,7 @@ class serving_instance {
     shape.drafts = drafts_;
     auto& plan = scheduled_[gi];
     plan.clear();
+    if (engine_.policy == serving_policy::sglang) return schedule_prefill_first(g, shape, plan);
     std::uint64_t budget = engine_.token_budget;
     // 1. The running requests, in admission order.
     for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
@@ -15328,9 +15426,118 @@ class serving_instance {
       plan.emplace_back(g.running.size() - 1, tokens);
       shape.chunks.push_back({tokens, cached});
     }
+    note_peak(g);
+    return !plan.empty();
+  }
+
+  // SGLang's policy (serving_policy::sglang) for group g: a prefill step if a prompt can be
+  // prefilled, else a decode step of every running request.
+  bool schedule_prefill_first(group& g, serving_step_shape& shape,
+                              std::vector<std::pair<std::size_t, std::uint64_t>>& plan) {
+    if (g.running.empty() && g.waiting.empty()) {
+      g.new_token_ratio = sglang_init_ratio;  // idle: the estimate starts over
+      return false;
+    }
+    const auto output_left = [&](const live& r) { return requests_[r.index].output - r.generated; };
+    // 1. Prefill: the prompt being chunked first, then waiting prompts while the cache, less what
+    // the running requests are expected to need, holds each whole.
+    std::uint64_t budget = engine_.token_budget;
+    for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
+      live& r = g.running[ri];
+      if (r.prefilled == r.prompt) continue;
+      const std::uint64_t tokens = std::min(r.prompt - r.prefilled, budget);
+      const std::uint64_t need = cache_for(r.prefilled + tokens) - r.shared / engine_.block_tokens - r.cache;
+      if (need > g.free_cache && !reclaim(g, need, no_prefix)) break;
+      g.free_cache -= need;
+      r.cache += need;
+      budget -= tokens;
+      plan.emplace_back(ri, tokens);
+      shape.chunks.push_back({tokens, r.prefilled});
+    }
+    if (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+      double available = static_cast<double>(g.free_cache);
+      for (const auto& [id, prefix] : g.prefixes)
+        if (prefix.readers == 0) available += static_cast<double>(prefix.blocks);
+      for (const live& r : g.running) {
+        const std::uint64_t context = r.prefilled == r.prompt ? r.prompt + r.generated : r.prompt;
+        const std::uint64_t ahead = std::min(output_left(r), sglang_clip_output);
+        const std::uint64_t expected = cache_for(context + ahead) - r.shared / engine_.block_tokens;
+        if (expected > r.cache) available -= g.new_token_ratio * static_cast<double>(expected - r.cache);
+      }
+      while (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+        live& w = g.waiting.front();
+        const std::uint64_t prefix_id = requests_[w.index].prefix_id;
+        const auto hit = g.prefixes.find(prefix_id);
+        const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
+        const std::uint64_t whole = cache_for(w.prompt + std::min(output_left(w), sglang_clip_output)) -
+                                    cached / engine_.block_tokens;
+        if (static_cast<double>(whole) > available) break;
+        const std::uint64_t tokens = std::min(w.prompt - cached, budget);
+        if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
+        const std::uint64_t need = cache_for(cached + tokens) - cached / engine_.block_tokens;
+        if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
+        g.free_cache -= need;
+        available -= static_cast<double>(whole);
+        w.cache = need;
+        w.prefilled = cached;
+        w.shared = cached;
+        if (cached > 0) {
+          ++hit->second.readers;
+          hit->second.last_used = out_.steps;
+          out_.requests[w.index].cached_tokens += cached;
+          out_.prefix_cached_tokens += cached;
+        }
+        budget -= tokens;
+        g.running.push_back(w);
+        g.waiting.pop_front();
+        plan.emplace_back(g.running.size() - 1, tokens);
+        shape.chunks.push_back({tokens, cached});
+      }
+    }
+    if (!plan.empty()) {
+      note_peak(g);
+      return true;
+    }
+    // 2. Decode every running request; retract the latest admitted while their next tokens do not fit.
+    bool retracted = false;
+    for (std::size_t ri = 0; ri < g.running.size(); ++ri) {
+      live& r = g.running[ri];
+      if (r.prefilled < r.prompt) continue;  // a chunk that did not fit waits for the cache
+      const std::uint64_t after = r.prompt + r.generated + drafts_;
+      const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
+      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
+      while (!fits && preempt_last(g, ri)) {
+        retracted = true;
+        fits = need <= g.free_cache;
+      }
+      if (!fits) break;
+      g.free_cache -= need;
+      r.cache += need;
+      plan.emplace_back(ri, 1 + drafts_);
+      ++shape.decoding;
+      shape.decode_context += static_cast<double>(after);
+    }
+    if (retracted) {
+      double generated = 0, outputs = 0;
+      for (const live& r : g.running) {
+        generated += static_cast<double>(r.generated);
+        outputs += static_cast<double>(requests_[r.index].output);
+      }
+      g.new_token_ratio =
+          outputs > 0
+              ? std::min(1.0,
+                         (generated + static_cast<double>(sglang_retract_steps * g.running.size())) / outputs)
+              : sglang_init_ratio;
+    } else {
+      g.new_token_ratio = std::max(g.new_token_ratio - sglang_ratio_decay, sglang_min_ratio);
+    }
+    note_peak(g);
+    return !plan.empty();
+  }
+
+  void note_peak(const group& g) {
     out_.peak_kv_share = std::max(out_.peak_kv_share,
                                   1 - static_cast<double>(g.free_cache) / static_cast<double>(cache_total_));
-    return !plan.empty();
   }
 
   // The tokens of the step in group gi: prefill progress, a token for each decoding request and each
@@ -15370,6 +15577,8 @@ class serving_instance {
         r.credit -= static_cast<double>(yielded);
       }
       if (r.generated == 0) s.first_token_s = clock_;
+      if (r.generated > 0 && r.last_token_s >= 0) out_.inter_token.add(clock_ - r.last_token_s);
+      r.last_token_s = clock_;
       r.generated = std::min(r.generated + yielded, requests_[r.index].output);
       if (r.generated >= requests_[r.index].output) {
         s.finish_s = clock_;
@@ -15471,7 +15680,8 @@ struct disaggregated_stream_report {
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
   std::vector<serving_step_kind> prefill_step_kinds,
-      decode_step_kinds;  ///< every instance's, most time first
+      decode_step_kinds;           ///< every instance's, most time first
+  duration_histogram inter_token;  ///< the decode instances' (serving_stream_report::inter_token)
 };
 
 /// Adds `more` into the mix `into` (kinds of equal form, tokens and context merged), most time first.
@@ -15709,6 +15919,7 @@ template <class OnStep = no_step_observer>
     out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.decode_step_kinds, run.step_kinds);
     out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
+    out.inter_token.merge(run.inter_token);
     for (std::size_t i = 0; i < n; ++i)  // zero for the requests it did not serve
       out.requests[i].preemptions += run.requests[i].preemptions;
   }
@@ -30056,6 +30267,23 @@ struct latency_summary {
   std::vector<double> percentiles;  ///< 0th (the least) to 100th, 101 values; empty when count is 0
 };
 
+/// The summary of a histogram of durations (its quantiles within 1.1%: aicb::duration_histogram).
+[[nodiscard]] inline latency_summary summarize_histogram(const duration_histogram& h) {
+  latency_summary s;
+  s.count = h.count;
+  if (h.count == 0) return s;
+  s.mean = h.mean_s();
+  s.p50 = h.quantile(0.5);
+  s.p90 = h.quantile(0.9);
+  s.p99 = h.quantile(0.99);
+  s.max = h.max_s;
+  s.percentiles.reserve(101);
+  s.percentiles.push_back(h.quantile(0));
+  for (int q = 1; q <= 100; ++q)
+    s.percentiles.push_back(q == 100 ? h.max_s : h.quantile(q / 100.0));
+  return s;
+}
+
 [[nodiscard]] inline latency_summary summarize_latencies(std::vector<double> v) {
   latency_summary s;
   s.count = v.size();
@@ -30087,7 +30315,10 @@ struct serve_report {
   serving_engine engine;
   std::uint64_t requests = 0, prompt_tokens = 0, output_tokens = 0;
   latency_summary ttft, tpot, e2e;  ///< seconds; TPOT over requests of more than one output token
-  double span_s = 0;                ///< first arrival to last token
+  /// Inter-token latency, seconds: every gap between a request's consecutive tokens (the median a
+  /// serving benchmark's "median ITL"); its quantiles within 1.1% (aicb::duration_histogram).
+  latency_summary itl;
+  double span_s = 0;  ///< first arrival to last token
   /// Requests in the deployment at once, averaged over the span (waiting and running): the sum of the
   /// requests' latencies over the span — Little's law, exact over a whole run — to set beside a
   /// measured deployment's arrival rate × latency.
@@ -30207,6 +30438,7 @@ struct serve_report {
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.itl = summarize_histogram(run.inter_token);
     out.step_kinds = std::move(run.decode_step_kinds);
     out.prefill_step_kinds = std::move(run.prefill_step_kinds);
     busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
@@ -30225,6 +30457,7 @@ struct serve_report {
     out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.itl = summarize_histogram(run.inter_token);
     out.step_kinds = std::move(run.step_kinds);
     out.gpus = layout.gpus();
   }
@@ -30349,9 +30582,12 @@ struct serve_report {
     add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
         layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
         std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
-  add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
-      u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
-      100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  add("engine: %s's scheduler, %llu tokens a %sstep, at most %llu running, blocks of %llu tokens, %.0f%% of "
+      "memory%s\n",
+      r.engine.policy == serving_policy::sglang ? "SGLang" : "vLLM", u(r.engine.token_budget),
+      r.engine.policy == serving_policy::sglang ? "prefill " : "", u(r.engine.max_running),
+      u(r.engine.block_tokens), 100 * r.engine.memory_fraction,
+      r.engine.chunked_prefill ? ", chunked prefill" : "");
   if (r.engine.step_overhead_us > 0)
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.layout.mtp_drafts > 0)
@@ -30387,6 +30623,7 @@ struct serve_report {
   };
   row("time to first token s", r.ttft, 1);
   row("time per token ms", r.tpot, 1e3);
+  row("inter-token ms", r.itl, 1e3);
   row("latency s", r.e2e, 1);
   add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all; "
       "%.1f requests in the system on average\n",
@@ -30526,6 +30763,7 @@ inline std::string html_escape(std::string_view text) {
   page += "<h2>Latency, every request (share of requests at or below)</h2>\n";
   page += detail::latency_svg("time to first token", r.ttft, 1e3, "ms");
   page += detail::latency_svg("time per output token", r.tpot, 1e3, "ms");
+  page += detail::latency_svg("inter-token latency (every gap)", r.itl, 1e3, "ms");
   page += detail::latency_svg("end-to-end latency", r.e2e, 1, "s");
   if (r.disaggregated) page += detail::latency_svg("KV-cache transfer", r.kv_transfer, 1e3, "ms");
   const auto kinds_table = [&](const char* title, const std::vector<serving_step_kind>& kinds) {
@@ -30569,6 +30807,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("mtp_drafts", r.layout.mtp_drafts);
   j.end_object();
   j.key("engine").begin_object();
+  j.member("policy", to_string(r.engine.policy));
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
@@ -30585,6 +30824,7 @@ inline std::string html_escape(std::string_view text) {
   };
   summary("ttft_s", r.ttft);
   summary("tpot_s", r.tpot);
+  summary("itl_s", r.itl);
   summary("latency_s", r.e2e);
   j.key("throughput").begin_object();
   j.member("span_s", r.span_s).member("requests_per_s", r.requests_per_s);

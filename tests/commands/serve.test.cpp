@@ -38,7 +38,10 @@ TEST_CASE("serve: a trace served, its throughput over the span and its goodput a
   CHECK(all.requests == 3u);
   CHECK(all.prompt_tokens == 812u + 1900u + 128u);
   CHECK(all.output_tokens == 64u + 310u + 1u);
-  CHECK(all.tpot.count == 2u);  // the request of one output token has no time per token
+  CHECK(all.tpot.count == 2u);         // the request of one output token has no time per token
+  CHECK(all.itl.count == 63u + 309u);  // a gap before every token after a request's first
+  CHECK(all.itl.max >= all.itl.p50);
+  CHECK(all.itl.percentiles.size() == 101u);
   CHECK(all.ttft.count == 3u);
   CHECK(all.requests_per_s == Approx(3 / all.span_s));
   CHECK(all.output_tokens_per_s == Approx(375 / all.span_s));
@@ -247,7 +250,8 @@ TEST_CASE("serve: the percentiles for a plot, the step mix in the report and the
   const std::string page = aicb::format_serve_html(report);
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(page.ends_with("</html>\n"));
-  // Three latency plots (no KV transfer when aggregated), each a line through the 101 percentiles.
+  // Four latency plots (TTFT, TPOT, inter-token, end to end; no KV transfer when aggregated), each a
+  // line through the 101 percentiles.
   std::size_t plots = 0;
   for (std::size_t at = page.find("<polyline"); at != std::string::npos;
        at = page.find("<polyline", at + 1)) {
@@ -256,8 +260,9 @@ TEST_CASE("serve: the percentiles for a plot, the step mix in the report and the
     const std::string points = page.substr(begin, end - begin);
     CHECK(static_cast<std::size_t>(std::count(points.begin(), points.end(), ',')) == 101u);
   }
-  CHECK(plots == 3u);
-  CHECK_THAT(page, Catch::Contains("time to first token") && Catch::Contains("Steps, most time first"));
+  CHECK(plots == 4u);
+  CHECK_THAT(page, Catch::Contains("time to first token") && Catch::Contains("inter-token latency") &&
+                       Catch::Contains("Steps, most time first"));
   CHECK(page.find("<pre>model llama3-8b") != std::string::npos);  // the text report, escaped
 }
 

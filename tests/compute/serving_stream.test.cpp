@@ -113,6 +113,119 @@ TEST_CASE("serving stream: a full KV cache preempts the latest request, which fi
     CHECK(s.finish_s >= s.first_token_s);
 }
 
+TEST_CASE(
+    "serving stream: SGLang's scheduler prefills first, in steps of their own, and chunks to the budget",
+    "[serving][stream]") {
+  // Every computation 1 µs, one GPU, a token budget of 10 (SGLang's chunked_prefill_size). A prefill
+  // step of one chunk with nothing before it and a decode step both cost P = the operations plus one
+  // attention core a layer.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::serving_spec layout;
+  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  std::uint64_t computations = 0;
+  for (const aicb::operation& op : decode.operations())
+    computations += op.type == aicb::op_type::compute ? 1 : 0;
+  const double p = static_cast<double>(computations);  // the cores are among them, one a layer
+  aicb::serving_engine sglang;
+  sglang.policy = aicb::serving_policy::sglang;
+  sglang.token_budget = 10;
+
+  // Two prompts of 10 at time 0, 3 output tokens each: step 1 prefills the first alone (the budget is
+  // spent), step 2 the second alone — the first does not decode beside it — then two steps decode both.
+  const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, 0, 10, 3}};
+  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, two, each, one, sglang);
+  CHECK(r.steps == 4u);
+  CHECK(r.requests[0].ttft_s() * 1e6 == Approx(p));
+  CHECK(r.requests[1].ttft_s() * 1e6 == Approx(2 * p));
+  CHECK(r.requests[0].e2e_s() * 1e6 == Approx(4 * p));
+  CHECK(r.requests[0].tpot_s() * 1e6 == Approx(1.5 * p));  // its first gap waits through the other's prefill
+  CHECK(r.requests[1].tpot_s() * 1e6 == Approx(p));
+  // The inter-token gaps: the first request's 2P (across the other's prefill) and P, the second's P
+  // and P — a median of P that the mean of its time per token (1.5P) does not show.
+  CHECK(r.inter_token.count == 4u);
+  CHECK(r.inter_token.max_s * 1e6 == Approx(2 * p));
+  CHECK(r.inter_token.mean_s() * 1e6 == Approx(1.25 * p));
+  CHECK(r.inter_token.quantile(0.5) * 1e6 == Approx(p).epsilon(0.011));
+  // vLLM's scheduler on the same budget runs the second prompt beside the first's decoding: later.
+  aicb::serving_engine vllm = sglang;
+  vllm.policy = aicb::serving_policy::vllm;
+  CHECK(aicb::simulate_serving(m, layout, two, each, one, vllm).requests[1].ttft_s() >
+        r.requests[1].ttft_s() * 1.5);
+
+  // Prompts of 15: step 1 takes 10 of the first, step 2 its last 5 and the second's first 5 (cut at
+  // the budget), step 3 the second's last 10; the first's first token comes with step 2, the
+  // second's with step 3, and neither decodes until both prompts are in.
+  const std::vector<aicb::serving_request> longer{{0, 0, 15, 2}, {1, 0, 15, 2}};
+  const aicb::serving_stream_report c = aicb::simulate_serving(m, layout, longer, each, one, sglang);
+  CHECK(c.steps == 4u);
+  CHECK(c.requests[0].first_token_s < c.requests[1].first_token_s);
+  CHECK(c.requests[0].finish_s == Approx(c.requests[1].finish_s));  // the one decode step, together
+
+  // Outside an aggregated deployment the policy is refused rather than approximated.
+  aicb::serving_engine cached = sglang;
+  cached.prompts_arrive_cached = true;
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, cached), Catch::Contains("policy"));
+}
+
+TEST_CASE("serving stream: a histogram of durations keeps its quantiles within 1.1% in flat memory",
+          "[serving][stream]") {
+  aicb::duration_histogram h;
+  CHECK(h.quantile(0.5) == 0);
+  for (int ms = 1; ms <= 1000; ++ms)
+    h.add(ms * 1e-3);
+  CHECK(h.count == 1000u);
+  CHECK(h.mean_s() == Approx(0.5005));
+  CHECK(h.max_s == 1.0);
+  for (const double q : {0.01, 0.5, 0.9, 0.99})
+    CHECK(h.quantile(q) == Approx(q).epsilon(0.011));
+  CHECK(h.quantile(1) <= h.max_s);  // never above the largest
+  CHECK(h.quantile(1) == Approx(1.0).epsilon(0.011));
+  const std::size_t bins = h.bins.size();
+  aicb::duration_histogram twice = h;
+  twice.merge(h);
+  CHECK(twice.count == 2000u);
+  CHECK(twice.quantile(0.5) == h.quantile(0.5));
+  CHECK(twice.bins.size() == bins);
+  h.add(0);  // an instant gap lands in the first bin
+  CHECK(h.quantile(0) <= aicb::duration_histogram::floor_s);
+}
+
+TEST_CASE("serving stream: SGLang admits a prompt only while the cache holds its whole output ahead",
+          "[serving][stream]") {
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::serving_spec layout;
+  layout.tensor_parallel = 8;
+  const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
+  // About 10,000 tokens of KV cache; three requests of 0.4 of it each, short prompts and long outputs
+  // (under the 4096 tokens SGLang's estimate clips an output to).
+  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
+  aicb::serving_engine engine;
+  engine.token_budget = 1 << 20;
+  engine.memory_fraction = (probe.weight_bytes + 10000 * probe.kv_bytes_per_token) / 80e9;
+  const std::uint64_t capacity =
+      aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
+  REQUIRE(capacity > 9500u);
+  REQUIRE(capacity < 10500u);
+  const std::uint64_t prompt = capacity / 20, output = capacity * 4 / 10 - prompt;
+  const std::vector<aicb::serving_request> three{
+      {0, 0, prompt, output}, {1, 0, prompt, output}, {2, 0, prompt, output}};
+  // vLLM's admission asks only for the prompt's blocks: all three start in the first step.
+  const aicb::serving_stream_report v = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  CHECK(v.requests[2].admitted_s == v.requests[0].admitted_s);
+  // SGLang's reserves each new request's whole length: after two (0.8 of the cache) the third's 0.4
+  // does not fit, and it starts in a later step.
+  engine.policy = aicb::serving_policy::sglang;
+  const aicb::serving_stream_report s = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  CHECK(s.requests[1].admitted_s == s.requests[0].admitted_s);
+  CHECK(s.requests[2].admitted_s > s.requests[1].admitted_s);
+  for (const auto& served : s.requests)
+    CHECK(served.finish_s >= served.first_token_s);
+  CHECK(s.peak_kv_share <= 1.0);
+}
+
 TEST_CASE("serving stream: the roofline's latencies grow with the load", "[serving][stream]") {
   const aicb::roofline_model h200("H200");
   const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");

@@ -27,6 +27,7 @@ struct serve_options {
   aicb::serve_request request;
   std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
+  std::string scheduler = "vllm";
   std::string html, steps_format = "simai", timeline_window;
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   bool no_chunked_prefill = false, no_prefix_caching = false, json = false, plan = false;
@@ -96,6 +97,7 @@ int run_serve(serve_options& o) {
   if (o.prefill_ep) r.prefill_layout.expert_parallel = o.prefill_ep;
   r.traffic.prompt = parse_lengths("prompt", o.prompt);
   r.traffic.output = parse_lengths("output", o.output);
+  r.engine.policy = o.scheduler == "sglang" ? aicb::serving_policy::sglang : aicb::serving_policy::vllm;
   r.engine.chunked_prefill = !o.no_chunked_prefill;
   r.engine.prefix_caching = !o.no_prefix_caching;
   r.slo_ttft_s = o.slo_ttft_ms / 1e3;
@@ -247,15 +249,24 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->group(traffic);
         command->add_option("--write-requests", r.write_trace, "also write the requests as a CSV trace")
             ->group(traffic);
-        const char* engine = "engine (vLLM's scheduler)";
+        const char* engine = "engine";
+        command
+            ->add_option("--scheduler", o.scheduler,
+                         "whose scheduler forms the steps: vllm (prefill and decode share each step's token "
+                         "budget) | sglang (a step prefills or decodes, prompts first; its admission "
+                         "reserves the outputs ahead)")
+            ->check(CLI::IsMember({"vllm", "sglang"}))
+            ->capture_default_str()
+            ->group(engine);
         command
             ->add_option("--token-budget", r.engine.token_budget,
-                         "tokens a step per group (max_num_batched_tokens)")
+                         "tokens a step per group (vLLM's max_num_batched_tokens; SGLang's "
+                         "chunked_prefill_size, a prefill step's)")
             ->capture_default_str()
             ->group(engine);
         command
             ->add_option("--max-running", r.engine.max_running,
-                         "requests running at once per group (max_num_seqs)")
+                         "requests running at once per group (max_num_seqs, max_running_requests)")
             ->capture_default_str()
             ->group(engine);
         command->add_option("--block-tokens", r.engine.block_tokens, "tokens per KV-cache block")

@@ -79,6 +79,23 @@ struct latency_summary {
   std::vector<double> percentiles;  ///< 0th (the least) to 100th, 101 values; empty when count is 0
 };
 
+/// The summary of a histogram of durations (its quantiles within 1.1%: aicb::duration_histogram).
+[[nodiscard]] inline latency_summary summarize_histogram(const duration_histogram& h) {
+  latency_summary s;
+  s.count = h.count;
+  if (h.count == 0) return s;
+  s.mean = h.mean_s();
+  s.p50 = h.quantile(0.5);
+  s.p90 = h.quantile(0.9);
+  s.p99 = h.quantile(0.99);
+  s.max = h.max_s;
+  s.percentiles.reserve(101);
+  s.percentiles.push_back(h.quantile(0));
+  for (int q = 1; q <= 100; ++q)
+    s.percentiles.push_back(q == 100 ? h.max_s : h.quantile(q / 100.0));
+  return s;
+}
+
 [[nodiscard]] inline latency_summary summarize_latencies(std::vector<double> v) {
   latency_summary s;
   s.count = v.size();
@@ -110,7 +127,10 @@ struct serve_report {
   serving_engine engine;
   std::uint64_t requests = 0, prompt_tokens = 0, output_tokens = 0;
   latency_summary ttft, tpot, e2e;  ///< seconds; TPOT over requests of more than one output token
-  double span_s = 0;                ///< first arrival to last token
+  /// Inter-token latency, seconds: every gap between a request's consecutive tokens (the median a
+  /// serving benchmark's "median ITL"); its quantiles within 1.1% (aicb::duration_histogram).
+  latency_summary itl;
+  double span_s = 0;  ///< first arrival to last token
   /// Requests in the deployment at once, averaged over the span (waiting and running): the sum of the
   /// requests' latencies over the span — Little's law, exact over a whole run — to set beside a
   /// measured deployment's arrival rate × latency.
@@ -230,6 +250,7 @@ struct serve_report {
     out.kv_capacity_tokens = run.decode_kv_capacity_tokens;
     out.prefill_kv_capacity_tokens = run.prefill_kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.itl = summarize_histogram(run.inter_token);
     out.step_kinds = std::move(run.decode_step_kinds);
     out.prefill_step_kinds = std::move(run.prefill_step_kinds);
     busy_s = run.decode_busy_s / static_cast<double>(r.decode_instances);
@@ -248,6 +269,7 @@ struct serve_report {
     out.prefix_evictions = run.prefix_evictions;
     out.kv_capacity_tokens = run.kv_capacity_tokens;
     out.peak_kv_share = run.peak_kv_share;
+    out.itl = summarize_histogram(run.inter_token);
     out.step_kinds = std::move(run.step_kinds);
     out.gpus = layout.gpus();
   }
@@ -372,9 +394,12 @@ struct serve_report {
     add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
         layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
         std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
-  add("engine: %llu tokens a step, at most %llu running, blocks of %llu tokens, %.0f%% of memory%s\n",
-      u(r.engine.token_budget), u(r.engine.max_running), u(r.engine.block_tokens),
-      100 * r.engine.memory_fraction, r.engine.chunked_prefill ? ", chunked prefill" : "");
+  add("engine: %s's scheduler, %llu tokens a %sstep, at most %llu running, blocks of %llu tokens, %.0f%% of "
+      "memory%s\n",
+      r.engine.policy == serving_policy::sglang ? "SGLang" : "vLLM", u(r.engine.token_budget),
+      r.engine.policy == serving_policy::sglang ? "prefill " : "", u(r.engine.max_running),
+      u(r.engine.block_tokens), 100 * r.engine.memory_fraction,
+      r.engine.chunked_prefill ? ", chunked prefill" : "");
   if (r.engine.step_overhead_us > 0)
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.layout.mtp_drafts > 0)
@@ -410,6 +435,7 @@ struct serve_report {
   };
   row("time to first token s", r.ttft, 1);
   row("time per token ms", r.tpot, 1e3);
+  row("inter-token ms", r.itl, 1e3);
   row("latency s", r.e2e, 1);
   add("\nthroughput: %.2f requests/s, %.0f output tokens/s (%.0f per GPU), %.0f tokens/s in all; "
       "%.1f requests in the system on average\n",
@@ -549,6 +575,7 @@ inline std::string html_escape(std::string_view text) {
   page += "<h2>Latency, every request (share of requests at or below)</h2>\n";
   page += detail::latency_svg("time to first token", r.ttft, 1e3, "ms");
   page += detail::latency_svg("time per output token", r.tpot, 1e3, "ms");
+  page += detail::latency_svg("inter-token latency (every gap)", r.itl, 1e3, "ms");
   page += detail::latency_svg("end-to-end latency", r.e2e, 1, "s");
   if (r.disaggregated) page += detail::latency_svg("KV-cache transfer", r.kv_transfer, 1e3, "ms");
   const auto kinds_table = [&](const char* title, const std::vector<serving_step_kind>& kinds) {
@@ -592,6 +619,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("mtp_drafts", r.layout.mtp_drafts);
   j.end_object();
   j.key("engine").begin_object();
+  j.member("policy", to_string(r.engine.policy));
   j.member("token_budget", r.engine.token_budget).member("max_running", r.engine.max_running);
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
@@ -608,6 +636,7 @@ inline std::string html_escape(std::string_view text) {
   };
   summary("ttft_s", r.ttft);
   summary("tpot_s", r.tpot);
+  summary("itl_s", r.itl);
   summary("latency_s", r.e2e);
   j.key("throughput").begin_object();
   j.member("span_s", r.span_s).member("requests_per_s", r.requests_per_s);

@@ -60,12 +60,14 @@
 #include <aicb/compute/serving_estimate.hpp>
 #include <aicb/config.hpp>
 #include <aicb/detail/python_float.hpp>
+#include <aicb/enum_names.hpp>
 #include <aicb/error.hpp>
 #include <aicb/model/requests.hpp>
 #include <aicb/model/serving.hpp>
 #include <aicb/schedule/inference_step.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -74,6 +76,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -81,8 +84,36 @@
 
 AICB_BEGIN_NAMESPACE
 
+/// Whose scheduler forms an engine's steps.
+enum class serving_policy : std::uint8_t {
+  /// vLLM's V1 scheduler (the file comment): each step shares one token budget among the running
+  /// requests and the prompts admitted — decoding and prefilling in the same step.
+  vllm,
+  /// SGLang's scheduler (python/sglang/srt/managers/scheduler.py and schedule_policy.py, server
+  /// defaults of SGLang 0.4): a step either prefills or decodes, prompts first. While requests wait
+  /// and fewer than max_running run, the step takes the prompt being chunked, then waiting prompts
+  /// first come first served up to the token budget (SGLang's chunked_prefill_size; a prompt longer
+  /// than what is left is cut there and continued by the next prefill step), each admitted only
+  /// while the KV cache, less what the running requests are expected to still need, holds its whole
+  /// prompt and output (outputs clipped at 4096 tokens): a running request's remaining output is
+  /// counted at new_token_ratio, 0.7 decaying to 0.098 over 600 decode steps (global_config's
+  /// defaults) and back to 0.7 when the engine is idle. Otherwise the step decodes every running
+  /// request; when the cache cannot take their next tokens the latest admitted are retracted (their
+  /// prompt and output so far recomputed later, as vLLM's preemption) and the ratio rises to what the
+  /// remaining requests have generated plus 20 steps of each, over their whole outputs.
+  sglang,
+};
+
+template <>
+struct enum_names<serving_policy> {
+  static constexpr std::array<std::string_view, 2> value{"vllm", "sglang"};
+};
+
 /// The engine's options (vLLM's names in the file comment).
 struct serving_engine {
+  /// Whose scheduler forms the steps (serving_policy); the options below keep their meaning, the
+  /// token budget bounding a prefill step's prompt tokens under SGLang's.
+  serving_policy policy = serving_policy::vllm;
   std::uint64_t token_budget = 8192;  ///< tokens a step processes per DP-attention group
   std::uint64_t max_running = 256;    ///< requests running at once per group
   std::uint64_t block_tokens = 16;    ///< tokens per KV-cache block
@@ -398,6 +429,56 @@ struct serving_step_kind {
   return static_cast<std::uint64_t>(std::llround(64 * std::exp2(k / per_octave)));
 }
 
+/// Many durations in flat memory: counts in bins 2^(1/32) wide (2.2%) from 1 µs up, with the exact
+/// count, sum and largest. A quantile is its bin's geometric middle: within 1.1% of the exact one.
+/// The inter-token latencies of a run (a gap per token after the first of every request) number
+/// its output tokens, too many to keep one by one.
+struct duration_histogram {
+  static constexpr double bins_per_octave = 32;
+  static constexpr double floor_s = 1e-6;  ///< durations up to this share the first bin
+  std::vector<std::uint64_t> bins;
+  std::uint64_t count = 0;
+  double sum_s = 0, max_s = 0;
+
+  void add(double seconds) {
+    const double s = std::max(seconds, 0.0);
+    const auto bin = s <= floor_s
+                         ? std::size_t{0}
+                         : 1 + static_cast<std::size_t>(std::floor(std::log2(s / floor_s) * bins_per_octave));
+    if (bin >= bins.size()) bins.resize(bin + 1, 0);
+    ++bins[bin];
+    ++count;
+    sum_s += s;
+    max_s = std::max(max_s, s);
+  }
+  void merge(const duration_histogram& other) {
+    if (other.bins.size() > bins.size()) bins.resize(other.bins.size(), 0);
+    for (std::size_t b = 0; b < other.bins.size(); ++b)
+      bins[b] += other.bins[b];
+    count += other.count;
+    sum_s += other.sum_s;
+    max_s = std::max(max_s, other.max_s);
+  }
+  [[nodiscard]] double mean_s() const noexcept { return count > 0 ? sum_s / static_cast<double>(count) : 0; }
+  /// The duration of rank ceil(q · count) (at least the first), as its bin's middle, never above the
+  /// largest; 0 when empty.
+  [[nodiscard]] double quantile(double q) const noexcept {
+    if (count == 0) return 0;
+    const auto rank =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count))));
+    std::uint64_t seen = 0;
+    for (std::size_t b = 0; b < bins.size(); ++b) {
+      seen += bins[b];
+      if (seen >= rank) {
+        if (b == 0) return std::min(floor_s, max_s);
+        const double middle = floor_s * std::exp2((static_cast<double>(b) - 0.5) / bins_per_octave);
+        return std::min(middle, max_s);
+      }
+    }
+    return max_s;
+  }
+};
+
 /// The stream served: every request, and the engine's totals.
 struct serving_stream_report {
   serving_engine engine;
@@ -412,6 +493,10 @@ struct serving_stream_report {
   double weight_bytes = 0, kv_bytes_per_token = 0;
   double state_bytes_per_request = 0;         ///< recurrent layers' state a running request holds, per GPU
   std::vector<serving_step_kind> step_kinds;  ///< the mix, most time first
+  /// The gaps between consecutive tokens of each request (inter-token latency, as serving benchmarks
+  /// measure it), one per step that gives a request tokens after its first; a request whose prompt
+  /// arrived cached counts from its first step here.
+  duration_histogram inter_token;
 };
 
 /// One step as a stream ran it, for a timeline: when it began and ended (seconds from the stream's
@@ -525,6 +610,10 @@ class serving_instance {
       AICB_THROW(config_error(field, value, rule));
     };
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
+    if (engine.policy == serving_policy::sglang && engine.prompts_arrive_cached)
+      refuse("policy", "sglang",
+             "SGLang's scheduler is modelled for an aggregated deployment; a disaggregated one's decode "
+             "instances run vLLM's");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
@@ -669,9 +758,10 @@ class serving_instance {
   struct live {
     std::size_t index = 0;
     std::uint64_t prompt = 0, prefilled = 0, generated = 0, cache = 0;
-    bool cached = false;   // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
-    bool started = false;  // scheduled at least once (its admission time is recorded)
-    double credit = 0;     // drafts: the accepted tokens' fraction not yet yielded
+    bool cached = false;       // its prompt arrives in the cache (prompts_arrive_cached), until a preemption
+    bool started = false;      // scheduled at least once (its admission time is recorded)
+    double credit = 0;         // drafts: the accepted tokens' fraction not yet yielded
+    double last_token_s = -1;  // when its latest token came (-1: none in this instance yet)
     std::uint64_t shared =
         0;  // tokens of its prefix it reads from a cached prefix (its own cache excludes them)
   };
@@ -685,7 +775,14 @@ class serving_instance {
     std::vector<live> running;                            // in admission order
     std::uint64_t free_cache = 0;
     std::map<std::uint64_t, cached_prefix> prefixes;  // by prefix_id
+    double new_token_ratio = sglang_init_ratio;       // SGLang's admission estimate (serving_policy)
   };
+  // SGLang's admission constants (serving_policy::sglang; global_config and schedule_policy.py).
+  static constexpr double sglang_init_ratio = 0.7;
+  static constexpr double sglang_min_ratio = 0.7 * 0.14;
+  static constexpr double sglang_ratio_decay = (sglang_init_ratio - sglang_min_ratio) / 600;
+  static constexpr std::uint64_t sglang_clip_output = 4096;
+  static constexpr std::uint64_t sglang_retract_steps = 20;
   static constexpr std::uint64_t no_prefix = UINT64_MAX;
 
   std::uint64_t blocks_for(std::uint64_t tokens) const noexcept {
@@ -742,8 +839,8 @@ class serving_instance {
   }
 
   // Group gi's share of the step at clock_: its arrivals join the queue, then the running requests
-  // in admission order and the waiting ones first come first served take the token budget. True if
-  // it scheduled anything.
+  // in admission order and the waiting ones first come first served take the token budget (SGLang's
+  // policy: schedule_prefill_first). True if it scheduled anything.
   bool schedule(std::size_t gi) {
     group& g = groups_[gi];
     while (!g.arriving.empty() && g.arriving.front().first <= clock_) {
@@ -756,6 +853,7 @@ class serving_instance {
     shape.drafts = drafts_;
     auto& plan = scheduled_[gi];
     plan.clear();
+    if (engine_.policy == serving_policy::sglang) return schedule_prefill_first(g, shape, plan);
     std::uint64_t budget = engine_.token_budget;
     // 1. The running requests, in admission order.
     for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
@@ -825,9 +923,118 @@ class serving_instance {
       plan.emplace_back(g.running.size() - 1, tokens);
       shape.chunks.push_back({tokens, cached});
     }
+    note_peak(g);
+    return !plan.empty();
+  }
+
+  // SGLang's policy (serving_policy::sglang) for group g: a prefill step if a prompt can be
+  // prefilled, else a decode step of every running request.
+  bool schedule_prefill_first(group& g, serving_step_shape& shape,
+                              std::vector<std::pair<std::size_t, std::uint64_t>>& plan) {
+    if (g.running.empty() && g.waiting.empty()) {
+      g.new_token_ratio = sglang_init_ratio;  // idle: the estimate starts over
+      return false;
+    }
+    const auto output_left = [&](const live& r) { return requests_[r.index].output - r.generated; };
+    // 1. Prefill: the prompt being chunked first, then waiting prompts while the cache, less what
+    // the running requests are expected to need, holds each whole.
+    std::uint64_t budget = engine_.token_budget;
+    for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
+      live& r = g.running[ri];
+      if (r.prefilled == r.prompt) continue;
+      const std::uint64_t tokens = std::min(r.prompt - r.prefilled, budget);
+      const std::uint64_t need = cache_for(r.prefilled + tokens) - r.shared / engine_.block_tokens - r.cache;
+      if (need > g.free_cache && !reclaim(g, need, no_prefix)) break;
+      g.free_cache -= need;
+      r.cache += need;
+      budget -= tokens;
+      plan.emplace_back(ri, tokens);
+      shape.chunks.push_back({tokens, r.prefilled});
+    }
+    if (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+      double available = static_cast<double>(g.free_cache);
+      for (const auto& [id, prefix] : g.prefixes)
+        if (prefix.readers == 0) available += static_cast<double>(prefix.blocks);
+      for (const live& r : g.running) {
+        const std::uint64_t context = r.prefilled == r.prompt ? r.prompt + r.generated : r.prompt;
+        const std::uint64_t ahead = std::min(output_left(r), sglang_clip_output);
+        const std::uint64_t expected = cache_for(context + ahead) - r.shared / engine_.block_tokens;
+        if (expected > r.cache) available -= g.new_token_ratio * static_cast<double>(expected - r.cache);
+      }
+      while (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+        live& w = g.waiting.front();
+        const std::uint64_t prefix_id = requests_[w.index].prefix_id;
+        const auto hit = g.prefixes.find(prefix_id);
+        const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
+        const std::uint64_t whole = cache_for(w.prompt + std::min(output_left(w), sglang_clip_output)) -
+                                    cached / engine_.block_tokens;
+        if (static_cast<double>(whole) > available) break;
+        const std::uint64_t tokens = std::min(w.prompt - cached, budget);
+        if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
+        const std::uint64_t need = cache_for(cached + tokens) - cached / engine_.block_tokens;
+        if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
+        g.free_cache -= need;
+        available -= static_cast<double>(whole);
+        w.cache = need;
+        w.prefilled = cached;
+        w.shared = cached;
+        if (cached > 0) {
+          ++hit->second.readers;
+          hit->second.last_used = out_.steps;
+          out_.requests[w.index].cached_tokens += cached;
+          out_.prefix_cached_tokens += cached;
+        }
+        budget -= tokens;
+        g.running.push_back(w);
+        g.waiting.pop_front();
+        plan.emplace_back(g.running.size() - 1, tokens);
+        shape.chunks.push_back({tokens, cached});
+      }
+    }
+    if (!plan.empty()) {
+      note_peak(g);
+      return true;
+    }
+    // 2. Decode every running request; retract the latest admitted while their next tokens do not fit.
+    bool retracted = false;
+    for (std::size_t ri = 0; ri < g.running.size(); ++ri) {
+      live& r = g.running[ri];
+      if (r.prefilled < r.prompt) continue;  // a chunk that did not fit waits for the cache
+      const std::uint64_t after = r.prompt + r.generated + drafts_;
+      const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
+      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
+      while (!fits && preempt_last(g, ri)) {
+        retracted = true;
+        fits = need <= g.free_cache;
+      }
+      if (!fits) break;
+      g.free_cache -= need;
+      r.cache += need;
+      plan.emplace_back(ri, 1 + drafts_);
+      ++shape.decoding;
+      shape.decode_context += static_cast<double>(after);
+    }
+    if (retracted) {
+      double generated = 0, outputs = 0;
+      for (const live& r : g.running) {
+        generated += static_cast<double>(r.generated);
+        outputs += static_cast<double>(requests_[r.index].output);
+      }
+      g.new_token_ratio =
+          outputs > 0
+              ? std::min(1.0,
+                         (generated + static_cast<double>(sglang_retract_steps * g.running.size())) / outputs)
+              : sglang_init_ratio;
+    } else {
+      g.new_token_ratio = std::max(g.new_token_ratio - sglang_ratio_decay, sglang_min_ratio);
+    }
+    note_peak(g);
+    return !plan.empty();
+  }
+
+  void note_peak(const group& g) {
     out_.peak_kv_share = std::max(out_.peak_kv_share,
                                   1 - static_cast<double>(g.free_cache) / static_cast<double>(cache_total_));
-    return !plan.empty();
   }
 
   // The tokens of the step in group gi: prefill progress, a token for each decoding request and each
@@ -867,6 +1074,8 @@ class serving_instance {
         r.credit -= static_cast<double>(yielded);
       }
       if (r.generated == 0) s.first_token_s = clock_;
+      if (r.generated > 0 && r.last_token_s >= 0) out_.inter_token.add(clock_ - r.last_token_s);
+      r.last_token_s = clock_;
       r.generated = std::min(r.generated + yielded, requests_[r.index].output);
       if (r.generated >= requests_[r.index].output) {
         s.finish_s = clock_;
@@ -968,7 +1177,8 @@ struct disaggregated_stream_report {
   std::uint64_t prefill_kv_capacity_tokens = 0, decode_kv_capacity_tokens = 0;  ///< per group
   double peak_kv_share = 0;  ///< the decode instances' fullest group
   std::vector<serving_step_kind> prefill_step_kinds,
-      decode_step_kinds;  ///< every instance's, most time first
+      decode_step_kinds;           ///< every instance's, most time first
+  duration_histogram inter_token;  ///< the decode instances' (serving_stream_report::inter_token)
 };
 
 /// Adds `more` into the mix `into` (kinds of equal form, tokens and context merged), most time first.
@@ -1206,6 +1416,7 @@ template <class OnStep = no_step_observer>
     out.decode_kv_capacity_tokens = run.kv_capacity_tokens;
     merge_step_kinds(out.decode_step_kinds, run.step_kinds);
     out.peak_kv_share = std::max(out.peak_kv_share, run.peak_kv_share);
+    out.inter_token.merge(run.inter_token);
     for (std::size_t i = 0; i < n; ++i)  // zero for the requests it did not serve
       out.requests[i].preemptions += run.requests[i].preemptions;
   }
