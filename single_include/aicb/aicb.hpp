@@ -14603,7 +14603,10 @@ enum class serving_policy : std::uint8_t {
   /// defaults) and back to 0.7 when the engine is idle. Otherwise the step decodes every running
   /// request; when the cache cannot take their next tokens the latest admitted are retracted (their
   /// prompt and output so far recomputed later, as vLLM's preemption) and the ratio rises to what the
-  /// remaining requests have generated plus 20 steps of each, over their whole outputs.
+  /// remaining requests have generated plus 20 steps of each, over their whole outputs. A decode
+  /// instance of a disaggregated deployment admits the requests whose prompt has arrived in its cache
+  /// under the same rule, at the start of a decode step (SGLang's decode server preallocates against
+  /// the same reservation).
   sglang,
 };
 
@@ -15113,10 +15116,6 @@ class serving_instance {
       AICB_THROW(config_error(field, value, rule));
     };
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
-    if (engine.policy == serving_policy::sglang && engine.prompts_arrive_cached)
-      refuse("policy", "sglang",
-             "SGLang's scheduler is modelled for an aggregated deployment; a disaggregated one's decode "
-             "instances run vLLM's");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
@@ -15454,7 +15453,9 @@ class serving_instance {
       plan.emplace_back(ri, tokens);
       shape.chunks.push_back({tokens, r.prefilled});
     }
-    if (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+    // The cache a new request may take: what is free or evictable, less the running requests' remaining
+    // outputs at the ratio.
+    const auto admissible = [&] {
       double available = static_cast<double>(g.free_cache);
       for (const auto& [id, prefix] : g.prefixes)
         if (prefix.readers == 0) available += static_cast<double>(prefix.blocks);
@@ -15464,13 +15465,22 @@ class serving_instance {
         const std::uint64_t expected = cache_for(context + ahead) - r.shared / engine_.block_tokens;
         if (expected > r.cache) available -= g.new_token_ratio * static_cast<double>(expected - r.cache);
       }
-      while (budget > 0 && !g.waiting.empty() && g.running.size() < engine_.max_running) {
+      return available;
+    };
+    const auto whole_of = [&](const live& w, std::uint64_t cached) {
+      return cache_for(w.prompt + std::min(output_left(w), sglang_clip_output)) -
+             cached / engine_.block_tokens;
+    };
+    if (budget > 0 && !g.waiting.empty() && !g.waiting.front().cached &&
+        g.running.size() < engine_.max_running) {
+      double available = admissible();
+      while (budget > 0 && !g.waiting.empty() && !g.waiting.front().cached &&
+             g.running.size() < engine_.max_running) {
         live& w = g.waiting.front();
         const std::uint64_t prefix_id = requests_[w.index].prefix_id;
         const auto hit = g.prefixes.find(prefix_id);
         const std::uint64_t cached = hit != g.prefixes.end() ? shareable(w.index) : 0;
-        const std::uint64_t whole = cache_for(w.prompt + std::min(output_left(w), sglang_clip_output)) -
-                                    cached / engine_.block_tokens;
+        const std::uint64_t whole = whole_of(w, cached);
         if (static_cast<double>(whole) > available) break;
         const std::uint64_t tokens = std::min(w.prompt - cached, budget);
         if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
@@ -15499,6 +15509,22 @@ class serving_instance {
       return true;
     }
     // 2. Decode every running request; retract the latest admitted while their next tokens do not fit.
+    // A decode instance of a disaggregated deployment first takes the requests whose prompt has
+    // arrived in its cache, under the same admission, and they decode their second token now.
+    if (!g.waiting.empty() && g.waiting.front().cached && g.running.size() < engine_.max_running) {
+      double available = admissible();
+      while (!g.waiting.empty() && g.waiting.front().cached && g.running.size() < engine_.max_running) {
+        live& w = g.waiting.front();
+        const std::uint64_t whole = whole_of(w, 0);
+        if (static_cast<double>(whole) > available) break;
+        available -= static_cast<double>(whole);
+        w.prefilled = w.prompt;
+        w.generated = 1;
+        w.cache = 0;  // its blocks are taken below, as every decoding request's
+        g.running.push_back(w);
+        g.waiting.pop_front();
+      }
+    }
     bool retracted = false;
     for (std::size_t ri = 0; ri < g.running.size(); ++ri) {
       live& r = g.running[ri];

@@ -162,11 +162,33 @@ TEST_CASE(
   CHECK(c.steps == 4u);
   CHECK(c.requests[0].first_token_s < c.requests[1].first_token_s);
   CHECK(c.requests[0].finish_s == Approx(c.requests[1].finish_s));  // the one decode step, together
+}
 
-  // Outside an aggregated deployment the policy is refused rather than approximated.
-  aicb::serving_engine cached = sglang;
-  cached.prompts_arrive_cached = true;
-  CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, cached), Catch::Contains("policy"));
+TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into its next decode step",
+          "[serving][stream]") {
+  // Disaggregated under SGLang's policy on both sides: the decode instance admits each transferred
+  // request at the start of a decode step and decodes it there, never running a prefill step.
+  const aicb::roofline_model h200("H200");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
+  const aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::disaggregated_deployment d;
+  d.prefill.tensor_parallel = d.decode.tensor_parallel = 8;
+  d.prefill_engine.policy = d.decode_engine.policy = aicb::serving_policy::sglang;
+  const auto busy =
+      aicb::synthetic_requests({.requests = 300, .rate = 8, .prompt = {2000, 4000}, .output = {100, 200}});
+  const aicb::disaggregated_stream_report r = aicb::simulate_disaggregated_serving(m, d, busy, h200, c);
+  for (const aicb::served_request& s : r.requests) {
+    CHECK(s.finish_s > s.first_token_s);
+    CHECK(s.first_token_s > s.request.arrival_s);
+  }
+  for (const aicb::serving_step_kind& k : r.decode_step_kinds)
+    CHECK(k.form == aicb::inference_phase::decode);
+  CHECK(r.inter_token.count > 0u);
+  // Light enough that the reservation never binds: the same tokens per request as vLLM's decode side.
+  aicb::disaggregated_deployment v = d;
+  v.prefill_engine.policy = v.decode_engine.policy = aicb::serving_policy::vllm;
+  const aicb::disaggregated_stream_report w = aicb::simulate_disaggregated_serving(m, v, busy, h200, c);
+  CHECK(r.inter_token.count == w.inter_token.count);
 }
 
 TEST_CASE("serving stream: a histogram of durations keeps its quantiles within 1.1% in flat memory",
