@@ -15441,12 +15441,18 @@ class serving_instance {
     // 1. Prefill: the prompt being chunked first, then waiting prompts while the cache, less what
     // the running requests are expected to need, holds each whole.
     std::uint64_t budget = engine_.token_budget;
+    bool retracted = false;  // requests retracted this step (the ratio then rises: below)
     for (std::size_t ri = 0; ri < g.running.size() && budget > 0; ++ri) {
       live& r = g.running[ri];
       if (r.prefilled == r.prompt) continue;
       const std::uint64_t tokens = std::min(r.prompt - r.prefilled, budget);
       const std::uint64_t need = cache_for(r.prefilled + tokens) - r.shared / engine_.block_tokens - r.cache;
-      if (need > g.free_cache && !reclaim(g, need, no_prefix)) break;
+      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
+      while (!fits && preempt_last(g, ri)) {
+        retracted = true;
+        fits = need <= g.free_cache;
+      }
+      if (!fits) break;
       g.free_cache -= need;
       r.cache += need;
       budget -= tokens;
@@ -15505,6 +15511,7 @@ class serving_instance {
       }
     }
     if (!plan.empty()) {
+      if (retracted) g.new_token_ratio = retracted_ratio(g);
       note_peak(g);
       return true;
     }
@@ -15525,7 +15532,6 @@ class serving_instance {
         g.waiting.pop_front();
       }
     }
-    bool retracted = false;
     for (std::size_t ri = 0; ri < g.running.size(); ++ri) {
       live& r = g.running[ri];
       if (r.prefilled < r.prompt) continue;  // a chunk that did not fit waits for the cache
@@ -15543,22 +15549,24 @@ class serving_instance {
       ++shape.decoding;
       shape.decode_context += static_cast<double>(after);
     }
-    if (retracted) {
-      double generated = 0, outputs = 0;
-      for (const live& r : g.running) {
-        generated += static_cast<double>(r.generated);
-        outputs += static_cast<double>(requests_[r.index].output);
-      }
-      g.new_token_ratio =
-          outputs > 0
-              ? std::min(1.0,
-                         (generated + static_cast<double>(sglang_retract_steps * g.running.size())) / outputs)
-              : sglang_init_ratio;
-    } else {
-      g.new_token_ratio = std::max(g.new_token_ratio - sglang_ratio_decay, sglang_min_ratio);
-    }
+    g.new_token_ratio =
+        retracted ? retracted_ratio(g) : std::max(g.new_token_ratio - sglang_ratio_decay, sglang_min_ratio);
     note_peak(g);
     return !plan.empty();
+  }
+
+  // SGLang's estimate after a retraction: what the requests left running have generated plus 20
+  // steps of each, over their whole outputs (at most 1).
+  double retracted_ratio(const group& g) const {
+    double generated = 0, outputs = 0;
+    for (const live& r : g.running) {
+      generated += static_cast<double>(r.generated);
+      outputs += static_cast<double>(requests_[r.index].output);
+    }
+    return outputs > 0
+               ? std::min(1.0, (generated + static_cast<double>(sglang_retract_steps * g.running.size())) /
+                                   outputs)
+               : sglang_init_ratio;
   }
 
   void note_peak(const group& g) {

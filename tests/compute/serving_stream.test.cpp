@@ -243,8 +243,14 @@ TEST_CASE("serving stream: SGLang admits a prompt only while the cache holds its
   const aicb::serving_stream_report s = aicb::simulate_serving(m, layout, three, each, h100, engine);
   CHECK(s.requests[1].admitted_s == s.requests[0].admitted_s);
   CHECK(s.requests[2].admitted_s > s.requests[1].admitted_s);
+  // A step later the running two's remaining outputs count at 0.7 only, so the third is admitted;
+  // the three need 1.2 caches in the end, and the latest admitted is retracted to finish last.
+  CHECK(s.preemptions >= 1u);
+  CHECK(s.requests[2].preemptions >= 1u);
+  CHECK(s.requests[0].preemptions == 0u);
   for (const auto& served : s.requests)
-    CHECK(served.finish_s >= served.first_token_s);
+    CHECK(served.finish_s > served.first_token_s);
+  CHECK(s.requests[2].finish_s > s.requests[0].finish_s);
   CHECK(s.peak_kv_share <= 1.0);
 }
 
