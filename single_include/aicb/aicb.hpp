@@ -15264,6 +15264,7 @@ class serving_instance {
     bool started = false;      // scheduled at least once (its admission time is recorded)
     double credit = 0;         // drafts: the accepted tokens' fraction not yet yielded
     double last_token_s = -1;  // when its latest token came (-1: none in this instance yet)
+    std::uint64_t folded = 0;  // generated tokens a preemption made part of `prompt` (recomputed with it)
     std::uint64_t shared =
         0;  // tokens of its prefix it reads from a cached prefix (its own cache excludes them)
   };
@@ -15286,6 +15287,10 @@ class serving_instance {
   static constexpr std::uint64_t sglang_clip_output = 4096;
   static constexpr std::uint64_t sglang_retract_steps = 20;
   static constexpr std::uint64_t no_prefix = UINT64_MAX;
+
+  // The tokens a decoding request's cache holds once its latest token is in: its prompt and every
+  // token generated (those a preemption folded into its prompt counted once).
+  static std::uint64_t context_of(const live& r) noexcept { return r.prompt + r.generated - r.folded; }
 
   std::uint64_t blocks_for(std::uint64_t tokens) const noexcept {
     return (tokens + engine_.block_tokens - 1) / engine_.block_tokens;
@@ -15333,6 +15338,7 @@ class serving_instance {
     ++out_.requests[victim.index].preemptions;
     ++out_.preemptions;
     victim.prompt = requests_[victim.index].prompt + victim.generated;
+    victim.folded = victim.generated;
     victim.prefilled = victim.cache = victim.shared = 0;
     victim.credit = 0;
     victim.cached = false;
@@ -15366,7 +15372,7 @@ class serving_instance {
       if (!decoding && !engine_.chunked_prefill && tokens < r.prompt - r.prefilled) break;
       // A decoding request appends the KV of its last generated token (and of its drafts): its
       // prompt and every generated token are then in the cache, and it attends over all of them.
-      const std::uint64_t after = decoding ? r.prompt + r.generated + drafts_ : r.prefilled + tokens;
+      const std::uint64_t after = decoding ? context_of(r) + drafts_ : r.prefilled + tokens;
       const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
       bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
       while (!fits && preempt_last(g, ri))
@@ -15466,7 +15472,7 @@ class serving_instance {
       for (const auto& [id, prefix] : g.prefixes)
         if (prefix.readers == 0) available += static_cast<double>(prefix.blocks);
       for (const live& r : g.running) {
-        const std::uint64_t context = r.prefilled == r.prompt ? r.prompt + r.generated : r.prompt;
+        const std::uint64_t context = r.prefilled == r.prompt ? context_of(r) : r.prompt;
         const std::uint64_t ahead = std::min(output_left(r), sglang_clip_output);
         const std::uint64_t expected = cache_for(context + ahead) - r.shared / engine_.block_tokens;
         if (expected > r.cache) available -= g.new_token_ratio * static_cast<double>(expected - r.cache);
@@ -15535,7 +15541,7 @@ class serving_instance {
     for (std::size_t ri = 0; ri < g.running.size(); ++ri) {
       live& r = g.running[ri];
       if (r.prefilled < r.prompt) continue;  // a chunk that did not fit waits for the cache
-      const std::uint64_t after = r.prompt + r.generated + drafts_;
+      const std::uint64_t after = context_of(r) + drafts_;
       const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
       bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
       while (!fits && preempt_last(g, ri)) {

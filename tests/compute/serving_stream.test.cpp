@@ -111,6 +111,16 @@ TEST_CASE("serving stream: a full KV cache preempts the latest request, which fi
   CHECK(r.peak_kv_share > 0.75);
   for (const auto& s : r.requests)
     CHECK(s.finish_s >= s.first_token_s);
+  // The preempted request decodes its last token alone over its prompt and every token it generated,
+  // each counted once: the tokens generated before its preemption were recomputed as part of its
+  // prompt, not added again.
+  aicb::serving_step_shape last;
+  const aicb::serving_stream_report again =
+      aicb::simulate_serving(m, layout, three, each, h100, engine,
+                             [&](const aicb::serving_step_record& step) { last = step.groups[0]; });
+  REQUIRE(again.requests[2].preemptions >= 1u);
+  REQUIRE(last.decoding == 1u);
+  CHECK(last.decode_context == static_cast<double>(length / 2 + length / 2 - 1));
 }
 
 TEST_CASE(
