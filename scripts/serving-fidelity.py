@@ -95,13 +95,15 @@ def predict(aicb, row):
         # SGLang 0.4's server defaults: its scheduler (a step prefills or decodes, prompts first), prefill
         # steps of at most chunked_prefill_size = 8192 tokens, pages of one token, the radix cache off
         # (the runs' --disable-radix-cache), mem_fraction_static of the whole memory for weights and KV
-        # (0.85 at TP 4, the 405B run's 0.87), and max_running_requests from its request pool:
-        # max(KV tokens / context length x 512, 2048), at most 4096 (Llama 3.x: 131072 tokens).
+        # (0.85 at TP 4, the 405B run's 0.87), max_running_requests from its request pool:
+        # max(KV tokens / context length x 512, 2048), at most 4096 (Llama 3.x: 131072 tokens), and its
+        # overlap scheduler (each step formed while the previous one runs; on by default since 0.4).
         fraction = 0.87 if row["model"] == "llama3.1-405b" else 0.85
         kv_tokens = (fraction * memory - weights) / kv
         max_running = min(max(int(kv_tokens / 131072 * 512), 2048), 4096)
-        engine = ["--scheduler", "sglang", "--token-budget", "8192", "--max-running", str(max_running),
-                  "--block-tokens", "1", "--no-prefix-caching", "--memory-fraction", "%.2f" % fraction]
+        engine = ["--scheduler", "sglang", "--overlap-schedule", "--token-budget", "8192", "--max-running",
+                  str(max_running), "--block-tokens", "1", "--no-prefix-caching", "--memory-fraction",
+                  "%.2f" % fraction]
     elif row["source"].startswith("trtllm"):
         # trtllm-bench: 95% of the memory the weights leave holds KV cache; a request's KV at ISL+OSL
         # lives on the TP GPUs of its attention group.

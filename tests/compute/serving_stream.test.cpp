@@ -174,6 +174,35 @@ TEST_CASE(
   CHECK(c.requests[0].finish_s == Approx(c.requests[1].finish_s));  // the one decode step, together
 }
 
+TEST_CASE("serving stream: an engine that forms a step while the last one runs takes an arrival a step later",
+          "[serving][stream]") {
+  // As the SGLang hand count above: a prefill or decode step of one request costs P. A arrives at 0
+  // (10 prompt, 3 output tokens) and B at P/2, while A's prefill runs. Without overlap, B's prompt is
+  // the next step (P to 2P): TTFT 1.5P. With it, the step from P was formed at 0 without B (A
+  // decodes), and B's prompt runs from 2P: TTFT 2.5P. An idle engine takes A at once either way.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  std::uint64_t computations = 0;
+  for (const aicb::operation& op : decode.operations())
+    computations += op.type == aicb::op_type::compute ? 1 : 0;
+  const double p = static_cast<double>(computations) * 1e-6;
+  aicb::serving_engine engine;
+  engine.policy = aicb::serving_policy::sglang;
+  const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, p / 2, 10, 3}};
+  const aicb::serving_stream_report plain = aicb::simulate_serving(m, {}, two, each, one, engine);
+  CHECK(plain.requests[0].ttft_s() == Approx(p));
+  CHECK(plain.requests[1].ttft_s() == Approx(1.5 * p));
+  engine.overlap_schedule = true;
+  const aicb::serving_stream_report overlapped = aicb::simulate_serving(m, {}, two, each, one, engine);
+  CHECK(overlapped.requests[0].ttft_s() == Approx(p));
+  CHECK(overlapped.requests[1].ttft_s() == Approx(2.5 * p));
+  // Requests far apart find the engine idle: no step is lost.
+  const std::vector<aicb::serving_request> apart{{0, 0, 10, 3}, {1, 1.0, 10, 3}};
+  CHECK(aicb::simulate_serving(m, {}, apart, each, one, engine).requests[1].ttft_s() == Approx(p));
+}
+
 TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into its next decode step",
           "[serving][stream]") {
   // Disaggregated under SGLang's policy on both sides: the decode instance admits each transferred

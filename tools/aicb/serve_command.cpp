@@ -290,6 +290,11 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(engine);
         command
+            ->add_flag("--overlap-schedule", r.engine.overlap_schedule,
+                       "form each step while the previous one runs (SGLang's overlap scheduler, vLLM's async "
+                       "scheduling): a request arriving meanwhile waits a step longer")
+            ->group(engine);
+        command
             ->add_option("--draft-acceptance", r.engine.draft_acceptance,
                          "with --mtp-drafts: the chance a draft is accepted once those before it were "
                          "(DeepSeek-V3's report: 0.85-0.90)")

@@ -402,6 +402,8 @@ struct serve_report {
       r.engine.chunked_prefill ? ", chunked prefill" : "");
   if (r.engine.step_overhead_us > 0)
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
+  if (r.engine.overlap_schedule)
+    add("host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n");
   if (r.layout.mtp_drafts > 0)
     add("speculative decoding: %llu MTP draft%s a step, each accepted at %.2f: %.2f tokens a request a "
         "decode step\n",
@@ -624,6 +626,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
   j.member("prefix_caching", r.engine.prefix_caching).member("step_overhead_us", r.engine.step_overhead_us);
+  j.member("overlap_schedule", r.engine.overlap_schedule);
   j.end_object();
   j.member("requests", r.requests)
       .member("prompt_tokens", r.prompt_tokens)

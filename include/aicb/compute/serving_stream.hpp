@@ -150,6 +150,11 @@ struct serving_engine {
   /// TensorRT-LLM's PyTorch executor, with its overlap scheduler, still leaves about 580 µs a step
   /// exposed decoding Llama-3.1-8B on a B200 at concurrency 64 (NVIDIA/TensorRT-LLM issue 13957).
   double step_overhead_us = 0;
+  /// The engine forms each step while the one before it runs on the GPUs (SGLang's overlap scheduler,
+  /// on by default since SGLang 0.4; vLLM's async scheduling): the host's work between steps hides
+  /// behind the GPUs, but a request that arrives while a step runs misses the next step, already
+  /// formed, and waits for the one after it. An idle engine takes an arrival at once.
+  bool overlap_schedule = false;
   /// Tokens a decoding request yields a step on average (1 without drafts).
   [[nodiscard]] double tokens_per_decode_step(std::uint64_t drafts) const noexcept {
     double yield = 1, accepted = 1;
@@ -684,6 +689,13 @@ class serving_instance {
   void step(OnFinish&& finished) {
     const double start = next_start();
     if (!std::isfinite(start)) return;
+    // The requests this step can see: those arrived by now — or, when the engine formed this step
+    // while the previous one ran (overlap_schedule, steps back to back with work in hand), those
+    // arrived by the time the previous step began.
+    const bool in_hand = std::any_of(groups_.begin(), groups_.end(),
+                                     [](const group& g) { return !g.running.empty() || !g.waiting.empty(); });
+    horizon_ =
+        engine_.overlap_schedule && in_hand && out_.steps > 0 && last_end_ == start ? last_start_ : start;
     clock_ = start;
     bool any = false;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi)
@@ -715,7 +727,9 @@ class serving_instance {
       record_.groups = shapes_;
       on_step_(std::as_const(record_));
     }
+    last_start_ = clock_;
     clock_ += step_us * 1e-6;
+    last_end_ = clock_;
     out_.busy_s += step_us * 1e-6;
     ++out_.steps;
     {  // the step's kind
@@ -848,7 +862,7 @@ class serving_instance {
   // policy: schedule_prefill_first). True if it scheduled anything.
   bool schedule(std::size_t gi) {
     group& g = groups_[gi];
-    while (!g.arriving.empty() && g.arriving.front().first <= clock_) {
+    while (!g.arriving.empty() && g.arriving.front().first <= horizon_) {
       const std::size_t i = g.arriving.front().second;
       g.arriving.pop_front();
       g.waiting.push_back({i, requests_[i].prompt, 0, 0, 0, engine_.prompts_arrive_cached});
@@ -1146,7 +1160,9 @@ class serving_instance {
   std::vector<group> groups_;
   std::size_t dealt_ = 0;
   double clock_ = 0;
-  serving_step_record record_;  // built only when observed
+  double horizon_ = 0;                    // arrivals up to this time join the step being formed
+  double last_start_ = 0, last_end_ = 0;  // the previous step's (overlap_schedule)
+  serving_step_record record_;            // built only when observed
   std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds_;
   std::vector<serving_step_shape> shapes_;
   // What each group scheduled: index into running, tokens.
