@@ -30371,7 +30371,7 @@ struct serve_report {
   serving_engine engine;
   std::uint64_t requests = 0, prompt_tokens = 0, output_tokens = 0;
   latency_summary ttft, tpot, e2e;  ///< seconds; TPOT over requests of more than one output token
-  /// Inter-token latency, seconds: every gap between a request's consecutive tokens (the median a
+  /// Inter-token latency, seconds: every gap between a request's consecutive tokens (its median is a
   /// serving benchmark's "median ITL"); its quantiles within 1.1% (aicb::duration_histogram).
   latency_summary itl;
   double span_s = 0;  ///< first arrival to last token
