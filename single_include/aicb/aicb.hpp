@@ -12417,6 +12417,7 @@ AICB_END_NAMESPACE
 // #include <aicb/workload/bandwidth.hpp>
 // #include <aicb/workload/collective.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -12581,10 +12582,34 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
   return *preset;
 }
 
+/// The GPUs per server SimAI is given for a job of `world_size` GPUs on `cluster`: a node's, or the
+/// job's own when it is smaller than a node (its GPUs share one NVLink domain). SimAI builds
+/// world_size / g_p_s servers, each behind its own NVSwitch (AnalyticalAstra.cc, `node2nvswitch`):
+/// with -g_p_s above the job's size it would build none.
+[[nodiscard]] constexpr std::uint64_t simai_gpus_per_server(const cluster_spec& cluster,
+                                                            std::uint64_t world_size) noexcept {
+  return std::min(cluster.gpus_per_node, world_size);
+}
+
+/// Why SimAI cannot be given `world_size` GPUs of `cluster` (empty: it can): a job larger than a node
+/// that does not fill whole nodes (a GB200 NVL72 rack's 72 against 256 GPUs) leaves GPUs past the last
+/// whole server with no NVSwitch in SimAI's topology. A cluster file whose nodes divide the job (64
+/// GPUs a rack, as schedulers place jobs on NVL72 racks) describes it.
+[[nodiscard]] inline std::string simai_placement_problem(const cluster_spec& cluster,
+                                                         std::uint64_t world_size) {
+  const std::uint64_t per_server = simai_gpus_per_server(cluster, world_size);
+  if (per_server == 0 || world_size % per_server == 0) return {};
+  return "SimAI builds servers of " + std::to_string(per_server) + " GPUs: " + std::to_string(world_size) +
+         " GPUs do not fill them (the last " + std::to_string(world_size % per_server) +
+         " would have no NVSwitch); describe the machines with a cluster file whose gpus_per_node divides " +
+         std::to_string(world_size) + " (docs/cluster.md)";
+}
+
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
 /// workload file of `world_size` GPUs: `-w FILE -g N -g_p_s G -r PREFIX -nv B -nic B -n_p_s K
-/// [-g_type T]`. SimAI reads only this much of a machine; -r is always given (without it SimAI names
-/// its result file from the workload's and can divide by zero on some names).
+/// [-g_type T]`, with G and K the GPUs and NICs of one server as SimAI builds them
+/// (simai_gpus_per_server). SimAI reads only this much of a machine; -r is always given (without it
+/// SimAI names its result file from the workload's and can divide by zero on some names).
 [[nodiscard]] inline std::string simai_command_line(const cluster_spec& cluster, std::uint64_t world_size,
                                                     std::string_view workload,
                                                     std::string_view prefix = "aicb-") {
@@ -12595,11 +12620,16 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
   };
   std::string line = "SimAI_analytical -w ";
   line.append(workload);
-  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(cluster.gpus_per_node);
+  const std::uint64_t per_server = simai_gpus_per_server(cluster, world_size);
+  const std::uint64_t nics =
+      cluster.gpus_per_node == 0
+          ? cluster.nics_per_node
+          : std::max<std::uint64_t>(1, cluster.nics_per_node * per_server / cluster.gpus_per_node);
+  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(per_server);
   line += " -r ";
   line.append(prefix);
   line += " -nv " + number(cluster.nvlink_gb_per_s) + " -nic " + number(cluster.nic_gb_per_s);
-  line += " -n_p_s " + std::to_string(cluster.nics_per_node);
+  line += " -n_p_s " + std::to_string(nics);
   if (!cluster.simai_gpu_type.empty()) {
     line += " -g_type ";
     line.append(cluster.simai_gpu_type);
@@ -20469,6 +20499,8 @@ struct written_workload {
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
   std::string simai_command{};
+  /// Why SimAI cannot build the machines as given (aicb::simai_placement_problem); empty: it can.
+  std::string simai_caveat{};
   std::string about{};     ///< what the file holds, in a few words ("ZeRO-3, DP 64, …")
   std::string timeline{};  ///< a timeline written beside it (inference --timeline)
   std::string details{};   ///< further lines for a person (a serving step's report, how to simulate)
@@ -20514,6 +20546,7 @@ using generate_result = written_workload;
         w.member(std::string(to_string(g)), n);
     w.end_object();
     if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
+    if (!r.simai_caveat.empty()) w.member("simai_caveat", r.simai_caveat);
   } else if (r.format == workload_format::csv) {
     w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
   } else {
@@ -22426,6 +22459,8 @@ inline std::string estimate_number(const char* format, double value) {
     out += row(label, text);
   }
   out += row("SimAI command line", simai_command_line(d));
+  const std::string caveat = simai_placement_problem(d.cluster, d.report.job.parallel.world_size);
+  if (!caveat.empty()) out += row("SimAI placement", caveat);
   return out;
 }
 
@@ -25657,11 +25692,14 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
-  if (!r.cluster.empty())
-    out.simai_command =
-        simai_command_line(resolve_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
-  else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
+  if (!r.cluster.empty()) {
+    const cluster_spec machines = resolve_cluster(compute.gpu, r.cluster);
+    out.simai_command = simai_command_line(machines, job.parallel.world_size, out.path);
+    out.simai_caveat = simai_placement_problem(machines, job.parallel.world_size);
+  } else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu)) {
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
+    out.simai_caveat = simai_placement_problem(*machines, job.parallel.world_size);
+  }
   return out;
 }
 
@@ -25753,6 +25791,7 @@ inline void describe_generated(generate_result& r) {
                " (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n";
   if (!r.simai_command.empty())
     r.details += "simulate: " + r.simai_command + "   (the machines: docs/cluster.md)\n";
+  if (!r.simai_caveat.empty()) r.details += "note: " + r.simai_caveat + "\n";
 }
 
 namespace detail {

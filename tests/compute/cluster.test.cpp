@@ -50,6 +50,28 @@ TEST_CASE("cluster: the SimAI command line matches the machine and the file", "[
   CHECK(b200.find("-g_type") == std::string::npos);
 }
 
+TEST_CASE("cluster: SimAI is given servers it can build, and told when it cannot", "[compute][cluster]") {
+  // SimAI builds world / g_p_s servers behind an NVSwitch each: a job smaller than a node is one
+  // server of its own size (with -g_p_s 8 it would build none), with its share of the node's NICs.
+  const aicb::cluster_spec& h100 = aicb::cluster_preset("dgx-h100");
+  CHECK(aicb::simai_command_line(h100, 4, "a.txt") ==
+        "SimAI_analytical -w a.txt -g 4 -g_p_s 4 -r aicb- -nv 360 -nic 48.5 -n_p_s 4 -g_type H100");
+  CHECK(aicb::simai_command_line(aicb::cluster_preset("dgx2h"), 4, "b.txt").find("-g_p_s 4 ") !=
+        std::string::npos);
+  CHECK(aicb::simai_command_line(aicb::cluster_preset("dgx2h"), 4, "b.txt").find("-n_p_s 2") !=
+        std::string::npos);  // 8 NICs for 16 GPUs
+  const aicb::cluster_spec& rack = aicb::cluster_preset("gb200-nvl72");
+  CHECK(aicb::simai_command_line(rack, 64, "c.txt").find("-g_p_s 64 ") != std::string::npos);
+  CHECK(aicb::simai_placement_problem(rack, 64).empty());
+  CHECK(aicb::simai_placement_problem(rack, 144).empty());
+  CHECK(aicb::simai_placement_problem(h100, 4).empty());
+  // 256 GPUs in servers of 72: the last 40 would have no NVSwitch.
+  CHECK_THAT(aicb::simai_placement_problem(rack, 256), Catch::Contains("servers of 72") &&
+                                                           Catch::Contains("last 40") &&
+                                                           Catch::Contains("cluster file"));
+  CHECK_FALSE(aicb::simai_placement_problem(h100, 12).empty());
+}
+
 TEST_CASE("cluster: a command line's GPU and cluster choose each other", "[compute][cluster]") {
   CHECK(aicb::choose_cluster("", "").name == "dgx-h100");
   CHECK(aicb::choose_cluster("A100", "").name == "dgx-a100");

@@ -340,6 +340,8 @@ inline std::string estimate_number(const char* format, double value) {
     out += row(label, text);
   }
   out += row("SimAI command line", simai_command_line(d));
+  const std::string caveat = simai_placement_problem(d.cluster, d.report.job.parallel.world_size);
+  if (!caveat.empty()) out += row("SimAI placement", caveat);
   return out;
 }
 

@@ -490,11 +490,14 @@ inline generate_result corrected_simai_of(const generate_request& r, const job_s
     o.sidecar = [&](const simai_file_summary& s) { return to_json(about, out.path, out.header, s); };
   out.written = write_simai_file(w, out.path, o);
   out.sidecar = r.sidecar;
-  if (!r.cluster.empty())
-    out.simai_command =
-        simai_command_line(resolve_cluster(compute.gpu, r.cluster), job.parallel.world_size, out.path);
-  else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu))
+  if (!r.cluster.empty()) {
+    const cluster_spec machines = resolve_cluster(compute.gpu, r.cluster);
+    out.simai_command = simai_command_line(machines, job.parallel.world_size, out.path);
+    out.simai_caveat = simai_placement_problem(machines, job.parallel.world_size);
+  } else if (const cluster_spec* machines = cluster_for_gpu(compute.gpu)) {
     out.simai_command = simai_command_line(*machines, job.parallel.world_size, out.path);
+    out.simai_caveat = simai_placement_problem(*machines, job.parallel.world_size);
+  }
   return out;
 }
 
@@ -586,6 +589,7 @@ inline void describe_generated(generate_result& r) {
                " (checks it as SimAI's parser reads it); give the file to SimAI as its workload\n";
   if (!r.simai_command.empty())
     r.details += "simulate: " + r.simai_command + "   (the machines: docs/cluster.md)\n";
+  if (!r.simai_caveat.empty()) r.details += "note: " + r.simai_caveat + "\n";
 }
 
 namespace detail {

@@ -49,6 +49,8 @@ struct written_workload {
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
   std::string simai_command{};
+  /// Why SimAI cannot build the machines as given (aicb::simai_placement_problem); empty: it can.
+  std::string simai_caveat{};
   std::string about{};     ///< what the file holds, in a few words ("ZeRO-3, DP 64, …")
   std::string timeline{};  ///< a timeline written beside it (inference --timeline)
   std::string details{};   ///< further lines for a person (a serving step's report, how to simulate)
@@ -94,6 +96,7 @@ using generate_result = written_workload;
         w.member(std::string(to_string(g)), n);
     w.end_object();
     if (!r.simai_command.empty()) w.member("simai_command", r.simai_command);
+    if (!r.simai_caveat.empty()) w.member("simai_caveat", r.simai_caveat);
   } else if (r.format == workload_format::csv) {
     w.member("items", r.items).member("rank", r.rank).member("pipeline_stage", r.pipeline_stage);
   } else {

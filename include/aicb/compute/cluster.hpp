@@ -26,6 +26,7 @@
 #include <aicb/workload/bandwidth.hpp>
 #include <aicb/workload/collective.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -190,10 +191,34 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
   return *preset;
 }
 
+/// The GPUs per server SimAI is given for a job of `world_size` GPUs on `cluster`: a node's, or the
+/// job's own when it is smaller than a node (its GPUs share one NVLink domain). SimAI builds
+/// world_size / g_p_s servers, each behind its own NVSwitch (AnalyticalAstra.cc, `node2nvswitch`):
+/// with -g_p_s above the job's size it would build none.
+[[nodiscard]] constexpr std::uint64_t simai_gpus_per_server(const cluster_spec& cluster,
+                                                            std::uint64_t world_size) noexcept {
+  return std::min(cluster.gpus_per_node, world_size);
+}
+
+/// Why SimAI cannot be given `world_size` GPUs of `cluster` (empty: it can): a job larger than a node
+/// that does not fill whole nodes (a GB200 NVL72 rack's 72 against 256 GPUs) leaves GPUs past the last
+/// whole server with no NVSwitch in SimAI's topology. A cluster file whose nodes divide the job (64
+/// GPUs a rack, as schedulers place jobs on NVL72 racks) describes it.
+[[nodiscard]] inline std::string simai_placement_problem(const cluster_spec& cluster,
+                                                         std::uint64_t world_size) {
+  const std::uint64_t per_server = simai_gpus_per_server(cluster, world_size);
+  if (per_server == 0 || world_size % per_server == 0) return {};
+  return "SimAI builds servers of " + std::to_string(per_server) + " GPUs: " + std::to_string(world_size) +
+         " GPUs do not fill them (the last " + std::to_string(world_size % per_server) +
+         " would have no NVSwitch); describe the machines with a cluster file whose gpus_per_node divides " +
+         std::to_string(world_size) + " (docs/cluster.md)";
+}
+
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
 /// workload file of `world_size` GPUs: `-w FILE -g N -g_p_s G -r PREFIX -nv B -nic B -n_p_s K
-/// [-g_type T]`. SimAI reads only this much of a machine; -r is always given (without it SimAI names
-/// its result file from the workload's and can divide by zero on some names).
+/// [-g_type T]`, with G and K the GPUs and NICs of one server as SimAI builds them
+/// (simai_gpus_per_server). SimAI reads only this much of a machine; -r is always given (without it
+/// SimAI names its result file from the workload's and can divide by zero on some names).
 [[nodiscard]] inline std::string simai_command_line(const cluster_spec& cluster, std::uint64_t world_size,
                                                     std::string_view workload,
                                                     std::string_view prefix = "aicb-") {
@@ -204,11 +229,16 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
   };
   std::string line = "SimAI_analytical -w ";
   line.append(workload);
-  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(cluster.gpus_per_node);
+  const std::uint64_t per_server = simai_gpus_per_server(cluster, world_size);
+  const std::uint64_t nics =
+      cluster.gpus_per_node == 0
+          ? cluster.nics_per_node
+          : std::max<std::uint64_t>(1, cluster.nics_per_node * per_server / cluster.gpus_per_node);
+  line += " -g " + std::to_string(world_size) + " -g_p_s " + std::to_string(per_server);
   line += " -r ";
   line.append(prefix);
   line += " -nv " + number(cluster.nvlink_gb_per_s) + " -nic " + number(cluster.nic_gb_per_s);
-  line += " -n_p_s " + std::to_string(cluster.nics_per_node);
+  line += " -n_p_s " + std::to_string(nics);
   if (!cluster.simai_gpu_type.empty()) {
     line += " -g_type ";
     line.append(cluster.simai_gpu_type);
