@@ -12583,26 +12583,27 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
 }
 
 /// The GPUs per server SimAI is given for a job of `world_size` GPUs on `cluster`: a node's, or the
-/// job's own when it is smaller than a node (its GPUs share one NVLink domain). SimAI builds
-/// world_size / g_p_s servers, each behind its own NVSwitch (AnalyticalAstra.cc, `node2nvswitch`):
-/// with -g_p_s above the job's size it would build none.
+/// job's own when it is smaller than a node (its GPUs share one NVLink domain, which is then the whole
+/// server SimAI's topology builds; SimAI-Analytical prices such a job alike either way).
 [[nodiscard]] constexpr std::uint64_t simai_gpus_per_server(const cluster_spec& cluster,
                                                             std::uint64_t world_size) noexcept {
   return std::min(cluster.gpus_per_node, world_size);
 }
 
-/// Why SimAI cannot be given `world_size` GPUs of `cluster` (empty: it can): a job larger than a node
-/// that does not fill whole nodes (a GB200 NVL72 rack's 72 against 256 GPUs) leaves GPUs past the last
-/// whole server with no NVSwitch in SimAI's topology. A cluster file whose nodes divide the job (64
-/// GPUs a rack, as schedulers place jobs on NVL72 racks) describes it.
+/// What SimAI does not see of `world_size` GPUs on `cluster` (empty: nothing): a job larger than a node
+/// that does not fill whole nodes (256 GPUs on a GB200 NVL72 preset's racks of 72) is priced by
+/// SimAI's formulas as world_size / g_p_s whole servers, without the partial last one the job has. A
+/// cluster file whose nodes divide the job (64 GPUs a rack, as schedulers place jobs on NVL72 racks)
+/// describes it.
 [[nodiscard]] inline std::string simai_placement_problem(const cluster_spec& cluster,
                                                          std::uint64_t world_size) {
   const std::uint64_t per_server = simai_gpus_per_server(cluster, world_size);
   if (per_server == 0 || world_size % per_server == 0) return {};
-  return "SimAI builds servers of " + std::to_string(per_server) + " GPUs: " + std::to_string(world_size) +
-         " GPUs do not fill them (the last " + std::to_string(world_size % per_server) +
-         " would have no NVSwitch); describe the machines with a cluster file whose gpus_per_node divides " +
-         std::to_string(world_size) + " (docs/cluster.md)";
+  return "SimAI counts servers of " + std::to_string(per_server) + " GPUs: its formulas take " +
+         std::to_string(world_size) + " / " + std::to_string(per_server) + " = " +
+         std::to_string(world_size / per_server) + " whole servers, without the job's last " +
+         std::to_string(world_size % per_server) + " GPUs on a partial one; describe the machines with a " +
+         "cluster file whose gpus_per_node divides " + std::to_string(world_size) + " (docs/cluster.md)";
 }
 
 /// The arguments of SimAI's analytical simulator (`SimAI_analytical`) that describe `cluster` for a
@@ -20499,7 +20500,7 @@ struct written_workload {
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
   std::string simai_command{};
-  /// Why SimAI cannot build the machines as given (aicb::simai_placement_problem); empty: it can.
+  /// What SimAI does not see of the job's placement (aicb::simai_placement_problem); empty: nothing.
   std::string simai_caveat{};
   std::string about{};     ///< what the file holds, in a few words ("ZeRO-3, DP 64, …")
   std::string timeline{};  ///< a timeline written beside it (inference --timeline)

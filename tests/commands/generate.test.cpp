@@ -50,15 +50,15 @@ TEST_CASE("generate: every format is built from the same job", "[commands][gener
         "SimAI_analytical -w gen_same.txt -g 16 -g_p_s 8 -r aicb- -nv 360 -nic 48.5 -n_p_s 8 -g_type H100");
   CHECK(csv.simai_command.empty());
   CHECK(simai.simai_caveat.empty());
-  // 12 GPUs do not fill servers of 8: the command is still given, and why SimAI cannot run it as is.
+  // 12 GPUs do not fill servers of 8: the command is still given, and what SimAI does not see of it.
   r = llama_request();
   r.flags.set("world_size", "12");
   r.flags.set("global_batch", "24");
   r.output = "gen_twelve.txt";
   aicb::generate_result twelve = aicb::generate_workload(r);
-  CHECK_THAT(twelve.simai_caveat, Catch::Contains("servers of 8 GPUs") && Catch::Contains("last 4"));
+  CHECK_THAT(twelve.simai_caveat, Catch::Contains("12 / 8 = 1 whole servers") && Catch::Contains("last 4"));
   aicb::describe_generated(twelve);
-  CHECK_THAT(twelve.details, Catch::Contains("note: SimAI builds servers of 8 GPUs"));
+  CHECK_THAT(twelve.details, Catch::Contains("note: SimAI counts servers of 8 GPUs"));
 }
 
 TEST_CASE("generate: the job's rules — explicit flags win over a preset, aicb's switches keep their meaning",

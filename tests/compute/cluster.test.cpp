@@ -50,9 +50,11 @@ TEST_CASE("cluster: the SimAI command line matches the machine and the file", "[
   CHECK(b200.find("-g_type") == std::string::npos);
 }
 
-TEST_CASE("cluster: SimAI is given servers it can build, and told when it cannot", "[compute][cluster]") {
-  // SimAI builds world / g_p_s servers behind an NVSwitch each: a job smaller than a node is one
-  // server of its own size (with -g_p_s 8 it would build none), with its share of the node's NICs.
+TEST_CASE(
+    "cluster: SimAI is given a job's own server when it is smaller than a node, and told what it does not "
+    "see",
+    "[compute][cluster]") {
+  // A job smaller than a node is one server of its own size, with its share of the node's NICs.
   const aicb::cluster_spec& h100 = aicb::cluster_preset("dgx-h100");
   CHECK(aicb::simai_command_line(h100, 4, "a.txt") ==
         "SimAI_analytical -w a.txt -g 4 -g_p_s 4 -r aicb- -nv 360 -nic 48.5 -n_p_s 4 -g_type H100");
@@ -65,8 +67,8 @@ TEST_CASE("cluster: SimAI is given servers it can build, and told when it cannot
   CHECK(aicb::simai_placement_problem(rack, 64).empty());
   CHECK(aicb::simai_placement_problem(rack, 144).empty());
   CHECK(aicb::simai_placement_problem(h100, 4).empty());
-  // 256 GPUs in servers of 72: the last 40 would have no NVSwitch.
-  CHECK_THAT(aicb::simai_placement_problem(rack, 256), Catch::Contains("servers of 72") &&
+  // 256 GPUs in servers of 72: SimAI counts 3 whole ones, the job's last 40 GPUs on a fourth.
+  CHECK_THAT(aicb::simai_placement_problem(rack, 256), Catch::Contains("256 / 72 = 3 whole servers") &&
                                                            Catch::Contains("last 40") &&
                                                            Catch::Contains("cluster file"));
   CHECK_FALSE(aicb::simai_placement_problem(h100, 12).empty());

@@ -49,7 +49,7 @@ struct written_workload {
   /// SimAI (corrected): the SimAI_analytical command line that runs the file on the machines of its GPU
   /// (aicb::simai_command_line); empty for a GPU no cluster preset has.
   std::string simai_command{};
-  /// Why SimAI cannot build the machines as given (aicb::simai_placement_problem); empty: it can.
+  /// What SimAI does not see of the job's placement (aicb::simai_placement_problem); empty: nothing.
   std::string simai_caveat{};
   std::string about{};     ///< what the file holds, in a few words ("ZeRO-3, DP 64, …")
   std::string timeline{};  ///< a timeline written beside it (inference --timeline)
