@@ -30687,7 +30687,7 @@ struct serve_report {
   if (r.engine.step_overhead_us > 0)
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.engine.overlap_schedule)
-    add("host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n");
+    out += "host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n";
   if (r.layout.mtp_drafts > 0)
     add("speculative decoding: %llu MTP draft%s a step, each accepted at %.2f: %.2f tokens a request a "
         "decode step\n",
