@@ -20,6 +20,18 @@ aicb::model_spec small_dense() {
   return m;
 }
 
+// An engine of an unbounded token budget whose memory share leaves about `tokens` tokens of KV cache
+// beside the weights of `m` on `layout` (80 GB GPUs).
+aicb::serving_engine engine_with_kv_tokens(const aicb::model_spec& m, const aicb::serving_spec& layout,
+                                           const aicb::compute_model& compute, const aicb::cluster_spec& c,
+                                           double tokens) {
+  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, compute, c);
+  aicb::serving_engine engine;
+  engine.token_budget = 1 << 20;
+  engine.memory_fraction = (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / 80e9;
+  return engine;
+}
+
 }  // namespace
 
 TEST_CASE("serving stream: a hand-counted run on a model where every operation takes the same time",
@@ -91,10 +103,7 @@ TEST_CASE("serving stream: a full KV cache preempts the latest request, which fi
   const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
   // A memory share that leaves about 20,000 tokens of KV cache beside the weights; each request's
   // whole length is 0.4 of that, so three running at once must preempt.
-  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
-  aicb::serving_engine engine;
-  engine.token_budget = 1 << 20;
-  engine.memory_fraction = (probe.weight_bytes + 20000 * probe.kv_bytes_per_token) / 80e9;
+  aicb::serving_engine engine = engine_with_kv_tokens(m, layout, each, h100, 20000);
   const std::uint64_t capacity =
       aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
   REQUIRE(capacity > 19000u);
@@ -262,10 +271,7 @@ TEST_CASE("serving stream: SGLang admits a prompt only while the cache holds its
   const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
   // About 10,000 tokens of KV cache; three requests of 0.4 of it each, short prompts and long outputs
   // (under the 4096 tokens SGLang's estimate clips an output to).
-  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
-  aicb::serving_engine engine;
-  engine.token_budget = 1 << 20;
-  engine.memory_fraction = (probe.weight_bytes + 10000 * probe.kv_bytes_per_token) / 80e9;
+  aicb::serving_engine engine = engine_with_kv_tokens(m, layout, each, h100, 10000);
   const std::uint64_t capacity =
       aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
   REQUIRE(capacity > 9500u);

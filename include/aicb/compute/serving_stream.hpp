@@ -926,21 +926,8 @@ class serving_instance {
       if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
       const std::uint64_t need = cache_for(cached + tokens) - cached / engine_.block_tokens;
       if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
-      g.free_cache -= need;
-      w.cache = need;
-      w.prefilled = cached;
-      w.shared = cached;
-      if (cached > 0) {
-        ++hit->second.readers;
-        hit->second.last_used = out_.steps;
-        out_.requests[w.index].cached_tokens += cached;
-        out_.prefix_cached_tokens += cached;
-      }
       budget -= tokens;
-      g.running.push_back(w);
-      g.waiting.pop_front();
-      plan.emplace_back(g.running.size() - 1, tokens);
-      shape.chunks.push_back({tokens, cached});
+      admit_prompt(g, cached, tokens, need, plan, shape);
     }
     note_peak(g);
     return !plan.empty();
@@ -1009,22 +996,9 @@ class serving_instance {
         if (!engine_.chunked_prefill && tokens < w.prompt - cached) break;
         const std::uint64_t need = cache_for(cached + tokens) - cached / engine_.block_tokens;
         if (need > g.free_cache && !reclaim(g, need, cached > 0 ? prefix_id : no_prefix)) break;
-        g.free_cache -= need;
         available -= static_cast<double>(whole);
-        w.cache = need;
-        w.prefilled = cached;
-        w.shared = cached;
-        if (cached > 0) {
-          ++hit->second.readers;
-          hit->second.last_used = out_.steps;
-          out_.requests[w.index].cached_tokens += cached;
-          out_.prefix_cached_tokens += cached;
-        }
         budget -= tokens;
-        g.running.push_back(w);
-        g.waiting.pop_front();
-        plan.emplace_back(g.running.size() - 1, tokens);
-        shape.chunks.push_back({tokens, cached});
+        admit_prompt(g, cached, tokens, need, plan, shape);
       }
     }
     if (!plan.empty()) {
@@ -1084,6 +1058,28 @@ class serving_instance {
                ? std::min(1.0, (generated + static_cast<double>(sglang_retract_steps * g.running.size())) /
                                    outputs)
                : sglang_init_ratio;
+  }
+
+  // Admits g's first waiting request with `tokens` of its prompt after the `cached` it reads from its
+  // prefix's blocks (which reclaim kept), taking `need` units of cache: it runs from this step.
+  void admit_prompt(group& g, std::uint64_t cached, std::uint64_t tokens, std::uint64_t need,
+                    std::vector<std::pair<std::size_t, std::uint64_t>>& plan, serving_step_shape& shape) {
+    live& w = g.waiting.front();
+    g.free_cache -= need;
+    w.cache = need;
+    w.prefilled = cached;
+    w.shared = cached;
+    if (cached > 0) {
+      cached_prefix& prefix = g.prefixes.at(requests_[w.index].prefix_id);
+      ++prefix.readers;
+      prefix.last_used = out_.steps;
+      out_.requests[w.index].cached_tokens += cached;
+      out_.prefix_cached_tokens += cached;
+    }
+    g.running.push_back(w);
+    g.waiting.pop_front();
+    plan.emplace_back(g.running.size() - 1, tokens);
+    shape.chunks.push_back({tokens, cached});
   }
 
   void note_peak(const group& g) {
