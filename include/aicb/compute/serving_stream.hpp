@@ -857,6 +857,21 @@ class serving_instance {
     return true;
   }
 
+  // Gives running request ri `need` more units of cache: free ones, then those of cached prefixes no
+  // one reads, then those of the latest admitted requests after it, preempted (`preempted` set);
+  // false if even that is not enough.
+  bool grow(group& g, std::size_t ri, std::uint64_t need, bool& preempted) {
+    bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
+    while (!fits && preempt_last(g, ri)) {
+      preempted = true;
+      fits = need <= g.free_cache;
+    }
+    if (!fits) return false;
+    g.free_cache -= need;
+    g.running[ri].cache += need;
+    return true;
+  }
+
   // Group gi's share of the step at clock_: its arrivals join the queue, then the running requests
   // in admission order and the waiting ones first come first served take the token budget (SGLang's
   // policy: schedule_prefill_first). True if it scheduled anything.
@@ -885,12 +900,8 @@ class serving_instance {
       // prompt and every generated token are then in the cache, and it attends over all of them.
       const std::uint64_t after = decoding ? context_of(r) + drafts_ : r.prefilled + tokens;
       const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
-      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
-      while (!fits && preempt_last(g, ri))
-        fits = need <= g.free_cache;
-      if (!fits) break;
-      g.free_cache -= need;
-      r.cache += need;
+      bool preempted = false;
+      if (!grow(g, ri, need, preempted)) break;
       budget -= tokens;
       plan.emplace_back(ri, tokens);
       if (decoding) {
@@ -951,14 +962,7 @@ class serving_instance {
       if (r.prefilled == r.prompt) continue;
       const std::uint64_t tokens = std::min(r.prompt - r.prefilled, budget);
       const std::uint64_t need = cache_for(r.prefilled + tokens) - r.shared / engine_.block_tokens - r.cache;
-      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
-      while (!fits && preempt_last(g, ri)) {
-        retracted = true;
-        fits = need <= g.free_cache;
-      }
-      if (!fits) break;
-      g.free_cache -= need;
-      r.cache += need;
+      if (!grow(g, ri, need, retracted)) break;
       budget -= tokens;
       plan.emplace_back(ri, tokens);
       shape.chunks.push_back({tokens, r.prefilled});
@@ -1028,14 +1032,7 @@ class serving_instance {
       if (r.prefilled < r.prompt) continue;  // a chunk that did not fit waits for the cache
       const std::uint64_t after = context_of(r) + drafts_;
       const std::uint64_t need = cache_for(after) - r.shared / engine_.block_tokens - r.cache;
-      bool fits = need <= g.free_cache || reclaim(g, need, no_prefix);
-      while (!fits && preempt_last(g, ri)) {
-        retracted = true;
-        fits = need <= g.free_cache;
-      }
-      if (!fits) break;
-      g.free_cache -= need;
-      r.cache += need;
+      if (!grow(g, ri, need, retracted)) break;
       plan.emplace_back(ri, 1 + drafts_);
       ++shape.decoding;
       shape.decode_context += static_cast<double>(after);
