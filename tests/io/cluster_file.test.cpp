@@ -1,6 +1,7 @@
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
 #include <aicb/compute/iteration_estimate.hpp>
+#include <aicb/compute/roofline.hpp>
 #include <aicb/io/cluster_file.hpp>
 
 #include <catch2/catch.hpp>
@@ -35,6 +36,37 @@ TEST_CASE("cluster file: a hand-written file describes machines no preset has", 
   CHECK(c.nic_gb_per_s_per_gpu() == Approx(10));  // 2 NICs for 4 GPUs
   CHECK(c.measured == nullptr);
   CHECK(c.node_of(4) == 1);
+  CHECK(c.host_us_per_launch == 12);  // an A100's preset: an x86 server's host
+}
+
+TEST_CASE("cluster file: the host's time per launch is the file's, else that of its GPU's preset",
+          "[io][cluster]") {
+  const std::string grace = R"({"schema": "aicb.cluster/1", "name": "racks-of-64", "gpu": "GB200",
+    "gpus_per_node": 64, "nvlink_gb_per_s": 720, "nvlink_latency_us": 2, "nics_per_node": 64,
+    "nic_gb_per_s": 48.5, "nic_latency_us": 5)";
+  const aicb::cluster_descriptor racks = aicb::parse_cluster_file(grace + "}");
+  CHECK(racks.spec().host_us_per_launch == aicb::cluster_preset("gb200-nvl72").host_us_per_launch);
+  const aicb::cluster_descriptor given = aicb::parse_cluster_file(grace + R"(, "host_us_per_launch": 20})");
+  CHECK(given.spec().host_us_per_launch == 20);
+  CHECK(aicb::parse_cluster_file(aicb::to_json(given)).host_us_per_launch == 20);  // written and read back
+  CHECK_THROWS_WITH(aicb::parse_cluster_file(grace + R"(, "host_us_per_launch": -1})"),
+                    Catch::Contains("host_us_per_launch") && Catch::Contains("at least 0"));
+  // The estimate takes the cluster's unless told otherwise: the same tiny job, its iteration the
+  // host's, runs slower on a slower host.
+  const aicb::job_spec tiny{aicb::model_spec{.hidden_size = 1024,
+                                             .num_layers = 2,
+                                             .num_attention_heads = 8,
+                                             .ffn_hidden_size = 4096,
+                                             .vocab_size = 1024},
+                            {.world_size = 1},
+                            {.micro_batch = 1, .global_batch = 1, .seq_length = 16}};
+  const aicb::roofline_model gpu("GB200");
+  const aicb::cluster_spec spec = racks.spec();
+  const double on_grace = aicb::estimate_iteration(tiny, gpu, spec).iteration_s;
+  const double on_x86 = aicb::estimate_iteration(tiny, gpu, spec, {.host_us_per_launch = 12}).iteration_s;
+  CHECK(on_grace > 2 * on_x86);
+  CHECK(aicb::host_us_per_launch({}, spec) == spec.host_us_per_launch);
+  CHECK(aicb::host_us_per_launch({.host_us_per_launch = 0}, spec) == 0);
 }
 
 TEST_CASE("cluster file: curves, sources and provenance survive a round trip", "[io][cluster]") {

@@ -42,8 +42,9 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
   command.add_option("--gpu", gpu, "GPU (catalogue name; default: the cluster's, or H100)");
   command.add_option(
       "--cluster", cluster,
-      "machines: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | dgx-b200, or a cluster "
-      "file (.json; aicb run --sweep --calibrate writes one) (default: the GPU's; docs/cluster.md)");
+      "machines: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | dgx-b200 | gb200-nvl72, or "
+      "a cluster file (.json; aicb run --sweep --calibrate writes one) (default: the GPU's; "
+      "docs/cluster.md)");
   command.add_flag("--overlap-param-gather", overlap.overlap_param_gather,
                    "the weight all-gather hidden behind the next forward (Megatron --overlap-param-gather)");
   command.add_flag("--tp-comm-overlap", overlap.tp_comm_overlap,
@@ -60,9 +61,11 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
                   "docs/cluster.md; 0 = free overlap)")
       ->check(CLI::Range(0.0, 10.0));
   command
-      .add_option("--host-overhead-us", overlap.host_us_per_launch,
-                  "host time to issue one kernel or collective, us (default 12, measured; docs/cluster.md; "
-                  "0 = never host-bound, as with CUDA graphs)")
+      .add_option_function<double>(
+          "--host-overhead-us", [&overlap](double us) { overlap.host_us_per_launch = us; },
+          "host time to issue one kernel or collective, us (default: the cluster's, 12 on x86 hosts and 33 "
+          "on "
+          "Grace, measured; docs/cluster.md; 0 = never host-bound, as with CUDA graphs)")
       ->check(CLI::Range(0.0, 1e6));
   command.add_flag("--no-batch-p2p-sync{false}", overlap.batch_p2p_sync,
                    "the host does not wait for the GPU after each pipeline transfer (Megatron's "

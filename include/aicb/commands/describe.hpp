@@ -187,10 +187,11 @@ inline std::string estimate_number(const char* format, double value) {
   line(text, d.overlap.overlap_slowdown == defaults.overlap_slowdown
                  ? "default: Lee et al. 2025 (arXiv 2507.03114), 18.9% over GPT and LLaMA layers"
                  : "given (--overlap-slowdown)");
-  std::snprintf(text, sizeof text, "host %.3g us per launch", d.overlap.host_us_per_launch);
-  line(text, d.overlap.host_us_per_launch == defaults.host_us_per_launch
-                 ? "default: measured on an H200 (docs/measurements/h200/memory.csv)"
-                 : "given (--host-overhead-us)");
+  std::snprintf(text, sizeof text, "host %.3g us per launch", host_us_per_launch(d.overlap, d.cluster));
+  line(text, d.overlap.host_us_per_launch ? "given (--host-overhead-us)"
+             : d.cluster.host_us_per_launch == cluster_spec{}.host_us_per_launch
+                 ? "the cluster's x86 host: measured on an H200's (docs/measurements/h200/memory.csv)"
+                 : "the cluster's host (docs/cluster.md, \"The host\")");
   return out;
 }
 
@@ -233,7 +234,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("slowdown", d.overlap.overlap_slowdown);
     w.end_object();
     w.key("host").begin_object();
-    w.member("us_per_launch", d.overlap.host_us_per_launch)
+    w.member("us_per_launch", host_us_per_launch(d.overlap, d.cluster))
         .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
@@ -301,10 +302,10 @@ inline std::string estimate_number(const char* format, double value) {
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);
   out += row("overlap", overlap.empty() ? "none" : overlap);
-  out += row("host", d.overlap.host_us_per_launch > 0
-                         ? estimate_number("%.3g us per launch", d.overlap.host_us_per_launch) +
-                               (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
-                         : std::string("never the bottleneck"));
+  const double host_us = host_us_per_launch(d.overlap, d.cluster);
+  out += row("host", host_us > 0 ? estimate_number("%.3g us per launch", host_us) +
+                                       (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
+                                 : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   if (d.healthy_iteration_s) {
     std::string slow;

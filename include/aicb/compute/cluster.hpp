@@ -117,6 +117,13 @@ struct cluster_spec {
   /// Collective costs inside a node fitted to measurements of these machines (see
   /// aicb::collective_fit); nullptr: the datasheet form with the figures above.
   const node_collective_fits* nvlink_fits = nullptr;
+  /// The host: the CPU time the training process takes to issue one kernel or collective (Python,
+  /// PyTorch's dispatcher, the launch), which depends on the node's CPU (aicb::estimate_options). 12 µs
+  /// on an x86 server: a small PyTorch operation issued to an idle H200 takes 15.1 µs from the event
+  /// before it to the event after it (median of the 12 element-wise kernels of 1–4 MiB in
+  /// docs/measurements/h200/memory.csv, flat across those sizes), of which the roofline's launch and
+  /// the kernel are about 3 µs. See grace_host_us_per_launch for a Grace superchip's.
+  double host_us_per_launch = 12;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
@@ -128,10 +135,16 @@ struct cluster_spec {
   }
 };
 
+/// The host time per launch of a node whose CPU is NVIDIA's Grace (GB200, GH200): the x86 figure above
+/// times what the same PyTorch operation costs the two hosts — a torch.nn.Linear forward (BF16, 8192
+/// tokens of 2048) takes its host 37.08 µs on a GB200 and 13.48 µs on a DGX H100's Xeon Platinum 8480C
+/// (TransformerEngine issue 2053, 2025; 33.17 µs on a GH200): 2.75 times as long, 33 µs.
+inline constexpr double grace_host_us_per_launch = 12.0 * 37.08 / 13.48;
+
 /// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
 /// NCCL's small-message times (docs/cluster.md). A "node" is an NVLink domain: a GB200 NVL72 rack's 72
 /// GPUs (18 trays of two superchips behind NVLink switch trays) share one, each GPU with its own
-/// 400 Gb/s NIC to the rest of the cluster.
+/// 400 Gb/s NIC to the rest of the cluster, and its hosts are the superchips' Grace CPUs.
 inline constexpr std::array<cluster_spec, 8> cluster_presets{{
     {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
     {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
@@ -147,7 +160,7 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
     {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
      &dgx_b200_nvlink_fits},
     {"gb200-nvl72", "GB200 NVL72: 72 x GB200 in one NVLink 5 domain, 72 x 400 Gb/s", "GB200", 72, 720, 72,
-     48.5, 2, 5, ""},
+     48.5, 2, 5, "", 0, nullptr, nullptr, grace_host_us_per_launch},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.

@@ -82,6 +82,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -153,14 +154,11 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
-  /// The host: the CPU time the training process takes to issue one kernel or collective
-  /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
-  /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
-  /// PyTorch operation issued to an idle H200 takes 15.1 µs from the event before it to the event
-  /// after it (median of the 12 element-wise kernels of 1–4 MiB in docs/measurements/h200/memory.csv,
-  /// flat across those sizes), of which the roofline's launch and the kernel are about 3 µs.
-  /// 0: a host that is never the bottleneck (CUDA graphs).
-  double host_us_per_launch = 12;
+  /// The host: the CPU time the training process takes to issue one kernel or collective. The GPU
+  /// starts an operation no earlier than the host has issued it; the host runs ahead of the GPU except
+  /// where it waits for it. Unset: the cluster's (aicb::cluster_spec::host_us_per_launch: 12 µs on an
+  /// x86 server, 33 on a Grace superchip's CPU). 0: a host that is never the bottleneck (CUDA graphs).
+  std::optional<double> host_us_per_launch{};
   /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
   /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
   bool batch_p2p_sync = true;
@@ -175,6 +173,11 @@ struct estimate_options {
   /// Whether any rank or node is slow.
   [[nodiscard]] bool any_slow() const noexcept { return !slow_ranks.empty() || !slow_nodes.empty(); }
 };
+
+/// The host time per launch the estimate of a job on `cluster` takes: the options', else the cluster's.
+[[nodiscard]] inline double host_us_per_launch(const estimate_options& options, const cluster_spec& cluster) {
+  return options.host_us_per_launch.value_or(cluster.host_us_per_launch);
+}
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
 /// MoE token counts are gathered (the dispatchers read them on the host to size the exchange and
@@ -568,7 +571,7 @@ struct estimate_lane {
   };
   // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
   // is issued, and finishes the operation no earlier than the last is.
-  const double launch_us = options.host_us_per_launch;
+  const double launch_us = host_us_per_launch(options, cluster);
   const auto gpu_waits_until = [&](detail::estimate_lane& lane, double issued) {
     if (issued > lane.clock) {
       lane.result.host_us += issued - lane.clock;

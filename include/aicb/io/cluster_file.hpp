@@ -22,6 +22,10 @@
 /// }
 /// ```
 ///
+/// `host_us_per_launch` (optional) is the host's time to issue one kernel or collective; without it,
+/// that of the preset of the file's GPU (33 µs for a GB200's Grace, aicb::grace_host_us_per_launch),
+/// else an x86 server's 12.
+///
 /// A curve's points are [bytes, median µs]; its bands [first point, last point, latency µs, bus
 /// bandwidth GB/s] (aicb::fit_bands; recomputed from the points when absent). A hand-written file
 /// without curves describes machines no preset has.
@@ -64,6 +68,7 @@ struct cluster_descriptor {
   std::uint64_t nics_per_node = 8;
   double nic_gb_per_s = 0, nic_latency_us = 0;
   std::string simai_gpu_type{};
+  double host_us_per_launch = cluster_spec{}.host_us_per_launch;  ///< see aicb::cluster_spec
   measured_network measured{};
   /// Where each figure came from: figure name → "measured: …" or "preset NAME (datasheet)".
   std::map<std::string, std::string> sources{};
@@ -83,6 +88,7 @@ struct cluster_descriptor {
     c.nvlink_latency_us = nvlink_latency_us;
     c.nic_latency_us = nic_latency_us;
     c.simai_gpu_type = simai_gpu_type;
+    c.host_us_per_launch = host_us_per_launch;
     c.measured = measured.curves.empty() ? nullptr : &measured;
     return c;
   }
@@ -101,10 +107,12 @@ struct cluster_descriptor {
   d.nic_gb_per_s = c.nic_gb_per_s;
   d.nic_latency_us = c.nic_latency_us;
   d.simai_gpu_type = c.simai_gpu_type;
+  d.host_us_per_launch = c.host_us_per_launch;
   if (c.measured) d.measured = *c.measured;
   for (const char* figure : {"gpus_per_node", "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node",
                              "nic_gb_per_s", "nic_latency_us"})
     d.sources[figure] = "preset " + std::string(c.name) + " (datasheet)";
+  d.sources["host_us_per_launch"] = "preset " + std::string(c.name) + " (measured host, docs/cluster.md)";
   return d;
 }
 
@@ -117,6 +125,7 @@ struct cluster_descriptor {
   j.member("gpus_per_node", d.gpus_per_node).member("nvlink_gb_per_s", d.nvlink_gb_per_s);
   j.member("nvlink_latency_us", d.nvlink_latency_us).member("nics_per_node", d.nics_per_node);
   j.member("nic_gb_per_s", d.nic_gb_per_s).member("nic_latency_us", d.nic_latency_us);
+  j.member("host_us_per_launch", d.host_us_per_launch);
   if (!d.measured.curves.empty()) {
     j.key("curves").begin_array();
     for (const measured_curve& c : d.measured.curves) {
@@ -245,7 +254,7 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   detail::refuse_unknown_keys(doc, "",
                               {"schema", "name", "description", "gpu", "simai_gpu_type", "gpus_per_node",
                                "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node", "nic_gb_per_s",
-                               "nic_latency_us", "curves", "sources", "provenance"});
+                               "nic_latency_us", "host_us_per_launch", "curves", "sources", "provenance"});
   const auto schema = doc.find("schema");
   if (schema == doc.end() || detail::text_of(*schema, "schema") != cluster_file_schema)
     AICB_THROW(config_error("schema", schema == doc.end() ? "(missing)" : schema->dump(),
@@ -281,6 +290,11 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   figure("nic_gb_per_s", d.nic_gb_per_s, true);
   figure("nvlink_latency_us", d.nvlink_latency_us, false);
   figure("nic_latency_us", d.nic_latency_us, false);
+  if (doc.contains("host_us_per_launch")) {
+    figure("host_us_per_launch", d.host_us_per_launch, false);
+  } else if (const cluster_spec* preset = cluster_for_gpu(d.gpu)) {
+    d.host_us_per_launch = preset->host_us_per_launch;
+  }
   if (const auto it = doc.find("curves"); it != doc.end()) {
     if (!it->is_array() || it->size() > 256)
       AICB_THROW(config_error("curves", it->dump().substr(0, 40), "expected an array of at most 256 curves"));
