@@ -156,43 +156,85 @@ rows=(
 
 set -f  # the flags are split into words, never expanded as file names (a layout has * in it)
 results=$(mktemp)
-trap 'rm -f "$results"' EXIT
-echo "| release | run | GPUs | measured s | estimate s | error |"
-echo "|---|---|---|---|---|---|"
+workloads=$(mktemp -d)
+trap 'rm -rf "$results" "$workloads"' EXIT
+echo "| release | run | GPUs | measured s | estimate s | error | SimAI-Analytical s | error |"
+echo "|---|---|---|---|---|---|---|---|"
+index=0
 for row in "${rows[@]}"; do
   IFS='|' read -r release family name gpus batch seq rate flags <<<"$row"
   flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
   flags=${flags//@DS_PP8_VPP4@/$ds_pp8_vpp4_layout}
   [[ $release == 26.* ]] && flags="$flags $bf16_grads"
-  # shellcheck disable=SC2086  # the flags are words
   row_host=$host
   [[ $flags == *--host-overhead-us* ]] && row_host=  # a row whose recipe graphs the iteration keeps its 0
+  # shellcheck disable=SC2086  # the flags are words
   output=$("$aicb" describe $flags $row_host --world-size "$gpus" --global-batch "$batch" --seq "$seq" 2>&1)
   estimate=$(awk '/iteration time/ {print $3}' <<<"$output")
   fits=$(grep -q "does not fit" <<<"$output" && echo " (beyond the memory counted)" || true)
-  python3 -c "
+  index=$((index + 1))
+  # SimAI-Analytical on the default-mode file `aicb generate` writes for the job, priced by
+  # scripts/fidelity.py's model of it with the machines' SimAI flags: the job's flags without the
+  # estimate's own.
+  ROW_FLAGS="$flags --world-size $gpus --global-batch $batch --seq $seq" AICB="$aicb" \
+    WORKLOAD="$workloads/$index.txt" python3 -c "
+import os, sys
+sys.path.insert(0, 'scripts')
+import fidelity
+words = os.environ['ROW_FLAGS'].split()
+estimate_only = {'--overlap-param-gather': 0, '--tp-comm-overlap': 0, '--overlap-p2p': 0,
+                 '--host-overhead-us': 1, '--gpu': 1, '--cluster': 1}
+job, gpu, cluster, i = [], None, None, 0
+while i < len(words):
+    w = words[i]
+    if w == '--gpu': gpu = words[i + 1]
+    if w == '--cluster': cluster = words[i + 1]
+    if w in estimate_only:
+        i += 1 + estimate_only[w]
+        continue
+    job.append(w)
+    i += 1
 measured = $batch * $seq / ($rate * $gpus)
 estimate = float('${estimate:-nan}')
 error = (estimate / measured - 1) * 100
-print('| $release | $name$fits | $gpus | %.2f | %.2f | %+.1f%% |' % (measured, estimate, error))
-open('$results', 'a').write('$release $family %r\\n' % error)"
+try:
+    simai = fidelity.simai_seconds(os.environ['AICB'], gpu, cluster, job, $gpus, os.environ['WORKLOAD'])
+    simai_error = (simai / measured - 1) * 100
+    simai_cells = '%.2f | %+.1f%%' % (simai, simai_error)
+except RuntimeError as e:  # what the format cannot express, in aicb's words
+    reason = str(e).replace('aicb: configuration error: ', '').split('; see')[0]
+    simai_error, simai_cells = None, '– | – (%s)' % reason
+print('| $release | $name$fits | $gpus | %.2f | %.2f | %+.1f%% | %s |' % (measured, estimate, error, simai_cells))
+open('$results', 'a').write('$release $family %r %r\\n' % (error, simai_error))"
 done
 python3 - "$results" <<'EOF'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
-print()
-for release in sorted({r[0] for r in rows}, key=lambda r: [int(x) for x in r.split("-")[0].split(".")] + [r.endswith("card")], reverse=True):
-    for family in ("dense", "MoE", "hybrid"):
-        errors = [float(r[2]) for r in rows if r[0] == release and r[1] == family]
+
+
+def medians(label, selected):
+    """`label`: both predictions' median error and median absolute error over the rows `selected`."""
+    parts = []
+    for column, name in ((2, "estimate"), (3, "SimAI-Analytical")):
+        errors = [float(r[column]) for r in selected if r[column] != "None"]
         if errors:
-            print("- %s, %s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
-                release, family, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+            parts.append("%s median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
+                name, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+        else:
+            parts.append("%s: no file" % name)
+    print("- %s: %s" % (label, "; ".join(parts)))
+
+
+print()
+for release in sorted({r[0] for r in rows},
+                      key=lambda r: [int(x) for x in r.split("-")[0].split(".")] + [r.endswith("card")],
+                      reverse=True):
+    for family in ("dense", "MoE", "hybrid"):
+        selected = [r for r in rows if r[0] == release and r[1] == family]
+        if selected:
+            medians("%s, %s" % (release, family), selected)
 for family in ("dense", "MoE", "hybrid", "all"):
-    errors = [float(r[2]) for r in rows if family in ("all", r[1])]
-    print("- every release, %s: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
-        family, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+    medians("every release, %s" % family, [r for r in rows if family in ("all", r[1])])
 for source, cards in (("the performance tables", False), ("the verification cards", True)):
-    errors = [float(r[2]) for r in rows if r[0].endswith("card") == cards]
-    print("- %s, all: median error %+.1f%%, median absolute %.1f%% (%d runs)" % (
-        source, statistics.median(errors), statistics.median(abs(e) for e in errors), len(errors)))
+    medians("%s, all" % source, [r for r in rows if r[0].endswith("card") == cards])
 EOF

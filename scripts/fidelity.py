@@ -38,6 +38,7 @@ SIMAI = {
     "dgx-h100": {"gps": 8, "nv": 360.0, "nic": 48.5, "nps": 8, "gtype": "H100"},
     "dgx2h": {"gps": 16, "nv": 130.0, "nic": 11.7, "nps": 8, "gtype": ""},
     "dgx-b200": {"gps": 8, "nv": 720.0, "nic": 48.5, "nps": 8, "gtype": ""},
+    "gb200-nvl72": {"gps": 72, "nv": 720.0, "nic": 48.5, "nps": 72, "gtype": ""},
 }
 # SimAI's fixed latency for collectives under 1 MiB, by group size (µs).
 SMALL_LATENCY_US = {2: 10, 4: 12, 8: 15, 16: 66, 32: 135, 64: 200, 128: 320}
