@@ -37,6 +37,7 @@ SIMAI = {
     "dgx-a100-40gb": {"gps": 8, "nv": 240.0, "nic": 23.5, "nps": 8, "gtype": "A100"},
     "dgx-h100": {"gps": 8, "nv": 360.0, "nic": 48.5, "nps": 8, "gtype": "H100"},
     "dgx2h": {"gps": 16, "nv": 130.0, "nic": 11.7, "nps": 8, "gtype": ""},
+    "hgx-h20": {"gps": 8, "nv": 360.0, "nic": 48.5, "nps": 8, "gtype": "H20"},
     "dgx-b200": {"gps": 8, "nv": 720.0, "nic": 48.5, "nps": 8, "gtype": ""},
     "gb200-nvl72": {"gps": 72, "nv": 720.0, "nic": 48.5, "nps": 72, "gtype": ""},
 }

@@ -25,6 +25,10 @@ TEST_CASE("cluster: presets name real machines with their GPU, NVLink and NICs",
   CHECK(a100.node_of(8) == 1);
   CHECK(aicb::cluster_for_gpu("NVIDIA H100 80GB HBM3") == &aicb::cluster_preset("dgx-h100"));
   CHECK(aicb::cluster_for_gpu("L40S") == nullptr);
+  // The H20's server: the H100's NVSwitch and NICs, and SimAI's own H20 type.
+  const aicb::cluster_spec& h20 = aicb::cluster_preset("hgx-h20");
+  CHECK(aicb::cluster_for_gpu("NVIDIA H20") == &h20);
+  CHECK(aicb::simai_command_line(h20, 16, "w.txt").find("-g_type H20") != std::string::npos);
   CHECK_THROWS_WITH(aicb::cluster_preset("dgx-z9"),
                     Catch::Contains("cluster = dgx-z9") && Catch::Contains("dgx-h100"));
 }

@@ -513,3 +513,65 @@ TEST_CASE(
   CHECK_THAT(slow.provenance(), Catch::Contains("NVIDIA H100") && Catch::Contains("GEMM 0.40"));
   CHECK_THROWS_WITH(aicb::roofline_model("P100"), Catch::Contains("gpu = P100") && Catch::Contains("V100"));
 }
+
+TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[compute][roofline]") {
+  // docs/measurements/h20/: DeepGEMM's block-scaled FP8 GEMMs (402 shapes, 8 to 131072 rows) and
+  // FlashAttention-3's causal BF16 forward (25 shapes of one sequence) timed on an H20. The catalogue
+  // takes its fractions from the large ones (gpu.hpp); the model must then price the large kernels
+  // at the median within 5%, and the small ones — rows too few to fill the GPU, priced by the waves
+  // and the ramp, nothing fitted — no faster than measured at the median.
+  const aicb::roofline_model h20("H20");
+  const auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
+  };
+  std::vector<double> large, small, large_magnitude;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/gemm_fp8.csv");
+    REQUIRE(in);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::replace(line.begin(), line.end(), ',', ' ');
+      std::istringstream fields(line);
+      std::uint64_t m = 0, k = 0, n = 0;
+      double measured_us = 0;
+      fields >> m >> k >> n >> measured_us;
+      const aicb::compute_op op{
+          .kind = aicb::op_kind::gemm, .type = aicb::dtype::fp8, .m = m, .n = n, .k = k};
+      const double error = us(h20, op) / measured_us - 1;
+      (m >= 4096 ? large : small).push_back(error);
+      if (m >= 4096) large_magnitude.push_back(std::abs(error));
+    }
+  }
+  REQUIRE(large.size() + small.size() == 402);
+  CHECK(std::abs(median(large)) < 0.05);
+  CHECK(median(large_magnitude) < 0.08);
+  CHECK(median(small) > -0.05);
+  std::vector<double> attention;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/attention_prefill.csv");
+    REQUIRE(in);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::replace(line.begin(), line.end(), ',', ' ');
+      std::istringstream fields(line);
+      std::uint64_t heads = 0, kv_heads = 0, head_dim = 0, seq = 0;
+      std::string type;
+      double measured_us = 0;
+      fields >> heads >> kv_heads >> head_dim >> type >> seq >> measured_us;
+      const aicb::compute_op op{.role = aicb::op_role::attention_core,
+                                .kind = aicb::op_kind::attention,
+                                .batch = heads,
+                                .m = seq,
+                                .n = seq,
+                                .k = head_dim};
+      if (seq >= 4096) attention.push_back(us(h20, op) / measured_us - 1);
+    }
+  }
+  REQUIRE(attention.size() == 20);
+  CHECK(std::abs(median(attention)) < 0.05);
+  for (const double e : attention)
+    CHECK(std::abs(e) < 0.12);
+}

@@ -42,8 +42,8 @@ inline void add_estimate_flags(CLI::App& command, std::string& gpu, std::string&
   command.add_option("--gpu", gpu, "GPU (catalogue name; default: the cluster's, or H100)");
   command.add_option(
       "--cluster", cluster,
-      "machines: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | dgx-b200 | gb200-nvl72, or "
-      "a cluster file (.json; aicb run --sweep --calibrate writes one) (default: the GPU's; "
+      "machines: dgx2h | dgx-a100-40gb | dgx-a100 | dgx-h100 | h800 | dgx-h200 | hgx-h20 | dgx-b200 | "
+      "gb200-nvl72, or a cluster file (.json; aicb run --sweep --calibrate writes one) (default: the GPU's; "
       "docs/cluster.md)");
   command.add_flag("--overlap-param-gather", overlap.overlap_param_gather,
                    "the weight all-gather hidden behind the next forward (Megatron --overlap-param-gather)");

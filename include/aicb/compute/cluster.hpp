@@ -145,7 +145,7 @@ inline constexpr double grace_host_us_per_launch = 12.0 * 37.08 / 13.48;
 /// NCCL's small-message times (docs/cluster.md). A "node" is an NVLink domain: a GB200 NVL72 rack's 72
 /// GPUs (18 trays of two superchips behind NVLink switch trays) share one, each GPU with its own
 /// 400 Gb/s NIC to the rest of the cluster, and its hosts are the superchips' Grace CPUs.
-inline constexpr std::array<cluster_spec, 8> cluster_presets{{
+inline constexpr std::array<cluster_spec, 9> cluster_presets{{
     {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
     {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
      23.5, 3, 6, "A100"},
@@ -157,6 +157,8 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
      "H800"},
     {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
      "H100"},
+    {"hgx-h20", "HGX H20: 8 x H20, NVSwitch (900 GB/s NVLink), 8 x 400 Gb/s", "H20", 8, 360, 8, 48.5, 2.5, 5,
+     "H20"},
     {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
      &dgx_b200_nvlink_fits},
     {"gb200-nvl72", "GB200 NVL72: 72 x GB200 in one NVLink 5 domain, 72 x 400 Gb/s", "GB200", 72, 720, 72,

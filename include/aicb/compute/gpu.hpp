@@ -61,7 +61,11 @@ struct gpu_spec {
   /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250. GB200: every
   /// measured fraction of the B200 (GEMMs, FP8 GEMMs, grouped GEMMs, attention), borrowed — the same
   /// die at a higher power limit, and no measurement of a GB200's kernels has been published; its
-  /// kernels are assumed to reach the same share of its higher peak.
+  /// kernels are assumed to reach the same share of its higher peak. H20: 0.91 — its FP8 GEMMs' measured
+  /// fraction below, carried over: its 148 TFLOP/s of tensor cores run at full clock within its power
+  /// limit, and every tensor-core kernel measured on it reaches 0.83–0.95 of its peak in either
+  /// precision (FP8 GEMMs, BF16 FlashAttention-3: docs/measurements/h20/); its BF16 GEMMs are not
+  /// measured on their own.
   double gemm_efficiency = 0;
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv) and on an H100
@@ -88,6 +92,8 @@ struct gpu_spec {
   /// 1417 TFLOP/s in BF16 (0.630 of the peak; Transformer Engine on a B200 measured 0.638 at that shape,
   /// docs/measurements/b200/gemm.csv) and 2765–2785 in FP8 (0.617): 0.49 · 0.617 / 0.630. The H200's
   /// 0.60 would run the B200's FP8 GEMMs 2.45 times as fast as its BF16 ones, beyond the datasheets' 2.
+  /// H20: 0.91 — the median of DeepGEMM's block-scaled FP8 GEMMs timed on an H20 at 4096 rows and more
+  /// (148 shapes of 34 weight matrices, docs/measurements/h20/gemm_fp8.csv).
   double fp8_gemm_efficiency = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
@@ -112,6 +118,12 @@ struct gpu_spec {
 inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9, 8.59e9};
 inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9, 85.9e9};
 
+/// The H20's FlashAttention-3 forward as measured on one (docs/measurements/h20/attention_prefill.csv:
+/// causal, BF16, one sequence of 4k–32k tokens, 16–64 query heads of 128 and 256): a median 0.89 of the
+/// BF16 peak, heads of 128 and of 256 alike; no ramp. Its backward is not measured: Hopper's
+/// backward-to-forward ratio measured on the H200 (0.51 / 0.56) carried over, 0.81.
+inline constexpr attention_fractions h20_attention{0.89, 0.81};
+
 // clang-format off
 inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
@@ -121,7 +133,7 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
