@@ -575,3 +575,56 @@ TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[
   for (const double e : attention)
     CHECK(std::abs(e) < 0.12);
 }
+
+TEST_CASE("roofline: an H20's Gated DeltaNet kernels as timed on one", "[compute][roofline]") {
+  // docs/measurements/h20/gated_deltanet.csv: SGLang's kernels for Qwen3-Next's 32 value heads of
+  // 128 x 128 — a prompt of 4096 tokens through the chunked scan's five kernels, and 1 to 1024
+  // decoding requests each updating its FP32 state. The catalogue's H20 fractions come from these
+  // (gpu.hpp); without them the attention fraction and the full bandwidth price both far too fast.
+  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/gated_deltanet.csv");
+  REQUIRE(in);
+  const aicb::roofline_model h20("H20");
+  aicb::gpu_spec unmeasured = *aicb::find_gpu("H20");
+  unmeasured.gated_deltanet_fraction = unmeasured.gated_deltanet_memory = 0;
+  const aicb::roofline_model h20_defaults(unmeasured);
+  double prefill_us = 0;
+  int decodes = 0;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    std::string phase, kernel;
+    std::uint64_t tokens = 0, batch = 0;
+    double measured_us = 0;
+    fields >> phase >> tokens >> batch >> kernel >> measured_us;
+    if (phase == "prefill" && kernel != "conv") prefill_us += measured_us;
+    if (phase != "decode" || kernel != "gdn_update" || batch < 64) continue;  // below: a latency floor
+    ++decodes;
+    const aicb::compute_op update{.role = aicb::op_role::attention_core,
+                                  .kind = aicb::op_kind::linear_attention,
+                                  .batch = batch * 32,
+                                  .m = 1,
+                                  .n = 128,
+                                  .k = 128,
+                                  .state_bytes = 4};
+    INFO(batch << " requests");
+    CHECK(us(h20, update) == Approx(measured_us).epsilon(0.05));
+    CHECK(us(h20_defaults, update) < 0.7 * measured_us);
+  }
+  CHECK(decodes == 5);
+  const aicb::compute_op scan{.role = aicb::op_role::attention_core,
+                              .kind = aicb::op_kind::linear_attention,
+                              .batch = 32,
+                              .m = 4096,
+                              .n = 128,
+                              .k = 128,
+                              .state_bytes = 4};
+  CHECK(prefill_us == 527);
+  CHECK(us(h20, scan) == Approx(prefill_us).epsilon(0.05));
+  CHECK(us(h20_defaults, scan) < 0.6 * prefill_us);
+  // Mamba-2's SSD (two state products) is another kernel family: it keeps the defaults.
+  aicb::compute_op ssd = scan;
+  ssd.state_products = 2;
+  CHECK(us(h20, ssd) == Approx(us(h20_defaults, ssd)));
+}

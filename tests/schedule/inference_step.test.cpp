@@ -473,3 +473,33 @@ TEST_CASE("inference step: Nemotron 3 Nano keeps its Mamba-2 state in FP32, by h
   const aicb::inference_step bf16(nano, s);
   CHECK(bf16.state_bytes_per_request() == 23.0 * (32 * 64 * 128 * 2 + 3072 * 3 * 2));
 }
+
+TEST_CASE("inference step: an engine that keeps the recurrent state in FP32 reads and holds twice the bytes",
+          "[schedule][inference]") {
+  // Qwen3-Next decoding 8 requests on one GPU: per request and Gated DeltaNet layer (36), 32 value
+  // heads of a 128 x 128 state and the convolution's last 3 inputs over 8192 channels (BF16).
+  const aicb::model_spec next = aicb::presets::qwen3_next_80b_a3b;
+  aicb::serving_spec s{.phase = aicb::inference_phase::decode, .batch = 8, .context = 4096};
+  const aicb::inference_step model_format(next, s);  // the model's: BF16
+  s.recurrent_state = aicb::dtype::fp32;             // SGLang's default
+  const aicb::inference_step fp32(next, s);
+  CHECK(model_format.state_bytes_per_request() == 36.0 * (32 * 128 * 128 * 2 + 8192 * 3 * 2));
+  CHECK(fp32.state_bytes_per_request() == 36.0 * (32 * 128 * 128 * 4 + 8192 * 3 * 2));
+  // Each decoding request's scan reads and writes its state once: 2 x 128 x 128 elements per head,
+  // beside one token's q, k, v in and its output out (BF16).
+  const double dk = 128, dv = 128, heads = 8 * 32;
+  CHECK(find(model_format, 0, "gdn_core").compute.bytes() ==
+        Approx(heads * ((2 * dk + 2 * dv) * 2 + 2 * dk * dv * 2)));
+  CHECK(find(fp32, 0, "gdn_core").compute.bytes() ==
+        Approx(heads * ((2 * dk + 2 * dv) * 2 + 2 * dk * dv * 4)));
+  // Nemotron 3 Nano's config asks for FP32; a layout can ask for BF16 instead.
+  s.recurrent_state = aicb::dtype::bf16;
+  const aicb::inference_step nano(aicb::presets::nemotron3_nano_30b_a3b, s);
+  CHECK(nano.state_bytes_per_request() == 23.0 * (64 * 64 * 128 * 2 + 6144 * 3 * 2));
+  // Only BF16 or FP32, and only for a model that has a recurrent state.
+  s.recurrent_state = aicb::dtype::fp8;
+  CHECK_THROWS_WITH(aicb::inference_step(next, s),
+                    Catch::Contains("recurrent_state = fp8") && Catch::Contains("bf16 or fp32"));
+  s.recurrent_state = aicb::dtype::fp32;
+  CHECK_THROWS_WITH(aicb::inference_step(aicb::presets::llama3_8b, s), Catch::Contains("no recurrent state"));
+}

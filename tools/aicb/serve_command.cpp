@@ -5,6 +5,7 @@
 // the formats) with a continuous-batching engine; prints the latencies, throughput and goodput
 // (aicb::serve, aicb/commands/serve.hpp), or their JSON (aicb.serving_run/1).
 #include "commands.hpp"
+#include "serving_flags.hpp"
 
 #include <aicb/commands/serve.hpp>
 #include <aicb/dtype.hpp>
@@ -27,6 +28,7 @@ struct serve_options {
   aicb::serve_request request;
   std::uint64_t prefill_tp = 0, prefill_dp_attention = 0, prefill_ep = 0;  // 0: the decode layout's
   std::string weights = "bf16", kv_cache = "bf16", dispatch = "fp8", prompt = "1024", output = "256";
+  std::string recurrent_state;  // empty: the model's
   std::string scheduler = "vllm";
   std::string html, steps_format = "simai", timeline_window;
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
@@ -86,6 +88,7 @@ int run_serve(serve_options& o) {
   aicb::serve_request& r = o.request;
   r.layout.weights = parse_format("weights", o.weights);
   r.layout.kv_cache = parse_format("kv_cache", o.kv_cache);
+  set_recurrent_state(r.layout, o.recurrent_state);
   r.layout.fp8_dispatch = o.dispatch == "fp8";
   if (r.prefill_instances == 0 && (o.prefill_tp || o.prefill_dp_attention || o.prefill_ep))
     throw aicb::config_error("prefill_instances", "0",
@@ -175,6 +178,9 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->group(deployment);
         command->add_option("--kv-cache", o.kv_cache, "KV cache format: bf16 | fp8")
             ->capture_default_str()
+            ->group(deployment);
+        command->add_option("--recurrent-state", o.recurrent_state, recurrent_state_help)
+            ->check(CLI::IsMember({"bf16", "fp32"}))
             ->group(deployment);
         command->add_option("--dispatch", o.dispatch, "expert-parallel dispatch format: fp8 | bf16")
             ->check(CLI::IsMember({"fp8", "bf16"}))

@@ -15,8 +15,16 @@
 
 namespace aicb_tool {
 
+// The recurrent state flag's help and value (aicb::serving_spec::recurrent_state; empty: the model's).
+inline constexpr const char* recurrent_state_help =
+    "the recurrent layers' state cache (Gated DeltaNet, Mamba-2): bf16 | fp32 (default: the model's; SGLang "
+    "keeps fp32)";
+inline void set_recurrent_state(aicb::serving_spec& s, const std::string& text) {
+  if (!text.empty()) s.recurrent_state = text == "fp32" ? aicb::dtype::fp32 : aicb::dtype::bf16;
+}
+
 struct serving_flags {
-  std::string phase, weights = "bf16", kv_cache = "bf16", dispatch = "fp8";
+  std::string phase, weights = "bf16", kv_cache = "bf16", dispatch = "fp8", recurrent_state;
   std::uint64_t batch = 1, prompt = 0, context = 0, dp_attention = 1, mtp_drafts = 0;
   double memory_fraction = 0.9;
 
@@ -39,6 +47,9 @@ struct serving_flags {
         ->group(group);
     command.add_option("--kv-cache", kv_cache, "KV cache format: bf16 | fp8")
         ->capture_default_str()
+        ->group(group);
+    command.add_option("--recurrent-state", recurrent_state, recurrent_state_help)
+        ->check(CLI::IsMember({"bf16", "fp32"}))
         ->group(group);
     command
         .add_option("--dispatch", dispatch, "expert-parallel dispatch format: fp8 (DeepEP's default) | bf16")
@@ -72,6 +83,7 @@ struct serving_flags {
     s.expert_parallel = expert_parallel;
     s.weights = format("weights", weights);
     s.kv_cache = format("kv_cache", kv_cache);
+    set_recurrent_state(s, recurrent_state);
     s.fp8_dispatch = dispatch == "fp8";
     s.mtp_drafts = mtp_drafts;
     return s;

@@ -130,11 +130,15 @@ struct serving_report {
         static_cast<unsigned long long>(s.context));
   else
     add(" x %llu-token prompts\n", static_cast<unsigned long long>(s.prompt));
-  add("layout: %llu GPUs = TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s%s\n",
+  const std::string state =
+      r.state_bytes_per_request > 0
+          ? ", recurrent state " + std::string(to_string(recurrent_state_type(r.model, s)))
+          : std::string();
+  add("layout: %llu GPUs = TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s%s%s\n",
       static_cast<unsigned long long>(s.gpus()), static_cast<unsigned long long>(s.tensor_parallel),
       static_cast<unsigned long long>(s.attention_data_parallel),
       static_cast<unsigned long long>(s.expert_parallel), std::string(to_string(s.weights)).c_str(),
-      std::string(to_string(s.kv_cache)).c_str(),
+      std::string(to_string(s.kv_cache)).c_str(), state.c_str(),
       s.expert_parallel > 1 ? (s.fp8_dispatch ? ", FP8 dispatch" : ", BF16 dispatch") : "");
   add("\nper GPU (%s)\n", r.gpu.c_str());
   constexpr double gib = 1024.0 * 1024 * 1024;  // memory in GiB, as every aicb report gives it
@@ -180,6 +184,8 @@ struct serving_report {
   j.member("expert_parallel", r.serving.expert_parallel).member("gpus", r.serving.gpus());
   j.member("weights", to_string(r.serving.weights)).member("kv_cache", to_string(r.serving.kv_cache));
   j.member("fp8_dispatch", r.serving.fp8_dispatch).member("mtp_drafts", r.serving.mtp_drafts);
+  if (r.state_bytes_per_request > 0)
+    j.member("recurrent_state", to_string(recurrent_state_type(r.model, r.serving)));
   j.end_object();
   j.member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
   j.key("per_gpu").begin_object();

@@ -394,6 +394,7 @@ struct serve_report {
     add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
         layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
         std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
+  if (s.recurrent_state) out += "recurrent state " + std::string(to_string(*s.recurrent_state)) + "\n";
   add("engine: %s's scheduler, %llu tokens a %sstep, at most %llu running, blocks of %llu tokens, %.0f%% of "
       "memory%s\n",
       r.engine.policy == serving_policy::sglang ? "SGLang" : "vLLM", u(r.engine.token_budget),
@@ -619,6 +620,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("expert_parallel", r.layout.expert_parallel);
   j.member("weights", to_string(r.layout.weights)).member("kv_cache", to_string(r.layout.kv_cache));
   j.member("mtp_drafts", r.layout.mtp_drafts);
+  if (r.layout.recurrent_state) j.member("recurrent_state", to_string(*r.layout.recurrent_state));
   j.end_object();
   j.key("engine").begin_object();
   j.member("policy", to_string(r.engine.policy));

@@ -95,6 +95,15 @@ struct gpu_spec {
   /// H20: 0.91 — the median of DeepGEMM's block-scaled FP8 GEMMs timed on an H20 at 4096 rows and more
   /// (148 shapes of 34 weight matrices, docs/measurements/h20/gemm_fp8.csv).
   double fp8_gemm_efficiency = 0;
+  /// Gated DeltaNet's kernels when measured on this GPU (0: the compute model's attention fraction and
+  /// memory bandwidth): the chunked scan of a prompt (its five kernels, priced together as one
+  /// operation) as a share of the BF16 peak, and the recurrent update of decoding requests (each
+  /// state read and written) as a share of the memory bandwidth. H20: 0.22 and 0.56 — SGLang's kernels
+  /// timed on one (docs/measurements/h20/gated_deltanet.csv: Qwen3-Next's 32 value heads, a prompt of
+  /// 4096 tokens in 527 µs, which 0.22 gives with the model's ramp and launch; 64 to 1024 requests
+  /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
+  double gated_deltanet_fraction = 0;
+  double gated_deltanet_memory = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -133,7 +142,7 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},

@@ -251,10 +251,15 @@ class roofline_model final : public compute_model {
   // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
   // one, else the model's.
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
+    if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
+  }
+  // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
+  [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
+    return op.kind == op_kind::linear_attention && op.state_products == 3;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();
@@ -265,9 +270,12 @@ class roofline_model final : public compute_model {
 
   [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
     switch (op.kind) {
+      case op_kind::linear_attention:
+        return gated_deltanet(op) && gpu_.gated_deltanet_memory > 0
+                   ? gpu_.gated_deltanet_memory / e_.memory_fraction
+                   : 1;
       case op_kind::gemm:
       case op_kind::attention:
-      case op_kind::linear_attention:
       case op_kind::attention_index:
         return 1;
       case op_kind::norm:

@@ -159,6 +159,9 @@ struct compute_op {
   /// key, updated, read by the query; Mamba-2's SSD: 2 — updated by B·x, read by C), and the chunk
   /// the kernel's causal blocks span (0: linear_attention_chunk).
   std::uint8_t state_products = 3;
+  /// Linear attention only: bytes per element of the recurrent state each sequence reads and writes
+  /// (a serving engine's state cache: FP32 in SGLang by default); 0: the activations' format.
+  std::uint8_t state_bytes = 0;
   std::uint64_t chunk = 0;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
@@ -298,7 +301,8 @@ struct compute_op {
         return b * (M * H * K + N * K) * e * (forward ? 1 : 2) + b * attended_pairs() * (forward ? 8 : 4);
       }
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
-        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
+        return b * (M * (2 * K + 2 * N) * e + 2 * K * N * (state_bytes ? state_bytes : e)) *
+               (forward ? 1 : 2);
     }
     return 0;
   }

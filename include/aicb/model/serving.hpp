@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,11 @@ struct serving_spec {
   /// draft module also runs once over the prompt (its own KV cache, and the first draft from each
   /// request's last token), as engines run it after the decoder's prompt pass.
   std::uint64_t mtp_drafts = 0;
+  /// The recurrent layers' state cache (Gated DeltaNet's, Mamba-2's): bf16 or fp32, as the engine
+  /// keeps it. Unset: the model's — FP32 where its configuration says so (model_spec::mamba_state_fp32,
+  /// Nemotron-H), BF16 otherwise, as vLLM keeps it; SGLang keeps it in FP32 whatever the model
+  /// (its --mamba-ssm-dtype, float32 by default).
+  std::optional<dtype> recurrent_state{};
 
   /// GPUs of the serving instance.
   [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
@@ -70,6 +76,11 @@ struct serving_spec {
     return phase == inference_phase::prefill ? prompt : 1 + mtp_drafts;
   }
 };
+
+/// The format of `model`'s recurrent state in the serving layout `s` (serving_spec::recurrent_state).
+[[nodiscard]] constexpr dtype recurrent_state_type(const model_spec& model, const serving_spec& s) noexcept {
+  return s.recurrent_state ? *s.recurrent_state : model.mamba_state_fp32 ? dtype::fp32 : dtype::bf16;
+}
 
 /// The most speculative tokens a decode step verifies per request (serving_spec::mtp_drafts).
 inline constexpr std::uint64_t max_mtp_drafts = 256;
@@ -126,6 +137,14 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
            "must divide mamba_num_heads (" + std::to_string(model.mamba_num_heads) +
                ") and mamba_num_groups (" + std::to_string(model.mamba_num_groups) +
                "): the Mamba-2 heads and groups are split over TP");
+  if (s.recurrent_state) {
+    const std::string format(to_string(*s.recurrent_state));
+    if (*s.recurrent_state != dtype::bf16 && *s.recurrent_state != dtype::fp32)
+      AICB_THROW(config_error("recurrent_state", format, "expected bf16 or fp32"));
+    if (!model.is_hybrid() && model.pattern_count('M') == 0)
+      AICB_THROW(config_error("recurrent_state", format,
+                              "the model keeps no recurrent state (no Gated DeltaNet or Mamba-2 layers)"));
+  }
   const bool moe = model.num_experts > 0;
   if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
     refuse("expert_parallel", s.expert_parallel,

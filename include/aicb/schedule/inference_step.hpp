@@ -186,6 +186,7 @@ class inference_step {
     c.gemm_type = s_.weights;
     c.activation_type = dtype::bf16;
     c.cache_type = s_.kv_cache;
+    c.state_type = recurrent_state_type(m_, s_);
     c.tp = s_.tensor_parallel;
     c.ep = s_.expert_parallel;
     c.etp = s_.expert_parallel > 1 ? 1 : s_.tensor_parallel;
@@ -234,8 +235,9 @@ class inference_step {
     }
     const std::uint64_t t = s_.tensor_parallel;
     // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads —
-    // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
-    // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
+    // in the softmax layers only. Recurrent layers keep, per sequence, their state (Gated DeltaNet: a
+    // key × value state per value head; Mamba-2: a head × state one per head) in the layout's state
+    // format (serving_spec::recurrent_state) and the convolution's last kernel − 1 inputs in BF16.
     const double e = size_of(s_.kv_cache),
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
@@ -254,14 +256,13 @@ class inference_step {
       state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, s_.tensor_parallel);
       model_state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, 1);
     };
+    const double state_bytes = size_of(recurrent_state_type(m_, s_));
     if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
-      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
-                    size_of(dtype::bf16), m_.linear_conv_dim(), m_.linear_conv_kernel_dim,
-                    m_.num_linear_attention_layers());
+      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim, state_bytes,
+                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
     if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
-      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim,
-                    size_of(m_.mamba_state_fp32 ? dtype::fp32 : dtype::bf16), m_.mamba_conv_dim(),
-                    m_.mamba_conv_kernel, m_.pattern_count('M'));
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, state_bytes,
+                    m_.mamba_conv_dim(), m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       // The indexer's key, FP8 with a 4-byte scale per 128 values, in the layers that run an indexer

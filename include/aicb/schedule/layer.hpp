@@ -187,6 +187,9 @@ struct layer_context {
   dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
   dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  /// Serving: the recurrent layers' state cache (Gated DeltaNet's, Mamba-2's) each request's scan reads
+  /// and writes; training keeps no state across steps and leaves it the activations'.
+  dtype state_type = dtype::bf16;
   std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false;                 ///< sequence parallelism (training, TP > 1)
   std::uint64_t sequences = 1;     ///< micro batch, or the requests of a DP-attention group
@@ -779,7 +782,12 @@ struct layer_writer {
             .batch = c.sequences * gdn_value_heads(),
             .m = c.query_tokens,
             .n = c.model.linear_value_head_dim,
-            .k = c.model.linear_key_head_dim};
+            .k = c.model.linear_key_head_dim,
+            .state_bytes = state_bytes()};
+  }
+  // Bytes of a recurrent state element in the scans: the serving cache's format (see state_type).
+  constexpr std::uint8_t state_bytes() const {
+    return c.training ? 0 : static_cast<std::uint8_t>(size_of(c.state_type));
   }
 
   constexpr void gated_deltanet_forward() {
@@ -844,6 +852,7 @@ struct layer_writer {
                  .n = c.model.mamba_head_dim,
                  .k = c.model.mamba_state_dim};
     o.state_products = 2;
+    o.state_bytes = state_bytes();
     o.chunk = c.model.mamba_chunk_size;
     return o;
   }
