@@ -2669,6 +2669,9 @@ struct compute_op {
   /// key, updated, read by the query; Mamba-2's SSD: 2 — updated by B·x, read by C), and the chunk
   /// the kernel's causal blocks span (0: linear_attention_chunk).
   std::uint8_t state_products = 3;
+  /// Linear attention only: bytes per element of the recurrent state each sequence reads and writes
+  /// (a serving engine's state cache: FP32 in SGLang by default); 0: the activations' format.
+  std::uint8_t state_bytes = 0;
   std::uint64_t chunk = 0;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
@@ -2808,7 +2811,8 @@ struct compute_op {
         return b * (M * H * K + N * K) * e * (forward ? 1 : 2) + b * attended_pairs() * (forward ? 8 : 4);
       }
       case op_kind::linear_attention:  // q, k, v in and the output out per token; the state read and written
-        return b * (M * (2 * K + 2 * N) + 2 * K * N) * e * (forward ? 1 : 2);
+        return b * (M * (2 * K + 2 * N) * e + 2 * K * N * (state_bytes ? state_bytes : e)) *
+               (forward ? 1 : 2);
     }
     return 0;
   }
@@ -3521,6 +3525,9 @@ struct layer_context {
   dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
   dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  /// Serving: the recurrent layers' state cache (Gated DeltaNet's, Mamba-2's) each request's scan reads
+  /// and writes; training keeps no state across steps and leaves it the activations'.
+  dtype state_type = dtype::bf16;
   std::uint64_t tp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false;                 ///< sequence parallelism (training, TP > 1)
   std::uint64_t sequences = 1;     ///< micro batch, or the requests of a DP-attention group
@@ -4113,7 +4120,12 @@ struct layer_writer {
             .batch = c.sequences * gdn_value_heads(),
             .m = c.query_tokens,
             .n = c.model.linear_value_head_dim,
-            .k = c.model.linear_key_head_dim};
+            .k = c.model.linear_key_head_dim,
+            .state_bytes = state_bytes()};
+  }
+  // Bytes of a recurrent state element in the scans: the serving cache's format (see state_type).
+  constexpr std::uint8_t state_bytes() const {
+    return c.training ? 0 : static_cast<std::uint8_t>(size_of(c.state_type));
   }
 
   constexpr void gated_deltanet_forward() {
@@ -4178,6 +4190,7 @@ struct layer_writer {
                  .n = c.model.mamba_head_dim,
                  .k = c.model.mamba_state_dim};
     o.state_products = 2;
+    o.state_bytes = state_bytes();
     o.chunk = c.model.mamba_chunk_size;
     return o;
   }
@@ -9483,6 +9496,7 @@ AICB_END_NAMESPACE
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9516,6 +9530,11 @@ struct serving_spec {
   /// draft module also runs once over the prompt (its own KV cache, and the first draft from each
   /// request's last token), as engines run it after the decoder's prompt pass.
   std::uint64_t mtp_drafts = 0;
+  /// The recurrent layers' state cache (Gated DeltaNet's, Mamba-2's): bf16 or fp32, as the engine
+  /// keeps it. Unset: the model's — FP32 where its configuration says so (model_spec::mamba_state_fp32,
+  /// Nemotron-H), BF16 otherwise, as vLLM keeps it; SGLang keeps it in FP32 whatever the model
+  /// (its --mamba-ssm-dtype, float32 by default).
+  std::optional<dtype> recurrent_state{};
 
   /// GPUs of the serving instance.
   [[nodiscard]] constexpr std::uint64_t gpus() const noexcept {
@@ -9530,6 +9549,11 @@ struct serving_spec {
     return phase == inference_phase::prefill ? prompt : 1 + mtp_drafts;
   }
 };
+
+/// The format of `model`'s recurrent state in the serving layout `s` (serving_spec::recurrent_state).
+[[nodiscard]] constexpr dtype recurrent_state_type(const model_spec& model, const serving_spec& s) noexcept {
+  return s.recurrent_state ? *s.recurrent_state : model.mamba_state_fp32 ? dtype::fp32 : dtype::bf16;
+}
 
 /// The most speculative tokens a decode step verifies per request (serving_spec::mtp_drafts).
 inline constexpr std::uint64_t max_mtp_drafts = 256;
@@ -9586,6 +9610,14 @@ inline void validate_serving(const model_spec& model, const serving_spec& s) {
            "must divide mamba_num_heads (" + std::to_string(model.mamba_num_heads) +
                ") and mamba_num_groups (" + std::to_string(model.mamba_num_groups) +
                "): the Mamba-2 heads and groups are split over TP");
+  if (s.recurrent_state) {
+    const std::string format(to_string(*s.recurrent_state));
+    if (*s.recurrent_state != dtype::bf16 && *s.recurrent_state != dtype::fp32)
+      AICB_THROW(config_error("recurrent_state", format, "expected bf16 or fp32"));
+    if (!model.is_hybrid() && model.pattern_count('M') == 0)
+      AICB_THROW(config_error("recurrent_state", format,
+                              "the model keeps no recurrent state (no Gated DeltaNet or Mamba-2 layers)"));
+  }
   const bool moe = model.num_experts > 0;
   if (s.expert_parallel != 1 && s.expert_parallel != s.gpus())
     refuse("expert_parallel", s.expert_parallel,
@@ -10403,6 +10435,7 @@ class inference_step {
     c.gemm_type = s_.weights;
     c.activation_type = dtype::bf16;
     c.cache_type = s_.kv_cache;
+    c.state_type = recurrent_state_type(m_, s_);
     c.tp = s_.tensor_parallel;
     c.ep = s_.expert_parallel;
     c.etp = s_.expert_parallel > 1 ? 1 : s_.tensor_parallel;
@@ -10451,8 +10484,9 @@ class inference_step {
     }
     const std::uint64_t t = s_.tensor_parallel;
     // KV cache: MLA keeps the latent and the rotary key (whole on every TP rank); GQA its KV heads —
-    // in the softmax layers only. Linear-attention layers keep, per sequence, a key × value state per
-    // value head and the convolution's last kernel − 1 inputs, in BF16 (the activations' format).
+    // in the softmax layers only. Recurrent layers keep, per sequence, their state (Gated DeltaNet: a
+    // key × value state per value head; Mamba-2: a head × state one per head) in the layout's state
+    // format (serving_spec::recurrent_state) and the convolution's last kernel − 1 inputs in BF16.
     const double e = size_of(s_.kv_cache),
                  layers = static_cast<double>(m_.has_layer_pattern()
                                                   ? m_.pattern_count('*')
@@ -10471,14 +10505,13 @@ class inference_step {
       state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, s_.tensor_parallel);
       model_state_per_request_ += recurrent(heads, state, state_bytes, conv, kernel, layers, 1);
     };
+    const double state_bytes = size_of(recurrent_state_type(m_, s_));
     if (m_.is_hybrid())  // Gated DeltaNet: a key × value state per value head
-      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim,
-                    size_of(dtype::bf16), m_.linear_conv_dim(), m_.linear_conv_kernel_dim,
-                    m_.num_linear_attention_layers());
+      add_recurrent(m_.linear_num_value_heads, m_.linear_key_head_dim * m_.linear_value_head_dim, state_bytes,
+                    m_.linear_conv_dim(), m_.linear_conv_kernel_dim, m_.num_linear_attention_layers());
     if (m_.pattern_count('M') > 0)  // Mamba-2: a head size × state size state per head
-      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim,
-                    size_of(m_.mamba_state_fp32 ? dtype::fp32 : dtype::bf16), m_.mamba_conv_dim(),
-                    m_.mamba_conv_kernel, m_.pattern_count('M'));
+      add_recurrent(m_.mamba_num_heads, m_.mamba_head_dim * m_.mamba_state_dim, state_bytes,
+                    m_.mamba_conv_dim(), m_.mamba_conv_kernel, m_.pattern_count('M'));
     if (m_.is_mla()) {
       model_kv_per_token_ = static_cast<double>(m_.kv_lora_rank + m_.qk_rope_head_dim) * e * layers;
       // The indexer's key, FP8 with a 4-byte scale per 128 values, in the layers that run an indexer
@@ -12112,7 +12145,11 @@ struct gpu_spec {
   /// NVIDIA's Blackwell Architecture", arXiv 2512.02189): 0.72 · 989 · 1.56 / 2250. GB200: every
   /// measured fraction of the B200 (GEMMs, FP8 GEMMs, grouped GEMMs, attention), borrowed — the same
   /// die at a higher power limit, and no measurement of a GB200's kernels has been published; its
-  /// kernels are assumed to reach the same share of its higher peak.
+  /// kernels are assumed to reach the same share of its higher peak. H20: 0.91 — its FP8 GEMMs' measured
+  /// fraction below, carried over: its 148 TFLOP/s of tensor cores run at full clock within its power
+  /// limit, and every tensor-core kernel measured on it reaches 0.83–0.95 of its peak in either
+  /// precision (FP8 GEMMs, BF16 FlashAttention-3: docs/measurements/h20/); its BF16 GEMMs are not
+  /// measured on their own.
   double gemm_efficiency = 0;
   /// Whether its grouped expert GEMMs expose each expert's weight traffic (roofline.hpp): measured on
   /// the B200 (Transformer Engine 2.11, docs/measurements/b200/grouped_gemm.csv) and on an H100
@@ -12139,7 +12176,18 @@ struct gpu_spec {
   /// 1417 TFLOP/s in BF16 (0.630 of the peak; Transformer Engine on a B200 measured 0.638 at that shape,
   /// docs/measurements/b200/gemm.csv) and 2765–2785 in FP8 (0.617): 0.49 · 0.617 / 0.630. The H200's
   /// 0.60 would run the B200's FP8 GEMMs 2.45 times as fast as its BF16 ones, beyond the datasheets' 2.
+  /// H20: 0.91 — the median of DeepGEMM's block-scaled FP8 GEMMs timed on an H20 at 4096 rows and more
+  /// (148 shapes of 34 weight matrices, docs/measurements/h20/gemm_fp8.csv).
   double fp8_gemm_efficiency = 0;
+  /// Gated DeltaNet's kernels when measured on this GPU (0: the compute model's attention fraction and
+  /// memory bandwidth): the chunked scan of a prompt (its five kernels, priced together as one
+  /// operation) as a share of the BF16 peak, and the recurrent update of decoding requests (each
+  /// state read and written) as a share of the memory bandwidth. H20: 0.22 and 0.56 — SGLang's kernels
+  /// timed on one (docs/measurements/h20/gated_deltanet.csv: Qwen3-Next's 32 value heads, a prompt of
+  /// 4096 tokens in 527 µs, which 0.22 gives with the model's ramp and launch; 64 to 1024 requests
+  /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
+  double gated_deltanet_fraction = 0;
+  double gated_deltanet_memory = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -12163,6 +12211,12 @@ struct gpu_spec {
 inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9, 8.59e9};
 inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9, 85.9e9};
 
+/// The H20's FlashAttention-3 forward as measured on one (docs/measurements/h20/attention_prefill.csv:
+/// causal, BF16, one sequence of 4k–32k tokens, 16–64 query heads of 128 and 256): a median 0.89 of the
+/// BF16 peak, heads of 128 and of 256 alike; no ramp. Its backward is not measured: Hopper's
+/// backward-to-forward ratio measured on the H200 (0.51 / 0.56) carried over, 0.81.
+inline constexpr attention_fractions h20_attention{0.89, 0.81};
+
 // clang-format off
 inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"V100", "NVIDIA V100 SXM2 32GB", 125, 0, 15.7, 900, 32, 300, 80},
@@ -12172,7 +12226,7 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
@@ -12508,6 +12562,13 @@ struct cluster_spec {
   /// Collective costs inside a node fitted to measurements of these machines (see
   /// aicb::collective_fit); nullptr: the datasheet form with the figures above.
   const node_collective_fits* nvlink_fits = nullptr;
+  /// The host: the CPU time the training process takes to issue one kernel or collective (Python,
+  /// PyTorch's dispatcher, the launch), which depends on the node's CPU (aicb::estimate_options). 12 µs
+  /// on an x86 server: a small PyTorch operation issued to an idle H200 takes 15.1 µs from the event
+  /// before it to the event after it (median of the 12 element-wise kernels of 1–4 MiB in
+  /// docs/measurements/h200/memory.csv, flat across those sizes), of which the roofline's launch and
+  /// the kernel are about 3 µs. See grace_host_us_per_launch for a Grace superchip's.
+  double host_us_per_launch = 12;
 
   /// The node of `rank` under the placement above.
   [[nodiscard]] constexpr std::uint64_t node_of(std::uint64_t rank) const noexcept {
@@ -12519,11 +12580,17 @@ struct cluster_spec {
   }
 };
 
+/// The host time per launch of a node whose CPU is NVIDIA's Grace (GB200, GH200): the x86 figure above
+/// times what the same PyTorch operation costs the two hosts — a torch.nn.Linear forward (BF16, 8192
+/// tokens of 2048) takes its host 37.08 µs on a GB200 and 13.48 µs on a DGX H100's Xeon Platinum 8480C
+/// (TransformerEngine issue 2053, 2025; 33.17 µs on a GH200): 2.75 times as long, 33 µs.
+inline constexpr double grace_host_us_per_launch = 12.0 * 37.08 / 13.48;
+
 /// The presets. Latencies: a few microseconds per step inside a node and between nodes, the order of
 /// NCCL's small-message times (docs/cluster.md). A "node" is an NVLink domain: a GB200 NVL72 rack's 72
 /// GPUs (18 trays of two superchips behind NVLink switch trays) share one, each GPU with its own
-/// 400 Gb/s NIC to the rest of the cluster.
-inline constexpr std::array<cluster_spec, 8> cluster_presets{{
+/// 400 Gb/s NIC to the rest of the cluster, and its hosts are the superchips' Grace CPUs.
+inline constexpr std::array<cluster_spec, 9> cluster_presets{{
     {"dgx2h", "DGX-2H: 16 x V100 SXM3 32GB, NVSwitch, 8 x 100 Gb/s EDR", "V100", 16, 130, 8, 11.7, 3, 6, ""},
     {"dgx-a100-40gb", "DGX A100 (40 GB GPUs): 8 x A100, NVSwitch, 8 x 200 Gb/s HDR", "A100-40GB", 8, 240, 8,
      23.5, 3, 6, "A100"},
@@ -12535,10 +12602,12 @@ inline constexpr std::array<cluster_spec, 8> cluster_presets{{
      "H800"},
     {"dgx-h200", "DGX H200: 8 x H200 SXM, NVSwitch, 8 x 400 Gb/s NDR", "H200", 8, 360, 8, 48.5, 2.5, 5,
      "H100"},
+    {"hgx-h20", "HGX H20: 8 x H20, NVSwitch (900 GB/s NVLink), 8 x 400 Gb/s", "H20", 8, 360, 8, 48.5, 2.5, 5,
+     "H20"},
     {"dgx-b200", "DGX B200: 8 x B200, NVLink 5, 8 x 400 Gb/s", "B200", 8, 720, 8, 48.5, 2, 5, "", 0, nullptr,
      &dgx_b200_nvlink_fits},
     {"gb200-nvl72", "GB200 NVL72: 72 x GB200 in one NVLink 5 domain, 72 x 400 Gb/s", "GB200", 72, 720, 72,
-     48.5, 2, 5, ""},
+     48.5, 2, 5, "", 0, nullptr, nullptr, grace_host_us_per_launch},
 }};
 
 /// The preset named `name` (any case); config_error listing the presets otherwise.
@@ -12724,6 +12793,7 @@ AICB_END_NAMESPACE
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -12795,14 +12865,11 @@ struct estimate_options {
   /// (Lee et al. 2025, arXiv 2507.03114: 18.9% on average over GPT and LLaMA layers on A100, H100,
   /// MI250 and MI210). 0: overlap is free.
   double overlap_slowdown = 0.189;
-  /// The host: the CPU time the training process takes to issue one kernel or collective
-  /// (Python, PyTorch's dispatcher, the launch). The GPU starts an operation no earlier than the host
-  /// has issued it; the host runs ahead of the GPU except where it waits for it. 12 µs: a small
-  /// PyTorch operation issued to an idle H200 takes 15.1 µs from the event before it to the event
-  /// after it (median of the 12 element-wise kernels of 1–4 MiB in docs/measurements/h200/memory.csv,
-  /// flat across those sizes), of which the roofline's launch and the kernel are about 3 µs.
-  /// 0: a host that is never the bottleneck (CUDA graphs).
-  double host_us_per_launch = 12;
+  /// The host: the CPU time the training process takes to issue one kernel or collective. The GPU
+  /// starts an operation no earlier than the host has issued it; the host runs ahead of the GPU except
+  /// where it waits for it. Unset: the cluster's (aicb::cluster_spec::host_us_per_launch: 12 µs on an
+  /// x86 server, 33 on a Grace superchip's CPU). 0: a host that is never the bottleneck (CUDA graphs).
+  std::optional<double> host_us_per_launch{};
   /// Megatron's batch_p2p_sync (on by default): a non-overlapped pipeline transfer ends with
   /// torch.cuda.synchronize(), so the host waits for the GPU at every pipeline send and receive.
   bool batch_p2p_sync = true;
@@ -12817,6 +12884,11 @@ struct estimate_options {
   /// Whether any rank or node is slow.
   [[nodiscard]] bool any_slow() const noexcept { return !slow_ranks.empty() || !slow_nodes.empty(); }
 };
+
+/// The host time per launch the estimate of a job on `cluster` takes: the options', else the cluster's.
+[[nodiscard]] inline double host_us_per_launch(const estimate_options& options, const cluster_spec& cluster) {
+  return options.host_us_per_launch.value_or(cluster.host_us_per_launch);
+}
 
 /// Where the host waits for the GPU in Megatron's training step (see estimate_options): after the
 /// MoE token counts are gathered (the dispatchers read them on the host to size the exchange and
@@ -13210,7 +13282,7 @@ struct estimate_lane {
   };
   // The host issues `launches` kernels or collectives: the GPU starts the first no earlier than it
   // is issued, and finishes the operation no earlier than the last is.
-  const double launch_us = options.host_us_per_launch;
+  const double launch_us = host_us_per_launch(options, cluster);
   const auto gpu_waits_until = [&](detail::estimate_lane& lane, double issued) {
     if (issued > lane.clock) {
       lane.result.host_us += issued - lane.clock;
@@ -13755,10 +13827,15 @@ class roofline_model final : public compute_model {
   // Fused attention's fraction: the GPU's measured one for the pass and head width where it has
   // one, else the model's.
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
+    if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
+  }
+  // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
+  [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
+    return op.kind == op_kind::linear_attention && op.state_products == 3;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();
@@ -13769,9 +13846,12 @@ class roofline_model final : public compute_model {
 
   [[nodiscard]] double kind_factor(const compute_op& op) const noexcept {
     switch (op.kind) {
+      case op_kind::linear_attention:
+        return gated_deltanet(op) && gpu_.gated_deltanet_memory > 0
+                   ? gpu_.gated_deltanet_memory / e_.memory_fraction
+                   : 1;
       case op_kind::gemm:
       case op_kind::attention:
-      case op_kind::linear_attention:
       case op_kind::attention_index:
         return 1;
       case op_kind::norm:
@@ -21730,6 +21810,10 @@ AICB_END_NAMESPACE
 /// }
 /// ```
 ///
+/// `host_us_per_launch` (optional) is the host's time to issue one kernel or collective; without it,
+/// that of the preset of the file's GPU (33 µs for a GB200's Grace, aicb::grace_host_us_per_launch),
+/// else an x86 server's 12.
+///
 /// A curve's points are [bytes, median µs]; its bands [first point, last point, latency µs, bus
 /// bandwidth GB/s] (aicb::fit_bands; recomputed from the points when absent). A hand-written file
 /// without curves describes machines no preset has.
@@ -21840,6 +21924,7 @@ struct cluster_descriptor {
   std::uint64_t nics_per_node = 8;
   double nic_gb_per_s = 0, nic_latency_us = 0;
   std::string simai_gpu_type{};
+  double host_us_per_launch = cluster_spec{}.host_us_per_launch;  ///< see aicb::cluster_spec
   measured_network measured{};
   /// Where each figure came from: figure name → "measured: …" or "preset NAME (datasheet)".
   std::map<std::string, std::string> sources{};
@@ -21859,6 +21944,7 @@ struct cluster_descriptor {
     c.nvlink_latency_us = nvlink_latency_us;
     c.nic_latency_us = nic_latency_us;
     c.simai_gpu_type = simai_gpu_type;
+    c.host_us_per_launch = host_us_per_launch;
     c.measured = measured.curves.empty() ? nullptr : &measured;
     return c;
   }
@@ -21877,10 +21963,12 @@ struct cluster_descriptor {
   d.nic_gb_per_s = c.nic_gb_per_s;
   d.nic_latency_us = c.nic_latency_us;
   d.simai_gpu_type = c.simai_gpu_type;
+  d.host_us_per_launch = c.host_us_per_launch;
   if (c.measured) d.measured = *c.measured;
   for (const char* figure : {"gpus_per_node", "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node",
                              "nic_gb_per_s", "nic_latency_us"})
     d.sources[figure] = "preset " + std::string(c.name) + " (datasheet)";
+  d.sources["host_us_per_launch"] = "preset " + std::string(c.name) + " (measured host, docs/cluster.md)";
   return d;
 }
 
@@ -21893,6 +21981,7 @@ struct cluster_descriptor {
   j.member("gpus_per_node", d.gpus_per_node).member("nvlink_gb_per_s", d.nvlink_gb_per_s);
   j.member("nvlink_latency_us", d.nvlink_latency_us).member("nics_per_node", d.nics_per_node);
   j.member("nic_gb_per_s", d.nic_gb_per_s).member("nic_latency_us", d.nic_latency_us);
+  j.member("host_us_per_launch", d.host_us_per_launch);
   if (!d.measured.curves.empty()) {
     j.key("curves").begin_array();
     for (const measured_curve& c : d.measured.curves) {
@@ -22021,7 +22110,7 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   detail::refuse_unknown_keys(doc, "",
                               {"schema", "name", "description", "gpu", "simai_gpu_type", "gpus_per_node",
                                "nvlink_gb_per_s", "nvlink_latency_us", "nics_per_node", "nic_gb_per_s",
-                               "nic_latency_us", "curves", "sources", "provenance"});
+                               "nic_latency_us", "host_us_per_launch", "curves", "sources", "provenance"});
   const auto schema = doc.find("schema");
   if (schema == doc.end() || detail::text_of(*schema, "schema") != cluster_file_schema)
     AICB_THROW(config_error("schema", schema == doc.end() ? "(missing)" : schema->dump(),
@@ -22057,6 +22146,11 @@ inline measured_curve curve_of(const nlohmann::json& j, const std::string& where
   figure("nic_gb_per_s", d.nic_gb_per_s, true);
   figure("nvlink_latency_us", d.nvlink_latency_us, false);
   figure("nic_latency_us", d.nic_latency_us, false);
+  if (doc.contains("host_us_per_launch")) {
+    figure("host_us_per_launch", d.host_us_per_launch, false);
+  } else if (const cluster_spec* preset = cluster_for_gpu(d.gpu)) {
+    d.host_us_per_launch = preset->host_us_per_launch;
+  }
   if (const auto it = doc.find("curves"); it != doc.end()) {
     if (!it->is_array() || it->size() > 256)
       AICB_THROW(config_error("curves", it->dump().substr(0, 40), "expected an array of at most 256 curves"));
@@ -22300,10 +22394,11 @@ inline std::string estimate_number(const char* format, double value) {
   line(text, d.overlap.overlap_slowdown == defaults.overlap_slowdown
                  ? "default: Lee et al. 2025 (arXiv 2507.03114), 18.9% over GPT and LLaMA layers"
                  : "given (--overlap-slowdown)");
-  std::snprintf(text, sizeof text, "host %.3g us per launch", d.overlap.host_us_per_launch);
-  line(text, d.overlap.host_us_per_launch == defaults.host_us_per_launch
-                 ? "default: measured on an H200 (docs/measurements/h200/memory.csv)"
-                 : "given (--host-overhead-us)");
+  std::snprintf(text, sizeof text, "host %.3g us per launch", host_us_per_launch(d.overlap, d.cluster));
+  line(text, d.overlap.host_us_per_launch ? "given (--host-overhead-us)"
+             : d.cluster.host_us_per_launch == cluster_spec{}.host_us_per_launch
+                 ? "the cluster's x86 host: measured on an H200's (docs/measurements/h200/memory.csv)"
+                 : "the cluster's host (docs/cluster.md, \"The host\")");
   return out;
 }
 
@@ -22346,7 +22441,7 @@ inline std::string estimate_number(const char* format, double value) {
     w.member("slowdown", d.overlap.overlap_slowdown);
     w.end_object();
     w.key("host").begin_object();
-    w.member("us_per_launch", d.overlap.host_us_per_launch)
+    w.member("us_per_launch", host_us_per_launch(d.overlap, d.cluster))
         .member("batch_p2p_sync", d.overlap.batch_p2p_sync);
     w.end_object();
     w.member("iteration_s", e.iteration_s).member("tokens_per_s", e.tokens_per_s);
@@ -22414,10 +22509,10 @@ inline std::string estimate_number(const char* format, double value) {
     overlap += estimate_number("(computation under hidden collectives %.3g%% slower)",
                                100 * d.overlap.overlap_slowdown);
   out += row("overlap", overlap.empty() ? "none" : overlap);
-  out += row("host", d.overlap.host_us_per_launch > 0
-                         ? estimate_number("%.3g us per launch", d.overlap.host_us_per_launch) +
-                               (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
-                         : std::string("never the bottleneck"));
+  const double host_us = host_us_per_launch(d.overlap, d.cluster);
+  out += row("host", host_us > 0 ? estimate_number("%.3g us per launch", host_us) +
+                                       (d.overlap.batch_p2p_sync ? ", waits at pipeline transfers" : "")
+                                 : std::string("never the bottleneck"));
   out += row("iteration time", estimate_number("%.4g s", e.iteration_s));
   if (d.healthy_iteration_s) {
     std::string slow;
@@ -22591,11 +22686,15 @@ struct serving_report {
         static_cast<unsigned long long>(s.context));
   else
     add(" x %llu-token prompts\n", static_cast<unsigned long long>(s.prompt));
-  add("layout: %llu GPUs = TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s%s\n",
+  const std::string state =
+      r.state_bytes_per_request > 0
+          ? ", recurrent state " + std::string(to_string(recurrent_state_type(r.model, s)))
+          : std::string();
+  add("layout: %llu GPUs = TP %llu x DP-attention %llu, EP %llu; weights %s, KV cache %s%s%s\n",
       static_cast<unsigned long long>(s.gpus()), static_cast<unsigned long long>(s.tensor_parallel),
       static_cast<unsigned long long>(s.attention_data_parallel),
       static_cast<unsigned long long>(s.expert_parallel), std::string(to_string(s.weights)).c_str(),
-      std::string(to_string(s.kv_cache)).c_str(),
+      std::string(to_string(s.kv_cache)).c_str(), state.c_str(),
       s.expert_parallel > 1 ? (s.fp8_dispatch ? ", FP8 dispatch" : ", BF16 dispatch") : "");
   add("\nper GPU (%s)\n", r.gpu.c_str());
   constexpr double gib = 1024.0 * 1024 * 1024;  // memory in GiB, as every aicb report gives it
@@ -22641,6 +22740,8 @@ struct serving_report {
   j.member("expert_parallel", r.serving.expert_parallel).member("gpus", r.serving.gpus());
   j.member("weights", to_string(r.serving.weights)).member("kv_cache", to_string(r.serving.kv_cache));
   j.member("fp8_dispatch", r.serving.fp8_dispatch).member("mtp_drafts", r.serving.mtp_drafts);
+  if (r.state_bytes_per_request > 0)
+    j.member("recurrent_state", to_string(recurrent_state_type(r.model, r.serving)));
   j.end_object();
   j.member("gpu", r.gpu).member("cluster", r.cluster).member("compute", r.compute);
   j.key("per_gpu").begin_object();
@@ -30671,6 +30772,7 @@ struct serve_report {
     add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
         layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
         std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
+  if (s.recurrent_state) out += "recurrent state " + std::string(to_string(*s.recurrent_state)) + "\n";
   add("engine: %s's scheduler, %llu tokens a %sstep, at most %llu running, blocks of %llu tokens, %.0f%% of "
       "memory%s\n",
       r.engine.policy == serving_policy::sglang ? "SGLang" : "vLLM", u(r.engine.token_budget),
@@ -30896,6 +30998,7 @@ inline std::string html_escape(std::string_view text) {
   j.member("expert_parallel", r.layout.expert_parallel);
   j.member("weights", to_string(r.layout.weights)).member("kv_cache", to_string(r.layout.kv_cache));
   j.member("mtp_drafts", r.layout.mtp_drafts);
+  if (r.layout.recurrent_state) j.member("recurrent_state", to_string(*r.layout.recurrent_state));
   j.end_object();
   j.key("engine").begin_object();
   j.member("policy", to_string(r.engine.policy));
