@@ -19,6 +19,24 @@ double us(const aicb::compute_model& model, const aicb::compute_op& op) {
   return static_cast<double>(model.duration(op).count()) / 1000;
 }
 
+// The rows of docs/measurements/`table` after its header, each as whitespace-separated fields;
+// the number of rows read.
+template <class Row>
+int for_each_measurement(const std::string& table, Row row) {
+  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/" + table);
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    row(fields);
+    ++rows;
+  }
+  return rows;
+}
+
 }  // namespace
 
 TEST_CASE("roofline: a 4096^3 BF16 GEMM on H100, derived by hand from the documented model",
@@ -526,50 +544,33 @@ TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[
     return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
   };
   std::vector<double> large, small, large_magnitude;
-  {
-    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/gemm_fp8.csv");
-    REQUIRE(in);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      std::replace(line.begin(), line.end(), ',', ' ');
-      std::istringstream fields(line);
-      std::uint64_t m = 0, k = 0, n = 0;
-      double measured_us = 0;
-      fields >> m >> k >> n >> measured_us;
-      const aicb::compute_op op{
-          .kind = aicb::op_kind::gemm, .type = aicb::dtype::fp8, .m = m, .n = n, .k = k};
-      const double error = us(h20, op) / measured_us - 1;
-      (m >= 4096 ? large : small).push_back(error);
-      if (m >= 4096) large_magnitude.push_back(std::abs(error));
-    }
-  }
+  for_each_measurement("h20/gemm_fp8.csv", [&](std::istringstream& fields) {
+    std::uint64_t m = 0, k = 0, n = 0;
+    double measured_us = 0;
+    fields >> m >> k >> n >> measured_us;
+    const aicb::compute_op op{.kind = aicb::op_kind::gemm, .type = aicb::dtype::fp8, .m = m, .n = n, .k = k};
+    const double error = us(h20, op) / measured_us - 1;
+    (m >= 4096 ? large : small).push_back(error);
+    if (m >= 4096) large_magnitude.push_back(std::abs(error));
+  });
   REQUIRE(large.size() + small.size() == 402);
   CHECK(std::abs(median(large)) < 0.05);
   CHECK(median(large_magnitude) < 0.08);
   CHECK(median(small) > -0.05);
   std::vector<double> attention;
-  {
-    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/attention_prefill.csv");
-    REQUIRE(in);
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      std::replace(line.begin(), line.end(), ',', ' ');
-      std::istringstream fields(line);
-      std::uint64_t heads = 0, kv_heads = 0, head_dim = 0, seq = 0;
-      std::string type;
-      double measured_us = 0;
-      fields >> heads >> kv_heads >> head_dim >> type >> seq >> measured_us;
-      const aicb::compute_op op{.role = aicb::op_role::attention_core,
-                                .kind = aicb::op_kind::attention,
-                                .batch = heads,
-                                .m = seq,
-                                .n = seq,
-                                .k = head_dim};
-      if (seq >= 4096) attention.push_back(us(h20, op) / measured_us - 1);
-    }
-  }
+  for_each_measurement("h20/attention_prefill.csv", [&](std::istringstream& fields) {
+    std::uint64_t heads = 0, kv_heads = 0, head_dim = 0, seq = 0;
+    std::string type;
+    double measured_us = 0;
+    fields >> heads >> kv_heads >> head_dim >> type >> seq >> measured_us;
+    const aicb::compute_op op{.role = aicb::op_role::attention_core,
+                              .kind = aicb::op_kind::attention,
+                              .batch = heads,
+                              .m = seq,
+                              .n = seq,
+                              .k = head_dim};
+    if (seq >= 4096) attention.push_back(us(h20, op) / measured_us - 1);
+  });
   REQUIRE(attention.size() == 20);
   CHECK(std::abs(median(attention)) < 0.05);
   for (const double e : attention)
@@ -581,25 +582,19 @@ TEST_CASE("roofline: an H20's Gated DeltaNet kernels as timed on one", "[compute
   // 128 x 128 — a prompt of 4096 tokens through the chunked scan's five kernels, and 1 to 1024
   // decoding requests each updating its FP32 state. The catalogue's H20 fractions come from these
   // (gpu.hpp); without them the attention fraction and the full bandwidth price both far too fast.
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h20/gated_deltanet.csv");
-  REQUIRE(in);
   const aicb::roofline_model h20("H20");
   aicb::gpu_spec unmeasured = *aicb::find_gpu("H20");
   unmeasured.gated_deltanet_fraction = unmeasured.gated_deltanet_memory = 0;
   const aicb::roofline_model h20_defaults(unmeasured);
   double prefill_us = 0;
   int decodes = 0;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  for_each_measurement("h20/gated_deltanet.csv", [&](std::istringstream& fields) {
     std::string phase, kernel;
     std::uint64_t tokens = 0, batch = 0;
     double measured_us = 0;
     fields >> phase >> tokens >> batch >> kernel >> measured_us;
     if (phase == "prefill" && kernel != "conv") prefill_us += measured_us;
-    if (phase != "decode" || kernel != "gdn_update" || batch < 64) continue;  // below: a latency floor
+    if (phase != "decode" || kernel != "gdn_update" || batch < 64) return;  // below: a latency floor
     ++decodes;
     const aicb::compute_op update{.role = aicb::op_role::attention_core,
                                   .kind = aicb::op_kind::linear_attention,
@@ -611,7 +606,7 @@ TEST_CASE("roofline: an H20's Gated DeltaNet kernels as timed on one", "[compute
     INFO(batch << " requests");
     CHECK(us(h20, update) == Approx(measured_us).epsilon(0.05));
     CHECK(us(h20_defaults, update) < 0.7 * measured_us);
-  }
+  });
   CHECK(decodes == 5);
   const aicb::compute_op scan{.role = aicb::op_role::attention_core,
                               .kind = aicb::op_kind::linear_attention,

@@ -53,13 +53,13 @@ TEST_CASE("cluster file: the host's time per launch is the file's, else that of 
                     Catch::Contains("host_us_per_launch") && Catch::Contains("at least 0"));
   // The estimate takes the cluster's unless told otherwise: the same tiny job, its iteration the
   // host's, runs slower on a slower host.
-  const aicb::job_spec tiny{aicb::model_spec{.hidden_size = 1024,
-                                             .num_layers = 2,
-                                             .num_attention_heads = 8,
-                                             .ffn_hidden_size = 4096,
-                                             .vocab_size = 1024},
+  const aicb::job_spec tiny{aicb::model_spec{.hidden_size = 512,
+                                             .num_layers = 1,
+                                             .num_attention_heads = 4,
+                                             .ffn_hidden_size = 2048,
+                                             .vocab_size = 512},
                             {.world_size = 1},
-                            {.micro_batch = 1, .global_batch = 1, .seq_length = 16}};
+                            {.micro_batch = 1, .global_batch = 1, .seq_length = 8}};
   const aicb::roofline_model gpu("GB200");
   const aicb::cluster_spec spec = racks.spec();
   const double on_grace = aicb::estimate_iteration(tiny, gpu, spec).iteration_s;
