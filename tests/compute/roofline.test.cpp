@@ -224,8 +224,6 @@ TEST_CASE("roofline: a B200's grouped expert GEMMs pay each expert's weight traf
   // of the 2250 TFLOP/s peak per pass, for 20 to 256 experts of 128 to 9832 tokens. Each expert's
   // time is its compute plus its weights' traffic (the FP32 main gradient's in the weight-gradient
   // pass): no parameter fitted to these kernels.
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/b200/grouped_gemm.csv");
-  REQUIRE(in);
   const aicb::roofline_model b200("B200");
   // The same B200 pricing every expert as a large GEMM would (the weight traffic hidden).
   aicb::gpu_spec hidden_traffic = *aicb::find_gpu("B200");
@@ -233,11 +231,7 @@ TEST_CASE("roofline: a B200's grouped expert GEMMs pay each expert's weight traf
   const aicb::roofline_model b200_plain(hidden_traffic);
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<double, double>> groups;  // measured, model s
   std::vector<double> errors, plain_errors;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  for_each_measurement("b200/grouped_gemm.csv", [&](std::istringstream& fields) {
     std::uint64_t experts = 0, tokens = 0, n = 0, k = 0;
     std::string pass;
     double efficiency = 0;
@@ -256,7 +250,7 @@ TEST_CASE("roofline: a B200's grouped expert GEMMs pay each expert's weight traf
     groups[{experts, tokens}].second += model;
     errors.push_back(model / measured - 1);
     plain_errors.push_back(us(b200_plain, op) * 1e-6 / measured - 1);
-  }
+  });
   REQUIRE(errors.size() == 108);
   // Every group of experts within 15% over its passes (the tile-padded 154-token experts are the
   // worst, 13% slow; the 128-token ones 5% fast).
@@ -324,21 +318,13 @@ TEST_CASE(
   // efficiencies of full-matrix FLOPs (twice the causal FLOPs counted here). The catalogue's fractions
   // are their medians over the shapes of 32 heads or more, or longer than 4096 tokens: the medians are
   // recomputed here, and the roofline prices those shapes within 5% at the median in both passes.
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/b200/attention.csv");
-  REQUIRE(in);
   const aicb::roofline_model b200("B200");
   std::map<std::pair<bool, bool>, std::vector<double>> shares, errors;  // (wide heads, backward)
-  std::string line;
-  std::getline(in, line);
-  int rows = 0;
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  const int rows = for_each_measurement("b200/attention.csv", [&](std::istringstream& fields) {
     std::uint64_t seq = 0, heads = 0, kv_heads = 0, qk = 0, v = 0, batch = 0;
     double forward = 0, backward = 0;
     fields >> seq >> heads >> kv_heads >> qk >> v >> batch >> forward >> backward;
-    ++rows;
-    if (heads < 32 && seq <= 4096) continue;
+    if (heads < 32 && seq <= 4096) return;
     for (const bool back : {false, true}) {
       aicb::compute_op op{.role = aicb::op_role::attention_core,
                           .kind = aicb::op_kind::attention,
@@ -354,7 +340,7 @@ TEST_CASE(
       shares[{qk > 128, back}].push_back(efficiency / 2);
       errors[{qk > 128, back}].push_back(us(b200, op) / (full_flops / (efficiency * 2250e12) * 1e6) - 1);
     }
-  }
+  });
   CHECK(rows == 19);
   const auto median = [](std::vector<double> x) {
     std::sort(x.begin(), x.end());
@@ -391,21 +377,15 @@ TEST_CASE("roofline: Hopper's fused attention as timed on an H200, per pass and 
   // catalogue's fractions and ramps price every cuDNN shape within 17% and at the median within 8%,
   // per pass and head width, with no bias beyond 5% at the median; FlashAttention-2 is slower
   // (about half the rate), which the model does not follow (Megatron runs Transformer Engine's).
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h200/attention_passes.csv");
-  REQUIRE(in);
   const aicb::roofline_model h200("H200"), h100("H100");
   std::map<std::pair<bool, bool>, std::vector<double>> errors;  // (wide heads, backward)
-  std::string line;
-  std::getline(in, line);
-  int rows = 0;
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  int rows = 0;                                                 // the cuDNN ones
+  for_each_measurement("h200/attention_passes.csv", [&](std::istringstream& fields) {
     std::string backend;
     std::uint64_t seq = 0, heads = 0, qk = 0, v = 0, batch = 0;
     double flops = 0, forward_us = 0, backward_us = 0;
     fields >> backend >> seq >> heads >> qk >> v >> batch >> flops >> forward_us >> backward_us;
-    if (backend != "cudnn") continue;
+    if (backend != "cudnn") return;
     ++rows;
     for (const bool back : {false, true}) {
       aicb::compute_op op{.role = aicb::op_role::attention_core,
@@ -421,7 +401,7 @@ TEST_CASE("roofline: Hopper's fused attention as timed on an H200, per pass and 
       errors[{qk > 128, back}].push_back(us(h200, op) / measured - 1);
       CHECK(us(h100, op) == Approx(us(h200, op)));  // compute-bound: one die, one clock
     }
-  }
+  });
   CHECK(rows == 15);
   const auto median = [](std::vector<double> x) {
     std::sort(x.begin(), x.end());
@@ -463,15 +443,9 @@ TEST_CASE("roofline: a B200's GEMMs as measured agree with its GEMM fraction tak
   // docs/measurements/b200/gemm.csv: 514 BF16 GEMMs through Transformer Engine on a B200. The
   // catalogue's B200 fraction (0.49) comes from a different publication (gpu.hpp); these kernels
   // check it: the median GEMM within 5%, half of them within 10%.
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/b200/gemm.csv");
-  REQUIRE(in);
   const aicb::roofline_model b200("B200");
   std::vector<double> errors, absolute;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  for_each_measurement("b200/gemm.csv", [&](std::istringstream& fields) {
     std::uint64_t batch = 0, m = 0, k = 0, n = 0;
     std::string layout, accumulate, out;
     double efficiency = 0;
@@ -480,7 +454,7 @@ TEST_CASE("roofline: a B200's GEMMs as measured agree with its GEMM fraction tak
     const double measured = op.flops() / (efficiency * 2250e12);
     errors.push_back(us(b200, op) * 1e-6 / measured - 1);
     absolute.push_back(std::abs(errors.back()));
-  }
+  });
   REQUIRE(errors.size() == 514);
   std::sort(errors.begin(), errors.end());
   std::sort(absolute.begin(), absolute.end());
@@ -492,25 +466,19 @@ TEST_CASE("roofline: the model reproduces the H200 GEMM measurements it was cali
           "[compute][roofline]") {
   // docs/measurements/h200/gemm.csv: cuBLAS through PyTorch, BF16. Kernels of 50 GFLOP or more
   // (smaller ones are dominated by Python's launch time in that measurement).
-  std::ifstream in(std::string(AICB_SOURCE_DIR) + "/docs/measurements/h200/gemm.csv");
-  REQUIRE(in);
   const aicb::roofline_model h200("H200");
   std::vector<double> errors;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream fields(line);
+  for_each_measurement("h200/gemm.csv", [&](std::istringstream& fields) {
     std::string dtype;
     double m = 0, n = 0, k = 0, flops = 0, measured = 0;
     fields >> dtype >> m >> n >> k >> flops >> measured;
-    if (dtype != "bf16" || flops < 5e10) continue;
+    if (dtype != "bf16" || flops < 5e10) return;
     const aicb::compute_op op{.kind = aicb::op_kind::gemm,
                               .m = static_cast<std::uint64_t>(m),
                               .n = static_cast<std::uint64_t>(n),
                               .k = static_cast<std::uint64_t>(k)};
     errors.push_back(us(h200, op) / measured - 1);
-  }
+  });
   REQUIRE(errors.size() >= 40);
   std::sort(errors.begin(), errors.end());
   const double median = errors[errors.size() / 2];
