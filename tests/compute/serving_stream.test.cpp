@@ -20,17 +20,24 @@ aicb::model_spec small_dense() {
   return m;
 }
 
-// An engine of an unbounded token budget whose memory share leaves about `tokens` tokens of KV cache
-// beside the weights of `m` on `layout` (80 GB GPUs).
-aicb::serving_engine engine_with_kv_tokens(const aicb::model_spec& m, const aicb::serving_spec& layout,
-                                           const aicb::compute_model& compute, const aicb::cluster_spec& c,
-                                           double tokens) {
-  const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, compute, c);
+// Llama-3 70B on 8 H100s where every computation takes 1 µs, and an engine of an unbounded token budget
+// whose memory share leaves about `tokens` tokens of KV cache beside the weights (80 GB GPUs); `capacity`
+// is the cache a stream reports.
+struct small_cache {
+  aicb::constant_model each{aicb::nanoseconds{1000}};
+  aicb::model_spec m = aicb::presets::llama3_70b;
+  aicb::serving_spec layout{.tensor_parallel = 8};
+  aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
   aicb::serving_engine engine;
-  engine.token_budget = 1 << 20;
-  engine.memory_fraction = (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / 80e9;
-  return engine;
-}
+  std::uint64_t capacity = 0;
+
+  explicit small_cache(double tokens) {
+    const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
+    engine.token_budget = 1 << 20;
+    engine.memory_fraction = (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / 80e9;
+    capacity = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
+  }
+};
 
 }  // namespace
 
@@ -96,22 +103,16 @@ TEST_CASE("serving stream: a hand-counted run on a model where every operation t
 
 TEST_CASE("serving stream: a full KV cache preempts the latest request, which finishes later",
           "[serving][stream]") {
-  const aicb::constant_model each(aicb::nanoseconds{1000});
-  const aicb::model_spec m = aicb::presets::llama3_70b;
-  aicb::serving_spec layout;
-  layout.tensor_parallel = 8;
-  const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
   // A memory share that leaves about 20,000 tokens of KV cache beside the weights; each request's
   // whole length is 0.4 of that, so three running at once must preempt.
-  aicb::serving_engine engine = engine_with_kv_tokens(m, layout, each, h100, 20000);
-  const std::uint64_t capacity =
-      aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
-  REQUIRE(capacity > 19000u);
-  REQUIRE(capacity < 21000u);
-  const std::uint64_t length = capacity * 4 / 10;  // prompt + output of each request
+  small_cache d(20000);
+  REQUIRE(d.capacity > 19000u);
+  REQUIRE(d.capacity < 21000u);
+  const std::uint64_t length = d.capacity * 4 / 10;  // prompt + output of each request
   const std::vector<aicb::serving_request> three{
       {0, 0, length / 2, length / 2}, {1, 0, length / 2, length / 2}, {2, 0, length / 2, length / 2}};
-  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  const aicb::serving_stream_report r =
+      aicb::simulate_serving(d.m, d.layout, three, d.each, d.h100, d.engine);
   CHECK(r.preemptions >= 1u);
   CHECK(r.requests[2].preemptions >= 1u);  // the latest admitted goes first
   CHECK(r.requests[0].preemptions == 0u);
@@ -125,7 +126,7 @@ TEST_CASE("serving stream: a full KV cache preempts the latest request, which fi
   // prompt, not added again.
   aicb::serving_step_shape last;
   const aicb::serving_stream_report again =
-      aicb::simulate_serving(m, layout, three, each, h100, engine,
+      aicb::simulate_serving(d.m, d.layout, three, d.each, d.h100, d.engine,
                              [&](const aicb::serving_step_record& step) { last = step.groups[0]; });
   REQUIRE(again.requests[2].preemptions >= 1u);
   REQUIRE(last.decoding == 1u);
@@ -264,28 +265,23 @@ TEST_CASE("serving stream: a histogram of durations keeps its quantiles within 1
 
 TEST_CASE("serving stream: SGLang admits a prompt only while the cache holds its whole output ahead",
           "[serving][stream]") {
-  const aicb::constant_model each(aicb::nanoseconds{1000});
-  const aicb::model_spec m = aicb::presets::llama3_70b;
-  aicb::serving_spec layout;
-  layout.tensor_parallel = 8;
-  const aicb::cluster_spec h100 = aicb::cluster_preset("dgx-h100");
   // About 10,000 tokens of KV cache; three requests of 0.4 of it each, short prompts and long outputs
   // (under the 4096 tokens SGLang's estimate clips an output to).
-  aicb::serving_engine engine = engine_with_kv_tokens(m, layout, each, h100, 10000);
-  const std::uint64_t capacity =
-      aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
-  REQUIRE(capacity > 9500u);
-  REQUIRE(capacity < 10500u);
-  const std::uint64_t prompt = capacity / 20, output = capacity * 4 / 10 - prompt;
+  small_cache d(10000);
+  REQUIRE(d.capacity > 9500u);
+  REQUIRE(d.capacity < 10500u);
+  const std::uint64_t prompt = d.capacity / 20, output = d.capacity * 4 / 10 - prompt;
   const std::vector<aicb::serving_request> three{
       {0, 0, prompt, output}, {1, 0, prompt, output}, {2, 0, prompt, output}};
   // vLLM's admission asks only for the prompt's blocks: all three start in the first step.
-  const aicb::serving_stream_report v = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  const aicb::serving_stream_report v =
+      aicb::simulate_serving(d.m, d.layout, three, d.each, d.h100, d.engine);
   CHECK(v.requests[2].admitted_s == v.requests[0].admitted_s);
   // SGLang's reserves each new request's whole length: after two (0.8 of the cache) the third's 0.4
   // does not fit, and it starts in a later step.
-  engine.policy = aicb::serving_policy::sglang;
-  const aicb::serving_stream_report s = aicb::simulate_serving(m, layout, three, each, h100, engine);
+  d.engine.policy = aicb::serving_policy::sglang;
+  const aicb::serving_stream_report s =
+      aicb::simulate_serving(d.m, d.layout, three, d.each, d.h100, d.engine);
   CHECK(s.requests[1].admitted_s == s.requests[0].admitted_s);
   CHECK(s.requests[2].admitted_s > s.requests[1].admitted_s);
   // A step later the running two's remaining outputs count at 0.7 only, so the third is admitted;
