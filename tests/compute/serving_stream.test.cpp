@@ -39,6 +39,13 @@ struct small_cache {
   }
 };
 
+// A deployment of TP 8 prefill instances and TP 8 decode instances (their counts and engines the default).
+aicb::disaggregated_deployment tp8_disaggregated() {
+  aicb::disaggregated_deployment d;
+  d.prefill.tensor_parallel = d.decode.tensor_parallel = 8;
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("serving stream: a hand-counted run on a model where every operation takes the same time",
@@ -220,8 +227,7 @@ TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into i
   const aicb::roofline_model h200("H200");
   const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
   const aicb::model_spec m = aicb::presets::llama3_70b;
-  aicb::disaggregated_deployment d;
-  d.prefill.tensor_parallel = d.decode.tensor_parallel = 8;
+  aicb::disaggregated_deployment d = tp8_disaggregated();
   d.prefill_engine.policy = d.decode_engine.policy = aicb::serving_policy::sglang;
   const auto busy =
       aicb::synthetic_requests({.requests = 300, .rate = 8, .prompt = {2000, 4000}, .output = {100, 200}});
@@ -332,8 +338,7 @@ TEST_CASE("serving stream: disaggregated, each request's KV cache crosses the ne
   const aicb::roofline_model h200("H200");
   const aicb::cluster_spec c = aicb::cluster_preset("dgx-h200");
   const aicb::model_spec m = aicb::presets::llama3_70b;
-  aicb::disaggregated_deployment d;
-  d.prefill.tensor_parallel = d.decode.tensor_parallel = 8;
+  aicb::disaggregated_deployment d = tp8_disaggregated();
   // Requests a second apart: nothing queues, so each transfer is one request's KV cache — 2 K and V
   // of 8 heads of 128 in BF16 in each of 80 layers, 327,680 bytes a token — over the 8 GPUs' NICs.
   const std::vector<aicb::serving_request> spaced{{0, 0, 2000, 50}, {1, 1, 3000, 50}, {2, 2, 1000, 1}};
