@@ -30761,18 +30761,19 @@ struct serve_report {
                   u(l.attention_data_parallel), u(l.expert_parallel));
     return std::string(t);
   };
+  // The formats the deployment keeps: weights, KV cache and, when given, the recurrent state.
+  const std::string formats =
+      "weights " + std::string(to_string(s.weights)) + ", KV cache " + std::string(to_string(s.kv_cache)) +
+      (s.recurrent_state ? ", recurrent state " + std::string(to_string(*s.recurrent_state)) : std::string());
   if (r.disaggregated)
     add("model %s on %llu GPUs, disaggregated: %llu prefill instance(s) of %s, %llu decode instance(s) of "
-        "%s; "
-        "weights %s, KV cache %s; %s (%s)\n",
+        "%s; %s; "
+        "%s (%s)\n",
         r.model.c_str(), u(r.gpus), u(r.prefill_instances), layout_text(r.prefill_layout).c_str(),
-        u(r.decode_instances), layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
-        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
+        u(r.decode_instances), layout_text(s).c_str(), formats.c_str(), r.gpu.c_str(), r.cluster.c_str());
   else
-    add("model %s on %llu GPUs: %s; weights %s, KV cache %s; %s (%s)\n", r.model.c_str(), u(s.gpus()),
-        layout_text(s).c_str(), std::string(to_string(s.weights)).c_str(),
-        std::string(to_string(s.kv_cache)).c_str(), r.gpu.c_str(), r.cluster.c_str());
-  if (s.recurrent_state) out += "recurrent state " + std::string(to_string(*s.recurrent_state)) + "\n";
+    add("model %s on %llu GPUs: %s; %s; %s (%s)\n", r.model.c_str(), u(s.gpus()), layout_text(s).c_str(),
+        formats.c_str(), r.gpu.c_str(), r.cluster.c_str());
   add("engine: %s's scheduler, %llu tokens a %sstep, at most %llu running, blocks of %llu tokens, %.0f%% of "
       "memory%s\n",
       r.engine.policy == serving_policy::sglang ? "SGLang" : "vLLM", u(r.engine.token_budget),

@@ -771,6 +771,12 @@ aicb_schema_test(serve_prefix_json_schema serving_run.schema.json -- $<TARGET_FI
                  --prefix-groups 8 --prefix-tokens 1500 --json)
 aicb_cli_test(serve_recurrent EXPECT "recurrent state: [0-9.]+ MB a running request, held beside the KV cache"
               ARGS serve --model qwen3-next-80b-a3b --tp 4 --gpu H200 --count 50)
+# The recurrent state as SGLang keeps it (FP32): twice the bytes a request holds; refused without one.
+aicb_cli_test(serve_recurrent_state_fp32 EXPECT "KV cache bf16, recurrent state fp32" "recurrent state: 19\\.3 MB a running request"
+              ARGS serve --model qwen3-next-80b-a3b --tp 4 --gpu H200 --count 20 --recurrent-state fp32)
+aicb_cli_test(describe_recurrent_state_refused STATUS 2
+              EXPECT "recurrent_state = fp32: the model keeps no recurrent state"
+              ARGS describe --model llama3-8b --phase decode --batch 8 --context 1024 --recurrent-state fp32)
 aicb_cli_test(serve_mamba EXPECT "recurrent state: [0-9.]+ MB a running request"
               ARGS serve --model nemotron3-nano-30b-a3b --gpu H100 --count 50 --rate 5)
 aicb_cli_test(serve_mtp EXPECT "speculative decoding: 1 MTP draft a step, each accepted at 0.85: 1.85 tokens"
