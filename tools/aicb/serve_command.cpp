@@ -77,17 +77,10 @@ aicb::serving_window parse_window(const std::string& text) {
   return w;
 }
 
-aicb::dtype parse_format(const std::string& field, const std::string& text) {
-  const auto t = aicb::from_string<aicb::dtype>(text);
-  if (!t || (*t != aicb::dtype::bf16 && *t != aicb::dtype::fp8 && *t != aicb::dtype::fp16))
-    throw aicb::config_error(field, text, "expected bf16 | fp16 | fp8");
-  return *t;
-}
-
 int run_serve(serve_options& o) {
   aicb::serve_request& r = o.request;
-  r.layout.weights = parse_format("weights", o.weights);
-  r.layout.kv_cache = parse_format("kv_cache", o.kv_cache);
+  r.layout.weights = parse_serving_format("weights", o.weights);
+  r.layout.kv_cache = parse_serving_format("kv_cache", o.kv_cache);
   set_recurrent_state(r.layout, o.recurrent_state);
   r.layout.fp8_dispatch = o.dispatch == "fp8";
   if (r.prefill_instances == 0 && (o.prefill_tp || o.prefill_dp_attention || o.prefill_ep))

@@ -23,6 +23,14 @@ inline void set_recurrent_state(aicb::serving_spec& s, const std::string& text) 
   if (!text.empty()) s.recurrent_state = text == "fp32" ? aicb::dtype::fp32 : aicb::dtype::bf16;
 }
 
+// A weight or KV-cache format flag's value (`field` names it in the error): bf16, fp16 or fp8.
+inline aicb::dtype parse_serving_format(const std::string& field, const std::string& text) {
+  const auto t = aicb::from_string<aicb::dtype>(text);
+  if (!t || (*t != aicb::dtype::bf16 && *t != aicb::dtype::fp8 && *t != aicb::dtype::fp16))
+    throw aicb::config_error(field, text, "expected bf16 | fp16 | fp8");
+  return *t;
+}
+
 struct serving_flags {
   std::string phase, weights = "bf16", kv_cache = "bf16", dispatch = "fp8", recurrent_state;
   std::uint64_t batch = 1, prompt = 0, context = 0, dp_attention = 1, mtp_drafts = 0;
@@ -67,12 +75,6 @@ struct serving_flags {
   }
 
   [[nodiscard]] aicb::serving_spec spec(std::uint64_t tensor_parallel, std::uint64_t expert_parallel) const {
-    const auto format = [](const std::string& field, const std::string& text) {
-      const auto t = aicb::from_string<aicb::dtype>(text);
-      if (!t || (*t != aicb::dtype::bf16 && *t != aicb::dtype::fp8 && *t != aicb::dtype::fp16))
-        throw aicb::config_error(field, text, "expected bf16 | fp16 | fp8");
-      return *t;
-    };
     aicb::serving_spec s;
     s.phase = phase == "prefill" ? aicb::inference_phase::prefill : aicb::inference_phase::decode;
     s.batch = batch;
@@ -81,8 +83,8 @@ struct serving_flags {
     s.tensor_parallel = tensor_parallel;
     s.attention_data_parallel = dp_attention;
     s.expert_parallel = expert_parallel;
-    s.weights = format("weights", weights);
-    s.kv_cache = format("kv_cache", kv_cache);
+    s.weights = parse_serving_format("weights", weights);
+    s.kv_cache = parse_serving_format("kv_cache", kv_cache);
     set_recurrent_state(s, recurrent_state);
     s.fp8_dispatch = dispatch == "fp8";
     s.mtp_drafts = mtp_drafts;

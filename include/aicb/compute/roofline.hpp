@@ -18,9 +18,10 @@
 ///   its own. DeepSeek sparse
 ///   attention's indexer scores (FP8 products of each query's heads with every key) run at the GEMM
 ///   fractions, FP8 or BF16 as their type says.
-/// - `waves`: wave quantisation — a GEMM's 128×128 output tiles run in waves of one tile per
-///   streaming multiprocessor, and a last partial wave leaves multiprocessors idle (NVIDIA's Matrix
-///   Multiplication Background guide, §3.2). Grouped GEMMs fill the GPU with all groups' tiles.
+/// - `waves`: wave quantisation — a GEMM's output tiles (128 rows high, 64, 128 or 256 wide, whichever
+///   fills the last wave best) run in waves of one tile per streaming multiprocessor, and a last
+///   partial wave leaves multiprocessors idle (NVIDIA's Matrix Multiplication Background guide, §3.2).
+///   Grouped GEMMs fill the GPU with all groups' tiles.
 /// - `memory_fraction` 0.88: streaming copies and additions reach 88% of the datasheet bandwidth;
 ///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
 ///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
@@ -87,7 +88,7 @@ struct roofline_efficiency {
   double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
   double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
   double launch_ns = 2000;           ///< per kernel
-  unsigned tile = 128;               ///< GEMM output tile edge, for wave quantisation
+  unsigned tile = 128;               ///< GEMM output tile height (and middle width), for wave quantisation
 };
 
 /// Durations from a GPU's peaks and the efficiencies above.
@@ -137,12 +138,13 @@ class roofline_model final : public compute_model {
                   "roofline: %s (datasheet: BF16 %.0f TFLOP/s, FP8 %.0f TFLOP/s, memory %.0f GB/s, %u SMs) x "
                   "efficiency (GEMM %.2f, FP8 GEMM %.2f, %s, memory %.2f; memory-bound kinds: "
                   "activation %.2f, norm %.2f, dropout %.2f, softmax %.2f, optimizer %.2f; launch %.0f "
-                  "ns; waves of %ux%u tiles)",
+                  "ns; waves of %u-row tiles %u, %u or %u wide)",
                   std::string(gpu_.full_name).c_str(), gpu_.bf16_tflops, gpu_.fp8_tflops,
                   gpu_.memory_gb_per_s, gpu_.sm_count,
                   gpu_.gemm_efficiency > 0 ? gpu_.gemm_efficiency : e_.gemm_fraction, fp8_gemm_fraction(),
                   attention, e_.memory_fraction, e_.activation_factor, e_.norm_factor, e_.dropout_factor,
-                  e_.softmax_factor, e_.optimizer_factor, e_.launch_ns, e_.tile, e_.tile);
+                  e_.softmax_factor, e_.optimizer_factor, e_.launch_ns, e_.tile, e_.tile / 2, e_.tile,
+                  e_.tile * 2);
     return text;
   }
 
@@ -155,14 +157,23 @@ class roofline_model final : public compute_model {
   [[nodiscard]] const roofline_efficiency& efficiency() const noexcept { return e_; }
 
  private:
-  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail). A
-  // GEMM with fewer output tiles than multiprocessors (the skinny GEMMs of decoding a few tokens)
-  // splits its reduction dimension over the idle ones (split-K / stream-K, as cuBLAS and CUTLASS
-  // choose for such shapes), at most one split per 128-wide slice of k.
+  // The share of the multiprocessors a GEMM's tiles keep busy over its waves (1 = no idle tail): the
+  // best of output tiles `tile` rows high and half, one or two times `tile` wide, as cuBLAS's and
+  // CUTLASS's heuristics pick a tile shape per problem (and DeepGEMM its block width) rather than
+  // leave most of a last wave idle. A GEMM with fewer output tiles than multiprocessors (the skinny
+  // GEMMs of decoding a few tokens) splits its reduction dimension over the idle ones (split-K /
+  // stream-K, as those libraries choose for such shapes), at most one split per `tile`-wide slice of k.
   [[nodiscard]] double waves(const compute_op& op) const {
     if (gpu_.sm_count == 0 || e_.tile == 0) return 1;
-    double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / e_.tile) *
-                   std::ceil(static_cast<double>(op.n) / e_.tile);
+    const double edge = e_.tile;
+    double best = 0;
+    for (const double width : {edge / 2, edge, edge * 2})
+      best = std::max(best, waves(op, edge, width));
+    return best;
+  }
+  [[nodiscard]] double waves(const compute_op& op, double height, double width) const {
+    double tiles = static_cast<double>(op.batch) * std::ceil(static_cast<double>(op.m) / height) *
+                   std::ceil(static_cast<double>(op.n) / width);
     if (!(tiles > 0)) return 1;
     const double sms = gpu_.sm_count;
     if (tiles < sms)
