@@ -42,18 +42,18 @@ int for_each_measurement(const std::string& table, Row row) {
 TEST_CASE("roofline: a 4096^3 BF16 GEMM on H100, derived by hand from the documented model",
           "[compute][roofline]") {
   // 32 x 32 = 1024 tiles of 128 x 128 on 132 SMs: 8 waves, the last partial, so 1024/1056 of the GPU
-  // busy (tiles 64 or 256 wide fill no more: 2048/2112, 512/528). Compute: (2·4096³ + 2e9 ramp) / (989e12 ·
-  // 0.72 · 1024/1056). Memory: three 4096² bf16 matrices (+ 4 MB) at 88% of 3.35 TB/s. The larger, plus the 2
-  // us launch.
+  // busy (tiles 64 or 256 wide fill no more: 2048/2112, 512/528). Compute: 2·4096³ / (989e12 · 0.72 ·
+  // 1024/1056) and the 2.8 us ramp. Memory: three 4096² bf16 matrices (+ 4 MB) at 88% of 3.35 TB/s. The
+  // larger, plus the 2 us launch.
   const aicb::compute_op gemm{.kind = aicb::op_kind::gemm, .m = 4096, .n = 4096, .k = 4096};
-  const double compute = (2.0 * 4096 * 4096 * 4096 + 2e9) / (989e12 * 0.72 * 1024.0 / 1056.0) * 1e6;
+  const double compute = 2.0 * 4096 * 4096 * 4096 / (989e12 * 0.72 * 1024.0 / 1056.0) * 1e6 + 2.8;
   const double memory = (3.0 * 4096 * 4096 * 2 + 4e6) / (3.35e12 * 0.88) * 1e6;
   CHECK(compute > memory);
   CHECK(us(aicb::roofline_model("H100"), gemm) == Approx(compute + 2).margin(0.002));
   // The A100s use their own GEMM efficiency (0.745), which the provenance says. On their 108 SMs
   // tiles 64 wide fill the waves best: 2048 of them in 19 waves, 2048/2052 busy (128 wide: 1024/1080).
   const aicb::roofline_model a100("A100");
-  const double a100_compute = (2.0 * 4096 * 4096 * 4096 + 2e9) / (312e12 * 0.745 * 2048.0 / 2052.0) * 1e6;
+  const double a100_compute = 2.0 * 4096 * 4096 * 4096 / (312e12 * 0.745 * 2048.0 / 2052.0) * 1e6 + 2.8;
   CHECK(us(a100, gemm) == Approx(a100_compute + 2).margin(0.002));
   CHECK_THAT(a100.provenance(), Catch::Contains("GEMM 0.74") && Catch::Contains("108 SMs"));
 }
@@ -107,7 +107,7 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   // output gradient (m x n), in its kernels, each with its launch and ramp; none carried, none paid.
   // The GEMM's best tiles are 64 wide: 64 x 128 of them in 63 waves of 132 (128 wide: 4096 in 32).
   const double fp8_gemm =
-      (2.0 * 8192 * 8192 * 8192 + 2e9) / (1979e12 * 0.60 * (64.0 * 128 / (63 * 132))) * 1e6 + 2;
+      2.0 * 8192 * 8192 * 8192 / (1979e12 * 0.60 * (64.0 * 128 / (63 * 132))) * 1e6 + 2.8 + 2;
   CHECK(us(h100, fp8) == Approx(fp8_gemm).margin(0.002));
   fp8.quantize_input_bytes = 3;
   fp8.quantize_kernels = 1;
@@ -118,7 +118,7 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   fp8.quantize_output_bytes = 2;
   fp8.quantize_kernels = 2;
   const double half_gemm =
-      (2.0 * 4096 * 8192 * 8192 + 2e9) / (1979e12 * 0.60 * (32.0 * 64 / (16 * 132))) * 1e6 + 2;
+      2.0 * 4096 * 8192 * 8192 / (1979e12 * 0.60 * (32.0 * 64 / (16 * 132))) * 1e6 + 2.8 + 2;
   const double passes = (3.5 * 4096 * 8192 + 2 * 4e6) / (bandwidth * 0.74) * 1e6 + 2 * 2;
   CHECK(us(h100, fp8) == Approx(half_gemm + passes).margin(0.002));
   // A GPU without FP8 runs the GEMM in BF16: no scaling.
@@ -209,12 +209,11 @@ TEST_CASE("roofline: grouped and looped expert GEMMs are priced on each expert's
   CHECK(loop.flops() == grouped.flops());
   CHECK(us(h100, loop) == Approx(8 * us(h100, one)).margin(0.01));
   // One expert: 4 x 56 = 224 tiles on 132 SMs (2 waves, 224/264 busy).
-  const double expert = (2.0 * 512 * 7168 * 2048 + 2e9) / (989e12 * 0.72 * 224.0 / 264.0) * 1e6;
+  const double expert = 2.0 * 512 * 7168 * 2048 / (989e12 * 0.72 * 224.0 / 264.0) * 1e6 + 2.8;
   CHECK(us(h100, one) == Approx(expert + 2).margin(0.002));
   // The group's 1792 tiles fill 14 waves less 56 idle slots; one ramp for the kernel.
   const double group = 2.0 * 512 * 7168 * 2048 / (989e12 * 0.72 * 1792.0 / 1848.0) * 1e6;
-  const double ramp = 2e9 / (989e12 * 0.72 * 1792.0 / 1848.0) * 1e6;
-  CHECK(us(h100, grouped) == Approx(8 * group + ramp + 2).margin(0.01));
+  CHECK(us(h100, grouped) == Approx(8 * group + 2.8 + 2).margin(0.01));
   // Per-expert efficiency stays well under the large-GEMM fraction: 50-70% of peak, as measured.
   const double efficiency = grouped.flops() / (us(h100, grouped) * 1e-6) / 989e12;
   CHECK(efficiency > 0.5);
@@ -514,7 +513,8 @@ TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[
   // FlashAttention-3's causal BF16 forward (25 shapes of one sequence) timed on an H20. The catalogue
   // takes its fractions from the large ones (gpu.hpp); the model must then price the large kernels
   // at the median within 5%, and the small ones — rows too few to fill the GPU, priced by the waves
-  // and the ramp, nothing fitted — no faster than measured at the median.
+  // and the ramp, nothing fitted — within 10% at the median (a ramp counted in FLOPs at the H20's
+  // slow peak, or stretched by a partly idle last wave, made them 42% slow).
   const aicb::roofline_model h20("H20");
   const auto median = [](std::vector<double> x) {
     std::sort(x.begin(), x.end());
@@ -533,7 +533,7 @@ TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[
   REQUIRE(large.size() + small.size() == 402);
   CHECK(std::abs(median(large)) < 0.05);
   CHECK(median(large_magnitude) < 0.08);
-  CHECK(median(small) > -0.05);
+  CHECK(std::abs(median(small)) < 0.10);
   std::vector<double> attention;
   for_each_measurement("h20/attention_prefill.csv", [&](std::istringstream& fields) {
     std::uint64_t heads = 0, kv_heads = 0, head_dim = 0, seq = 0;

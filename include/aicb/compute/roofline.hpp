@@ -6,12 +6,12 @@
 /// aicb::roofline_model — durations from physics: each kernel's FLOPs against the GPU's tensor-core
 /// peak and its bytes against the memory bandwidth, each at the fraction real kernels sustain:
 ///
-///     time = launch + max( (FLOPs + compute_half) / (peak · fraction · waves),
+///     time = launch + max( FLOPs / (peak · fraction · waves) + ramp,
 ///                          (bytes + memory_half) / (bandwidth · memory_fraction · kind_factor) )
 ///
 /// - `fraction`: GEMMs 0.72 of the dense BF16/FP16 peak (0.60 of the FP8 peak); fused attention
 ///   0.45 — both measured on an H200 (docs/compute-model.md: on its 56 bf16 GEMMs of at least 50
-///   GFLOP this model's median error is −0.8%, its median absolute error 7.3%). A GPU whose catalogue
+///   GFLOP this model's median error is −1.6%, its median absolute error 6.9%). A GPU whose catalogue
 ///   entry knows better (gpu_spec::gemm_efficiency: the A100s and the B200; gpu_spec::
 ///   fp8_gemm_efficiency: the B200; gpu_spec::attention, per
 ///   pass and head width: the Hopper GPUs, timed on an H200 with their own ramp, and the B200) uses
@@ -26,8 +26,12 @@
 ///   other memory-bound kernels reach a share of that (`kind_factor`, measured): activations 0.74,
 ///   norms 0.65, dropout and the residual's bias-dropout-add 0.59, a fused scale-mask-softmax (unfused
 ///   attention) 0.80, the fused Adam step 0.80.
-/// - `compute_half`, `memory_half`: a kernel's ramp and tail (2·10⁹ FLOP ≈ 2.8 µs on an H100; 4 MB),
-///   so that small kernels are not absurdly fast; `launch` 2 µs per kernel.
+/// - the ramp: a kernel's fill and tail, so that small kernels are not absurdly fast. A GEMM's is a
+///   time, `gemm_ramp_ns` 2.8 µs on every GPU and in every precision (the fill of its tiles' pipelines
+///   and its epilogue are latencies, not work: 2·10⁹ FLOP at the H200's BF16 GEMM rate, where it was
+///   fitted), paid once however few tiles the kernel has; other kernels' is `compute_half` FLOPs at
+///   their own rate (2·10⁹), fused causal attention's as measured per GPU. `memory_half` 4 MB for
+///   memory-bound kernels; `launch` 2 µs per kernel.
 ///
 /// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
 /// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
@@ -85,7 +89,8 @@ struct roofline_efficiency {
   double dropout_factor = 0.59;      ///< dropout, bias-dropout-add
   double softmax_factor = 0.80;      ///< fused scale-mask-softmax
   double optimizer_factor = 0.80;    ///< the fused Adam step
-  double compute_half = 2e9;         ///< FLOPs of a kernel's ramp and tail
+  double gemm_ramp_ns = 2800;        ///< a GEMM kernel's ramp and tail, ns (file comment)
+  double compute_half = 2e9;         ///< FLOPs of another kernel's ramp and tail
   double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
   double launch_ns = 2000;           ///< per kernel
   unsigned tile = 128;               ///< GEMM output tile height (and middle width), for wave quantisation
@@ -245,7 +250,10 @@ class roofline_model final : public compute_model {
       fraction = fp8_gemm_fraction();
     // Element-wise kernels do a few FLOPs per element on CUDA cores: never the bound that matters,
     // priced against the tensor-core peak like everything else.
-    return (flops + (ramp ? ramp_flops(op) : 0)) / (gpu_.peak_flops(op.type) * fraction * wave_share) * 1e9;
+    const double rate = gpu_.peak_flops(op.type) * fraction;
+    if (op.kind == op_kind::gemm || op.kind == op_kind::attention_index)
+      return flops / (rate * wave_share) * 1e9 + (ramp ? e_.gemm_ramp_ns : 0);
+    return (flops + (ramp ? ramp_flops(op) : 0)) / (rate * wave_share) * 1e9;
   }
   // A kernel's ramp and tail in FLOPs: a causal fused attention's measured one where the GPU has
   // it, in proportion to the work below the smallest kernel measured (attention_fractions).
