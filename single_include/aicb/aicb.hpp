@@ -12188,6 +12188,16 @@ struct gpu_spec {
   /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
   double gated_deltanet_fraction = 0;
   double gated_deltanet_memory = 0;
+  /// Attention over a KV cache (decoding: each KV group's query heads against its cached keys and
+  /// values, not causal) when measured on this GPU (0: the forward attention fraction and the memory
+  /// bandwidth): as a share of the BF16 peak where many query heads share each cached head (the
+  /// kernel compute-bound), and of the memory bandwidth where few do. H20: 0.45 and 0.72 — FlashInfer's
+  /// decode kernels timed on one (docs/measurements/h20/attention_decode.csv: 4 to 128 query heads
+  /// a cached head, batches of 1 to 512 over 1k–128k cached tokens; the medians over the BF16-cache
+  /// kernels that read 256k cached tokens or more: those with 32 or more query heads a cached head for
+  /// the first, the rest for the second).
+  double decode_attention_fraction = 0;
+  double decode_attention_memory = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -12226,7 +12236,7 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
@@ -13848,9 +13858,14 @@ class roofline_model final : public compute_model {
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
     if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
+    if (decoding(op) && gpu_.decode_attention_fraction > 0) return gpu_.decode_attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
+  }
+  // Attention over a KV cache: a decoding step's fused, non-causal forward.
+  [[nodiscard]] static bool decoding(const compute_op& op) noexcept {
+    return op.kind == op_kind::attention && op.fused && !op.causal && op.pass == pass_kind::forward;
   }
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
@@ -13869,8 +13884,11 @@ class roofline_model final : public compute_model {
         return gated_deltanet(op) && gpu_.gated_deltanet_memory > 0
                    ? gpu_.gated_deltanet_memory / e_.memory_fraction
                    : 1;
-      case op_kind::gemm:
       case op_kind::attention:
+        return decoding(op) && gpu_.decode_attention_memory > 0
+                   ? gpu_.decode_attention_memory / e_.memory_fraction
+                   : 1;
+      case op_kind::gemm:
       case op_kind::attention_index:
         return 1;
       case op_kind::norm:

@@ -104,6 +104,16 @@ struct gpu_spec {
   /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
   double gated_deltanet_fraction = 0;
   double gated_deltanet_memory = 0;
+  /// Attention over a KV cache (decoding: each KV group's query heads against its cached keys and
+  /// values, not causal) when measured on this GPU (0: the forward attention fraction and the memory
+  /// bandwidth): as a share of the BF16 peak where many query heads share each cached head (the
+  /// kernel compute-bound), and of the memory bandwidth where few do. H20: 0.45 and 0.72 — FlashInfer's
+  /// decode kernels timed on one (docs/measurements/h20/attention_decode.csv: 4 to 128 query heads
+  /// a cached head, batches of 1 to 512 over 1k–128k cached tokens; the medians over the BF16-cache
+  /// kernels that read 256k cached tokens or more: those with 32 or more query heads a cached head for
+  /// the first, the rest for the second).
+  double decode_attention_fraction = 0;
+  double decode_attention_memory = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -142,7 +152,7 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},

@@ -272,9 +272,14 @@ class roofline_model final : public compute_model {
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
     if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
+    if (decoding(op) && gpu_.decode_attention_fraction > 0) return gpu_.decode_attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
+  }
+  // Attention over a KV cache: a decoding step's fused, non-causal forward.
+  [[nodiscard]] static bool decoding(const compute_op& op) noexcept {
+    return op.kind == op_kind::attention && op.fused && !op.causal && op.pass == pass_kind::forward;
   }
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
@@ -293,8 +298,11 @@ class roofline_model final : public compute_model {
         return gated_deltanet(op) && gpu_.gated_deltanet_memory > 0
                    ? gpu_.gated_deltanet_memory / e_.memory_fraction
                    : 1;
-      case op_kind::gemm:
       case op_kind::attention:
+        return decoding(op) && gpu_.decode_attention_memory > 0
+                   ? gpu_.decode_attention_memory / e_.memory_fraction
+                   : 1;
+      case op_kind::gemm:
       case op_kind::attention_index:
         return 1;
       case op_kind::norm:
