@@ -12188,8 +12188,9 @@ struct gpu_spec {
   /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
   double gated_deltanet_fraction = 0;
   double gated_deltanet_memory = 0;
-  /// Attention over a KV cache (decoding: each KV group's query heads against its cached keys and
-  /// values, not causal) when measured on this GPU (0: the forward attention fraction and the memory
+  /// Attention over a per-head KV cache (decoding MHA or GQA: each KV group's query heads against its
+  /// cached keys and values, not causal; MLA's absorbed decode is a kernel of its own and keeps the
+  /// attention fraction) when measured on this GPU (0: the forward attention fraction and the memory
   /// bandwidth): as a share of the BF16 peak where many query heads share each cached head (the
   /// kernel compute-bound), and of the memory bandwidth where few do. H20: 0.45 and 0.72 — FlashInfer's
   /// decode kernels timed on one (docs/measurements/h20/attention_decode.csv: 4 to 128 query heads
@@ -13863,9 +13864,11 @@ class roofline_model final : public compute_model {
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
   }
-  // Attention over a KV cache: a decoding step's fused, non-causal forward.
+  // Attention over a per-head KV cache (MHA, GQA): a decoding step's fused, non-causal forward. MLA's
+  // absorbed decode (every head against one shared latent cache) runs kernels of its own.
   [[nodiscard]] static bool decoding(const compute_op& op) noexcept {
-    return op.kind == op_kind::attention && op.fused && !op.causal && op.pass == pass_kind::forward;
+    return op.kind == op_kind::attention && op.fused && !op.causal && !op.shared_kv &&
+           op.pass == pass_kind::forward;
   }
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {

@@ -104,8 +104,9 @@ struct gpu_spec {
   /// updating FP32 states at 0.55–0.57 of 4.0 TB/s).
   double gated_deltanet_fraction = 0;
   double gated_deltanet_memory = 0;
-  /// Attention over a KV cache (decoding: each KV group's query heads against its cached keys and
-  /// values, not causal) when measured on this GPU (0: the forward attention fraction and the memory
+  /// Attention over a per-head KV cache (decoding MHA or GQA: each KV group's query heads against its
+  /// cached keys and values, not causal; MLA's absorbed decode is a kernel of its own and keeps the
+  /// attention fraction) when measured on this GPU (0: the forward attention fraction and the memory
   /// bandwidth): as a share of the BF16 peak where many query heads share each cached head (the
   /// kernel compute-bound), and of the memory bandwidth where few do. H20: 0.45 and 0.72 — FlashInfer's
   /// decode kernels timed on one (docs/measurements/h20/attention_decode.csv: 4 to 128 query heads

@@ -277,9 +277,11 @@ class roofline_model final : public compute_model {
     const double fraction = op.pass == pass_kind::forward ? measured.forward : measured.backward;
     return fraction > 0 ? fraction : e_.attention_fraction;
   }
-  // Attention over a KV cache: a decoding step's fused, non-causal forward.
+  // Attention over a per-head KV cache (MHA, GQA): a decoding step's fused, non-causal forward. MLA's
+  // absorbed decode (every head against one shared latent cache) runs kernels of its own.
   [[nodiscard]] static bool decoding(const compute_op& op) noexcept {
-    return op.kind == op_kind::attention && op.fused && !op.causal && op.pass == pass_kind::forward;
+    return op.kind == op_kind::attention && op.fused && !op.causal && !op.shared_kv &&
+           op.pass == pass_kind::forward;
   }
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
