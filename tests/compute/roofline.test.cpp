@@ -19,6 +19,12 @@ double us(const aicb::compute_model& model, const aicb::compute_op& op) {
   return static_cast<double>(model.duration(op).count()) / 1000;
 }
 
+// The median of `x` (the mean of the middle two for an even count).
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
+}
+
 // The rows of docs/measurements/`table` after its header, each as whitespace-separated fields;
 // the number of rows read.
 template <class Row>
@@ -344,10 +350,6 @@ TEST_CASE(
     }
   });
   CHECK(rows == 19);
-  const auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
-  };
   const aicb::gpu_spec& gpu = b200.gpu();
   CHECK(median(shares[{false, false}]) == Approx(gpu.attention.forward).margin(0.005));
   CHECK(median(shares[{false, true}]) == Approx(gpu.attention.backward).margin(0.005));
@@ -405,10 +407,6 @@ TEST_CASE("roofline: Hopper's fused attention as timed on an H200, per pass and 
     }
   });
   CHECK(rows == 15);
-  const auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
-  };
   for (const auto& [key, e] : errors) {
     INFO("wide heads " << key.first << ", backward " << key.second);
     std::vector<double> magnitude;
@@ -516,10 +514,6 @@ TEST_CASE("roofline: an H20's FP8 GEMMs and fused attention as timed on one", "[
   // and the ramp, nothing fitted — within 10% at the median (a ramp counted in FLOPs at the H20's
   // slow peak, or stretched by a partly idle last wave, made them 42% slow).
   const aicb::roofline_model h20("H20");
-  const auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
-  };
   std::vector<double> large, small, large_magnitude;
   for_each_measurement("h20/gemm_fp8.csv", [&](std::istringstream& fields) {
     std::uint64_t m = 0, k = 0, n = 0;
@@ -565,10 +559,6 @@ TEST_CASE("roofline: an H20's decode attention as timed on one", "[compute][roof
   aicb::gpu_spec unmeasured = *aicb::find_gpu("H20");
   unmeasured.decode_attention_fraction = unmeasured.decode_attention_memory = 0;
   const aicb::roofline_model h20_defaults(unmeasured);
-  const auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    return x.size() % 2 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
-  };
   std::vector<double> errors, magnitudes, many_heads_defaults;
   std::map<std::string, std::vector<double>> by_layout;
   const int rows = for_each_measurement("h20/attention_decode.csv", [&](std::istringstream& fields) {
