@@ -73,7 +73,7 @@ fi
 # and the median of their measured / estimate ratios must lie in [0.85, 1.25]. The band leans high because
 # on this loopback a collective inside the job costs 20-30% more than the same size back to back in the
 # sweep (a 1 MiB all-reduce: 116-140 us in the job, 99-118 us in the sweep; its buffers are no longer in
-# cache after the compute between); whole iterations land within -6%/+14% of the estimate in most launches
+# cache after the compute between); whole iterations land within -9%/+14% of the estimate in most launches
 # (27 of 30 launches over 10 runs; the others at 0.45, 0.77 and 2.02 of it, which the median absorbs).
 # `aicb describe --cluster` of the file gives the same estimate as the run's.
 job=(--hidden-size 1024 --num-attention-heads 8 --num-layers 4 --vocab-size 8192 --seq-length 512
