@@ -13842,7 +13842,7 @@ class roofline_model final : public compute_model {
       return flops / (rate * wave_share) * 1e9 + (ramp ? e_.gemm_ramp_ns : 0);
     return (flops + (ramp ? ramp_flops(op) : 0)) / (rate * wave_share) * 1e9;
   }
-  // A kernel's ramp and tail in FLOPs: a causal fused attention's measured one where the GPU has
+  // A non-GEMM kernel's ramp and tail in FLOPs: a causal fused attention's measured one where the GPU has
   // it, in proportion to the work below the smallest kernel measured (attention_fractions).
   [[nodiscard]] double ramp_flops(const compute_op& op) const noexcept {
     if (op.kind == op_kind::attention && op.fused && op.causal) {
