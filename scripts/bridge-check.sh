@@ -79,12 +79,17 @@ card_oss_gb200="--model gpt-oss-120b --ep 64 --mbs 4 $moe $a2a_overlap --delay-w
 card_super_gb200="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --tp 2 --sp --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity $overlap --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
 card_qwen_gb200="--model qwen3-30b-a3b --ep 8 --mbs 4 --dtype fp8 $flex --moe-flex-backend hybridep $a2a_overlap --delay-wgrad-compute $overlap --host-overhead-us 0"
 card_qwen="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $a2a_overlap $overlap"
+# The same recipe with its EP exchanges exposed: the overlap A/B of the Bridge's MoE tuning notes
+# (skills/nemo-mbridge-perf-moe-optimization-workflow/card.yaml, qwen3_30b_h100_case_study, at its
+# 2026-08-01 commit: 24713.8 ms a step without the overlap).
+card_qwen_exposed="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $overlap"
 card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
 card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --distributed-optimizer --overlap-param-gather --pipeline-layout @DS_PP8_VPP4@ $ds_recompute,mlp"
 
 # release | family | name | GPUs | global batch | sequence | tokens/s/GPU | flags
 rows=(
   "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe)|16|1024|4096|13011.378|$card_qwen $te_loss $h100"
+  "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe, EP exchanges exposed)|16|1024|4096|10607.191|$card_qwen_exposed $te_loss $h100"
   "26.06-card|hybrid|Nemotron 3 Super, BF16, H100 (tuned recipe)|64|1280|4096|2969.345|$card_super $te_loss $h100"
   "26.08-card|MoE|DeepSeek-V3, BF16, H100 (tuned recipe)|1024|16384|4096|1061.206|$card_ds $te_loss $h100"
   "26.06-card|MoE|GPT-OSS 120B, BF16, GB200 (tuned recipe)|64|1280|4096|16398.332|$card_oss_gb200 $te_loss $gb200"

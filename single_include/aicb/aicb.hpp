@@ -13018,9 +13018,19 @@ struct group_placement {
 /// kernels; DeepSeek-V3 technical report, arXiv 2412.19437, section 3.2.2): `off_node_share` of the
 /// direct exchange's network bytes leave the node, and the receiving node's NVLink carries
 /// `forwarded_per_network_byte` bytes per byte that arrived.
+///
+/// The token's copy for its own node takes the same path through the sending kernel (into the
+/// node's receive buffer, then forwarded over NVLink), and that path moves its copies no faster than
+/// the NIC: DeepEP's own benchmark counts them as "logical" network bandwidth, and its internode
+/// normal kernels reach 43, 58 and 51 GB/s of it at EP 16, 32 and 64 on 50 GB/s NICs (H800, its
+/// docs/legacy.md; its README: "the results are logical bandwidth ... actually contains local rank
+/// traffic"). At EP 16 half those copies stay on their node, so the exchange takes twice the time its
+/// network bytes alone would. `copies_per_network_copy`: the copies that pass through the sending
+/// kernel (one per distinct destination node, its own included) per copy that leaves the node.
 struct node_forwarding {
   double off_node_share = 1;
   double forwarded_per_network_byte = 0;
+  double copies_per_network_copy = 1;
 };
 
 /// The node forwarding of a token routed to `k` of `experts` experts spread evenly over a group
@@ -13038,12 +13048,13 @@ struct node_forwarding {
   const double gpus = expected_destinations(experts, k, p.size, groups, group_topk);  // distinct GPUs a token
   const double hosts = expected_destinations(experts, k, p.nodes, groups, group_topk);  // distinct nodes
   const double remote_gpus = gpus * (n - m) / n, remote_nodes = hosts * (nodes - 1) / nodes;
-  if (!(remote_gpus > 0)) return {};
+  if (!(remote_gpus > 0) || !(remote_nodes > 0)) return {};
   // Given its node is chosen, a token goes to gpus / hosts of its GPUs; the one it arrives at is one
   // of them with probability 1/m of each.
   const double per_chosen_node = gpus / hosts;
   return {.off_node_share = remote_nodes / remote_gpus,
-          .forwarded_per_network_byte = per_chosen_node * (m - 1) / m};
+          .forwarded_per_network_byte = per_chosen_node * (m - 1) / m,
+          .copies_per_network_copy = hosts / remote_nodes};
 }
 
 /// The node forwarding of `model`'s routing (its experts, top-k and router groups) over a group
@@ -13071,8 +13082,8 @@ namespace detail {
   double network = 0;
   if (kind == collective::all_to_all) {
     const double r = static_cast<double>(rail->group_size);
-    network =
-        rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r) * forwarding.off_node_share;
+    network = rail->time_us(size, rail->group_size) * ((n - m) / n) / ((r - 1) / r) *
+              forwarding.off_node_share * forwarding.copies_per_network_copy;
   } else {
     network = rail->time_us(size, p.size) / m;
   }
@@ -13114,10 +13125,12 @@ namespace detail {
     case collective::all_to_all: {
       if (one_node) return steps * latency + (n - 1) / n * size / bus;
       // Each rank sends (n − m)/n of its buffer over its own share of the NICs, (m − 1)/n over NVLink;
-      // a node-forwarding exchange sends a share of the first and forwards what arrives over NVLink.
+      // a node-forwarding exchange sends a share of the first, its own node's copies through the same
+      // kernel at the NIC's pace, and forwards what arrives over NVLink.
       const double m = static_cast<double>(p.per_node);
       const double network = (n - m) / n * size * forwarding.off_node_share;
-      const double off_node = network / (cluster.nic_gb_per_s_per_gpu() * 1e3);
+      const double off_node =
+          network * forwarding.copies_per_network_copy / (cluster.nic_gb_per_s_per_gpu() * 1e3);
       const double on_node = ((m - 1) / n * size + network * forwarding.forwarded_per_network_byte) /
                              (cluster.nvlink_gb_per_s * 1e3);
       return steps * latency + std::max(off_node, on_node);
