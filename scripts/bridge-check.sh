@@ -171,6 +171,12 @@ for row in "${rows[@]}"; do
   flags=${flags//@DS_PP8_VPP2@/$ds_pp8_vpp2_layout}
   flags=${flags//@DS_PP8_VPP4@/$ds_pp8_vpp4_layout}
   [[ $release == 26.* ]] && flags="$flags $bf16_grads"
+  # The FP8 recipe the row names: MXFP8 (FP8-MX) on Blackwell, per-tensor current scaling otherwise
+  # (the Bridge's fp8_cs; the 25.09 table's figures outside parentheses).
+  case $name in
+    *MXFP8* | *FP8-MX*) flags="$flags --fp8-recipe mxfp8" ;;
+    *FP8*) flags="$flags --fp8-recipe tensorwise" ;;
+  esac
   row_host=$host
   [[ $flags == *--host-overhead-us* ]] && row_host=  # a row whose recipe graphs the iteration keeps its 0
   # shellcheck disable=SC2086  # the flags are words

@@ -467,7 +467,7 @@ AICB_END_NAMESPACE
 
 /// @file
 /// aicb::batch_spec — what one training iteration processes: micro batch, global batch, sequence
-/// length, and the numeric formats of weights/activations and of reduced gradients.
+/// length, the numeric formats of weights/activations and of reduced gradients, and the FP8 recipe.
 
 // #include <aicb/config.hpp>
 // #include <aicb/detail/reflect.hpp>
@@ -675,45 +675,6 @@ struct enum_names<dtype> {
 };
 
 AICB_END_NAMESPACE
-
-#include <cstdint>
-
-AICB_BEGIN_NAMESPACE
-
-// (type, name, default, help) — the single definition of batch_spec's fields.
-// clang-format off
-#define AICB_BATCH_SPEC_FIELDS                                                                                 \
-  ((std::uint64_t, micro_batch, 1, "sequences per micro batch (per data-parallel rank)"))                      \
-  ((std::uint64_t, global_batch, 0, "sequences per iteration over all ranks; 0 = micro_batch x data parallel")) \
-  ((std::uint64_t, seq_length, 2048, "tokens per sequence"))                                                   \
-  ((::aicb::dtype, dtype, ::aicb::dtype::bf16, "weights and activations: bf16 | fp16 | fp32 | fp8"))                           \
-  ((::aicb::dtype, grad_dtype, ::aicb::dtype::fp32, "gradients as reduced over data parallel (Megatron: fp32)"))
-// clang-format on
-
-/// The batch of a training job. See the file comment.
-struct batch_spec {
-  AICB_DETAIL_REFLECTED_FIELDS(AICB_BATCH_SPEC_FIELDS)
-
-  [[nodiscard]] friend constexpr bool operator==(const batch_spec&, const batch_spec&) = default;
-};
-
-AICB_END_NAMESPACE
-// #include <aicb/model/parallel.hpp>
-// aicb — LLM training workloads for cluster and network simulators.
-// SPDX-License-Identifier: Apache-2.0
-
-/// @file
-/// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
-/// stages, its schedule, and an uneven split given as first/last stage sizes, by counting the embedding and
-/// the loss as layers, or as an explicit per-chunk layout, as Megatron does), context, expert (with its own
-/// tensor-parallel size) and the data parallelism that remains; sequence parallelism; optimizer sharding;
-/// recomputation (full, or selective of the modules recompute_modules names).
-///
-/// A literal, structural type, like model_spec. The rules that relate it to a model live with
-/// job_spec (aicb/model/job.hpp).
-
-// #include <aicb/config.hpp>
-// #include <aicb/detail/reflect.hpp>
 // #include <aicb/model/options.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -772,6 +733,19 @@ enum class attention_kind : std::uint8_t { flash, unfused };
 /// `te`, Transformer Engine's kernels — one pass over the logits forward, one backward
 /// (docs/compute-model.md).
 enum class cross_entropy_fusion_kind : std::uint8_t { native, te };
+/// How FP8 GEMMs get their scales (Megatron's --fp8-recipe; Transformer Engine's recipes), which sets
+/// what quantising an operand costs (docs/compute-model.md):
+/// - `delayed`: one scale per tensor from the amax history of earlier steps (Megatron's default): one
+///   cast (and transpose) kernel a tensor, fused into the norm before a GEMM, and one kernel for all of a
+///   grouped GEMM's experts;
+/// - `tensorwise`: one scale per tensor from its own amax, computed first (per-tensor current scaling,
+///   Megatron-Bridge's `fp8_cs`): an amax pass over the operand, a scale kernel and the cast — three
+///   kernels a tensor, each expert its own;
+/// - `blockwise`: a scale per 1 × 128 block of activations and 128 × 128 block of weights (DeepSeek-V3's,
+///   Hopper; Megatron-Bridge's `fp8_sc`): one kernel a tensor, each expert its own;
+/// - `mxfp8`: a scale per 32 elements (microscaling, Blackwell only; Megatron-Bridge's `fp8_mx`): one
+///   kernel a tensor writing the row-wise and column-wise copies, each expert its own.
+enum class fp8_recipe_kind : std::uint8_t { delayed, tensorwise, blockwise, mxfp8 };
 /// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
 /// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
@@ -817,11 +791,56 @@ struct enum_names<cross_entropy_fusion_kind> {
   static constexpr std::array<std::string_view, 2> value{"native", "te"};
 };
 template <>
+struct enum_names<fp8_recipe_kind> {
+  static constexpr std::array<std::string_view, 4> value{"delayed", "tensorwise", "blockwise", "mxfp8"};
+};
+template <>
 struct enum_names<pipeline_schedule_kind> {
   static constexpr std::array<std::string_view, 3> value{"megatron", "zb_h1", "dualpipe"};
 };
 
 AICB_END_NAMESPACE
+
+#include <cstdint>
+
+AICB_BEGIN_NAMESPACE
+
+// (type, name, default, help) — the single definition of batch_spec's fields.
+// clang-format off
+#define AICB_BATCH_SPEC_FIELDS                                                                                 \
+  ((std::uint64_t, micro_batch, 1, "sequences per micro batch (per data-parallel rank)"))                      \
+  ((std::uint64_t, global_batch, 0, "sequences per iteration over all ranks; 0 = micro_batch x data parallel")) \
+  ((std::uint64_t, seq_length, 2048, "tokens per sequence"))                                                   \
+  ((::aicb::dtype, dtype, ::aicb::dtype::bf16, "weights and activations: bf16 | fp16 | fp32 | fp8"))                           \
+  ((::aicb::dtype, grad_dtype, ::aicb::dtype::fp32, "gradients as reduced over data parallel (Megatron: fp32)")) \
+  ((::aicb::fp8_recipe_kind, fp8_recipe, ::aicb::fp8_recipe_kind::delayed, "how FP8 GEMMs get their scales, with dtype fp8 (Megatron --fp8-recipe): delayed | tensorwise | blockwise | mxfp8"))
+// clang-format on
+
+/// The batch of a training job. See the file comment.
+struct batch_spec {
+  AICB_DETAIL_REFLECTED_FIELDS(AICB_BATCH_SPEC_FIELDS)
+
+  [[nodiscard]] friend constexpr bool operator==(const batch_spec&, const batch_spec&) = default;
+};
+
+AICB_END_NAMESPACE
+// #include <aicb/model/parallel.hpp>
+// aicb — LLM training workloads for cluster and network simulators.
+// SPDX-License-Identifier: Apache-2.0
+
+/// @file
+/// aicb::parallel_spec — how a training job is split over GPUs: tensor, pipeline (with virtual
+/// stages, its schedule, and an uneven split given as first/last stage sizes, by counting the embedding and
+/// the loss as layers, or as an explicit per-chunk layout, as Megatron does), context, expert (with its own
+/// tensor-parallel size) and the data parallelism that remains; sequence parallelism; optimizer sharding;
+/// recomputation (full, or selective of the modules recompute_modules names).
+///
+/// A literal, structural type, like model_spec. The rules that relate it to a model live with
+/// job_spec (aicb/model/job.hpp).
+
+// #include <aicb/config.hpp>
+// #include <aicb/detail/reflect.hpp>
+// #include <aicb/model/options.hpp>
 // #include <aicb/model/pipeline_layout.hpp>
 // aicb — LLM training workloads for cluster and network simulators.
 // SPDX-License-Identifier: Apache-2.0
@@ -2069,6 +2088,9 @@ constexpr bool validate(const job_spec& job) {
   require(p.expert_parallel >= 1, "expert_parallel", p.expert_parallel, "expert_parallel must be at least 1");
   require(b.micro_batch >= 1, "micro_batch", b.micro_batch, "micro_batch must be at least 1");
   require(b.seq_length >= 1, "seq_length", b.seq_length, "seq_length must be at least 1");
+  if (b.fp8_recipe != fp8_recipe_kind::delayed && b.dtype != dtype::fp8)
+    detail::rule_violated_text("fp8_recipe", to_string(b.fp8_recipe),
+                               "an FP8 recipe scales FP8 GEMMs: it needs dtype fp8");
   require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
           "vocab_divisible_by must be at least 1");
   require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");
@@ -2681,7 +2703,7 @@ struct compute_op {
   /// Transformer Engine runs them in training and as one cast of the input in serving
   /// (aicb/schedule/layer.hpp, fp8_scaling); 0: none.
   double quantize_input_bytes = 0, quantize_output_bytes = 0;
-  std::uint8_t quantize_kernels = 0;
+  std::uint32_t quantize_kernels = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,
@@ -3539,6 +3561,7 @@ struct layer_context {
   recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
+  fp8_recipe_kind fp8_recipe = fp8_recipe_kind::delayed;  ///< training: how FP8 GEMMs' operands are scaled
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
   std::uint64_t gpus = 1;               ///< serving: every GPU (DeepEP's expert-parallel group)
   std::uint64_t vocab_rows = 0;         ///< vocabulary rows of the embedding and output shards
@@ -3584,6 +3607,7 @@ struct layer_context {
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
   c.grouped_gemm = p.moe_grouped_gemm;
+  c.fp8_recipe = job.batch.fp8_recipe;
   c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
   if (m.position == position_kind::learned)
     c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
@@ -3685,7 +3709,7 @@ struct layer_writer {
   // The FP8 scaling work of one pass of a GEMM (compute_op::quantize_input_bytes and the rest).
   // Serving engines quantise the input once (a cast: 2 bytes read, 1 written). Training counts
   // Transformer Engine's (module/linear.py, layernorm_linear.py, base.py's grad_output_preprocess),
-  // with X the input and G the output gradient as the GEMM sees them:
+  // with X the input and G the output gradient as the GEMM sees them, under delayed scaling:
   // - forward: without sequence parallelism one fused cast-transpose writes the FP8 input and its
   //   transpose for the weight gradient (2 + 1 + 1 bytes per element of X); with it a cast only (3),
   //   of the GPU's shard before the all-gather when the input is gathered; nothing when a fused norm
@@ -3695,6 +3719,16 @@ struct layer_writer {
   //   G (1 + 1) — two kernels;
   // - weight gradient: the transpose of the FP8 input (2 per element of X) when the forward did not
   //   write it (sequence parallelism, or a fused norm's output).
+  // The other recipes (fp8_recipe_kind), as Transformer Engine 2.x runs them (csrc/quantizer.cpp,
+  // extensions/cast.cpp's split_quantize, extensions/normalization.cpp):
+  // - tensorwise: each quantised tensor first has its amax taken (2 more bytes read per element of what
+  //   is cast), then its scale computed, then the cast — two more kernels; a norm takes the amax of its
+  //   own output but writes it in 16 bits, so its GEMM's input is cast apart (2 + 1 + 1, two kernels);
+  // - blockwise and mxfp8: the scales come with the cast, one kernel; a norm writes 16 bits and its GEMM's
+  //   input is cast apart (2 + 1 + 1: the row-wise and column-wise copies at once).
+  // A grouped GEMM's experts are one fused cast-transpose under delayed scaling (nvte_multi_cast_transpose);
+  // under the others, and when the experts run as a loop of linears, each expert's operand is quantised
+  // by its own kernels.
   constexpr void fp8_scaling(compute_op& o, bool normed) const {
     if (!c.training) {
       if (o.pass == pk::forward) {
@@ -3722,20 +3756,29 @@ struct layer_writer {
     }
     const bool row = split && (o.role == op_role::attention_out || o.role == op_role::mlp_fc2);
     const double shard = 1.0 / static_cast<double>(c.tp);
+    const bool delayed = c.fp8_recipe == fp8_recipe_kind::delayed;
+    const bool amax = c.fp8_recipe == fp8_recipe_kind::tensorwise;  // its amax pass and scale kernel
+    const bool norm_writes_fp8 = normed && delayed;
+    // Each expert's operand on its own (see above), else one quantisation for the whole pass.
+    const bool experts = o.role == op_role::moe_fc1 || o.role == op_role::moe_fc2;
+    const std::uint32_t tensors =
+        experts && o.batch > 1 && !(delayed && o.one_kernel) ? static_cast<std::uint32_t>(o.batch) : 1;
     switch (o.pass) {
       case pk::forward:
-        if (normed) return;
-        o.quantize_input_bytes = !split ? 4 : row ? 3 : 3 * shard;
-        o.quantize_kernels = 1;
+        if (norm_writes_fp8) return;
+        // A norm's 16-bit output is cast apart; under tensorwise scaling its amax came with the norm.
+        o.quantize_input_bytes =
+            (!split ? 4 : row ? 3 : 3 * shard) + (amax && !normed ? 2 * (split && !row ? shard : 1) : 0);
+        o.quantize_kernels = (amax ? (normed ? 2 : 3) : 1) * tensors;
         return;
       case pk::input_grad:
-        o.quantize_output_bytes = row ? 3 * shard + 2 : 4;
-        o.quantize_kernels = row ? 2 : 1;
+        o.quantize_output_bytes = (row ? 3 * shard + 2 : 4) + (amax ? 2 * (row ? shard : 1) : 0);
+        o.quantize_kernels = ((row ? 2 : 1) + (amax ? 2 : 0)) * tensors;
         return;
       case pk::weight_grad:
-        if (!normed && !split) return;
+        if (!norm_writes_fp8 && !split) return;
         o.quantize_input_bytes = 2;
-        o.quantize_kernels = 1;
+        o.quantize_kernels = tensors;
         return;
     }
   }
@@ -8466,6 +8509,8 @@ template <class = void>
   out += row("batch", detail::set_fields_text(r.job.batch));
   std::string precision = "GEMMs ";
   precision.append(to_string(r.job.batch.dtype));
+  if (r.job.batch.dtype == dtype::fp8)
+    precision.append(", ").append(to_string(r.job.batch.fp8_recipe)).append(" scaling");
   if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
     precision
         .append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "
@@ -12199,6 +12244,9 @@ struct gpu_spec {
   /// the first, the rest for the second).
   double decode_attention_fraction = 0;
   double decode_attention_memory = 0;
+  /// Whether its tensor cores take FP8 operands with a scale per 32 elements (MXFP8, the OCP
+  /// microscaling format): Blackwell's do, Hopper's do not (fp8_recipe mxfp8 needs it).
+  bool microscaled_fp8 = false;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -12238,8 +12286,8 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
-    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, true},
+    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, true},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on
@@ -13224,6 +13272,10 @@ struct estimate_lane {
   const validated_job checked(job);  // once, before anything runs: every stage's schedule starts from it
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
+  if (job.batch.dtype == dtype::fp8 && job.batch.fp8_recipe == fp8_recipe_kind::mxfp8 && !gpu->microscaled_fp8)
+    AICB_THROW(config_error("fp8_recipe", "mxfp8",
+                            "MXFP8 GEMMs need tensor cores that take microscaled FP8 (Blackwell: B200, GB200); the " +
+                                std::string(gpu->name) + "'s do not (its FP8 recipes: delayed, tensorwise, blockwise)"));
   if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
     AICB_THROW(config_error("cluster", std::string(cluster.name),
                             "needs GPUs per node and positive NVLink and NIC bandwidths"));

@@ -58,7 +58,7 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
   const std::string text = aicb::format_description(d);
   CHECK_THAT(text,
              Catch::Contains(
-                 "GEMMs fp8 (the output layer's bf16); attention (flash), norms, element-wise and exchanged "
+                 "GEMMs fp8, delayed scaling (the output layer's bf16); attention (flash), norms, element-wise and exchanged "
                  "activations bf16"));
   CHECK_THAT(text, Catch::Contains("MFU / HFU"));
   CHECK_THAT(text, Catch::Contains("stage 0 (rank 0)"));
@@ -74,7 +74,7 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
   CHECK_THAT(aicb::to_json(sp),
              Catch::Contains(R"("router": "bf16")") && Catch::Contains(R"("gathered_activations": "fp8")"));
   CHECK_THAT(aicb::format_description(sp),
-             Catch::Contains("GEMMs fp8 (the output layer's and the router's bf16)") &&
+             Catch::Contains("GEMMs fp8, delayed scaling (the output layer's and the router's bf16)") &&
                  Catch::Contains("exchanged activations bf16 (the SP all-gathers into FP8 GEMMs fp8)"));
   const std::string without = aicb::to_json(aicb::describe({.job = small_job(), .estimate = false}));
   CHECK(without.find("\"estimate\"") == std::string::npos);

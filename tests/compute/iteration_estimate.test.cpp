@@ -219,6 +219,46 @@ TEST_CASE("estimate: DeepEP's internode exchange at the logical bandwidth its be
   }
 }
 
+TEST_CASE("estimate: the FP8 recipe prices the experts' quantisation, MXFP8 only where the GPU has it",
+          "[compute][estimate]") {
+  // Qwen3-30B-A3B at EP 8 on one DGX H100 node (16 experts a GPU). Tensorwise scaling reads each cast
+  // operand once more and quantises each expert apart in three kernels: slower than delayed scaling's
+  // one fused cast-transpose for all sixteen, and its host issues more.
+  aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};
+  job.model.num_layers = 2;
+  job.parallel.world_size = 8;
+  job.parallel.expert_parallel = 8;
+  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
+  job.parallel.moe_grouped_gemm = true;
+  job.batch = {.micro_batch = 1, .global_batch = 16, .seq_length = 4096, .dtype = aicb::dtype::fp8};
+  const aicb::cluster_spec& h100 = aicb::cluster_preset("dgx-h100");
+  const auto launches_and_time = [&](aicb::fp8_recipe_kind recipe) {
+    aicb::job_spec j = job;
+    j.batch.fp8_recipe = recipe;
+    std::uint64_t launches = 0;
+    for (const aicb::operation& op : aicb::rank_schedule(j, 0))
+      if (op.type == aicb::op_type::compute) launches += aicb::kernel_launches(op.compute);
+    return std::pair{launches, aicb::estimate_iteration(j, aicb::roofline_model("H100"), h100).iteration_s};
+  };
+  const auto [delayed_launches, delayed_s] = launches_and_time(aicb::fp8_recipe_kind::delayed);
+  const auto [tensorwise_launches, tensorwise_s] = launches_and_time(aicb::fp8_recipe_kind::tensorwise);
+  CHECK(tensorwise_s > delayed_s);
+  // In each of 2 layers and 2 micro batches the experts' four quantised operands (fc1's and fc2's
+  // inputs forward, their output gradients backward) go from one kernel each to 16 × 3.
+  CHECK(tensorwise_launches - delayed_launches >= 2 * 2 * 4 * (16 * 3 - 1));
+  // MXFP8 needs Blackwell's tensor cores: refused on an H100, naming the field; priced on a B200.
+  job.batch.fp8_recipe = aicb::fp8_recipe_kind::mxfp8;
+  try {
+    (void)aicb::estimate_iteration(job, aicb::roofline_model("H100"), h100);
+    FAIL("MXFP8 estimated on an H100");
+  } catch (const aicb::config_error& e) {
+    CHECK(e.field() == "fp8_recipe");
+    CHECK_THAT(e.what(), Catch::Contains("H100"));
+  }
+  CHECK(aicb::estimate_iteration(job, aicb::roofline_model("B200"), aicb::cluster_preset("dgx-b200")).iteration_s >
+        0);
+}
+
 TEST_CASE("estimate: one GPU's iteration is the sum of its operations' durations", "[compute][estimate]") {
   aicb::job_spec job{
       aicb::presets::llama2_7b, {.world_size = 1}, {.micro_batch = 1, .global_batch = 2, .seq_length = 1024}};

@@ -166,6 +166,11 @@ TEST_CASE("job: every layout rule names its field at run time", "[model][job]") 
   j = job;
   j.model.num_layers = 0;
   CHECK(fault(j) == "num_layers");  // model rules run too
+  j = job;
+  j.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
+  CHECK(fault(j) == "fp8_recipe");  // a recipe without FP8 GEMMs
+  j.batch.dtype = aicb::dtype::fp8;
+  CHECK(fault(j).empty());
 }
 
 TEST_CASE("job: sizes that would overflow 64 bits are refused, naming the field and the limit",

@@ -207,6 +207,80 @@ TEST_CASE("rank schedule: an FP8 MoE job's router gate runs in BF16, its experts
   CHECK(experts > 0);
 }
 
+TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[schedule]") {
+  // As the test above, under the other recipes (aicb::fp8_recipe_kind). Tensorwise scaling reads each
+  // cast operand once more for its amax (2 bytes an element) in two more kernels (amax, scale); a
+  // norm takes the amax of its own 16-bit output, which its GEMM casts apart (cast-transpose: 4, the
+  // weight gradient's transpose then written), so QKV and fc1 cast in two kernels. MXFP8 casts in one
+  // kernel, the norm's output apart too.
+  struct scaling {
+    double x, g;
+    std::uint32_t kernels;
+    bool operator==(const scaling&) const = default;
+  };
+  const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
+    for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+      if (op.type == op_type::compute && op.name == name && op.compute.pass == pass && op.layer == 1)
+        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
+                       op.compute.quantize_kernels};
+    FAIL("no " << name);
+    return scaling{};
+  };
+  using aicb::pass_kind;
+  aicb::job_spec sp = llama(2, 2, 1, true);
+  sp.batch.dtype = aicb::dtype::fp8;
+  sp.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
+  // TP 2 with SP: QKV casts its shard (3 / 2) before the gather; attention_out casts and takes the
+  // amax of its whole input (3 + 2) and of its gathered gradient's shard (3 / 2 + 2 + 2 / 2).
+  CHECK(of(sp, "attention_qkv", pass_kind::forward) == scaling{1.5, 0, 2});
+  CHECK(of(sp, "attention_qkv", pass_kind::input_grad) == scaling{0, 6, 3});
+  CHECK(of(sp, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
+  CHECK(of(sp, "attention_out", pass_kind::forward) == scaling{5, 0, 3});
+  CHECK(of(sp, "attention_out", pass_kind::input_grad) == scaling{0, 4.5, 4});
+  aicb::job_spec plain = llama(1, 1, 1, false);
+  plain.batch.dtype = aicb::dtype::fp8;
+  plain.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
+  CHECK(of(plain, "attention_qkv", pass_kind::forward) == scaling{4, 0, 2});
+  CHECK(of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{0, 0, 0});
+  CHECK(of(plain, "mlp_fc2", pass_kind::forward) == scaling{6, 0, 3});
+  CHECK(of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 6, 3});
+  plain.batch.fp8_recipe = aicb::fp8_recipe_kind::mxfp8;
+  CHECK(of(plain, "mlp_fc1", pass_kind::forward) == scaling{4, 0, 1});
+  CHECK(of(plain, "mlp_fc1", pass_kind::weight_grad) == scaling{0, 0, 0});
+  CHECK(of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 4, 1});
+
+  // Experts: Mixtral's 8 over EP 2, 4 a GPU. Grouped under delayed scaling, one cast-transpose for
+  // all four; under the others, or as a loop of linears, four of everything.
+  aicb::job_spec moe{aicb::presets::mixtral_8x7b,
+                     {.world_size = 2,
+                      .expert_parallel = 2,
+                      .moe_dispatcher = aicb::moe_dispatcher_kind::alltoall,
+                      .moe_grouped_gemm = true},
+                     {.micro_batch = 1, .global_batch = 2, .seq_length = 1024, .dtype = aicb::dtype::fp8}};
+  moe.model.num_layers = 2;
+  const auto expert = [&](aicb::fp8_recipe_kind recipe, pass_kind pass, bool grouped = true) {
+    aicb::job_spec j = moe;
+    j.batch.fp8_recipe = recipe;
+    j.parallel.moe_grouped_gemm = grouped;
+    for (const aicb::operation& op : aicb::rank_schedule(j, 0))
+      if (op.type == op_type::compute && op.compute.role == aicb::op_role::moe_fc1 && op.compute.pass == pass &&
+          op.layer == 1) {
+        REQUIRE(op.compute.batch == 4);
+        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
+                       op.compute.quantize_kernels};
+      }
+    FAIL("no moe_fc1");
+    return scaling{};
+  };
+  using aicb::fp8_recipe_kind;
+  CHECK(expert(fp8_recipe_kind::delayed, pass_kind::forward) == scaling{4, 0, 1});
+  CHECK(expert(fp8_recipe_kind::delayed, pass_kind::forward, false) == scaling{4, 0, 4});
+  CHECK(expert(fp8_recipe_kind::tensorwise, pass_kind::forward) == scaling{6, 0, 12});
+  CHECK(expert(fp8_recipe_kind::tensorwise, pass_kind::input_grad) == scaling{0, 6, 12});
+  CHECK(expert(fp8_recipe_kind::mxfp8, pass_kind::forward) == scaling{4, 0, 4});
+  CHECK(expert(fp8_recipe_kind::blockwise, pass_kind::input_grad) == scaling{0, 4, 4});
+}
+
 TEST_CASE("rank schedule: sequence parallelism, per layer and micro batch, both directions", "[schedule]") {
   // Llama-2-7B, TP 4, SP: each collective moves s·b·h·2 = 4096 · 4096 · 2 bytes (the gathered
   // activation). Forward: 2 all-gathers, 2 reduce-scatters; backward: 4 all-gathers (two output

@@ -48,7 +48,7 @@ aicb_cli_test(describe_dims EXPECT "hidden_size=5120" "num_layers=48" "total +1[
 # FP8's rule and the attention kernel shown.
 aicb_cli_test(describe_estimate EXPECT "iteration estimate \\(dgx-a100, A100" "MFU / HFU +[0-9.]+% / [0-9.]+%"
               "stage 1 \\(rank 8\\)" "SimAI_analytical -w WORKLOAD.txt -g 16 -g_p_s 8 -r aicb- -nv 240 -nic 23.5 -n_p_s 8 -g_type A100"
-              "GEMMs fp8 \\(the output layer's bf16\\); attention \\(unfused\\)"
+              "GEMMs fp8, delayed scaling \\(the output layer's bf16\\); attention \\(unfused\\)"
               ARGS describe --model llama3-8b --world-size 16 --tp 2 --pp 2 --sp --global-batch 32 --dtype fp8
                    --attention unfused --gpu A100)
 # aicb generate also takes the descriptor's own names (those of describe), where aicb's flags leave them free.

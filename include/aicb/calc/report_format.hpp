@@ -173,6 +173,8 @@ template <class = void>
   out += row("batch", detail::set_fields_text(r.job.batch));
   std::string precision = "GEMMs ";
   precision.append(to_string(r.job.batch.dtype));
+  if (r.job.batch.dtype == dtype::fp8)
+    precision.append(", ").append(to_string(r.job.batch.fp8_recipe)).append(" scaling");
   if (activation_dtype(r.job.batch.dtype) != r.job.batch.dtype)
     precision
         .append(resolve(r.job.model).num_experts > 0 ? " (the output layer's and the router's "

@@ -4,11 +4,12 @@
 
 /// @file
 /// aicb::batch_spec — what one training iteration processes: micro batch, global batch, sequence
-/// length, and the numeric formats of weights/activations and of reduced gradients.
+/// length, the numeric formats of weights/activations and of reduced gradients, and the FP8 recipe.
 
 #include <aicb/config.hpp>
 #include <aicb/detail/reflect.hpp>
 #include <aicb/dtype.hpp>
+#include <aicb/model/options.hpp>
 
 #include <cstdint>
 
@@ -21,7 +22,8 @@ AICB_BEGIN_NAMESPACE
   ((std::uint64_t, global_batch, 0, "sequences per iteration over all ranks; 0 = micro_batch x data parallel")) \
   ((std::uint64_t, seq_length, 2048, "tokens per sequence"))                                                   \
   ((::aicb::dtype, dtype, ::aicb::dtype::bf16, "weights and activations: bf16 | fp16 | fp32 | fp8"))                           \
-  ((::aicb::dtype, grad_dtype, ::aicb::dtype::fp32, "gradients as reduced over data parallel (Megatron: fp32)"))
+  ((::aicb::dtype, grad_dtype, ::aicb::dtype::fp32, "gradients as reduced over data parallel (Megatron: fp32)")) \
+  ((::aicb::fp8_recipe_kind, fp8_recipe, ::aicb::fp8_recipe_kind::delayed, "how FP8 GEMMs get their scales, with dtype fp8 (Megatron --fp8-recipe): delayed | tensorwise | blockwise | mxfp8"))
 // clang-format on
 
 /// The batch of a training job. See the file comment.

@@ -171,7 +171,7 @@ struct compute_op {
   /// Transformer Engine runs them in training and as one cast of the input in serving
   /// (aicb/schedule/layer.hpp, fp8_scaling); 0: none.
   double quantize_input_bytes = 0, quantize_output_bytes = 0;
-  std::uint8_t quantize_kernels = 0;
+  std::uint32_t quantize_kernels = 0;
 
   /// Query-key pairs a fused kernel computes per problem: the causal triangle (m queries spread over
   /// the n positions; m·n/2) or, with a window w < n, m·w·(1 − w/2n) — each query sees min(position,

@@ -257,6 +257,9 @@ constexpr bool validate(const job_spec& job) {
   require(p.expert_parallel >= 1, "expert_parallel", p.expert_parallel, "expert_parallel must be at least 1");
   require(b.micro_batch >= 1, "micro_batch", b.micro_batch, "micro_batch must be at least 1");
   require(b.seq_length >= 1, "seq_length", b.seq_length, "seq_length must be at least 1");
+  if (b.fp8_recipe != fp8_recipe_kind::delayed && b.dtype != dtype::fp8)
+    detail::rule_violated_text("fp8_recipe", to_string(b.fp8_recipe),
+                               "an FP8 recipe scales FP8 GEMMs: it needs dtype fp8");
   require(p.vocab_divisible_by >= 1, "vocab_divisible_by", p.vocab_divisible_by,
           "vocab_divisible_by must be at least 1");
   require(p.zero_stage <= 3, "zero_stage", p.zero_stage, "zero_stage must be 0, 1, 2 or 3");

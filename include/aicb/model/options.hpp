@@ -56,6 +56,19 @@ enum class attention_kind : std::uint8_t { flash, unfused };
 /// `te`, Transformer Engine's kernels — one pass over the logits forward, one backward
 /// (docs/compute-model.md).
 enum class cross_entropy_fusion_kind : std::uint8_t { native, te };
+/// How FP8 GEMMs get their scales (Megatron's --fp8-recipe; Transformer Engine's recipes), which sets
+/// what quantising an operand costs (docs/compute-model.md):
+/// - `delayed`: one scale per tensor from the amax history of earlier steps (Megatron's default): one
+///   cast (and transpose) kernel a tensor, fused into the norm before a GEMM, and one kernel for all of a
+///   grouped GEMM's experts;
+/// - `tensorwise`: one scale per tensor from its own amax, computed first (per-tensor current scaling,
+///   Megatron-Bridge's `fp8_cs`): an amax pass over the operand, a scale kernel and the cast — three
+///   kernels a tensor, each expert its own;
+/// - `blockwise`: a scale per 1 × 128 block of activations and 128 × 128 block of weights (DeepSeek-V3's,
+///   Hopper; Megatron-Bridge's `fp8_sc`): one kernel a tensor, each expert its own;
+/// - `mxfp8`: a scale per 32 elements (microscaling, Blackwell only; Megatron-Bridge's `fp8_mx`): one
+///   kernel a tensor writing the row-wise and column-wise copies, each expert its own.
+enum class fp8_recipe_kind : std::uint8_t { delayed, tensorwise, blockwise, mxfp8 };
 /// The pipeline schedule of a job with pipeline_parallel > 1 (docs/schedules.md):
 /// - `megatron`: Megatron-Core's — 1F1B, interleaved 1F1B with virtual_pipeline > 1;
 /// - `zb_h1`: zero-bubble H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024): 1F1B with
@@ -99,6 +112,10 @@ struct enum_names<attention_kind> {
 template <>
 struct enum_names<cross_entropy_fusion_kind> {
   static constexpr std::array<std::string_view, 2> value{"native", "te"};
+};
+template <>
+struct enum_names<fp8_recipe_kind> {
+  static constexpr std::array<std::string_view, 4> value{"delayed", "tensorwise", "blockwise", "mxfp8"};
 };
 template <>
 struct enum_names<pipeline_schedule_kind> {

@@ -201,6 +201,7 @@ struct layer_context {
   recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
   bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
+  fp8_recipe_kind fp8_recipe = fp8_recipe_kind::delayed;  ///< training: how FP8 GEMMs' operands are scaled
   bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
   std::uint64_t gpus = 1;               ///< serving: every GPU (DeepEP's expert-parallel group)
   std::uint64_t vocab_rows = 0;         ///< vocabulary rows of the embedding and output shards
@@ -246,6 +247,7 @@ struct layer_context {
                : p.moe_dispatcher == moe_dispatcher_kind::flex   ? expert_exchange::flex
                                                                  : expert_exchange::allgather;
   c.grouped_gemm = p.moe_grouped_gemm;
+  c.fp8_recipe = job.batch.fp8_recipe;
   c.vocab_rows = padded_vocab(job) / p.tensor_parallel;
   if (m.position == position_kind::learned)
     c.learned_positions = m.max_position_embeddings != 0 ? m.max_position_embeddings : job.batch.seq_length;
@@ -347,7 +349,7 @@ struct layer_writer {
   // The FP8 scaling work of one pass of a GEMM (compute_op::quantize_input_bytes and the rest).
   // Serving engines quantise the input once (a cast: 2 bytes read, 1 written). Training counts
   // Transformer Engine's (module/linear.py, layernorm_linear.py, base.py's grad_output_preprocess),
-  // with X the input and G the output gradient as the GEMM sees them:
+  // with X the input and G the output gradient as the GEMM sees them, under delayed scaling:
   // - forward: without sequence parallelism one fused cast-transpose writes the FP8 input and its
   //   transpose for the weight gradient (2 + 1 + 1 bytes per element of X); with it a cast only (3),
   //   of the GPU's shard before the all-gather when the input is gathered; nothing when a fused norm
@@ -357,6 +359,16 @@ struct layer_writer {
   //   G (1 + 1) — two kernels;
   // - weight gradient: the transpose of the FP8 input (2 per element of X) when the forward did not
   //   write it (sequence parallelism, or a fused norm's output).
+  // The other recipes (fp8_recipe_kind), as Transformer Engine 2.x runs them (csrc/quantizer.cpp,
+  // extensions/cast.cpp's split_quantize, extensions/normalization.cpp):
+  // - tensorwise: each quantised tensor first has its amax taken (2 more bytes read per element of what
+  //   is cast), then its scale computed, then the cast — two more kernels; a norm takes the amax of its
+  //   own output but writes it in 16 bits, so its GEMM's input is cast apart (2 + 1 + 1, two kernels);
+  // - blockwise and mxfp8: the scales come with the cast, one kernel; a norm writes 16 bits and its GEMM's
+  //   input is cast apart (2 + 1 + 1: the row-wise and column-wise copies at once).
+  // A grouped GEMM's experts are one fused cast-transpose under delayed scaling (nvte_multi_cast_transpose);
+  // under the others, and when the experts run as a loop of linears, each expert's operand is quantised
+  // by its own kernels.
   constexpr void fp8_scaling(compute_op& o, bool normed) const {
     if (!c.training) {
       if (o.pass == pk::forward) {
@@ -384,20 +396,29 @@ struct layer_writer {
     }
     const bool row = split && (o.role == op_role::attention_out || o.role == op_role::mlp_fc2);
     const double shard = 1.0 / static_cast<double>(c.tp);
+    const bool delayed = c.fp8_recipe == fp8_recipe_kind::delayed;
+    const bool amax = c.fp8_recipe == fp8_recipe_kind::tensorwise;  // its amax pass and scale kernel
+    const bool norm_writes_fp8 = normed && delayed;
+    // Each expert's operand on its own (see above), else one quantisation for the whole pass.
+    const bool experts = o.role == op_role::moe_fc1 || o.role == op_role::moe_fc2;
+    const std::uint32_t tensors =
+        experts && o.batch > 1 && !(delayed && o.one_kernel) ? static_cast<std::uint32_t>(o.batch) : 1;
     switch (o.pass) {
       case pk::forward:
-        if (normed) return;
-        o.quantize_input_bytes = !split ? 4 : row ? 3 : 3 * shard;
-        o.quantize_kernels = 1;
+        if (norm_writes_fp8) return;
+        // A norm's 16-bit output is cast apart; under tensorwise scaling its amax came with the norm.
+        o.quantize_input_bytes =
+            (!split ? 4 : row ? 3 : 3 * shard) + (amax && !normed ? 2 * (split && !row ? shard : 1) : 0);
+        o.quantize_kernels = (amax ? (normed ? 2 : 3) : 1) * tensors;
         return;
       case pk::input_grad:
-        o.quantize_output_bytes = row ? 3 * shard + 2 : 4;
-        o.quantize_kernels = row ? 2 : 1;
+        o.quantize_output_bytes = (row ? 3 * shard + 2 : 4) + (amax ? 2 * (row ? shard : 1) : 0);
+        o.quantize_kernels = ((row ? 2 : 1) + (amax ? 2 : 0)) * tensors;
         return;
       case pk::weight_grad:
-        if (!normed && !split) return;
+        if (!norm_writes_fp8 && !split) return;
         o.quantize_input_bytes = 2;
-        o.quantize_kernels = 1;
+        o.quantize_kernels = tensors;
         return;
     }
   }
