@@ -3560,9 +3560,9 @@ struct layer_context {
   loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
   recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
-  bool grouped_gemm = false;            ///< the local experts as one grouped GEMM
+  bool grouped_gemm = false;                              ///< the local experts as one grouped GEMM
   fp8_recipe_kind fp8_recipe = fp8_recipe_kind::delayed;  ///< training: how FP8 GEMMs' operands are scaled
-  bool fp8_dispatch = true;             ///< serving: DeepEP dispatches FP8 tokens
+  bool fp8_dispatch = true;                               ///< serving: DeepEP dispatches FP8 tokens
   std::uint64_t gpus = 1;               ///< serving: every GPU (DeepEP's expert-parallel group)
   std::uint64_t vocab_rows = 0;         ///< vocabulary rows of the embedding and output shards
   std::uint64_t learned_positions = 0;  ///< rows of a learned position table (0: none)
@@ -3767,8 +3767,10 @@ struct layer_writer {
       case pk::forward:
         if (norm_writes_fp8) return;
         // A norm's 16-bit output is cast apart; under tensorwise scaling its amax came with the norm.
-        o.quantize_input_bytes =
-            (!split ? 4 : row ? 3 : 3 * shard) + (amax && !normed ? 2 * (split && !row ? shard : 1) : 0);
+        o.quantize_input_bytes = (!split ? 4
+                                  : row  ? 3
+                                         : 3 * shard) +
+                                 (amax && !normed ? 2 * (split && !row ? shard : 1) : 0);
         o.quantize_kernels = (amax ? (normed ? 2 : 3) : 1) * tensors;
         return;
       case pk::input_grad:
@@ -13272,10 +13274,12 @@ struct estimate_lane {
   const validated_job checked(job);  // once, before anything runs: every stage's schedule starts from it
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
-  if (job.batch.dtype == dtype::fp8 && job.batch.fp8_recipe == fp8_recipe_kind::mxfp8 && !gpu->microscaled_fp8)
-    AICB_THROW(config_error("fp8_recipe", "mxfp8",
-                            "MXFP8 GEMMs need tensor cores that take microscaled FP8 (Blackwell: B200, GB200); the " +
-                                std::string(gpu->name) + "'s do not (its FP8 recipes: delayed, tensorwise, blockwise)"));
+  if (job.batch.dtype == dtype::fp8 && job.batch.fp8_recipe == fp8_recipe_kind::mxfp8 &&
+      !gpu->microscaled_fp8)
+    AICB_THROW(config_error(
+        "fp8_recipe", "mxfp8",
+        "MXFP8 GEMMs need tensor cores that take microscaled FP8 (Blackwell: B200, GB200); the " +
+            std::string(gpu->name) + "'s do not (its FP8 recipes: delayed, tensorwise, blockwise)"));
   if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
     AICB_THROW(config_error("cluster", std::string(cluster.name),
                             "needs GPUs per node and positive NVLink and NIC bandwidths"));

@@ -502,10 +502,12 @@ struct estimate_lane {
   const validated_job checked(job);  // once, before anything runs: every stage's schedule starts from it
   const gpu_spec* gpu = find_gpu(cluster.gpu);
   if (!gpu) AICB_THROW(config_error("cluster.gpu", std::string(cluster.gpu), "not in the GPU catalogue"));
-  if (job.batch.dtype == dtype::fp8 && job.batch.fp8_recipe == fp8_recipe_kind::mxfp8 && !gpu->microscaled_fp8)
-    AICB_THROW(config_error("fp8_recipe", "mxfp8",
-                            "MXFP8 GEMMs need tensor cores that take microscaled FP8 (Blackwell: B200, GB200); the " +
-                                std::string(gpu->name) + "'s do not (its FP8 recipes: delayed, tensorwise, blockwise)"));
+  if (job.batch.dtype == dtype::fp8 && job.batch.fp8_recipe == fp8_recipe_kind::mxfp8 &&
+      !gpu->microscaled_fp8)
+    AICB_THROW(config_error(
+        "fp8_recipe", "mxfp8",
+        "MXFP8 GEMMs need tensor cores that take microscaled FP8 (Blackwell: B200, GB200); the " +
+            std::string(gpu->name) + "'s do not (its FP8 recipes: delayed, tensorwise, blockwise)"));
   if (cluster.gpus_per_node == 0 || !(cluster.nvlink_gb_per_s > 0) || !(cluster.nic_gb_per_s > 0))
     AICB_THROW(config_error("cluster", std::string(cluster.name),
                             "needs GPUs per node and positive NVLink and NIC bandwidths"));
