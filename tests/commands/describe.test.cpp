@@ -56,10 +56,9 @@ TEST_CASE("describe: JSON and text show the estimate, the attention kernel and w
     CHECK_THAT(json, Catch::Contains(member));
   }
   const std::string text = aicb::format_description(d);
-  CHECK_THAT(text,
-             Catch::Contains(
-                 "GEMMs fp8, delayed scaling (the output layer's bf16); attention (flash), norms, element-wise and exchanged "
-                 "activations bf16"));
+  CHECK_THAT(text, Catch::Contains("GEMMs fp8, delayed scaling (the output layer's bf16); attention (flash), "
+                                   "norms, element-wise and exchanged "
+                                   "activations bf16"));
   CHECK_THAT(text, Catch::Contains("MFU / HFU"));
   CHECK_THAT(text, Catch::Contains("stage 0 (rank 0)"));
   CHECK_THAT(json, Catch::Contains(R"("gathered_activations": "bf16")"));  // no sequence parallelism

@@ -255,8 +255,8 @@ TEST_CASE("estimate: the FP8 recipe prices the experts' quantisation, MXFP8 only
     CHECK(e.field() == "fp8_recipe");
     CHECK_THAT(e.what(), Catch::Contains("H100"));
   }
-  CHECK(aicb::estimate_iteration(job, aicb::roofline_model("B200"), aicb::cluster_preset("dgx-b200")).iteration_s >
-        0);
+  CHECK(aicb::estimate_iteration(job, aicb::roofline_model("B200"), aicb::cluster_preset("dgx-b200"))
+            .iteration_s > 0);
 }
 
 TEST_CASE("estimate: one GPU's iteration is the sum of its operations' durations", "[compute][estimate]") {

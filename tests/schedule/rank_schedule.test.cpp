@@ -263,8 +263,8 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
     j.batch.fp8_recipe = recipe;
     j.parallel.moe_grouped_gemm = grouped;
     for (const aicb::operation& op : aicb::rank_schedule(j, 0))
-      if (op.type == op_type::compute && op.compute.role == aicb::op_role::moe_fc1 && op.compute.pass == pass &&
-          op.layer == 1) {
+      if (op.type == op_type::compute && op.compute.role == aicb::op_role::moe_fc1 &&
+          op.compute.pass == pass && op.layer == 1) {
         REQUIRE(op.compute.batch == 4);
         return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
                        op.compute.quantize_kernels};
