@@ -115,6 +115,13 @@ struct gpu_spec {
   /// the first, the rest for the second).
   double decode_attention_fraction = 0;
   double decode_attention_memory = 0;
+  /// The same few-headed decode kernels over an FP8 cache when measured (0: decode_attention_memory):
+  /// as a share of the memory bandwidth, counting the cache's one byte an element. They dequantise what
+  /// they read, so halving the bytes does not halve the time. H20: 0.50 — FlashInfer's FP8-cache decode
+  /// kernels of 32 query heads over 8 cached heads of 128 (docs/measurements/h20/attention_decode.csv,
+  /// the median over those reading 256k cached tokens or more), which take 0.70 of their BF16-cache
+  /// counterparts' time.
+  double decode_attention_fp8_memory = 0;
   /// Whether its tensor cores take FP8 operands with a scale per 32 elements (MXFP8, the OCP
   /// microscaling format): Blackwell's do, Hopper's do not (fp8_recipe mxfp8 needs it).
   bool microscaled_fp8 = false;
@@ -156,9 +163,9 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
     {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, true},
-    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, true},
+    {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72, 0.50},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
+    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on

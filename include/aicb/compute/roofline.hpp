@@ -300,10 +300,13 @@ class roofline_model final : public compute_model {
         return gated_deltanet(op) && gpu_.gated_deltanet_memory > 0
                    ? gpu_.gated_deltanet_memory / e_.memory_fraction
                    : 1;
-      case op_kind::attention:
-        return decoding(op) && gpu_.decode_attention_memory > 0
-                   ? gpu_.decode_attention_memory / e_.memory_fraction
-                   : 1;
+      case op_kind::attention: {
+        if (!decoding(op)) return 1;
+        const double measured = op.type == dtype::fp8 && gpu_.decode_attention_fp8_memory > 0
+                                    ? gpu_.decode_attention_fp8_memory
+                                    : gpu_.decode_attention_memory;
+        return measured > 0 ? measured / e_.memory_fraction : 1;
+      }
       case op_kind::gemm:
       case op_kind::attention_index:
         return 1;
