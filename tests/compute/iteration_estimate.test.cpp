@@ -33,6 +33,19 @@ aicb::job_spec gpt22b(bool selective) {
   return job;
 }
 
+// Qwen3-30B-A3B cut to 2 layers, its experts over EP `ep` GPUs (the whole job) as grouped GEMMs on
+// `dispatcher`: 16 sequences of 4096 tokens, one a micro batch.
+aicb::job_spec qwen3_moe(std::uint64_t ep, aicb::moe_dispatcher_kind dispatcher, aicb::dtype type) {
+  aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};
+  job.model.num_layers = 2;
+  job.parallel.world_size = ep;
+  job.parallel.expert_parallel = ep;
+  job.parallel.moe_dispatcher = dispatcher;
+  job.parallel.moe_grouped_gemm = true;
+  job.batch = {.micro_batch = 1, .global_batch = 16, .seq_length = 4096, .dtype = type};
+  return job;
+}
+
 // A pipeline of `pp` balanced stages, two Llama-2 7B layers each (a 256-token vocabulary: the embedding
 // and the loss weigh nothing), 2·pp micro batches of `seq` tokens.
 aicb::job_spec balanced_pipeline(std::uint64_t pp, std::uint64_t seq) {
@@ -171,13 +184,7 @@ TEST_CASE("estimate: DeepEP's exchange across nodes sends a token once per desti
   CHECK(grouped.copies_per_network_copy == Approx(4.0 / 3));
   // A job on the flex dispatcher whose EP group spans two nodes: each exchange costs what the
   // forwarding gives, less than the same bytes sent GPU by GPU.
-  aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};
-  job.model.num_layers = 2;
-  job.parallel.world_size = 16;
-  job.parallel.expert_parallel = 16;
-  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::flex;
-  job.parallel.moe_grouped_gemm = true;
-  job.batch = {.micro_batch = 1, .global_batch = 16, .seq_length = 4096};
+  const aicb::job_spec job = qwen3_moe(16, aicb::moe_dispatcher_kind::flex, aicb::dtype::bf16);
   const aicb::group_placement ep16{.size = 16, .nodes = 2, .per_node = 8};
   const aicb::node_forwarding q = aicb::forwarding_by_node(128, 8, ep16);
   CHECK(q.off_node_share < 0.6);
@@ -224,13 +231,7 @@ TEST_CASE("estimate: the FP8 recipe prices the experts' quantisation, MXFP8 only
   // Qwen3-30B-A3B at EP 8 on one DGX H100 node (16 experts a GPU). Tensorwise scaling reads each cast
   // operand once more and quantises each expert apart in three kernels: slower than delayed scaling's
   // one fused cast-transpose for all sixteen, and its host issues more.
-  aicb::job_spec job{.model = aicb::find_preset("qwen3-30b-a3b")->model};
-  job.model.num_layers = 2;
-  job.parallel.world_size = 8;
-  job.parallel.expert_parallel = 8;
-  job.parallel.moe_dispatcher = aicb::moe_dispatcher_kind::alltoall;
-  job.parallel.moe_grouped_gemm = true;
-  job.batch = {.micro_batch = 1, .global_batch = 16, .seq_length = 4096, .dtype = aicb::dtype::fp8};
+  aicb::job_spec job = qwen3_moe(8, aicb::moe_dispatcher_kind::alltoall, aicb::dtype::fp8);
   const aicb::cluster_spec& h100 = aicb::cluster_preset("dgx-h100");
   const auto launches_and_time = [&](aicb::fp8_recipe_kind recipe) {
     aicb::job_spec j = job;

@@ -50,6 +50,24 @@ std::map<std::pair<collective, std::uint64_t>, int> layer_collectives(const std:
   return n;
 }
 
+// One layer's FP8 scaling work for a GEMM pass: bytes per element of its input (X) and of its output
+// gradient (G), and its kernels (compute_op::quantize_input_bytes and the rest).
+struct scaling {
+  double x, g;
+  std::uint32_t kernels;
+  bool operator==(const scaling&) const = default;
+};
+scaling scaling_of(const aicb::compute_op& op) {
+  return {op.quantize_input_bytes, op.quantize_output_bytes, op.quantize_kernels};
+}
+// The scaling of layer 1's `name` in `pass`, on rank 0.
+scaling scaling_of(const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == op_type::compute && op.name == name && op.compute.pass == pass && op.layer == 1)
+      return scaling_of(op.compute);
+  FAIL("no " << name);
+  return scaling{};
+}
 }  // namespace
 
 TEST_CASE("rank schedule: the cross-entropy's reductions over TP, fused or not", "[schedule]") {
@@ -125,18 +143,8 @@ TEST_CASE("rank schedule: FP8 GEMMs carry Transformer Engine's casts and transpo
   // (1 + 1). The output projections cast their own input: without sequence parallelism a
   // cast-transpose (4), with it a cast (3) and the transpose later (2); under SP their G is gathered:
   // the shard cast (3 / TP) and the gathered G transposed (2), two kernels.
-  struct scaling {
-    double x, g;
-    int kernels;
-    bool operator==(const scaling&) const = default;
-  };
   const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
-    for (const aicb::operation& op : aicb::rank_schedule(job, 0))
-      if (op.type == op_type::compute && op.name == name && op.compute.pass == pass && op.layer == 1)
-        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
-                       op.compute.quantize_kernels};
-    FAIL("no " << name);
-    return scaling{};
+    return scaling_of(job, name, pass);
   };
   using aicb::pass_kind;
   aicb::job_spec sp = llama(2, 2, 1, true);
@@ -213,18 +221,8 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
   // norm takes the amax of its own 16-bit output, which its GEMM casts apart (cast-transpose: 4, the
   // weight gradient's transpose then written), so QKV and fc1 cast in two kernels. MXFP8 casts in one
   // kernel, the norm's output apart too.
-  struct scaling {
-    double x, g;
-    std::uint32_t kernels;
-    bool operator==(const scaling&) const = default;
-  };
   const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
-    for (const aicb::operation& op : aicb::rank_schedule(job, 0))
-      if (op.type == op_type::compute && op.name == name && op.compute.pass == pass && op.layer == 1)
-        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
-                       op.compute.quantize_kernels};
-    FAIL("no " << name);
-    return scaling{};
+    return scaling_of(job, name, pass);
   };
   using aicb::pass_kind;
   aicb::job_spec sp = llama(2, 2, 1, true);
@@ -266,8 +264,7 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
       if (op.type == op_type::compute && op.compute.role == aicb::op_role::moe_fc1 &&
           op.compute.pass == pass && op.layer == 1) {
         REQUIRE(op.compute.batch == 4);
-        return scaling{op.compute.quantize_input_bytes, op.compute.quantize_output_bytes,
-                       op.compute.quantize_kernels};
+        return scaling_of(op.compute);
       }
     FAIL("no moe_fc1");
     return scaling{};
