@@ -60,6 +60,11 @@ aicb_cli_test(generate_simai_command EXPECT "simulate: SimAI_analytical -w [^ ]*
 aicb_cli_test(describe_no_estimate REJECT "iteration estimate" ARGS describe --model llama3-8b --no-estimate)
 aicb_cli_test(describe_gpu_without_preset STATUS 2 EXPECT "gpu = L40S" "--cluster"
               ARGS describe --model llama3-8b --gpu L40S)
+# The FP8 recipe: printed with the GEMMs' format; MXFP8 refused on a GPU without microscaled FP8.
+aicb_cli_test(describe_fp8_recipe EXPECT "GEMMs fp8, tensorwise scaling" "fp8_recipe=tensorwise"
+              ARGS describe --model llama3-8b --dtype fp8 --fp8-recipe tensorwise --no-estimate)
+aicb_cli_test(describe_mxfp8_on_hopper STATUS 2 EXPECT "fp8_recipe = mxfp8: MXFP8 GEMMs need" "H100"
+              ARGS describe --model llama3-8b --dtype fp8 --fp8-recipe mxfp8 --gpu H100)
 # aicb plan: layouts ranked; fixed flags kept; nothing fits is said, with exit 0.
 # aicb inference --compat aicb: aicb's two command lines; where aicb fails, exit 2 naming the defect.
 aicb_cli_test(inference_aicb_script EXPECT "wrote inference_cli.txt: 470 records \\(aicb, Qwen3-Moe-235B, decode\\)"
