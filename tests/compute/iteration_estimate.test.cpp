@@ -209,8 +209,8 @@ TEST_CASE("estimate: DeepEP's internode exchange at the logical bandwidth its be
   // DeepEP's normal kernels on H800s with 50 GB/s NICs (its docs/legacy.md): 4096 tokens of hidden
   // 7168, top 8 of 256 experts grouped by node, a token's experts within min(4, nodes) nodes. Its
   // "logical" bandwidth counts a token once per node it reaches, its own included: 43, 58 and 51 GB/s
-  // at EP 16, 32 and 64. Priced on the h800 preset, the same bytes move within 20% of each; sending
-  // only the remote copies at the NIC's pace would make EP 16 twice as fast as measured.
+  // at EP 16, 32 and 64. Priced on the h800 preset, the same bytes move within 20% of each; counting
+  // only the copies that leave the node puts EP 16 outside that band.
   const aicb::cluster_spec& c = aicb::cluster_preset("h800");
   const std::array<std::pair<std::uint64_t, double>, 3> measured{{{2, 43}, {4, 58}, {8, 51}}};
   for (const auto& [nodes, logical_gb_per_s] : measured) {
