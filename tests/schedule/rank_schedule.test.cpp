@@ -143,32 +143,29 @@ TEST_CASE("rank schedule: FP8 GEMMs carry Transformer Engine's casts and transpo
   // (1 + 1). The output projections cast their own input: without sequence parallelism a
   // cast-transpose (4), with it a cast (3) and the transpose later (2); under SP their G is gathered:
   // the shard cast (3 / TP) and the gathered G transposed (2), two kernels.
-  const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
-    return scaling_of(job, name, pass);
-  };
   using aicb::pass_kind;
   aicb::job_spec sp = llama(2, 2, 1, true);
   sp.batch.dtype = aicb::dtype::fp8;
   for (std::string_view in : {"attention_qkv", "mlp_fc1"}) {
-    CHECK(of(sp, in, pass_kind::forward) == scaling{0, 0, 0});
-    CHECK(of(sp, in, pass_kind::input_grad) == scaling{0, 4, 1});
-    CHECK(of(sp, in, pass_kind::weight_grad) == scaling{2, 0, 1});
+    CHECK(scaling_of(sp, in, pass_kind::forward) == scaling{0, 0, 0});
+    CHECK(scaling_of(sp, in, pass_kind::input_grad) == scaling{0, 4, 1});
+    CHECK(scaling_of(sp, in, pass_kind::weight_grad) == scaling{2, 0, 1});
   }
   for (std::string_view out : {"attention_out", "mlp_fc2"}) {
-    CHECK(of(sp, out, pass_kind::forward) == scaling{3, 0, 1});
-    CHECK(of(sp, out, pass_kind::input_grad) == scaling{0, 3.0 / 2 + 2, 2});
-    CHECK(of(sp, out, pass_kind::weight_grad) == scaling{2, 0, 1});
+    CHECK(scaling_of(sp, out, pass_kind::forward) == scaling{3, 0, 1});
+    CHECK(scaling_of(sp, out, pass_kind::input_grad) == scaling{0, 3.0 / 2 + 2, 2});
+    CHECK(scaling_of(sp, out, pass_kind::weight_grad) == scaling{2, 0, 1});
   }
   aicb::job_spec plain = llama(1, 1, 1, false);
   plain.batch.dtype = aicb::dtype::fp8;
-  CHECK(of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
+  CHECK(scaling_of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
   for (std::string_view out : {"attention_out", "mlp_fc2"}) {
-    CHECK(of(plain, out, pass_kind::forward) == scaling{4, 0, 1});
-    CHECK(of(plain, out, pass_kind::input_grad) == scaling{0, 4, 1});
-    CHECK(of(plain, out, pass_kind::weight_grad) == scaling{0, 0, 0});
+    CHECK(scaling_of(plain, out, pass_kind::forward) == scaling{4, 0, 1});
+    CHECK(scaling_of(plain, out, pass_kind::input_grad) == scaling{0, 4, 1});
+    CHECK(scaling_of(plain, out, pass_kind::weight_grad) == scaling{0, 0, 0});
   }
   // BF16 GEMMs quantise nothing.
-  CHECK(of(llama(2, 2, 1, true), "attention_out", pass_kind::input_grad) == scaling{0, 0, 0});
+  CHECK(scaling_of(llama(2, 2, 1, true), "attention_out", pass_kind::input_grad) == scaling{0, 0, 0});
   // Under SP the all-gathers in front of FP8 GEMMs move the FP8 copy (4096 tokens x 4096, 1 byte
   // each): forward the two block inputs, backward the two output gradients and the two re-gathered
   // inputs; the reduce-scatters carry the GEMMs' BF16 outputs.
@@ -221,31 +218,28 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
   // norm takes the amax of its own 16-bit output, which its GEMM casts apart (cast-transpose: 4, the
   // weight gradient's transpose then written), so QKV and fc1 cast in two kernels. MXFP8 casts in one
   // kernel, the norm's output apart too.
-  const auto of = [](const aicb::job_spec& job, std::string_view name, aicb::pass_kind pass) {
-    return scaling_of(job, name, pass);
-  };
   using aicb::pass_kind;
   aicb::job_spec sp = llama(2, 2, 1, true);
   sp.batch.dtype = aicb::dtype::fp8;
   sp.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
   // TP 2 with SP: QKV casts its shard (3 / 2) before the gather; attention_out casts and takes the
   // amax of its whole input (3 + 2) and of its gathered gradient's shard (3 / 2 + 2 + 2 / 2).
-  CHECK(of(sp, "attention_qkv", pass_kind::forward) == scaling{1.5, 0, 2});
-  CHECK(of(sp, "attention_qkv", pass_kind::input_grad) == scaling{0, 6, 3});
-  CHECK(of(sp, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
-  CHECK(of(sp, "attention_out", pass_kind::forward) == scaling{5, 0, 3});
-  CHECK(of(sp, "attention_out", pass_kind::input_grad) == scaling{0, 4.5, 4});
+  CHECK(scaling_of(sp, "attention_qkv", pass_kind::forward) == scaling{1.5, 0, 2});
+  CHECK(scaling_of(sp, "attention_qkv", pass_kind::input_grad) == scaling{0, 6, 3});
+  CHECK(scaling_of(sp, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
+  CHECK(scaling_of(sp, "attention_out", pass_kind::forward) == scaling{5, 0, 3});
+  CHECK(scaling_of(sp, "attention_out", pass_kind::input_grad) == scaling{0, 4.5, 4});
   aicb::job_spec plain = llama(1, 1, 1, false);
   plain.batch.dtype = aicb::dtype::fp8;
   plain.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
-  CHECK(of(plain, "attention_qkv", pass_kind::forward) == scaling{4, 0, 2});
-  CHECK(of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{0, 0, 0});
-  CHECK(of(plain, "mlp_fc2", pass_kind::forward) == scaling{6, 0, 3});
-  CHECK(of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 6, 3});
+  CHECK(scaling_of(plain, "attention_qkv", pass_kind::forward) == scaling{4, 0, 2});
+  CHECK(scaling_of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{0, 0, 0});
+  CHECK(scaling_of(plain, "mlp_fc2", pass_kind::forward) == scaling{6, 0, 3});
+  CHECK(scaling_of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 6, 3});
   plain.batch.fp8_recipe = aicb::fp8_recipe_kind::mxfp8;
-  CHECK(of(plain, "mlp_fc1", pass_kind::forward) == scaling{4, 0, 1});
-  CHECK(of(plain, "mlp_fc1", pass_kind::weight_grad) == scaling{0, 0, 0});
-  CHECK(of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 4, 1});
+  CHECK(scaling_of(plain, "mlp_fc1", pass_kind::forward) == scaling{4, 0, 1});
+  CHECK(scaling_of(plain, "mlp_fc1", pass_kind::weight_grad) == scaling{0, 0, 0});
+  CHECK(scaling_of(plain, "mlp_fc2", pass_kind::input_grad) == scaling{0, 4, 1});
 
   // Experts: Mixtral's 8 over EP 2, 4 a GPU. Grouped under delayed scaling, one cast-transpose for
   // all four; under the others, or as a loop of linears, four of everything.
