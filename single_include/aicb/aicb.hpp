@@ -2695,6 +2695,10 @@ struct compute_op {
   /// (a serving engine's state cache: FP32 in SGLang by default); 0: the activations' format.
   std::uint8_t state_bytes = 0;
   std::uint64_t chunk = 0;
+  /// Linear attention only: the heads that share one key (Mamba-2: one B/C group), whose causal
+  /// scores within a chunk are computed once for all of them (Mamba-2's C·Bᵀ per group; 1: per head,
+  /// as Gated DeltaNet's query-key scores are).
+  std::uint64_t heads_per_key = 1;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
   /// FP8 GEMMs only: the scaling work this pass does before its GEMM — casts of 16-bit operands to FP8
@@ -2768,10 +2772,13 @@ struct compute_op {
       case op_kind::linear_attention: {
         // Per token and head: the state's three products — read by the key, updated by the key ×
         // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
-        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
+        // causal query-key scores, once per key the heads share, and their weighted values
+        // (c/2 · 2·(k / heads_per_key + n)).
         const double c =
             static_cast<double>(std::min<std::uint64_t>(m, chunk ? chunk : linear_attention_chunk));
-        return b * M * (2.0 * state_products * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+        const double shared = static_cast<double>(heads_per_key ? heads_per_key : 1);
+        return b * M * (2.0 * state_products * K * N + c * (K / shared + N)) *
+               (pass == pass_kind::forward ? 1 : 2);
       }
     }
     return 0;
@@ -4237,6 +4244,7 @@ struct layer_writer {
     o.state_products = 2;
     o.state_bytes = state_bytes();
     o.chunk = c.model.mamba_chunk_size;
+    if (c.model.mamba_num_groups > 0) o.heads_per_key = c.model.mamba_num_heads / c.model.mamba_num_groups;
     return o;
   }
 
@@ -12256,6 +12264,16 @@ struct gpu_spec {
   /// Whether its tensor cores take FP8 operands with a scale per 32 elements (MXFP8, the OCP
   /// microscaling format): Blackwell's do, Hopper's do not (fp8_recipe mxfp8 needs it).
   bool microscaled_fp8 = false;
+  /// Mamba-2's chunked SSD scan (its chunk-state, chunk-scan and score kernels, priced together as one
+  /// operation) as a share of the BF16 peak when measured on this GPU's die (0: the compute model's
+  /// attention fraction). H100, H800, H200: 0.10 — mamba-ssm's Triton chunk-scan kernel (its release
+  /// 2.2.6, Triton 3.5) ran at 90–110 TFLOP/s on an H800 over sequences of 1k to 32k tokens (8 of them,
+  /// 80 heads of 64, one group of state 128, chunks of 256: tile-ai/tilelang's
+  /// `benchmark/mamba2`, the chart beside its README; 106 at 4k, 91 at 8k and beyond, a median of
+  /// about 99 of the 989 peak). The scan's other kernels are taken to run at the chunk scan's rate,
+  /// its backward at the forward's; neither is measured. Elsewhere unmeasured: a Triton kernel's share
+  /// of a peak does not carry between architectures.
+  double mamba_ssd_fraction = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -12291,9 +12309,9 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72, 0.50},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
@@ -13934,6 +13952,7 @@ class roofline_model final : public compute_model {
   // one, else the model's.
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
     if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
+    if (mamba_ssd(op) && gpu_.mamba_ssd_fraction > 0) return gpu_.mamba_ssd_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
     if (decoding(op) && gpu_.decode_attention_fraction > 0) return gpu_.decode_attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
@@ -13949,6 +13968,9 @@ class roofline_model final : public compute_model {
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
     return op.kind == op_kind::linear_attention && op.state_products == 3;
+  }
+  [[nodiscard]] static bool mamba_ssd(const compute_op& op) noexcept {
+    return op.kind == op_kind::linear_attention && op.state_products == 2;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();

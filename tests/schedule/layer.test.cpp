@@ -510,13 +510,14 @@ TEST_CASE("layer description: a Mamba-2 training layer (Nemotron 3 Nano), by han
   // Layer 0 (M) on one GPU, one sequence of T = 4096 tokens: h = 2688, 64 heads of 64 (inner 4096),
   // 8 groups of state 128. in_proj h → 2·4096 + 2·8·128 + 64 = 10304, out_proj 4096 → h; the SSD scan
   // per head and token: the state's two products (2 · 2·128·64) and, within a chunk of 128, the
-  // causal scores and weighted values (128 · (128 + 64)).
+  // causal scores C·Bᵀ, once per group of 64 / 8 = 8 heads, and the weighted values
+  // (128 · (128 / 8 + 64)).
   aicb::job_spec job = job_of(aicb::presets::nemotron3_nano_30b_a3b, 1, 1, 1, 1);
   job.parallel.attention = aicb::attention_kind::flash;
   job.batch.global_batch = 1;
   const double T = 4096, h = 2688;
   const double projections = 2 * T * h * 10304 + 2 * T * 4096 * h;
-  const double scan = 64 * T * (4 * 128 * 64 + 128 * (128 + 64));
+  const double scan = 64 * T * (4 * 128 * 64 + 128 * (128 / 8 + 64));
   double forward = 0, backward = 0, scan_bytes = 0;
   std::vector<std::string> names;
   for (const aicb::operation& op : aicb::rank_schedule(job, 0)) {

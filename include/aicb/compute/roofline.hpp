@@ -271,6 +271,7 @@ class roofline_model final : public compute_model {
   // one, else the model's.
   [[nodiscard]] double attention_fraction(const compute_op& op) const noexcept {
     if (gated_deltanet(op) && gpu_.gated_deltanet_fraction > 0) return gpu_.gated_deltanet_fraction;
+    if (mamba_ssd(op) && gpu_.mamba_ssd_fraction > 0) return gpu_.mamba_ssd_fraction;
     if (op.kind != op_kind::attention) return e_.attention_fraction;
     if (decoding(op) && gpu_.decode_attention_fraction > 0) return gpu_.decode_attention_fraction;
     const attention_fractions& measured = op.k > 128 ? gpu_.wide_head_attention : gpu_.attention;
@@ -286,6 +287,9 @@ class roofline_model final : public compute_model {
   // Gated DeltaNet's scan (three state products per token; Mamba-2's SSD has two).
   [[nodiscard]] static bool gated_deltanet(const compute_op& op) noexcept {
     return op.kind == op_kind::linear_attention && op.state_products == 3;
+  }
+  [[nodiscard]] static bool mamba_ssd(const compute_op& op) noexcept {
+    return op.kind == op_kind::linear_attention && op.state_products == 2;
   }
   [[nodiscard]] double roofline_memory_ns(const compute_op& op, bool ramp) const {
     const double bytes = op.bytes();

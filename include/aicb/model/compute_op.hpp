@@ -163,6 +163,10 @@ struct compute_op {
   /// (a serving engine's state cache: FP32 in SGLang by default); 0: the activations' format.
   std::uint8_t state_bytes = 0;
   std::uint64_t chunk = 0;
+  /// Linear attention only: the heads that share one key (Mamba-2: one B/C group), whose causal
+  /// scores within a chunk are computed once for all of them (Mamba-2's C·Bᵀ per group; 1: per head,
+  /// as Gated DeltaNet's query-key scores are).
+  std::uint64_t heads_per_key = 1;
   /// Attention index only: the lightning indexer's query heads.
   std::uint64_t index_heads = 0;
   /// FP8 GEMMs only: the scaling work this pass does before its GEMM — casts of 16-bit operands to FP8
@@ -236,10 +240,13 @@ struct compute_op {
       case op_kind::linear_attention: {
         // Per token and head: the state's three products — read by the key, updated by the key ×
         // the corrected value, read by the query (3 · 2·k·n) — and, within a chunk of c tokens, the
-        // causal query-key scores and their weighted values (c/2 · 2·(k + n)).
+        // causal query-key scores, once per key the heads share, and their weighted values
+        // (c/2 · 2·(k / heads_per_key + n)).
         const double c =
             static_cast<double>(std::min<std::uint64_t>(m, chunk ? chunk : linear_attention_chunk));
-        return b * M * (2.0 * state_products * K * N + c * (K + N)) * (pass == pass_kind::forward ? 1 : 2);
+        const double shared = static_cast<double>(heads_per_key ? heads_per_key : 1);
+        return b * M * (2.0 * state_products * K * N + c * (K / shared + N)) *
+               (pass == pass_kind::forward ? 1 : 2);
       }
     }
     return 0;

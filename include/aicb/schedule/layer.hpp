@@ -877,6 +877,7 @@ struct layer_writer {
     o.state_products = 2;
     o.state_bytes = state_bytes();
     o.chunk = c.model.mamba_chunk_size;
+    if (c.model.mamba_num_groups > 0) o.heads_per_key = c.model.mamba_num_heads / c.model.mamba_num_groups;
     return o;
   }
 
