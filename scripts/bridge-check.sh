@@ -83,6 +83,12 @@ card_qwen="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $a2a_overlap $overlap"
 # (skills/nemo-mbridge-perf-moe-optimization-workflow/card.yaml, qwen3_30b_h100_case_study, at its
 # 2026-08-01 commit: 24713.8 ms a step without the overlap).
 card_qwen_exposed="--model qwen3-30b-a3b --ep 16 --mbs 1 $flex $overlap"
+# And on the all-to-all dispatcher, eager: the CUDA-graph guide's A/B of the same recipe
+# (docs/training/cuda-graphs.md, "Mid-sized MoE pretrain", at the 2026-08-01 commit: 2 H100 nodes,
+# EP 16, MBS 1, GBS 1024, the flex backend cleared, the EP overlap off, iterations 5-8 averaged at
+# 41.36 s eager and 42.00 s with Transformer Engine's CUDA graphs over attention, router and
+# dispatch preprocessing — a graph of those scopes bought nothing, so the host did not bind there).
+card_qwen_alltoall="--model qwen3-30b-a3b --ep 16 --mbs 1 $moe $overlap"
 card_super="--model nemotron3-super-120b-a12b --num-mtp-layers 2 --pp 2 --ep 32 --mbs 1 $flex --moe-flex-backend hybridep --moe-capacity-factor 1.1 --moe-pad-to-capacity --distributed-optimizer --recompute selective --recompute-modules layernorm,moe_act,moe,core_attn"
 card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-parallel 1 --mbs 1 $flex --distributed-optimizer --overlap-param-gather --pipeline-layout @DS_PP8_VPP4@ $ds_recompute,mlp"
 
@@ -90,6 +96,7 @@ card_ds="--model deepseek-v3 --tp 2 --sp --pp 8 --vpp 4 --ep 64 --expert-tensor-
 rows=(
   "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe)|16|1024|4096|13011.378|$card_qwen $te_loss $h100"
   "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe, EP exchanges exposed)|16|1024|4096|10607.191|$card_qwen_exposed $te_loss $h100"
+  "26.06-card|MoE|Qwen3-30B-A3B, BF16, H100 (tuned recipe, all-to-all dispatcher)|16|1024|4096|6338.104|$card_qwen_alltoall $te_loss $h100"
   "26.06-card|hybrid|Nemotron 3 Super, BF16, H100 (tuned recipe)|64|1280|4096|2969.345|$card_super $te_loss $h100"
   "26.08-card|MoE|DeepSeek-V3, BF16, H100 (tuned recipe)|1024|16384|4096|1061.206|$card_ds $te_loss $h100"
   "26.06-card|MoE|GPT-OSS 120B, BF16, GB200 (tuned recipe)|64|1280|4096|16398.332|$card_oss_gb200 $te_loss $gb200"
