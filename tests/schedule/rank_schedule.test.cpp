@@ -219,9 +219,12 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
   // weight gradient's transpose then written), so QKV and fc1 cast in two kernels. MXFP8 casts in one
   // kernel, the norm's output apart too.
   using aicb::pass_kind;
-  aicb::job_spec sp = llama(2, 2, 1, true);
-  sp.batch.dtype = aicb::dtype::fp8;
-  sp.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
+  const auto in_fp8 = [](aicb::job_spec j, aicb::fp8_recipe_kind recipe) {
+    j.batch.dtype = aicb::dtype::fp8;
+    j.batch.fp8_recipe = recipe;
+    return j;
+  };
+  const aicb::job_spec sp = in_fp8(llama(2, 2, 1, true), aicb::fp8_recipe_kind::tensorwise);
   // TP 2 with SP: QKV casts its shard (3 / 2) before the gather; attention_out casts and takes the
   // amax of its whole input (3 + 2) and of its gathered gradient's shard (3 / 2 + 2 + 2 / 2).
   CHECK(scaling_of(sp, "attention_qkv", pass_kind::forward) == scaling{1.5, 0, 2});
@@ -229,9 +232,7 @@ TEST_CASE("rank schedule: each FP8 recipe's scaling work, pass by pass", "[sched
   CHECK(scaling_of(sp, "attention_qkv", pass_kind::weight_grad) == scaling{2, 0, 1});
   CHECK(scaling_of(sp, "attention_out", pass_kind::forward) == scaling{5, 0, 3});
   CHECK(scaling_of(sp, "attention_out", pass_kind::input_grad) == scaling{0, 4.5, 4});
-  aicb::job_spec plain = llama(1, 1, 1, false);
-  plain.batch.dtype = aicb::dtype::fp8;
-  plain.batch.fp8_recipe = aicb::fp8_recipe_kind::tensorwise;
+  aicb::job_spec plain = in_fp8(llama(1, 1, 1, false), aicb::fp8_recipe_kind::tensorwise);
   CHECK(scaling_of(plain, "attention_qkv", pass_kind::forward) == scaling{4, 0, 2});
   CHECK(scaling_of(plain, "attention_qkv", pass_kind::weight_grad) == scaling{0, 0, 0});
   CHECK(scaling_of(plain, "mlp_fc2", pass_kind::forward) == scaling{6, 0, 3});

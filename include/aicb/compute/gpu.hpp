@@ -157,6 +157,8 @@ struct gpu_spec {
 /// Hopper's fused attention as measured on an H200 (gpu_spec::attention).
 inline constexpr attention_fractions hopper_attention{0.56, 0.51, 20e9, 95e9, 8.59e9};
 inline constexpr attention_fractions hopper_wide_head_attention{0.62, 0.44, 45e9, 115e9, 85.9e9};
+/// Hopper's Mamba-2 scan, as mamba-ssm's chunk-scan kernel ran on an H800 (gpu_spec::mamba_ssd_fraction).
+inline constexpr double hopper_mamba_ssd_fraction = 0.10;
 
 /// The H20's FlashAttention-3 forward as measured on one (docs/measurements/h20/attention_prefill.csv:
 /// causal, BF16, one sequence of 4k–32k tokens, 16–64 query heads of 128 and 256): a median 0.89 of the
@@ -170,9 +172,9 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, 0.10},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72, 0.50},
     {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
     {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
