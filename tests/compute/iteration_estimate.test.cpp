@@ -444,6 +444,11 @@ TEST_CASE("estimate: the host issues every launch, tiny kernels run at the host'
   aicb::compute_op experts = loop;
   experts.role = aicb::op_role::moe_fc1;
   CHECK(aicb::kernel_launches(experts) == 8);
+  // A loop of eager kernels per problem (the experts' output bias: a product and a sum per expert).
+  aicb::compute_op eager{.role = aicb::op_role::moe_fc2, .kind = aicb::op_kind::elementwise, .batch = 8};
+  eager.one_kernel = false;
+  eager.kernels_per_problem = 2;
+  CHECK(aicb::kernel_launches(eager) == 16);
   loop.quantize_kernels = 2;
   CHECK(aicb::kernel_launches(loop) == 1);  // BF16: no scaling
   loop.type = aicb::dtype::fp8;

@@ -100,6 +100,18 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(us(h100, lookup) == Approx((lookup.bytes() + 4e6) / (bandwidth * 0.74) * 1e6 + 2).margin(0.002));
   lookup.pass = aicb::pass_kind::forward;
   CHECK(lookup.bytes() == 2.0 * 4096 * 4096 * 2);
+  // A loop of eager kernels: the experts' output bias added expert by expert (16 experts of 1024 rows
+  // of 2880), two kernels each forward — its bytes (6 per element of 2 B) and a launch and ramp per kernel.
+  aicb::compute_op bias{.role = aicb::op_role::moe_fc2,
+                        .kind = aicb::op_kind::elementwise,
+                        .batch = 16,
+                        .m = 1024,
+                        .n = 2880};
+  bias.one_kernel = false;
+  bias.kernels_per_problem = 2;
+  CHECK(bias.bytes() == 16.0 * 1024 * 2880 * 2 * 6);
+  CHECK(us(h100, bias) ==
+        Approx(16 * ((1024.0 * 2880 * 2 * 6 + 2 * 4e6) / (bandwidth * 0.74) * 1e6 + 2 * 2)).margin(0.002));
   // Faster GPUs are faster; FP8 GEMMs on H100 are faster than BF16, FP8 on A100 runs at BF16 speed.
   const aicb::compute_op big{.kind = aicb::op_kind::gemm, .m = 8192, .n = 8192, .k = 8192};
   CHECK(aicb::roofline_model("A100").duration(big) > h100.duration(big));

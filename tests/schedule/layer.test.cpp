@@ -289,6 +289,48 @@ TEST_CASE("layer description: sliding-window attention with sinks (GPT-OSS), by 
   CHECK(c.total() == 20'914'757'184ull);
 }
 
+TEST_CASE("layer description: GPT-OSS's expert output bias, added expert by expert after the GEMM",
+          "[schedule][layer]") {
+  // GPT-OSS-20B on one GPU, one sequence of S = 4096 tokens: each of its 32 experts receives
+  // S · 4 / 32 = 512 rows of h = 2880. Megatron adds the second GEMM's bias after it, expert by
+  // expert: forward the scaled bias written (1 element) and added to the rows (2 in, 1 out) — two
+  // kernels each — and the rows joined (1 in, 1 out); backward the bias's and the probabilities'
+  // gradients (a product written and reduced, 3 each), the bias's main-gradient accumulation — five
+  // kernels each — and the rows' gradients joined back (2).
+  aicb::job_spec job = job_of(aicb::presets::gpt_oss_20b, 1, 1, 1, 1);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.global_batch = 1;
+  const double rows = 4096.0 * 4 / 32, h = 2880, experts = 32, e = 2;
+  std::vector<aicb::compute_op> bias;
+  for (const aicb::operation& op : aicb::rank_schedule(job, 0))
+    if (op.type == aicb::op_type::compute && op.layer == 0 && op.name == std::string_view("moe_fc2_bias"))
+      bias.push_back(op.compute);
+  REQUIRE(bias.size() == 2);
+  CHECK(bias[0].pass == aicb::pass_kind::forward);
+  CHECK(bias[1].pass == aicb::pass_kind::input_grad);
+  for (const aicb::compute_op& o : bias) {
+    CHECK(o.batch == 32);
+    CHECK(o.m == 512);
+    CHECK_FALSE(o.one_kernel);
+  }
+  CHECK(bias[0].bytes() == Approx(experts * rows * h * e * (1 + 3 + 2)));
+  CHECK(bias[1].bytes() == Approx(experts * rows * h * e * (3 + 3 + 2)));
+  CHECK(bias[0].kernels_per_problem == 2);
+  CHECK(bias[1].kernels_per_problem == 5);
+  // Experts without biases (Qwen3) and experts looped without a grouped GEMM have none.
+  const auto has_bias = [](const aicb::job_spec& j) {
+    for (const aicb::operation& op : aicb::rank_schedule(j, 0))
+      if (op.name == std::string_view("moe_fc2_bias")) return true;
+    return false;
+  };
+  aicb::job_spec qwen = job_of(aicb::presets::qwen3_30b_a3b, 1, 1, 1, 1);
+  qwen.model.num_layers = 2;
+  qwen.batch.global_batch = 1;
+  CHECK_FALSE(has_bias(qwen));
+  job.parallel.moe_grouped_gemm = false;
+  CHECK_FALSE(has_bias(job));
+}
+
 TEST_CASE("layer description: DeepSeek sparse attention (DeepSeek-V3.2), by hand", "[schedule][layer]") {
   // DeepSeek-V3.2 cut to 4 layers on one GPU, one sequence of S = 8192 tokens, BF16, flash attention.
   // Layer 0: MLA's 128 heads (query-key 192, value 128) over the top K = 2048 keys of each query, and the

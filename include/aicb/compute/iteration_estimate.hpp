@@ -192,7 +192,7 @@ enum class host_sync : std::uint8_t { none, before, after };
   return o.overlap_p2p || (o.interleaved_p2p_overlap && job.parallel.virtual_pipeline > 1);
 }
 
-/// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
+/// Kernels the host launches for `op`: one, or one per problem of a loop (each of its kernels), one per kernel of
 /// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The experts'
 /// GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
 /// them, and with it Transformer Engine's GroupedLinear (TEGroupedMLP, Megatron-Core's default grouped
@@ -202,7 +202,8 @@ enum class host_sync : std::uint8_t { none, before, after };
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
   if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
   const bool experts = op.role == op_role::moe_fc1 || op.role == op_role::moe_fc2;
-  std::uint64_t n = (!op.one_kernel || experts) && op.batch > 1 ? op.batch : 1;
+  const std::uint64_t problems = (!op.one_kernel || experts) && op.batch > 1 ? op.batch : 1;
+  std::uint64_t n = problems * (op.one_kernel ? 1 : op.kernels_per_problem);
   if (op.kind == op_kind::gemm && op.type == dtype::fp8) n += op.quantize_kernels;
   return n;
 }

@@ -119,10 +119,15 @@ class roofline_model final : public compute_model {
                                                      (gpu_.memory_bytes_per_s() * e_.memory_fraction) * 1e9,
                         what);
     }
-    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
+    if (!op.one_kernel && (op.batch > 1 || op.kernels_per_problem > 1)) {  // a loop: kernels per problem
       compute_op one = op;
       one.batch = 1;
-      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
+      // A problem's further kernels: a launch and a memory ramp each (their bytes are in the first's).
+      const double further = static_cast<double>(op.kernels_per_problem > 1 ? op.kernels_per_problem - 1 : 0);
+      const double ramp =
+          e_.memory_half / (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(one)) * 1e9;
+      return checked_ns(static_cast<double>(op.batch) * (one_kernel_ns(one) + further * (e_.launch_ns + ramp)),
+                        what);
     }
     return checked_ns(one_kernel_ns(op), what);
   }

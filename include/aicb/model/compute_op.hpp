@@ -138,6 +138,9 @@ struct compute_op {
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
+  /// A loop only (one_kernel false): the kernels each problem runs one after another — PyTorch's eager
+  /// operations, a product then its reduction — each with its launch; the bytes are theirs together.
+  std::uint8_t kernels_per_problem = 1;
   /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
   /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
   /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
@@ -289,6 +292,12 @@ struct compute_op {
             return b * M * (N + (k ? K : N)) * e;
           case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
             return b * M * N * loss_bytes_per_logit();
+          case op_role::moe_fc2:  // the experts' output bias, Megatron's eager loop over the local experts:
+            // forward the bias scaled by each row's probability written (1), added to the rows (2 in,
+            // 1 out) and the experts' rows joined into one tensor (1 in, 1 out); backward the bias's and
+            // the probabilities' gradients, each a product written and reduced (3 each), and the rows'
+            // gradients joined back (2)
+            return b * M * N * e * (forward ? 6 : 8);
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;

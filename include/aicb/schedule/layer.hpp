@@ -1140,6 +1140,7 @@ struct layer_writer {
     projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
+    expert_output_bias(pk::forward);
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -1193,6 +1194,22 @@ struct layer_writer {
         break;
     }
   }
+  // Training with biased experts (GPT-OSS): Megatron's grouped experts return the second GEMM's bias
+  // unadded and add it after the GEMM in an eager loop over the local experts (TEGroupedMLP's
+  // _apply_bias, Megatron-Core 0.15 to 0.18): each expert's rows plus its bias scaled by their routing
+  // probabilities — a product and a sum per expert — then the rows joined (torch.cat); backward, per
+  // expert, the bias's gradient and the probabilities' (a product and a reduction each) and the
+  // bias's main-gradient accumulation, then the rows' gradients joined back. Bytes:
+  // compute_op::bytes (op_role::moe_fc2, element-wise). Megatron's per-expert loop without
+  // --moe-grouped-gemm and serving engines' fused bias epilogues are not this.
+  constexpr void expert_output_bias(pass_kind pass) {
+    if (!c.training || !c.model.linear_bias || !c.grouped_gemm) return;
+    compute_op o = shaped(op_role::moe_fc2, op_kind::elementwise, pass, local_experts(), expert_rows(),
+                          expert_hidden(), 0);
+    o.one_kernel = false;
+    o.kernels_per_problem = pass == pk::forward ? 2 : 5;
+    out.compute("moe_fc2_bias", o);
+  }
   // Latent experts: the combined tokens projected back to the hidden size.
   constexpr void latent_up(std::uint64_t tokens) {
     if (c.model.moe_latent_size > 0)
@@ -1227,6 +1244,7 @@ struct layer_writer {
                    T * expert_hidden() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
+    expert_output_bias(pk::input_grad);
     // moe_act: the activation's output, the second GEMM's input, computed again for its gradients.
     if (recomputes(recompute_module::moe_act) && !recomputes(recompute_module::moe))
       op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,

@@ -46,6 +46,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
     x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
+    if (!op.compute.one_kernel && op.compute.kernels_per_problem > 1)
+      x.member("kernels_per_problem", op.compute.kernels_per_problem);
     x.member("dtype", to_string(op.compute.type));
     if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
     if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)

@@ -59,8 +59,10 @@ AICB_BEGIN_NAMESPACE
           static_cast<unsigned long long>(op.compute.batch), static_cast<unsigned long long>(op.compute.m),
           static_cast<unsigned long long>(op.compute.n), static_cast<unsigned long long>(op.compute.k),
           op.compute.flops(), op.compute.bytes());
-      return op.compute.one_kernel || op.compute.batch == 1 ? std::string(text)
-                                                            : std::string(text) + " (one kernel per problem)";
+      if (op.compute.one_kernel) return text;
+      if (op.compute.kernels_per_problem > 1)
+        return std::string(text) + " (" + std::to_string(op.compute.kernels_per_problem) + " kernels per problem)";
+      return op.compute.batch == 1 ? std::string(text) : std::string(text) + " (one kernel per problem)";
     case op_type::collective:
       return std::string(to_string(op.kind)) + " " + to_string(op.group) + "/" +
              std::to_string(op.group_size) + " " + std::to_string(op.size.count()) + " B";
