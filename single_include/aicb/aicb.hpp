@@ -2670,6 +2670,9 @@ struct compute_op {
   /// The batch runs as one kernel (a batched or grouped GEMM); false: one kernel per problem, one after
   /// another (Megatron's SequentialMLP without --moe-grouped-gemm). FLOPs and bytes are the same.
   bool one_kernel = true;
+  /// A loop only (one_kernel false): the kernels each problem runs one after another — PyTorch's eager
+  /// operations, a product then its reduction — each with its launch; the bytes are theirs together.
+  std::uint8_t kernels_per_problem = 1;
   /// Attention only: the value head size when it differs from the query/key size `k` (0: `k`), and
   /// whether keys and values are one tensor read once — multi-head latent attention absorbed for
   /// decode attends over one latent (k = 576 for scores, v_dim = 512 of it as values).
@@ -2821,6 +2824,12 @@ struct compute_op {
             return b * M * (N + (k ? K : N)) * e;
           case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
             return b * M * N * loss_bytes_per_logit();
+          case op_role::moe_fc2:  // the experts' output bias, Megatron's eager loop over the local experts:
+            // forward the bias scaled by each row's probability written (1), added to the rows (2 in,
+            // 1 out) and the experts' rows joined into one tensor (1 in, 1 out); backward the bias's and
+            // the probabilities' gradients, each a product written and reduced (3 each), and the rows'
+            // gradients joined back (2)
+            return b * M * N * e * (forward ? 6 : 8);
           default: {  // forward: the inputs in, the output out; backward: the gradient and the inputs in,
                       // a gradient per input out
             const double in = inputs;
@@ -4507,6 +4516,7 @@ struct layer_writer {
     projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
                weight_sharing::expert, n, one);
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
+    expert_output_bias(pk::forward);
     if (m.num_shared_experts > 0 && !training) {
       mlp_forward(shared_names, shared_rows(), shared_width(), weight_part::shared_experts, false);
       shared_gate(shared_rows());
@@ -4560,6 +4570,22 @@ struct layer_writer {
         break;
     }
   }
+  // Training with biased experts (GPT-OSS): Megatron's grouped experts return the second GEMM's bias
+  // unadded and add it after the GEMM in an eager loop over the local experts (TEGroupedMLP's
+  // _apply_bias, Megatron-Core 0.15 to 0.18): each expert's rows plus its bias scaled by their routing
+  // probabilities — a product and a sum per expert — then the rows joined (torch.cat); backward, per
+  // expert, the bias's gradient and the probabilities' (a product and a reduction each) and the
+  // bias's main-gradient accumulation, then the rows' gradients joined back. Bytes:
+  // compute_op::bytes (op_role::moe_fc2, element-wise). Megatron's per-expert loop without
+  // --moe-grouped-gemm and serving engines' fused bias epilogues are not this.
+  constexpr void expert_output_bias(pass_kind pass) {
+    if (!c.training || !c.model.linear_bias || !c.grouped_gemm) return;
+    compute_op o = shaped(op_role::moe_fc2, op_kind::elementwise, pass, local_experts(), expert_rows(),
+                          expert_hidden(), 0);
+    o.one_kernel = false;
+    o.kernels_per_problem = pass == pk::forward ? 2 : 5;
+    out.compute("moe_fc2_bias", o);
+  }
   // Latent experts: the combined tokens projected back to the hidden size.
   constexpr void latent_up(std::uint64_t tokens) {
     if (c.model.moe_latent_size > 0)
@@ -4594,6 +4620,7 @@ struct layer_writer {
                    T * expert_hidden() * w * group);
       permute_grad("moe_unpermute", rows * n);
     }
+    expert_output_bias(pk::input_grad);
     // moe_act: the activation's output, the second GEMM's input, computed again for its gradients.
     if (recomputes(recompute_module::moe_act) && !recomputes(recompute_module::moe))
       op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
@@ -11184,6 +11211,8 @@ inline constexpr group_kind schedule_groups[] = {
     x.member("kind", to_string(op.compute.kind)).member("pass", to_string(op.compute.pass));
     x.member("batch", op.compute.batch).member("m", op.compute.m).member("n", op.compute.n);
     x.member("k", op.compute.k).member("one_kernel", op.compute.one_kernel);
+    if (!op.compute.one_kernel && op.compute.kernels_per_problem > 1)
+      x.member("kernels_per_problem", op.compute.kernels_per_problem);
     x.member("dtype", to_string(op.compute.type));
     if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
     if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)
@@ -11320,8 +11349,11 @@ AICB_BEGIN_NAMESPACE
           static_cast<unsigned long long>(op.compute.batch), static_cast<unsigned long long>(op.compute.m),
           static_cast<unsigned long long>(op.compute.n), static_cast<unsigned long long>(op.compute.k),
           op.compute.flops(), op.compute.bytes());
-      return op.compute.one_kernel || op.compute.batch == 1 ? std::string(text)
-                                                            : std::string(text) + " (one kernel per problem)";
+      if (op.compute.one_kernel) return text;
+      if (op.compute.kernels_per_problem > 1)
+        return std::string(text) + " (" + std::to_string(op.compute.kernels_per_problem) +
+               " kernels per problem)";
+      return op.compute.batch == 1 ? std::string(text) : std::string(text) + " (one kernel per problem)";
     case op_type::collective:
       return std::string(to_string(op.kind)) + " " + to_string(op.group) + "/" +
              std::to_string(op.group_size) + " " + std::to_string(op.size.count()) + " B";
@@ -12991,9 +13023,9 @@ enum class host_sync : std::uint8_t { none, before, after };
   return o.overlap_p2p || (o.interleaved_p2p_overlap && job.parallel.virtual_pipeline > 1);
 }
 
-/// Kernels the host launches for `op`: one, or one per problem of a loop of GEMMs, one per kernel of
-/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The experts'
-/// GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
+/// Kernels the host launches for `op`: one, or one per problem of a loop (each of its kernels), one per
+/// kernel of unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The
+/// experts' GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
 /// them, and with it Transformer Engine's GroupedLinear (TEGroupedMLP, Megatron-Core's default grouped
 /// GEMM) issues one cuBLAS GEMM per expert over several streams rather than one grouped kernel
 /// (TransformerEngine PR 853, "Grouped GEMM via multi-stream cuBLAS"; issue 1386).
@@ -13001,7 +13033,8 @@ enum class host_sync : std::uint8_t { none, before, after };
   if (op.kind == op_kind::attention && !op.fused) return unfused_attention_kernels(op).count;
   if (op.kind == op_kind::elementwise && op.role == op_role::logits) return op.loss_kernels();
   const bool experts = op.role == op_role::moe_fc1 || op.role == op_role::moe_fc2;
-  std::uint64_t n = (!op.one_kernel || experts) && op.batch > 1 ? op.batch : 1;
+  const std::uint64_t problems = (!op.one_kernel || experts) && op.batch > 1 ? op.batch : 1;
+  std::uint64_t n = problems * (op.one_kernel ? 1 : op.kernels_per_problem);
   if (op.kind == op_kind::gemm && op.type == dtype::fp8) n += op.quantize_kernels;
   return n;
 }
@@ -13802,10 +13835,15 @@ class roofline_model final : public compute_model {
                                                      (gpu_.memory_bytes_per_s() * e_.memory_fraction) * 1e9,
                         what);
     }
-    if (!op.one_kernel && op.batch > 1) {  // a loop: one kernel per problem
+    if (!op.one_kernel && (op.batch > 1 || op.kernels_per_problem > 1)) {  // a loop: kernels per problem
       compute_op one = op;
       one.batch = 1;
-      return checked_ns(static_cast<double>(op.batch) * one_kernel_ns(one), what);
+      // A problem's further kernels: a launch and a memory ramp each (their bytes are in the first's).
+      const double further = static_cast<double>(op.kernels_per_problem > 1 ? op.kernels_per_problem - 1 : 0);
+      const double ramp =
+          e_.memory_half / (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(one)) * 1e9;
+      return checked_ns(
+          static_cast<double>(op.batch) * (one_kernel_ns(one) + further * (e_.launch_ns + ramp)), what);
     }
     return checked_ns(one_kernel_ns(op), what);
   }

@@ -102,11 +102,8 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   CHECK(lookup.bytes() == 2.0 * 4096 * 4096 * 2);
   // A loop of eager kernels: the experts' output bias added expert by expert (16 experts of 1024 rows
   // of 2880), two kernels each forward — its bytes (6 per element of 2 B) and a launch and ramp per kernel.
-  aicb::compute_op bias{.role = aicb::op_role::moe_fc2,
-                        .kind = aicb::op_kind::elementwise,
-                        .batch = 16,
-                        .m = 1024,
-                        .n = 2880};
+  aicb::compute_op bias{
+      .role = aicb::op_role::moe_fc2, .kind = aicb::op_kind::elementwise, .batch = 16, .m = 1024, .n = 2880};
   bias.one_kernel = false;
   bias.kernels_per_problem = 2;
   CHECK(bias.bytes() == 16.0 * 1024 * 2880 * 2 * 6);

@@ -192,9 +192,9 @@ enum class host_sync : std::uint8_t { none, before, after };
   return o.overlap_p2p || (o.interleaved_p2p_overlap && job.parallel.virtual_pipeline > 1);
 }
 
-/// Kernels the host launches for `op`: one, or one per problem of a loop (each of its kernels), one per kernel of
-/// unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The experts'
-/// GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
+/// Kernels the host launches for `op`: one, or one per problem of a loop (each of its kernels), one per
+/// kernel of unfused attention, one per pass of the loss, and an FP8 GEMM's casts and transposes. The
+/// experts' GEMMs are one launch per local expert either way: without --moe-grouped-gemm Megatron loops over
 /// them, and with it Transformer Engine's GroupedLinear (TEGroupedMLP, Megatron-Core's default grouped
 /// GEMM) issues one cuBLAS GEMM per expert over several streams rather than one grouped kernel
 /// (TransformerEngine PR 853, "Grouped GEMM via multi-stream cuBLAS"; issue 1386).

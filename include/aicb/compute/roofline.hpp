@@ -126,8 +126,8 @@ class roofline_model final : public compute_model {
       const double further = static_cast<double>(op.kernels_per_problem > 1 ? op.kernels_per_problem - 1 : 0);
       const double ramp =
           e_.memory_half / (gpu_.memory_bytes_per_s() * e_.memory_fraction * kind_factor(one)) * 1e9;
-      return checked_ns(static_cast<double>(op.batch) * (one_kernel_ns(one) + further * (e_.launch_ns + ramp)),
-                        what);
+      return checked_ns(
+          static_cast<double>(op.batch) * (one_kernel_ns(one) + further * (e_.launch_ns + ramp)), what);
     }
     return checked_ns(one_kernel_ns(op), what);
   }

@@ -61,7 +61,8 @@ AICB_BEGIN_NAMESPACE
           op.compute.flops(), op.compute.bytes());
       if (op.compute.one_kernel) return text;
       if (op.compute.kernels_per_problem > 1)
-        return std::string(text) + " (" + std::to_string(op.compute.kernels_per_problem) + " kernels per problem)";
+        return std::string(text) + " (" + std::to_string(op.compute.kernels_per_problem) +
+               " kernels per problem)";
       return op.compute.batch == 1 ? std::string(text) : std::string(text) + " (one kernel per problem)";
     case op_type::collective:
       return std::string(to_string(op.kind)) + " " + to_string(op.group) + "/" +
