@@ -138,6 +138,8 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
     CHECK(m == expected);
     CHECK(m.is_sliding_window_layer(0));
     CHECK_FALSE(m.is_sliding_window_layer(1));
+    // YaRN over 32 times the 4096 positions, no mscale terms: the attention factor 0.1 ln 32 + 1.
+    CHECK(m.rope_attention_factor == Approx(0.1 * std::log(32.0) + 1).epsilon(1e-15));
   }
   // A layout other than the published alternation is refused, naming layer_types.
   nlohmann::json config;
@@ -156,6 +158,42 @@ TEST_CASE("hf_config: GPT-OSS imports to its model card's parameter counts and t
   const auto dir = aicb_test::reference_dir("hf-configs");
   CHECK(aicb::load_hf_config((dir / "Mistral-7B-v0.1.json").string()).model.sliding_window == 4096);
   CHECK(aicb::load_hf_config((dir / "Qwen2.5-7B.json").string()).model.sliding_window == 0);
+}
+
+TEST_CASE("hf_config: YaRN's attention factor, as transformers and Megatron-Core derive it",
+          "[model][hf_config]") {
+  nlohmann::json config;
+  {
+    std::ifstream in(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/gpt-oss-20b.json");
+    in >> config;
+  }
+  const auto factor_of = [&](const nlohmann::json& scaling) {
+    nlohmann::json c = config;
+    c["rope_scaling"] = scaling;
+    return aicb::from_hf_config(c).model.rope_attention_factor;
+  };
+  // Both mscale terms given: their ratio, 0.1·m·ln(factor) + 1 each (DeepSeek-V3's and Kimi K2's: 1).
+  CHECK(factor_of({{"rope_type", "yarn"}, {"factor", 40}, {"mscale", 1.0}, {"mscale_all_dim", 1.0}}) == 1.0);
+  CHECK(factor_of({{"type", "yarn"}, {"factor", 40}, {"mscale", 1.0}, {"mscale_all_dim", 0.5}}) ==
+        Approx((0.1 * std::log(40.0) + 1) / (0.05 * std::log(40.0) + 1)));
+  // Without them 0.1 ln(factor) + 1; an explicit attention_factor wins; other scalings have none.
+  CHECK(factor_of({{"rope_type", "yarn"}, {"factor", 4}}) == Approx(0.1 * std::log(4.0) + 1));
+  CHECK(factor_of({{"rope_type", "yarn"}, {"factor", 4}, {"attention_factor", 1.25}}) == 1.25);
+  CHECK(factor_of({{"rope_type", "llama3"}, {"factor", 8}}) == 1.0);
+  CHECK(factor_of(nullptr) == 1.0);
+  for (const auto& bad : {nlohmann::json{{"rope_type", "yarn"}, {"factor", "32"}},
+                          nlohmann::json{{"rope_type", "yarn"}, {"factor", 0.5}}}) {
+    try {
+      (void)factor_of(bad);
+      FAIL("a malformed YaRN factor imported: " << bad.dump());
+    } catch (const aicb::config_error& e) {
+      CHECK(e.field() == "rope_scaling.factor");
+    }
+  }
+  // The DeepSeek-V3.2 and Kimi K2 configs' own: 1, so their rotations stay fused.
+  for (const char* file : {"deepseek-v3.2-exp.json", "kimi-k2-instruct.json"})
+    CHECK(aicb::load_hf_config(std::string(AICB_SOURCE_DIR) + "/tests/data/hf/" + file)
+              .model.rope_attention_factor == Approx(1.0));
 }
 
 TEST_CASE("hf_config: Llama 4 Scout and Maverick import their language models to the cards' counts",

@@ -331,6 +331,37 @@ TEST_CASE("layer description: GPT-OSS's expert output bias, added expert by expe
   CHECK_FALSE(has_bias(job));
 }
 
+TEST_CASE("layer description: a YaRN attention factor rotates queries and keys unfused in training",
+          "[schedule][layer]") {
+  // GPT-OSS-20B on one GPU, S = 4096 tokens: 64 query heads and 8 key heads of 64. Its YaRN factor
+  // is one Megatron-Core's fused RoPE cannot apply: each tensor of N elements is rotated forward in
+  // 12 kernels moving 12·N·e bytes, backward in 7 moving 13·N·e; at factor 1, one kernel each way
+  // moving 2·N·e.
+  aicb::job_spec job = job_of(aicb::presets::gpt_oss_20b, 1, 1, 1, 1);
+  job.parallel.attention = aicb::attention_kind::flash;
+  job.batch.global_batch = 1;
+  const auto rotations = [](const aicb::job_spec& j) {
+    std::map<std::pair<std::string, int>, aicb::compute_op> ops;  // (name, forward?) -> op
+    for (const aicb::operation& op : aicb::rank_schedule(j, 0))
+      if (op.type == aicb::op_type::compute && op.layer == 0 && op.compute.role == aicb::op_role::rotary)
+        ops[{std::string(op.name), op.compute.pass == aicb::pass_kind::forward}] = op.compute;
+    return ops;
+  };
+  const double S = 4096, q = 64.0 * 64, k = 8.0 * 64, e = 2;
+  auto unfused = rotations(job);
+  REQUIRE(unfused.size() == 4);
+  CHECK(unfused[{"rotary_q", 1}].bytes() == Approx(S * q * e * 12));
+  CHECK(unfused[{"rotary_q", 0}].bytes() == Approx(S * q * e * 13));
+  CHECK(unfused[{"rotary_k", 1}].bytes() == Approx(S * k * e * 12));
+  CHECK(unfused[{"rotary_k", 1}].kernels_per_problem == 12);
+  CHECK(unfused[{"rotary_k", 0}].kernels_per_problem == 7);
+  job.model.rope_attention_factor = 1.0;
+  auto fused = rotations(job);
+  CHECK(fused[{"rotary_q", 1}].bytes() == Approx(S * q * e * 2));
+  CHECK(fused[{"rotary_q", 0}].bytes() == Approx(S * q * e * 2));
+  CHECK(fused[{"rotary_q", 1}].one_kernel);
+}
+
 TEST_CASE("layer description: DeepSeek sparse attention (DeepSeek-V3.2), by hand", "[schedule][layer]") {
   // DeepSeek-V3.2 cut to 4 layers on one GPU, one sequence of S = 8192 tokens, BF16, flash attention.
   // Layer 0: MLA's 128 heads (query-key 192, value 128) over the top K = 2048 keys of each query, and the

@@ -126,7 +126,8 @@ struct compute_op {
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
-  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
+  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels). Rotary only: false
+  /// for Megatron-Core's unfused PyTorch rotation, its passes in `kernels_per_problem` kernels.
   bool fused = true;
   /// The loss only (op_role::logits, element-wise): whose cross-entropy kernels run
   /// (loss_bytes_per_logit).
@@ -289,6 +290,12 @@ struct compute_op {
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
           case op_role::rotary:  // n elements written, k (or n) read per row
+            // Unfused (Megatron-Core's PyTorch path, schedule/layer.hpp): forward the rows times the
+            // cosines (read and written: 2), the rotated half (a negation, 1, and a join, 2), times the
+            // sines (2), the sum (3) and the final join (2); backward the gradient times the sines (2)
+            // and rotated back (a negation, 1, and a join, 2), times the cosines (2), the two summed
+            // (3) and scattered into the unsliced input's gradient (zeros written, then copied: 3).
+            if (!fused) return b * M * N * e * (forward ? 12 : 13);
             return b * M * (N + (k ? K : N)) * e;
           case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
             return b * M * N * loss_bytes_per_logit();

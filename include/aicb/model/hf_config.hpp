@@ -28,8 +28,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,6 +92,32 @@ inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_p
                                                                      "embedding_dropout",
                                                                      "tokenizer_class",
                                                                      "layer_norm_eps"};
+
+/// YaRN's attention factor from a config's rope_scaling (1 for any other scaling, or none): its
+/// attention_factor where given, else — as transformers and Megatron-Core derive it — the ratio of
+/// the two mscale terms when both are given (DeepSeek-V3, Kimi K2: 1), else 0.1 ln(factor) + 1
+/// (GPT-OSS: factor 32).
+[[nodiscard]] inline double yarn_attention_factor(const nlohmann::json* scaling) {
+  if (scaling == nullptr || !scaling->is_object()) return 1.0;
+  const auto type = scaling->find(scaling->contains("rope_type") ? "rope_type" : "type");
+  if (type == scaling->end() || !type->is_string() || type->get<std::string>() != "yarn") return 1.0;
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const auto it = scaling->find(key);
+    if (it == scaling->end() || it->is_null()) return std::nullopt;
+    if (!it->is_number())
+      AICB_THROW(config_error(std::string("rope_scaling.") + key, it->dump(), "expected a number"));
+    return it->get<double>();
+  };
+  if (const std::optional<double> given = number("attention_factor")) return *given;
+  const double factor = number("factor").value_or(1.0);
+  if (!(factor >= 1.0 && factor <= 1e6))
+    AICB_THROW(config_error("rope_scaling.factor", std::to_string(factor),
+                            "YaRN's factor must be at least 1 (and at most 1e6)"));
+  const auto mscale = [&](double m) { return factor <= 1.0 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };
+  const std::optional<double> m = number("mscale"), all = number("mscale_all_dim");
+  if (m && all) return mscale(*m) / mscale(*all);
+  return mscale(1.0);
+}
 
 class hf_reader {
  public:
@@ -635,6 +663,8 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }
   }
+  if (m.position == position_kind::rope)
+    m.rope_attention_factor = detail::yarn_attention_factor(r.peek("rope_scaling"));
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};
   validate(result.model);
   return result;

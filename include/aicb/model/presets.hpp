@@ -155,7 +155,8 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
 
 // ---- GPT-OSS (config.json of openai/gpt-oss-120b and gpt-oss-20b): 64 query heads of 64 over a
 // 2880-wide residual, 8 KV heads, sliding-window (128) and full attention alternating, a learned
-// sink per head, biases on every linear layer (router and experts too), 4 of E experts of 2880.
+// sink per head, biases on every linear layer (router and experts too), 4 of E experts of 2880;
+// YaRN over a 32-fold context extension, its attention factor 0.1 ln 32 + 1.
 [[nodiscard]] constexpr model_spec gpt_oss(spec_name name, std::uint64_t layers, std::uint64_t experts) {
   model_spec m = llama(name, layers, 2880, 64, 8, 2880, 201088);
   m.head_dim = 64;
@@ -166,6 +167,7 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
   m.sliding_window = 128;
   m.sliding_window_pattern = 2;
   m.attention_sinks = true;
+  m.rope_attention_factor = 1.3465735902799727;
   return m;
 }
 inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);

@@ -92,6 +92,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
   ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
   ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer")) \
+  ((double, rope_attention_factor, 1.0, "YaRN's attention factor, multiplying the rotary cosines and sines (GPT-OSS: 0.1 ln 32 + 1 = 1.347); 1 = none. Megatron-Core's fused RoPE kernel cannot apply one: training then rotates queries and keys with its unfused PyTorch operations")) \
   ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
   ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
   ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
@@ -492,6 +493,12 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
           "attention sinks with multi-head latent attention are not modelled");
+  if (!(m.rope_attention_factor > 0.0 && m.rope_attention_factor <= 100.0))
+    detail::rule_violated_by("rope_attention_factor", m.rope_attention_factor,
+                             "rope_attention_factor must be positive and at most 100 (1: none)");
+  if (m.rope_attention_factor != 1.0 && m.position != position_kind::rope)
+    detail::rule_violated_by("rope_attention_factor", m.rope_attention_factor,
+                             "rope_attention_factor needs rotary positions (position = rope)");
   require(m.attention_chunk_size <= max_derived_size, "attention_chunk_size", m.attention_chunk_size,
           "a model dimension must not exceed 2^50");
   require(m.attention_chunk_pattern == 0 || m.attention_chunk_size > 0, "attention_chunk_pattern",

@@ -553,9 +553,23 @@ struct layer_writer {
   constexpr bool rotates(bool local_layer) const {
     return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
   }
+  // A YaRN attention factor (GPT-OSS) is one Megatron-Core's fused kernel cannot apply: training
+  // rotates each of the queries and the keys with PyTorch operations (rope_utils.py,
+  // _apply_rotary_pos_emb_bshd, Megatron-Core 0.16 and later) — forward the factor's cosines and
+  // sines (six small kernels) and six passes over the tensor, backward seven (bytes:
+  // compute_op::bytes, op_role::rotary).
+  constexpr bool unfused_rotary() const {
+    return c.training && !c.model.is_mla() && c.model.rope_attention_factor != 1.0;
+  }
   constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written,
                         std::uint64_t read = 0) {
-    op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+    compute_op o = shaped(op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+    if (unfused_rotary()) {
+      o.fused = false;
+      o.one_kernel = false;
+      o.kernels_per_problem = pass == pk::forward ? 12 : 7;
+    }
+    out.compute(name, o);
   }
   constexpr void rotary_forward(bool local_layer) {
     if (!rotates(local_layer)) return;

@@ -49,7 +49,8 @@ inline constexpr group_kind schedule_groups[] = {
     if (!op.compute.one_kernel && op.compute.kernels_per_problem > 1)
       x.member("kernels_per_problem", op.compute.kernels_per_problem);
     x.member("dtype", to_string(op.compute.type));
-    if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
+    if (op.compute.kind == op_kind::attention || op.compute.role == op_role::rotary)
+      x.member("fused", op.compute.fused);
     if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)
       x.member("loss", to_string(op.compute.loss));
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
