@@ -1326,6 +1326,7 @@ using layer_pattern_text = fixed_string<512>;
   ((std::uint64_t, sliding_window, 0, "sliding-window attention: each query attends to at most this many keys, itself included (Mistral, GPT-OSS); 0 = full attention")) \
   ((std::uint64_t, sliding_window_pattern, 0, "with sliding_window: every N-th layer attends to the full context, the others to the window (GPT-OSS: 2); 0 = every layer uses the window")) \
   ((bool, attention_sinks, false, "a learned sink logit per query head joins every softmax (GPT-OSS): one weight per head and layer")) \
+  ((double, rope_attention_factor, 1.0, "YaRN's attention factor, multiplying the rotary cosines and sines (GPT-OSS: 0.1 ln 32 + 1 = 1.347); 1 = none. Megatron-Core's fused RoPE kernel cannot apply one: training then rotates queries and keys with its unfused PyTorch operations")) \
   ((std::uint64_t, attention_chunk_size, 0, "chunked attention: each query attends to the keys of its own block of this many positions, itself included (Llama 4: 8192); 0 = none")) \
   ((std::uint64_t, attention_chunk_pattern, 0, "with attention_chunk_size: every N-th layer attends to the full context without rotary embedding (Llama 4: 4), the others to their chunk; 0 = every layer chunked")) \
   ((bool, qk_l2_norm, false, "queries and keys of the chunked layers divided by their L2 norm per head, without weights (Llama 4 Scout)")) \
@@ -1726,6 +1727,12 @@ constexpr bool validate(const model_spec& spec) {
   }
   require(!m.attention_sinks || !m.is_mla(), "attention_sinks", 1,
           "attention sinks with multi-head latent attention are not modelled");
+  if (!(m.rope_attention_factor > 0.0 && m.rope_attention_factor <= 100.0))
+    detail::rule_violated_by("rope_attention_factor", m.rope_attention_factor,
+                             "rope_attention_factor must be positive and at most 100 (1: none)");
+  if (m.rope_attention_factor != 1.0 && m.position != position_kind::rope)
+    detail::rule_violated_by("rope_attention_factor", m.rope_attention_factor,
+                             "rope_attention_factor needs rotary positions (position = rope)");
   require(m.attention_chunk_size <= max_derived_size, "attention_chunk_size", m.attention_chunk_size,
           "a model dimension must not exceed 2^50");
   require(m.attention_chunk_pattern == 0 || m.attention_chunk_size > 0, "attention_chunk_pattern",
@@ -2658,7 +2665,8 @@ struct compute_op {
   bool causal = true;  ///< attention only: a causal mask (a fused kernel skips its zero half)
   /// Attention only: one fused kernel (FlashAttention class) — or, when false, Megatron's unfused
   /// path: the full score matrix written by a batched GEMM, scale-mask-softmax, dropout and a second
-  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels).
+  /// batched GEMM, each a kernel of its own (aicb::unfused_attention_kernels). Rotary only: false
+  /// for Megatron-Core's unfused PyTorch rotation, its passes in `kernels_per_problem` kernels.
   bool fused = true;
   /// The loss only (op_role::logits, element-wise): whose cross-entropy kernels run
   /// (loss_bytes_per_logit).
@@ -2821,6 +2829,12 @@ struct compute_op {
           case op_role::attention_core:  // unfused attention's dropout on the probabilities
             return b * M * N * (2 * e + 1);
           case op_role::rotary:  // n elements written, k (or n) read per row
+            // Unfused (Megatron-Core's PyTorch path, schedule/layer.hpp): forward the rows times the
+            // cosines (read and written: 2), the rotated half (a negation, 1, and a join, 2), times the
+            // sines (2), the sum (3) and the final join (2); backward the gradient times the sines (2)
+            // and rotated back (a negation, 1, and a join, 2), times the cosines (2), the two summed
+            // (3) and scattered into the unsliced input's gradient (zeros written, then copied: 3).
+            if (!fused) return b * M * N * e * (forward ? 12 : 13);
             return b * M * (N + (k ? K : N)) * e;
           case op_role::logits:  // the loss: its passes over the logits (loss_bytes_per_logit)
             return b * M * N * loss_bytes_per_logit();
@@ -3929,9 +3943,23 @@ struct layer_writer {
   constexpr bool rotates(bool local_layer) const {
     return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
   }
+  // A YaRN attention factor (GPT-OSS) is one Megatron-Core's fused kernel cannot apply: training
+  // rotates each of the queries and the keys with PyTorch operations (rope_utils.py,
+  // _apply_rotary_pos_emb_bshd, Megatron-Core 0.16 and later) — forward the factor's cosines and
+  // sines (six small kernels) and six passes over the tensor, backward seven (bytes:
+  // compute_op::bytes, op_role::rotary).
+  constexpr bool unfused_rotary() const {
+    return c.training && !c.model.is_mla() && c.model.rope_attention_factor != 1.0;
+  }
   constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written,
                         std::uint64_t read = 0) {
-    op(name, op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+    compute_op o = shaped(op_role::rotary, op_kind::elementwise, pass, 1, c.tokens(), written, read);
+    if (unfused_rotary()) {
+      o.fused = false;
+      o.one_kernel = false;
+      o.kernels_per_problem = pass == pk::forward ? 12 : 7;
+    }
+    out.compute(name, o);
   }
   constexpr void rotary_forward(bool local_layer) {
     if (!rotates(local_layer)) return;
@@ -8846,7 +8874,8 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
 
 // ---- GPT-OSS (config.json of openai/gpt-oss-120b and gpt-oss-20b): 64 query heads of 64 over a
 // 2880-wide residual, 8 KV heads, sliding-window (128) and full attention alternating, a learned
-// sink per head, biases on every linear layer (router and experts too), 4 of E experts of 2880.
+// sink per head, biases on every linear layer (router and experts too), 4 of E experts of 2880;
+// YaRN over a 32-fold context extension, its attention factor 0.1 ln 32 + 1.
 [[nodiscard]] constexpr model_spec gpt_oss(spec_name name, std::uint64_t layers, std::uint64_t experts) {
   model_spec m = llama(name, layers, 2880, 64, 8, 2880, 201088);
   m.head_dim = 64;
@@ -8857,6 +8886,7 @@ inline constexpr model_spec qwen3_next_80b_a3b = qwen3_next("qwen3-next-80b-a3b"
   m.sliding_window = 128;
   m.sliding_window_pattern = 2;
   m.attention_sinks = true;
+  m.rope_attention_factor = 1.3465735902799727;
   return m;
 }
 inline constexpr model_spec gpt_oss_120b = gpt_oss("gpt-oss-120b", 36, 128);
@@ -11214,7 +11244,8 @@ inline constexpr group_kind schedule_groups[] = {
     if (!op.compute.one_kernel && op.compute.kernels_per_problem > 1)
       x.member("kernels_per_problem", op.compute.kernels_per_problem);
     x.member("dtype", to_string(op.compute.type));
-    if (op.compute.kind == op_kind::attention) x.member("fused", op.compute.fused);
+    if (op.compute.kind == op_kind::attention || op.compute.role == op_role::rotary)
+      x.member("fused", op.compute.fused);
     if (op.compute.kind == op_kind::elementwise && op.compute.role == op_role::logits)
       x.member("loss", to_string(op.compute.loss));
     x.member("flops", op.compute.flops()).member("bytes", op.compute.bytes());
@@ -23041,8 +23072,10 @@ AICB_END_NAMESPACE
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23103,6 +23136,32 @@ inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_p
                                                                      "embedding_dropout",
                                                                      "tokenizer_class",
                                                                      "layer_norm_eps"};
+
+/// YaRN's attention factor from a config's rope_scaling (1 for any other scaling, or none): its
+/// attention_factor where given, else — as transformers and Megatron-Core derive it — the ratio of
+/// the two mscale terms when both are given (DeepSeek-V3, Kimi K2: 1), else 0.1 ln(factor) + 1
+/// (GPT-OSS: factor 32).
+[[nodiscard]] inline double yarn_attention_factor(const nlohmann::json* scaling) {
+  if (scaling == nullptr || !scaling->is_object()) return 1.0;
+  const auto type = scaling->find(scaling->contains("rope_type") ? "rope_type" : "type");
+  if (type == scaling->end() || !type->is_string() || type->get<std::string>() != "yarn") return 1.0;
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const auto it = scaling->find(key);
+    if (it == scaling->end() || it->is_null()) return std::nullopt;
+    if (!it->is_number())
+      AICB_THROW(config_error(std::string("rope_scaling.") + key, it->dump(), "expected a number"));
+    return it->get<double>();
+  };
+  if (const std::optional<double> given = number("attention_factor")) return *given;
+  const double factor = number("factor").value_or(1.0);
+  if (!(factor >= 1.0 && factor <= 1e6))
+    AICB_THROW(config_error("rope_scaling.factor", std::to_string(factor),
+                            "YaRN's factor must be at least 1 (and at most 1e6)"));
+  const auto mscale = [&](double m) { return factor <= 1.0 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };
+  const std::optional<double> m = number("mscale"), all = number("mscale_all_dim");
+  if (m && all) return mscale(*m) / mscale(*all);
+  return mscale(1.0);
+}
 
 class hf_reader {
  public:
@@ -23648,6 +23707,8 @@ inline void read_glm5_layout(hf_reader& r, model_spec& m) {
       r.peek("partial_rotary_factor");  // the rotary share: the rotary passes are priced over whole heads
     }
   }
+  if (m.position == position_kind::rope)
+    m.rope_attention_factor = detail::yarn_attention_factor(r.peek("rope_scaling"));
   hf_import result{m, r.finish(type, options.allow_unknown_keys)};
   validate(result.model);
   return result;
