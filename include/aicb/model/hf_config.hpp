@@ -115,7 +115,14 @@ inline constexpr std::array<std::string_view, 37> hf_irrelevant_keys{"_name_or_p
                             "YaRN's factor must be at least 1 (and at most 1e6)"));
   const auto mscale = [&](double m) { return factor <= 1.0 ? 1.0 : 0.1 * m * std::log(factor) + 1.0; };
   const std::optional<double> m = number("mscale"), all = number("mscale_all_dim");
-  if (m && all) return mscale(*m) / mscale(*all);
+  if (m && all) {
+    const double over = mscale(*all);
+    if (!(over > 0.0))
+      AICB_THROW(
+          config_error("rope_scaling.mscale_all_dim", std::to_string(*all),
+                       "YaRN's mscale_all_dim term (0.1 mscale_all_dim ln factor + 1) must be positive"));
+    return mscale(*m) / over;
+  }
   return mscale(1.0);
 }
 
