@@ -1205,6 +1205,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
   ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
+  ((bool, no_rope_fusion, false, "rotate queries and keys with Megatron-Core's unfused PyTorch operations rather than its fused RoPE kernel (Megatron --no-rope-fusion); a YaRN attention factor other than 1 always does")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
   ((moe_flex_backend_kind, moe_flex_backend, moe_flex_backend_kind::deepep, "the flex dispatcher's kernels: deepep | hybridep (which can also pad experts to their capacity); with moe_dispatcher flex (Megatron --moe-flex-dispatcher-backend)")) \
@@ -3587,6 +3588,7 @@ struct layer_context {
   std::uint64_t key_tokens = 1;    ///< keys each query attends over (seq; serving: context or prompt)
   bool decode = false;             ///< serving decode: attention reads the KV cache, MLA absorbed
   bool fused_attention = true;     ///< FlashAttention; false: Megatron's unfused path
+  bool fused_rope = true;          ///< training: Megatron-Core's fused RoPE kernel (apply_rope_fusion)
   loss_kernel loss = loss_kernel::unfused;  ///< training: whose cross-entropy kernels run
   recompute_set recompute{};                ///< training: what selective recomputation repeats (parallel.hpp)
   expert_exchange exchange = expert_exchange::allgather;
@@ -3627,6 +3629,7 @@ struct layer_context {
   c.ep = p.expert_parallel;
   c.etp = expert_tensor_parallel(job);
   c.sp = p.sequence_parallel && p.tensor_parallel > 1;
+  c.fused_rope = !p.no_rope_fusion;
   c.sequences = job.batch.micro_batch;
   c.query_tokens = job.batch.seq_length / p.context_parallel;
   c.key_tokens = job.batch.seq_length;
@@ -3943,13 +3946,13 @@ struct layer_writer {
   constexpr bool rotates(bool local_layer) const {
     return c.model.position == position_kind::rope && !(c.model.attention_chunk_size > 0 && !local_layer);
   }
-  // A YaRN attention factor (GPT-OSS) is one Megatron-Core's fused kernel cannot apply: training
-  // rotates each of the queries and the keys with PyTorch operations (rope_utils.py,
-  // _apply_rotary_pos_emb_bshd, Megatron-Core 0.16 and later) — forward the factor's cosines and
-  // sines (six small kernels) and six passes over the tensor, backward seven (bytes:
-  // compute_op::bytes, op_role::rotary).
+  // Without the fused kernel (--no-rope-fusion), or with a YaRN attention factor (GPT-OSS), which
+  // Megatron-Core's fused kernel cannot apply, training rotates each of the queries and the keys
+  // with PyTorch operations (rope_utils.py, _apply_rotary_pos_emb_bshd, Megatron-Core 0.16 and
+  // later) — forward the cosines and sines (six small kernels) and six passes over the tensor,
+  // backward seven (bytes: compute_op::bytes, op_role::rotary). MLA rotates with kernels of its own.
   constexpr bool unfused_rotary() const {
-    return c.training && !c.model.is_mla() && c.model.rope_attention_factor != 1.0;
+    return c.training && !c.model.is_mla() && (!c.fused_rope || c.model.rope_attention_factor != 1.0);
   }
   constexpr void rotary(std::string_view name, pass_kind pass, std::uint64_t written,
                         std::uint64_t read = 0) {

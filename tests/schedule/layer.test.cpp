@@ -331,7 +331,7 @@ TEST_CASE("layer description: GPT-OSS's expert output bias, added expert by expe
   CHECK_FALSE(has_bias(job));
 }
 
-TEST_CASE("layer description: a YaRN attention factor rotates queries and keys unfused in training",
+TEST_CASE("layer description: a YaRN attention factor or --no-rope-fusion rotates unfused in training",
           "[schedule][layer]") {
   // GPT-OSS-20B on one GPU, S = 4096 tokens: 64 query heads and 8 key heads of 64. Its YaRN factor
   // is one Megatron-Core's fused RoPE cannot apply: each tensor of N elements is rotated forward in
@@ -360,6 +360,9 @@ TEST_CASE("layer description: a YaRN attention factor rotates queries and keys u
   CHECK(fused[{"rotary_q", 1}].bytes() == Approx(S * q * e * 2));
   CHECK(fused[{"rotary_q", 0}].bytes() == Approx(S * q * e * 2));
   CHECK(fused[{"rotary_q", 1}].one_kernel);
+  // Megatron's --no-rope-fusion rotates unfused whatever the factor.
+  job.parallel.no_rope_fusion = true;
+  CHECK(rotations(job)[{"rotary_q", 0}].bytes() == Approx(S * q * e * 13));
 }
 
 TEST_CASE("layer description: DeepSeek sparse attention (DeepSeek-V3.2), by hand", "[schedule][layer]") {

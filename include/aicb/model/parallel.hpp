@@ -47,6 +47,7 @@ AICB_BEGIN_NAMESPACE
   ((bool, cross_entropy_loss_fusion, false, "a fused cross-entropy loss (Megatron --cross-entropy-loss-fusion): fewer passes over the logits and fewer all-reduces over TP")) \
   ((cross_entropy_fusion_kind, cross_entropy_fusion_impl, cross_entropy_fusion_kind::native, "whose fused cross-entropy: native (Megatron's) | te (Transformer Engine's); with cross_entropy_loss_fusion")) \
   ((attention_kind, attention, attention_kind::flash, "core attention kernel: flash (fused, causal blocks skipped) | unfused (scores, softmax, dropout and weighted values as separate kernels)")) \
+  ((bool, no_rope_fusion, false, "rotate queries and keys with Megatron-Core's unfused PyTorch operations rather than its fused RoPE kernel (Megatron --no-rope-fusion); a YaRN attention factor other than 1 always does")) \
   ((std::uint64_t, vocab_divisible_by, 128, "the vocabulary is padded to a multiple of this x tensor_parallel")) \
   ((moe_dispatcher_kind, moe_dispatcher, moe_dispatcher_kind::allgather, "MoE token dispatcher: allgather (Megatron's default) | alltoall | flex (DeepEP)")) \
   ((moe_flex_backend_kind, moe_flex_backend, moe_flex_backend_kind::deepep, "the flex dispatcher's kernels: deepep | hybridep (which can also pad experts to their capacity); with moe_dispatcher flex (Megatron --moe-flex-dispatcher-backend)")) \
