@@ -333,6 +333,28 @@ TEST_CASE("serving stream: the roofline's latencies grow with the load", "[servi
   CHECK(quiet.busy_s < quiet.end_s);
 }
 
+TEST_CASE("serving stream: a long prompt's attention prices as the step model's, query heads folded per KV group",
+          "[serving][stream]") {
+  // Two layers of Llama-3 8B (32 query heads over 8 KV heads: four rows per token in each problem) on
+  // one H100, a lone prompt of 4096 tokens, a point of the stream's grid: its first token comes after
+  // the step model's prefill step (the output rows priced apart), the attention of four query heads
+  // per KV head included; the same prompt in chunks of 1024 costs more (every chunk reads the keys
+  // before it again, and each step has its own launches and output rows).
+  const aicb::model_spec m = small_dense();
+  const aicb::roofline_model h100("H100");
+  const aicb::cluster_spec c = aicb::cluster_preset("dgx-h100");
+  const std::vector<aicb::serving_request> one{{0, 0, 4096, 2}};
+  const aicb::serving_stream_report whole = aicb::simulate_serving(m, {}, one, h100, c);
+  const aicb::inference_step prefill(m, {.phase = aicb::inference_phase::prefill, .batch = 1, .prompt = 4096},
+                                     0);
+  const double prefill_s = aicb::play_serving_step(prefill, h100, c).step_us() * 1e-6;
+  CHECK(whole.requests[0].ttft_s() == Approx(prefill_s).epsilon(1e-3));
+  aicb::serving_engine chunked;
+  chunked.token_budget = 1024;
+  const aicb::serving_stream_report parts = aicb::simulate_serving(m, {}, one, h100, c, chunked);
+  CHECK(parts.requests[0].ttft_s() > whole.requests[0].ttft_s());
+}
+
 TEST_CASE("serving stream: disaggregated, each request's KV cache crosses the network before its first token",
           "[serving][stream]") {
   const aicb::roofline_model h200("H200");

@@ -205,7 +205,7 @@ class serving_step_pricer {
     one.prompt = 0;
     const inference_step decode(model_, one, 0);
     one.phase = inference_phase::prefill;
-    one.prompt = 2;
+    one.prompt = core_prompt_tokens;
     one.context = 0;
     one.mtp_drafts = layout_.mtp_drafts > 0 ? 1 : 0;
     const inference_step prefill(model_, one, 0);
@@ -288,23 +288,27 @@ class serving_step_pricer {
   }
   // A prompt chunk's attention cores (a prefill step's, `cores`): its own tokens (causal) and, after
   // earlier chunks, every chunk token over every earlier token; a recurrent scan over its tokens from
-  // the state the earlier chunks left.
+  // the state the earlier chunks left. A core's rows are its query tokens times the query heads it
+  // folds into one problem (a KV group's, with grouped-query attention): the captured core's rows
+  // per prompt token scale with the chunk.
   double chunk_cores_us(const std::vector<compute_op>& cores, const serving_step_shape::chunk& c) const {
     double us = 0;
     for (const compute_op& core : cores) {
+      const std::uint64_t rows = c.tokens * (core.m / core_prompt_tokens);
       if (core.kind == op_kind::linear_attention) {
         compute_op scan = core;
-        scan.m = c.tokens;
+        scan.m = rows;
         us += duration_us(scan);
         continue;
       }
       compute_op own = core;
-      own.m = own.n = c.tokens;
+      own.m = rows;
+      own.n = c.tokens;
       us += duration_us(own);
       if (c.before > 0) {
         compute_op earlier = core;
         earlier.causal = false;
-        earlier.m = c.tokens;
+        earlier.m = rows;
         earlier.n = c.before;
         us += duration_us(earlier);
       }
@@ -392,6 +396,8 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
+  // The prompt of the prefill step the prefill cores are captured from (rows per token: m / this).
+  static constexpr std::uint64_t core_prompt_tokens = 2;
   std::vector<compute_op> decode_cores_, prefill_cores_, prompt_draft_cores_;
   std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
   std::uint64_t drafts_ = 0;
