@@ -320,6 +320,25 @@ TEST_CASE("inference step: Qwen3-235B prefill, TP 4 + EP 8, by hand", "[schedule
   CHECK(step.kv_bytes() == Approx(2.0 * 2048 * (2 * 128 * 2 * 94)));
 }
 
+TEST_CASE("inference step: prefill attends in FP8 over an FP8 cache of per-head keys and values",
+          "[schedule][inference]") {
+  // Llama-3 8B, one prompt of 1024 tokens: its causal attention in the cache's format when that is
+  // FP8 (twice the BF16 tensor rate on the same FLOPs), in BF16 over a BF16 cache; DeepSeek-V3's MLA
+  // prefill attends its decompressed heads in BF16 whatever its latent cache holds.
+  aicb::serving_spec s{.phase = aicb::inference_phase::prefill, .batch = 1, .prompt = 1024};
+  const auto core_type = [&](const aicb::model_spec& m) {
+    const aicb::inference_step step(m, s, 0);
+    return find(step, 0, "attention_core").compute.type;
+  };
+  CHECK(core_type(aicb::presets::llama3_8b) == aicb::dtype::bf16);
+  s.kv_cache = aicb::dtype::fp8;
+  CHECK(core_type(aicb::presets::llama3_8b) == aicb::dtype::fp8);
+  const aicb::inference_step fp8(aicb::presets::llama3_8b, s, 0);
+  CHECK(find(fp8, 0, "attention_core").compute.flops() == Approx(2.0 * 8 * (4 * 1024) * 1024 * 256 * 0.5));
+  s.tensor_parallel = 8;
+  CHECK(core_type(aicb::presets::deepseek_v3) == aicb::dtype::bf16);
+}
+
 TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by hand",
           "[schedule][inference]") {
   const aicb::model_spec next = aicb::presets::qwen3_next_80b_a3b;

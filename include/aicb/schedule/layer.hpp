@@ -186,7 +186,9 @@ struct layer_context {
   bool training = true;
   dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
-  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  /// Serving: the KV cache's format, which attention reads in decode, and in prefill too where it is
+  /// FP8 (see core_attention).
+  dtype cache_type = dtype::bf16;
   /// Serving: the recurrent layers' state cache (Gated DeltaNet's, Mamba-2's) each request's scan reads
   /// and writes; training keeps no state across steps and leaves it the activations'.
   dtype state_type = dtype::bf16;
@@ -538,7 +540,12 @@ struct layer_writer {
     }
     o.k = qk_dim();
     if (v_dim() != qk_dim()) o.v_dim = v_dim();
-    if (c.decode) o.type = c.cache_type;
+    // Attention runs in the KV cache's format in decode, and in prefill too over an FP8 cache of per-head
+    // keys and values: TensorRT-LLM's paged context FMHA over an FP8 cache requires FP8 attention,
+    // and vLLM's FlashAttention 3 path serves an FP8 cache with FP8 attention. MLA's prefill attends
+    // its decompressed heads, not the latent cache.
+    const bool fp8_prefill = !c.training && !m.is_mla() && c.cache_type == dtype::fp8;
+    if (c.decode || fp8_prefill) o.type = c.cache_type;
     return o;
   }
 
