@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -339,6 +340,31 @@ TEST_CASE("inference step: prefill attends in FP8 over an FP8 cache of per-head 
   CHECK(core_type(aicb::presets::deepseek_v3) == aicb::dtype::bf16);
 }
 
+TEST_CASE("inference step: a decode step of few requests runs only the experts its tokens chose",
+          "[schedule][inference]") {
+  // DeepSeek-V3 on 8 GPUs with its experts split over TP: one request's token picks 8 of the 256
+  // experts, so the grouped GEMMs run 8 experts of one row (each GPU its TP slice of them) and read
+  // 8 experts' weights, not 256; every expert's weights are still held. 512 requests reach them
+  // all: 1 - (1 - 8/256)^512 rounds to every expert, 16 rows each.
+  aicb::serving_spec s{.phase = aicb::inference_phase::decode,
+                       .batch = 1,
+                       .context = 2048,
+                       .tensor_parallel = 8,
+                       .weights = aicb::dtype::fp8};
+  const double h = 7168, slice = 2048 / 8;
+  const aicb::inference_step one(aicb::presets::deepseek_v3, s, 0);
+  const aicb::operation& fc1 = find(one, 3, "moe_fc1");
+  CHECK(fc1.compute.batch == 8);
+  CHECK(fc1.compute.m == 1);
+  CHECK(fc1.compute.bytes() == Approx(gemm_bytes(1, h, 2 * slice, 1, 8)));
+  CHECK(one.weight_bytes() > 256.0 * 3 * h * slice * 58);  // the held experts
+  s.batch = 512;
+  const aicb::inference_step many(aicb::presets::deepseek_v3, s, 0);
+  CHECK(find(many, 3, "moe_fc1").compute.batch == 256);
+  CHECK(find(many, 3, "moe_fc1").compute.m == 16);
+  CHECK(many.weight_bytes() == Approx(one.weight_bytes()));
+}
+
 TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by hand",
           "[schedule][inference]") {
   const aicb::model_spec next = aicb::presets::qwen3_next_80b_a3b;
@@ -389,16 +415,21 @@ TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by ha
   CHECK(find(step, 3, "attention_gate").compute.bytes() == Approx(m * 8 * 256 * 3 * 2));
   CHECK(find(step, 3, "attention_out").compute.flops() == Approx(gemm_flops(m, 8 * 256, h)));
 
-  // Every layer's experts: reduce-scatter over TP, FP8 dispatch of 16 tokens x top-10, combine BF16,
-  // 128 local experts of 2 tokens each (16 x 4 GPUs x 10 / 512, rounded up), the shared expert and
-  // its gate on the GPU's 16 tokens, the all-gather.
+  // Every layer's experts: reduce-scatter over TP, FP8 dispatch of 16 tokens x top-10, combine BF16;
+  // the 64 routed tokens reach each of the 128 local experts with probability 1 - (1 - 10/512)^64
+  // (0.717: 92 of them), which share the 16 x 4 GPUs x 10 / 512 x 128 = 160 rows arriving, 2 each
+  // (rounded up); the shared expert and its gate on the GPU's 16 tokens, the all-gather.
   for (const u64 layer : {u64{0}, u64{3}}) {
     INFO("layer " << layer);
     CHECK(find(step, layer, "attention_output_scatter").size.count() == 2 * 32 * 2048);
     CHECK(find(step, layer, "moe_dispatch").size.count() == 16 * 10 * (2048 + 2048 / 128 * 4 + 16));
     CHECK(find(step, layer, "moe_combine").size.count() == 16 * 10 * 2 * 2048);
     CHECK(find(step, layer, "moe_dispatch").group_size == 4);
-    CHECK(find(step, layer, "moe_fc1").compute.flops() == Approx(gemm_flops(2, h, 2 * 512, 128)));
+    const aicb::operation& fc1 = find(step, layer, "moe_fc1");
+    CHECK(std::llround(128 * (1 - std::pow(1 - 10.0 / 512, 64))) == 92);
+    CHECK(fc1.compute.batch == 92);
+    CHECK(fc1.compute.flops() == Approx(gemm_flops(2, h, 2 * 512, 92)));
+    CHECK(fc1.compute.bytes() == Approx(gemm_bytes(2, h, 2 * 512, 2, 92)));
     CHECK(find(step, layer, "shared_fc1").compute.flops() == Approx(gemm_flops(16, h, 2 * 512)));
     CHECK(find(step, layer, "shared_expert_gate").compute.flops() == Approx(gemm_flops(16, h, 1)));
     CHECK(find(step, layer, "moe_output_gather").size.count() == 2 * 32 * 2048);

@@ -1055,6 +1055,39 @@ struct layer_writer {
                                      c.model.moe_router_num_groups, c.model.moe_router_group_topk);
   }
   static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
+  // x to the power `times`, by squaring (constexpr, unlike std::pow).
+  static constexpr double power(double x, std::uint64_t times) {
+    double result = 1;
+    for (; times > 0; times >>= 1, x *= x)
+      if (times & 1) result *= x;
+    return result;
+  }
+
+  // Serving: the local experts a step's tokens reach, and the rows each of them runs. Each of the N
+  // tokens the exchange routes picks k of the E experts, so under uniform routing each local expert
+  // receives at least one with probability 1 - (1 - k/E)^N; the engines' grouped kernels skip an
+  // expert that received none, whose weights are then not read — a decode step of a few requests
+  // reads a few experts, not every local one. The rows arriving, N·k·n/E in expectation, are shared
+  // by the experts reached. Training's many tokens reach every expert (its rows as expert_rows).
+  constexpr std::uint64_t active_local_experts() const {
+    const std::uint64_t n = local_experts();
+    if (c.training || c.model.num_experts == 0) return n;
+    const double hit = 1 - power(1 - static_cast<double>(c.model.moe_top_k) /
+                                         static_cast<double>(c.model.num_experts),
+                                 routed_tokens());
+    return std::clamp<std::uint64_t>(rounded(static_cast<double>(n) * hit), 1, n);
+  }
+  constexpr std::uint64_t active_expert_rows() const {
+    if (c.training) return expert_rows();
+    const std::uint64_t arriving = routed_tokens() * c.model.moe_top_k * local_experts();
+    const std::uint64_t per_expert = c.model.num_experts * active_local_experts();
+    return (arriving + per_expert - 1) / per_expert;
+  }
+  // The tokens a serving step's exchange routes: every GPU's share with DeepEP, the group's own with
+  // the experts split over TP.
+  constexpr std::uint64_t routed_tokens() const {
+    return c.exchange == expert_exchange::deepep ? router_tokens() * c.gpus : router_tokens();
+  }
 
   constexpr void shared_gate(std::uint64_t rows) {
     if (!c.model.shared_expert_gate) return;
@@ -1154,14 +1187,17 @@ struct layer_writer {
         break;
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    // The GEMMs run the experts reached (serving: see active_local_experts); every local expert's
+    // weights are held.
     const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, weight_part::routed_experts,
-               weight_sharing::expert, n, one);
+    const std::uint64_t reached = active_local_experts(), reached_rows = active_expert_rows();
+    gemm("moe_fc1", op_role::moe_fc1, pk::forward, reached_rows, expert_hidden(), gated() * ffn, reached, one);
+    declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden() * gated() * ffn);
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
-    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, reached, reached_rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
-               weight_sharing::expert, n, one);
+    gemm("moe_fc2", op_role::moe_fc2, pk::forward, reached_rows, ffn, expert_hidden(), reached, one);
+    declare(weight_part::routed_experts, weight_sharing::expert, n * ffn * expert_hidden());
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
     expert_output_bias(pk::forward);
     if (m.num_shared_experts > 0 && !training) {
