@@ -3577,7 +3577,9 @@ struct layer_context {
   bool training = true;
   dtype gemm_type = dtype::bf16;        ///< GEMMs (the weights' format)
   dtype activation_type = dtype::bf16;  ///< everything else, and the activations communicated
-  dtype cache_type = dtype::bf16;       ///< serving decode: the KV cache attention reads
+  /// Serving: the KV cache's format, which attention reads in decode, and in prefill too where it is
+  /// FP8 (see core_attention).
+  dtype cache_type = dtype::bf16;
   /// Serving: the recurrent layers' state cache (Gated DeltaNet's, Mamba-2's) each request's scan reads
   /// and writes; training keeps no state across steps and leaves it the activations'.
   dtype state_type = dtype::bf16;
@@ -3929,7 +3931,12 @@ struct layer_writer {
     }
     o.k = qk_dim();
     if (v_dim() != qk_dim()) o.v_dim = v_dim();
-    if (c.decode) o.type = c.cache_type;
+    // Attention runs in the KV cache's format in decode, and in prefill too over an FP8 cache of per-head
+    // keys and values: TensorRT-LLM's paged context FMHA over an FP8 cache requires FP8 attention,
+    // and vLLM's FlashAttention 3 path serves an FP8 cache with FP8 attention. MLA's prefill attends
+    // its decompressed heads, not the latent cache.
+    const bool fp8_prefill = !c.training && !m.is_mla() && c.cache_type == dtype::fp8;
+    if (c.decode || fp8_prefill) o.type = c.cache_type;
     return o;
   }
 
@@ -4439,6 +4446,39 @@ struct layer_writer {
                                      c.model.moe_router_num_groups, c.model.moe_router_group_topk);
   }
   static constexpr std::uint64_t rounded(double x) { return static_cast<std::uint64_t>(x + 0.5); }
+  // x to the power `times`, by squaring (constexpr, unlike std::pow).
+  static constexpr double power(double x, std::uint64_t times) {
+    double result = 1;
+    for (; times > 0; times >>= 1, x *= x)
+      if (times & 1) result *= x;
+    return result;
+  }
+
+  // Serving: the local experts a step's tokens reach, and the rows each of them runs. Each of the N
+  // tokens the exchange routes picks k of the E experts, so under uniform routing each local expert
+  // receives at least one with probability 1 - (1 - k/E)^N; the engines' grouped kernels skip an
+  // expert that received none, whose weights are then not read — a decode step of a few requests
+  // reads a few experts, not every local one. The rows arriving, N·k·n/E in expectation, are shared
+  // by the experts reached. Training's many tokens reach every expert (its rows as expert_rows).
+  constexpr std::uint64_t active_local_experts() const {
+    const std::uint64_t n = local_experts();
+    if (c.training || c.model.num_experts == 0) return n;
+    const double hit =
+        1 - power(1 - static_cast<double>(c.model.moe_top_k) / static_cast<double>(c.model.num_experts),
+                  routed_tokens());
+    return std::clamp<std::uint64_t>(rounded(static_cast<double>(n) * hit), 1, n);
+  }
+  constexpr std::uint64_t active_expert_rows() const {
+    if (c.training) return expert_rows();
+    const std::uint64_t arriving = routed_tokens() * c.model.moe_top_k * local_experts();
+    const std::uint64_t per_expert = c.model.num_experts * active_local_experts();
+    return (arriving + per_expert - 1) / per_expert;
+  }
+  // The tokens a serving step's exchange routes: every GPU's share with DeepEP, the group's own with
+  // the experts split over TP.
+  constexpr std::uint64_t routed_tokens() const {
+    return c.exchange == expert_exchange::deepep ? router_tokens() * c.gpus : router_tokens();
+  }
 
   constexpr void shared_gate(std::uint64_t rows) {
     if (!c.model.shared_expert_gate) return;
@@ -4538,14 +4578,18 @@ struct layer_writer {
         break;
     }
     // Megatron's GroupedMLP runs the local experts as one kernel; SequentialMLP (its default) loops.
+    // The GEMMs run the experts reached (serving: see active_local_experts); every local expert's
+    // weights are held.
     const bool one = c.grouped_gemm || !training;
-    projection("moe_fc1", op_role::moe_fc1, rows, expert_hidden(), gated() * ffn, weight_part::routed_experts,
-               weight_sharing::expert, n, one);
+    const std::uint64_t reached = active_local_experts(), reached_rows = active_expert_rows();
+    gemm("moe_fc1", op_role::moe_fc1, pk::forward, reached_rows, expert_hidden(), gated() * ffn, reached,
+         one);
+    declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden() * gated() * ffn);
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
-    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, n, rows, ffn, 0,
+    op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, reached, reached_rows, ffn, 0,
        static_cast<std::uint8_t>(gated()));
-    projection("moe_fc2", op_role::moe_fc2, rows, ffn, expert_hidden(), weight_part::routed_experts,
-               weight_sharing::expert, n, one);
+    gemm("moe_fc2", op_role::moe_fc2, pk::forward, reached_rows, ffn, expert_hidden(), reached, one);
+    declare(weight_part::routed_experts, weight_sharing::expert, n * ffn * expert_hidden());
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden());
     expert_output_bias(pk::forward);
     if (m.num_shared_experts > 0 && !training) {
@@ -15034,7 +15078,7 @@ class serving_step_pricer {
     one.prompt = 0;
     const inference_step decode(model_, one, 0);
     one.phase = inference_phase::prefill;
-    one.prompt = 2;
+    one.prompt = core_prompt_tokens;
     one.context = 0;
     one.mtp_drafts = layout_.mtp_drafts > 0 ? 1 : 0;
     const inference_step prefill(model_, one, 0);
@@ -15117,23 +15161,27 @@ class serving_step_pricer {
   }
   // A prompt chunk's attention cores (a prefill step's, `cores`): its own tokens (causal) and, after
   // earlier chunks, every chunk token over every earlier token; a recurrent scan over its tokens from
-  // the state the earlier chunks left.
+  // the state the earlier chunks left. A core's rows are its query tokens times the query heads it
+  // folds into one problem (a KV group's, with grouped-query attention): the captured core's rows
+  // per prompt token scale with the chunk.
   double chunk_cores_us(const std::vector<compute_op>& cores, const serving_step_shape::chunk& c) const {
     double us = 0;
     for (const compute_op& core : cores) {
+      const std::uint64_t rows = c.tokens * (core.m / core_prompt_tokens);
       if (core.kind == op_kind::linear_attention) {
         compute_op scan = core;
-        scan.m = c.tokens;
+        scan.m = rows;
         us += duration_us(scan);
         continue;
       }
       compute_op own = core;
-      own.m = own.n = c.tokens;
+      own.m = rows;
+      own.n = c.tokens;
       us += duration_us(own);
       if (c.before > 0) {
         compute_op earlier = core;
         earlier.causal = false;
-        earlier.m = c.tokens;
+        earlier.m = rows;
         earlier.n = c.before;
         us += duration_us(earlier);
       }
@@ -15221,6 +15269,8 @@ class serving_step_pricer {
   serving_spec layout_;
   const compute_model& compute_;
   cluster_spec cluster_;
+  // The prompt of the prefill step the prefill cores are captured from (rows per token: m / this).
+  static constexpr std::uint64_t core_prompt_tokens = 2;
   std::vector<compute_op> decode_cores_, prefill_cores_, prompt_draft_cores_;
   std::map<std::uint64_t, token_parts> decode_grid_, prefill_grid_, draft_grid_;
   std::uint64_t drafts_ = 0;

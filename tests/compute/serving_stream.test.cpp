@@ -333,8 +333,9 @@ TEST_CASE("serving stream: the roofline's latencies grow with the load", "[servi
   CHECK(quiet.busy_s < quiet.end_s);
 }
 
-TEST_CASE("serving stream: a long prompt's attention prices as the step model's, query heads folded per KV group",
-          "[serving][stream]") {
+TEST_CASE(
+    "serving stream: a long prompt's attention prices as the step model's, query heads folded per KV group",
+    "[serving][stream]") {
   // Two layers of Llama-3 8B (32 query heads over 8 KV heads: four rows per token in each problem) on
   // one H100, a lone prompt of 4096 tokens, a point of the stream's grid: its first token comes after
   // the step model's prefill step (the output rows priced apart), the attention of four query heads

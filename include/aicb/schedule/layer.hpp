@@ -1072,9 +1072,9 @@ struct layer_writer {
   constexpr std::uint64_t active_local_experts() const {
     const std::uint64_t n = local_experts();
     if (c.training || c.model.num_experts == 0) return n;
-    const double hit = 1 - power(1 - static_cast<double>(c.model.moe_top_k) /
-                                         static_cast<double>(c.model.num_experts),
-                                 routed_tokens());
+    const double hit =
+        1 - power(1 - static_cast<double>(c.model.moe_top_k) / static_cast<double>(c.model.num_experts),
+                  routed_tokens());
     return std::clamp<std::uint64_t>(rounded(static_cast<double>(n) * hit), 1, n);
   }
   constexpr std::uint64_t active_expert_rows() const {
@@ -1191,7 +1191,8 @@ struct layer_writer {
     // weights are held.
     const bool one = c.grouped_gemm || !training;
     const std::uint64_t reached = active_local_experts(), reached_rows = active_expert_rows();
-    gemm("moe_fc1", op_role::moe_fc1, pk::forward, reached_rows, expert_hidden(), gated() * ffn, reached, one);
+    gemm("moe_fc1", op_role::moe_fc1, pk::forward, reached_rows, expert_hidden(), gated() * ffn, reached,
+         one);
     declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden() * gated() * ffn);
     if (m.linear_bias) declare(weight_part::routed_experts, weight_sharing::expert, n * gated() * ffn);
     op("moe_act", op_role::moe_activation, op_kind::elementwise, pk::forward, reached, reached_rows, ffn, 0,
