@@ -4468,10 +4468,10 @@ struct layer_writer {
                   routed_tokens());
     return std::clamp<std::uint64_t>(rounded(static_cast<double>(n) * hit), 1, n);
   }
-  constexpr std::uint64_t active_expert_rows() const {
+  constexpr std::uint64_t active_expert_rows(std::uint64_t reached) const {
     if (c.training) return expert_rows();
     const std::uint64_t arriving = routed_tokens() * c.model.moe_top_k * local_experts();
-    const std::uint64_t per_expert = c.model.num_experts * active_local_experts();
+    const std::uint64_t per_expert = c.model.num_experts * reached;
     return (arriving + per_expert - 1) / per_expert;
   }
   // The tokens a serving step's exchange routes: every GPU's share with DeepEP, the group's own with
@@ -4581,7 +4581,7 @@ struct layer_writer {
     // The GEMMs run the experts reached (serving: see active_local_experts); every local expert's
     // weights are held.
     const bool one = c.grouped_gemm || !training;
-    const std::uint64_t reached = active_local_experts(), reached_rows = active_expert_rows();
+    const std::uint64_t reached = active_local_experts(), reached_rows = active_expert_rows(reached);
     gemm("moe_fc1", op_role::moe_fc1, pk::forward, reached_rows, expert_hidden(), gated() * ffn, reached,
          one);
     declare(weight_part::routed_experts, weight_sharing::expert, n * expert_hidden() * gated() * ffn);
