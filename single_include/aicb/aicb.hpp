@@ -8884,6 +8884,8 @@ inline constexpr model_spec qwen2_5_72b = qwen2_5("qwen2.5-72b", 80, 8192, 64, 8
   return m;
 }
 inline constexpr model_spec qwen3_8b = qwen3("qwen3-8b", 36, 4096, 32, 8, 12288);
+inline constexpr model_spec qwen3_14b = qwen3("qwen3-14b", 40, 5120, 40, 8, 17408);
+inline constexpr model_spec qwen3_32b = qwen3("qwen3-32b", 64, 5120, 64, 8, 25600);
 [[nodiscard]] constexpr model_spec qwen3_moe(spec_name name, std::uint64_t layers, std::uint64_t hidden,
                                              std::uint64_t heads, std::uint64_t ffn, std::uint64_t moe_ffn) {
   model_spec m = qwen3(name, layers, hidden, heads, 4, ffn);
@@ -9191,7 +9193,7 @@ struct preset {
 };
 
 /// Every preset, real models first, then aicb's.
-inline constexpr std::array<preset, 48> all_presets{{
+inline constexpr std::array<preset, 50> all_presets{{
     {"gpt3-1.3b", presets::gpt3_1_3b, "Brown et al. 2020, Table 2.1 (16 heads of 128, see header)"},
     {"gpt3-2.7b", presets::gpt3_2_7b, "Brown et al. 2020, Table 2.1"},
     {"gpt3-6.7b", presets::gpt3_6_7b, "Brown et al. 2020, Table 2.1"},
@@ -9214,6 +9216,8 @@ inline constexpr std::array<preset, 48> all_presets{{
     {"qwen2.5-7b", presets::qwen2_5_7b, "Qwen/Qwen2.5-7B config.json"},
     {"qwen2.5-72b", presets::qwen2_5_72b, "Qwen/Qwen2.5-72B config.json"},
     {"qwen3-8b", presets::qwen3_8b, "Qwen/Qwen3-8B config.json"},
+    {"qwen3-14b", presets::qwen3_14b, "Qwen/Qwen3-14B config.json"},
+    {"qwen3-32b", presets::qwen3_32b, "Qwen/Qwen3-32B config.json"},
     {"qwen3-30b-a3b", presets::qwen3_30b_a3b, "Qwen/Qwen3-30B-A3B config.json"},
     {"qwen3-235b-a22b", presets::qwen3_235b_a22b, "Qwen/Qwen3-235B-A22B config.json"},
     {"qwen3-next-80b-a3b", presets::qwen3_next_80b_a3b, "Qwen/Qwen3-Next-80B-A3B-Instruct config.json"},

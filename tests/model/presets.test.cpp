@@ -66,6 +66,15 @@ TEST_CASE("presets: published parameter counts reproduce within 0.5%", "[model][
   CHECK(static_cast<double>(v3.total()) == Approx(671e9).epsilon(0.005));
   CHECK(static_cast<double>(v3.active_without_input_embedding()) == Approx(36.7e9).epsilon(0.005));
   CHECK(std::llround(static_cast<double>(v3.active_without_input_embedding()) / 1e9) == 37);
+  // Qwen3-14B and Qwen3-32B model cards: 14.8B and 32.8B in total, 13.2B and 31.2B without the embeddings.
+  CHECK(total(aicb::presets::qwen3_14b) == Approx(14.8e9).epsilon(0.005));
+  CHECK(total(aicb::presets::qwen3_32b) == Approx(32.8e9).epsilon(0.005));
+  const auto non_embedding = [](const aicb::model_spec& m) {
+    const auto p = aicb::count_params(m);
+    return static_cast<double>(p.total() - p.embedding - p.output);
+  };
+  CHECK(non_embedding(aicb::presets::qwen3_14b) == Approx(13.2e9).epsilon(0.005));
+  CHECK(non_embedding(aicb::presets::qwen3_32b) == Approx(31.2e9).epsilon(0.005));
   // Qwen3-Next-80B-A3B model card: 80B in total.
   CHECK(total(aicb::presets::qwen3_next_80b_a3b) == Approx(80e9).epsilon(0.005));
   // Brown et al. 2020, Table 2.1 (and the usual 174.6B): GPT-3 175B.
