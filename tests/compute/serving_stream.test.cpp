@@ -108,6 +108,72 @@ TEST_CASE("serving stream: a hand-counted run on a model where every operation t
                     Catch::Contains("step_overhead_us"));
 }
 
+TEST_CASE(
+    "serving stream: a front end sends the streamed tokens one message at a time, clients' latencies "
+    "counting from there",
+    "[serving][stream]") {
+  // The hand-counted run above (steps of about 40 µs), with a front end far slower than the steps:
+  // each step's token of each request is a message, sent one after another in running order, so
+  // the clients see the tokens only as fast as the front end sends them.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::serving_spec layout;
+  const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, 0, 10, 3}};
+  const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, two, each, one);
+  const double prefill_us = r.requests[0].ttft_s() * 1e6;
+  REQUIRE(r.end_s * 1e6 < 200);  // three steps, each well under a message's time
+
+  // Cumulative text, 1000 µs a message and 100 µs a token: the six messages (request 0, 1 of each
+  // step) carry 1, 1, 2, 2, 3, 3 tokens; the first leaves when the first step ends.
+  aicb::serving_engine cumulative;
+  cumulative.stream_message_us = 1000;
+  cumulative.stream_token_us = 100;
+  cumulative.stream_cumulative = true;
+  const aicb::serving_stream_report c = aicb::simulate_serving(m, layout, two, each, one, cumulative);
+  CHECK(c.requests[0].ttft_s() * 1e6 == Approx(prefill_us + 1100));
+  CHECK(c.requests[1].ttft_s() * 1e6 == Approx(prefill_us + 2200));
+  CHECK(c.requests[0].e2e_s() * 1e6 == Approx(prefill_us + 1100 + 1100 + 1200 + 1200 + 1300));
+  CHECK(c.requests[1].e2e_s() * 1e6 == Approx(prefill_us + 7200));
+  CHECK(c.requests[0].tpot_s() * 1e6 == Approx(2400));
+  CHECK(c.end_s * 1e6 == Approx(prefill_us + 7200));
+  CHECK(c.busy_s == Approx(r.busy_s));  // the engine does not wait for its front end
+  CHECK(c.steps == r.steps);
+  // The clients' gaps: 2300 and 2500 µs for request 0, 2400 and 2600 µs for request 1.
+  REQUIRE(c.inter_token.count == 4u);
+  CHECK(c.inter_token.sum_s * 1e6 == Approx(2300 + 2500 + 2400 + 2600));
+  CHECK(c.inter_token.max_s * 1e6 == Approx(2600));
+
+  // Only the new tokens: every message 1100 µs.
+  aicb::serving_engine incremental = cumulative;
+  incremental.stream_cumulative = false;
+  const aicb::serving_stream_report n = aicb::simulate_serving(m, layout, two, each, one, incremental);
+  CHECK(n.requests[0].e2e_s() * 1e6 == Approx(prefill_us + 5 * 1100));
+  CHECK(n.requests[1].e2e_s() * 1e6 == Approx(prefill_us + 6 * 1100));
+
+  // One client at a time: the second request is sent when the first's last token reaches its
+  // client, not when the engine finished it; each request's three messages 1000 µs apart.
+  aicb::serving_engine closed;
+  closed.stream_message_us = 1000;
+  closed.concurrency = 1;
+  const aicb::serving_stream_report o = aicb::simulate_serving(m, layout, two, each, one, closed);
+  const double alone_prefill_us = o.requests[0].ttft_s() * 1e6 - 1000;  // one prompt's step
+  CHECK(alone_prefill_us < prefill_us);
+  CHECK(o.requests[0].e2e_s() * 1e6 == Approx(alone_prefill_us + 3000));
+  CHECK(o.requests[1].request.arrival_s == Approx(o.requests[0].finish_s));
+  CHECK(o.requests[1].e2e_s() * 1e6 == Approx(alone_prefill_us + 3000));
+
+  aicb::serving_engine bad;
+  bad.stream_token_us = -1;
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, bad),
+                    Catch::Contains("stream_token_us"));
+  // Not simulated for a disaggregated deployment: refused, not ignored.
+  aicb::disaggregated_deployment d = tp8_disaggregated();
+  d.decode_engine.stream_message_us = 100;
+  CHECK_THROWS_WITH(aicb::simulate_disaggregated_serving(aicb::presets::llama3_70b, d, two, each, one),
+                    Catch::Contains("aggregated deployment only"));
+}
+
 TEST_CASE("serving stream: a full KV cache preempts the latest request, which finishes later",
           "[serving][stream]") {
   // A memory share that leaves about 20,000 tokens of KV cache beside the weights; each request's

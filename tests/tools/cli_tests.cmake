@@ -854,6 +854,18 @@ aicb_cli_test(serve_step_overhead EXPECT "host: 500 us a step exposed before the
               ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --step-overhead-us 500)
 aicb_cli_test(serve_step_overhead_negative STATUS 2 EXPECT "step_overhead_us"
               ARGS serve --model llama3-8b --gpu H100 --count 40 --step-overhead-us -5)
+# A front end streaming the tokens: reported, refused with a negative cost, refused where not simulated.
+aicb_cli_test(serve_front_end EXPECT "front end: streams each request's new tokens of a step as one message"
+              "175 us a message and 0.50 us a token of the whole text so far"
+              ARGS serve --model llama3-8b --gpu H100 --count 40 --prompt 500 --output 50 --stream-message-us 175
+                   --stream-token-us 0.5 --stream-cumulative)
+aicb_cli_test(serve_front_end_negative STATUS 2 EXPECT "stream_message_us"
+              ARGS serve --model llama3-8b --gpu H100 --count 40 --stream-message-us -1)
+aicb_cli_test(serve_front_end_disaggregated STATUS 2 EXPECT "aggregated deployment only"
+              ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1
+                   --stream-message-us 100)
+aicb_schema_test(serve_front_end_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
+                 serve --model llama3-8b --gpu H100 --count 40 --output 50 --stream-message-us 175 --json)
 aicb_cli_test(serve_concurrency_disaggregated
               EXPECT "disaggregated: 1 prefill instance" "at most 4 outstanding" "KV transfers"
               ARGS serve --model llama3-70b --tp 8 --gpu H200 --count 20 --prefill-instances 1 --concurrency 4)

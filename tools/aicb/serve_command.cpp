@@ -294,6 +294,22 @@ void add_serve_command(CLI::App& app, action& chosen) {
                        "scheduling): a request arriving meanwhile waits a step longer")
             ->group(engine);
         command
+            ->add_option("--stream-message-us", r.engine.stream_message_us,
+                         "the front end's time to send one streamed message to a client; it sends them one "
+                         "at a time, and the clients' latencies count from there (0: no front end)")
+            ->capture_default_str()
+            ->group(engine);
+        command
+            ->add_option("--stream-token-us", r.engine.stream_token_us,
+                         "the front end's time per token of text a streamed message carries")
+            ->capture_default_str()
+            ->group(engine);
+        command
+            ->add_flag("--stream-cumulative", r.engine.stream_cumulative,
+                       "each streamed message carries the request's whole output so far (SGLang's /generate "
+                       "before incremental streaming), not only its new tokens")
+            ->group(engine);
+        command
             ->add_option("--draft-acceptance", r.engine.draft_acceptance,
                          "with --mtp-drafts: the chance a draft is accepted once those before it were "
                          "(DeepSeek-V3's report: 0.85-0.90)")

@@ -155,6 +155,23 @@ struct serving_engine {
   /// behind the GPUs, but a request that arrives while a step runs misses the next step, already
   /// formed, and waits for the one after it. An idle engine takes an arrival at once.
   bool overlap_schedule = false;
+  /// The front end between the engine and its clients: one process that hands each step's new tokens
+  /// of a request to its client as one message, one message after another (SGLang's tokenizer
+  /// manager, a single Python process that detokenizes nothing itself but builds and sends every
+  /// streamed chunk; an HTTP server's event loop). A message costs `stream_message_us`, plus
+  /// `stream_token_us` for each token of text it carries: the request's whole output so far when the
+  /// server streams cumulative text (`stream_cumulative`: SGLang's native /generate endpoint, whose
+  /// chunks each hold all the text, until its incremental streaming option), else the new tokens.
+  /// A request's tokens reach its client when their message is sent: its TTFT, inter-token gaps and
+  /// end count from there, and a closed loop of clients (concurrency) sends the next request then.
+  /// The engine does not wait for the front end (its outputs queue). 0 (the default): no front end.
+  /// For scale: SGLang's client-side inter-token latency at a batch of 1024 is 180 ms against 39 ms
+  /// on the engine's side (sgl-project/sglang issue 23393), about 175 µs a message.
+  double stream_message_us = 0;
+  double stream_token_us = 0;      ///< see stream_message_us
+  bool stream_cumulative = false;  ///< see stream_message_us
+  /// Whether a front end delivers the tokens (stream_message_us or stream_token_us above 0).
+  [[nodiscard]] bool has_front_end() const noexcept { return stream_message_us > 0 || stream_token_us > 0; }
   /// Tokens a decoding request yields a step on average (1 without drafts).
   [[nodiscard]] double tokens_per_decode_step(std::uint64_t drafts) const noexcept {
     double yield = 1, accepted = 1;
@@ -638,6 +655,12 @@ class serving_instance {
     if (!(engine.step_overhead_us >= 0 && engine.step_overhead_us <= 1e6))
       refuse("step_overhead_us", detail::python_float_repr(engine.step_overhead_us),
              "expected a time in [0, 1e6] us");
+    if (!(engine.stream_message_us >= 0 && engine.stream_message_us <= 1e6))
+      refuse("stream_message_us", detail::python_float_repr(engine.stream_message_us),
+             "expected a time in [0, 1e6] us");
+    if (!(engine.stream_token_us >= 0 && engine.stream_token_us <= 1e6))
+      refuse("stream_token_us", detail::python_float_repr(engine.stream_token_us),
+             "expected a time in [0, 1e6] us");
     if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
       refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
              "expected a probability in [0, 1]");
@@ -761,7 +784,7 @@ class serving_instance {
 
   // The report so far, with the mix of steps most time first and the end at the last step's.
   [[nodiscard]] serving_stream_report& report() {
-    out_.end_s = clock_;
+    out_.end_s = std::max(clock_, front_free_);
     out_.step_kinds.clear();
     for (const auto& [key, kind] : kinds_)
       out_.step_kinds.push_back(kind);
@@ -1126,14 +1149,16 @@ class serving_instance {
         yielded = static_cast<std::uint64_t>(r.credit);
         r.credit -= static_cast<double>(yielded);
       }
-      if (r.generated == 0) s.first_token_s = clock_;
-      if (r.generated > 0 && r.last_token_s >= 0) out_.inter_token.add(clock_ - r.last_token_s);
-      r.last_token_s = clock_;
+      const std::uint64_t before = r.generated;
       r.generated = std::min(r.generated + yielded, requests_[r.index].output);
+      const double at = delivered(r.generated - before, r.generated);
+      if (before == 0) s.first_token_s = at;
+      if (before > 0 && r.last_token_s >= 0) out_.inter_token.add(at - r.last_token_s);
+      r.last_token_s = at;
       if (r.generated >= requests_[r.index].output) {
-        s.finish_s = clock_;
+        s.finish_s = at;
         release(g, r);
-        finished_now_.push_back(r.index);
+        finished_now_.emplace_back(r.index, at);
         r.index = SIZE_MAX;  // leaves below
       }
     }
@@ -1141,9 +1166,19 @@ class serving_instance {
         std::remove_if(g.running.begin(), g.running.end(), [](const live& r) { return r.index == SIZE_MAX; }),
         g.running.end());
     // The finished requests, in running order, once the group is consistent again.
-    for (const std::size_t i : finished_now_)
-      finished(i, clock_);
+    for (const auto& [i, at] : finished_now_)
+      finished(i, at);
     finished_now_.clear();
+  }
+
+  // When a message of `tokens` new tokens (`total` of the request's so far) reaches its client: at
+  // the step's end without a front end, else when the front end, taking messages in turn, sends it.
+  [[nodiscard]] double delivered(std::uint64_t tokens, std::uint64_t total) {
+    if (!engine_.has_front_end()) return clock_;
+    const auto text = static_cast<double>(engine_.stream_cumulative ? total : tokens);
+    front_free_ =
+        std::max(front_free_, clock_) + (engine_.stream_message_us + engine_.stream_token_us * text) * 1e-6;
+    return front_free_;
   }
 
   const std::vector<serving_request>& requests_;
@@ -1166,7 +1201,8 @@ class serving_instance {
   std::vector<serving_step_shape> shapes_;
   // What each group scheduled: index into running, tokens.
   std::vector<std::vector<std::pair<std::size_t, std::uint64_t>>> scheduled_;
-  std::vector<std::size_t> finished_now_;
+  std::vector<std::pair<std::size_t, double>> finished_now_;  // (request, when its client sees its end)
+  double front_free_ = 0;  // when the front end has sent every message so far
 };
 
 }  // namespace detail
@@ -1298,6 +1334,13 @@ template <class OnStep = no_step_observer>
     AICB_THROW(config_error("instances",
                             std::to_string(d.prefill_instances) + ":" + std::to_string(d.decode_instances),
                             "expected at least one prefill and one decode instance"));
+  for (const serving_engine* e : {&d.prefill_engine, &d.decode_engine})
+    if (e->has_front_end())
+      AICB_THROW(config_error(
+          e->stream_message_us > 0 ? "stream_message_us" : "stream_token_us",
+          detail::python_float_repr(e->stream_message_us > 0 ? e->stream_message_us : e->stream_token_us),
+          "a front end streaming tokens is simulated for an aggregated deployment only, not for prefill and "
+          "decode instances"));
   if (d.prefill_engine.prompts_arrive_cached)
     AICB_THROW(config_error("prompts_arrive_cached", "true", "a prefill instance computes its prompts"));
   const std::uint64_t concurrency = d.prefill_engine.concurrency;
