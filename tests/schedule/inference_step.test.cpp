@@ -426,7 +426,6 @@ TEST_CASE("inference step: Qwen3-Next-80B decode and prefill, TP 2 + EP 4, by ha
     CHECK(find(step, layer, "moe_combine").size.count() == 16 * 10 * 2 * 2048);
     CHECK(find(step, layer, "moe_dispatch").group_size == 4);
     const aicb::operation& fc1 = find(step, layer, "moe_fc1");
-    CHECK(std::llround(128 * (1 - std::pow(1 - 10.0 / 512, 64))) == 92);
     CHECK(fc1.compute.batch == 92);
     CHECK(fc1.compute.flops() == Approx(gemm_flops(2, h, 2 * 512, 92)));
     CHECK(fc1.compute.bytes() == Approx(gemm_bytes(2, h, 2 * 512, 2, 92)));
