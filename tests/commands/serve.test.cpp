@@ -120,6 +120,30 @@ TEST_CASE("serve plan: a hand-counted case — the objective met at the step's t
                     Catch::Contains("needs an objective"));
 }
 
+TEST_CASE("serve plan: with a streaming front end, says it judged no disaggregated deployment",
+          "[commands][serve]") {
+  aicb::serving_plan_request p;
+  p.base.model = "llama3-8b";
+  p.base.gpu = "H200";
+  p.base.traffic = {.requests = 20, .rate = 10, .prompt = {500, 500}, .output = {20, 20}};
+  p.base.slo_tpot_s = 1;
+  p.max_gpus = 2;  // room for one prefill and one decode instance
+  const auto split = [](const aicb::serving_plan& plan) {
+    return std::count_if(plan.candidates.begin(), plan.candidates.end(),
+                         [](const aicb::serving_candidate& c) { return c.disaggregated; });
+  };
+  const aicb::serving_plan both = aicb::plan_serving(p);
+  CHECK(split(both) > 0);
+  CHECK(both.disaggregation_skipped.empty());
+  CHECK_THAT(aicb::format_serving_plan(both), !Catch::Contains("not judged"));
+  p.base.engine.stream_message_us = 100;
+  const aicb::serving_plan aggregated = aicb::plan_serving(p);
+  CHECK(split(aggregated) == 0);
+  CHECK_FALSE(aggregated.candidates.empty());
+  CHECK_THAT(aicb::format_serving_plan(aggregated),
+             Catch::Contains("disaggregated deployments not judged: a streaming front end"));
+}
+
 TEST_CASE("serve plan: the fewest replicas or instances that meet the objective, fewer missing it",
           "[commands][serve]") {
   aicb::serving_plan_request p;

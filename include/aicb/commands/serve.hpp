@@ -735,6 +735,8 @@ struct serving_plan {
   std::uint64_t simulations = 0;
   double attainment = 0;
   std::uint64_t concurrency = 0;  ///< the closed loop's bound over the deployment (0: open, at the rate)
+  /// Why no disaggregated deployment was judged, when none was searched (empty: they were).
+  std::string disaggregation_skipped;
 };
 
 namespace detail {
@@ -920,7 +922,13 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
   std::size_t prefill_layout = layouts.size();  // none yet
   std::uint64_t prefill_instances = 0;
   bool prefill_meets = false;
-  for (std::size_t i = 0; i < layouts.size(); ++i) {
+  // A streaming front end is simulated for aggregated deployments only (simulate_disaggregated_serving
+  // refuses it): the plan says it judged none rather than leaving them out unsaid.
+  if (r.engine.has_front_end())
+    plan.disaggregation_skipped =
+        "a streaming front end (--stream-message-us, --stream-token-us) is simulated "
+        "for aggregated deployments only";
+  for (std::size_t i = 0; plan.disaggregation_skipped.empty() && i < layouts.size(); ++i) {
     if (2 * layouts[i].gpus() > p.max_gpus) continue;
     try {
       const std::uint64_t most = p.max_gpus / layouts[i].gpus() - 1;
@@ -1016,6 +1024,8 @@ std::uint64_t fewest(std::uint64_t most, Meets meets) {
                   static_cast<unsigned long long>(plan.concurrency));
     out += line;
   }
+  if (!plan.disaggregation_skipped.empty())
+    out += "disaggregated deployments not judged: " + plan.disaggregation_skipped + "\n";
   return out;
 }
 
