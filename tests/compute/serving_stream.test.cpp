@@ -167,6 +167,10 @@ TEST_CASE(
   bad.stream_token_us = -1;
   CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, bad),
                     Catch::Contains("stream_token_us"));
+  aicb::serving_engine idle_flag;  // cumulative text without a cost per token would change nothing
+  idle_flag.stream_cumulative = true;
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, layout, two, each, one, idle_flag),
+                    Catch::Contains("stream_cumulative"));
   // Not simulated for a disaggregated deployment: refused, not ignored.
   aicb::disaggregated_deployment d = tp8_disaggregated();
   d.decode_engine.stream_message_us = 100;

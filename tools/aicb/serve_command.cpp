@@ -305,9 +305,10 @@ void add_serve_command(CLI::App& app, action& chosen) {
             ->capture_default_str()
             ->group(engine);
         command
-            ->add_flag("--stream-cumulative", r.engine.stream_cumulative,
-                       "each streamed message carries the request's whole output so far (SGLang's /generate "
-                       "before incremental streaming), not only its new tokens")
+            ->add_flag(
+                "--stream-cumulative", r.engine.stream_cumulative,
+                "with --stream-token-us: each streamed message carries the request's whole output so far "
+                "(SGLang's /generate before incremental streaming), not only its new tokens")
             ->group(engine);
         command
             ->add_option("--draft-acceptance", r.engine.draft_acceptance,

@@ -661,6 +661,9 @@ class serving_instance {
     if (!(engine.stream_token_us >= 0 && engine.stream_token_us <= 1e6))
       refuse("stream_token_us", detail::python_float_repr(engine.stream_token_us),
              "expected a time in [0, 1e6] us");
+    if (engine.stream_cumulative && !(engine.stream_token_us > 0))
+      refuse("stream_cumulative", "true",
+             "cumulative messages cost more only through stream_token_us: give it a time above 0 us");
     if (!(engine.draft_acceptance >= 0 && engine.draft_acceptance <= 1))
       refuse("draft_acceptance", detail::python_float_repr(engine.draft_acceptance),
              "expected a probability in [0, 1]");
