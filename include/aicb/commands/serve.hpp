@@ -407,9 +407,8 @@ struct serve_report {
   if (r.engine.overlap_schedule)
     out += "host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n";
   if (r.engine.has_front_end())
-    add("front end: streams each request's new tokens of a step as one message, one message at a time: %.0f "
-        "us "
-        "a message and %.2f us a token of the %s\n",
+    add("front end: streams each request's new tokens of a step as one message, one message at a time: "
+        "%.0f us a message and %.2f us a token of the %s\n",
         r.engine.stream_message_us, r.engine.stream_token_us,
         r.engine.stream_cumulative ? "whole text so far" : "new text");
   if (r.layout.mtp_drafts > 0)
