@@ -12303,7 +12303,9 @@ struct gpu_spec {
   double fp8_tflops = 0;       ///< dense tensor-core FP8 (0: not supported)
   double fp32_tflops = 0;      ///< FP32 on CUDA cores
   double memory_gb_per_s = 0;  ///< HBM/GDDR bandwidth, GB/s (10^9 B/s)
-  double memory_gb = 0;        ///< capacity, GB
+  /// Capacity as the datasheet names it, "GB" (80 for an H100). HBM comes in binary sizes, so the
+  /// figure counts GiB, not 10^9 bytes: an H100 80GB holds 6.9% more bytes than 80·10^9.
+  double memory_gb = 0;
   double nvlink_gb_per_s = 0;  ///< total NVLink bandwidth per GPU (0: PCIe only)
   unsigned sm_count = 0;       ///< streaming multiprocessors
   /// The share of the BF16 peak large GEMMs sustain on this GPU when known apart from the compute
@@ -12388,6 +12390,11 @@ struct gpu_spec {
   /// its backward at the forward's; neither is measured. Elsewhere unmeasured: a Triton kernel's share
   /// of a peak does not carry between architectures.
   double mamba_ssd_fraction = 0;
+  /// The device memory the driver reports, MiB (0: not recorded; memory_bytes() then takes the
+  /// datasheet's capacity as GiB). From `nvidia-smi` on the device: H100 and H800 81559, H200 143771,
+  /// B200 183359, GB200 189471 — 0.4–0.5% below the binary capacity (the driver's reservation), 6.9%
+  /// above the datasheet figure read as 10^9 bytes.
+  double driver_memory_mib = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
   [[nodiscard]] constexpr double peak_flops(dtype t) const noexcept {
@@ -12403,6 +12410,12 @@ struct gpu_spec {
     return 0;
   }
   [[nodiscard]] constexpr double memory_bytes_per_s() const noexcept { return memory_gb_per_s * 1e9; }
+  /// The memory a framework can allocate from: the total the driver reports (`nvidia-smi`,
+  /// `torch.cuda.mem_get_info`), which engines' memory fractions multiply — `driver_memory_mib`
+  /// where known, else the datasheet's binary capacity.
+  [[nodiscard]] constexpr double memory_bytes() const noexcept {
+    return driver_memory_mib > 0 ? driver_memory_mib * 1048576.0 : memory_gb * 1073741824.0;
+  }
 };
 
 /// The catalogue.
@@ -12425,12 +12438,12 @@ inline constexpr std::array<gpu_spec, 11> gpu_catalogue{{
     {"A100-40GB", "NVIDIA A100 SXM4 40GB", 312, 0, 19.5, 1555, 40, 600, 108, 0.745},
     {"A100", "NVIDIA A100 SXM4 80GB", 312, 0, 19.5, 2039, 80, 600, 108, 0.745},
     {"A800", "NVIDIA A800 SXM4 80GB", 312, 0, 19.5, 2039, 80, 400, 108, 0.745},
-    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
-    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
-    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction},
+    {"H100", "NVIDIA H100 SXM5 80GB", 989, 1979, 67, 3350, 80, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction, 81559},
+    {"H800", "NVIDIA H800 SXM5 80GB", 989, 1979, 67, 3350, 80, 400, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction, 81559},
+    {"H200", "NVIDIA H200 SXM 141GB", 989, 1979, 67, 4800, 141, 900, 132, 0, true, hopper_attention, hopper_wide_head_attention, 0, 0, 0, 0, 0, 0, false, hopper_mamba_ssd_fraction, 143771},
     {"H20", "NVIDIA H20 96GB", 148, 296, 44, 4000, 96, 900, 78, 0.91, false, h20_attention, h20_attention, 0.91, 0.22, 0.56, 0.45, 0.72, 0.50},
-    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
-    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true},
+    {"B200", "NVIDIA B200 180GB", 2250, 4500, 80, 8000, 180, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true, 0, 183359},
+    {"GB200", "NVIDIA GB200 (Blackwell GPU, 1200 W) 186GB", 2500, 5000, 90, 8000, 186, 1800, 148, 0.49, true, {0.50, 0.41}, {0.41, 0.32}, 0.48, 0, 0, 0, 0, 0, true, 0, 189471},
     {"L40S", "NVIDIA L40S 48GB", 362, 733, 91.6, 864, 48, 0, 142},
 }};
 // clang-format on
@@ -14239,7 +14252,7 @@ namespace detail {
 
   layout_plan plan;
   std::vector<planned_layout> fitting;
-  const double limit = r.memory_fraction * gpu->memory_gb * 1e9;
+  const double limit = r.memory_fraction * gpu->memory_bytes();
   for (std::uint64_t tp : tp_choices)
     for (std::uint64_t cp : cp_choices)
       for (std::uint64_t pp : pp_choices) {
@@ -15464,7 +15477,7 @@ class serving_instance {
     out_.engine = engine;
     out_.weight_bytes = pricer_.weight_bytes();
     out_.kv_bytes_per_token = pricer_.kv_bytes_per_token();
-    free_bytes_ = gpu.memory_gb * 1e9 * engine.memory_fraction - out_.weight_bytes;
+    free_bytes_ = gpu.memory_bytes() * engine.memory_fraction - out_.weight_bytes;
     if (!(free_bytes_ > 0))
       AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
                               "the weights (" + std::to_string(out_.weight_bytes / 1e9) +
@@ -22593,7 +22606,7 @@ struct describe_result {
     d.healthy_iteration_s = estimate_iteration(d.report.job, compute, d.cluster, healthy).iteration_s;
   }
   const gpu_spec& gpu = require_gpu(d.cluster.gpu);
-  const double capacity = gpu.memory_gb * 1e9;
+  const double capacity = gpu.memory_bytes();
   for (const stage_report& s : d.report.stages) {
     const double need = static_cast<double>(s.memory.total().count());
     if (need > capacity)
@@ -22957,7 +22970,7 @@ struct serving_report {
   r.kv_bytes_per_token = step.kv_bytes_per_token();
   r.model_kv_bytes_per_token = step.model_kv_bytes_per_token();
   r.kv_bytes = step.kv_bytes();
-  r.memory_limit = gpu.memory_gb * 1e9 * memory_fraction;
+  r.memory_limit = gpu.memory_bytes() * memory_fraction;
   r.state_bytes_per_request = step.state_bytes_per_request();
   const double per_request = step.cache_bytes_per_request();
   if (r.memory_limit > r.weight_bytes && per_request > 0)

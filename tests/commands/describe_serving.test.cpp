@@ -29,9 +29,11 @@ TEST_CASE("describe serving: decode on an H100 is memory-bound, prefill compute-
   CHECK(d.step_us == Approx(d.compute_us + d.communication_us));
   CHECK(d.time_per_output_token_ms == Approx(d.step_us / 1000));
   CHECK(d.tokens_per_s_per_gpu == Approx(64 / (d.step_us * 1e-6) / 8));
-  // Memory: weights plus as many 2048-token requests as fit in 90% of 80 GB, per group, both groups.
+  // Memory: weights plus as many 2048-token requests as fit in 90% of the H100's 81,559 MiB (what
+  // its driver reports), per group, both groups.
   const double per_request = 2048.0 * 2 * 128 * 2 * 94;
-  CHECK(d.max_batch == static_cast<std::uint64_t>((72e9 - d.weight_bytes) / per_request) * 2);
+  CHECK(d.max_batch ==
+        static_cast<std::uint64_t>((0.9 * 81559 * 1048576.0 - d.weight_bytes) / per_request) * 2);
   const aicb::serving_spec prefill{.phase = aicb::inference_phase::prefill,
                                    .batch = 2,
                                    .prompt = 8192,

@@ -59,3 +59,18 @@ TEST_CASE("gpu: a GB200 is a B200 at a higher power limit, its measured fraction
   CHECK(gb200.wide_head_attention.backward == b200.wide_head_attention.backward);
   CHECK(gb200.grouped_gemm_exposes_weights == b200.grouped_gemm_exposes_weights);
 }
+
+TEST_CASE("gpu: the memory an engine allocates from is the driver's total, the datasheet's GB being binary",
+          "[compute][gpu]") {
+  for (const aicb::gpu_spec& g : aicb::gpu_catalogue) {
+    INFO(g.name);
+    const double binary = g.memory_gb * 1073741824.0;
+    // The driver keeps back well under 1% of the HBM; the bytes are never the decimal reading's.
+    CHECK(g.memory_bytes() <= binary);
+    CHECK(g.memory_bytes() >= 0.99 * binary);
+    CHECK(g.memory_bytes() > 1.06 * g.memory_gb * 1e9);
+  }
+  // Where no driver figure is recorded, the binary capacity itself.
+  CHECK(aicb::require_gpu("A100").memory_bytes() == 80.0 * 1073741824.0);
+  CHECK(aicb::require_gpu("H200").memory_bytes() == 143771.0 * 1048576.0);
+}

@@ -34,7 +34,8 @@ struct small_cache {
   explicit small_cache(double tokens) {
     const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
     engine.token_budget = 1 << 20;
-    engine.memory_fraction = (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / 80e9;
+    engine.memory_fraction =
+        (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / aicb::find_gpu("H100")->memory_bytes();
     capacity = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
   }
 };
@@ -611,7 +612,7 @@ TEST_CASE("serving stream: a sliding window's layers hold the window's tokens on
   const aicb::roofline_model h100("H100");
   const aicb::cluster_spec cluster = aicb::cluster_preset("dgx-h100");
   aicb::serving_engine engine;
-  engine.memory_fraction = (step.weight_bytes() + 10000 * per_token) / 80e9;
+  engine.memory_fraction = (step.weight_bytes() + 10000 * per_token) / aicb::find_gpu("H100")->memory_bytes();
   // A request of 15,000 tokens: 15,000 · per_token / 2 + 64 · per_token / 2 < 10,000 · per_token, so
   // it fits with the window, and does not without it.
   const std::vector<aicb::serving_request> long_one{{0, 0, 14000, 1000}};
@@ -675,7 +676,8 @@ TEST_CASE("serving stream: recurrent layers scan per step and hold a state per r
     // Room for three states and three requests' KV (64 tokens each, whole blocks): at most three
     // run at once, where the KV alone would hold dozens.
     aicb::serving_engine engine;
-    engine.memory_fraction = (probe.weight_bytes() + 3 * state + 3 * 64 * per_token + 1) / 141e9;
+    engine.memory_fraction =
+        (probe.weight_bytes() + 3 * state + 3 * 64 * per_token + 1) / aicb::find_gpu("H200")->memory_bytes();
     std::vector<aicb::serving_request> ten;
     for (std::uint64_t i = 0; i < 10; ++i)
       ten.push_back({i, 0, 32, 16});
@@ -690,7 +692,7 @@ TEST_CASE("serving stream: recurrent layers scan per step and hold a state per r
     for (const aicb::served_request& s : r.requests)
       CHECK(s.finish_s > 0);
     // A request whose state and tokens exceed the memory is refused up front, in bytes.
-    engine.memory_fraction = (probe.weight_bytes() + state / 2) / 141e9;
+    engine.memory_fraction = (probe.weight_bytes() + state / 2) / aicb::find_gpu("H200")->memory_bytes();
     CHECK_THROWS_WITH(aicb::simulate_serving(next, layout, ten, h200, c, engine),
                       Catch::Contains("KV cache and recurrent states"));
   }
@@ -840,7 +842,8 @@ TEST_CASE("serving stream: prefix caching computes a shared prefix once and evic
     const aicb::inference_step probe(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 1},
                                      0);
     aicb::serving_engine engine;
-    engine.memory_fraction = (probe.weight_bytes() + 20.5 * 16 * probe.kv_bytes_per_token()) / 80e9;
+    engine.memory_fraction = (probe.weight_bytes() + 20.5 * 16 * probe.kv_bytes_per_token()) /
+                             aicb::find_gpu("H100")->memory_bytes();
     const std::vector<aicb::serving_request> evicting{request(0, 0, 7), request(1, 1, 8), request(2, 2, 7)};
     const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, evicting, h100, c, engine);
     REQUIRE(r.kv_capacity_tokens == 320u);

@@ -71,7 +71,7 @@ struct describe_result {
     d.healthy_iteration_s = estimate_iteration(d.report.job, compute, d.cluster, healthy).iteration_s;
   }
   const gpu_spec& gpu = require_gpu(d.cluster.gpu);
-  const double capacity = gpu.memory_gb * 1e9;
+  const double capacity = gpu.memory_bytes();
   for (const stage_report& s : d.report.stages) {
     const double need = static_cast<double>(s.memory.total().count());
     if (need > capacity)

@@ -86,7 +86,7 @@ struct serving_report {
   r.kv_bytes_per_token = step.kv_bytes_per_token();
   r.model_kv_bytes_per_token = step.model_kv_bytes_per_token();
   r.kv_bytes = step.kv_bytes();
-  r.memory_limit = gpu.memory_gb * 1e9 * memory_fraction;
+  r.memory_limit = gpu.memory_bytes() * memory_fraction;
   r.state_bytes_per_request = step.state_bytes_per_request();
   const double per_request = step.cache_bytes_per_request();
   if (r.memory_limit > r.weight_bytes && per_request > 0)

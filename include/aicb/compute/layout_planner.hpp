@@ -138,7 +138,7 @@ namespace detail {
 
   layout_plan plan;
   std::vector<planned_layout> fitting;
-  const double limit = r.memory_fraction * gpu->memory_gb * 1e9;
+  const double limit = r.memory_fraction * gpu->memory_bytes();
   for (std::uint64_t tp : tp_choices)
     for (std::uint64_t cp : cp_choices)
       for (std::uint64_t pp : pp_choices) {

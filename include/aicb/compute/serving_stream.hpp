@@ -587,7 +587,7 @@ class serving_instance {
     out_.engine = engine;
     out_.weight_bytes = pricer_.weight_bytes();
     out_.kv_bytes_per_token = pricer_.kv_bytes_per_token();
-    free_bytes_ = gpu.memory_gb * 1e9 * engine.memory_fraction - out_.weight_bytes;
+    free_bytes_ = gpu.memory_bytes() * engine.memory_fraction - out_.weight_bytes;
     if (!(free_bytes_ > 0))
       AICB_THROW(config_error("memory_fraction", std::to_string(engine.memory_fraction),
                               "the weights (" + std::to_string(out_.weight_bytes / 1e9) +
