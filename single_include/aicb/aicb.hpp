@@ -12713,9 +12713,13 @@ struct collective_fit {
 };
 
 /// The fits of one node's NVLink domain, per collective kind; kinds without a fit keep the
-/// datasheet form.
+/// datasheet form, and so do collectives smaller than the fits were measured at: a line fitted from
+/// 1 MiB up says nothing of a 14 KiB all-reduce, whose time NCCL's low-latency protocols (and the
+/// one-shot all-reduce kernels serving engines run for decode steps) keep to a few µs a step, where
+/// the line's intercept — its ring of 14 hops at 5.5 µs and 22 µs more — would put 100.
 struct node_collective_fits {
   collective_fit all_reduce, all_gather, reduce_scatter, all_to_all;
+  double smallest_bytes = 0;  ///< the smallest collective (whole buffer) the fits were measured at
 
   [[nodiscard]] constexpr const collective_fit* find(collective kind) const noexcept {
     const collective_fit* f = kind == collective::all_reduce       ? &all_reduce
@@ -12734,10 +12738,10 @@ struct node_collective_fits {
       if (const collective_fit* f = find(kind)) visit(kind, *f);
   }
   /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
-  /// without a fit for the kind.
+  /// without a fit for the kind or below the sizes the fits were measured at.
   [[nodiscard]] constexpr double time_us(collective kind, double size, std::uint64_t n) const noexcept {
     const collective_fit* f = find(kind);
-    if (!f) return -1;
+    if (!f || size < smallest_bytes) return -1;
     const double hops = static_cast<double>(n - 1) * (kind == collective::all_reduce ? 2 : 1);
     return f->fixed_us + hops * f->step_us + size * busbw_factor(kind, n) / (f->bus_gb_per_s * 1e3);
   }
@@ -12746,13 +12750,14 @@ struct node_collective_fits {
 /// A DGX B200's NVLink collectives over 8 GPUs as SimuMax measured them on the machine its published
 /// B200 runs used (docs/measurements/b200/nccl_fits.csv: configs/system/b200_bf16_ceperm.json,
 /// `networks.high_intra_node`). Bus bandwidths are the fitted shares of 900 GiB/s; the all-to-all's
-/// per-collective cost was measured as 0 at 8 ranks.
+/// per-collective cost was measured as 0 at 8 ranks. Fitted over 1 MiB to 1 GiB.
 inline constexpr double b200_nvlink_gb_per_s = 900 * 1.073741824;  // the fits' reference: 900 GiB/s
 inline constexpr node_collective_fits dgx_b200_nvlink_fits{
     .all_reduce = {.bus_gb_per_s = 0.7424 * b200_nvlink_gb_per_s, .step_us = 5.5183, .fixed_us = 22.2316},
     .all_gather = {.bus_gb_per_s = 0.6735 * b200_nvlink_gb_per_s, .step_us = 9.1828, .fixed_us = 23.1049},
     .reduce_scatter = {.bus_gb_per_s = 0.6731 * b200_nvlink_gb_per_s, .step_us = 8.0325, .fixed_us = 25.5604},
-    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0}};
+    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0},
+    .smallest_bytes = 1 << 20};
 
 /// One kind of node, repeated. See the file comment.
 struct cluster_spec {
@@ -15045,6 +15050,12 @@ struct serving_engine {
   /// behind the GPUs, but a request that arrives while a step runs misses the next step, already
   /// formed, and waits for the one after it. An idle engine takes an arrival at once.
   bool overlap_schedule = false;
+  /// The engine takes in newly arrived requests only every this many decode steps (SGLang's
+  /// --scheduler-recv-interval: its scheduler polls its input after a step when a counter, raised by
+  /// 1 for each decode step and past the interval by a step that computed prompt tokens, reaches the
+  /// interval, then restarts; sglang/srt/managers/scheduler_recv_skipper.py). An idle engine takes an
+  /// arrival at once (its idle loop turns the counter in microseconds). 1 (the default): every step.
+  std::uint64_t receive_interval = 1;
   /// The front end between the engine and its clients: one process that hands each step's new tokens
   /// of a request to its client as one message, one message after another (SGLang's tokenizer
   /// manager, a single Python process that detokenizes nothing itself but builds and sends every
@@ -15533,6 +15544,8 @@ class serving_instance {
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
+    if (engine.receive_interval == 0)
+      refuse("receive_interval", "0", "expected at least 1 (every step takes in what arrived)");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
       refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
     if (requests.empty()) refuse("requests", "0", "expected at least one request");
@@ -15618,6 +15631,15 @@ class serving_instance {
                                      [](const group& g) { return !g.running.empty() || !g.waiting.empty(); });
     horizon_ =
         engine_.overlap_schedule && in_hand && out_.steps > 0 && last_end_ == start ? last_start_ : start;
+    if (engine_.receive_interval > 1 && in_hand && out_.steps > 0) {
+      receive_counter_ += last_computed_prompt_ ? engine_.receive_interval : 1;
+      if (receive_counter_ >= engine_.receive_interval)
+        receive_counter_ = 0;
+      else
+        horizon_ = -INFINITY;  // not polled this step: arrivals wait in the input
+    } else {
+      receive_counter_ = 0;
+    }
     clock_ = start;
     bool any = false;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi)
@@ -15654,6 +15676,8 @@ class serving_instance {
     last_end_ = clock_;
     out_.busy_s += step_us * 1e-6;
     ++out_.steps;
+    last_computed_prompt_ = std::any_of(shapes_.begin(), shapes_.end(),
+                                        [](const serving_step_shape& s) { return !s.chunks.empty(); });
     {  // the step's kind
       const bool prefill = !busiest->chunks.empty();
       const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
@@ -16089,6 +16113,8 @@ class serving_instance {
   double clock_ = 0;
   double horizon_ = 0;                    // arrivals up to this time join the step being formed
   double last_start_ = 0, last_end_ = 0;  // the previous step's (overlap_schedule)
+  std::uint64_t receive_counter_ = 0;     // decode steps since the input was last polled (receive_interval)
+  bool last_computed_prompt_ = false;     // the previous step computed prompt tokens (receive_interval)
   serving_step_record record_;            // built only when observed
   std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds_;
   std::vector<serving_step_shape> shapes_;
@@ -31149,6 +31175,9 @@ struct serve_report {
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.engine.overlap_schedule)
     out += "host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n";
+  if (r.engine.receive_interval > 1)
+    add("host: new requests taken in every %llu decode steps, and after a step with prompt tokens\n",
+        u(r.engine.receive_interval));
   if (r.engine.has_front_end())
     add("front end: streams each request's new tokens of a step as one message, one message at a time: "
         "%.0f us a message and %.2f us a token of the %s\n",
@@ -31377,7 +31406,8 @@ inline std::string html_escape(std::string_view text) {
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
   j.member("prefix_caching", r.engine.prefix_caching).member("step_overhead_us", r.engine.step_overhead_us);
-  j.member("overlap_schedule", r.engine.overlap_schedule);
+  j.member("overlap_schedule", r.engine.overlap_schedule)
+      .member("receive_interval", r.engine.receive_interval);
   j.member("stream_message_us", r.engine.stream_message_us)
       .member("stream_token_us", r.engine.stream_token_us);
   j.member("stream_cumulative", r.engine.stream_cumulative);

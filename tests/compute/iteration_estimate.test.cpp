@@ -88,6 +88,13 @@ TEST_CASE("estimate: a DGX B200 prices NVLink collectives by its measured fits",
   const aicb::group_placement node{.size = 8, .nodes = 1, .per_node = 8};
   CHECK(aicb::collective_us(aicb::collective::all_reduce, size, node, c) ==
         Approx(22.2316 + 14 * 5.5183 + 2 * 7.0 / 8 * size / (0.7424 * gb * 1e3)));
+  // Below the 1 MiB the fits were measured from, the datasheet form: a decode step's 56 KiB all-reduce
+  // over 8 takes 2 log2 8 steps of 2 us and its bytes at 720 GB/s, not the line's 100 us intercept.
+  const double small = 56.0 * 1024;
+  CHECK(aicb::collective_us(aicb::collective::all_reduce, small, node, c) ==
+        Approx(2 * 3 * 2.0 + 2 * 7.0 / 8 * small / 720e3));
+  CHECK(aicb::collective_us(aicb::collective::all_reduce, 1024.0 * 1024, node, c) ==
+        Approx(22.2316 + 14 * 5.5183 + 2 * 7.0 / 8 * 1024 * 1024 / (0.7424 * gb * 1e3)));
   // Across nodes the fits do not apply: the network's figures do (one NIC per member, 5 us steps).
   const aicb::group_placement spread{.size = 4, .nodes = 4, .per_node = 1};
   CHECK(aicb::collective_us(aicb::collective::all_gather, size, spread, c) ==

@@ -291,6 +291,39 @@ TEST_CASE("serving stream: an engine that forms a step while the last one runs t
   CHECK(aicb::simulate_serving(m, {}, apart, each, one, engine).requests[1].ttft_s() == Approx(p));
 }
 
+TEST_CASE("serving stream: an engine that polls its input every N decode steps leaves an arrival waiting",
+          "[serving][stream]") {
+  // Every step costs P, as above. A arrives at 0 (10 prompt, 20 output tokens) and is prefilled at once
+  // (idle engine); B arrives at 1.5P, while A's first decode step runs. Polling every step, B's prompt
+  // is the step from 2P: TTFT 1.5P. Polling every 4 decode steps (SGLang's scheduler_recv_interval 4):
+  // the step after A's prefill polls (a prompt step sets the counter past the interval), finds
+  // nothing, and the next poll is 4 decode steps later, at 5P — B's prefill runs from 5P to 6P: TTFT
+  // 4.5P. A later arrival that finds the engine idle is taken at once.
+  const aicb::constant_model each(aicb::nanoseconds{1000});
+  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  const aicb::model_spec m = small_dense();
+  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  std::uint64_t computations = 0;
+  for (const aicb::operation& op : decode.operations())
+    computations += op.type == aicb::op_type::compute ? 1 : 0;
+  const double p = static_cast<double>(computations) * 1e-6;
+  aicb::serving_engine engine;
+  engine.policy = aicb::serving_policy::sglang;
+  const std::vector<aicb::serving_request> three{{0, 0, 10, 20}, {1, 1.5 * p, 10, 3}, {2, 1.0, 10, 3}};
+  const aicb::serving_stream_report every = aicb::simulate_serving(m, {}, three, each, one, engine);
+  CHECK(every.requests[1].ttft_s() == Approx(1.5 * p));
+  engine.receive_interval = 4;
+  const aicb::serving_stream_report polled = aicb::simulate_serving(m, {}, three, each, one, engine);
+  CHECK(polled.requests[0].ttft_s() == Approx(p));
+  CHECK(polled.requests[1].ttft_s() == Approx(4.5 * p));
+  CHECK(polled.requests[2].ttft_s() == Approx(p));
+  // A's decode waits one step for B's prefill either way: it ends at the same time.
+  CHECK(polled.requests[0].finish_s == Approx(every.requests[0].finish_s));
+  engine.receive_interval = 0;
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, {}, three, each, one, engine),
+                    Catch::Contains("receive_interval = 0: expected at least 1"));
+}
+
 TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into its next decode step",
           "[serving][stream]") {
   // Disaggregated under SGLang's policy on both sides: the decode instance admits each transferred

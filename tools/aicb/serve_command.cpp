@@ -294,6 +294,12 @@ void add_serve_command(CLI::App& app, action& chosen) {
                        "scheduling): a request arriving meanwhile waits a step longer")
             ->group(engine);
         command
+            ->add_option("--receive-interval", r.engine.receive_interval,
+                         "take in new requests every N decode steps, and after a step with prompt tokens "
+                         "(SGLang's --scheduler-recv-interval); 1: every step")
+            ->capture_default_str()
+            ->group(engine);
+        command
             ->add_option("--stream-message-us", r.engine.stream_message_us,
                          "the front end's time to send one streamed message to a client; it sends them one "
                          "at a time, and the clients' latencies count from there (0: no front end)")

@@ -406,6 +406,9 @@ struct serve_report {
     add("host: %.0f us a step exposed before the GPUs run it\n", r.engine.step_overhead_us);
   if (r.engine.overlap_schedule)
     out += "host: each step formed while the previous one runs (a request arriving meanwhile waits a step)\n";
+  if (r.engine.receive_interval > 1)
+    add("host: new requests taken in every %llu decode steps, and after a step with prompt tokens\n",
+        u(r.engine.receive_interval));
   if (r.engine.has_front_end())
     add("front end: streams each request's new tokens of a step as one message, one message at a time: "
         "%.0f us a message and %.2f us a token of the %s\n",
@@ -634,7 +637,8 @@ inline std::string html_escape(std::string_view text) {
   j.member("block_tokens", r.engine.block_tokens).member("memory_fraction", r.engine.memory_fraction);
   j.member("chunked_prefill", r.engine.chunked_prefill).member("draft_acceptance", r.engine.draft_acceptance);
   j.member("prefix_caching", r.engine.prefix_caching).member("step_overhead_us", r.engine.step_overhead_us);
-  j.member("overlap_schedule", r.engine.overlap_schedule);
+  j.member("overlap_schedule", r.engine.overlap_schedule)
+      .member("receive_interval", r.engine.receive_interval);
   j.member("stream_message_us", r.engine.stream_message_us)
       .member("stream_token_us", r.engine.stream_token_us);
   j.member("stream_cumulative", r.engine.stream_cumulative);

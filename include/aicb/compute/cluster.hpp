@@ -53,9 +53,13 @@ struct collective_fit {
 };
 
 /// The fits of one node's NVLink domain, per collective kind; kinds without a fit keep the
-/// datasheet form.
+/// datasheet form, and so do collectives smaller than the fits were measured at: a line fitted from
+/// 1 MiB up says nothing of a 14 KiB all-reduce, whose time NCCL's low-latency protocols (and the
+/// one-shot all-reduce kernels serving engines run for decode steps) keep to a few µs a step, where
+/// the line's intercept — its ring of 14 hops at 5.5 µs and 22 µs more — would put 100.
 struct node_collective_fits {
   collective_fit all_reduce, all_gather, reduce_scatter, all_to_all;
+  double smallest_bytes = 0;  ///< the smallest collective (whole buffer) the fits were measured at
 
   [[nodiscard]] constexpr const collective_fit* find(collective kind) const noexcept {
     const collective_fit* f = kind == collective::all_reduce       ? &all_reduce
@@ -74,10 +78,10 @@ struct node_collective_fits {
       if (const collective_fit* f = find(kind)) visit(kind, *f);
   }
   /// µs of a collective of `size` bytes (the whole buffer) over `n` ranks of one node; negative
-  /// without a fit for the kind.
+  /// without a fit for the kind or below the sizes the fits were measured at.
   [[nodiscard]] constexpr double time_us(collective kind, double size, std::uint64_t n) const noexcept {
     const collective_fit* f = find(kind);
-    if (!f) return -1;
+    if (!f || size < smallest_bytes) return -1;
     const double hops = static_cast<double>(n - 1) * (kind == collective::all_reduce ? 2 : 1);
     return f->fixed_us + hops * f->step_us + size * busbw_factor(kind, n) / (f->bus_gb_per_s * 1e3);
   }
@@ -86,13 +90,14 @@ struct node_collective_fits {
 /// A DGX B200's NVLink collectives over 8 GPUs as SimuMax measured them on the machine its published
 /// B200 runs used (docs/measurements/b200/nccl_fits.csv: configs/system/b200_bf16_ceperm.json,
 /// `networks.high_intra_node`). Bus bandwidths are the fitted shares of 900 GiB/s; the all-to-all's
-/// per-collective cost was measured as 0 at 8 ranks.
+/// per-collective cost was measured as 0 at 8 ranks. Fitted over 1 MiB to 1 GiB.
 inline constexpr double b200_nvlink_gb_per_s = 900 * 1.073741824;  // the fits' reference: 900 GiB/s
 inline constexpr node_collective_fits dgx_b200_nvlink_fits{
     .all_reduce = {.bus_gb_per_s = 0.7424 * b200_nvlink_gb_per_s, .step_us = 5.5183, .fixed_us = 22.2316},
     .all_gather = {.bus_gb_per_s = 0.6735 * b200_nvlink_gb_per_s, .step_us = 9.1828, .fixed_us = 23.1049},
     .reduce_scatter = {.bus_gb_per_s = 0.6731 * b200_nvlink_gb_per_s, .step_us = 8.0325, .fixed_us = 25.5604},
-    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0}};
+    .all_to_all = {.bus_gb_per_s = 0.5968 * b200_nvlink_gb_per_s, .step_us = 7.3039, .fixed_us = 0},
+    .smallest_bytes = 1 << 20};
 
 /// One kind of node, repeated. See the file comment.
 struct cluster_spec {

@@ -155,6 +155,12 @@ struct serving_engine {
   /// behind the GPUs, but a request that arrives while a step runs misses the next step, already
   /// formed, and waits for the one after it. An idle engine takes an arrival at once.
   bool overlap_schedule = false;
+  /// The engine takes in newly arrived requests only every this many decode steps (SGLang's
+  /// --scheduler-recv-interval: its scheduler polls its input after a step when a counter, raised by
+  /// 1 for each decode step and past the interval by a step that computed prompt tokens, reaches the
+  /// interval, then restarts; sglang/srt/managers/scheduler_recv_skipper.py). An idle engine takes an
+  /// arrival at once (its idle loop turns the counter in microseconds). 1 (the default): every step.
+  std::uint64_t receive_interval = 1;
   /// The front end between the engine and its clients: one process that hands each step's new tokens
   /// of a request to its client as one message, one message after another (SGLang's tokenizer
   /// manager, a single Python process that detokenizes nothing itself but builds and sends every
@@ -643,6 +649,8 @@ class serving_instance {
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
+    if (engine.receive_interval == 0)
+      refuse("receive_interval", "0", "expected at least 1 (every step takes in what arrived)");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
       refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
     if (requests.empty()) refuse("requests", "0", "expected at least one request");
@@ -728,6 +736,15 @@ class serving_instance {
                                      [](const group& g) { return !g.running.empty() || !g.waiting.empty(); });
     horizon_ =
         engine_.overlap_schedule && in_hand && out_.steps > 0 && last_end_ == start ? last_start_ : start;
+    if (engine_.receive_interval > 1 && in_hand && out_.steps > 0) {
+      receive_counter_ += last_computed_prompt_ ? engine_.receive_interval : 1;
+      if (receive_counter_ >= engine_.receive_interval)
+        receive_counter_ = 0;
+      else
+        horizon_ = -INFINITY;  // not polled this step: arrivals wait in the input
+    } else {
+      receive_counter_ = 0;
+    }
     clock_ = start;
     bool any = false;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi)
@@ -764,6 +781,8 @@ class serving_instance {
     last_end_ = clock_;
     out_.busy_s += step_us * 1e-6;
     ++out_.steps;
+    last_computed_prompt_ = std::any_of(shapes_.begin(), shapes_.end(),
+                                        [](const serving_step_shape& s) { return !s.chunks.empty(); });
     {  // the step's kind
       const bool prefill = !busiest->chunks.empty();
       const std::uint64_t tokens = serving_grid_point(static_cast<double>(busiest->tokens()), 8);
@@ -1199,6 +1218,8 @@ class serving_instance {
   double clock_ = 0;
   double horizon_ = 0;                    // arrivals up to this time join the step being formed
   double last_start_ = 0, last_end_ = 0;  // the previous step's (overlap_schedule)
+  std::uint64_t receive_counter_ = 0;     // decode steps since the input was last polled (receive_interval)
+  bool last_computed_prompt_ = false;     // the previous step computed prompt tokens (receive_interval)
   serving_step_record record_;            // built only when observed
   std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, serving_step_kind> kinds_;
   std::vector<serving_step_shape> shapes_;
