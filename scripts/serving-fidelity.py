@@ -7,8 +7,9 @@ For every row of docs/data/published-serving.csv it
   1. derives the engine's settings the way the row's benchmark derives them (below: trtllm-bench's
      rule for its maximum batch and token budget), from the deployment's own weight and KV-cache bytes
      as `aicb serve` reports them;
-  2. serves the row's requests (uniform lengths; all at once for an offline benchmark, else at the
-     row's rate) with `aicb serve --json` and reads the predicted figure;
+  2. serves the row's requests (their lengths; all at once for an offline benchmark, else at the
+     row's rate or from the row's closed loop of clients) with `aicb serve --json` and reads the
+     predicted figure;
   3. prints one Markdown table — published, predicted, error — then the median error and the median
      absolute error per source, per model family and overall.
 
@@ -29,8 +30,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# GPU memory (bytes) of the machines in the table, as the GPU catalogue has them.
-MEMORY = {"H100": 80e9, "H200": 141e9, "B200": 180e9}
+# GPU memory (bytes) of the machines in the table, as the GPU catalogue has them (gpu_spec::memory_bytes:
+# the total the driver reports, which the engines' memory fractions multiply).
+MEMORY = {"H100": 81559 * 2**20, "H200": 143771 * 2**20, "B200": 183359 * 2**20}
 
 
 def trtllm_bench_settings(kv_max_requests, isl, osl):
@@ -64,11 +66,18 @@ def family(model):
 STEP_OVERHEAD = []  # --step-overhead-us X, passed to every run (an experiment; empty: the engine's default)
 
 
+def arrivals(row):
+    """The row's arrival process: a rate (0: every request at once) or cN, a closed loop of N clients."""
+    if row["rate"].startswith("c"):
+        return ["--concurrency", row["rate"][1:]]
+    return ["--rate", row["rate"]]
+
+
 def serve(aicb, row, extra):
     command = [aicb, "serve", "--model", row["model"], "--gpu", row["gpu"], "--tp", row["tp"],
                "--dp-attention", row["dp_attention"], "--ep", row["ep"], "--weights", row["weights"],
                "--kv-cache", row["kv_cache"], "--prompt", row["prompt"], "--output", row["output"],
-               "--rate", row["rate"], "--json"] + STEP_OVERHEAD + extra
+               "--json"] + arrivals(row) + STEP_OVERHEAD + extra
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "exit %d" % done.returncode
@@ -107,6 +116,41 @@ def predict(aicb, row):
         engine = ["--scheduler", "sglang", "--overlap-schedule", "--token-budget", "8192", "--max-running",
                   str(max_running), "--block-tokens", "1", "--no-prefix-caching", "--stream-message-us", "175",
                   "--memory-fraction", "%.2f" % fraction]
+    elif row["source"] == "inferencex-sglang":
+        # InferenceX's SGLang launch scripts for DeepSeek-R1 FP8 (benchmarks/single_node/fixed_seq_len/
+        # dsr1_fp8_h200.sh, dsr1_fp8_b200.sh): radix cache off, pages of one token, the overlap scheduler
+        # (SGLang's default), prefill chunks of 32768 tokens, mem_fraction_static 0.82 and at most 512
+        # running requests (H200 at 1k/1k; 256 otherwise) or 128 (B200); on four B200s 8192-token chunks,
+        # 0.95 and 32. On B200 its scheduler polls for new requests every 10 decode steps (30 from 16
+        # clients up; 10 on four GPUs): --scheduler-recv-interval.
+        clients = int(row["rate"][1:])
+        receive = 1
+        if row["gpu"] == "B200" and int(row["tp"]) * int(row["dp_attention"]) == 4:
+            budget, fraction, max_running, receive = 8192, 0.95, 32, 10
+        elif row["gpu"] == "B200":
+            budget, fraction, max_running = 32768, 0.82, 128
+            receive = 30 if clients >= 16 else 10
+        else:
+            budget, fraction = 32768, 0.82
+            max_running = 512 if row["prompt"].endswith(":1024") and row["output"].endswith(":1024") else 256
+        engine = ["--scheduler", "sglang", "--overlap-schedule", "--token-budget", str(budget), "--max-running",
+                  str(max_running), "--block-tokens", "1", "--no-prefix-caching", "--receive-interval",
+                  str(receive), "--memory-fraction", "%.2f" % fraction]
+    elif row["source"] == "inferencex-trtllm":
+        # InferenceX's trtllm-serve scripts (dsr1_fp8_h200_trt.sh, dsr1_fp8_b200_trt.sh): the PyTorch
+        # back end (its overlap scheduler on, chunked prefill off), an FP8 KV cache in 75% (H200; B200 80%,
+        # 75% on four GPUs) of the memory the weights leave, max_num_tokens = the clients plus the longest
+        # prompt plus 64, rounded up to 64, at least 8192.
+        longest = int(row["prompt"].split(":")[-1])
+        clients = int(row["rate"][1:])
+        budget = max(8192, (clients + longest + 64 + 63) // 64 * 64)
+        if row["gpu"] == "B200":
+            share = 0.75 if int(row["tp"]) * int(row["dp_attention"]) == 4 else 0.80
+        else:
+            share = 0.75
+        free = share * (memory - weights)
+        engine = ["--overlap-schedule", "--no-chunked-prefill", "--token-budget", str(budget),
+                  "--memory-fraction", "%.6f" % ((weights + free) / memory)]
     elif row["source"].startswith("trtllm"):
         # trtllm-bench: 95% of the memory the weights leave holds KV cache; a request's KV at ISL+OSL
         # lives on the TP GPUs of its attention group.
@@ -129,6 +173,8 @@ def predict(aicb, row):
         value = report["tpot_s"]["mean"] * 1e3
     elif metric == "ttft_ms":
         value = report["ttft_s"]["mean"] * 1e3
+    elif metric == "tpot_p50_ms":
+        value = report["tpot_s"]["p50"] * 1e3
     elif metric == "ttft_p50_ms":
         value = report["ttft_s"]["p50"] * 1e3
     elif metric == "itl_p50_ms":
@@ -171,8 +217,12 @@ def main():
         layout = "TP%s" % row["tp"] + (" DP%s" % row["dp_attention"] if row["dp_attention"] != "1" else "") + \
             (" EP%s" % row["ep"] if row["ep"] != "1" else "")
         gpus = int(row["tp"]) * int(row["dp_attention"])
-        arrivals = "%s, all at once" % row["requests"] if float(row["rate"]) == 0 else \
-            "%s at %s/s" % (row["requests"], row["rate"])
+        if row["rate"].startswith("c"):
+            arrivals = "%s, %s clients" % (row["requests"], row["rate"][1:])
+        elif float(row["rate"]) == 0:
+            arrivals = "%s, all at once" % row["requests"]
+        else:
+            arrivals = "%s at %s/s" % (row["requests"], row["rate"])
         head = "| %s | %s | %d %s | %s | %s/%s | %s | %s | %s" % (
             row["source"], row["model"], gpus, row["gpu"], layout, row["prompt"], row["output"],
             arrivals, row["metric"], row["published"])
