@@ -12391,9 +12391,9 @@ struct gpu_spec {
   /// of a peak does not carry between architectures.
   double mamba_ssd_fraction = 0;
   /// The device memory the driver reports, MiB (0: not recorded; memory_bytes() then takes the
-  /// datasheet's capacity as GiB). From `nvidia-smi` on the device: H100 and H800 81559, H200 143771,
-  /// B200 183359, GB200 189471 — 0.4–0.5% below the binary capacity (the driver's reservation), 6.9%
-  /// above the datasheet figure read as 10^9 bytes.
+  /// datasheet's capacity as GiB). From `nvidia-smi` on the device: H100 and H800 81559, H200 143771
+  /// (docs/measurements/h200/nvidia-smi.csv), B200 183359, GB200 189471 — 0.4–0.5% below the binary
+  /// capacity (the driver's reservation), 6.9% above the datasheet figure read as 10^9 bytes.
   double driver_memory_mib = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).
@@ -15544,8 +15544,9 @@ class serving_instance {
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
-    if (engine.receive_interval == 0)
-      refuse("receive_interval", "0", "expected at least 1 (every step takes in what arrived)");
+    if (engine.receive_interval == 0 || engine.receive_interval > 1000000)
+      refuse("receive_interval", std::to_string(engine.receive_interval),
+             "expected 1 to 1,000,000 decode steps (1: every step takes in what arrived)");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
       refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
     if (requests.empty()) refuse("requests", "0", "expected at least one request");

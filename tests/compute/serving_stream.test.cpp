@@ -321,7 +321,10 @@ TEST_CASE("serving stream: an engine that polls its input every N decode steps l
   CHECK(polled.requests[0].finish_s == Approx(every.requests[0].finish_s));
   engine.receive_interval = 0;
   CHECK_THROWS_WITH(aicb::simulate_serving(m, {}, three, each, one, engine),
-                    Catch::Contains("receive_interval = 0: expected at least 1"));
+                    Catch::Contains("receive_interval = 0: expected 1 to 1,000,000"));
+  engine.receive_interval = std::uint64_t{1} << 63;  // past the bound, its step counter could overflow
+  CHECK_THROWS_WITH(aicb::simulate_serving(m, {}, three, each, one, engine),
+                    Catch::Contains("receive_interval = 9223372036854775808"));
 }
 
 TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into its next decode step",

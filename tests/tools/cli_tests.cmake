@@ -868,7 +868,7 @@ aicb_schema_test(serve_front_end_json_schema serving_run.schema.json -- $<TARGET
                  serve --model llama3-8b --gpu H100 --count 40 --output 50 --stream-message-us 175 --json)
 aicb_cli_test(serve_receive_interval EXPECT "host: new requests taken in every 10 decode steps"
               ARGS serve --model llama3-8b --gpu H100 --count 40 --output 50 --scheduler sglang --receive-interval 10)
-aicb_cli_test(serve_receive_interval_zero STATUS 2 EXPECT "receive_interval = 0: expected at least 1"
+aicb_cli_test(serve_receive_interval_zero STATUS 2 EXPECT "receive_interval = 0: expected 1 to 1,000,000"
               ARGS serve --model llama3-8b --gpu H100 --count 40 --receive-interval 0)
 aicb_schema_test(serve_receive_interval_json_schema serving_run.schema.json -- $<TARGET_FILE:aicb_tool>
                  serve --model llama3-8b --gpu H100 --count 40 --output 50 --receive-interval 4 --json)

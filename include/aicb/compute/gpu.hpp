@@ -138,9 +138,9 @@ struct gpu_spec {
   /// of a peak does not carry between architectures.
   double mamba_ssd_fraction = 0;
   /// The device memory the driver reports, MiB (0: not recorded; memory_bytes() then takes the
-  /// datasheet's capacity as GiB). From `nvidia-smi` on the device: H100 and H800 81559, H200 143771,
-  /// B200 183359, GB200 189471 — 0.4–0.5% below the binary capacity (the driver's reservation), 6.9%
-  /// above the datasheet figure read as 10^9 bytes.
+  /// datasheet's capacity as GiB). From `nvidia-smi` on the device: H100 and H800 81559, H200 143771
+  /// (docs/measurements/h200/nvidia-smi.csv), B200 183359, GB200 189471 — 0.4–0.5% below the binary
+  /// capacity (the driver's reservation), 6.9% above the datasheet figure read as 10^9 bytes.
   double driver_memory_mib = 0;
 
   /// Peak FLOP/s for `t` (FP16 runs at the BF16 rate; FP8 falls back to BF16 where unsupported).

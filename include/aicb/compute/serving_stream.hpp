@@ -649,8 +649,9 @@ class serving_instance {
     if (engine.token_budget == 0) refuse("token_budget", "0", "expected at least 1 token a step");
     if (engine.max_running == 0) refuse("max_running", "0", "expected at least 1 running request");
     if (engine.block_tokens == 0) refuse("block_tokens", "0", "expected at least 1 token a block");
-    if (engine.receive_interval == 0)
-      refuse("receive_interval", "0", "expected at least 1 (every step takes in what arrived)");
+    if (engine.receive_interval == 0 || engine.receive_interval > 1000000)
+      refuse("receive_interval", std::to_string(engine.receive_interval),
+             "expected 1 to 1,000,000 decode steps (1: every step takes in what arrived)");
     if (!(engine.memory_fraction > 0 && engine.memory_fraction <= 1))
       refuse("memory_fraction", std::to_string(engine.memory_fraction), "expected a fraction in (0, 1]");
     if (requests.empty()) refuse("requests", "0", "expected at least one request");
