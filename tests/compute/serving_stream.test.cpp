@@ -20,6 +20,31 @@ aicb::model_spec small_dense() {
   return m;
 }
 
+// The µs one step of a small_dense() request takes when every computation takes 1 µs: a decode step's
+// computations (its attention cores among them, one a layer); a prefill step of one chunk with nothing
+// before it has as many.
+double one_step_us(const aicb::model_spec& m) {
+  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
+  std::uint64_t computations = 0;
+  for (const aicb::operation& op : decode.operations())
+    computations += op.type == aicb::op_type::compute ? 1 : 0;
+  return static_cast<double>(computations);
+}
+
+// SGLang's scheduler serving small_dense() on one GPU where every computation takes 1 µs: a prefill or
+// decode step of one request costs `p` seconds.
+struct one_gpu_sglang {
+  aicb::constant_model each{aicb::nanoseconds{1000}};
+  aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
+  aicb::model_spec m = small_dense();
+  double p = one_step_us(m) * 1e-6;
+  aicb::serving_engine engine{.policy = aicb::serving_policy::sglang};
+
+  [[nodiscard]] aicb::serving_stream_report serve(const std::vector<aicb::serving_request>& requests) const {
+    return aicb::simulate_serving(m, {}, requests, each, one, engine);
+  }
+};
+
 // Llama-3 70B on 8 H100s where every computation takes 1 µs, and an engine of an unbounded token budget
 // whose memory share leaves about `tokens` tokens of KV cache beside the weights (80 GB GPUs); `capacity`
 // is the cache a stream reports.
@@ -221,11 +246,7 @@ TEST_CASE(
   const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
   const aicb::model_spec m = small_dense();
   const aicb::serving_spec layout;
-  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
-  std::uint64_t computations = 0;
-  for (const aicb::operation& op : decode.operations())
-    computations += op.type == aicb::op_type::compute ? 1 : 0;
-  const double p = static_cast<double>(computations);  // the cores are among them, one a layer
+  const double p = one_step_us(m);
   aicb::serving_engine sglang;
   sglang.policy = aicb::serving_policy::sglang;
   sglang.token_budget = 10;
@@ -268,27 +289,18 @@ TEST_CASE("serving stream: an engine that forms a step while the last one runs t
   // (10 prompt, 3 output tokens) and B at P/2, while A's prefill runs. Without overlap, B's prompt is
   // the next step (P to 2P): TTFT 1.5P. With it, the step from P was formed at 0 without B (A
   // decodes), and B's prompt runs from 2P: TTFT 2.5P. An idle engine takes A at once either way.
-  const aicb::constant_model each(aicb::nanoseconds{1000});
-  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
-  const aicb::model_spec m = small_dense();
-  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
-  std::uint64_t computations = 0;
-  for (const aicb::operation& op : decode.operations())
-    computations += op.type == aicb::op_type::compute ? 1 : 0;
-  const double p = static_cast<double>(computations) * 1e-6;
-  aicb::serving_engine engine;
-  engine.policy = aicb::serving_policy::sglang;
+  one_gpu_sglang run;
+  const double p = run.p;
   const std::vector<aicb::serving_request> two{{0, 0, 10, 3}, {1, p / 2, 10, 3}};
-  const aicb::serving_stream_report plain = aicb::simulate_serving(m, {}, two, each, one, engine);
+  const aicb::serving_stream_report plain = run.serve(two);
   CHECK(plain.requests[0].ttft_s() == Approx(p));
   CHECK(plain.requests[1].ttft_s() == Approx(1.5 * p));
-  engine.overlap_schedule = true;
-  const aicb::serving_stream_report overlapped = aicb::simulate_serving(m, {}, two, each, one, engine);
+  run.engine.overlap_schedule = true;
+  const aicb::serving_stream_report overlapped = run.serve(two);
   CHECK(overlapped.requests[0].ttft_s() == Approx(p));
   CHECK(overlapped.requests[1].ttft_s() == Approx(2.5 * p));
   // Requests far apart find the engine idle: no step is lost.
-  const std::vector<aicb::serving_request> apart{{0, 0, 10, 3}, {1, 1.0, 10, 3}};
-  CHECK(aicb::simulate_serving(m, {}, apart, each, one, engine).requests[1].ttft_s() == Approx(p));
+  CHECK(run.serve({{0, 0, 10, 3}, {1, 1.0, 10, 3}}).requests[1].ttft_s() == Approx(p));
 }
 
 TEST_CASE("serving stream: an engine that polls its input every N decode steps leaves an arrival waiting",
@@ -299,32 +311,22 @@ TEST_CASE("serving stream: an engine that polls its input every N decode steps l
   // the step after A's prefill polls (a prompt step sets the counter past the interval), finds
   // nothing, and the next poll is 4 decode steps later, at 5P — B's prefill runs from 5P to 6P: TTFT
   // 4.5P. A later arrival that finds the engine idle is taken at once.
-  const aicb::constant_model each(aicb::nanoseconds{1000});
-  const aicb::cluster_spec one = aicb::cluster_preset("dgx-h100");
-  const aicb::model_spec m = small_dense();
-  const aicb::inference_step decode(m, {.phase = aicb::inference_phase::decode, .batch = 1, .context = 4}, 0);
-  std::uint64_t computations = 0;
-  for (const aicb::operation& op : decode.operations())
-    computations += op.type == aicb::op_type::compute ? 1 : 0;
-  const double p = static_cast<double>(computations) * 1e-6;
-  aicb::serving_engine engine;
-  engine.policy = aicb::serving_policy::sglang;
+  one_gpu_sglang run;
+  const double p = run.p;
   const std::vector<aicb::serving_request> three{{0, 0, 10, 20}, {1, 1.5 * p, 10, 3}, {2, 1.0, 10, 3}};
-  const aicb::serving_stream_report every = aicb::simulate_serving(m, {}, three, each, one, engine);
+  const aicb::serving_stream_report every = run.serve(three);
   CHECK(every.requests[1].ttft_s() == Approx(1.5 * p));
-  engine.receive_interval = 4;
-  const aicb::serving_stream_report polled = aicb::simulate_serving(m, {}, three, each, one, engine);
+  run.engine.receive_interval = 4;
+  const aicb::serving_stream_report polled = run.serve(three);
   CHECK(polled.requests[0].ttft_s() == Approx(p));
   CHECK(polled.requests[1].ttft_s() == Approx(4.5 * p));
   CHECK(polled.requests[2].ttft_s() == Approx(p));
   // A's decode waits one step for B's prefill either way: it ends at the same time.
   CHECK(polled.requests[0].finish_s == Approx(every.requests[0].finish_s));
-  engine.receive_interval = 0;
-  CHECK_THROWS_WITH(aicb::simulate_serving(m, {}, three, each, one, engine),
-                    Catch::Contains("receive_interval = 0: expected 1 to 1,000,000"));
-  engine.receive_interval = std::uint64_t{1} << 63;  // past the bound, its step counter could overflow
-  CHECK_THROWS_WITH(aicb::simulate_serving(m, {}, three, each, one, engine),
-                    Catch::Contains("receive_interval = 9223372036854775808"));
+  run.engine.receive_interval = 0;
+  CHECK_THROWS_WITH(run.serve(three), Catch::Contains("receive_interval = 0: expected 1 to 1,000,000"));
+  run.engine.receive_interval = std::uint64_t{1} << 63;  // past the bound, its step counter could overflow
+  CHECK_THROWS_WITH(run.serve(three), Catch::Contains("receive_interval = 9223372036854775808"));
 }
 
 TEST_CASE("serving stream: SGLang's decode instance takes arrived prompts into its next decode step",
