@@ -218,14 +218,14 @@ def main():
             (" EP%s" % row["ep"] if row["ep"] != "1" else "")
         gpus = int(row["tp"]) * int(row["dp_attention"])
         if row["rate"].startswith("c"):
-            arrivals = "%s, %s clients" % (row["requests"], row["rate"][1:])
+            sent = "%s, %s clients" % (row["requests"], row["rate"][1:])
         elif float(row["rate"]) == 0:
-            arrivals = "%s, all at once" % row["requests"]
+            sent = "%s, all at once" % row["requests"]
         else:
-            arrivals = "%s at %s/s" % (row["requests"], row["rate"])
+            sent = "%s at %s/s" % (row["requests"], row["rate"])
         head = "| %s | %s | %d %s | %s | %s/%s | %s | %s | %s" % (
             row["source"], row["model"], gpus, row["gpu"], layout, row["prompt"], row["output"],
-            arrivals, row["metric"], row["published"])
+            sent, row["metric"], row["published"])
         if result is None:
             refused.append((row, reason))
             print(head + " | — | cannot: %s | |" % reason)
