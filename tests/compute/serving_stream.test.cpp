@@ -46,8 +46,8 @@ struct one_gpu_sglang {
 };
 
 // Llama-3 70B on 8 H100s where every computation takes 1 µs, and an engine of an unbounded token budget
-// whose memory share leaves about `tokens` tokens of KV cache beside the weights (80 GB GPUs); `capacity`
-// is the cache a stream reports.
+// whose memory share leaves about `tokens` tokens of KV cache beside the weights (the H100's memory as its
+// driver reports it); `capacity` is the cache a stream reports.
 struct small_cache {
   aicb::constant_model each{aicb::nanoseconds{1000}};
   aicb::model_spec m = aicb::presets::llama3_70b;
@@ -60,7 +60,7 @@ struct small_cache {
     const aicb::serving_stream_report probe = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100);
     engine.token_budget = 1 << 20;
     engine.memory_fraction =
-        (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / aicb::find_gpu("H100")->memory_bytes();
+        (probe.weight_bytes + tokens * probe.kv_bytes_per_token) / aicb::require_gpu("H100").memory_bytes();
     capacity = aicb::simulate_serving(m, layout, {{0, 0, 16, 1}}, each, h100, engine).kv_capacity_tokens;
   }
 };
@@ -650,7 +650,8 @@ TEST_CASE("serving stream: a sliding window's layers hold the window's tokens on
   const aicb::roofline_model h100("H100");
   const aicb::cluster_spec cluster = aicb::cluster_preset("dgx-h100");
   aicb::serving_engine engine;
-  engine.memory_fraction = (step.weight_bytes() + 10000 * per_token) / aicb::find_gpu("H100")->memory_bytes();
+  engine.memory_fraction =
+      (step.weight_bytes() + 10000 * per_token) / aicb::require_gpu("H100").memory_bytes();
   // A request of 15,000 tokens: 15,000 · per_token / 2 + 64 · per_token / 2 < 10,000 · per_token, so
   // it fits with the window, and does not without it.
   const std::vector<aicb::serving_request> long_one{{0, 0, 14000, 1000}};
@@ -714,8 +715,8 @@ TEST_CASE("serving stream: recurrent layers scan per step and hold a state per r
     // Room for three states and three requests' KV (64 tokens each, whole blocks): at most three
     // run at once, where the KV alone would hold dozens.
     aicb::serving_engine engine;
-    engine.memory_fraction =
-        (probe.weight_bytes() + 3 * state + 3 * 64 * per_token + 1) / aicb::find_gpu("H200")->memory_bytes();
+    engine.memory_fraction = (probe.weight_bytes() + 3 * state + 3 * 64 * per_token + 1) /
+                             aicb::require_gpu("H200").memory_bytes();
     std::vector<aicb::serving_request> ten;
     for (std::uint64_t i = 0; i < 10; ++i)
       ten.push_back({i, 0, 32, 16});
@@ -730,7 +731,7 @@ TEST_CASE("serving stream: recurrent layers scan per step and hold a state per r
     for (const aicb::served_request& s : r.requests)
       CHECK(s.finish_s > 0);
     // A request whose state and tokens exceed the memory is refused up front, in bytes.
-    engine.memory_fraction = (probe.weight_bytes() + state / 2) / aicb::find_gpu("H200")->memory_bytes();
+    engine.memory_fraction = (probe.weight_bytes() + state / 2) / aicb::require_gpu("H200").memory_bytes();
     CHECK_THROWS_WITH(aicb::simulate_serving(next, layout, ten, h200, c, engine),
                       Catch::Contains("KV cache and recurrent states"));
   }
@@ -881,7 +882,7 @@ TEST_CASE("serving stream: prefix caching computes a shared prefix once and evic
                                      0);
     aicb::serving_engine engine;
     engine.memory_fraction = (probe.weight_bytes() + 20.5 * 16 * probe.kv_bytes_per_token()) /
-                             aicb::find_gpu("H100")->memory_bytes();
+                             aicb::require_gpu("H100").memory_bytes();
     const std::vector<aicb::serving_request> evicting{request(0, 0, 7), request(1, 1, 8), request(2, 2, 7)};
     const aicb::serving_stream_report r = aicb::simulate_serving(m, layout, evicting, h100, c, engine);
     REQUIRE(r.kv_capacity_tokens == 320u);
