@@ -71,6 +71,11 @@ TEST_CASE("roofline: memory-bound kernels cost bytes over the bandwidth their ki
   // A LayerNorm over 4096 x 4096 bf16 values: 64 MiB in and out at 65% of the streaming bandwidth.
   const aicb::compute_op norm{.kind = aicb::op_kind::norm, .m = 4096, .n = 4096};
   CHECK(us(h100, norm) == Approx((norm.bytes() + 4e6) / (bandwidth * 0.65) * 1e6 + 2).margin(0.002));
+  // A decode step's norm over 4 tokens: its launch and its memory ramp (4 MB), not a compute ramp —
+  // 2·10⁹ FLOPs at the GEMM rate would be 2.8 µs, longer than the memory side's 2.1.
+  const aicb::compute_op tiny{.kind = aicb::op_kind::norm, .m = 4, .n = 4096};
+  CHECK(us(h100, tiny) == Approx((tiny.bytes() + 4e6) / (bandwidth * 0.65) * 1e6 + 2).margin(0.002));
+  CHECK(us(h100, tiny) < 2 + 2e9 / (989e12 * 0.72) * 1e6);
   // The residual's bias-dropout-add: x and the residual in, the sum and a one-byte mask out.
   const aicb::compute_op residual{
       .role = aicb::op_role::residual, .kind = aicb::op_kind::elementwise, .m = 4096, .n = 4096};
