@@ -13847,7 +13847,8 @@ AICB_END_NAMESPACE
 ///   and its epilogue are latencies, not work: 2·10⁹ FLOP at the H200's BF16 GEMM rate, where it was
 ///   fitted), paid once however few tiles the kernel has; other kernels' is `compute_half` FLOPs at
 ///   their own rate (2·10⁹), fused causal attention's as measured per GPU. `memory_half` 4 MB for
-///   memory-bound kernels; `launch` 2 µs per kernel.
+///   memory-bound kernels (norms, element-wise passes, softmax, the optimizer step: their few FLOPs
+///   carry no compute ramp); `launch` 2 µs per kernel.
 ///
 /// What each operation is made of: a GEMM is one kernel; a loop of GEMMs (Megatron's SequentialMLP)
 /// is one kernel per expert, each priced on its own shape; a grouped or batched GEMM is one kernel
@@ -13906,7 +13907,7 @@ struct roofline_efficiency {
   double softmax_factor = 0.80;      ///< fused scale-mask-softmax
   double optimizer_factor = 0.80;    ///< the fused Adam step
   double gemm_ramp_ns = 2800;        ///< a GEMM kernel's ramp and tail, ns (file comment)
-  double compute_half = 2e9;         ///< FLOPs of another kernel's ramp and tail
+  double compute_half = 2e9;         ///< FLOPs of another compute-bound kernel's ramp and tail
   double memory_half = 4e6;          ///< bytes of a kernel's ramp and tail
   double launch_ns = 2000;           ///< per kernel
   unsigned tile = 128;               ///< GEMM output tile height (and middle width), for wave quantisation
@@ -14074,7 +14075,10 @@ class roofline_model final : public compute_model {
     const double rate = gpu_.peak_flops(op.type) * fraction;
     if (op.kind == op_kind::gemm || op.kind == op_kind::attention_index)
       return flops / (rate * wave_share) * 1e9 + (ramp ? e_.gemm_ramp_ns : 0);
-    return (flops + (ramp ? ramp_flops(op) : 0)) / (rate * wave_share) * 1e9;
+    // A memory-bound kernel's ramp is its memory side's (memory_half), not a compute ramp.
+    const bool memory_bound = op.kind == op_kind::norm || op.kind == op_kind::elementwise ||
+                              op.kind == op_kind::softmax || op.kind == op_kind::optimizer;
+    return (flops + (ramp && !memory_bound ? ramp_flops(op) : 0)) / (rate * wave_share) * 1e9;
   }
   // A non-GEMM kernel's ramp and tail in FLOPs: a causal fused attention's measured one where the GPU has
   // it, in proportion to the work below the smallest kernel measured (attention_fractions).
